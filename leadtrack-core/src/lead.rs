@@ -1,0 +1,249 @@
+//! The lead as the service keeps it: its submitted data, the dedup merge rule, and the keys
+//! stores index it by.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::api::{ConversionId, DeviceData, JsonObject, Lead, LeadStatus};
+use crate::matching;
+use crate::model::ProjectId;
+
+/// What a create request submits about a lead, after the input rules of CONTRACT.md section 3.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LeadData {
+    /// `formData`, stored exactly as given.
+    pub form_data: JsonObject,
+    /// `userData`: aliases applied, strings trimmed, empty and `null` values dropped.
+    pub user_data: JsonObject,
+    /// `attributionData`: strings trimmed, empty and `null` values dropped.
+    pub attribution_data: JsonObject,
+    /// `deviceData`: never returned by reads, feeds the integrations.
+    pub device_data: DeviceData,
+    /// The channel path as text.
+    pub channel_flow: Option<String>,
+    /// The caller's identifier.
+    pub unique_identifier: Option<String>,
+}
+
+impl LeadData {
+    /// Applies a deduplicated create to this lead: objects merge key by key (new values win,
+    /// absent keys keep their old value); `channelFlow` and `uniqueIdentifier` are replaced
+    /// when given.
+    pub fn merge(&mut self, update: LeadData) {
+        merge_object(&mut self.form_data, update.form_data);
+        merge_object(&mut self.user_data, update.user_data);
+        merge_object(&mut self.attribution_data, update.attribution_data);
+        if update.device_data.ip_address.is_some() {
+            self.device_data.ip_address = update.device_data.ip_address;
+        }
+        if update.device_data.user_agent.is_some() {
+            self.device_data.user_agent = update.device_data.user_agent;
+        }
+        if update.channel_flow.is_some() {
+            self.channel_flow = update.channel_flow;
+        }
+        if update.unique_identifier.is_some() {
+            self.unique_identifier = update.unique_identifier;
+        }
+    }
+
+    /// The deduplication key: `formData.uniqueEventId`, unless it is blank.
+    pub fn unique_event_id(&self) -> Option<&str> {
+        non_blank(self.form_data.get("uniqueEventId"))
+    }
+
+    /// `formData.formName`, unless it is blank.
+    pub fn form_name(&self) -> Option<&str> {
+        non_blank(self.form_data.get("formName"))
+    }
+
+    /// A string property of `userData` (`firstName`, `email`, ...).
+    pub fn user(&self, name: &str) -> Option<&str> {
+        non_blank(self.user_data.get(name))
+    }
+
+    /// A string property of `attributionData` (`gclid`, `cid`, ...).
+    pub fn attribution(&self, name: &str) -> Option<&str> {
+        non_blank(self.attribution_data.get(name))
+    }
+
+    /// The normalised values stores index and match this lead by.
+    pub fn keys(&self) -> LeadKeys {
+        LeadKeys {
+            email: self.user("email").and_then(matching::email_key),
+            phone: self.user("phone").and_then(matching::phone_key),
+            search_text: matching::search_text(
+                ["firstName", "lastName", "email", "phone", "companyName"].map(|f| self.user(f)),
+            ),
+            has_gclid: self.attribution("gclid").is_some(),
+            has_cid: self.attribution("cid").is_some(),
+            has_fbp: self.attribution("fbp").is_some(),
+            has_fbc: self.attribution("fbc").is_some(),
+        }
+    }
+}
+
+fn non_blank(value: Option<&Value>) -> Option<&str> {
+    value
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn merge_object(target: &mut JsonObject, update: JsonObject) {
+    for (key, value) in update {
+        // A `null` in an update is "absent": it never erases what an earlier submission said.
+        if value.is_null() && target.contains_key(&key) {
+            continue;
+        }
+        target.insert(key, value);
+    }
+}
+
+/// The normalised values a lead is matched and filtered by (CONTRACT.md section 4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadKeys {
+    /// [`matching::email_key`] of `userData.email`.
+    pub email: Option<String>,
+    /// [`matching::phone_key`] of `userData.phone`.
+    pub phone: Option<String>,
+    /// [`matching::search_text`] of the searchable fields.
+    pub search_text: String,
+    /// `attributionData.gclid` is non-empty.
+    pub has_gclid: bool,
+    /// `attributionData.cid` is non-empty.
+    pub has_cid: bool,
+    /// `attributionData.fbp` is non-empty.
+    pub has_fbp: bool,
+    /// `attributionData.fbc` is non-empty.
+    pub has_fbc: bool,
+}
+
+/// A lead as stored: its data plus what the service manages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredLead {
+    /// The lead's id.
+    pub id: i64,
+    /// The project it belongs to.
+    pub project_id: ProjectId,
+    /// Where it stands.
+    pub status: LeadStatus,
+    /// Value in cents.
+    pub price: Option<i64>,
+    /// Free text set by status updates.
+    pub note: Option<String>,
+    /// The last label or `lost` applied.
+    pub conversion_id: Option<ConversionId>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// What was submitted.
+    pub data: LeadData,
+}
+
+impl StoredLead {
+    /// The lead as reads return it.
+    pub fn to_api(&self) -> Lead {
+        let data = &self.data;
+        let object = |map: &JsonObject| (!map.is_empty()).then(|| map.clone());
+        let user = |name: &str| data.user(name).map(str::to_owned);
+        Lead {
+            id: self.id,
+            status: self.status,
+            form_name: data.form_name().map(str::to_owned),
+            first_name: user("firstName"),
+            last_name: user("lastName"),
+            phone: user("phone"),
+            email: user("email"),
+            company_name: user("companyName"),
+            price: self.price,
+            note: self.note.clone(),
+            form_data: object(&data.form_data),
+            user_data: object(&data.user_data),
+            attribution_data: object(&data.attribution_data),
+            channel_flow: data.channel_flow.clone(),
+            unique_identifier: data.unique_identifier.clone(),
+            created_at: self.created_at,
+            conversion_id: self.conversion_id,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(value: Value) -> JsonObject {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn merge_is_key_by_key_and_replaces_scalars_when_given() {
+        let mut lead = LeadData {
+            form_data: object(json!({"formName": "A", "uniqueEventId": "e1", "x": 1})),
+            user_data: object(json!({"email": "a@x.io", "firstName": "Ada"})),
+            attribution_data: object(json!({"gclid": "G1"})),
+            device_data: DeviceData {
+                ip_address: Some("192.0.2.1".into()),
+                user_agent: Some("UA1".into()),
+            },
+            channel_flow: Some("cf1".into()),
+            unique_identifier: Some("u1".into()),
+        };
+        lead.merge(LeadData {
+            form_data: object(json!({"x": 2, "y": null, "formName": null})),
+            user_data: object(json!({"firstName": "Augusta", "phone": "+1"})),
+            attribution_data: object(json!({"fbp": "F"})),
+            device_data: DeviceData {
+                ip_address: None,
+                user_agent: Some("UA2".into()),
+            },
+            channel_flow: None,
+            unique_identifier: Some("u2".into()),
+        });
+        assert_eq!(
+            Value::Object(lead.form_data),
+            json!({"formName": "A", "uniqueEventId": "e1", "x": 2, "y": null})
+        );
+        assert_eq!(
+            Value::Object(lead.user_data),
+            json!({"email": "a@x.io", "firstName": "Augusta", "phone": "+1"})
+        );
+        assert_eq!(
+            Value::Object(lead.attribution_data),
+            json!({"gclid": "G1", "fbp": "F"})
+        );
+        assert_eq!(lead.device_data.ip_address.as_deref(), Some("192.0.2.1"));
+        assert_eq!(lead.device_data.user_agent.as_deref(), Some("UA2"));
+        assert_eq!(lead.channel_flow.as_deref(), Some("cf1"));
+        assert_eq!(lead.unique_identifier.as_deref(), Some("u2"));
+    }
+
+    #[test]
+    fn keys_are_normalised() {
+        let lead = LeadData {
+            user_data: object(
+                json!({"email": " Ada@X.io", "phone": "+1 (555) 010-0000", "firstName": "Ada"}),
+            ),
+            attribution_data: object(json!({"gclid": "G", "cid": "  ", "fbc": "fb.1.2.3"})),
+            ..LeadData::default()
+        };
+        let keys = lead.keys();
+        assert_eq!(keys.email.as_deref(), Some("ada@x.io"));
+        assert_eq!(keys.phone.as_deref(), Some("+15550100000"));
+        assert_eq!(keys.search_text, "ada\nada@x.io\n+1 (555) 010-0000");
+        assert!(keys.has_gclid && keys.has_fbc);
+        assert!(!keys.has_cid && !keys.has_fbp);
+    }
+
+    #[test]
+    fn blank_event_ids_do_not_deduplicate() {
+        let lead = LeadData {
+            form_data: object(json!({"uniqueEventId": "  "})),
+            ..LeadData::default()
+        };
+        assert_eq!(lead.unique_event_id(), None);
+    }
+}

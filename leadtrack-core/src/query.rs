@@ -1,0 +1,691 @@
+//! The query strings of getLeads and getLead (CONTRACT.md section 4), parsed from decoded
+//! `(name, value)` pairs and written back to pairs by the typed client.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use crate::api::{LeadIdentifier, LeadStatus};
+use crate::error::ValidationError;
+use crate::fields;
+
+/// Leads per page when `limit` is absent.
+pub const DEFAULT_LIMIT: u32 = 50;
+/// The largest `limit`.
+pub const MAX_LIMIT: u32 = 100;
+/// The shortest `search` term, in characters.
+pub const MIN_SEARCH_CHARS: usize = 2;
+
+/// A field getLeads sorts by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SortField {
+    /// `createdAt`
+    CreatedAt,
+    /// `firstName`
+    FirstName,
+    /// `lastName`
+    LastName,
+    /// `email`
+    Email,
+    /// `price`
+    Price,
+    /// `status`
+    Status,
+}
+
+impl SortField {
+    /// Every sort field.
+    pub const ALL: [SortField; 6] = [
+        Self::CreatedAt,
+        Self::FirstName,
+        Self::LastName,
+        Self::Email,
+        Self::Price,
+        Self::Status,
+    ];
+
+    /// The field's name in `sort`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CreatedAt => "createdAt",
+            Self::FirstName => "firstName",
+            Self::LastName => "lastName",
+            Self::Email => "email",
+            Self::Price => "price",
+            Self::Status => "status",
+        }
+    }
+}
+
+/// Ascending or descending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SortDirection {
+    /// `asc`
+    Asc,
+    /// `desc`
+    Desc,
+}
+
+impl SortDirection {
+    /// The direction's name in `sort`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Asc => "asc",
+            Self::Desc => "desc",
+        }
+    }
+}
+
+/// `sort=field:direction`. Nulls sort last in both directions; ties break on the lead id in
+/// the same direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sort {
+    /// The field.
+    pub field: SortField,
+    /// The direction.
+    pub direction: SortDirection,
+}
+
+impl Default for Sort {
+    /// Newest first: `createdAt:desc`.
+    fn default() -> Self {
+        Self {
+            field: SortField::CreatedAt,
+            direction: SortDirection::Desc,
+        }
+    }
+}
+
+/// A getLeads query: filters (combined with AND), sort and page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadQuery {
+    /// Leads per page, 1 to [`MAX_LIMIT`].
+    pub limit: u32,
+    /// The page, from 1.
+    pub page: u32,
+    /// Leads whose status is any of these. Unknown names given in `status` match no lead,
+    /// so `Some(vec![])` matches nothing.
+    pub status: Option<Vec<LeadStatus>>,
+    /// Exact, case-sensitive form name.
+    pub form_name: Option<String>,
+    /// Exact `uniqueIdentifier`.
+    pub unique_identifier: Option<String>,
+    /// Email, by the matching rule of [`crate::matching::email_key`].
+    pub email: Option<String>,
+    /// Phone, by the matching rule of [`crate::matching::phone_key`].
+    pub phone: Option<String>,
+    /// Created at or after.
+    pub created_from: Option<DateTime<Utc>>,
+    /// Created at or before.
+    pub created_to: Option<DateTime<Utc>>,
+    /// Case-insensitive substring of first or last name, email, phone or company name.
+    pub search: Option<String>,
+    /// The order.
+    pub sort: Sort,
+    /// Whether `attributionData.gclid` must be non-empty (`true`) or empty (`false`).
+    pub gclid_exists: Option<bool>,
+    /// The same for `cid`.
+    pub cid_exists: Option<bool>,
+    /// The same for `fbp`.
+    pub fbp_exists: Option<bool>,
+    /// The same for `fbc`.
+    pub fbc_exists: Option<bool>,
+}
+
+impl Default for LeadQuery {
+    fn default() -> Self {
+        Self {
+            limit: DEFAULT_LIMIT,
+            page: 1,
+            status: None,
+            form_name: None,
+            unique_identifier: None,
+            email: None,
+            phone: None,
+            created_from: None,
+            created_to: None,
+            search: None,
+            sort: Sort::default(),
+            gclid_exists: None,
+            cid_exists: None,
+            fbp_exists: None,
+            fbc_exists: None,
+        }
+    }
+}
+
+/// The `[exists]` filters: parameter name and the query field it sets.
+const EXISTS_PARAMS: [&str; 4] = ["gclid[exists]", "cid[exists]", "fbp[exists]", "fbc[exists]"];
+
+/// Decoded query parameters; the first occurrence of a name counts.
+struct Params(HashMap<String, String>);
+
+impl Params {
+    fn new<K: AsRef<str>, V: AsRef<str>>(pairs: impl IntoIterator<Item = (K, V)>) -> Self {
+        let mut map = HashMap::new();
+        for (name, value) in pairs {
+            map.entry(name.as_ref().to_owned())
+                .or_insert_with(|| value.as_ref().to_owned());
+        }
+        Self(map)
+    }
+
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    /// A filter value: empty values count as absent.
+    fn filter(&self, name: &str, trim: bool) -> Option<String> {
+        let value = self.raw(name)?;
+        let value = if trim { value.trim() } else { value };
+        (!value.is_empty()).then(|| value.to_owned())
+    }
+}
+
+impl LeadQuery {
+    /// Parses getLeads parameters. Unknown parameters are ignored.
+    pub fn from_pairs<K: AsRef<str>, V: AsRef<str>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Self, ValidationError> {
+        let params = Params::new(pairs);
+        let mut exists = [None; 4];
+        for (slot, name) in exists.iter_mut().zip(EXISTS_PARAMS) {
+            *slot = params.raw(name).map(|v| parse_bool(name, v)).transpose()?;
+        }
+        let [gclid_exists, cid_exists, fbp_exists, fbc_exists] = exists;
+        Ok(Self {
+            limit: match params.raw("limit") {
+                None => DEFAULT_LIMIT,
+                Some(v) => parse_number(v)
+                    .filter(|n| (1..=u64::from(MAX_LIMIT)).contains(n))
+                    .map(|n| n as u32)
+                    .ok_or_else(|| {
+                        ValidationError::invalid_query("limit", "must be an integer from 1 to 100")
+                    })?,
+            },
+            page: match params.raw("page") {
+                None => 1,
+                Some(v) => parse_number(v)
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| {
+                        ValidationError::invalid_query("page", "must be an integer of at least 1")
+                    })?,
+            },
+            status: params.raw("status").and_then(parse_statuses),
+            form_name: params.filter("formName", false),
+            unique_identifier: params.filter("uniqueIdentifier", false),
+            email: params.filter("email", true),
+            phone: params.filter("phone", true),
+            created_from: params
+                .raw("createdAt[gte]")
+                .map(|v| parse_bound("createdAt[gte]", v, false))
+                .transpose()?,
+            created_to: params
+                .raw("createdAt[lte]")
+                .map(|v| parse_bound("createdAt[lte]", v, true))
+                .transpose()?,
+            search: params.raw("search").map(parse_search).transpose()?,
+            sort: params
+                .raw("sort")
+                .map(parse_sort)
+                .transpose()?
+                .unwrap_or_default(),
+            gclid_exists,
+            cid_exists,
+            fbp_exists,
+            fbc_exists,
+        })
+    }
+
+    /// The query as parameters, for a client to send. Parsing them gives this query back.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = vec![
+            ("limit".to_owned(), self.limit.to_string()),
+            ("page".to_owned(), self.page.to_string()),
+        ];
+        let mut push = |name: &str, value: Option<String>| {
+            if let Some(value) = value {
+                pairs.push((name.to_owned(), value));
+            }
+        };
+        push(
+            "status",
+            self.status.as_ref().map(|statuses| {
+                statuses
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            }),
+        );
+        push("formName", self.form_name.clone());
+        push("uniqueIdentifier", self.unique_identifier.clone());
+        push("email", self.email.clone());
+        push("phone", self.phone.clone());
+        push(
+            "createdAt[gte]",
+            self.created_from.as_ref().map(crate::time::format),
+        );
+        push(
+            "createdAt[lte]",
+            self.created_to.as_ref().map(crate::time::format),
+        );
+        push("search", self.search.clone());
+        if self.sort != Sort::default() {
+            push(
+                "sort",
+                Some(format!(
+                    "{}:{}",
+                    self.sort.field.as_str(),
+                    self.sort.direction.as_str()
+                )),
+            );
+        }
+        let exists = [
+            self.gclid_exists,
+            self.cid_exists,
+            self.fbp_exists,
+            self.fbc_exists,
+        ];
+        for (name, value) in EXISTS_PARAMS.into_iter().zip(exists) {
+            push(name, value.map(|v| v.to_string()));
+        }
+        pairs
+    }
+
+    /// How many leads precede this page.
+    pub fn offset(&self) -> u64 {
+        u64::from(self.page - 1) * u64::from(self.limit)
+    }
+}
+
+/// `ceil(total / limit)`: the page count of a result.
+pub fn total_pages(total: u64, limit: u32) -> u64 {
+    total.div_ceil(u64::from(limit.max(1)))
+}
+
+fn parse_number(value: &str) -> Option<u64> {
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    value.parse().ok()
+}
+
+fn parse_bool(name: &str, value: &str) -> Result<bool, ValidationError> {
+    match value {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(ValidationError::invalid_query(
+            name,
+            "must be true or false (or 1 or 0)",
+        )),
+    }
+}
+
+fn parse_statuses(value: &str) -> Option<Vec<LeadStatus>> {
+    let items: Vec<&str> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .collect();
+    (!items.is_empty()).then(|| {
+        let mut statuses: Vec<LeadStatus> = items.iter().filter_map(|i| i.parse().ok()).collect();
+        statuses.dedup();
+        statuses
+    })
+}
+
+fn parse_search(value: &str) -> Result<String, ValidationError> {
+    let term = value.trim();
+    if term.chars().count() < MIN_SEARCH_CHARS {
+        return Err(ValidationError::invalid_query(
+            "search",
+            "must be at least 2 characters",
+        ));
+    }
+    Ok(term.to_owned())
+}
+
+fn parse_sort(value: &str) -> Result<Sort, ValidationError> {
+    let invalid = || {
+        ValidationError::invalid_query(
+            "sort",
+            "must be field:direction with field one of createdAt, firstName, lastName, email, price, status and direction asc or desc",
+        )
+    };
+    let (field, direction) = match value.split_once(':') {
+        Some((field, direction)) => (field, Some(direction)),
+        None => (value, None),
+    };
+    let field = SortField::ALL
+        .into_iter()
+        .find(|f| f.as_str() == field)
+        .ok_or_else(invalid)?;
+    let direction = match direction {
+        None => SortDirection::Asc,
+        Some("asc") => SortDirection::Asc,
+        Some("desc") => SortDirection::Desc,
+        Some(_) => return Err(invalid()),
+    };
+    Ok(Sort { field, direction })
+}
+
+/// A `createdAt` bound: an RFC 3339 timestamp, or a `YYYY-MM-DD` date meaning the start
+/// (`gte`) or the end (`lte`) of that UTC day.
+fn parse_bound(
+    name: &str,
+    value: &str,
+    end_of_day: bool,
+) -> Result<DateTime<Utc>, ValidationError> {
+    let invalid = || {
+        ValidationError::invalid_query(name, "must be an RFC 3339 timestamp or a date YYYY-MM-DD")
+    };
+    let value = value.trim();
+    if let Ok(date) = NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+        let start = date.and_hms_opt(0, 0, 0).ok_or_else(invalid)?.and_utc();
+        return Ok(if end_of_day {
+            start + Duration::days(1) - Duration::milliseconds(1)
+        } else {
+            start
+        });
+    }
+    DateTime::parse_from_rfc3339(&restore_plus_offset(value))
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| invalid())
+}
+
+/// An unencoded `+01:00` offset arrives as ` 01:00` after form decoding; put the `+` back.
+fn restore_plus_offset(value: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = value.as_bytes();
+    let n = bytes.len();
+    if n > 6 && bytes[n - 6] == b' ' && bytes[n - 3] == b':' {
+        std::borrow::Cow::Owned(format!("{}+{}", &value[..n - 6], &value[n - 5..]))
+    } else {
+        std::borrow::Cow::Borrowed(value)
+    }
+}
+
+/// Parses getLead's identifier: the first of `leadId`, `uniqueIdentifier`, `email`, `phone`
+/// present (non-empty); the rest are ignored.
+pub fn lead_identifier_from_pairs<K: AsRef<str>, V: AsRef<str>>(
+    pairs: impl IntoIterator<Item = (K, V)>,
+) -> Result<LeadIdentifier, ValidationError> {
+    let params = Params::new(pairs);
+    if let Some(id) = params.filter("leadId", true) {
+        return fields::parse_positive_digits(&id)
+            .map(LeadIdentifier::LeadId)
+            .ok_or_else(|| ValidationError::invalid_query("leadId", "must be a positive integer"));
+    }
+    if let Some(id) = params.filter("uniqueIdentifier", true) {
+        return Ok(LeadIdentifier::UniqueIdentifier(id));
+    }
+    if let Some(email) = params.filter("email", true) {
+        return Ok(LeadIdentifier::Email(email));
+    }
+    if let Some(phone) = params.filter("phone", true) {
+        return Ok(LeadIdentifier::Phone(phone));
+    }
+    Err(ValidationError::missing_identifier())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+    use chrono::TimeZone;
+
+    fn query(pairs: &[(&str, &str)]) -> Result<LeadQuery, ValidationError> {
+        LeadQuery::from_pairs(pairs.iter().copied())
+    }
+
+    fn invalid(pairs: &[(&str, &str)]) -> String {
+        let err = query(pairs).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidQuery);
+        err.errors[0].field.clone()
+    }
+
+    #[test]
+    fn defaults() {
+        let q = query(&[]).unwrap();
+        assert_eq!(q, LeadQuery::default());
+        assert_eq!((q.limit, q.page), (50, 1));
+        assert_eq!(
+            q.sort,
+            Sort {
+                field: SortField::CreatedAt,
+                direction: SortDirection::Desc
+            }
+        );
+        assert_eq!(q.offset(), 0);
+    }
+
+    #[test]
+    fn limit_and_page_bounds() {
+        assert_eq!(query(&[("limit", "1")]).unwrap().limit, 1);
+        assert_eq!(query(&[("limit", "100")]).unwrap().limit, 100);
+        for bad in ["0", "101", "-1", "abc", "", "1.5", "+5", " 5"] {
+            assert_eq!(invalid(&[("limit", bad)]), "limit", "{bad:?}");
+        }
+        let q = query(&[("page", "3"), ("limit", "20")]).unwrap();
+        assert_eq!(q.offset(), 40);
+        for bad in ["0", "-1", "x", "", "99999999999"] {
+            assert_eq!(invalid(&[("page", bad)]), "page", "{bad:?}");
+        }
+        let err = query(&[("limit", "0")]).unwrap_err();
+        assert_eq!(
+            err.message,
+            "Invalid query parameter: limit must be an integer from 1 to 100"
+        );
+    }
+
+    #[test]
+    fn status_lists() {
+        let q = query(&[("status", " open, ,pending,")]).unwrap();
+        assert_eq!(q.status, Some(vec![LeadStatus::Open, LeadStatus::Pending]));
+        assert_eq!(query(&[("status", " , ")]).unwrap().status, None);
+        assert_eq!(
+            query(&[("status", "unknown")]).unwrap().status,
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn filters_with_empty_values_are_absent() {
+        let q = query(&[("formName", ""), ("email", "  "), ("uniqueIdentifier", "")]).unwrap();
+        assert_eq!(
+            (q.form_name, q.email, q.unique_identifier),
+            (None, None, None)
+        );
+        let q = query(&[
+            ("formName", "Contact Us"),
+            ("email", " A@x.io "),
+            ("phone", "+1 555"),
+        ])
+        .unwrap();
+        assert_eq!(q.form_name.as_deref(), Some("Contact Us"));
+        assert_eq!(q.email.as_deref(), Some("A@x.io"));
+        assert_eq!(q.phone.as_deref(), Some("+1 555"));
+    }
+
+    #[test]
+    fn created_at_bounds() {
+        let q = query(&[
+            ("createdAt[gte]", "2026-03-15"),
+            ("createdAt[lte]", "2026-03-15"),
+        ])
+        .unwrap();
+        assert_eq!(
+            q.created_from,
+            Some(Utc.with_ymd_and_hms(2026, 3, 15, 0, 0, 0).unwrap())
+        );
+        assert_eq!(
+            crate::time::format(&q.created_to.unwrap()),
+            "2026-03-15T23:59:59.999Z"
+        );
+        let q = query(&[("createdAt[gte]", "2026-03-15T10:30:00+01:00")]).unwrap();
+        assert_eq!(
+            q.created_from,
+            Some(Utc.with_ymd_and_hms(2026, 3, 15, 9, 30, 0).unwrap())
+        );
+        // `+` decoded to a space by a client that did not encode it.
+        let q = query(&[("createdAt[lte]", "2026-03-15T10:30:00 01:00")]).unwrap();
+        assert_eq!(
+            q.created_to,
+            Some(Utc.with_ymd_and_hms(2026, 3, 15, 9, 30, 0).unwrap())
+        );
+        let q = query(&[("createdAt[gte]", "2026-03-15T10:30:00.250Z")]).unwrap();
+        assert_eq!(
+            crate::time::format(&q.created_from.unwrap()),
+            "2026-03-15T10:30:00.250Z"
+        );
+        for bad in [
+            "yesterday",
+            "2026-13-01",
+            "2026-03-15T10:30",
+            "",
+            "15.03.2026",
+        ] {
+            assert_eq!(
+                invalid(&[("createdAt[gte]", bad)]),
+                "createdAt[gte]",
+                "{bad:?}"
+            );
+            assert_eq!(
+                invalid(&[("createdAt[lte]", bad)]),
+                "createdAt[lte]",
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn search_needs_two_characters() {
+        assert_eq!(
+            query(&[("search", " ad ")]).unwrap().search.as_deref(),
+            Some("ad")
+        );
+        assert_eq!(
+            query(&[("search", "éé")]).unwrap().search.as_deref(),
+            Some("éé")
+        );
+        for bad in ["a", " a ", ""] {
+            assert_eq!(invalid(&[("search", bad)]), "search");
+        }
+    }
+
+    #[test]
+    fn sort_field_and_direction() {
+        for field in SortField::ALL {
+            for (suffix, direction) in [
+                ("", SortDirection::Asc),
+                (":asc", SortDirection::Asc),
+                (":desc", SortDirection::Desc),
+            ] {
+                let value = format!("{}{suffix}", field.as_str());
+                assert_eq!(
+                    query(&[("sort", &value)]).unwrap().sort,
+                    Sort { field, direction }
+                );
+            }
+        }
+        for bad in [
+            "",
+            "id",
+            "createdAt:",
+            "createdAt:up",
+            "createdat:asc",
+            "price:ASC",
+            "price:asc:x",
+        ] {
+            assert_eq!(invalid(&[("sort", bad)]), "sort", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn exists_flags() {
+        let q = query(&[
+            ("gclid[exists]", "true"),
+            ("cid[exists]", "0"),
+            ("fbp[exists]", "1"),
+            ("fbc[exists]", "false"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (q.gclid_exists, q.cid_exists, q.fbp_exists, q.fbc_exists),
+            (Some(true), Some(false), Some(true), Some(false))
+        );
+        for name in EXISTS_PARAMS {
+            for bad in ["yes", "TRUE", "", "2"] {
+                assert_eq!(invalid(&[(name, bad)]), name);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_parameters_are_ignored_and_the_first_occurrence_counts() {
+        let q = query(&[("foo", "bar"), ("limit", "5"), ("limit", "500")]).unwrap();
+        assert_eq!(q.limit, 5);
+    }
+
+    #[test]
+    fn pairs_round_trip() {
+        let q = LeadQuery {
+            limit: 10,
+            page: 2,
+            status: Some(vec![LeadStatus::Open, LeadStatus::Lost]),
+            form_name: Some("Contact".into()),
+            unique_identifier: Some("crm-1".into()),
+            email: Some("a@x.io".into()),
+            phone: Some("+1 555".into()),
+            created_from: Some(Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap()),
+            created_to: Some(Utc.with_ymd_and_hms(2026, 2, 1, 0, 0, 0).unwrap()),
+            search: Some("ada".into()),
+            sort: Sort {
+                field: SortField::Price,
+                direction: SortDirection::Asc,
+            },
+            gclid_exists: Some(true),
+            cid_exists: Some(false),
+            fbp_exists: None,
+            fbc_exists: Some(true),
+        };
+        assert_eq!(LeadQuery::from_pairs(q.to_pairs()).unwrap(), q);
+        assert_eq!(
+            LeadQuery::from_pairs(LeadQuery::default().to_pairs()).unwrap(),
+            LeadQuery::default()
+        );
+    }
+
+    #[test]
+    fn page_count() {
+        assert_eq!(total_pages(0, 50), 0);
+        assert_eq!(total_pages(1, 50), 1);
+        assert_eq!(total_pages(100, 50), 2);
+        assert_eq!(total_pages(101, 50), 3);
+    }
+
+    #[test]
+    fn get_lead_identifier_priority() {
+        let id = lead_identifier_from_pairs([("phone", "1"), ("email", "a@x.io"), ("leadId", "7")])
+            .unwrap();
+        assert_eq!(id, LeadIdentifier::LeadId(7));
+        let id = lead_identifier_from_pairs([("phone", "1"), ("email", "a@x.io")]).unwrap();
+        assert_eq!(id, LeadIdentifier::Email("a@x.io".into()));
+        let id = lead_identifier_from_pairs([("phone", "1"), ("uniqueIdentifier", "u")]).unwrap();
+        assert_eq!(id, LeadIdentifier::UniqueIdentifier("u".into()));
+        let id = lead_identifier_from_pairs([("leadId", ""), ("phone", "+1 555")]).unwrap();
+        assert_eq!(id, LeadIdentifier::Phone("+1 555".into()));
+        let err = lead_identifier_from_pairs(Vec::<(String, String)>::new()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::MissingIdentifier);
+        for bad in ["0", "-5", "abc", "1.0"] {
+            let err =
+                lead_identifier_from_pairs([("leadId", bad), ("email", "a@x.io")]).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidQuery);
+            assert_eq!(
+                err.message,
+                "Invalid query parameter: leadId must be a positive integer"
+            );
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! What a rating does: which integrations a conversion goes to, which it skips and why
+//! (the warnings of CONTRACT.md section 5), and the status the lead ends in (section 6).
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::api::{ConversionId, IntegrationKind, LeadStatus, Warning};
+use crate::lead::StoredLead;
+use crate::model::{ConversionLabel, LabelMapping};
+
+/// Google Ads accepts conversions for clicks at most this old.
+pub fn google_ads_click_window() -> Duration {
+    Duration::days(90)
+}
+
+/// Why a lead cannot be sent to an integration: the missing field and a sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skip {
+    /// `gclid`, `cid` or `user_data`.
+    pub field: &'static str,
+    /// A sentence a person understands.
+    pub reason: String,
+}
+
+/// Why `lead` cannot be sent to `kind` at `now`, or `None` when it can.
+pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>) -> Option<Skip> {
+    let data = &lead.data;
+    let has = |name: &str| data.attribution(name).is_some();
+    match kind {
+        IntegrationKind::GoogleAds => {
+            if !(has("gclid") || has("wbraid") || has("gbraid")) {
+                Some(Skip {
+                    field: "gclid",
+                    reason: "The lead has no Google Ads click id (gclid, wbraid or gbraid), so Google Ads cannot attribute the conversion".to_owned(),
+                })
+            } else if now - lead.created_at > google_ads_click_window() {
+                Some(Skip {
+                    field: "gclid",
+                    reason: "The lead is older than 90 days, past Google Ads' click window, so Google Ads will not accept the conversion".to_owned(),
+                })
+            } else {
+                None
+            }
+        }
+        IntegrationKind::Ga4 => (!has("cid")).then(|| Skip {
+            field: "cid",
+            reason: "The lead has no Google Analytics client id (cid), so the conversion cannot be sent to Google Analytics 4".to_owned(),
+        }),
+        IntegrationKind::Meta => {
+            let identified = data.user("email").is_some()
+                || data.user("phone").is_some()
+                || has("fbp")
+                || has("fbc");
+            (!identified).then(|| Skip {
+                field: "user_data",
+                reason: "The lead has no email, phone, fbp or fbc, so Meta cannot match the conversion to a person".to_owned(),
+            })
+        }
+        IntegrationKind::Webhook => None,
+    }
+}
+
+/// The warnings of a conversion queued now: one per integration that is connected, mapped
+/// by `mapping`, and will be skipped for this lead.
+pub fn warnings(
+    lead: &StoredLead,
+    connected: &[IntegrationKind],
+    mapping: &LabelMapping,
+    now: DateTime<Utc>,
+) -> Vec<Warning> {
+    plan_deliveries(lead, connected, mapping, now)
+        .into_iter()
+        .filter_map(|planned| {
+            planned.skip.map(|skip| Warning {
+                integration: planned.integration,
+                reason: skip.reason,
+                field: skip.field.to_owned(),
+                timestamp: now,
+            })
+        })
+        .collect()
+}
+
+/// One integration a conversion goes to, or is skipped for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedDelivery {
+    /// The integration.
+    pub integration: IntegrationKind,
+    /// Why it is skipped, if it is.
+    pub skip: Option<Skip>,
+}
+
+/// The deliveries of a conversion: the integrations connected and mapped, in
+/// [`IntegrationKind::ALL`] order, each with its skip reason if any.
+pub fn plan_deliveries(
+    lead: &StoredLead,
+    connected: &[IntegrationKind],
+    mapping: &LabelMapping,
+    now: DateTime<Utc>,
+) -> Vec<PlannedDelivery> {
+    IntegrationKind::ALL
+        .into_iter()
+        .filter(|kind| connected.contains(kind) && mapping.maps(*kind))
+        .map(|integration| PlannedDelivery {
+            integration,
+            skip: skip_reason(integration, lead, now),
+        })
+        .collect()
+}
+
+/// The mapping a conversion uses: its label's, or the project's `lost` mapping.
+pub fn mapping_for<'a>(
+    label: Option<&'a ConversionLabel>,
+    lost_mapping: &'a LabelMapping,
+) -> &'a LabelMapping {
+    label.map_or(lost_mapping, |label| &label.mapping)
+}
+
+/// The status a lead takes when its conversion job is done.
+pub fn final_status(conversion: ConversionId, label: Option<&ConversionLabel>) -> LeadStatus {
+    match (conversion, label) {
+        (ConversionId::Lost, _) => LeadStatus::Lost,
+        (_, Some(label)) if label.mark_as_done => LeadStatus::Rated,
+        _ => LeadStatus::Open,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lead::LeadData;
+    use crate::model::ProjectId;
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    fn lead(user: serde_json::Value, attribution: serde_json::Value, age_days: i64) -> StoredLead {
+        StoredLead {
+            id: 1,
+            project_id: ProjectId(1),
+            status: LeadStatus::Open,
+            price: None,
+            note: None,
+            conversion_id: None,
+            created_at: now() - Duration::days(age_days),
+            data: LeadData {
+                user_data: serde_json::from_value(user).unwrap(),
+                attribution_data: serde_json::from_value(attribution).unwrap(),
+                ..LeadData::default()
+            },
+        }
+    }
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap()
+    }
+
+    fn all_mapped() -> LabelMapping {
+        LabelMapping {
+            ga4_event: Some("qualify_lead".into()),
+            meta_event: Some("Lead".into()),
+            google_ads_action: Some("123".into()),
+            webhook: true,
+        }
+    }
+
+    fn fields(warnings: &[Warning]) -> Vec<(IntegrationKind, &str)> {
+        warnings
+            .iter()
+            .map(|w| (w.integration, w.field.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn a_lead_with_everything_gets_no_warnings() {
+        let lead = lead(
+            json!({"email": "a@x.io"}),
+            json!({"gclid": "G", "cid": "1.2"}),
+            3,
+        );
+        assert!(warnings(&lead, &IntegrationKind::ALL, &all_mapped(), now()).is_empty());
+    }
+
+    #[test]
+    fn each_missing_field_warns_for_its_integration_in_table_order() {
+        let lead = lead(json!({"firstName": "Ada"}), json!({}), 1);
+        let found = warnings(&lead, &IntegrationKind::ALL, &all_mapped(), now());
+        assert_eq!(
+            fields(&found),
+            [
+                (IntegrationKind::GoogleAds, "gclid"),
+                (IntegrationKind::Ga4, "cid"),
+                (IntegrationKind::Meta, "user_data"),
+            ]
+        );
+        assert!(
+            found
+                .iter()
+                .all(|w| w.timestamp == now() && !w.reason.is_empty())
+        );
+    }
+
+    #[test]
+    fn braid_ids_count_as_google_click_ids() {
+        for key in ["wbraid", "gbraid"] {
+            let lead = lead(json!({}), json!({ key: "B" }), 1);
+            assert!(skip_reason(IntegrationKind::GoogleAds, &lead, now()).is_none());
+        }
+    }
+
+    #[test]
+    fn google_ads_warns_for_leads_past_the_click_window() {
+        let fresh = lead(json!({}), json!({"gclid": "G"}), 90);
+        assert!(skip_reason(IntegrationKind::GoogleAds, &fresh, now()).is_none());
+        let old = lead(json!({}), json!({"gclid": "G"}), 91);
+        let skip = skip_reason(IntegrationKind::GoogleAds, &old, now()).unwrap();
+        assert_eq!(skip.field, "gclid");
+        assert!(skip.reason.contains("90 days"));
+    }
+
+    #[test]
+    fn meta_accepts_any_of_email_phone_fbp_fbc() {
+        for (user, attribution) in [
+            (json!({"email": "a@x.io"}), json!({})),
+            (json!({"phone": "+1 555"}), json!({})),
+            (json!({}), json!({"fbp": "fb.1.2.3"})),
+            (json!({}), json!({"fbc": "fb.1.2.abc"})),
+        ] {
+            let lead = lead(user, attribution, 1);
+            assert!(skip_reason(IntegrationKind::Meta, &lead, now()).is_none());
+        }
+    }
+
+    #[test]
+    fn only_connected_and_mapped_integrations_are_considered() {
+        let lead = lead(json!({}), json!({"fbp": "F"}), 1);
+        let connected = [IntegrationKind::Ga4, IntegrationKind::GoogleAds];
+        let mapping = LabelMapping {
+            ga4_event: Some("x".into()),
+            meta_event: Some("Lead".into()),
+            ..LabelMapping::default()
+        };
+        let found = warnings(&lead, &connected, &mapping, now());
+        assert_eq!(fields(&found), [(IntegrationKind::Ga4, "cid")]);
+    }
+
+    #[test]
+    fn final_status_follows_the_label() {
+        let label = |mark_as_done| ConversionLabel {
+            id: uuid::Uuid::nil(),
+            project_id: ProjectId(1),
+            name: "L".into(),
+            mark_as_done,
+            mapping: LabelMapping::default(),
+            created_at: now(),
+        };
+        let id = ConversionId::Label(uuid::Uuid::nil());
+        assert_eq!(final_status(id, Some(&label(true))), LeadStatus::Rated);
+        assert_eq!(final_status(id, Some(&label(false))), LeadStatus::Open);
+        assert_eq!(final_status(ConversionId::Lost, None), LeadStatus::Lost);
+    }
+}

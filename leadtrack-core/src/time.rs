@@ -1,0 +1,91 @@
+//! Timestamps as the contract writes them: UTC, RFC 3339, milliseconds, `Z`.
+
+use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
+
+/// Formats `t` as `2026-03-15T10:30:00.000Z`.
+pub fn format(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Milliseconds since the Unix epoch, the resolution every store keeps.
+pub fn to_millis(t: &DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+/// The instant `ms` milliseconds after the Unix epoch (clamped to chrono's range).
+pub fn from_millis(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms)
+        .single()
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// `t` truncated to whole milliseconds, so values compare equal after a store round trip.
+pub fn truncate_to_millis(t: DateTime<Utc>) -> DateTime<Utc> {
+    from_millis(to_millis(&t))
+}
+
+/// Serde adapter: `#[serde(with = "leadtrack_core::time::rfc3339_millis")]`.
+pub mod rfc3339_millis {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the timestamp in the contract's format.
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::format(t))
+    }
+
+    /// Reads any RFC 3339 timestamp.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serde adapter for optional timestamps.
+pub mod rfc3339_millis_option {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the timestamp in the contract's format, or `null`.
+    pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_str(&super::format(t)),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Reads an RFC 3339 timestamp or `null`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|text| {
+                DateTime::parse_from_rfc3339(&text)
+                    .map(|t| t.with_timezone(&Utc))
+                    .map_err(serde::de::Error::custom)
+            })
+            .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_with_milliseconds_and_z() {
+        let t = Utc.with_ymd_and_hms(2026, 3, 15, 10, 30, 0).unwrap();
+        assert_eq!(format(&t), "2026-03-15T10:30:00.000Z");
+        let t = from_millis(1_773_570_600_123);
+        assert_eq!(format(&t), "2026-03-15T10:30:00.123Z");
+        assert_eq!(to_millis(&t), 1_773_570_600_123);
+    }
+
+    #[test]
+    fn truncation_drops_sub_millisecond_digits() {
+        let t = DateTime::parse_from_rfc3339("2026-03-15T10:30:00.123456789Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(format(&truncate_to_millis(t)), "2026-03-15T10:30:00.123Z");
+    }
+}

@@ -1,0 +1,17 @@
+//! leadtrack: capture leads from web forms and backends, rate them later, and forward the
+//! ratings as offline conversions to the ad platforms.
+//!
+//! This facade re-exports the workspace crates under one name:
+//!
+//! - [`core`]: the HTTP contract's types, the domain model, the [`core::LeadStore`] trait
+//!   and the pure rules (validation, matching, warnings);
+//! - [`sqlite`]: the embedded SQLite store, the default backend;
+//! - [`warp`]: the lead routes as one mountable warp filter;
+//! - [`client`]: a typed HTTP client for the same contract.
+
+#![forbid(unsafe_code)]
+
+pub use leadtrack_client as client;
+pub use leadtrack_core as core;
+pub use leadtrack_sqlite as sqlite;
+pub use leadtrack_warp as warp;
