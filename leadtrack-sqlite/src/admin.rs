@@ -1,0 +1,336 @@
+//! Projects, API keys, conversion labels and integration settings.
+
+use chrono::{DateTime, Utc};
+use leadtrack_core::StoreError;
+use leadtrack_core::api::IntegrationKind;
+use leadtrack_core::model::{
+    self, ApiKeyInfo, ConversionLabel, GeneratedKey, IntegrationSettings, Integrations, KeyHash,
+    LabelMapping, NewLabel, NewProject, Project, ProjectId, ProjectSettings,
+};
+use leadtrack_core::store::{Conflict, Entity, KeyRef};
+use leadtrack_core::time::{from_millis, to_millis};
+use rusqlite::Connection;
+use uuid::Uuid;
+
+use crate::rows::{self, Error, LABEL_COLUMNS, PROJECT_COLUMNS};
+
+fn invalid(message: String) -> Error {
+    Error::Store(StoreError::Invalid(message))
+}
+
+fn not_found(entity: Entity) -> Error {
+    Error::Store(StoreError::NotFound(entity))
+}
+
+pub(crate) fn create_project(
+    conn: &Connection,
+    new: NewProject,
+    now: DateTime<Utc>,
+) -> Result<Project, Error> {
+    let public_id = match new.public_id {
+        Some(id) => {
+            model::validate_public_id(&id).map_err(invalid)?;
+            id
+        }
+        None => model::generate_public_id(),
+    };
+    let currency = new
+        .currency
+        .unwrap_or_else(|| model::DEFAULT_CURRENCY.to_owned());
+    model::validate_currency(&currency).map_err(invalid)?;
+    let name = new.name.trim().to_owned();
+    if name.is_empty() {
+        return Err(invalid("a project needs a name".to_owned()));
+    }
+    if project_by_public_id(conn, &public_id)?.is_some() {
+        return Err(Error::Store(StoreError::Conflict(Conflict::ProjectExists(
+            public_id,
+        ))));
+    }
+    let lost_mapping = serde_json::to_string(&LabelMapping::default_lost())?;
+    conn.prepare_cached(
+        "INSERT INTO projects (public_id, name, active, currency, lost_mapping, created_at)
+         VALUES (?1, ?2, 1, ?3, ?4, ?5)",
+    )?
+    .execute((&public_id, &name, &currency, &lost_mapping, to_millis(&now)))?;
+    project(conn, ProjectId(conn.last_insert_rowid()))
+}
+
+pub(crate) fn projects(conn: &Connection) -> Result<Vec<Project>, Error> {
+    conn.prepare_cached(&format!(
+        "SELECT {PROJECT_COLUMNS} FROM projects ORDER BY created_at, id"
+    ))?
+    .query_and_then([], rows::project)?
+    .collect()
+}
+
+pub(crate) fn project(conn: &Connection, id: ProjectId) -> Result<Project, Error> {
+    conn.prepare_cached(&format!(
+        "SELECT {PROJECT_COLUMNS} FROM projects WHERE id = ?1"
+    ))?
+    .query_and_then([id.0], rows::project)?
+    .next()
+    .ok_or_else(|| not_found(Entity::Project))?
+}
+
+pub(crate) fn project_by_public_id(
+    conn: &Connection,
+    public_id: &str,
+) -> Result<Option<Project>, Error> {
+    conn.prepare_cached(&format!(
+        "SELECT {PROJECT_COLUMNS} FROM projects WHERE public_id = ?1"
+    ))?
+    .query_and_then([public_id], rows::project)?
+    .next()
+    .transpose()
+}
+
+pub(crate) fn update_project(
+    conn: &Connection,
+    id: ProjectId,
+    settings: ProjectSettings,
+) -> Result<Project, Error> {
+    let mut project = project(conn, id)?;
+    if let Some(name) = settings.name {
+        let name = name.trim().to_owned();
+        if name.is_empty() {
+            return Err(invalid("a project needs a name".to_owned()));
+        }
+        project.name = name;
+    }
+    if let Some(currency) = settings.currency {
+        model::validate_currency(&currency).map_err(invalid)?;
+        project.currency = currency;
+    }
+    if let Some(code) = settings.phone_country_code {
+        if let Some(code) = &code {
+            model::validate_country_code(code).map_err(invalid)?;
+        }
+        project.phone_country_code = code;
+    }
+    if let Some(mapping) = settings.lost_mapping {
+        project.lost_mapping = mapping;
+    }
+    conn.prepare_cached(
+        "UPDATE projects SET name = ?2, currency = ?3, phone_country_code = ?4, lost_mapping = ?5
+         WHERE id = ?1",
+    )?
+    .execute((
+        id.0,
+        &project.name,
+        &project.currency,
+        &project.phone_country_code,
+        serde_json::to_string(&project.lost_mapping)?,
+    ))?;
+    Ok(project)
+}
+
+pub(crate) fn set_project_active(
+    conn: &Connection,
+    id: ProjectId,
+    active: bool,
+) -> Result<Project, Error> {
+    let changed = conn
+        .prepare_cached("UPDATE projects SET active = ?2 WHERE id = ?1")?
+        .execute((id.0, active))?;
+    if changed == 0 {
+        return Err(not_found(Entity::Project));
+    }
+    project(conn, id)
+}
+
+pub(crate) fn insert_api_key(
+    conn: &Connection,
+    project_id: ProjectId,
+    key: &GeneratedKey,
+    now: DateTime<Utc>,
+) -> Result<ApiKeyInfo, Error> {
+    project(conn, project_id)?;
+    conn.prepare_cached(
+        "INSERT INTO api_keys (project_id, key_hash, prefix, created_at) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute((project_id.0, &key.hash.0[..], &key.prefix, to_millis(&now)))?;
+    Ok(ApiKeyInfo {
+        prefix: key.prefix.clone(),
+        created_at: leadtrack_core::time::truncate_to_millis(now),
+        revoked_at: None,
+    })
+}
+
+fn key_info(row: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ApiKeyInfo)> {
+    Ok((
+        row.get(0)?,
+        ApiKeyInfo {
+            prefix: row.get(1)?,
+            created_at: from_millis(row.get(2)?),
+            revoked_at: row.get::<_, Option<i64>>(3)?.map(from_millis),
+        },
+    ))
+}
+
+pub(crate) fn api_keys(conn: &Connection, project: ProjectId) -> Result<Vec<ApiKeyInfo>, Error> {
+    conn.prepare_cached(
+        "SELECT id, prefix, created_at, revoked_at FROM api_keys
+         WHERE project_id = ?1 ORDER BY created_at, id",
+    )?
+    .query_map([project.0], key_info)?
+    .map(|row| Ok(row?.1))
+    .collect()
+}
+
+pub(crate) fn revoke_api_key(
+    conn: &Connection,
+    project: ProjectId,
+    key: &KeyRef,
+    now: DateTime<Utc>,
+) -> Result<ApiKeyInfo, Error> {
+    let mut matches: Vec<(i64, ApiKeyInfo)> = match key {
+        KeyRef::Hash(hash) => conn
+            .prepare_cached(
+                "SELECT id, prefix, created_at, revoked_at FROM api_keys
+                 WHERE project_id = ?1 AND key_hash = ?2",
+            )?
+            .query_map((project.0, &hash.0[..]), key_info)?
+            .collect::<Result<_, _>>()?,
+        KeyRef::Prefix(prefix) => conn
+            .prepare_cached(
+                "SELECT id, prefix, created_at, revoked_at FROM api_keys
+                 WHERE project_id = ?1 AND substr(prefix, 1, length(?2)) = ?2",
+            )?
+            .query_map((project.0, prefix), key_info)?
+            .collect::<Result<_, _>>()?,
+    };
+    let (id, mut info) = match matches.len() {
+        0 => return Err(not_found(Entity::ApiKey)),
+        1 => matches.remove(0),
+        // Only a prefix can match several keys: hashes are unique.
+        _ => {
+            let named = match key {
+                KeyRef::Prefix(prefix) => prefix.clone(),
+                KeyRef::Hash(_) => String::new(),
+            };
+            return Err(Error::Store(StoreError::Conflict(Conflict::AmbiguousKey(
+                named,
+            ))));
+        }
+    };
+    if info.revoked_at.is_none() {
+        conn.prepare_cached("UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1")?
+            .execute((id, to_millis(&now)))?;
+        info.revoked_at = Some(leadtrack_core::time::truncate_to_millis(now));
+    }
+    Ok(info)
+}
+
+pub(crate) fn authenticate(conn: &Connection, key: &KeyHash) -> Result<Option<Project>, Error> {
+    let columns = PROJECT_COLUMNS
+        .split(", ")
+        .map(|c| format!("p.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    conn.prepare_cached(&format!(
+        "SELECT {columns} FROM api_keys k JOIN projects p ON p.id = k.project_id
+         WHERE k.key_hash = ?1 AND k.revoked_at IS NULL"
+    ))?
+    .query_and_then([&key.0[..]], rows::project)?
+    .next()
+    .transpose()
+}
+
+pub(crate) fn create_label(
+    conn: &Connection,
+    project_id: ProjectId,
+    new: NewLabel,
+    now: DateTime<Utc>,
+) -> Result<ConversionLabel, Error> {
+    project(conn, project_id)?;
+    let name = new.name.trim().to_owned();
+    if name.is_empty() {
+        return Err(invalid("a conversion label needs a name".to_owned()));
+    }
+    let label = ConversionLabel {
+        id: Uuid::new_v4(),
+        project_id,
+        name,
+        mark_as_done: new.mark_as_done,
+        mapping: new.mapping,
+        created_at: leadtrack_core::time::truncate_to_millis(now),
+    };
+    conn.prepare_cached(
+        "INSERT INTO labels (id, project_id, name, mark_as_done, mapping, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute((
+        label.id.to_string(),
+        project_id.0,
+        &label.name,
+        label.mark_as_done,
+        serde_json::to_string(&label.mapping)?,
+        to_millis(&now),
+    ))?;
+    Ok(label)
+}
+
+pub(crate) fn labels(conn: &Connection, project: ProjectId) -> Result<Vec<ConversionLabel>, Error> {
+    conn.prepare_cached(&format!(
+        "SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = ?1 ORDER BY created_at, id"
+    ))?
+    .query_and_then([project.0], rows::label)?
+    .collect()
+}
+
+pub(crate) fn label(
+    conn: &Connection,
+    project: ProjectId,
+    id: Uuid,
+) -> Result<Option<ConversionLabel>, Error> {
+    conn.prepare_cached(&format!(
+        "SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = ?1 AND id = ?2"
+    ))?
+    .query_and_then((project.0, id.to_string()), rows::label)?
+    .next()
+    .transpose()
+}
+
+pub(crate) fn integrations(conn: &Connection, project: ProjectId) -> Result<Integrations, Error> {
+    let mut integrations = Integrations::default();
+    let settings = conn
+        .prepare_cached("SELECT settings FROM integrations WHERE project_id = ?1")?
+        .query_map([project.0], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for json in settings {
+        integrations.set(serde_json::from_str::<IntegrationSettings>(&json)?);
+    }
+    Ok(integrations)
+}
+
+pub(crate) fn set_integration(
+    conn: &Connection,
+    project_id: ProjectId,
+    settings: IntegrationSettings,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    project(conn, project_id)?;
+    conn.prepare_cached(
+        "INSERT INTO integrations (project_id, kind, settings, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (project_id, kind) DO UPDATE SET settings = ?3, updated_at = ?4",
+    )?
+    .execute((
+        project_id.0,
+        settings.kind().as_str(),
+        serde_json::to_string(&settings)?,
+        to_millis(&now),
+    ))?;
+    Ok(())
+}
+
+pub(crate) fn remove_integration(
+    conn: &Connection,
+    project: ProjectId,
+    kind: IntegrationKind,
+) -> Result<bool, Error> {
+    let removed = conn
+        .prepare_cached("DELETE FROM integrations WHERE project_id = ?1 AND kind = ?2")?
+        .execute((project.0, kind.as_str()))?;
+    Ok(removed > 0)
+}

@@ -1,0 +1,362 @@
+//! Status updates and the conversion job queue.
+
+use chrono::{DateTime, Duration, Utc};
+use leadtrack_core::StoreError;
+use leadtrack_core::api::{ConversionId, LeadStatus};
+use leadtrack_core::model::{
+    Attempt, ClaimedJob, Delivery, DeliveryState, Job, JobId, JobRecord, JobState, Lease, ProjectId,
+};
+use leadtrack_core::status::StatusUpdate;
+use leadtrack_core::store::{Conflict, Entity, StatusChange, plan_conversion};
+use leadtrack_core::time::{from_millis, to_millis};
+use rusqlite::{Connection, OptionalExtension};
+use uuid::Uuid;
+
+use crate::rows::{self, Error, JOB_COLUMNS, LEAD_COLUMNS};
+use crate::{admin, leads};
+
+/// Applies updateLeadStatus in the writer's transaction.
+pub(crate) fn update_status(
+    conn: &Connection,
+    project: ProjectId,
+    update: &StatusUpdate,
+    now: DateTime<Utc>,
+) -> Result<StatusChange, Error> {
+    let lead = leads::find(conn, project, &update.identifier)?
+        .ok_or(StoreError::NotFound(Entity::Lead))?;
+    let label = match update.conversion_id {
+        ConversionId::Label(id) => {
+            Some(admin::label(conn, project, id)?.ok_or(StoreError::NotFound(Entity::Label))?)
+        }
+        ConversionId::Open | ConversionId::Lost => None,
+    };
+    let note_given = update.note.is_some();
+    let note = update.note.clone().flatten();
+
+    if update.conversion_id == ConversionId::Open {
+        conn.prepare_cached(
+            "UPDATE leads SET status = 'open', price = coalesce(?2, price),
+                note = CASE WHEN ?3 THEN ?4 ELSE note END, updated_at = ?5
+             WHERE id = ?1",
+        )?
+        .execute((lead.id, update.price, note_given, &note, to_millis(&now)))?;
+        // Only a job no worker has picked up is cancelled; one being delivered finishes,
+        // and the lead, now open, stays open.
+        conn.prepare_cached(
+            "UPDATE jobs SET state = 'cancelled', finished_at = ?2
+             WHERE lead_id = ?1 AND state = 'queued' AND started_at IS NULL",
+        )?
+        .execute((lead.id, to_millis(&now)))?;
+        return Ok(StatusChange {
+            lead_id: lead.id,
+            unique_identifier: lead.data.unique_identifier,
+            job: None,
+            warnings: Vec::new(),
+        });
+    }
+
+    let pending = conn
+        .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND finished_at IS NULL")?
+        .query_row([lead.id], |_| Ok(()))
+        .optional()?;
+    if pending.is_some() {
+        return Err(Error::Store(StoreError::Conflict(Conflict::JobPending {
+            lead_id: lead.id,
+        })));
+    }
+    let project_row = admin::project(conn, project)?;
+    let integrations = admin::integrations(conn, project)?;
+    let job = plan_conversion(
+        &lead,
+        update,
+        label.as_ref(),
+        &project_row,
+        &integrations,
+        now,
+    );
+
+    conn.prepare_cached(
+        "UPDATE leads SET status = 'pending', price = coalesce(?2, price),
+            note = CASE WHEN ?3 THEN ?4 ELSE note END, conversion_id = ?5, updated_at = ?6
+         WHERE id = ?1",
+    )?
+    .execute((
+        lead.id,
+        update.price,
+        note_given,
+        &note,
+        job.conversion_id.to_string(),
+        to_millis(&now),
+    ))?;
+    conn.prepare_cached(
+        "INSERT INTO jobs (event_id, project_id, lead_id, conversion_id, final_status, price,
+            state, created_at, due_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7)",
+    )?
+    .execute((
+        job.event_id.to_string(),
+        project.0,
+        lead.id,
+        job.conversion_id.to_string(),
+        job.final_status.as_str(),
+        job.price,
+        to_millis(&now),
+    ))?;
+    let job_id = conn.last_insert_rowid();
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO deliveries (job_id, integration, state, detail) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for planned in &job.deliveries {
+        let (state, detail) = match &planned.skip {
+            Some(skip) => (DeliveryState::Skipped, Some(skip.reason.as_str())),
+            None => (DeliveryState::Pending, None),
+        };
+        insert.execute((job_id, planned.integration.as_str(), state.as_str(), detail))?;
+    }
+    Ok(StatusChange {
+        lead_id: lead.id,
+        unique_identifier: lead.data.unique_identifier,
+        job: Some(JobId(job_id)),
+        warnings: job.warnings,
+    })
+}
+
+/// Leases the job due soonest: a queued job due by `now`, or a running one whose lease
+/// has lapsed (its worker died).
+pub(crate) fn claim(
+    conn: &Connection,
+    now: DateTime<Utc>,
+    lease_for: Duration,
+) -> Result<Option<ClaimedJob>, Error> {
+    let now_ms = to_millis(&now);
+    let first = |sql: &str| -> Result<Option<(i64, i64)>, Error> {
+        Ok(conn
+            .prepare_cached(sql)?
+            .query_row([now_ms], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?)
+    };
+    let queued = first(
+        "SELECT id, due_at FROM jobs WHERE state = 'queued' AND due_at <= ?1
+         ORDER BY due_at, id LIMIT 1",
+    )?;
+    let lapsed = first(
+        "SELECT id, lease_expires_at FROM jobs WHERE state = 'running' AND lease_expires_at <= ?1
+         ORDER BY lease_expires_at, id LIMIT 1",
+    )?;
+    let Some((id, _)) = [queued, lapsed]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(_, at)| *at)
+    else {
+        return Ok(None);
+    };
+    let lease = Lease {
+        token: Uuid::new_v4(),
+        expires_at: leadtrack_core::time::truncate_to_millis(now + lease_for),
+    };
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'running', lease_token = ?2, lease_expires_at = ?3,
+            started_at = coalesce(started_at, ?4)
+         WHERE id = ?1",
+    )?
+    .execute((
+        id,
+        lease.token.to_string(),
+        to_millis(&lease.expires_at),
+        now_ms,
+    ))?;
+    let job = job(conn, JobId(id))?;
+    let lead = conn
+        .prepare_cached(&format!("SELECT {LEAD_COLUMNS} FROM leads WHERE id = ?1"))?
+        .query_and_then([job.lead_id], rows::lead)?
+        .next()
+        .ok_or(StoreError::NotFound(Entity::Lead))??;
+    let deliveries = deliveries(conn, job.id)?;
+    Ok(Some(ClaimedJob {
+        job,
+        lease,
+        lead,
+        deliveries,
+    }))
+}
+
+fn job(conn: &Connection, id: JobId) -> Result<Job, Error> {
+    conn.prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))?
+        .query_and_then([id.0], rows::job)?
+        .next()
+        .ok_or(StoreError::NotFound(Entity::Job))?
+}
+
+fn deliveries(conn: &Connection, job: JobId) -> Result<Vec<Delivery>, Error> {
+    let mut deliveries = conn
+        .prepare_cached(
+            "SELECT integration, state, attempts, next_attempt_at, detail
+             FROM deliveries WHERE job_id = ?1",
+        )?
+        .query_and_then([job.0], |row| -> Result<Delivery, Error> {
+            Ok(Delivery {
+                integration: rows::parse("deliveries.integration", row.get(0)?)?,
+                state: rows::parse("deliveries.state", row.get(1)?)?,
+                attempts: row.get(2)?,
+                next_attempt_at: row.get::<_, Option<i64>>(3)?.map(from_millis),
+                detail: row.get(4)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    deliveries.sort_by_key(|d| d.integration);
+    Ok(deliveries)
+}
+
+/// Fails unless `token` holds the job's lease.
+fn check_lease(conn: &Connection, id: JobId, token: Uuid) -> Result<(), Error> {
+    let held: Option<(String, Option<String>)> = conn
+        .prepare_cached("SELECT state, lease_token FROM jobs WHERE id = ?1")?
+        .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    match held {
+        None => Err(Error::Store(StoreError::NotFound(Entity::Job))),
+        Some((state, Some(lease)))
+            if state == JobState::Running.as_str() && lease == token.to_string() =>
+        {
+            Ok(())
+        }
+        Some(_) => Err(Error::Store(StoreError::Conflict(Conflict::LeaseLost(id)))),
+    }
+}
+
+pub(crate) fn record_attempt(
+    conn: &Connection,
+    id: JobId,
+    token: Uuid,
+    attempt: &Attempt,
+) -> Result<(), Error> {
+    check_lease(conn, id, token)?;
+    let updated = conn
+        .prepare_cached(
+            "UPDATE deliveries SET state = ?3, attempts = attempts + 1, next_attempt_at = ?4,
+                detail = ?5
+             WHERE job_id = ?1 AND integration = ?2",
+        )?
+        .execute((
+            id.0,
+            attempt.integration.as_str(),
+            attempt.outcome.delivery_state().as_str(),
+            attempt.retry_at.as_ref().map(to_millis),
+            &attempt.error,
+        ))?;
+    if updated == 0 {
+        return Err(Error::Store(StoreError::Invalid(format!(
+            "job {} has no delivery to {}",
+            id.0, attempt.integration
+        ))));
+    }
+    conn.prepare_cached(
+        "INSERT INTO attempts (job_id, integration, at, outcome, http_status, error, retry_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute((
+        id.0,
+        attempt.integration.as_str(),
+        to_millis(&attempt.at),
+        attempt.outcome.as_str(),
+        attempt.http_status,
+        &attempt.error,
+        attempt.retry_at.as_ref().map(to_millis),
+    ))?;
+    Ok(())
+}
+
+pub(crate) fn reschedule(
+    conn: &Connection,
+    id: JobId,
+    token: Uuid,
+    due_at: DateTime<Utc>,
+) -> Result<(), Error> {
+    check_lease(conn, id, token)?;
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'queued', due_at = ?2, lease_token = NULL, lease_expires_at = NULL
+         WHERE id = ?1",
+    )?
+    .execute((id.0, to_millis(&due_at)))?;
+    Ok(())
+}
+
+pub(crate) fn finish(
+    conn: &Connection,
+    id: JobId,
+    token: Uuid,
+    now: DateTime<Utc>,
+) -> Result<LeadStatus, Error> {
+    check_lease(conn, id, token)?;
+    if deliveries(conn, id)?
+        .iter()
+        .any(|d| d.state == DeliveryState::Pending)
+    {
+        return Err(Error::Store(StoreError::Invalid(format!(
+            "job {} still has deliveries pending",
+            id.0
+        ))));
+    }
+    let job = job(conn, id)?;
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'done', finished_at = ?2, lease_token = NULL,
+            lease_expires_at = NULL
+         WHERE id = ?1",
+    )?
+    .execute((id.0, to_millis(&now)))?;
+    // A lead reset to `open` while its job was delivered is no longer pending: it stays open.
+    conn.prepare_cached(
+        "UPDATE leads SET status = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'pending'",
+    )?
+    .execute((job.lead_id, job.final_status.as_str(), to_millis(&now)))?;
+    let status: String = conn
+        .prepare_cached("SELECT status FROM leads WHERE id = ?1")?
+        .query_row([job.lead_id], |row| row.get(0))?;
+    rows::parse("leads.status", status)
+}
+
+pub(crate) fn lead_jobs(
+    conn: &Connection,
+    project: ProjectId,
+    lead_id: i64,
+) -> Result<Vec<JobRecord>, Error> {
+    let jobs: Vec<Job> = conn
+        .prepare_cached(&format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE lead_id = ?1 AND project_id = ?2
+             ORDER BY id DESC"
+        ))?
+        .query_and_then((lead_id, project.0), rows::job)?
+        .collect::<Result<_, _>>()?;
+    let mut records = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let attempts: Vec<Attempt> = conn
+            .prepare_cached(
+                "SELECT integration, at, outcome, http_status, error, retry_at
+                 FROM attempts WHERE job_id = ?1 ORDER BY id",
+            )?
+            .query_and_then([job.id.0], |row| -> Result<Attempt, Error> {
+                Ok(Attempt {
+                    integration: rows::parse("attempts.integration", row.get(0)?)?,
+                    at: from_millis(row.get(1)?),
+                    outcome: rows::parse("attempts.outcome", row.get(2)?)?,
+                    http_status: row.get(3)?,
+                    error: row.get(4)?,
+                    retry_at: row.get::<_, Option<i64>>(5)?.map(from_millis),
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        let deliveries = deliveries(conn, job.id)?
+            .into_iter()
+            .map(|delivery| {
+                let of_delivery: Vec<Attempt> = attempts
+                    .iter()
+                    .filter(|a| a.integration == delivery.integration)
+                    .cloned()
+                    .collect();
+                (delivery, of_delivery)
+            })
+            .collect();
+        records.push(JobRecord { job, deliveries });
+    }
+    Ok(records)
+}

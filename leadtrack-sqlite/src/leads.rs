@@ -1,0 +1,351 @@
+//! Leads: create with deduplication, lookup, and the filtered, sorted, paged listing.
+
+use chrono::{DateTime, Utc};
+use leadtrack_core::api::{LeadIdentifier, LeadStatus};
+use leadtrack_core::lead::{LeadData, StoredLead};
+use leadtrack_core::matching;
+use leadtrack_core::model::ProjectId;
+use leadtrack_core::query::{LeadQuery, SortDirection, SortField};
+use leadtrack_core::store::{CreatedLead, LeadPage};
+use leadtrack_core::time::to_millis;
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
+
+use crate::rows::{self, Error, LEAD_COLUMNS};
+
+/// Creates a lead, or merges into the project's lead with the same event id. Runs in the
+/// writer's transaction, so concurrent creates are serialised and the unique index on
+/// `(project_id, unique_event_id)` backs the rule.
+pub(crate) fn create(
+    conn: &Connection,
+    project: ProjectId,
+    data: LeadData,
+    now: DateTime<Utc>,
+) -> Result<CreatedLead, Error> {
+    if let Some(event_id) = data.unique_event_id() {
+        let existing = conn
+            .prepare_cached(
+                "SELECT id, data FROM leads WHERE project_id = ?1 AND unique_event_id = ?2",
+            )?
+            .query_row((project.0, event_id), |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            })
+            .optional()?;
+        if let Some((id, stored)) = existing {
+            let mut merged: LeadData = serde_json::from_str(&stored)?;
+            merged.merge(data);
+            write_data(conn, Some(id), project, &merged, now)?;
+            return Ok(CreatedLead {
+                lead_id: id,
+                unique_identifier: merged.unique_identifier,
+                created: false,
+            });
+        }
+    }
+    let id = write_data(conn, None, project, &data, now)?;
+    Ok(CreatedLead {
+        lead_id: id,
+        unique_identifier: data.unique_identifier,
+        created: true,
+    })
+}
+
+/// Inserts a new lead (`id` `None`) or rewrites an existing lead's data with the columns
+/// derived from it. Returns the lead's id.
+fn write_data(
+    conn: &Connection,
+    id: Option<i64>,
+    project: ProjectId,
+    data: &LeadData,
+    now: DateTime<Utc>,
+) -> Result<i64, Error> {
+    let keys = data.keys();
+    let json = serde_json::to_string(data)?;
+    let now = to_millis(&now);
+    let form_name = data.form_name();
+    let (first_name, last_name) = (data.user("firstName"), data.user("lastName"));
+    let (email, phone) = (data.user("email"), data.user("phone"));
+    let company_name = data.user("companyName");
+    let unique_event_id = data.unique_event_id();
+    let mut params: Vec<(&str, &dyn ToSql)> = vec![
+        (":project_id", &project.0),
+        (":now", &now),
+        (":data", &json),
+        (":form_name", &form_name),
+        (":first_name", &first_name),
+        (":last_name", &last_name),
+        (":email", &email),
+        (":phone", &phone),
+        (":company_name", &company_name),
+        (":unique_identifier", &data.unique_identifier),
+        (":unique_event_id", &unique_event_id),
+        (":email_key", &keys.email),
+        (":phone_key", &keys.phone),
+        (":search_text", &keys.search_text),
+        (":has_gclid", &keys.has_gclid),
+        (":has_cid", &keys.has_cid),
+        (":has_fbp", &keys.has_fbp),
+        (":has_fbc", &keys.has_fbc),
+    ];
+    if let Some(id) = &id {
+        params.push((":id", id));
+        conn.prepare_cached(
+            "UPDATE leads SET updated_at = :now, data = :data, form_name = :form_name,
+                first_name = :first_name, last_name = :last_name, email = :email,
+                phone = :phone, company_name = :company_name,
+                unique_identifier = :unique_identifier, unique_event_id = :unique_event_id,
+                email_key = :email_key, phone_key = :phone_key, search_text = :search_text,
+                has_gclid = :has_gclid, has_cid = :has_cid, has_fbp = :has_fbp,
+                has_fbc = :has_fbc
+             WHERE id = :id AND project_id = :project_id",
+        )?
+        .execute(params.as_slice())?;
+        Ok(*id)
+    } else {
+        let status = LeadStatus::Open.as_str();
+        params.push((":status", &status));
+        conn.prepare_cached(
+            "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
+                first_name, last_name, email, phone, company_name, unique_identifier,
+                unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
+                has_fbp, has_fbc)
+             VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
+                :last_name, :email, :phone, :company_name, :unique_identifier,
+                :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
+                :has_fbp, :has_fbc)",
+        )?
+        .execute(params.as_slice())?;
+        Ok(conn.last_insert_rowid())
+    }
+}
+
+/// Finds a lead of the project by id, or the newest match of another identifier.
+pub(crate) fn find(
+    conn: &Connection,
+    project: ProjectId,
+    identifier: &LeadIdentifier,
+) -> Result<Option<StoredLead>, Error> {
+    let (column, value) = match identifier {
+        LeadIdentifier::LeadId(id) => ("id", SqlValue::Integer(*id)),
+        LeadIdentifier::UniqueIdentifier(value) => {
+            ("unique_identifier", SqlValue::Text(value.clone()))
+        }
+        LeadIdentifier::Email(email) => match matching::email_key(email) {
+            Some(key) => ("email_key", SqlValue::Text(key)),
+            None => return Ok(None),
+        },
+        LeadIdentifier::Phone(phone) => match matching::phone_key(phone) {
+            Some(key) => ("phone_key", SqlValue::Text(key)),
+            None => return Ok(None),
+        },
+    };
+    let sql = format!(
+        "SELECT {LEAD_COLUMNS} FROM leads WHERE project_id = ?1 AND {column} = ?2
+         ORDER BY created_at DESC, id DESC LIMIT 1"
+    );
+    conn.prepare_cached(&sql)?
+        .query_and_then((project.0, value), rows::lead)?
+        .next()
+        .transpose()
+}
+
+/// A page of the project's leads matching `query`, and how many match in all.
+pub(crate) fn list(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<LeadPage, Error> {
+    let (filter, mut params) = filter(project, query);
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM leads WHERE {filter}"))?
+        .query_row(params_from_iter(&params), |row| row.get(0))?;
+    let total = u64::try_from(total).unwrap_or_default();
+    if query.offset() >= total {
+        return Ok(LeadPage {
+            leads: Vec::new(),
+            total,
+        });
+    }
+    params.push(SqlValue::Integer(i64::from(query.limit)));
+    params.push(SqlValue::Integer(
+        i64::try_from(query.offset()).unwrap_or(i64::MAX),
+    ));
+    let sql = format!(
+        "SELECT {LEAD_COLUMNS} FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
+        order_by(query)
+    );
+    let leads = conn
+        .prepare_cached(&sql)?
+        .query_and_then(params_from_iter(&params), rows::lead)?
+        .collect::<Result<_, _>>()?;
+    Ok(LeadPage { leads, total })
+}
+
+/// The WHERE clause of a listing and its parameters. Always starts with the project, so
+/// every plan is an index search within it.
+pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlValue>) {
+    let mut sql = String::from("project_id = ?");
+    let mut params = vec![SqlValue::Integer(project.0)];
+    let mut equals = |sql: &mut String, column: &str, value: Option<String>| {
+        match value {
+            Some(value) => {
+                sql.push_str(&format!(" AND {column} = ?"));
+                params.push(SqlValue::Text(value));
+            }
+            // A filter value that normalises to nothing matches nothing.
+            None => sql.push_str(" AND 0"),
+        }
+    };
+    if let Some(statuses) = &query.status {
+        if statuses.is_empty() {
+            sql.push_str(" AND 0");
+        } else {
+            let list: Vec<String> = statuses
+                .iter()
+                .map(|s| format!("'{}'", s.as_str()))
+                .collect();
+            sql.push_str(&format!(" AND status IN ({})", list.join(", ")));
+        }
+    }
+    if let Some(form_name) = &query.form_name {
+        equals(&mut sql, "form_name", Some(form_name.clone()));
+    }
+    if let Some(id) = &query.unique_identifier {
+        equals(&mut sql, "unique_identifier", Some(id.clone()));
+    }
+    if let Some(email) = &query.email {
+        equals(&mut sql, "email_key", matching::email_key(email));
+    }
+    if let Some(phone) = &query.phone {
+        equals(&mut sql, "phone_key", matching::phone_key(phone));
+    }
+    if let Some(from) = &query.created_from {
+        sql.push_str(" AND created_at >= ?");
+        params.push(SqlValue::Integer(to_millis(from)));
+    }
+    if let Some(to) = &query.created_to {
+        sql.push_str(" AND created_at <= ?");
+        params.push(SqlValue::Integer(to_millis(to)));
+    }
+    if let Some(term) = &query.search {
+        sql.push_str(" AND instr(search_text, ?) > 0");
+        params.push(SqlValue::Text(matching::search_term(term)));
+    }
+    for (column, exists) in [
+        ("has_gclid", query.gclid_exists),
+        ("has_cid", query.cid_exists),
+        ("has_fbp", query.fbp_exists),
+        ("has_fbc", query.fbc_exists),
+    ] {
+        if let Some(exists) = exists {
+            sql.push_str(&format!(" AND {column} = {}", i32::from(exists)));
+        }
+    }
+    (sql, params)
+}
+
+/// The ORDER BY of a listing: the sort key with nulls last, then the id, both in the
+/// requested direction. Text sorts ignore ASCII case.
+pub(crate) fn order_by(query: &LeadQuery) -> String {
+    let key = match query.sort.field {
+        SortField::CreatedAt => "created_at",
+        SortField::FirstName => "first_name COLLATE NOCASE",
+        SortField::LastName => "last_name COLLATE NOCASE",
+        SortField::Email => "email COLLATE NOCASE",
+        SortField::Price => "price",
+        SortField::Status => "status",
+    };
+    let direction = match query.sort.direction {
+        SortDirection::Asc => "ASC",
+        SortDirection::Desc => "DESC",
+    };
+    format!("{key} {direction} NULLS LAST, id {direction}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leadtrack_core::query::Sort;
+
+    /// Every listing's plan reaches leads through an index on the project: no query scans
+    /// the table, so no query reads another project's leads.
+    #[test]
+    fn every_filter_and_sort_searches_within_the_project() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        let base = LeadQuery::default;
+        let mut queries = vec![
+            base(),
+            LeadQuery {
+                status: Some(vec![LeadStatus::Open, LeadStatus::Rated]),
+                ..base()
+            },
+            LeadQuery {
+                form_name: Some("Contact".into()),
+                ..base()
+            },
+            LeadQuery {
+                unique_identifier: Some("crm-1".into()),
+                ..base()
+            },
+            LeadQuery {
+                email: Some("a@x.io".into()),
+                ..base()
+            },
+            LeadQuery {
+                phone: Some("+1 555".into()),
+                ..base()
+            },
+            LeadQuery {
+                created_from: Some(Utc::now()),
+                created_to: Some(Utc::now()),
+                ..base()
+            },
+            LeadQuery {
+                search: Some("ada".into()),
+                ..base()
+            },
+            LeadQuery {
+                gclid_exists: Some(true),
+                fbc_exists: Some(false),
+                ..base()
+            },
+        ];
+        for field in SortField::ALL {
+            for direction in [SortDirection::Asc, SortDirection::Desc] {
+                queries.push(LeadQuery {
+                    sort: Sort { field, direction },
+                    ..base()
+                });
+            }
+        }
+        for query in queries {
+            let (filter, params) = filter(ProjectId(1), &query);
+            let count = format!("SELECT count(*) FROM leads WHERE {filter}");
+            let mut page_params = params.clone();
+            page_params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
+            let page = format!(
+                "SELECT {LEAD_COLUMNS} FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
+                order_by(&query)
+            );
+            for (sql, params) in [(count, params), (page, page_params)] {
+                let plan: Vec<String> = conn
+                    .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                    .unwrap()
+                    .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                let on_leads: Vec<&String> =
+                    plan.iter().filter(|step| step.contains("leads")).collect();
+                assert!(!on_leads.is_empty(), "{sql}: {plan:?}");
+                for step in on_leads {
+                    assert!(
+                        step.starts_with("SEARCH leads USING") && step.contains("(project_id=?"),
+                        "{query:?} is not confined to the project: {step}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Turning rows into the core's records, and the error type of this crate's SQL code.
+
+use std::str::FromStr;
+
+use leadtrack_core::StoreError;
+use leadtrack_core::lead::StoredLead;
+use leadtrack_core::model::{ConversionLabel, Job, JobId, Project, ProjectId};
+use leadtrack_core::time::from_millis;
+use rusqlite::Row;
+
+/// What the SQL code fails with; converted to [`StoreError`] at the store's boundary.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Error {
+    /// SQLite failed.
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    /// A JSON column did not hold what it should.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// A rule of the store was broken (not found, conflict, invalid).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A column held a value this build does not know.
+    #[error("unexpected value in column {column}: {value:?}")]
+    Corrupt {
+        /// The column.
+        column: &'static str,
+        /// What it held.
+        value: String,
+    },
+}
+
+impl From<Error> for StoreError {
+    fn from(err: Error) -> Self {
+        match err {
+            Error::Store(err) => err,
+            other => StoreError::backend(other),
+        }
+    }
+}
+
+/// Parses a text column into an enumeration.
+pub(crate) fn parse<T: FromStr>(column: &'static str, value: String) -> Result<T, Error> {
+    value.parse().map_err(|_| Error::Corrupt { column, value })
+}
+
+/// The columns [`lead`] reads, in order.
+pub(crate) const LEAD_COLUMNS: &str =
+    "id, project_id, status, price, note, conversion_id, created_at, data";
+
+/// A lead from a row of [`LEAD_COLUMNS`].
+pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
+    Ok(StoredLead {
+        id: row.get(0)?,
+        project_id: ProjectId(row.get(1)?),
+        status: parse("status", row.get(2)?)?,
+        price: row.get(3)?,
+        note: row.get(4)?,
+        conversion_id: row
+            .get::<_, Option<String>>(5)?
+            .map(|id| parse("conversion_id", id))
+            .transpose()?,
+        created_at: from_millis(row.get(6)?),
+        data: serde_json::from_str(&row.get::<_, String>(7)?)?,
+    })
+}
+
+/// The columns [`project`] reads, in order.
+pub(crate) const PROJECT_COLUMNS: &str =
+    "id, public_id, name, active, currency, phone_country_code, lost_mapping, created_at";
+
+/// A project from a row of [`PROJECT_COLUMNS`].
+pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
+    Ok(Project {
+        id: ProjectId(row.get(0)?),
+        public_id: row.get(1)?,
+        name: row.get(2)?,
+        active: row.get(3)?,
+        currency: row.get(4)?,
+        phone_country_code: row.get(5)?,
+        lost_mapping: serde_json::from_str(&row.get::<_, String>(6)?)?,
+        created_at: from_millis(row.get(7)?),
+    })
+}
+
+/// The columns [`label`] reads, in order.
+pub(crate) const LABEL_COLUMNS: &str = "id, project_id, name, mark_as_done, mapping, created_at";
+
+/// A conversion label from a row of [`LABEL_COLUMNS`].
+pub(crate) fn label(row: &Row<'_>) -> Result<ConversionLabel, Error> {
+    Ok(ConversionLabel {
+        id: parse("labels.id", row.get(0)?)?,
+        project_id: ProjectId(row.get(1)?),
+        name: row.get(2)?,
+        mark_as_done: row.get(3)?,
+        mapping: serde_json::from_str(&row.get::<_, String>(4)?)?,
+        created_at: from_millis(row.get(5)?),
+    })
+}
+
+/// The columns [`job`] reads, in order.
+pub(crate) const JOB_COLUMNS: &str = "id, event_id, project_id, lead_id, conversion_id, \
+     final_status, price, state, created_at, due_at, started_at, finished_at";
+
+/// A job from a row of [`JOB_COLUMNS`].
+pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
+    Ok(Job {
+        id: JobId(row.get(0)?),
+        event_id: parse("jobs.event_id", row.get(1)?)?,
+        project_id: ProjectId(row.get(2)?),
+        lead_id: row.get(3)?,
+        conversion_id: parse("jobs.conversion_id", row.get(4)?)?,
+        final_status: parse("jobs.final_status", row.get(5)?)?,
+        price: row.get(6)?,
+        state: parse("jobs.state", row.get(7)?)?,
+        created_at: from_millis(row.get(8)?),
+        due_at: from_millis(row.get(9)?),
+        started_at: row.get::<_, Option<i64>>(10)?.map(from_millis),
+        finished_at: row.get::<_, Option<i64>>(11)?.map(from_millis),
+    })
+}

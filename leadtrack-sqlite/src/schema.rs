@@ -1,0 +1,238 @@
+//! The schema, as a constant list of migrations. `PRAGMA user_version` records how many
+//! have been applied; opening a database applies the rest in one transaction.
+
+use leadtrack_core::StoreError;
+use rusqlite::{Connection, TransactionBehavior};
+
+/// Every migration, oldest first. Never edit one that has shipped: append a new one.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    // 1: projects, their API keys, and leads.
+    r#"
+    CREATE TABLE projects (
+        id                 INTEGER PRIMARY KEY,
+        public_id          TEXT    NOT NULL UNIQUE,
+        name               TEXT    NOT NULL,
+        active             INTEGER NOT NULL DEFAULT 1,
+        currency           TEXT    NOT NULL,
+        phone_country_code TEXT,
+        lost_mapping       TEXT    NOT NULL,
+        created_at         INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE api_keys (
+        id         INTEGER PRIMARY KEY,
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        key_hash   BLOB    NOT NULL UNIQUE,
+        prefix     TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+    ) STRICT;
+    CREATE INDEX api_keys_project ON api_keys (project_id, prefix);
+
+    -- `data` holds the submitted lead (formData, userData, attributionData, deviceData,
+    -- channelFlow, uniqueIdentifier) as JSON; the columns after it are derived from it
+    -- so that every filter, lookup and sort has an index within the project.
+    CREATE TABLE leads (
+        id                INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id        INTEGER NOT NULL REFERENCES projects (id),
+        status            TEXT    NOT NULL,
+        price             INTEGER,
+        note              TEXT,
+        conversion_id     TEXT,
+        created_at        INTEGER NOT NULL,
+        updated_at        INTEGER NOT NULL,
+        data              TEXT    NOT NULL,
+        form_name         TEXT,
+        first_name        TEXT,
+        last_name         TEXT,
+        email             TEXT,
+        phone             TEXT,
+        company_name      TEXT,
+        unique_identifier TEXT,
+        unique_event_id   TEXT,
+        email_key         TEXT,
+        phone_key         TEXT,
+        search_text       TEXT    NOT NULL,
+        has_gclid         INTEGER NOT NULL,
+        has_cid           INTEGER NOT NULL,
+        has_fbp           INTEGER NOT NULL,
+        has_fbc           INTEGER NOT NULL
+    ) STRICT;
+    -- Deduplication: one lead per event id and project, also under concurrent creates.
+    CREATE UNIQUE INDEX leads_event ON leads (project_id, unique_event_id)
+        WHERE unique_event_id IS NOT NULL;
+    CREATE INDEX leads_created    ON leads (project_id, created_at, id);
+    CREATE INDEX leads_status     ON leads (project_id, status, created_at, id);
+    CREATE INDEX leads_form       ON leads (project_id, form_name, created_at, id);
+    CREATE INDEX leads_identifier ON leads (project_id, unique_identifier, created_at, id);
+    CREATE INDEX leads_email_key  ON leads (project_id, email_key, created_at, id);
+    CREATE INDEX leads_phone_key  ON leads (project_id, phone_key, created_at, id);
+    CREATE INDEX leads_first_name ON leads (project_id, first_name COLLATE NOCASE, id);
+    CREATE INDEX leads_last_name  ON leads (project_id, last_name COLLATE NOCASE, id);
+    CREATE INDEX leads_email      ON leads (project_id, email COLLATE NOCASE, id);
+    CREATE INDEX leads_price      ON leads (project_id, price, id);
+    "#,
+    // 2: conversion labels, integrations, and the conversion job queue.
+    r#"
+    CREATE TABLE labels (
+        id           TEXT    PRIMARY KEY,
+        project_id   INTEGER NOT NULL REFERENCES projects (id),
+        name         TEXT    NOT NULL,
+        mark_as_done INTEGER NOT NULL,
+        mapping      TEXT    NOT NULL,
+        created_at   INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX labels_project ON labels (project_id, created_at);
+
+    CREATE TABLE integrations (
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        kind       TEXT    NOT NULL,
+        settings   TEXT    NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (project_id, kind)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE jobs (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id         TEXT    NOT NULL UNIQUE,
+        project_id       INTEGER NOT NULL REFERENCES projects (id),
+        lead_id          INTEGER NOT NULL REFERENCES leads (id),
+        conversion_id    TEXT    NOT NULL,
+        final_status     TEXT    NOT NULL,
+        price            INTEGER,
+        state            TEXT    NOT NULL,
+        created_at       INTEGER NOT NULL,
+        due_at           INTEGER NOT NULL,
+        lease_token      TEXT,
+        lease_expires_at INTEGER,
+        started_at       INTEGER,
+        finished_at      INTEGER
+    ) STRICT;
+    -- The 409 rule, enforced by the database too: at most one unfinished job per lead.
+    CREATE UNIQUE INDEX jobs_unfinished_per_lead ON jobs (lead_id) WHERE finished_at IS NULL;
+    CREATE INDEX jobs_lead   ON jobs (lead_id, id);
+    CREATE INDEX jobs_due    ON jobs (due_at, id) WHERE state = 'queued';
+    CREATE INDEX jobs_leased ON jobs (lease_expires_at, id) WHERE state = 'running';
+
+    CREATE TABLE deliveries (
+        job_id          INTEGER NOT NULL REFERENCES jobs (id),
+        integration     TEXT    NOT NULL,
+        state           TEXT    NOT NULL,
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER,
+        detail          TEXT,
+        PRIMARY KEY (job_id, integration)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE attempts (
+        id          INTEGER PRIMARY KEY,
+        job_id      INTEGER NOT NULL REFERENCES jobs (id),
+        integration TEXT    NOT NULL,
+        at          INTEGER NOT NULL,
+        outcome     TEXT    NOT NULL,
+        http_status INTEGER,
+        error       TEXT,
+        retry_at    INTEGER
+    ) STRICT;
+    CREATE INDEX attempts_job ON attempts (job_id, id);
+    "#,
+];
+
+/// Applies the migrations `conn`'s database lacks. A database newer than this build is
+/// refused rather than misread.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    migrate_to(conn, MIGRATIONS.len())
+}
+
+/// Applies migrations up to `target` (a count); tests use it to build older databases.
+pub(crate) fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(StoreError::backend)?;
+    let version: i64 = tx
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(StoreError::backend)?;
+    let current = usize::try_from(version).unwrap_or(usize::MAX);
+    if current > MIGRATIONS.len() {
+        return Err(StoreError::Invalid(format!(
+            "the database has schema version {version}, newer than this leadtrack knows ({}); upgrade leadtrack",
+            MIGRATIONS.len()
+        )));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().take(target).skip(current) {
+        tx.execute_batch(sql).map_err(StoreError::backend)?;
+        tx.pragma_update(None, "user_version", (index + 1) as i64)
+            .map_err(StoreError::backend)?;
+        tracing::info!(version = index + 1, "applied database migration");
+    }
+    tx.commit().map_err(StoreError::backend)
+}
+
+/// The schema version recorded in the database.
+#[cfg(test)]
+pub(crate) fn version(conn: &Connection) -> i64 {
+    conn.query_row("PRAGMA user_version", [], |row| row.get(0))
+        .expect("user_version is readable")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_migration_applies_in_order_on_an_empty_database() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for step in 1..=MIGRATIONS.len() {
+            migrate_to(&mut conn, step).unwrap();
+            assert_eq!(version(&conn), step as i64);
+        }
+        let problems: Vec<String> = conn
+            .prepare("PRAGMA foreign_key_check")
+            .unwrap()
+            .query_map([], |row| row.get::<_, String>(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(problems.is_empty());
+        let integrity: String = conn
+            .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(integrity, "ok");
+    }
+
+    #[test]
+    fn migrating_twice_is_a_no_op() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        assert_eq!(version(&conn), MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn newer_databases_are_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "user_version", MIGRATIONS.len() as i64 + 1)
+            .unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert!(err.to_string().contains("upgrade leadtrack"), "{err}");
+    }
+
+    #[test]
+    fn a_failing_migration_leaves_the_database_as_it_was() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 1).unwrap();
+        // Something in the way of migration 2 makes it fail; nothing of it may remain.
+        conn.execute_batch("CREATE TABLE labels (x INTEGER)")
+            .unwrap();
+        assert!(migrate(&mut conn).is_err());
+        assert_eq!(version(&conn), 1);
+        let jobs: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'jobs'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(jobs, 0);
+    }
+}

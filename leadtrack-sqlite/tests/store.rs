@@ -1,0 +1,173 @@
+//! Behaviour of the SQLite store beyond the conformance suite: group commit, opening bad
+//! files, closing.
+
+use chrono::Utc;
+use futures::future::join_all;
+use leadtrack_core::model::NewProject;
+use leadtrack_core::testkit::data;
+use leadtrack_core::{LeadStore, StoreError};
+use leadtrack_sqlite::{SqliteOptions, SqliteStore, Synchronous};
+use serde_json::json;
+
+async fn store_with_project(
+    options: SqliteOptions,
+) -> (
+    tempfile::TempDir,
+    SqliteStore,
+    leadtrack_core::model::Project,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open_with(dir.path().join("db"), options)
+        .await
+        .unwrap();
+    let project = store
+        .create_project(
+            NewProject {
+                public_id: Some("p".into()),
+                name: "P".into(),
+                currency: None,
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    (dir, store, project)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn waiting_writes_are_committed_together() {
+    let (_dir, store, project) = store_with_project(SqliteOptions::default()).await;
+    let before = store.write_stats();
+    let results = join_all((0..500).map(|i| {
+        let store = store.clone();
+        async move {
+            store
+                .create_lead(
+                    project.id,
+                    data(json!({"userData": {"email": format!("u{i}@x.io")}})),
+                    Utc::now(),
+                )
+                .await
+        }
+    }))
+    .await;
+    assert!(results.iter().all(Result::is_ok));
+    let after = store.write_stats();
+    let writes = after.writes - before.writes;
+    let transactions = after.transactions - before.transactions;
+    assert_eq!(writes, 500);
+    assert!(
+        transactions < writes,
+        "500 concurrent writes took {transactions} transactions: no group commit"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_write_does_not_undo_the_others_in_its_batch() {
+    let (_dir, store, project) = store_with_project(SqliteOptions {
+        synchronous: Synchronous::Normal,
+        ..SqliteOptions::default()
+    })
+    .await;
+    let attempts = join_all((0..40).map(|i| {
+        let store = store.clone();
+        async move {
+            if i % 2 == 0 {
+                store
+                    .create_project(
+                        NewProject {
+                            public_id: Some("p".into()),
+                            name: "dup".into(),
+                            currency: None,
+                        },
+                        Utc::now(),
+                    )
+                    .await
+                    .map(|_| ())
+            } else {
+                store
+                    .create_lead(
+                        project.id,
+                        data(json!({"userData": {"email": "a@x.io"}})),
+                        Utc::now(),
+                    )
+                    .await
+                    .map(|_| ())
+            }
+        }
+    }))
+    .await;
+    for (i, result) in attempts.iter().enumerate() {
+        assert_eq!(result.is_ok(), i % 2 == 1, "write {i}: {result:?}");
+    }
+    let page = store
+        .list_leads(project.id, &Default::default())
+        .await
+        .unwrap();
+    assert_eq!(page.total, 20);
+    assert_eq!(store.projects().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_file_that_is_not_a_database_is_refused_with_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("garbage.db");
+    std::fs::write(&path, vec![0x5a; 8192]).unwrap();
+    let err = SqliteStore::open(&path).await.unwrap_err();
+    assert!(err.to_string().contains("not a database"), "{err}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        vec![0x5a; 8192],
+        "the file is untouched"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_directory_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = SqliteStore::open(dir.path().join("no/such/dir/db"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Backend(_)), "{err}");
+}
+
+#[tokio::test]
+async fn a_closed_store_is_unavailable() {
+    let (_dir, store, project) = store_with_project(SqliteOptions::default()).await;
+    let clone = store.clone();
+    store.close().await;
+    let err = clone.projects().await.unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
+    let err = clone
+        .create_lead(
+            project.id,
+            data(json!({"userData": {"email": "a@x.io"}})),
+            Utc::now(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
+}
+
+#[tokio::test]
+async fn two_stores_on_one_file_see_each_others_writes() {
+    // The admin commands open the database of a running server this way.
+    let (dir, server, project) = store_with_project(SqliteOptions::default()).await;
+    let admin = SqliteStore::open(dir.path().join("db")).await.unwrap();
+    let key = admin.issue_api_key(project.id, Utc::now()).await.unwrap();
+    let hash = leadtrack_core::model::KeyHash::of(&key.key);
+    assert!(server.authenticate(&hash).await.unwrap().is_some());
+    admin
+        .revoke_api_key(
+            project.id,
+            &leadtrack_core::store::KeyRef::parse(&key.key),
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        server.authenticate(&hash).await.unwrap().is_none(),
+        "revocation is immediate"
+    );
+    admin.close().await;
+}
