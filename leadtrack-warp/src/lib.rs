@@ -1,3 +1,145 @@
-//! The leadtrack lead routes as one mountable warp filter (filled in by the routes work).
+//! The leadtrack lead routes as one warp [`Filter`], to mount inside any warp app.
+//!
+//! [`routes`] serves the five paths of the HTTP contract under `/api/leads/`, generic over
+//! any [`LeadStore`]. It claims a request only when its path is one of those five; everything
+//! else is rejected untouched, so the host's own routes and its 404 keep working. Once a
+//! path is claimed, every outcome (errors, 405, CORS preflight) is answered by leadtrack
+//! itself: the host needs no `.recover()`.
+//!
+//! ```no_run
+//! use leadtrack_sqlite::SqliteStore;
+//! use warp::Filter;
+//!
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = SqliteStore::open("leadtrack.db").await?;
+//! let health = warp::path!("health").map(|| "ok");
+//! let app = health.or(leadtrack_warp::routes(store, leadtrack_warp::Config::default()));
+//! warp::serve(app).run(([127, 0, 0, 1], 8080)).await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! | Route | Answers |
+//! |---|---|
+//! | `POST /api/leads/createLead` | 201 created, 200 deduplicated; no key |
+//! | `POST /api/leads/createServerSideLead` | the same, with `X-API-Key` |
+//! | `POST /api/leads/updateLeadStatus` | 200 `open`, 201 queued, 409 job pending |
+//! | `GET /api/leads/getLeads` | 200 with a page of leads |
+//! | `GET /api/leads/getLead` | 200 with one lead |
+//!
+//! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`].
 
 #![forbid(unsafe_code)]
+
+mod handlers;
+mod reply;
+mod request;
+
+use std::sync::Arc;
+
+use leadtrack_core::LeadStore;
+use warp::http::Method;
+use warp::reply::Response;
+use warp::{Filter, Rejection};
+
+/// Settings of the lead routes.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Largest accepted request body, in bytes (`413` beyond it). 64 KiB by default.
+    pub body_limit: usize,
+    /// Take the client's address from the first `X-Forwarded-For` address. Only enable it
+    /// behind a proxy that sets the header, or clients can claim any address. Off by default.
+    pub trust_forwarded_for: bool,
+    /// Which origins browsers may call the routes from. Any by default: websites post
+    /// leads from anywhere.
+    pub cors_origins: CorsOrigins,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            body_limit: 64 * 1024,
+            trust_forwarded_for: false,
+            cors_origins: CorsOrigins::Any,
+        }
+    }
+}
+
+/// The origins allowed by CORS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// `Access-Control-Allow-Origin: *`.
+    Any,
+    /// Only these origins (e.g. `https://www.example.com`), echoed back with `Vary: Origin`.
+    List(Vec<String>),
+}
+
+/// The operations, one per path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Operation {
+    CreateLead,
+    CreateServerSideLead,
+    UpdateLeadStatus,
+    GetLeads,
+    GetLead,
+}
+
+impl Operation {
+    /// The operation whose path ends in `segment`.
+    fn from_segment(segment: &str) -> Option<Self> {
+        Some(match segment {
+            "createLead" => Self::CreateLead,
+            "createServerSideLead" => Self::CreateServerSideLead,
+            "updateLeadStatus" => Self::UpdateLeadStatus,
+            "getLeads" => Self::GetLeads,
+            "getLead" => Self::GetLead,
+            _ => return None,
+        })
+    }
+
+    fn method(self) -> Method {
+        match self {
+            Self::GetLeads | Self::GetLead => Method::GET,
+            Self::CreateLead | Self::CreateServerSideLead | Self::UpdateLeadStatus => Method::POST,
+        }
+    }
+}
+
+/// The five lead routes, answered from `store`.
+///
+/// Combine with a host app's filters by `.or(...)`. Requests to other paths are rejected
+/// with warp's "not found", which lets the host's routes (and its own 404) answer them.
+pub fn routes<S: LeadStore>(
+    store: S,
+    config: Config,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    let state = Arc::new((store, config));
+    let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
+    warp::path("api")
+        .and(warp::path("leads"))
+        .and(warp::path::param::<String>())
+        .and(warp::path::end())
+        .and_then(|segment: String| async move {
+            Operation::from_segment(&segment).ok_or_else(warp::reject::not_found)
+        })
+        .and(warp::method())
+        .and(warp::header::headers_cloned())
+        .and(warp::addr::remote())
+        .and(query)
+        .and(warp::body::stream())
+        .then(move |operation, method, headers, remote, query, body| {
+            let state = Arc::clone(&state);
+            async move {
+                let (store, config) = &*state;
+                let request = handlers::Request {
+                    operation,
+                    method,
+                    headers,
+                    remote,
+                    query,
+                };
+                handlers::handle(store, config, request, body).await
+            }
+        })
+}

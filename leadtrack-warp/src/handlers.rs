@@ -1,0 +1,183 @@
+//! One handler per route. Each answers every outcome itself: domain errors are replies,
+//! never rejections, so a host app's routes and recovery stay untouched.
+
+use std::net::SocketAddr;
+
+use bytes::Buf;
+use chrono::Utc;
+use futures_util::Stream;
+use leadtrack_core::api::{GetLeadResponse, messages};
+use leadtrack_core::input::{CreateRoute, NewLead};
+use leadtrack_core::query::{LeadQuery, lead_identifier_from_pairs};
+use leadtrack_core::status::StatusUpdate;
+use leadtrack_core::{ErrorCode, LeadStore};
+use warp::http::{HeaderMap, Method, StatusCode};
+use warp::reply::Response;
+
+use crate::reply::{self, ApiError};
+use crate::request::{self, authenticate, check_content_type, read_body};
+use crate::{Config, Operation};
+
+/// What a handler needs of the request, besides its body.
+pub(crate) struct Request {
+    pub(crate) operation: Operation,
+    pub(crate) method: Method,
+    pub(crate) headers: HeaderMap,
+    pub(crate) remote: Option<SocketAddr>,
+    pub(crate) query: String,
+}
+
+/// Answers a request on one of the lead paths, CORS headers included.
+pub(crate) async fn handle<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: Request,
+    body: B,
+) -> Response
+where
+    S: LeadStore,
+    B: Stream<Item = Result<D, warp::Error>> + Send,
+    D: Buf,
+{
+    let operation = request.operation;
+    let mut response = if request.method == Method::OPTIONS {
+        reply::preflight()
+    } else if request.method != operation.method() {
+        ApiError::method_not_allowed(reply::allow_header(&operation.method())).into_response()
+    } else {
+        let result = match operation {
+            Operation::CreateLead => create_lead(store, config, &request, body).await,
+            Operation::CreateServerSideLead => {
+                create_server_side_lead(store, config, &request, body).await
+            }
+            Operation::UpdateLeadStatus => update_lead_status(store, config, &request, body).await,
+            Operation::GetLeads => get_leads(store, &request).await,
+            Operation::GetLead => get_lead(store, &request).await,
+        };
+        result.unwrap_or_else(ApiError::into_response)
+    };
+    reply::apply_cors(&mut response, &request.headers, &config.cors_origins);
+    response
+}
+
+/// `POST /api/leads/createLead`: from browsers, no key; the project comes from the body.
+async fn create_lead<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    body: B,
+) -> Result<Response, ApiError>
+where
+    S: LeadStore,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    check_content_type(&request.headers)?;
+    let body = read_body(&request.headers, body, config.body_limit).await?;
+    let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
+    let public_id = lead.project_id.as_deref().unwrap_or_default();
+    let project = store
+        .project_by_public_id(public_id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::ProjectNotFound, "Project not found"))?;
+    request::ensure_active(&project)?;
+    let device = &mut lead.data.device_data;
+    if device.ip_address.is_none() {
+        device.ip_address =
+            request::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
+    }
+    if device.user_agent.is_none() {
+        device.user_agent = request::user_agent(&request.headers);
+    }
+    let created = store.create_lead(project.id, lead.data, Utc::now()).await?;
+    Ok(created_reply(&created))
+}
+
+/// `POST /api/leads/createServerSideLead`: from backends, with a key.
+async fn create_server_side_lead<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    body: B,
+) -> Result<Response, ApiError>
+where
+    S: LeadStore,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let project = authenticate(store, &request.headers).await?;
+    check_content_type(&request.headers)?;
+    let body = read_body(&request.headers, body, config.body_limit).await?;
+    let lead = NewLead::parse(&body, CreateRoute::Server)?;
+    if lead
+        .project_id
+        .as_ref()
+        .is_some_and(|id| *id != project.public_id)
+    {
+        return Err(ApiError::new(
+            ErrorCode::ProjectMismatch,
+            "projectId does not match the project of the API key",
+        ));
+    }
+    let created = store.create_lead(project.id, lead.data, Utc::now()).await?;
+    Ok(created_reply(&created))
+}
+
+fn created_reply(created: &leadtrack_core::store::CreatedLead) -> Response {
+    let status = if created.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    reply::json(status, &created.to_response())
+}
+
+/// `POST /api/leads/updateLeadStatus`: `open`, `lost` or a conversion label.
+async fn update_lead_status<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    body: B,
+) -> Result<Response, ApiError>
+where
+    S: LeadStore,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let project = authenticate(store, &request.headers).await?;
+    check_content_type(&request.headers)?;
+    let body = read_body(&request.headers, body, config.body_limit).await?;
+    let update = StatusUpdate::parse(&body)?;
+    let change = store.update_status(project.id, &update, Utc::now()).await?;
+    let status = if change.job.is_some() {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(reply::json(status, &change.to_response()))
+}
+
+/// `GET /api/leads/getLeads`: filtered, sorted, paged.
+async fn get_leads<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
+    let project = authenticate(store, &request.headers).await?;
+    let query = LeadQuery::from_pairs(request::query_pairs(&request.query))?;
+    let page = store.list_leads(project.id, &query).await?;
+    Ok(reply::json(StatusCode::OK, &page.to_response(&query)))
+}
+
+/// `GET /api/leads/getLead`: by id, uniqueIdentifier, email or phone.
+async fn get_lead<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
+    let project = authenticate(store, &request.headers).await?;
+    let identifier = lead_identifier_from_pairs(request::query_pairs(&request.query))?;
+    let lead = store
+        .find_lead(project.id, &identifier)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::LeadNotFound, "Lead not found"))?;
+    Ok(reply::json(
+        StatusCode::OK,
+        &GetLeadResponse {
+            message: messages::LEAD_RETRIEVED.to_owned(),
+            lead: lead.to_api(),
+        },
+    ))
+}

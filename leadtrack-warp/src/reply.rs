@@ -1,0 +1,187 @@
+//! Responses: JSON bodies, the contract's error replies, and CORS headers.
+
+use leadtrack_core::api::{ErrorBody, messages};
+use leadtrack_core::store::{Conflict, Entity};
+use leadtrack_core::{ErrorCode, StoreError, ValidationError};
+use serde::Serialize;
+use warp::http::header::{self, HeaderMap, HeaderValue};
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::CorsOrigins;
+
+/// A JSON response with `status`.
+pub(crate) fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => {
+            let mut response = Response::new(bytes.into());
+            *response.status_mut() = status;
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        Err(err) => {
+            tracing::error!(error = %err, "could not serialize a response");
+            ApiError::internal().into_response()
+        }
+    }
+}
+
+/// An error answer: a status, the contract's error body, and the headers some codes need.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    body: ErrorBody,
+    allow: Option<&'static str>,
+    retry_after: Option<u32>,
+}
+
+impl ApiError {
+    /// An error with the code's status and a message.
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            body: ErrorBody::new(code, message),
+            allow: None,
+            retry_after: None,
+        }
+    }
+
+    /// `500 internal`, with nothing of the cause (the caller logs it).
+    pub(crate) fn internal() -> Self {
+        Self::new(ErrorCode::Internal, "Internal server error")
+    }
+
+    /// `405`, with the `Allow` header.
+    pub(crate) fn method_not_allowed(allow: &'static str) -> Self {
+        Self {
+            allow: Some(allow),
+            ..Self::new(ErrorCode::MethodNotAllowed, "Method not allowed")
+        }
+    }
+
+    /// The response.
+    pub(crate) fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.body.code.http_status())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = json(status, &self.body);
+        let headers = response.headers_mut();
+        if let Some(allow) = self.allow {
+            headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+        }
+        if let Some(seconds) = self.retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+impl From<ValidationError> for ApiError {
+    fn from(err: ValidationError) -> Self {
+        Self {
+            body: err.into(),
+            allow: None,
+            retry_after: None,
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::NotFound(Entity::Lead) => {
+                Self::new(ErrorCode::LeadNotFound, "Lead not found")
+            }
+            StoreError::NotFound(Entity::Label) => Self::new(
+                ErrorCode::ConversionLabelNotFound,
+                "Conversion label not found",
+            ),
+            StoreError::NotFound(Entity::Project) => {
+                Self::new(ErrorCode::ProjectNotFound, "Project not found")
+            }
+            StoreError::Conflict(Conflict::JobPending { lead_id }) => Self {
+                body: ErrorBody {
+                    lead_id: Some(lead_id),
+                    ..ErrorBody::new(ErrorCode::JobPending, messages::JOB_PENDING)
+                },
+                allow: None,
+                retry_after: None,
+            },
+            StoreError::Unavailable(reason) => {
+                tracing::warn!(%reason, "store unavailable");
+                Self {
+                    retry_after: Some(1),
+                    ..Self::new(
+                        ErrorCode::Unavailable,
+                        "Service temporarily unavailable, retry shortly",
+                    )
+                }
+            }
+            other => {
+                tracing::error!(error = %other, "store failure");
+                Self::internal()
+            }
+        }
+    }
+}
+
+/// The methods a preflight allows.
+const ALLOW_METHODS: &str = "GET, POST, OPTIONS";
+/// The request headers a preflight allows.
+const ALLOW_HEADERS: &str = "Content-Type, X-API-Key";
+
+/// `204` for a CORS preflight.
+pub(crate) fn preflight() -> Response {
+    let mut response = Response::new(Vec::new().into());
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static(ALLOW_METHODS),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static(ALLOW_HEADERS),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("86400"),
+    );
+    response
+}
+
+/// Adds the CORS headers every response on the lead paths carries.
+pub(crate) fn apply_cors(response: &mut Response, request: &HeaderMap, origins: &CorsOrigins) {
+    let headers = response.headers_mut();
+    match origins {
+        CorsOrigins::Any => {
+            headers.insert(
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            );
+        }
+        CorsOrigins::List(allowed) => {
+            headers.append(header::VARY, HeaderValue::from_static("Origin"));
+            let origin = request.get(header::ORIGIN);
+            let listed = origin
+                .and_then(|o| o.to_str().ok())
+                .is_some_and(|o| allowed.iter().any(|a| a.eq_ignore_ascii_case(o)));
+            if let (true, Some(origin)) = (listed, origin) {
+                headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+            }
+        }
+    }
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static("Retry-After"),
+    );
+}
+
+/// The methods of a path, for its `Allow` header.
+pub(crate) fn allow_header(method: &Method) -> &'static str {
+    if method == Method::GET {
+        "GET, OPTIONS"
+    } else {
+        "POST, OPTIONS"
+    }
+}

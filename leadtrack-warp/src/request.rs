@@ -1,0 +1,230 @@
+//! Reading a request: the API key, the content type, the body within its limit, the query
+//! string and the client's address.
+
+use std::net::{IpAddr, SocketAddr};
+
+use bytes::{Buf, Bytes, BytesMut};
+use futures_util::{Stream, StreamExt};
+use leadtrack_core::model::{KeyHash, Project};
+use leadtrack_core::{ErrorCode, LeadStore};
+use warp::http::header::{self, HeaderMap};
+
+use crate::reply::ApiError;
+
+/// The header that carries API keys.
+pub(crate) const API_KEY_HEADER: &str = "x-api-key";
+
+/// The project of the request's API key: `401` when the key is missing or unknown, `403`
+/// when its project is deactivated.
+pub(crate) async fn authenticate<S: LeadStore>(
+    store: &S,
+    headers: &HeaderMap,
+) -> Result<Project, ApiError> {
+    let missing = || ApiError::new(ErrorCode::MissingApiKey, "Missing X-API-Key header");
+    let invalid = || ApiError::new(ErrorCode::InvalidApiKey, "Invalid API key");
+    let value = headers.get(API_KEY_HEADER).ok_or_else(missing)?;
+    let key = value.to_str().map_err(|_| invalid())?.trim();
+    if key.is_empty() {
+        return Err(missing());
+    }
+    let project = store
+        .authenticate(&KeyHash::of(key))
+        .await?
+        .ok_or_else(invalid)?;
+    ensure_active(&project)?;
+    Ok(project)
+}
+
+/// `403 project_inactive` for a deactivated project.
+pub(crate) fn ensure_active(project: &Project) -> Result<(), ApiError> {
+    if project.active {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::ProjectInactive,
+            "Project is inactive",
+        ))
+    }
+}
+
+/// Bodies may be JSON (any charset), `text/plain` (what `sendBeacon` sends) or untyped.
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let unsupported = || {
+        ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "Unsupported Content-Type: send application/json or text/plain",
+        )
+    };
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let text = value.to_str().map_err(|_| unsupported())?;
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    if essence.is_empty()
+        || essence.eq_ignore_ascii_case("application/json")
+        || essence.eq_ignore_ascii_case("text/plain")
+    {
+        Ok(())
+    } else {
+        Err(unsupported())
+    }
+}
+
+/// Reads the body, answering `413` as soon as it exceeds `limit` bytes (by its declared
+/// length, or while it streams in).
+pub(crate) async fn read_body<B, D>(
+    headers: &HeaderMap,
+    body: B,
+    limit: usize,
+) -> Result<Bytes, ApiError>
+where
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let too_large = || {
+        ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("Request body is larger than {limit} bytes"),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(too_large());
+    }
+    let mut body = std::pin::pin!(body);
+    let mut collected = BytesMut::with_capacity(declared.map_or(0, |n| n as usize));
+    while let Some(chunk) = body.next().await {
+        let mut chunk = chunk.map_err(|err| {
+            tracing::debug!(error = %err, "could not read a request body");
+            ApiError::new(ErrorCode::InvalidJson, "Could not read the request body")
+        })?;
+        if collected.len() + chunk.remaining() > limit {
+            return Err(too_large());
+        }
+        while chunk.has_remaining() {
+            let part = chunk.chunk();
+            let len = part.len();
+            collected.extend_from_slice(part);
+            chunk.advance(len);
+        }
+    }
+    Ok(collected.freeze())
+}
+
+/// The query string's decoded `(name, value)` pairs; `%5B`/`%5D` and literal brackets in
+/// names decode alike.
+pub(crate) fn query_pairs(query: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+/// The client's address: the first `X-Forwarded-For` address when the proxy is trusted
+/// and the header holds one, else the peer's.
+pub(crate) fn client_ip(
+    headers: &HeaderMap,
+    remote: Option<SocketAddr>,
+    trust_forwarded_for: bool,
+) -> Option<String> {
+    let forwarded = trust_forwarded_for
+        .then(|| headers.get("x-forwarded-for"))
+        .flatten()
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .and_then(|first| first.trim().parse::<IpAddr>().ok());
+    forwarded
+        .or(remote.map(|addr| addr.ip()))
+        .map(|ip| ip.to_canonical().to_string())
+}
+
+/// The request's `User-Agent`, if any.
+pub(crate) fn user_agent(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|ua| !ua.is_empty())
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warp::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn accepted_content_types() {
+        for ok in [
+            &[][..],
+            &[("content-type", "application/json")],
+            &[("content-type", "application/json; charset=UTF-8")],
+            &[("content-type", "Application/JSON")],
+            &[("content-type", "text/plain;charset=UTF-8")],
+            &[("content-type", "")],
+        ] {
+            assert!(check_content_type(&headers(ok)).is_ok(), "{ok:?}");
+        }
+        for bad in [
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/xml",
+            "text/html",
+        ] {
+            assert!(
+                check_content_type(&headers(&[("content-type", bad)])).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn forwarded_addresses_count_only_when_trusted() {
+        let remote = Some(SocketAddr::from(([10, 0, 0, 1], 4000)));
+        let forwarded = headers(&[("x-forwarded-for", " 203.0.113.7 , 10.0.0.2")]);
+        assert_eq!(
+            client_ip(&forwarded, remote, false).as_deref(),
+            Some("10.0.0.1")
+        );
+        assert_eq!(
+            client_ip(&forwarded, remote, true).as_deref(),
+            Some("203.0.113.7")
+        );
+        let garbage = headers(&[("x-forwarded-for", "unknown")]);
+        assert_eq!(
+            client_ip(&garbage, remote, true).as_deref(),
+            Some("10.0.0.1")
+        );
+        let mapped = Some("[::ffff:192.0.2.9]:80".parse().unwrap());
+        assert_eq!(
+            client_ip(&HeaderMap::new(), mapped, false).as_deref(),
+            Some("192.0.2.9")
+        );
+    }
+
+    #[test]
+    fn bracketed_query_names_decode_alike() {
+        let pairs = query_pairs(
+            "createdAt%5Bgte%5D=2026-01-01&gclid[exists]=true&email=a%2Bb%40x.io&search=a+b",
+        );
+        assert_eq!(
+            pairs,
+            [
+                ("createdAt[gte]".to_owned(), "2026-01-01".to_owned()),
+                ("gclid[exists]".to_owned(), "true".to_owned()),
+                ("email".to_owned(), "a+b@x.io".to_owned()),
+                ("search".to_owned(), "a b".to_owned()),
+            ]
+        );
+    }
+}

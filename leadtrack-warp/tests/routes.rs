@@ -1,0 +1,1362 @@
+//! The lead routes through `warp::test` (no socket): every endpoint, every error row of the
+//! contract that concerns them, the real clients' payloads, and the 409 race.
+
+use std::net::SocketAddr;
+
+use chrono::Utc;
+use futures::future::join_all;
+use leadtrack_core::LeadStore;
+use leadtrack_core::api::{IntegrationKind, LeadIdentifier};
+use leadtrack_core::model::{
+    Ga4Settings, IntegrationSettings, LabelMapping, NewLabel, NewProject, Project, Secret,
+};
+use leadtrack_sqlite::SqliteStore;
+use leadtrack_warp::{Config, CorsOrigins, routes};
+use serde_json::{Value, json};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::{HeaderMap, StatusCode};
+use warp::reply::Response;
+
+struct App {
+    store: SqliteStore,
+    project: Project,
+    key: String,
+    filter: BoxedFilter<(Response,)>,
+}
+
+async fn app() -> App {
+    app_with(Config::default()).await
+}
+
+async fn app_with(config: Config) -> App {
+    let store = SqliteStore::open_temporary().await.unwrap();
+    let project = store
+        .create_project(
+            NewProject {
+                public_id: Some("prj_test".into()),
+                name: "Test".into(),
+                currency: Some("EUR".into()),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let key = store
+        .issue_api_key(project.id, Utc::now())
+        .await
+        .unwrap()
+        .key;
+    let filter = routes(store.clone(), config).boxed();
+    App {
+        store,
+        project,
+        key,
+        filter,
+    }
+}
+
+/// A response, decoded.
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    text: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.text)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.text))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|v| v.to_str().unwrap())
+    }
+}
+
+fn request(method: &str, path: &str) -> warp::test::RequestBuilder {
+    warp::test::request()
+        .method(method)
+        .path(path)
+        .remote_addr(SocketAddr::from(([198, 51, 100, 7], 52000)))
+}
+
+impl App {
+    async fn send(&self, request: warp::test::RequestBuilder) -> Reply {
+        let response = request.reply(&self.filter).await;
+        Reply {
+            status: response.status(),
+            headers: response.headers().clone(),
+            text: String::from_utf8(response.body().to_vec()).unwrap(),
+        }
+    }
+
+    async fn post(&self, path: &str, key: Option<&str>, body: Value) -> Reply {
+        let mut req = request("POST", path)
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(key) = key {
+            req = req.header("x-api-key", key);
+        }
+        self.send(req).await
+    }
+
+    async fn get(&self, path_and_query: &str) -> Reply {
+        self.send(request("GET", path_and_query).header("x-api-key", &self.key))
+            .await
+    }
+
+    async fn create(&self, body: Value) -> i64 {
+        let reply = self
+            .post("/api/leads/createServerSideLead", Some(&self.key), body)
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        reply.json()["leadId"].as_i64().unwrap()
+    }
+
+    async fn label(&self, mapping: LabelMapping) -> String {
+        self.store
+            .create_label(
+                self.project.id,
+                NewLabel {
+                    name: "Qualified".into(),
+                    mark_as_done: true,
+                    mapping,
+                },
+                Utc::now(),
+            )
+            .await
+            .unwrap()
+            .id
+            .to_string()
+    }
+
+    async fn lead_count(&self) -> u64 {
+        self.store
+            .list_leads(self.project.id, &Default::default())
+            .await
+            .unwrap()
+            .total
+    }
+}
+
+fn assert_error(reply: &Reply, status: u16, code: &str) -> Value {
+    assert_eq!(reply.status.as_u16(), status, "{}", reply.text);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(
+        reply.header("access-control-allow-origin"),
+        Some("*"),
+        "CORS on errors too"
+    );
+    let body = reply.json();
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    body
+}
+
+const PATHS: [(&str, &str); 5] = [
+    ("/api/leads/createLead", "POST"),
+    ("/api/leads/createServerSideLead", "POST"),
+    ("/api/leads/updateLeadStatus", "POST"),
+    ("/api/leads/getLeads", "GET"),
+    ("/api/leads/getLead", "GET"),
+];
+
+mod general {
+    use super::*;
+
+    #[tokio::test]
+    async fn preflight_is_answered_on_every_path() {
+        let app = app().await;
+        for (path, _) in PATHS {
+            let reply = app
+                .send(
+                    request("OPTIONS", path)
+                        .header("origin", "https://shop.example")
+                        .header("access-control-request-method", "POST")
+                        .header("access-control-request-headers", "content-type"),
+                )
+                .await;
+            assert_eq!(reply.status, StatusCode::NO_CONTENT, "{path}");
+            assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+            assert_eq!(
+                reply.header("access-control-allow-methods"),
+                Some("GET, POST, OPTIONS")
+            );
+            assert_eq!(
+                reply.header("access-control-allow-headers"),
+                Some("Content-Type, X-API-Key")
+            );
+            assert_eq!(reply.header("access-control-max-age"), Some("86400"));
+            assert!(reply.text.is_empty());
+        }
+    }
+
+    #[tokio::test]
+    async fn wrong_methods_get_405_with_allow() {
+        let app = app().await;
+        for (path, method) in PATHS {
+            for wrong in ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"] {
+                if wrong == method {
+                    continue;
+                }
+                let reply = app
+                    .send(request(wrong, path).header("x-api-key", &app.key))
+                    .await;
+                assert_eq!(
+                    reply.status,
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "{wrong} {path}"
+                );
+                let expected = if method == "GET" {
+                    "GET, OPTIONS"
+                } else {
+                    "POST, OPTIONS"
+                };
+                assert_eq!(reply.header("allow"), Some(expected));
+                if wrong != "HEAD" {
+                    assert_eq!(
+                        reply.json(),
+                        json!({"message": "Method not allowed", "code": "method_not_allowed"})
+                    );
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn other_paths_are_not_claimed() {
+        let app = app().await;
+        for path in [
+            "/api/leads",
+            "/api/leads/",
+            "/api/leads/deleteLead",
+            "/api/leads/createLead/extra",
+            "/api/lead/createLead",
+            "/api/leads/createlead",
+            "/createLead",
+        ] {
+            let matched = warp::test::request()
+                .method("POST")
+                .path(path)
+                .matches(&app.filter)
+                .await;
+            assert!(!matched, "{path} must be left to the host");
+        }
+    }
+
+    #[tokio::test]
+    async fn configured_origins_are_echoed_others_get_no_grant() {
+        let config = Config {
+            cors_origins: CorsOrigins::List(vec!["https://shop.example".into()]),
+            ..Config::default()
+        };
+        let app = app_with(config).await;
+        let reply = app
+            .send(request("GET", "/api/leads/getLeads").header("origin", "https://shop.example"))
+            .await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            reply.header("access-control-allow-origin"),
+            Some("https://shop.example")
+        );
+        assert_eq!(reply.header("vary"), Some("Origin"));
+        let reply = app
+            .send(
+                request("OPTIONS", "/api/leads/createLead")
+                    .header("origin", "https://evil.example"),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::NO_CONTENT);
+        assert_eq!(reply.header("access-control-allow-origin"), None);
+    }
+
+    #[tokio::test]
+    async fn bodies_over_the_limit_get_413_and_change_nothing() {
+        let app = app().await;
+        let big = json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}, "formData": {"pad": "x".repeat(70_000)}});
+        let reply = app.post("/api/leads/createLead", None, big).await;
+        assert_error(&reply, 413, "payload_too_large");
+        let at_limit = {
+            let mut body = json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}, "formData": {"pad": ""}}).to_string();
+            let pad = 64 * 1024 - body.len();
+            body = body.replace(r#""pad":"""#, &format!(r#""pad":"{}""#, "x".repeat(pad)));
+            assert_eq!(body.len(), 64 * 1024);
+            body
+        };
+        let reply = app
+            .send(request("POST", "/api/leads/createLead").body(at_limit))
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::CREATED,
+            "exactly 64 KiB is accepted: {}",
+            reply.text
+        );
+        assert_eq!(app.lead_count().await, 1);
+    }
+
+    #[tokio::test]
+    async fn a_smaller_configured_limit_applies() {
+        let app = app_with(Config {
+            body_limit: 100,
+            ..Config::default()
+        })
+        .await;
+        let body = json!({"userData": {"email": "a@x.io"}, "formData": {"pad": "x".repeat(100)}});
+        let reply = app
+            .post("/api/leads/createServerSideLead", Some(&app.key), body)
+            .await;
+        let error = assert_error(&reply, 413, "payload_too_large");
+        assert_eq!(error["message"], "Request body is larger than 100 bytes");
+    }
+
+    #[tokio::test]
+    async fn other_content_types_get_415() {
+        let app = app().await;
+        for content_type in [
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/xml",
+        ] {
+            for (path, key) in [
+                ("/api/leads/createLead", None),
+                ("/api/leads/createServerSideLead", Some(&app.key)),
+                ("/api/leads/updateLeadStatus", Some(&app.key)),
+            ] {
+                let mut req = request("POST", path)
+                    .header("content-type", content_type)
+                    .body(
+                        json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}})
+                            .to_string(),
+                    );
+                if let Some(key) = key {
+                    req = req.header("x-api-key", key.as_str());
+                }
+                let reply = app.send(req).await;
+                assert_error(&reply, 415, "unsupported_media_type");
+            }
+        }
+        assert_eq!(app.lead_count().await, 0);
+    }
+
+    #[tokio::test]
+    async fn json_text_plain_and_untyped_bodies_are_accepted() {
+        let app = app().await;
+        for content_type in [
+            Some("application/json; charset=utf-8"),
+            Some("text/plain;charset=UTF-8"),
+            None,
+        ] {
+            let mut req = request("POST", "/api/leads/createLead").body(
+                json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}}).to_string(),
+            );
+            if let Some(content_type) = content_type {
+                req = req.header("content-type", content_type);
+            }
+            let reply = app.send(req).await;
+            assert_eq!(
+                reply.status,
+                StatusCode::CREATED,
+                "{content_type:?}: {}",
+                reply.text
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn bodies_that_are_not_json_objects_get_invalid_json() {
+        let app = app().await;
+        for body in [
+            "",
+            "{",
+            "[]",
+            "\"lead\"",
+            "42",
+            "null",
+            "{\"projectId\": \"prj_test\",}",
+        ] {
+            let reply = app
+                .send(request("POST", "/api/leads/createLead").body(body))
+                .await;
+            assert_error(&reply, 400, "invalid_json");
+            let reply = app
+                .send(
+                    request("POST", "/api/leads/updateLeadStatus")
+                        .header("x-api-key", &app.key)
+                        .body(body),
+                )
+                .await;
+            assert_error(&reply, 400, "invalid_json");
+        }
+        assert_eq!(app.lead_count().await, 0);
+    }
+}
+
+mod authentication {
+    use super::*;
+
+    const KEYED: [(&str, &str); 4] = [
+        ("/api/leads/createServerSideLead", "POST"),
+        ("/api/leads/updateLeadStatus", "POST"),
+        ("/api/leads/getLeads", "GET"),
+        ("/api/leads/getLead", "GET"),
+    ];
+
+    #[tokio::test]
+    async fn missing_or_empty_keys_get_401_missing_api_key() {
+        let app = app().await;
+        for (path, method) in KEYED {
+            for key in [None, Some(""), Some("   ")] {
+                let mut req = request(method, path).body("not json at all");
+                if let Some(key) = key {
+                    req = req.header("x-api-key", key);
+                }
+                let reply = app.send(req).await;
+                assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{path}");
+                assert_eq!(
+                    reply.json(),
+                    json!({"message": "Missing X-API-Key header", "code": "missing_api_key"})
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn unknown_and_revoked_keys_get_401_invalid_api_key_before_the_body_is_read() {
+        let app = app().await;
+        let revoked = app
+            .store
+            .issue_api_key(app.project.id, Utc::now())
+            .await
+            .unwrap();
+        app.store
+            .revoke_api_key(
+                app.project.id,
+                &leadtrack_core::store::KeyRef::parse(&revoked.key),
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        for (path, method) in KEYED {
+            for key in [
+                "lt_0000000000000000000000000000000000000000000000000",
+                revoked.key.as_str(),
+                "x",
+            ] {
+                // An oversized, invalid body: authentication answers first.
+                let reply = app
+                    .send(
+                        request(method, path)
+                            .header("x-api-key", key)
+                            .header("content-type", "application/xml")
+                            .body("x".repeat(100_000)),
+                    )
+                    .await;
+                assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{path}");
+                assert_eq!(
+                    reply.json(),
+                    json!({"message": "Invalid API key", "code": "invalid_api_key"})
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_deactivated_project_gets_403_on_every_route() {
+        let app = app().await;
+        app.store
+            .set_project_active(app.project.id, false)
+            .await
+            .unwrap();
+        for (path, method) in KEYED {
+            let reply = app
+                .send(
+                    request(method, path)
+                        .header("x-api-key", &app.key)
+                        .body(json!({"userData": {"email": "a@x.io"}}).to_string()),
+                )
+                .await;
+            assert_error(&reply, 403, "project_inactive");
+        }
+        let reply = app
+            .post(
+                "/api/leads/createLead",
+                None,
+                json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}}),
+            )
+            .await;
+        assert_error(&reply, 403, "project_inactive");
+        assert_eq!(app.lead_count().await, 0);
+    }
+}
+
+mod create_lead {
+    use super::*;
+
+    #[tokio::test]
+    async fn creates_then_deduplicates() {
+        let app = app().await;
+        let body = json!({
+            "projectId": "prj_test",
+            "userData": {"email": "ada@example.com"},
+            "formData": {"uniqueEventId": "evt-1", "formName": "Contact"},
+        });
+        let first = app.post("/api/leads/createLead", None, body.clone()).await;
+        assert_eq!(first.status, StatusCode::CREATED);
+        assert_eq!(first.header("content-type"), Some("application/json"));
+        assert_eq!(first.header("access-control-allow-origin"), Some("*"));
+        let id = first.json()["leadId"].as_i64().unwrap();
+        assert_eq!(
+            first.text,
+            format!(
+                r#"{{"message":"Lead created successfully","leadId":{id},"uniqueIdentifier":null}}"#
+            )
+        );
+        let mut again = body;
+        again["uniqueIdentifier"] = json!("crm-9");
+        again["userData"] = json!({"phone": "+1 555 0100"});
+        let second = app.post("/api/leads/createLead", None, again).await;
+        assert_eq!(second.status, StatusCode::OK);
+        assert_eq!(
+            second.json(),
+            json!({"message": "Lead updated successfully", "leadId": id, "uniqueIdentifier": "crm-9"})
+        );
+        let read = app
+            .get(&format!("/api/leads/getLead?leadId={id}"))
+            .await
+            .json();
+        assert_eq!(read["lead"]["email"], "ada@example.com");
+        assert_eq!(read["lead"]["phone"], "+1 555 0100");
+        assert_eq!(app.lead_count().await, 1);
+    }
+
+    #[tokio::test]
+    async fn device_data_is_filled_from_the_request() {
+        let app = app().await;
+        let reply = app
+            .send(
+                request("POST", "/api/leads/createLead")
+                    .header("user-agent", "Mozilla/5.0 (Test)")
+                    .header("x-forwarded-for", "203.0.113.50")
+                    .body(
+                        json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}})
+                            .to_string(),
+                    ),
+            )
+            .await;
+        let id = reply.json()["leadId"].as_i64().unwrap();
+        let lead = app
+            .store
+            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            lead.data.device_data.ip_address.as_deref(),
+            Some("198.51.100.7"),
+            "proxy not trusted"
+        );
+        assert_eq!(
+            lead.data.device_data.user_agent.as_deref(),
+            Some("Mozilla/5.0 (Test)")
+        );
+
+        let given = json!({"projectId": "prj_test", "userData": {"email": "b@x.io"}, "deviceData": {"ipAddress": "192.0.2.1", "userAgent": "Given"}});
+        let id = app.post("/api/leads/createLead", None, given).await.json()["leadId"]
+            .as_i64()
+            .unwrap();
+        let lead = app
+            .store
+            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            lead.data.device_data.ip_address.as_deref(),
+            Some("192.0.2.1")
+        );
+        assert_eq!(lead.data.device_data.user_agent.as_deref(), Some("Given"));
+        let read = app
+            .get(&format!("/api/leads/getLead?leadId={id}"))
+            .await
+            .json();
+        assert!(
+            read["lead"].get("deviceData").is_none(),
+            "deviceData is never returned"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_trusted_proxy_supplies_the_client_address() {
+        let app = app_with(Config {
+            trust_forwarded_for: true,
+            ..Config::default()
+        })
+        .await;
+        let reply = app
+            .send(
+                request("POST", "/api/leads/createLead")
+                    .header("x-forwarded-for", "203.0.113.50, 10.0.0.1")
+                    .body(
+                        json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}})
+                            .to_string(),
+                    ),
+            )
+            .await;
+        let id = reply.json()["leadId"].as_i64().unwrap();
+        let lead = app
+            .store
+            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            lead.data.device_data.ip_address.as_deref(),
+            Some("203.0.113.50")
+        );
+    }
+
+    #[tokio::test]
+    async fn validation_errors_name_the_field_and_change_nothing() {
+        let app = app().await;
+        let reply = app
+            .post(
+                "/api/leads/createLead",
+                None,
+                json!({"userData": {"email": "a@x.io"}}),
+            )
+            .await;
+        let body = assert_error(&reply, 400, "missing_field");
+        assert_eq!(body["message"], "Missing required field: projectId");
+        let reply = app
+            .post(
+                "/api/leads/createLead",
+                None,
+                json!({"projectId": "prj_test", "userData": {"email": 5}}),
+            )
+            .await;
+        let body = assert_error(&reply, 400, "invalid_field");
+        assert_eq!(
+            body["errors"],
+            json!([{"field": "userData.email", "message": "must be a string, not a number"}])
+        );
+        let reply = app
+            .post(
+                "/api/leads/createLead",
+                None,
+                json!({"projectId": "prj_test", "userData": {"email": " "}}),
+            )
+            .await;
+        let body = assert_error(&reply, 400, "no_lead_data");
+        assert_eq!(
+            body,
+            json!({"message": "At least one of userData or attributionData must contain data", "code": "no_lead_data"})
+        );
+        let reply = app
+            .post("/api/leads/createLead", None, json!({"projectId": "prj_test", "userData": {"email": "a"}, "uniqueIdentifier": "x".repeat(256)}))
+            .await;
+        assert_error(&reply, 400, "invalid_field");
+        assert_eq!(app.lead_count().await, 0);
+    }
+
+    #[tokio::test]
+    async fn unknown_projects_get_404() {
+        let app = app().await;
+        let reply = app
+            .post(
+                "/api/leads/createLead",
+                None,
+                json!({"projectId": "prj_nope", "userData": {"email": "a@x.io"}}),
+            )
+            .await;
+        assert_eq!(
+            reply.json(),
+            json!({"message": "Project not found", "code": "project_not_found"})
+        );
+        assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    }
+
+    /// CONTRACT.md section 9: the tag-manager tag, posting JSON from another site after a
+    /// CORS preflight.
+    #[tokio::test]
+    async fn tag_manager_tag_after_a_preflight() {
+        let app = app().await;
+        let preflight = app
+            .send(
+                request("OPTIONS", "/api/leads/createLead")
+                    .header("origin", "https://www.shop.example")
+                    .header("access-control-request-method", "POST")
+                    .header("access-control-request-headers", "content-type"),
+            )
+            .await;
+        assert_eq!(preflight.status, StatusCode::NO_CONTENT);
+        assert_eq!(preflight.header("access-control-allow-origin"), Some("*"));
+        let body = json!({
+            "projectId": "prj_test",
+            "formData": {"formName": "undefined form name", "uniqueEventId": "gtm-1-abc", "formFields": {"message": "Hi"}},
+            "userData": {"email": "ada@example.com", "phone": "+44 20 7946 0958", "firstName": "Ada", "lastName": "Lovelace", "consent": "yes"},
+            "channelFlow": [{"t": 1_773_570_600_000_u64, "ch": {"s": "google", "m": "cpc", "cm": "spring", "ct": "", "tm": ""}, "lp": "https://www.shop.example/?gclid=G"}],
+            "attributionData": {"fbc": "", "fbp": "fb.1.1773570600000.42", "gclid": "G-1", "wbraid": "", "cid": "111.222"}
+        });
+        let reply = app
+            .send(
+                request("POST", "/api/leads/createLead")
+                    .header("origin", "https://www.shop.example")
+                    .header("content-type", "application/json")
+                    .body(body.to_string()),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+        let id = reply.json()["leadId"].as_i64().unwrap();
+        let lead = app
+            .get(&format!("/api/leads/getLead?leadId={id}"))
+            .await
+            .json()["lead"]
+            .clone();
+        assert_eq!(lead["formName"], "undefined form name");
+        assert_eq!(lead["firstName"], "Ada");
+        assert_eq!(
+            lead["attributionData"],
+            json!({"fbp": "fb.1.1773570600000.42", "gclid": "G-1", "cid": "111.222"})
+        );
+        assert_eq!(
+            lead["channelFlow"],
+            r#"[{"t":1773570600000,"ch":{"s":"google","m":"cpc","cm":"spring","ct":"","tm":""},"lp":"https://www.shop.example/?gclid=G"}]"#
+        );
+        assert_eq!(lead["userData"]["consent"], "yes");
+        assert_eq!(lead["formData"]["formFields"], json!({"message": "Hi"}));
+    }
+
+    /// CONTRACT.md section 9: the WordPress plugin, server to server.
+    #[tokio::test]
+    async fn wordpress_plugin() {
+        let app = app().await;
+        let body = json!({
+            "projectId": "prj_test",
+            "formData": {"formId": 7, "formName": "Contact", "customFormName": "Kontakt", "formFields": [{"your-name": "Ada"}, {"your-message": "Hi"}]},
+            "userData": {"email": "ada@example.com", "company": "Engines Ltd"},
+            "deviceData": {"ipAddress": "203.0.113.9", "userAgent": "Mozilla/5.0 (WP)"},
+            "attributionData": [],
+            "lt_channelflow": "%5B%7B%22t%22%3A1%7D%5D"
+        });
+        let reply = app.post("/api/leads/createLead", None, body).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        let id = reply.json()["leadId"].as_i64().unwrap();
+        let lead = app
+            .get(&format!("/api/leads/getLead?leadId={id}"))
+            .await
+            .json()["lead"]
+            .clone();
+        assert_eq!(lead["companyName"], "Engines Ltd");
+        assert_eq!(
+            lead["userData"],
+            json!({"email": "ada@example.com", "companyName": "Engines Ltd"})
+        );
+        assert_eq!(lead["attributionData"], Value::Null);
+        assert_eq!(lead["channelFlow"], "%5B%7B%22t%22%3A1%7D%5D");
+        let stored = app
+            .store
+            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            stored.data.device_data.ip_address.as_deref(),
+            Some("203.0.113.9")
+        );
+
+        let with_attribution = json!({
+            "projectId": "prj_test", "userData": [], "formData": {"formName": "Quote", "formFields": []},
+            "attributionData": {"gclid": "G-WP", "cid": "1.2"}, "deviceData": {"ipAddress": "203.0.113.9", "userAgent": "UA"}
+        });
+        let reply = app
+            .post("/api/leads/createLead", None, with_attribution)
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    }
+}
+
+mod create_server_side_lead {
+    use super::*;
+
+    #[tokio::test]
+    async fn creates_with_or_without_the_matching_project_id() {
+        let app = app().await;
+        let reply = app
+            .post(
+                "/api/leads/createServerSideLead",
+                Some(&app.key),
+                json!({"userData": {"email": "a@x.io"}, "uniqueIdentifier": "crm-1"}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED);
+        let id = reply.json()["leadId"].as_i64().unwrap();
+        assert_eq!(
+            reply.json(),
+            json!({"message": "Lead created successfully", "leadId": id, "uniqueIdentifier": "crm-1"})
+        );
+        let reply = app
+            .post(
+                "/api/leads/createServerSideLead",
+                Some(&app.key),
+                json!({"projectId": "prj_test", "userData": {"email": "b@x.io"}}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED);
+    }
+
+    #[tokio::test]
+    async fn another_project_id_gets_403_project_mismatch() {
+        let app = app().await;
+        let reply = app
+            .post(
+                "/api/leads/createServerSideLead",
+                Some(&app.key),
+                json!({"projectId": "prj_other", "userData": {"email": "a@x.io"}}),
+            )
+            .await;
+        assert_error(&reply, 403, "project_mismatch");
+        assert_eq!(app.lead_count().await, 0);
+    }
+
+    #[tokio::test]
+    async fn user_data_is_required() {
+        let app = app().await;
+        let reply = app
+            .post(
+                "/api/leads/createServerSideLead",
+                Some(&app.key),
+                json!({"attributionData": {"gclid": "G"}}),
+            )
+            .await;
+        let body = assert_error(&reply, 400, "missing_field");
+        assert_eq!(body["message"], "Missing required field: userData");
+    }
+}
+
+mod update_lead_status {
+    use super::*;
+
+    #[tokio::test]
+    async fn open_label_and_conflict() {
+        let app = app().await;
+        let label = app.label(LabelMapping::default()).await;
+        let id = app.create(json!({"userData": {"email": "a@x.io"}})).await;
+
+        let reply = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"leadId": id, "conversionId": "open", "price": 5000}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK);
+        assert_eq!(
+            reply.text,
+            format!(
+                r#"{{"message":"Lead status updated to open","leadId":{id},"uniqueIdentifier":null,"status":"open","queued":false}}"#
+            )
+        );
+
+        let reply = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"leadId": id.to_string(), "conversionId": label, "note": "Won"}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED);
+        assert_eq!(
+            reply.text,
+            format!(
+                r#"{{"message":"Lead queued for processing","leadId":{id},"uniqueIdentifier":null,"status":"pending","queued":true,"warnings":[]}}"#
+            )
+        );
+
+        let reply = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"leadId": id, "conversionId": "lost", "price": 1}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CONFLICT);
+        assert_eq!(
+            reply.text,
+            format!(
+                r#"{{"message":"Lead already has a pending job","code":"job_pending","leadId":{id}}}"#
+            )
+        );
+
+        let lead = app
+            .get(&format!("/api/leads/getLead?leadId={id}"))
+            .await
+            .json()["lead"]
+            .clone();
+        assert_eq!(lead["status"], "pending");
+        assert_eq!(lead["price"], 5000, "the 409 changed nothing");
+        assert_eq!(lead["note"], "Won");
+        assert_eq!(lead["conversionId"], Value::String(label));
+    }
+
+    #[tokio::test]
+    async fn concurrent_ratings_one_wins_the_rest_get_409() {
+        let app = app().await;
+        let label = app.label(LabelMapping::default()).await;
+        let id = app.create(json!({"userData": {"email": "a@x.io"}})).await;
+        let replies = join_all((0..24).map(|i| {
+            let conversion = if i % 3 == 0 {
+                "lost".to_owned()
+            } else {
+                label.clone()
+            };
+            app.post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"leadId": id, "conversionId": conversion}),
+            )
+        }))
+        .await;
+        let created = replies
+            .iter()
+            .filter(|r| r.status == StatusCode::CREATED)
+            .count();
+        let conflicts = replies
+            .iter()
+            .filter(|r| r.status == StatusCode::CONFLICT)
+            .count();
+        assert_eq!((created, conflicts), (1, 23));
+        for reply in replies.iter().filter(|r| r.status == StatusCode::CONFLICT) {
+            assert_eq!(
+                reply.json(),
+                json!({"message": "Lead already has a pending job", "code": "job_pending", "leadId": id})
+            );
+        }
+        let jobs = app.store.lead_jobs(app.project.id, id).await.unwrap();
+        assert_eq!(jobs.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn warnings_name_what_each_connected_integration_will_skip() {
+        let app = app().await;
+        app.store
+            .set_integration(
+                app.project.id,
+                IntegrationSettings::Ga4(Ga4Settings {
+                    measurement_id: "G-1".into(),
+                    api_secret: Secret::new("s"),
+                    validate: false,
+                    base_url: None,
+                }),
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let label = app
+            .label(LabelMapping {
+                ga4_event: Some("qualify".into()),
+                meta_event: Some("Lead".into()),
+                ..LabelMapping::default()
+            })
+            .await;
+        let id = app.create(json!({"userData": {"email": "a@x.io"}})).await;
+        let reply = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"email": "A@x.io", "conversionId": label}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED);
+        let body = reply.json();
+        assert_eq!(body["leadId"], id);
+        let warnings = body["warnings"].as_array().unwrap();
+        assert_eq!(
+            warnings.len(),
+            1,
+            "meta is mapped but not connected: {body}"
+        );
+        let warning = &warnings[0];
+        assert_eq!(warning["integration"], IntegrationKind::Ga4.as_str());
+        assert_eq!(warning["field"], "cid");
+        assert!(warning["reason"].as_str().unwrap().contains("client id"));
+        let timestamp = warning["timestamp"].as_str().unwrap();
+        assert_eq!(
+            timestamp.len(),
+            "2026-03-15T10:30:00.000Z".len(),
+            "{timestamp}"
+        );
+        assert!(timestamp.ends_with('Z') && timestamp.as_bytes()[19] == b'.');
+        assert_eq!(
+            warning.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["integration", "reason", "field", "timestamp"]
+        );
+    }
+
+    #[tokio::test]
+    async fn errors() {
+        let app = app().await;
+        let id = app
+            .create(json!({"userData": {"email": "a@x.io"}, "uniqueIdentifier": "crm-1"}))
+            .await;
+        let cases = [
+            (json!({"conversionId": "open"}), 400, "missing_identifier"),
+            (json!({"leadId": id}), 400, "missing_field"),
+            (
+                json!({"leadId": id, "conversionId": "done"}),
+                400,
+                "invalid_field",
+            ),
+            (
+                json!({"leadId": id, "conversionId": "open", "price": 10.5}),
+                400,
+                "invalid_field",
+            ),
+            (
+                json!({"leadId": id, "conversionId": "open", "price": -1}),
+                400,
+                "invalid_field",
+            ),
+            (
+                json!({"leadId": id, "conversionId": "open", "price": "100"}),
+                400,
+                "invalid_field",
+            ),
+            (
+                json!({"leadId": "abc", "conversionId": "open"}),
+                400,
+                "invalid_field",
+            ),
+            (
+                json!({"leadId": id + 100, "conversionId": "open"}),
+                404,
+                "lead_not_found",
+            ),
+            (
+                json!({"uniqueIdentifier": "crm-2", "conversionId": "lost"}),
+                404,
+                "lead_not_found",
+            ),
+            (
+                json!({"leadId": id, "conversionId": "0b8f6f0c-5d5c-4f4e-9a0e-5f2b8a7d9c11"}),
+                404,
+                "conversion_label_not_found",
+            ),
+        ];
+        for (body, status, code) in cases {
+            let reply = app
+                .post("/api/leads/updateLeadStatus", Some(&app.key), body.clone())
+                .await;
+            assert_error(&reply, status, code);
+        }
+        let reply = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"leadId": id}),
+            )
+            .await;
+        assert_eq!(
+            reply.json()["message"],
+            "Missing required field: conversionId"
+        );
+        let reply = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"leadId": id, "conversionId": "open", "price": 10.5}),
+            )
+            .await;
+        assert_eq!(
+            reply.json()["message"],
+            "Invalid field: price must be a non-negative whole number of cents"
+        );
+        let lead = app
+            .get(&format!("/api/leads/getLead?leadId={id}"))
+            .await
+            .json()["lead"]
+            .clone();
+        assert_eq!(
+            (lead["status"].as_str(), lead["price"].as_i64()),
+            (Some("open"), None),
+            "nothing changed"
+        );
+    }
+}
+
+mod get_leads {
+    use super::*;
+
+    #[tokio::test]
+    async fn lists_a_page_with_its_counts() {
+        let app = app().await;
+        let mut ids = Vec::new();
+        for i in 0..3 {
+            ids.push(app.create(json!({"userData": {"email": format!("u{i}@x.io"), "firstName": format!("U{i}")}})).await);
+        }
+        let reply = app
+            .get("/api/leads/getLeads?limit=2&sort=firstName:asc")
+            .await;
+        assert_eq!(reply.status, StatusCode::OK);
+        let body = reply.json();
+        assert_eq!(body["message"], "Leads retrieved");
+        assert_eq!(
+            (
+                body["total"].as_u64(),
+                body["page"].as_u64(),
+                body["limit"].as_u64()
+            ),
+            (Some(3), Some(1), Some(2))
+        );
+        assert_eq!(
+            (body["totalPages"].as_u64(), body["hasMore"].as_bool()),
+            (Some(2), Some(true))
+        );
+        let listed: Vec<i64> = body["leads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(listed, ids[..2]);
+        let lead = &body["leads"][0];
+        assert_eq!(
+            lead.as_object().unwrap().keys().collect::<Vec<_>>(),
+            [
+                "id",
+                "status",
+                "formName",
+                "firstName",
+                "lastName",
+                "phone",
+                "email",
+                "companyName",
+                "price",
+                "note",
+                "formData",
+                "userData",
+                "attributionData",
+                "channelFlow",
+                "uniqueIdentifier",
+                "createdAt",
+                "conversionId"
+            ]
+        );
+        assert_eq!(
+            lead["userData"],
+            json!({"email": "u0@x.io", "firstName": "U0"}),
+            "lists carry objects"
+        );
+        let past = app.get("/api/leads/getLeads?limit=2&page=5").await.json();
+        assert_eq!(
+            (
+                past["leads"].as_array().unwrap().len(),
+                past["total"].as_u64(),
+                past["hasMore"].as_bool()
+            ),
+            (0, Some(3), Some(false))
+        );
+    }
+
+    #[tokio::test]
+    async fn bracketed_parameters_work_literal_and_percent_encoded() {
+        let app = app().await;
+        let with = app
+            .create(json!({"userData": {"email": "a@x.io"}, "attributionData": {"gclid": "G"}}))
+            .await;
+        let without = app.create(json!({"userData": {"email": "b@x.io"}})).await;
+        for query in [
+            "gclid[exists]=true",
+            "gclid%5Bexists%5D=true",
+            "gclid%5bexists%5d=1",
+        ] {
+            let body = app
+                .get(&format!("/api/leads/getLeads?{query}"))
+                .await
+                .json();
+            assert_eq!(body["total"], 1, "{query}");
+            assert_eq!(body["leads"][0]["id"], with);
+        }
+        let body = app
+            .get("/api/leads/getLeads?gclid%5Bexists%5D=false")
+            .await
+            .json();
+        assert_eq!(body["leads"][0]["id"], without);
+        let today = Utc::now().format("%Y-%m-%d");
+        for query in [
+            format!("createdAt[gte]={today}&createdAt[lte]={today}"),
+            format!("createdAt%5Bgte%5D={today}"),
+        ] {
+            let body = app
+                .get(&format!("/api/leads/getLeads?{query}"))
+                .await
+                .json();
+            assert_eq!(body["total"], 2, "{query}");
+        }
+        let body = app
+            .get("/api/leads/getLeads?createdAt%5Blte%5D=2000-01-01T00:00:00Z")
+            .await
+            .json();
+        assert_eq!(body["total"], 0);
+    }
+
+    #[tokio::test]
+    async fn invalid_parameters_get_400_invalid_query() {
+        let app = app().await;
+        for (query, field) in [
+            ("limit=0", "limit"),
+            ("limit=101", "limit"),
+            ("page=0", "page"),
+            ("page=x", "page"),
+            ("sort=id:asc", "sort"),
+            ("sort=price:up", "sort"),
+            ("search=a", "search"),
+            ("createdAt%5Bgte%5D=yesterday", "createdAt[gte]"),
+            ("createdAt[lte]=2026-02-30", "createdAt[lte]"),
+            ("fbc%5Bexists%5D=yes", "fbc[exists]"),
+        ] {
+            let reply = app.get(&format!("/api/leads/getLeads?{query}")).await;
+            let body = assert_error(&reply, 400, "invalid_query");
+            assert_eq!(body["errors"][0]["field"], field, "{query}");
+            assert!(body["message"].as_str().unwrap().contains(field), "{body}");
+        }
+    }
+
+    #[tokio::test]
+    async fn filters_search_and_other_projects() {
+        let app = app().await;
+        let other = app
+            .store
+            .create_project(
+                NewProject {
+                    public_id: Some("other".into()),
+                    name: "O".into(),
+                    currency: None,
+                },
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        app.store
+            .create_lead(
+                other.id,
+                leadtrack_core::testkit::data(json!({"userData": {"email": "ada@example.com"}})),
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let ada = app
+            .create(json!({"userData": {"email": "ada@example.com", "lastName": "Lovelace"}}))
+            .await;
+        app.create(json!({"userData": {"email": "bob@example.com"}}))
+            .await;
+        for query in [
+            "search=LOVE",
+            "email=ADA%40example.com",
+            "search=ada&status=open,pending",
+        ] {
+            let body = app
+                .get(&format!("/api/leads/getLeads?{query}"))
+                .await
+                .json();
+            assert_eq!(body["total"], 1, "{query}: {body}");
+            assert_eq!(body["leads"][0]["id"], ada);
+        }
+        let body = app.get("/api/leads/getLeads?status=rated").await.json();
+        assert_eq!(body["total"], 0);
+        let body = app.get("/api/leads/getLeads?unknown=1").await.json();
+        assert_eq!(
+            body["total"], 2,
+            "unknown parameters are ignored; other projects never listed"
+        );
+    }
+}
+
+mod get_lead {
+    use super::*;
+
+    #[tokio::test]
+    async fn finds_by_each_identifier_in_priority_order() {
+        let app = app().await;
+        let a = app.create(json!({"userData": {"email": "Ada@Example.com", "phone": "+1 (555) 010-0000"}, "uniqueIdentifier": "crm-a"})).await;
+        let b = app.create(json!({"userData": {"email": "bob@example.com", "phone": "+1 555 0200"}, "uniqueIdentifier": "crm-b"})).await;
+        for (query, expected) in [
+            (format!("leadId={a}"), a),
+            ("uniqueIdentifier=crm-b".to_owned(), b),
+            ("email=%20ada%40example.COM".to_owned(), a),
+            ("phone=%2B15550100000".to_owned(), a),
+            (
+                format!(
+                    "phone=%2B15550200&email=ada%40example.com&uniqueIdentifier=crm-b&leadId={a}"
+                ),
+                a,
+            ),
+            ("phone=%2B15550200&email=ada%40example.com".to_owned(), a),
+            ("phone=%2B1-555-0200&uniqueIdentifier=crm-b".to_owned(), b),
+        ] {
+            let reply = app.get(&format!("/api/leads/getLead?{query}")).await;
+            assert_eq!(reply.status, StatusCode::OK, "{query}");
+            let body = reply.json();
+            assert_eq!(body["message"], "Lead retrieved");
+            assert_eq!(body["lead"]["id"], expected, "{query}");
+        }
+        let lead = app
+            .get(&format!("/api/leads/getLead?leadId={a}"))
+            .await
+            .json()["lead"]
+            .clone();
+        let created_at = lead["createdAt"].as_str().unwrap();
+        assert!(
+            created_at.ends_with('Z') && created_at.len() == 24,
+            "{created_at}"
+        );
+    }
+
+    #[tokio::test]
+    async fn errors() {
+        let app = app().await;
+        let other = app
+            .store
+            .create_project(
+                NewProject {
+                    public_id: Some("other".into()),
+                    name: "O".into(),
+                    currency: None,
+                },
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let foreign = app
+            .store
+            .create_lead(
+                other.id,
+                leadtrack_core::testkit::data(json!({"userData": {"email": "z@x.io"}})),
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        for (query, status, code) in [
+            (String::new(), 400, "missing_identifier"),
+            ("foo=bar".to_owned(), 400, "missing_identifier"),
+            ("leadId=0".to_owned(), 400, "invalid_query"),
+            ("leadId=abc&email=z%40x.io".to_owned(), 400, "invalid_query"),
+            ("leadId=999999".to_owned(), 404, "lead_not_found"),
+            (format!("leadId={}", foreign.lead_id), 404, "lead_not_found"),
+            ("email=z%40x.io".to_owned(), 404, "lead_not_found"),
+        ] {
+            let reply = app.get(&format!("/api/leads/getLead?{query}")).await;
+            assert_error(&reply, status, code);
+        }
+        let reply = app.get("/api/leads/getLead?leadId=999999").await;
+        assert_eq!(
+            reply.json(),
+            json!({"message": "Lead not found", "code": "lead_not_found"})
+        );
+    }
+}
