@@ -289,6 +289,14 @@ pub struct CreateLeadResponse {
     pub unique_identifier: Option<String>,
 }
 
+impl CreateLeadResponse {
+    /// `true` when a new lead was created (201), `false` when an existing one was updated
+    /// (deduplicated by `formData.uniqueEventId`, 200).
+    pub fn is_new(&self) -> bool {
+        self.message == messages::LEAD_CREATED
+    }
+}
+
 /// Response of updateLeadStatus (200 for `open`, 201 when queued).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -45,6 +45,8 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     /// Too many requests.
     RateLimited,
+    /// No such path (the standalone server's answer outside the lead routes).
+    NotFound,
     /// An unexpected failure.
     Internal,
     /// The service is overloaded or shutting down.
@@ -66,7 +68,10 @@ impl ErrorCode {
             | Self::InvalidQuery => 400,
             Self::MissingApiKey | Self::InvalidApiKey => 401,
             Self::ProjectMismatch | Self::ProjectInactive => 403,
-            Self::ProjectNotFound | Self::LeadNotFound | Self::ConversionLabelNotFound => 404,
+            Self::ProjectNotFound
+            | Self::LeadNotFound
+            | Self::ConversionLabelNotFound
+            | Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
             Self::JobPending => 409,
             Self::PayloadTooLarge => 413,
@@ -98,6 +103,7 @@ impl ErrorCode {
             Self::PayloadTooLarge => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::RateLimited => "rate_limited",
+            Self::NotFound => "not_found",
             Self::Internal => "internal",
             Self::Unavailable => "unavailable",
             Self::Unknown => "unknown",
@@ -255,6 +261,7 @@ mod tests {
             (ErrorCode::PayloadTooLarge, 413),
             (ErrorCode::UnsupportedMediaType, 415),
             (ErrorCode::RateLimited, 429),
+            (ErrorCode::NotFound, 404),
             (ErrorCode::Internal, 500),
             (ErrorCode::Unavailable, 503),
         ];

@@ -35,6 +35,7 @@
 mod handlers;
 mod reply;
 mod request;
+mod server;
 
 use std::sync::Arc;
 
@@ -42,6 +43,8 @@ use leadtrack_core::LeadStore;
 use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
+
+pub use server::{app, serve};
 
 /// Settings of the lead routes.
 #[derive(Clone, Debug)]

@@ -1,0 +1,60 @@
+//! The standalone HTTP app: the lead routes plus what a server on its own needs (a health
+//! check, request logs, a JSON 404), served on an already-bound listener until a shutdown
+//! signal.
+
+use std::convert::Infallible;
+use std::future::Future;
+
+use leadtrack_core::{ErrorCode, LeadStore};
+use serde_json::json;
+use tokio::net::TcpListener;
+use warp::http::StatusCode;
+use warp::{Filter, Reply};
+
+use crate::reply::{self, ApiError};
+use crate::{Config, routes};
+
+/// The lead routes, `GET /health`, and a JSON `404 not_found` for every other path; one
+/// log line per request (method, path without the query, status, latency).
+pub fn app<S: LeadStore>(
+    store: S,
+    config: Config,
+) -> impl Filter<Extract = (impl Reply,), Error = Infallible> + Clone + Send + Sync + 'static {
+    let health = warp::path!("health")
+        .and(warp::get())
+        .map(|| reply::json(StatusCode::OK, &json!({"message": "ok"})));
+    let not_found =
+        warp::any().map(|| ApiError::new(ErrorCode::NotFound, "Not found").into_response());
+    routes(store, config)
+        .or(health)
+        .unify()
+        .or(not_found)
+        .unify()
+        .with(warp::log::custom(|info| {
+            tracing::info!(
+                method = %info.method(),
+                path = info.path(),
+                status = info.status().as_u16(),
+                latency_ms = info.elapsed().as_secs_f64() * 1000.0,
+                "request"
+            );
+        }))
+}
+
+/// Serves [`app`] on `listener` until `shutdown` resolves, then lets requests in flight
+/// finish before returning.
+///
+/// Binding is left to the caller, so tests bind port 0 and know the address before the
+/// server starts, and a port in use is reported before anything else happens.
+pub async fn serve<S: LeadStore>(
+    listener: TcpListener,
+    store: S,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    warp::serve(app(store, config))
+        .incoming(listener)
+        .graceful(shutdown)
+        .run()
+        .await;
+}
