@@ -1,0 +1,284 @@
+//! The administration commands. They open the database file directly, so they work while a
+//! server runs on it: a new key, a revocation or a deactivation takes effect at once.
+
+use chrono::Utc;
+use leadtrack::core::LeadStore;
+use leadtrack::core::model::{LabelMapping, NewLabel, NewProject, Project};
+use leadtrack::core::store::KeyRef;
+use leadtrack::sqlite::SqliteStore;
+use serde_json::json;
+
+use crate::Failure;
+use crate::cli::{KeyCommand, LabelCommand, ProjectCommand};
+
+/// The project named by a `--project` argument.
+async fn project(store: &SqliteStore, public_id: &str) -> Result<Project, Failure> {
+    store
+        .project_by_public_id(public_id)
+        .await
+        .map_err(Failure::store)?
+        .ok_or_else(|| {
+            Failure(format!(
+                "no project with id {public_id:?}; `server project list` shows the projects"
+            ))
+        })
+}
+
+fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}
+
+pub(crate) async fn project_command(
+    store: &SqliteStore,
+    command: ProjectCommand,
+) -> Result<(), Failure> {
+    match command {
+        ProjectCommand::Create {
+            name,
+            id,
+            currency,
+            json,
+        } => {
+            let (project, key) = create_project(store, name, id, currency).await?;
+            if json {
+                print_json(&json!({"projectId": project.public_id, "apiKey": key}));
+            } else {
+                println!("Created project {:?}", project.name);
+                println!("  project id: {}", project.public_id);
+                println!("  currency:   {}", project.currency);
+                println!("  API key:    {key}");
+                println!("The key is shown only this once: store it somewhere safe.");
+            }
+        }
+        ProjectCommand::List { json } => {
+            let projects = store.projects().await.map_err(Failure::store)?;
+            if json {
+                let list: Vec<_> = projects
+                    .iter()
+                    .map(|p| {
+                        json!({
+                            "projectId": p.public_id,
+                            "name": p.name,
+                            "active": p.active,
+                            "currency": p.currency,
+                            "createdAt": leadtrack::core::time::format(&p.created_at),
+                        })
+                    })
+                    .collect();
+                print_json(&json!(list));
+            } else if projects.is_empty() {
+                println!("No projects yet: `server project create --name NAME` creates one.");
+            } else {
+                println!(
+                    "{:<24} {:<8} {:<8} NAME",
+                    "PROJECT ID", "ACTIVE", "CURRENCY"
+                );
+                for p in projects {
+                    let active = if p.active { "yes" } else { "no" };
+                    println!(
+                        "{:<24} {:<8} {:<8} {}",
+                        p.public_id, active, p.currency, p.name
+                    );
+                }
+            }
+        }
+        ProjectCommand::Deactivate { project: id } => {
+            let project = project(store, &id).await?;
+            store
+                .set_project_active(project.id, false)
+                .await
+                .map_err(Failure::store)?;
+            println!("Deactivated project {id}: its routes now answer 403 project_inactive.");
+        }
+        ProjectCommand::Activate { project: id } => {
+            let project = project(store, &id).await?;
+            store
+                .set_project_active(project.id, true)
+                .await
+                .map_err(Failure::store)?;
+            println!("Activated project {id}.");
+        }
+    }
+    Ok(())
+}
+
+/// Creates a project and its first key.
+pub(crate) async fn create_project(
+    store: &SqliteStore,
+    name: String,
+    public_id: Option<String>,
+    currency: Option<String>,
+) -> Result<(Project, String), Failure> {
+    let project = store
+        .create_project(
+            NewProject {
+                public_id,
+                name,
+                currency,
+            },
+            Utc::now(),
+        )
+        .await
+        .map_err(Failure::store)?;
+    let key = store
+        .issue_api_key(project.id, Utc::now())
+        .await
+        .map_err(Failure::store)?;
+    Ok((project, key.key))
+}
+
+pub(crate) async fn key_command(store: &SqliteStore, command: KeyCommand) -> Result<(), Failure> {
+    match command {
+        KeyCommand::Create { project: id, json } => {
+            let project = project(store, &id).await?;
+            let key = store
+                .issue_api_key(project.id, Utc::now())
+                .await
+                .map_err(Failure::store)?;
+            if json {
+                print_json(&json!({"apiKey": key.key}));
+            } else {
+                println!("Created an API key for project {id}:");
+                println!("  {}", key.key);
+                println!("It is shown only this once: store it somewhere safe.");
+            }
+        }
+        KeyCommand::List { project: id, json } => {
+            let project = project(store, &id).await?;
+            let keys = store.api_keys(project.id).await.map_err(Failure::store)?;
+            let fmt = |t: &chrono::DateTime<Utc>| leadtrack::core::time::format(t);
+            if json {
+                let list: Vec<_> = keys
+                    .iter()
+                    .map(|k| {
+                        json!({
+                            "prefix": k.prefix,
+                            "createdAt": fmt(&k.created_at),
+                            "revokedAt": k.revoked_at.as_ref().map(fmt),
+                        })
+                    })
+                    .collect();
+                print_json(&json!(list));
+            } else {
+                println!("{:<14} {:<26} REVOKED", "PREFIX", "CREATED");
+                for k in keys {
+                    let revoked = k.revoked_at.as_ref().map_or("-".to_owned(), fmt);
+                    println!("{:<14} {:<26} {revoked}", k.prefix, fmt(&k.created_at));
+                }
+            }
+        }
+        KeyCommand::Revoke { project: id, key } => {
+            let project = project(store, &id).await?;
+            let revoked = store
+                .revoke_api_key(project.id, &KeyRef::parse(&key), Utc::now())
+                .await
+                .map_err(Failure::store)?;
+            println!(
+                "Revoked key {} of project {id}: it is refused from now on.",
+                revoked.prefix
+            );
+        }
+    }
+    Ok(())
+}
+
+pub(crate) async fn label_command(
+    store: &SqliteStore,
+    command: LabelCommand,
+) -> Result<(), Failure> {
+    match command {
+        LabelCommand::Create {
+            project: id,
+            name,
+            mark_as_done,
+            ga4_event,
+            meta_event,
+            google_ads_action,
+            webhook,
+            json,
+        } => {
+            let project = project(store, &id).await?;
+            let mapping = LabelMapping {
+                ga4_event,
+                meta_event,
+                google_ads_action,
+                webhook,
+            };
+            let label = store
+                .create_label(
+                    project.id,
+                    NewLabel {
+                        name,
+                        mark_as_done,
+                        mapping,
+                    },
+                    Utc::now(),
+                )
+                .await
+                .map_err(Failure::store)?;
+            if json {
+                print_json(&json!({"labelId": label.id}));
+            } else {
+                println!("Created label {:?} in project {id}", label.name);
+                println!("  label id: {}", label.id);
+                println!(
+                    "Rate a lead with it: updateLeadStatus with \"conversionId\": \"{}\"",
+                    label.id
+                );
+            }
+        }
+        LabelCommand::List { project: id, json } => {
+            let project = project(store, &id).await?;
+            let labels = store.labels(project.id).await.map_err(Failure::store)?;
+            if json {
+                let list: Vec<_> = labels
+                    .iter()
+                    .map(|l| {
+                        let mut entry = json!({
+                            "labelId": l.id,
+                            "name": l.name,
+                            "markAsDone": l.mark_as_done,
+                        });
+                        entry["mapping"] = json!(l.mapping);
+                        entry
+                    })
+                    .collect();
+                print_json(&json!(list));
+            } else {
+                println!("{:<38} {:<6} {:<40} NAME", "LABEL ID", "DONE", "SENDS");
+                for l in labels {
+                    let done = if l.mark_as_done { "yes" } else { "no" };
+                    println!(
+                        "{:<38} {done:<6} {:<40} {}",
+                        l.id,
+                        describe(&l.mapping),
+                        l.name
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A mapping in a few words: `ga4:qualify meta:Lead webhook`.
+fn describe(mapping: &LabelMapping) -> String {
+    let mut parts = Vec::new();
+    if let Some(event) = &mapping.ga4_event {
+        parts.push(format!("ga4:{event}"));
+    }
+    if let Some(event) = &mapping.meta_event {
+        parts.push(format!("meta:{event}"));
+    }
+    if let Some(action) = &mapping.google_ads_action {
+        parts.push(format!("google-ads:{action}"));
+    }
+    if mapping.webhook {
+        parts.push("webhook".to_owned());
+    }
+    if parts.is_empty() {
+        "-".to_owned()
+    } else {
+        parts.join(" ")
+    }
+}

@@ -1,0 +1,199 @@
+//! The standalone leadtrack server: `cargo run --release --example server`.
+//!
+//! Serves the lead API on `127.0.0.1:8080` from the SQLite file `./leadtrack.db`, creating
+//! it and a first project on the first run. `--help` lists the admin commands.
+
+mod admin;
+mod cli;
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::Parser;
+use leadtrack::core::{LeadStore, StoreError};
+use leadtrack::sqlite::{SqliteOptions, SqliteStore};
+use leadtrack::warp::Config;
+use tokio::net::TcpListener;
+
+use cli::{Cli, Command, ServeArgs};
+
+/// A failure to report: one line saying what is wrong and what to do.
+#[derive(Debug)]
+pub(crate) struct Failure(pub(crate) String);
+
+impl Failure {
+    /// A store error in an admin command, in words for the command line.
+    pub(crate) fn store(err: StoreError) -> Self {
+        Self(match err {
+            StoreError::Invalid(reason) => reason,
+            StoreError::Conflict(conflict) => conflict.to_string(),
+            StoreError::NotFound(entity) => format!("{entity} not found"),
+            other => format!("the database failed: {other}"),
+        })
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let serving = matches!(cli.command, None | Some(Command::Serve(_)));
+    init_logging(if serving { "info" } else { "warn" });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+async fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        None => serve(&cli.db, cli.serve).await,
+        Some(Command::Serve(args)) => serve(&cli.db, args).await,
+        Some(Command::Project(command)) => {
+            let create = matches!(command, cli::ProjectCommand::Create { .. });
+            let store = open_store(&cli.db, create, 1).await?;
+            let result = admin::project_command(&store, command).await;
+            store.close().await;
+            result
+        }
+        Some(Command::Key(command)) => {
+            let store = open_store(&cli.db, false, 1).await?;
+            let result = admin::key_command(&store, command).await;
+            store.close().await;
+            result
+        }
+        Some(Command::Label(command)) => {
+            let store = open_store(&cli.db, false, 1).await?;
+            let result = admin::label_command(&store, command).await;
+            store.close().await;
+            result
+        }
+    }
+}
+
+/// Opens the database. Only `serve` and `project create` may create it: elsewhere a missing
+/// file is a mistyped path, not a wish for an empty database.
+async fn open_store(path: &Path, create: bool, readers: usize) -> Result<SqliteStore, Failure> {
+    let shown = path.display();
+    if !create && !path.exists() {
+        return Err(Failure(format!(
+            "no database at {shown}; start the server or run `server project create` first, or pass --db PATH"
+        )));
+    }
+    let options = SqliteOptions {
+        readers,
+        ..SqliteOptions::default()
+    };
+    SqliteStore::open_with(path, options).await.map_err(|err| {
+        let reason = err.to_string();
+        if reason.contains("not a database") {
+            Failure(format!(
+                "{shown} is not a leadtrack database (SQLite says: file is not a database); pass --db PATH to use another file"
+            ))
+        } else {
+            Failure(format!(
+                "cannot open the database {shown}: {reason}; check the path and its permissions, or pass --db PATH"
+            ))
+        }
+    })
+}
+
+async fn serve(db: &Path, args: ServeArgs) -> Result<(), Failure> {
+    // Bind first: a port in use is reported before the database is touched.
+    let listener = TcpListener::bind(&args.addr).await.map_err(|err| {
+        Failure(format!(
+            "cannot listen on {}: {err}; stop whatever uses it or pass --addr HOST:PORT",
+            args.addr
+        ))
+    })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|err| Failure(format!("cannot read the listening address: {err}")))?;
+    let store = open_store(db, true, 4).await?;
+    if let Err(failure) = bootstrap(&store, addr).await {
+        store.close().await;
+        return Err(failure);
+    }
+
+    let config = Config {
+        trust_forwarded_for: args.trust_forwarded_for,
+        ..Config::default()
+    };
+    tracing::info!(%addr, db = %db.display(), "leadtrack listening on http://{addr}");
+    leadtrack::warp::serve(listener, store.clone(), config, shutdown_signal()).await;
+    tracing::info!("stopped accepting requests; closing the database");
+    store.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// On the first run, creates a project and prints how to use it.
+async fn bootstrap(store: &SqliteStore, addr: std::net::SocketAddr) -> Result<(), Failure> {
+    if !store.projects().await.map_err(Failure::store)?.is_empty() {
+        return Ok(());
+    }
+    let (project, key) = admin::create_project(store, "My project".to_owned(), None, None).await?;
+    let host = if addr.ip().is_unspecified() {
+        format!("127.0.0.1:{}", addr.port())
+    } else {
+        addr.to_string()
+    };
+    println!("No project yet, so leadtrack created one.");
+    println!("  project id: {}", project.public_id);
+    println!("  API key:    {key}");
+    println!("The key is shown only this once: store it somewhere safe.");
+    println!();
+    println!("Try it:");
+    println!(
+        "  curl -i http://{host}/api/leads/createServerSideLead -H 'Content-Type: application/json' -H 'X-API-Key: {key}' -d '{{\"userData\":{{\"email\":\"ada@example.com\"}}}}'"
+    );
+    println!();
+    Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutdown requested");
+}

@@ -1,0 +1,6 @@
+//! End-to-end tests: the real server on a random port, driven by the typed client, and the
+//! compiled `server` example run as a user runs it.
+
+mod client;
+mod helpers;
+mod server_process;

@@ -1,0 +1,464 @@
+//! The compiled `server` example, run as a process the way a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use leadtrack::client::Client;
+use leadtrack::core::ErrorCode;
+use leadtrack::core::api::{
+    ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
+};
+use leadtrack::core::query::LeadQuery;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// The example binary, built by `cargo test` beside this test's own binary.
+fn server_binary() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(locate_or_build_server).clone()
+}
+
+fn locate_or_build_server() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target profile directory");
+    let binary = profile_dir
+        .join("examples")
+        .join(format!("server{}", std::env::consts::EXE_SUFFIX));
+    if !binary.exists() {
+        // A filtered run (`cargo test --test api`) does not build examples; build it now.
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--example", "server"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build --example server failed");
+    }
+    binary
+}
+
+/// Runs an admin command to completion.
+async fn admin(db: &Path, args: &[&str]) -> Output {
+    Command::new(server_binary())
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("LEADTRACK_DB")
+        .env_remove("LEADTRACK_ADDR")
+        .output()
+        .await
+        .expect("run the server binary")
+}
+
+/// An admin command's `--json` output.
+async fn admin_json(db: &Path, args: &[&str]) -> Value {
+    let output = admin(db, args).await;
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON output")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A running `server serve`, with its stdout lines up to the moment it listens.
+struct Server {
+    child: Child,
+    base_url: String,
+    stdout: Vec<String>,
+}
+
+async fn start(db: &Path) -> Server {
+    let port = free_port();
+    let mut child = Command::new(server_binary())
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--db"])
+        .arg(db)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the server");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let listening = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = stderr.next_line().await.unwrap() {
+            if line.contains("leadtrack listening") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(listening, Ok(true), "the server reports that it listens");
+    // Keep draining stderr so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    let stdout = read_available(&mut child).await;
+    Server {
+        child,
+        base_url: format!("http://127.0.0.1:{port}"),
+        stdout,
+    }
+}
+
+/// What the server printed to stdout before listening (the first-run banner).
+async fn read_available(child: &mut Child) -> Vec<String> {
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut seen = Vec::new();
+    // The banner is printed before the listening line, so it is already in the pipe.
+    while let Ok(Ok(Some(line))) =
+        tokio::time::timeout(Duration::from_millis(200), lines.next_line()).await
+    {
+        seen.push(line);
+    }
+    seen
+}
+
+impl Server {
+    async fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().expect("running").to_string();
+        let status = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .await
+            .unwrap();
+        assert!(status.success());
+        tokio::time::timeout(Duration::from_secs(30), self.child.wait())
+            .await
+            .expect("graceful exit")
+            .unwrap()
+    }
+
+    async fn crash(mut self) {
+        self.child.kill().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn admin_commands_serve_and_restart_keep_every_lead() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let created = admin_json(
+        &db,
+        &[
+            "project",
+            "create",
+            "--name",
+            "Acme",
+            "--id",
+            "acme",
+            "--currency",
+            "EUR",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(created["projectId"], "acme");
+    let key = created["apiKey"].as_str().unwrap().to_owned();
+    assert!(key.starts_with("lt_"));
+    let label = admin_json(
+        &db,
+        &[
+            "label",
+            "create",
+            "--project",
+            "acme",
+            "--name",
+            "Customer",
+            "--mark-as-done",
+            "--json",
+        ],
+    )
+    .await;
+    let label_id: uuid::Uuid = label["labelId"].as_str().unwrap().parse().unwrap();
+
+    let server = start(&db).await;
+    assert!(
+        server.stdout.is_empty(),
+        "no first-run banner when a project exists: {:?}",
+        server.stdout
+    );
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let lead = CreateLeadRequest {
+            project_id: Some("acme".into()),
+            user_data: Some(UserData {
+                email: Some(format!("lead{i}@example.com")),
+                ..UserData::default()
+            }),
+            form_data: Some(FormData {
+                unique_event_id: Some(format!("evt-{i}")),
+                ..FormData::default()
+            }),
+            ..CreateLeadRequest::default()
+        };
+        ids.push(
+            Client::new(&server.base_url)
+                .create_lead(&lead)
+                .await
+                .unwrap()
+                .lead_id,
+        );
+    }
+    let rated = client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: LeadIdentifier::LeadId(ids[0]),
+            conversion_id: ConversionId::Label(label_id),
+            price: Some(9900),
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert!(rated.queued);
+
+    // Admin commands act on the running server's database at once.
+    let second = admin_json(&db, &["key", "create", "--project", "acme", "--json"]).await;
+    let second_key = second["apiKey"].as_str().unwrap();
+    let second_client = Client::new(&server.base_url).with_api_key(second_key);
+    assert_eq!(
+        second_client
+            .get_leads(&LeadQuery::default())
+            .await
+            .unwrap()
+            .total,
+        5
+    );
+    let revoke = admin(
+        &db,
+        &["key", "revoke", "--project", "acme", "--key", &key[..11]],
+    )
+    .await;
+    assert!(
+        revoke.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoke.stderr)
+    );
+    assert_eq!(
+        client
+            .get_leads(&LeadQuery::default())
+            .await
+            .unwrap_err()
+            .code(),
+        Some(ErrorCode::InvalidApiKey)
+    );
+    let new_label = admin_json(
+        &db,
+        &[
+            "label",
+            "create",
+            "--project",
+            "acme",
+            "--name",
+            "Lost deal",
+            "--json",
+        ],
+    )
+    .await;
+    let new_label_id: uuid::Uuid = new_label["labelId"].as_str().unwrap().parse().unwrap();
+    let rated = second_client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: LeadIdentifier::LeadId(ids[1]),
+            conversion_id: ConversionId::Label(new_label_id),
+            price: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert!(
+        rated.queued,
+        "a label created by the admin command is usable at once"
+    );
+    let listed = admin_json(&db, &["label", "list", "--project", "acme", "--json"]).await;
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+
+    let status = server.terminate().await;
+    assert!(status.success(), "graceful shutdown exits 0: {status}");
+
+    // A restart on the same file serves every lead, and a crash loses nothing acknowledged.
+    let server = start(&db).await;
+    let page = second_client_for(&server, second_key)
+        .get_leads(&LeadQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(page.total, 5);
+    let lead = second_client_for(&server, second_key)
+        .get_lead(&LeadIdentifier::LeadId(ids[0]))
+        .await
+        .unwrap();
+    assert_eq!(
+        (lead.price, lead.conversion_id),
+        (Some(9900), Some(ConversionId::Label(label_id)))
+    );
+    let extra = CreateLeadRequest {
+        user_data: Some(UserData {
+            email: Some("late@example.com".into()),
+            ..UserData::default()
+        }),
+        ..CreateLeadRequest::default()
+    };
+    let late = second_client_for(&server, second_key)
+        .create_server_side_lead(&extra)
+        .await
+        .unwrap();
+    server.crash().await;
+    let server = start(&db).await;
+    let found = second_client_for(&server, second_key)
+        .get_lead(&LeadIdentifier::LeadId(late.lead_id))
+        .await
+        .unwrap();
+    assert_eq!(found.email.as_deref(), Some("late@example.com"));
+
+    let deactivate = admin(&db, &["project", "deactivate", "--project", "acme"]).await;
+    assert!(deactivate.status.success());
+    let err = second_client_for(&server, second_key)
+        .get_leads(&LeadQuery::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some(ErrorCode::ProjectInactive));
+    assert!(server.terminate().await.success());
+}
+
+fn second_client_for(server: &Server, key: &str) -> Client {
+    Client::new(&server.base_url).with_api_key(key)
+}
+
+#[tokio::test]
+async fn the_first_run_creates_a_project_and_prints_a_working_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fresh.db");
+    let server = start(&db).await;
+    let banner = server.stdout.join("\n");
+    let key = server
+        .stdout
+        .iter()
+        .find_map(|line| line.trim().strip_prefix("API key:"))
+        .map(|key| key.trim().to_owned())
+        .unwrap_or_else(|| panic!("no API key in {banner}"));
+    assert!(banner.contains("project id: prj_"), "{banner}");
+    let curl = server
+        .stdout
+        .iter()
+        .find(|line| line.trim_start().starts_with("curl "))
+        .expect("a curl line");
+    assert!(
+        curl.contains(&format!("X-API-Key: {key}")) && curl.contains(&server.base_url),
+        "{curl}"
+    );
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    assert_eq!(
+        client.get_leads(&LeadQuery::default()).await.unwrap().total,
+        0
+    );
+    assert!(server.terminate().await.success());
+    let listed = admin_json(&db, &["project", "list", "--json"]).await;
+    assert_eq!(
+        listed.as_array().unwrap().len(),
+        1,
+        "one project, created once"
+    );
+}
+
+#[tokio::test]
+async fn a_port_in_use_is_one_clear_line_and_no_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("never.db");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let output = admin(&db, &["serve", "--addr", &addr]).await;
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: cannot listen on {addr}")) && stderr.contains("--addr"),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "nothing was written");
+}
+
+#[tokio::test]
+async fn bad_databases_and_arguments_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.db");
+    std::fs::write(&garbage, vec![0x42; 4096]).unwrap();
+    for args in [
+        &["project", "list"][..],
+        &["serve", "--addr", "127.0.0.1:0"],
+    ] {
+        let output = admin(&garbage, args).await;
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("is not a leadtrack database") && stderr.contains("--db"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&garbage).unwrap(),
+        vec![0x42; 4096],
+        "the file is untouched"
+    );
+
+    let missing = dir.path().join("typo.db");
+    let output = admin(&missing, &["key", "create", "--project", "acme"]).await;
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).starts_with("error: no database at"));
+    assert!(!missing.exists(), "a mistyped path is not created");
+
+    let db = dir.path().join("ok.db");
+    admin_json(
+        &db,
+        &[
+            "project", "create", "--name", "Acme", "--id", "acme", "--json",
+        ],
+    )
+    .await;
+    for (args, message) in [
+        (
+            &["project", "create", "--name", "Again", "--id", "acme"][..],
+            "already exists",
+        ),
+        (
+            &["project", "create", "--name", "X", "--currency", "euro"],
+            "ISO 4217",
+        ),
+        (
+            &["key", "revoke", "--project", "acme", "--key", "lt_nothere"],
+            "API key not found",
+        ),
+        (
+            &["label", "list", "--project", "nope"],
+            "no project with id \"nope\"",
+        ),
+    ] {
+        let output = admin(&db, args).await;
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(message),
+            "{args:?}: {stderr}"
+        );
+    }
+    let output = admin(&db, &["label", "create", "--project", "acme"]).await;
+    assert_eq!(output.status.code(), Some(2), "usage errors exit 2");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--name"));
+    let listed = admin_json(&db, &["project", "list", "--json"]).await;
+    assert_eq!(
+        listed.as_array().unwrap().len(),
+        1,
+        "failed commands created nothing"
+    );
+}
