@@ -7,11 +7,13 @@
 //!   and the pure rules (validation, matching, warnings);
 //! - [`sqlite`]: the embedded SQLite store, the default backend;
 //! - [`warp`]: the lead routes as one mountable warp filter;
-//! - [`client`]: a typed HTTP client for the same contract.
+//! - [`client`]: a typed HTTP client for the same contract;
+//! - [`forward`]: the worker that delivers rated leads to Google Ads, GA4, Meta and webhooks.
 
 #![forbid(unsafe_code)]
 
 pub use leadtrack_client as client;
 pub use leadtrack_core as core;
+pub use leadtrack_forward as forward;
 pub use leadtrack_sqlite as sqlite;
 pub use leadtrack_warp as warp;

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::error::{ErrorCode, FieldError};
+use crate::model::{AttemptOutcome, DeliveryState, JobRecord, JobState};
 
 /// A JSON object, as leads keep `formData`, `userData` and `attributionData`.
 pub type JsonObject = Map<String, Value>;
@@ -34,6 +35,8 @@ pub mod messages {
     pub const LEADS_RETRIEVED: &str = "Leads retrieved";
     /// getLead, 200.
     pub const LEAD_RETRIEVED: &str = "Lead retrieved";
+    /// getLeadJobs, 200.
+    pub const LEAD_JOBS_RETRIEVED: &str = "Lead jobs retrieved";
 }
 
 /// Where a lead stands (CONTRACT.md section 6).
@@ -343,6 +346,125 @@ pub struct GetLeadResponse {
     pub message: String,
     /// The lead found.
     pub lead: Lead,
+}
+
+/// Response of getLeadJobs: a lead's conversion jobs, newest first, with every delivery and
+/// every attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetLeadJobsResponse {
+    /// `Lead jobs retrieved`.
+    pub message: String,
+    /// The lead.
+    pub lead_id: i64,
+    /// Its jobs, newest first.
+    pub jobs: Vec<JobView>,
+}
+
+/// A conversion job as getLeadJobs shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobView {
+    /// The job's id.
+    pub id: i64,
+    /// The event id every platform received for this conversion.
+    pub event_id: Uuid,
+    /// The label or `lost` applied.
+    pub conversion_id: ConversionId,
+    /// `queued`, `running`, `done` or `cancelled`.
+    pub status: JobState,
+    /// The price reported, in cents.
+    pub price: Option<i64>,
+    /// When the rating was applied.
+    #[serde(with = "crate::time::rfc3339_millis")]
+    pub created_at: DateTime<Utc>,
+    /// When a worker first picked it up.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it ended.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub finished_at: Option<DateTime<Utc>>,
+    /// One per integration the conversion goes to (or skips).
+    pub deliveries: Vec<DeliveryView>,
+}
+
+/// One integration's delivery of a job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryView {
+    /// The integration.
+    pub integration: IntegrationKind,
+    /// `pending`, `delivered`, `skipped` or `failed`.
+    pub status: DeliveryState,
+    /// When the next attempt is due, while pending.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// Why it was skipped, or its last error.
+    pub detail: Option<String>,
+    /// Every attempt, oldest first.
+    pub attempts: Vec<AttemptView>,
+}
+
+/// One delivery attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptView {
+    /// When it was made.
+    #[serde(with = "crate::time::rfc3339_millis")]
+    pub at: DateTime<Utc>,
+    /// `delivered`, `skipped`, `retry` or `failed`.
+    pub outcome: AttemptOutcome,
+    /// The platform's HTTP status, when it answered.
+    pub http_status: Option<u16>,
+    /// What went wrong, briefly.
+    pub error: Option<String>,
+    /// For a retry: when the next attempt is due.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub retry_at: Option<DateTime<Utc>>,
+}
+
+impl GetLeadJobsResponse {
+    /// The response for a lead's job records.
+    pub fn new(lead_id: i64, records: &[JobRecord]) -> Self {
+        let jobs = records
+            .iter()
+            .map(|record| JobView {
+                id: record.job.id.0,
+                event_id: record.job.event_id,
+                conversion_id: record.job.conversion_id,
+                status: record.job.state,
+                price: record.job.price,
+                created_at: record.job.created_at,
+                started_at: record.job.started_at,
+                finished_at: record.job.finished_at,
+                deliveries: record
+                    .deliveries
+                    .iter()
+                    .map(|(delivery, attempts)| DeliveryView {
+                        integration: delivery.integration,
+                        status: delivery.state,
+                        next_attempt_at: delivery.next_attempt_at,
+                        detail: delivery.detail.clone(),
+                        attempts: attempts
+                            .iter()
+                            .map(|attempt| AttemptView {
+                                at: attempt.at,
+                                outcome: attempt.outcome,
+                                http_status: attempt.http_status,
+                                error: attempt.error.clone(),
+                                retry_at: attempt.retry_at,
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Self {
+            message: messages::LEAD_JOBS_RETRIEVED.to_owned(),
+            lead_id,
+            jobs,
+        }
+    }
 }
 
 /// How a lead is found: the identifiers of getLead and updateLeadStatus.

@@ -617,7 +617,8 @@ pub struct Lease {
     pub expires_at: DateTime<Utc>,
 }
 
-/// A job a worker has claimed, with what it needs to deliver it.
+/// A job a worker has claimed, with everything it needs to deliver it, read in the same
+/// transaction as the claim.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClaimedJob {
     /// The job.
@@ -628,6 +629,19 @@ pub struct ClaimedJob {
     pub lead: StoredLead,
     /// Every delivery of the job, ended ones included.
     pub deliveries: Vec<Delivery>,
+    /// The lead's project (currency, phone country code, `lost` mapping).
+    pub project: Project,
+    /// The label applied; `None` for `lost`.
+    pub label: Option<ConversionLabel>,
+    /// The project's integration settings.
+    pub integrations: Integrations,
+}
+
+impl ClaimedJob {
+    /// What this conversion sends to each integration.
+    pub fn mapping(&self) -> &LabelMapping {
+        crate::rules::mapping_for(self.label.as_ref(), &self.project.lost_mapping)
+    }
 }
 
 /// A job with its deliveries and their attempts, as `getLeadJobs` shows it.

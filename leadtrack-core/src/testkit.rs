@@ -1701,6 +1701,10 @@ pub async fn job_queue_lifecycle<B: Backend>(backend: &B) {
     assert_eq!(claimed.lead.id, lead.lead_id);
     assert_eq!(claimed.lead.data.attribution("cid"), Some("1.2"));
     assert_eq!(claimed.lease.expires_at, at(6));
+    assert_eq!(claimed.project.public_id, "p1");
+    assert_eq!(claimed.label.as_ref().map(|l| l.id), Some(label_id));
+    assert_eq!(claimed.mapping().ga4_event.as_deref(), Some("qualify"));
+    assert_eq!(claimed.integrations.connected(), IntegrationKind::ALL);
     let kinds: Vec<IntegrationKind> = claimed.deliveries.iter().map(|d| d.integration).collect();
     assert_eq!(kinds, [IntegrationKind::Ga4, IntegrationKind::Webhook]);
     assert!(

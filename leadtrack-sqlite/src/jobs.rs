@@ -172,11 +172,20 @@ pub(crate) fn claim(
         .next()
         .ok_or(StoreError::NotFound(Entity::Lead))??;
     let deliveries = deliveries(conn, job.id)?;
+    let project = admin::project(conn, job.project_id)?;
+    let label = match job.conversion_id {
+        ConversionId::Label(id) => admin::label(conn, job.project_id, id)?,
+        ConversionId::Open | ConversionId::Lost => None,
+    };
+    let integrations = admin::integrations(conn, job.project_id)?;
     Ok(Some(ClaimedJob {
         job,
         lease,
         lead,
         deliveries,
+        project,
+        label,
+        integrations,
     }))
 }
 

@@ -1,0 +1,292 @@
+//! Google Ads offline click conversions, through the Data Manager API (`events:ingest`),
+//! the path Google opened to new developers in June 2026.
+//!
+//! One event per conversion: the click ids (`gclid`, `gbraid`, `wbraid`), the conversion
+//! action as the destination, value and currency, `transactionId` = the stable event id, and
+//! hashed email and phone as user identifiers (enhanced conversions for leads). The OAuth
+//! access token comes from a refresh token, is cached until it expires, and is refreshed
+//! once when the API answers 401.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use leadtrack_core::model::{ClaimedJob, GoogleAdsSettings};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::normalize::{self, Rules};
+use crate::outcome::{self, Outcome};
+
+/// Where events go unless the settings say otherwise.
+pub const DEFAULT_BASE_URL: &str = "https://datamanager.googleapis.com";
+/// Where access tokens come from unless the settings say otherwise.
+pub const DEFAULT_TOKEN_URL: &str = "https://oauth2.googleapis.com/token";
+
+/// The conversion action id of a mapping: its id, or the last segment of a resource name
+/// `customers/{customer}/conversionActions/{id}`.
+pub fn conversion_action_id(mapping: &str) -> &str {
+    mapping.trim().rsplit('/').next().unwrap_or_default()
+}
+
+/// A Google Ads customer id as digits (`123-456-7890` becomes `1234567890`).
+fn account_id(id: &str) -> String {
+    id.chars().filter(char::is_ascii_digit).collect()
+}
+
+/// The `events:ingest` body for `job`, to the conversion action `action`.
+pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> Value {
+    let lead = &job.lead.data;
+    let mut destination = json!({
+        "operatingAccount": {"accountType": "GOOGLE_ADS", "accountId": account_id(&settings.customer_id)},
+        "productDestinationId": conversion_action_id(action),
+    });
+    if let Some(login) = &settings.login_customer_id {
+        destination["loginAccount"] =
+            json!({"accountType": "GOOGLE_ADS", "accountId": account_id(login)});
+    }
+    let mut ad_identifiers = Map::new();
+    for key in ["gclid", "gbraid", "wbraid"] {
+        if let Some(id) = lead.attribution(key) {
+            ad_identifiers.insert(key.into(), json!(id));
+        }
+    }
+    let country = job.project.phone_country_code.as_deref();
+    let mut identifiers = Vec::new();
+    if let Some(hash) = lead
+        .user("email")
+        .and_then(|email| normalize::hashed_email(email, Rules::Google))
+    {
+        identifiers.push(json!({"emailAddress": hash}));
+    }
+    if let Some(hash) = lead
+        .user("phone")
+        .and_then(|phone| normalize::hashed_phone(phone, country, Rules::Google))
+    {
+        identifiers.push(json!({"phoneNumber": hash}));
+    }
+    let mut event = json!({
+        "transactionId": job.job.event_id.to_string(),
+        "eventTimestamp": leadtrack_core::time::format(&job.job.created_at),
+        "eventSource": "WEB",
+        "adIdentifiers": ad_identifiers,
+    });
+    if let Some(cents) = job.job.price {
+        event["conversionValue"] = json!(cents as f64 / 100.0);
+        event["currency"] = json!(job.project.currency);
+    }
+    if !identifiers.is_empty() {
+        event["userData"] = json!({"userIdentifiers": identifiers});
+    }
+    json!({
+        "destinations": [destination],
+        "encoding": "HEX",
+        "events": [event],
+    })
+}
+
+/// Access tokens by OAuth client and refresh token, until shortly before they expire.
+#[derive(Default)]
+pub(crate) struct TokenCache {
+    tokens: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+/// What the token endpoint answers.
+#[derive(Deserialize)]
+struct TokenResponse {
+    access_token: String,
+    #[serde(default = "default_expiry")]
+    expires_in: u64,
+}
+
+fn default_expiry() -> u64 {
+    3600
+}
+
+/// Tokens are renewed this long before Google says they expire.
+const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
+
+impl TokenCache {
+    fn key(settings: &GoogleAdsSettings) -> String {
+        // The refresh token itself is not kept as a key: its hash tells the entries apart.
+        normalize::sha256_hex(&format!(
+            "{}\n{}\n{}",
+            settings.token_url.as_deref().unwrap_or(DEFAULT_TOKEN_URL),
+            settings.client_id,
+            settings.refresh_token.expose()
+        ))
+    }
+
+    fn cached(&self, key: &str) -> Option<String> {
+        let tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens
+            .get(key)
+            .filter(|(_, expires)| Instant::now() < *expires)
+            .map(|(token, _)| token.clone())
+    }
+
+    fn forget(&self, key: &str) {
+        self.tokens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
+
+    /// A valid access token: the cached one, or a fresh one from the token endpoint.
+    async fn token(
+        &self,
+        http: &reqwest::Client,
+        settings: &GoogleAdsSettings,
+    ) -> Result<String, Outcome> {
+        let key = Self::key(settings);
+        if let Some(token) = self.cached(&key) {
+            return Ok(token);
+        }
+        let form = form_urlencoded::Serializer::new(String::new())
+            .append_pair("grant_type", "refresh_token")
+            .append_pair("client_id", &settings.client_id)
+            .append_pair("client_secret", settings.client_secret.expose())
+            .append_pair("refresh_token", settings.refresh_token.expose())
+            .finish();
+        let request = http
+            .post(settings.token_url.as_deref().unwrap_or(DEFAULT_TOKEN_URL))
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(form);
+        let answer = outcome::send(request).await?;
+        let secrets = [
+            settings.client_secret.expose(),
+            settings.refresh_token.expose(),
+        ];
+        if !answer.is_success() {
+            // 400 invalid_grant (revoked or expired consent) and 401 invalid_client are
+            // permanent; 429 and 5xx are retried like any delivery.
+            return Err(answer.by_status(|| {
+                outcome::scrub(
+                    format!(
+                        "OAuth token refresh: HTTP {}: {}",
+                        answer.status,
+                        answer.snippet()
+                    ),
+                    &secrets,
+                )
+            }));
+        }
+        let token: TokenResponse =
+            serde_json::from_slice(&answer.body).map_err(|_| Outcome::Retry {
+                status: Some(answer.status),
+                error: "OAuth token refresh: the answer holds no access_token".to_owned(),
+                retry_after: None,
+            })?;
+        let lifetime = Duration::from_secs(token.expires_in).saturating_sub(EXPIRY_MARGIN);
+        self.tokens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, (token.access_token.clone(), Instant::now() + lifetime));
+        Ok(token.access_token)
+    }
+}
+
+/// Sends `job` to Google Ads.
+pub(crate) async fn deliver(
+    http: &reqwest::Client,
+    tokens: &TokenCache,
+    settings: &GoogleAdsSettings,
+    job: &ClaimedJob,
+) -> Outcome {
+    let Some(action) = job.mapping().google_ads_action.as_deref() else {
+        return Outcome::skipped("the conversion is not mapped to a Google Ads conversion action");
+    };
+    if leadtrack_core::rules::skip_reason(
+        leadtrack_core::api::IntegrationKind::GoogleAds,
+        &job.lead,
+        job.job.created_at,
+    )
+    .is_some()
+    {
+        return Outcome::skipped(
+            "the lead has no Google Ads click id, or its click is older than 90 days",
+        );
+    }
+    let body = payload(job, settings, action);
+    let url = format!(
+        "{}/v1/events:ingest",
+        settings
+            .base_url
+            .as_deref()
+            .unwrap_or(DEFAULT_BASE_URL)
+            .trim_end_matches('/')
+    );
+    let ingest = || async {
+        let token = tokens.token(http, settings).await?;
+        outcome::send(http.post(&url).bearer_auth(&token).json(&body)).await
+    };
+    let mut answer = match ingest().await {
+        Ok(answer) => answer,
+        Err(failure) => return failure,
+    };
+    if answer.status == 401 {
+        // The cached token is no longer accepted: refresh it, once.
+        tokens.forget(&TokenCache::key(settings));
+        answer = match ingest().await {
+            Ok(answer) => answer,
+            Err(failure) => return failure,
+        };
+    }
+    let secrets = [
+        settings.client_secret.expose(),
+        settings.refresh_token.expose(),
+    ];
+    answer.by_status(|| {
+        outcome::scrub(
+            format!("HTTP {}: {}", answer.status, google_error(&answer.body)),
+            &secrets,
+        )
+    })
+}
+
+/// The message of a `google.rpc.Status` error body, or the body itself.
+fn google_error(body: &[u8]) -> String {
+    #[derive(Deserialize)]
+    struct Status {
+        error: StatusDetail,
+    }
+    #[derive(Deserialize)]
+    struct StatusDetail {
+        #[serde(default)]
+        status: String,
+        #[serde(default)]
+        message: String,
+    }
+    match serde_json::from_slice::<Status>(body) {
+        Ok(Status { error }) => outcome::short(&format!("{} {}", error.status, error.message)),
+        Err(_) => outcome::short(&String::from_utf8_lossy(body)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversion_actions_by_id_or_resource_name() {
+        assert_eq!(conversion_action_id("123456789"), "123456789");
+        assert_eq!(
+            conversion_action_id("customers/1234567890/conversionActions/987"),
+            "987"
+        );
+        assert_eq!(account_id("123-456-7890"), "1234567890");
+    }
+
+    #[test]
+    fn google_errors_read_their_status_and_message() {
+        let body = br#"{"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}}"#;
+        assert_eq!(
+            google_error(body),
+            "INVALID_ARGUMENT Request contains an invalid argument."
+        );
+        assert_eq!(google_error(b"oops"), "oops");
+    }
+}

@@ -1,0 +1,46 @@
+//! Forwarding rated leads as offline conversions: the deliveries to Google Ads (Data Manager
+//! API), Google Analytics 4 (Measurement Protocol), Meta (Conversions API) and a signed
+//! webhook, and the [`Worker`] that drives them from any [`leadtrack_core::LeadStore`].
+//!
+//! A status update queues a job with one delivery per connected and mapped integration
+//! (CONTRACT.md sections 5, 6 and 8). The worker claims due jobs with a lease, sends each
+//! pending delivery, and records every attempt. Temporary failures (5xx but 501, 408, 429,
+//! timeouts, connection errors, Meta's transient codes) are retried with exponential backoff
+//! and jitter, honouring `Retry-After`, within [`RetryPolicy`]; other failures end the
+//! delivery at once. Deliveries that succeeded are never sent again. When every delivery has
+//! ended, the lead moves to its final status. Every platform receives the job's stable
+//! event id (Meta `event_id`, GA4 and Google Ads transaction id, the webhook's `id`), so
+//! a delivery repeated after a crash is deduplicated.
+//!
+//! Email, phone and names leave the service only as SHA-256 hashes of their normalised form
+//! ([`normalize`]); credentials never appear in logs or recorded errors.
+//!
+//! ```no_run
+//! use leadtrack_forward::{Worker, WorkerConfig};
+//! use leadtrack_sqlite::SqliteStore;
+//!
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = SqliteStore::open("leadtrack.db").await?;
+//! let worker = Worker::new(store, WorkerConfig::default())?;
+//! worker.run(async { let _ = tokio::signal::ctrl_c().await; }).await;
+//! # Ok(())
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod ga4;
+pub mod google_ads;
+pub mod meta;
+pub mod normalize;
+mod outcome;
+mod retry;
+#[cfg(feature = "testkit")]
+pub mod testkit;
+pub mod webhook;
+mod worker;
+
+pub use outcome::Outcome;
+pub use retry::RetryPolicy;
+pub use worker::{Deliverer, Worker, WorkerConfig};

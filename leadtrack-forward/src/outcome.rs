@@ -1,0 +1,213 @@
+//! How a delivery attempt ends, and the rules that read it off a platform's HTTP answer.
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+
+/// How one delivery attempt ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The platform accepted the conversion.
+    Delivered {
+        /// Its HTTP status.
+        status: u16,
+    },
+    /// Not sent: the lead or the settings lack what the platform needs.
+    Skipped {
+        /// Why, for people.
+        reason: String,
+    },
+    /// A temporary failure: try again later.
+    Retry {
+        /// The HTTP status, when the platform answered.
+        status: Option<u16>,
+        /// What went wrong, briefly.
+        error: String,
+        /// How long the platform asked to wait.
+        retry_after: Option<Duration>,
+    },
+    /// A permanent failure: sending the same again would fail the same way.
+    Failed {
+        /// The HTTP status, when the platform answered.
+        status: Option<u16>,
+        /// What went wrong, briefly.
+        error: String,
+    },
+}
+
+impl Outcome {
+    /// A skip, for people.
+    pub(crate) fn skipped(reason: impl Into<String>) -> Self {
+        Self::Skipped {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A platform's answer to one request.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) retry_after: Option<Duration>,
+    pub(crate) body: Vec<u8>,
+}
+
+impl Answer {
+    /// Whether the status is 2xx.
+    pub(crate) fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body as text, shortened for an error message.
+    pub(crate) fn snippet(&self) -> String {
+        short(&String::from_utf8_lossy(&self.body))
+    }
+
+    /// The outcome by HTTP status alone: 2xx delivered; 408, 429 and 5xx but 501 are
+    /// temporary; any other status is permanent. `error` describes a failure.
+    pub(crate) fn by_status(&self, error: impl FnOnce() -> String) -> Outcome {
+        let status = self.status;
+        if self.is_success() {
+            Outcome::Delivered { status }
+        } else if is_retryable_status(status) {
+            Outcome::Retry {
+                status: Some(status),
+                error: error(),
+                retry_after: self.retry_after,
+            }
+        } else {
+            Outcome::Failed {
+                status: Some(status),
+                error: error(),
+            }
+        }
+    }
+}
+
+/// 408, 429 and 5xx except 501 are worth retrying.
+pub(crate) fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 429) || ((500..600).contains(&status) && status != 501)
+}
+
+/// Sends a request and reads the whole answer. A request that fails on the way (timeout,
+/// refused connection, broken TLS) is a temporary failure; its message never carries the
+/// URL, which may hold credentials in its query.
+pub(crate) async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Outcome> {
+    let transport = |err: reqwest::Error| {
+        let error = if err.is_timeout() {
+            "timed out".to_owned()
+        } else if err.is_connect() {
+            "connection failed".to_owned()
+        } else {
+            short(&err.without_url().to_string())
+        };
+        Outcome::Retry {
+            status: None,
+            error,
+            retry_after: None,
+        }
+    };
+    let response = request.send().await.map_err(transport)?;
+    let status = response.status().as_u16();
+    let retry_after = retry_after(response.headers());
+    let body = response.bytes().await.map_err(transport)?.to_vec();
+    Ok(Answer {
+        status,
+        retry_after,
+        body,
+    })
+}
+
+/// `Retry-After` as seconds or as an HTTP date.
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    (at.with_timezone(&chrono::Utc) - chrono::Utc::now())
+        .to_std()
+        .ok()
+}
+
+/// At most 200 characters of `text`, on one line.
+pub(crate) fn short(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > 200 {
+        format!("{}...", line.chars().take(200).collect::<String>())
+    } else {
+        line
+    }
+}
+
+/// `text` with every occurrence of the given secrets masked.
+pub(crate) fn scrub(text: String, secrets: &[&str]) -> String {
+    secrets
+        .iter()
+        .filter(|secret| secret.len() >= 4)
+        .fold(text, |text, secret| text.replace(secret, "***"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn answer(status: u16) -> Answer {
+        Answer {
+            status,
+            retry_after: None,
+            body: b"{\"error\": \"x\"}".to_vec(),
+        }
+    }
+
+    #[test]
+    fn statuses_map_to_outcomes() {
+        assert_eq!(
+            answer(200).by_status(String::new),
+            Outcome::Delivered { status: 200 }
+        );
+        assert_eq!(
+            answer(204).by_status(String::new),
+            Outcome::Delivered { status: 204 }
+        );
+        for status in [408, 429, 500, 502, 503, 504, 599] {
+            assert!(
+                matches!(answer(status).by_status(String::new), Outcome::Retry { .. }),
+                "{status}"
+            );
+        }
+        for status in [301, 400, 401, 403, 404, 409, 410, 422, 501] {
+            assert!(
+                matches!(
+                    answer(status).by_status(String::new),
+                    Outcome::Failed { .. }
+                ),
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        let mut headers = HeaderMap::new();
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("120"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(120)));
+        let later = (chrono::Utc::now() + chrono::Duration::seconds(300)).to_rfc2822();
+        headers.insert(RETRY_AFTER, HeaderValue::from_str(&later).unwrap());
+        let parsed = retry_after(&headers).unwrap();
+        assert!(parsed > Duration::from_secs(290) && parsed <= Duration::from_secs(300));
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn messages_are_short_and_secret_free() {
+        assert_eq!(short("a\n  b"), "a b");
+        assert_eq!(short(&"x".repeat(300)).len(), 203);
+        assert_eq!(
+            scrub("token EAAB123 rejected".into(), &["EAAB123", ""]),
+            "token *** rejected"
+        );
+    }
+}

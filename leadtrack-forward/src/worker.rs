@@ -1,0 +1,279 @@
+//! The worker: claims due conversion jobs from any [`LeadStore`], delivers each pending
+//! delivery to its platform, records every attempt, and reschedules or finishes the job.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use leadtrack_core::api::IntegrationKind;
+use leadtrack_core::model::{Attempt, AttemptOutcome, ClaimedJob, DeliveryState};
+use leadtrack_core::store::Conflict;
+use leadtrack_core::{LeadStore, StoreError, StoreResult};
+use tokio::sync::watch;
+
+use crate::google_ads::TokenCache;
+use crate::outcome::Outcome;
+use crate::retry::{RetryPolicy, random_unit};
+use crate::{ga4, google_ads, meta, webhook};
+
+/// How the worker runs.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// Jobs delivered at once. 4 by default.
+    pub concurrency: usize,
+    /// How often an idle worker looks for due jobs. 1 second by default.
+    pub poll_interval: Duration,
+    /// How long a claimed job stays with this worker; a worker that dies loses its jobs to
+    /// others when this runs out. 5 minutes by default.
+    pub lease: Duration,
+    /// Time limit of each request to a platform. 30 seconds by default.
+    pub request_timeout: Duration,
+    /// When failed deliveries are tried again.
+    pub retry: RetryPolicy,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        Self {
+            concurrency: 4,
+            poll_interval: Duration::from_secs(1),
+            lease: Duration::from_secs(5 * 60),
+            request_timeout: Duration::from_secs(30),
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+/// Sends one delivery of a job to its platform: the HTTP client and the Google token cache.
+pub struct Deliverer {
+    http: reqwest::Client,
+    tokens: TokenCache,
+}
+
+impl Deliverer {
+    /// A deliverer whose requests time out after `timeout`.
+    pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .user_agent(concat!("leadtrack/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self {
+            http,
+            tokens: TokenCache::default(),
+        })
+    }
+
+    /// Delivers `job` to `kind`, with the settings the job was claimed with.
+    pub async fn deliver(
+        &self,
+        kind: IntegrationKind,
+        job: &ClaimedJob,
+        now: chrono::DateTime<Utc>,
+    ) -> Outcome {
+        let integrations = &job.integrations;
+        let disconnected = || Outcome::skipped(format!("{kind} is no longer connected"));
+        match kind {
+            IntegrationKind::Ga4 => match &integrations.ga4 {
+                Some(settings) => ga4::deliver(&self.http, settings, job, now).await,
+                None => disconnected(),
+            },
+            IntegrationKind::Meta => match &integrations.meta {
+                Some(settings) => meta::deliver(&self.http, settings, job).await,
+                None => disconnected(),
+            },
+            IntegrationKind::GoogleAds => match &integrations.google_ads {
+                Some(settings) => {
+                    google_ads::deliver(&self.http, &self.tokens, settings, job).await
+                }
+                None => disconnected(),
+            },
+            IntegrationKind::Webhook => match &integrations.webhook {
+                Some(settings) => webhook::deliver(&self.http, settings, job, now).await,
+                None => disconnected(),
+            },
+        }
+    }
+}
+
+/// Delivers conversion jobs from `S`. Cheap to clone: clones share the HTTP client.
+pub struct Worker<S> {
+    store: S,
+    deliverer: Arc<Deliverer>,
+    config: Arc<WorkerConfig>,
+}
+
+impl<S: Clone> Clone for Worker<S> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            deliverer: Arc::clone(&self.deliverer),
+            config: Arc::clone(&self.config),
+        }
+    }
+}
+
+impl<S: LeadStore + Clone> Worker<S> {
+    /// A worker on `store`.
+    pub fn new(store: S, config: WorkerConfig) -> Result<Self, reqwest::Error> {
+        Ok(Self {
+            store,
+            deliverer: Arc::new(Deliverer::new(config.request_timeout)?),
+            config: Arc::new(config),
+        })
+    }
+
+    /// Runs [`WorkerConfig::concurrency`] delivery loops until `shutdown` resolves. Jobs in
+    /// progress then finish before this returns; queued jobs stay queued for the next run.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send) {
+        let (stop, stopped) = watch::channel(false);
+        let loops: Vec<_> = (0..self.config.concurrency.max(1))
+            .map(|_| {
+                let worker = self.clone();
+                let stopped = stopped.clone();
+                tokio::spawn(async move { worker.run_loop(stopped).await })
+            })
+            .collect();
+        shutdown.await;
+        tracing::info!("worker stopping; jobs in progress finish first");
+        let _ = stop.send(true);
+        for handle in loops {
+            if let Err(err) = handle.await {
+                tracing::error!(error = %err, "a delivery loop ended abnormally");
+            }
+        }
+        tracing::info!("worker stopped");
+    }
+
+    async fn run_loop(&self, mut stopped: watch::Receiver<bool>) {
+        while !*stopped.borrow() {
+            match self.run_once().await {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(err) => tracing::error!(error = %err, "could not process a job"),
+            }
+            tokio::select! {
+                _ = stopped.changed() => {}
+                () = tokio::time::sleep(self.config.poll_interval) => {}
+            }
+        }
+    }
+
+    /// Claims the job due soonest and processes it; `false` when none is due.
+    pub async fn run_once(&self) -> StoreResult<bool> {
+        let lease = chrono::Duration::from_std(self.config.lease)
+            .map_err(|_| StoreError::Invalid("the lease is too long".to_owned()))?;
+        let Some(claimed) = self.store.claim_job(Utc::now(), lease).await? else {
+            return Ok(false);
+        };
+        match self.process(&claimed).await {
+            Err(StoreError::Conflict(Conflict::LeaseLost(job))) => {
+                tracing::warn!(job = job.0, "lease lost; another worker has the job");
+                Ok(true)
+            }
+            other => other.map(|()| true),
+        }
+    }
+
+    /// Delivers the job's due deliveries concurrently, records each attempt, then finishes
+    /// the job or puts it back until its next retry.
+    async fn process(&self, claimed: &ClaimedJob) -> StoreResult<()> {
+        let job = &claimed.job;
+        let token = claimed.lease.token;
+        let now = Utc::now();
+        let pending: Vec<_> = claimed
+            .deliveries
+            .iter()
+            .filter(|d| d.state == DeliveryState::Pending)
+            .collect();
+        let (due, waiting): (Vec<_>, Vec<_>) = pending
+            .into_iter()
+            .partition(|d| d.next_attempt_at.is_none_or(|at| at <= now));
+        // Each attempt is recorded as soon as its platform answers, so a worker that dies
+        // midway resends only what it had not recorded.
+        let mut in_flight: FuturesUnordered<_> = due
+            .iter()
+            .map(|delivery| async move {
+                let outcome = self
+                    .deliverer
+                    .deliver(delivery.integration, claimed, now)
+                    .await;
+                (*delivery, outcome)
+            })
+            .collect();
+        let mut next_due = waiting.iter().filter_map(|d| d.next_attempt_at).min();
+        while let Some((delivery, outcome)) = in_flight.next().await {
+            let attempts = delivery.attempts + 1;
+            let attempt = self.attempt(delivery.integration, attempts, claimed, outcome);
+            tracing::info!(
+                job = job.id.0,
+                lead = job.lead_id,
+                integration = %delivery.integration,
+                attempt = attempts,
+                outcome = attempt.outcome.as_str(),
+                http_status = attempt.http_status,
+                error = attempt.error.as_deref().unwrap_or(""),
+                "delivery attempt"
+            );
+            if let Some(retry_at) = attempt.retry_at {
+                next_due = Some(next_due.map_or(retry_at, |at| at.min(retry_at)));
+            }
+            self.store.record_attempt(job.id, token, &attempt).await?;
+        }
+        match next_due {
+            Some(at) => self.store.reschedule_job(job.id, token, at).await,
+            None => {
+                let status = self.store.finish_job(job.id, token, Utc::now()).await?;
+                tracing::info!(job = job.id.0, lead = job.lead_id, status = %status, "job done");
+                Ok(())
+            }
+        }
+    }
+
+    /// The attempt to record for an outcome; a retry beyond the policy fails for good.
+    fn attempt(
+        &self,
+        integration: IntegrationKind,
+        attempts: u32,
+        claimed: &ClaimedJob,
+        outcome: Outcome,
+    ) -> Attempt {
+        let at = Utc::now();
+        let (outcome, http_status, error, retry_at) = match outcome {
+            Outcome::Delivered { status } => (AttemptOutcome::Delivered, Some(status), None, None),
+            Outcome::Skipped { reason } => (AttemptOutcome::Skipped, None, Some(reason), None),
+            Outcome::Failed { status, error } => {
+                (AttemptOutcome::Failed, status, Some(error), None)
+            }
+            Outcome::Retry {
+                status,
+                error,
+                retry_after,
+            } => match self.config.retry.next_attempt(
+                attempts,
+                at,
+                claimed.job.created_at,
+                retry_after,
+                random_unit(),
+            ) {
+                Some(next) => (AttemptOutcome::Retry, status, Some(error), Some(next)),
+                None => (
+                    AttemptOutcome::Failed,
+                    status,
+                    Some(format!("{error} (gave up after {attempts} attempts)")),
+                    None,
+                ),
+            },
+        };
+        Attempt {
+            integration,
+            at,
+            outcome,
+            http_status,
+            error,
+            retry_at,
+        }
+    }
+}

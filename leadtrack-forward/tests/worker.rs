@@ -1,0 +1,954 @@
+//! The worker against local mock platforms: exact payloads, retries, permanent failures,
+//! timeouts, OAuth token handling, crashes, shutdown, and what `lead_jobs` records.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use leadtrack_core::LeadStore;
+use leadtrack_core::api::{ConversionId, IntegrationKind, LeadIdentifier, LeadStatus};
+use leadtrack_core::model::{
+    AttemptOutcome, DeliveryState, Ga4Settings, GoogleAdsSettings, IntegrationSettings, JobRecord,
+    JobState, LabelMapping, MetaSettings, NewLabel, NewProject, Project, ProjectSettings, Secret,
+    WebhookSettings,
+};
+use leadtrack_core::status::StatusUpdate;
+use leadtrack_core::testkit::data;
+use leadtrack_forward::normalize::sha256_hex;
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_forward::{RetryPolicy, Worker, WorkerConfig, webhook};
+use leadtrack_sqlite::SqliteStore;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+const GA4_SECRET: &str = "ga4-api-secret-value";
+const META_TOKEN: &str = "EAAB-meta-access-token";
+const ADS_CLIENT_SECRET: &str = "ads-client-secret-value";
+const ADS_REFRESH_TOKEN: &str = "ads-refresh-token-value";
+const WEBHOOK_SECRET: &str = "whsec_test_secret";
+const SECRETS: [&str; 5] = [
+    GA4_SECRET,
+    META_TOKEN,
+    ADS_CLIENT_SECRET,
+    ADS_REFRESH_TOKEN,
+    WEBHOOK_SECRET,
+];
+
+struct Platforms {
+    ga4: MockPlatform,
+    meta: MockPlatform,
+    token: MockPlatform,
+    ads: MockPlatform,
+    hook: MockPlatform,
+}
+
+impl Platforms {
+    async fn start() -> Self {
+        Self {
+            ga4: MockPlatform::start(MockResponse::empty(204)).await,
+            meta: MockPlatform::start(MockResponse::json(
+                200,
+                json!({"events_received": 1, "messages": [], "fbtrace_id": "trace"}),
+            ))
+            .await,
+            token: MockPlatform::start(MockResponse::json(
+                200,
+                json!({"access_token": "ya29.first", "expires_in": 3599, "token_type": "Bearer"}),
+            ))
+            .await,
+            ads: MockPlatform::start(MockResponse::json(200, json!({"requestId": "req-1"}))).await,
+            hook: MockPlatform::start(MockResponse::json(200, json!({"ok": true}))).await,
+        }
+    }
+}
+
+struct Fixture {
+    store: SqliteStore,
+    project: Project,
+    label: Uuid,
+    platforms: Platforms,
+}
+
+/// A store whose project has all four integrations connected to mocks, and a label mapped
+/// to all of them.
+async fn fixture() -> Fixture {
+    fixture_with(false).await
+}
+
+async fn fixture_with(ga4_validate: bool) -> Fixture {
+    let store = SqliteStore::open_temporary().await.unwrap();
+    let project = store
+        .create_project(
+            NewProject {
+                public_id: Some("acme".into()),
+                name: "Acme".into(),
+                currency: Some("EUR".into()),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let project = store
+        .update_project(
+            project.id,
+            ProjectSettings {
+                phone_country_code: Some(Some("49".into())),
+                ..ProjectSettings::default()
+            },
+        )
+        .await
+        .unwrap();
+    let platforms = Platforms::start().await;
+    for settings in [
+        IntegrationSettings::Ga4(Ga4Settings {
+            measurement_id: "G-TEST123".into(),
+            api_secret: Secret::new(GA4_SECRET),
+            validate: ga4_validate,
+            base_url: Some(platforms.ga4.url().to_owned()),
+        }),
+        IntegrationSettings::Meta(MetaSettings {
+            pixel_id: "1234567890".into(),
+            access_token: Secret::new(META_TOKEN),
+            api_version: "v23.0".into(),
+            test_event_code: Some("TEST123".into()),
+            base_url: Some(platforms.meta.url().to_owned()),
+        }),
+        IntegrationSettings::GoogleAds(GoogleAdsSettings {
+            customer_id: "123-456-7890".into(),
+            login_customer_id: None,
+            client_id: "ads-client".into(),
+            client_secret: Secret::new(ADS_CLIENT_SECRET),
+            refresh_token: Secret::new(ADS_REFRESH_TOKEN),
+            token_url: Some(format!("{}/token", platforms.token.url())),
+            base_url: Some(platforms.ads.url().to_owned()),
+        }),
+        IntegrationSettings::Webhook(WebhookSettings {
+            url: format!("{}/hooks/leadtrack", platforms.hook.url()),
+            secret: Secret::new(WEBHOOK_SECRET),
+        }),
+    ] {
+        store
+            .set_integration(project.id, settings, Utc::now())
+            .await
+            .unwrap();
+    }
+    let label = store
+        .create_label(
+            project.id,
+            NewLabel {
+                name: "Qualified".into(),
+                mark_as_done: true,
+                mapping: LabelMapping {
+                    ga4_event: Some("qualify_lead".into()),
+                    meta_event: Some("QualifiedLead".into()),
+                    google_ads_action: Some("customers/1234567890/conversionActions/987654".into()),
+                    webhook: true,
+                },
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .id;
+    Fixture {
+        store,
+        project,
+        label,
+        platforms,
+    }
+}
+
+fn policy() -> RetryPolicy {
+    RetryPolicy {
+        base_delay: Duration::from_millis(100),
+        jitter: false,
+        ..RetryPolicy::default()
+    }
+}
+
+fn worker(store: &SqliteStore, config: WorkerConfig) -> Worker<SqliteStore> {
+    Worker::new(store.clone(), config).unwrap()
+}
+
+fn fast() -> WorkerConfig {
+    WorkerConfig {
+        retry: policy(),
+        request_timeout: Duration::from_secs(5),
+        poll_interval: Duration::from_millis(20),
+        ..WorkerConfig::default()
+    }
+}
+
+fn full_lead() -> Value {
+    json!({
+        "userData": {"email": "Ada.Lovelace@Gmail.com", "phone": "030 1234567", "firstName": "Ada", "lastName": "Lovelace"},
+        "attributionData": {"gclid": "TESTGCLID", "cid": "123456789.1700000000", "sid": "1700000123",
+                            "fbp": "fb.1.1700000000000.987654321", "fbc": "fb.1.1700000001000.TESTFBCLID"},
+        "deviceData": {"ipAddress": "203.0.113.9", "userAgent": "Mozilla/5.0 (Test)"},
+        "formData": {"formName": "Contact"}
+    })
+}
+
+impl Fixture {
+    /// Creates a lead and rates it with the label at `price` cents.
+    async fn rated_lead(&self, body: Value, conversion: Option<ConversionId>) -> i64 {
+        let lead = self
+            .store
+            .create_lead(self.project.id, data(body), Utc::now())
+            .await
+            .unwrap()
+            .lead_id;
+        let update = StatusUpdate {
+            identifier: LeadIdentifier::LeadId(lead),
+            conversion_id: conversion.unwrap_or(ConversionId::Label(self.label)),
+            price: Some(4999),
+            note: None,
+        };
+        let change = self
+            .store
+            .update_status(self.project.id, &update, Utc::now())
+            .await
+            .unwrap();
+        assert!(change.job.is_some());
+        lead
+    }
+
+    async fn job(&self, lead: i64) -> JobRecord {
+        self.store
+            .lead_jobs(self.project.id, lead)
+            .await
+            .unwrap()
+            .remove(0)
+    }
+
+    /// Runs `worker` until the lead's job is done (retries included), or fails after 20 s.
+    async fn run_until_done(&self, worker: &Worker<SqliteStore>, lead: i64) -> JobRecord {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            worker.run_once().await.unwrap();
+            let job = self.job(lead).await;
+            if job.job.state == JobState::Done {
+                return job;
+            }
+            assert!(Instant::now() < deadline, "the job did not finish: {job:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn status(&self, lead: i64) -> LeadStatus {
+        self.store
+            .find_lead(self.project.id, &LeadIdentifier::LeadId(lead))
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+    }
+}
+
+fn delivery(
+    record: &JobRecord,
+    kind: IntegrationKind,
+) -> (DeliveryState, Vec<(AttemptOutcome, Option<u16>)>) {
+    let (delivery, attempts) = record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == kind)
+        .expect("a delivery");
+    (
+        delivery.state,
+        attempts
+            .iter()
+            .map(|a| (a.outcome, a.http_status))
+            .collect(),
+    )
+}
+
+#[tokio::test]
+async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
+    let f = fixture().await;
+    let lead = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    let event_id = record.job.event_id.to_string();
+    let created = record.job.created_at;
+
+    let ga4 = f.platforms.ga4.requests();
+    assert_eq!(ga4.len(), 1);
+    assert_eq!(
+        (ga4[0].method.as_str(), ga4[0].path.as_str()),
+        ("POST", "/mp/collect")
+    );
+    assert_eq!(ga4[0].query("measurement_id"), Some("G-TEST123"));
+    assert_eq!(ga4[0].query("api_secret"), Some(GA4_SECRET));
+    assert_eq!(
+        ga4[0].json(),
+        json!({
+            "client_id": "123456789.1700000000",
+            "timestamp_micros": created.timestamp_micros(),
+            "user_data": {
+                "sha256_email_address": [sha256_hex("adalovelace@gmail.com")],
+                "sha256_phone_number": [sha256_hex("+49301234567")]
+            },
+            "events": [{"name": "qualify_lead", "params": {
+                "session_id": 1_700_000_123_i64, "value": 49.99, "currency": "EUR", "transaction_id": event_id
+            }}]
+        })
+    );
+
+    let meta = f.platforms.meta.requests();
+    assert_eq!(meta.len(), 1);
+    assert_eq!(meta[0].path, "/v23.0/1234567890/events");
+    assert_eq!(meta[0].query("access_token"), Some(META_TOKEN));
+    assert_eq!(
+        meta[0].json(),
+        json!({
+            "data": [{
+                "event_name": "QualifiedLead",
+                "event_time": created.timestamp(),
+                "action_source": "system_generated",
+                "event_id": event_id,
+                "user_data": {
+                    "em": [sha256_hex("ada.lovelace@gmail.com")],
+                    "ph": [sha256_hex("49301234567")],
+                    "fn": [sha256_hex("ada")],
+                    "ln": [sha256_hex("lovelace")],
+                    "fbp": "fb.1.1700000000000.987654321",
+                    "fbc": "fb.1.1700000001000.TESTFBCLID",
+                    "client_ip_address": "203.0.113.9",
+                    "client_user_agent": "Mozilla/5.0 (Test)"
+                },
+                "custom_data": {"value": 49.99, "currency": "EUR", "event_source": "crm", "lead_event_source": "leadtrack"}
+            }],
+            "test_event_code": "TEST123"
+        })
+    );
+
+    let token = f.platforms.token.requests();
+    assert_eq!(token.len(), 1);
+    assert_eq!(token[0].path, "/token");
+    assert_eq!(
+        token[0].header("content-type"),
+        Some("application/x-www-form-urlencoded")
+    );
+    assert_eq!(
+        token[0].text(),
+        format!(
+            "grant_type=refresh_token&client_id=ads-client&client_secret={ADS_CLIENT_SECRET}&refresh_token={ADS_REFRESH_TOKEN}"
+        )
+    );
+    let ads = f.platforms.ads.requests();
+    assert_eq!(ads.len(), 1);
+    assert_eq!(ads[0].path, "/v1/events:ingest");
+    assert_eq!(ads[0].header("authorization"), Some("Bearer ya29.first"));
+    assert_eq!(
+        ads[0].json(),
+        json!({
+            "destinations": [{
+                "operatingAccount": {"accountType": "GOOGLE_ADS", "accountId": "1234567890"},
+                "productDestinationId": "987654"
+            }],
+            "encoding": "HEX",
+            "events": [{
+                "transactionId": event_id,
+                "eventTimestamp": leadtrack_core::time::format(&created),
+                "eventSource": "WEB",
+                "adIdentifiers": {"gclid": "TESTGCLID"},
+                "conversionValue": 49.99,
+                "currency": "EUR",
+                "userData": {"userIdentifiers": [
+                    {"emailAddress": sha256_hex("adalovelace@gmail.com")},
+                    {"phoneNumber": sha256_hex("+49301234567")}
+                ]}
+            }]
+        })
+    );
+
+    let hook = f.platforms.hook.requests();
+    assert_eq!(hook.len(), 1);
+    assert_eq!(hook[0].path, "/hooks/leadtrack");
+    assert_eq!(
+        hook[0].header(webhook::EVENT_HEADER),
+        Some(event_id.as_str())
+    );
+    let body = hook[0].json();
+    assert_eq!(body["type"], "lead.converted");
+    assert_eq!(body["id"], event_id);
+    assert_eq!(body["jobId"], record.job.id.0);
+    assert_eq!(body["occurredAt"], leadtrack_core::time::format(&created));
+    assert_eq!(body["conversionId"], f.label.to_string());
+    assert_eq!(
+        body["label"],
+        json!({"id": f.label, "name": "Qualified", "markAsDone": true})
+    );
+    assert_eq!(
+        (body["price"].as_i64(), body["currency"].as_str()),
+        (Some(4999), Some("EUR"))
+    );
+    assert_eq!(
+        (body["lead"]["id"].as_i64(), body["lead"]["email"].as_str()),
+        (Some(lead), Some("Ada.Lovelace@Gmail.com"))
+    );
+    let signature = hook[0].header(webhook::SIGNATURE_HEADER).unwrap();
+    let timestamp: i64 = signature
+        .strip_prefix("t=")
+        .and_then(|s| s.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((Utc::now().timestamp() - timestamp).abs() < 60);
+    assert_eq!(
+        signature,
+        webhook::signature(WEBHOOK_SECRET, timestamp, &hook[0].body),
+        "the receiver can verify it"
+    );
+
+    assert_eq!(f.status(lead).await, LeadStatus::Rated);
+    for kind in IntegrationKind::ALL {
+        let (state, attempts) = delivery(&record, kind);
+        assert_eq!(state, DeliveryState::Delivered, "{kind}");
+        assert_eq!(attempts.len(), 1, "{kind}");
+        assert_eq!(attempts[0].0, AttemptOutcome::Delivered);
+    }
+    assert_eq!(delivery(&record, IntegrationKind::Ga4).1[0].1, Some(204));
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_the_event_id_is_stable_and_delivered_platforms_are_not_resent() {
+    let f = fixture().await;
+    f.platforms.hook.push(
+        MockResponse::json(429, json!({"error": "slow down"})).with_header("Retry-After", "1"),
+    );
+    let lead = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+
+    let hook = f.platforms.hook.requests();
+    assert_eq!(hook.len(), 2);
+    assert_eq!(
+        hook[0].header(webhook::EVENT_HEADER),
+        hook[1].header(webhook::EVENT_HEADER)
+    );
+    assert_eq!(hook[0].json()["id"], hook[1].json()["id"]);
+    assert!(
+        hook[1].received - hook[0].received >= Duration::from_millis(950),
+        "Retry-After: 1 was honoured"
+    );
+    let (state, attempts) = delivery(&record, IntegrationKind::Webhook);
+    assert_eq!(
+        (state, attempts),
+        (
+            DeliveryState::Delivered,
+            vec![
+                (AttemptOutcome::Retry, Some(429)),
+                (AttemptOutcome::Delivered, Some(200))
+            ]
+        )
+    );
+    let webhook_attempts = &record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::Webhook)
+        .unwrap()
+        .1;
+    let retry_at = webhook_attempts[0].retry_at.unwrap();
+    assert!(retry_at - webhook_attempts[0].at >= chrono::Duration::milliseconds(1000));
+    assert_eq!(
+        webhook_attempts[0].error.as_deref(),
+        Some(r#"HTTP 429: {"error":"slow down"}"#)
+    );
+    for mock in [&f.platforms.ga4, &f.platforms.meta, &f.platforms.ads] {
+        assert_eq!(
+            mock.requests().len(),
+            1,
+            "a delivered conversion is never sent again"
+        );
+    }
+    assert_eq!(f.status(lead).await, LeadStatus::Rated);
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_and_client_errors_fail_at_once() {
+    let f = fixture().await;
+    f.platforms.meta.push(MockResponse::json(
+        500,
+        json!({"error": {"message": "Service temporarily unavailable", "code": 2}}),
+    ));
+    f.platforms
+        .ga4
+        .set_default(MockResponse::json(400, json!({"error": "bad request"})));
+    f.platforms.ads.push(MockResponse::json(
+        503,
+        json!({"error": {"code": 503, "status": "UNAVAILABLE", "message": "try later"}}),
+    ));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+
+    assert_eq!(
+        delivery(&record, IntegrationKind::Meta),
+        (
+            DeliveryState::Delivered,
+            vec![
+                (AttemptOutcome::Retry, Some(500)),
+                (AttemptOutcome::Delivered, Some(200))
+            ]
+        )
+    );
+    assert_eq!(
+        delivery(&record, IntegrationKind::GoogleAds),
+        (
+            DeliveryState::Delivered,
+            vec![
+                (AttemptOutcome::Retry, Some(503)),
+                (AttemptOutcome::Delivered, Some(200))
+            ]
+        )
+    );
+    assert_eq!(
+        delivery(&record, IntegrationKind::Ga4),
+        (
+            DeliveryState::Failed,
+            vec![(AttemptOutcome::Failed, Some(400))]
+        )
+    );
+    assert_eq!(f.platforms.ga4.requests().len(), 1, "a 400 is not retried");
+    let ads_error = &record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::GoogleAds)
+        .unwrap()
+        .1[0];
+    assert_eq!(
+        ads_error.error.as_deref(),
+        Some("HTTP 503: UNAVAILABLE try later")
+    );
+    // Every delivery ended, one of them failed for good: the job is done and the lead rated.
+    assert_eq!(f.status(lead).await, LeadStatus::Rated);
+}
+
+#[tokio::test]
+async fn meta_error_codes_decide_between_retry_and_failure() {
+    let f = fixture().await;
+    f.platforms.meta.push(MockResponse::json(400, json!({"error": {"message": "User request limit reached", "type": "OAuthException", "code": 17, "fbtrace_id": "x"}})));
+    f.platforms.meta.push(MockResponse::json(400, json!({"error": {"message": format!("Invalid OAuth access token {META_TOKEN}"), "type": "OAuthException", "code": 190, "fbtrace_id": "y"}})));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    assert_eq!(
+        delivery(&record, IntegrationKind::Meta),
+        (
+            DeliveryState::Failed,
+            vec![
+                (AttemptOutcome::Retry, Some(400)),
+                (AttemptOutcome::Failed, Some(400))
+            ]
+        )
+    );
+    let attempts = &record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::Meta)
+        .unwrap()
+        .1;
+    assert_eq!(
+        attempts[0].error.as_deref(),
+        Some("Meta error 17: User request limit reached")
+    );
+    assert_eq!(
+        attempts[1].error.as_deref(),
+        Some("Meta error 190: Invalid OAuth access token ***")
+    );
+}
+
+#[tokio::test]
+async fn slow_platforms_time_out_and_are_retried() {
+    let f = fixture().await;
+    f.platforms
+        .hook
+        .push(MockResponse::json(200, json!({})).delayed(Duration::from_secs(3)));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let config = WorkerConfig {
+        request_timeout: Duration::from_millis(500),
+        ..fast()
+    };
+    let record = f.run_until_done(&worker(&f.store, config), lead).await;
+    let attempts = &record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::Webhook)
+        .unwrap()
+        .1;
+    assert_eq!(attempts.len(), 2);
+    assert_eq!(
+        (
+            attempts[0].outcome,
+            attempts[0].http_status,
+            attempts[0].error.as_deref()
+        ),
+        (AttemptOutcome::Retry, None, Some("timed out"))
+    );
+    assert_eq!(attempts[1].outcome, AttemptOutcome::Delivered);
+}
+
+#[tokio::test]
+async fn retries_stop_at_the_attempt_limit() {
+    let f = fixture().await;
+    f.platforms.hook.set_default(MockResponse::empty(502));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let config = WorkerConfig {
+        retry: RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_millis(50),
+            multiplier: 2,
+            jitter: false,
+            ..RetryPolicy::default()
+        },
+        ..fast()
+    };
+    let record = f.run_until_done(&worker(&f.store, config), lead).await;
+    assert_eq!(
+        delivery(&record, IntegrationKind::Webhook),
+        (
+            DeliveryState::Failed,
+            vec![
+                (AttemptOutcome::Retry, Some(502)),
+                (AttemptOutcome::Retry, Some(502)),
+                (AttemptOutcome::Failed, Some(502))
+            ]
+        )
+    );
+    let attempts = &record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::Webhook)
+        .unwrap()
+        .1;
+    assert_eq!(
+        attempts[2].error.as_deref(),
+        Some("HTTP 502:  (gave up after 3 attempts)")
+    );
+    // The waits doubled: 50 ms, then 100 ms.
+    let first = attempts[0].retry_at.unwrap() - attempts[0].at;
+    let second = attempts[1].retry_at.unwrap() - attempts[1].at;
+    assert_eq!(
+        (first.num_milliseconds(), second.num_milliseconds()),
+        (50, 100)
+    );
+    assert_eq!(f.platforms.hook.requests().len(), 3);
+    assert_eq!(f.status(lead).await, LeadStatus::Rated);
+}
+
+#[tokio::test]
+async fn google_tokens_are_cached_and_refreshed_once_on_401() {
+    let f = fixture().await;
+    let w = worker(&f.store, fast());
+    let first = f.rated_lead(full_lead(), None).await;
+    f.run_until_done(&w, first).await;
+    let second = f.rated_lead(full_lead(), None).await;
+    f.run_until_done(&w, second).await;
+    assert_eq!(
+        f.platforms.token.requests().len(),
+        1,
+        "the token is cached between jobs"
+    );
+    assert_eq!(f.platforms.ads.requests().len(), 2);
+
+    f.platforms.ads.push(MockResponse::json(
+        401,
+        json!({"error": {"code": 401, "status": "UNAUTHENTICATED", "message": "expired"}}),
+    ));
+    f.platforms.token.push(MockResponse::json(
+        200,
+        json!({"access_token": "ya29.second", "expires_in": 3599}),
+    ));
+    let third = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&w, third).await;
+    assert_eq!(f.platforms.token.requests().len(), 2, "refreshed once");
+    let ads = f.platforms.ads.requests();
+    assert_eq!(ads.len(), 4);
+    assert_eq!(ads[2].header("authorization"), Some("Bearer ya29.first"));
+    assert_eq!(ads[3].header("authorization"), Some("Bearer ya29.second"));
+    assert_eq!(
+        delivery(&record, IntegrationKind::GoogleAds),
+        (
+            DeliveryState::Delivered,
+            vec![(AttemptOutcome::Delivered, Some(200))]
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_rejected_refresh_token_fails_for_good_without_leaking_it() {
+    let f = fixture().await;
+    f.platforms.token.set_default(MockResponse::json(400, json!({"error": "invalid_grant", "error_description": format!("Token {ADS_REFRESH_TOKEN} has been expired or revoked.")})));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    let attempts = &record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::GoogleAds)
+        .unwrap()
+        .1;
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(
+        (attempts[0].outcome, attempts[0].http_status),
+        (AttemptOutcome::Failed, Some(400))
+    );
+    let error = attempts[0].error.as_deref().unwrap();
+    assert!(
+        error.starts_with("OAuth token refresh: HTTP 400") && error.contains("invalid_grant"),
+        "{error}"
+    );
+    assert!(!error.contains(ADS_REFRESH_TOKEN), "{error}");
+    assert!(f.platforms.ads.requests().is_empty());
+}
+
+#[tokio::test]
+async fn ga4_validation_mode_fails_on_validation_messages() {
+    let f = fixture_with(true).await;
+    f.platforms.ga4.set_default(MockResponse::json(200, json!({"validationMessages": [{
+        "fieldPath": "events", "description": "Event at index: [0] has invalid name [qualify-lead].", "validationCode": "NAME_INVALID"
+    }]})));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    assert_eq!(f.platforms.ga4.requests()[0].path, "/debug/mp/collect");
+    let attempts = &record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::Ga4)
+        .unwrap()
+        .1;
+    assert_eq!(attempts[0].outcome, AttemptOutcome::Failed);
+    assert_eq!(
+        attempts[0].error.as_deref(),
+        Some(
+            "GA4 validation: NAME_INVALID events: Event at index: [0] has invalid name [qualify-lead]."
+        )
+    );
+}
+
+#[tokio::test]
+async fn leads_without_the_data_a_platform_needs_are_skipped_with_a_reason() {
+    let f = fixture().await;
+    let lead = f
+        .rated_lead(json!({"userData": {"firstName": "Nobody"}}), None)
+        .await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    for kind in [
+        IntegrationKind::GoogleAds,
+        IntegrationKind::Ga4,
+        IntegrationKind::Meta,
+    ] {
+        let (found, attempts) = record
+            .deliveries
+            .iter()
+            .find(|(d, _)| d.integration == kind)
+            .unwrap();
+        assert_eq!(found.state, DeliveryState::Skipped, "{kind}");
+        assert!(attempts.is_empty() && found.detail.is_some(), "{kind}");
+    }
+    assert_eq!(
+        delivery(&record, IntegrationKind::Webhook).0,
+        DeliveryState::Delivered
+    );
+    assert!(
+        f.platforms.ga4.requests().is_empty()
+            && f.platforms.meta.requests().is_empty()
+            && f.platforms.ads.requests().is_empty()
+    );
+}
+
+#[tokio::test]
+async fn lost_follows_the_lost_mapping_and_ends_lost() {
+    let f = fixture().await;
+    let lead = f.rated_lead(full_lead(), Some(ConversionId::Lost)).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    assert_eq!(
+        record.deliveries.len(),
+        1,
+        "by default only the webhook hears of lost leads"
+    );
+    let hook = f.platforms.hook.requests();
+    assert_eq!(
+        (
+            hook[0].json()["type"].as_str(),
+            hook[0].json()["label"].is_null()
+        ),
+        (Some("lead.lost"), true)
+    );
+    assert_eq!(f.status(lead).await, LeadStatus::Lost);
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_delivery_is_taken_over_with_the_same_event_id() {
+    let f = fixture().await;
+    f.platforms
+        .hook
+        .push(MockResponse::json(200, json!({})).delayed(Duration::from_secs(30)));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let config = WorkerConfig {
+        lease: Duration::from_secs(1),
+        ..fast()
+    };
+    let doomed = worker(&f.store, config.clone());
+    let running = tokio::spawn(async move { doomed.run_once().await });
+    let seen = f.platforms.hook.wait_for(1, Duration::from_secs(10)).await;
+    assert_eq!(seen.len(), 1, "the first worker reached the webhook");
+    running.abort();
+    let _ = running.await;
+    let midway = f.job(lead).await;
+    assert_eq!(
+        midway.job.state,
+        JobState::Running,
+        "nothing was recorded for the killed delivery"
+    );
+
+    let record = f.run_until_done(&worker(&f.store, config), lead).await;
+    let hook = f.platforms.hook.requests();
+    assert_eq!(hook.len(), 2);
+    assert_eq!(
+        hook[0].header(webhook::EVENT_HEADER),
+        hook[1].header(webhook::EVENT_HEADER),
+        "receivers can deduplicate"
+    );
+    let meta = f.platforms.meta.requests();
+    assert_eq!(
+        meta.iter()
+            .map(|r| r.json()["data"][0]["event_id"].clone())
+            .collect::<Vec<_>>()
+            .len(),
+        meta.len()
+    );
+    assert!(
+        meta.iter()
+            .all(|r| r.json()["data"][0]["event_id"] == json!(record.job.event_id.to_string()))
+    );
+    assert_eq!(
+        delivery(&record, IntegrationKind::Webhook),
+        (
+            DeliveryState::Delivered,
+            vec![(AttemptOutcome::Delivered, Some(200))]
+        )
+    );
+    assert_eq!(f.status(lead).await, LeadStatus::Rated);
+}
+
+#[tokio::test]
+async fn shutdown_lets_deliveries_in_flight_finish() {
+    let f = fixture().await;
+    f.platforms
+        .hook
+        .push(MockResponse::json(200, json!({})).delayed(Duration::from_millis(800)));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(worker(&f.store, fast()).run(async {
+        let _ = stopped.await;
+    }));
+    assert_eq!(
+        f.platforms
+            .hook
+            .wait_for(1, Duration::from_secs(10))
+            .await
+            .len(),
+        1
+    );
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .expect("the worker stops")
+        .unwrap();
+    let record = f.job(lead).await;
+    assert_eq!(
+        record.job.state,
+        JobState::Done,
+        "the delivery in flight finished"
+    );
+    assert_eq!(f.status(lead).await, LeadStatus::Rated);
+}
+
+#[tokio::test]
+async fn a_lead_reset_to_open_while_delivered_stays_open() {
+    let f = fixture().await;
+    f.platforms
+        .hook
+        .push(MockResponse::json(200, json!({})).delayed(Duration::from_millis(500)));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let w = worker(&f.store, fast());
+    let running = tokio::spawn(async move { w.run_once().await });
+    f.platforms.hook.wait_for(1, Duration::from_secs(10)).await;
+    let open = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lead),
+        conversion_id: ConversionId::Open,
+        price: None,
+        note: None,
+    };
+    f.store
+        .update_status(f.project.id, &open, Utc::now())
+        .await
+        .unwrap();
+    running.await.unwrap().unwrap();
+    assert_eq!(f.job(lead).await.job.state, JobState::Done);
+    assert_eq!(f.status(lead).await, LeadStatus::Open);
+}
+
+/// Captures log lines, to check that no credential is ever logged.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let f = fixture().await;
+    f.platforms.meta.push(MockResponse::json(
+        400,
+        json!({"error": {"message": format!("bad token {META_TOKEN}"), "code": 190}}),
+    ));
+    f.platforms
+        .ga4
+        .push(MockResponse::json(500, json!({"echo": GA4_SECRET})));
+    f.platforms
+        .hook
+        .push(MockResponse::json(500, json!({"echo": WEBHOOK_SECRET})));
+    f.platforms
+        .token
+        .push(MockResponse::json(500, json!({"echo": ADS_CLIENT_SECRET})));
+    let lead = f.rated_lead(full_lead(), None).await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        logs.contains("delivery attempt"),
+        "the worker logged: {logs}"
+    );
+    let recorded: Vec<String> = record
+        .deliveries
+        .iter()
+        .flat_map(|(_, a)| a.iter().filter_map(|a| a.error.clone()))
+        .collect();
+    assert!(recorded.len() >= 4, "{recorded:?}");
+    for secret in SECRETS {
+        assert!(!logs.contains(secret), "{secret} in the logs");
+        assert!(
+            recorded.iter().all(|e| !e.contains(secret)),
+            "{secret} in {recorded:?}"
+        );
+    }
+    assert!(
+        !logs.contains("Ada.Lovelace@Gmail.com"),
+        "no personal data in the logs either"
+    );
+}
