@@ -3,7 +3,7 @@
 
 use chrono::Utc;
 use leadtrack::core::LeadStore;
-use leadtrack::core::model::{LabelMapping, NewLabel, NewProject, Project};
+use leadtrack::core::model::{LabelMapping, NewLabel, NewProject, Project, ProjectSettings};
 use leadtrack::core::store::KeyRef;
 use leadtrack::sqlite::SqliteStore;
 use serde_json::json;
@@ -12,7 +12,7 @@ use crate::Failure;
 use crate::cli::{KeyCommand, LabelCommand, ProjectCommand};
 
 /// The project named by a `--project` argument.
-async fn project(store: &SqliteStore, public_id: &str) -> Result<Project, Failure> {
+pub(crate) async fn project(store: &SqliteStore, public_id: &str) -> Result<Project, Failure> {
     store
         .project_by_public_id(public_id)
         .await
@@ -25,7 +25,7 @@ async fn project(store: &SqliteStore, public_id: &str) -> Result<Project, Failur
 }
 
 fn print_json(value: &serde_json::Value) {
-    println!("{value}");
+    say!("{value}");
 }
 
 pub(crate) async fn project_command(
@@ -43,11 +43,11 @@ pub(crate) async fn project_command(
             if json {
                 print_json(&json!({"projectId": project.public_id, "apiKey": key}));
             } else {
-                println!("Created project {:?}", project.name);
-                println!("  project id: {}", project.public_id);
-                println!("  currency:   {}", project.currency);
-                println!("  API key:    {key}");
-                println!("The key is shown only this once: store it somewhere safe.");
+                say!("Created project {:?}", project.name);
+                say!("  project id: {}", project.public_id);
+                say!("  currency:   {}", project.currency);
+                say!("  API key:    {key}");
+                say!("The key is shown only this once: store it somewhere safe.");
             }
         }
         ProjectCommand::List { json } => {
@@ -67,17 +67,22 @@ pub(crate) async fn project_command(
                     .collect();
                 print_json(&json!(list));
             } else if projects.is_empty() {
-                println!("No projects yet: `server project create --name NAME` creates one.");
+                say!("No projects yet: `server project create --name NAME` creates one.");
             } else {
-                println!(
+                say!(
                     "{:<24} {:<8} {:<8} NAME",
-                    "PROJECT ID", "ACTIVE", "CURRENCY"
+                    "PROJECT ID",
+                    "ACTIVE",
+                    "CURRENCY"
                 );
                 for p in projects {
                     let active = if p.active { "yes" } else { "no" };
-                    println!(
+                    say!(
                         "{:<24} {:<8} {:<8} {}",
-                        p.public_id, active, p.currency, p.name
+                        p.public_id,
+                        active,
+                        p.currency,
+                        p.name
                     );
                 }
             }
@@ -88,7 +93,7 @@ pub(crate) async fn project_command(
                 .set_project_active(project.id, false)
                 .await
                 .map_err(Failure::store)?;
-            println!("Deactivated project {id}: its routes now answer 403 project_inactive.");
+            say!("Deactivated project {id}: its routes now answer 403 project_inactive.");
         }
         ProjectCommand::Activate { project: id } => {
             let project = project(store, &id).await?;
@@ -96,7 +101,47 @@ pub(crate) async fn project_command(
                 .set_project_active(project.id, true)
                 .await
                 .map_err(Failure::store)?;
-            println!("Activated project {id}.");
+            say!("Activated project {id}.");
+        }
+        ProjectCommand::Set(args) => {
+            let project = project(store, &args.project).await?;
+            let blank_is_none =
+                |value: String| Some(value.trim().to_owned()).filter(|v| !v.is_empty());
+            let lost_changed = args.lost_ga4_event.is_some()
+                || args.lost_meta_event.is_some()
+                || args.lost_google_ads_action.is_some()
+                || args.lost_webhook.is_some();
+            let mut lost = project.lost_mapping.clone();
+            if let Some(event) = args.lost_ga4_event {
+                lost.ga4_event = blank_is_none(event);
+            }
+            if let Some(event) = args.lost_meta_event {
+                lost.meta_event = blank_is_none(event);
+            }
+            if let Some(action) = args.lost_google_ads_action {
+                lost.google_ads_action = blank_is_none(action);
+            }
+            if let Some(webhook) = args.lost_webhook {
+                lost.webhook = webhook;
+            }
+            let settings = ProjectSettings {
+                name: args.name,
+                currency: args.currency,
+                phone_country_code: args.country_code.map(blank_is_none),
+                lost_mapping: lost_changed.then_some(lost),
+            };
+            let updated = store
+                .update_project(project.id, settings)
+                .await
+                .map_err(Failure::store)?;
+            say!(
+                "Project {}: name {:?}, currency {}, country code {}, lost sends {}.",
+                updated.public_id,
+                updated.name,
+                updated.currency,
+                updated.phone_country_code.as_deref().unwrap_or("none"),
+                describe(&updated.lost_mapping)
+            );
         }
     }
     Ok(())
@@ -138,9 +183,9 @@ pub(crate) async fn key_command(store: &SqliteStore, command: KeyCommand) -> Res
             if json {
                 print_json(&json!({"apiKey": key.key}));
             } else {
-                println!("Created an API key for project {id}:");
-                println!("  {}", key.key);
-                println!("It is shown only this once: store it somewhere safe.");
+                say!("Created an API key for project {id}:");
+                say!("  {}", key.key);
+                say!("It is shown only this once: store it somewhere safe.");
             }
         }
         KeyCommand::List { project: id, json } => {
@@ -160,10 +205,10 @@ pub(crate) async fn key_command(store: &SqliteStore, command: KeyCommand) -> Res
                     .collect();
                 print_json(&json!(list));
             } else {
-                println!("{:<14} {:<26} REVOKED", "PREFIX", "CREATED");
+                say!("{:<14} {:<26} REVOKED", "PREFIX", "CREATED");
                 for k in keys {
                     let revoked = k.revoked_at.as_ref().map_or("-".to_owned(), fmt);
-                    println!("{:<14} {:<26} {revoked}", k.prefix, fmt(&k.created_at));
+                    say!("{:<14} {:<26} {revoked}", k.prefix, fmt(&k.created_at));
                 }
             }
         }
@@ -173,7 +218,7 @@ pub(crate) async fn key_command(store: &SqliteStore, command: KeyCommand) -> Res
                 .revoke_api_key(project.id, &KeyRef::parse(&key), Utc::now())
                 .await
                 .map_err(Failure::store)?;
-            println!(
+            say!(
                 "Revoked key {} of project {id}: it is refused from now on.",
                 revoked.prefix
             );
@@ -219,9 +264,9 @@ pub(crate) async fn label_command(
             if json {
                 print_json(&json!({"labelId": label.id}));
             } else {
-                println!("Created label {:?} in project {id}", label.name);
-                println!("  label id: {}", label.id);
-                println!(
+                say!("Created label {:?} in project {id}", label.name);
+                say!("  label id: {}", label.id);
+                say!(
                     "Rate a lead with it: updateLeadStatus with \"conversionId\": \"{}\"",
                     label.id
                 );
@@ -245,10 +290,10 @@ pub(crate) async fn label_command(
                     .collect();
                 print_json(&json!(list));
             } else {
-                println!("{:<38} {:<6} {:<40} NAME", "LABEL ID", "DONE", "SENDS");
+                say!("{:<38} {:<6} {:<40} NAME", "LABEL ID", "DONE", "SENDS");
                 for l in labels {
                     let done = if l.mark_as_done { "yes" } else { "no" };
-                    println!(
+                    say!(
                         "{:<38} {done:<6} {:<40} {}",
                         l.id,
                         describe(&l.mapping),

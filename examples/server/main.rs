@@ -3,8 +3,18 @@
 //! Serves the lead API on `127.0.0.1:8080` from the SQLite file `./leadtrack.db`, creating
 //! it and a first project on the first run. `--help` lists the admin commands.
 
+/// Prints a line to stdout. A closed pipe (`server project list | head -1`) is not an error
+/// worth a panic: the reader has what it wanted.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod admin;
 mod cli;
+mod integrations;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -16,7 +26,9 @@ use leadtrack::sqlite::{SqliteOptions, SqliteStore};
 use leadtrack::warp::Config;
 use tokio::net::TcpListener;
 
-use cli::{Cli, Command, ServeArgs};
+use cli::{Cli, Command, ServeArgs, WorkerArgs};
+use leadtrack::forward::{Worker, WorkerConfig};
+use tokio::sync::watch;
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]
@@ -36,7 +48,10 @@ impl Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let serving = matches!(cli.command, None | Some(Command::Serve(_)));
+    let serving = matches!(
+        cli.command,
+        None | Some(Command::Serve(_)) | Some(Command::Worker(_))
+    );
     init_logging(if serving { "info" } else { "warn" });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -71,6 +86,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         None => serve(&cli.db, cli.serve).await,
         Some(Command::Serve(args)) => serve(&cli.db, args).await,
+        Some(Command::Worker(args)) => work(&cli.db, args).await,
         Some(Command::Project(command)) => {
             let create = matches!(command, cli::ProjectCommand::Create { .. });
             let store = open_store(&cli.db, create, 1).await?;
@@ -87,6 +103,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Label(command)) => {
             let store = open_store(&cli.db, false, 1).await?;
             let result = admin::label_command(&store, command).await;
+            store.close().await;
+            result
+        }
+        Some(Command::Integration(command)) => {
+            let store = open_store(&cli.db, false, 1).await?;
+            let result = integrations::integration_command(&store, command).await;
             store.close().await;
             result
         }
@@ -141,12 +163,69 @@ async fn serve(db: &Path, args: ServeArgs) -> Result<(), Failure> {
         trust_forwarded_for: args.trust_forwarded_for,
         ..Config::default()
     };
-    tracing::info!(%addr, db = %db.display(), "leadtrack listening on http://{addr}");
-    leadtrack::warp::serve(listener, store.clone(), config, shutdown_signal()).await;
-    tracing::info!("stopped accepting requests; closing the database");
+    let stop = stop_on_signal();
+    let worker = if args.no_worker {
+        None
+    } else {
+        let worker = worker(&store, &args.worker)?;
+        Some(tokio::spawn(worker.run(stopped(&stop))))
+    };
+    tracing::info!(%addr, db = %db.display(), worker = !args.no_worker, "leadtrack listening on http://{addr}");
+    leadtrack::warp::serve(listener, store.clone(), config, stopped(&stop)).await;
+    tracing::info!("stopped accepting requests");
+    if let Some(worker) = worker {
+        let _ = worker.await;
+    }
     store.close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// `server worker`: delivers conversions until Ctrl-C or SIGTERM, serving nothing.
+async fn work(db: &Path, args: WorkerArgs) -> Result<(), Failure> {
+    let store = open_store(db, false, 2).await?;
+    let worker = match worker(&store, &args) {
+        Ok(worker) => worker,
+        Err(failure) => {
+            store.close().await;
+            return Err(failure);
+        }
+    };
+    let stop = stop_on_signal();
+    tracing::info!(db = %db.display(), "leadtrack worker delivering conversions");
+    worker.run(stopped(&stop)).await;
+    store.close().await;
+    Ok(())
+}
+
+fn worker(store: &SqliteStore, args: &WorkerArgs) -> Result<Worker<SqliteStore>, Failure> {
+    let config = WorkerConfig {
+        concurrency: args.worker_concurrency.max(1),
+        ..WorkerConfig::default()
+    };
+    Worker::new(store.clone(), config).map_err(|err| {
+        Failure(format!(
+            "cannot set up the HTTP client of the worker: {err}"
+        ))
+    })
+}
+
+/// A flag raised on Ctrl-C or SIGTERM, for every part of the process to stop on.
+fn stop_on_signal() -> watch::Receiver<bool> {
+    let (raise, flag) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = raise.send(true);
+    });
+    flag
+}
+
+/// Resolves once the flag is raised.
+fn stopped(flag: &watch::Receiver<bool>) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let mut flag = flag.clone();
+    async move {
+        let _ = flag.wait_for(|raised| *raised).await;
+    }
 }
 
 /// On the first run, creates a project and prints how to use it.
@@ -160,16 +239,16 @@ async fn bootstrap(store: &SqliteStore, addr: std::net::SocketAddr) -> Result<()
     } else {
         addr.to_string()
     };
-    println!("No project yet, so leadtrack created one.");
-    println!("  project id: {}", project.public_id);
-    println!("  API key:    {key}");
-    println!("The key is shown only this once: store it somewhere safe.");
-    println!();
-    println!("Try it:");
-    println!(
+    say!("No project yet, so leadtrack created one.");
+    say!("  project id: {}", project.public_id);
+    say!("  API key:    {key}");
+    say!("The key is shown only this once: store it somewhere safe.");
+    say!();
+    say!("Try it:");
+    say!(
         "  curl -i http://{host}/api/leads/createServerSideLead -H 'Content-Type: application/json' -H 'X-API-Key: {key}' -d '{{\"userData\":{{\"email\":\"ada@example.com\"}}}}'"
     );
-    println!();
+    say!();
     Ok(())
 }
 

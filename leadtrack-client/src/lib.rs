@@ -67,8 +67,8 @@ use std::time::Duration;
 
 use leadtrack_core::ErrorCode;
 use leadtrack_core::api::{
-    CreateLeadRequest, CreateLeadResponse, ErrorBody, GetLeadResponse, GetLeadsResponse, Lead,
-    LeadIdentifier, UpdateLeadStatusRequest, UpdateLeadStatusResponse,
+    CreateLeadRequest, CreateLeadResponse, ErrorBody, GetLeadJobsResponse, GetLeadResponse,
+    GetLeadsResponse, Lead, LeadIdentifier, UpdateLeadStatusRequest, UpdateLeadStatusResponse,
 };
 use leadtrack_core::query::LeadQuery;
 use reqwest::header::RETRY_AFTER;
@@ -180,6 +180,17 @@ impl Client {
             .send(self.get("/api/leads/getLead").query(&query))
             .await?;
         Ok(response.lead)
+    }
+
+    /// `GET /api/leads/getLeadJobs`: what became of a lead's conversions (jobs, deliveries,
+    /// every attempt).
+    pub async fn get_lead_jobs(
+        &self,
+        identifier: &LeadIdentifier,
+    ) -> Result<GetLeadJobsResponse, Error> {
+        let query = [(identifier.name(), identifier.value())];
+        self.send(self.get("/api/leads/getLeadJobs").query(&query))
+            .await
     }
 
     fn post(&self, path: &str) -> reqwest::RequestBuilder {

@@ -6,8 +6,10 @@ use std::net::SocketAddr;
 use bytes::Buf;
 use chrono::Utc;
 use futures_util::Stream;
-use leadtrack_core::api::{GetLeadResponse, messages};
+use leadtrack_core::api::{GetLeadJobsResponse, GetLeadResponse, messages};
 use leadtrack_core::input::{CreateRoute, NewLead};
+use leadtrack_core::lead::StoredLead;
+use leadtrack_core::model::Project;
 use leadtrack_core::query::{LeadQuery, lead_identifier_from_pairs};
 use leadtrack_core::status::StatusUpdate;
 use leadtrack_core::{ErrorCode, LeadStore};
@@ -53,6 +55,7 @@ where
             Operation::UpdateLeadStatus => update_lead_status(store, config, &request, body).await,
             Operation::GetLeads => get_leads(store, &request).await,
             Operation::GetLead => get_lead(store, &request).await,
+            Operation::GetLeadJobs => get_lead_jobs(store, &request).await,
         };
         result.unwrap_or_else(ApiError::into_response)
     };
@@ -165,19 +168,38 @@ async fn get_leads<S: LeadStore>(store: &S, request: &Request) -> Result<Respons
     Ok(reply::json(StatusCode::OK, &page.to_response(&query)))
 }
 
-/// `GET /api/leads/getLead`: by id, uniqueIdentifier, email or phone.
-async fn get_lead<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
+/// The lead named by the query (as getLead finds it) in the key's project.
+async fn find_lead<S: LeadStore>(
+    store: &S,
+    request: &Request,
+) -> Result<(Project, StoredLead), ApiError> {
     let project = authenticate(store, &request.headers).await?;
     let identifier = lead_identifier_from_pairs(request::query_pairs(&request.query))?;
     let lead = store
         .find_lead(project.id, &identifier)
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::LeadNotFound, "Lead not found"))?;
+    Ok((project, lead))
+}
+
+/// `GET /api/leads/getLead`: by id, uniqueIdentifier, email or phone.
+async fn get_lead<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
+    let (_, lead) = find_lead(store, request).await?;
     Ok(reply::json(
         StatusCode::OK,
         &GetLeadResponse {
             message: messages::LEAD_RETRIEVED.to_owned(),
             lead: lead.to_api(),
         },
+    ))
+}
+
+/// `GET /api/leads/getLeadJobs`: the lead's conversion jobs with every delivery and attempt.
+async fn get_lead_jobs<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
+    let (project, lead) = find_lead(store, request).await?;
+    let jobs = store.lead_jobs(project.id, lead.id).await?;
+    Ok(reply::json(
+        StatusCode::OK,
+        &GetLeadJobsResponse::new(lead.id, &jobs),
     ))
 }

@@ -1,6 +1,7 @@
 //! The leadtrack lead routes as one warp [`Filter`], to mount inside any warp app.
 //!
-//! [`routes`] serves the five paths of the HTTP contract under `/api/leads/`, generic over
+//! [`routes`] serves the five paths of the HTTP contract under `/api/leads/` (and
+//! `getLeadJobs`, which shows what became of a lead's conversions), generic over
 //! any [`LeadStore`]. It claims a request only when its path is one of those five; everything
 //! else is rejected untouched, so the host's own routes and its 404 keep working. Once a
 //! path is claimed, every outcome (errors, 405, CORS preflight) is answered by leadtrack
@@ -27,6 +28,7 @@
 //! | `POST /api/leads/updateLeadStatus` | 200 `open`, 201 queued, 409 job pending |
 //! | `GET /api/leads/getLeads` | 200 with a page of leads |
 //! | `GET /api/leads/getLead` | 200 with one lead |
+//! | `GET /api/leads/getLeadJobs` | 200 with the lead's conversion jobs, deliveries and attempts |
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`].
 
@@ -78,7 +80,7 @@ pub enum CorsOrigins {
     List(Vec<String>),
 }
 
-/// The operations, one per path.
+/// The operations, one per path: the contract's five and `getLeadJobs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Operation {
     CreateLead,
@@ -86,6 +88,7 @@ enum Operation {
     UpdateLeadStatus,
     GetLeads,
     GetLead,
+    GetLeadJobs,
 }
 
 impl Operation {
@@ -97,19 +100,20 @@ impl Operation {
             "updateLeadStatus" => Self::UpdateLeadStatus,
             "getLeads" => Self::GetLeads,
             "getLead" => Self::GetLead,
+            "getLeadJobs" => Self::GetLeadJobs,
             _ => return None,
         })
     }
 
     fn method(self) -> Method {
         match self {
-            Self::GetLeads | Self::GetLead => Method::GET,
+            Self::GetLeads | Self::GetLead | Self::GetLeadJobs => Method::GET,
             Self::CreateLead | Self::CreateServerSideLead | Self::UpdateLeadStatus => Method::POST,
         }
     }
 }
 
-/// The five lead routes, answered from `store`.
+/// The lead routes, answered from `store`.
 ///
 /// Combine with a host app's filters by `.or(...)`. Requests to other paths are rejected
 /// with warp's "not found", which lets the host's routes (and its own 404) answer them.

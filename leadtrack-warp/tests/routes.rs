@@ -157,12 +157,13 @@ fn assert_error(reply: &Reply, status: u16, code: &str) -> Value {
     body
 }
 
-const PATHS: [(&str, &str); 5] = [
+const PATHS: [(&str, &str); 6] = [
     ("/api/leads/createLead", "POST"),
     ("/api/leads/createServerSideLead", "POST"),
     ("/api/leads/updateLeadStatus", "POST"),
     ("/api/leads/getLeads", "GET"),
     ("/api/leads/getLead", "GET"),
+    ("/api/leads/getLeadJobs", "GET"),
 ];
 
 mod general {
@@ -399,11 +400,12 @@ mod general {
 mod authentication {
     use super::*;
 
-    const KEYED: [(&str, &str); 4] = [
+    const KEYED: [(&str, &str); 5] = [
         ("/api/leads/createServerSideLead", "POST"),
         ("/api/leads/updateLeadStatus", "POST"),
         ("/api/leads/getLeads", "GET"),
         ("/api/leads/getLead", "GET"),
+        ("/api/leads/getLeadJobs", "GET"),
     ];
 
     #[tokio::test]
@@ -1358,5 +1360,115 @@ mod get_lead {
             reply.json(),
             json!({"message": "Lead not found", "code": "lead_not_found"})
         );
+    }
+}
+
+mod get_lead_jobs {
+    use super::*;
+
+    #[tokio::test]
+    async fn shows_each_job_with_its_deliveries_by_the_get_lead_rules() {
+        let app = app().await;
+        app.store
+            .set_integration(
+                app.project.id,
+                IntegrationSettings::Ga4(Ga4Settings {
+                    measurement_id: "G-1".into(),
+                    api_secret: Secret::new("ga4-secret"),
+                    validate: false,
+                    base_url: None,
+                }),
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let label = app
+            .label(LabelMapping {
+                ga4_event: Some("qualify".into()),
+                webhook: true,
+                ..LabelMapping::default()
+            })
+            .await;
+        let id = app
+            .create(json!({"userData": {"email": "jobs@x.io"}, "uniqueIdentifier": "crm-j"}))
+            .await;
+        let empty = app
+            .get(&format!("/api/leads/getLeadJobs?leadId={id}"))
+            .await;
+        assert_eq!(empty.status, StatusCode::OK);
+        assert_eq!(
+            empty.json(),
+            json!({"message": "Lead jobs retrieved", "leadId": id, "jobs": []})
+        );
+
+        let reply = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"leadId": id, "conversionId": label, "price": 1500}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED);
+        for query in [
+            "email=JOBS%40x.io",
+            "uniqueIdentifier=crm-j",
+            "leadId=999999&email=jobs%40x.io",
+        ] {
+            let reply = app.get(&format!("/api/leads/getLeadJobs?{query}")).await;
+            if query.starts_with("leadId") {
+                assert_error(&reply, 404, "lead_not_found");
+                continue;
+            }
+            let body = reply.json();
+            assert_eq!(body["leadId"], id, "{query}");
+            let job = &body["jobs"][0];
+            assert_eq!(
+                job.as_object().unwrap().keys().collect::<Vec<_>>(),
+                [
+                    "id",
+                    "eventId",
+                    "conversionId",
+                    "status",
+                    "price",
+                    "createdAt",
+                    "startedAt",
+                    "finishedAt",
+                    "deliveries"
+                ]
+            );
+            assert_eq!(
+                (
+                    job["conversionId"].as_str(),
+                    job["status"].as_str(),
+                    job["price"].as_i64()
+                ),
+                (Some(label.as_str()), Some("queued"), Some(1500))
+            );
+            assert_eq!(
+                (job["startedAt"].clone(), job["finishedAt"].clone()),
+                (Value::Null, Value::Null)
+            );
+            // GA4 is connected and mapped but the lead has no cid: skipped, with the reason.
+            let ga4 = &job["deliveries"][0];
+            assert_eq!(
+                (ga4["integration"].as_str(), ga4["status"].as_str()),
+                (Some("ga4"), Some("skipped"))
+            );
+            assert!(ga4["detail"].as_str().unwrap().contains("client id"));
+            assert_eq!(ga4["attempts"], json!([]));
+            assert_eq!(
+                job["deliveries"].as_array().unwrap().len(),
+                1,
+                "the webhook is mapped but not connected"
+            );
+            assert!(
+                !reply.text.contains("ga4-secret"),
+                "no credential in the answer"
+            );
+        }
+        let reply = app.send(request("GET", "/api/leads/getLeadJobs")).await;
+        assert_error(&reply, 401, "missing_api_key");
+        let reply = app.get("/api/leads/getLeadJobs").await;
+        assert_error(&reply, 400, "missing_identifier");
     }
 }

@@ -2,5 +2,7 @@
 //! compiled `server` example run as a user runs it.
 
 mod client;
+mod forwarding;
 mod helpers;
+mod process;
 mod server_process;

@@ -1,0 +1,360 @@
+//! Conversions forwarded end to end through the standalone server: integrations connected
+//! with the admin commands, pointed at local mock platforms.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use leadtrack::client::Client;
+use leadtrack::core::api::{
+    AttributionData, ConversionId, CreateLeadRequest, LeadIdentifier, LeadStatus,
+    UpdateLeadStatusRequest, UserData,
+};
+use leadtrack::core::model::{AttemptOutcome, DeliveryState, JobState};
+use leadtrack::forward::normalize::sha256_hex;
+use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack::forward::webhook;
+use serde_json::json;
+
+use crate::process::{admin, admin_json, start, start_serve, start_worker};
+
+struct Mocks {
+    ga4: MockPlatform,
+    meta: MockPlatform,
+    token: MockPlatform,
+    ads: MockPlatform,
+    hook: MockPlatform,
+}
+
+async fn mocks() -> Mocks {
+    Mocks {
+        ga4: MockPlatform::start(MockResponse::empty(204)).await,
+        meta: MockPlatform::start(MockResponse::json(
+            200,
+            json!({"events_received": 1, "messages": [], "fbtrace_id": "t"}),
+        ))
+        .await,
+        token: MockPlatform::start(MockResponse::json(
+            200,
+            json!({"access_token": "ya29.e2e", "expires_in": 3599}),
+        ))
+        .await,
+        ads: MockPlatform::start(MockResponse::json(200, json!({"requestId": "r"}))).await,
+        hook: MockPlatform::start(MockResponse::json(200, json!({}))).await,
+    }
+}
+
+async fn run(db: &Path, args: &[&str]) {
+    let output = admin(db, args).await;
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A project `acme` with all four integrations on the mocks and a label mapped to all;
+/// returns its API key and the label.
+async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
+    let created = admin_json(
+        db,
+        &[
+            "project",
+            "create",
+            "--name",
+            "Acme",
+            "--id",
+            "acme",
+            "--currency",
+            "EUR",
+            "--json",
+        ],
+    )
+    .await;
+    let key = created["apiKey"].as_str().unwrap().to_owned();
+    run(
+        db,
+        &[
+            "integration",
+            "ga4",
+            "--project",
+            "acme",
+            "--measurement-id",
+            "G-E2E",
+            "--api-secret",
+            "ga4-secret",
+            "--base-url",
+            mocks.ga4.url(),
+        ],
+    )
+    .await;
+    run(
+        db,
+        &[
+            "integration",
+            "meta",
+            "--project",
+            "acme",
+            "--pixel-id",
+            "777",
+            "--access-token",
+            "meta-token",
+            "--base-url",
+            mocks.meta.url(),
+        ],
+    )
+    .await;
+    let token_url = format!("{}/token", mocks.token.url());
+    run(
+        db,
+        &[
+            "integration",
+            "google-ads",
+            "--project",
+            "acme",
+            "--customer-id",
+            "111-222-3333",
+            "--client-id",
+            "cid",
+            "--client-secret",
+            "client-secret",
+            "--refresh-token",
+            "refresh-token",
+            "--token-url",
+            &token_url,
+            "--base-url",
+            mocks.ads.url(),
+        ],
+    )
+    .await;
+    let hook_url = format!("{}/hook", mocks.hook.url());
+    run(
+        db,
+        &[
+            "integration",
+            "webhook",
+            "--project",
+            "acme",
+            "--url",
+            &hook_url,
+            "--secret",
+            "whsec_e2e",
+        ],
+    )
+    .await;
+    let label = admin_json(
+        db,
+        &[
+            "label",
+            "create",
+            "--project",
+            "acme",
+            "--name",
+            "Customer",
+            "--mark-as-done",
+            "--ga4-event",
+            "purchase",
+            "--meta-event",
+            "Purchase",
+            "--google-ads-action",
+            "customers/1112223333/conversionActions/555",
+            "--webhook",
+            "--json",
+        ],
+    )
+    .await;
+    (key, label["labelId"].as_str().unwrap().parse().unwrap())
+}
+
+async fn create_and_rate(base_url: &str, key: &str, label: uuid::Uuid) -> i64 {
+    let lead = CreateLeadRequest {
+        project_id: Some("acme".into()),
+        user_data: Some(UserData {
+            email: Some("Buyer@Example.com".into()),
+            ..UserData::default()
+        }),
+        attribution_data: Some(AttributionData {
+            gclid: Some("GCLID-E2E".into()),
+            cid: Some("555.666".into()),
+            fbp: Some("fb.1.1700000000000.42".into()),
+            ..AttributionData::default()
+        }),
+        ..CreateLeadRequest::default()
+    };
+    let created = Client::new(base_url).create_lead(&lead).await.unwrap();
+    let rated = Client::new(base_url)
+        .with_api_key(key)
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: LeadIdentifier::LeadId(created.lead_id),
+            conversion_id: ConversionId::Label(label),
+            price: Some(125_000),
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!((rated.queued, rated.status), (true, LeadStatus::Pending));
+    assert_eq!(
+        rated.warnings,
+        Some(vec![]),
+        "every connected integration can be served"
+    );
+    created.lead_id
+}
+
+/// Polls until the lead leaves `pending`.
+async fn settled(client: &Client, lead: i64) -> LeadStatus {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let status = client
+            .get_lead(&LeadIdentifier::LeadId(lead))
+            .await
+            .unwrap()
+            .status;
+        if status != LeadStatus::Pending || Instant::now() > deadline {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_rated_lead_reaches_every_platform_once_and_ends_rated() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let mocks = mocks().await;
+    let (key, label) = configure(&db, &mocks).await;
+    let server = start(&db).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let lead = create_and_rate(&server.base_url, &key, label).await;
+
+    assert_eq!(settled(&client, lead).await, LeadStatus::Rated);
+    let jobs = client
+        .get_lead_jobs(&LeadIdentifier::LeadId(lead))
+        .await
+        .unwrap();
+    assert_eq!(
+        (jobs.message.as_str(), jobs.lead_id, jobs.jobs.len()),
+        ("Lead jobs retrieved", lead, 1)
+    );
+    let job = &jobs.jobs[0];
+    assert_eq!(
+        (job.status, job.price, job.conversion_id),
+        (JobState::Done, Some(125_000), ConversionId::Label(label))
+    );
+    assert_eq!(job.deliveries.len(), 4);
+    for delivery in &job.deliveries {
+        assert_eq!(
+            delivery.status,
+            DeliveryState::Delivered,
+            "{:?}",
+            delivery.integration
+        );
+        assert_eq!(delivery.attempts.len(), 1);
+        assert_eq!(delivery.attempts[0].outcome, AttemptOutcome::Delivered);
+    }
+    let event_id = job.event_id.to_string();
+
+    let ga4 = mocks.ga4.requests();
+    assert_eq!(ga4.len(), 1);
+    let body = ga4[0].json();
+    assert_eq!(
+        (
+            body["client_id"].as_str(),
+            body["events"][0]["name"].as_str()
+        ),
+        (Some("555.666"), Some("purchase"))
+    );
+    assert_eq!(
+        body["events"][0]["params"],
+        json!({"value": 1250.0, "currency": "EUR", "transaction_id": event_id})
+    );
+    assert_eq!(
+        body["user_data"]["sha256_email_address"],
+        json!([sha256_hex("buyer@example.com")])
+    );
+    assert_eq!(ga4[0].query("api_secret"), Some("ga4-secret"));
+
+    let meta = mocks.meta.requests();
+    assert_eq!(meta.len(), 1);
+    let event = &meta[0].json()["data"][0];
+    assert_eq!(
+        (event["event_name"].as_str(), event["event_id"].as_str()),
+        (Some("Purchase"), Some(event_id.as_str()))
+    );
+    assert_eq!(
+        event["user_data"]["em"],
+        json!([sha256_hex("buyer@example.com")])
+    );
+    assert_eq!(event["user_data"]["fbp"], "fb.1.1700000000000.42");
+    assert_eq!(
+        event["user_data"]["client_ip_address"], "127.0.0.1",
+        "filled by the server from the request"
+    );
+    assert_eq!(meta[0].path, "/v23.0/777/events");
+
+    let ads = mocks.ads.requests();
+    assert_eq!(ads.len(), 1);
+    let ingest = ads[0].json();
+    assert_eq!(ingest["destinations"][0]["productDestinationId"], "555");
+    assert_eq!(
+        ingest["destinations"][0]["operatingAccount"]["accountId"],
+        "1112223333"
+    );
+    assert_eq!(
+        ingest["events"][0]["adIdentifiers"],
+        json!({"gclid": "GCLID-E2E"})
+    );
+    assert_eq!(ingest["events"][0]["transactionId"], event_id);
+    assert_eq!(ads[0].header("authorization"), Some("Bearer ya29.e2e"));
+    assert_eq!(mocks.token.requests().len(), 1);
+
+    let hook = mocks.hook.requests();
+    assert_eq!(hook.len(), 1);
+    assert_eq!(
+        (
+            hook[0].json()["type"].as_str(),
+            hook[0].json()["id"].as_str()
+        ),
+        (Some("lead.converted"), Some(event_id.as_str()))
+    );
+    let signature = hook[0].header(webhook::SIGNATURE_HEADER).unwrap();
+    let t: i64 = signature[2..signature.find(',').unwrap()].parse().unwrap();
+    assert_eq!(signature, webhook::signature("whsec_e2e", t, &hook[0].body));
+
+    assert!(server.terminate().await.success());
+}
+
+#[tokio::test]
+async fn ingestion_and_delivery_run_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let mocks = mocks().await;
+    let (key, label) = configure(&db, &mocks).await;
+    let api = start_serve(&db, &["--no-worker"]).await;
+    let client = Client::new(&api.base_url).with_api_key(&key);
+    let lead = create_and_rate(&api.base_url, &key, label).await;
+    // More than a worker's poll interval: nothing in this process delivers.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        mocks.hook.requests().is_empty(),
+        "--no-worker delivers nothing"
+    );
+    assert_eq!(
+        client
+            .get_lead(&LeadIdentifier::LeadId(lead))
+            .await
+            .unwrap()
+            .status,
+        LeadStatus::Pending
+    );
+
+    let worker = start_worker(&db).await;
+    assert_eq!(settled(&client, lead).await, LeadStatus::Rated);
+    for mock in [&mocks.ga4, &mocks.meta, &mocks.ads, &mocks.hook] {
+        assert_eq!(mock.requests().len(), 1);
+    }
+    assert!(
+        worker.terminate().await.success(),
+        "the worker stops gracefully"
+    );
+    assert!(api.terminate().await.success());
+}

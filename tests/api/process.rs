@@ -1,0 +1,166 @@
+//! Running the compiled `server` example as a process, as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// The example binary, built by `cargo test` beside this test's own binary.
+pub(crate) fn server_binary() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(locate_or_build_server).clone()
+}
+
+fn locate_or_build_server() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target profile directory");
+    let binary = profile_dir
+        .join("examples")
+        .join(format!("server{}", std::env::consts::EXE_SUFFIX));
+    if !binary.exists() {
+        // A filtered run (`cargo test --test api`) does not build examples; build it now.
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--example", "server"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build --example server failed");
+    }
+    binary
+}
+
+/// Runs an admin command to completion.
+pub(crate) async fn admin(db: &Path, args: &[&str]) -> Output {
+    Command::new(server_binary())
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("LEADTRACK_DB")
+        .env_remove("LEADTRACK_ADDR")
+        .output()
+        .await
+        .expect("run the server binary")
+}
+
+/// An admin command's `--json` output.
+pub(crate) async fn admin_json(db: &Path, args: &[&str]) -> Value {
+    let output = admin(db, args).await;
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON output")
+}
+
+pub(crate) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A running server process, with its stdout lines up to the moment it was ready.
+pub(crate) struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT` (empty for `server worker`, which serves nothing).
+    pub(crate) base_url: String,
+    /// What it printed to stdout before it was ready.
+    pub(crate) stdout: Vec<String>,
+}
+
+/// Starts `server serve` on a free port and waits until it listens.
+pub(crate) async fn start(db: &Path) -> Server {
+    start_serve(db, &[]).await
+}
+
+/// Starts `server serve` with extra options on a free port and waits until it listens.
+pub(crate) async fn start_serve(db: &Path, options: &[&str]) -> Server {
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut args = vec!["serve", "--addr", &addr];
+    args.extend_from_slice(options);
+    let mut server = spawn(db, &args, "leadtrack listening").await;
+    server.base_url = format!("http://{addr}");
+    server
+}
+
+/// Starts `server worker` and waits until it delivers.
+pub(crate) async fn start_worker(db: &Path) -> Server {
+    spawn(db, &["worker"], "worker delivering conversions").await
+}
+
+async fn spawn(db: &Path, args: &[&str], ready: &str) -> Server {
+    let mut child = Command::new(server_binary())
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the server");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let started = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = stderr.next_line().await.unwrap() {
+            if line.contains(ready) {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(started, Ok(true), "the process reports {ready:?}");
+    // Keep draining stderr so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    let stdout = read_available(&mut child).await;
+    Server {
+        child,
+        base_url: String::new(),
+        stdout,
+    }
+}
+
+/// What the server printed to stdout before listening (the first-run banner).
+async fn read_available(child: &mut Child) -> Vec<String> {
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut seen = Vec::new();
+    // The banner is printed before the listening line, so it is already in the pipe.
+    while let Ok(Ok(Some(line))) =
+        tokio::time::timeout(Duration::from_millis(200), lines.next_line()).await
+    {
+        seen.push(line);
+    }
+    seen
+}
+
+impl Server {
+    /// Stops it with SIGTERM and waits for its exit.
+    pub(crate) async fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().expect("running").to_string();
+        let status = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .await
+            .unwrap();
+        assert!(status.success());
+        tokio::time::timeout(Duration::from_secs(30), self.child.wait())
+            .await
+            .expect("graceful exit")
+            .unwrap()
+    }
+
+    /// Kills it with SIGKILL.
+    pub(crate) async fn crash(mut self) {
+        self.child.kill().await.unwrap();
+    }
+}
