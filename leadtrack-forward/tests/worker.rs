@@ -952,3 +952,56 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
         "no personal data in the logs either"
     );
 }
+
+#[tokio::test]
+async fn clicks_older_than_90_days_are_not_sent_to_google_ads() {
+    let f = fixture().await;
+    let long_ago = Utc::now() - chrono::Duration::days(91);
+    let lead = f
+        .store
+        .create_lead(f.project.id, data(full_lead()), long_ago)
+        .await
+        .unwrap()
+        .lead_id;
+    let update = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lead),
+        conversion_id: ConversionId::Label(f.label),
+        price: None,
+        note: None,
+    };
+    let change = f
+        .store
+        .update_status(f.project.id, &update, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(
+        change
+            .warnings
+            .iter()
+            .map(|w| (w.integration, w.field.as_str()))
+            .collect::<Vec<_>>(),
+        [(IntegrationKind::GoogleAds, "gclid")]
+    );
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    let (ads, attempts) = record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == IntegrationKind::GoogleAds)
+        .unwrap();
+    assert_eq!(ads.state, DeliveryState::Skipped);
+    assert!(attempts.is_empty());
+    assert!(
+        ads.detail
+            .as_deref()
+            .unwrap()
+            .contains("older than 90 days"),
+        "{:?}",
+        ads.detail
+    );
+    assert!(f.platforms.ads.requests().is_empty() && f.platforms.token.requests().is_empty());
+    assert_eq!(
+        delivery(&record, IntegrationKind::Meta).0,
+        DeliveryState::Delivered,
+        "other platforms still get it"
+    );
+}
