@@ -1,0 +1,268 @@
+//! The fixture the worker tests share: a store whose project has all four integrations
+//! connected to local mock platforms.
+
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use leadtrack_core::LeadStore;
+use leadtrack_core::api::{ConversionId, IntegrationKind, LeadIdentifier, LeadStatus};
+use leadtrack_core::model::{
+    AttemptOutcome, DeliveryState, Ga4Settings, GoogleAdsSettings, IntegrationSettings, JobRecord,
+    JobState, LabelMapping, MetaSettings, NewLabel, NewProject, Project, ProjectSettings, Secret,
+    WebhookSettings,
+};
+use leadtrack_core::status::StatusUpdate;
+use leadtrack_core::testkit::data;
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_forward::{RetryPolicy, Worker, WorkerConfig};
+use leadtrack_sqlite::SqliteStore;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+pub(crate) const GA4_SECRET: &str = "ga4-api-secret-value";
+pub(crate) const META_TOKEN: &str = "EAAB-meta-access-token";
+pub(crate) const ADS_CLIENT_SECRET: &str = "ads-client-secret-value";
+pub(crate) const ADS_REFRESH_TOKEN: &str = "ads-refresh-token-value";
+pub(crate) const WEBHOOK_SECRET: &str = "whsec_test_secret";
+pub(crate) const SECRETS: [&str; 5] = [
+    GA4_SECRET,
+    META_TOKEN,
+    ADS_CLIENT_SECRET,
+    ADS_REFRESH_TOKEN,
+    WEBHOOK_SECRET,
+];
+
+pub(crate) struct Platforms {
+    pub(crate) ga4: MockPlatform,
+    pub(crate) meta: MockPlatform,
+    pub(crate) token: MockPlatform,
+    pub(crate) ads: MockPlatform,
+    pub(crate) hook: MockPlatform,
+}
+
+impl Platforms {
+    pub(crate) async fn start() -> Self {
+        Self {
+            ga4: MockPlatform::start(MockResponse::empty(204)).await,
+            meta: MockPlatform::start(MockResponse::json(
+                200,
+                json!({"events_received": 1, "messages": [], "fbtrace_id": "trace"}),
+            ))
+            .await,
+            token: MockPlatform::start(MockResponse::json(
+                200,
+                json!({"access_token": "ya29.first", "expires_in": 3599, "token_type": "Bearer"}),
+            ))
+            .await,
+            ads: MockPlatform::start(MockResponse::json(200, json!({"requestId": "req-1"}))).await,
+            hook: MockPlatform::start(MockResponse::json(200, json!({"ok": true}))).await,
+        }
+    }
+}
+
+pub(crate) struct Fixture {
+    pub(crate) store: SqliteStore,
+    pub(crate) project: Project,
+    pub(crate) label: Uuid,
+    pub(crate) platforms: Platforms,
+}
+
+/// A store whose project has all four integrations connected to mocks, and a label mapped
+/// to all of them.
+pub(crate) async fn fixture() -> Fixture {
+    fixture_with(false).await
+}
+
+pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
+    let store = SqliteStore::open_temporary().await.unwrap();
+    let project = store
+        .create_project(
+            NewProject {
+                public_id: Some("acme".into()),
+                name: "Acme".into(),
+                currency: Some("EUR".into()),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let project = store
+        .update_project(
+            project.id,
+            ProjectSettings {
+                phone_country_code: Some(Some("49".into())),
+                ..ProjectSettings::default()
+            },
+        )
+        .await
+        .unwrap();
+    let platforms = Platforms::start().await;
+    for settings in [
+        IntegrationSettings::Ga4(Ga4Settings {
+            measurement_id: "G-TEST123".into(),
+            api_secret: Secret::new(GA4_SECRET),
+            validate: ga4_validate,
+            base_url: Some(platforms.ga4.url().to_owned()),
+        }),
+        IntegrationSettings::Meta(MetaSettings {
+            pixel_id: "1234567890".into(),
+            access_token: Secret::new(META_TOKEN),
+            api_version: "v23.0".into(),
+            test_event_code: Some("TEST123".into()),
+            base_url: Some(platforms.meta.url().to_owned()),
+        }),
+        IntegrationSettings::GoogleAds(GoogleAdsSettings {
+            customer_id: "123-456-7890".into(),
+            login_customer_id: None,
+            client_id: "ads-client".into(),
+            client_secret: Secret::new(ADS_CLIENT_SECRET),
+            refresh_token: Secret::new(ADS_REFRESH_TOKEN),
+            token_url: Some(format!("{}/token", platforms.token.url())),
+            base_url: Some(platforms.ads.url().to_owned()),
+        }),
+        IntegrationSettings::Webhook(WebhookSettings {
+            url: format!("{}/hooks/leadtrack", platforms.hook.url()),
+            secret: Secret::new(WEBHOOK_SECRET),
+        }),
+    ] {
+        store
+            .set_integration(project.id, settings, Utc::now())
+            .await
+            .unwrap();
+    }
+    let label = store
+        .create_label(
+            project.id,
+            NewLabel {
+                name: "Qualified".into(),
+                mark_as_done: true,
+                mapping: LabelMapping {
+                    ga4_event: Some("qualify_lead".into()),
+                    meta_event: Some("QualifiedLead".into()),
+                    google_ads_action: Some("customers/1234567890/conversionActions/987654".into()),
+                    webhook: true,
+                },
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .id;
+    Fixture {
+        store,
+        project,
+        label,
+        platforms,
+    }
+}
+
+pub(crate) fn policy() -> RetryPolicy {
+    RetryPolicy {
+        base_delay: Duration::from_millis(100),
+        jitter: false,
+        ..RetryPolicy::default()
+    }
+}
+
+pub(crate) fn worker(store: &SqliteStore, config: WorkerConfig) -> Worker<SqliteStore> {
+    Worker::new(store.clone(), config).unwrap()
+}
+
+pub(crate) fn fast() -> WorkerConfig {
+    WorkerConfig {
+        retry: policy(),
+        request_timeout: Duration::from_secs(5),
+        poll_interval: Duration::from_millis(20),
+        ..WorkerConfig::default()
+    }
+}
+
+pub(crate) fn full_lead() -> Value {
+    json!({
+        "userData": {"email": "Ada.Lovelace@Gmail.com", "phone": "030 1234567", "firstName": "Ada", "lastName": "Lovelace"},
+        "attributionData": {"gclid": "TESTGCLID", "cid": "123456789.1700000000", "sid": "1700000123",
+                            "fbp": "fb.1.1700000000000.987654321", "fbc": "fb.1.1700000001000.TESTFBCLID"},
+        "deviceData": {"ipAddress": "203.0.113.9", "userAgent": "Mozilla/5.0 (Test)"},
+        "formData": {"formName": "Contact"}
+    })
+}
+
+impl Fixture {
+    /// Creates a lead and rates it with the label at `price` cents.
+    pub(crate) async fn rated_lead(&self, body: Value, conversion: Option<ConversionId>) -> i64 {
+        let lead = self
+            .store
+            .create_lead(self.project.id, data(body), Utc::now())
+            .await
+            .unwrap()
+            .lead_id;
+        let update = StatusUpdate {
+            identifier: LeadIdentifier::LeadId(lead),
+            conversion_id: conversion.unwrap_or(ConversionId::Label(self.label)),
+            price: Some(4999),
+            note: None,
+        };
+        let change = self
+            .store
+            .update_status(self.project.id, &update, Utc::now())
+            .await
+            .unwrap();
+        assert!(change.job.is_some());
+        lead
+    }
+
+    pub(crate) async fn job(&self, lead: i64) -> JobRecord {
+        self.store
+            .lead_jobs(self.project.id, lead)
+            .await
+            .unwrap()
+            .remove(0)
+    }
+
+    /// Runs `worker` until the lead's job is done (retries included), or fails after 20 s.
+    pub(crate) async fn run_until_done(
+        &self,
+        worker: &Worker<SqliteStore>,
+        lead: i64,
+    ) -> JobRecord {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            worker.run_once().await.unwrap();
+            let job = self.job(lead).await;
+            if job.job.state == JobState::Done {
+                return job;
+            }
+            assert!(Instant::now() < deadline, "the job did not finish: {job:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub(crate) async fn status(&self, lead: i64) -> LeadStatus {
+        self.store
+            .find_lead(self.project.id, &LeadIdentifier::LeadId(lead))
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+    }
+}
+
+pub(crate) fn delivery(
+    record: &JobRecord,
+    kind: IntegrationKind,
+) -> (DeliveryState, Vec<(AttemptOutcome, Option<u16>)>) {
+    let (delivery, attempts) = record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == kind)
+        .expect("a delivery");
+    (
+        delivery.state,
+        attempts
+            .iter()
+            .map(|a| (a.outcome, a.http_status))
+            .collect(),
+    )
+}
