@@ -294,6 +294,39 @@ impl LeadQuery {
         pairs
     }
 
+    /// Whether the query filters nothing (only sorts and pages), so its total is the
+    /// project's lead count.
+    pub fn is_unfiltered(&self) -> bool {
+        let Self {
+            limit: _,
+            page: _,
+            sort: _,
+            status,
+            form_name,
+            unique_identifier,
+            email,
+            phone,
+            created_from,
+            created_to,
+            search,
+            gclid_exists,
+            cid_exists,
+            fbp_exists,
+            fbc_exists,
+        } = self;
+        status.is_none()
+            && form_name.is_none()
+            && unique_identifier.is_none()
+            && email.is_none()
+            && phone.is_none()
+            && created_from.is_none()
+            && created_to.is_none()
+            && search.is_none()
+            && [gclid_exists, cid_exists, fbp_exists, fbc_exists]
+                .iter()
+                .all(|flag| flag.is_none())
+    }
+
     /// How many leads precede this page.
     pub fn offset(&self) -> u64 {
         u64::from(self.page - 1) * u64::from(self.limit)
@@ -655,6 +688,23 @@ mod tests {
             LeadQuery::from_pairs(LeadQuery::default().to_pairs()).unwrap(),
             LeadQuery::default()
         );
+    }
+
+    #[test]
+    fn unfiltered_queries_only_sort_and_page() {
+        assert!(
+            query(&[("limit", "5"), ("page", "2"), ("sort", "price:asc")])
+                .unwrap()
+                .is_unfiltered()
+        );
+        for filter in [
+            ("status", "open"),
+            ("search", "ab"),
+            ("gclid[exists]", "false"),
+            ("createdAt[gte]", "2026-01-01"),
+        ] {
+            assert!(!query(&[filter]).unwrap().is_unfiltered(), "{filter:?}");
+        }
     }
 
     #[test]

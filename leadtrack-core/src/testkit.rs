@@ -327,6 +327,21 @@ pub async fn deduplicated_creates_merge_and_keep_what_the_service_manages<B: Bac
         .await
         .unwrap();
     assert_eq!(old_email, None, "the old email was replaced");
+    let search = |term: &str| {
+        let store = store.clone();
+        let query = LeadQuery {
+            search: Some(term.to_owned()),
+            ..LeadQuery::default()
+        };
+        async move { ids(&store.list_leads(project.id, &query).await.unwrap().leads) }
+    };
+    assert_eq!(
+        search("x@example").await,
+        [first.lead_id],
+        "search sees the merged data"
+    );
+    assert_eq!(search("ada@example").await, Vec::<i64>::new());
+    assert_eq!(search("augusta").await, [first.lead_id]);
 }
 
 /// The same event id in another project, or a different event id, makes a new lead; no

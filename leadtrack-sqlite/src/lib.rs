@@ -405,6 +405,20 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(lead.data.user("email"), Some("a@x.io"));
+        // The count and the search index were built from the rows already there.
+        let all = store
+            .list_leads(project.id, &LeadQuery::default())
+            .await
+            .unwrap();
+        assert_eq!(all.total, 1);
+        let searched = LeadQuery {
+            search: Some("a@x.io".into()),
+            ..LeadQuery::default()
+        };
+        assert_eq!(
+            store.list_leads(project.id, &searched).await.unwrap().total,
+            1
+        );
         let label = store
             .create_label(
                 project.id,
