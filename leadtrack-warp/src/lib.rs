@@ -34,6 +34,7 @@
 
 #![forbid(unsafe_code)]
 
+mod assets;
 mod handlers;
 mod reply;
 mod request;
@@ -46,6 +47,7 @@ use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
+pub use assets::{SCRIPT, demo, script};
 pub use server::{app, serve};
 
 /// Settings of the lead routes.

@@ -14,8 +14,9 @@ use warp::{Filter, Reply};
 use crate::reply::{self, ApiError};
 use crate::{Config, routes};
 
-/// The lead routes, `GET /health`, and a JSON `404 not_found` for every other path; one
-/// log line per request (method, path without the query, status, latency).
+/// The lead routes, the capture script (`/leadtrack.js`), the demo pages (`/demo`),
+/// `GET /health`, and a JSON `404 not_found` for every other path; one log line per request
+/// (method, path without the query, status, latency).
 pub fn app<S: LeadStore>(
     store: S,
     config: Config,
@@ -26,6 +27,10 @@ pub fn app<S: LeadStore>(
     let not_found =
         warp::any().map(|| ApiError::new(ErrorCode::NotFound, "Not found").into_response());
     routes(store, config)
+        .or(crate::script())
+        .unify()
+        .or(crate::demo())
+        .unify()
         .or(health)
         .unify()
         .or(not_found)

@@ -1,0 +1,271 @@
+/*! leadtrack.js: first-party lead capture for leadtrack. No third-party requests.
+ * <script src="https://HOST/leadtrack.js" data-project-id="PROJECT_ID" async></script>
+ * <form data-leadtrack="Contact">...</form>
+ * Cookies are host-only (no Domain attribute), so www.example.com and example.com keep
+ * separate copies: simple, and no public-suffix list is needed. */
+(function (w, d) {
+  "use strict";
+  if (w.leadtrack && w.leadtrack.version) return; // included twice: the first copy stays
+
+  var P = "[leadtrack]", NO_NAME = "undefined form name", CLICK_IDS = ["gclid", "gbraid", "wbraid"];
+  // Google's cookies, read when the URL and our lt_* cookies have nothing. Caveat: _gcl_gb was
+  // also seen holding a wbraid; change the mapping here if that proves true.
+  var GOOGLE_COOKIES = { gclid: "_gcl_aw", gbraid: "_gcl_gb" };
+  // Click ids that name a paid channel when the URL has no utm_* parameters.
+  var CLICK_SOURCES = { gclid: "google", gbraid: "google", wbraid: "google", fbclid: "facebook",
+    msclkid: "bing", ttclid: "tiktok", li_fat_id: "linkedin" };
+  var UTM = { s: "utm_source", m: "utm_medium", cm: "utm_campaign", ct: "utm_content", tm: "utm_term" };
+  // Field name or id (lower case, a-z0-9 only, "your" prefix dropped: "your-email") -> role.
+  var NAMES = { firstname: "firstName", fname: "firstName", givenname: "firstName",
+    lastname: "lastName", lname: "lastName", surname: "lastName", familyname: "lastName",
+    name: "fullName", fullname: "fullName", company: "companyName", companyname: "companyName",
+    organization: "companyName", organisation: "companyName", message: "message", comment: "message",
+    comments: "message", inquiry: "message", enquiry: "message", email: "email", phone: "phone",
+    tel: "phone", mobile: "phone" };
+  var AUTOCOMPLETE = { email: "email", tel: "phone", "given-name": "firstName",
+    "family-name": "lastName", organization: "companyName", name: "fullName" };
+  var SKIP = /^(password|file|submit|button|reset|image|fieldset|object|output)$/;
+  var SECRET = /csrf|xsrf|token|nonce|captcha/i; // never ship anti-forgery or captcha values
+  var cfg = {}, started = false, me = d.currentScript;
+  // The event id last sent per form, with a fingerprint of what was sent (kept here, not in
+  // the DOM, so no personal data ends up in attributes).
+  var formIds = typeof WeakMap === "function" ? new WeakMap() : null;
+
+  // ---- cookies: values are encodeURIComponent'ed on write, decoded on read ----
+  function getCookie(name, isPrefix) {
+    var all = d.cookie ? d.cookie.split(/;\s*/) : [];
+    for (var i = 0; i < all.length; i++) {
+      var eq = all[i].indexOf("="), n = all[i].slice(0, eq);
+      if (eq > 0 && (isPrefix ? n.indexOf(name) === 0 : n === name)) {
+        try { return decodeURIComponent(all[i].slice(eq + 1)); } catch (e) { return all[i].slice(eq + 1); }
+      }
+    }
+    return "";
+  }
+  function setCookie(name, value, days) {
+    d.cookie = name + "=" + encodeURIComponent(value) + "; Max-Age=" + Math.round(days * 86400) +
+      "; Path=/; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+  }
+
+  // ---- helpers ----
+  function params() { return new URLSearchParams(location.search); }
+  function isIp(h) { return /^[\d.]+$|:/.test(h); }
+  function token(s, prefix) { // value of the "$"-separated token starting with prefix
+    var t = s.split("$").filter(function (x) { return x.charAt(0) === prefix; })[0];
+    return t ? t.slice(1) : "";
+  }
+  function site(h) { // crude registrable host: last two labels, three for "co.uk"-like suffixes
+    var p = h.split("."), n = p.length;
+    if (isIp(h)) return h;
+    return p.slice(n > 2 && p[n - 1].length === 2 && /^(co|com|net|org|gov|edu|ac|or|ne|go)$/.test(p[n - 2]) ? -3 : -2).join(".");
+  }
+  function uuid() {
+    var c = w.crypto, b = new Uint8Array(16), s = "";
+    if (c && c.randomUUID) return c.randomUUID(); // secure contexts only
+    for (var i = 0; i < 16; i++) b[i] = Math.random() * 256;
+    if (c && c.getRandomValues) c.getRandomValues(b);
+    for (i = 0; i < 16; i++) s += (b[i] + 256).toString(16).slice(1);
+    return s;
+  }
+  function clean(o) { // trimmed copy without empty values
+    var r = {};
+    for (var k in o || {}) {
+      var v = typeof o[k] === "string" ? o[k].trim() : o[k];
+      if (v != null && v !== "") r[k] = v;
+    }
+    return r;
+  }
+  function emit(name, detail) {
+    try { d.dispatchEvent(new CustomEvent("leadtrack:" + name, { detail: detail })); } catch (e) { /* old browser */ }
+  }
+
+  // ---- attribution ----
+  function googleClickId(v) { // GCL.<seconds>.<id>; the newer 2.1.k<id>$i<seconds> is tolerated
+    if (/^GCL\./.test(v)) return v.split(".").slice(2).join(".");
+    return /^\d+\.\d+\./.test(v) ? token(v.replace(/^\d+\.\d+\./, ""), "k") : "";
+  }
+  function sessionId(v) { // GS1.1.<sid>.<n>... or GS2.1.s<sid>$o<n>$... (token order not fixed)
+    if (/^GS1\./.test(v)) return v.split(".")[2] || "";
+    return /^GS2\./.test(v) ? token(v.split(".").slice(2).join("."), "s") : "";
+  }
+  function hasUtm(q) { for (var k in UTM) if (q.get(UTM[k])) return true; return false; }
+  function attribution() {
+    var q = params(), a = {}, ga = getCookie("_ga").split("."), flow = readFlow(), u = q;
+    CLICK_IDS.forEach(function (k) {
+      a[k] = q.get(k) || getCookie("lt_" + k) || (GOOGLE_COOKIES[k] ? googleClickId(getCookie(GOOGLE_COOKIES[k])) : "");
+    });
+    a.cid = ga.length >= 4 ? ga.slice(-2).join(".") : ""; // GA1.1.<random>.<seconds>
+    a.sid = sessionId(getCookie("_ga_", true));
+    a.fbp = getCookie("_fbp");
+    a.fbc = getCookie("_fbc");
+    // utm_* of this page, else of the latest channel entry's landing page: a form on a later
+    // page still carries the campaign that brought the visitor.
+    if (!hasUtm(q) && flow.length) try { u = new URL(flow[flow.length - 1].lp).searchParams; } catch (e) { /* bad lp */ }
+    for (var k in UTM) a[UTM[k]] = u.get(UTM[k]);
+    return clean(a);
+  }
+
+  // ---- channel path (lt_channelflow, the GTM tag's format) ----
+  function readFlow() {
+    try { var f = JSON.parse(getCookie("lt_channelflow")); return Array.isArray(f) ? f : []; } catch (e) { return []; }
+  }
+  function chan(s, m) { return { s: s, m: m, cm: "", ct: "", tm: "" }; }
+  function channel(q) { // null: this page view carries no channel signal
+    var c = {}, k;
+    if (hasUtm(q)) { for (k in UTM) c[k] = q.get(UTM[k]) || ""; return c; }
+    for (k in CLICK_SOURCES) if (q.get(k)) return chan(CLICK_SOURCES[k], "cpc");
+    try {
+      var r = new URL(d.referrer).hostname;
+      if (r && site(r) !== site(location.hostname)) return chan(r, "referral");
+    } catch (e) { /* no referrer */ }
+    return null;
+  }
+  function updateFlow(q) {
+    var flow = readFlow(), last = flow[flow.length - 1], active = !!getCookie("lt_session"), ch = channel(q);
+    setCookie("lt_session", "1", 1 / 48); // 30 minutes, refreshed on every page view
+    if (!ch) {
+      if (active && last) return; // internal navigation
+      ch = chan("(direct)", "(none)");
+    } else if (active && last && last.ch && Object.keys(ch).every(function (k) { return (last.ch[k] || "") === ch[k]; })) {
+      return; // same channel within the session
+    }
+    flow.push({ t: Date.now(), ch: ch, lp: location.href.slice(0, 800) });
+    while (flow.length > 1 && encodeURIComponent(JSON.stringify(flow)).length > 3000) flow.shift(); // newest win
+    setCookie("lt_channelflow", JSON.stringify(flow), 395);
+  }
+
+  function capture() { // once per page load
+    var q = params(), fbclid = q.get("fbclid"), h = location.hostname;
+    // A new Google click replaces the whole stored click (no gclid of one click next to the
+    // gbraid of another); 90 days, so it survives navigation before the form is sent.
+    if (CLICK_IDS.some(function (k) { return q.get(k); })) {
+      CLICK_IDS.forEach(function (k) { setCookie("lt_" + k, q.get(k) || "", q.get(k) ? 90 : -1); });
+    }
+    // _fbc = fb.<subdomainIndex>.<ms>.<fbclid>, rebuilt when it holds another click
+    if (fbclid && getCookie("_fbc").split(".").slice(3).join(".") !== fbclid) {
+      setCookie("_fbc", "fb." + (isIp(h) || h === "localhost" ? 1 : h.split(".").length - 1) + "." + Date.now() + "." + fbclid, 90);
+    }
+    updateFlow(q);
+  }
+
+  // ---- sending ----
+  function send(body, viaForm) {
+    var url = cfg.endpoint + "/api/leads/createLead", req;
+    try {
+      // Without keepalive (Firefox < 133 ignores it) the fetch dies when the form navigates away:
+      // auto-capture takes the beacon there.
+      if (viaForm && !("keepalive" in Request.prototype)) throw new Error("no keepalive");
+      // JSON costs a CORS preflight cross-origin but lets us read the lead id. keepalive lets the
+      // request (preflight included, checked in Chromium) outlive a page that navigates away.
+      req = fetch(url, { method: "POST", mode: "cors", credentials: "omit", keepalive: true,
+        headers: { "Content-Type": "application/json" }, body: body });
+    } catch (e) { // no fetch, or it threw at once: a text/plain beacon needs no preflight; no answer
+      if (navigator.sendBeacon && navigator.sendBeacon(url, new Blob([body], { type: "text/plain" }))) return Promise.resolve(null);
+      return Promise.reject(new Error("could not send the lead: " + e));
+    }
+    return req.then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        if (r.ok) return j.leadId == null ? null : j.leadId;
+        var err = new Error("createLead failed: HTTP " + r.status + (j.code ? " " + j.code : "") + (j.message ? ": " + j.message : ""));
+        err.status = r.status;
+        err.code = j.code;
+        throw err;
+      });
+    }, function (e) { throw new Error("createLead failed: " + e.message); }); // network, CORS, keepalive quota
+  }
+  function fail(e) {
+    e = e instanceof Error ? e : new Error(String(e));
+    console.warn(P, e.message);
+    emit("error", { error: e.message });
+    return Promise.reject(e);
+  }
+  function trackLead(o, viaForm) {
+    try {
+      o = o || {};
+      if (!cfg.projectId) throw new Error("call leadtrack.init({projectId, endpoint}) first");
+      var fd = Object.assign({}, o.formData);
+      fd.uniqueEventId = fd.uniqueEventId || uuid(); // the server deduplicates on it
+      fd.formName = fd.formName || NO_NAME;
+      var body = { projectId: cfg.projectId, userData: clean(o.userData),
+        attributionData: clean(Object.assign(attribution(), o.attributionData)), // caller wins
+        formData: fd, channelFlow: readFlow() };
+      if (o.uniqueIdentifier != null && o.uniqueIdentifier !== "") body.uniqueIdentifier = String(o.uniqueIdentifier);
+      return send(JSON.stringify(body), viaForm).then(function (id) {
+        emit("lead", { leadId: id, formName: fd.formName, uniqueEventId: fd.uniqueEventId });
+        return id;
+      }, fail);
+    } catch (e) { return fail(e); }
+  }
+
+  // ---- automatic <form data-leadtrack> capture ----
+  function norm(s) { // "contact[first-name]" -> "firstname", "your-email" -> "email"
+    return (s || "").toLowerCase().replace(/^.*\[([^\]]+)\]$/, "$1").replace(/[^a-z0-9]/g, "").replace(/^your/, "");
+  }
+  function readForm(f) {
+    var u = {}, fields = {}, fd = {}, full;
+    [].forEach.call(f.elements, function (el) {
+      var type = (el.type || "").toLowerCase(), key = el.name || el.id, v = String(el.value || "").trim(), role;
+      if (!key || el.disabled || SKIP.test(type) || SECRET.test(key) || el.hasAttribute("data-leadtrack-ignore") ||
+        (/^(checkbox|radio)$/.test(type) && !el.checked)) return;
+      if (el.tagName === "TEXTAREA" || /^(text|email|tel|search)$/.test(type)) { // autocomplete, type, then name
+        role = (el.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/)
+          .map(function (t) { return AUTOCOMPLETE[t]; }).filter(Boolean)[0] ||
+          { email: "email", tel: "phone" }[type] || NAMES[norm(el.name)] || NAMES[norm(el.id)];
+      }
+      if (role && !v) return;
+      if (role === "message" && !fd.formMessage) fd.formMessage = v;
+      else if (role === "fullName" && !full) full = [key, v];
+      else if (role && role !== "message" && role !== "fullName" && !u[role]) u[role] = v;
+      else { // everything else (or a second field of a taken role) goes to formFields
+        (type === "select-multiple" ? [].filter.call(el.options, function (o) { return o.selected; })
+          .map(function (o) { return o.value; }) : [el.value]).forEach(function (x) {
+          if (x !== "") fields[key] = key in fields ? [].concat(fields[key], x) : x;
+        });
+      }
+    });
+    if (full && !u.firstName && !u.lastName) { // a lone name field: "Ada King Lovelace" -> "Ada" + "King Lovelace"
+      var i = full[1].search(/\s/);
+      u.firstName = i < 0 ? full[1] : full[1].slice(0, i);
+      if (i > 0) u.lastName = full[1].slice(i).trim();
+    } else if (full) fields[full[0]] = full[1];
+    // The same content submitted again (a double click, a retry) reuses its event id, so the
+    // server keeps one lead; a form reused with new content (single-page apps) gets a new id.
+    var print = JSON.stringify([u, fd.formMessage || "", fields, full || ""]), last = formIds && formIds.get(f);
+    fd.uniqueEventId = last && last.print === print ? last.id : uuid();
+    if (formIds) formIds.set(f, { print: print, id: fd.uniqueEventId });
+    fd.formName = f.getAttribute("data-leadtrack") || f.getAttribute("name") || f.getAttribute("id") || NO_NAME;
+    fd.formFields = fields;
+    return { userData: u, formData: fd };
+  }
+  function onSubmit(e) {
+    try {
+      var f = e.target;
+      if (!f || f.tagName !== "FORM" || !f.hasAttribute("data-leadtrack")) return;
+      // No preventDefault: the host's submission goes on untouched, and the keepalive fetch
+      // survives the navigation (verified in headless Chromium 156, even with a 1 s slow API).
+      trackLead(readForm(f), true).catch(function () { /* reported by fail() */ });
+    } catch (err) { console.error(P, err); }
+  }
+
+  // ---- public API ----
+  function init(o) {
+    o = o || {};
+    if (o.projectId) cfg.projectId = String(o.projectId);
+    if (o.endpoint) cfg.endpoint = String(o.endpoint).replace(/\/+$/, "");
+    cfg.endpoint = cfg.endpoint || (me && me.src ? new URL(me.src, location.href).origin : location.origin);
+    if (started) return; // a second init only updates the config
+    started = true;
+    capture();
+    d.addEventListener("submit", onSubmit, true); // capture phase on document: later forms work too
+  }
+  function guard(fn) {
+    return function () { try { return fn.apply(null, arguments); } catch (e) { console.error(P, e); } };
+  }
+  w.leadtrack = { version: "1.0.0", init: guard(init), trackLead: function (o) { return trackLead(o); },
+    attribution: guard(attribution), channelFlow: guard(readFlow) };
+
+  // Auto-init from the tag's data-project-id / data-endpoint (default: the script's origin).
+  if (me && me.getAttribute("data-project-id")) {
+    w.leadtrack.init({ projectId: me.getAttribute("data-project-id"), endpoint: me.getAttribute("data-endpoint") });
+  }
+})(window, document);

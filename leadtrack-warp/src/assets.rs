@@ -1,0 +1,270 @@
+//! The browser capture script, `GET /leadtrack.js`, and the demo pages that show it at work.
+
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
+
+use warp::http::header::{self, HeaderValue};
+use warp::http::{HeaderMap, StatusCode};
+use warp::reply::Response;
+use warp::{Filter, Rejection};
+
+/// The first-party capture script websites include (plain JavaScript, no build step).
+pub const SCRIPT: &str = include_str!("../assets/leadtrack.js");
+
+/// How long browsers and CDNs may reuse the script before revalidating it.
+const SCRIPT_MAX_AGE: &str = "public, max-age=3600, stale-while-revalidate=86400";
+
+/// The script's entity tag: a hash of its text, so a new version is fetched at once.
+fn script_etag() -> &'static str {
+    static ETAG: OnceLock<String> = OnceLock::new();
+    ETAG.get_or_init(|| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        SCRIPT.hash(&mut hasher);
+        format!("\"lt-{:016x}\"", hasher.finish())
+    })
+}
+
+/// `GET /leadtrack.js`: the capture script, cacheable, revalidated by `ETag` (`304` when
+/// unchanged). Mount it beside [`crate::routes`] in an embedding app.
+pub fn script()
+-> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    warp::path!("leadtrack.js")
+        .and(warp::get().or(warp::head()).unify())
+        .and(warp::header::headers_cloned())
+        .map(|request: HeaderMap| script_response(&request))
+}
+
+fn script_response(request: &HeaderMap) -> Response {
+    let etag = script_etag();
+    let fresh = request
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| {
+            tags.split(',')
+                .any(|tag| tag.trim() == etag || tag.trim() == "*")
+        });
+    let mut response = if fresh {
+        let mut response = Response::new(Vec::new().into());
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        response
+    } else {
+        let mut response = Response::new(SCRIPT.into());
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/javascript; charset=utf-8"),
+        );
+        response
+    };
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(SCRIPT_MAX_AGE),
+    );
+    if let Ok(etag) = HeaderValue::from_str(etag) {
+        headers.insert(header::ETAG, etag);
+    }
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// `GET /demo`, `GET /demo/contact`, `POST /demo/thanks`: a tiny website using the script,
+/// to try capture in a browser: `/demo?projectId=PROJECT_ID`. An `api` parameter
+/// (`http(s)://host:port`) makes the pages load the script from, and post to, another origin.
+pub fn demo()
+-> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
+    let landing = warp::path!("demo")
+        .and(warp::get())
+        .and(query)
+        .map(|query: String| page(&query, Page::Landing));
+    let contact = warp::path!("demo" / "contact")
+        .and(warp::get())
+        .and(query)
+        .map(|query: String| page(&query, Page::Contact));
+    let thanks = warp::path!("demo" / "thanks")
+        .and(warp::post())
+        .and(query)
+        .map(|query: String| page(&query, Page::Thanks));
+    landing.or(contact).unify().or(thanks).unify()
+}
+
+#[derive(Clone, Copy)]
+enum Page {
+    Landing,
+    Contact,
+    Thanks,
+}
+
+/// Escapes text for HTML content and attribute values.
+fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_owned(),
+            '<' => "&lt;".to_owned(),
+            '>' => "&gt;".to_owned(),
+            '"' => "&quot;".to_owned(),
+            '\'' => "&#39;".to_owned(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+fn page(query: &str, page: Page) -> Response {
+    let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .collect();
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.trim().to_owned())
+    };
+    let project =
+        param("projectId").filter(|id| leadtrack_core::model::validate_public_id(id).is_ok());
+    let api = param("api")
+        .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+        .map(|url| url.trim_end_matches('/').to_owned())
+        .unwrap_or_default();
+    let Some(project) = project else {
+        return html(
+            StatusCode::BAD_REQUEST,
+            "leadtrack demo",
+            "<p>Open this page with your project id: <code>/demo?projectId=PROJECT_ID</code> \
+             (<code>server project list</code> shows it).</p>",
+            None,
+        );
+    };
+    let carry = form_urlencoded::Serializer::new(String::new())
+        .append_pair("projectId", &project)
+        .extend_pairs((!api.is_empty()).then_some(("api", api.as_str())))
+        .finish();
+    let script = format!(
+        r#"<script src="{api}/leadtrack.js" data-project-id="{project}"{endpoint} async></script>"#,
+        api = escape(&api),
+        project = escape(&project),
+        endpoint = if api.is_empty() {
+            String::new()
+        } else {
+            format!(r#" data-endpoint="{}""#, escape(&api))
+        }
+    );
+    let carry = escape(&carry);
+    match page {
+        Page::Landing => html(
+            StatusCode::OK,
+            "leadtrack demo",
+            &format!(
+                r#"<p>This page captures where visitors come from (try it with <code>?utm_source=...</code> or
+<code>?gclid=...</code> added to its address), then the contact form sends a lead.</p>
+<p><a id="contact" href="/demo/contact?{carry}">Contact us</a></p>"#
+            ),
+            Some(&script),
+        ),
+        Page::Contact => html(
+            StatusCode::OK,
+            "Contact us",
+            &format!(
+                r#"<form id="contact-form" data-leadtrack="Demo contact" action="/demo/thanks?{carry}" method="post">
+<p><label>First name <input name="first_name" autocomplete="given-name"></label></p>
+<p><label>Last name <input name="last_name" autocomplete="family-name"></label></p>
+<p><label>Email <input type="email" name="email" autocomplete="email"></label></p>
+<p><label>Phone <input type="tel" name="phone" autocomplete="tel"></label></p>
+<p><label>Company <input name="company" autocomplete="organization"></label></p>
+<p><label>Budget <input name="budget"></label></p>
+<p><label>Message <textarea name="message"></textarea></label></p>
+<p><button id="send" type="submit">Send</button></p>
+</form>"#
+            ),
+            Some(&script),
+        ),
+        Page::Thanks => html(
+            StatusCode::OK,
+            "Thank you",
+            r#"<p id="thanks">Thank you, we will be in touch.</p><p><a href="javascript:history.back()">Back</a></p>"#,
+            Some(&script),
+        ),
+    }
+}
+
+fn html(status: StatusCode, title: &str, body: &str, script: Option<&str>) -> Response {
+    let document = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title>{script}</head>\n<body><h1>{title}</h1>\n{body}\n</body></html>\n",
+        title = escape(title),
+        script = script.unwrap_or_default()
+    );
+    let mut response = Response::new(document.into());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_script_is_served_with_caching_headers_and_revalidated() {
+        let filter = script();
+        let response = warp::test::request()
+            .path("/leadtrack.js")
+            .reply(&filter)
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(response.headers()["cache-control"], SCRIPT_MAX_AGE);
+        assert_eq!(response.body().as_ref(), SCRIPT.as_bytes());
+        let etag = response.headers()["etag"].to_str().unwrap().to_owned();
+        let again = warp::test::request()
+            .path("/leadtrack.js")
+            .header("if-none-match", &etag)
+            .reply(&filter)
+            .await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        assert!(again.body().is_empty());
+        let stale = warp::test::request()
+            .path("/leadtrack.js")
+            .header("if-none-match", "\"lt-old\"")
+            .reply(&filter)
+            .await;
+        assert_eq!(stale.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn demo_pages_embed_the_script_and_escape_what_they_are_given() {
+        let filter = demo();
+        let response = warp::test::request()
+            .path("/demo/contact?projectId=prj_1&api=http://127.0.0.1:9")
+            .reply(&filter)
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let text = String::from_utf8(response.body().to_vec()).unwrap();
+        assert!(text.contains(r#"<script src="http://127.0.0.1:9/leadtrack.js" data-project-id="prj_1" data-endpoint="http://127.0.0.1:9" async></script>"#), "{text}");
+        assert!(text.contains(r#"<form id="contact-form" data-leadtrack="Demo contact""#));
+        let hostile = warp::test::request()
+            .path("/demo?projectId=prj_1&api=http://x%22%3E%3Cscript%3E")
+            .reply(&filter)
+            .await;
+        let text = String::from_utf8(hostile.body().to_vec()).unwrap();
+        assert!(!text.contains("\"><script>"), "{text}");
+        let missing = warp::test::request()
+            .path("/demo?projectId=%3Cb%3E")
+            .reply(&filter)
+            .await;
+        assert_eq!(missing.status(), StatusCode::BAD_REQUEST);
+    }
+}
