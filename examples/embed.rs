@@ -41,9 +41,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let not_found =
         warp::any().map(|| warp::reply::with_status("no such page", StatusCode::NOT_FOUND));
 
-    // ...and the lead routes, mounted with `.or`. No `.recover()` is needed for them.
+    // ...and the lead routes, mounted with `.or`. No `.recover()` is needed for them. The
+    // capture script is served too, so the shop's pages can include `/leadtrack.js`.
     let leads = leadtrack::warp::routes(store.clone(), leadtrack::warp::Config::default());
-    let app = home.or(products).or(leads).or(not_found);
+    let app = home
+        .or(products)
+        .or(leads)
+        .or(leadtrack::warp::script())
+        .or(not_found);
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
     println!("listening on http://{}", listener.local_addr()?);

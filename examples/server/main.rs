@@ -248,6 +248,10 @@ async fn bootstrap(store: &SqliteStore, addr: std::net::SocketAddr) -> Result<()
     say!(
         "  curl -i http://{host}/api/leads/createServerSideLead -H 'Content-Type: application/json' -H 'X-API-Key: {key}' -d '{{\"userData\":{{\"email\":\"ada@example.com\"}}}}'"
     );
+    say!(
+        "or in a browser: http://{host}/demo?projectId={}",
+        project.public_id
+    );
     say!();
     Ok(())
 }

@@ -146,13 +146,9 @@ async fn read_available(child: &mut Child) -> Vec<String> {
 impl Server {
     /// Stops it with SIGTERM and waits for its exit.
     pub(crate) async fn terminate(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().expect("running").to_string();
-        let status = Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .await
-            .unwrap();
-        assert!(status.success());
+        let pid = self.child.id().expect("running");
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).expect("a process id"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("send SIGTERM");
         tokio::time::timeout(Duration::from_secs(30), self.child.wait())
             .await
             .expect("graceful exit")
