@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use bytes::Buf;
+use bytes::{Buf, Bytes};
 use chrono::Utc;
 use futures_util::Stream;
 use leadtrack_core::api::{GetLeadJobsResponse, GetLeadResponse, messages};
@@ -75,8 +75,7 @@ where
     B: Stream<Item = Result<D, warp::Error>>,
     D: Buf,
 {
-    check_content_type(&request.headers)?;
-    let body = read_body(&request.headers, body, config.body_limit).await?;
+    let body = read_json_body(config, request, body).await?;
     let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
     let public_id = lead.project_id.as_deref().unwrap_or_default();
     let project = store
@@ -109,8 +108,7 @@ where
     D: Buf,
 {
     let project = authenticate(store, &request.headers).await?;
-    check_content_type(&request.headers)?;
-    let body = read_body(&request.headers, body, config.body_limit).await?;
+    let body = read_json_body(config, request, body).await?;
     let lead = NewLead::parse(&body, CreateRoute::Server)?;
     if lead
         .project_id
@@ -124,6 +122,21 @@ where
     }
     let created = store.create_lead(project.id, lead.data, Utc::now()).await?;
     Ok(created_reply(&created))
+}
+
+/// The body of a POST: `415` for a content type other than JSON or text, `413` past the
+/// limit.
+async fn read_json_body<B, D>(
+    config: &Config,
+    request: &Request,
+    body: B,
+) -> Result<Bytes, ApiError>
+where
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    check_content_type(&request.headers)?;
+    read_body(&request.headers, body, config.body_limit).await
 }
 
 fn created_reply(created: &leadtrack_core::store::CreatedLead) -> Response {
@@ -148,8 +161,7 @@ where
     D: Buf,
 {
     let project = authenticate(store, &request.headers).await?;
-    check_content_type(&request.headers)?;
-    let body = read_body(&request.headers, body, config.body_limit).await?;
+    let body = read_json_body(config, request, body).await?;
     let update = StatusUpdate::parse(&body)?;
     let change = store.update_status(project.id, &update, Utc::now()).await?;
     let status = if change.job.is_some() {

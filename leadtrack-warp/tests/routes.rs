@@ -276,6 +276,51 @@ mod general {
     }
 
     #[tokio::test]
+    async fn store_failures_are_500_with_nothing_of_the_cause() {
+        let app = app().await;
+        // Break the database under the running store: every lead query now fails inside SQLite.
+        let conn = rusqlite::Connection::open(app.store.path()).unwrap();
+        conn.execute_batch("ALTER TABLE leads RENAME TO leads_moved_away")
+            .unwrap();
+        for reply in [
+            app.get("/api/leads/getLeads?status=open").await,
+            app.get("/api/leads/getLead?leadId=1").await,
+            app.post(
+                "/api/leads/createServerSideLead",
+                Some(&app.key),
+                json!({"userData": {"email": "a@x.io"}}),
+            )
+            .await,
+        ] {
+            assert_error(&reply, 500, "internal");
+            assert_eq!(
+                reply.json(),
+                json!({"message": "Internal server error", "code": "internal"})
+            );
+            assert!(
+                !reply.text.contains("leads") && !reply.text.contains("table"),
+                "{}",
+                reply.text
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_closed_store_answers_503_with_retry_after() {
+        let app = app().await;
+        app.store.close().await;
+        let reply = app
+            .post(
+                "/api/leads/createLead",
+                None,
+                json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}}),
+            )
+            .await;
+        assert_error(&reply, 503, "unavailable");
+        assert_eq!(reply.header("retry-after"), Some("1"));
+    }
+
+    #[tokio::test]
     async fn bodies_over_the_limit_get_413_and_change_nothing() {
         let app = app().await;
         let big = json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}, "formData": {"pad": "x".repeat(70_000)}});
