@@ -54,13 +54,16 @@ impl RetryPolicy {
             .base_delay
             .saturating_mul(self.multiplier.saturating_pow(exponent));
         let drawn = if self.jitter {
-            nominal.mul_f64(0.5 + 0.5 * random.clamp(0.0, 1.0))
+            let factor = 0.5 + 0.5 * random.clamp(0.0, 1.0);
+            Duration::try_from_secs_f64(nominal.as_secs_f64() * factor).unwrap_or(nominal)
         } else {
             nominal
         };
         let delay = retry_after.map_or(drawn, |asked| asked.max(drawn));
-        let next = now + chrono::Duration::from_std(delay).ok()?;
-        let deadline = queued_at + chrono::Duration::from_std(self.window).ok()?;
+        // Checked all the way: an absurd policy or Retry-After gives up, never overflows.
+        let next = now.checked_add_signed(chrono::Duration::from_std(delay).ok()?)?;
+        let deadline =
+            queued_at.checked_add_signed(chrono::Duration::from_std(self.window).ok()?)?;
         (next <= deadline).then_some(next)
     }
 }
@@ -127,6 +130,21 @@ mod tests {
         assert_eq!(policy.next_attempt(1, late, t0(), None, 0.0), None);
         let asked = Some(Duration::from_secs(2 * 24 * 3600));
         assert_eq!(policy.next_attempt(1, t0(), t0(), asked, 0.0), None);
+    }
+
+    #[test]
+    fn extreme_settings_give_up_instead_of_overflowing() {
+        let policy = RetryPolicy {
+            max_attempts: u32::MAX,
+            window: Duration::MAX,
+            multiplier: u32::MAX,
+            ..RetryPolicy::default()
+        };
+        assert_eq!(policy.next_attempt(40, t0(), t0(), None, 1.0), None);
+        assert_eq!(
+            policy.next_attempt(1, t0(), t0(), Some(Duration::MAX), 0.5),
+            None
+        );
     }
 
     #[test]
