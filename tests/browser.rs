@@ -43,6 +43,15 @@ struct Browser {
     _profile: tempfile::TempDir,
 }
 
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(id) = self.driver.id().and_then(|id| i32::try_from(id).ok()) {
+            let group = nix::unistd::Pid::from_raw(id);
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
 impl Browser {
     /// Starts chromedriver and a headless Chromium; `None` when they are not installed and
     /// not required.
@@ -63,10 +72,13 @@ impl Browser {
             );
             return None;
         }
+        // Its own process group, so that Chromium (chromedriver's child) goes with it even
+        // when a failing test never reaches `close`.
         let mut driver = Command::new(&chromedriver)
             .arg("--port=0")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .expect("start chromedriver");
@@ -114,9 +126,8 @@ impl Browser {
         })
     }
 
-    async fn close(mut self) {
-        let _ = self.client.close().await;
-        let _ = self.driver.kill().await;
+    async fn close(self) {
+        let _ = self.client.clone().close().await;
     }
 
     /// Sets a first-party cookie on the current page's host, as the GA and Meta tags do.
