@@ -87,32 +87,28 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         None => serve(&cli.db, cli.serve).await,
         Some(Command::Serve(args)) => serve(&cli.db, args).await,
         Some(Command::Worker(args)) => work(&cli.db, args).await,
-        Some(Command::Project(command)) => {
-            let create = matches!(command, cli::ProjectCommand::Create { .. });
-            let store = open_store(&cli.db, create, 1).await?;
-            let result = admin::project_command(&store, command).await;
-            store.close().await;
-            result
-        }
-        Some(Command::Key(command)) => {
-            let store = open_store(&cli.db, false, 1).await?;
-            let result = admin::key_command(&store, command).await;
-            store.close().await;
-            result
-        }
-        Some(Command::Label(command)) => {
-            let store = open_store(&cli.db, false, 1).await?;
-            let result = admin::label_command(&store, command).await;
-            store.close().await;
-            result
-        }
-        Some(Command::Integration(command)) => {
-            let store = open_store(&cli.db, false, 1).await?;
-            let result = integrations::integration_command(&store, command).await;
-            store.close().await;
-            result
-        }
+        Some(command) => administer(&cli.db, command).await,
     }
+}
+
+/// Runs an admin command on the database, then closes it.
+async fn administer(db: &Path, command: Command) -> Result<(), Failure> {
+    let create = matches!(
+        command,
+        Command::Project(cli::ProjectCommand::Create { .. })
+    );
+    let store = open_store(db, create, 1).await?;
+    let result = match command {
+        Command::Project(command) => admin::project_command(&store, command).await,
+        Command::Key(command) => admin::key_command(&store, command).await,
+        Command::Label(command) => admin::label_command(&store, command).await,
+        Command::Integration(command) => integrations::integration_command(&store, command).await,
+        Command::Serve(_) | Command::Worker(_) => Err(Failure(
+            "serve and worker are not admin commands".to_owned(),
+        )),
+    };
+    store.close().await;
+    result
 }
 
 /// Opens the database. Only `serve` and `project create` may create it: elsewhere a missing

@@ -223,14 +223,9 @@ pub(crate) fn revoke_api_key(
 }
 
 pub(crate) fn authenticate(conn: &Connection, key: &KeyHash) -> Result<Option<Project>, Error> {
-    let columns = PROJECT_COLUMNS
-        .split(", ")
-        .map(|c| format!("p.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
     conn.prepare_cached(&format!(
-        "SELECT {columns} FROM api_keys k JOIN projects p ON p.id = k.project_id
-         WHERE k.key_hash = ?1 AND k.revoked_at IS NULL"
+        "SELECT {PROJECT_COLUMNS} FROM projects WHERE id =
+            (SELECT project_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL)"
     ))?
     .query_and_then([&key.0[..]], rows::project)?
     .next()
