@@ -152,6 +152,28 @@ impl Browser {
         );
     }
 
+    /// Clicks the element with id `click`, then waits for the page showing id `shown`.
+    async fn click_and_wait(&self, click: &str, shown: &str) {
+        self.client
+            .find(Locator::Id(click))
+            .await
+            .unwrap_or_else(|err| panic!("no #{click}: {err}"))
+            .click()
+            .await
+            .unwrap_or_else(|err| panic!("clicking #{click}: {err}"));
+        self.wait_for(shown).await;
+    }
+
+    /// Waits for an element with id `id`.
+    async fn wait_for(&self, id: &str) {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(15))
+            .for_element(Locator::Id(id))
+            .await
+            .unwrap_or_else(|err| panic!("#{id} never appeared: {err}"));
+    }
+
     /// Waits until the page's script has loaded.
     async fn wait_for_script(&self) {
         let deadline = Instant::now() + Duration::from_secs(15);
@@ -331,21 +353,7 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
         .await
         .expect("open the landing page");
     browser.wait_for_script().await;
-    browser
-        .client
-        .find(Locator::Id("contact"))
-        .await
-        .expect("the contact link")
-        .click()
-        .await
-        .expect("follow it");
-    browser
-        .client
-        .wait()
-        .at_most(Duration::from_secs(15))
-        .for_element(Locator::Id("contact-form"))
-        .await
-        .expect("the contact page");
+    browser.click_and_wait("contact", "contact-form").await;
     browser.wait_for_script().await;
     assert!(
         !browser
@@ -366,13 +374,7 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
         .execute("const form = document.getElementById('contact-form'); form.requestSubmit(); form.requestSubmit();", vec![])
         .await
         .expect("submit twice");
-    browser
-        .client
-        .wait()
-        .at_most(Duration::from_secs(15))
-        .for_element(Locator::Id("thanks"))
-        .await
-        .expect("the thanks page");
+    browser.wait_for("thanks").await;
     api.wait_for_writes(before, 2).await;
 
     let page = api
@@ -533,21 +535,7 @@ async fn a_page_on_another_origin_passes_the_preflight() {
     // And the form on that page, which navigates away as it submits.
     fill_form(&browser).await;
     let before = api.store.write_stats().writes;
-    browser
-        .client
-        .find(Locator::Id("send"))
-        .await
-        .expect("the button")
-        .click()
-        .await
-        .expect("submit");
-    browser
-        .client
-        .wait()
-        .at_most(Duration::from_secs(15))
-        .for_element(Locator::Id("thanks"))
-        .await
-        .expect("the thanks page");
+    browser.click_and_wait("send", "thanks").await;
     api.wait_for_writes(before, 1).await;
     let found = api
         .client()

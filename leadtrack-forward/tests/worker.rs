@@ -196,12 +196,7 @@ async fn retry_after_is_honoured_the_event_id_is_stable_and_delivered_platforms_
             ]
         )
     );
-    let webhook_attempts = &record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::Webhook)
-        .unwrap()
-        .1;
+    let webhook_attempts = attempts_of(&record, IntegrationKind::Webhook);
     let retry_at = webhook_attempts[0].retry_at.unwrap();
     assert!(retry_at - webhook_attempts[0].at >= chrono::Duration::milliseconds(1000));
     assert_eq!(
@@ -263,12 +258,7 @@ async fn server_errors_are_retried_and_client_errors_fail_at_once() {
         )
     );
     assert_eq!(f.platforms.ga4.requests().len(), 1, "a 400 is not retried");
-    let ads_error = &record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::GoogleAds)
-        .unwrap()
-        .1[0];
+    let ads_error = &attempts_of(&record, IntegrationKind::GoogleAds)[0];
     assert_eq!(
         ads_error.error.as_deref(),
         Some("HTTP 503: UNAVAILABLE try later")
@@ -294,12 +284,7 @@ async fn meta_error_codes_decide_between_retry_and_failure() {
             ]
         )
     );
-    let attempts = &record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::Meta)
-        .unwrap()
-        .1;
+    let attempts = attempts_of(&record, IntegrationKind::Meta);
     assert_eq!(
         attempts[0].error.as_deref(),
         Some("Meta error 17: User request limit reached")
@@ -322,12 +307,7 @@ async fn slow_platforms_time_out_and_are_retried() {
         ..fast()
     };
     let record = f.run_until_done(&worker(&f.store, config), lead).await;
-    let attempts = &record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::Webhook)
-        .unwrap()
-        .1;
+    let attempts = attempts_of(&record, IntegrationKind::Webhook);
     assert_eq!(attempts.len(), 2);
     assert_eq!(
         (
@@ -367,12 +347,7 @@ async fn retries_stop_at_the_attempt_limit() {
             ]
         )
     );
-    let attempts = &record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::Webhook)
-        .unwrap()
-        .1;
+    let attempts = attempts_of(&record, IntegrationKind::Webhook);
     assert_eq!(
         attempts[2].error.as_deref(),
         Some("HTTP 502:  (gave up after 3 attempts)")
@@ -433,12 +408,7 @@ async fn a_rejected_refresh_token_fails_for_good_without_leaking_it() {
     f.platforms.token.set_default(MockResponse::json(400, json!({"error": "invalid_grant", "error_description": format!("Token {ADS_REFRESH_TOKEN} has been expired or revoked.")})));
     let lead = f.rated_lead(full_lead(), None).await;
     let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
-    let attempts = &record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::GoogleAds)
-        .unwrap()
-        .1;
+    let attempts = attempts_of(&record, IntegrationKind::GoogleAds);
     assert_eq!(attempts.len(), 1);
     assert_eq!(
         (attempts[0].outcome, attempts[0].http_status),
@@ -462,12 +432,7 @@ async fn ga4_validation_mode_fails_on_validation_messages() {
     let lead = f.rated_lead(full_lead(), None).await;
     let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
     assert_eq!(f.platforms.ga4.requests()[0].path, "/debug/mp/collect");
-    let attempts = &record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::Ga4)
-        .unwrap()
-        .1;
+    let attempts = attempts_of(&record, IntegrationKind::Ga4);
     assert_eq!(attempts[0].outcome, AttemptOutcome::Failed);
     assert_eq!(
         attempts[0].error.as_deref(),
@@ -489,11 +454,7 @@ async fn leads_without_the_data_a_platform_needs_are_skipped_with_a_reason() {
         IntegrationKind::Ga4,
         IntegrationKind::Meta,
     ] {
-        let (found, attempts) = record
-            .deliveries
-            .iter()
-            .find(|(d, _)| d.integration == kind)
-            .unwrap();
+        let (found, attempts) = delivery_of(&record, kind);
         assert_eq!(found.state, DeliveryState::Skipped, "{kind}");
         assert!(attempts.is_empty() && found.detail.is_some(), "{kind}");
     }
@@ -671,11 +632,7 @@ async fn clicks_older_than_90_days_are_not_sent_to_google_ads() {
         [(IntegrationKind::GoogleAds, "gclid")]
     );
     let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
-    let (ads, attempts) = record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == IntegrationKind::GoogleAds)
-        .unwrap();
+    let (ads, attempts) = delivery_of(&record, IntegrationKind::GoogleAds);
     assert_eq!(ads.state, DeliveryState::Skipped);
     assert!(attempts.is_empty());
     assert!(

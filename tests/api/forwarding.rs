@@ -15,7 +15,7 @@ use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use leadtrack::forward::webhook;
 use serde_json::json;
 
-use crate::process::{admin, admin_json, start, start_serve, start_worker};
+use crate::process::{admin, create_acme, create_label, start, start_serve, start_worker};
 
 struct Mocks {
     ga4: MockPlatform,
@@ -55,22 +55,7 @@ async fn run(db: &Path, args: &[&str]) {
 /// A project `acme` with all four integrations on the mocks and a label mapped to all;
 /// returns its API key and the label.
 async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
-    let created = admin_json(
-        db,
-        &[
-            "project",
-            "create",
-            "--name",
-            "Acme",
-            "--id",
-            "acme",
-            "--currency",
-            "EUR",
-            "--json",
-        ],
-    )
-    .await;
-    let key = created["apiKey"].as_str().unwrap().to_owned();
+    let key = create_acme(db).await;
     run(
         db,
         &[
@@ -141,15 +126,10 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
         ],
     )
     .await;
-    let label = admin_json(
+    let label = create_label(
         db,
+        "Customer",
         &[
-            "label",
-            "create",
-            "--project",
-            "acme",
-            "--name",
-            "Customer",
             "--mark-as-done",
             "--ga4-event",
             "purchase",
@@ -158,11 +138,10 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
             "--google-ads-action",
             "customers/1112223333/conversionActions/555",
             "--webhook",
-            "--json",
         ],
     )
     .await;
-    (key, label["labelId"].as_str().unwrap().parse().unwrap())
+    (key, label)
 }
 
 async fn create_and_rate(base_url: &str, key: &str, label: uuid::Uuid) -> i64 {

@@ -59,6 +59,38 @@ pub(crate) async fn admin_json(db: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).expect("JSON output")
 }
 
+/// `project create --name Acme --id acme --currency EUR --json`; returns its first API key.
+pub(crate) async fn create_acme(db: &Path) -> String {
+    let created = admin_json(
+        db,
+        &[
+            "project",
+            "create",
+            "--name",
+            "Acme",
+            "--id",
+            "acme",
+            "--currency",
+            "EUR",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(created["projectId"], "acme");
+    let key = created["apiKey"].as_str().unwrap().to_owned();
+    assert!(key.starts_with("lt_"));
+    key
+}
+
+/// `label create --project acme --name NAME OPTIONS... --json`; returns the label's id.
+pub(crate) async fn create_label(db: &Path, name: &str, options: &[&str]) -> uuid::Uuid {
+    let mut args = vec!["label", "create", "--project", "acme", "--name", name];
+    args.extend_from_slice(options);
+    args.push("--json");
+    let label = admin_json(db, &args).await;
+    label["labelId"].as_str().unwrap().parse().unwrap()
+}
+
 pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -7,45 +7,14 @@ use leadtrack::core::api::{
 };
 use leadtrack::core::query::LeadQuery;
 
-use crate::process::{Server, admin, admin_json, start};
+use crate::process::{Server, admin, admin_json, create_acme, create_label, start};
 
 #[tokio::test]
 async fn admin_commands_serve_and_restart_keep_every_lead() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("leadtrack.db");
-    let created = admin_json(
-        &db,
-        &[
-            "project",
-            "create",
-            "--name",
-            "Acme",
-            "--id",
-            "acme",
-            "--currency",
-            "EUR",
-            "--json",
-        ],
-    )
-    .await;
-    assert_eq!(created["projectId"], "acme");
-    let key = created["apiKey"].as_str().unwrap().to_owned();
-    assert!(key.starts_with("lt_"));
-    let label = admin_json(
-        &db,
-        &[
-            "label",
-            "create",
-            "--project",
-            "acme",
-            "--name",
-            "Customer",
-            "--mark-as-done",
-            "--json",
-        ],
-    )
-    .await;
-    let label_id: uuid::Uuid = label["labelId"].as_str().unwrap().parse().unwrap();
+    let key = create_acme(&db).await;
+    let label_id = create_label(&db, "Customer", &["--mark-as-done"]).await;
 
     let server = start(&db).await;
     assert!(
@@ -117,20 +86,7 @@ async fn admin_commands_serve_and_restart_keep_every_lead() {
             .code(),
         Some(ErrorCode::InvalidApiKey)
     );
-    let new_label = admin_json(
-        &db,
-        &[
-            "label",
-            "create",
-            "--project",
-            "acme",
-            "--name",
-            "Lost deal",
-            "--json",
-        ],
-    )
-    .await;
-    let new_label_id: uuid::Uuid = new_label["labelId"].as_str().unwrap().parse().unwrap();
+    let new_label_id = create_label(&db, "Lost deal", &[]).await;
     let rated = second_client
         .update_lead_status(&UpdateLeadStatusRequest {
             identifier: LeadIdentifier::LeadId(ids[1]),

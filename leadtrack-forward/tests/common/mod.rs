@@ -9,9 +9,9 @@ use chrono::Utc;
 use leadtrack_core::LeadStore;
 use leadtrack_core::api::{ConversionId, IntegrationKind, LeadIdentifier, LeadStatus};
 use leadtrack_core::model::{
-    AttemptOutcome, DeliveryState, Ga4Settings, GoogleAdsSettings, IntegrationSettings, JobRecord,
-    JobState, LabelMapping, MetaSettings, NewLabel, NewProject, Project, ProjectSettings, Secret,
-    WebhookSettings,
+    Attempt, AttemptOutcome, Delivery, DeliveryState, Ga4Settings, GoogleAdsSettings,
+    IntegrationSettings, JobRecord, JobState, LabelMapping, MetaSettings, NewLabel, NewProject,
+    Project, ProjectSettings, Secret, WebhookSettings,
 };
 use leadtrack_core::status::StatusUpdate;
 use leadtrack_core::testkit::data;
@@ -249,15 +249,25 @@ impl Fixture {
     }
 }
 
+/// A job's delivery to `kind`, with its attempts.
+pub(crate) fn delivery_of(record: &JobRecord, kind: IntegrationKind) -> &(Delivery, Vec<Attempt>) {
+    record
+        .deliveries
+        .iter()
+        .find(|(d, _)| d.integration == kind)
+        .expect("a delivery")
+}
+
+/// The attempts of a job's delivery to `kind`.
+pub(crate) fn attempts_of(record: &JobRecord, kind: IntegrationKind) -> &[Attempt] {
+    &delivery_of(record, kind).1
+}
+
 pub(crate) fn delivery(
     record: &JobRecord,
     kind: IntegrationKind,
 ) -> (DeliveryState, Vec<(AttemptOutcome, Option<u16>)>) {
-    let (delivery, attempts) = record
-        .deliveries
-        .iter()
-        .find(|(d, _)| d.integration == kind)
-        .expect("a delivery");
+    let (delivery, attempts) = delivery_of(record, kind);
     (
         delivery.state,
         attempts
