@@ -131,6 +131,15 @@ impl App {
             .to_string()
     }
 
+    /// The lead as stored, device data included.
+    async fn stored(&self, id: i64) -> leadtrack_core::lead::StoredLead {
+        self.store
+            .find_lead(self.project.id, &LeadIdentifier::LeadId(id))
+            .await
+            .unwrap()
+            .expect("the lead")
+    }
+
     async fn lead_count(&self) -> u64 {
         self.store
             .list_leads(self.project.id, &Default::default())
@@ -596,12 +605,7 @@ mod create_lead {
             )
             .await;
         let id = reply.json()["leadId"].as_i64().unwrap();
-        let lead = app
-            .store
-            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
-            .await
-            .unwrap()
-            .unwrap();
+        let lead = app.stored(id).await;
         assert_eq!(
             lead.data.device_data.ip_address.as_deref(),
             Some("198.51.100.7"),
@@ -616,12 +620,7 @@ mod create_lead {
         let id = app.post("/api/leads/createLead", None, given).await.json()["leadId"]
             .as_i64()
             .unwrap();
-        let lead = app
-            .store
-            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
-            .await
-            .unwrap()
-            .unwrap();
+        let lead = app.stored(id).await;
         assert_eq!(
             lead.data.device_data.ip_address.as_deref(),
             Some("192.0.2.1")
@@ -655,12 +654,7 @@ mod create_lead {
             )
             .await;
         let id = reply.json()["leadId"].as_i64().unwrap();
-        let lead = app
-            .store
-            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
-            .await
-            .unwrap()
-            .unwrap();
+        let lead = app.stored(id).await;
         assert_eq!(
             lead.data.device_data.ip_address.as_deref(),
             Some("203.0.113.50")
@@ -806,12 +800,7 @@ mod create_lead {
         );
         assert_eq!(lead["attributionData"], Value::Null);
         assert_eq!(lead["channelFlow"], "%5B%7B%22t%22%3A1%7D%5D");
-        let stored = app
-            .store
-            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
-            .await
-            .unwrap()
-            .unwrap();
+        let stored = app.stored(id).await;
         assert_eq!(
             stored.data.device_data.ip_address.as_deref(),
             Some("203.0.113.9")
