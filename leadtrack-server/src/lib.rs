@@ -1,7 +1,12 @@
-//! The standalone leadtrack server: `cargo run --release --example server`.
+//! The standalone leadtrack server: its command line, the admin and integration commands,
+//! the first run, serving the API and delivering conversions.
 //!
-//! Serves the lead API on `127.0.0.1:8080` from the SQLite file `./leadtrack.db`, creating
-//! it and a first project on the first run. `--help` lists the admin commands.
+//! With no command it serves the lead API on `127.0.0.1:8080` from the SQLite file
+//! `./leadtrack.db`, creating it and a first project on the first run. `--help` lists the
+//! admin commands. [`main`] is the whole program: the `leadtrack-server` binary and the
+//! workspace's `server` example (`cargo run --release --example server`) only call it.
+
+#![forbid(unsafe_code)]
 
 /// Prints a line to stdout. A closed pipe (`server project list | head -1`) is not an error
 /// worth a panic: the reader has what it wanted.
@@ -21,13 +26,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Parser;
-use leadtrack::core::{LeadStore, StoreError};
-use leadtrack::sqlite::{SqliteOptions, SqliteStore};
-use leadtrack::warp::Config;
+use leadtrack_core::{LeadStore, StoreError};
+use leadtrack_sqlite::{SqliteOptions, SqliteStore};
+use leadtrack_warp::Config;
 use tokio::net::TcpListener;
 
 use cli::{Cli, Command, ServeArgs, WorkerArgs};
-use leadtrack::forward::{Worker, WorkerConfig};
+use leadtrack_forward::{Worker, WorkerConfig};
 use tokio::sync::watch;
 
 /// A failure to report: one line saying what is wrong and what to do.
@@ -46,7 +51,12 @@ impl Failure {
     }
 }
 
-fn main() -> ExitCode {
+/// Runs the server's command line: parses the arguments (and the `LEADTRACK_*` environment
+/// variables), then serves, delivers conversions or runs an admin command.
+///
+/// A failure is one line on stderr, `error: ...`, and exit code 1; a usage error is clap's
+/// message and exit code 2.
+pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let serving = matches!(
         cli.command,
@@ -167,7 +177,7 @@ async fn serve(db: &Path, args: ServeArgs) -> Result<(), Failure> {
         Some(tokio::spawn(worker.run(stopped(&stop))))
     };
     tracing::info!(%addr, db = %db.display(), worker = !args.no_worker, "leadtrack listening on http://{addr}");
-    leadtrack::warp::serve(listener, store.clone(), config, stopped(&stop)).await;
+    leadtrack_warp::serve(listener, store.clone(), config, stopped(&stop)).await;
     tracing::info!("stopped accepting requests");
     if let Some(worker) = worker {
         let _ = worker.await;

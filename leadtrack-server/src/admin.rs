@@ -2,10 +2,10 @@
 //! server runs on it: a new key, a revocation or a deactivation takes effect at once.
 
 use chrono::Utc;
-use leadtrack::core::LeadStore;
-use leadtrack::core::model::{LabelMapping, NewLabel, NewProject, Project, ProjectSettings};
-use leadtrack::core::store::KeyRef;
-use leadtrack::sqlite::SqliteStore;
+use leadtrack_core::LeadStore;
+use leadtrack_core::model::{LabelMapping, NewLabel, NewProject, Project, ProjectSettings};
+use leadtrack_core::store::KeyRef;
+use leadtrack_sqlite::SqliteStore;
 use serde_json::json;
 
 use crate::Failure;
@@ -61,7 +61,7 @@ pub(crate) async fn project_command(
                             "name": p.name,
                             "active": p.active,
                             "currency": p.currency,
-                            "createdAt": leadtrack::core::time::format(&p.created_at),
+                            "createdAt": leadtrack_core::time::format(&p.created_at),
                         })
                     })
                     .collect();
@@ -191,7 +191,7 @@ pub(crate) async fn key_command(store: &SqliteStore, command: KeyCommand) -> Res
         KeyCommand::List { project: id, json } => {
             let project = project(store, &id).await?;
             let keys = store.api_keys(project.id).await.map_err(Failure::store)?;
-            let fmt = |t: &chrono::DateTime<Utc>| leadtrack::core::time::format(t);
+            let fmt = |t: &chrono::DateTime<Utc>| leadtrack_core::time::format(t);
             if json {
                 let list: Vec<_> = keys
                     .iter()

@@ -5,13 +5,13 @@
 //! server's worker reads the settings for every job, so changes apply to the next delivery.
 
 use chrono::Utc;
-use leadtrack::core::LeadStore;
-use leadtrack::core::api::IntegrationKind;
-use leadtrack::core::model::{
+use leadtrack_core::LeadStore;
+use leadtrack_core::api::IntegrationKind;
+use leadtrack_core::model::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, Integrations, MetaSettings, Secret,
     WebhookSettings,
 };
-use leadtrack::sqlite::SqliteStore;
+use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 use crate::Failure;
@@ -226,7 +226,7 @@ fn settings(
                 (None, None) => {
                     let secret = format!(
                         "whsec_{}",
-                        leadtrack::core::model::GeneratedKey::generate()
+                        leadtrack_core::model::GeneratedKey::generate()
                             .key
                             .trim_start_matches("lt_")
                     );

@@ -1,0 +1,10 @@
+//! The standalone leadtrack server: `cargo run --release --example server`.
+//!
+//! Serves the lead API on `127.0.0.1:8080` from the SQLite file `./leadtrack.db`, creating
+//! it and a first project on the first run. `--help` lists the admin commands. The server
+//! itself is the `leadtrack-server` crate; this example is its binary under the name the
+//! README uses (`cargo run --release -p leadtrack-server` runs the same thing).
+
+fn main() -> std::process::ExitCode {
+    leadtrack_server::main()
+}
