@@ -1,18 +1,19 @@
-//! The administration commands. They open the database file directly, so they work while a
-//! server runs on it: a new key, a revocation or a deactivation takes effect at once.
+//! `project ...`, `key ...` and `label ...`: the administration commands. They open the
+//! database directly, so they work while a server runs on it: a new key, a revocation or a
+//! deactivation takes effect at once. They are generic over the store, as every backend
+//! offers the same administration.
 
 use chrono::Utc;
 use leadtrack_core::LeadStore;
 use leadtrack_core::model::{LabelMapping, NewLabel, NewProject, Project, ProjectSettings};
 use leadtrack_core::store::KeyRef;
-use leadtrack_sqlite::SqliteStore;
 use serde_json::json;
 
 use crate::Failure;
 use crate::cli::{KeyCommand, LabelCommand, ProjectCommand};
 
 /// The project named by a `--project` argument.
-pub(crate) async fn project(store: &SqliteStore, public_id: &str) -> Result<Project, Failure> {
+pub(crate) async fn project<S: LeadStore>(store: &S, public_id: &str) -> Result<Project, Failure> {
     store
         .project_by_public_id(public_id)
         .await
@@ -28,8 +29,9 @@ fn print_json(value: &serde_json::Value) {
     say!("{value}");
 }
 
-pub(crate) async fn project_command(
-    store: &SqliteStore,
+/// `project ...`
+pub(crate) async fn project_command<S: LeadStore>(
+    store: &S,
     command: ProjectCommand,
 ) -> Result<(), Failure> {
     match command {
@@ -148,8 +150,8 @@ pub(crate) async fn project_command(
 }
 
 /// Creates a project and its first key.
-pub(crate) async fn create_project(
-    store: &SqliteStore,
+pub(crate) async fn create_project<S: LeadStore>(
+    store: &S,
     name: String,
     public_id: Option<String>,
     currency: Option<String>,
@@ -172,7 +174,11 @@ pub(crate) async fn create_project(
     Ok((project, key.key))
 }
 
-pub(crate) async fn key_command(store: &SqliteStore, command: KeyCommand) -> Result<(), Failure> {
+/// `key ...`
+pub(crate) async fn key_command<S: LeadStore>(
+    store: &S,
+    command: KeyCommand,
+) -> Result<(), Failure> {
     match command {
         KeyCommand::Create { project: id, json } => {
             let project = project(store, &id).await?;
@@ -227,8 +233,9 @@ pub(crate) async fn key_command(store: &SqliteStore, command: KeyCommand) -> Res
     Ok(())
 }
 
-pub(crate) async fn label_command(
-    store: &SqliteStore,
+/// `label ...`
+pub(crate) async fn label_command<S: LeadStore>(
+    store: &S,
     command: LabelCommand,
 ) -> Result<(), Failure> {
     match command {

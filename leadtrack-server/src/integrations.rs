@@ -11,7 +11,6 @@ use leadtrack_core::model::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, Integrations, MetaSettings, Secret,
     WebhookSettings,
 };
-use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 use crate::Failure;
@@ -44,8 +43,9 @@ fn required(
         .ok_or_else(|| Failure(format!("{flag} is needed to connect {name}")))
 }
 
-pub(crate) async fn integration_command(
-    store: &SqliteStore,
+/// `integration ...`: connects, changes, disconnects or lists.
+pub(crate) async fn integration_command<S: LeadStore>(
+    store: &S,
     command: IntegrationCommand,
 ) -> Result<(), Failure> {
     let (target, kind) = match &command {

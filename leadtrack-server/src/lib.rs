@@ -18,22 +18,20 @@ macro_rules! say {
 }
 
 mod admin;
+mod bootstrap;
 mod cli;
 mod integrations;
+mod serve;
 
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Parser;
-use leadtrack_core::{LeadStore, StoreError};
+use leadtrack_core::StoreError;
 use leadtrack_sqlite::{SqliteOptions, SqliteStore};
-use leadtrack_warp::Config;
-use tokio::net::TcpListener;
 
-use cli::{Cli, Command, ServeArgs, WorkerArgs};
-use leadtrack_forward::{Worker, WorkerConfig};
-use tokio::sync::watch;
+use cli::{Cli, Command};
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]
@@ -82,6 +80,7 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Logs to stderr at `RUST_LOG`, else at `default`.
 fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
@@ -92,11 +91,12 @@ fn init_logging(default: &str) {
         .init();
 }
 
+/// Runs the command the line names.
 async fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
-        None => serve(&cli.db, cli.serve).await,
-        Some(Command::Serve(args)) => serve(&cli.db, args).await,
-        Some(Command::Worker(args)) => work(&cli.db, args).await,
+        None => serve::serve(&cli.db, cli.serve).await,
+        Some(Command::Serve(args)) => serve::serve(&cli.db, args).await,
+        Some(Command::Worker(args)) => serve::work(&cli.db, args).await,
         Some(command) => administer(&cli.db, command).await,
     }
 }
@@ -123,7 +123,11 @@ async fn administer(db: &Path, command: Command) -> Result<(), Failure> {
 
 /// Opens the database. Only `serve` and `project create` may create it: elsewhere a missing
 /// file is a mistyped path, not a wish for an empty database.
-async fn open_store(path: &Path, create: bool, readers: usize) -> Result<SqliteStore, Failure> {
+pub(crate) async fn open_store(
+    path: &Path,
+    create: bool,
+    readers: usize,
+) -> Result<SqliteStore, Failure> {
     let shown = path.display();
     if !create && !path.exists() {
         return Err(Failure(format!(
@@ -146,143 +150,4 @@ async fn open_store(path: &Path, create: bool, readers: usize) -> Result<SqliteS
             ))
         }
     })
-}
-
-async fn serve(db: &Path, args: ServeArgs) -> Result<(), Failure> {
-    // Bind first: a port in use is reported before the database is touched.
-    let listener = TcpListener::bind(&args.addr).await.map_err(|err| {
-        Failure(format!(
-            "cannot listen on {}: {err}; stop whatever uses it or pass --addr HOST:PORT",
-            args.addr
-        ))
-    })?;
-    let addr = listener
-        .local_addr()
-        .map_err(|err| Failure(format!("cannot read the listening address: {err}")))?;
-    let store = open_store(db, true, 4).await?;
-    if let Err(failure) = bootstrap(&store, addr).await {
-        store.close().await;
-        return Err(failure);
-    }
-
-    let config = Config {
-        trust_forwarded_for: args.trust_forwarded_for,
-        ..Config::default()
-    };
-    let stop = stop_on_signal();
-    let worker = if args.no_worker {
-        None
-    } else {
-        let worker = worker(&store, &args.worker)?;
-        Some(tokio::spawn(worker.run(stopped(&stop))))
-    };
-    tracing::info!(%addr, db = %db.display(), worker = !args.no_worker, "leadtrack listening on http://{addr}");
-    leadtrack_warp::serve(listener, store.clone(), config, stopped(&stop)).await;
-    tracing::info!("stopped accepting requests");
-    if let Some(worker) = worker {
-        let _ = worker.await;
-    }
-    store.close().await;
-    tracing::info!("stopped");
-    Ok(())
-}
-
-/// `server worker`: delivers conversions until Ctrl-C or SIGTERM, serving nothing.
-async fn work(db: &Path, args: WorkerArgs) -> Result<(), Failure> {
-    let store = open_store(db, false, 2).await?;
-    let worker = match worker(&store, &args) {
-        Ok(worker) => worker,
-        Err(failure) => {
-            store.close().await;
-            return Err(failure);
-        }
-    };
-    let stop = stop_on_signal();
-    tracing::info!(db = %db.display(), "leadtrack worker delivering conversions");
-    worker.run(stopped(&stop)).await;
-    store.close().await;
-    Ok(())
-}
-
-fn worker(store: &SqliteStore, args: &WorkerArgs) -> Result<Worker<SqliteStore>, Failure> {
-    let config = WorkerConfig {
-        concurrency: args.worker_concurrency.max(1),
-        ..WorkerConfig::default()
-    };
-    Worker::new(store.clone(), config).map_err(|err| {
-        Failure(format!(
-            "cannot set up the HTTP client of the worker: {err}"
-        ))
-    })
-}
-
-/// A flag raised on Ctrl-C or SIGTERM, for every part of the process to stop on.
-fn stop_on_signal() -> watch::Receiver<bool> {
-    let (raise, flag) = watch::channel(false);
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        let _ = raise.send(true);
-    });
-    flag
-}
-
-/// Resolves once the flag is raised.
-fn stopped(flag: &watch::Receiver<bool>) -> impl std::future::Future<Output = ()> + Send + 'static {
-    let mut flag = flag.clone();
-    async move {
-        let _ = flag.wait_for(|raised| *raised).await;
-    }
-}
-
-/// On the first run, creates a project and prints how to use it.
-async fn bootstrap(store: &SqliteStore, addr: std::net::SocketAddr) -> Result<(), Failure> {
-    if !store.projects().await.map_err(Failure::store)?.is_empty() {
-        return Ok(());
-    }
-    let (project, key) = admin::create_project(store, "My project".to_owned(), None, None).await?;
-    let host = if addr.ip().is_unspecified() {
-        format!("127.0.0.1:{}", addr.port())
-    } else {
-        addr.to_string()
-    };
-    say!("No project yet, so leadtrack created one.");
-    say!("  project id: {}", project.public_id);
-    say!("  API key:    {key}");
-    say!("The key is shown only this once: store it somewhere safe.");
-    say!();
-    say!("Try it:");
-    say!(
-        "  curl -i http://{host}/api/leads/createServerSideLead -H 'Content-Type: application/json' -H 'X-API-Key: {key}' -d '{{\"userData\":{{\"email\":\"ada@example.com\"}}}}'"
-    );
-    say!(
-        "or in a browser: http://{host}/demo?projectId={}",
-        project.public_id
-    );
-    say!();
-    Ok(())
-}
-
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutdown requested");
 }
