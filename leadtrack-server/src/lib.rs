@@ -18,20 +18,22 @@ macro_rules! say {
 }
 
 mod admin;
+mod backend;
 mod bootstrap;
 mod cli;
 mod integrations;
 mod serve;
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::Parser;
-use leadtrack_core::StoreError;
-use leadtrack_sqlite::{SqliteOptions, SqliteStore};
+use leadtrack_core::{LeadStore, StoreError};
+use tokio::net::TcpListener;
 
-use cli::{Cli, Command};
+use backend::Database;
+use cli::{Cli, Command, ProjectCommand, ServeArgs, WorkerArgs};
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]
@@ -91,63 +93,94 @@ fn init_logging(default: &str) {
         .init();
 }
 
-/// Runs the command the line names.
+/// Runs the command the line names, on the backend `--db` names.
 async fn run(cli: Cli) -> Result<(), Failure> {
-    match cli.command {
-        None => serve::serve(&cli.db, cli.serve).await,
-        Some(Command::Serve(args)) => serve::serve(&cli.db, args).await,
-        Some(Command::Worker(args)) => serve::work(&cli.db, args).await,
-        Some(command) => administer(&cli.db, command).await,
+    let database = Database::parse(cli.db)?;
+    let job = match cli.command {
+        None => Job::serve(cli.serve).await?,
+        Some(Command::Serve(args)) => Job::serve(args).await?,
+        Some(Command::Worker(args)) => Job::Work(args),
+        Some(command) => Job::Administer(command),
+    };
+    let serving = matches!(job, Job::Serve { .. });
+    database.run(job).await?;
+    if serving {
+        tracing::info!("stopped");
     }
+    Ok(())
 }
 
-/// Runs an admin command on the database, then closes it.
-async fn administer(db: &Path, command: Command) -> Result<(), Failure> {
-    let create = matches!(
-        command,
-        Command::Project(cli::ProjectCommand::Create { .. })
-    );
-    let store = open_store(db, create, 1).await?;
-    let result = match command {
-        Command::Project(command) => admin::project_command(&store, command).await,
-        Command::Key(command) => admin::key_command(&store, command).await,
-        Command::Label(command) => admin::label_command(&store, command).await,
-        Command::Integration(command) => integrations::integration_command(&store, command).await,
-        Command::Serve(_) | Command::Worker(_) => Err(Failure(
-            "serve and worker are not admin commands".to_owned(),
-        )),
-    };
-    store.close().await;
-    result
+/// What the process does once its store is open.
+pub(crate) enum Job {
+    /// `serve`: the API on a listener bound before the store was opened, and the worker
+    /// unless `--no-worker`.
+    Serve {
+        /// The bound listener.
+        listener: TcpListener,
+        /// Its address.
+        addr: SocketAddr,
+        /// The options of `serve`.
+        args: ServeArgs,
+    },
+    /// `worker`: conversion deliveries, serving nothing.
+    Work(WorkerArgs),
+    /// An admin command: `project`, `key`, `label` or `integration`.
+    Administer(Command),
 }
 
-/// Opens the database. Only `serve` and `project create` may create it: elsewhere a missing
-/// file is a mistyped path, not a wish for an empty database.
-pub(crate) async fn open_store(
-    path: &Path,
-    create: bool,
-    readers: usize,
-) -> Result<SqliteStore, Failure> {
-    let shown = path.display();
-    if !create && !path.exists() {
-        return Err(Failure(format!(
-            "no database at {shown}; start the server or run `server project create` first, or pass --db PATH"
-        )));
+impl Job {
+    /// `serve`, with its address bound first: a port in use is reported before the database
+    /// is touched.
+    async fn serve(args: ServeArgs) -> Result<Self, Failure> {
+        let (listener, addr) = serve::bind(&args.addr).await?;
+        Ok(Self::Serve {
+            listener,
+            addr,
+            args,
+        })
     }
-    let options = SqliteOptions {
-        readers,
-        ..SqliteOptions::default()
-    };
-    SqliteStore::open_with(path, options).await.map_err(|err| {
-        let reason = err.to_string();
-        if reason.contains("not a database") {
-            Failure(format!(
-                "{shown} is not a leadtrack database (SQLite says: file is not a database); pass --db PATH to use another file"
-            ))
-        } else {
-            Failure(format!(
-                "cannot open the database {shown}: {reason}; check the path and its permissions, or pass --db PATH"
-            ))
+
+    /// Whether the job may create a missing database: only `serve` and `project create` may.
+    pub(crate) fn creates(&self) -> bool {
+        matches!(
+            self,
+            Self::Serve { .. } | Self::Administer(Command::Project(ProjectCommand::Create { .. }))
+        )
+    }
+
+    /// How many reads the job runs at once, for the backend to size its readers.
+    pub(crate) fn readers(&self) -> usize {
+        match self {
+            Self::Serve { .. } => 4,
+            Self::Work(_) => 2,
+            Self::Administer(_) => 1,
         }
-    })
+    }
+
+    /// Runs the job on the open store; the caller closes the store afterwards.
+    pub(crate) async fn run<S: LeadStore + Clone>(
+        self,
+        store: S,
+        database: &Database,
+    ) -> Result<(), Failure> {
+        match self {
+            Self::Serve {
+                listener,
+                addr,
+                args,
+            } => serve::serve(store, listener, addr, args, database).await,
+            Self::Work(args) => serve::work(store, &args, database).await,
+            Self::Administer(command) => match command {
+                Command::Project(command) => admin::project_command(&store, command).await,
+                Command::Key(command) => admin::key_command(&store, command).await,
+                Command::Label(command) => admin::label_command(&store, command).await,
+                Command::Integration(command) => {
+                    integrations::integration_command(&store, command).await
+                }
+                Command::Serve(_) | Command::Worker(_) => Err(Failure(
+                    "serve and worker are not admin commands".to_owned(),
+                )),
+            },
+        }
+    }
 }

@@ -1,35 +1,41 @@
 //! `serve` and `worker`: the API on a listener and the conversion worker, until Ctrl-C or
 //! SIGTERM.
 
-use std::path::Path;
+use std::net::SocketAddr;
 
+use leadtrack_core::LeadStore;
 use leadtrack_forward::{Worker, WorkerConfig};
-use leadtrack_sqlite::SqliteStore;
 use leadtrack_warp::Config;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use crate::backend::Database;
 use crate::cli::{ServeArgs, WorkerArgs};
-use crate::{Failure, bootstrap, open_store};
+use crate::{Failure, bootstrap};
 
-/// `server serve`: the API, and the worker unless `--no-worker`.
-pub(crate) async fn serve(db: &Path, args: ServeArgs) -> Result<(), Failure> {
-    // Bind first: a port in use is reported before the database is touched.
-    let listener = TcpListener::bind(&args.addr).await.map_err(|err| {
+/// Binds the address `serve` listens on.
+pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failure> {
+    let listener = TcpListener::bind(addr).await.map_err(|err| {
         Failure(format!(
-            "cannot listen on {}: {err}; stop whatever uses it or pass --addr HOST:PORT",
-            args.addr
+            "cannot listen on {addr}: {err}; stop whatever uses it or pass --addr HOST:PORT"
         ))
     })?;
-    let addr = listener
+    let local = listener
         .local_addr()
         .map_err(|err| Failure(format!("cannot read the listening address: {err}")))?;
-    let store = open_store(db, true, 4).await?;
-    if let Err(failure) = bootstrap::first_run(&store, addr).await {
-        store.close().await;
-        return Err(failure);
-    }
+    Ok((listener, local))
+}
 
+/// `server serve`: the first run's project, then the API on `listener`, and the worker
+/// unless `--no-worker`, until Ctrl-C or SIGTERM.
+pub(crate) async fn serve<S: LeadStore + Clone>(
+    store: S,
+    listener: TcpListener,
+    addr: SocketAddr,
+    args: ServeArgs,
+    db: &Database,
+) -> Result<(), Failure> {
+    bootstrap::first_run(&store, addr).await?;
     let config = Config {
         trust_forwarded_for: args.trust_forwarded_for,
         ..Config::default()
@@ -41,35 +47,30 @@ pub(crate) async fn serve(db: &Path, args: ServeArgs) -> Result<(), Failure> {
         let worker = worker(&store, &args.worker)?;
         Some(tokio::spawn(worker.run(stopped(&stop))))
     };
-    tracing::info!(%addr, db = %db.display(), worker = !args.no_worker, "leadtrack listening on http://{addr}");
-    leadtrack_warp::serve(listener, store.clone(), config, stopped(&stop)).await;
+    tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
+    leadtrack_warp::serve(listener, store, config, stopped(&stop)).await;
     tracing::info!("stopped accepting requests");
     if let Some(worker) = worker {
         let _ = worker.await;
     }
-    store.close().await;
-    tracing::info!("stopped");
     Ok(())
 }
 
 /// `server worker`: delivers conversions until Ctrl-C or SIGTERM, serving nothing.
-pub(crate) async fn work(db: &Path, args: WorkerArgs) -> Result<(), Failure> {
-    let store = open_store(db, false, 2).await?;
-    let worker = match worker(&store, &args) {
-        Ok(worker) => worker,
-        Err(failure) => {
-            store.close().await;
-            return Err(failure);
-        }
-    };
+pub(crate) async fn work<S: LeadStore + Clone>(
+    store: S,
+    args: &WorkerArgs,
+    db: &Database,
+) -> Result<(), Failure> {
+    let worker = worker(&store, args)?;
     let stop = stop_on_signal();
-    tracing::info!(db = %db.display(), "leadtrack worker delivering conversions");
+    tracing::info!(%db, "leadtrack worker delivering conversions");
     worker.run(stopped(&stop)).await;
-    store.close().await;
     Ok(())
 }
 
-fn worker(store: &SqliteStore, args: &WorkerArgs) -> Result<Worker<SqliteStore>, Failure> {
+/// The conversion worker on `store`, with the concurrency of `args`.
+fn worker<S: LeadStore + Clone>(store: &S, args: &WorkerArgs) -> Result<Worker<S>, Failure> {
     let config = WorkerConfig {
         concurrency: args.worker_concurrency.max(1),
         ..WorkerConfig::default()

@@ -1,5 +1,7 @@
 //! The compiled `server` example, run as a process the way a user runs it.
 
+use std::path::Path;
+
 use leadtrack::client::Client;
 use leadtrack::core::ErrorCode;
 use leadtrack::core::api::{
@@ -205,6 +207,17 @@ async fn a_port_in_use_is_one_clear_line_and_no_database() {
         "{stderr}"
     );
     assert!(!db.exists(), "nothing was written");
+}
+
+#[tokio::test]
+async fn a_postgres_url_is_one_clear_line() {
+    let output = admin(Path::new("postgres://localhost/x"), &["project", "list"]).await;
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: PostgreSQL URLs are not supported yet; give a SQLite file path\n"
+    );
+    assert!(output.stdout.is_empty());
 }
 
 #[tokio::test]
