@@ -11,7 +11,7 @@ use leadtrack::client::Client;
 use leadtrack::core::api::{
     ConversionId, CreateLeadRequest, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::query::LeadQuery;
+use leadtrack::core::request::LeadQuery;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

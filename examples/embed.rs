@@ -9,7 +9,7 @@
 //! The app keeps its routes and its own 404; leadtrack answers only its five paths.
 
 use chrono::Utc;
-use leadtrack::core::LeadStore;
+use leadtrack::core::Admin;
 use leadtrack::sqlite::SqliteStore;
 use warp::Filter;
 use warp::http::StatusCode;
@@ -23,7 +23,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if store.projects().await?.is_empty() {
         let project = store
             .create_project(
-                leadtrack::core::model::NewProject {
+                leadtrack::core::project::NewProject {
                     public_id: None,
                     name: "Shop".into(),
                     currency: Some("EUR".into()),

@@ -3,8 +3,9 @@
 //!
 //! This facade re-exports the workspace crates under one name:
 //!
-//! - [`core`]: the HTTP contract's types, the domain model, the [`core::LeadStore`] trait
-//!   and the pure rules (validation, matching, warnings);
+//! - [`core`]: the types, records and rules, the HTTP contract's wire types and request
+//!   parsers, and the store traits ([`core::LeadStore`], [`core::Admin`],
+//!   [`core::JobQueue`]);
 //! - [`sqlite`]: the embedded SQLite store, the default backend;
 //! - [`warp`]: the lead routes as one mountable warp filter;
 //! - [`client`]: a typed HTTP client for the same contract;

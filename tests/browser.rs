@@ -16,10 +16,10 @@ use fantoccini::wd::Capabilities;
 use fantoccini::{ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use leadtrack::client::Client as ApiClient;
-use leadtrack::core::LeadStore;
-use leadtrack::core::api::LeadIdentifier;
-use leadtrack::core::model::{NewProject, Project};
-use leadtrack::core::query::LeadQuery;
+use leadtrack::core::api::{LeadId, LeadIdentifier};
+use leadtrack::core::project::{NewProject, Project};
+use leadtrack::core::request::LeadQuery;
+use leadtrack::core::{Admin, LeadStore};
 use leadtrack::sqlite::SqliteStore;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -458,7 +458,6 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
         .store
         .find_lead(api.project.id, &LeadIdentifier::LeadId(lead.id))
         .await
-        .unwrap()
         .unwrap();
     assert_eq!(
         stored.data.device_data.ip_address.as_deref(),
@@ -509,6 +508,7 @@ async fn a_page_on_another_origin_passes_the_preflight() {
         .expect("trackLead settles");
     let id = answer["id"]
         .as_i64()
+        .map(LeadId)
         .unwrap_or_else(|| panic!("trackLead failed: {answer}"));
     assert!(
         api.preflights.load(Ordering::SeqCst) >= 1,

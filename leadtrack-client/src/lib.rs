@@ -10,14 +10,15 @@
 //! use leadtrack_core::api::{
 //!     ConversionId, CreateLeadRequest, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 //! };
-//! use leadtrack_core::query::LeadQuery;
-//! # use leadtrack_core::LeadStore;
+//! use leadtrack_core::api::LeadId;
+//! use leadtrack_core::request::LeadQuery;
+//! # use leadtrack_core::Admin;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # // A server on a free port, as `cargo run --example server` would run it.
 //! # let store = leadtrack_sqlite::SqliteStore::open_temporary().await?;
-//! # let project = store.create_project(leadtrack_core::model::NewProject {
+//! # let project = store.create_project(leadtrack_core::project::NewProject {
 //! #     public_id: Some("prj_demo".into()), name: "Demo".into(), currency: None }, chrono::Utc::now()).await?;
 //! # let api_key = store.issue_api_key(project.id, chrono::Utc::now()).await?.key;
 //! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -52,7 +53,7 @@
 //! assert_eq!(page.total, 1);
 //!
 //! // Errors carry the contract's code.
-//! match client.get_lead(&LeadIdentifier::LeadId(999_999)).await {
+//! match client.get_lead(&LeadIdentifier::LeadId(LeadId(999_999))).await {
 //!     Err(Error::Api { status: 404, body, .. }) => assert_eq!(body.code, ErrorCode::LeadNotFound),
 //!     other => panic!("unexpected: {other:?}"),
 //! }
@@ -70,7 +71,8 @@ use leadtrack_core::api::{
     CreateLeadRequest, CreateLeadResponse, ErrorBody, GetLeadJobsResponse, GetLeadResponse,
     GetLeadsResponse, Lead, LeadIdentifier, UpdateLeadStatusRequest, UpdateLeadStatusResponse,
 };
-use leadtrack_core::query::LeadQuery;
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::time::parse_retry_after;
 use reqwest::header::RETRY_AFTER;
 use serde::de::DeserializeOwned;
 
@@ -219,8 +221,7 @@ impl Client {
             .headers()
             .get(RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+            .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
         let bytes = response.bytes().await?;
         let decode_error = |source| Error::Decode {
             status,

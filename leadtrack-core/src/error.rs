@@ -1,13 +1,15 @@
 //! The contract's error codes and the validation error every parser in this crate returns.
 
 use serde::{Deserialize, Serialize};
+use strum::{AsRefStr, Display};
 
 /// The stable, machine-readable `code` of an error body (CONTRACT.md section 7).
 ///
 /// Each code has exactly one HTTP status, so the HTTP layer maps errors in one place
 /// ([`ErrorCode::http_status`]) and the typed client can match on codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, AsRefStr, Display)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ErrorCode {
     /// The body is not a JSON object.
     InvalidJson,
@@ -80,40 +82,6 @@ impl ErrorCode {
             Self::Internal | Self::Unknown => 500,
             Self::Unavailable => 503,
         }
-    }
-
-    /// The code as it appears on the wire, e.g. `"lead_not_found"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::InvalidJson => "invalid_json",
-            Self::MissingField => "missing_field",
-            Self::InvalidField => "invalid_field",
-            Self::NoLeadData => "no_lead_data",
-            Self::MissingIdentifier => "missing_identifier",
-            Self::InvalidQuery => "invalid_query",
-            Self::MissingApiKey => "missing_api_key",
-            Self::InvalidApiKey => "invalid_api_key",
-            Self::ProjectMismatch => "project_mismatch",
-            Self::ProjectInactive => "project_inactive",
-            Self::ProjectNotFound => "project_not_found",
-            Self::LeadNotFound => "lead_not_found",
-            Self::ConversionLabelNotFound => "conversion_label_not_found",
-            Self::MethodNotAllowed => "method_not_allowed",
-            Self::JobPending => "job_pending",
-            Self::PayloadTooLarge => "payload_too_large",
-            Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::RateLimited => "rate_limited",
-            Self::NotFound => "not_found",
-            Self::Internal => "internal",
-            Self::Unavailable => "unavailable",
-            Self::Unknown => "unknown",
-        }
-    }
-}
-
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -268,10 +236,19 @@ mod tests {
         for (code, status) in all {
             assert_eq!(code.http_status(), status, "{code}");
             let json = serde_json::to_string(&code).unwrap();
-            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            assert_eq!(json, format!("\"{}\"", code.as_ref()));
             let back: ErrorCode = serde_json::from_str(&json).unwrap();
             assert_eq!(back, code);
         }
+    }
+
+    #[test]
+    fn wire_names_are_snake_case() {
+        assert_eq!(
+            ErrorCode::ConversionLabelNotFound.as_ref(),
+            "conversion_label_not_found"
+        );
+        assert_eq!(ErrorCode::InvalidApiKey.to_string(), "invalid_api_key");
     }
 
     #[test]

@@ -5,9 +5,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::api::{ConversionId, DeviceData, JsonObject, Lead, LeadStatus};
 use crate::matching;
-use crate::model::ProjectId;
+use crate::types::{ConversionId, DeviceData, JsonObject, LeadId, LeadStatus, ProjectId};
 
 /// What a create request submits about a lead, after the input rules of CONTRACT.md section 3.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -74,9 +73,11 @@ impl LeadData {
         LeadKeys {
             email: self.user("email").and_then(matching::email_key),
             phone: self.user("phone").and_then(matching::phone_key),
-            search_text: matching::search_text(
-                ["firstName", "lastName", "email", "phone", "companyName"].map(|f| self.user(f)),
-            ),
+            searchable: ["firstName", "lastName", "email", "phone", "companyName"]
+                .into_iter()
+                .filter_map(|field| self.user(field))
+                .map(str::to_lowercase)
+                .collect(),
             has_gclid: self.attribution("gclid").is_some(),
             has_cid: self.attribution("cid").is_some(),
             has_fbp: self.attribution("fbp").is_some(),
@@ -109,8 +110,10 @@ pub struct LeadKeys {
     pub email: Option<String>,
     /// [`matching::phone_key`] of `userData.phone`.
     pub phone: Option<String>,
-    /// [`matching::search_text`] of the searchable fields.
-    pub search_text: String,
+    /// The fields a `search` term is looked for in (firstName, lastName, email, phone,
+    /// companyName, those present), lowercased: a lead matches when the
+    /// [`matching::search_term`] is a substring of one of them.
+    pub searchable: Vec<String>,
     /// `attributionData.gclid` is non-empty.
     pub has_gclid: bool,
     /// `attributionData.cid` is non-empty.
@@ -125,7 +128,7 @@ pub struct LeadKeys {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredLead {
     /// The lead's id.
-    pub id: i64,
+    pub id: LeadId,
     /// The project it belongs to.
     pub project_id: ProjectId,
     /// Where it stands.
@@ -142,32 +145,24 @@ pub struct StoredLead {
     pub data: LeadData,
 }
 
-impl StoredLead {
-    /// The lead as reads return it.
-    pub fn to_api(&self) -> Lead {
-        let data = &self.data;
-        let object = |map: &JsonObject| (!map.is_empty()).then(|| map.clone());
-        let user = |name: &str| data.user(name).map(str::to_owned);
-        Lead {
-            id: self.id,
-            status: self.status,
-            form_name: data.form_name().map(str::to_owned),
-            first_name: user("firstName"),
-            last_name: user("lastName"),
-            phone: user("phone"),
-            email: user("email"),
-            company_name: user("companyName"),
-            price: self.price,
-            note: self.note.clone(),
-            form_data: object(&data.form_data),
-            user_data: object(&data.user_data),
-            attribution_data: object(&data.attribution_data),
-            channel_flow: data.channel_flow.clone(),
-            unique_identifier: data.unique_identifier.clone(),
-            created_at: self.created_at,
-            conversion_id: self.conversion_id,
-        }
-    }
+/// The outcome of a create: a new lead, or a deduplicated one updated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreatedLead {
+    /// The lead written.
+    pub lead_id: LeadId,
+    /// Its `uniqueIdentifier` after the write.
+    pub unique_identifier: Option<String>,
+    /// `true` for a new lead, `false` when an existing one was updated.
+    pub created: bool,
+}
+
+/// One page of a lead listing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeadPage {
+    /// The page's leads, in the query's order.
+    pub leads: Vec<StoredLead>,
+    /// Leads matching the filters on all pages.
+    pub total: u64,
 }
 
 #[cfg(test)]
@@ -233,7 +228,7 @@ mod tests {
         let keys = lead.keys();
         assert_eq!(keys.email.as_deref(), Some("ada@x.io"));
         assert_eq!(keys.phone.as_deref(), Some("+15550100000"));
-        assert_eq!(keys.search_text, "ada\nada@x.io\n+1 (555) 010-0000");
+        assert_eq!(keys.searchable, ["ada", "ada@x.io", "+1 (555) 010-0000"]);
         assert!(keys.has_gclid && keys.has_fbc);
         assert!(!keys.has_cid && !keys.has_fbp);
     }

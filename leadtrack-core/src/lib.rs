@@ -1,11 +1,29 @@
-//! The heart of leadtrack: the HTTP contract's types, the domain model, the
-//! [`LeadStore`] trait every backend implements, and the pure rules (input validation,
-//! matching, warnings, job planning) that every server shell and backend share.
+//! The heart of leadtrack: the types, records and rules every server shell and backend
+//! share, the HTTP contract's wire types and request parsers, and the store traits.
 //!
 //! This crate does no I/O: no database, no HTTP, no async runtime.
 //!
+//! # The module chain
+//!
+//! The modules form a chain; each uses only the ones before it (a test in this file fails
+//! when one imports a later one):
+//!
+//! 1. [`time`]: timestamps as the contract writes them, `Retry-After`;
+//! 2. [`error`]: the contract's error codes and the validation error;
+//! 3. [`types`]: ids ([`LeadId`], [`ProjectId`], [`JobId`]), the enumerations with their
+//!    wire names, [`JsonObject`], [`LeadIdentifier`];
+//! 4. [`matching`]: how emails, phones and search terms match;
+//! 5. the records: [`lead`], [`label`], [`project`], [`key`], [`integration`], [`job`];
+//! 6. [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
+//! 7. [`api`]: the request and response wire types, with `From` conversions from the
+//!    records;
+//! 8. [`request`]: the body and query parsers, one file per route family;
+//! 9. [`store`]: the traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Store`]) and
+//!    [`StoreError`];
+//! 10. `testkit` (feature `testkit`): the conformance suite every backend passes.
+//!
 //! ```
-//! use leadtrack_core::input::{CreateRoute, NewLead};
+//! use leadtrack_core::request::{CreateRoute, NewLead};
 //!
 //! let body = br#"{"projectId":"prj_demo","userData":{"email":" Ada@Example.com "},"lt_channelflow":"direct"}"#;
 //! let lead = NewLead::parse(body, CreateRoute::Browser).unwrap();
@@ -15,26 +33,156 @@
 //!
 //! let err = NewLead::parse(br#"{"projectId":"prj_demo","userData":{}}"#, CreateRoute::Browser)
 //!     .unwrap_err();
-//! assert_eq!(err.code.as_str(), "no_lead_data");
+//! assert_eq!(err.code.as_ref(), "no_lead_data");
 //! ```
 
 #![forbid(unsafe_code)]
 
-pub mod api;
+// In chain order; the blank lines keep rustfmt from sorting them.
+
+pub mod time;
+
 pub mod error;
-mod fields;
-pub mod input;
-pub mod lead;
+
+pub mod types;
+
 pub mod matching;
-pub mod model;
-pub mod query;
+
+pub mod lead;
+
+pub mod label;
+
+pub mod project;
+
+pub mod key;
+
+pub mod integration;
+
+pub mod job;
+
 pub mod rules;
-pub mod status;
+
+pub mod api;
+
+pub mod request;
+
 pub mod store;
+
 #[cfg(feature = "testkit")]
 pub mod testkit;
-pub mod time;
 
 pub use error::{ErrorCode, FieldError, ValidationError};
 pub use lead::{LeadData, StoredLead};
-pub use store::{LeadStore, StoreError, StoreResult};
+pub use store::{Admin, JobQueue, LeadStore, Store, StoreError, StoreResult};
+pub use types::{ConversionId, JobId, JsonObject, LeadId, LeadIdentifier, LeadStatus, ProjectId};
+
+#[cfg(test)]
+mod chain {
+    use std::path::{Path, PathBuf};
+
+    /// The modules in chain order, as the crate docs state it.
+    const CHAIN: [&str; 15] = [
+        "time",
+        "error",
+        "types",
+        "matching",
+        "lead",
+        "label",
+        "project",
+        "key",
+        "integration",
+        "job",
+        "rules",
+        "api",
+        "request",
+        "store",
+        "testkit",
+    ];
+
+    /// A module's source files: `name.rs`, or every `.rs` file under `name/`.
+    fn sources(module: &str) -> Vec<PathBuf> {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let file = src.join(format!("{module}.rs"));
+        if file.exists() {
+            return vec![file];
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(src.join(module))
+            .unwrap_or_else(|err| panic!("module {module} has no sources: {err}"))
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The crate modules a source names in code (`crate::x`, `use crate::{x, ...}`);
+    /// comments and doc links do not count.
+    fn named_modules(source: &str) -> Vec<String> {
+        let code: String = source
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut named = Vec::new();
+        for (at, _) in code.match_indices("crate::") {
+            let rest = &code[at + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                named.extend(group.split(',').filter_map(|item| {
+                    let name = item.trim().split("::").next()?.trim();
+                    (!name.is_empty()).then(|| name.to_owned())
+                }));
+            } else {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                named.push(name);
+            }
+        }
+        named
+    }
+
+    #[test]
+    fn every_module_is_in_the_chain() {
+        let lib = include_str!("lib.rs");
+        for line in lib.lines() {
+            let declared = line.strip_prefix("pub mod ").or(line.strip_prefix("mod "));
+            if let Some(module) = declared.and_then(|rest| rest.strip_suffix(';')) {
+                assert!(
+                    CHAIN.contains(&module),
+                    "module {module} is not in the chain"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_module_imports_a_later_one() {
+        for (position, module) in CHAIN.iter().enumerate() {
+            for file in sources(module) {
+                let source = std::fs::read_to_string(&file).unwrap();
+                for named in named_modules(&source) {
+                    let Some(at) = CHAIN.iter().position(|m| *m == named) else {
+                        // Crate-root re-exports (`crate::ErrorCode`) must not hide an edge.
+                        panic!(
+                            "{} names crate::{named}, not a chain module",
+                            file.display()
+                        );
+                    };
+                    assert!(
+                        at <= position,
+                        "{} ({module}) imports {named}, which comes later in the chain",
+                        file.display()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_scanner_sees_imports() {
+        let source = "use crate::types::{A, B};\nuse crate::{lead::X, rules};\n// crate::api\nfn f() { crate::time::format(); }";
+        assert_eq!(named_modules(source), ["types", "lead", "rules", "time"]);
+    }
+}

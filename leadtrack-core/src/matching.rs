@@ -1,4 +1,4 @@
-//! The matching rules used everywhere a lead is found by email, phone or search text
+//! The matching rules used everywhere a lead is found by email, phone or search term
 //! (CONTRACT.md section 4). Stores keep the normalised forms beside the lead and compare
 //! normalised query values against them, so every backend matches alike.
 
@@ -17,23 +17,10 @@ pub fn phone_key(phone: &str) -> Option<String> {
     (!key.is_empty()).then_some(key)
 }
 
-/// The text a `search` term is looked for in: the searchable fields, lowercased, one per line.
-///
-/// A search term never contains a line break after [`search_term`], so a match never spans
-/// two fields.
-pub fn search_text<'a>(fields: impl IntoIterator<Item = Option<&'a str>>) -> String {
-    fields
-        .into_iter()
-        .flatten()
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// A `search` term as matched against [`search_text`]: trimmed, lowercased, line breaks
-/// folded to spaces.
+/// A `search` term as matched: trimmed and lowercased. A lead matches when the term is a
+/// substring of one of its [`crate::lead::LeadKeys::searchable`] fields.
 pub fn search_term(term: &str) -> String {
-    term.trim().to_lowercase().replace(['\n', '\r'], " ")
+    term.trim().to_lowercase()
 }
 
 #[cfg(test)]
@@ -61,10 +48,7 @@ mod tests {
     }
 
     #[test]
-    fn search_matches_within_one_field_only() {
-        let text = search_text([Some("Ada"), None, Some("LOVELACE"), Some("ada@x.io")]);
-        assert_eq!(text, "ada\nlovelace\nada@x.io");
-        assert!(text.contains(&search_term(" LoveLace ")));
-        assert!(!text.contains(&search_term("ada lovelace")));
+    fn search_terms_ignore_case_and_surrounding_space() {
+        assert_eq!(search_term(" LoveLace "), "lovelace");
     }
 }

@@ -2,23 +2,19 @@
 //! (the warnings of CONTRACT.md section 5), and the status the lead ends in (section 6).
 
 use chrono::{DateTime, Duration, Utc};
+use strum::VariantArray;
+use uuid::Uuid;
 
-use crate::api::{ConversionId, IntegrationKind, LeadStatus, Warning};
+use crate::integration::Integrations;
+use crate::job::{NewJob, PlannedDelivery, Skip, Warning};
+use crate::label::{ConversionLabel, LabelMapping, mapping_for};
 use crate::lead::StoredLead;
-use crate::model::{ConversionLabel, LabelMapping};
+use crate::project::Project;
+use crate::types::{ConversionId, IntegrationKind, LeadStatus};
 
 /// Google Ads accepts conversions for clicks at most this old.
 pub fn google_ads_click_window() -> Duration {
     Duration::days(90)
-}
-
-/// Why a lead cannot be sent to an integration: the missing field and a sentence.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skip {
-    /// `gclid`, `cid` or `user_data`.
-    pub field: &'static str,
-    /// A sentence a person understands.
-    pub reason: String,
 }
 
 /// Why `lead` cannot be sent to `kind` at `now`, or `None` when it can.
@@ -80,39 +76,23 @@ pub fn warnings(
         .collect()
 }
 
-/// One integration a conversion goes to, or is skipped for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlannedDelivery {
-    /// The integration.
-    pub integration: IntegrationKind,
-    /// Why it is skipped, if it is.
-    pub skip: Option<Skip>,
-}
-
 /// The deliveries of a conversion: the integrations connected and mapped, in
-/// [`IntegrationKind::ALL`] order, each with its skip reason if any.
+/// [`IntegrationKind`] order, each with its skip reason if any.
 pub fn plan_deliveries(
     lead: &StoredLead,
     connected: &[IntegrationKind],
     mapping: &LabelMapping,
     now: DateTime<Utc>,
 ) -> Vec<PlannedDelivery> {
-    IntegrationKind::ALL
-        .into_iter()
+    IntegrationKind::VARIANTS
+        .iter()
+        .copied()
         .filter(|kind| connected.contains(kind) && mapping.maps(*kind))
         .map(|integration| PlannedDelivery {
             integration,
             skip: skip_reason(integration, lead, now),
         })
         .collect()
-}
-
-/// The mapping a conversion uses: its label's, or the project's `lost` mapping.
-pub fn mapping_for<'a>(
-    label: Option<&'a ConversionLabel>,
-    lost_mapping: &'a LabelMapping,
-) -> &'a LabelMapping {
-    label.map_or(lost_mapping, |label| &label.mapping)
 }
 
 /// The status a lead takes when its conversion job is done.
@@ -124,17 +104,44 @@ pub fn final_status(conversion: ConversionId, label: Option<&ConversionLabel>) -
     }
 }
 
+/// Decides the job a label or `lost` queues for `lead` at `price` (the update's, else the
+/// lead's), once the store has checked that the label exists (`label` is `None` only for
+/// `lost`) and that the lead has no unfinished job.
+///
+/// Every backend calls this inside the transaction that queues the job, so the rules of
+/// CONTRACT.md sections 5 and 6 live in one place.
+pub fn plan_conversion(
+    lead: &StoredLead,
+    conversion_id: ConversionId,
+    price: Option<i64>,
+    label: Option<&ConversionLabel>,
+    project: &Project,
+    integrations: &Integrations,
+    now: DateTime<Utc>,
+) -> NewJob {
+    let mapping = mapping_for(label, &project.lost_mapping);
+    let connected = integrations.connected();
+    NewJob {
+        event_id: Uuid::new_v4(),
+        conversion_id,
+        final_status: final_status(conversion_id, label),
+        price: price.or(lead.price),
+        warnings: warnings(lead, &connected, mapping, now),
+        deliveries: plan_deliveries(lead, &connected, mapping, now),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lead::LeadData;
-    use crate::model::ProjectId;
+    use crate::types::{LeadId, ProjectId};
     use chrono::TimeZone;
     use serde_json::json;
 
     fn lead(user: serde_json::Value, attribution: serde_json::Value, age_days: i64) -> StoredLead {
         StoredLead {
-            id: 1,
+            id: LeadId(1),
             project_id: ProjectId(1),
             status: LeadStatus::Open,
             price: None,
@@ -176,13 +183,13 @@ mod tests {
             json!({"gclid": "G", "cid": "1.2"}),
             3,
         );
-        assert!(warnings(&lead, &IntegrationKind::ALL, &all_mapped(), now()).is_empty());
+        assert!(warnings(&lead, IntegrationKind::VARIANTS, &all_mapped(), now()).is_empty());
     }
 
     #[test]
     fn each_missing_field_warns_for_its_integration_in_table_order() {
         let lead = lead(json!({"firstName": "Ada"}), json!({}), 1);
-        let found = warnings(&lead, &IntegrationKind::ALL, &all_mapped(), now());
+        let found = warnings(&lead, IntegrationKind::VARIANTS, &all_mapped(), now());
         assert_eq!(
             fields(&found),
             [

@@ -24,6 +24,18 @@ pub fn truncate_to_millis(t: DateTime<Utc>) -> DateTime<Utc> {
     from_millis(to_millis(&t))
 }
 
+/// How long a `Retry-After` header value asks to wait at `now`: delay-seconds or an
+/// HTTP-date (RFC 9110 section 10.2.3). `None` for anything else; a date in the past is no
+/// wait at all.
+pub fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<std::time::Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(seconds));
+    }
+    let at = DateTime::parse_from_rfc2822(value).ok()?;
+    Some((at.with_timezone(&Utc) - now).to_std().unwrap_or_default())
+}
+
 /// Serde adapter: `#[serde(with = "leadtrack_core::time::rfc3339_millis")]`.
 pub mod rfc3339_millis {
     use chrono::{DateTime, Utc};
@@ -87,5 +99,22 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         assert_eq!(format(&truncate_to_millis(t)), "2026-03-15T10:30:00.123Z");
+    }
+
+    #[test]
+    fn retry_after_is_seconds_or_an_http_date() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 15, 10, 30, 0).unwrap();
+        let secs = std::time::Duration::from_secs;
+        assert_eq!(parse_retry_after(" 120 ", now), Some(secs(120)));
+        assert_eq!(
+            parse_retry_after("Sun, 15 Mar 2026 10:35:00 GMT", now),
+            Some(secs(300))
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 15 Mar 2026 10:00:00 GMT", now),
+            Some(secs(0))
+        );
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-5", now), None);
     }
 }

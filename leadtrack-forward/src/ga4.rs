@@ -5,7 +5,8 @@
 //! `/debug/mp/collect` instead and treats its `validationMessages` as errors.
 
 use chrono::{DateTime, Utc};
-use leadtrack_core::model::{ClaimedJob, Ga4Settings};
+use leadtrack_core::integration::Ga4Settings;
+use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 

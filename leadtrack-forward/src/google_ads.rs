@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use leadtrack_core::model::{ClaimedJob, GoogleAdsSettings};
+use leadtrack_core::integration::GoogleAdsSettings;
+use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -200,7 +201,7 @@ pub(crate) async fn deliver(
         return Outcome::skipped("the conversion is not mapped to a Google Ads conversion action");
     };
     if leadtrack_core::rules::skip_reason(
-        leadtrack_core::api::IntegrationKind::GoogleAds,
+        leadtrack_core::types::IntegrationKind::GoogleAds,
         &job.lead,
         job.job.created_at,
     )

@@ -4,7 +4,8 @@
 //! `action_source: "system_generated"` and the CRM fields of Meta's conversion-leads
 //! integration. Graph API errors name their code; the temporary ones are retried.
 
-use leadtrack_core::model::{ClaimedJob, MetaSettings};
+use leadtrack_core::integration::MetaSettings;
+use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 

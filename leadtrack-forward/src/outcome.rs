@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use leadtrack_core::time::parse_retry_after;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 /// How one delivery attempt ended.
@@ -118,16 +119,10 @@ pub(crate) async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Out
     })
 }
 
-/// `Retry-After` as seconds or as an HTTP date.
+/// `Retry-After` as seconds or as an HTTP date ([`parse_retry_after`]).
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    (at.with_timezone(&chrono::Utc) - chrono::Utc::now())
-        .to_std()
-        .ok()
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
+    parse_retry_after(value, chrono::Utc::now())
 }
 
 /// At most 200 characters of `text`, on one line.

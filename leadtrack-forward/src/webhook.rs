@@ -8,8 +8,10 @@
 
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, KeyInit, Mac};
-use leadtrack_core::api::ConversionId;
-use leadtrack_core::model::{ClaimedJob, WebhookSettings};
+use leadtrack_core::api::Lead;
+use leadtrack_core::integration::WebhookSettings;
+use leadtrack_core::job::ClaimedJob;
+use leadtrack_core::types::ConversionId;
 use serde_json::{Value, json};
 use sha2::Sha256;
 
@@ -42,7 +44,7 @@ pub fn payload(job: &ClaimedJob) -> Value {
         "price": job.job.price,
         "currency": job.project.currency,
         "projectId": job.project.public_id,
-        "lead": job.lead.to_api(),
+        "lead": Lead::from(&job.lead),
     })
 }
 

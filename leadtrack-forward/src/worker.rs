@@ -1,4 +1,4 @@
-//! The worker: claims due conversion jobs from any [`LeadStore`], delivers each pending
+//! The worker: claims due conversion jobs from any [`JobQueue`], delivers each pending
 //! delivery to its platform, records every attempt, and reschedules or finishes the job.
 
 use std::future::Future;
@@ -8,10 +8,10 @@ use std::time::Duration;
 use chrono::Utc;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use leadtrack_core::api::IntegrationKind;
-use leadtrack_core::model::{Attempt, AttemptOutcome, ClaimedJob, DeliveryState};
+use leadtrack_core::job::{Attempt, ClaimedJob};
 use leadtrack_core::store::Conflict;
-use leadtrack_core::{LeadStore, StoreError, StoreResult};
+use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
+use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
 use crate::google_ads::TokenCache;
@@ -115,7 +115,7 @@ impl<S: Clone> Clone for Worker<S> {
     }
 }
 
-impl<S: LeadStore + Clone> Worker<S> {
+impl<S: JobQueue + Clone> Worker<S> {
     /// A worker on `store`.
     pub fn new(store: S, config: WorkerConfig) -> Result<Self, reqwest::Error> {
         Ok(Self {
@@ -209,10 +209,10 @@ impl<S: LeadStore + Clone> Worker<S> {
             let attempt = self.attempt(delivery.integration, attempts, claimed, outcome);
             tracing::info!(
                 job = job.id.0,
-                lead = job.lead_id,
+                lead = job.lead_id.0,
                 integration = %delivery.integration,
                 attempt = attempts,
-                outcome = attempt.outcome.as_str(),
+                outcome = attempt.outcome.as_ref(),
                 http_status = attempt.http_status,
                 error = attempt.error.as_deref().unwrap_or(""),
                 "delivery attempt"
@@ -226,7 +226,7 @@ impl<S: LeadStore + Clone> Worker<S> {
             Some(at) => self.store.reschedule_job(job.id, token, at).await,
             None => {
                 let status = self.store.finish_job(job.id, token, Utc::now()).await?;
-                tracing::info!(job = job.id.0, lead = job.lead_id, status = %status, "job done");
+                tracing::info!(job = job.id.0, lead = job.lead_id.0, status = %status, "job done");
                 Ok(())
             }
         }

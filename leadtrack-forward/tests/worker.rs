@@ -8,14 +8,17 @@ use std::time::Duration;
 use chrono::Utc;
 use common::*;
 use leadtrack_core::LeadStore;
-use leadtrack_core::api::{ConversionId, IntegrationKind, LeadIdentifier, LeadStatus};
-use leadtrack_core::model::{AttemptOutcome, DeliveryState, JobState};
-use leadtrack_core::status::StatusUpdate;
+use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;
+use leadtrack_core::types::{
+    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobState, LeadIdentifier,
+    LeadStatus,
+};
 use leadtrack_forward::normalize::sha256_hex;
 use leadtrack_forward::testkit::MockResponse;
 use leadtrack_forward::{RetryPolicy, WorkerConfig, webhook};
 use serde_json::json;
+use strum::VariantArray;
 
 #[tokio::test]
 async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
@@ -139,7 +142,7 @@ async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
     );
     assert_eq!(
         (body["lead"]["id"].as_i64(), body["lead"]["email"].as_str()),
-        (Some(lead), Some("Ada.Lovelace@Gmail.com"))
+        (Some(lead.0), Some("Ada.Lovelace@Gmail.com"))
     );
     let signature = hook[0].header(webhook::SIGNATURE_HEADER).unwrap();
     let timestamp: i64 = signature
@@ -156,7 +159,7 @@ async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
     );
 
     assert_eq!(f.status(lead).await, LeadStatus::Rated);
-    for kind in IntegrationKind::ALL {
+    for &kind in IntegrationKind::VARIANTS {
         let (state, attempts) = delivery(&record, kind);
         assert_eq!(state, DeliveryState::Delivered, "{kind}");
         assert_eq!(attempts.len(), 1, "{kind}");

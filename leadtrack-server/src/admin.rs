@@ -4,25 +4,24 @@
 //! offers the same administration.
 
 use chrono::Utc;
-use leadtrack_core::LeadStore;
-use leadtrack_core::model::{LabelMapping, NewLabel, NewProject, Project, ProjectSettings};
-use leadtrack_core::store::KeyRef;
+use leadtrack_core::key::KeyRef;
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::store::Entity;
+use leadtrack_core::{Admin, StoreError};
 use serde_json::json;
 
 use crate::Failure;
 use crate::cli::{KeyCommand, LabelCommand, ProjectCommand};
 
 /// The project named by a `--project` argument.
-pub(crate) async fn project<S: LeadStore>(store: &S, public_id: &str) -> Result<Project, Failure> {
-    store
-        .project_by_public_id(public_id)
-        .await
-        .map_err(Failure::store)?
-        .ok_or_else(|| {
-            Failure(format!(
-                "no project with id {public_id:?}; `server project list` shows the projects"
-            ))
-        })
+pub(crate) async fn project<S: Admin>(store: &S, public_id: &str) -> Result<Project, Failure> {
+    store.project(public_id).await.map_err(|err| match err {
+        StoreError::NotFound(Entity::Project) => Failure(format!(
+            "no project with id {public_id:?}; `server project list` shows the projects"
+        )),
+        other => Failure::store(other),
+    })
 }
 
 fn print_json(value: &serde_json::Value) {
@@ -30,7 +29,7 @@ fn print_json(value: &serde_json::Value) {
 }
 
 /// `project ...`
-pub(crate) async fn project_command<S: LeadStore>(
+pub(crate) async fn project_command<S: Admin>(
     store: &S,
     command: ProjectCommand,
 ) -> Result<(), Failure> {
@@ -150,7 +149,7 @@ pub(crate) async fn project_command<S: LeadStore>(
 }
 
 /// Creates a project and its first key.
-pub(crate) async fn create_project<S: LeadStore>(
+pub(crate) async fn create_project<S: Admin>(
     store: &S,
     name: String,
     public_id: Option<String>,
@@ -175,10 +174,7 @@ pub(crate) async fn create_project<S: LeadStore>(
 }
 
 /// `key ...`
-pub(crate) async fn key_command<S: LeadStore>(
-    store: &S,
-    command: KeyCommand,
-) -> Result<(), Failure> {
+pub(crate) async fn key_command<S: Admin>(store: &S, command: KeyCommand) -> Result<(), Failure> {
     match command {
         KeyCommand::Create { project: id, json } => {
             let project = project(store, &id).await?;
@@ -234,7 +230,7 @@ pub(crate) async fn key_command<S: LeadStore>(
 }
 
 /// `label ...`
-pub(crate) async fn label_command<S: LeadStore>(
+pub(crate) async fn label_command<S: Admin>(
     store: &S,
     command: LabelCommand,
 ) -> Result<(), Failure> {

@@ -3,13 +3,13 @@
 
 use std::net::SocketAddr;
 
-use leadtrack_core::LeadStore;
+use leadtrack_core::Admin;
 
 use crate::Failure;
 use crate::admin;
 
 /// On the first run, creates a project and prints how to use it.
-pub(crate) async fn first_run<S: LeadStore>(store: &S, addr: SocketAddr) -> Result<(), Failure> {
+pub(crate) async fn first_run<S: Admin>(store: &S, addr: SocketAddr) -> Result<(), Failure> {
     if !store.projects().await.map_err(Failure::store)?.is_empty() {
         return Ok(());
     }

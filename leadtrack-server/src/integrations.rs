@@ -5,12 +5,13 @@
 //! server's worker reads the settings for every job, so changes apply to the next delivery.
 
 use chrono::Utc;
-use leadtrack_core::LeadStore;
-use leadtrack_core::api::IntegrationKind;
-use leadtrack_core::model::{
+use leadtrack_core::Admin;
+use leadtrack_core::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, Integrations, MetaSettings, Secret,
     WebhookSettings,
 };
+use leadtrack_core::key::GeneratedKey;
+use leadtrack_core::types::IntegrationKind;
 use serde_json::{Value, json};
 
 use crate::Failure;
@@ -44,7 +45,7 @@ fn required(
 }
 
 /// `integration ...`: connects, changes, disconnects or lists.
-pub(crate) async fn integration_command<S: LeadStore>(
+pub(crate) async fn integration_command<S: Admin>(
     store: &S,
     command: IntegrationCommand,
 ) -> Result<(), Failure> {
@@ -226,9 +227,7 @@ fn settings(
                 (None, None) => {
                     let secret = format!(
                         "whsec_{}",
-                        leadtrack_core::model::GeneratedKey::generate()
-                            .key
-                            .trim_start_matches("lt_")
+                        GeneratedKey::generate().key.trim_start_matches("lt_")
                     );
                     (secret.clone(), Some(secret))
                 }

@@ -29,7 +29,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::Parser;
-use leadtrack_core::{LeadStore, StoreError};
+use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
 use backend::Database;
@@ -158,7 +158,7 @@ impl Job {
     }
 
     /// Runs the job on the open store; the caller closes the store afterwards.
-    pub(crate) async fn run<S: LeadStore + Clone>(
+    pub(crate) async fn run<S: Store + Clone>(
         self,
         store: S,
         database: &Database,

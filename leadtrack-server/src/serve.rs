@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use leadtrack_core::LeadStore;
+use leadtrack_core::{JobQueue, Store};
 use leadtrack_forward::{Worker, WorkerConfig};
 use leadtrack_warp::Config;
 use tokio::net::TcpListener;
@@ -28,7 +28,7 @@ pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failur
 
 /// `server serve`: the first run's project, then the API on `listener`, and the worker
 /// unless `--no-worker`, until Ctrl-C or SIGTERM.
-pub(crate) async fn serve<S: LeadStore + Clone>(
+pub(crate) async fn serve<S: Store + Clone>(
     store: S,
     listener: TcpListener,
     addr: SocketAddr,
@@ -57,7 +57,7 @@ pub(crate) async fn serve<S: LeadStore + Clone>(
 }
 
 /// `server worker`: delivers conversions until Ctrl-C or SIGTERM, serving nothing.
-pub(crate) async fn work<S: LeadStore + Clone>(
+pub(crate) async fn work<S: JobQueue + Clone>(
     store: S,
     args: &WorkerArgs,
     db: &Database,
@@ -70,7 +70,7 @@ pub(crate) async fn work<S: LeadStore + Clone>(
 }
 
 /// The conversion worker on `store`, with the concurrency of `args`.
-fn worker<S: LeadStore + Clone>(store: &S, args: &WorkerArgs) -> Result<Worker<S>, Failure> {
+fn worker<S: JobQueue + Clone>(store: &S, args: &WorkerArgs) -> Result<Worker<S>, Failure> {
     let config = WorkerConfig {
         concurrency: args.worker_concurrency.max(1),
         ..WorkerConfig::default()

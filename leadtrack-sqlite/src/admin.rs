@@ -1,14 +1,13 @@
 //! Projects, API keys, conversion labels and integration settings.
 
 use chrono::{DateTime, Utc};
-use leadtrack_core::StoreError;
-use leadtrack_core::api::IntegrationKind;
-use leadtrack_core::model::{
-    self, ApiKeyInfo, ConversionLabel, GeneratedKey, IntegrationSettings, Integrations, KeyHash,
-    LabelMapping, NewLabel, NewProject, Project, ProjectId, ProjectSettings,
-};
-use leadtrack_core::store::{Conflict, Entity, KeyRef};
+use leadtrack_core::integration::{IntegrationSettings, Integrations};
+use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
+use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
+use leadtrack_core::types::{IntegrationKind, ProjectId};
 use rusqlite::Connection;
 use uuid::Uuid;
 
@@ -27,32 +26,28 @@ pub(crate) fn create_project(
     new: NewProject,
     now: DateTime<Utc>,
 ) -> Result<Project, Error> {
-    let public_id = match new.public_id {
-        Some(id) => {
-            model::validate_public_id(&id).map_err(invalid)?;
-            id
+    let new = new.validate().map_err(invalid)?;
+    match project_by_public_id(conn, &new.public_id) {
+        Err(Error::Store(StoreError::NotFound(_))) => {}
+        Err(err) => return Err(err),
+        Ok(_) => {
+            return Err(Error::Store(StoreError::Conflict(Conflict::ProjectExists(
+                new.public_id,
+            ))));
         }
-        None => model::generate_public_id(),
-    };
-    let currency = new
-        .currency
-        .unwrap_or_else(|| model::DEFAULT_CURRENCY.to_owned());
-    model::validate_currency(&currency).map_err(invalid)?;
-    let name = new.name.trim().to_owned();
-    if name.is_empty() {
-        return Err(invalid("a project needs a name".to_owned()));
-    }
-    if project_by_public_id(conn, &public_id)?.is_some() {
-        return Err(Error::Store(StoreError::Conflict(Conflict::ProjectExists(
-            public_id,
-        ))));
     }
     let lost_mapping = serde_json::to_string(&LabelMapping::default_lost())?;
     conn.prepare_cached(
         "INSERT INTO projects (public_id, name, active, currency, lost_mapping, created_at)
          VALUES (?1, ?2, 1, ?3, ?4, ?5)",
     )?
-    .execute((&public_id, &name, &currency, &lost_mapping, to_millis(&now)))?;
+    .execute((
+        &new.public_id,
+        &new.name,
+        &new.currency,
+        &lost_mapping,
+        to_millis(&now),
+    ))?;
     project(conn, ProjectId(conn.last_insert_rowid()))
 }
 
@@ -73,16 +68,13 @@ pub(crate) fn project(conn: &Connection, id: ProjectId) -> Result<Project, Error
     .ok_or_else(|| not_found(Entity::Project))?
 }
 
-pub(crate) fn project_by_public_id(
-    conn: &Connection,
-    public_id: &str,
-) -> Result<Option<Project>, Error> {
+pub(crate) fn project_by_public_id(conn: &Connection, public_id: &str) -> Result<Project, Error> {
     conn.prepare_cached(&format!(
         "SELECT {PROJECT_COLUMNS} FROM projects WHERE public_id = ?1"
     ))?
     .query_and_then([public_id], rows::project)?
     .next()
-    .transpose()
+    .ok_or_else(|| not_found(Entity::Project))?
 }
 
 pub(crate) fn update_project(
@@ -91,26 +83,7 @@ pub(crate) fn update_project(
     settings: ProjectSettings,
 ) -> Result<Project, Error> {
     let mut project = project(conn, id)?;
-    if let Some(name) = settings.name {
-        let name = name.trim().to_owned();
-        if name.is_empty() {
-            return Err(invalid("a project needs a name".to_owned()));
-        }
-        project.name = name;
-    }
-    if let Some(currency) = settings.currency {
-        model::validate_currency(&currency).map_err(invalid)?;
-        project.currency = currency;
-    }
-    if let Some(code) = settings.phone_country_code {
-        if let Some(code) = &code {
-            model::validate_country_code(code).map_err(invalid)?;
-        }
-        project.phone_country_code = code;
-    }
-    if let Some(mapping) = settings.lost_mapping {
-        project.lost_mapping = mapping;
-    }
+    settings.apply(&mut project).map_err(invalid)?;
     conn.prepare_cached(
         "UPDATE projects SET name = ?2, currency = ?3, phone_country_code = ?4, lost_mapping = ?5
          WHERE id = ?1",
@@ -222,14 +195,14 @@ pub(crate) fn revoke_api_key(
     Ok(info)
 }
 
-pub(crate) fn authenticate(conn: &Connection, key: &KeyHash) -> Result<Option<Project>, Error> {
+pub(crate) fn authenticate(conn: &Connection, key: &KeyHash) -> Result<Project, Error> {
     conn.prepare_cached(&format!(
         "SELECT {PROJECT_COLUMNS} FROM projects WHERE id =
             (SELECT project_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL)"
     ))?
     .query_and_then([&key.0[..]], rows::project)?
     .next()
-    .transpose()
+    .ok_or_else(|| not_found(Entity::ApiKey))?
 }
 
 pub(crate) fn create_label(
@@ -239,14 +212,11 @@ pub(crate) fn create_label(
     now: DateTime<Utc>,
 ) -> Result<ConversionLabel, Error> {
     project(conn, project_id)?;
-    let name = new.name.trim().to_owned();
-    if name.is_empty() {
-        return Err(invalid("a conversion label needs a name".to_owned()));
-    }
+    let new = new.validate().map_err(invalid)?;
     let label = ConversionLabel {
         id: Uuid::new_v4(),
         project_id,
-        name,
+        name: new.name,
         mark_as_done: new.mark_as_done,
         mapping: new.mapping,
         created_at: leadtrack_core::time::truncate_to_millis(now),
@@ -278,13 +248,13 @@ pub(crate) fn label(
     conn: &Connection,
     project: ProjectId,
     id: Uuid,
-) -> Result<Option<ConversionLabel>, Error> {
+) -> Result<ConversionLabel, Error> {
     conn.prepare_cached(&format!(
         "SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = ?1 AND id = ?2"
     ))?
     .query_and_then((project.0, id.to_string()), rows::label)?
     .next()
-    .transpose()
+    .ok_or_else(|| not_found(Entity::Label))?
 }
 
 pub(crate) fn integrations(conn: &Connection, project: ProjectId) -> Result<Integrations, Error> {
@@ -312,7 +282,7 @@ pub(crate) fn set_integration(
     )?
     .execute((
         project_id.0,
-        settings.kind().as_str(),
+        settings.kind().as_ref(),
         serde_json::to_string(&settings)?,
         to_millis(&now),
     ))?;
@@ -326,6 +296,6 @@ pub(crate) fn remove_integration(
 ) -> Result<bool, Error> {
     let removed = conn
         .prepare_cached("DELETE FROM integrations WHERE project_id = ?1 AND kind = ?2")?
-        .execute((project.0, kind.as_str()))?;
+        .execute((project.0, kind.as_ref()))?;
     Ok(removed > 0)
 }

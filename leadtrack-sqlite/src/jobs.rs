@@ -1,14 +1,14 @@
 //! Status updates and the conversion job queue.
 
 use chrono::{DateTime, Duration, Utc};
-use leadtrack_core::StoreError;
-use leadtrack_core::api::{ConversionId, LeadStatus};
-use leadtrack_core::model::{
-    Attempt, ClaimedJob, Delivery, DeliveryState, Job, JobId, JobRecord, JobState, Lease, ProjectId,
-};
-use leadtrack_core::status::StatusUpdate;
-use leadtrack_core::store::{Conflict, Entity, StatusChange, plan_conversion};
+use leadtrack_core::job::{Attempt, ClaimedJob, Delivery, Job, JobRecord, Lease, StatusChange};
+use leadtrack_core::request::StatusUpdate;
+use leadtrack_core::rules::plan_conversion;
+use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
+use leadtrack_core::types::{
+    ConversionId, DeliveryState, JobId, JobState, LeadId, LeadStatus, ProjectId,
+};
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
@@ -22,12 +22,9 @@ pub(crate) fn update_status(
     update: &StatusUpdate,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
-    let lead = leads::find(conn, project, &update.identifier)?
-        .ok_or(StoreError::NotFound(Entity::Lead))?;
+    let lead = leads::find(conn, project, &update.identifier)?;
     let label = match update.conversion_id {
-        ConversionId::Label(id) => {
-            Some(admin::label(conn, project, id)?.ok_or(StoreError::NotFound(Entity::Label))?)
-        }
+        ConversionId::Label(id) => Some(admin::label(conn, project, id)?),
         ConversionId::Open | ConversionId::Lost => None,
     };
     let note_given = update.note.is_some();
@@ -39,14 +36,14 @@ pub(crate) fn update_status(
                 note = CASE WHEN ?3 THEN ?4 ELSE note END, updated_at = ?5
              WHERE id = ?1",
         )?
-        .execute((lead.id, update.price, note_given, &note, to_millis(&now)))?;
+        .execute((lead.id.0, update.price, note_given, &note, to_millis(&now)))?;
         // Only a job no worker has picked up is cancelled; one being delivered finishes,
         // and the lead, now open, stays open.
         conn.prepare_cached(
             "UPDATE jobs SET state = 'cancelled', finished_at = ?2
              WHERE lead_id = ?1 AND state = 'queued' AND started_at IS NULL",
         )?
-        .execute((lead.id, to_millis(&now)))?;
+        .execute((lead.id.0, to_millis(&now)))?;
         return Ok(StatusChange {
             lead_id: lead.id,
             unique_identifier: lead.data.unique_identifier,
@@ -57,7 +54,7 @@ pub(crate) fn update_status(
 
     let pending = conn
         .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND finished_at IS NULL")?
-        .query_row([lead.id], |_| Ok(()))
+        .query_row([lead.id.0], |_| Ok(()))
         .optional()?;
     if pending.is_some() {
         return Err(Error::Store(StoreError::Conflict(Conflict::JobPending {
@@ -68,7 +65,8 @@ pub(crate) fn update_status(
     let integrations = admin::integrations(conn, project)?;
     let job = plan_conversion(
         &lead,
-        update,
+        update.conversion_id,
+        update.price,
         label.as_ref(),
         &project_row,
         &integrations,
@@ -81,7 +79,7 @@ pub(crate) fn update_status(
          WHERE id = ?1",
     )?
     .execute((
-        lead.id,
+        lead.id.0,
         update.price,
         note_given,
         &note,
@@ -96,9 +94,9 @@ pub(crate) fn update_status(
     .execute((
         job.event_id.to_string(),
         project.0,
-        lead.id,
+        lead.id.0,
         job.conversion_id.to_string(),
-        job.final_status.as_str(),
+        job.final_status.as_ref(),
         job.price,
         to_millis(&now),
     ))?;
@@ -111,7 +109,7 @@ pub(crate) fn update_status(
             Some(skip) => (DeliveryState::Skipped, Some(skip.reason.as_str())),
             None => (DeliveryState::Pending, None),
         };
-        insert.execute((job_id, planned.integration.as_str(), state.as_str(), detail))?;
+        insert.execute((job_id, planned.integration.as_ref(), state.as_ref(), detail))?;
     }
     Ok(StatusChange {
         lead_id: lead.id,
@@ -168,13 +166,18 @@ pub(crate) fn claim(
     let job = job(conn, JobId(id))?;
     let lead = conn
         .prepare_cached(&format!("SELECT {LEAD_COLUMNS} FROM leads WHERE id = ?1"))?
-        .query_and_then([job.lead_id], rows::lead)?
+        .query_and_then([job.lead_id.0], rows::lead)?
         .next()
         .ok_or(StoreError::NotFound(Entity::Lead))??;
     let deliveries = deliveries(conn, job.id)?;
     let project = admin::project(conn, job.project_id)?;
     let label = match job.conversion_id {
-        ConversionId::Label(id) => admin::label(conn, job.project_id, id)?,
+        // Labels are never deleted; should one vanish, the job still goes out, as `lost` would.
+        ConversionId::Label(id) => match admin::label(conn, job.project_id, id) {
+            Ok(label) => Some(label),
+            Err(Error::Store(StoreError::NotFound(_))) => None,
+            Err(err) => return Err(err),
+        },
         ConversionId::Open | ConversionId::Lost => None,
     };
     let integrations = admin::integrations(conn, job.project_id)?;
@@ -225,7 +228,7 @@ fn check_lease(conn: &Connection, id: JobId, token: Uuid) -> Result<(), Error> {
     match held {
         None => Err(Error::Store(StoreError::NotFound(Entity::Job))),
         Some((state, Some(lease)))
-            if state == JobState::Running.as_str() && lease == token.to_string() =>
+            if state == JobState::Running.as_ref() && lease == token.to_string() =>
         {
             Ok(())
         }
@@ -248,8 +251,8 @@ pub(crate) fn record_attempt(
         )?
         .execute((
             id.0,
-            attempt.integration.as_str(),
-            attempt.outcome.delivery_state().as_str(),
+            attempt.integration.as_ref(),
+            attempt.outcome.delivery_state().as_ref(),
             attempt.retry_at.as_ref().map(to_millis),
             &attempt.error,
         ))?;
@@ -265,9 +268,9 @@ pub(crate) fn record_attempt(
     )?
     .execute((
         id.0,
-        attempt.integration.as_str(),
+        attempt.integration.as_ref(),
         to_millis(&attempt.at),
-        attempt.outcome.as_str(),
+        attempt.outcome.as_ref(),
         attempt.http_status,
         &attempt.error,
         attempt.retry_at.as_ref().map(to_millis),
@@ -317,24 +320,24 @@ pub(crate) fn finish(
     conn.prepare_cached(
         "UPDATE leads SET status = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'pending'",
     )?
-    .execute((job.lead_id, job.final_status.as_str(), to_millis(&now)))?;
+    .execute((job.lead_id.0, job.final_status.as_ref(), to_millis(&now)))?;
     let status: String = conn
         .prepare_cached("SELECT status FROM leads WHERE id = ?1")?
-        .query_row([job.lead_id], |row| row.get(0))?;
+        .query_row([job.lead_id.0], |row| row.get(0))?;
     rows::parse("leads.status", status)
 }
 
 pub(crate) fn lead_jobs(
     conn: &Connection,
     project: ProjectId,
-    lead_id: i64,
+    lead: LeadId,
 ) -> Result<Vec<JobRecord>, Error> {
     let jobs: Vec<Job> = conn
         .prepare_cached(&format!(
             "SELECT {JOB_COLUMNS} FROM jobs WHERE lead_id = ?1 AND project_id = ?2
              ORDER BY id DESC"
         ))?
-        .query_and_then((lead_id, project.0), rows::job)?
+        .query_and_then((lead.0, project.0), rows::job)?
         .collect::<Result<_, _>>()?;
     let mut records = Vec::with_capacity(jobs.len());
     for job in jobs {

@@ -1,13 +1,13 @@
 //! Leads: create with deduplication, lookup, and the filtered, sorted, paged listing.
 
 use chrono::{DateTime, Utc};
-use leadtrack_core::api::{LeadIdentifier, LeadStatus};
-use leadtrack_core::lead::{LeadData, StoredLead};
+use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::matching;
-use leadtrack_core::model::ProjectId;
-use leadtrack_core::query::{LeadQuery, SortDirection, SortField};
-use leadtrack_core::store::{CreatedLead, LeadPage};
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::request::query::{SortDirection, SortField};
+use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::to_millis;
+use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 
@@ -36,7 +36,7 @@ pub(crate) fn create(
             merged.merge(data);
             write_data(conn, Some(id), project, &merged, now)?;
             return Ok(CreatedLead {
-                lead_id: id,
+                lead_id: LeadId(id),
                 unique_identifier: merged.unique_identifier,
                 created: false,
             });
@@ -44,7 +44,7 @@ pub(crate) fn create(
     }
     let id = write_data(conn, None, project, &data, now)?;
     Ok(CreatedLead {
-        lead_id: id,
+        lead_id: LeadId(id),
         unique_identifier: data.unique_identifier,
         created: true,
     })
@@ -60,6 +60,7 @@ fn write_data(
     now: DateTime<Utc>,
 ) -> Result<i64, Error> {
     let keys = data.keys();
+    let search_text = search_text(&keys.searchable);
     let json = serde_json::to_string(data)?;
     let now = to_millis(&now);
     let form_name = data.form_name();
@@ -81,7 +82,7 @@ fn write_data(
         (":unique_event_id", &unique_event_id),
         (":email_key", &keys.email),
         (":phone_key", &keys.phone),
-        (":search_text", &keys.search_text),
+        (":search_text", &search_text),
         (":has_gclid", &keys.has_gclid),
         (":has_cid", &keys.has_cid),
         (":has_fbp", &keys.has_fbp),
@@ -102,7 +103,7 @@ fn write_data(
         .execute(params.as_slice())?;
         Ok(*id)
     } else {
-        let status = LeadStatus::Open.as_str();
+        let status = LeadStatus::Open.as_ref();
         params.push((":status", &status));
         conn.prepare_cached(
             "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
@@ -119,24 +120,40 @@ fn write_data(
     }
 }
 
+/// The `search_text` column a lead's searchable fields are kept in: one per line, so that
+/// `instr` and the trigram index never match across two fields (a search term has its line
+/// breaks folded to spaces, see [`search_term`]).
+fn search_text(searchable: &[String]) -> String {
+    searchable.join("\n")
+}
+
+/// A `search` term as looked for in [`search_text`].
+fn search_term(term: &str) -> String {
+    matching::search_term(term).replace(['\n', '\r'], " ")
+}
+
+fn lead_not_found() -> Error {
+    Error::Store(StoreError::NotFound(Entity::Lead))
+}
+
 /// Finds a lead of the project by id, or the newest match of another identifier.
 pub(crate) fn find(
     conn: &Connection,
     project: ProjectId,
     identifier: &LeadIdentifier,
-) -> Result<Option<StoredLead>, Error> {
+) -> Result<StoredLead, Error> {
     let (column, value) = match identifier {
-        LeadIdentifier::LeadId(id) => ("id", SqlValue::Integer(*id)),
+        LeadIdentifier::LeadId(id) => ("id", SqlValue::Integer(id.0)),
         LeadIdentifier::UniqueIdentifier(value) => {
             ("unique_identifier", SqlValue::Text(value.clone()))
         }
         LeadIdentifier::Email(email) => match matching::email_key(email) {
             Some(key) => ("email_key", SqlValue::Text(key)),
-            None => return Ok(None),
+            None => return Err(lead_not_found()),
         },
         LeadIdentifier::Phone(phone) => match matching::phone_key(phone) {
             Some(key) => ("phone_key", SqlValue::Text(key)),
-            None => return Ok(None),
+            None => return Err(lead_not_found()),
         },
     };
     let sql = format!(
@@ -146,7 +163,7 @@ pub(crate) fn find(
     conn.prepare_cached(&sql)?
         .query_and_then((project.0, value), rows::lead)?
         .next()
-        .transpose()
+        .ok_or_else(lead_not_found)?
 }
 
 /// A page of the project's leads matching `query`, and how many match in all.
@@ -208,7 +225,7 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
         } else {
             let list: Vec<String> = statuses
                 .iter()
-                .map(|s| format!("'{}'", s.as_str()))
+                .map(|s| format!("'{}'", s.as_ref()))
                 .collect();
             sql.push_str(&format!(" AND status IN ({})", list.join(", ")));
         }
@@ -234,7 +251,7 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
         params.push(SqlValue::Integer(to_millis(to)));
     }
     if let Some(term) = &query.search {
-        let term = matching::search_term(term);
+        let term = search_term(term);
         // Terms of three characters or more are looked up in the trigram index; `instr`
         // then keeps exactly the leads a scan would find.
         if term.chars().count() >= 3 {
@@ -278,7 +295,8 @@ pub(crate) fn order_by(query: &LeadQuery) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leadtrack_core::query::Sort;
+    use leadtrack_core::request::query::Sort;
+    use strum::VariantArray;
 
     /// Every listing's plan reaches leads through an index on the project: no query scans
     /// the table, so no query reads another project's leads.
@@ -324,7 +342,7 @@ mod tests {
                 ..base()
             },
         ];
-        for field in SortField::ALL {
+        for &field in SortField::VARIANTS {
             for direction in [SortDirection::Asc, SortDirection::Desc] {
                 queries.push(LeadQuery {
                     sort: Sort { field, direction },

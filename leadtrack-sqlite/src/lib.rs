@@ -1,5 +1,5 @@
-//! leadtrack's [`LeadStore`] on embedded SQLite: the default backend, a single file, no
-//! set-up.
+//! leadtrack's store traits ([`LeadStore`], [`Admin`], [`JobQueue`]) on embedded SQLite:
+//! the default backend, a single file, no set-up.
 //!
 //! - Durable by default: WAL with `synchronous=FULL`, so a lead acknowledged to a caller
 //!   survives a crash or a power loss. [`Synchronous::Normal`] trades the last moments before
@@ -11,8 +11,9 @@
 //!
 //! ```
 //! use chrono::Utc;
-//! use leadtrack_core::LeadStore;
-//! use leadtrack_core::model::NewProject;
+//! use leadtrack_core::key::KeyHash;
+//! use leadtrack_core::project::NewProject;
+//! use leadtrack_core::{Admin, LeadStore};
 //! use leadtrack_sqlite::SqliteStore;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -22,8 +23,8 @@
 //!     .create_project(NewProject { public_id: Some("acme".into()), name: "ACME".into(), currency: None }, Utc::now())
 //!     .await?;
 //! let key = store.issue_api_key(project.id, Utc::now()).await?;
-//! let found = store.authenticate(&leadtrack_core::model::KeyHash::of(&key.key)).await?;
-//! assert_eq!(found.map(|p| p.public_id), Some("acme".to_owned()));
+//! let found = store.authenticate(&KeyHash::of(&key.key)).await?;
+//! assert_eq!(found.public_id, "acme");
 //! store.close().await;
 //! # Ok(())
 //! # }
@@ -44,17 +45,17 @@ use std::time::Duration as StdDuration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
-use leadtrack_core::api::{IntegrationKind, LeadIdentifier, LeadStatus};
-use leadtrack_core::lead::{LeadData, StoredLead};
-use leadtrack_core::model::{
-    ApiKeyInfo, Attempt, ClaimedJob, ConversionLabel, GeneratedKey, IntegrationSettings,
-    Integrations, JobId, JobRecord, KeyHash, NewLabel, NewProject, Project, ProjectId,
-    ProjectSettings,
+use leadtrack_core::integration::{IntegrationSettings, Integrations};
+use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
+use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
+use leadtrack_core::label::{ConversionLabel, NewLabel};
+use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::types::{
+    IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
-use leadtrack_core::query::LeadQuery;
-use leadtrack_core::status::StatusUpdate;
-use leadtrack_core::store::{CreatedLead, KeyRef, LeadPage, StatusChange};
-use leadtrack_core::{LeadStore, StoreError, StoreResult};
+use leadtrack_core::{Admin, JobQueue, LeadStore, StoreError, StoreResult};
 use uuid::Uuid;
 
 pub(crate) use rows::Error;
@@ -190,6 +191,17 @@ impl SqliteStore {
 
 #[async_trait]
 impl LeadStore for SqliteStore {
+    async fn authenticate(&self, key: &KeyHash) -> StoreResult<Project> {
+        let key = *key;
+        self.read(move |conn| admin::authenticate(conn, &key)).await
+    }
+
+    async fn project_by_public_id(&self, public_id: &str) -> StoreResult<Project> {
+        let public_id = public_id.to_owned();
+        self.read(move |conn| admin::project_by_public_id(conn, &public_id))
+            .await
+    }
+
     async fn create_lead(
         &self,
         project: ProjectId,
@@ -204,7 +216,7 @@ impl LeadStore for SqliteStore {
         &self,
         project: ProjectId,
         identifier: &LeadIdentifier,
-    ) -> StoreResult<Option<StoredLead>> {
+    ) -> StoreResult<StoredLead> {
         let identifier = identifier.clone();
         self.read(move |conn| leads::find(conn, project, &identifier))
             .await
@@ -227,6 +239,14 @@ impl LeadStore for SqliteStore {
             .await
     }
 
+    async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>> {
+        self.read(move |conn| jobs::lead_jobs(conn, project, lead))
+            .await
+    }
+}
+
+#[async_trait]
+impl Admin for SqliteStore {
     async fn create_project(
         &self,
         project: NewProject,
@@ -240,10 +260,8 @@ impl LeadStore for SqliteStore {
         self.read(admin::projects).await
     }
 
-    async fn project_by_public_id(&self, public_id: &str) -> StoreResult<Option<Project>> {
-        let public_id = public_id.to_owned();
-        self.read(move |conn| admin::project_by_public_id(conn, &public_id))
-            .await
+    async fn project(&self, public_id: &str) -> StoreResult<Project> {
+        self.project_by_public_id(public_id).await
     }
 
     async fn update_project(
@@ -286,11 +304,6 @@ impl LeadStore for SqliteStore {
             .await
     }
 
-    async fn authenticate(&self, key: &KeyHash) -> StoreResult<Option<Project>> {
-        let key = *key;
-        self.read(move |conn| admin::authenticate(conn, &key)).await
-    }
-
     async fn create_label(
         &self,
         project: ProjectId,
@@ -305,7 +318,7 @@ impl LeadStore for SqliteStore {
         self.read(move |conn| admin::labels(conn, project)).await
     }
 
-    async fn label(&self, project: ProjectId, id: Uuid) -> StoreResult<Option<ConversionLabel>> {
+    async fn label(&self, project: ProjectId, id: Uuid) -> StoreResult<ConversionLabel> {
         self.read(move |conn| admin::label(conn, project, id)).await
     }
 
@@ -332,7 +345,10 @@ impl LeadStore for SqliteStore {
         self.write(move |conn| admin::remove_integration(conn, project, kind))
             .await
     }
+}
 
+#[async_trait]
+impl JobQueue for SqliteStore {
     async fn claim_job(
         &self,
         now: DateTime<Utc>,
@@ -367,17 +383,12 @@ impl LeadStore for SqliteStore {
         self.write(move |conn| jobs::finish(conn, job, lease, now))
             .await
     }
-
-    async fn lead_jobs(&self, project: ProjectId, lead_id: i64) -> StoreResult<Vec<JobRecord>> {
-        self.read(move |conn| jobs::lead_jobs(conn, project, lead_id))
-            .await
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leadtrack_core::model::LabelMapping;
+    use leadtrack_core::label::LabelMapping;
 
     #[tokio::test]
     async fn opening_an_older_database_migrates_it_and_keeps_its_data() {
@@ -398,11 +409,10 @@ mod tests {
             assert_eq!(schema::version(&conn), 1);
         }
         let store = SqliteStore::open(&path).await.unwrap();
-        let project = store.project_by_public_id("old").await.unwrap().unwrap();
+        let project = store.project_by_public_id("old").await.unwrap();
         let lead = store
             .find_lead(project.id, &LeadIdentifier::Email("A@x.io".into()))
             .await
-            .unwrap()
             .unwrap();
         assert_eq!(lead.data.user("email"), Some("a@x.io"));
         // The count and the search index were built from the rows already there.
@@ -431,7 +441,7 @@ mod tests {
             )
             .await
             .unwrap();
-        assert!(store.label(project.id, label.id).await.unwrap().is_some());
+        assert_eq!(store.label(project.id, label.id).await.unwrap(), label);
         store.close().await;
         let conn = rusqlite::Connection::open(&path).unwrap();
         assert_eq!(schema::version(&conn), schema::MIGRATIONS.len() as i64);

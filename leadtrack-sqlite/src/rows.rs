@@ -3,9 +3,12 @@
 use std::str::FromStr;
 
 use leadtrack_core::StoreError;
+use leadtrack_core::job::Job;
+use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
-use leadtrack_core::model::{ConversionLabel, Job, JobId, Project, ProjectId};
+use leadtrack_core::project::Project;
 use leadtrack_core::time::from_millis;
+use leadtrack_core::types::{JobId, LeadId, ProjectId};
 use rusqlite::Row;
 
 /// What the SQL code fails with; converted to [`StoreError`] at the store's boundary.
@@ -51,7 +54,7 @@ pub(crate) const LEAD_COLUMNS: &str =
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
     Ok(StoredLead {
-        id: row.get(0)?,
+        id: LeadId(row.get(0)?),
         project_id: ProjectId(row.get(1)?),
         status: parse("status", row.get(2)?)?,
         price: row.get(3)?,
@@ -108,7 +111,7 @@ pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
         id: JobId(row.get(0)?),
         event_id: parse("jobs.event_id", row.get(1)?)?,
         project_id: ProjectId(row.get(2)?),
-        lead_id: row.get(3)?,
+        lead_id: LeadId(row.get(3)?),
         conversion_id: parse("jobs.conversion_id", row.get(4)?)?,
         final_status: parse("jobs.final_status", row.get(5)?)?,
         price: row.get(6)?,

@@ -3,19 +3,15 @@
 
 use chrono::Utc;
 use futures::future::join_all;
-use leadtrack_core::model::NewProject;
+use leadtrack_core::key::{KeyHash, KeyRef};
+use leadtrack_core::project::{NewProject, Project};
+use leadtrack_core::store::Entity;
 use leadtrack_core::testkit::data;
-use leadtrack_core::{LeadStore, StoreError};
+use leadtrack_core::{Admin, LeadStore, StoreError};
 use leadtrack_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use serde_json::json;
 
-async fn store_with_project(
-    options: SqliteOptions,
-) -> (
-    tempfile::TempDir,
-    SqliteStore,
-    leadtrack_core::model::Project,
-) {
+async fn store_with_project(options: SqliteOptions) -> (tempfile::TempDir, SqliteStore, Project) {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open_with(dir.path().join("db"), options)
         .await
@@ -155,18 +151,17 @@ async fn two_stores_on_one_file_see_each_others_writes() {
     let (dir, server, project) = store_with_project(SqliteOptions::default()).await;
     let admin = SqliteStore::open(dir.path().join("db")).await.unwrap();
     let key = admin.issue_api_key(project.id, Utc::now()).await.unwrap();
-    let hash = leadtrack_core::model::KeyHash::of(&key.key);
-    assert!(server.authenticate(&hash).await.unwrap().is_some());
+    let hash = KeyHash::of(&key.key);
+    assert_eq!(server.authenticate(&hash).await.unwrap().id, project.id);
     admin
-        .revoke_api_key(
-            project.id,
-            &leadtrack_core::store::KeyRef::parse(&key.key),
-            Utc::now(),
-        )
+        .revoke_api_key(project.id, &KeyRef::parse(&key.key), Utc::now())
         .await
         .unwrap();
     assert!(
-        server.authenticate(&hash).await.unwrap().is_none(),
+        matches!(
+            server.authenticate(&hash).await,
+            Err(StoreError::NotFound(Entity::ApiKey))
+        ),
         "revocation is immediate"
     );
     admin.close().await;

@@ -127,7 +127,7 @@ fn page(query: &str, page: Page) -> Response {
             .map(|(_, value)| value.trim().to_owned())
     };
     let project =
-        param("projectId").filter(|id| leadtrack_core::model::validate_public_id(id).is_ok());
+        param("projectId").filter(|id| leadtrack_core::project::validate_public_id(id).is_ok());
     let api = param("api")
         .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
         .map(|url| url.trim_end_matches('/').to_owned())

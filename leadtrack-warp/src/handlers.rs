@@ -6,12 +6,14 @@ use std::net::SocketAddr;
 use bytes::{Buf, Bytes};
 use chrono::Utc;
 use futures_util::Stream;
-use leadtrack_core::api::{GetLeadJobsResponse, GetLeadResponse, messages};
-use leadtrack_core::input::{CreateRoute, NewLead};
-use leadtrack_core::lead::StoredLead;
-use leadtrack_core::model::Project;
-use leadtrack_core::query::{LeadQuery, lead_identifier_from_pairs};
-use leadtrack_core::status::StatusUpdate;
+use leadtrack_core::api::{
+    CreateLeadResponse, GetLeadJobsResponse, GetLeadResponse, GetLeadsResponse, Lead,
+    UpdateLeadStatusResponse, messages,
+};
+use leadtrack_core::lead::{CreatedLead, StoredLead};
+use leadtrack_core::project::Project;
+use leadtrack_core::request::query::lead_identifier_from_pairs;
+use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
 use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
@@ -78,10 +80,7 @@ where
     let body = read_json_body(config, request, body).await?;
     let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
     let public_id = lead.project_id.as_deref().unwrap_or_default();
-    let project = store
-        .project_by_public_id(public_id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::ProjectNotFound, "Project not found"))?;
+    let project = store.project_by_public_id(public_id).await?;
     request::ensure_active(&project)?;
     let device = &mut lead.data.device_data;
     if device.ip_address.is_none() {
@@ -139,13 +138,13 @@ where
     read_body(&request.headers, body, config.body_limit).await
 }
 
-fn created_reply(created: &leadtrack_core::store::CreatedLead) -> Response {
+fn created_reply(created: &CreatedLead) -> Response {
     let status = if created.created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    reply::json(status, &created.to_response())
+    reply::json(status, &CreateLeadResponse::from(created))
 }
 
 /// `POST /api/leads/updateLeadStatus`: `open`, `lost` or a conversion label.
@@ -169,7 +168,10 @@ where
     } else {
         StatusCode::OK
     };
-    Ok(reply::json(status, &change.to_response()))
+    Ok(reply::json(
+        status,
+        &UpdateLeadStatusResponse::from(&change),
+    ))
 }
 
 /// `GET /api/leads/getLeads`: filtered, sorted, paged.
@@ -177,7 +179,8 @@ async fn get_leads<S: LeadStore>(store: &S, request: &Request) -> Result<Respons
     let project = authenticate(store, &request.headers).await?;
     let query = LeadQuery::from_pairs(request::query_pairs(&request.query))?;
     let page = store.list_leads(project.id, &query).await?;
-    Ok(reply::json(StatusCode::OK, &page.to_response(&query)))
+    let response = GetLeadsResponse::new(&page, query.page, query.limit);
+    Ok(reply::json(StatusCode::OK, &response))
 }
 
 /// The lead named by the query (as getLead finds it) in the key's project.
@@ -187,10 +190,7 @@ async fn find_lead<S: LeadStore>(
 ) -> Result<(Project, StoredLead), ApiError> {
     let project = authenticate(store, &request.headers).await?;
     let identifier = lead_identifier_from_pairs(request::query_pairs(&request.query))?;
-    let lead = store
-        .find_lead(project.id, &identifier)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::LeadNotFound, "Lead not found"))?;
+    let lead = store.find_lead(project.id, &identifier).await?;
     Ok((project, lead))
 }
 
@@ -201,7 +201,7 @@ async fn get_lead<S: LeadStore>(store: &S, request: &Request) -> Result<Response
         StatusCode::OK,
         &GetLeadResponse {
             message: messages::LEAD_RETRIEVED.to_owned(),
-            lead: lead.to_api(),
+            lead: Lead::from(&lead),
         },
     ))
 }

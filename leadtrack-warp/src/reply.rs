@@ -99,6 +99,9 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound(Entity::Project) => {
                 Self::new(ErrorCode::ProjectNotFound, "Project not found")
             }
+            StoreError::NotFound(Entity::ApiKey) => {
+                Self::new(ErrorCode::InvalidApiKey, "Invalid API key")
+            }
             StoreError::Conflict(Conflict::JobPending { lead_id }) => Self {
                 body: ErrorBody {
                     lead_id: Some(lead_id),

@@ -5,7 +5,8 @@ use std::net::{IpAddr, SocketAddr};
 
 use bytes::{Buf, Bytes, BytesMut};
 use futures_util::{Stream, StreamExt};
-use leadtrack_core::model::{KeyHash, Project};
+use leadtrack_core::key::KeyHash;
+use leadtrack_core::project::Project;
 use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::header::{self, HeaderMap};
 
@@ -27,10 +28,8 @@ pub(crate) async fn authenticate<S: LeadStore>(
     if key.is_empty() {
         return Err(missing());
     }
-    let project = store
-        .authenticate(&KeyHash::of(key))
-        .await?
-        .ok_or_else(invalid)?;
+    // An unknown or revoked key is the store's `NotFound(ApiKey)`: 401 invalid_api_key.
+    let project = store.authenticate(&KeyHash::of(key)).await?;
     ensure_active(&project)?;
     Ok(project)
 }

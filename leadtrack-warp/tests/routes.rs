@@ -3,13 +3,18 @@
 
 use std::net::SocketAddr;
 
-use chrono::Utc;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use futures::future::join_all;
-use leadtrack_core::LeadStore;
-use leadtrack_core::api::{IntegrationKind, LeadIdentifier};
-use leadtrack_core::model::{
-    Ga4Settings, IntegrationSettings, LabelMapping, NewLabel, NewProject, Project, Secret,
-};
+use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
+use leadtrack_core::job::{JobRecord, StatusChange};
+use leadtrack_core::key::{KeyHash, KeyRef};
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use leadtrack_core::project::{NewProject, Project};
+use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
+use leadtrack_core::{Admin, LeadStore, StoreError, StoreResult};
 use leadtrack_sqlite::SqliteStore;
 use leadtrack_warp::{Config, CorsOrigins, routes};
 use serde_json::{Value, json};
@@ -132,11 +137,10 @@ impl App {
     }
 
     /// The lead as stored, device data included.
-    async fn stored(&self, id: i64) -> leadtrack_core::lead::StoredLead {
+    async fn stored(&self, id: i64) -> StoredLead {
         self.store
-            .find_lead(self.project.id, &LeadIdentifier::LeadId(id))
+            .find_lead(self.project.id, &LeadIdentifier::LeadId(LeadId(id)))
             .await
-            .unwrap()
             .expect("the lead")
     }
 
@@ -284,23 +288,85 @@ mod general {
         assert_eq!(reply.header("access-control-allow-origin"), None);
     }
 
+    /// A [`LeadStore`] whose key authenticates and whose every other operation fails with
+    /// the error `fail` makes, as a broken or overloaded backend would.
+    struct FailingStore {
+        project: Project,
+        fail: fn() -> StoreError,
+    }
+
+    #[async_trait]
+    impl LeadStore for FailingStore {
+        async fn authenticate(&self, _: &KeyHash) -> StoreResult<Project> {
+            Ok(self.project.clone())
+        }
+        async fn project_by_public_id(&self, _: &str) -> StoreResult<Project> {
+            Ok(self.project.clone())
+        }
+        async fn create_lead(
+            &self,
+            _: ProjectId,
+            _: LeadData,
+            _: DateTime<Utc>,
+        ) -> StoreResult<CreatedLead> {
+            Err((self.fail)())
+        }
+        async fn find_lead(&self, _: ProjectId, _: &LeadIdentifier) -> StoreResult<StoredLead> {
+            Err((self.fail)())
+        }
+        async fn list_leads(&self, _: ProjectId, _: &LeadQuery) -> StoreResult<LeadPage> {
+            Err((self.fail)())
+        }
+        async fn update_status(
+            &self,
+            _: ProjectId,
+            _: &StatusUpdate,
+            _: DateTime<Utc>,
+        ) -> StoreResult<StatusChange> {
+            Err((self.fail)())
+        }
+        async fn lead_jobs(&self, _: ProjectId, _: LeadId) -> StoreResult<Vec<JobRecord>> {
+            Err((self.fail)())
+        }
+    }
+
+    /// Every route, answered by a store that fails with `fail`.
+    async fn replies_of_a_failing_store(fail: fn() -> StoreError) -> Vec<Reply> {
+        let base = app().await;
+        let store = FailingStore {
+            project: base.project.clone(),
+            fail,
+        };
+        let failing = App {
+            filter: routes(store, Config::default()).boxed(),
+            ..base
+        };
+        let lead = json!({"projectId": "prj_test", "userData": {"email": "a@x.io"}});
+        let status = json!({"leadId": 1, "conversionId": "lost"});
+        vec![
+            failing
+                .post("/api/leads/createLead", None, lead.clone())
+                .await,
+            failing
+                .post("/api/leads/createServerSideLead", Some(&failing.key), lead)
+                .await,
+            failing
+                .post("/api/leads/updateLeadStatus", Some(&failing.key), status)
+                .await,
+            failing.get("/api/leads/getLeads?status=open").await,
+            failing.get("/api/leads/getLead?leadId=1").await,
+            failing.get("/api/leads/getLeadJobs?leadId=1").await,
+        ]
+    }
+
     #[tokio::test]
     async fn store_failures_are_500_with_nothing_of_the_cause() {
-        let app = app().await;
-        // Break the database under the running store: every lead query now fails inside SQLite.
-        let conn = rusqlite::Connection::open(app.store.path()).unwrap();
-        conn.execute_batch("ALTER TABLE leads RENAME TO leads_moved_away")
-            .unwrap();
-        for reply in [
-            app.get("/api/leads/getLeads?status=open").await,
-            app.get("/api/leads/getLead?leadId=1").await,
-            app.post(
-                "/api/leads/createServerSideLead",
-                Some(&app.key),
-                json!({"userData": {"email": "a@x.io"}}),
-            )
-            .await,
-        ] {
+        let cause = || {
+            StoreError::backend(std::io::Error::other(
+                "no such table: leads (/var/lib/leadtrack/leadtrack.db)",
+            ))
+        };
+        for reply in replies_of_a_failing_store(cause).await {
             assert_error(&reply, 500, "internal");
             assert_eq!(
                 reply.json(),
@@ -311,6 +377,16 @@ mod general {
                 "{}",
                 reply.text
             );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_overloaded_store_answers_503_with_retry_after_on_every_route() {
+        let overloaded = || StoreError::Unavailable("the writer queue is full".into());
+        for reply in replies_of_a_failing_store(overloaded).await {
+            assert_error(&reply, 503, "unavailable");
+            assert_eq!(reply.header("retry-after"), Some("1"));
+            assert!(!reply.text.contains("writer"), "{}", reply.text);
         }
     }
 
@@ -490,11 +566,7 @@ mod authentication {
             .await
             .unwrap();
         app.store
-            .revoke_api_key(
-                app.project.id,
-                &leadtrack_core::store::KeyRef::parse(&revoked.key),
-                Utc::now(),
-            )
+            .revoke_api_key(app.project.id, &KeyRef::parse(&revoked.key), Utc::now())
             .await
             .unwrap();
         for (path, method) in KEYED {
@@ -973,7 +1045,11 @@ mod update_lead_status {
                 json!({"message": "Lead already has a pending job", "code": "job_pending", "leadId": id})
             );
         }
-        let jobs = app.store.lead_jobs(app.project.id, id).await.unwrap();
+        let jobs = app
+            .store
+            .lead_jobs(app.project.id, LeadId(id))
+            .await
+            .unwrap();
         assert_eq!(jobs.len(), 1);
     }
 
@@ -1018,7 +1094,7 @@ mod update_lead_status {
             "meta is mapped but not connected: {body}"
         );
         let warning = &warnings[0];
-        assert_eq!(warning["integration"], IntegrationKind::Ga4.as_str());
+        assert_eq!(warning["integration"], "ga4");
         assert_eq!(warning["field"], "cid");
         assert!(warning["reason"].as_str().unwrap().contains("client id"));
         let timestamp = warning["timestamp"].as_str().unwrap();

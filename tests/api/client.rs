@@ -8,9 +8,10 @@ use leadtrack::core::api::{
     AttributionData, ConversionId, CreateLeadRequest, DeviceData, ErrorBody, FormData, Lead,
     LeadIdentifier, LeadStatus, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::model::LabelMapping;
-use leadtrack::core::query::{LeadQuery, Sort, SortDirection, SortField};
-use leadtrack::core::{ErrorCode, FieldError, LeadStore};
+use leadtrack::core::label::LabelMapping;
+use leadtrack::core::request::LeadQuery;
+use leadtrack::core::request::query::{Sort, SortDirection, SortField};
+use leadtrack::core::{Admin, ErrorCode, FieldError, LeadId, LeadStore};
 use serde_json::{Map, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -635,10 +636,18 @@ async fn get_lead_by_each_identifier_and_its_errors() {
         );
     }
     assert_eq!(
-        api_error(app.client.get_lead(&LeadIdentifier::LeadId(id + 1)).await),
+        api_error(
+            app.client
+                .get_lead(&LeadIdentifier::LeadId(LeadId(id.0 + 1)))
+                .await
+        ),
         (404, body(ErrorCode::LeadNotFound, "Lead not found"))
     );
-    let (status, error) = api_error(app.client.get_lead(&LeadIdentifier::LeadId(0)).await);
+    let (status, error) = api_error(
+        app.client
+            .get_lead(&LeadIdentifier::LeadId(LeadId(0)))
+            .await,
+    );
     assert_eq!(
         (status, error.message.as_str()),
         (

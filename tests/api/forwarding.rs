@@ -9,7 +9,7 @@ use leadtrack::core::api::{
     AttributionData, ConversionId, CreateLeadRequest, LeadIdentifier, LeadStatus,
     UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::model::{AttemptOutcome, DeliveryState, JobState};
+use leadtrack::core::types::{AttemptOutcome, DeliveryState, JobState, LeadId};
 use leadtrack::forward::normalize::sha256_hex;
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use leadtrack::forward::webhook;
@@ -144,7 +144,7 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
     (key, label)
 }
 
-async fn create_and_rate(base_url: &str, key: &str, label: uuid::Uuid) -> i64 {
+async fn create_and_rate(base_url: &str, key: &str, label: uuid::Uuid) -> LeadId {
     let lead = CreateLeadRequest {
         project_id: Some("acme".into()),
         user_data: Some(UserData {
@@ -180,7 +180,7 @@ async fn create_and_rate(base_url: &str, key: &str, label: uuid::Uuid) -> i64 {
 }
 
 /// Polls until the lead leaves `pending`.
-async fn settled(client: &Client, lead: i64) -> LeadStatus {
+async fn settled(client: &Client, lead: LeadId) -> LeadStatus {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let status = client

@@ -2,8 +2,9 @@
 
 use chrono::Utc;
 use leadtrack::client::Client;
-use leadtrack::core::LeadStore;
-use leadtrack::core::model::{LabelMapping, NewLabel, NewProject, Project};
+use leadtrack::core::Admin;
+use leadtrack::core::label::{LabelMapping, NewLabel};
+use leadtrack::core::project::{NewProject, Project};
 use leadtrack::sqlite::SqliteStore;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;

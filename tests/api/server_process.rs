@@ -7,7 +7,7 @@ use leadtrack::core::ErrorCode;
 use leadtrack::core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::query::LeadQuery;
+use leadtrack::core::request::LeadQuery;
 
 use crate::process::{Server, admin, admin_json, create_acme, create_label, start};
 

@@ -6,15 +6,19 @@
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use leadtrack_core::LeadStore;
-use leadtrack_core::api::{ConversionId, IntegrationKind, LeadIdentifier, LeadStatus};
-use leadtrack_core::model::{
-    Attempt, AttemptOutcome, Delivery, DeliveryState, Ga4Settings, GoogleAdsSettings,
-    IntegrationSettings, JobRecord, JobState, LabelMapping, MetaSettings, NewLabel, NewProject,
-    Project, ProjectSettings, Secret, WebhookSettings,
+use leadtrack_core::integration::{
+    Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaSettings, Secret, WebhookSettings,
 };
-use leadtrack_core::status::StatusUpdate;
+use leadtrack_core::job::{Attempt, Delivery, JobRecord};
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;
+use leadtrack_core::types::{
+    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobState, LeadId, LeadIdentifier,
+    LeadStatus,
+};
+use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_forward::{RetryPolicy, Worker, WorkerConfig};
 use leadtrack_sqlite::SqliteStore;
@@ -191,7 +195,7 @@ pub(crate) fn full_lead() -> Value {
 
 impl Fixture {
     /// Creates a lead and rates it with the label at `price` cents.
-    pub(crate) async fn rated_lead(&self, body: Value, conversion: Option<ConversionId>) -> i64 {
+    pub(crate) async fn rated_lead(&self, body: Value, conversion: Option<ConversionId>) -> LeadId {
         let lead = self
             .store
             .create_lead(self.project.id, data(body), Utc::now())
@@ -213,7 +217,7 @@ impl Fixture {
         lead
     }
 
-    pub(crate) async fn job(&self, lead: i64) -> JobRecord {
+    pub(crate) async fn job(&self, lead: LeadId) -> JobRecord {
         self.store
             .lead_jobs(self.project.id, lead)
             .await
@@ -225,7 +229,7 @@ impl Fixture {
     pub(crate) async fn run_until_done(
         &self,
         worker: &Worker<SqliteStore>,
-        lead: i64,
+        lead: LeadId,
     ) -> JobRecord {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
@@ -239,11 +243,10 @@ impl Fixture {
         }
     }
 
-    pub(crate) async fn status(&self, lead: i64) -> LeadStatus {
+    pub(crate) async fn status(&self, lead: LeadId) -> LeadStatus {
         self.store
             .find_lead(self.project.id, &LeadIdentifier::LeadId(lead))
             .await
-            .unwrap()
             .unwrap()
             .status
     }

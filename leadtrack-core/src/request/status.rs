@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use crate::api::{ConversionId, JsonObject, LeadIdentifier};
+use super::fields::{self, Errors};
 use crate::error::ValidationError;
-use crate::fields::{self, Errors};
+use crate::types::{ConversionId, JsonObject, LeadId, LeadIdentifier};
 
 /// A validated status update.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl StatusUpdate {
 fn take_identifier(body: &mut JsonObject, errors: &mut Errors) -> Option<LeadIdentifier> {
     if let Some(value) = fields::take(body, "leadId", None) {
         return match fields::positive_integer(&value) {
-            Some(id) => Some(LeadIdentifier::LeadId(id)),
+            Some(id) => Some(LeadIdentifier::LeadId(LeadId(id))),
             None => {
                 errors.push("leadId", "must be a positive integer");
                 None
@@ -107,7 +107,7 @@ fn take_identifier(body: &mut JsonObject, errors: &mut Errors) -> Option<LeadIde
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorCode;
+    use crate::error::ErrorCode;
     use serde_json::json;
     use uuid::Uuid;
 
@@ -121,7 +121,7 @@ mod tests {
     fn lead_id_as_number_or_digit_string() {
         for id in [json!(42), json!("42"), json!(42.0)] {
             let update = parse(json!({"leadId": id, "conversionId": "open"})).unwrap();
-            assert_eq!(update.identifier, LeadIdentifier::LeadId(42));
+            assert_eq!(update.identifier, LeadIdentifier::LeadId(LeadId(42)));
         }
         for id in [json!(0), json!(-1), json!("4x"), json!(1.5), json!(true)] {
             let err = parse(json!({"leadId": id, "conversionId": "open"})).unwrap_err();

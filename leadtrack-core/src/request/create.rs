@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use crate::api::{DeviceData, JsonObject};
+use super::fields::{self, Errors};
 use crate::error::ValidationError;
-use crate::fields::{self, Errors};
 use crate::lead::LeadData;
+use crate::types::{DeviceData, JsonObject};
 
 /// Which create route a body arrived on; their rules differ slightly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,7 +206,7 @@ fn has_content(object: &JsonObject) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorCode;
+    use crate::error::ErrorCode;
     use serde_json::json;
 
     fn parse(body: Value, route: CreateRoute) -> Result<NewLead, ValidationError> {

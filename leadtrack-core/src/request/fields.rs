@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::api::JsonObject;
 use crate::error::{FieldError, ValidationError};
+use crate::types::JsonObject;
 
 /// Parses a request body into its top-level JSON object, or `invalid_json`.
 pub(crate) fn parse_object(body: &[u8]) -> Result<JsonObject, ValidationError> {
@@ -164,7 +164,7 @@ mod tests {
         assert!(parse_object(br#"{"a":1}"#).is_ok());
         for body in [&b"[]"[..], b"\"text\"", b"42", b"null", b"{", b"", b"\xff"] {
             let err = parse_object(body).unwrap_err();
-            assert_eq!(err.code, crate::ErrorCode::InvalidJson, "{body:?}");
+            assert_eq!(err.code, crate::error::ErrorCode::InvalidJson, "{body:?}");
         }
     }
 

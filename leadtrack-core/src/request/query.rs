@@ -5,9 +5,11 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
-use crate::api::{LeadIdentifier, LeadStatus};
+use strum::{AsRefStr, EnumString, VariantArray};
+
+use super::fields;
 use crate::error::ValidationError;
-use crate::fields;
+use crate::types::{LeadId, LeadIdentifier, LeadStatus};
 
 /// Leads per page when `limit` is absent.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -16,8 +18,9 @@ pub const MAX_LIMIT: u32 = 100;
 /// The shortest `search` term, in characters.
 pub const MIN_SEARCH_CHARS: usize = 2;
 
-/// A field getLeads sorts by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A field getLeads sorts by, named in `sort` as written here (`createdAt`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, AsRefStr, EnumString, VariantArray)]
+#[strum(serialize_all = "camelCase")]
 pub enum SortField {
     /// `createdAt`
     CreatedAt,
@@ -33,47 +36,14 @@ pub enum SortField {
     Status,
 }
 
-impl SortField {
-    /// Every sort field.
-    pub const ALL: [SortField; 6] = [
-        Self::CreatedAt,
-        Self::FirstName,
-        Self::LastName,
-        Self::Email,
-        Self::Price,
-        Self::Status,
-    ];
-
-    /// The field's name in `sort`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::CreatedAt => "createdAt",
-            Self::FirstName => "firstName",
-            Self::LastName => "lastName",
-            Self::Email => "email",
-            Self::Price => "price",
-            Self::Status => "status",
-        }
-    }
-}
-
-/// Ascending or descending.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Ascending or descending, named `asc` and `desc` in `sort`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, AsRefStr, EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum SortDirection {
     /// `asc`
     Asc,
     /// `desc`
     Desc,
-}
-
-impl SortDirection {
-    /// The direction's name in `sort`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Asc => "asc",
-            Self::Desc => "desc",
-        }
-    }
 }
 
 /// `sort=field:direction`. Nulls sort last in both directions; ties break on the lead id in
@@ -254,7 +224,7 @@ impl LeadQuery {
             self.status.as_ref().map(|statuses| {
                 statuses
                     .iter()
-                    .map(|s| s.as_str())
+                    .map(LeadStatus::as_ref)
                     .collect::<Vec<_>>()
                     .join(",")
             }),
@@ -277,8 +247,8 @@ impl LeadQuery {
                 "sort",
                 Some(format!(
                     "{}:{}",
-                    self.sort.field.as_str(),
-                    self.sort.direction.as_str()
+                    self.sort.field.as_ref(),
+                    self.sort.direction.as_ref()
                 )),
             );
         }
@@ -331,11 +301,6 @@ impl LeadQuery {
     pub fn offset(&self) -> u64 {
         u64::from(self.page - 1) * u64::from(self.limit)
     }
-}
-
-/// `ceil(total / limit)`: the page count of a result.
-pub fn total_pages(total: u64, limit: u32) -> u64 {
-    total.div_ceil(u64::from(limit.max(1)))
 }
 
 fn parse_number(value: &str) -> Option<u64> {
@@ -391,15 +356,10 @@ fn parse_sort(value: &str) -> Result<Sort, ValidationError> {
         Some((field, direction)) => (field, Some(direction)),
         None => (value, None),
     };
-    let field = SortField::ALL
-        .into_iter()
-        .find(|f| f.as_str() == field)
-        .ok_or_else(invalid)?;
+    let field: SortField = field.parse().map_err(|_| invalid())?;
     let direction = match direction {
         None => SortDirection::Asc,
-        Some("asc") => SortDirection::Asc,
-        Some("desc") => SortDirection::Desc,
-        Some(_) => return Err(invalid()),
+        Some(direction) => direction.parse().map_err(|_| invalid())?,
     };
     Ok(Sort { field, direction })
 }
@@ -447,7 +407,7 @@ pub fn lead_identifier_from_pairs<K: AsRef<str>, V: AsRef<str>>(
     let params = Params::new(pairs);
     if let Some(id) = params.filter("leadId", true) {
         return fields::parse_positive_digits(&id)
-            .map(LeadIdentifier::LeadId)
+            .map(|id| LeadIdentifier::LeadId(LeadId(id)))
             .ok_or_else(|| ValidationError::invalid_query("leadId", "must be a positive integer"));
     }
     if let Some(id) = params.filter("uniqueIdentifier", true) {
@@ -465,7 +425,7 @@ pub fn lead_identifier_from_pairs<K: AsRef<str>, V: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorCode;
+    use crate::error::ErrorCode;
     use chrono::TimeZone;
 
     fn query(pairs: &[(&str, &str)]) -> Result<LeadQuery, ValidationError> {
@@ -609,13 +569,13 @@ mod tests {
 
     #[test]
     fn sort_field_and_direction() {
-        for field in SortField::ALL {
+        for &field in SortField::VARIANTS {
             for (suffix, direction) in [
                 ("", SortDirection::Asc),
                 (":asc", SortDirection::Asc),
                 (":desc", SortDirection::Desc),
             ] {
-                let value = format!("{}{suffix}", field.as_str());
+                let value = format!("{}{suffix}", field.as_ref());
                 assert_eq!(
                     query(&[("sort", &value)]).unwrap().sort,
                     Sort { field, direction }
@@ -708,18 +668,10 @@ mod tests {
     }
 
     #[test]
-    fn page_count() {
-        assert_eq!(total_pages(0, 50), 0);
-        assert_eq!(total_pages(1, 50), 1);
-        assert_eq!(total_pages(100, 50), 2);
-        assert_eq!(total_pages(101, 50), 3);
-    }
-
-    #[test]
     fn get_lead_identifier_priority() {
         let id = lead_identifier_from_pairs([("phone", "1"), ("email", "a@x.io"), ("leadId", "7")])
             .unwrap();
-        assert_eq!(id, LeadIdentifier::LeadId(7));
+        assert_eq!(id, LeadIdentifier::LeadId(LeadId(7)));
         let id = lead_identifier_from_pairs([("phone", "1"), ("email", "a@x.io")]).unwrap();
         assert_eq!(id, LeadIdentifier::Email("a@x.io".into()));
         let id = lead_identifier_from_pairs([("phone", "1"), ("uniqueIdentifier", "u")]).unwrap();

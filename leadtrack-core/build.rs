@@ -1,0 +1,53 @@
+//! Generates `conformance_tests!` from the conformance checks themselves, so that the
+//! macro's list of checks cannot miss one: every `pub async fn NAME<B: Backend>` in a file
+//! of `src/testkit/` becomes one `#[tokio::test]` in a module named after the file.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::{env, fs};
+
+fn main() {
+    let dir = Path::new("src/testkit");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .expect("src/testkit exists")
+        .map(|entry| entry.expect("readable directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .filter(|path| path.file_stem().is_some_and(|stem| stem != "mod"))
+        .collect();
+    files.sort();
+
+    let mut modules = String::new();
+    for file in &files {
+        println!("cargo::rerun-if-changed={}", file.display());
+        let module = file.file_stem().unwrap().to_str().expect("UTF-8 file name");
+        let source = fs::read_to_string(file).expect("readable check file");
+        let checks: Vec<&str> = source
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub async fn "))
+            .filter_map(|rest| rest.split_once("<B: Backend>"))
+            .map(|(name, _)| name)
+            .collect();
+        assert!(!checks.is_empty(), "{} holds no checks", file.display());
+        write!(modules, "mod {module} {{ use super::*; ").unwrap();
+        for check in checks {
+            write!(
+                modules,
+                "#[tokio::test(flavor = \"multi_thread\", worker_threads = 4)] \
+                 async fn {check}() {{ $crate::testkit::{module}::{check}(&$backend).await; }} "
+            )
+            .unwrap();
+        }
+        modules.push_str("} ");
+    }
+
+    let generated = format!(
+        "/// Expands to one `#[tokio::test]` per conformance check, for the [`Backend`] \
+         expression, grouped in one module per concern.\n\
+         #[macro_export]\n\
+         macro_rules! conformance_tests {{ ($backend:expr) => {{ {modules} }}; }}\n"
+    );
+    let out =
+        Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("conformance_tests.rs");
+    fs::write(out, generated).expect("writable OUT_DIR");
+}

@@ -1,0 +1,138 @@
+//! getLeadJobs: a lead's conversion jobs with every delivery and attempt.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::messages;
+use crate::job::{Attempt, Delivery, JobRecord};
+use crate::types::{
+    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JobState, LeadId,
+};
+
+/// Response of getLeadJobs: a lead's conversion jobs, newest first, with every delivery and
+/// every attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetLeadJobsResponse {
+    /// `Lead jobs retrieved`.
+    pub message: String,
+    /// The lead.
+    pub lead_id: LeadId,
+    /// Its jobs, newest first.
+    pub jobs: Vec<JobView>,
+}
+
+/// A conversion job as getLeadJobs shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobView {
+    /// The job's id.
+    pub id: JobId,
+    /// The event id every platform received for this conversion.
+    pub event_id: Uuid,
+    /// The label or `lost` applied.
+    pub conversion_id: ConversionId,
+    /// `queued`, `running`, `done` or `cancelled`.
+    pub status: JobState,
+    /// The price reported, in cents.
+    pub price: Option<i64>,
+    /// When the rating was applied.
+    #[serde(with = "crate::time::rfc3339_millis")]
+    pub created_at: DateTime<Utc>,
+    /// When a worker first picked it up.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it ended.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub finished_at: Option<DateTime<Utc>>,
+    /// One per integration the conversion goes to (or skips).
+    pub deliveries: Vec<DeliveryView>,
+}
+
+/// One integration's delivery of a job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryView {
+    /// The integration.
+    pub integration: IntegrationKind,
+    /// `pending`, `delivered`, `skipped` or `failed`.
+    pub status: DeliveryState,
+    /// When the next attempt is due, while pending.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// Why it was skipped, or its last error.
+    pub detail: Option<String>,
+    /// Every attempt, oldest first.
+    pub attempts: Vec<AttemptView>,
+}
+
+/// One delivery attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptView {
+    /// When it was made.
+    #[serde(with = "crate::time::rfc3339_millis")]
+    pub at: DateTime<Utc>,
+    /// `delivered`, `skipped`, `retry` or `failed`.
+    pub outcome: AttemptOutcome,
+    /// The platform's HTTP status, when it answered.
+    pub http_status: Option<u16>,
+    /// What went wrong, briefly.
+    pub error: Option<String>,
+    /// For a retry: when the next attempt is due.
+    #[serde(with = "crate::time::rfc3339_millis_option")]
+    pub retry_at: Option<DateTime<Utc>>,
+}
+
+impl From<&Attempt> for AttemptView {
+    fn from(attempt: &Attempt) -> Self {
+        Self {
+            at: attempt.at,
+            outcome: attempt.outcome,
+            http_status: attempt.http_status,
+            error: attempt.error.clone(),
+            retry_at: attempt.retry_at,
+        }
+    }
+}
+
+impl From<&(Delivery, Vec<Attempt>)> for DeliveryView {
+    fn from((delivery, attempts): &(Delivery, Vec<Attempt>)) -> Self {
+        Self {
+            integration: delivery.integration,
+            status: delivery.state,
+            next_attempt_at: delivery.next_attempt_at,
+            detail: delivery.detail.clone(),
+            attempts: attempts.iter().map(AttemptView::from).collect(),
+        }
+    }
+}
+
+impl From<&JobRecord> for JobView {
+    fn from(record: &JobRecord) -> Self {
+        let job = &record.job;
+        Self {
+            id: job.id,
+            event_id: job.event_id,
+            conversion_id: job.conversion_id,
+            status: job.state,
+            price: job.price,
+            created_at: job.created_at,
+            started_at: job.started_at,
+            finished_at: job.finished_at,
+            deliveries: record.deliveries.iter().map(DeliveryView::from).collect(),
+        }
+    }
+}
+
+impl GetLeadJobsResponse {
+    /// The response for a lead's job records.
+    pub fn new(lead_id: LeadId, records: &[JobRecord]) -> Self {
+        Self {
+            message: messages::LEAD_JOBS_RETRIEVED.to_owned(),
+            lead_id,
+            jobs: records.iter().map(JobView::from).collect(),
+        }
+    }
+}

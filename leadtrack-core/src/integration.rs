@@ -1,0 +1,201 @@
+//! Integration settings: the credentials and options of each platform a project forwards
+//! conversions to. Credentials are [`Secret`]s that never print.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use strum::VariantArray;
+
+use crate::types::IntegrationKind;
+
+/// A credential: kept by stores, sent to its platform, never printed.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a credential.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The credential itself, for the one place that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Google Analytics 4 Measurement Protocol settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ga4Settings {
+    /// The web stream's measurement id, `G-XXXXXXX`.
+    pub measurement_id: String,
+    /// A Measurement Protocol API secret of the stream.
+    pub api_secret: Secret,
+    /// Send to the validation endpoint and treat its messages as errors.
+    #[serde(default)]
+    pub validate: bool,
+    /// Overrides `https://www.google-analytics.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// Meta Conversions API settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetaSettings {
+    /// The pixel (dataset) id.
+    pub pixel_id: String,
+    /// A system-user access token.
+    pub access_token: Secret,
+    /// Graph API version, e.g. `v23.0`.
+    pub api_version: String,
+    /// Sends events to the Test Events tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_event_code: Option<String>,
+    /// Overrides `https://graph.facebook.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// Google Ads settings, through the Data Manager API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoogleAdsSettings {
+    /// The Google Ads customer id conversions belong to (digits).
+    pub customer_id: String,
+    /// The manager account the credentials act through, if any (digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_customer_id: Option<String>,
+    /// OAuth client id.
+    pub client_id: String,
+    /// OAuth client secret.
+    pub client_secret: Secret,
+    /// OAuth refresh token with the `datamanager` scope.
+    pub refresh_token: Secret,
+    /// Overrides `https://oauth2.googleapis.com/token`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+    /// Overrides `https://datamanager.googleapis.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// A signed JSON webhook.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookSettings {
+    /// Where events are posted.
+    pub url: String,
+    /// The HMAC-SHA256 signing secret.
+    pub secret: Secret,
+}
+
+/// One integration's settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IntegrationSettings {
+    /// Google Ads.
+    GoogleAds(GoogleAdsSettings),
+    /// Google Analytics 4.
+    Ga4(Ga4Settings),
+    /// Meta.
+    Meta(MetaSettings),
+    /// Webhook.
+    Webhook(WebhookSettings),
+}
+
+impl IntegrationSettings {
+    /// Which integration these settings are for.
+    pub fn kind(&self) -> IntegrationKind {
+        match self {
+            Self::GoogleAds(_) => IntegrationKind::GoogleAds,
+            Self::Ga4(_) => IntegrationKind::Ga4,
+            Self::Meta(_) => IntegrationKind::Meta,
+            Self::Webhook(_) => IntegrationKind::Webhook,
+        }
+    }
+}
+
+/// The integrations a project has connected.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Integrations {
+    /// Google Ads, when connected.
+    pub google_ads: Option<GoogleAdsSettings>,
+    /// GA4, when connected.
+    pub ga4: Option<Ga4Settings>,
+    /// Meta, when connected.
+    pub meta: Option<MetaSettings>,
+    /// The webhook, when connected.
+    pub webhook: Option<WebhookSettings>,
+}
+
+impl Integrations {
+    /// Whether `kind` is connected.
+    pub fn is_connected(&self, kind: IntegrationKind) -> bool {
+        match kind {
+            IntegrationKind::GoogleAds => self.google_ads.is_some(),
+            IntegrationKind::Ga4 => self.ga4.is_some(),
+            IntegrationKind::Meta => self.meta.is_some(),
+            IntegrationKind::Webhook => self.webhook.is_some(),
+        }
+    }
+
+    /// The connected integrations, in [`IntegrationKind`] order.
+    pub fn connected(&self) -> Vec<IntegrationKind> {
+        IntegrationKind::VARIANTS
+            .iter()
+            .copied()
+            .filter(|kind| self.is_connected(*kind))
+            .collect()
+    }
+
+    /// Adds or replaces one integration's settings.
+    pub fn set(&mut self, settings: IntegrationSettings) {
+        match settings {
+            IntegrationSettings::GoogleAds(s) => self.google_ads = Some(s),
+            IntegrationSettings::Ga4(s) => self.ga4 = Some(s),
+            IntegrationSettings::Meta(s) => self.meta = Some(s),
+            IntegrationSettings::Webhook(s) => self.webhook = Some(s),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_never_print() {
+        let settings = WebhookSettings {
+            url: "https://example.com/hook".into(),
+            secret: Secret::new("whsec_abc"),
+        };
+        let printed = format!("{settings:?}");
+        assert!(!printed.contains("whsec_abc"), "{printed}");
+        assert_eq!(settings.secret.expose(), "whsec_abc");
+    }
+
+    #[test]
+    fn integration_settings_are_tagged_by_kind() {
+        let settings = IntegrationSettings::Ga4(Ga4Settings {
+            measurement_id: "G-TEST".into(),
+            api_secret: Secret::new("s3cret"),
+            validate: false,
+            base_url: None,
+        });
+        let json = serde_json::to_value(&settings).unwrap();
+        assert_eq!(json["kind"], "ga4");
+        assert_eq!(json["apiSecret"], "s3cret");
+        let back: IntegrationSettings = serde_json::from_value(json).unwrap();
+        assert_eq!(back, settings);
+        assert_eq!(back.kind(), IntegrationKind::Ga4);
+    }
+}

@@ -1,0 +1,183 @@
+//! Conversion jobs: what a rating queues (the deliveries it plans and the warnings it
+//! answers with), and the job as workers claim it and record their attempts on it.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::integration::Integrations;
+use crate::label::{ConversionLabel, LabelMapping, mapping_for};
+use crate::lead::StoredLead;
+use crate::project::Project;
+use crate::types::{
+    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JobState, LeadId,
+    LeadStatus, ProjectId,
+};
+
+/// One integration that a queued conversion will skip, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The integration that will be skipped.
+    pub integration: IntegrationKind,
+    /// A sentence a person understands.
+    pub reason: String,
+    /// The missing field: `gclid`, `cid` or `user_data`.
+    pub field: String,
+    /// When the warning was generated.
+    #[serde(with = "crate::time::rfc3339_millis")]
+    pub timestamp: DateTime<Utc>,
+}
+
+/// Why a lead cannot be sent to an integration: the missing field and a sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skip {
+    /// `gclid`, `cid` or `user_data`.
+    pub field: &'static str,
+    /// A sentence a person understands.
+    pub reason: String,
+}
+
+/// One integration a conversion goes to, or is skipped for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedDelivery {
+    /// The integration.
+    pub integration: IntegrationKind,
+    /// Why it is skipped, if it is.
+    pub skip: Option<Skip>,
+}
+
+/// A conversion job a status update queues, decided by [`crate::rules::plan_conversion`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewJob {
+    /// The stable event id platforms deduplicate on.
+    pub event_id: Uuid,
+    /// The label or `lost`.
+    pub conversion_id: ConversionId,
+    /// The status the lead takes when the job is done.
+    pub final_status: LeadStatus,
+    /// The price to report, in cents.
+    pub price: Option<i64>,
+    /// The integrations to deliver to (or skip).
+    pub deliveries: Vec<PlannedDelivery>,
+    /// The response's warnings: the skipped deliveries.
+    pub warnings: Vec<Warning>,
+}
+
+/// The outcome of a status update.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusChange {
+    /// The lead updated.
+    pub lead_id: LeadId,
+    /// Its `uniqueIdentifier`.
+    pub unique_identifier: Option<String>,
+    /// The job queued, or `None` for `open`.
+    pub job: Option<JobId>,
+    /// The integrations the queued conversion will skip.
+    pub warnings: Vec<Warning>,
+}
+
+/// A conversion job: one rating of one lead, to be delivered to its integrations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// Its id.
+    pub id: JobId,
+    /// The stable event id every platform receives for this conversion, across retries.
+    pub event_id: Uuid,
+    /// The lead's project.
+    pub project_id: ProjectId,
+    /// The lead.
+    pub lead_id: LeadId,
+    /// The label or `lost` applied.
+    pub conversion_id: ConversionId,
+    /// The status the lead takes when the job is done.
+    pub final_status: LeadStatus,
+    /// The lead's price when the rating was applied, in cents.
+    pub price: Option<i64>,
+    /// When the rating was applied: the conversion's time.
+    pub created_at: DateTime<Utc>,
+    /// When the job is next due.
+    pub due_at: DateTime<Utc>,
+    /// Where it stands.
+    pub state: JobState,
+    /// When a worker first picked it up.
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it ended.
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// One integration's delivery of a job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// The integration.
+    pub integration: IntegrationKind,
+    /// Where it stands.
+    pub state: DeliveryState,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// When the next attempt is due (pending deliveries only).
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// Why it was skipped, or the last error.
+    pub detail: Option<String>,
+}
+
+/// One delivery attempt, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    /// The integration.
+    pub integration: IntegrationKind,
+    /// When it was made.
+    pub at: DateTime<Utc>,
+    /// How it ended.
+    pub outcome: AttemptOutcome,
+    /// The platform's HTTP status, when it answered.
+    pub http_status: Option<u16>,
+    /// A short description of the failure (never a secret).
+    pub error: Option<String>,
+    /// For [`AttemptOutcome::Retry`]: when to try again.
+    pub retry_at: Option<DateTime<Utc>>,
+}
+
+/// A worker's hold on a job: operations on the job must present it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Lease {
+    /// Identifies this hold; a job claimed again gets a new one.
+    pub token: Uuid,
+    /// When the hold lapses and another worker may claim the job.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A job a worker has claimed, with everything it needs to deliver it, read in the same
+/// transaction as the claim.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimedJob {
+    /// The job.
+    pub job: Job,
+    /// The worker's hold.
+    pub lease: Lease,
+    /// The lead, device data included.
+    pub lead: StoredLead,
+    /// Every delivery of the job, ended ones included.
+    pub deliveries: Vec<Delivery>,
+    /// The lead's project (currency, phone country code, `lost` mapping).
+    pub project: Project,
+    /// The label applied; `None` for `lost`.
+    pub label: Option<ConversionLabel>,
+    /// The project's integration settings.
+    pub integrations: Integrations,
+}
+
+impl ClaimedJob {
+    /// What this conversion sends to each integration.
+    pub fn mapping(&self) -> &LabelMapping {
+        mapping_for(self.label.as_ref(), &self.project.lost_mapping)
+    }
+}
+
+/// A job with its deliveries and their attempts, as `getLeadJobs` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobRecord {
+    /// The job.
+    pub job: Job,
+    /// Its deliveries with their attempts, oldest first.
+    pub deliveries: Vec<(Delivery, Vec<Attempt>)>,
+}

@@ -1,0 +1,118 @@
+//! Conversion labels: what a CRM rating means for each ad platform, and the mapping that
+//! `lost` uses in its place.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::types::{IntegrationKind, ProjectId};
+
+/// What a conversion sends to each integration. A label has one; so has `lost`, per project.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelMapping {
+    /// GA4 event name, e.g. `qualify_lead`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ga4_event: Option<String>,
+    /// Meta event name, e.g. `Lead` or a CRM stage name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_event: Option<String>,
+    /// Google Ads conversion action: its id, or its resource name
+    /// `customers/{customer}/conversionActions/{id}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub google_ads_action: Option<String>,
+    /// Whether the webhook receives this conversion.
+    #[serde(default)]
+    pub webhook: bool,
+}
+
+impl LabelMapping {
+    /// Whether this mapping sends anything to `kind`.
+    pub fn maps(&self, kind: IntegrationKind) -> bool {
+        match kind {
+            IntegrationKind::GoogleAds => self.google_ads_action.is_some(),
+            IntegrationKind::Ga4 => self.ga4_event.is_some(),
+            IntegrationKind::Meta => self.meta_event.is_some(),
+            IntegrationKind::Webhook => self.webhook,
+        }
+    }
+
+    /// The mapping of `lost` in a new project: only the webhook hears of lost leads.
+    pub fn default_lost() -> Self {
+        Self {
+            webhook: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// A conversion label: what a CRM rating means for the ad platforms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionLabel {
+    /// Its UUID, sent as `conversionId`.
+    pub id: Uuid,
+    /// The project it belongs to.
+    pub project_id: ProjectId,
+    /// A name for people, e.g. `Qualified`.
+    pub name: String,
+    /// Whether processed leads become `rated` (else `open`).
+    pub mark_as_done: bool,
+    /// What it sends to each integration.
+    pub mapping: LabelMapping,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// What a new label is made of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewLabel {
+    /// A name for people.
+    pub name: String,
+    /// Whether processed leads become `rated`.
+    pub mark_as_done: bool,
+    /// What it sends to each integration.
+    pub mapping: LabelMapping,
+}
+
+impl NewLabel {
+    /// Checks the label and trims its name; the error says what is wrong.
+    pub fn validate(mut self) -> Result<Self, String> {
+        let name = self.name.trim();
+        if name.is_empty() {
+            return Err("a conversion label needs a name".to_owned());
+        }
+        self.name = name.to_owned();
+        Ok(self)
+    }
+}
+
+/// The mapping a conversion uses: its label's, or the project's `lost` mapping.
+pub fn mapping_for<'a>(
+    label: Option<&'a ConversionLabel>,
+    lost_mapping: &'a LabelMapping,
+) -> &'a LabelMapping {
+    label.map_or(lost_mapping, |label| &label.mapping)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_need_a_name() {
+        let label = NewLabel {
+            name: " Customer ".into(),
+            mark_as_done: true,
+            mapping: LabelMapping::default(),
+        };
+        assert_eq!(label.clone().validate().unwrap().name, "Customer");
+        let blank = NewLabel {
+            name: "  ".into(),
+            ..label
+        };
+        assert_eq!(
+            blank.validate().unwrap_err(),
+            "a conversion label needs a name"
+        );
+    }
+}

@@ -1,0 +1,237 @@
+//! Projects: the unit every lead, key, label and integration belongs to, and the rules for
+//! their ids, names, currencies and calling codes that every backend applies.
+
+use chrono::{DateTime, Utc};
+
+use crate::label::LabelMapping;
+use crate::types::{ProjectId, random_bytes};
+
+/// A project: the unit every lead, key, label and integration belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Project {
+    /// Internal id.
+    pub id: ProjectId,
+    /// The public id browsers send as `projectId`.
+    pub public_id: String,
+    /// A name for people.
+    pub name: String,
+    /// A deactivated project accepts no requests (`403 project_inactive`).
+    pub active: bool,
+    /// ISO 4217 code of lead prices, e.g. `EUR`.
+    pub currency: String,
+    /// Calling code (digits, e.g. `49`) put in front of national phone numbers.
+    pub phone_country_code: Option<String>,
+    /// What a `lost` conversion sends to each integration.
+    pub lost_mapping: LabelMapping,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// The currency of a project created without one.
+pub const DEFAULT_CURRENCY: &str = "USD";
+
+/// What a new project starts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewProject {
+    /// The public id; generated when `None`. See [`validate_public_id`].
+    pub public_id: Option<String>,
+    /// A name for people.
+    pub name: String,
+    /// ISO 4217 code; [`DEFAULT_CURRENCY`] when `None`. See [`validate_currency`].
+    pub currency: Option<String>,
+}
+
+/// Project settings that can change after creation; `None` leaves a setting as it is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProjectSettings {
+    /// A new name.
+    pub name: Option<String>,
+    /// A new ISO 4217 currency.
+    pub currency: Option<String>,
+    /// A new phone calling code; `Some(None)` removes it.
+    pub phone_country_code: Option<Option<String>>,
+    /// A new mapping for `lost`.
+    pub lost_mapping: Option<LabelMapping>,
+}
+
+/// A fresh random public project id, `prj_` and 16 hex digits.
+pub fn generate_public_id() -> String {
+    format!("prj_{}", hex::encode(random_bytes::<8>()))
+}
+
+/// A new project after [`NewProject::validate`]: the values a store inserts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidProject {
+    /// The public id, given or generated.
+    pub public_id: String,
+    /// The name, trimmed.
+    pub name: String,
+    /// The currency, given or [`DEFAULT_CURRENCY`].
+    pub currency: String,
+}
+
+impl NewProject {
+    /// Applies the defaults (a generated public id, [`DEFAULT_CURRENCY`]) and checks every
+    /// value; the error says what is wrong, in words for the person who gave it.
+    pub fn validate(self) -> Result<ValidProject, String> {
+        let public_id = match self.public_id {
+            Some(id) => {
+                validate_public_id(&id)?;
+                id
+            }
+            None => generate_public_id(),
+        };
+        let currency = self.currency.unwrap_or_else(|| DEFAULT_CURRENCY.to_owned());
+        validate_currency(&currency)?;
+        Ok(ValidProject {
+            public_id,
+            name: validate_name(&self.name)?,
+            currency,
+        })
+    }
+}
+
+impl ProjectSettings {
+    /// Checks the changed settings and applies them to `project`; on an error `project`
+    /// is left as it was.
+    pub fn apply(self, project: &mut Project) -> Result<(), String> {
+        let mut changed = project.clone();
+        if let Some(name) = self.name {
+            changed.name = validate_name(&name)?;
+        }
+        if let Some(currency) = self.currency {
+            validate_currency(&currency)?;
+            changed.currency = currency;
+        }
+        if let Some(code) = self.phone_country_code {
+            if let Some(code) = &code {
+                validate_country_code(code)?;
+            }
+            changed.phone_country_code = code;
+        }
+        if let Some(mapping) = self.lost_mapping {
+            changed.lost_mapping = mapping;
+        }
+        *project = changed;
+        Ok(())
+    }
+}
+
+/// A project's name, trimmed; it must not be blank.
+fn validate_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    if name.is_empty() {
+        Err("a project needs a name".to_owned())
+    } else {
+        Ok(name.to_owned())
+    }
+}
+
+/// Public ids are 1 to 64 characters of ASCII letters, digits, `_` and `-`.
+pub fn validate_public_id(id: &str) -> Result<(), String> {
+    let valid_chars = id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if (1..=64).contains(&id.len()) && valid_chars {
+        Ok(())
+    } else {
+        Err(format!(
+            "project id {id:?} must be 1 to 64 characters of letters, digits, '_' or '-'"
+        ))
+    }
+}
+
+/// Currencies are ISO 4217 codes: three uppercase ASCII letters.
+pub fn validate_currency(code: &str) -> Result<(), String> {
+    if code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "currency {code:?} must be an ISO 4217 code such as EUR or USD"
+        ))
+    }
+}
+
+/// Phone calling codes are 1 to 3 digits, without `+` or leading zeros.
+pub fn validate_country_code(code: &str) -> Result<(), String> {
+    let digits = code.bytes().all(|b| b.is_ascii_digit());
+    if (1..=3).contains(&code.len()) && digits && !code.starts_with('0') {
+        Ok(())
+    } else {
+        Err(format!(
+            "country calling code {code:?} must be 1 to 3 digits without '+', such as 49 or 1"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_codes_are_validated() {
+        assert!(validate_public_id("acme-prod_1").is_ok());
+        assert!(validate_public_id("").is_err());
+        assert!(validate_public_id("has space").is_err());
+        assert!(validate_public_id(&"x".repeat(65)).is_err());
+        assert!(validate_public_id(&generate_public_id()).is_ok());
+        assert!(validate_currency("EUR").is_ok());
+        assert!(validate_currency("eur").is_err());
+        assert!(validate_currency("EURO").is_err());
+        assert!(validate_country_code("49").is_ok());
+        assert!(validate_country_code("+49").is_err());
+        assert!(validate_country_code("049").is_err());
+    }
+
+    #[test]
+    fn new_projects_get_defaults_and_checked_values() {
+        let valid = NewProject {
+            public_id: None,
+            name: "  Acme ".into(),
+            currency: None,
+        }
+        .validate()
+        .unwrap();
+        assert!(valid.public_id.starts_with("prj_"));
+        assert_eq!(
+            (valid.name.as_str(), valid.currency.as_str()),
+            ("Acme", "USD")
+        );
+        let blank = NewProject {
+            public_id: Some("acme".into()),
+            name: " ".into(),
+            currency: Some("EUR".into()),
+        };
+        assert_eq!(blank.validate().unwrap_err(), "a project needs a name");
+    }
+
+    #[test]
+    fn settings_apply_all_or_nothing() {
+        let mut project = Project {
+            id: ProjectId(1),
+            public_id: "acme".into(),
+            name: "Acme".into(),
+            active: true,
+            currency: "USD".into(),
+            phone_country_code: None,
+            lost_mapping: LabelMapping::default_lost(),
+            created_at: DateTime::<Utc>::MIN_UTC,
+        };
+        let before = project.clone();
+        let bad = ProjectSettings {
+            name: Some("Renamed".into()),
+            currency: Some("euro".into()),
+            ..ProjectSettings::default()
+        };
+        assert!(bad.apply(&mut project).is_err());
+        assert_eq!(project, before);
+        let good = ProjectSettings {
+            currency: Some("EUR".into()),
+            phone_country_code: Some(Some("49".into())),
+            ..ProjectSettings::default()
+        };
+        good.apply(&mut project).unwrap();
+        assert_eq!(project.currency, "EUR");
+        assert_eq!(project.phone_country_code.as_deref(), Some("49"));
+    }
+}

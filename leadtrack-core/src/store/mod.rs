@@ -1,0 +1,233 @@
+//! The storage abstraction: one trait per consumer, and the errors they share. Nothing of
+//! any particular database is in it.
+//!
+//! - [`LeadStore`]: what the lead routes need (leads, status updates, key authentication,
+//!   a lead's jobs);
+//! - [`Admin`]: projects, API keys, conversion labels and integrations, for the admin
+//!   commands;
+//! - [`JobQueue`]: what the forwarding worker needs;
+//! - [`Store`]: all of them, for backends that do everything.
+//!
+//! One not-found convention holds throughout: a method that names a record (by id, key,
+//! identifier or public id) fails with [`StoreError::NotFound`] when there is none; methods
+//! returning lists or "maybe" work (a claim, a removal) say "nothing" with an empty list,
+//! `None` or `false`. Every method is confined to what its arguments name: operations on a
+//! project never see or touch another project's records (another project's lead is simply
+//! not found). Times are passed in, so callers and tests control the clock.
+//!
+//! A backend passes the conformance suite of [`crate::testkit`] (feature `testkit`) before
+//! it is used.
+
+mod error;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+
+pub use error::{Conflict, Entity, StoreError, StoreResult};
+
+use crate::integration::{IntegrationSettings, Integrations};
+use crate::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
+use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
+use crate::label::{ConversionLabel, NewLabel};
+use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use crate::project::{NewProject, Project, ProjectSettings};
+use crate::request::{LeadQuery, StatusUpdate};
+use crate::types::{IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId};
+use uuid::Uuid;
+
+/// What the lead routes need: the leads of a project, their status updates and jobs, and
+/// finding the project a request speaks for.
+#[async_trait]
+pub trait LeadStore: Send + Sync + 'static {
+    /// The project of an unrevoked key, found by the key's hash alone: the lookup's cost
+    /// depends on the hash, never on how much of a guessed key is right.
+    /// Errors: [`Entity::ApiKey`] not found (unknown or revoked).
+    async fn authenticate(&self, key: &KeyHash) -> StoreResult<Project>;
+
+    /// The project a browser's `projectId` names. Errors: [`Entity::Project`] not found.
+    async fn project_by_public_id(&self, public_id: &str) -> StoreResult<Project>;
+
+    /// Creates a lead, or, when `data` carries a `formData.uniqueEventId` that a lead of the
+    /// project already has, merges `data` into that lead ([`LeadData::merge`]). Atomic:
+    /// concurrent creates with one event id make one lead.
+    async fn create_lead(
+        &self,
+        project: ProjectId,
+        data: LeadData,
+        now: DateTime<Utc>,
+    ) -> StoreResult<CreatedLead>;
+
+    /// Finds a lead by id, or the most recently created match of the other identifiers
+    /// (ties: the higher id), by the matching rules of [`crate::matching`].
+    /// Errors: [`Entity::Lead`] not found.
+    async fn find_lead(
+        &self,
+        project: ProjectId,
+        identifier: &LeadIdentifier,
+    ) -> StoreResult<StoredLead>;
+
+    /// One page of the project's leads matching `query`, and the total count.
+    async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage>;
+
+    /// Applies updateLeadStatus atomically.
+    ///
+    /// `open`: the lead becomes `open`, `price` and `note` apply, and a job of the lead that
+    /// no worker has started is cancelled. A label or `lost`: fails with
+    /// [`Conflict::JobPending`] when the lead has an unfinished job; otherwise `price` and
+    /// `note` apply, the lead becomes `pending` with the `conversionId` recorded, and the job
+    /// of [`crate::rules::plan_conversion`] is queued, due at once.
+    ///
+    /// Errors: [`Entity::Lead`] or [`Entity::Label`] not found.
+    async fn update_status(
+        &self,
+        project: ProjectId,
+        update: &StatusUpdate,
+        now: DateTime<Utc>,
+    ) -> StoreResult<StatusChange>;
+
+    /// A lead's jobs, newest first, with their deliveries and attempts.
+    async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>>;
+}
+
+/// Administration: projects, API keys, conversion labels and integrations.
+///
+/// The rules for the values (project ids, currencies, names) are core's
+/// ([`NewProject::validate`], [`ProjectSettings::apply`], [`NewLabel::validate`]); a backend
+/// applies them and reports their errors as [`StoreError::Invalid`].
+#[async_trait]
+pub trait Admin: Send + Sync + 'static {
+    // ----- projects -----
+
+    /// Creates a project (active, with [`crate::label::LabelMapping::default_lost`]).
+    /// Errors: [`Conflict::ProjectExists`]; [`StoreError::Invalid`] for a bad id or currency.
+    async fn create_project(&self, project: NewProject, now: DateTime<Utc>)
+    -> StoreResult<Project>;
+
+    /// Every project, oldest first.
+    async fn projects(&self) -> StoreResult<Vec<Project>>;
+
+    /// The project with this public id. Errors: [`Entity::Project`] not found.
+    async fn project(&self, public_id: &str) -> StoreResult<Project>;
+
+    /// Changes a project's settings. Errors: [`Entity::Project`] not found,
+    /// [`StoreError::Invalid`].
+    async fn update_project(
+        &self,
+        project: ProjectId,
+        settings: ProjectSettings,
+    ) -> StoreResult<Project>;
+
+    /// Activates or deactivates a project; a deactivated project's routes answer 403.
+    async fn set_project_active(&self, project: ProjectId, active: bool) -> StoreResult<Project>;
+
+    // ----- API keys -----
+
+    /// Stores a generated key (its hash and prefix only).
+    async fn insert_api_key(
+        &self,
+        project: ProjectId,
+        key: &GeneratedKey,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ApiKeyInfo>;
+
+    /// Generates a key for the project and stores it; the plain key is returned once.
+    async fn issue_api_key(
+        &self,
+        project: ProjectId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<NewApiKey> {
+        let key = GeneratedKey::generate();
+        let info = self.insert_api_key(project, &key, now).await?;
+        Ok(NewApiKey { key: key.key, info })
+    }
+
+    /// The project's keys, revoked ones included, oldest first.
+    async fn api_keys(&self, project: ProjectId) -> StoreResult<Vec<ApiKeyInfo>>;
+
+    /// Revokes a key of the project. Errors: [`Entity::ApiKey`] not found,
+    /// [`Conflict::AmbiguousKey`].
+    async fn revoke_api_key(
+        &self,
+        project: ProjectId,
+        key: &KeyRef,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ApiKeyInfo>;
+
+    // ----- conversion labels -----
+
+    /// Creates a label. Errors: [`Entity::Project`] not found, [`StoreError::Invalid`].
+    async fn create_label(
+        &self,
+        project: ProjectId,
+        label: NewLabel,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ConversionLabel>;
+
+    /// The project's labels, oldest first.
+    async fn labels(&self, project: ProjectId) -> StoreResult<Vec<ConversionLabel>>;
+
+    /// A label of the project. Errors: [`Entity::Label`] not found.
+    async fn label(&self, project: ProjectId, id: Uuid) -> StoreResult<ConversionLabel>;
+
+    // ----- integrations -----
+
+    /// The project's connected integrations.
+    async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations>;
+
+    /// Connects an integration, or replaces its settings. Errors: [`Entity::Project`] not
+    /// found.
+    async fn set_integration(
+        &self,
+        project: ProjectId,
+        settings: IntegrationSettings,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// Disconnects an integration; `false` when it was not connected.
+    async fn remove_integration(
+        &self,
+        project: ProjectId,
+        kind: IntegrationKind,
+    ) -> StoreResult<bool>;
+}
+
+/// The conversion-job queue the forwarding worker drives. Jobs are leased: every operation
+/// on a claimed job presents the lease it was claimed with.
+#[async_trait]
+pub trait JobQueue: Send + Sync + 'static {
+    /// Claims the job due soonest (a queued job due by `now`, or a running job whose lease
+    /// lapsed) with a lease lasting `lease_for`; `None` when nothing is due.
+    async fn claim_job(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedJob>>;
+
+    /// Records a delivery attempt and moves the delivery to the attempt's
+    /// [`crate::types::AttemptOutcome::delivery_state`]. Errors: [`Conflict::LeaseLost`].
+    async fn record_attempt(&self, job: JobId, lease: Uuid, attempt: &Attempt) -> StoreResult<()>;
+
+    /// Returns a claimed job to the queue, due at `due_at`, releasing the lease.
+    /// Errors: [`Conflict::LeaseLost`].
+    async fn reschedule_job(
+        &self,
+        job: JobId,
+        lease: Uuid,
+        due_at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// Ends a job whose deliveries have all ended, and moves its lead to the job's final
+    /// status, unless the lead was reset to `open` meanwhile. Returns the lead's status.
+    /// Errors: [`Conflict::LeaseLost`].
+    async fn finish_job(
+        &self,
+        job: JobId,
+        lease: Uuid,
+        now: DateTime<Utc>,
+    ) -> StoreResult<LeadStatus>;
+}
+
+/// A backend that does everything: the lead routes, administration and the job queue.
+pub trait Store: LeadStore + Admin + JobQueue {}
+
+impl<T: LeadStore + Admin + JobQueue> Store for T {}

@@ -1,0 +1,272 @@
+//! Administration: projects, API keys, labels and integrations.
+
+use super::{
+    Backend, all_integrations, all_kinds, all_mapped, assert_not_found, at, project, webhook,
+};
+use crate::integration::{IntegrationSettings, WebhookSettings};
+use crate::key::{KeyHash, KeyRef};
+use crate::label::{LabelMapping, NewLabel};
+use crate::project::{NewProject, ProjectSettings};
+use crate::store::{Admin, Conflict, Entity, LeadStore, StoreError};
+use crate::types::IntegrationKind;
+
+/// Projects: created with a given or generated id, unique ids, validated settings,
+/// deactivation.
+pub async fn project_administration<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p1 = project(&store, "acme").await;
+    assert_eq!(
+        (p1.public_id.as_str(), p1.currency.as_str(), p1.active),
+        ("acme", "EUR", true)
+    );
+    assert_eq!(p1.lost_mapping, LabelMapping::default_lost());
+    let generated = store
+        .create_project(
+            NewProject {
+                public_id: None,
+                name: " Second ".into(),
+                currency: None,
+            },
+            at(1),
+        )
+        .await
+        .unwrap();
+    assert!(generated.public_id.starts_with("prj_"));
+    assert_eq!(
+        (generated.name.as_str(), generated.currency.as_str()),
+        ("Second", "USD")
+    );
+
+    let duplicate = store
+        .create_project(
+            NewProject {
+                public_id: Some("acme".into()),
+                name: "Again".into(),
+                currency: None,
+            },
+            at(2),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(duplicate, StoreError::Conflict(Conflict::ProjectExists(_))),
+        "{duplicate}"
+    );
+    for (id, currency) in [(Some("bad id"), None), (Some("ok"), Some("euro"))] {
+        let err = store
+            .create_project(
+                NewProject {
+                    public_id: id.map(str::to_owned),
+                    name: "X".into(),
+                    currency: currency.map(str::to_owned),
+                },
+                at(2),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Invalid(_)), "{err}");
+    }
+    let listed: Vec<String> = store
+        .projects()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.public_id)
+        .collect();
+    assert_eq!(listed, ["acme".to_owned(), generated.public_id.clone()]);
+
+    let updated = store
+        .update_project(
+            p1.id,
+            ProjectSettings {
+                currency: Some("GBP".into()),
+                phone_country_code: Some(Some("44".into())),
+                lost_mapping: Some(LabelMapping {
+                    meta_event: Some("Lost".into()),
+                    ..LabelMapping::default()
+                }),
+                ..ProjectSettings::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            updated.currency.as_str(),
+            updated.phone_country_code.as_deref()
+        ),
+        ("GBP", Some("44"))
+    );
+    let err = store
+        .update_project(
+            p1.id,
+            ProjectSettings {
+                phone_country_code: Some(Some("+44".into())),
+                ..ProjectSettings::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err}");
+
+    let inactive = store.set_project_active(p1.id, false).await.unwrap();
+    assert!(!inactive.active);
+    let found = store.project("acme").await.unwrap();
+    assert_eq!(found, inactive);
+    assert_eq!(store.project_by_public_id("acme").await.unwrap(), found);
+    assert_eq!(found.lost_mapping.meta_event.as_deref(), Some("Lost"));
+    assert_not_found(store.project("nope").await, Entity::Project);
+    assert_not_found(store.project_by_public_id("nope").await, Entity::Project);
+}
+
+/// Keys authenticate their project until revoked, by whole key or by prefix.
+pub async fn api_keys_authenticate_until_revoked<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let first = store.issue_api_key(project.id, at(0)).await.unwrap();
+    let second = store.issue_api_key(project.id, at(1)).await.unwrap();
+    assert_ne!(first.key, second.key);
+    let authenticates = |key: String| {
+        let store = store.clone();
+        async move {
+            match store.authenticate(&KeyHash::of(&key)).await {
+                Ok(_) => true,
+                Err(StoreError::NotFound(Entity::ApiKey)) => false,
+                Err(err) => panic!("authenticate failed: {err}"),
+            }
+        }
+    };
+    assert!(authenticates(first.key.clone()).await);
+    assert!(authenticates(second.key.clone()).await);
+    assert!(!authenticates(format!("{}x", first.key)).await);
+    assert!(
+        !authenticates(first.info.prefix.clone()).await,
+        "a prefix is not a key"
+    );
+
+    let revoked = store
+        .revoke_api_key(project.id, &KeyRef::parse(&first.info.prefix), at(2))
+        .await
+        .unwrap();
+    assert_eq!(revoked.revoked_at, Some(at(2)));
+    assert!(!authenticates(first.key.clone()).await);
+    assert!(authenticates(second.key.clone()).await);
+    store
+        .revoke_api_key(project.id, &KeyRef::parse(&second.key), at(3))
+        .await
+        .unwrap();
+    assert!(!authenticates(second.key).await);
+
+    let listed = store.api_keys(project.id).await.unwrap();
+    assert_eq!(listed.len(), 2);
+    assert!(listed.iter().all(|key| key.revoked_at.is_some()));
+    let ambiguous = store
+        .revoke_api_key(project.id, &KeyRef::parse("lt_"), at(4))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(ambiguous, StoreError::Conflict(Conflict::AmbiguousKey(_))),
+        "{ambiguous}"
+    );
+    let unknown = store
+        .revoke_api_key(project.id, &KeyRef::parse("lt_zzzzzzzz"), at(4))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(unknown, StoreError::NotFound(Entity::ApiKey)),
+        "{unknown}"
+    );
+
+    // A deactivated project's keys still name it: the caller answers 403, not 401.
+    let third = store.issue_api_key(project.id, at(5)).await.unwrap();
+    store.set_project_active(project.id, false).await.unwrap();
+    let found = store.authenticate(&KeyHash::of(&third.key)).await.unwrap();
+    assert!(!found.active);
+}
+
+/// Labels are created, listed and found per project; integrations are connected, replaced
+/// and disconnected.
+pub async fn labels_and_integrations<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let created = store
+        .create_label(
+            project.id,
+            NewLabel {
+                name: " Customer ".into(),
+                mark_as_done: true,
+                mapping: all_mapped(),
+            },
+            at(1),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (created.name.as_str(), created.mark_as_done),
+        ("Customer", true)
+    );
+    assert_eq!(
+        store.label(project.id, created.id).await.unwrap(),
+        created.clone()
+    );
+    assert_eq!(store.labels(project.id).await.unwrap(), [created]);
+    let err = store
+        .create_label(
+            project.id,
+            NewLabel {
+                name: " ".into(),
+                mark_as_done: false,
+                mapping: LabelMapping::default(),
+            },
+            at(1),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err}");
+
+    for settings in all_integrations() {
+        store
+            .set_integration(project.id, settings, at(1))
+            .await
+            .unwrap();
+    }
+    let integrations = store.integrations(project.id).await.unwrap();
+    assert_eq!(integrations.connected(), all_kinds());
+    let replaced = WebhookSettings {
+        url: "https://other.example.com".into(),
+        ..webhook()
+    };
+    store
+        .set_integration(
+            project.id,
+            IntegrationSettings::Webhook(replaced.clone()),
+            at(2),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.integrations(project.id).await.unwrap().webhook,
+        Some(replaced)
+    );
+    assert!(
+        store
+            .remove_integration(project.id, IntegrationKind::Meta)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .remove_integration(project.id, IntegrationKind::Meta)
+            .await
+            .unwrap()
+    );
+    let left = store.integrations(project.id).await.unwrap().connected();
+    assert_eq!(
+        left,
+        [
+            IntegrationKind::GoogleAds,
+            IntegrationKind::Ga4,
+            IntegrationKind::Webhook
+        ]
+    );
+}

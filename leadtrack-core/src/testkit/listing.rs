@@ -1,0 +1,422 @@
+//! Listing leads: every filter, the sort orders and pages.
+
+use serde_json::json;
+
+use super::{Backend, at, create, ids, label, project, update};
+use crate::api::GetLeadsResponse;
+use crate::label::LabelMapping;
+use crate::request::query::{Sort, SortDirection, SortField};
+use crate::request::{LeadQuery, StatusUpdate};
+use crate::store::LeadStore;
+use crate::types::LeadId;
+use crate::types::{ConversionId, LeadStatus};
+
+/// Every getLeads filter, alone and combined.
+pub async fn listing_filters<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let label_id = label(&store, &project, true, LabelMapping::default()).await;
+    let a = create(&store, &project, json!({
+        "userData": {"firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com", "phone": "+44 20 1111"},
+        "attributionData": {"gclid": "G", "cid": "1.2"},
+        "formData": {"formName": "Contact"}, "uniqueIdentifier": "crm-a"
+    }), 0).await.lead_id;
+    let b = create(&store, &project, json!({
+        "userData": {"firstName": "Grace", "lastName": "Hopper", "email": "grace@navy.mil", "companyName": "Navy Labs"},
+        "attributionData": {"fbp": "fb.1.1.1", "fbc": "fb.1.1.abc"},
+        "formData": {"formName": "contact"}, "uniqueIdentifier": "crm-b"
+    }), 60).await.lead_id;
+    let c = create(&store, &project, json!({
+        "userData": {"firstName": "Édith", "email": "edith@example.org", "phone": "(555) 222-3333"},
+        "attributionData": {"gclid": " ", "utm_source": "news"},
+        "formData": {"formName": "Quote"}
+    }), 24 * 60).await.lead_id;
+    store
+        .update_status(project.id, &update(b, ConversionId::Label(label_id)), at(2))
+        .await
+        .unwrap();
+    store
+        .update_status(project.id, &update(c, ConversionId::Lost), at(2))
+        .await
+        .unwrap();
+
+    let list = |query: LeadQuery| {
+        let store = store.clone();
+        async move {
+            let mut found = ids(&store.list_leads(project.id, &query).await.unwrap().leads);
+            found.sort_unstable();
+            found
+        }
+    };
+    let q = LeadQuery::default;
+    assert_eq!(list(q()).await, [a, b, c]);
+    assert_eq!(
+        list(LeadQuery {
+            status: Some(vec![LeadStatus::Pending]),
+            ..q()
+        })
+        .await,
+        [b, c]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            status: Some(vec![LeadStatus::Open, LeadStatus::Rated]),
+            ..q()
+        })
+        .await,
+        [a]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            status: Some(vec![]),
+            ..q()
+        })
+        .await,
+        Vec::<LeadId>::new()
+    );
+    assert_eq!(
+        list(LeadQuery {
+            form_name: Some("Contact".into()),
+            ..q()
+        })
+        .await,
+        [a],
+        "case-sensitive"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            unique_identifier: Some("crm-b".into()),
+            ..q()
+        })
+        .await,
+        [b]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            email: Some(" ADA@example.com".into()),
+            ..q()
+        })
+        .await,
+        [a]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            phone: Some("5552223333".into()),
+            ..q()
+        })
+        .await,
+        [c]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            phone: Some("-".into()),
+            ..q()
+        })
+        .await,
+        Vec::<LeadId>::new()
+    );
+    assert_eq!(
+        list(LeadQuery {
+            created_from: Some(at(60)),
+            ..q()
+        })
+        .await,
+        [b, c],
+        "inclusive"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            created_to: Some(at(60)),
+            ..q()
+        })
+        .await,
+        [a, b],
+        "inclusive"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            created_from: Some(at(1)),
+            created_to: Some(at(24 * 60 - 1)),
+            ..q()
+        })
+        .await,
+        [b]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("LOVE".into()),
+            ..q()
+        })
+        .await,
+        [a],
+        "last name"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("navy".into()),
+            ..q()
+        })
+        .await,
+        [b],
+        "email and company"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("labs".into()),
+            ..q()
+        })
+        .await,
+        [b],
+        "company"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("éd".into()),
+            ..q()
+        })
+        .await,
+        [c],
+        "unicode"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("222-33".into()),
+            ..q()
+        })
+        .await,
+        [c],
+        "phone"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("example".into()),
+            ..q()
+        })
+        .await,
+        [a, c]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("ada lovelace".into()),
+            ..q()
+        })
+        .await,
+        Vec::<LeadId>::new()
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("%".into()),
+            ..q()
+        })
+        .await,
+        Vec::<LeadId>::new()
+    );
+    assert_eq!(
+        list(LeadQuery {
+            gclid_exists: Some(true),
+            ..q()
+        })
+        .await,
+        [a],
+        "blank is not a value"
+    );
+    assert_eq!(
+        list(LeadQuery {
+            gclid_exists: Some(false),
+            ..q()
+        })
+        .await,
+        [b, c]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            cid_exists: Some(true),
+            ..q()
+        })
+        .await,
+        [a]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            fbp_exists: Some(true),
+            ..q()
+        })
+        .await,
+        [b]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            fbc_exists: Some(false),
+            ..q()
+        })
+        .await,
+        [a, c]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            search: Some("example".into()),
+            gclid_exists: Some(false),
+            ..q()
+        })
+        .await,
+        [c],
+        "filters combine with AND"
+    );
+}
+
+/// Every sort field in both directions: nulls last either way, ties broken on the id in the
+/// same direction.
+pub async fn listing_sorts_with_nulls_last_and_id_ties<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let label_id = label(&store, &project, true, LabelMapping::default()).await;
+    // Names differ in case only where that must not matter.
+    let l1 = create(
+        &store,
+        &project,
+        json!({"userData": {"firstName": "bob", "lastName": "Zed", "email": "b@x.io"}}),
+        10,
+    )
+    .await
+    .lead_id;
+    let l2 = create(
+        &store,
+        &project,
+        json!({"userData": {"firstName": "Alice", "email": "a@x.io"}}),
+        30,
+    )
+    .await
+    .lead_id;
+    let l3 = create(
+        &store,
+        &project,
+        json!({"attributionData": {"gclid": "G"}}),
+        20,
+    )
+    .await
+    .lead_id;
+    let l4 = create(
+        &store,
+        &project,
+        json!({"userData": {"firstName": "Carol", "lastName": "Adams"}}),
+        20,
+    )
+    .await
+    .lead_id;
+    for (lead, price) in [(l1, 500), (l2, 100), (l4, 500)] {
+        let priced = StatusUpdate {
+            price: Some(price),
+            ..update(lead, ConversionId::Open)
+        };
+        store
+            .update_status(project.id, &priced, at(40))
+            .await
+            .unwrap();
+    }
+    store
+        .update_status(
+            project.id,
+            &update(l2, ConversionId::Label(label_id)),
+            at(41),
+        )
+        .await
+        .unwrap();
+    store
+        .update_status(project.id, &update(l3, ConversionId::Lost), at(41))
+        .await
+        .unwrap();
+
+    let sorted = |field: SortField, direction: SortDirection| {
+        let store = store.clone();
+        async move {
+            let query = LeadQuery {
+                sort: Sort { field, direction },
+                ..LeadQuery::default()
+            };
+            ids(&store.list_leads(project.id, &query).await.unwrap().leads)
+        }
+    };
+    use SortDirection::{Asc, Desc};
+    assert_eq!(
+        sorted(SortField::CreatedAt, Asc).await,
+        [l1, l3, l4, l2],
+        "ties: id ascending"
+    );
+    assert_eq!(
+        sorted(SortField::CreatedAt, Desc).await,
+        [l2, l4, l3, l1],
+        "ties: id descending"
+    );
+    assert_eq!(sorted(SortField::FirstName, Asc).await, [l2, l1, l4, l3]);
+    assert_eq!(sorted(SortField::FirstName, Desc).await, [l4, l1, l2, l3]);
+    assert_eq!(sorted(SortField::LastName, Asc).await, [l4, l1, l2, l3]);
+    assert_eq!(sorted(SortField::LastName, Desc).await, [l1, l4, l3, l2]);
+    assert_eq!(sorted(SortField::Email, Asc).await, [l2, l1, l3, l4]);
+    assert_eq!(sorted(SortField::Email, Desc).await, [l1, l2, l4, l3]);
+    assert_eq!(sorted(SortField::Price, Asc).await, [l2, l1, l4, l3]);
+    assert_eq!(sorted(SortField::Price, Desc).await, [l4, l1, l2, l3]);
+    // Statuses: l1 open, l2 pending, l3 pending, l4 open.
+    assert_eq!(sorted(SortField::Status, Asc).await, [l1, l4, l2, l3]);
+    assert_eq!(sorted(SortField::Status, Desc).await, [l3, l2, l4, l1]);
+    let default = ids(&store
+        .list_leads(project.id, &LeadQuery::default())
+        .await
+        .unwrap()
+        .leads);
+    assert_eq!(default, [l2, l4, l3, l1], "newest first by default");
+}
+
+/// Pages: an empty project, exact and partial last pages, a page past the end.
+pub async fn listing_pages<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let empty = store
+        .list_leads(project.id, &LeadQuery::default())
+        .await
+        .unwrap();
+    assert_eq!((empty.total, empty.leads.len()), (0, 0));
+    let response = GetLeadsResponse::new(&empty, 1, 50);
+    assert_eq!((response.total_pages, response.has_more), (0, false));
+
+    let mut created = Vec::new();
+    for minute in 0..7 {
+        created.push(
+            create(
+                &store,
+                &project,
+                json!({"userData": {"email": "a@x.io"}}),
+                minute,
+            )
+            .await
+            .lead_id,
+        );
+    }
+    let page = |page: u32, limit: u32| {
+        let store = store.clone();
+        async move {
+            let query = LeadQuery {
+                page,
+                limit,
+                sort: Sort {
+                    field: SortField::CreatedAt,
+                    direction: SortDirection::Asc,
+                },
+                ..LeadQuery::default()
+            };
+            let result = store.list_leads(project.id, &query).await.unwrap();
+            let response = GetLeadsResponse::new(&result, page, limit);
+            (
+                ids(&result.leads),
+                result.total,
+                response.total_pages,
+                response.has_more,
+            )
+        }
+    };
+    assert_eq!(page(1, 3).await, (created[0..3].to_vec(), 7, 3, true));
+    assert_eq!(page(3, 3).await, (created[6..7].to_vec(), 7, 3, false));
+    assert_eq!(page(4, 3).await, (vec![], 7, 3, false));
+    assert_eq!(page(u32::MAX, 100).await, (vec![], 7, 1, false));
+    assert_eq!(page(1, 7).await, (created.clone(), 7, 1, false));
+    assert_eq!(page(7, 1).await, (created[6..7].to_vec(), 7, 7, false));
+}
