@@ -1,8 +1,8 @@
 //! The wire types of the lead routes, exactly as CONTRACT.md sections 2 to 7 write them,
 //! and their conversions from the records.
 //!
-//! Responses are what the server sends and the typed client decodes. The request bodies in
-//! [`requests`] are what the typed client sends; the server does not deserialize them with
+//! Responses are what the server sends and the typed client decodes. The request bodies
+//! ([`CreateLeadRequest`], [`UpdateLeadStatusRequest`]) are what the typed client sends; the server does not deserialize them with
 //! serde but validates the raw JSON with [`crate::request`], so that every rule of the
 //! contract (aliases, `null` as absent, `[]` as `{}`, field-naming errors) holds.
 

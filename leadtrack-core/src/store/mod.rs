@@ -15,8 +15,8 @@
 //! project never see or touch another project's records (another project's lead is simply
 //! not found). Times are passed in, so callers and tests control the clock.
 //!
-//! A backend passes the conformance suite of [`crate::testkit`] (feature `testkit`) before
-//! it is used.
+//! A backend passes the conformance suite of `leadtrack_core::testkit` (feature `testkit`)
+//! before it is used.
 
 mod error;
 
