@@ -68,8 +68,9 @@ use std::time::Duration;
 
 use leadtrack_core::ErrorCode;
 use leadtrack_core::api::{
-    CreateLeadRequest, CreateLeadResponse, ErrorBody, GetLeadJobsResponse, GetLeadResponse,
-    GetLeadsResponse, Lead, LeadIdentifier, UpdateLeadStatusRequest, UpdateLeadStatusResponse,
+    CreateLeadRequest, CreateLeadResponse, ErrorBody, GetLeadActivityResponse, GetLeadJobsResponse,
+    GetLeadResponse, GetLeadsResponse, Lead, LeadIdentifier, UpdateLeadStatusRequest,
+    UpdateLeadStatusResponse,
 };
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::time::parse_retry_after;
@@ -192,6 +193,17 @@ impl Client {
     ) -> Result<GetLeadJobsResponse, Error> {
         let query = [(identifier.name(), identifier.value())];
         self.send(self.get("/api/leads/getLeadJobs").query(&query))
+            .await
+    }
+
+    /// `GET /api/leads/getLeadActivity`: everything that happened to a lead (created,
+    /// merged, rated, reopened, each delivery attempt), oldest first, with who did it.
+    pub async fn get_lead_activity(
+        &self,
+        identifier: &LeadIdentifier,
+    ) -> Result<GetLeadActivityResponse, Error> {
+        let query = [(identifier.name(), identifier.value())];
+        self.send(self.get("/api/leads/getLeadActivity").query(&query))
             .await
     }
 

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::account::Actor;
 use crate::integration::Integrations;
 use crate::label::{ConversionLabel, LabelMapping, mapping_for};
 use crate::lead::StoredLead;
@@ -93,6 +94,8 @@ pub struct Job {
     pub final_status: LeadStatus,
     /// The lead's price when the rating was applied, in cents.
     pub price: Option<i64>,
+    /// Who applied the rating (`None` for jobs from before this was recorded).
+    pub rated_by: Option<Actor>,
     /// When the rating was applied: the conversion's time.
     pub created_at: DateTime<Utc>,
     /// When the job is next due.

@@ -13,13 +13,14 @@
 //! 3. [`types`]: ids ([`LeadId`], [`ProjectId`], [`JobId`]), the enumerations with their
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
-//! 5. the records: [`lead`], [`label`], [`project`], [`key`], [`integration`], [`job`];
+//! 5. the records: [`lead`], [`label`], [`project`], [`key`], [`account`] (users,
+//!    sessions, who did what), [`integration`], [`job`], [`activity`] (a lead's history);
 //! 6. [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
 //! 7. [`api`]: the request and response wire types, with `From` conversions from the
 //!    records;
 //! 8. [`request`]: the body and query parsers, one file per route family;
-//! 9. [`store`]: the traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Store`]) and
-//!    [`StoreError`];
+//! 9. [`store`]: the traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Accounts`],
+//!    [`Store`]) and [`StoreError`];
 //! 10. `testkit` (feature `testkit`): the conformance suite every backend passes.
 //!
 //! ```
@@ -56,9 +57,13 @@ pub mod project;
 
 pub mod key;
 
+pub mod account;
+
 pub mod integration;
 
 pub mod job;
+
+pub mod activity;
 
 pub mod rules;
 
@@ -73,15 +78,17 @@ pub mod testkit;
 
 pub use error::{ErrorCode, FieldError, ValidationError};
 pub use lead::{LeadData, StoredLead};
-pub use store::{Admin, JobQueue, LeadStore, Store, StoreError, StoreResult};
-pub use types::{ConversionId, JobId, JsonObject, LeadId, LeadIdentifier, LeadStatus, ProjectId};
+pub use store::{Accounts, Admin, JobQueue, LeadStore, Store, StoreError, StoreResult};
+pub use types::{
+    ConversionId, JobId, JsonObject, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
+};
 
 #[cfg(test)]
 mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 15] = [
+    const CHAIN: [&str; 17] = [
         "time",
         "error",
         "types",
@@ -90,8 +97,10 @@ mod chain {
         "label",
         "project",
         "key",
+        "account",
         "integration",
         "job",
+        "activity",
         "rules",
         "api",
         "request",

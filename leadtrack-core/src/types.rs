@@ -40,6 +40,17 @@ pub struct ProjectId(pub i64);
 #[serde(transparent)]
 pub struct JobId(pub i64);
 
+/// A user's id: a person who signs in to the dashboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct UserId(pub i64);
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// A string that names none of an enumeration's values.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown value {0:?}")]
@@ -75,6 +86,25 @@ pub enum IntegrationKind {
     Meta,
     /// A signed JSON webhook.
     Webhook,
+}
+
+/// What a user may do in a project they are a member of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[derive(AsRefStr, Display, EnumString, VariantArray)]
+#[strum(serialize_all = "lowercase")]
+pub enum Role {
+    /// Sees and rates leads.
+    Member,
+    /// Also manages keys, integrations, labels, members and settings.
+    Owner,
+}
+
+impl Role {
+    /// Whether this role includes what `needed` allows (an owner can do what a member can).
+    pub fn allows(self, needed: Role) -> bool {
+        self >= needed
+    }
 }
 
 /// Where a conversion job stands.
@@ -275,6 +305,7 @@ mod tests {
         wire_names_agree::<JobState>();
         wire_names_agree::<DeliveryState>();
         wire_names_agree::<AttemptOutcome>();
+        wire_names_agree::<Role>();
         assert_eq!(IntegrationKind::GoogleAds.as_ref(), "google_ads");
         assert_eq!(LeadStatus::Open.to_string(), "open");
         assert!("Open".parse::<LeadStatus>().is_err());
@@ -296,6 +327,12 @@ mod tests {
         }
         assert!("Open".parse::<ConversionId>().is_err());
         assert!("not-a-uuid".parse::<ConversionId>().is_err());
+    }
+
+    #[test]
+    fn owners_may_do_what_members_may() {
+        assert!(Role::Owner.allows(Role::Member) && Role::Owner.allows(Role::Owner));
+        assert!(Role::Member.allows(Role::Member) && !Role::Member.allows(Role::Owner));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::Duration;
 use chrono::Utc;
 use common::*;
 use leadtrack_core::LeadStore;
+use leadtrack_core::activity::Activity;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;
 use leadtrack_core::types::{
@@ -268,6 +269,37 @@ async fn server_errors_are_retried_and_client_errors_fail_at_once() {
     );
     // Every delivery ended, one of them failed for good: the job is done and the lead rated.
     assert_eq!(f.status(lead).await, LeadStatus::Rated);
+
+    // The lead's history has the rating, by whoever rated, then every attempt in order.
+    let history = f.store.lead_activity(f.project.id, lead).await.unwrap();
+    assert!(matches!(history[0].activity, Activity::Created));
+    assert!(
+        matches!(history[1].activity, Activity::Rated { job_id, .. } if job_id == record.job.id)
+    );
+    assert_eq!(history[1].by, Some(rater()));
+    for (delivery, attempts) in &record.deliveries {
+        let recorded: Vec<_> = history
+            .iter()
+            .filter_map(|event| match &event.activity {
+                Activity::Delivery {
+                    integration,
+                    outcome,
+                    http_status,
+                    error,
+                    ..
+                } if *integration == delivery.integration => {
+                    assert_eq!(event.by, None, "deliveries are the service's");
+                    Some((*outcome, *http_status, error.clone(), event.at))
+                }
+                _ => None,
+            })
+            .collect();
+        let made: Vec<_> = attempts
+            .iter()
+            .map(|a| (a.outcome, a.http_status, a.error.clone(), a.at))
+            .collect();
+        assert_eq!(recorded, made, "{}", delivery.integration);
+    }
 }
 
 #[tokio::test]
@@ -597,7 +629,7 @@ async fn a_lead_reset_to_open_while_delivered_stays_open() {
         note: None,
     };
     f.store
-        .update_status(f.project.id, &open, Utc::now())
+        .update_status(f.project.id, &open, &rater(), Utc::now())
         .await
         .unwrap();
     running.await.unwrap().unwrap();
@@ -623,7 +655,7 @@ async fn clicks_older_than_90_days_are_not_sent_to_google_ads() {
     };
     let change = f
         .store
-        .update_status(f.project.id, &update, Utc::now())
+        .update_status(f.project.id, &update, &rater(), Utc::now())
         .await
         .unwrap();
     assert_eq!(

@@ -1,6 +1,8 @@
 //! Status updates and the conversion job queue.
 
 use chrono::{DateTime, Duration, Utc};
+use leadtrack_core::account::Actor;
+use leadtrack_core::activity::Activity;
 use leadtrack_core::job::{Attempt, ClaimedJob, Delivery, Job, JobRecord, Lease, StatusChange};
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::rules::plan_conversion;
@@ -13,13 +15,15 @@ use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
 use crate::rows::{self, Error, JOB_COLUMNS, LEAD_COLUMNS};
-use crate::{admin, leads};
+use crate::{activity, admin, leads};
 
-/// Applies updateLeadStatus in the writer's transaction.
+/// Applies updateLeadStatus in the writer's transaction, recording `by` as who rated the
+/// job and the change in the lead's history.
 pub(crate) fn update_status(
     conn: &Connection,
     project: ProjectId,
     update: &StatusUpdate,
+    by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
     let lead = leads::find(conn, project, &update.identifier)?;
@@ -44,6 +48,11 @@ pub(crate) fn update_status(
              WHERE lead_id = ?1 AND state = 'queued' AND started_at IS NULL",
         )?
         .execute((lead.id.0, to_millis(&now)))?;
+        let reopened = Activity::Reopened {
+            price: update.price,
+            note,
+        };
+        activity::record(conn, project, lead.id, now, Some(by), &reopened)?;
         return Ok(StatusChange {
             lead_id: lead.id,
             unique_identifier: lead.data.unique_identifier,
@@ -88,8 +97,8 @@ pub(crate) fn update_status(
     ))?;
     conn.prepare_cached(
         "INSERT INTO jobs (event_id, project_id, lead_id, conversion_id, final_status, price,
-            state, created_at, due_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7)",
+            state, created_at, due_at, rated_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7, ?8)",
     )?
     .execute((
         job.event_id.to_string(),
@@ -99,6 +108,7 @@ pub(crate) fn update_status(
         job.final_status.as_ref(),
         job.price,
         to_millis(&now),
+        rows::actor_json(Some(by))?,
     ))?;
     let job_id = conn.last_insert_rowid();
     let mut insert = conn.prepare_cached(
@@ -111,6 +121,14 @@ pub(crate) fn update_status(
         };
         insert.execute((job_id, planned.integration.as_ref(), state.as_ref(), detail))?;
     }
+    let rated = Activity::Rated {
+        conversion_id: job.conversion_id,
+        label: label.map(|label| label.name),
+        price: job.price,
+        note,
+        job_id: JobId(job_id),
+    };
+    activity::record(conn, project, lead.id, now, Some(by), &rated)?;
     Ok(StatusChange {
         lead_id: lead.id,
         unique_identifier: lead.data.unique_identifier,
@@ -236,6 +254,8 @@ fn check_lease(conn: &Connection, id: JobId, token: Uuid) -> Result<(), Error> {
     }
 }
 
+/// Records an attempt, moves its delivery on, and adds a `delivery` event to the lead's
+/// history.
 pub(crate) fn record_attempt(
     conn: &Connection,
     id: JobId,
@@ -275,6 +295,24 @@ pub(crate) fn record_attempt(
         &attempt.error,
         attempt.retry_at.as_ref().map(to_millis),
     ))?;
+    let (project, lead): (i64, i64) = conn
+        .prepare_cached("SELECT project_id, lead_id FROM jobs WHERE id = ?1")?
+        .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let delivery = Activity::Delivery {
+        job_id: id,
+        integration: attempt.integration,
+        outcome: attempt.outcome,
+        http_status: attempt.http_status,
+        error: attempt.error.clone(),
+    };
+    activity::record(
+        conn,
+        ProjectId(project),
+        LeadId(lead),
+        attempt.at,
+        None,
+        &delivery,
+    )?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! Leads: create with deduplication, lookup, and the filtered, sorted, paged listing.
 
 use chrono::{DateTime, Utc};
+use leadtrack_core::activity::Activity;
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::LeadQuery;
@@ -11,11 +12,13 @@ use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 
+use crate::activity;
 use crate::rows::{self, Error, LEAD_COLUMNS};
 
-/// Creates a lead, or merges into the project's lead with the same event id. Runs in the
-/// writer's transaction, so concurrent creates are serialised and the unique index on
-/// `(project_id, unique_event_id)` backs the rule.
+/// Creates a lead, or merges into the project's lead with the same event id, and records
+/// `created` or `merged` in its history. Runs in the writer's transaction, so concurrent
+/// creates are serialised and the unique index on `(project_id, unique_event_id)` backs the
+/// rule.
 pub(crate) fn create(
     conn: &Connection,
     project: ProjectId,
@@ -35,6 +38,7 @@ pub(crate) fn create(
             let mut merged: LeadData = serde_json::from_str(&stored)?;
             merged.merge(data);
             write_data(conn, Some(id), project, &merged, now)?;
+            activity::record(conn, project, LeadId(id), now, None, &Activity::Merged)?;
             return Ok(CreatedLead {
                 lead_id: LeadId(id),
                 unique_identifier: merged.unique_identifier,
@@ -43,6 +47,7 @@ pub(crate) fn create(
         }
     }
     let id = write_data(conn, None, project, &data, now)?;
+    activity::record(conn, project, LeadId(id), now, None, &Activity::Created)?;
     Ok(CreatedLead {
         lead_id: LeadId(id),
         unique_identifier: data.unique_identifier,

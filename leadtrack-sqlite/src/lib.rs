@@ -1,5 +1,10 @@
-//! leadtrack's store traits ([`LeadStore`], [`Admin`], [`JobQueue`]) on embedded SQLite:
-//! the default backend, a single file, no set-up.
+//! leadtrack's store traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Accounts`]) on
+//! embedded SQLite: the default backend, a single file, no set-up.
+//!
+//! [`LeadStore`]: leadtrack_core::LeadStore
+//! [`Admin`]: leadtrack_core::Admin
+//! [`JobQueue`]: leadtrack_core::JobQueue
+//! [`Accounts`]: leadtrack_core::Accounts
 //!
 //! - Durable by default: WAL with `synchronous=FULL`, so a lead acknowledged to a caller
 //!   survives a crash or a power loss. [`Synchronous::Normal`] trades the last moments before
@@ -32,31 +37,21 @@
 
 #![forbid(unsafe_code)]
 
+mod accounts;
+mod activity;
 mod admin;
 mod jobs;
 mod leads;
 mod rows;
 mod runtime;
 mod schema;
+mod store;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
-use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
-use leadtrack_core::integration::{IntegrationSettings, Integrations};
-use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
-use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
-use leadtrack_core::label::{ConversionLabel, NewLabel};
-use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
-use leadtrack_core::project::{NewProject, Project, ProjectSettings};
-use leadtrack_core::request::{LeadQuery, StatusUpdate};
-use leadtrack_core::types::{
-    IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId,
-};
-use leadtrack_core::{Admin, JobQueue, LeadStore, StoreError, StoreResult};
-use uuid::Uuid;
+use leadtrack_core::{StoreError, StoreResult};
 
 pub(crate) use rows::Error;
 use runtime::Runtime;
@@ -189,206 +184,14 @@ impl SqliteStore {
     }
 }
 
-#[async_trait]
-impl LeadStore for SqliteStore {
-    async fn authenticate(&self, key: &KeyHash) -> StoreResult<Project> {
-        let key = *key;
-        self.read(move |conn| admin::authenticate(conn, &key)).await
-    }
-
-    async fn project_by_public_id(&self, public_id: &str) -> StoreResult<Project> {
-        let public_id = public_id.to_owned();
-        self.read(move |conn| admin::project_by_public_id(conn, &public_id))
-            .await
-    }
-
-    async fn create_lead(
-        &self,
-        project: ProjectId,
-        data: LeadData,
-        now: DateTime<Utc>,
-    ) -> StoreResult<CreatedLead> {
-        self.write(move |conn| leads::create(conn, project, data, now))
-            .await
-    }
-
-    async fn find_lead(
-        &self,
-        project: ProjectId,
-        identifier: &LeadIdentifier,
-    ) -> StoreResult<StoredLead> {
-        let identifier = identifier.clone();
-        self.read(move |conn| leads::find(conn, project, &identifier))
-            .await
-    }
-
-    async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
-        let query = query.clone();
-        self.read(move |conn| leads::list(conn, project, &query))
-            .await
-    }
-
-    async fn update_status(
-        &self,
-        project: ProjectId,
-        update: &StatusUpdate,
-        now: DateTime<Utc>,
-    ) -> StoreResult<StatusChange> {
-        let update = update.clone();
-        self.write(move |conn| jobs::update_status(conn, project, &update, now))
-            .await
-    }
-
-    async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>> {
-        self.read(move |conn| jobs::lead_jobs(conn, project, lead))
-            .await
-    }
-}
-
-#[async_trait]
-impl Admin for SqliteStore {
-    async fn create_project(
-        &self,
-        project: NewProject,
-        now: DateTime<Utc>,
-    ) -> StoreResult<Project> {
-        self.write(move |conn| admin::create_project(conn, project, now))
-            .await
-    }
-
-    async fn projects(&self) -> StoreResult<Vec<Project>> {
-        self.read(admin::projects).await
-    }
-
-    async fn project(&self, public_id: &str) -> StoreResult<Project> {
-        self.project_by_public_id(public_id).await
-    }
-
-    async fn update_project(
-        &self,
-        project: ProjectId,
-        settings: ProjectSettings,
-    ) -> StoreResult<Project> {
-        self.write(move |conn| admin::update_project(conn, project, settings))
-            .await
-    }
-
-    async fn set_project_active(&self, project: ProjectId, active: bool) -> StoreResult<Project> {
-        self.write(move |conn| admin::set_project_active(conn, project, active))
-            .await
-    }
-
-    async fn insert_api_key(
-        &self,
-        project: ProjectId,
-        key: &GeneratedKey,
-        now: DateTime<Utc>,
-    ) -> StoreResult<ApiKeyInfo> {
-        let key = key.clone();
-        self.write(move |conn| admin::insert_api_key(conn, project, &key, now))
-            .await
-    }
-
-    async fn api_keys(&self, project: ProjectId) -> StoreResult<Vec<ApiKeyInfo>> {
-        self.read(move |conn| admin::api_keys(conn, project)).await
-    }
-
-    async fn revoke_api_key(
-        &self,
-        project: ProjectId,
-        key: &KeyRef,
-        now: DateTime<Utc>,
-    ) -> StoreResult<ApiKeyInfo> {
-        let key = key.clone();
-        self.write(move |conn| admin::revoke_api_key(conn, project, &key, now))
-            .await
-    }
-
-    async fn create_label(
-        &self,
-        project: ProjectId,
-        label: NewLabel,
-        now: DateTime<Utc>,
-    ) -> StoreResult<ConversionLabel> {
-        self.write(move |conn| admin::create_label(conn, project, label, now))
-            .await
-    }
-
-    async fn labels(&self, project: ProjectId) -> StoreResult<Vec<ConversionLabel>> {
-        self.read(move |conn| admin::labels(conn, project)).await
-    }
-
-    async fn label(&self, project: ProjectId, id: Uuid) -> StoreResult<ConversionLabel> {
-        self.read(move |conn| admin::label(conn, project, id)).await
-    }
-
-    async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
-        self.read(move |conn| admin::integrations(conn, project))
-            .await
-    }
-
-    async fn set_integration(
-        &self,
-        project: ProjectId,
-        settings: IntegrationSettings,
-        now: DateTime<Utc>,
-    ) -> StoreResult<()> {
-        self.write(move |conn| admin::set_integration(conn, project, settings, now))
-            .await
-    }
-
-    async fn remove_integration(
-        &self,
-        project: ProjectId,
-        kind: IntegrationKind,
-    ) -> StoreResult<bool> {
-        self.write(move |conn| admin::remove_integration(conn, project, kind))
-            .await
-    }
-}
-
-#[async_trait]
-impl JobQueue for SqliteStore {
-    async fn claim_job(
-        &self,
-        now: DateTime<Utc>,
-        lease_for: Duration,
-    ) -> StoreResult<Option<ClaimedJob>> {
-        self.write(move |conn| jobs::claim(conn, now, lease_for))
-            .await
-    }
-
-    async fn record_attempt(&self, job: JobId, lease: Uuid, attempt: &Attempt) -> StoreResult<()> {
-        let attempt = attempt.clone();
-        self.write(move |conn| jobs::record_attempt(conn, job, lease, &attempt))
-            .await
-    }
-
-    async fn reschedule_job(
-        &self,
-        job: JobId,
-        lease: Uuid,
-        due_at: DateTime<Utc>,
-    ) -> StoreResult<()> {
-        self.write(move |conn| jobs::reschedule(conn, job, lease, due_at))
-            .await
-    }
-
-    async fn finish_job(
-        &self,
-        job: JobId,
-        lease: Uuid,
-        now: DateTime<Utc>,
-    ) -> StoreResult<LeadStatus> {
-        self.write(move |conn| jobs::finish(conn, job, lease, now))
-            .await
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leadtrack_core::label::LabelMapping;
+    use chrono::Utc;
+    use leadtrack_core::label::{LabelMapping, NewLabel};
+    use leadtrack_core::request::LeadQuery;
+    use leadtrack_core::types::LeadIdentifier;
+    use leadtrack_core::{Admin, LeadStore};
 
     #[tokio::test]
     async fn opening_an_older_database_migrates_it_and_keeps_its_data() {
@@ -449,5 +252,43 @@ mod tests {
             .query_row("PRAGMA journal_mode", [], |row| row.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    #[tokio::test]
+    async fn jobs_from_before_accounts_have_no_rater_and_leads_no_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v3.db");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            schema::migrate_to(&mut conn, 3).unwrap();
+            conn.execute_batch(
+                r#"INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                       VALUES ('old', 'Old', 'EUR', '{"webhook":true}', 0);
+                   INSERT INTO leads (project_id, status, created_at, updated_at, data, email,
+                       email_key, search_text, has_gclid, has_cid, has_fbp, has_fbc,
+                       conversion_id)
+                       VALUES (1, 'lost', 0, 0, '{"userData":{"email":"a@x.io"}}', 'a@x.io',
+                       'a@x.io', 'a@x.io', 0, 0, 0, 0, 'lost');
+                   INSERT INTO jobs (event_id, project_id, lead_id, conversion_id,
+                       final_status, state, created_at, due_at, finished_at)
+                       VALUES ('6f1c1b1e-8a43-4a5e-9a57-0c1f4d3a2b10', 1, 1, 'lost', 'lost',
+                       'done', 0, 0, 0);"#,
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).await.unwrap();
+        let project = store.project_by_public_id("old").await.unwrap();
+        let lead = leadtrack_core::LeadId(1);
+        let jobs = store.lead_jobs(project.id, lead).await.unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].job.rated_by, None);
+        assert!(
+            store
+                .lead_activity(project.id, lead)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        store.close().await;
     }
 }

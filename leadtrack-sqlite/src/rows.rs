@@ -3,12 +3,14 @@
 use std::str::FromStr;
 
 use leadtrack_core::StoreError;
+use leadtrack_core::account::{Actor, Session, User};
+use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::job::Job;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
 use leadtrack_core::time::from_millis;
-use leadtrack_core::types::{JobId, LeadId, ProjectId};
+use leadtrack_core::types::{JobId, LeadId, ProjectId, UserId};
 use rusqlite::Row;
 
 /// What the SQL code fails with; converted to [`StoreError`] at the store's boundary.
@@ -103,7 +105,7 @@ pub(crate) fn label(row: &Row<'_>) -> Result<ConversionLabel, Error> {
 
 /// The columns [`job`] reads, in order.
 pub(crate) const JOB_COLUMNS: &str = "id, event_id, project_id, lead_id, conversion_id, \
-     final_status, price, state, created_at, due_at, started_at, finished_at";
+     final_status, price, state, created_at, due_at, started_at, finished_at, rated_by";
 
 /// A job from a row of [`JOB_COLUMNS`].
 pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
@@ -120,5 +122,54 @@ pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
         due_at: from_millis(row.get(9)?),
         started_at: row.get::<_, Option<i64>>(10)?.map(from_millis),
         finished_at: row.get::<_, Option<i64>>(11)?.map(from_millis),
+        rated_by: actor(row.get(12)?)?,
+    })
+}
+
+/// An actor from a nullable JSON column.
+pub(crate) fn actor(json: Option<String>) -> Result<Option<Actor>, Error> {
+    Ok(json.map(|json| serde_json::from_str(&json)).transpose()?)
+}
+
+/// An actor as a nullable JSON column holds it.
+pub(crate) fn actor_json(actor: Option<&Actor>) -> Result<Option<String>, Error> {
+    Ok(actor.map(serde_json::to_string).transpose()?)
+}
+
+/// The columns [`user`] reads, in order (of `users`, which queries may alias `u`).
+pub(crate) const USER_COLUMNS: &str = "u.id, u.email, u.name, u.disabled, u.created_at";
+
+/// A user from a row of [`USER_COLUMNS`] (the password hash is never part of it).
+pub(crate) fn user(row: &Row<'_>) -> Result<User, Error> {
+    Ok(User {
+        id: UserId(row.get(0)?),
+        email: row.get(1)?,
+        name: row.get(2)?,
+        disabled: row.get(3)?,
+        created_at: from_millis(row.get(4)?),
+    })
+}
+
+/// The columns [`session`] reads, in order (of `sessions`, aliased `s`).
+pub(crate) const SESSION_COLUMNS: &str = "s.user_id, s.created_at, s.last_seen_at";
+
+/// A session from a row of [`SESSION_COLUMNS`] starting at column `at`.
+pub(crate) fn session(row: &Row<'_>, at: usize) -> Result<Session, Error> {
+    Ok(Session {
+        user_id: UserId(row.get(at)?),
+        created_at: from_millis(row.get(at + 1)?),
+        last_seen_at: from_millis(row.get(at + 2)?),
+    })
+}
+
+/// The columns [`event`] reads, in order.
+pub(crate) const EVENT_COLUMNS: &str = "at, actor, activity";
+
+/// A lead event from a row of [`EVENT_COLUMNS`].
+pub(crate) fn event(row: &Row<'_>) -> Result<LeadEvent, Error> {
+    Ok(LeadEvent {
+        at: from_millis(row.get(0)?),
+        by: actor(row.get(1)?)?,
+        activity: serde_json::from_str(&row.get::<_, String>(2)?)?,
     })
 }

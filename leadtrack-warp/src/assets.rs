@@ -14,64 +14,95 @@ pub const SCRIPT: &str = include_str!("../assets/leadtrack.js");
 /// How long browsers and CDNs may reuse the script before revalidating it.
 const SCRIPT_MAX_AGE: &str = "public, max-age=3600, stale-while-revalidate=86400";
 
-/// The script's entity tag: a hash of its text, so a new version is fetched at once.
-fn script_etag() -> &'static str {
-    static ETAG: OnceLock<String> = OnceLock::new();
-    ETAG.get_or_init(|| {
+/// A file compiled into the binary, served with its content type, caching headers and an
+/// entity tag made from its content, so a new version is fetched at once and an unchanged
+/// one is revalidated with a `304`.
+#[derive(Debug)]
+pub struct StaticAsset {
+    body: &'static [u8],
+    content_type: &'static str,
+    cache_control: &'static str,
+    etag: String,
+}
+
+impl StaticAsset {
+    /// An asset with its `Content-Type` and `Cache-Control`.
+    pub fn new(
+        body: &'static [u8],
+        content_type: &'static str,
+        cache_control: &'static str,
+    ) -> Self {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        SCRIPT.hash(&mut hasher);
-        format!("\"lt-{:016x}\"", hasher.finish())
-    })
+        body.hash(&mut hasher);
+        Self {
+            body,
+            content_type,
+            cache_control,
+            etag: format!("\"lt-{:016x}\"", hasher.finish()),
+        }
+    }
+
+    /// The asset, or `304 Not Modified` when `request` already holds this version.
+    pub fn response(&self, request: &HeaderMap) -> Response {
+        let fresh = request
+            .get(header::IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|tags| {
+                tags.split(',')
+                    .any(|tag| tag.trim() == self.etag || tag.trim() == "*")
+            });
+        let mut response = if fresh {
+            let mut response = Response::new(Vec::new().into());
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            response
+        } else {
+            let mut response = Response::new(self.body.into());
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(self.content_type),
+            );
+            response
+        };
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(self.cache_control),
+        );
+        if let Ok(etag) = HeaderValue::from_str(&self.etag) {
+            headers.insert(header::ETAG, etag);
+        }
+        headers.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        response
+    }
 }
 
 /// `GET /leadtrack.js`: the capture script, cacheable, revalidated by `ETag` (`304` when
-/// unchanged). Mount it beside [`crate::routes`] in an embedding app.
+/// unchanged), readable from any origin. Mount it beside [`crate::routes`] in an embedding
+/// app.
 pub fn script()
 -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    static ASSET: OnceLock<StaticAsset> = OnceLock::new();
     warp::path!("leadtrack.js")
         .and(warp::get().or(warp::head()).unify())
         .and(warp::header::headers_cloned())
-        .map(|request: HeaderMap| script_response(&request))
-}
-
-fn script_response(request: &HeaderMap) -> Response {
-    let etag = script_etag();
-    let fresh = request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| {
-            tags.split(',')
-                .any(|tag| tag.trim() == etag || tag.trim() == "*")
-        });
-    let mut response = if fresh {
-        let mut response = Response::new(Vec::new().into());
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-        response
-    } else {
-        let mut response = Response::new(SCRIPT.into());
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/javascript; charset=utf-8"),
-        );
-        response
-    };
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(SCRIPT_MAX_AGE),
-    );
-    if let Ok(etag) = HeaderValue::from_str(etag) {
-        headers.insert(header::ETAG, etag);
-    }
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+        .map(|request: HeaderMap| {
+            let asset = ASSET.get_or_init(|| {
+                StaticAsset::new(
+                    SCRIPT.as_bytes(),
+                    "text/javascript; charset=utf-8",
+                    SCRIPT_MAX_AGE,
+                )
+            });
+            let mut response = asset.response(&request);
+            response.headers_mut().insert(
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            );
+            response
+        })
 }
 
 /// `GET /demo`, `GET /demo/contact`, `POST /demo/thanks`: a tiny website using the script,

@@ -7,8 +7,8 @@ use bytes::{Buf, Bytes};
 use chrono::Utc;
 use futures_util::Stream;
 use leadtrack_core::api::{
-    CreateLeadResponse, GetLeadJobsResponse, GetLeadResponse, GetLeadsResponse, Lead,
-    UpdateLeadStatusResponse, messages,
+    CreateLeadResponse, GetLeadActivityResponse, GetLeadJobsResponse, GetLeadResponse,
+    GetLeadsResponse, Lead, UpdateLeadStatusResponse, messages,
 };
 use leadtrack_core::lead::{CreatedLead, StoredLead};
 use leadtrack_core::project::Project;
@@ -19,7 +19,7 @@ use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
 
 use crate::reply::{self, ApiError};
-use crate::request::{self, authenticate, check_content_type, read_body};
+use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
 use crate::{Config, Operation};
 
 /// What a handler needs of the request, besides its body.
@@ -58,6 +58,7 @@ where
             Operation::GetLeads => get_leads(store, &request).await,
             Operation::GetLead => get_lead(store, &request).await,
             Operation::GetLeadJobs => get_lead_jobs(store, &request).await,
+            Operation::GetLeadActivity => get_lead_activity(store, &request).await,
         };
         result.unwrap_or_else(ApiError::into_response)
     };
@@ -147,7 +148,8 @@ fn created_reply(created: &CreatedLead) -> Response {
     reply::json(status, &CreateLeadResponse::from(created))
 }
 
-/// `POST /api/leads/updateLeadStatus`: `open`, `lost` or a conversion label.
+/// `POST /api/leads/updateLeadStatus`: `open`, `lost` or a conversion label, applied by the
+/// request's key (which the lead's history and the job record by its display prefix).
 async fn update_lead_status<S, B, D>(
     store: &S,
     config: &Config,
@@ -159,10 +161,12 @@ where
     B: Stream<Item = Result<D, warp::Error>>,
     D: Buf,
 {
-    let project = authenticate(store, &request.headers).await?;
+    let (project, by) = authenticate_as(store, &request.headers).await?;
     let body = read_json_body(config, request, body).await?;
     let update = StatusUpdate::parse(&body)?;
-    let change = store.update_status(project.id, &update, Utc::now()).await?;
+    let change = store
+        .update_status(project.id, &update, &by, Utc::now())
+        .await?;
     let status = if change.job.is_some() {
         StatusCode::CREATED
     } else {
@@ -213,5 +217,18 @@ async fn get_lead_jobs<S: LeadStore>(store: &S, request: &Request) -> Result<Res
     Ok(reply::json(
         StatusCode::OK,
         &GetLeadJobsResponse::new(lead.id, &jobs),
+    ))
+}
+
+/// `GET /api/leads/getLeadActivity`: the lead's history, oldest first.
+async fn get_lead_activity<S: LeadStore>(
+    store: &S,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    let (project, lead) = find_lead(store, request).await?;
+    let events = store.lead_activity(project.id, lead.id).await?;
+    Ok(reply::json(
+        StatusCode::OK,
+        &GetLeadActivityResponse::new(lead.id, &events),
     ))
 }

@@ -1,11 +1,11 @@
 //! The leadtrack lead routes as one warp [`Filter`], to mount inside any warp app.
 //!
 //! [`routes`] serves the five paths of the HTTP contract under `/api/leads/` (and
-//! `getLeadJobs`, which shows what became of a lead's conversions), generic over
-//! any [`LeadStore`]. It claims a request only when its path is one of those five; everything
-//! else is rejected untouched, so the host's own routes and its 404 keep working. Once a
-//! path is claimed, every outcome (errors, 405, CORS preflight) is answered by leadtrack
-//! itself: the host needs no `.recover()`.
+//! `getLeadJobs` and `getLeadActivity`, which show what became of a lead's conversions and
+//! everything that happened to it), generic over any [`LeadStore`]. It claims a request only
+//! when its path is one of those; everything else is rejected untouched, so the host's own
+//! routes and its 404 keep working. Once a path is claimed, every outcome (errors, 405, CORS
+//! preflight) is answered by leadtrack itself: the host needs no `.recover()`.
 //!
 //! ```no_run
 //! use leadtrack_sqlite::SqliteStore;
@@ -29,12 +29,14 @@
 //! | `GET /api/leads/getLeads` | 200 with a page of leads |
 //! | `GET /api/leads/getLead` | 200 with one lead |
 //! | `GET /api/leads/getLeadJobs` | 200 with the lead's conversion jobs, deliveries and attempts |
+//! | `GET /api/leads/getLeadActivity` | 200 with the lead's history, oldest first |
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`].
 
 #![forbid(unsafe_code)]
 
 mod assets;
+mod body;
 mod handlers;
 mod reply;
 mod request;
@@ -47,8 +49,10 @@ use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-pub use assets::{SCRIPT, demo, script};
-pub use server::{app, serve};
+pub use assets::{SCRIPT, StaticAsset, demo, script};
+pub use body::{BodyError, read_limited};
+pub use request::client_ip;
+pub use server::{app, app_with, serve, serve_app};
 
 /// Settings of the lead routes.
 #[derive(Clone, Debug)]
@@ -82,7 +86,7 @@ pub enum CorsOrigins {
     List(Vec<String>),
 }
 
-/// The operations, one per path: the contract's five and `getLeadJobs`.
+/// The operations, one per path: the contract's five, `getLeadJobs` and `getLeadActivity`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Operation {
     CreateLead,
@@ -91,6 +95,7 @@ enum Operation {
     GetLeads,
     GetLead,
     GetLeadJobs,
+    GetLeadActivity,
 }
 
 impl Operation {
@@ -103,13 +108,16 @@ impl Operation {
             "getLeads" => Self::GetLeads,
             "getLead" => Self::GetLead,
             "getLeadJobs" => Self::GetLeadJobs,
+            "getLeadActivity" => Self::GetLeadActivity,
             _ => return None,
         })
     }
 
     fn method(self) -> Method {
         match self {
-            Self::GetLeads | Self::GetLead | Self::GetLeadJobs => Method::GET,
+            Self::GetLeads | Self::GetLead | Self::GetLeadJobs | Self::GetLeadActivity => {
+                Method::GET
+            }
             Self::CreateLead | Self::CreateServerSideLead | Self::UpdateLeadStatus => Method::POST,
         }
     }

@@ -3,13 +3,15 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use bytes::{Buf, Bytes, BytesMut};
-use futures_util::{Stream, StreamExt};
+use bytes::{Buf, Bytes};
+use futures_util::Stream;
+use leadtrack_core::account::Actor;
 use leadtrack_core::key::KeyHash;
 use leadtrack_core::project::Project;
 use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::header::{self, HeaderMap};
 
+use crate::body::{BodyError, read_limited};
 use crate::reply::ApiError;
 
 /// The header that carries API keys.
@@ -21,6 +23,16 @@ pub(crate) async fn authenticate<S: LeadStore>(
     store: &S,
     headers: &HeaderMap,
 ) -> Result<Project, ApiError> {
+    authenticate_as(store, headers)
+        .await
+        .map(|(project, _)| project)
+}
+
+/// [`authenticate`], and who the request acts as: its key, known by its display prefix.
+pub(crate) async fn authenticate_as<S: LeadStore>(
+    store: &S,
+    headers: &HeaderMap,
+) -> Result<(Project, Actor), ApiError> {
     let missing = || ApiError::new(ErrorCode::MissingApiKey, "Missing X-API-Key header");
     let invalid = || ApiError::new(ErrorCode::InvalidApiKey, "Invalid API key");
     let value = headers.get(API_KEY_HEADER).ok_or_else(missing)?;
@@ -31,7 +43,7 @@ pub(crate) async fn authenticate<S: LeadStore>(
     // An unknown or revoked key is the store's `NotFound(ApiKey)`: 401 invalid_api_key.
     let project = store.authenticate(&KeyHash::of(key)).await?;
     ensure_active(&project)?;
-    Ok(project)
+    Ok((project, Actor::api_key(key)))
 }
 
 /// `403 project_inactive` for a deactivated project.
@@ -80,37 +92,17 @@ where
     B: Stream<Item = Result<D, warp::Error>>,
     D: Buf,
 {
-    let too_large = || {
-        ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            format!("Request body is larger than {limit} bytes"),
-        )
-    };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        return Err(too_large());
-    }
-    let mut body = std::pin::pin!(body);
-    let mut collected = BytesMut::with_capacity(declared.map_or(0, |n| n as usize));
-    while let Some(chunk) = body.next().await {
-        let mut chunk = chunk.map_err(|err| {
-            tracing::debug!(error = %err, "could not read a request body");
-            ApiError::new(ErrorCode::InvalidJson, "Could not read the request body")
-        })?;
-        if collected.len() + chunk.remaining() > limit {
-            return Err(too_large());
-        }
-        while chunk.has_remaining() {
-            let part = chunk.chunk();
-            let len = part.len();
-            collected.extend_from_slice(part);
-            chunk.advance(len);
-        }
-    }
-    Ok(collected.freeze())
+    read_limited(headers, body, limit)
+        .await
+        .map_err(|err| match err {
+            BodyError::TooLarge(limit) => ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("Request body is larger than {limit} bytes"),
+            ),
+            BodyError::Broken => {
+                ApiError::new(ErrorCode::InvalidJson, "Could not read the request body")
+            }
+        })
 }
 
 /// The query string's decoded `(name, value)` pairs; `%5B`/`%5D` and literal brackets in
@@ -123,7 +115,7 @@ pub(crate) fn query_pairs(query: &str) -> Vec<(String, String)> {
 
 /// The client's address: the first `X-Forwarded-For` address when the proxy is trusted
 /// and the header holds one, else the peer's.
-pub(crate) fn client_ip(
+pub fn client_ip(
     headers: &HeaderMap,
     remote: Option<SocketAddr>,
     trust_forwarded_for: bool,

@@ -9,7 +9,8 @@ use leadtrack_core::{ErrorCode, LeadStore};
 use serde_json::json;
 use tokio::net::TcpListener;
 use warp::http::StatusCode;
-use warp::{Filter, Reply};
+use warp::reply::Response;
+use warp::{Filter, Rejection, Reply};
 
 use crate::reply::{self, ApiError};
 use crate::{Config, routes};
@@ -21,6 +22,23 @@ pub fn app<S: LeadStore>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (impl Reply,), Error = Infallible> + Clone + Send + Sync + 'static {
+    app_with(
+        store,
+        config,
+        warp::any().and_then(|| async { Err(warp::reject::not_found()) }),
+    )
+}
+
+/// [`app`] with `pages` (say, a dashboard) answering the paths it claims before the 404.
+pub fn app_with<S, P>(
+    store: S,
+    config: Config,
+    pages: P,
+) -> impl Filter<Extract = (impl Reply,), Error = Infallible> + Clone + Send + Sync + 'static
+where
+    S: LeadStore,
+    P: Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static,
+{
     let health = warp::path!("health")
         .and(warp::get())
         .map(|| reply::json(StatusCode::OK, &json!({"message": "ok"})));
@@ -32,6 +50,8 @@ pub fn app<S: LeadStore>(
         .or(crate::demo())
         .unify()
         .or(health)
+        .unify()
+        .or(pages)
         .unify()
         .or(not_found)
         .unify()
@@ -57,7 +77,20 @@ pub async fn serve<S: LeadStore>(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    warp::serve(app(store, config))
+    serve_app(listener, app(store, config), shutdown).await;
+}
+
+/// Serves `app` (say, [`app_with`]) on `listener` until `shutdown` resolves, as [`serve`]
+/// does.
+pub async fn serve_app<A>(
+    listener: TcpListener,
+    app: A,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) where
+    A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
+    A::Extract: Reply,
+{
+    warp::serve(app)
         .incoming(listener)
         .graceful(shutdown)
         .run()

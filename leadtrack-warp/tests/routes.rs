@@ -6,6 +6,8 @@ use std::net::SocketAddr;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
+use leadtrack_core::account::Actor;
+use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
 use leadtrack_core::job::{JobRecord, StatusChange};
 use leadtrack_core::key::{KeyHash, KeyRef};
@@ -144,6 +146,12 @@ impl App {
             .expect("the lead")
     }
 
+    /// `API key <prefix>`: how the lead's history and jobs name this app's key.
+    async fn rated_by(&self) -> String {
+        let keys = self.store.api_keys(self.project.id).await.unwrap();
+        format!("API key {}", keys[0].prefix)
+    }
+
     async fn lead_count(&self) -> u64 {
         self.store
             .list_leads(self.project.id, &Default::default())
@@ -170,13 +178,14 @@ fn assert_error(reply: &Reply, status: u16, code: &str) -> Value {
     body
 }
 
-const PATHS: [(&str, &str); 6] = [
+const PATHS: [(&str, &str); 7] = [
     ("/api/leads/createLead", "POST"),
     ("/api/leads/createServerSideLead", "POST"),
     ("/api/leads/updateLeadStatus", "POST"),
     ("/api/leads/getLeads", "GET"),
     ("/api/leads/getLead", "GET"),
     ("/api/leads/getLeadJobs", "GET"),
+    ("/api/leads/getLeadActivity", "GET"),
 ];
 
 mod general {
@@ -321,11 +330,15 @@ mod general {
             &self,
             _: ProjectId,
             _: &StatusUpdate,
+            _: &Actor,
             _: DateTime<Utc>,
         ) -> StoreResult<StatusChange> {
             Err((self.fail)())
         }
         async fn lead_jobs(&self, _: ProjectId, _: LeadId) -> StoreResult<Vec<JobRecord>> {
+            Err((self.fail)())
+        }
+        async fn lead_activity(&self, _: ProjectId, _: LeadId) -> StoreResult<Vec<LeadEvent>> {
             Err((self.fail)())
         }
     }
@@ -356,6 +369,7 @@ mod general {
             failing.get("/api/leads/getLeads?status=open").await,
             failing.get("/api/leads/getLead?leadId=1").await,
             failing.get("/api/leads/getLeadJobs?leadId=1").await,
+            failing.get("/api/leads/getLeadActivity?leadId=1").await,
         ]
     }
 
@@ -530,12 +544,13 @@ mod general {
 mod authentication {
     use super::*;
 
-    const KEYED: [(&str, &str); 5] = [
+    const KEYED: [(&str, &str); 6] = [
         ("/api/leads/createServerSideLead", "POST"),
         ("/api/leads/updateLeadStatus", "POST"),
         ("/api/leads/getLeads", "GET"),
         ("/api/leads/getLead", "GET"),
         ("/api/leads/getLeadJobs", "GET"),
+        ("/api/leads/getLeadActivity", "GET"),
     ];
 
     #[tokio::test]
@@ -1540,6 +1555,7 @@ mod get_lead_jobs {
                     "conversionId",
                     "status",
                     "price",
+                    "ratedBy",
                     "createdAt",
                     "startedAt",
                     "finishedAt",
@@ -1553,6 +1569,11 @@ mod get_lead_jobs {
                     job["price"].as_i64()
                 ),
                 (Some(label.as_str()), Some("queued"), Some(1500))
+            );
+            assert_eq!(
+                job["ratedBy"],
+                app.rated_by().await,
+                "who rated, by the key's prefix"
             );
             assert_eq!(
                 (job["startedAt"].clone(), job["finishedAt"].clone()),
@@ -1580,5 +1601,145 @@ mod get_lead_jobs {
         assert_error(&reply, 401, "missing_api_key");
         let reply = app.get("/api/leads/getLeadJobs").await;
         assert_error(&reply, 400, "missing_identifier");
+    }
+}
+
+mod get_lead_activity {
+    use super::*;
+
+    /// Replaces each event's `at` (a timestamp of the contract's format, never earlier than
+    /// the one before) with `"<at>"`, so that the rest can be compared exactly.
+    fn without_times(mut body: Value) -> Value {
+        let mut previous = String::new();
+        for event in body["events"].as_array_mut().unwrap() {
+            let at = event["at"].as_str().unwrap().to_owned();
+            assert!(at.ends_with('Z') && at.len() == 24, "{at}");
+            assert!(at >= previous, "oldest first: {previous} then {at}");
+            event["at"] = json!("<at>");
+            previous = at;
+        }
+        body
+    }
+
+    #[tokio::test]
+    async fn shows_creation_merge_and_rating_with_who_rated() {
+        let app = app().await;
+        let label = app
+            .label(LabelMapping {
+                webhook: true,
+                ..LabelMapping::default()
+            })
+            .await;
+        let body =
+            json!({"userData": {"email": "history@x.io"}, "formData": {"uniqueEventId": "ev-1"}});
+        let id = app.create(body.clone()).await;
+        let merged = app
+            .post("/api/leads/createServerSideLead", Some(&app.key), body)
+            .await;
+        assert_eq!(merged.status, StatusCode::OK, "{}", merged.text);
+        let rated = app
+            .post(
+                "/api/leads/updateLeadStatus",
+                Some(&app.key),
+                json!({"email": "HISTORY@x.io", "conversionId": label, "price": 1500, "note": "signed"}),
+            )
+            .await;
+        assert_eq!(rated.status, StatusCode::CREATED, "{}", rated.text);
+        let job = app
+            .store
+            .lead_jobs(app.project.id, LeadId(id))
+            .await
+            .unwrap()[0]
+            .job
+            .id;
+
+        let reply = app
+            .get(&format!("/api/leads/getLeadActivity?leadId={id}"))
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        let by = app.rated_by().await;
+        assert!(by.starts_with("API key lt_") && by.len() == "API key lt_xxxxxxxx".len());
+        assert_eq!(
+            without_times(reply.json()),
+            json!({
+                "message": "Lead activity retrieved",
+                "leadId": id,
+                "events": [
+                    {"at": "<at>", "by": null, "type": "created"},
+                    {"at": "<at>", "by": null, "type": "merged"},
+                    {
+                        "at": "<at>",
+                        "by": by,
+                        "type": "rated",
+                        "conversionId": label,
+                        "label": "Qualified",
+                        "price": 1500,
+                        "note": "signed",
+                        "jobId": job.0
+                    }
+                ]
+            })
+        );
+        assert!(
+            !reply.text.contains(&app.key),
+            "only the key's display prefix is shown"
+        );
+        // The same identifiers as getLead.
+        for query in [
+            "email=%20History%40X.io",
+            "leadId=999999&email=history%40x.io",
+        ] {
+            let reply = app
+                .get(&format!("/api/leads/getLeadActivity?{query}"))
+                .await;
+            if query.starts_with("leadId") {
+                assert_error(&reply, 404, "lead_not_found");
+            } else {
+                assert_eq!(reply.json()["events"].as_array().unwrap().len(), 3);
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn errors() {
+        let app = app().await;
+        let other = app
+            .store
+            .create_project(
+                NewProject {
+                    public_id: Some("other".into()),
+                    name: "O".into(),
+                    currency: None,
+                },
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let foreign = app
+            .store
+            .create_lead(
+                other.id,
+                leadtrack_core::testkit::data(json!({"userData": {"email": "z@x.io"}})),
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        for (query, status, code) in [
+            (String::new(), 400, "missing_identifier"),
+            ("leadId=0".to_owned(), 400, "invalid_query"),
+            ("leadId=999999".to_owned(), 404, "lead_not_found"),
+            (format!("leadId={}", foreign.lead_id), 404, "lead_not_found"),
+            ("email=z%40x.io".to_owned(), 404, "lead_not_found"),
+        ] {
+            let reply = app
+                .get(&format!("/api/leads/getLeadActivity?{query}"))
+                .await;
+            assert_error(&reply, status, code);
+        }
+        let reply = app
+            .send(request("GET", "/api/leads/getLeadActivity?leadId=1"))
+            .await;
+        assert_error(&reply, 401, "missing_api_key");
     }
 }

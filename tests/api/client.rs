@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use leadtrack::client::Error;
+use leadtrack::core::activity::Activity;
 use leadtrack::core::api::{
     AttributionData, ConversionId, CreateLeadRequest, DeviceData, ErrorBody, FormData, Lead,
     LeadIdentifier, LeadStatus, UpdateLeadStatusRequest, UserData,
@@ -421,6 +422,91 @@ async fn update_lead_status_flows_and_errors() {
         .1
         .code,
         ErrorCode::MissingApiKey
+    );
+}
+
+#[tokio::test]
+async fn lead_activity_shows_each_change_and_who_made_it() {
+    let app = spawn_app().await;
+    let label = app.label(LabelMapping::default()).await;
+    let lead = app
+        .client
+        .create_server_side_lead(&CreateLeadRequest {
+            user_data: user("h@x.io"),
+            unique_identifier: Some("crm-h".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let identifier = LeadIdentifier::UniqueIdentifier("crm-h".into());
+    app.client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: identifier.clone(),
+            conversion_id: ConversionId::Open,
+            price: Some(2500),
+            note: Some("called back".into()),
+        })
+        .await
+        .unwrap();
+    app.client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: identifier.clone(),
+            conversion_id: ConversionId::Label(label),
+            price: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+
+    let key = &app.store.api_keys(app.project.id).await.unwrap()[0];
+    let by = format!("API key {}", key.prefix);
+    let jobs = app.client.get_lead_jobs(&identifier).await.unwrap();
+    assert_eq!(jobs.jobs[0].rated_by.as_deref(), Some(by.as_str()));
+    let activity = app.client.get_lead_activity(&identifier).await.unwrap();
+    assert_eq!(
+        (activity.message.as_str(), activity.lead_id),
+        ("Lead activity retrieved", lead.lead_id)
+    );
+    let seen: Vec<_> = activity
+        .events
+        .iter()
+        .map(|event| (event.by.as_deref(), event.activity.clone()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (None, Activity::Created),
+            (
+                Some(by.as_str()),
+                Activity::Reopened {
+                    price: Some(2500),
+                    note: Some("called back".into())
+                }
+            ),
+            (
+                Some(by.as_str()),
+                Activity::Rated {
+                    conversion_id: ConversionId::Label(label),
+                    label: Some("Customer".into()),
+                    // The price the conversion reports: the lead's, since none was given.
+                    price: Some(2500),
+                    note: None,
+                    job_id: jobs.jobs[0].id,
+                }
+            ),
+        ]
+    );
+    assert!(
+        activity.events.windows(2).all(|w| w[0].at <= w[1].at),
+        "oldest first"
+    );
+    assert_eq!(
+        api_error(
+            app.client
+                .get_lead_activity(&LeadIdentifier::LeadId(LeadId(999_999)))
+                .await
+        ),
+        (404, body(ErrorCode::LeadNotFound, "Lead not found"))
     );
 }
 

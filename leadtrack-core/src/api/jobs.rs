@@ -37,6 +37,9 @@ pub struct JobView {
     pub status: JobState,
     /// The price reported, in cents.
     pub price: Option<i64>,
+    /// Who rated the lead: a user's name or `API key <prefix>`; `null` for jobs from before
+    /// this was recorded.
+    pub rated_by: Option<String>,
     /// When the rating was applied.
     #[serde(with = "crate::time::rfc3339_millis")]
     pub created_at: DateTime<Utc>,
@@ -118,6 +121,7 @@ impl From<&JobRecord> for JobView {
             conversion_id: job.conversion_id,
             status: job.state,
             price: job.price,
+            rated_by: job.rated_by.as_ref().map(ToString::to_string),
             created_at: job.created_at,
             started_at: job.started_at,
             finished_at: job.finished_at,

@@ -6,12 +6,14 @@
 //! serde but validates the raw JSON with [`crate::request`], so that every rule of the
 //! contract (aliases, `null` as absent, `[]` as `{}`, field-naming errors) holds.
 
+mod activity;
 mod jobs;
 mod requests;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+pub use activity::{EventView, GetLeadActivityResponse};
 pub use jobs::{AttemptView, DeliveryView, GetLeadJobsResponse, JobView};
 pub use requests::{
     AttributionData, CreateLeadRequest, FormData, UpdateLeadStatusRequest, UserData,
@@ -45,6 +47,8 @@ pub mod messages {
     pub const LEAD_RETRIEVED: &str = "Lead retrieved";
     /// getLeadJobs, 200.
     pub const LEAD_JOBS_RETRIEVED: &str = "Lead jobs retrieved";
+    /// getLeadActivity, 200.
+    pub const LEAD_ACTIVITY_RETRIEVED: &str = "Lead activity retrieved";
 }
 
 /// A lead as every read returns it: all keys present, in the contract's order.

@@ -44,6 +44,10 @@ pub enum Entity {
     ApiKey,
     /// A conversion job.
     Job,
+    /// A user.
+    User,
+    /// A sign-in session (unknown, ended or expired).
+    Session,
 }
 
 impl fmt::Display for Entity {
@@ -54,6 +58,8 @@ impl fmt::Display for Entity {
             Self::Label => "conversion label",
             Self::ApiKey => "API key",
             Self::Job => "job",
+            Self::User => "user",
+            Self::Session => "session",
         })
     }
 }
@@ -68,6 +74,8 @@ pub enum Conflict {
     },
     /// A project with this public id exists.
     ProjectExists(String),
+    /// A user with this email (in any case) exists.
+    UserExists(String),
     /// A key prefix matches several keys of the project; give the whole key.
     AmbiguousKey(String),
     /// The worker's lease on the job lapsed and another worker may hold it.
@@ -79,6 +87,7 @@ impl fmt::Display for Conflict {
         match self {
             Self::JobPending { lead_id } => write!(f, "lead {lead_id} already has a pending job"),
             Self::ProjectExists(id) => write!(f, "a project with id {id:?} already exists"),
+            Self::UserExists(email) => write!(f, "a user with email {email:?} already exists"),
             Self::AmbiguousKey(prefix) => {
                 write!(
                     f,

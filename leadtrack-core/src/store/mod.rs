@@ -6,6 +6,8 @@
 //! - [`Admin`]: projects, API keys, conversion labels and integrations, for the admin
 //!   commands;
 //! - [`JobQueue`]: what the forwarding worker needs;
+//! - [`Accounts`]: users, project members, sign-in sessions and the sign-in throttle, for
+//!   the dashboard and the user commands;
 //! - [`Store`]: all of them, for backends that do everything.
 //!
 //! One not-found convention holds throughout: a method that names a record (by id, key,
@@ -25,6 +27,10 @@ use chrono::{DateTime, Duration, Utc};
 
 pub use error::{Conflict, Entity, StoreError, StoreResult};
 
+use crate::account::{
+    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
+};
+use crate::activity::LeadEvent;
 use crate::integration::{IntegrationSettings, Integrations};
 use crate::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
 use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
@@ -32,7 +38,9 @@ use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::request::{LeadQuery, StatusUpdate};
-use crate::types::{IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId};
+use crate::types::{
+    IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
+};
 use uuid::Uuid;
 
 /// What the lead routes need: the leads of a project, their status updates and jobs, and
@@ -49,7 +57,8 @@ pub trait LeadStore: Send + Sync + 'static {
 
     /// Creates a lead, or, when `data` carries a `formData.uniqueEventId` that a lead of the
     /// project already has, merges `data` into that lead ([`LeadData::merge`]). Atomic:
-    /// concurrent creates with one event id make one lead.
+    /// concurrent creates with one event id make one lead. The lead's history gains
+    /// `created` or `merged`.
     async fn create_lead(
         &self,
         project: ProjectId,
@@ -75,18 +84,23 @@ pub trait LeadStore: Send + Sync + 'static {
     /// no worker has started is cancelled. A label or `lost`: fails with
     /// [`Conflict::JobPending`] when the lead has an unfinished job; otherwise `price` and
     /// `note` apply, the lead becomes `pending` with the `conversionId` recorded, and the job
-    /// of [`crate::rules::plan_conversion`] is queued, due at once.
+    /// of [`crate::rules::plan_conversion`] is queued, due at once, recording `by` as who
+    /// rated it. The lead's history gains `reopened` or `rated`, by `by`.
     ///
     /// Errors: [`Entity::Lead`] or [`Entity::Label`] not found.
     async fn update_status(
         &self,
         project: ProjectId,
         update: &StatusUpdate,
+        by: &Actor,
         now: DateTime<Utc>,
     ) -> StoreResult<StatusChange>;
 
     /// A lead's jobs, newest first, with their deliveries and attempts.
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>>;
+
+    /// A lead's history, oldest first (ties in the order recorded).
+    async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>>;
 }
 
 /// Administration: projects, API keys, conversion labels and integrations.
@@ -203,8 +217,9 @@ pub trait JobQueue: Send + Sync + 'static {
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedJob>>;
 
-    /// Records a delivery attempt and moves the delivery to the attempt's
-    /// [`crate::types::AttemptOutcome::delivery_state`]. Errors: [`Conflict::LeaseLost`].
+    /// Records a delivery attempt, moves the delivery to the attempt's
+    /// [`crate::types::AttemptOutcome::delivery_state`], and adds a `delivery` event to the
+    /// lead's history. Errors: [`Conflict::LeaseLost`].
     async fn record_attempt(&self, job: JobId, lease: Uuid, attempt: &Attempt) -> StoreResult<()>;
 
     /// Returns a claimed job to the queue, due at `due_at`, releasing the lease.
@@ -227,7 +242,107 @@ pub trait JobQueue: Send + Sync + 'static {
     ) -> StoreResult<LeadStatus>;
 }
 
-/// A backend that does everything: the lead routes, administration and the job queue.
-pub trait Store: LeadStore + Admin + JobQueue {}
+/// Team accounts: users, their memberships of projects, sign-in sessions and failed
+/// sign-ins.
+///
+/// The rules (email and password checks, hashing, session lifetimes, the throttle) are
+/// core's ([`crate::account`]); a store keeps what they produce.
+#[async_trait]
+pub trait Accounts: Send + Sync + 'static {
+    // ----- users -----
 
-impl<T: LeadStore + Admin + JobQueue> Store for T {}
+    /// Creates a user. Errors: [`Conflict::UserExists`] when the email, in any case, is
+    /// taken.
+    async fn create_user(&self, user: NewUser, now: DateTime<Utc>) -> StoreResult<User>;
+
+    /// Every user, oldest first.
+    async fn users(&self) -> StoreResult<Vec<User>>;
+
+    /// The user with this email, in any case. Errors: [`Entity::User`] not found.
+    async fn user_by_email(&self, email: &str) -> StoreResult<User>;
+
+    /// The user's password hash, for sign-in. Errors: [`Entity::User`] not found.
+    async fn password_hash(&self, user: UserId) -> StoreResult<PasswordHash>;
+
+    /// Replaces the user's password hash and ends all their sessions.
+    /// Errors: [`Entity::User`] not found.
+    async fn set_password(&self, user: UserId, hash: &PasswordHash) -> StoreResult<()>;
+
+    /// Disables or enables a user; disabling ends all their sessions.
+    /// Errors: [`Entity::User`] not found.
+    async fn set_user_disabled(&self, user: UserId, disabled: bool) -> StoreResult<User>;
+
+    // ----- members -----
+
+    /// Makes the user a member of the project with `role`, or changes their role.
+    /// Errors: [`Entity::Project`] or [`Entity::User`] not found.
+    async fn add_member(
+        &self,
+        project: ProjectId,
+        user: UserId,
+        role: Role,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// Ends the user's membership; `false` when they were not a member.
+    async fn remove_member(&self, project: ProjectId, user: UserId) -> StoreResult<bool>;
+
+    /// The project's members, oldest membership first.
+    async fn members(&self, project: ProjectId) -> StoreResult<Vec<Member>>;
+
+    /// The projects the user is a member of, oldest project first.
+    async fn memberships(&self, user: UserId) -> StoreResult<Vec<Membership>>;
+
+    /// The user's membership of the project with this public id. Errors:
+    /// [`Entity::Project`] not found, also when the project exists but the user is not a
+    /// member, so that ids cannot be probed.
+    async fn membership(&self, user: UserId, public_id: &str) -> StoreResult<Membership>;
+
+    // ----- sessions -----
+
+    /// Starts a session for the user at `now`, found later by `hash`.
+    async fn create_session(
+        &self,
+        user: UserId,
+        hash: &SessionHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Session>;
+
+    /// The session with this hash and its user, if it is live at `now`
+    /// ([`Session::is_live`]) and the user is enabled. Errors: [`Entity::Session`] not
+    /// found (unknown, ended or expired).
+    async fn session(&self, hash: &SessionHash, now: DateTime<Utc>)
+    -> StoreResult<(User, Session)>;
+
+    /// Marks the session used at `now`.
+    async fn touch_session(&self, hash: &SessionHash, now: DateTime<Utc>) -> StoreResult<()>;
+
+    /// Ends every session of the user (signing out signs out everywhere); a user with no
+    /// session is no error.
+    async fn end_sessions(&self, user: UserId) -> StoreResult<()>;
+
+    // ----- the sign-in throttle -----
+
+    /// Records a failed sign-in for the email (compared by [`crate::account::email_key`])
+    /// from the client address.
+    async fn record_login_failure(
+        &self,
+        email: &str,
+        address: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// The failed sign-ins for the email and from the address since `since`, oldest first.
+    async fn login_failures(
+        &self,
+        email: &str,
+        address: &str,
+        since: DateTime<Utc>,
+    ) -> StoreResult<LoginFailures>;
+}
+
+/// A backend that does everything: the lead routes, administration, the job queue and
+/// accounts.
+pub trait Store: LeadStore + Admin + JobQueue + Accounts {}
+
+impl<T: LeadStore + Admin + JobQueue + Accounts> Store for T {}

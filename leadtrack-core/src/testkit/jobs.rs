@@ -4,7 +4,7 @@ use chrono::Duration;
 use serde_json::json;
 
 use super::{
-    Backend, all_integrations, all_kinds, all_mapped, at, create, label, lead_by_id, project,
+    Backend, all_integrations, all_kinds, all_mapped, at, by, create, label, lead_by_id, project,
     update,
 };
 use crate::job::Attempt;
@@ -46,6 +46,7 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
         .update_status(
             project.id,
             &update(complete.lead_id, ConversionId::Label(label_id)),
+            &by(),
             at(1),
         )
         .await
@@ -70,6 +71,7 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
         .update_status(
             project.id,
             &update(bare.lead_id, ConversionId::Label(label_id)),
+            &by(),
             at(1),
         )
         .await
@@ -119,6 +121,7 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
         .update_status(
             project.id,
             &update(lost_lead.lead_id, ConversionId::Lost),
+            &by(),
             at(1),
         )
         .await
@@ -166,7 +169,7 @@ pub async fn job_queue_lifecycle<B: Backend>(backend: &B) {
         ..update(lead.lead_id, ConversionId::Label(label_id))
     };
     let change = store
-        .update_status(project.id, &priced, at(1))
+        .update_status(project.id, &priced, &by(), at(1))
         .await
         .unwrap();
     assert!(
@@ -330,6 +333,7 @@ pub async fn job_queue_lifecycle<B: Backend>(backend: &B) {
         .update_status(
             project.id,
             &update(lead.lead_id, ConversionId::Lost),
+            &by(),
             at(14),
         )
         .await
@@ -350,7 +354,12 @@ pub async fn lapsed_leases_are_claimed_again<B: Backend>(backend: &B) {
     )
     .await;
     store
-        .update_status(project.id, &update(lead.lead_id, ConversionId::Lost), at(1))
+        .update_status(
+            project.id,
+            &update(lead.lead_id, ConversionId::Lost),
+            &by(),
+            at(1),
+        )
         .await
         .unwrap();
     let first = store

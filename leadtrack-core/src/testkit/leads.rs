@@ -5,8 +5,8 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 
 use super::{
-    Backend, assert_not_found, at, create, data, found, ids, label, lead_by_id, project, update,
-    webhook,
+    Backend, assert_not_found, at, by, create, data, found, ids, label, lead_by_id, project,
+    update, webhook,
 };
 use crate::integration::IntegrationSettings;
 use crate::key::{KeyHash, KeyRef};
@@ -87,7 +87,7 @@ pub async fn deduplicated_creates_merge_and_keep_what_the_service_manages<B: Bac
         ..update(first.lead_id, ConversionId::Label(lead_label))
     };
     store
-        .update_status(project.id, &rated, at(1))
+        .update_status(project.id, &rated, &by(), at(1))
         .await
         .unwrap();
 
@@ -301,12 +301,17 @@ pub async fn projects_are_isolated<B: Backend>(backend: &B) {
         .unwrap();
     assert_eq!(ids(&listed.leads), [lead2]);
     let err = store
-        .update_status(p2.id, &update(lead1, ConversionId::Lost), at(1))
+        .update_status(p2.id, &update(lead1, ConversionId::Lost), &by(), at(1))
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::NotFound(Entity::Lead)), "{err}");
     let err = store
-        .update_status(p2.id, &update(lead2, ConversionId::Label(label1)), at(1))
+        .update_status(
+            p2.id,
+            &update(lead2, ConversionId::Label(label1)),
+            &by(),
+            at(1),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::NotFound(Entity::Label)), "{err}");
@@ -314,7 +319,7 @@ pub async fn projects_are_isolated<B: Backend>(backend: &B) {
     assert!(store.labels(p2.id).await.unwrap().is_empty());
 
     store
-        .update_status(p1.id, &update(lead1, ConversionId::Lost), at(1))
+        .update_status(p1.id, &update(lead1, ConversionId::Lost), &by(), at(1))
         .await
         .unwrap();
     assert!(store.lead_jobs(p2.id, lead1).await.unwrap().is_empty());
@@ -385,7 +390,7 @@ pub async fn acknowledged_writes_survive_a_reopen<B: Backend>(backend: &B) {
         ..update(created[0].lead_id, ConversionId::Label(label_id))
     };
     store
-        .update_status(project.id, &rated, at(30))
+        .update_status(project.id, &rated, &by(), at(30))
         .await
         .unwrap();
 

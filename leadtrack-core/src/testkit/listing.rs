@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{Backend, at, create, ids, label, project, update};
+use super::{Backend, at, by, create, ids, label, project, update};
 use crate::api::GetLeadsResponse;
 use crate::label::LabelMapping;
 use crate::request::query::{Sort, SortDirection, SortField};
@@ -32,11 +32,16 @@ pub async fn listing_filters<B: Backend>(backend: &B) {
         "formData": {"formName": "Quote"}
     }), 24 * 60).await.lead_id;
     store
-        .update_status(project.id, &update(b, ConversionId::Label(label_id)), at(2))
+        .update_status(
+            project.id,
+            &update(b, ConversionId::Label(label_id)),
+            &by(),
+            at(2),
+        )
         .await
         .unwrap();
     store
-        .update_status(project.id, &update(c, ConversionId::Lost), at(2))
+        .update_status(project.id, &update(c, ConversionId::Lost), &by(), at(2))
         .await
         .unwrap();
 
@@ -309,7 +314,7 @@ pub async fn listing_sorts_with_nulls_last_and_id_ties<B: Backend>(backend: &B) 
             ..update(lead, ConversionId::Open)
         };
         store
-            .update_status(project.id, &priced, at(40))
+            .update_status(project.id, &priced, &by(), at(40))
             .await
             .unwrap();
     }
@@ -317,12 +322,13 @@ pub async fn listing_sorts_with_nulls_last_and_id_ties<B: Backend>(backend: &B) 
         .update_status(
             project.id,
             &update(l2, ConversionId::Label(label_id)),
+            &by(),
             at(41),
         )
         .await
         .unwrap();
     store
-        .update_status(project.id, &update(l3, ConversionId::Lost), at(41))
+        .update_status(project.id, &update(l3, ConversionId::Lost), &by(), at(41))
         .await
         .unwrap();
 

@@ -1,7 +1,8 @@
 //! The conformance suite every backend must pass (feature `testkit`), one file per concern:
 //! [`leads`] (creating, deduplicating, finding, isolation, durability), [`status`] (status
 //! updates), [`listing`] (getLeads), [`admin`] and [`jobs`] (the job queue). A check is a
-//! `pub async fn NAME<B: Backend>(backend: &B)` in one of them.
+//! `pub async fn NAME<B: Backend>(backend: &B)` in one of them. [`accounts`] holds the users,
+//! members, sessions and the sign-in throttle; [`activity`] a lead's history.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -28,6 +29,8 @@
 //! business. Concurrency checks issue their operations concurrently (all futures polled at
 //! once), so they exercise whatever the backend does to serialise conflicting writes.
 
+pub mod accounts;
+pub mod activity;
 pub mod admin;
 pub mod jobs;
 pub mod leads;
@@ -39,6 +42,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::account::Actor;
 use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaSettings, Secret, WebhookSettings,
 };
@@ -201,6 +205,11 @@ pub(crate) fn all_mapped() -> LabelMapping {
         google_ads_action: Some("987654".into()),
         webhook: true,
     }
+}
+
+/// The actor of the suite's status updates: an API key.
+pub(crate) fn by() -> Actor {
+    Actor::api_key("lt_testkit0")
 }
 
 /// Asserts that `result` is the not-found error of `entity`.

@@ -5,7 +5,7 @@ use futures::future::join_all;
 use serde_json::json;
 use uuid::Uuid;
 
-use super::{Backend, at, create, label, lead_by_id, project, update};
+use super::{Backend, at, by, create, label, lead_by_id, project, update};
 use crate::label::LabelMapping;
 use crate::request::StatusUpdate;
 use crate::store::{Conflict, Entity, JobQueue, LeadStore, StoreError};
@@ -33,7 +33,7 @@ pub async fn concurrent_label_updates_queue_exactly_one_job<B: Backend>(backend:
         };
         async move {
             store
-                .update_status(project.id, &update(lead.lead_id, conversion), at(1))
+                .update_status(project.id, &update(lead.lead_id, conversion), &by(), at(1))
                 .await
         }
     }))
@@ -78,6 +78,7 @@ pub async fn open_cancels_a_queued_job_and_applies_price_and_note<B: Backend>(ba
         .update_status(
             project.id,
             &update(lead.lead_id, ConversionId::Label(label_id)),
+            &by(),
             at(1),
         )
         .await
@@ -87,7 +88,10 @@ pub async fn open_cancels_a_queued_job_and_applies_price_and_note<B: Backend>(ba
         note: Some(Some("reopened".to_owned())),
         ..update(lead.lead_id, ConversionId::Open)
     };
-    let change = store.update_status(project.id, &open, at(2)).await.unwrap();
+    let change = store
+        .update_status(project.id, &open, &by(), at(2))
+        .await
+        .unwrap();
     assert_eq!(change.job, None);
     assert!(change.warnings.is_empty());
     let stored = lead_by_id(&store, &project, lead.lead_id).await;
@@ -113,7 +117,12 @@ pub async fn open_cancels_a_queued_job_and_applies_price_and_note<B: Backend>(ba
     );
 
     let again = store
-        .update_status(project.id, &update(lead.lead_id, ConversionId::Lost), at(3))
+        .update_status(
+            project.id,
+            &update(lead.lead_id, ConversionId::Lost),
+            &by(),
+            at(3),
+        )
         .await
         .unwrap();
     assert!(again.job.is_some(), "a cancelled job no longer blocks");
@@ -122,7 +131,7 @@ pub async fn open_cancels_a_queued_job_and_applies_price_and_note<B: Backend>(ba
         ..update(lead.lead_id, ConversionId::Open)
     };
     store
-        .update_status(project.id, &cleared, at(4))
+        .update_status(project.id, &cleared, &by(), at(4))
         .await
         .unwrap();
     let stored = lead_by_id(&store, &project, lead.lead_id).await;
@@ -147,6 +156,7 @@ pub async fn open_leaves_a_started_job_running_and_the_lead_open<B: Backend>(bac
         .update_status(
             project.id,
             &update(lead.lead_id, ConversionId::Label(label_id)),
+            &by(),
             at(1),
         )
         .await
@@ -157,11 +167,21 @@ pub async fn open_leaves_a_started_job_running_and_the_lead_open<B: Backend>(bac
         .unwrap()
         .expect("a due job");
     store
-        .update_status(project.id, &update(lead.lead_id, ConversionId::Open), at(2))
+        .update_status(
+            project.id,
+            &update(lead.lead_id, ConversionId::Open),
+            &by(),
+            at(2),
+        )
         .await
         .unwrap();
     let conflict = store
-        .update_status(project.id, &update(lead.lead_id, ConversionId::Lost), at(2))
+        .update_status(
+            project.id,
+            &update(lead.lead_id, ConversionId::Lost),
+            &by(),
+            at(2),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -196,6 +216,7 @@ pub async fn status_updates_report_missing_leads_and_labels<B: Backend>(backend:
         .update_status(
             project.id,
             &update(LeadId(lead.lead_id.0 + 1000), ConversionId::Open),
+            &by(),
             at(1),
         )
         .await
@@ -209,7 +230,7 @@ pub async fn status_updates_report_missing_leads_and_labels<B: Backend>(backend:
         ..update(LeadId(0), ConversionId::Lost)
     };
     let missing = store
-        .update_status(project.id, &by_email, at(1))
+        .update_status(project.id, &by_email, &by(), at(1))
         .await
         .unwrap_err();
     assert!(
@@ -221,7 +242,7 @@ pub async fn status_updates_report_missing_leads_and_labels<B: Backend>(backend:
         ..update(lead.lead_id, ConversionId::Label(Uuid::new_v4()))
     };
     let missing = store
-        .update_status(project.id, &unknown_label, at(1))
+        .update_status(project.id, &unknown_label, &by(), at(1))
         .await
         .unwrap_err();
     assert!(

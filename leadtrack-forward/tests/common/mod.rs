@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use leadtrack_core::account::Actor;
 use leadtrack_core::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaSettings, Secret, WebhookSettings,
 };
@@ -162,6 +163,11 @@ pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
     }
 }
 
+/// Who the tests' status updates are made by: an API key.
+pub(crate) fn rater() -> Actor {
+    Actor::api_key("lt_forward0123")
+}
+
 pub(crate) fn policy() -> RetryPolicy {
     RetryPolicy {
         base_delay: Duration::from_millis(100),
@@ -210,7 +216,7 @@ impl Fixture {
         };
         let change = self
             .store
-            .update_status(self.project.id, &update, Utc::now())
+            .update_status(self.project.id, &update, &rater(), Utc::now())
             .await
             .unwrap();
         assert!(change.job.is_some());

@@ -1,0 +1,346 @@
+//! The store traits on [`SqliteStore`]: each method hands its SQL to the writer thread
+//! (writes, committed in groups) or to a reader (reads, on a snapshot).
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use leadtrack_core::account::{
+    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
+};
+use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::integration::{IntegrationSettings, Integrations};
+use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
+use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
+use leadtrack_core::label::{ConversionLabel, NewLabel};
+use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::types::{
+    IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
+};
+use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreResult};
+use uuid::Uuid;
+
+use crate::{SqliteStore, accounts, activity, admin, jobs, leads};
+
+#[async_trait]
+impl LeadStore for SqliteStore {
+    async fn authenticate(&self, key: &KeyHash) -> StoreResult<Project> {
+        let key = *key;
+        self.read(move |conn| admin::authenticate(conn, &key)).await
+    }
+
+    async fn project_by_public_id(&self, public_id: &str) -> StoreResult<Project> {
+        let public_id = public_id.to_owned();
+        self.read(move |conn| admin::project_by_public_id(conn, &public_id))
+            .await
+    }
+
+    async fn create_lead(
+        &self,
+        project: ProjectId,
+        data: LeadData,
+        now: DateTime<Utc>,
+    ) -> StoreResult<CreatedLead> {
+        self.write(move |conn| leads::create(conn, project, data, now))
+            .await
+    }
+
+    async fn find_lead(
+        &self,
+        project: ProjectId,
+        identifier: &LeadIdentifier,
+    ) -> StoreResult<StoredLead> {
+        let identifier = identifier.clone();
+        self.read(move |conn| leads::find(conn, project, &identifier))
+            .await
+    }
+
+    async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
+        let query = query.clone();
+        self.read(move |conn| leads::list(conn, project, &query))
+            .await
+    }
+
+    async fn update_status(
+        &self,
+        project: ProjectId,
+        update: &StatusUpdate,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<StatusChange> {
+        let update = update.clone();
+        let by = by.clone();
+        self.write(move |conn| jobs::update_status(conn, project, &update, &by, now))
+            .await
+    }
+
+    async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>> {
+        self.read(move |conn| jobs::lead_jobs(conn, project, lead))
+            .await
+    }
+
+    async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>> {
+        self.read(move |conn| activity::lead_activity(conn, project, lead))
+            .await
+    }
+}
+
+#[async_trait]
+impl Admin for SqliteStore {
+    async fn create_project(
+        &self,
+        project: NewProject,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Project> {
+        self.write(move |conn| admin::create_project(conn, project, now))
+            .await
+    }
+
+    async fn projects(&self) -> StoreResult<Vec<Project>> {
+        self.read(admin::projects).await
+    }
+
+    async fn project(&self, public_id: &str) -> StoreResult<Project> {
+        self.project_by_public_id(public_id).await
+    }
+
+    async fn update_project(
+        &self,
+        project: ProjectId,
+        settings: ProjectSettings,
+    ) -> StoreResult<Project> {
+        self.write(move |conn| admin::update_project(conn, project, settings))
+            .await
+    }
+
+    async fn set_project_active(&self, project: ProjectId, active: bool) -> StoreResult<Project> {
+        self.write(move |conn| admin::set_project_active(conn, project, active))
+            .await
+    }
+
+    async fn insert_api_key(
+        &self,
+        project: ProjectId,
+        key: &GeneratedKey,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ApiKeyInfo> {
+        let key = key.clone();
+        self.write(move |conn| admin::insert_api_key(conn, project, &key, now))
+            .await
+    }
+
+    async fn api_keys(&self, project: ProjectId) -> StoreResult<Vec<ApiKeyInfo>> {
+        self.read(move |conn| admin::api_keys(conn, project)).await
+    }
+
+    async fn revoke_api_key(
+        &self,
+        project: ProjectId,
+        key: &KeyRef,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ApiKeyInfo> {
+        let key = key.clone();
+        self.write(move |conn| admin::revoke_api_key(conn, project, &key, now))
+            .await
+    }
+
+    async fn create_label(
+        &self,
+        project: ProjectId,
+        label: NewLabel,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ConversionLabel> {
+        self.write(move |conn| admin::create_label(conn, project, label, now))
+            .await
+    }
+
+    async fn labels(&self, project: ProjectId) -> StoreResult<Vec<ConversionLabel>> {
+        self.read(move |conn| admin::labels(conn, project)).await
+    }
+
+    async fn label(&self, project: ProjectId, id: Uuid) -> StoreResult<ConversionLabel> {
+        self.read(move |conn| admin::label(conn, project, id)).await
+    }
+
+    async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
+        self.read(move |conn| admin::integrations(conn, project))
+            .await
+    }
+
+    async fn set_integration(
+        &self,
+        project: ProjectId,
+        settings: IntegrationSettings,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        self.write(move |conn| admin::set_integration(conn, project, settings, now))
+            .await
+    }
+
+    async fn remove_integration(
+        &self,
+        project: ProjectId,
+        kind: IntegrationKind,
+    ) -> StoreResult<bool> {
+        self.write(move |conn| admin::remove_integration(conn, project, kind))
+            .await
+    }
+}
+
+#[async_trait]
+impl JobQueue for SqliteStore {
+    async fn claim_job(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedJob>> {
+        self.write(move |conn| jobs::claim(conn, now, lease_for))
+            .await
+    }
+
+    async fn record_attempt(&self, job: JobId, lease: Uuid, attempt: &Attempt) -> StoreResult<()> {
+        let attempt = attempt.clone();
+        self.write(move |conn| jobs::record_attempt(conn, job, lease, &attempt))
+            .await
+    }
+
+    async fn reschedule_job(
+        &self,
+        job: JobId,
+        lease: Uuid,
+        due_at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        self.write(move |conn| jobs::reschedule(conn, job, lease, due_at))
+            .await
+    }
+
+    async fn finish_job(
+        &self,
+        job: JobId,
+        lease: Uuid,
+        now: DateTime<Utc>,
+    ) -> StoreResult<LeadStatus> {
+        self.write(move |conn| jobs::finish(conn, job, lease, now))
+            .await
+    }
+}
+
+#[async_trait]
+impl Accounts for SqliteStore {
+    async fn create_user(&self, user: NewUser, now: DateTime<Utc>) -> StoreResult<User> {
+        self.write(move |conn| accounts::create_user(conn, user, now))
+            .await
+    }
+
+    async fn users(&self) -> StoreResult<Vec<User>> {
+        self.read(accounts::users).await
+    }
+
+    async fn user_by_email(&self, email: &str) -> StoreResult<User> {
+        let email = email.to_owned();
+        self.read(move |conn| accounts::user_by_email(conn, &email))
+            .await
+    }
+
+    async fn password_hash(&self, user: UserId) -> StoreResult<PasswordHash> {
+        self.read(move |conn| accounts::password_hash(conn, user))
+            .await
+    }
+
+    async fn set_password(&self, user: UserId, hash: &PasswordHash) -> StoreResult<()> {
+        let hash = hash.clone();
+        self.write(move |conn| accounts::set_password(conn, user, &hash))
+            .await
+    }
+
+    async fn set_user_disabled(&self, user: UserId, disabled: bool) -> StoreResult<User> {
+        self.write(move |conn| accounts::set_user_disabled(conn, user, disabled))
+            .await
+    }
+
+    async fn add_member(
+        &self,
+        project: ProjectId,
+        user: UserId,
+        role: Role,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        self.write(move |conn| accounts::add_member(conn, project, user, role, now))
+            .await
+    }
+
+    async fn remove_member(&self, project: ProjectId, user: UserId) -> StoreResult<bool> {
+        self.write(move |conn| accounts::remove_member(conn, project, user))
+            .await
+    }
+
+    async fn members(&self, project: ProjectId) -> StoreResult<Vec<Member>> {
+        self.read(move |conn| accounts::members(conn, project))
+            .await
+    }
+
+    async fn memberships(&self, user: UserId) -> StoreResult<Vec<Membership>> {
+        self.read(move |conn| accounts::memberships(conn, user))
+            .await
+    }
+
+    async fn membership(&self, user: UserId, public_id: &str) -> StoreResult<Membership> {
+        let public_id = public_id.to_owned();
+        self.read(move |conn| accounts::membership_of(conn, user, &public_id))
+            .await
+    }
+
+    async fn create_session(
+        &self,
+        user: UserId,
+        hash: &SessionHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Session> {
+        let hash = *hash;
+        self.write(move |conn| accounts::create_session(conn, user, &hash, now))
+            .await
+    }
+
+    async fn session(
+        &self,
+        hash: &SessionHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(User, Session)> {
+        let hash = *hash;
+        self.read(move |conn| accounts::session(conn, &hash, now))
+            .await
+    }
+
+    async fn touch_session(&self, hash: &SessionHash, now: DateTime<Utc>) -> StoreResult<()> {
+        let hash = *hash;
+        self.write(move |conn| accounts::touch_session(conn, &hash, now))
+            .await
+    }
+
+    async fn end_sessions(&self, user: UserId) -> StoreResult<()> {
+        self.write(move |conn| accounts::end_sessions_of(conn, user))
+            .await
+    }
+
+    async fn record_login_failure(
+        &self,
+        email: &str,
+        address: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let (email, address) = (email.to_owned(), address.to_owned());
+        self.write(move |conn| accounts::record_login_failure(conn, &email, &address, now))
+            .await
+    }
+
+    async fn login_failures(
+        &self,
+        email: &str,
+        address: &str,
+        since: DateTime<Utc>,
+    ) -> StoreResult<LoginFailures> {
+        let (email, address) = (email.to_owned(), address.to_owned());
+        self.read(move |conn| accounts::login_failures(conn, &email, &address, since))
+            .await
+    }
+}
