@@ -8,6 +8,7 @@
 //!   [`core::JobQueue`]);
 //! - [`sqlite`]: the embedded SQLite store, the default backend;
 //! - [`warp`]: the lead routes as one mountable warp filter;
+//! - [`dashboard`]: the team's web pages (sign-in, projects) as one mountable warp filter;
 //! - [`client`]: a typed HTTP client for the same contract;
 //! - [`forward`]: the worker that delivers rated leads to Google Ads, GA4, Meta and webhooks.
 
@@ -15,6 +16,7 @@
 
 pub use leadtrack_client as client;
 pub use leadtrack_core as core;
+pub use leadtrack_dashboard as dashboard;
 pub use leadtrack_forward as forward;
 pub use leadtrack_sqlite as sqlite;
 pub use leadtrack_warp as warp;

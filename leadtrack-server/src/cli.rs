@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use leadtrack_core::types::Role;
 
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
 ///
@@ -48,6 +49,12 @@ pub(crate) enum Command {
     /// Connect, change or disconnect a project's integrations.
     #[command(subcommand)]
     Integration(IntegrationCommand),
+    /// Manage the people who sign in to the dashboard.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Manage who is a member of a project, and their role.
+    #[command(subcommand)]
+    Member(MemberCommand),
 }
 
 /// Options of `serve`.
@@ -62,9 +69,19 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) addr: String,
 
-    /// Take client addresses from X-Forwarded-For (only behind a proxy that sets it).
+    /// Trust a reverse proxy's X-Forwarded-For (client addresses) and X-Forwarded-Proto
+    /// (HTTPS, for secure cookies); only behind a proxy that sets them.
     #[arg(long, env = "LEADTRACK_TRUST_FORWARDED_FOR")]
     pub(crate) trust_forwarded_for: bool,
+
+    /// The email of the owner created on the first run, when there is no user yet.
+    #[arg(
+        long,
+        env = "LEADTRACK_OWNER_EMAIL",
+        default_value = "owner@localhost",
+        value_name = "EMAIL"
+    )]
+    pub(crate) owner_email: String,
 
     /// Do not deliver conversions in this process (run `server worker` elsewhere).
     #[arg(long)]
@@ -342,6 +359,104 @@ pub(crate) enum LabelCommand {
         /// The public project id.
         #[arg(long, value_name = "ID")]
         project: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `user ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum UserCommand {
+    /// Create a user; prints a generated password once unless --password-stdin.
+    Create {
+        /// The email they sign in with.
+        #[arg(long)]
+        email: String,
+        /// The name shown for what they do (default: the email's local part).
+        #[arg(long)]
+        name: Option<String>,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List users.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a new password (generated unless --password-stdin); ends the user's sessions.
+    SetPassword {
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Disable a user: they cannot sign in, and their sessions end.
+    Disable {
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Enable a disabled user.
+    Enable {
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `member ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum MemberCommand {
+    /// Make a user a member of a project, or change their role.
+    Add {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// `owner` (manages keys, integrations, labels, members, settings) or `member`
+        /// (sees and rates leads).
+        #[arg(long, default_value = "member", value_name = "owner|member")]
+        role: Role,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a project's members.
+    List {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a user from a project.
+    Remove {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The user's email.
+        #[arg(long)]
+        email: String,
         /// Print JSON.
         #[arg(long)]
         json: bool,

@@ -1,8 +1,10 @@
-//! The standalone leadtrack server: its command line, the admin and integration commands,
-//! the first run, serving the API and delivering conversions.
+//! The standalone leadtrack server: its command line, the admin, integration, user and
+//! member commands, the first run, serving the API and the dashboard, and delivering
+//! conversions.
 //!
-//! With no command it serves the lead API on `127.0.0.1:8080` from the SQLite file
-//! `./leadtrack.db`, creating it and a first project on the first run. `--help` lists the
+//! With no command it serves the lead API and the dashboard on `127.0.0.1:8080` from the
+//! SQLite file `./leadtrack.db`, creating it, a first project and its owner on the first
+//! run. `--help` lists the
 //! admin commands. [`main`] is the whole program: the `leadtrack-server` binary and the
 //! workspace's `server` example (`cargo run --release --example server`) only call it.
 
@@ -17,6 +19,7 @@ macro_rules! say {
     }};
 }
 
+mod accounts;
 mod admin;
 mod backend;
 mod bootstrap;
@@ -124,7 +127,7 @@ pub(crate) enum Job {
     },
     /// `worker`: conversion deliveries, serving nothing.
     Work(WorkerArgs),
-    /// An admin command: `project`, `key`, `label` or `integration`.
+    /// An admin command: `project`, `key`, `label`, `integration`, `user` or `member`.
     Administer(Command),
 }
 
@@ -177,6 +180,8 @@ impl Job {
                 Command::Integration(command) => {
                     integrations::integration_command(&store, command).await
                 }
+                Command::User(command) => accounts::user_command(&store, command).await,
+                Command::Member(command) => accounts::member_command(&store, command).await,
                 Command::Serve(_) | Command::Worker(_) => Err(Failure(
                     "serve and worker are not admin commands".to_owned(),
                 )),

@@ -26,8 +26,8 @@ pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failur
     Ok((listener, local))
 }
 
-/// `server serve`: the first run's project, then the API on `listener`, and the worker
-/// unless `--no-worker`, until Ctrl-C or SIGTERM.
+/// `server serve`: the first run's project and owner, then the API and the dashboard on
+/// `listener`, and the worker unless `--no-worker`, until Ctrl-C or SIGTERM.
 pub(crate) async fn serve<S: Store + Clone>(
     store: S,
     listener: TcpListener,
@@ -35,11 +35,18 @@ pub(crate) async fn serve<S: Store + Clone>(
     args: ServeArgs,
     db: &Database,
 ) -> Result<(), Failure> {
-    bootstrap::first_run(&store, addr).await?;
+    bootstrap::first_run(&store, addr, &args.owner_email).await?;
     let config = Config {
         trust_forwarded_for: args.trust_forwarded_for,
         ..Config::default()
     };
+    let pages = leadtrack_dashboard::routes(
+        store.clone(),
+        leadtrack_dashboard::Config {
+            trust_proxy: args.trust_forwarded_for,
+            ..leadtrack_dashboard::Config::default()
+        },
+    );
     let stop = stop_on_signal();
     let worker = if args.no_worker {
         None
@@ -48,7 +55,8 @@ pub(crate) async fn serve<S: Store + Clone>(
         Some(tokio::spawn(worker.run(stopped(&stop))))
     };
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
-    leadtrack_warp::serve(listener, store, config, stopped(&stop)).await;
+    let app = leadtrack_warp::app_with(store, config, pages);
+    leadtrack_warp::serve_app(listener, app, stopped(&stop)).await;
     tracing::info!("stopped accepting requests");
     if let Some(worker) = worker {
         let _ = worker.await;

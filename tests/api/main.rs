@@ -1,6 +1,8 @@
 //! End-to-end tests: the real server on a random port, driven by the typed client, and the
-//! compiled `server` example run as a user runs it.
+//! compiled `server` example run as a user runs it (the API, the admin commands, and
+//! signing in to the dashboard).
 
+mod accounts;
 mod client;
 mod forwarding;
 mod helpers;

@@ -24,14 +24,14 @@ fn locate_or_build_server() -> PathBuf {
     let binary = profile_dir
         .join("examples")
         .join(format!("server{}", std::env::consts::EXE_SUFFIX));
-    if !binary.exists() {
-        // A filtered run (`cargo test --test api`) does not build examples; build it now.
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--example", "server"])
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build --example server failed");
-    }
+    // A filtered run (`cargo test --test api`) does not build examples, and a binary left
+    // from an earlier build may be stale: build it (a no-op when it is up to date).
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["build", "--example", "server"])
+        .status()
+        .expect("run cargo build");
+    assert!(status.success(), "cargo build --example server failed");
+    assert!(binary.exists(), "{} was built", binary.display());
     binary
 }
 
@@ -46,6 +46,25 @@ pub(crate) async fn admin(db: &Path, args: &[&str]) -> Output {
         .output()
         .await
         .expect("run the server binary")
+}
+
+/// Runs an admin command with `input` on its standard input.
+pub(crate) async fn admin_with_input(db: &Path, args: &[&str], input: &str) -> Output {
+    use tokio::io::AsyncWriteExt;
+    let mut child = Command::new(server_binary())
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("LEADTRACK_DB")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the server binary");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).await.unwrap();
+    drop(stdin);
+    child.wait_with_output().await.unwrap()
 }
 
 /// An admin command's `--json` output.

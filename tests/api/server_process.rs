@@ -20,8 +20,13 @@ async fn admin_commands_serve_and_restart_keep_every_lead() {
 
     let server = start(&db).await;
     assert!(
-        server.stdout.is_empty(),
-        "no first-run banner when a project exists: {:?}",
+        server.stdout.iter().all(|line| !line.contains("API key")),
+        "no new project or key when a project exists: {:?}",
+        server.stdout
+    );
+    assert!(
+        server.stdout.iter().any(|line| line.contains("password:")),
+        "but an owner, since there was no user: {:?}",
         server.stdout
     );
     let client = Client::new(&server.base_url).with_api_key(&key);

@@ -1,0 +1,49 @@
+//! Who may see and do what, in one place: pages need a signed-in user; a project's pages
+//! need its membership (else `404`, so ids cannot be probed); an owner's action needs the
+//! owner role (else `403`).
+
+use leadtrack_core::account::Membership;
+use leadtrack_core::store::Entity;
+use leadtrack_core::types::Role;
+use leadtrack_core::{Accounts, StoreError};
+use warp::http::Method;
+use warp::reply::Response;
+
+use crate::session::{self, Viewer};
+use crate::{Request, render};
+
+/// The signed-in user, or the answer for a visitor: a `GET` goes to the sign-in page and
+/// comes back afterwards (`next`); anything else goes to the sign-in page.
+pub(crate) async fn signed_in<S: Accounts>(
+    store: &S,
+    request: &Request,
+) -> Result<Viewer, Response> {
+    match session::viewer(store, request).await {
+        Ok(Some(viewer)) => Ok(viewer),
+        Ok(None) if matches!(request.method, Method::GET | Method::HEAD) => {
+            let mut next = request.path.clone();
+            if !request.query.is_empty() {
+                next = format!("{next}?{}", request.query);
+            }
+            let next: String = form_urlencoded::byte_serialize(next.as_bytes()).collect();
+            Err(render::redirect(&format!("/login?next={next}")))
+        }
+        Ok(None) => Err(render::redirect("/login")),
+        Err(err) => Err(render::store_failure(err, None)),
+    }
+}
+
+/// The viewer's membership of the project `public_id`, if their role allows `needed`.
+pub(crate) async fn project<S: Accounts>(
+    store: &S,
+    viewer: &Viewer,
+    public_id: &str,
+    needed: Role,
+) -> Result<Membership, Response> {
+    match store.membership(viewer.user.id, public_id).await {
+        Ok(membership) if membership.role.allows(needed) => Ok(membership),
+        Ok(_) => Err(render::owners_only(viewer)),
+        Err(StoreError::NotFound(Entity::Project)) => Err(render::not_found(Some(viewer))),
+        Err(err) => Err(render::store_failure(err, Some(viewer))),
+    }
+}

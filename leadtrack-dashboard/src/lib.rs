@@ -1,0 +1,169 @@
+//! leadtrack's web pages for the team, as one warp filter to mount beside the lead API:
+//! sign-in and sign-out, the user's projects, and each project's page.
+//!
+//! | path | what |
+//! |---|---|
+//! | `GET /login`, `POST /login` | the sign-in form; on success a session cookie and a redirect to `/` (or a local `next`) |
+//! | `POST /logout` | ends the session |
+//! | `GET /` | the projects the user is a member of |
+//! | `GET /projects/{projectId}` | a project: its numbers and, for owners, its API keys |
+//! | `POST /projects/{projectId}/keys` | owners: creates an API key, shown once |
+//! | `GET /assets/app.css` | the stylesheet, cached and revalidated by `ETag` |
+//!
+//! The rules every page follows, in one place each:
+//! - who may see what ([`access`]): a project the user is not a member of is `404`, an
+//!   owner's action by a member is `403`;
+//! - sessions ([`session`]): an `HttpOnly`, `SameSite=Lax` cookie holding a random token
+//!   that the store keeps only as a hash, `Secure` over HTTPS;
+//! - forgery: every state-changing request of a session must come from this site's own
+//!   origin (`Origin`, else `Referer`) and carry the session's anti-forgery token, or it is
+//!   refused with `403` and changes nothing;
+//! - brute force: failed sign-ins are counted in the store per email and per address
+//!   ([`leadtrack_core::account::LoginThrottle`]): past the limit, `429` with `Retry-After`.
+//!
+//! Pages are rendered on the server from compile-time-checked templates (askama); the
+//! stylesheet is compiled into the binary. Every page works without JavaScript.
+//!
+//! Mounted beside the lead API, as the standalone server does:
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = leadtrack_sqlite::SqliteStore::open("leadtrack.db").await?;
+//! let pages = leadtrack_dashboard::routes(store.clone(), leadtrack_dashboard::Config::default());
+//! let app = leadtrack_warp::app_with(store, leadtrack_warp::Config::default(), pages);
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! leadtrack_warp::serve_app(listener, app, std::future::pending()).await;
+//! # Ok(())
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod access;
+mod login;
+mod pages;
+mod render;
+mod session;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Buf;
+use futures_util::Stream;
+use leadtrack_core::Store;
+use leadtrack_core::account::LoginThrottle;
+use warp::http::{HeaderMap, Method};
+use warp::path::FullPath;
+use warp::reply::Response;
+use warp::{Filter, Rejection};
+
+/// How the pages behave.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Trust `X-Forwarded-Proto` (for the `Secure` cookie flag and this site's origin) and
+    /// `X-Forwarded-For` (for the client address the sign-in throttle counts), as set by a
+    /// reverse proxy in front of the server. Off by default: without a proxy, clients could
+    /// forge them.
+    pub trust_proxy: bool,
+    /// The sign-in throttle.
+    pub throttle: LoginThrottle,
+    /// The largest form body accepted, in bytes.
+    pub body_limit: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            trust_proxy: false,
+            throttle: LoginThrottle::default(),
+            body_limit: 16 * 1024,
+        }
+    }
+}
+
+/// The store and the configuration, shared by every request.
+struct Context<S> {
+    store: S,
+    config: Config,
+}
+
+/// What a handler needs of a request.
+pub(crate) struct Request {
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) query: String,
+    pub(crate) headers: HeaderMap,
+    pub(crate) remote: Option<SocketAddr>,
+}
+
+/// Whether a path is the dashboard's: everything else falls through to the host's routes.
+fn claims(path: &str) -> bool {
+    matches!(path, "/" | "/login" | "/logout" | "/assets/app.css")
+        || path == "/projects"
+        || path.starts_with("/projects/")
+}
+
+/// The dashboard, answered from `store`. Combine it with the lead API and a host's own
+/// routes by `.or(...)`: it claims only its own paths and answers every outcome on them.
+pub fn routes<S: Store + Clone>(
+    store: S,
+    config: Config,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    let context = Arc::new(Context { store, config });
+    let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
+    warp::path::full()
+        .and_then(|path: FullPath| async move {
+            if claims(path.as_str()) {
+                Ok(path.as_str().to_owned())
+            } else {
+                Err(warp::reject::not_found())
+            }
+        })
+        .and(warp::method())
+        .and(warp::header::headers_cloned())
+        .and(warp::addr::remote())
+        .and(query)
+        .and(warp::body::stream())
+        .then(move |path, method, headers, remote, query, body| {
+            let context = Arc::clone(&context);
+            async move {
+                let request = Request {
+                    method,
+                    path,
+                    query,
+                    headers,
+                    remote,
+                };
+                handle(&context, request, body).await
+            }
+        })
+}
+
+/// Routes a claimed request to its page.
+async fn handle<S, B, D>(context: &Context<S>, request: Request, body: B) -> Response
+where
+    S: Store,
+    B: Stream<Item = Result<D, warp::Error>> + Send,
+    D: Buf,
+{
+    let Context { store, config } = context;
+    let segments: Vec<&str> = request.path.trim_matches('/').split('/').collect();
+    let mut response = match (&request.method, segments.as_slice()) {
+        (&Method::GET | &Method::HEAD, ["assets", "app.css"]) => render::stylesheet(&request),
+        (&Method::GET | &Method::HEAD, ["login"]) => login::form(store, config, &request).await,
+        (&Method::POST, ["login"]) => login::sign_in(store, config, &request, body).await,
+        (&Method::POST, ["logout"]) => login::sign_out(store, config, &request, body).await,
+        (&Method::GET | &Method::HEAD, [""]) => pages::projects(store, config, &request).await,
+        (&Method::GET | &Method::HEAD, ["projects", project]) => {
+            pages::project(store, config, &request, project).await
+        }
+        (&Method::POST, ["projects", project, "keys"]) => {
+            pages::create_key(store, config, &request, project, body).await
+        }
+        (_, ["login" | "logout" | ""] | ["assets", "app.css"] | ["projects", _])
+        | (_, ["projects", _, "keys"]) => render::method_not_allowed(),
+        _ => render::not_found(None),
+    };
+    render::secure_headers(response.headers_mut());
+    response
+}

@@ -1,0 +1,234 @@
+//! Signing in and out.
+//!
+//! A failed sign-in says the same whether or not the email has an account, and takes as
+//! long (a decoy hash is verified for unknown emails). Failures are counted per email and
+//! per client address in the store, so the throttle holds across restarts and across
+//! servers sharing one database; past it, every attempt (the right password too) gets
+//! `429` with `Retry-After` until the window has passed.
+
+use askama::Template;
+use bytes::Buf;
+use chrono::Utc;
+use futures_util::Stream;
+use leadtrack_core::account::{PasswordHash, SessionToken, User, email_key};
+use leadtrack_core::store::Entity;
+use leadtrack_core::{Accounts, StoreError};
+use warp::http::StatusCode;
+use warp::http::header::{self, HeaderValue};
+use warp::reply::Response;
+
+use crate::render::{self, Layout};
+use crate::session::{self, Form};
+use crate::{Config, Request};
+
+/// The one message of every failed sign-in.
+const NO_MATCH: &str = "That email and password do not match an account.";
+
+#[derive(Template)]
+#[template(path = "login.html")]
+struct LoginPage<'a> {
+    layout: Layout,
+    email: &'a str,
+    next: &'a str,
+    problem: Option<String>,
+}
+
+fn login_page(status: StatusCode, email: &str, next: &str, problem: Option<String>) -> Response {
+    render::page(
+        status,
+        &LoginPage {
+            layout: Layout::new("Sign in", None),
+            email,
+            next,
+            problem,
+        },
+    )
+}
+
+/// Where to go after signing in: `next` when it is a path on this site, else `/`.
+/// Anything that a browser could read as another site (`//host`, `/\host`, a scheme) is
+/// refused.
+fn local_path(next: &str) -> &str {
+    let local = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.contains('\\')
+        && next.len() <= 2048
+        && !next.chars().any(char::is_control);
+    if local { next } else { "/" }
+}
+
+fn query_next(request: &Request) -> String {
+    form_urlencoded::parse(request.query.as_bytes())
+        .find(|(name, _)| name == "next")
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default()
+}
+
+/// `GET /login`: the form, or straight on for a user who is signed in.
+pub(crate) async fn form<S: Accounts>(store: &S, _config: &Config, request: &Request) -> Response {
+    let next = query_next(request);
+    match session::viewer(store, request).await {
+        Ok(Some(_)) => render::redirect(local_path(&next)),
+        Ok(None) => login_page(StatusCode::OK, "", local_path(&next), None),
+        Err(err) => render::store_failure(err, None),
+    }
+}
+
+/// `POST /login`.
+pub(crate) async fn sign_in<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    body: B,
+) -> Response
+where
+    S: Accounts,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let form = match session::read_form(request, config, body).await {
+        Ok(form) => form,
+        Err(response) => return response,
+    };
+    // A sign-in posted from another site (login forgery) is refused; one that says nothing
+    // of its origin (a script, an old browser) is let through, as it holds no session.
+    if session::from_own_site(request, config) == Some(false) {
+        return render::forged(None);
+    }
+    match attempt(store, config, request, &form).await {
+        Ok(response) => response,
+        Err(err) => render::store_failure(err, None),
+    }
+}
+
+async fn attempt<S: Accounts>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    form: &Form,
+) -> Result<Response, StoreError> {
+    let (email, password) = (form.get("email").trim(), form.get("password"));
+    let next = local_path(form.get("next"));
+    let address = leadtrack_warp::client_ip(&request.headers, request.remote, config.trust_proxy)
+        .unwrap_or_default();
+    let now = Utc::now();
+
+    let failures = store
+        .login_failures(email, &address, now - config.throttle.window)
+        .await?;
+    if let Some(wait) = config.throttle.retry_after(&failures, now) {
+        tracing::warn!("sign-in refused by the throttle");
+        let minutes = (wait.num_seconds() + 59) / 60;
+        let problem = format!(
+            "Too many failed sign-ins. Try again in {minutes} minute{}.",
+            if minutes == 1 { "" } else { "s" }
+        );
+        let mut response = login_page(StatusCode::TOO_MANY_REQUESTS, email, next, Some(problem));
+        if let Ok(value) = HeaderValue::from_str(&wait.num_seconds().max(1).to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return Ok(response);
+    }
+
+    let Some(user) = check_password(store, email, password).await? else {
+        store.record_login_failure(email, &address, now).await?;
+        tracing::info!("sign-in failed");
+        return Ok(login_page(
+            StatusCode::UNAUTHORIZED,
+            email,
+            next,
+            Some(NO_MATCH.to_owned()),
+        ));
+    };
+    let token = SessionToken::generate();
+    store.create_session(user.id, &token.hash(), now).await?;
+    tracing::info!(user = %user.id, "signed in");
+    let mut response = render::redirect(next);
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        session::session_cookie(&token, session::is_https(request, config)),
+    );
+    Ok(response)
+}
+
+/// The user whose password this is, if the email names an enabled user and the password
+/// matches. Costs one Argon2id verification whatever the outcome.
+async fn check_password<S: Accounts>(
+    store: &S,
+    email: &str,
+    password: &str,
+) -> Result<Option<User>, StoreError> {
+    let user = match store.user_by_email(&email_key(email)).await {
+        Ok(user) => Some(user),
+        Err(StoreError::NotFound(Entity::User)) => None,
+        Err(err) => return Err(err),
+    };
+    let hash = match &user {
+        Some(user) => store.password_hash(user.id).await?,
+        None => PasswordHash::decoy().clone(),
+    };
+    let password = password.to_owned();
+    let matches = tokio::task::spawn_blocking(move || hash.verify(&password))
+        .await
+        .unwrap_or(false);
+    Ok(user.filter(|user| matches && !user.disabled))
+}
+
+/// `POST /logout`: ends every session of the user (on every device) and clears the cookie.
+pub(crate) async fn sign_out<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    body: B,
+) -> Response
+where
+    S: Accounts,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let viewer = match session::viewer(store, request).await {
+        Ok(Some(viewer)) => viewer,
+        Ok(None) => return render::redirect("/login"),
+        Err(err) => return render::store_failure(err, None),
+    };
+    let form = match session::read_form(request, config, body).await {
+        Ok(form) => form,
+        Err(response) => return response,
+    };
+    if !session::genuine_form(request, config, &viewer, &form) {
+        return render::forged(Some(&viewer));
+    }
+    if let Err(err) = store.end_sessions(viewer.user.id).await {
+        return render::store_failure(err, Some(&viewer));
+    }
+    tracing::info!(user = %viewer.user.id, "signed out");
+    let mut response = render::redirect("/login");
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        session::cleared_cookie(session::is_https(request, config)),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_path;
+
+    #[test]
+    fn only_local_paths_are_followed() {
+        for local in ["/", "/projects/acme", "/projects/acme?tab=open#x"] {
+            assert_eq!(local_path(local), local);
+        }
+        for foreign in [
+            "",
+            "https://evil.example",
+            "//evil.example",
+            "/\\evil.example",
+            "\\\\evil.example",
+            "javascript:alert(1)",
+            "/a\nb",
+        ] {
+            assert_eq!(local_path(foreign), "/", "{foreign:?}");
+        }
+    }
+}

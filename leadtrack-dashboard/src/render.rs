@@ -1,0 +1,208 @@
+//! Turning pages into responses: the layout every page shares, HTML and redirects, the
+//! error pages, the stylesheet, and the headers every response carries.
+
+use std::sync::OnceLock;
+
+use askama::Template;
+use leadtrack_core::StoreError;
+use leadtrack_warp::StaticAsset;
+use warp::http::StatusCode;
+use warp::http::header::{self, HeaderMap, HeaderValue};
+use warp::reply::Response;
+
+use crate::Request;
+use crate::session::Viewer;
+
+/// What the layout shows around every page.
+pub(crate) struct Layout {
+    /// The page's title (before ` · leadtrack`).
+    pub(crate) title: String,
+    /// The signed-in user, for the header and its sign-out form.
+    pub(crate) viewer: Option<ViewerView>,
+}
+
+/// The signed-in user as the header shows them.
+pub(crate) struct ViewerView {
+    /// Their name.
+    pub(crate) name: String,
+    /// The anti-forgery token of their session, for the sign-out form.
+    pub(crate) csrf: String,
+}
+
+impl Layout {
+    /// The layout of a page titled `title`, for `viewer`.
+    pub(crate) fn new(title: impl Into<String>, viewer: Option<&Viewer>) -> Self {
+        Self {
+            title: title.into(),
+            viewer: viewer.map(|viewer| ViewerView {
+                name: viewer.user.name.clone(),
+                csrf: viewer.csrf(),
+            }),
+        }
+    }
+}
+
+/// A page rendered with `status`; never stored by caches, since pages show private data.
+pub(crate) fn page(status: StatusCode, template: &impl Template) -> Response {
+    match template.render() {
+        Ok(html) => {
+            let mut response = Response::new(html.into());
+            *response.status_mut() = status;
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(err) => {
+            tracing::error!(error = %err, "a page failed to render");
+            plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong on our side.",
+            )
+        }
+    }
+}
+
+/// A short text answer, for when not even a page can be rendered.
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    let mut response = Response::new(text.into());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// `303 See Other` to `location` (a local path).
+pub(crate) fn redirect(location: &str) -> Response {
+    let mut response = Response::new(Vec::new().into());
+    *response.status_mut() = StatusCode::SEE_OTHER;
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    layout: Layout,
+    heading: &'static str,
+    message: String,
+}
+
+/// An error page.
+pub(crate) fn error(
+    status: StatusCode,
+    viewer: Option<&Viewer>,
+    heading: &'static str,
+    message: impl Into<String>,
+) -> Response {
+    page(
+        status,
+        &ErrorPage {
+            layout: Layout::new(heading, viewer),
+            heading,
+            message: message.into(),
+        },
+    )
+}
+
+/// `404`: also the answer for a project the user is not a member of, so ids can't be probed.
+pub(crate) fn not_found(viewer: Option<&Viewer>) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        viewer,
+        "Page not found",
+        "There is no such page, or you are not a member of its project.",
+    )
+}
+
+/// `403` for an action the user's role does not allow.
+pub(crate) fn owners_only(viewer: &Viewer) -> Response {
+    error(
+        StatusCode::FORBIDDEN,
+        Some(viewer),
+        "Owners only",
+        "Only the project's owners can do this. Ask one of them.",
+    )
+}
+
+/// `403` for a form that did not come from this site's own page of this session.
+pub(crate) fn forged(viewer: Option<&Viewer>) -> Response {
+    error(
+        StatusCode::FORBIDDEN,
+        viewer,
+        "This form has expired",
+        "The form was sent from another site or an older session, so nothing was changed. \
+         Reload the page and try again.",
+    )
+}
+
+/// `405` on one of the dashboard's paths.
+pub(crate) fn method_not_allowed() -> Response {
+    plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed")
+}
+
+/// `413` for a form over the size limit.
+pub(crate) fn too_large() -> Response {
+    plain(StatusCode::PAYLOAD_TOO_LARGE, "The form is too large.")
+}
+
+/// `500` or `503` for a store failure: the cause is logged, never shown.
+pub(crate) fn store_failure(err: StoreError, viewer: Option<&Viewer>) -> Response {
+    if let StoreError::Unavailable(reason) = &err {
+        tracing::warn!(%reason, "store unavailable");
+        let mut response = error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            viewer,
+            "Busy",
+            "leadtrack is busy or restarting. Try again in a moment.",
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return response;
+    }
+    tracing::error!(error = %err, "store failure");
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        viewer,
+        "Something went wrong",
+        "Something went wrong on our side, and it has been logged. Try again in a moment.",
+    )
+}
+
+/// `GET /assets/app.css`.
+pub(crate) fn stylesheet(request: &Request) -> Response {
+    static ASSET: OnceLock<StaticAsset> = OnceLock::new();
+    ASSET
+        .get_or_init(|| {
+            StaticAsset::new(
+                include_bytes!("../assets/app.css"),
+                "text/css; charset=utf-8",
+                "public, max-age=3600, stale-while-revalidate=86400",
+            )
+        })
+        .response(&request.headers)
+}
+
+/// Headers every dashboard response carries: no framing (clickjacking), no sniffing, no
+/// referrer to other sites, and a content policy that allows only this site's own files.
+pub(crate) fn secure_headers(headers: &mut HeaderMap) {
+    for (name, value) in [
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "same-origin"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        ),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+}

@@ -1,0 +1,273 @@
+//! Who is asking: the session cookie, the signed-in [`Viewer`], and the checks that a form
+//! came from this site (its origin and the session's anti-forgery token).
+
+use bytes::Buf;
+use chrono::Utc;
+use futures_util::Stream;
+use leadtrack_core::account::{Session, SessionToken, User};
+use leadtrack_core::store::Entity;
+use leadtrack_core::{Accounts, StoreError};
+use leadtrack_warp::BodyError;
+use warp::http::header::{self, HeaderValue};
+
+use crate::{Config, Request, render};
+use warp::reply::Response;
+
+/// The session cookie's name.
+pub(crate) const COOKIE: &str = "lt_session";
+
+/// A signed-in user and their session.
+pub(crate) struct Viewer {
+    /// The user.
+    pub(crate) user: User,
+    /// The session's token, as the cookie holds it.
+    pub(crate) token: SessionToken,
+}
+
+impl Viewer {
+    /// The session's anti-forgery token, for forms.
+    pub(crate) fn csrf(&self) -> String {
+        self.token.csrf_token()
+    }
+}
+
+/// The session token the request's cookie holds, if it holds a well-formed one.
+fn presented_token(request: &Request) -> Option<SessionToken> {
+    request
+        .headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .and_then(|(_, value)| SessionToken::parse(value.trim()))
+}
+
+/// The signed-in user, when the request carries a live session; marks the session used.
+pub(crate) async fn viewer<S: Accounts>(
+    store: &S,
+    request: &Request,
+) -> Result<Option<Viewer>, StoreError> {
+    let Some(token) = presented_token(request) else {
+        return Ok(None);
+    };
+    let now = Utc::now();
+    let hash = token.hash();
+    let (user, session): (User, Session) = match store.session(&hash, now).await {
+        Ok(found) => found,
+        Err(StoreError::NotFound(Entity::Session)) => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    if session.needs_touch(now) {
+        store.touch_session(&hash, now).await?;
+    }
+    Ok(Some(Viewer { user, token }))
+}
+
+/// Whether the request arrived over HTTPS: only through a trusted proxy's
+/// `X-Forwarded-Proto`, since the server itself speaks plain HTTP.
+pub(crate) fn is_https(request: &Request, config: &Config) -> bool {
+    config.trust_proxy
+        && request
+            .headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"))
+}
+
+/// The `Set-Cookie` that starts a session: `HttpOnly`, `SameSite=Lax`, `Path=/`, lasting as
+/// long as a session can, and `Secure` over HTTPS.
+pub(crate) fn session_cookie(token: &SessionToken, secure: bool) -> HeaderValue {
+    let max_age = leadtrack_core::account::session_lifetime().num_seconds();
+    cookie(
+        &format!("{COOKIE}={}; Max-Age={max_age}", token.expose()),
+        secure,
+    )
+}
+
+/// The `Set-Cookie` that removes the session cookie.
+pub(crate) fn cleared_cookie(secure: bool) -> HeaderValue {
+    cookie(&format!("{COOKIE}=; Max-Age=0"), secure)
+}
+
+fn cookie(start: &str, secure: bool) -> HeaderValue {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!("{start}; Path=/; HttpOnly; SameSite=Lax{secure}"))
+        .unwrap_or_else(|_| HeaderValue::from_static("lt_session=; Max-Age=0; Path=/"))
+}
+
+/// This site's origin as the browser sees it, from `Host` (and the proxy's protocol).
+fn own_origin(request: &Request, config: &Config) -> Option<String> {
+    let host = request.headers.get(header::HOST)?.to_str().ok()?.trim();
+    let scheme = if is_https(request, config) {
+        "https"
+    } else {
+        "http"
+    };
+    (!host.is_empty()).then(|| format!("{scheme}://{}", host.to_ascii_lowercase()))
+}
+
+/// The origin a request says it comes from: `Origin`, else the origin part of `Referer`.
+fn claimed_origin(request: &Request) -> Option<String> {
+    let header = |name| {
+        request
+            .headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(origin) = header(header::ORIGIN) {
+        return Some(origin.to_ascii_lowercase());
+    }
+    let referer = header(header::REFERER)?;
+    let (scheme, rest) = referer.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    Some(format!("{scheme}://{authority}").to_ascii_lowercase())
+}
+
+/// Whether the request comes from this site's own pages. `None` when it says nothing of
+/// where it comes from.
+pub(crate) fn from_own_site(request: &Request, config: &Config) -> Option<bool> {
+    let claimed = claimed_origin(request)?;
+    Some(own_origin(request, config).is_some_and(|own| own == claimed))
+}
+
+/// A submitted form's fields.
+pub(crate) struct Form(Vec<(String, String)>);
+
+impl Form {
+    /// The first value of a field, or `""`.
+    pub(crate) fn get(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(key, _)| key == name)
+            .map_or("", |(_, value)| value.as_str())
+    }
+}
+
+/// Reads an `application/x-www-form-urlencoded` body within the size limit.
+pub(crate) async fn read_form<B, D>(
+    request: &Request,
+    config: &Config,
+    body: B,
+) -> Result<Form, Response>
+where
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    match leadtrack_warp::read_limited(&request.headers, body, config.body_limit).await {
+        Ok(bytes) => Ok(Form(form_urlencoded::parse(&bytes).into_owned().collect())),
+        Err(BodyError::TooLarge(_)) => Err(render::too_large()),
+        Err(BodyError::Broken) => Err(render::error(
+            warp::http::StatusCode::BAD_REQUEST,
+            None,
+            "The form did not arrive",
+            "The connection broke while the form was being sent. Try again.",
+        )),
+    }
+}
+
+/// Whether a session's form came from this site: its origin (`Origin` or `Referer`, one
+/// of which is required) and the session's anti-forgery token. A form that fails is to be
+/// answered with [`render::forged`].
+pub(crate) fn genuine_form(
+    request: &Request,
+    config: &Config,
+    viewer: &Viewer,
+    form: &Form,
+) -> bool {
+    let same_site = from_own_site(request, config) == Some(true);
+    let genuine = same_site && constant_time_eq(form.get("csrf"), &viewer.csrf());
+    if !genuine {
+        tracing::warn!(user = %viewer.user.id, "a form failed the anti-forgery check");
+    }
+    genuine
+}
+
+/// Compares two tokens in time that depends only on their length.
+fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |diff, (x, y)| diff | (x ^ y))
+            == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warp::http::{HeaderMap, Method};
+
+    fn request(pairs: &[(&'static str, &str)]) -> Request {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        Request {
+            method: Method::POST,
+            path: "/logout".into(),
+            query: String::new(),
+            headers,
+            remote: None,
+        }
+    }
+
+    #[test]
+    fn origins_come_from_origin_else_referer() {
+        let config = Config::default();
+        let host = ("host", "leads.example.com");
+        let ok = request(&[host, ("origin", "http://leads.example.com")]);
+        assert_eq!(from_own_site(&ok, &config), Some(true));
+        let referer = request(&[host, ("referer", "http://leads.example.com/projects/x?y=1")]);
+        assert_eq!(from_own_site(&referer, &config), Some(true));
+        let evil = request(&[host, ("origin", "http://evil.example")]);
+        assert_eq!(from_own_site(&evil, &config), Some(false));
+        let sneaky = request(&[host, ("referer", "http://leads.example.com.evil.example/")]);
+        assert_eq!(from_own_site(&sneaky, &config), Some(false));
+        assert_eq!(from_own_site(&request(&[host]), &config), None);
+        let https = request(&[
+            host,
+            ("origin", "https://leads.example.com"),
+            ("x-forwarded-proto", "https"),
+        ]);
+        assert_eq!(
+            from_own_site(&https, &config),
+            Some(false),
+            "untrusted proxy"
+        );
+        let trusted = Config {
+            trust_proxy: true,
+            ..Config::default()
+        };
+        assert_eq!(from_own_site(&https, &trusted), Some(true));
+    }
+
+    #[test]
+    fn cookies_carry_the_token_only_where_they_must() {
+        let token = SessionToken::generate();
+        let plain = request(&[("cookie", &format!("a=b; {COOKIE}={}", token.expose()))]);
+        assert_eq!(presented_token(&plain), Some(token.clone()));
+        assert_eq!(
+            presented_token(&request(&[("cookie", "lt_session=nope")])),
+            None
+        );
+        let set = session_cookie(&token, false);
+        let set = set.to_str().unwrap();
+        assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax") && set.contains("Path=/"));
+        assert!(!set.contains("Secure"));
+        assert!(
+            session_cookie(&token, true)
+                .to_str()
+                .unwrap()
+                .ends_with("; Secure")
+        );
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(constant_time_eq("abc", "abc"));
+        assert!(!constant_time_eq("abc", "abd") && !constant_time_eq("abc", "ab"));
+    }
+}

@@ -1,0 +1,173 @@
+//! The dashboard over a fresh SQLite store with two projects and two users, driven through
+//! `warp::test` (no socket) as a browser would: forms, cookies, `Origin`.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+
+use chrono::Utc;
+use leadtrack_core::account::{NewUser, Password, User};
+use leadtrack_core::project::{NewProject, Project};
+use leadtrack_core::types::Role;
+use leadtrack_core::{Accounts, Admin};
+use leadtrack_dashboard::{Config, routes};
+use leadtrack_sqlite::SqliteStore;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::{HeaderMap, StatusCode};
+use warp::reply::Response;
+
+/// The host every request names, and so this site's origin.
+pub(crate) const HOST: &str = "leads.test";
+pub(crate) const ORIGIN: &str = "http://leads.test";
+pub(crate) const OWNER_PASSWORD: &str = "owner password 1";
+pub(crate) const MEMBER_PASSWORD: &str = "member password 1";
+
+pub(crate) struct App {
+    pub(crate) store: SqliteStore,
+    pub(crate) filter: BoxedFilter<(Response,)>,
+    /// Owned by `owner`; `member` is a member.
+    pub(crate) alpha: Project,
+    /// Owned by `owner` alone.
+    pub(crate) beta: Project,
+    pub(crate) owner: User,
+    pub(crate) member: User,
+}
+
+/// A response, read.
+pub(crate) struct Reply {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) text: String,
+}
+
+impl Reply {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|v| v.to_str().unwrap())
+    }
+
+    /// The session cookie a sign-in set: `lt_session=TOKEN`.
+    pub(crate) fn session_cookie(&self) -> String {
+        let set = self.header("set-cookie").expect("a Set-Cookie header");
+        set.split(';').next().unwrap().to_owned()
+    }
+
+    /// The value of the hidden `csrf` field on the page.
+    pub(crate) fn csrf(&self) -> String {
+        let at = self
+            .text
+            .find("name=\"csrf\" value=\"")
+            .expect("a csrf field");
+        let rest = &self.text[at + "name=\"csrf\" value=\"".len()..];
+        rest[..rest.find('"').unwrap()].to_owned()
+    }
+}
+
+pub(crate) async fn app() -> App {
+    app_with(Config::default()).await
+}
+
+async fn user(store: &SqliteStore, email: &str, name: &str, password: &str) -> User {
+    let new = NewUser::new(email, Some(name), &Password::new(password).unwrap()).unwrap();
+    store.create_user(new, Utc::now()).await.unwrap()
+}
+
+async fn project(store: &SqliteStore, id: &str, name: &str) -> Project {
+    store
+        .create_project(
+            NewProject {
+                public_id: Some(id.into()),
+                name: name.into(),
+                currency: None,
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+}
+
+pub(crate) async fn app_with(config: Config) -> App {
+    let store = SqliteStore::open_temporary().await.unwrap();
+    let alpha = project(&store, "alpha", "Alpha").await;
+    let beta = project(&store, "beta", "Beta").await;
+    let owner = user(&store, "owner@example.com", "Olive Owner", OWNER_PASSWORD).await;
+    let member = user(&store, "member@example.com", "Mo Member", MEMBER_PASSWORD).await;
+    for (project, user, role) in [
+        (&alpha, &owner, Role::Owner),
+        (&beta, &owner, Role::Owner),
+        (&alpha, &member, Role::Member),
+    ] {
+        store
+            .add_member(project.id, user.id, role, Utc::now())
+            .await
+            .unwrap();
+    }
+    let filter = routes(store.clone(), config).boxed();
+    App {
+        store,
+        filter,
+        alpha,
+        beta,
+        owner,
+        member,
+    }
+}
+
+/// A request as a browser on this site sends it.
+pub(crate) fn browser(method: &str, path: &str) -> warp::test::RequestBuilder {
+    warp::test::request()
+        .method(method)
+        .path(path)
+        .header("host", HOST)
+        .remote_addr(SocketAddr::from(([198, 51, 100, 7], 52000)))
+}
+
+/// A form post from this site's pages.
+pub(crate) fn form(path: &str, body: &str) -> warp::test::RequestBuilder {
+    browser("POST", path)
+        .header("origin", ORIGIN)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+}
+
+/// `application/x-www-form-urlencoded` of the pairs.
+pub(crate) fn encode(pairs: &[(&str, &str)]) -> String {
+    form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
+}
+
+impl App {
+    pub(crate) async fn send(&self, request: warp::test::RequestBuilder) -> Reply {
+        let response = request.reply(&self.filter).await;
+        Reply {
+            status: response.status(),
+            headers: response.headers().clone(),
+            text: String::from_utf8(response.body().to_vec()).unwrap(),
+        }
+    }
+
+    /// Signs in and returns the reply (a redirect with the cookie, when it worked).
+    pub(crate) async fn sign_in(&self, email: &str, password: &str) -> Reply {
+        let body = encode(&[("email", email), ("password", password)]);
+        self.send(form("/login", &body)).await
+    }
+
+    /// Signs in, which must work, and returns the session cookie.
+    pub(crate) async fn session(&self, email: &str, password: &str) -> String {
+        let reply = self.sign_in(email, password).await;
+        assert_eq!(reply.status, StatusCode::SEE_OTHER, "{}", reply.text);
+        reply.session_cookie()
+    }
+
+    /// A page as the holder of `cookie` sees it.
+    pub(crate) async fn get(&self, path: &str, cookie: &str) -> Reply {
+        self.send(browser("GET", path).header("cookie", cookie))
+            .await
+    }
+
+    /// How many API keys a project has.
+    pub(crate) async fn key_count(&self, project: &Project) -> usize {
+        self.store.api_keys(project.id).await.unwrap().len()
+    }
+}

@@ -1,0 +1,63 @@
+//! No password, session token or hash reaches a log line. Alone in its test binary: the
+//! log capture is the thread's default subscriber, which other tests would race.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::*;
+use warp::http::StatusCode;
+
+/// Captures log lines.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn sign_in_logs_hold_no_secret_and_no_email() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let app = app().await;
+    let failed = app.sign_in("owner@example.com", "a wrong password").await;
+    assert_eq!(failed.status, StatusCode::UNAUTHORIZED);
+    let cookie = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let page = app.get("/projects/alpha", &cookie).await;
+    let forged = app
+        .send(form("/projects/alpha/keys", "csrf=nope").header("cookie", &cookie))
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let csrf = page.csrf();
+    let signed_out = app
+        .send(form("/logout", &encode(&[("csrf", &csrf)])).header("cookie", &cookie))
+        .await;
+    assert_eq!(signed_out.status, StatusCode::SEE_OTHER);
+
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    for expected in ["sign-in failed", "signed in", "anti-forgery", "signed out"] {
+        assert!(logs.contains(expected), "{expected:?} logged: {logs}");
+    }
+    let token = cookie.trim_start_matches("lt_session=");
+    for secret in [token, OWNER_PASSWORD, "a wrong password", "$argon2", &csrf] {
+        assert!(!logs.contains(secret), "{secret:?} in the logs: {logs}");
+    }
+    assert!(
+        !logs.contains("owner@example.com"),
+        "no email in the logs: {logs}"
+    );
+}

@@ -1,0 +1,263 @@
+//! The `user` and `member` commands: the people who sign in to the dashboard, and their
+//! roles in projects.
+
+use std::io::BufRead;
+
+use chrono::Utc;
+use leadtrack_core::account::{NewUser, Password, User};
+use leadtrack_core::store::Entity;
+use leadtrack_core::{Accounts, Admin, StoreError};
+use serde_json::{Value, json};
+
+use crate::Failure;
+use crate::admin::project;
+use crate::cli::{MemberCommand, UserCommand};
+
+fn print_json(value: &Value) {
+    say!("{value}");
+}
+
+/// The user with this email, or a failure that says how to find one.
+async fn user<S: Accounts>(store: &S, email: &str) -> Result<User, Failure> {
+    store.user_by_email(email).await.map_err(|err| match err {
+        StoreError::NotFound(Entity::User) => Failure(format!(
+            "no user with email {email:?}; `server user list` shows the users"
+        )),
+        other => Failure::store(other),
+    })
+}
+
+/// The password to set: the first line of standard input, or a generated one (which the
+/// caller prints once).
+fn password(from_stdin: bool) -> Result<(Password, bool), Failure> {
+    if !from_stdin {
+        return Ok((Password::generate(), true));
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|err| {
+            Failure(format!(
+                "cannot read the password from standard input: {err}"
+            ))
+        })?;
+    let line = line.trim_end_matches(['\n', '\r']);
+    Ok((Password::new(line).map_err(Failure)?, false))
+}
+
+/// Argon2id hashing takes tens of milliseconds of CPU: off the async threads.
+async fn hash_off_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(work)
+        .await
+        .expect("password hashing does not panic")
+}
+
+fn user_json(user: &User) -> Value {
+    json!({
+        "userId": user.id.0,
+        "email": user.email,
+        "name": user.name,
+        "disabled": user.disabled,
+        "createdAt": leadtrack_core::time::format(&user.created_at),
+    })
+}
+
+/// `user ...`
+pub(crate) async fn user_command<S: Accounts>(
+    store: &S,
+    command: UserCommand,
+) -> Result<(), Failure> {
+    match command {
+        UserCommand::Create {
+            email,
+            name,
+            password_stdin,
+            json,
+        } => {
+            let (password, generated) = password(password_stdin)?;
+            let new = {
+                let password = password.clone();
+                hash_off_thread(move || NewUser::new(&email, name.as_deref(), &password)).await
+            }
+            .map_err(Failure)?;
+            let user = store
+                .create_user(new, Utc::now())
+                .await
+                .map_err(Failure::store)?;
+            let shown = generated.then(|| password.expose().to_owned());
+            if json {
+                let mut value = user_json(&user);
+                value["password"] = json!(shown);
+                print_json(&value);
+            } else {
+                say!(
+                    "Created user {} ({}), id {}",
+                    user.email,
+                    user.name,
+                    user.id
+                );
+                if let Some(password) = shown {
+                    say!("  password: {password}");
+                    say!("The password is shown only this once.");
+                }
+                say!(
+                    "Add them to a project: server member add --project ID --email {}",
+                    user.email
+                );
+            }
+        }
+        UserCommand::List { json } => {
+            let users = store.users().await.map_err(Failure::store)?;
+            if json {
+                print_json(&Value::Array(users.iter().map(user_json).collect()));
+            } else if users.is_empty() {
+                say!("No users yet: `server user create --email EMAIL` creates one.");
+            } else {
+                say!("{:<6} {:<9} {:<32} NAME", "ID", "STATUS", "EMAIL");
+                for user in users {
+                    let status = if user.disabled { "disabled" } else { "active" };
+                    say!(
+                        "{:<6} {status:<9} {:<32} {}",
+                        user.id,
+                        user.email,
+                        user.name
+                    );
+                }
+            }
+        }
+        UserCommand::SetPassword {
+            email,
+            password_stdin,
+            json,
+        } => {
+            let user = user(store, &email).await?;
+            let (password, generated) = password(password_stdin)?;
+            let hash = {
+                let password = password.clone();
+                hash_off_thread(move || password.hash()).await
+            };
+            store
+                .set_password(user.id, &hash)
+                .await
+                .map_err(Failure::store)?;
+            let shown = generated.then(|| password.expose().to_owned());
+            if json {
+                print_json(&json!({"userId": user.id.0, "email": user.email, "password": shown}));
+            } else {
+                say!(
+                    "New password set for {}; their sessions have ended.",
+                    user.email
+                );
+                if let Some(password) = shown {
+                    say!("  password: {password}");
+                    say!("The password is shown only this once.");
+                }
+            }
+        }
+        UserCommand::Disable { email, json } => set_disabled(store, &email, true, json).await?,
+        UserCommand::Enable { email, json } => set_disabled(store, &email, false, json).await?,
+    }
+    Ok(())
+}
+
+/// `user disable` and `user enable`.
+async fn set_disabled<S: Accounts>(
+    store: &S,
+    email: &str,
+    disabled: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let user = user(store, email).await?;
+    let user = store
+        .set_user_disabled(user.id, disabled)
+        .await
+        .map_err(Failure::store)?;
+    if json {
+        print_json(&user_json(&user));
+    } else if disabled {
+        say!(
+            "Disabled {}: they cannot sign in, and their sessions have ended.",
+            user.email
+        );
+    } else {
+        say!("Enabled {}: they can sign in again.", user.email);
+    }
+    Ok(())
+}
+
+/// `member ...`
+pub(crate) async fn member_command<S: Accounts + Admin>(
+    store: &S,
+    command: MemberCommand,
+) -> Result<(), Failure> {
+    match command {
+        MemberCommand::Add {
+            project: id,
+            email,
+            role,
+            json,
+        } => {
+            let project = project(store, &id).await?;
+            let user = user(store, &email).await?;
+            store
+                .add_member(project.id, user.id, role, Utc::now())
+                .await
+                .map_err(Failure::store)?;
+            if json {
+                print_json(&json!({"projectId": id, "email": user.email, "role": role}));
+            } else {
+                say!("{} is now {role} of project {id}.", user.email);
+            }
+        }
+        MemberCommand::List { project: id, json } => {
+            let project = project(store, &id).await?;
+            let members = store.members(project.id).await.map_err(Failure::store)?;
+            if json {
+                let list: Vec<_> = members
+                    .iter()
+                    .map(|m| json!({"email": m.user.email, "name": m.user.name, "role": m.role}))
+                    .collect();
+                print_json(&json!(list));
+            } else if members.is_empty() {
+                say!(
+                    "Project {id} has no members: `server member add --project {id} --email EMAIL`."
+                );
+            } else {
+                say!("{:<8} {:<32} NAME", "ROLE", "EMAIL");
+                for member in members {
+                    say!(
+                        "{:<8} {:<32} {}",
+                        member.role,
+                        member.user.email,
+                        member.user.name
+                    );
+                }
+            }
+        }
+        MemberCommand::Remove {
+            project: id,
+            email,
+            json,
+        } => {
+            let project = project(store, &id).await?;
+            let user = user(store, &email).await?;
+            let removed = store
+                .remove_member(project.id, user.id)
+                .await
+                .map_err(Failure::store)?;
+            if !removed {
+                return Err(Failure(format!(
+                    "{} is not a member of project {id}",
+                    user.email
+                )));
+            }
+            if json {
+                print_json(&json!({"projectId": id, "email": user.email, "removed": true}));
+            } else {
+                say!("{} is no longer a member of project {id}.", user.email);
+            }
+        }
+    }
+    Ok(())
+}

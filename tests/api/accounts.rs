@@ -1,0 +1,350 @@
+//! Team accounts through the compiled server: the first run's owner signs in, and the
+//! `user` and `member` commands change who can sign in to what while the server runs.
+
+use std::path::Path;
+
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use serde_json::Value;
+
+use crate::process::{Server, admin, admin_json, admin_with_input, create_acme, start};
+
+/// A browser without redirects or a cookie jar: each answer is seen as it is.
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Posts the sign-in form; returns the status and the session cookie, if one was set.
+async fn sign_in(server: &Server, email: &str, password: &str) -> (StatusCode, Option<String>) {
+    let body: String = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([("email", email), ("password", password)])
+        .finish();
+    let reply = browser()
+        .post(format!("{}/login", server.base_url))
+        .header("origin", &server.base_url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let cookie = reply
+        .headers()
+        .get(SET_COOKIE)
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned());
+    (reply.status(), cookie)
+}
+
+/// A page as the holder of `cookie` gets it: its status, redirect and text.
+async fn page(server: &Server, path: &str, cookie: &str) -> (StatusCode, Option<String>, String) {
+    let reply = browser()
+        .get(format!("{}{path}", server.base_url))
+        .header(COOKIE, cookie)
+        .send()
+        .await
+        .unwrap();
+    let location = reply
+        .headers()
+        .get(LOCATION)
+        .map(|v| v.to_str().unwrap().to_owned());
+    (reply.status(), location, reply.text().await.unwrap())
+}
+
+/// The value after `label` in the banner, e.g. `password:`.
+fn banner_value(server: &Server, label: &str) -> String {
+    server
+        .stdout
+        .iter()
+        .find_map(|line| line.trim().strip_prefix(label))
+        .map(|value| value.trim().to_owned())
+        .unwrap_or_else(|| panic!("no {label:?} in {:?}", server.stdout))
+}
+
+#[tokio::test]
+async fn the_first_run_prints_an_owner_who_can_sign_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fresh.db");
+    let server = start(&db).await;
+    let email = banner_value(&server, "email:");
+    let password = banner_value(&server, "password:");
+    assert_eq!(email, "owner@localhost");
+    assert_eq!(password.len(), 24, "{password}");
+    assert!(
+        server
+            .stdout
+            .iter()
+            .any(|line| line.trim() == format!("Sign in to the dashboard at {}/", server.base_url)),
+        "{:?}",
+        server.stdout
+    );
+    assert!(
+        server
+            .stdout
+            .iter()
+            .all(|line| line.len() <= 100 || line.contains("curl"))
+    );
+
+    let (status, cookie) = sign_in(&server, &email, &password).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let cookie = cookie.expect("a session cookie");
+    let (status, _, home) = page(&server, "/", &cookie).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        home.contains("My project") && home.contains("owner"),
+        "{home}"
+    );
+    assert!(server.terminate().await.success());
+
+    // The owner is created once: a restart prints no new password.
+    let again = start(&db).await;
+    assert!(again.stdout.iter().all(|line| !line.contains("password:")));
+    let (status, _) = sign_in(&again, &email, &password).await;
+    assert_eq!(
+        status,
+        StatusCode::SEE_OTHER,
+        "the printed password still works"
+    );
+    assert!(again.terminate().await.success());
+}
+
+/// `user create` with a password on standard input.
+async fn create_user(db: &Path, email: &str, name: &str, password: &str) -> Value {
+    let output = admin_with_input(
+        db,
+        &[
+            "user",
+            "create",
+            "--email",
+            email,
+            "--name",
+            name,
+            "--password-stdin",
+            "--json",
+        ],
+        &format!("{password}\n"),
+    )
+    .await;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn user_and_member_commands_take_effect_while_the_server_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    create_acme(&db).await;
+    let server = start(&db).await;
+
+    let ada = create_user(&db, "ada@example.com", "Ada", "ada's long password").await;
+    assert_eq!(
+        (ada["email"].as_str(), ada["name"].as_str()),
+        (Some("ada@example.com"), Some("Ada"))
+    );
+    assert_eq!(
+        ada["password"],
+        Value::Null,
+        "a chosen password is not printed"
+    );
+    let bob = admin_json(
+        &db,
+        &["user", "create", "--email", "bob@example.com", "--json"],
+    )
+    .await;
+    let bobs_password = bob["password"]
+        .as_str()
+        .expect("a generated password")
+        .to_owned();
+    let taken = admin(&db, &["user", "create", "--email", "ADA@example.com"]).await;
+    assert_eq!(taken.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&taken.stderr),
+        "error: a user with email \"ADA@example.com\" already exists\n"
+    );
+    let short = admin_with_input(
+        &db,
+        &[
+            "user",
+            "create",
+            "--email",
+            "c@example.com",
+            "--password-stdin",
+        ],
+        "short\n",
+    )
+    .await;
+    assert_eq!(
+        String::from_utf8_lossy(&short.stderr),
+        "error: a password must be 10 to 256 characters\n"
+    );
+
+    // Not yet a member of anything: signed in, but no project.
+    let (_, cookie) = sign_in(&server, "ada@example.com", "ada's long password").await;
+    let cookie = cookie.expect("ada signs in");
+    assert!(
+        page(&server, "/", &cookie)
+            .await
+            .2
+            .contains("not a member of any project")
+    );
+    let added = admin_json(
+        &db,
+        &[
+            "member",
+            "add",
+            "--project",
+            "acme",
+            "--email",
+            "ada@example.com",
+            "--role",
+            "owner",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(added["role"], "owner");
+    admin_json(
+        &db,
+        &[
+            "member",
+            "add",
+            "--project",
+            "acme",
+            "--email",
+            "bob@example.com",
+            "--json",
+        ],
+    )
+    .await;
+    let members = admin_json(&db, &["member", "list", "--project", "acme", "--json"]).await;
+    let roles: Vec<_> = members
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["email"].as_str().unwrap().to_owned(),
+                m["role"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("owner@localhost".to_owned(), "owner".to_owned()),
+            ("ada@example.com".to_owned(), "owner".to_owned()),
+            ("bob@example.com".to_owned(), "member".to_owned())
+        ],
+        "the first run made its owner an owner of the project that was there"
+    );
+    assert_eq!(
+        page(&server, "/projects/acme", &cookie).await.0,
+        StatusCode::OK
+    );
+
+    // A new password ends Ada's session at once.
+    let changed = admin_with_input(
+        &db,
+        &[
+            "user",
+            "set-password",
+            "--email",
+            "ada@example.com",
+            "--password-stdin",
+        ],
+        "ada's newer password\n",
+    )
+    .await;
+    assert!(
+        changed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&changed.stderr)
+    );
+    let (status, location, _) = page(&server, "/projects/acme", &cookie).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some("/login?next=%2Fprojects%2Facme"));
+    assert_eq!(
+        sign_in(&server, "ada@example.com", "ada's long password")
+            .await
+            .0,
+        StatusCode::UNAUTHORIZED
+    );
+
+    // Disabled, Bob cannot sign in, even with the right password; enabled, he can.
+    admin_json(
+        &db,
+        &["user", "disable", "--email", "bob@example.com", "--json"],
+    )
+    .await;
+    assert_eq!(
+        sign_in(&server, "bob@example.com", &bobs_password).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let enabled = admin_json(
+        &db,
+        &["user", "enable", "--email", "bob@example.com", "--json"],
+    )
+    .await;
+    assert_eq!(enabled["disabled"], false);
+    let (status, bobs) = sign_in(&server, "bob@example.com", &bobs_password).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let bobs = bobs.unwrap();
+
+    // Removed from the project, its pages are not found for him.
+    admin_json(
+        &db,
+        &[
+            "member",
+            "remove",
+            "--project",
+            "acme",
+            "--email",
+            "bob@example.com",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(
+        page(&server, "/projects/acme", &bobs).await.0,
+        StatusCode::NOT_FOUND
+    );
+    let again = admin(
+        &db,
+        &[
+            "member",
+            "remove",
+            "--project",
+            "acme",
+            "--email",
+            "bob@example.com",
+        ],
+    )
+    .await;
+    assert_eq!(
+        String::from_utf8_lossy(&again.stderr),
+        "error: bob@example.com is not a member of project acme\n"
+    );
+
+    let users = admin_json(&db, &["user", "list", "--json"]).await;
+    let emails: Vec<_> = users
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["email"].clone())
+        .collect();
+    assert_eq!(
+        emails,
+        ["owner@localhost", "ada@example.com", "bob@example.com"]
+    );
+    let listed = String::from_utf8_lossy(&admin(&db, &["user", "list"]).await.stdout).into_owned();
+    assert!(
+        listed.contains("ada@example.com") && !listed.contains("argon2"),
+        "{listed}"
+    );
+    assert!(server.terminate().await.success());
+}
