@@ -5,7 +5,7 @@
 //!
 //! - [`core`]: the types, records and rules, the HTTP contract's wire types and request
 //!   parsers, and the store traits ([`core::LeadStore`], [`core::Admin`],
-//!   [`core::JobQueue`]);
+//!   [`core::JobQueue`], [`core::Accounts`]);
 //! - [`sqlite`]: the embedded SQLite store, the default backend;
 //! - [`warp`]: the lead routes as one mountable warp filter;
 //! - [`dashboard`]: the team's web pages (sign-in, projects) as one mountable warp filter;

@@ -152,6 +152,30 @@ impl App {
         format!("API key {}", keys[0].prefix)
     }
 
+    /// A lead of another project, `z@x.io`, that this app's key must not reach.
+    async fn foreign_lead(&self) -> CreatedLead {
+        let other = self
+            .store
+            .create_project(
+                NewProject {
+                    public_id: Some("other".into()),
+                    name: "O".into(),
+                    currency: None,
+                },
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        self.store
+            .create_lead(
+                other.id,
+                leadtrack_core::testkit::data(json!({"userData": {"email": "z@x.io"}})),
+                Utc::now(),
+            )
+            .await
+            .unwrap()
+    }
+
     async fn lead_count(&self) -> u64 {
         self.store
             .list_leads(self.project.id, &Default::default())
@@ -1447,27 +1471,7 @@ mod get_lead {
     #[tokio::test]
     async fn errors() {
         let app = app().await;
-        let other = app
-            .store
-            .create_project(
-                NewProject {
-                    public_id: Some("other".into()),
-                    name: "O".into(),
-                    currency: None,
-                },
-                Utc::now(),
-            )
-            .await
-            .unwrap();
-        let foreign = app
-            .store
-            .create_lead(
-                other.id,
-                leadtrack_core::testkit::data(json!({"userData": {"email": "z@x.io"}})),
-                Utc::now(),
-            )
-            .await
-            .unwrap();
+        let foreign = app.foreign_lead().await;
         for (query, status, code) in [
             (String::new(), 400, "missing_identifier"),
             ("foo=bar".to_owned(), 400, "missing_identifier"),
@@ -1704,27 +1708,7 @@ mod get_lead_activity {
     #[tokio::test]
     async fn errors() {
         let app = app().await;
-        let other = app
-            .store
-            .create_project(
-                NewProject {
-                    public_id: Some("other".into()),
-                    name: "O".into(),
-                    currency: None,
-                },
-                Utc::now(),
-            )
-            .await
-            .unwrap();
-        let foreign = app
-            .store
-            .create_lead(
-                other.id,
-                leadtrack_core::testkit::data(json!({"userData": {"email": "z@x.io"}})),
-                Utc::now(),
-            )
-            .await
-            .unwrap();
+        let foreign = app.foreign_lead().await;
         for (query, status, code) in [
             (String::new(), 400, "missing_identifier"),
             ("leadId=0".to_owned(), 400, "invalid_query"),

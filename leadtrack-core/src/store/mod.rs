@@ -300,7 +300,9 @@ pub trait Accounts: Send + Sync + 'static {
 
     // ----- sessions -----
 
-    /// Starts a session for the user at `now`, found later by `hash`.
+    /// Starts a session for the user at `now`, found later by `hash`. A disabled user gets
+    /// a session that is never found (so re-enabling them revives nothing); sign-in refuses
+    /// them before this anyway. Errors: [`Entity::User`] not found.
     async fn create_session(
         &self,
         user: UserId,
