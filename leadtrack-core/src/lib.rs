@@ -13,7 +13,7 @@
 //! 3. [`types`]: ids ([`LeadId`], [`ProjectId`], [`JobId`]), the enumerations with their
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
-//! 5. the records: [`lead`], [`label`], [`project`], [`key`], [`account`] (users,
+//! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`integration`], [`job`], [`activity`] (a lead's history);
 //! 6. [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
 //! 7. [`api`]: the request and response wire types, with `From` conversions from the
@@ -50,6 +50,8 @@ pub mod types;
 pub mod matching;
 
 pub mod lead;
+
+pub mod channel;
 
 pub mod label;
 
@@ -88,12 +90,13 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 17] = [
+    const CHAIN: [&str; 18] = [
         "time",
         "error",
         "types",
         "matching",
         "lead",
+        "channel",
         "label",
         "project",
         "key",
