@@ -14,7 +14,8 @@
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
 //! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
-//!    sessions, who did what), [`integration`], [`job`], [`activity`] (a lead's history);
+//!    sessions, who did what), [`integration`], [`job`], [`activity`] (a lead's history),
+//!    [`report`] (leads counted by where they came from);
 //! 6. [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
 //! 7. [`api`]: the request and response wire types, with `From` conversions from the
 //!    records;
@@ -67,6 +68,8 @@ pub mod job;
 
 pub mod activity;
 
+pub mod report;
+
 pub mod rules;
 
 pub mod api;
@@ -90,7 +93,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 18] = [
+    const CHAIN: [&str; 19] = [
         "time",
         "error",
         "types",
@@ -104,6 +107,7 @@ mod chain {
         "integration",
         "job",
         "activity",
+        "report",
         "rules",
         "api",
         "request",

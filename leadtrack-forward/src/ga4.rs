@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::normalize::{self, Rules};
-use crate::outcome::{self, Outcome};
+use crate::outcome::{self, Answer, Outcome};
 
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://www.google-analytics.com";
@@ -71,6 +71,23 @@ pub fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) -> Option
     Some(Value::Object(body))
 }
 
+/// Where events go to be checked (and not recorded) instead of collected.
+const VALIDATION_PATH: &str = "/debug/mp/collect";
+
+/// The body of a test event: a made-up client id and one event named `event_name`, shaped
+/// like a conversion (a transaction id, a zero value in `currency`), with no personal data.
+/// It asks the validation endpoint for its strictest checks.
+pub fn test_payload(event_name: &str, currency: &str) -> Value {
+    json!({
+        "client_id": "leadtrack.test",
+        "validation_behavior": "ENFORCE_RECOMMENDATIONS",
+        "events": [{
+            "name": event_name,
+            "params": {"transaction_id": "leadtrack-test", "value": 0.0, "currency": currency},
+        }],
+    })
+}
+
 /// What the validation endpoint answers.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -79,15 +96,85 @@ struct Validation {
     validation_messages: Vec<ValidationMessage>,
 }
 
-#[derive(Deserialize)]
+/// One problem GA4's validation endpoint found in an event.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ValidationMessage {
+pub struct ValidationMessage {
+    /// Where the problem is, e.g. `events`.
     #[serde(default)]
-    field_path: String,
+    pub field_path: String,
+    /// What is wrong, in GA4's words.
     #[serde(default)]
-    description: String,
+    pub description: String,
+    /// GA4's code for it, e.g. `NAME_INVALID`.
     #[serde(default)]
-    validation_code: String,
+    pub validation_code: String,
+}
+
+impl std::fmt::Display for ValidationMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.validation_code, self.field_path, self.description
+        )
+    }
+}
+
+/// Posts `body` to `path` of the settings' endpoint, with their credentials.
+async fn post(
+    http: &reqwest::Client,
+    settings: &Ga4Settings,
+    path: &str,
+    body: &Value,
+) -> Result<Answer, Outcome> {
+    let base = settings
+        .base_url
+        .as_deref()
+        .unwrap_or(DEFAULT_BASE_URL)
+        .trim_end_matches('/');
+    let request = http
+        .post(format!("{base}{path}"))
+        .query(&[
+            ("measurement_id", settings.measurement_id.as_str()),
+            ("api_secret", settings.api_secret.expose()),
+        ])
+        .json(body);
+    outcome::send(request).await
+}
+
+/// The validation endpoint's messages in its answer; a failure when it is not one.
+fn validation_messages(answer: &Answer) -> Result<Vec<ValidationMessage>, Outcome> {
+    serde_json::from_slice::<Validation>(&answer.body)
+        .map(|validation| validation.validation_messages)
+        .map_err(|_| Outcome::Failed {
+            status: Some(answer.status),
+            error: format!("GA4 validation answered {}", answer.snippet()),
+        })
+}
+
+/// Sends `body` to GA4's validation endpoint, which checks the event and records nothing,
+/// and returns the problems it found (none: the event is valid). The endpoint does not
+/// check the API secret. Fails with the outcome of a request that did not get a 2xx answer
+/// from the validator.
+pub async fn validate(
+    http: &reqwest::Client,
+    settings: &Ga4Settings,
+    body: &Value,
+) -> Result<Vec<ValidationMessage>, Outcome> {
+    let answer = post(http, settings, VALIDATION_PATH, body).await?;
+    if !answer.is_success() {
+        return Err(answer.by_status(|| failure(&answer, settings)));
+    }
+    validation_messages(&answer)
+}
+
+/// A failed answer described, without the credentials.
+fn failure(answer: &Answer, settings: &Ga4Settings) -> String {
+    outcome::scrub(
+        format!("HTTP {}: {}", answer.status, answer.snippet()),
+        &[settings.api_secret.expose()],
+    )
 }
 
 /// Sends `job` to GA4.
@@ -103,53 +190,28 @@ pub(crate) async fn deliver(
     let Some(body) = payload(job, event_name, now) else {
         return Outcome::skipped("the lead has no Google Analytics client id (cid)");
     };
-    let base = settings
-        .base_url
-        .as_deref()
-        .unwrap_or(DEFAULT_BASE_URL)
-        .trim_end_matches('/');
     let path = if settings.validate {
-        "/debug/mp/collect"
+        VALIDATION_PATH
     } else {
         "/mp/collect"
     };
-    let request = http
-        .post(format!("{base}{path}"))
-        .query(&[
-            ("measurement_id", settings.measurement_id.as_str()),
-            ("api_secret", settings.api_secret.expose()),
-        ])
-        .json(&body);
-    let answer = match outcome::send(request).await {
+    let answer = match post(http, settings, path, &body).await {
         Ok(answer) => answer,
         Err(failure) => return failure,
     };
-    let secrets = [settings.api_secret.expose()];
-    let outcome = answer.by_status(|| {
-        outcome::scrub(
-            format!("HTTP {}: {}", answer.status, answer.snippet()),
-            &secrets,
-        )
-    });
+    let outcome = answer.by_status(|| failure(&answer, settings));
     if !(settings.validate && answer.is_success()) {
         return outcome;
     }
-    match serde_json::from_slice::<Validation>(&answer.body) {
-        Ok(validation) if validation.validation_messages.is_empty() => outcome,
-        Ok(validation) => {
-            let problems: Vec<String> = validation
-                .validation_messages
-                .iter()
-                .map(|m| format!("{} {}: {}", m.validation_code, m.field_path, m.description))
-                .collect();
+    match validation_messages(&answer) {
+        Ok(messages) if messages.is_empty() => outcome,
+        Ok(messages) => {
+            let problems: Vec<String> = messages.iter().map(ToString::to_string).collect();
             Outcome::Failed {
                 status: Some(answer.status),
                 error: outcome::short(&format!("GA4 validation: {}", problems.join("; "))),
             }
         }
-        Err(_) => Outcome::Failed {
-            status: Some(answer.status),
-            error: format!("GA4 validation answered {}", answer.snippet()),
-        },
+        Err(failure) => failure,
     }
 }

@@ -135,6 +135,9 @@ pub(crate) fn add_member(
 ) -> Result<(), Error> {
     admin::project(conn, project)?;
     user(conn, user_id)?;
+    if role != Role::Owner {
+        keep_an_owner(conn, project, user_id)?;
+    }
     conn.prepare_cached(
         "INSERT INTO members (project_id, user_id, role, created_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role",
@@ -143,11 +146,28 @@ pub(crate) fn add_member(
     Ok(())
 }
 
+/// Fails with [`Conflict::LastOwner`] when `user` is the project's only owner: they may
+/// neither leave nor be demoted. Runs in the write's transaction, so two owners demoting
+/// each other at once cannot both succeed.
+fn keep_an_owner(conn: &Connection, project: ProjectId, user: UserId) -> Result<(), Error> {
+    let (is_owner, owners): (bool, i64) = conn
+        .prepare_cached(
+            "SELECT coalesce(sum(user_id = ?2), 0) > 0, count(*) FROM members
+             WHERE project_id = ?1 AND role = 'owner'",
+        )?
+        .query_row((project.0, user.0), |row| Ok((row.get(0)?, row.get(1)?)))?;
+    if is_owner && owners == 1 {
+        return Err(Error::Store(StoreError::Conflict(Conflict::LastOwner)));
+    }
+    Ok(())
+}
+
 pub(crate) fn remove_member(
     conn: &Connection,
     project: ProjectId,
     user: UserId,
 ) -> Result<bool, Error> {
+    keep_an_owner(conn, project, user)?;
     let removed = conn
         .prepare_cached("DELETE FROM members WHERE project_id = ?1 AND user_id = ?2")?
         .execute((project.0, user.0))?;

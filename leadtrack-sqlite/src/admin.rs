@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use leadtrack_core::integration::{IntegrationSettings, Integrations};
+use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
@@ -11,7 +12,7 @@ use leadtrack_core::types::{IntegrationKind, ProjectId};
 use rusqlite::Connection;
 use uuid::Uuid;
 
-use crate::rows::{self, Error, LABEL_COLUMNS, PROJECT_COLUMNS};
+use crate::rows::{self, ATTEMPT_COLUMNS, Error, LABEL_COLUMNS, PROJECT_COLUMNS};
 
 fn invalid(message: String) -> Error {
     Error::Store(StoreError::Invalid(message))
@@ -257,6 +258,31 @@ pub(crate) fn label(
     .ok_or_else(|| not_found(Entity::Label))?
 }
 
+pub(crate) fn update_label(
+    conn: &Connection,
+    project: ProjectId,
+    id: Uuid,
+    changed: NewLabel,
+) -> Result<ConversionLabel, Error> {
+    let mut label = label(conn, project, id)?;
+    let changed = changed.validate().map_err(invalid)?;
+    conn.prepare_cached(
+        "UPDATE labels SET name = ?3, mark_as_done = ?4, mapping = ?5
+         WHERE project_id = ?1 AND id = ?2",
+    )?
+    .execute((
+        project.0,
+        id.to_string(),
+        &changed.name,
+        changed.mark_as_done,
+        serde_json::to_string(&changed.mapping)?,
+    ))?;
+    label.name = changed.name;
+    label.mark_as_done = changed.mark_as_done;
+    label.mapping = changed.mapping;
+    Ok(label)
+}
+
 pub(crate) fn integrations(conn: &Connection, project: ProjectId) -> Result<Integrations, Error> {
     let mut integrations = Integrations::default();
     let settings = conn
@@ -298,4 +324,18 @@ pub(crate) fn remove_integration(
         .prepare_cached("DELETE FROM integrations WHERE project_id = ?1 AND kind = ?2")?
         .execute((project.0, kind.as_ref()))?;
     Ok(removed > 0)
+}
+
+/// Read from `last_attempts`, which a trigger keeps (see the schema): no scan of the
+/// project's jobs.
+pub(crate) fn last_attempts(conn: &Connection, project: ProjectId) -> Result<Vec<Attempt>, Error> {
+    let mut attempts: Vec<Attempt> = conn
+        .prepare_cached(&format!(
+            "SELECT {ATTEMPT_COLUMNS} FROM last_attempts l JOIN attempts a ON a.id = l.attempt_id
+             WHERE l.project_id = ?1"
+        ))?
+        .query_and_then([project.0], rows::attempt)?
+        .collect::<Result<_, _>>()?;
+    attempts.sort_by_key(|attempt| attempt.integration);
+    Ok(attempts)
 }

@@ -14,7 +14,7 @@ use leadtrack_core::types::{
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
-use crate::rows::{self, Error, JOB_COLUMNS, LEAD_COLUMNS};
+use crate::rows::{self, ATTEMPT_COLUMNS, Error, JOB_COLUMNS, LEAD_COLUMNS};
 use crate::{activity, admin, leads};
 
 /// Applies updateLeadStatus in the writer's transaction, recording `by` as who rated the
@@ -380,20 +380,10 @@ pub(crate) fn lead_jobs(
     let mut records = Vec::with_capacity(jobs.len());
     for job in jobs {
         let attempts: Vec<Attempt> = conn
-            .prepare_cached(
-                "SELECT integration, at, outcome, http_status, error, retry_at
-                 FROM attempts WHERE job_id = ?1 ORDER BY id",
-            )?
-            .query_and_then([job.id.0], |row| -> Result<Attempt, Error> {
-                Ok(Attempt {
-                    integration: rows::parse("attempts.integration", row.get(0)?)?,
-                    at: from_millis(row.get(1)?),
-                    outcome: rows::parse("attempts.outcome", row.get(2)?)?,
-                    http_status: row.get(3)?,
-                    error: row.get(4)?,
-                    retry_at: row.get::<_, Option<i64>>(5)?.map(from_millis),
-                })
-            })?
+            .prepare_cached(&format!(
+                "SELECT {ATTEMPT_COLUMNS} FROM attempts a WHERE a.job_id = ?1 ORDER BY a.id"
+            ))?
+            .query_and_then([job.id.0], rows::attempt)?
             .collect::<Result<_, _>>()?;
         let deliveries = deliveries(conn, job.id)?
             .into_iter()

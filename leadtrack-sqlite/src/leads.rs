@@ -2,15 +2,18 @@
 
 use chrono::{DateTime, Utc};
 use leadtrack_core::activity::Activity;
+use leadtrack_core::channel;
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::matching;
-use leadtrack_core::request::LeadQuery;
-use leadtrack_core::request::query::{SortDirection, SortField};
+use leadtrack_core::report;
+use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
+use leadtrack_core::request::{Cursor, LeadQuery};
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
+use strum::VariantArray;
 
 use crate::activity;
 use crate::rows::{self, Error, LEAD_COLUMNS};
@@ -66,6 +69,15 @@ fn write_data(
 ) -> Result<i64, Error> {
     let keys = data.keys();
     let search_text = search_text(&keys.searchable);
+    let touches = channel::touches(data);
+    let [
+        first_source,
+        first_medium,
+        first_campaign,
+        last_source,
+        last_medium,
+        last_campaign,
+    ] = report::touch_columns(&touches);
     let json = serde_json::to_string(data)?;
     let now = to_millis(&now);
     let form_name = data.form_name();
@@ -92,6 +104,12 @@ fn write_data(
         (":has_cid", &keys.has_cid),
         (":has_fbp", &keys.has_fbp),
         (":has_fbc", &keys.has_fbc),
+        (":first_source", &first_source),
+        (":first_medium", &first_medium),
+        (":first_campaign", &first_campaign),
+        (":last_source", &last_source),
+        (":last_medium", &last_medium),
+        (":last_campaign", &last_campaign),
     ];
     if let Some(id) = &id {
         params.push((":id", id));
@@ -102,7 +120,10 @@ fn write_data(
                 unique_identifier = :unique_identifier, unique_event_id = :unique_event_id,
                 email_key = :email_key, phone_key = :phone_key, search_text = :search_text,
                 has_gclid = :has_gclid, has_cid = :has_cid, has_fbp = :has_fbp,
-                has_fbc = :has_fbc
+                has_fbc = :has_fbc, first_source = :first_source,
+                first_medium = :first_medium, first_campaign = :first_campaign,
+                last_source = :last_source, last_medium = :last_medium,
+                last_campaign = :last_campaign
              WHERE id = :id AND project_id = :project_id",
         )?
         .execute(params.as_slice())?;
@@ -114,14 +135,45 @@ fn write_data(
             "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
                 first_name, last_name, email, phone, company_name, unique_identifier,
                 unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
-                has_fbp, has_fbc)
+                has_fbp, has_fbc, first_source, first_medium, first_campaign, last_source,
+                last_medium, last_campaign)
              VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
                 :last_name, :email, :phone, :company_name, :unique_identifier,
                 :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
-                :has_fbp, :has_fbc)",
+                :has_fbp, :has_fbc, :first_source, :first_medium, :first_campaign,
+                :last_source, :last_medium, :last_campaign)",
         )?
         .execute(params.as_slice())?;
         Ok(conn.last_insert_rowid())
+    }
+}
+
+/// Fills the touch columns of migration 5 from the data of the leads already stored, a
+/// thousand at a time in id order (an update never runs under an open read of its table).
+pub(crate) fn backfill_touches(conn: &Connection) -> Result<(), Error> {
+    let mut after = 0_i64;
+    loop {
+        let batch: Vec<(i64, String)> = conn
+            .prepare_cached("SELECT id, data FROM leads WHERE id > ?1 ORDER BY id LIMIT 1000")?
+            .query_map([after], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let Some((last, _)) = batch.last() else {
+            return Ok(());
+        };
+        after = *last;
+        let mut update = conn.prepare_cached(
+            "UPDATE leads SET first_source = ?2, first_medium = ?3, first_campaign = ?4,
+                last_source = ?5, last_medium = ?6, last_campaign = ?7
+             WHERE id = ?1",
+        )?;
+        for (id, data) in batch {
+            let data: LeadData = serde_json::from_str(&data)?;
+            let touches = channel::touches(&data);
+            let [a, b, c, d, e, f] = report::touch_columns(&touches);
+            if a.is_some() {
+                update.execute((id, a, b, c, d, e, f))?;
+            }
+        }
     }
 }
 
@@ -172,6 +224,43 @@ pub(crate) fn find(
 }
 
 /// A page of the project's leads matching `query`, and how many match in all.
+/// The counts per status of the leads matching `query` but for its status: from the kept
+/// counts when nothing else filters, else in one grouped pass.
+pub(crate) fn status_counts(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<Vec<(LeadStatus, u64)>, Error> {
+    let any_status = LeadQuery {
+        status: None,
+        ..query.clone()
+    };
+    let counted: Vec<(String, i64)> = if any_status.is_unfiltered() {
+        conn.prepare_cached("SELECT status, total FROM lead_status_counts WHERE project_id = ?1")?
+            .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?
+    } else {
+        let (filter, params) = filter(project, &any_status);
+        conn.prepare_cached(&format!(
+            "SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status"
+        ))?
+        .query_map(params_from_iter(&params), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?
+    };
+    Ok(LeadStatus::VARIANTS
+        .iter()
+        .map(|status| {
+            let total = counted
+                .iter()
+                .find(|(name, _)| name == status.as_ref())
+                .map_or(0, |(_, total)| *total);
+            (*status, u64::try_from(total).unwrap_or_default())
+        })
+        .collect())
+}
+
 pub(crate) fn list(
     conn: &Connection,
     project: ProjectId,
@@ -183,6 +272,21 @@ pub(crate) fn list(
             .query_row([project.0], |row| row.get(0))
             .optional()?
             .unwrap_or(0)
+    } else if let Some(statuses) = query.only_statuses() {
+        let mut count = conn.prepare_cached(
+            "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = ?2",
+        )?;
+        let mut counted: Vec<LeadStatus> = statuses.to_vec();
+        counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
+        counted.dedup();
+        let mut total = 0;
+        for status in counted {
+            total += count
+                .query_row((project.0, status.as_ref()), |row| row.get::<_, i64>(0))
+                .optional()?
+                .unwrap_or(0);
+        }
+        total
     } else {
         conn.prepare_cached(&format!("SELECT count(*) FROM leads WHERE {filter}"))?
             .query_row(params_from_iter(&params), |row| row.get(0))?
@@ -279,29 +383,136 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     (sql, params)
 }
 
-/// The ORDER BY of a listing: the sort key with nulls last, then the id, both in the
-/// requested direction. Text sorts ignore ASCII case.
-pub(crate) fn order_by(query: &LeadQuery) -> String {
-    let key = match query.sort.field {
-        SortField::CreatedAt => "created_at",
-        SortField::FirstName => "first_name COLLATE NOCASE",
-        SortField::LastName => "last_name COLLATE NOCASE",
-        SortField::Email => "email COLLATE NOCASE",
-        SortField::Price => "price",
-        SortField::Status => "status",
-    };
-    let direction = match query.sort.direction {
+/// A sort field's column, and its key as listings sort by it (text sorts ignore ASCII
+/// case, as their indexes do).
+fn sort_key(field: SortField) -> (&'static str, &'static str) {
+    match field {
+        SortField::CreatedAt => ("created_at", "created_at"),
+        SortField::FirstName => ("first_name", "first_name COLLATE NOCASE"),
+        SortField::LastName => ("last_name", "last_name COLLATE NOCASE"),
+        SortField::Email => ("email", "email COLLATE NOCASE"),
+        SortField::Price => ("price", "price"),
+        SortField::Status => ("status", "status"),
+    }
+}
+
+fn direction(query: &LeadQuery) -> &'static str {
+    match query.sort.direction {
         SortDirection::Asc => "ASC",
         SortDirection::Desc => "DESC",
-    };
+    }
+}
+
+/// The ORDER BY of a listing: the sort key with nulls last, then the id, both in the
+/// requested direction.
+pub(crate) fn order_by(query: &LeadQuery) -> String {
+    let (_, key) = sort_key(query.sort.field);
+    let direction = direction(query);
     format!("{key} {direction} NULLS LAST, id {direction}")
+}
+
+/// A batch of the project's leads matching `query`, strictly after `after` in its order
+/// (keyset pagination). The order is [`order_by`]'s: the leads with a sort key first, then
+/// those without one; each part is read from the cursor on through the sort's index (a
+/// range on the key, ties on the id), so a batch costs the same wherever it starts.
+pub(crate) fn export(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    after: Option<&Cursor>,
+    limit: u32,
+) -> Result<Vec<StoredLead>, Error> {
+    let (filter, params) = filter(project, query);
+    let cursor = match after {
+        None => None,
+        Some(cursor) => Some((cursor_key(cursor, query.sort.field)?, cursor.id.0)),
+    };
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let read = |sql: String, params: Vec<SqlValue>| -> Result<Vec<StoredLead>, Error> {
+        conn.prepare_cached(&sql)?
+            .query_and_then(params_from_iter(&params), rows::lead)?
+            .collect()
+    };
+    let mut leads = Vec::new();
+    // The part with keys, unless the cursor is already past it.
+    if !matches!(cursor, Some((SqlValue::Null, _))) {
+        let mut params = params.clone();
+        if let Some((value, id)) = &cursor {
+            params.extend([value.clone(), value.clone(), SqlValue::Integer(*id)]);
+        }
+        params.push(SqlValue::Integer(limit as i64));
+        leads = read(export_sql(&filter, query, true, cursor.is_some()), params)?;
+    }
+    // Then the part without: only text and price sorts have one.
+    let never_null = matches!(query.sort.field, SortField::CreatedAt | SortField::Status);
+    if !never_null && leads.len() < limit {
+        let mut params = params;
+        let in_part = matches!(cursor, Some((SqlValue::Null, _)));
+        if let Some((SqlValue::Null, id)) = &cursor {
+            params.push(SqlValue::Integer(*id));
+        }
+        params.push(SqlValue::Integer((limit - leads.len()) as i64));
+        leads.extend(read(export_sql(&filter, query, false, in_part), params)?);
+    }
+    Ok(leads)
+}
+
+/// The SQL of one part of an export batch: the leads with a sort key (`keyed`) or without,
+/// after the cursor's `(key, id)` or id when `after`; its last parameter is the limit.
+fn export_sql(filter: &str, query: &LeadQuery, keyed: bool, after: bool) -> String {
+    let (column, key) = sort_key(query.sort.field);
+    let direction = direction(query);
+    let beyond = match query.sort.direction {
+        SortDirection::Asc => ">",
+        SortDirection::Desc => "<",
+    };
+    let mut sql = format!("SELECT {LEAD_COLUMNS} FROM leads WHERE {filter}");
+    if keyed {
+        sql.push_str(&format!(" AND {column} IS NOT NULL"));
+        if after {
+            // Not the row value `(key, id) > (?, ?)`: SQLite seeks an index by a row value
+            // only without a COLLATE, and the text keys have one.
+            sql.push_str(&format!(
+                " AND {key} {beyond}= ? AND ({key} {beyond} ? OR id {beyond} ?)"
+            ));
+        }
+        sql.push_str(&format!(
+            " ORDER BY {key} {direction}, id {direction} LIMIT ?"
+        ));
+    } else {
+        sql.push_str(&format!(" AND {column} IS NULL"));
+        if after {
+            sql.push_str(&format!(" AND id {beyond} ?"));
+        }
+        sql.push_str(&format!(" ORDER BY id {direction} LIMIT ?"));
+    }
+    sql
+}
+
+/// A cursor's key as the sort's column holds it (`NULL` for a lead without one).
+fn cursor_key(cursor: &Cursor, field: SortField) -> Result<SqlValue, Error> {
+    let text = |value: &Option<String>| value.clone().map_or(SqlValue::Null, SqlValue::Text);
+    Ok(match (&cursor.key, field) {
+        (SortKey::CreatedAt(at), SortField::CreatedAt) => SqlValue::Integer(to_millis(at)),
+        (SortKey::Text(value), SortField::FirstName | SortField::LastName | SortField::Email) => {
+            text(value)
+        }
+        (SortKey::Price(price), SortField::Price) => {
+            price.map_or(SqlValue::Null, SqlValue::Integer)
+        }
+        (SortKey::Status(status), SortField::Status) => SqlValue::Text(status.as_ref().to_owned()),
+        _ => {
+            return Err(Error::Store(StoreError::Invalid(
+                "the cursor is not of the query's sort field".to_owned(),
+            )));
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use leadtrack_core::request::query::Sort;
-    use strum::VariantArray;
 
     /// Every listing's plan reaches leads through an index on the project: no query scans
     /// the table, so no query reads another project's leads.
@@ -390,6 +601,58 @@ mod tests {
                 }
                 assert!(on_leads > 0, "{sql}: {plan:?}");
             }
+        }
+    }
+
+    /// The inbox's exports (its tab, newest first; by name) read each batch through an
+    /// index from the cursor on: no batch sorts or skips the leads before it.
+    #[test]
+    fn export_batches_seek_through_an_index() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        let after = |key| Cursor { id: LeadId(7), key };
+        let cases = [
+            (LeadQuery::default(), after(SortKey::CreatedAt(Utc::now()))),
+            (
+                LeadQuery {
+                    status: Some(vec![LeadStatus::Open]),
+                    ..LeadQuery::default()
+                },
+                after(SortKey::CreatedAt(Utc::now())),
+            ),
+            (
+                LeadQuery {
+                    sort: Sort {
+                        field: SortField::FirstName,
+                        direction: SortDirection::Asc,
+                    },
+                    ..LeadQuery::default()
+                },
+                after(SortKey::Text(Some("ada".into()))),
+            ),
+        ];
+        for (query, cursor) in cases {
+            let (filter, mut params) = filter(ProjectId(1), &query);
+            let key = cursor_key(&cursor, query.sort.field).unwrap();
+            params.extend([key.clone(), key, SqlValue::Integer(7), SqlValue::Integer(3)]);
+            let sql = format!(
+                "EXPLAIN QUERY PLAN {}",
+                export_sql(&filter, &query, true, true)
+            );
+            let plan: Vec<String> = conn
+                .prepare(&sql)
+                .unwrap()
+                .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(plan.len(), 1, "{query:?}: {plan:?}");
+            assert!(
+                plan[0].starts_with("SEARCH leads USING INDEX")
+                    && plan[0].contains("(project_id=?")
+                    && (plan[0].contains("<?") || plan[0].contains(">?")),
+                "{query:?}: {plan:?}"
+            );
         }
     }
 }

@@ -42,6 +42,7 @@ mod activity;
 mod admin;
 mod jobs;
 mod leads;
+mod report;
 mod rows;
 mod runtime;
 mod schema;
@@ -290,5 +291,78 @@ mod tests {
                 .is_empty()
         );
         store.close().await;
+    }
+
+    #[tokio::test]
+    async fn leads_from_before_reports_are_grouped_by_their_channel() {
+        use leadtrack_core::report::{Grouping, ReportQuery, Touchpoint};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v4.db");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            schema::migrate_to(&mut conn, 4).unwrap();
+            let cookie: String = form_urlencoded_cookie(r#"[{"ch":{"s":"bing","m":"cpc"}}]"#);
+            conn.execute_batch(&format!(
+                r#"INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                       VALUES ('old', 'Old', 'EUR', '{{"webhook":true}}', 0);
+                   INSERT INTO leads (project_id, status, created_at, updated_at, data,
+                       search_text, has_gclid, has_cid, has_fbp, has_fbc)
+                   VALUES
+                   (1, 'open', 0, 0, '{{"channelFlow":"[{{\"ch\":{{\"s\":\"google\",\"m\":\"cpc\"}}}},{{\"ch\":{{\"s\":\"(direct)\",\"m\":\"(none)\"}}}}]"}}', '', 0, 0, 0, 0),
+                   (1, 'open', 0, 0, '{{"channelFlow":"{cookie}"}}', '', 0, 0, 0, 0),
+                   (1, 'open', 0, 0, '{{"attributionData":{{"utm_source":"news"}}}}', '', 0, 0, 0, 0),
+                   (1, 'open', 0, 0, '{{"userData":{{"email":"a@x.io"}}}}', '', 0, 0, 0, 0);"#
+            ))
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).await.unwrap();
+        let project = store.project_by_public_id("old").await.unwrap();
+        let day = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+        let report = |touch| {
+            let store = store.clone();
+            async move {
+                let query = ReportQuery {
+                    from: day,
+                    to: day,
+                    touch,
+                    by: Grouping::SourceMedium,
+                };
+                let report = store.report(project.id, &query).await.unwrap();
+                report
+                    .groups
+                    .into_iter()
+                    .map(|g| g.name)
+                    .collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(
+            report(Touchpoint::First).await,
+            [
+                "(not set)",
+                "bing / cpc",
+                "google / cpc",
+                "news / (not set)"
+            ]
+        );
+        assert_eq!(
+            report(Touchpoint::Last).await,
+            [
+                "(direct) / (none)",
+                "(not set)",
+                "bing / cpc",
+                "news / (not set)"
+            ]
+        );
+        store.close().await;
+    }
+
+    /// A channel path as the `lt_channelflow` cookie holds it, percent-encoded.
+    fn form_urlencoded_cookie(flow: &str) -> String {
+        flow.bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => (b as char).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
     }
 }

@@ -5,7 +5,7 @@ use std::str::FromStr;
 use leadtrack_core::StoreError;
 use leadtrack_core::account::{Actor, Session, User};
 use leadtrack_core::activity::LeadEvent;
-use leadtrack_core::job::Job;
+use leadtrack_core::job::{Attempt, Job};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
@@ -123,6 +123,22 @@ pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
         started_at: row.get::<_, Option<i64>>(10)?.map(from_millis),
         finished_at: row.get::<_, Option<i64>>(11)?.map(from_millis),
         rated_by: actor(row.get(12)?)?,
+    })
+}
+
+/// The columns [`attempt`] reads, in order (of `attempts`, which queries may alias `a`).
+pub(crate) const ATTEMPT_COLUMNS: &str =
+    "a.integration, a.at, a.outcome, a.http_status, a.error, a.retry_at";
+
+/// A delivery attempt from a row of [`ATTEMPT_COLUMNS`].
+pub(crate) fn attempt(row: &Row<'_>) -> Result<Attempt, Error> {
+    Ok(Attempt {
+        integration: parse("attempts.integration", row.get(0)?)?,
+        at: from_millis(row.get(1)?),
+        outcome: parse("attempts.outcome", row.get(2)?)?,
+        http_status: row.get(3)?,
+        error: row.get(4)?,
+        retry_at: row.get::<_, Option<i64>>(5)?.map(from_millis),
     })
 }
 

@@ -4,6 +4,8 @@
 use leadtrack_core::StoreError;
 use rusqlite::{Connection, TransactionBehavior};
 
+use crate::Error;
+
 /// Every migration, oldest first. Never edit one that has shipped: append a new one.
 pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: projects, their API keys, and leads.
@@ -228,7 +230,91 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     -- Who rated the lead (an `Actor` as JSON); NULL for jobs queued before this migration.
     ALTER TABLE jobs ADD COLUMN rated_by TEXT;
     "#,
+    // 5: the first and last touch of each lead's channel path, which reports group by
+    // (`leadtrack_core::report::touch_columns` of the lead's data, written with the lead).
+    // Rows already there are filled by `backfill_touches` right after this step: parsing
+    // channel paths (JSON, or the URL-encoded cookie) is core's work, not SQL's.
+    r#"
+    ALTER TABLE leads ADD COLUMN first_source   TEXT;
+    ALTER TABLE leads ADD COLUMN first_medium   TEXT;
+    ALTER TABLE leads ADD COLUMN first_campaign TEXT;
+    ALTER TABLE leads ADD COLUMN last_source    TEXT;
+    ALTER TABLE leads ADD COLUMN last_medium    TEXT;
+    ALTER TABLE leads ADD COLUMN last_campaign  TEXT;
+    "#,
+    // 6: what a report reads, and nothing else: the project's leads in a range of creation
+    // times with every column it counts, so it never visits the table (built after the
+    // backfill of 5, which then need not keep it up to date row by row).
+    r#"
+    CREATE INDEX leads_report ON leads (
+        project_id, created_at,
+        first_source, first_medium, first_campaign, last_source, last_medium, last_campaign,
+        status, conversion_id, price
+    );
+    "#,
+    // 7: the newest delivery attempt per project and integration, for the settings page.
+    // A trigger keeps it as attempts are recorded, so reading it never scans a project's
+    // jobs; the newest is the latest `at`, ties going to the attempt recorded last.
+    r#"
+    CREATE TABLE last_attempts (
+        project_id  INTEGER NOT NULL REFERENCES projects (id),
+        integration TEXT    NOT NULL,
+        attempt_id  INTEGER NOT NULL REFERENCES attempts (id),
+        at          INTEGER NOT NULL,
+        PRIMARY KEY (project_id, integration)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO last_attempts (project_id, integration, attempt_id, at)
+        SELECT j.project_id, a.integration, a.id, a.at
+        FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE true
+        ON CONFLICT (project_id, integration) DO UPDATE
+            SET attempt_id = excluded.attempt_id, at = excluded.at
+            WHERE (excluded.at, excluded.attempt_id) > (last_attempts.at, last_attempts.attempt_id);
+    CREATE TRIGGER attempts_last AFTER INSERT ON attempts BEGIN
+        INSERT INTO last_attempts (project_id, integration, attempt_id, at)
+            SELECT project_id, new.integration, new.id, new.at FROM jobs WHERE id = new.job_id
+            ON CONFLICT (project_id, integration) DO UPDATE
+                SET attempt_id = excluded.attempt_id, at = excluded.at
+                WHERE (excluded.at, excluded.attempt_id)
+                    > (last_attempts.at, last_attempts.attempt_id);
+    END;
+    "#,
+    // 8: the count of each project's leads per status, kept by triggers, so that a
+    // listing filtered only by status (an inbox tab) counts its total without a scan.
+    r#"
+    CREATE TABLE lead_status_counts (
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        status     TEXT    NOT NULL,
+        total      INTEGER NOT NULL,
+        PRIMARY KEY (project_id, status)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO lead_status_counts (project_id, status, total)
+        SELECT project_id, status, count(*) FROM leads GROUP BY project_id, status;
+    CREATE TRIGGER leads_status_count_insert AFTER INSERT ON leads BEGIN
+        INSERT INTO lead_status_counts (project_id, status, total)
+            VALUES (new.project_id, new.status, 1)
+            ON CONFLICT (project_id, status) DO UPDATE SET total = total + 1;
+    END;
+    CREATE TRIGGER leads_status_count_update AFTER UPDATE OF status ON leads
+    WHEN old.status IS NOT new.status BEGIN
+        UPDATE lead_status_counts SET total = total - 1
+            WHERE project_id = old.project_id AND status = old.status;
+        INSERT INTO lead_status_counts (project_id, status, total)
+            VALUES (new.project_id, new.status, 1)
+            ON CONFLICT (project_id, status) DO UPDATE SET total = total + 1;
+    END;
+    CREATE TRIGGER leads_status_count_delete AFTER DELETE ON leads BEGIN
+        UPDATE lead_status_counts SET total = total - 1
+            WHERE project_id = old.project_id AND status = old.status;
+    END;
+    "#,
 ];
+
+/// A step of Rust run after a migration, in its transaction.
+type Backfill = fn(&Connection) -> Result<(), Error>;
+
+/// Work a migration needs that SQL cannot do, run right after it in the same transaction:
+/// `(migration number, step)`.
+const BACKFILLS: &[(usize, Backfill)] = &[(5, crate::leads::backfill_touches)];
 
 /// Applies the migrations `conn`'s database lacks. A database newer than this build is
 /// refused rather than misread.
@@ -253,6 +339,9 @@ pub(crate) fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), Sto
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().take(target).skip(current) {
         tx.execute_batch(sql).map_err(StoreError::backend)?;
+        for (_, backfill) in BACKFILLS.iter().filter(|(after, _)| *after == index + 1) {
+            backfill(&tx)?;
+        }
         tx.pragma_update(None, "user_version", (index + 1) as i64)
             .map_err(StoreError::backend)?;
         tracing::info!(version = index + 1, "applied database migration");
@@ -326,5 +415,45 @@ mod tests {
             )
             .unwrap();
         assert_eq!(jobs, 0);
+    }
+
+    #[test]
+    fn the_last_attempts_of_an_older_database_are_found() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 6).unwrap();
+        // Two projects' jobs (without their projects and leads), and attempts recorded out
+        // of time order.
+        conn.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO jobs (id, event_id, project_id, lead_id, conversion_id, final_status,
+                 state, created_at, due_at)
+             VALUES (1, 'e1', 1, 1, 'lost', 'lost', 'done', 0, 0),
+                    (2, 'e2', 2, 2, 'lost', 'lost', 'done', 0, 0);
+             INSERT INTO attempts (id, job_id, integration, at, outcome)
+             VALUES (1, 1, 'webhook', 50, 'failed'), (2, 1, 'webhook', 40, 'delivered'),
+                    (3, 1, 'ga4', 10, 'delivered'), (4, 2, 'webhook', 99, 'delivered');",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO attempts (id, job_id, integration, at, outcome)
+             VALUES (5, 1, 'ga4', 10, 'failed'), (6, 1, 'webhook', 45, 'delivered');",
+        )
+        .unwrap();
+        let last: Vec<(i64, String, i64)> = conn
+            .prepare("SELECT project_id, integration, attempt_id FROM last_attempts ORDER BY 1, 2")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            last,
+            [
+                (1, "ga4".to_owned(), 5),
+                (1, "webhook".to_owned(), 1),
+                (2, "webhook".to_owned(), 4)
+            ]
+        );
     }
 }

@@ -13,14 +13,15 @@ use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
-use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::report::{Report, ReportQuery};
+use leadtrack_core::request::{Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
 use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreResult};
 use uuid::Uuid;
 
-use crate::{SqliteStore, accounts, activity, admin, jobs, leads};
+use crate::{SqliteStore, accounts, activity, admin, jobs, leads, report};
 
 #[async_trait]
 impl LeadStore for SqliteStore {
@@ -58,6 +59,35 @@ impl LeadStore for SqliteStore {
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
         let query = query.clone();
         self.read(move |conn| leads::list(conn, project, &query))
+            .await
+    }
+
+    async fn status_counts(
+        &self,
+        project: ProjectId,
+        query: &LeadQuery,
+    ) -> StoreResult<Vec<(LeadStatus, u64)>> {
+        let query = query.clone();
+        self.read(move |conn| leads::status_counts(conn, project, &query))
+            .await
+    }
+
+    async fn export_leads(
+        &self,
+        project: ProjectId,
+        query: &LeadQuery,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredLead>> {
+        let query = query.clone();
+        let after = after.cloned();
+        self.read(move |conn| leads::export(conn, project, &query, after.as_ref(), limit))
+            .await
+    }
+
+    async fn report(&self, project: ProjectId, query: &ReportQuery) -> StoreResult<Report> {
+        let query = *query;
+        self.read(move |conn| report::report(conn, project, &query))
             .await
     }
 
@@ -162,6 +192,16 @@ impl Admin for SqliteStore {
         self.read(move |conn| admin::label(conn, project, id)).await
     }
 
+    async fn update_label(
+        &self,
+        project: ProjectId,
+        id: Uuid,
+        label: NewLabel,
+    ) -> StoreResult<ConversionLabel> {
+        self.write(move |conn| admin::update_label(conn, project, id, label))
+            .await
+    }
+
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
         self.read(move |conn| admin::integrations(conn, project))
             .await
@@ -183,6 +223,11 @@ impl Admin for SqliteStore {
         kind: IntegrationKind,
     ) -> StoreResult<bool> {
         self.write(move |conn| admin::remove_integration(conn, project, kind))
+            .await
+    }
+
+    async fn last_attempts(&self, project: ProjectId) -> StoreResult<Vec<Attempt>> {
+        self.read(move |conn| admin::last_attempts(conn, project))
             .await
     }
 }

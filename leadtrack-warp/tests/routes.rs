@@ -14,8 +14,9 @@ use leadtrack_core::key::{KeyHash, KeyRef};
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project};
-use leadtrack_core::request::{LeadQuery, StatusUpdate};
-use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
+use leadtrack_core::report::{Report, ReportQuery};
+use leadtrack_core::request::{Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use leadtrack_core::{Admin, LeadStore, StoreError, StoreResult};
 use leadtrack_sqlite::SqliteStore;
 use leadtrack_warp::{Config, CorsOrigins, routes};
@@ -348,6 +349,25 @@ mod general {
             Err((self.fail)())
         }
         async fn list_leads(&self, _: ProjectId, _: &LeadQuery) -> StoreResult<LeadPage> {
+            Err((self.fail)())
+        }
+        async fn status_counts(
+            &self,
+            _: ProjectId,
+            _: &LeadQuery,
+        ) -> StoreResult<Vec<(LeadStatus, u64)>> {
+            Err((self.fail)())
+        }
+        async fn export_leads(
+            &self,
+            _: ProjectId,
+            _: &LeadQuery,
+            _: Option<&Cursor>,
+            _: u32,
+        ) -> StoreResult<Vec<StoredLead>> {
+            Err((self.fail)())
+        }
+        async fn report(&self, _: ProjectId, _: &ReportQuery) -> StoreResult<Report> {
             Err((self.fail)())
         }
         async fn update_status(

@@ -3,7 +3,8 @@
 //!
 //! - [`create`]: createLead and createServerSideLead bodies;
 //! - [`status`]: updateLeadStatus bodies;
-//! - [`query`]: getLeads, getLead and getLeadJobs query strings.
+//! - [`query`]: getLeads, getLead and getLeadJobs query strings, and the [`Cursor`] of a
+//!   listing read in batches.
 
 pub mod create;
 mod fields;
@@ -11,5 +12,5 @@ pub mod query;
 pub mod status;
 
 pub use create::{CreateRoute, NewLead};
-pub use query::LeadQuery;
+pub use query::{Cursor, LeadQuery};
 pub use status::StatusUpdate;

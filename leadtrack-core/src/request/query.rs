@@ -9,6 +9,7 @@ use strum::{AsRefStr, EnumString, VariantArray};
 
 use super::fields;
 use crate::error::ValidationError;
+use crate::lead::StoredLead;
 use crate::types::{LeadId, LeadIdentifier, LeadStatus};
 
 /// Leads per page when `limit` is absent.
@@ -63,6 +64,46 @@ impl Default for Sort {
             field: SortField::CreatedAt,
             direction: SortDirection::Desc,
         }
+    }
+}
+
+/// A lead's value of a [`SortField`]: where it stands in a sort order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// `createdAt`.
+    CreatedAt(DateTime<Utc>),
+    /// `firstName`, `lastName` or `email`; `None` when the lead has none.
+    Text(Option<String>),
+    /// `price`; `None` when the lead has none.
+    Price(Option<i64>),
+    /// `status`.
+    Status(LeadStatus),
+}
+
+/// Where the next batch of a listing read in batches (keyset pagination) begins: strictly
+/// after this lead in the query's order, so batches neither repeat nor skip a lead however
+/// many leads come before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    /// The lead's id, which breaks ties.
+    pub id: LeadId,
+    /// The lead's value of the sort field.
+    pub key: SortKey,
+}
+
+impl Cursor {
+    /// The cursor after `lead` (the last lead of a batch) in an order by `field`.
+    pub fn after(lead: &StoredLead, field: SortField) -> Self {
+        let text = |name: &str| SortKey::Text(lead.data.user(name).map(str::to_owned));
+        let key = match field {
+            SortField::CreatedAt => SortKey::CreatedAt(lead.created_at),
+            SortField::FirstName => text("firstName"),
+            SortField::LastName => text("lastName"),
+            SortField::Email => text("email"),
+            SortField::Price => SortKey::Price(lead.price),
+            SortField::Status => SortKey::Status(lead.status),
+        };
+        Self { id: lead.id, key }
     }
 }
 
@@ -262,6 +303,17 @@ impl LeadQuery {
             push(name, value.map(|v| v.to_string()));
         }
         pairs
+    }
+
+    /// The statuses the query filters by, when that is its only filter: its total is then
+    /// the count of the project's leads in those statuses.
+    pub fn only_statuses(&self) -> Option<&[LeadStatus]> {
+        let statuses = self.status.as_deref()?;
+        let others = Self {
+            status: None,
+            ..self.clone()
+        };
+        others.is_unfiltered().then_some(statuses)
     }
 
     /// Whether the query filters nothing (only sorts and pages), so its total is the

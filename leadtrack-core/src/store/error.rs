@@ -80,6 +80,8 @@ pub enum Conflict {
     AmbiguousKey(String),
     /// The worker's lease on the job lapsed and another worker may hold it.
     LeaseLost(JobId),
+    /// The change would leave the project without an owner.
+    LastOwner,
 }
 
 impl fmt::Display for Conflict {
@@ -95,6 +97,9 @@ impl fmt::Display for Conflict {
                 )
             }
             Self::LeaseLost(job) => write!(f, "the lease on job {} was lost", job.0),
+            Self::LastOwner => {
+                f.write_str("that is the project's last owner; make another member an owner first")
+            }
         }
     }
 }

@@ -37,7 +37,8 @@ use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use crate::project::{NewProject, Project, ProjectSettings};
-use crate::request::{LeadQuery, StatusUpdate};
+use crate::report::{Report, ReportQuery};
+use crate::request::{Cursor, LeadQuery, StatusUpdate};
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -77,6 +78,32 @@ pub trait LeadStore: Send + Sync + 'static {
 
     /// One page of the project's leads matching `query`, and the total count.
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage>;
+
+    /// How many of the project's leads match `query`'s filters other than `status`, per
+    /// status, in [`LeadStatus`] order, every status present (the counts of an inbox's
+    /// tabs, in one pass).
+    async fn status_counts(
+        &self,
+        project: ProjectId,
+        query: &LeadQuery,
+    ) -> StoreResult<Vec<(LeadStatus, u64)>>;
+
+    /// The project's leads matching `query`, in its order, read in batches (for exports):
+    /// at most `limit` leads, starting strictly after `after` ([`Cursor::after`] the last
+    /// lead of the previous batch), or from the first when `None`. `query.limit` and
+    /// `query.page` are ignored. A batch is found by its cursor, never by counting, so
+    /// reading every batch costs what reading every lead once does.
+    async fn export_leads(
+        &self,
+        project: ProjectId,
+        query: &LeadQuery,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredLead>>;
+
+    /// The report of the project's leads created in `query`'s range, counted by the rules
+    /// of [`crate::report`] (a [`crate::report::ReportBuilder`]).
+    async fn report(&self, project: ProjectId, query: &ReportQuery) -> StoreResult<Report>;
 
     /// Applies updateLeadStatus atomically.
     ///
@@ -183,6 +210,16 @@ pub trait Admin: Send + Sync + 'static {
     /// A label of the project. Errors: [`Entity::Label`] not found.
     async fn label(&self, project: ProjectId, id: Uuid) -> StoreResult<ConversionLabel>;
 
+    /// Changes a label of the project: its name, mark-as-done and mapping, by the rules of
+    /// [`NewLabel::validate`]. Deliveries made from then on use the new mapping, also those
+    /// of jobs already queued. Errors: [`Entity::Label`] not found, [`StoreError::Invalid`].
+    async fn update_label(
+        &self,
+        project: ProjectId,
+        id: Uuid,
+        label: NewLabel,
+    ) -> StoreResult<ConversionLabel>;
+
     // ----- integrations -----
 
     /// The project's connected integrations.
@@ -203,6 +240,11 @@ pub trait Admin: Send + Sync + 'static {
         project: ProjectId,
         kind: IntegrationKind,
     ) -> StoreResult<bool>;
+
+    /// The newest delivery attempt of the project's jobs to each integration (the latest
+    /// `at`; ties: the one recorded last), in [`IntegrationKind`] order. An integration
+    /// never tried has none, connected or not.
+    async fn last_attempts(&self, project: ProjectId) -> StoreResult<Vec<Attempt>>;
 }
 
 /// The conversion-job queue the forwarding worker drives. Jobs are leased: every operation
@@ -245,6 +287,10 @@ pub trait JobQueue: Send + Sync + 'static {
 /// Team accounts: users, their memberships of projects, sign-in sessions and failed
 /// sign-ins.
 ///
+/// A project that has an owner keeps one: removing or demoting its last owner fails and
+/// changes nothing, so the project cannot lose the people who manage it. (A project starts
+/// with no members; adding an owner is always possible.)
+///
 /// The rules (email and password checks, hashing, session lifetimes, the throttle) are
 /// core's ([`crate::account`]); a store keeps what they produce.
 #[async_trait]
@@ -275,7 +321,8 @@ pub trait Accounts: Send + Sync + 'static {
     // ----- members -----
 
     /// Makes the user a member of the project with `role`, or changes their role.
-    /// Errors: [`Entity::Project`] or [`Entity::User`] not found.
+    /// Errors: [`Entity::Project`] or [`Entity::User`] not found; [`Conflict::LastOwner`]
+    /// when it would demote the project's last owner.
     async fn add_member(
         &self,
         project: ProjectId,
@@ -285,6 +332,7 @@ pub trait Accounts: Send + Sync + 'static {
     ) -> StoreResult<()>;
 
     /// Ends the user's membership; `false` when they were not a member.
+    /// Errors: [`Conflict::LastOwner`] when they are the project's last owner.
     async fn remove_member(&self, project: ProjectId, user: UserId) -> StoreResult<bool>;
 
     /// The project's members, oldest membership first.

@@ -152,6 +152,61 @@ pub async fn members_have_one_role_per_project<B: Backend>(backend: &B) {
     assert_not_found(missing_user, Entity::User);
 }
 
+/// A project keeps an owner: its last owner can be neither removed nor demoted, and nothing
+/// changes; with a second owner, either may go.
+pub async fn the_last_owner_stays<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p1 = project(&store, "p1").await;
+    let ada = user(&store, "ada@example.com").await;
+    let bob = user(&store, "bob@example.com").await;
+    let roles = |store: B::Store| async move {
+        let members = store.members(p1.id).await.unwrap();
+        members
+            .into_iter()
+            .map(|m| (m.user.id, m.role))
+            .collect::<Vec<_>>()
+    };
+    store
+        .add_member(p1.id, ada.id, Role::Owner, at(1))
+        .await
+        .unwrap();
+    store
+        .add_member(p1.id, bob.id, Role::Member, at(2))
+        .await
+        .unwrap();
+    let last_owner = |result: Result<_, StoreError>| {
+        assert!(
+            matches!(result, Err(StoreError::Conflict(Conflict::LastOwner))),
+            "{result:?}"
+        );
+    };
+    last_owner(store.add_member(p1.id, ada.id, Role::Member, at(3)).await);
+    last_owner(store.remove_member(p1.id, ada.id).await.map(|_| ()));
+    assert_eq!(
+        roles(store.clone()).await,
+        [(ada.id, Role::Owner), (bob.id, Role::Member)],
+        "nothing changed"
+    );
+    // Members come and go; an owner stays an owner.
+    assert!(store.remove_member(p1.id, bob.id).await.unwrap());
+    store
+        .add_member(p1.id, ada.id, Role::Owner, at(4))
+        .await
+        .unwrap();
+
+    store
+        .add_member(p1.id, bob.id, Role::Owner, at(5))
+        .await
+        .unwrap();
+    store
+        .add_member(p1.id, ada.id, Role::Member, at(6))
+        .await
+        .unwrap();
+    last_owner(store.remove_member(p1.id, bob.id).await.map(|_| ()));
+    assert!(store.remove_member(p1.id, ada.id).await.unwrap());
+    assert_eq!(roles(store.clone()).await, [(bob.id, Role::Owner)]);
+}
+
 /// Sessions end after 12 hours without use and 30 days after sign-in, however used; ending
 /// a user's sessions ends all of them and no one else's.
 pub async fn sessions_expire_when_idle_or_old<B: Backend>(backend: &B) {

@@ -1,14 +1,20 @@
 //! Administration: projects, API keys, labels and integrations.
 
+use chrono::Duration;
+use serde_json::json;
+use uuid::Uuid;
+
 use super::{
-    Backend, all_integrations, all_kinds, all_mapped, assert_not_found, at, project, webhook,
+    Backend, all_integrations, all_kinds, all_mapped, assert_not_found, at, by, create, label,
+    project, update, webhook,
 };
 use crate::integration::{IntegrationSettings, WebhookSettings};
+use crate::job::Attempt;
 use crate::key::{KeyHash, KeyRef};
 use crate::label::{LabelMapping, NewLabel};
 use crate::project::{NewProject, ProjectSettings};
-use crate::store::{Admin, Conflict, Entity, LeadStore, StoreError};
-use crate::types::IntegrationKind;
+use crate::store::{Admin, Conflict, Entity, JobQueue, LeadStore, StoreError};
+use crate::types::{AttemptOutcome, ConversionId, IntegrationKind};
 
 /// Projects: created with a given or generated id, unique ids, validated settings,
 /// deactivation.
@@ -269,4 +275,131 @@ pub async fn labels_and_integrations<B: Backend>(backend: &B) {
             IntegrationKind::Webhook
         ]
     );
+}
+
+/// A label is changed in place (same id), by the rules of new labels, and only through its
+/// own project.
+pub async fn labels_are_edited_within_their_project<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p1 = project(&store, "p1").await;
+    let p2 = project(&store, "p2").await;
+    let id = label(&store, &p1, false, LabelMapping::default()).await;
+    let changed = NewLabel {
+        name: " Customer ".into(),
+        mark_as_done: true,
+        mapping: all_mapped(),
+    };
+    let updated = store
+        .update_label(p1.id, id, changed.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        (updated.id, updated.name.as_str(), updated.mark_as_done),
+        (id, "Customer", true)
+    );
+    assert_eq!(updated.mapping, all_mapped());
+    assert_eq!(store.label(p1.id, id).await.unwrap(), updated);
+    assert_eq!(
+        store.labels(p1.id).await.unwrap(),
+        std::slice::from_ref(&updated)
+    );
+
+    let blank = NewLabel {
+        name: "  ".into(),
+        ..changed.clone()
+    };
+    let err = store.update_label(p1.id, id, blank).await.unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err}");
+    assert_not_found(
+        store.update_label(p2.id, id, changed.clone()).await,
+        Entity::Label,
+    );
+    assert_not_found(
+        store.update_label(p1.id, Uuid::new_v4(), changed).await,
+        Entity::Label,
+    );
+    assert_eq!(
+        store.label(p1.id, id).await.unwrap(),
+        updated,
+        "refused changes change nothing"
+    );
+}
+
+/// An attempt of the suite: `outcome` at `minute`, with an HTTP status.
+fn attempt(kind: IntegrationKind, minute: i64, outcome: AttemptOutcome, status: u16) -> Attempt {
+    Attempt {
+        integration: kind,
+        at: at(minute),
+        outcome,
+        http_status: Some(status),
+        error: (outcome != AttemptOutcome::Delivered).then(|| format!("HTTP {status}")),
+        retry_at: None,
+    }
+}
+
+/// The newest attempt per integration is the one with the latest time (ties: the one
+/// recorded last), across the project's jobs and never another project's.
+pub async fn last_attempts_are_the_newest_per_integration<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p1 = project(&store, "p1").await;
+    let p2 = project(&store, "p2").await;
+    let quiet = project(&store, "quiet").await;
+    for project in [&p1, &p2] {
+        for settings in all_integrations() {
+            store
+                .set_integration(project.id, settings, at(0))
+                .await
+                .unwrap();
+        }
+    }
+    assert!(store.last_attempts(p1.id).await.unwrap().is_empty());
+    let lead =
+        json!({"userData": {"email": "a@x.io"}, "attributionData": {"gclid": "G", "cid": "1.2"}});
+    let mut jobs = Vec::new();
+    for project in [&p1, &p1, &p2] {
+        let label_id = label(&store, project, true, all_mapped()).await;
+        let created = create(&store, project, lead.clone(), 0).await;
+        let rated = update(created.lead_id, ConversionId::Label(label_id));
+        store
+            .update_status(project.id, &rated, &by(), at(1))
+            .await
+            .unwrap();
+        let claimed = store
+            .claim_job(at(1), Duration::minutes(60))
+            .await
+            .unwrap()
+            .expect("a due job");
+        jobs.push((claimed.job.id, claimed.lease.token));
+    }
+    use AttemptOutcome::{Delivered, Failed, Retry};
+    use IntegrationKind::{Ga4, GoogleAds, Meta, Webhook};
+    let recorded = [
+        (0, attempt(Ga4, 2, Delivered, 204)),
+        (0, attempt(Meta, 4, Failed, 400)),
+        // Recorded later, but made earlier: not the newest.
+        (1, attempt(Meta, 3, Delivered, 200)),
+        (0, attempt(Webhook, 5, Retry, 503)),
+        // At the same time: the one recorded last is the newest.
+        (1, attempt(Webhook, 5, Delivered, 200)),
+        (2, attempt(Webhook, 9, Failed, 410)),
+        (2, attempt(GoogleAds, 9, Delivered, 200)),
+    ];
+    for (job, attempt) in &recorded {
+        let (id, lease) = jobs[*job];
+        store.record_attempt(id, lease, attempt).await.unwrap();
+    }
+    assert_eq!(
+        store.last_attempts(p1.id).await.unwrap(),
+        [
+            recorded[0].1.clone(),
+            recorded[1].1.clone(),
+            recorded[4].1.clone()
+        ],
+        "Ga4, Meta, Webhook in kind order; Google Ads never tried in p1"
+    );
+    assert_eq!(
+        store.last_attempts(p2.id).await.unwrap(),
+        [recorded[6].1.clone(), recorded[5].1.clone()]
+    );
+    assert!(store.last_attempts(quiet.id).await.unwrap().is_empty());
 }

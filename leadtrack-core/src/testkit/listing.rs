@@ -10,6 +10,7 @@ use crate::request::{LeadQuery, StatusUpdate};
 use crate::store::LeadStore;
 use crate::types::LeadId;
 use crate::types::{ConversionId, LeadStatus};
+use strum::VariantArray;
 
 /// Every getLeads filter, alone and combined.
 pub async fn listing_filters<B: Backend>(backend: &B) {
@@ -425,4 +426,136 @@ pub async fn listing_pages<B: Backend>(backend: &B) {
     assert_eq!(page(u32::MAX, 100).await, (vec![], 7, 1, false));
     assert_eq!(page(1, 7).await, (created.clone(), 7, 1, false));
     assert_eq!(page(7, 1).await, (created[6..7].to_vec(), 7, 7, false));
+}
+
+/// The total of a listing filtered by status alone (an inbox tab) follows every change of
+/// status: new leads, ratings, a finished job, a reset, and another project's leads.
+pub async fn status_totals_follow_every_change<B: Backend>(backend: &B) {
+    use crate::store::JobQueue;
+
+    let store = backend.open().await;
+    let other = project(&store, "p2").await;
+    let project = project(&store, "p1").await;
+    let done = label(&store, &project, true, LabelMapping::default()).await;
+    let mut leads = Vec::new();
+    for minute in 0..6 {
+        leads.push(
+            create(
+                &store,
+                &project,
+                json!({"userData": {"email": "a@x.io"}}),
+                minute,
+            )
+            .await
+            .lead_id,
+        );
+    }
+    create(&store, &other, json!({"userData": {"email": "b@x.io"}}), 0).await;
+    // The truth, counted lead by lead.
+    let expected = |store: B::Store| async move {
+        let all = store
+            .list_leads(
+                project.id,
+                &LeadQuery {
+                    limit: 100,
+                    ..LeadQuery::default()
+                },
+            )
+            .await
+            .unwrap();
+        let mut counts = [0u64; 4];
+        for lead in all.leads {
+            let slot = LeadStatus::VARIANTS
+                .iter()
+                .position(|s| *s == lead.status)
+                .unwrap();
+            counts[slot] += 1;
+        }
+        counts
+    };
+    let totals = |store: B::Store| async move {
+        let mut counts = [0u64; 4];
+        for (slot, status) in counts.iter_mut().zip(LeadStatus::VARIANTS) {
+            let query = LeadQuery {
+                status: Some(vec![*status]),
+                limit: 1,
+                ..LeadQuery::default()
+            };
+            *slot = store.list_leads(project.id, &query).await.unwrap().total;
+        }
+        let both = LeadQuery {
+            status: Some(vec![LeadStatus::Open, LeadStatus::Lost, LeadStatus::Open]),
+            limit: 1,
+            ..LeadQuery::default()
+        };
+        let both = store.list_leads(project.id, &both).await.unwrap().total;
+        assert_eq!(
+            both,
+            counts[0] + counts[3],
+            "a status listed twice counts once"
+        );
+        counts
+    };
+    assert_eq!(totals(store.clone()).await, [6, 0, 0, 0]);
+    for (lead, conversion) in [
+        (leads[0], ConversionId::Label(done)),
+        (leads[1], ConversionId::Lost),
+        (leads[2], ConversionId::Lost),
+    ] {
+        store
+            .update_status(project.id, &update(lead, conversion), &by(), at(10))
+            .await
+            .unwrap();
+    }
+    assert_eq!(totals(store.clone()).await, expected(store.clone()).await);
+    assert_eq!(totals(store.clone()).await, [3, 3, 0, 0]);
+    // A worker ends the first job (rated) and the second (lost); the third is reset.
+    for _ in 0..2 {
+        let claimed = store
+            .claim_job(at(11), chrono::Duration::minutes(5))
+            .await
+            .unwrap()
+            .unwrap();
+        store
+            .finish_job(claimed.job.id, claimed.lease.token, at(11))
+            .await
+            .unwrap();
+    }
+    store
+        .update_status(
+            project.id,
+            &update(leads[2], ConversionId::Open),
+            &by(),
+            at(12),
+        )
+        .await
+        .unwrap();
+    assert_eq!(totals(store.clone()).await, expected(store.clone()).await);
+    assert_eq!(totals(store.clone()).await, [4, 0, 1, 1]);
+
+    // With another filter, the counts are of the leads it matches, whatever the status
+    // asked for.
+    store
+        .create_lead(
+            project.id,
+            super::data(json!({"userData": {"email": "c@x.io"}})),
+            at(20),
+        )
+        .await
+        .unwrap();
+    let filtered = LeadQuery {
+        email: Some("C@x.io".into()),
+        status: Some(vec![LeadStatus::Lost]),
+        ..LeadQuery::default()
+    };
+    let counts = store.status_counts(project.id, &filtered).await.unwrap();
+    assert_eq!(
+        counts,
+        [
+            (LeadStatus::Open, 1),
+            (LeadStatus::Pending, 0),
+            (LeadStatus::Rated, 0),
+            (LeadStatus::Lost, 0)
+        ]
+    );
 }

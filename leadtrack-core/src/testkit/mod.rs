@@ -2,7 +2,8 @@
 //! [`leads`] (creating, deduplicating, finding, isolation, durability), [`status`] (status
 //! updates), [`listing`] (getLeads), [`admin`] and [`jobs`] (the job queue). A check is a
 //! `pub async fn NAME<B: Backend>(backend: &B)` in one of them. [`accounts`] holds the users,
-//! members, sessions and the sign-in throttle; [`activity`] a lead's history.
+//! members, sessions and the sign-in throttle; [`activity`] a lead's history; [`export`]
+//! listings read in batches; [`reports`] leads counted by channel and rating.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -32,9 +33,11 @@
 pub mod accounts;
 pub mod activity;
 pub mod admin;
+pub mod export;
 pub mod jobs;
 pub mod leads;
 pub mod listing;
+pub mod reports;
 pub mod status;
 
 use async_trait::async_trait;

@@ -1,5 +1,7 @@
 //! Integration settings: the credentials and options of each platform a project forwards
-//! conversions to. Credentials are [`Secret`]s that never print.
+//! conversions to, and the rules for settings as a person gives them ([`SettingsInput`]),
+//! which the command line and the dashboard share. Credentials are [`Secret`]s that never
+//! print.
 
 use std::fmt;
 
@@ -7,6 +9,13 @@ use serde::{Deserialize, Serialize};
 use strum::VariantArray;
 
 use crate::types::IntegrationKind;
+
+mod input;
+
+pub use input::{
+    AppliedSettings, DEFAULT_META_API_VERSION, Ga4Input, GoogleAdsInput, MetaInput, SettingsError,
+    SettingsInput, WebhookInput, generate_webhook_secret,
+};
 
 /// A credential: kept by stores, sent to its platform, never printed.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,239 @@
+//! Reports: leads of a range of days counted by their first or last touch and their rating.
+
+use chrono::{Duration, NaiveDate};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::{Backend, at, by, create, project};
+use crate::label::{LabelMapping, NewLabel};
+use crate::report::{Grouping, Report, ReportQuery, Touchpoint};
+use crate::request::StatusUpdate;
+use crate::store::{Admin, LeadStore};
+use crate::types::{ConversionId, LeadId, LeadIdentifier};
+
+/// `(group, leads, [per label], lost, value)` of every row of a report, in its order.
+type Rows = Vec<(String, u64, Vec<u64>, u64, i64)>;
+
+fn rows(report: &Report, labels: &[Uuid]) -> Rows {
+    report
+        .groups
+        .iter()
+        .map(|group| {
+            let tally = &group.tally;
+            let per_label = labels.iter().map(|id| tally.label(*id)).collect();
+            (
+                group.name.clone(),
+                tally.leads,
+                per_label,
+                tally.lost,
+                tally.value,
+            )
+        })
+        .collect()
+}
+
+fn row(
+    name: &str,
+    leads: u64,
+    per_label: [u64; 2],
+    lost: u64,
+    value: i64,
+) -> (String, u64, Vec<u64>, u64, i64) {
+    (name.to_owned(), leads, per_label.to_vec(), lost, value)
+}
+
+/// A small known project: six leads in the range (one merged into a channel after it was
+/// created, one with the cookie form of a channel path), one the day before, one of another
+/// project; every grouping and touch counts them exactly.
+pub async fn report_counts_by_touch_group_rating_and_day<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let other = super::project(&store, "p2").await;
+    let label = |name: &str| NewLabel {
+        name: name.to_owned(),
+        mark_as_done: true,
+        mapping: LabelMapping::default(),
+    };
+    let qualified = store
+        .create_label(project.id, label("Qualified"), at(0))
+        .await
+        .unwrap()
+        .id;
+    let customer = store
+        .create_label(project.id, label("Customer"), at(0))
+        .await
+        .unwrap()
+        .id;
+    let labels = [qualified, customer];
+
+    let day = 24 * 60;
+    let google_then_direct = r#"[{"t":1772323200000,"ch":{"s":"google","m":"cpc","cm":"spring"}},{"ch":{"s":"(direct)","m":"(none)"}}]"#;
+    let google = r#"[{"ch":{"s":"google","m":"cpc","cm":"spring"}}]"#;
+    let facebook_then_google: String = form_urlencoded::byte_serialize(
+        br#"[{"ch":{"s":"facebook","m":"paid_social"}},{"ch":{"s":"google","m":"cpc","cm":"retarget"}}]"#,
+    )
+    .collect();
+    let a = create(
+        &store,
+        &project,
+        json!({"userData": {"email": "a@x.io"}, "channelFlow": google_then_direct}),
+        10,
+    )
+    .await
+    .lead_id;
+    let b = create(
+        &store,
+        &project,
+        json!({"userData": {"email": "b@x.io"}, "channelFlow": google}),
+        day - 1,
+    )
+    .await
+    .lead_id;
+    let c = create(&store, &project, json!({"attributionData": {"utm_source": "newsletter", "utm_medium": "email", "utm_campaign": "may"}}), day).await.lead_id;
+    create(
+        &store,
+        &project,
+        json!({"userData": {"email": "d@x.io"}}),
+        day + 5,
+    )
+    .await;
+    let e = create(
+        &store,
+        &project,
+        json!({"userData": {"email": "e@x.io"}, "lt_channelflow": facebook_then_google}),
+        2 * day + 1,
+    )
+    .await
+    .lead_id;
+    let merged = json!({"userData": {"email": "h@x.io"}, "formData": {"uniqueEventId": "ev-h"}});
+    create(&store, &project, merged, 2 * day + 2).await;
+    let merge = json!({"formData": {"uniqueEventId": "ev-h"}, "userData": {"phone": "1"}, "channelFlow": r#"[{"ch":{"s":"bing","m":"cpc"}}]"#});
+    create(&store, &project, merge, 2 * day + 3).await;
+    // Outside: the day before, and another project.
+    let before = create(
+        &store,
+        &project,
+        json!({"userData": {"email": "f@x.io"}, "channelFlow": google}),
+        -1,
+    )
+    .await
+    .lead_id;
+    create(
+        &store,
+        &other,
+        json!({"userData": {"email": "g@x.io"}, "channelFlow": google}),
+        10,
+    )
+    .await;
+
+    let rate = |lead: LeadId, conversion_id: ConversionId, price: Option<i64>| {
+        let store = store.clone();
+        async move {
+            let update = StatusUpdate {
+                identifier: LeadIdentifier::LeadId(lead),
+                conversion_id,
+                price,
+                note: None,
+            };
+            store
+                .update_status(project.id, &update, &by(), at(5 * day))
+                .await
+                .unwrap();
+        }
+    };
+    rate(a, ConversionId::Label(customer), Some(120_000)).await;
+    rate(b, ConversionId::Label(qualified), Some(5_000)).await;
+    rate(c, ConversionId::Lost, Some(999)).await;
+    rate(e, ConversionId::Label(customer), Some(30_000)).await;
+    rate(before, ConversionId::Label(customer), Some(1)).await;
+
+    let report = |touch: Touchpoint, by: Grouping| {
+        let store = store.clone();
+        async move {
+            let query = ReportQuery {
+                from: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+                to: NaiveDate::from_ymd_opt(2026, 3, 3).unwrap(),
+                touch,
+                by,
+            };
+            store.report(project.id, &query).await.unwrap()
+        }
+    };
+    let first = report(Touchpoint::First, Grouping::SourceMedium).await;
+    assert_eq!(
+        rows(&first, &labels),
+        [
+            row("google / cpc", 2, [1, 1], 0, 125_000),
+            row("(not set)", 1, [0, 0], 0, 0),
+            row("bing / cpc", 1, [0, 0], 0, 0),
+            row("facebook / paid_social", 1, [0, 1], 0, 30_000),
+            row("newsletter / email", 1, [0, 0], 1, 0),
+        ]
+    );
+    let totals = first.totals();
+    assert_eq!(
+        (
+            totals.leads,
+            totals.label(qualified),
+            totals.label(customer),
+            totals.lost,
+            totals.value
+        ),
+        (6, 1, 2, 1, 155_000)
+    );
+    let days: Vec<(NaiveDate, u64, u64)> = first
+        .days
+        .iter()
+        .map(|d| (d.date, d.leads, d.converted))
+        .collect();
+    let march = |d| NaiveDate::from_ymd_opt(2026, 3, d).unwrap();
+    assert_eq!(days, [(march(1), 2, 2), (march(2), 2, 0), (march(3), 2, 1)]);
+
+    assert_eq!(
+        rows(&report(Touchpoint::Last, Grouping::Source).await, &labels),
+        [
+            row("google", 2, [1, 1], 0, 35_000),
+            row("(direct)", 1, [0, 1], 0, 120_000),
+            row("(not set)", 1, [0, 0], 0, 0),
+            row("bing", 1, [0, 0], 0, 0),
+            row("newsletter", 1, [0, 0], 1, 0),
+        ]
+    );
+    assert_eq!(
+        rows(
+            &report(Touchpoint::First, Grouping::Campaign).await,
+            &labels
+        ),
+        [
+            row("(not set)", 3, [0, 1], 0, 30_000),
+            row("spring", 2, [1, 1], 0, 125_000),
+            row("may", 1, [0, 0], 1, 0),
+        ]
+    );
+    assert_eq!(
+        rows(&report(Touchpoint::Last, Grouping::Medium).await, &labels),
+        [
+            row("cpc", 3, [1, 1], 0, 35_000),
+            row("(none)", 1, [0, 1], 0, 120_000),
+            row("(not set)", 1, [0, 0], 0, 0),
+            row("email", 1, [0, 0], 1, 0),
+        ]
+    );
+
+    // A range without leads has its days and no group.
+    let empty = store
+        .report(
+            project.id,
+            &ReportQuery {
+                from: march(10),
+                to: march(10) + Duration::days(6),
+                touch: Touchpoint::First,
+                by: Grouping::Source,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(empty.groups.is_empty());
+    assert_eq!(empty.days.len(), 7);
+    assert!(empty.days.iter().all(|d| d.leads == 0));
+}
