@@ -2,6 +2,8 @@
 //! need its membership (else `404`, so ids cannot be probed); an owner's action needs the
 //! owner role (else `403`).
 
+use bytes::Buf;
+use futures_util::Stream;
 use leadtrack_core::account::Membership;
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::Role;
@@ -9,8 +11,8 @@ use leadtrack_core::{Accounts, StoreError};
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::session::{self, Viewer};
-use crate::{Request, render};
+use crate::session::{self, Form, Viewer};
+use crate::{Config, Request, render};
 
 /// The signed-in user, or the answer for a visitor: a `GET` goes to the sign-in page and
 /// comes back afterwards (`next`); anything else goes to the sign-in page.
@@ -46,4 +48,40 @@ pub(crate) async fn project<S: Accounts>(
         Err(StoreError::NotFound(Entity::Project)) => Err(render::not_found(Some(viewer))),
         Err(err) => Err(render::store_failure(err, Some(viewer))),
     }
+}
+
+/// A project page's viewer and membership: signed in, a member, with `needed`'s role.
+pub(crate) async fn project_page<S: Accounts>(
+    store: &S,
+    request: &Request,
+    public_id: &str,
+    needed: Role,
+) -> Result<(Viewer, Membership), Response> {
+    let viewer = signed_in(store, request).await?;
+    let membership = project(store, &viewer, public_id, needed).await?;
+    Ok((viewer, membership))
+}
+
+/// A project form's viewer, membership and fields: signed in, the form genuine (same site,
+/// the session's token; else `403` and nothing changes), a member with `needed`'s role.
+pub(crate) async fn project_form<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    public_id: &str,
+    needed: Role,
+    body: B,
+) -> Result<(Viewer, Membership, Form), Response>
+where
+    S: Accounts,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let viewer = signed_in(store, request).await?;
+    let form = session::read_form(request, config, body).await?;
+    if !session::genuine_form(request, config, &viewer, &form) {
+        return Err(render::forged(Some(&viewer)));
+    }
+    let membership = project(store, &viewer, public_id, needed).await?;
+    Ok((viewer, membership, form))
 }

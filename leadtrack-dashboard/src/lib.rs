@@ -6,8 +6,10 @@
 //! | `GET /login`, `POST /login` | the sign-in form; on success a session cookie and a redirect to `/` (or a local `next`) |
 //! | `POST /logout` | ends the session |
 //! | `GET /` | the projects the user is a member of |
-//! | `GET /projects/{projectId}` | a project: its numbers and, for owners, its API keys |
-//! | `POST /projects/{projectId}/keys` | owners: creates an API key, shown once |
+//! | `GET /projects/{projectId}` | `303` to the project's inbox |
+//! | `GET /projects/{projectId}/reports` | leads by first or last touch, their ratings and value, over a range of days ([`reports`]) |
+//! | `GET /projects/{projectId}/leads.csv` | an inbox view's leads as CSV, streamed ([`export`]) |
+//! | `/projects/{projectId}/settings/...` | owners: labels, integrations, API keys, members, the project, installing ([`settings`]) |
 //! | `GET /assets/app.css` | the stylesheet, cached and revalidated by `ETag` |
 //!
 //! The rules every page follows, in one place each:
@@ -40,10 +42,19 @@
 #![forbid(unsafe_code)]
 
 mod access;
+mod chart;
+mod export;
+mod format;
+mod inbox;
+mod lead;
+mod list;
 mod login;
 mod pages;
 mod render;
+mod reports;
 mod session;
+mod settings;
+mod view;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -98,8 +109,10 @@ pub(crate) struct Request {
 
 /// Whether a path is the dashboard's: everything else falls through to the host's routes.
 fn claims(path: &str) -> bool {
-    matches!(path, "/" | "/login" | "/logout" | "/assets/app.css")
-        || path == "/projects"
+    matches!(
+        path,
+        "/" | "/login" | "/logout" | "/assets/app.css" | "/assets/app.js"
+    ) || path == "/projects"
         || path.starts_with("/projects/")
 }
 
@@ -142,26 +155,38 @@ pub fn routes<S: Store + Clone>(
 /// Routes a claimed request to its page.
 async fn handle<S, B, D>(context: &Context<S>, request: Request, body: B) -> Response
 where
-    S: Store,
+    S: Store + Clone,
     B: Stream<Item = Result<D, warp::Error>> + Send,
     D: Buf,
 {
     let Context { store, config } = context;
     let segments: Vec<&str> = request.path.trim_matches('/').split('/').collect();
-    let mut response = match (&request.method, segments.as_slice()) {
-        (&Method::GET | &Method::HEAD, ["assets", "app.css"]) => render::stylesheet(&request),
-        (&Method::GET | &Method::HEAD, ["login"]) => login::form(store, config, &request).await,
-        (&Method::POST, ["login"]) => login::sign_in(store, config, &request, body).await,
-        (&Method::POST, ["logout"]) => login::sign_out(store, config, &request, body).await,
-        (&Method::GET | &Method::HEAD, [""]) => pages::projects(store, config, &request).await,
-        (&Method::GET | &Method::HEAD, ["projects", project]) => {
-            pages::project(store, config, &request, project).await
+    let get = matches!(request.method, Method::GET | Method::HEAD);
+    let mut response = match segments.as_slice() {
+        ["assets", "app.css"] if get => render::stylesheet(&request),
+        ["assets", "app.js"] if get => render::script(&request),
+        ["login"] if get => login::form(store, config, &request).await,
+        ["login"] if request.method == Method::POST => {
+            login::sign_in(store, config, &request, body).await
         }
-        (&Method::POST, ["projects", project, "keys"]) => {
-            pages::create_key(store, config, &request, project, body).await
+        ["logout"] if request.method == Method::POST => {
+            login::sign_out(store, config, &request, body).await
         }
-        (_, ["login" | "logout" | ""] | ["assets", "app.css"] | ["projects", _])
-        | (_, ["projects", _, "keys"]) => render::method_not_allowed(),
+        [""] if get => pages::projects(store, config, &request).await,
+        ["projects", project] if get => pages::project(store, &request, project).await,
+        ["projects", project, "leads", rest @ ..] => {
+            inbox::handle(store, config, &request, project, rest, body).await
+        }
+        ["projects", project, "leads.csv"] if get => {
+            export::handle(store, config, &request, project).await
+        }
+        ["projects", project, "reports", rest @ ..] => {
+            reports::handle(store, config, &request, project, rest, body).await
+        }
+        ["projects", project, "settings", rest @ ..] => {
+            settings::handle(store, config, &request, project, rest, body).await
+        }
+        ["login" | "logout" | ""] | ["assets", _] | ["projects", _] => render::method_not_allowed(),
         _ => render::not_found(None),
     };
     render::secure_headers(response.headers_mut());

@@ -5,6 +5,8 @@ use std::sync::OnceLock;
 
 use askama::Template;
 use leadtrack_core::StoreError;
+use leadtrack_core::account::Membership;
+use leadtrack_core::types::Role;
 use leadtrack_warp::StaticAsset;
 use warp::http::StatusCode;
 use warp::http::header::{self, HeaderMap, HeaderValue};
@@ -19,6 +21,20 @@ pub(crate) struct Layout {
     pub(crate) title: String,
     /// The signed-in user, for the header and its sign-out form.
     pub(crate) viewer: Option<ViewerView>,
+    /// The project the page belongs to, for the header's project navigation.
+    pub(crate) project: Option<ProjectNav>,
+}
+
+/// The header's navigation inside a project: Inbox, Reports, and Settings for owners.
+pub(crate) struct ProjectNav {
+    /// The project's public id.
+    pub(crate) public_id: String,
+    /// Its name.
+    pub(crate) name: String,
+    /// Whether the viewer owns it (and so sees Settings).
+    pub(crate) is_owner: bool,
+    /// The area shown: `leads`, `reports` or `settings`.
+    pub(crate) active: &'static str,
 }
 
 /// The signed-in user as the header shows them.
@@ -38,6 +54,26 @@ impl Layout {
                 name: viewer.user.name.clone(),
                 csrf: viewer.csrf(),
             }),
+            project: None,
+        }
+    }
+
+    /// The layout of a page of `membership`'s project, in the area `active` (`leads`,
+    /// `reports` or `settings`).
+    pub(crate) fn for_project(
+        title: impl Into<String>,
+        viewer: &Viewer,
+        membership: &Membership,
+        active: &'static str,
+    ) -> Self {
+        Self {
+            project: Some(ProjectNav {
+                public_id: membership.project.public_id.clone(),
+                name: membership.project.name.clone(),
+                is_owner: membership.role.allows(Role::Owner),
+                active,
+            }),
+            ..Self::new(title, Some(viewer))
         }
     }
 }
@@ -177,6 +213,9 @@ pub(crate) fn store_failure(err: StoreError, viewer: Option<&Viewer>) -> Respons
     )
 }
 
+/// How long browsers may reuse the stylesheet and the script before revalidating them.
+const ASSET_MAX_AGE: &str = "public, max-age=3600, stale-while-revalidate=86400";
+
 /// `GET /assets/app.css`.
 pub(crate) fn stylesheet(request: &Request) -> Response {
     static ASSET: OnceLock<StaticAsset> = OnceLock::new();
@@ -185,7 +224,22 @@ pub(crate) fn stylesheet(request: &Request) -> Response {
             StaticAsset::new(
                 include_bytes!("../assets/app.css"),
                 "text/css; charset=utf-8",
-                "public, max-age=3600, stale-while-revalidate=86400",
+                ASSET_MAX_AGE,
+            )
+        })
+        .response(&request.headers)
+}
+
+/// `GET /assets/app.js`: the pages' progressive enhancement (keyboard, live updates,
+/// selection); every page works without it.
+pub(crate) fn script(request: &Request) -> Response {
+    static ASSET: OnceLock<StaticAsset> = OnceLock::new();
+    ASSET
+        .get_or_init(|| {
+            StaticAsset::new(
+                include_bytes!("../assets/app.js"),
+                "text/javascript; charset=utf-8",
+                ASSET_MAX_AGE,
             )
         })
         .response(&request.headers)

@@ -99,7 +99,7 @@ fn cookie(start: &str, secure: bool) -> HeaderValue {
 }
 
 /// This site's origin as the browser sees it, from `Host` (and the proxy's protocol).
-fn own_origin(request: &Request, config: &Config) -> Option<String> {
+pub(crate) fn own_origin(request: &Request, config: &Config) -> Option<String> {
     let host = request.headers.get(header::HOST)?.to_str().ok()?.trim();
     let scheme = if is_https(request, config) {
         "https"
@@ -144,6 +144,14 @@ impl Form {
             .iter()
             .find(|(key, _)| key == name)
             .map_or("", |(_, value)| value.as_str())
+    }
+
+    /// Every value of a field (a field of checkboxes).
+    pub(crate) fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0
+            .iter()
+            .filter(move |(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
     }
 }
 

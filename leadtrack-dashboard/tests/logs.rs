@@ -37,9 +37,9 @@ async fn sign_in_logs_hold_no_secret_and_no_email() {
     let failed = app.sign_in("owner@example.com", "a wrong password").await;
     assert_eq!(failed.status, StatusCode::UNAUTHORIZED);
     let cookie = app.session("owner@example.com", OWNER_PASSWORD).await;
-    let page = app.get("/projects/alpha", &cookie).await;
+    let page = app.get("/projects/alpha/settings/keys", &cookie).await;
     let forged = app
-        .send(form("/projects/alpha/keys", "csrf=nope").header("cookie", &cookie))
+        .send(form("/projects/alpha/settings/keys", "csrf=nope").header("cookie", &cookie))
         .await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
     let csrf = page.csrf();

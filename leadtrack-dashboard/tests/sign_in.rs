@@ -112,27 +112,30 @@ async fn next_must_be_a_path_on_this_site() {
 async fn a_post_without_its_origin_or_its_token_is_refused_and_changes_nothing() {
     let app = app().await;
     let cookie = app.session("owner@example.com", OWNER_PASSWORD).await;
-    let csrf = app.get("/projects/alpha", &cookie).await.csrf();
+    let csrf = app
+        .get("/projects/alpha/settings/keys", &cookie)
+        .await
+        .csrf();
     let keys_before = app.key_count(&app.alpha).await;
     let body = encode(&[("csrf", &csrf)]);
 
     let refused = [
         // No Origin and no Referer.
-        browser("POST", "/projects/alpha/keys")
+        browser("POST", "/projects/alpha/settings/keys")
             .header("cookie", &cookie)
             .header("content-type", "application/x-www-form-urlencoded")
             .body(body.clone()),
         // Another site.
-        browser("POST", "/projects/alpha/keys")
+        browser("POST", "/projects/alpha/settings/keys")
             .header("cookie", &cookie)
             .header("origin", "http://evil.example")
             .header("content-type", "application/x-www-form-urlencoded")
             .body(body.clone()),
         // This site, without the token.
-        form("/projects/alpha/keys", "").header("cookie", &cookie),
+        form("/projects/alpha/settings/keys", "").header("cookie", &cookie),
         // This site, with another session's token.
         form(
-            "/projects/alpha/keys",
+            "/projects/alpha/settings/keys",
             &encode(&[("csrf", "0".repeat(32).as_str())]),
         )
         .header("cookie", &cookie),
@@ -155,15 +158,15 @@ async fn a_post_without_its_origin_or_its_token_is_refused_and_changes_nothing()
 
     // With both, the owner's action goes through, and the key is shown once.
     let made = app
-        .send(form("/projects/alpha/keys", &body).header("cookie", &cookie))
+        .send(form("/projects/alpha/settings/keys", &body).header("cookie", &cookie))
         .await;
     assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
     assert_eq!(app.key_count(&app.alpha).await, keys_before + 1);
     assert!(made.text.contains("Copy it now"));
     // A Referer of this site stands in for a missing Origin.
-    let by_referer = browser("POST", "/projects/alpha/keys")
+    let by_referer = browser("POST", "/projects/alpha/settings/keys")
         .header("cookie", &cookie)
-        .header("referer", "http://leads.test/projects/alpha")
+        .header("referer", "http://leads.test/projects/alpha/settings/keys")
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body.clone());
     assert_eq!(app.send(by_referer).await.status, StatusCode::CREATED);
@@ -268,12 +271,14 @@ async fn a_member_sees_only_their_projects_and_no_owner_action() {
     let home = app.get("/", &cookie).await;
     assert!(home.text.contains(">Alpha</a>") && !home.text.contains("Beta"));
     let alpha = app.get("/projects/alpha", &cookie).await;
-    assert_eq!(alpha.status, StatusCode::OK);
-    assert!(
-        alpha
-            .text
-            .contains("Only the project's owners manage API keys.")
+    assert_eq!(
+        (alpha.status, alpha.header("location")),
+        (StatusCode::SEE_OTHER, Some("/projects/alpha/leads")),
+        "a member goes into the project"
     );
+    let keys_page = app.get("/projects/alpha/settings/keys", &cookie).await;
+    assert_eq!(keys_page.status, StatusCode::FORBIDDEN);
+    assert!(keys_page.text.contains("Owners only"));
 
     let beta = app.get("/projects/beta", &cookie).await;
     let nowhere = app.get("/projects/nowhere", &cookie).await;
@@ -286,16 +291,22 @@ async fn a_member_sees_only_their_projects_and_no_owner_action() {
         "another project's page is indistinguishable from none"
     );
 
-    let csrf = alpha.csrf();
+    let csrf = keys_page.csrf();
     let keys = app.key_count(&app.alpha).await;
     let owner_action = app
-        .send(form("/projects/alpha/keys", &encode(&[("csrf", &csrf)])).header("cookie", &cookie))
+        .send(
+            form("/projects/alpha/settings/keys", &encode(&[("csrf", &csrf)]))
+                .header("cookie", &cookie),
+        )
         .await;
     assert_eq!(owner_action.status, StatusCode::FORBIDDEN);
     assert!(owner_action.text.contains("Owners only"));
     assert_eq!(app.key_count(&app.alpha).await, keys, "nothing was created");
     let on_beta = app
-        .send(form("/projects/beta/keys", &encode(&[("csrf", &csrf)])).header("cookie", &cookie))
+        .send(
+            form("/projects/beta/settings/keys", &encode(&[("csrf", &csrf)]))
+                .header("cookie", &cookie),
+        )
         .await;
     assert_eq!(on_beta.status, StatusCode::NOT_FOUND);
     assert_eq!(app.key_count(&app.beta).await, 0);
@@ -337,7 +348,14 @@ async fn no_response_carries_a_session_token_or_a_password_hash() {
     let cookie = reply.session_cookie();
     let token = cookie.trim_start_matches("lt_session=").to_owned();
     let mut seen = vec![reply.text.clone()];
-    for path in ["/", "/projects/alpha", "/projects/beta", "/login"] {
+    for path in [
+        "/",
+        "/projects/alpha",
+        "/projects/beta",
+        "/projects/alpha/settings/keys",
+        "/projects/alpha/settings/members",
+        "/login",
+    ] {
         seen.push(app.get(path, &cookie).await.text);
     }
     seen.push(

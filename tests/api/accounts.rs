@@ -243,8 +243,11 @@ async fn user_and_member_commands_take_effect_while_the_server_runs() {
         "the first run made its owner an owner of the project that was there"
     );
     assert_eq!(
-        page(&server, "/projects/acme", &cookie).await.0,
-        StatusCode::OK
+        page(&server, "/projects/acme/settings/members", &cookie)
+            .await
+            .0,
+        StatusCode::OK,
+        "an owner sees the project's settings"
     );
 
     // A new password ends Ada's session at once.

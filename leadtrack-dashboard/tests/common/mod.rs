@@ -5,11 +5,13 @@
 
 use std::net::SocketAddr;
 
-use chrono::Utc;
-use leadtrack_core::account::{NewUser, Password, User};
+use chrono::{DateTime, Utc};
+use leadtrack_core::account::{Actor, NewUser, Password, User};
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project};
-use leadtrack_core::types::Role;
-use leadtrack_core::{Accounts, Admin};
+use leadtrack_core::request::{CreateRoute, NewLead, StatusUpdate};
+use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, Role};
+use leadtrack_core::{Accounts, Admin, LeadStore};
 use leadtrack_dashboard::{Config, routes};
 use leadtrack_sqlite::SqliteStore;
 use warp::Filter;
@@ -164,6 +166,60 @@ impl App {
     pub(crate) async fn get(&self, path: &str, cookie: &str) -> Reply {
         self.send(browser("GET", path).header("cookie", cookie))
             .await
+    }
+
+    /// Creates a lead of `project` from a createLead body (without `projectId`) at `at`.
+    pub(crate) async fn lead_at(
+        &self,
+        project: &Project,
+        mut body: serde_json::Value,
+        at: DateTime<Utc>,
+    ) -> LeadId {
+        body["projectId"] = serde_json::json!(project.public_id);
+        let new = NewLead::parse(body.to_string().as_bytes(), CreateRoute::Browser).unwrap();
+        self.store
+            .create_lead(project.id, new.data, at)
+            .await
+            .unwrap()
+            .lead_id
+    }
+
+    /// Creates a conversion label of `project` that marks leads done.
+    pub(crate) async fn label(&self, project: &Project, name: &str) -> ConversionLabel {
+        let new = NewLabel {
+            name: name.into(),
+            mark_as_done: true,
+            mapping: LabelMapping::default(),
+        };
+        self.store
+            .create_label(project.id, new, Utc::now())
+            .await
+            .unwrap()
+    }
+
+    /// Rates a lead of `project` as updateLeadStatus does, with a price in cents.
+    pub(crate) async fn rate(
+        &self,
+        project: &Project,
+        lead: LeadId,
+        conversion_id: ConversionId,
+        price: Option<i64>,
+    ) {
+        let update = StatusUpdate {
+            identifier: LeadIdentifier::LeadId(lead),
+            conversion_id,
+            price,
+            note: None,
+        };
+        self.store
+            .update_status(
+                project.id,
+                &update,
+                &Actor::api_key("lt_test0000"),
+                Utc::now(),
+            )
+            .await
+            .unwrap();
     }
 
     /// How many API keys a project has.

@@ -1,0 +1,110 @@
+// leadtrack's pages: progressive enhancement only. Every page works without this file; it
+// adds keyboard shortcuts, selection and live updates where the page asks for them with
+// data attributes.
+(function () {
+  "use strict";
+  var d = document;
+
+  function all(selector, root) {
+    return Array.prototype.slice.call((root || d).querySelectorAll(selector));
+  }
+
+  // A key typed into a field is the field's, not a shortcut.
+  function typing(event) {
+    var t = event.target;
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+  }
+
+  // ---- the inbox: j / k move between rows, Enter opens, x selects, / searches ----
+  var rows = all("[data-row]");
+  var current = -1;
+  function moveTo(index) {
+    if (!rows.length) return;
+    current = Math.max(0, Math.min(rows.length - 1, index));
+    rows.forEach(function (row, i) { row.classList.toggle("current", i === current); });
+    var link = rows[current].querySelector("a[data-open]");
+    if (link) link.focus();
+  }
+
+  // ---- selection for rating several leads at once ----
+  var selectAll = d.querySelector("[data-select-all]");
+  var boxes = all("input[data-select]");
+  var counter = d.querySelector("[data-selected-count]");
+  function countSelected() {
+    var n = boxes.filter(function (b) { return b.checked; }).length;
+    if (counter) counter.textContent = n === 1 ? "1 lead selected" : n + " leads selected";
+    if (selectAll) {
+      selectAll.checked = n > 0 && n === boxes.length;
+      selectAll.indeterminate = n > 0 && n < boxes.length;
+    }
+  }
+  if (selectAll) {
+    selectAll.addEventListener("change", function () {
+      boxes.forEach(function (b) { b.checked = selectAll.checked; });
+      countSelected();
+    });
+  }
+  boxes.forEach(function (b) { b.addEventListener("change", countSelected); });
+  if (boxes.length) countSelected();
+
+  d.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "/" && !typing(event)) {
+      var search = d.querySelector("[data-search]");
+      if (search) {
+        event.preventDefault();
+        search.focus();
+        search.select();
+      }
+      return;
+    }
+    if (typing(event)) return;
+    if (rows.length) {
+      if (event.key === "j") { event.preventDefault(); moveTo(current + 1); }
+      else if (event.key === "k") { event.preventDefault(); moveTo(current - 1); }
+      else if (event.key === "x" && current >= 0) {
+        var box = rows[current].querySelector("input[data-select]");
+        if (box) {
+          box.checked = !box.checked;
+          countSelected();
+        }
+      }
+    }
+    // ---- a lead's rating form: number keys pick a label, p the price ----
+    var form = d.querySelector("[data-rate-form]");
+    if (form) {
+      if (/^[1-9]$/.test(event.key)) {
+        var choice = form.querySelector('input[data-key="' + event.key + '"]');
+        if (choice) {
+          event.preventDefault();
+          choice.checked = true;
+          choice.focus();
+        }
+      } else if (event.key === "p") {
+        var price = form.querySelector("[name=price]");
+        if (price) {
+          event.preventDefault();
+          price.focus();
+        }
+      }
+    }
+  });
+
+  // ---- live: "N new leads" without a reload, at most 5 seconds late ----
+  var live = d.querySelector("[data-live]");
+  if (live && window.fetch) {
+    var url = live.getAttribute("data-live");
+    var poll = function () {
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (answer) {
+          if (!answer || !answer.count) return;
+          var text = live.querySelector("[data-live-text]");
+          text.textContent = answer.count === 1 ? "1 new lead" : answer.count + " new leads";
+          live.hidden = false;
+        })
+        .catch(function () { /* offline for a moment: try again at the next tick */ });
+    };
+    setInterval(poll, 5000);
+  }
+})();

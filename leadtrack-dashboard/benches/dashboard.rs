@@ -1,0 +1,224 @@
+//! Server time of the inbox (its first page, and a filtered and searched page), a lead's
+//! page, the reports page and a CSV export of about 100,000 rows, in a project of 1,000,000
+//! leads: `cargo bench -p leadtrack-dashboard --bench dashboard`.
+//!
+//! Fills a temporary SQLite store through the store API (leads over the last 365 days, with
+//! channel paths, labels and ratings), then times `warp::test` requests, which run the
+//! whole page or export without a socket. Run without `--bench` (as `cargo test
+//! --all-targets` would), it does nothing. `LEADTRACK_BENCH_LEADS` sets the number of
+//! leads.
+
+use std::time::{Duration, Instant};
+
+use chrono::{Days, TimeDelta, Utc};
+use futures_util::future::join_all;
+use leadtrack_core::account::{Actor, NewUser, Password};
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::lead::LeadData;
+use leadtrack_core::project::NewProject;
+use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::types::{ConversionId, LeadIdentifier, LeadStatus, Role};
+use leadtrack_core::{Accounts, Admin, LeadStore};
+use leadtrack_sqlite::{SqliteOptions, SqliteStore, Synchronous};
+use serde_json::json;
+use warp::Filter;
+use warp::http::StatusCode;
+
+/// Channel paths the leads came by: `(source, medium, campaign)`, first then last touch.
+const CHANNELS: [&str; 8] = [
+    r#"[{"ch":{"s":"google","m":"cpc","cm":"brand"}}]"#,
+    r#"[{"ch":{"s":"google","m":"cpc","cm":"generic"}},{"ch":{"s":"(direct)","m":"(none)"}}]"#,
+    r#"[{"ch":{"s":"facebook","m":"paid_social","cm":"spring"}},{"ch":{"s":"google","m":"cpc","cm":"brand"}}]"#,
+    r#"[{"ch":{"s":"newsletter","m":"email","cm":"may"}}]"#,
+    r#"[{"ch":{"s":"bing","m":"cpc","cm":"generic"}}]"#,
+    r#"[{"ch":{"s":"linkedin","m":"paid_social","cm":"b2b"}},{"ch":{"s":"linkedin","m":"paid_social","cm":"retarget"}}]"#,
+    r#"[{"ch":{"s":"google","m":"organic"}}]"#,
+    r#"[{"ch":{"s":"partner.example","m":"referral"}}]"#,
+];
+
+const WRITES_AT_ONCE: usize = 2_000;
+
+fn lead_data(n: usize) -> LeadData {
+    let channel = (n % 10 < 8).then(|| CHANNELS[n * 7 % CHANNELS.len()].to_owned());
+    let data = json!({
+        "userData": {"firstName": format!("Lead{n}"), "email": format!("lead{n}@example.com")},
+        "attributionData": {"gclid": format!("G{n}")},
+        "formData": {"formName": if n.is_multiple_of(4) { "Quote" } else { "Contact" }, "message": "Hello"}
+    });
+    LeadData {
+        channel_flow: channel,
+        ..serde_json::from_value(data).expect("lead data")
+    }
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    if !std::env::args().any(|arg| arg == "--bench") {
+        return;
+    }
+    let leads: usize = std::env::var("LEADTRACK_BENCH_LEADS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let options = SqliteOptions {
+        synchronous: Synchronous::Normal,
+        ..SqliteOptions::default()
+    };
+    let store = SqliteStore::open_with(dir.path().join("bench.db"), options)
+        .await
+        .expect("store");
+    let now = Utc::now();
+    let project = store
+        .create_project(
+            NewProject {
+                public_id: Some("bench".into()),
+                name: "Bench".into(),
+                currency: Some("EUR".into()),
+            },
+            now,
+        )
+        .await
+        .expect("project");
+    let mut labels = Vec::new();
+    for name in ["Qualified", "Customer", "Repeat customer"] {
+        let label = NewLabel {
+            name: name.into(),
+            mark_as_done: true,
+            mapping: LabelMapping::default(),
+        };
+        labels.push(
+            store
+                .create_label(project.id, label, now)
+                .await
+                .expect("label")
+                .id,
+        );
+    }
+
+    // Leads evenly over the last 365 days, oldest first; every 10th rated with a label and
+    // a price, every 20th lost.
+    let started = Instant::now();
+    let span = TimeDelta::days(365).num_milliseconds() as f64;
+    let oldest = now - TimeDelta::days(365);
+    for first in (0..leads).step_by(WRITES_AT_ONCE) {
+        let batch = first..(first + WRITES_AT_ONCE).min(leads);
+        let created = join_all(batch.clone().map(|n| {
+            let at = oldest + TimeDelta::milliseconds((n as f64 / leads as f64 * span) as i64);
+            store.create_lead(project.id, lead_data(n), at)
+        }))
+        .await;
+        let ratings = created.iter().zip(batch).filter_map(|(created, n)| {
+            let id = created.as_ref().expect("lead").lead_id;
+            let conversion_id = match n % 20 {
+                0 | 10 => ConversionId::Label(labels[n / 20 % labels.len()]),
+                5 => ConversionId::Lost,
+                _ => return None,
+            };
+            let update = StatusUpdate {
+                identifier: LeadIdentifier::LeadId(id),
+                conversion_id,
+                price: Some((n % 50 + 1) as i64 * 1_000),
+                note: None,
+            };
+            let store = &store;
+            Some(async move {
+                store
+                    .update_status(project.id, &update, &Actor::api_key("lt_bench000"), now)
+                    .await
+                    .expect("rating")
+            })
+        });
+        join_all(ratings).await;
+    }
+    println!("filled {leads} leads in {:.1?}", started.elapsed());
+
+    let password = Password::new("bench password 1").expect("password");
+    let user = store
+        .create_user(
+            NewUser::new("bench@example.com", Some("Bench"), &password).unwrap(),
+            now,
+        )
+        .await
+        .expect("user");
+    store
+        .add_member(project.id, user.id, Role::Member, now)
+        .await
+        .expect("member");
+    let routes =
+        leadtrack_dashboard::routes(store.clone(), leadtrack_dashboard::Config::default()).boxed();
+    let signed_in = warp::test::request()
+        .method("POST")
+        .path("/login")
+        .header("host", "bench.test")
+        .header("origin", "http://bench.test")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("email=bench%40example.com&password=bench+password+1")
+        .reply(&routes)
+        .await;
+    let cookie = signed_in.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+
+    let time = |path: String| {
+        let routes = routes.clone();
+        let cookie = cookie.clone();
+        async move {
+            let mut times = Vec::new();
+            let mut bytes = 0;
+            for _ in 0..5 {
+                let started = Instant::now();
+                let reply = warp::test::request()
+                    .path(&path)
+                    .header("host", "bench.test")
+                    .header("cookie", &cookie)
+                    .reply(&routes)
+                    .await;
+                times.push(started.elapsed());
+                assert_eq!(reply.status(), StatusCode::OK, "{path}");
+                bytes = reply.body().len();
+            }
+            let min = *times.iter().min().unwrap();
+            println!(
+                "{path}: median {:.1?}, best {min:.1?} ({bytes} bytes)",
+                median(times)
+            );
+        }
+    };
+    let today = now.date_naive();
+    time("/projects/bench/leads".into()).await;
+    // A search that matches one lead in 90 (every lead is called "Lead<n>"), with filters
+    // and another sort; and a search for one person.
+    time("/projects/bench/leads?search=lead12&formName=Contact&gclid=yes&sort=email:asc".into())
+        .await;
+    time("/projects/bench/leads?search=lead765432%40example&tab=open".into()).await;
+    time(format!("/projects/bench/leads/{}", leads / 2)).await;
+    time("/projects/bench/reports".into()).await;
+    time("/projects/bench/reports?touch=last&by=campaign".into()).await;
+    let year = format!(
+        "/projects/bench/reports?from={}&to={today}",
+        today - Days::new(365)
+    );
+    time(year).await;
+
+    // An inbox view of about 100,000 open leads: the last 43 days.
+    let from = today - Days::new(42);
+    let query = LeadQuery {
+        status: Some(vec![LeadStatus::Open]),
+        created_from: Some(from.and_hms_opt(0, 0, 0).unwrap().and_utc()),
+        ..LeadQuery::default()
+    };
+    let rows = store.list_leads(project.id, &query).await.unwrap().total;
+    println!("the export's view holds {rows} leads");
+    time(format!("/projects/bench/leads.csv?tab=open&from={from}")).await;
+    store.close().await;
+}

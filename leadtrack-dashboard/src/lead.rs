@@ -1,0 +1,548 @@
+//! A lead's page: everything it holds, where it came from, the rating form, and its
+//! history with every delivery; and rating it, with the same rules as updateLeadStatus.
+
+use askama::Template;
+use chrono::Utc;
+use leadtrack_core::account::{Actor, Membership};
+use leadtrack_core::activity::{Activity, LeadEvent};
+use leadtrack_core::channel;
+use leadtrack_core::integration::Integrations;
+use leadtrack_core::job::JobRecord;
+use leadtrack_core::label::{ConversionLabel, mapping_for};
+use leadtrack_core::lead::StoredLead;
+use leadtrack_core::request::StatusUpdate;
+use leadtrack_core::rules::skip_reason;
+use leadtrack_core::store::{Conflict, Entity};
+use leadtrack_core::types::{ConversionId, JsonObject, LeadId, LeadIdentifier, LeadStatus};
+use leadtrack_core::{Store, StoreError};
+use serde_json::Value;
+use strum::VariantArray;
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+use crate::format;
+use crate::render::{self, Layout};
+use crate::session::{Form, Viewer};
+
+/// A `key: value` line of the lead's data.
+pub(crate) struct Field {
+    pub(crate) name: String,
+    pub(crate) value: String,
+}
+
+/// One touch of the channel path, as the timeline shows it.
+pub(crate) struct TouchRow {
+    pub(crate) label: String,
+    pub(crate) campaign: Option<String>,
+    pub(crate) at: Option<String>,
+    pub(crate) landing_page: Option<String>,
+}
+
+/// What a choice of the rating form sends, to one platform, for this lead.
+pub(crate) struct PlatformChip {
+    pub(crate) name: &'static str,
+    /// Why this lead cannot be sent there, when it cannot.
+    pub(crate) missing: Option<String>,
+}
+
+/// One choice of the rating form.
+pub(crate) struct RatingChoice {
+    pub(crate) value: String,
+    pub(crate) name: String,
+    /// The number key that picks it (labels 1 to 9).
+    pub(crate) key: Option<usize>,
+    pub(crate) hint: &'static str,
+    pub(crate) platforms: Vec<PlatformChip>,
+}
+
+/// A line of the history.
+pub(crate) struct EventRow {
+    pub(crate) at: String,
+    pub(crate) at_iso: String,
+    pub(crate) by: Option<String>,
+    pub(crate) text: String,
+}
+
+/// A delivery of a job, as the history shows it.
+pub(crate) struct DeliveryRow {
+    pub(crate) platform: &'static str,
+    pub(crate) state: String,
+    pub(crate) attempts: usize,
+    pub(crate) last: Option<String>,
+    pub(crate) next: Option<String>,
+}
+
+/// A conversion job, as the history shows it.
+pub(crate) struct JobRow {
+    pub(crate) what: String,
+    pub(crate) state: String,
+    pub(crate) rated_by: Option<String>,
+    pub(crate) at: String,
+    pub(crate) deliveries: Vec<DeliveryRow>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn data_reads_as_lines_for_people() {
+        assert_eq!(humanize("companyName"), "Company name");
+        assert_eq!(humanize("email"), "email");
+        assert_eq!(humanize("utm_source"), "utm_source");
+        let object: JsonObject = serde_json::from_value(json!({
+            "formName": "Contact",
+            "message": "Hi",
+            "formFields": {"budget": "2000", "empty": ""},
+            "wp": [{"field_1": "a"}, {"field_2": 2}]
+        }))
+        .unwrap();
+        let lines: Vec<(String, String)> = fields(&object, &["formName"])
+            .into_iter()
+            .map(|f| (f.name, f.value))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("message".to_owned(), "Hi".to_owned()),
+                ("budget".to_owned(), "2000".to_owned()),
+                ("field_1".to_owned(), "a".to_owned()),
+                ("field_2".to_owned(), "2".to_owned()),
+            ]
+        );
+    }
+}
+
+#[derive(Template)]
+#[template(path = "lead.html")]
+struct LeadPage {
+    layout: Layout,
+    project_id: String,
+    lead_id: LeadId,
+    heading: String,
+    status: LeadStatus,
+    conversion: Option<String>,
+    price: Option<String>,
+    note: Option<String>,
+    created_exact: String,
+    created_iso: String,
+    contact: Vec<Field>,
+    form_name: Option<String>,
+    form_fields: Vec<Field>,
+    attribution: Vec<Field>,
+    touches: Vec<TouchRow>,
+    choices: Vec<RatingChoice>,
+    selected: String,
+    price_input: String,
+    note_input: String,
+    currency: String,
+    problem: Option<String>,
+    notice: Option<&'static str>,
+    can_undo: bool,
+    events: Vec<EventRow>,
+    jobs: Vec<JobRow>,
+    csrf: String,
+}
+
+/// What the rating form holds when the page is shown again.
+#[derive(Default)]
+pub(crate) struct Rating {
+    pub(crate) selected: String,
+    pub(crate) price: String,
+    pub(crate) note: String,
+    pub(crate) problem: Option<String>,
+    pub(crate) notice: Option<&'static str>,
+}
+
+/// The platform's name for people.
+pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'static str {
+    use leadtrack_core::types::IntegrationKind::*;
+    match kind {
+        GoogleAds => "Google Ads",
+        Ga4 => "Google Analytics 4",
+        Meta => "Meta",
+        Webhook => "Webhook",
+    }
+}
+
+/// A JSON value as one line of text.
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// A property name for people: `companyName` reads `Company name`; other names stay.
+fn humanize(name: &str) -> String {
+    if !name.chars().any(|c| c.is_ascii_uppercase()) || name.contains(['_', '-', ' ']) {
+        return name.to_owned();
+    }
+    let mut words = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if i == 0 {
+            words.extend(c.to_uppercase());
+        } else if c.is_ascii_uppercase() {
+            words.push(' ');
+            words.extend(c.to_lowercase());
+        } else {
+            words.push(c);
+        }
+    }
+    words
+}
+
+/// The object's properties as lines, nested objects (`formFields`) opened one level, the
+/// WordPress plugin's list of one-key objects too.
+fn fields(object: &JsonObject, skip: &[&str]) -> Vec<Field> {
+    let mut lines = Vec::new();
+    for (name, value) in object
+        .iter()
+        .filter(|(name, _)| !skip.contains(&name.as_str()))
+    {
+        let nested: Vec<(&String, &Value)> = match value {
+            Value::Object(inner) => inner.iter().collect(),
+            Value::Array(items) if items.iter().all(Value::is_object) => items
+                .iter()
+                .filter_map(Value::as_object)
+                .flat_map(|inner| inner.iter())
+                .collect(),
+            _ => Vec::new(),
+        };
+        if nested.is_empty() {
+            lines.push((humanize(name), text(value)));
+        } else {
+            lines.extend(
+                nested
+                    .into_iter()
+                    .map(|(inner, value)| (humanize(inner), text(value))),
+            );
+        }
+    }
+    lines
+        .into_iter()
+        .filter(|(_, value)| !value.is_empty())
+        .map(|(name, value)| Field { name, value })
+        .collect()
+}
+
+/// The lead's name for headings: its name, else its email, else its number.
+pub(crate) fn display_name(lead: &StoredLead) -> String {
+    let data = &lead.data;
+    let name: Vec<&str> = [data.user("firstName"), data.user("lastName")]
+        .into_iter()
+        .flatten()
+        .collect();
+    if !name.is_empty() {
+        name.join(" ")
+    } else {
+        data.user("email")
+            .map_or_else(|| format!("Lead #{}", lead.id), str::to_owned)
+    }
+}
+
+/// The name of what a conversion id applies: the label's name, `Lost` or `Open`.
+pub(crate) fn conversion_name(id: ConversionId, labels: &[ConversionLabel]) -> String {
+    match id {
+        ConversionId::Open => "Open".to_owned(),
+        ConversionId::Lost => "Lost".to_owned(),
+        ConversionId::Label(id) => labels
+            .iter()
+            .find(|label| label.id == id)
+            .map_or_else(|| "a deleted label".to_owned(), |label| label.name.clone()),
+    }
+}
+
+fn choices(
+    lead: &StoredLead,
+    labels: &[ConversionLabel],
+    integrations: &Integrations,
+    lost: &leadtrack_core::label::LabelMapping,
+) -> Vec<RatingChoice> {
+    let now = Utc::now();
+    let platforms = |label: Option<&ConversionLabel>| {
+        let mapping = mapping_for(label, lost);
+        leadtrack_core::types::IntegrationKind::VARIANTS
+            .iter()
+            .filter(|kind| integrations.is_connected(**kind) && mapping.maps(**kind))
+            .map(|kind| PlatformChip {
+                name: platform_name(*kind),
+                missing: skip_reason(*kind, lead, now).map(|skip| skip.reason),
+            })
+            .collect()
+    };
+    let mut choices: Vec<RatingChoice> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| RatingChoice {
+            value: label.id.to_string(),
+            name: label.name.clone(),
+            key: (i < 9).then_some(i + 1),
+            hint: if label.mark_as_done {
+                "marks the lead rated"
+            } else {
+                "keeps the lead open"
+            },
+            platforms: platforms(Some(label)),
+        })
+        .collect();
+    choices.push(RatingChoice {
+        value: "lost".to_owned(),
+        name: "Lost".to_owned(),
+        key: None,
+        hint: "the lead did not buy",
+        platforms: platforms(None),
+    });
+    choices.push(RatingChoice {
+        value: "open".to_owned(),
+        name: "Open".to_owned(),
+        key: None,
+        hint: "reset: sends nothing, cancels a conversion not yet started",
+        platforms: Vec::new(),
+    });
+    choices
+}
+
+fn event_text(event: &LeadEvent, labels: &[ConversionLabel], currency: &str) -> String {
+    match &event.activity {
+        Activity::Created => "Lead created".to_owned(),
+        Activity::Merged => "Another submission of the same form was merged in".to_owned(),
+        Activity::Rated {
+            conversion_id,
+            label,
+            price,
+            note,
+            ..
+        } => {
+            let name = label
+                .clone()
+                .unwrap_or_else(|| conversion_name(*conversion_id, labels));
+            let mut text = format!("Rated {name}");
+            if let Some(price) = price {
+                text.push_str(&format!(", {} {currency}", format::money(*price)));
+            }
+            if let Some(note) = note {
+                text.push_str(&format!(": “{note}”"));
+            }
+            text
+        }
+        Activity::Reopened { note, .. } => match note {
+            Some(note) => format!("Reset to open: “{note}”"),
+            None => "Reset to open".to_owned(),
+        },
+        Activity::Delivery {
+            integration,
+            outcome,
+            http_status,
+            error,
+            ..
+        } => {
+            let mut text = format!("{}: {outcome}", platform_name(*integration));
+            if let Some(status) = http_status {
+                text.push_str(&format!(" (HTTP {status})"));
+            }
+            if let Some(error) = error {
+                text.push_str(&format!(", {error}"));
+            }
+            text
+        }
+    }
+}
+
+fn job_row(record: &JobRecord, labels: &[ConversionLabel]) -> JobRow {
+    let job = &record.job;
+    JobRow {
+        what: conversion_name(job.conversion_id, labels),
+        state: job.state.to_string(),
+        rated_by: job.rated_by.as_ref().map(ToString::to_string),
+        at: format::exact(&job.created_at),
+        deliveries: record
+            .deliveries
+            .iter()
+            .map(|(delivery, attempts)| DeliveryRow {
+                platform: platform_name(delivery.integration),
+                state: delivery.state.to_string(),
+                attempts: attempts.len(),
+                last: delivery.detail.clone().or_else(|| {
+                    attempts
+                        .last()
+                        .and_then(|a| a.http_status.map(|s| format!("HTTP {s}")))
+                }),
+                next: delivery.next_attempt_at.as_ref().map(format::exact),
+            })
+            .collect(),
+    }
+}
+
+/// The lead's page with the rating form as `rating` says.
+pub(crate) async fn page<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    membership: &Membership,
+    lead_id: LeadId,
+    status: StatusCode,
+    rating: Rating,
+) -> Response {
+    let project = &membership.project;
+    let found = async {
+        let lead = store
+            .find_lead(project.id, &LeadIdentifier::LeadId(lead_id))
+            .await?;
+        let labels = store.labels(project.id).await?;
+        let integrations = store.integrations(project.id).await?;
+        let events = store.lead_activity(project.id, lead_id).await?;
+        let jobs = store.lead_jobs(project.id, lead_id).await?;
+        Ok::<_, StoreError>((lead, labels, integrations, events, jobs))
+    };
+    let (lead, labels, integrations, events, jobs) = match found.await {
+        Ok(found) => found,
+        Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
+        Err(err) => return render::store_failure(err, Some(viewer)),
+    };
+    let data = &lead.data;
+    let currency = project.currency.clone();
+    let can_undo = jobs.first().is_some_and(|record| {
+        record.job.state == leadtrack_core::types::JobState::Queued
+            && record.job.started_at.is_none()
+    });
+    let page = LeadPage {
+        layout: Layout::for_project(display_name(&lead), viewer, membership, "leads"),
+        project_id: project.public_id.clone(),
+        lead_id,
+        heading: display_name(&lead),
+        status: lead.status,
+        conversion: lead.conversion_id.map(|id| conversion_name(id, &labels)),
+        price: lead
+            .price
+            .map(|cents| format!("{} {currency}", format::money(cents))),
+        note: lead.note.clone(),
+        created_exact: format::exact(&lead.created_at),
+        created_iso: format::iso(&lead.created_at),
+        contact: fields(&data.user_data, &[]),
+        form_name: data.form_name().map(str::to_owned),
+        form_fields: fields(&data.form_data, &["formName", "uniqueEventId"]),
+        attribution: fields(&data.attribution_data, &[]),
+        touches: channel::touches(data)
+            .into_iter()
+            .map(|touch| TouchRow {
+                label: touch.label(),
+                campaign: touch.campaign.clone(),
+                at: touch.at.as_ref().map(format::exact),
+                landing_page: touch.landing_page.clone(),
+            })
+            .collect(),
+        choices: choices(&lead, &labels, &integrations, &project.lost_mapping),
+        selected: rating.selected,
+        price_input: rating.price,
+        note_input: rating.note,
+        currency: currency.clone(),
+        problem: rating.problem,
+        notice: rating.notice,
+        can_undo,
+        events: events
+            .iter()
+            .rev()
+            .map(|event| EventRow {
+                at: format::exact(&event.at),
+                at_iso: format::iso(&event.at),
+                by: event.by.as_ref().map(ToString::to_string),
+                text: event_text(event, &labels, &currency),
+            })
+            .collect(),
+        jobs: jobs.iter().map(|record| job_row(record, &labels)).collect(),
+        csrf: viewer.csrf(),
+    };
+    render::page(status, &page)
+}
+
+/// How a rating went, named in the lead page's `?done=` so that the page says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::AsRefStr, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
+pub(crate) enum Rated {
+    /// Queued for every platform it maps to.
+    Queued,
+    /// Queued, but some platforms are skipped for this lead.
+    Partly,
+    /// Reset to open.
+    Reset,
+}
+
+impl Rated {
+    /// The sentence the lead page shows.
+    pub(crate) fn notice(self) -> &'static str {
+        match self {
+            Self::Queued => "Rated. The conversion is on its way to every platform it maps to.",
+            Self::Partly => {
+                "Rated. Some platforms are skipped: the lead lacks what they need (see Conversions)."
+            }
+            Self::Reset => "Reset to open. Nothing is sent.",
+        }
+    }
+}
+
+/// Applies a rating form to the lead: the same rules as updateLeadStatus, by the viewer.
+/// `Err` with the problem to show at the form, and its status.
+pub(crate) async fn rate<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    membership: &Membership,
+    lead_id: LeadId,
+    form: &Form,
+) -> Result<Rated, (StatusCode, String)> {
+    let conversion_id: ConversionId = form.get("conversionId").trim().parse().map_err(|_| {
+        (
+            StatusCode::BAD_REQUEST,
+            "Pick a rating: a label, Lost or Open.".to_owned(),
+        )
+    })?;
+    let price_text = form.get("price").trim();
+    let price = if price_text.is_empty() {
+        None
+    } else {
+        Some(format::parse_price(price_text).ok_or_else(|| {
+            (
+                StatusCode::BAD_REQUEST,
+                "The price must be an amount like 1500 or 1,500.50.".to_owned(),
+            )
+        })?)
+    };
+    let note = form.get("note").trim();
+    let update = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lead_id),
+        conversion_id,
+        price,
+        note: (!note.is_empty()).then(|| Some(note.to_owned())),
+    };
+    let by = Actor::User {
+        id: viewer.user.id,
+        name: viewer.user.name.clone(),
+    };
+    match store
+        .update_status(membership.project.id, &update, &by, Utc::now())
+        .await
+    {
+        Ok(change) if change.job.is_none() => Ok(Rated::Reset),
+        Ok(change) if change.warnings.is_empty() => Ok(Rated::Queued),
+        Ok(_) => Ok(Rated::Partly),
+        Err(StoreError::Conflict(Conflict::JobPending { .. })) => Err((
+            StatusCode::CONFLICT,
+            "This lead's last rating is still being sent. Rate it again once its deliveries \
+             have ended, or reset it to Open first if they have not started."
+                .to_owned(),
+        )),
+        Err(StoreError::NotFound(Entity::Label)) => Err((
+            StatusCode::BAD_REQUEST,
+            "That label no longer exists. Reload the page.".to_owned(),
+        )),
+        Err(StoreError::NotFound(Entity::Lead)) => Err((StatusCode::NOT_FOUND, String::new())),
+        Err(err) => {
+            tracing::error!(error = %err, "rating a lead failed");
+            Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong on our side; nothing was changed. Try again.".to_owned(),
+            ))
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The inbox of a project: tabs with counts, search and filters, sortable columns, pages,
+//! rating several leads at once, and the count of leads that arrived since the page was
+//! shown.
+
+use askama::Template;
+use chrono::{DateTime, Utc};
+use leadtrack_core::account::Membership;
+use leadtrack_core::channel;
+use leadtrack_core::label::ConversionLabel;
+use leadtrack_core::lead::StoredLead;
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::request::query::{SortDirection, SortField};
+use leadtrack_core::types::{LeadId, LeadStatus};
+use leadtrack_core::{Store, StoreError};
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+use crate::format;
+use crate::lead::{conversion_name, display_name};
+use crate::render::{self, Layout};
+use crate::session::Viewer;
+use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
+
+/// A tab with its count.
+pub(crate) struct Tab {
+    pub(crate) name: &'static str,
+    pub(crate) count: u64,
+    pub(crate) href: String,
+    pub(crate) current: bool,
+}
+
+/// A sortable column heading.
+pub(crate) struct Column {
+    pub(crate) name: &'static str,
+    pub(crate) href: String,
+    /// `ascending` or `descending` when the view is sorted by it.
+    pub(crate) sorted: Option<&'static str>,
+    /// Sorted by it, ascending.
+    pub(crate) ascending: bool,
+    pub(crate) numeric: bool,
+    /// Shown on wide screens only.
+    pub(crate) wide_only: bool,
+}
+
+/// A lead as its inbox row shows it.
+pub(crate) struct Row {
+    pub(crate) id: LeadId,
+    pub(crate) created: String,
+    pub(crate) created_exact: String,
+    pub(crate) created_iso: String,
+    pub(crate) name: String,
+    pub(crate) email: String,
+    pub(crate) phone: String,
+    pub(crate) company: String,
+    pub(crate) form: String,
+    pub(crate) source: String,
+    pub(crate) google: bool,
+    pub(crate) meta: bool,
+    pub(crate) status: LeadStatus,
+    pub(crate) rating: Option<String>,
+    pub(crate) price: Option<String>,
+}
+
+/// A click-id filter of the filter form.
+pub(crate) struct ClickFilter {
+    pub(crate) name: &'static str,
+    /// Whether the lead must have it (`Some(true)`), lack it, or either.
+    pub(crate) value: Option<bool>,
+}
+
+/// What a bulk rating did, for the banner above the inbox.
+#[derive(Default)]
+pub(crate) struct BulkResult {
+    /// How many leads were rated.
+    pub(crate) rated: usize,
+    /// The leads refused, each with why.
+    pub(crate) refused: Vec<(String, String)>,
+    /// A problem with the form itself (no lead picked, no rating picked, a bad price).
+    pub(crate) problem: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "inbox.html")]
+struct InboxPage {
+    layout: Layout,
+    project_id: String,
+    view: InboxView,
+    tabs: Vec<Tab>,
+    tab_name: &'static str,
+    tab_sentence: &'static str,
+    open_tab: bool,
+    columns: Vec<Column>,
+    rows: Vec<Row>,
+    total: u64,
+    page: u32,
+    pages: u64,
+    previous: Option<String>,
+    next: Option<String>,
+    click_filters: Vec<ClickFilter>,
+    has_click_filter: bool,
+    labels: Vec<(String, String)>,
+    currency: String,
+    csrf: String,
+    back: String,
+    since: i64,
+    export: String,
+    bulk: Option<BulkResult>,
+}
+
+fn tab_words(status: LeadStatus) -> (&'static str, &'static str) {
+    match status {
+        LeadStatus::Open => ("Open", "New leads and leads reset to open: rate them."),
+        LeadStatus::Pending => (
+            "Pending",
+            "Rated leads whose conversions are being sent to the platforms.",
+        ),
+        LeadStatus::Rated => ("Rated", "Leads rated with a label that marks them done."),
+        LeadStatus::Lost => ("Lost", "Leads that did not buy."),
+    }
+}
+
+fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateTime<Utc>) -> Row {
+    let data = &lead.data;
+    let text = |value: Option<&str>| value.unwrap_or_default().to_owned();
+    let touches = channel::touches(data);
+    let source = match channel::first_and_last(&touches) {
+        Some((first, last)) if touches.len() > 1 => format!("{} → {}", first.label(), last.label()),
+        Some((first, _)) => first.label(),
+        None => String::new(),
+    };
+    let has = |name: &str| data.attribution(name).is_some();
+    Row {
+        id: lead.id,
+        created: format::relative(&lead.created_at, now),
+        created_exact: format::exact(&lead.created_at),
+        created_iso: format::iso(&lead.created_at),
+        name: display_name(lead),
+        email: text(data.user("email")),
+        phone: text(data.user("phone")),
+        company: text(data.user("companyName")),
+        form: text(data.form_name()),
+        source,
+        google: has("gclid") || has("gbraid") || has("wbraid"),
+        meta: has("fbc") || has("fbp"),
+        status: lead.status,
+        rating: lead.conversion_id.map(|id| conversion_name(id, labels)),
+        price: lead
+            .price
+            .map(|cents| format!("{} {currency}", format::money(cents))),
+    }
+}
+
+fn columns(view: &InboxView) -> Vec<Column> {
+    [
+        ("Created", Some(SortField::CreatedAt), false),
+        ("Name", Some(SortField::FirstName), false),
+        ("Email", Some(SortField::Email), false),
+        ("Phone", None, false),
+        ("Company", None, false),
+        ("Form", None, false),
+        ("Source", None, false),
+        ("Price", Some(SortField::Price), true),
+    ]
+    .into_iter()
+    .map(|(name, field, numeric)| {
+        let ascending = view.sort.direction == SortDirection::Asc;
+        Column {
+            name,
+            href: field.map_or_else(String::new, |field| {
+                view.href(&[("sort", &view.sort_by(field))])
+            }),
+            sorted: field
+                .filter(|field| view.sort.field == *field)
+                .map(|_| if ascending { "ascending" } else { "descending" }),
+            ascending,
+            numeric,
+            wide_only: matches!(name, "Phone" | "Company"),
+        }
+    })
+    .collect()
+}
+
+/// The inbox page of `view`, with `bulk`'s result above it when a bulk rating just ran.
+pub(crate) async fn page<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    membership: &Membership,
+    view: InboxView,
+    query: LeadQuery,
+    status: StatusCode,
+    bulk: Option<BulkResult>,
+) -> Response {
+    let project = &membership.project;
+    let now = Utc::now();
+    let read = async {
+        let page = store.list_leads(project.id, &query).await?;
+        let counts: Vec<u64> = store
+            .status_counts(project.id, &query)
+            .await?
+            .into_iter()
+            .map(|(_, count)| count)
+            .collect();
+        let labels = store.labels(project.id).await?;
+        Ok::<_, StoreError>((page, counts, labels))
+    };
+    let (found, counts, labels) = match read.await {
+        Ok(read) => read,
+        Err(err) => return render::store_failure(err, Some(viewer)),
+    };
+    let pages = found.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
+    let page_href = |page: u32| format!("?{}", view.href(&[("page", &page.to_string())]));
+    let (tab_name, tab_sentence) = tab_words(view.tab);
+    let page = InboxPage {
+        layout: Layout::for_project(format!("{tab_name} leads"), viewer, membership, "leads"),
+        project_id: project.public_id.clone(),
+        tabs: tabs()
+            .iter()
+            .zip(counts)
+            .map(|(status, count)| Tab {
+                name: tab_words(*status).0,
+                count,
+                href: format!("?{}", view.href(&[("tab", status.as_ref())])),
+                current: *status == view.tab,
+            })
+            .collect(),
+        tab_name,
+        tab_sentence,
+        open_tab: view.tab == LeadStatus::Open,
+        columns: columns(&view),
+        rows: found
+            .leads
+            .iter()
+            .map(|lead| row(lead, &labels, &project.currency, now))
+            .collect(),
+        total: found.total,
+        page: view.page,
+        pages,
+        previous: (view.page > 1).then(|| page_href(view.page - 1)),
+        next: (u64::from(view.page) < pages).then(|| page_href(view.page + 1)),
+        click_filters: CLICK_IDS
+            .iter()
+            .zip(view.click_ids)
+            .map(|(name, value)| ClickFilter { name, value })
+            .collect(),
+        has_click_filter: view.click_ids.iter().any(Option::is_some),
+        labels: labels
+            .iter()
+            .map(|label| (label.id.to_string(), label.name.clone()))
+            .collect(),
+        currency: project.currency.clone(),
+        csrf: viewer.csrf(),
+        back: view.href(&[("page", &view.page.to_string())]),
+        since: now.timestamp_millis(),
+        export: view.href(&[]),
+        view,
+        bulk,
+    };
+    render::page(status, &page)
+}
+
+/// How many of the project's leads were created at or after `since` (milliseconds since
+/// the Unix epoch), for the inbox's "new leads" bar.
+pub(crate) async fn new_since<S: Store>(
+    store: &S,
+    membership: &Membership,
+    since: i64,
+) -> Result<u64, StoreError> {
+    let query = LeadQuery {
+        created_from: DateTime::from_timestamp_millis(since),
+        limit: 1,
+        ..LeadQuery::default()
+    };
+    Ok(store.list_leads(membership.project.id, &query).await?.total)
+}

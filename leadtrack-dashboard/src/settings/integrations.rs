@@ -1,0 +1,373 @@
+//! Integrations: one card per platform with its status, its last delivery, and the form
+//! that connects, changes or disconnects it. The settings follow the same rules as the
+//! command line's `integration` commands (core's
+//! [`SettingsInput`](leadtrack_core::integration::SettingsInput)): credentials are never
+//! shown back, and a blank one keeps the stored one. GA4 can be sent a test event.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use askama::Template;
+use chrono::Utc;
+use leadtrack_core::Admin;
+use leadtrack_core::integration::SettingsError;
+use leadtrack_core::job::Attempt;
+use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
+use leadtrack_forward::{Outcome, ga4};
+use strum::VariantArray;
+use warp::http::StatusCode;
+
+use super::platforms::{Input, Platform, Spec, input, kind_of, platform, stored};
+use super::{Answer, Area, Frame, Owner, Problems, saved, sentence};
+use crate::Request;
+use crate::format;
+use crate::render::{self, Layout};
+use crate::session::Form;
+
+/// One field of a card's form: a setting, with its value and its problem.
+struct Field {
+    /// Unique on the page: the platform's slug and the setting's name.
+    id: String,
+    spec: &'static Spec,
+    value: String,
+    problem: Option<String>,
+}
+
+impl Field {
+    fn is_text(&self) -> bool {
+        self.spec.input == Input::Text
+    }
+
+    fn is_secret(&self) -> bool {
+        self.spec.input == Input::Secret
+    }
+
+    fn checked(&self) -> bool {
+        !self.value.is_empty()
+    }
+}
+
+/// The last delivery attempt to a platform, for people.
+struct LastDelivery {
+    when: String,
+    iso: String,
+    ago: String,
+    outcome: &'static str,
+    ok: bool,
+    http_status: Option<u16>,
+    error: Option<String>,
+}
+
+impl From<&Attempt> for LastDelivery {
+    fn from(attempt: &Attempt) -> Self {
+        Self {
+            when: format::exact(&attempt.at),
+            iso: format::iso(&attempt.at),
+            ago: format::relative(&attempt.at, Utc::now()),
+            outcome: match attempt.outcome {
+                AttemptOutcome::Delivered => "Delivered",
+                AttemptOutcome::Skipped => "Skipped",
+                AttemptOutcome::Retry => "Failed, will retry",
+                AttemptOutcome::Failed => "Failed",
+            },
+            ok: attempt.outcome == AttemptOutcome::Delivered,
+            http_status: attempt.http_status,
+            error: attempt.error.clone(),
+        }
+    }
+}
+
+/// What a GA4 test event found.
+enum TestResult {
+    /// The validator found nothing wrong.
+    Valid,
+    /// What it found wrong.
+    Problems(Vec<String>),
+    /// It could not be asked.
+    Failed(String),
+}
+
+/// One platform's card.
+struct Card {
+    title: &'static str,
+    slug: &'static str,
+    connected: bool,
+    last: Option<LastDelivery>,
+    fields: Vec<Field>,
+    no_validation: &'static str,
+    /// Whether the form shows open: it has problems to see.
+    open: bool,
+    /// GA4's test event: the event name to send, and what the last test found.
+    test_event: String,
+    test: Option<TestResult>,
+    /// A webhook secret just generated, shown this once.
+    new_secret: Option<String>,
+}
+
+impl Card {
+    fn has_advanced(&self) -> bool {
+        self.fields.iter().any(|field| field.spec.advanced)
+    }
+
+    /// Whether the advanced settings show open: one of them has a problem.
+    fn advanced_open(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|field| field.spec.advanced && field.problem.is_some())
+    }
+}
+
+#[derive(Template)]
+#[template(path = "settings/integrations.html")]
+struct IntegrationsPage {
+    layout: Layout,
+    frame: Frame,
+    cards: Vec<Card>,
+}
+
+/// A platform's form as it was typed (its fields by name), with its problems.
+type Typed = (IntegrationKind, Vec<(&'static str, String)>, Problems);
+
+/// What the page shows besides the stored state: a form as typed with its problems, a
+/// test's result, a secret to show once.
+#[derive(Default)]
+struct Shown {
+    typed: Option<Typed>,
+    test: Option<(String, TestResult)>,
+    new_secret: Option<String>,
+}
+
+/// The integrations page.
+async fn integrations_page<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    status: StatusCode,
+    notice: Option<String>,
+    mut shown: Shown,
+) -> Answer {
+    let project = owner.project().id;
+    let failure = |e| owner.failure(e);
+    let integrations = store.integrations(project).await.map_err(failure)?;
+    let attempts = store.last_attempts(project).await.map_err(failure)?;
+    let default_event = store
+        .labels(project)
+        .await
+        .map_err(failure)?
+        .into_iter()
+        .find_map(|label| label.mapping.ga4_event)
+        .unwrap_or_else(|| "leadtrack_test".to_owned());
+    let cards = IntegrationKind::VARIANTS
+        .iter()
+        .map(|&kind| {
+            let Platform {
+                title,
+                slug,
+                specs,
+                no_validation,
+            } = platform(kind);
+            let (values, problems) = match shown.typed.take_if(|(of, ..)| *of == kind) {
+                Some((_, values, problems)) => (values, Some(problems)),
+                None => (stored(kind, &integrations), None),
+            };
+            let fields = specs
+                .iter()
+                .map(|spec| Field {
+                    id: format!("{slug}-{}", spec.name),
+                    spec,
+                    value: values
+                        .iter()
+                        .find(|(name, _)| *name == spec.name)
+                        .map(|(_, value)| value.clone())
+                        .unwrap_or_default(),
+                    problem: problems
+                        .as_ref()
+                        .and_then(|p| p.of(spec.name))
+                        .map(str::to_owned),
+                })
+                .collect();
+            let connected = integrations.is_connected(kind);
+            let (test_event, test) = match kind {
+                IntegrationKind::Ga4 => match shown.test.take() {
+                    Some((event, result)) => (event, Some(result)),
+                    None => (default_event.clone(), None),
+                },
+                _ => (String::new(), None),
+            };
+            Card {
+                title,
+                slug,
+                connected,
+                last: attempts
+                    .iter()
+                    .find(|attempt| attempt.integration == kind)
+                    .map(LastDelivery::from),
+                fields,
+                no_validation,
+                open: problems.is_some(),
+                test_event,
+                test,
+                new_secret: match kind {
+                    IntegrationKind::Webhook => shown.new_secret.take(),
+                    _ => None,
+                },
+            }
+        })
+        .collect();
+    let (layout, frame) = owner.frame(Area::Integrations, notice);
+    Ok(render::page(
+        status,
+        &IntegrationsPage {
+            layout,
+            frame,
+            cards,
+        },
+    ))
+}
+
+/// The confirmation of `?saved={slug}-{connected|updated|disconnected}`.
+fn notice(request: &Request) -> Option<String> {
+    let saved = saved(request)?;
+    let (slug, verb) = saved.rsplit_once('-')?;
+    let title = platform(kind_of(slug)?).title;
+    let verb = match verb {
+        "connected" => "connected: conversions rated from now on are sent to it",
+        "updated" => "settings saved: the next delivery uses them",
+        "disconnected" => "disconnected: nothing more is sent to it",
+        _ => return None,
+    };
+    Some(format!("{title} {verb}."))
+}
+
+/// `GET integrations`.
+pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -> Answer {
+    let notice = notice(request);
+    integrations_page(store, &owner, StatusCode::OK, notice, Shown::default()).await
+}
+
+/// `POST integrations/{kind}`: connects the platform or changes its settings.
+pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form), slug: &str) -> Answer {
+    let Some(kind) = kind_of(slug) else {
+        return Ok(owner.not_found());
+    };
+    let project = owner.project().id;
+    let current = store
+        .integrations(project)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let applied = match input(kind, &form).apply(&current) {
+        Ok(applied) => applied,
+        Err(err) => {
+            // What was typed, but never a credential.
+            let specs = platform(kind).specs;
+            let typed = specs
+                .iter()
+                .filter(|spec| spec.input != Input::Secret)
+                .map(|spec| (spec.name, form.get(spec.name).to_owned()))
+                .collect();
+            let message = match &err {
+                SettingsError::Missing { integration, .. } => {
+                    let label = specs.iter().find(|spec| spec.name == err.setting());
+                    let label = label.map_or(err.setting(), |spec| spec.label);
+                    format!("{label} is needed to connect {integration}.")
+                }
+                other => sentence(&other.to_string()),
+            };
+            let problems = Problems::one(err.setting(), message);
+            let shown = Shown {
+                typed: Some((kind, typed, problems)),
+                ..Shown::default()
+            };
+            return integrations_page(store, &owner, StatusCode::BAD_REQUEST, None, shown).await;
+        }
+    };
+    store
+        .set_integration(project, applied.settings, Utc::now())
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let verb = if current.is_connected(kind) {
+        "updated"
+    } else {
+        "connected"
+    };
+    tracing::info!(user = %owner.viewer.user.id, integration = %kind, "integration {verb}");
+    match applied.generated_secret {
+        Some(secret) => {
+            let shown = Shown {
+                new_secret: Some(secret.expose().to_owned()),
+                ..Shown::default()
+            };
+            let notice = Some(format!("{} {verb}.", platform(kind).title));
+            integrations_page(store, &owner, StatusCode::CREATED, notice, shown).await
+        }
+        None => Ok(owner.redirect("integrations", Some(&format!("{slug}-{verb}")))),
+    }
+}
+
+/// `POST integrations/{kind}/disconnect`.
+pub(super) async fn disconnect<S: Admin>(
+    store: &S,
+    (owner, _): (Owner, Form),
+    slug: &str,
+) -> Answer {
+    let Some(kind) = kind_of(slug) else {
+        return Ok(owner.not_found());
+    };
+    store
+        .remove_integration(owner.project().id, kind)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    tracing::info!(user = %owner.viewer.user.id, integration = %kind, "integration disconnected");
+    Ok(owner.redirect("integrations", Some(&format!("{slug}-disconnected"))))
+}
+
+/// The client that asks GA4's validator: short timeouts, as a person is waiting.
+fn http() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .unwrap_or_default()
+    })
+}
+
+/// `POST integrations/ga4/test`: sends one event to GA4's validation endpoint, which
+/// records nothing, and shows what it found. Nothing is queued.
+pub(super) async fn test_ga4<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+    let integrations = store
+        .integrations(owner.project().id)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let event = form.get("event_name").trim().to_owned();
+    let mut status = StatusCode::OK;
+    let result = match &integrations.ga4 {
+        None => {
+            status = StatusCode::CONFLICT;
+            TestResult::Failed("GA4 is not connected: connect it first.".to_owned())
+        }
+        Some(_) if event.is_empty() => {
+            status = StatusCode::BAD_REQUEST;
+            TestResult::Failed("Name the event to send, e.g. qualify_lead.".to_owned())
+        }
+        Some(settings) => {
+            let body = ga4::test_payload(&event, &owner.project().currency);
+            match ga4::validate(http(), settings, &body).await {
+                Ok(messages) if messages.is_empty() => TestResult::Valid,
+                Ok(messages) => {
+                    TestResult::Problems(messages.iter().map(ToString::to_string).collect())
+                }
+                Err(Outcome::Retry { error, .. } | Outcome::Failed { error, .. }) => {
+                    TestResult::Failed(format!("GA4 could not be asked: {error}."))
+                }
+                Err(other) => TestResult::Failed(format!("GA4 could not be asked: {other:?}.")),
+            }
+        }
+    };
+    tracing::info!(user = %owner.viewer.user.id, "GA4 test event sent to the validator");
+    let shown = Shown {
+        test: Some((event, result)),
+        ..Shown::default()
+    };
+    integrations_page(store, &owner, status, None, shown).await
+}

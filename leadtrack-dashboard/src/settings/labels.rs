@@ -1,0 +1,330 @@
+//! Conversion labels: the list, with what each platform receives; a new label; one label's
+//! changes. The mapping form is shared with the project page's `lost` mapping.
+
+use askama::Template;
+use chrono::Utc;
+use leadtrack_core::integration::Integrations;
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
+use leadtrack_core::store::Entity;
+use leadtrack_core::types::{ConversionId, IntegrationKind};
+use leadtrack_core::{Admin, StoreError};
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+use super::{Answer, Area, Frame, Owner, Problems, notice, sentence, ticked};
+use crate::Request;
+use crate::render::{self, Layout};
+use crate::session::Form;
+
+/// What a mapping's form fields hold, as typed.
+pub(super) struct MappingForm {
+    pub(super) ga4_event: String,
+    pub(super) meta_event: String,
+    pub(super) google_ads_action: String,
+    pub(super) webhook: bool,
+}
+
+impl MappingForm {
+    /// The fields showing `mapping`.
+    pub(super) fn of(mapping: &LabelMapping) -> Self {
+        let text = |value: &Option<String>| value.clone().unwrap_or_default();
+        Self {
+            ga4_event: text(&mapping.ga4_event),
+            meta_event: text(&mapping.meta_event),
+            google_ads_action: text(&mapping.google_ads_action),
+            webhook: mapping.webhook,
+        }
+    }
+
+    /// The fields as submitted.
+    pub(super) fn read(form: &Form) -> Self {
+        Self {
+            ga4_event: form.get("ga4_event").to_owned(),
+            meta_event: form.get("meta_event").to_owned(),
+            google_ads_action: form.get("google_ads_action").to_owned(),
+            webhook: ticked(form, "webhook"),
+        }
+    }
+
+    /// The mapping the fields describe: blank fields send nothing.
+    pub(super) fn mapping(&self) -> LabelMapping {
+        let value = |text: &str| Some(text.trim().to_owned()).filter(|v| !v.is_empty());
+        LabelMapping {
+            ga4_event: value(&self.ga4_event),
+            meta_event: value(&self.meta_event),
+            google_ads_action: value(&self.google_ads_action),
+            webhook: self.webhook,
+        }
+    }
+}
+
+/// Which platforms are connected, for the hints next to a mapping.
+pub(super) struct Connected {
+    pub(super) google_ads: bool,
+    pub(super) ga4: bool,
+    pub(super) meta: bool,
+    pub(super) webhook: bool,
+}
+
+impl Connected {
+    /// The platforms not connected, for people: `Google Ads, GA4 and Meta`.
+    pub(super) fn missing(&self) -> String {
+        let names: Vec<&str> = [
+            (self.google_ads, "Google Ads"),
+            (self.ga4, "GA4"),
+            (self.meta, "Meta"),
+            (self.webhook, "the webhook"),
+        ]
+        .into_iter()
+        .filter(|(connected, _)| !connected)
+        .map(|(_, name)| name)
+        .collect();
+        match names.split_last() {
+            None => String::new(),
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        }
+    }
+}
+
+impl From<&Integrations> for Connected {
+    fn from(integrations: &Integrations) -> Self {
+        Self {
+            google_ads: integrations.is_connected(IntegrationKind::GoogleAds),
+            ga4: integrations.is_connected(IntegrationKind::Ga4),
+            meta: integrations.is_connected(IntegrationKind::Meta),
+            webhook: integrations.is_connected(IntegrationKind::Webhook),
+        }
+    }
+}
+
+/// A label's form, as typed.
+struct LabelForm {
+    name: String,
+    mark_as_done: bool,
+    mapping: MappingForm,
+}
+
+impl LabelForm {
+    /// An empty form for a new label: done when rated, sending nothing yet.
+    fn blank() -> Self {
+        Self {
+            name: String::new(),
+            mark_as_done: true,
+            mapping: MappingForm::of(&LabelMapping::default()),
+        }
+    }
+
+    fn of(label: &ConversionLabel) -> Self {
+        Self {
+            name: label.name.clone(),
+            mark_as_done: label.mark_as_done,
+            mapping: MappingForm::of(&label.mapping),
+        }
+    }
+
+    fn read(form: &Form) -> Self {
+        Self {
+            name: form.get("name").to_owned(),
+            mark_as_done: ticked(form, "mark_as_done"),
+            mapping: MappingForm::read(form),
+        }
+    }
+
+    fn label(&self) -> NewLabel {
+        NewLabel {
+            name: self.name.clone(),
+            mark_as_done: self.mark_as_done,
+            mapping: self.mapping.mapping(),
+        }
+    }
+}
+
+/// A label as the list shows it.
+struct LabelRow {
+    id: String,
+    name: String,
+    mark_as_done: bool,
+    google_ads: Option<String>,
+    ga4: Option<String>,
+    meta: Option<String>,
+    webhook: bool,
+}
+
+impl From<ConversionLabel> for LabelRow {
+    fn from(label: ConversionLabel) -> Self {
+        Self {
+            id: label.id.to_string(),
+            name: label.name,
+            mark_as_done: label.mark_as_done,
+            google_ads: label.mapping.google_ads_action,
+            ga4: label.mapping.ga4_event,
+            meta: label.mapping.meta_event,
+            webhook: label.mapping.webhook,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "settings/labels.html")]
+struct LabelsPage {
+    layout: Layout,
+    frame: Frame,
+    labels: Vec<LabelRow>,
+    connected: Connected,
+    form: LabelForm,
+    problems: Problems,
+}
+
+#[derive(Template)]
+#[template(path = "settings/label.html")]
+struct LabelPage {
+    layout: Layout,
+    frame: Frame,
+    id: String,
+    name: String,
+    connected: Connected,
+    form: LabelForm,
+    problems: Problems,
+}
+
+const NOTICES: &[(&str, &str)] = &[("created", "Label created."), ("saved", "Label saved.")];
+
+/// The labels page, with the new-label form as given.
+async fn labels_page<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    status: StatusCode,
+    notice: Option<String>,
+    form: LabelForm,
+    problems: Problems,
+) -> Answer {
+    let project = owner.project().id;
+    let labels = store.labels(project).await.map_err(|e| owner.failure(e))?;
+    let integrations = store
+        .integrations(project)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let (layout, frame) = owner.frame(Area::Labels, notice);
+    Ok(render::page(
+        status,
+        &LabelsPage {
+            layout,
+            frame,
+            labels: labels.into_iter().map(LabelRow::from).collect(),
+            connected: Connected::from(&integrations),
+            form,
+            problems,
+        },
+    ))
+}
+
+/// `GET labels`.
+pub(super) async fn list<S: Admin>(store: &S, request: &Request, owner: Owner) -> Answer {
+    let notice = notice(request, NOTICES);
+    let form = LabelForm::blank();
+    labels_page(
+        store,
+        &owner,
+        StatusCode::OK,
+        notice,
+        form,
+        Problems::default(),
+    )
+    .await
+}
+
+/// `POST labels`: creates a label.
+pub(super) async fn create<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+    let form = LabelForm::read(&form);
+    match store
+        .create_label(owner.project().id, form.label(), Utc::now())
+        .await
+    {
+        Ok(_) => Ok(owner.redirect("labels", Some("created"))),
+        Err(StoreError::Invalid(message)) => {
+            let problems = Problems::one("", sentence(&message));
+            labels_page(store, &owner, StatusCode::BAD_REQUEST, None, form, problems).await
+        }
+        Err(err) => Err(owner.failure(err)),
+    }
+}
+
+/// The label `id` names in the owner's project; `404` when there is none.
+async fn find<S: Admin>(store: &S, owner: &Owner, id: &str) -> Result<ConversionLabel, Response> {
+    let Ok(ConversionId::Label(id)) = id.parse() else {
+        return Err(owner.not_found());
+    };
+    store
+        .label(owner.project().id, id)
+        .await
+        .map_err(|err| match err {
+            StoreError::NotFound(Entity::Label) => owner.not_found(),
+            err => owner.failure(err),
+        })
+}
+
+/// One label's page, with its form as given.
+async fn label_page<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    status: StatusCode,
+    notice: Option<String>,
+    label: &ConversionLabel,
+    form: LabelForm,
+    problems: Problems,
+) -> Answer {
+    let integrations = store
+        .integrations(owner.project().id)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let (layout, frame) = owner.frame(Area::Labels, notice);
+    Ok(render::page(
+        status,
+        &LabelPage {
+            layout,
+            frame,
+            id: label.id.to_string(),
+            name: label.name.clone(),
+            connected: Connected::from(&integrations),
+            form,
+            problems,
+        },
+    ))
+}
+
+/// `GET labels/{id}`.
+pub(super) async fn edit<S: Admin>(store: &S, request: &Request, owner: Owner, id: &str) -> Answer {
+    let label = find(store, &owner, id).await?;
+    let notice = notice(request, NOTICES);
+    let form = LabelForm::of(&label);
+    label_page(
+        store,
+        &owner,
+        StatusCode::OK,
+        notice,
+        &label,
+        form,
+        Problems::default(),
+    )
+    .await
+}
+
+/// `POST labels/{id}`: changes the label.
+pub(super) async fn update<S: Admin>(store: &S, (owner, form): (Owner, Form), id: &str) -> Answer {
+    let label = find(store, &owner, id).await?;
+    let form = LabelForm::read(&form);
+    match store
+        .update_label(owner.project().id, label.id, form.label())
+        .await
+    {
+        Ok(label) => Ok(owner.redirect(&format!("labels/{}", label.id), Some("saved"))),
+        Err(StoreError::Invalid(message)) => {
+            let problems = Problems::one("", sentence(&message));
+            let status = StatusCode::BAD_REQUEST;
+            label_page(store, &owner, status, None, &label, form, problems).await
+        }
+        Err(StoreError::NotFound(Entity::Label)) => Ok(owner.not_found()),
+        Err(err) => Err(owner.failure(err)),
+    }
+}

@@ -1,0 +1,347 @@
+//! The Settings area of a project, for its owners: conversion labels, integrations, API
+//! keys, members, the project's own settings, and installing the capture script.
+//!
+//! | path under `/projects/{projectId}/settings` | what |
+//! |---|---|
+//! | (none) | `303` to `labels` |
+//! | `GET labels`, `POST labels` | the labels; `POST` creates one |
+//! | `GET labels/{id}`, `POST labels/{id}` | one label's form; `POST` changes it |
+//! | `GET integrations` | one card per platform: status, last delivery, settings |
+//! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `webhook`) |
+//! | `POST integrations/{kind}/disconnect` | disconnects |
+//! | `POST integrations/ga4/test` | sends a test event to GA4's validation endpoint |
+//! | `GET keys`, `POST keys`, `POST keys/revoke` | API keys: list, create (shown once), revoke |
+//! | `GET members`, `POST members` | members: list, add an existing user by email |
+//! | `POST members/{userId}`, `POST members/{userId}/remove` | changes a role, removes |
+//! | `GET project`, `POST project` | name, currency, calling code, what `lost` sends |
+//! | `GET install`, `POST install/test-lead` | the snippet; creates a test lead |
+//!
+//! Every page is the owners' (a member gets `403`, anyone else `404`), every form carries
+//! the session's anti-forgery token. A form that worked redirects (`303`) back to its page
+//! with `?saved=...`, which the page shows as a confirmation, unless it has a secret to show
+//! once: then the page is rendered at once. A form that failed is shown again with what was
+//! typed (never a secret) and the problem next to it, with `400` or `409`.
+
+mod install;
+mod integrations;
+mod keys;
+mod labels;
+mod members;
+mod platforms;
+mod project;
+
+use bytes::Buf;
+use futures_util::Stream;
+use leadtrack_core::account::Membership;
+use leadtrack_core::project::Project;
+use leadtrack_core::types::Role;
+use leadtrack_core::{Accounts, Store};
+use warp::http::Method;
+use warp::reply::Response;
+
+use crate::render::{self, Layout};
+use crate::session::{Form, Viewer};
+use crate::{Config, Request, access};
+
+/// Answers a request under `/projects/{projectId}/settings`.
+pub(crate) async fn handle<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    public_id: &str,
+    rest: &[&str],
+    body: B,
+) -> Response
+where
+    S: Store,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let get = matches!(request.method, Method::GET | Method::HEAD);
+    let post = request.method == Method::POST;
+    let form = || owner_form(store, config, request, public_id, body);
+    let page = || owner_page(store, request, public_id);
+    let answer: Answer = async {
+        match rest {
+            [] if get => Ok(page().await?.redirect(Area::Labels.slug(), None)),
+            ["labels"] if get => labels::list(store, request, page().await?).await,
+            ["labels"] if post => labels::create(store, form().await?).await,
+            ["labels", id] if get => labels::edit(store, request, page().await?, id).await,
+            ["labels", id] if post => labels::update(store, form().await?, id).await,
+            ["integrations"] if get => integrations::page(store, request, page().await?).await,
+            ["integrations", "ga4", "test"] if post => {
+                integrations::test_ga4(store, form().await?).await
+            }
+            ["integrations", kind] if post => integrations::save(store, form().await?, kind).await,
+            ["integrations", kind, "disconnect"] if post => {
+                integrations::disconnect(store, form().await?, kind).await
+            }
+            ["keys"] if get => keys::page(store, request, page().await?).await,
+            ["keys"] if post => keys::create(store, form().await?).await,
+            ["keys", "revoke"] if post => keys::revoke(store, form().await?).await,
+            ["members"] if get => members::page(store, request, page().await?).await,
+            ["members"] if post => members::add(store, form().await?).await,
+            ["members", user] if post => members::change_role(store, form().await?, user).await,
+            ["members", user, "remove"] if post => {
+                members::remove(store, form().await?, user).await
+            }
+            ["project"] if get => project::page(store, request, page().await?).await,
+            ["project"] if post => project::save(store, form().await?).await,
+            ["install"] if get => Ok(install::page(config, request, page().await?)),
+            ["install", "test-lead"] if post => install::test_lead(store, form().await?).await,
+            []
+            | ["labels" | "integrations" | "keys" | "members" | "project" | "install"]
+            | ["labels" | "integrations" | "members", _]
+            | ["integrations", _, "disconnect" | "test"]
+            | ["members", _, "remove"]
+            | ["keys", "revoke"]
+            | ["install", "test-lead"] => Ok(render::method_not_allowed()),
+            _ => Ok(render::not_found(None)),
+        }
+    }
+    .await;
+    answer.unwrap_or_else(|response| response)
+}
+
+/// What a settings handler answers: its page or redirect, or an early answer (sign-in,
+/// `403`, `404`, a store failure) as `Err`, so that `?` can pass it on.
+type Answer = Result<Response, Response>;
+
+/// An owner of the project a settings request is about.
+pub(crate) struct Owner {
+    viewer: Viewer,
+    membership: Membership,
+}
+
+/// A signed-in owner of `public_id`, for a page.
+async fn owner_page<S: Accounts>(
+    store: &S,
+    request: &Request,
+    public_id: &str,
+) -> Result<Owner, Response> {
+    let (viewer, membership) = access::project_page(store, request, public_id, Role::Owner).await?;
+    Ok(Owner { viewer, membership })
+}
+
+/// A signed-in owner of `public_id` and their genuine form.
+async fn owner_form<S, B, D>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    public_id: &str,
+    body: B,
+) -> Result<(Owner, Form), Response>
+where
+    S: Accounts,
+    B: Stream<Item = Result<D, warp::Error>>,
+    D: Buf,
+{
+    let (viewer, membership, form) =
+        access::project_form(store, config, request, public_id, Role::Owner, body).await?;
+    Ok((Owner { viewer, membership }, form))
+}
+
+impl Owner {
+    /// The project.
+    fn project(&self) -> &Project {
+        &self.membership.project
+    }
+
+    /// The layout and the frame of a page of `area`, showing `notice` if there is one.
+    fn frame(&self, area: Area, notice: Option<String>) -> (Layout, Frame) {
+        let title = format!("{} · {} settings", area.title(), self.project().name);
+        (
+            Layout::for_project(title, &self.viewer, &self.membership, "settings"),
+            Frame {
+                public_id: self.project().public_id.clone(),
+                area,
+                notice,
+                csrf: self.viewer.csrf(),
+            },
+        )
+    }
+
+    /// `303` to the settings page at `rest` (`labels`, `labels/{id}`), confirming what
+    /// `saved` names (see each page's notices).
+    fn redirect(&self, rest: &str, saved: Option<&str>) -> Response {
+        let path = path(&self.project().public_id, rest);
+        match saved {
+            Some(saved) => render::redirect(&format!("{path}?saved={saved}")),
+            None => render::redirect(&path),
+        }
+    }
+
+    /// A store failure, answered for this owner.
+    fn failure(&self, err: leadtrack_core::StoreError) -> Response {
+        render::store_failure(err, Some(&self.viewer))
+    }
+
+    /// `404` for this owner.
+    fn not_found(&self) -> Response {
+        render::not_found(Some(&self.viewer))
+    }
+}
+
+/// The areas of Settings, in the order of their navigation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Area {
+    /// Conversion labels.
+    Labels,
+    /// The platforms conversions go to.
+    Integrations,
+    /// API keys.
+    Keys,
+    /// Who may sign in to the project.
+    Members,
+    /// The project's own settings.
+    Project,
+    /// The capture script for a website.
+    Install,
+}
+
+impl Area {
+    const ALL: [Area; 6] = [
+        Area::Labels,
+        Area::Integrations,
+        Area::Keys,
+        Area::Members,
+        Area::Project,
+        Area::Install,
+    ];
+
+    /// Its path segment.
+    fn slug(self) -> &'static str {
+        match self {
+            Self::Labels => "labels",
+            Self::Integrations => "integrations",
+            Self::Keys => "keys",
+            Self::Members => "members",
+            Self::Project => "project",
+            Self::Install => "install",
+        }
+    }
+
+    /// Its name in the navigation and in page titles.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Self::Labels => "Conversion labels",
+            Self::Integrations => "Integrations",
+            Self::Keys => "API keys",
+            Self::Members => "Members",
+            Self::Project => "Project",
+            Self::Install => "Install",
+        }
+    }
+}
+
+/// What every settings page shows around its own part.
+pub(crate) struct Frame {
+    /// The project's public id, for links and form actions.
+    pub(crate) public_id: String,
+    /// The area shown.
+    pub(crate) area: Area,
+    /// A confirmation of what the last form did.
+    pub(crate) notice: Option<String>,
+    /// The session's anti-forgery token, for the page's forms.
+    pub(crate) csrf: String,
+}
+
+/// One entry of the settings navigation.
+pub(crate) struct NavItem {
+    /// Where it goes.
+    pub(crate) href: String,
+    /// The area's name.
+    pub(crate) title: &'static str,
+    /// Whether it is the page shown.
+    pub(crate) current: bool,
+}
+
+impl Frame {
+    /// The settings navigation.
+    pub(crate) fn nav(&self) -> Vec<NavItem> {
+        Area::ALL
+            .iter()
+            .map(|area| NavItem {
+                href: path(&self.public_id, area.slug()),
+                title: area.title(),
+                current: *area == self.area,
+            })
+            .collect()
+    }
+
+    /// A path under this project's settings: `/projects/{id}/settings/{rest}`.
+    pub(crate) fn path(&self, rest: &str) -> String {
+        path(&self.public_id, rest)
+    }
+}
+
+/// The path `rest` under the settings of the project `public_id` (core's public ids need
+/// no escaping in a path).
+fn path(public_id: &str, rest: &str) -> String {
+    format!("/projects/{public_id}/settings/{rest}")
+}
+
+/// What went wrong with a submitted form, by field (`""` for the form as a whole), in words
+/// for the person who filled it in.
+#[derive(Default)]
+pub(crate) struct Problems(Vec<(&'static str, String)>);
+
+impl Problems {
+    /// Notes a problem with `field`.
+    pub(crate) fn add(&mut self, field: &'static str, message: impl Into<String>) {
+        self.0.push((field, message.into()));
+    }
+
+    /// A form whose only problem is `message`, about `field`.
+    pub(crate) fn one(field: &'static str, message: impl Into<String>) -> Self {
+        let mut problems = Self::default();
+        problems.add(field, message);
+        problems
+    }
+
+    /// The problem with `field`, if there is one.
+    pub(crate) fn of(&self, field: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(name, _)| *name == field)
+            .map(|(_, message)| message.as_str())
+    }
+
+    /// Whether the form is fine.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The `?saved=` value of a page's address: what the form before the redirect did.
+fn saved(request: &Request) -> Option<String> {
+    form_urlencoded::parse(request.query.as_bytes())
+        .find(|(name, _)| name == "saved")
+        .map(|(_, value)| value.into_owned())
+}
+
+/// The confirmation a page shows after a redirect: `notices` maps each `?saved=` value the
+/// page's forms send to its sentence; anything else shows nothing.
+fn notice(request: &Request, notices: &[(&str, &str)]) -> Option<String> {
+    let saved = saved(request)?;
+    notices
+        .iter()
+        .find(|(key, _)| *key == saved)
+        .map(|(_, sentence)| (*sentence).to_owned())
+}
+
+/// Whether a checkbox was ticked.
+fn ticked(form: &Form, field: &str) -> bool {
+    !form.get(field).is_empty()
+}
+
+/// A message of core's (lowercase, no period) as a sentence on a page.
+fn sentence(message: &str) -> String {
+    let mut chars = message.chars();
+    let first = chars.next().map(|c| c.to_uppercase().to_string());
+    let mut sentence = first.unwrap_or_default() + chars.as_str();
+    if !sentence.ends_with(['.', '!', '?']) {
+        sentence.push('.');
+    }
+    sentence
+}

@@ -1,0 +1,158 @@
+//! The project's own settings: its name, currency, phone calling code, and what a rating as
+//! `lost` sends. Core's rules check them; each problem is shown at its field.
+
+use askama::Template;
+use leadtrack_core::project::ProjectSettings;
+use leadtrack_core::{Admin, StoreError};
+use warp::http::StatusCode;
+
+use super::labels::{Connected, MappingForm};
+use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
+use crate::Request;
+use crate::render::{self, Layout};
+use crate::session::Form;
+
+/// The project form, as typed.
+struct ProjectForm {
+    name: String,
+    currency: String,
+    phone_country_code: String,
+    lost: MappingForm,
+}
+
+impl ProjectForm {
+    fn read(form: &Form) -> Self {
+        Self {
+            name: form.get("name").to_owned(),
+            currency: form.get("currency").to_owned(),
+            phone_country_code: form.get("phone_country_code").to_owned(),
+            lost: MappingForm::read(form),
+        }
+    }
+
+    /// The settings the form asks for.
+    fn settings(&self) -> ProjectSettings {
+        let code = self.phone_country_code.trim();
+        ProjectSettings {
+            name: Some(self.name.clone()),
+            currency: Some(self.currency.trim().to_owned()),
+            phone_country_code: Some((!code.is_empty()).then(|| code.to_owned())),
+            lost_mapping: Some(self.lost.mapping()),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "settings/project.html")]
+struct ProjectPage {
+    layout: Layout,
+    frame: Frame,
+    public_id: String,
+    active: bool,
+    connected: Connected,
+    form: ProjectForm,
+    problems: Problems,
+}
+
+const NOTICES: &[(&str, &str)] = &[("saved", "Project settings saved.")];
+
+/// The project page, with its form as given.
+async fn project_page<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    status: StatusCode,
+    notice: Option<String>,
+    form: ProjectForm,
+    problems: Problems,
+) -> Answer {
+    let project = owner.project();
+    let integrations = store
+        .integrations(project.id)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let (layout, frame) = owner.frame(Area::Project, notice);
+    Ok(render::page(
+        status,
+        &ProjectPage {
+            layout,
+            frame,
+            public_id: project.public_id.clone(),
+            active: project.active,
+            connected: Connected::from(&integrations),
+            form,
+            problems,
+        },
+    ))
+}
+
+/// `GET project`.
+pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -> Answer {
+    let project = owner.project();
+    let form = ProjectForm {
+        name: project.name.clone(),
+        currency: project.currency.clone(),
+        phone_country_code: project.phone_country_code.clone().unwrap_or_default(),
+        lost: MappingForm::of(&project.lost_mapping),
+    };
+    let notice = notice(request, NOTICES);
+    project_page(
+        store,
+        &owner,
+        StatusCode::OK,
+        notice,
+        form,
+        Problems::default(),
+    )
+    .await
+}
+
+/// `POST project`: saves the settings, or shows each field's problem.
+pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+    let typed = ProjectForm::read(&form);
+    let settings = typed.settings();
+    // Core applies settings all or nothing and names the first problem; applying each
+    // field's change alone finds every problem and the field it belongs to.
+    let none = ProjectSettings::default;
+    let changes = [
+        (
+            "name",
+            ProjectSettings {
+                name: settings.name.clone(),
+                ..none()
+            },
+        ),
+        (
+            "currency",
+            ProjectSettings {
+                currency: settings.currency.clone(),
+                ..none()
+            },
+        ),
+        (
+            "phone_country_code",
+            ProjectSettings {
+                phone_country_code: settings.phone_country_code.clone(),
+                ..none()
+            },
+        ),
+    ];
+    let mut problems = Problems::default();
+    for (field, change) in changes {
+        if let Err(message) = change.apply(&mut owner.project().clone()) {
+            problems.add(field, sentence(&message));
+        }
+    }
+    if !problems.is_empty() {
+        let status = StatusCode::BAD_REQUEST;
+        return project_page(store, &owner, status, None, typed, problems).await;
+    }
+    match store.update_project(owner.project().id, settings).await {
+        Ok(_) => Ok(owner.redirect("project", Some("saved"))),
+        Err(StoreError::Invalid(message)) => {
+            let problems = Problems::one("", sentence(&message));
+            let status = StatusCode::BAD_REQUEST;
+            project_page(store, &owner, status, None, typed, problems).await
+        }
+        Err(err) => Err(owner.failure(err)),
+    }
+}

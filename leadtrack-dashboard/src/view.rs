@@ -1,0 +1,298 @@
+//! An inbox view: the tab, search, filters, sort and page a person chose, as query
+//! parameters, so every view is a shareable URL; and the core [`LeadQuery`] it stands for.
+//! The inbox page and the CSV export read views with this one function.
+//!
+//! | parameter | values |
+//! |---|---|
+//! | `tab` | `open` (default), `pending`, `rated`, `lost` |
+//! | `search` | text, 2 characters or more |
+//! | `formName` | a form's exact name |
+//! | `from`, `to` | `YYYY-MM-DD`, created on or after / on or before that UTC day |
+//! | `gclid`, `cid`, `fbp`, `fbc` | `yes` or `no`: whether the lead has it |
+//! | `sort` | getLeads' `field:direction`, default `createdAt:desc` |
+//! | `page` | from 1 |
+//!
+//! A value that does not parse is dropped (and said so in [`InboxView::problems`]): a
+//! shared link never fails to open.
+
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::request::query::{Sort, SortDirection, SortField};
+use leadtrack_core::types::LeadStatus;
+use strum::VariantArray;
+
+/// Leads per inbox page.
+pub(crate) const PAGE_SIZE: u32 = 50;
+
+/// The click ids a view can filter by, with their parameter names.
+pub(crate) const CLICK_IDS: [&str; 4] = ["gclid", "cid", "fbp", "fbc"];
+
+/// An inbox view as its URL says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct InboxView {
+    /// The tab: which status.
+    pub(crate) tab: LeadStatus,
+    /// The search text, trimmed.
+    pub(crate) search: String,
+    /// The form name filter.
+    pub(crate) form_name: String,
+    /// Created on or after this day (`YYYY-MM-DD`).
+    pub(crate) from: String,
+    /// Created on or before this day.
+    pub(crate) to: String,
+    /// `[exists]` filters, in [`CLICK_IDS`] order.
+    pub(crate) click_ids: [Option<bool>; 4],
+    /// The sort.
+    pub(crate) sort: Sort,
+    /// The page, from 1.
+    pub(crate) page: u32,
+    /// What was dropped from the URL, in words.
+    pub(crate) problems: Vec<String>,
+}
+
+impl InboxView {
+    /// The view a query string names, and the lead query it stands for.
+    pub(crate) fn from_query(query: &str) -> (Self, LeadQuery) {
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        let param = |name: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.trim().to_owned())
+                .filter(|value| !value.is_empty())
+        };
+        let mut problems = Vec::new();
+        let tab = match param("tab") {
+            None => LeadStatus::Open,
+            Some(tab) => tab.parse().unwrap_or_else(|_| {
+                problems.push(format!("There is no tab {tab:?}; showing Open."));
+                LeadStatus::Open
+            }),
+        };
+        let mut view = Self {
+            tab,
+            search: param("search").unwrap_or_default(),
+            form_name: param("formName").unwrap_or_default(),
+            from: param("from").unwrap_or_default(),
+            to: param("to").unwrap_or_default(),
+            click_ids: [None; 4],
+            sort: Sort::default(),
+            page: 1,
+            problems,
+        };
+        for (slot, name) in view.click_ids.iter_mut().zip(CLICK_IDS) {
+            *slot = match param(name).as_deref() {
+                Some("yes") => Some(true),
+                Some("no") => Some(false),
+                _ => None,
+            };
+        }
+        // Everything else is read by core's own getLeads rules, one parameter at a time, so
+        // that a bad one is dropped alone.
+        let mut core_pairs: Vec<(String, String)> = vec![
+            ("status".into(), view.tab.as_ref().into()),
+            ("limit".into(), PAGE_SIZE.to_string()),
+        ];
+        let mut accept = |name: &str, value: &str, what: &str| {
+            let mut candidate = core_pairs.clone();
+            candidate.push((name.to_owned(), value.to_owned()));
+            let accepted = LeadQuery::from_pairs(candidate.clone()).is_ok();
+            if accepted {
+                core_pairs = candidate;
+            } else {
+                view.problems
+                    .push(format!("{what} was not understood, so it is not applied."));
+            }
+            accepted
+        };
+        let search = view.search.clone();
+        if !search.is_empty() && !accept("search", &search, "The search") {
+            view.search.clear();
+        }
+        let form_name = view.form_name.clone();
+        if !form_name.is_empty() && !accept("formName", &form_name, "The form name") {
+            view.form_name.clear();
+        }
+        let from = view.from.clone();
+        if !from.is_empty() && !accept("createdAt[gte]", &from, "The start date") {
+            view.from.clear();
+        }
+        let to = view.to.clone();
+        if !to.is_empty() && !accept("createdAt[lte]", &to, "The end date") {
+            view.to.clear();
+        }
+        for (exists, name) in view.click_ids.into_iter().zip(CLICK_IDS) {
+            if let Some(exists) = exists {
+                accept(
+                    &format!("{name}[exists]"),
+                    &exists.to_string(),
+                    "A click id filter",
+                );
+            }
+        }
+        let sort = param("sort");
+        let sorted = sort.is_some_and(|sort| accept("sort", &sort, "The sort"));
+        let page = param("page");
+        let paged = page.is_some_and(|page| accept("page", &page, "The page number"));
+        let query = LeadQuery::from_pairs(core_pairs).unwrap_or_default();
+        if sorted {
+            view.sort = query.sort;
+        }
+        if paged {
+            view.page = query.page;
+        }
+        (view, query)
+    }
+
+    /// This view's query string with `changes` applied (`""` removes a parameter); the page
+    /// goes back to 1 unless `page` is among the changes.
+    pub(crate) fn href(&self, changes: &[(&str, &str)]) -> String {
+        let sort = format!(
+            "{}:{}",
+            self.sort.field.as_ref(),
+            self.sort.direction.as_ref()
+        );
+        let page = self.page.to_string();
+        let yes_no = |exists: Option<bool>| match exists {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "",
+        };
+        let mut params: Vec<(&str, String)> = vec![
+            ("tab", self.tab.as_ref().to_owned()),
+            ("search", self.search.clone()),
+            ("formName", self.form_name.clone()),
+            ("from", self.from.clone()),
+            ("to", self.to.clone()),
+        ];
+        for (exists, name) in self.click_ids.iter().zip(CLICK_IDS) {
+            params.push((name, yes_no(*exists).to_owned()));
+        }
+        params.push((
+            "sort",
+            if self.sort == Sort::default() {
+                String::new()
+            } else {
+                sort
+            },
+        ));
+        params.push((
+            "page",
+            if changes.iter().any(|(n, _)| *n == "page") {
+                page
+            } else {
+                String::new()
+            },
+        ));
+        for (name, value) in changes {
+            match params.iter_mut().find(|(n, _)| n == name) {
+                Some(slot) => slot.1 = (*value).to_owned(),
+                None => params.push((name, (*value).to_owned())),
+            }
+        }
+        if params.iter().any(|(n, v)| *n == "page" && v == "1") {
+            params.retain(|(n, _)| *n != "page");
+        }
+        let mut serializer = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in params.iter().filter(|(_, v)| !v.is_empty()) {
+            serializer.append_pair(name, value);
+        }
+        serializer.finish()
+    }
+
+    /// The `sort` value that sorts by `field`: descending first for dates and prices, and
+    /// the other direction when already sorted by it.
+    pub(crate) fn sort_by(&self, field: SortField) -> String {
+        let direction = if self.sort.field == field {
+            match self.sort.direction {
+                SortDirection::Asc => SortDirection::Desc,
+                SortDirection::Desc => SortDirection::Asc,
+            }
+        } else if matches!(field, SortField::CreatedAt | SortField::Price) {
+            SortDirection::Desc
+        } else {
+            SortDirection::Asc
+        };
+        format!("{}:{}", field.as_ref(), direction.as_ref())
+    }
+
+    /// Whether any filter besides the tab is applied.
+    pub(crate) fn is_filtered(&self) -> bool {
+        !(self.search.is_empty()
+            && self.form_name.is_empty()
+            && self.from.is_empty()
+            && self.to.is_empty()
+            && self.click_ids.iter().all(Option::is_none))
+    }
+}
+
+/// Every tab, in the inbox's order.
+pub(crate) fn tabs() -> &'static [LeadStatus] {
+    LeadStatus::VARIANTS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_inbox_is_open_newest_first() {
+        let (view, query) = InboxView::from_query("");
+        assert_eq!(view.tab, LeadStatus::Open);
+        assert_eq!(query.status, Some(vec![LeadStatus::Open]));
+        assert_eq!((query.limit, query.page), (PAGE_SIZE, 1));
+        assert_eq!(query.sort, Sort::default());
+        assert!(view.problems.is_empty() && !view.is_filtered());
+        assert_eq!(view.href(&[]), "tab=open");
+    }
+
+    #[test]
+    fn every_parameter_reaches_the_lead_query() {
+        let (view, query) = InboxView::from_query(
+            "tab=rated&search=ada&formName=Contact&from=2026-03-01&to=2026-03-31&gclid=yes&fbp=no&sort=email:asc&page=2",
+        );
+        assert_eq!(view.tab, LeadStatus::Rated);
+        assert_eq!(query.status, Some(vec![LeadStatus::Rated]));
+        assert_eq!(query.search.as_deref(), Some("ada"));
+        assert_eq!(query.form_name.as_deref(), Some("Contact"));
+        assert!(query.created_from.is_some() && query.created_to.is_some());
+        assert_eq!(
+            (query.gclid_exists, query.fbp_exists, query.cid_exists),
+            (Some(true), Some(false), None)
+        );
+        assert_eq!(query.sort.field, SortField::Email);
+        assert_eq!(query.page, 2);
+        assert!(view.is_filtered());
+        let href = view.href(&[("page", "3")]);
+        assert_eq!(
+            href,
+            "tab=rated&search=ada&formName=Contact&from=2026-03-01&to=2026-03-31&gclid=yes&fbp=no&sort=email%3Aasc&page=3"
+        );
+        assert!(
+            !view.href(&[("tab", "lost")]).contains("page="),
+            "a new tab starts at page 1"
+        );
+    }
+
+    #[test]
+    fn bad_values_are_dropped_alone_and_said() {
+        let (view, query) =
+            InboxView::from_query("tab=done&search=a&from=yesterday&sort=nope&page=0&cid=maybe");
+        assert_eq!(view.tab, LeadStatus::Open);
+        assert_eq!(query.search, None);
+        assert_eq!(query.created_from, None);
+        assert_eq!(query.sort, Sort::default());
+        assert_eq!((query.page, query.cid_exists), (1, None));
+        assert_eq!(view.problems.len(), 5, "{:?}", view.problems);
+        assert!(view.search.is_empty() && view.from.is_empty());
+    }
+
+    #[test]
+    fn sorting_a_column_again_turns_it_round() {
+        let (view, _) = InboxView::from_query("");
+        assert_eq!(view.sort_by(SortField::CreatedAt), "createdAt:asc");
+        assert_eq!(view.sort_by(SortField::Email), "email:asc");
+        assert_eq!(view.sort_by(SortField::Price), "price:desc");
+    }
+}

@@ -1,0 +1,392 @@
+//! The inbox and a lead's page over HTTP: who sees them, what they show, and rating one lead
+//! or several with the same rules as the API.
+
+mod common;
+
+use chrono::Utc;
+use common::*;
+use leadtrack_core::Admin;
+use leadtrack_core::LeadStore;
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::request::{CreateRoute, NewLead};
+use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus};
+use serde_json::{Value, json};
+use warp::http::StatusCode;
+
+async fn lead(app: &App, body: Value) -> LeadId {
+    let mut body = body;
+    body["projectId"] = json!("alpha");
+    let new = NewLead::parse(body.to_string().as_bytes(), CreateRoute::Browser).unwrap();
+    app.store
+        .create_lead(app.alpha.id, new.data, Utc::now())
+        .await
+        .unwrap()
+        .lead_id
+}
+
+async fn label(app: &App, name: &str) -> String {
+    let new = NewLabel {
+        name: name.into(),
+        mark_as_done: true,
+        mapping: LabelMapping::default(),
+    };
+    app.store
+        .create_label(app.alpha.id, new, Utc::now())
+        .await
+        .unwrap()
+        .id
+        .to_string()
+}
+
+async fn stored(app: &App, id: LeadId) -> leadtrack_core::lead::StoredLead {
+    app.store
+        .find_lead(app.alpha.id, &LeadIdentifier::LeadId(id))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_inbox_is_for_members_of_the_project_only() {
+    let app = app().await;
+    let ada = lead(
+        &app,
+        json!({"userData": {"firstName": "Ada", "email": "ada@example.com"}}),
+    )
+    .await;
+    let visitor = app.send(browser("GET", "/projects/alpha/leads")).await;
+    assert_eq!(
+        (visitor.status, visitor.header("location")),
+        (
+            StatusCode::SEE_OTHER,
+            Some("/login?next=%2Fprojects%2Falpha%2Fleads")
+        )
+    );
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let inbox = app.get("/projects/alpha/leads", &member).await;
+    assert_eq!(inbox.status, StatusCode::OK);
+    assert!(inbox.text.contains("ada@example.com"));
+    assert!(
+        !inbox.text.contains(">Settings<"),
+        "members have no settings"
+    );
+    let page = app
+        .get(&format!("/projects/alpha/leads/{ada}"), &member)
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    for path in [
+        "/projects/beta/leads".to_owned(),
+        format!("/projects/beta/leads/{ada}"),
+        "/projects/alpha/leads/999999".to_owned(),
+        "/projects/alpha/leads/abc".to_owned(),
+    ] {
+        let reply = app.get(&path, &member).await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn tabs_count_and_views_filter_sort_and_page() {
+    let app = app().await;
+    for (first, gclid) in [("Ada", true), ("Grace", false), ("Alan", true)] {
+        let mut attribution = json!({"cid": "1.2"});
+        if gclid {
+            attribution["gclid"] = json!("G");
+        }
+        lead(
+            &app,
+            json!({"userData": {"firstName": first}, "attributionData": attribution}),
+        )
+        .await;
+    }
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let inbox = app.get("/projects/alpha/leads", &owner).await;
+    let counts = inbox
+        .text
+        .split("class=\"count\">")
+        .skip(1)
+        .map(|rest| rest.split('<').next().unwrap().to_owned())
+        .collect::<Vec<_>>();
+    assert_eq!(counts, ["3", "0", "0", "0"], "open, pending, rated, lost");
+    let order: Vec<&str> = ["Alan", "Grace", "Ada"]
+        .into_iter()
+        .filter(|n| inbox.text.contains(n))
+        .collect();
+    assert_eq!(order.len(), 3);
+    assert!(
+        inbox.text.find("Alan").unwrap() < inbox.text.find("Ada").unwrap(),
+        "newest first"
+    );
+
+    let filtered = app.get("/projects/alpha/leads?gclid=no", &owner).await;
+    assert!(filtered.text.contains("Grace") && !filtered.text.contains(">Ada<"));
+    let sorted = app
+        .get("/projects/alpha/leads?sort=firstName:asc", &owner)
+        .await;
+    let (ada, alan, grace) = (
+        sorted.text.find(">Ada<").unwrap(),
+        sorted.text.find(">Alan<").unwrap(),
+        sorted.text.find(">Grace<").unwrap(),
+    );
+    assert!(ada < alan && alan < grace);
+    let searched = app.get("/projects/alpha/leads?search=gra", &owner).await;
+    assert!(
+        searched.text.contains("Page 1 of 1 (1 lead)"),
+        "{}",
+        searched.text
+    );
+    let bad = app
+        .get("/projects/alpha/leads?tab=nope&from=yesterday", &owner)
+        .await;
+    assert_eq!(bad.status, StatusCode::OK);
+    assert!(bad.text.contains("There is no tab"));
+    assert!(bad.text.contains("The start date was not understood"));
+}
+
+#[tokio::test]
+async fn rating_a_lead_records_who_and_queues_the_conversion() {
+    let app = app().await;
+    let customer = label(&app, "Customer").await;
+    let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app
+        .get(&format!("/projects/alpha/leads/{id}"), &member)
+        .await;
+    assert!(page.text.contains("name=\"conversionId\"") && page.text.contains("Customer"));
+    let path = format!("/projects/alpha/leads/{id}/rate");
+    let body = encode(&[
+        ("csrf", &page.csrf()),
+        ("conversionId", &customer),
+        ("price", "1,500.50"),
+        ("note", "signed"),
+    ]);
+
+    // No token: refused, nothing changes.
+    let forged = app
+        .send(form(&path, &encode(&[("conversionId", &customer)])).header("cookie", &member))
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert_eq!(stored(&app, id).await.status, LeadStatus::Open);
+
+    let bad_price = body.replace("1%2C500.50", "lots");
+    let reply = app
+        .send(form(&path, &bad_price).header("cookie", &member))
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert!(reply.text.contains("The price must be an amount"));
+    assert_eq!(stored(&app, id).await.status, LeadStatus::Open);
+
+    let rated = app.send(form(&path, &body).header("cookie", &member)).await;
+    assert_eq!(rated.status, StatusCode::SEE_OTHER, "{}", rated.text);
+    let after = rated.header("location").unwrap().to_owned();
+    assert_eq!(after, format!("/projects/alpha/leads/{id}?done=queued"));
+    let lead = stored(&app, id).await;
+    assert_eq!(
+        (lead.status, lead.price),
+        (LeadStatus::Pending, Some(150_050))
+    );
+    assert_eq!(lead.note.as_deref(), Some("signed"));
+    let jobs = app.store.lead_jobs(app.alpha.id, id).await.unwrap();
+    assert_eq!(
+        jobs[0]
+            .job
+            .rated_by
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("Mo Member")
+    );
+    let shown = app.get(&after, &member).await;
+    assert!(shown.text.contains("Rated. The conversion is on its way"));
+    assert!(
+        shown
+            .text
+            .contains("Rated Customer, 1,500.50 USD: “signed”"),
+        "{}",
+        shown.text
+    );
+    assert!(shown.text.contains("Undo the rating"));
+
+    // Rated again while the job waits: the 409 rule, explained at the form.
+    let again = app.send(form(&path, &body).header("cookie", &member)).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert!(again.text.contains("still being sent"));
+
+    // Undo: open cancels the job no worker has started.
+    let undo = encode(&[("csrf", &page.csrf()), ("conversionId", "open")]);
+    let reply = app.send(form(&path, &undo).header("cookie", &member)).await;
+    assert_eq!(
+        reply.header("location"),
+        Some(format!("/projects/alpha/leads/{id}?done=reset").as_str())
+    );
+    assert_eq!(stored(&app, id).await.status, LeadStatus::Open);
+
+    // The notice is one of the page's own sentences, never text from the link.
+    let spoofed = app
+        .get(
+            &format!("/projects/alpha/leads/{id}?done=Your+account+is+locked"),
+            &member,
+        )
+        .await;
+    assert!(!spoofed.text.contains("Your account is locked"));
+}
+
+#[tokio::test]
+async fn rating_several_leads_lists_the_refused_and_rates_the_rest() {
+    let app = app().await;
+    let customer = label(&app, "Customer").await;
+    let a = lead(&app, json!({"userData": {"firstName": "Ada"}})).await;
+    let b = lead(&app, json!({"userData": {"firstName": "Grace"}})).await;
+    let c = lead(&app, json!({"userData": {"firstName": "Alan"}})).await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let csrf = app.get("/projects/alpha/leads", &owner).await.csrf();
+    let pending = encode(&[("csrf", &csrf), ("conversionId", &customer)]);
+    let first = app
+        .send(form(&format!("/projects/alpha/leads/{b}/rate"), &pending).header("cookie", &owner))
+        .await;
+    assert_eq!(first.status, StatusCode::SEE_OTHER);
+
+    let (a, b, c) = (a.to_string(), b.to_string(), c.to_string());
+    let body = encode(&[
+        ("csrf", &csrf),
+        ("back", "tab=open"),
+        ("lead", &a),
+        ("lead", &b),
+        ("lead", &c),
+        ("conversionId", "lost"),
+    ]);
+    let reply = app
+        .send(form("/projects/alpha/leads/rate", &body).header("cookie", &owner))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert!(reply.text.contains("2 leads rated."), "{}", reply.text);
+    assert!(reply.text.contains("Grace (#"), "{}", reply.text);
+    assert!(reply.text.contains("still being sent"));
+    for (id, status) in [
+        (&a, LeadStatus::Pending),
+        (&b, LeadStatus::Pending),
+        (&c, LeadStatus::Pending),
+    ] {
+        let lead = stored(&app, LeadId(id.parse().unwrap())).await;
+        assert_eq!(lead.status, status, "lead {id}");
+    }
+    let none = encode(&[("csrf", &csrf), ("conversionId", "lost")]);
+    let reply = app
+        .send(form("/projects/alpha/leads/rate", &none).header("cookie", &owner))
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert!(reply.text.contains("Select the leads to rate first."));
+}
+
+#[tokio::test]
+async fn the_live_count_says_how_many_leads_arrived_since() {
+    let app = app().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let since = Utc::now().timestamp_millis();
+    lead(&app, json!({"userData": {"email": "new@example.com"}})).await;
+    let reply = app
+        .get(&format!("/projects/alpha/leads/new?since={since}"), &owner)
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(reply.text, r#"{"count":1}"#);
+    let later = Utc::now().timestamp_millis() + 1_000;
+    let reply = app
+        .get(&format!("/projects/alpha/leads/new?since={later}"), &owner)
+        .await;
+    assert_eq!(reply.text, r#"{"count":0}"#);
+    let reply = app
+        .get(
+            "/projects/beta/leads/new?since=0",
+            &app.session("member@example.com", MEMBER_PASSWORD).await,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_problem() {
+    use leadtrack_core::JobQueue;
+    use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
+    use leadtrack_core::job::Attempt;
+    use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
+
+    let app = app().await;
+    let webhook = IntegrationSettings::Webhook(WebhookSettings {
+        url: "https://hooks.example.com/x".into(),
+        secret: Secret::new("whsec_x"),
+    });
+    app.store
+        .set_integration(app.alpha.id, webhook, Utc::now())
+        .await
+        .unwrap();
+    let new = NewLabel {
+        name: "Customer".into(),
+        mark_as_done: true,
+        mapping: LabelMapping {
+            webhook: true,
+            ..LabelMapping::default()
+        },
+    };
+    let customer = app
+        .store
+        .create_label(app.alpha.id, new, Utc::now())
+        .await
+        .unwrap();
+    let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
+    lead(&app, json!({"userData": {"email": "grace@example.com"}})).await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let home = app.get("/", &owner).await;
+    assert!(home.text.contains("No problem"), "{}", home.text);
+
+    let update = leadtrack_core::request::StatusUpdate {
+        identifier: LeadIdentifier::LeadId(id),
+        conversion_id: leadtrack_core::types::ConversionId::Label(customer.id),
+        price: None,
+        note: None,
+    };
+    let by = leadtrack_core::account::Actor::api_key("lt_test0000");
+    let job = app
+        .store
+        .update_status(app.alpha.id, &update, &by, Utc::now())
+        .await
+        .unwrap()
+        .job
+        .unwrap();
+    let claimed = app
+        .store
+        .claim_job(Utc::now(), chrono::Duration::minutes(1))
+        .await
+        .unwrap()
+        .unwrap();
+    let attempt = Attempt {
+        integration: IntegrationKind::Webhook,
+        at: Utc::now(),
+        outcome: AttemptOutcome::Failed,
+        http_status: Some(410),
+        error: Some("HTTP 410: gone".into()),
+        retry_at: None,
+    };
+    app.store
+        .record_attempt(job, claimed.lease.token, &attempt)
+        .await
+        .unwrap();
+    let home = app.get("/", &owner).await;
+    let row = home.text.split("/projects/alpha/leads").nth(1).unwrap();
+    let cells: Vec<&str> = row
+        .split("class=\"num\">")
+        .skip(1)
+        .take(2)
+        .map(|c| c.split('<').next().unwrap())
+        .collect();
+    assert_eq!(
+        cells,
+        ["1", "2"],
+        "one open (the other is pending), two this week"
+    );
+    assert!(
+        home.text
+            .contains("Webhook failed, just now: HTTP 410: gone"),
+        "{}",
+        home.text
+    );
+}

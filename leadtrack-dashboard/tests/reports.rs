@@ -1,0 +1,530 @@
+//! Reports and the CSV export over HTTP: who may see them, their exact numbers and rows,
+//! and an export longer than one batch.
+
+mod common;
+
+use chrono::{DateTime, TimeZone, Utc};
+use common::*;
+use futures_util::future::join_all;
+use leadtrack_core::account::Actor;
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::request::StatusUpdate;
+use leadtrack_core::request::query::{Sort, SortDirection, SortField};
+use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
+use leadtrack_core::{Admin, LeadStore};
+use serde_json::json;
+use warp::http::StatusCode;
+
+fn march(day: u32, hour: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, day, hour, 0, 0).unwrap()
+}
+
+/// The rows of the page's report table, each as its cells' text joined by `|`.
+fn report_rows(html: &str) -> Vec<String> {
+    let start = html
+        .find("<table class=\"report\">")
+        .expect("a report table");
+    let table = &html[start..start + html[start..].find("</table>").unwrap()];
+    table
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            let mut cells = Vec::new();
+            let mut rest = row;
+            while let Some(open) = rest.find("<t") {
+                let after = &rest[open..];
+                let Some(close) = after.find('>') else { break };
+                let tag = &after[..close];
+                rest = &after[close + 1..];
+                if tag.starts_with("<td") || tag.starts_with("<th") {
+                    let end = rest.find("</t").unwrap();
+                    cells.push(rest[..end].trim().to_owned());
+                    rest = &rest[end..];
+                }
+            }
+            cells.join("|")
+        })
+        .collect()
+}
+
+/// Four leads in March (two rated, one lost, one of nowhere), one after the range, one of
+/// another project.
+async fn reported(app: &App) {
+    let qualified = app.label(&app.alpha, "Qualified").await.id;
+    let customer = app.label(&app.alpha, "Customer").await.id;
+    let flow =
+        r#"[{"ch":{"s":"google","m":"cpc","cm":"spring"}},{"ch":{"s":"(direct)","m":"(none)"}}]"#;
+    let google = json!({"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring"});
+    let a = app
+        .lead_at(
+            &app.alpha,
+            json!({"userData": {"email": "a@x.io"}, "channelFlow": flow}),
+            march(1, 8),
+        )
+        .await;
+    let b = app
+        .lead_at(&app.alpha, json!({"attributionData": google}), march(1, 9))
+        .await;
+    let c = app
+        .lead_at(
+            &app.alpha,
+            json!({"attributionData": {"utm_source": "newsletter", "utm_medium": "email"}}),
+            march(2, 10),
+        )
+        .await;
+    app.lead_at(
+        &app.alpha,
+        json!({"userData": {"email": "d@x.io"}}),
+        march(2, 11),
+    )
+    .await;
+    let e = app
+        .lead_at(&app.alpha, json!({"attributionData": google}), march(4, 8))
+        .await;
+    app.lead_at(&app.beta, json!({"attributionData": google}), march(1, 8))
+        .await;
+    app.rate(&app.alpha, a, ConversionId::Label(customer), Some(120_000))
+        .await;
+    app.rate(&app.alpha, b, ConversionId::Label(qualified), Some(5_000))
+        .await;
+    app.rate(&app.alpha, c, ConversionId::Lost, Some(999)).await;
+    app.rate(&app.alpha, e, ConversionId::Label(customer), Some(7))
+        .await;
+}
+
+#[tokio::test]
+async fn reports_are_for_members_of_the_project() {
+    let app = app().await;
+    let visitor = app
+        .send(browser("GET", "/projects/alpha/reports?by=source"))
+        .await;
+    assert_eq!(
+        (visitor.status, visitor.header("location")),
+        (
+            StatusCode::SEE_OTHER,
+            Some("/login?next=%2Fprojects%2Falpha%2Freports%3Fby%3Dsource")
+        )
+    );
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app.get("/projects/alpha/reports", &member).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text.contains("<h1>Reports</h1>"));
+    assert!(page.text.contains("No leads were created in this range."));
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    for other in ["/projects/beta/reports", "/projects/nope/reports"] {
+        assert_eq!(
+            app.get(other, &member).await.status,
+            StatusCode::NOT_FOUND,
+            "{other}"
+        );
+    }
+    let posted = app
+        .send(form("/projects/alpha/reports", "").header("cookie", &member))
+        .await;
+    assert_eq!(posted.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn the_report_counts_leads_by_channel_and_rating() {
+    let app = app().await;
+    reported(&app).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app
+        .get(
+            "/projects/alpha/reports?from=2026-03-01&to=2026-03-03&touch=first&by=source_medium",
+            &member,
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    // Labels made in the same millisecond come in either order; their columns follow it.
+    let labels: Vec<String> = app
+        .store
+        .labels(app.alpha.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|label| label.name)
+        .collect();
+    let header = format!(
+        "Source / medium|Leads|{}|Lost|Conversion rate|Value (USD)",
+        labels.join("|")
+    );
+    assert_eq!(
+        report_rows(&page.text),
+        [
+            header.as_str(),
+            "google / cpc|2|1|1|0|100.0%|1,250.00",
+            "(not set)|1|0|0|0|0.0%|0.00",
+            "newsletter / email|1|0|0|1|0.0%|0.00",
+            "Total|4|1|1|1|50.0%|1,250.00",
+        ]
+    );
+    for fact in [
+        "<dt>Leads</dt><dd>4</dd>",
+        "<dt>Rated with a label</dt><dd>2</dd>",
+        "<dt>Conversion rate</dt><dd>50.0%</dd>",
+        "<dt>Value (USD)</dt><dd>1,250.00</dd>",
+    ] {
+        assert!(page.text.contains(fact), "{fact}");
+    }
+    // Both charts are images with a name, and their numbers are text too.
+    assert_eq!(page.text.matches("role=\"img\"").count(), 2);
+    assert!(
+        page.text
+            .contains("<title id=\"days-title\">Leads and conversions per day")
+    );
+    assert!(
+        page.text
+            .contains("<title>2026-03-01: 2 leads, 2 converted</title>")
+    );
+    assert!(
+        page.text.contains(
+            "<tr><td>2026-03-02</td><td class=\"num\">2</td><td class=\"num\">0</td></tr>"
+        )
+    );
+    assert!(
+        page.text
+            .contains(">google / cpc<tspan class=\"bar-value\" dx=\"10\">1,250.00</tspan>")
+    );
+
+    let last = app
+        .get(
+            "/projects/alpha/reports?from=2026-03-01&to=2026-03-03&touch=last&by=source",
+            &member,
+        )
+        .await;
+    let (qualified, customer) = if labels[0] == "Qualified" {
+        ("1|0", "0|1")
+    } else {
+        ("0|1", "1|0")
+    };
+    assert_eq!(
+        report_rows(&last.text)[1..],
+        [
+            format!("(direct)|1|{customer}|0|100.0%|1,200.00"),
+            "(not set)|1|0|0|0|0.0%|0.00".to_owned(),
+            format!("google|1|{qualified}|0|100.0%|50.00"),
+            "newsletter|1|0|0|1|0.0%|0.00".to_owned(),
+            "Total|4|1|1|1|50.0%|1,250.00".to_owned(),
+        ]
+    );
+    assert!(
+        last.text
+            .contains("<option value=\"last\" selected>Last touch</option>")
+    );
+}
+
+#[tokio::test]
+async fn bad_report_parameters_are_said_and_the_defaults_shown() {
+    let app = app().await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app
+        .get(
+            "/projects/alpha/reports?from=yesterday&to=2026-02-30&touch=middle&by=colour",
+            &member,
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    for said in [
+        "The start date “yesterday” is not a date like 2026-03-15",
+        "The end date “2026-02-30” is not a date like 2026-03-15",
+        "“middle” is not a touch (first or last)",
+        "“colour” is not a grouping",
+    ] {
+        assert!(page.text.contains(said), "{said}");
+    }
+    let today = Utc::now().date_naive();
+    let from = today - chrono::Days::new(29);
+    assert!(
+        page.text
+            .contains(&format!("name=\"from\" type=\"date\" value=\"{from}\""))
+    );
+    assert!(
+        page.text
+            .contains(&format!("name=\"to\" type=\"date\" value=\"{today}\""))
+    );
+    assert!(page.text.contains("<option value=\"first\" selected>"));
+    assert!(
+        page.text
+            .contains("<option value=\"source_medium\" selected>")
+    );
+    let reversed = app
+        .get(
+            "/projects/alpha/reports?from=2026-03-10&to=2026-03-01",
+            &member,
+        )
+        .await;
+    assert!(
+        reversed
+            .text
+            .contains("The start date is after the end date")
+    );
+}
+
+/// The exported rows: the header, then one line per lead (a quoted cell may hold a line
+/// break, so lines are split on CRLF, the record terminator).
+fn records(text: &str) -> Vec<&str> {
+    text.strip_suffix("\r\n")
+        .unwrap_or(text)
+        .split("\r\n")
+        .collect()
+}
+
+const HEADER: &str = "id,created,status,form_name,first_name,last_name,email,phone,company,price,currency,note,conversion_id,label,unique_identifier,first_touch,first_campaign,last_touch,last_campaign,gclid,gbraid,wbraid,cid,fbp,fbc,utm_source,utm_medium,utm_campaign,form_fields";
+
+#[tokio::test]
+async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
+    let app = app().await;
+    let scarlett = app
+        .lead_at(
+            &app.alpha,
+            json!({
+                "userData": {
+                    "firstName": "=HYPERLINK(\"http://evil.example\")",
+                    "lastName": "O'Hara, \"Scarlett\"",
+                    "email": "s@x.io",
+                    "phone": "+1 555 0100",
+                    "companyName": "@corp"
+                },
+                "attributionData": {"gclid": "G1", "utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring"},
+                "formData": {"formName": "Contact", "message": "line1\nline2"},
+                "uniqueIdentifier": "crm-1"
+            }),
+            march(1, 10),
+        )
+        .await;
+    let flow = r#"[{"ch":{"s":"facebook","m":"paid_social"}},{"ch":{"s":"google","m":"cpc","cm":"retarget"}}]"#;
+    app.lead_at(
+        &app.alpha,
+        json!({"userData": {"firstName": "Bo", "email": "bo@x.io"}, "attributionData": {"fbp": "fb.1.1", "fbc": "fb.1.2"}, "channelFlow": flow}),
+        march(2, 9),
+    )
+    .await;
+    let rated = app
+        .lead_at(
+            &app.alpha,
+            json!({"userData": {"email": "won@x.io"}}),
+            march(3, 9),
+        )
+        .await;
+    app.lead_at(
+        &app.beta,
+        json!({"userData": {"email": "beta@x.io"}}),
+        march(1, 9),
+    )
+    .await;
+    let priced = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(scarlett),
+        conversion_id: ConversionId::Open,
+        price: Some(150_050),
+        note: Some(Some("-2+3\tsum\r\nsecond line".into())),
+    };
+    app.store
+        .update_status(
+            app.alpha.id,
+            &priced,
+            &Actor::api_key("lt_test0000"),
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let customer = app.label(&app.alpha, "Customer").await.id;
+    app.rate(&app.alpha, rated, ConversionId::Label(customer), Some(99))
+        .await;
+
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let open = app.get("/projects/alpha/leads.csv", &member).await;
+    assert_eq!(open.status, StatusCode::OK);
+    assert_eq!(open.header("content-type"), Some("text/csv; charset=utf-8"));
+    assert_eq!(
+        open.header("content-disposition").unwrap(),
+        format!(
+            "attachment; filename=\"leads-alpha-{}.csv\"",
+            Utc::now().format("%Y-%m-%d")
+        )
+    );
+    assert_eq!(open.header("cache-control"), Some("no-store"));
+    assert_eq!(
+        open.text,
+        [
+            HEADER,
+            "2,2026-03-02T09:00:00.000Z,open,,Bo,,bo@x.io,,,,USD,,,,,facebook / paid_social,,google / cpc,retarget,,,,,fb.1.1,fb.1.2,,,,",
+            "1,2026-03-01T10:00:00.000Z,open,Contact,\"'=HYPERLINK(\"\"http://evil.example\"\")\",\"O'Hara, \"\"Scarlett\"\"\",s@x.io,'+1 555 0100,'@corp,1500.50,USD,\"'-2+3\tsum\r\nsecond line\",,,crm-1,google / cpc,spring,google / cpc,spring,G1,,,,,,google,cpc,spring,\"{\"\"formName\"\":\"\"Contact\"\",\"\"message\"\":\"\"line1\\nline2\"\"}\"",
+            "",
+        ]
+        .join("\r\n")
+    );
+    let pending = app
+        .get("/projects/alpha/leads.csv?tab=pending", &member)
+        .await;
+    assert_eq!(
+        records(&pending.text),
+        [
+            HEADER.to_owned(),
+            format!(
+                "3,2026-03-03T09:00:00.000Z,pending,,,,won@x.io,,,0.99,USD,,{customer},Customer,,,,,,,,,,,,,,,"
+            )
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_export_applies_the_views_filters_and_access_rules() {
+    let app = app().await;
+    for (n, (form, gclid)) in [
+        ("Contact", true),
+        ("Contact", false),
+        ("Quote", true),
+        ("Contact", true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut attribution = json!({"utm_source": "x"});
+        if gclid {
+            attribution["gclid"] = json!(format!("G{n}"));
+        }
+        app.lead_at(
+            &app.alpha,
+            json!({"userData": {"firstName": format!("Lead{n}")}, "formData": {"formName": form}, "attributionData": attribution}),
+            march(n as u32 + 1, 9),
+        )
+        .await;
+    }
+    app.rate(&app.alpha, LeadId(4), ConversionId::Lost, None)
+        .await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let views = [
+        (
+            "",
+            LeadQuery {
+                status: Some(vec![LeadStatus::Open]),
+                ..LeadQuery::default()
+            },
+        ),
+        (
+            "tab=open&formName=Contact&gclid=yes",
+            LeadQuery {
+                status: Some(vec![LeadStatus::Open]),
+                form_name: Some("Contact".into()),
+                gclid_exists: Some(true),
+                ..LeadQuery::default()
+            },
+        ),
+        (
+            "tab=open&from=2026-03-02&to=2026-03-03&sort=firstName:asc",
+            LeadQuery {
+                status: Some(vec![LeadStatus::Open]),
+                created_from: Some(march(2, 0)),
+                created_to: Some(march(3, 23) + chrono::Duration::milliseconds(3_599_999)),
+                sort: Sort {
+                    field: SortField::FirstName,
+                    direction: SortDirection::Asc,
+                },
+                ..LeadQuery::default()
+            },
+        ),
+        (
+            "tab=pending&search=lead",
+            LeadQuery {
+                status: Some(vec![LeadStatus::Pending]),
+                search: Some("lead".into()),
+                ..LeadQuery::default()
+            },
+        ),
+    ];
+    for (view, query) in views {
+        let listed = app.store.list_leads(app.alpha.id, &query).await.unwrap();
+        let csv = app
+            .get(&format!("/projects/alpha/leads.csv?{view}"), &member)
+            .await;
+        assert_eq!(csv.status, StatusCode::OK, "{view}");
+        let ids: Vec<String> = records(&csv.text)[1..]
+            .iter()
+            .map(|row| row.split(',').next().unwrap().to_owned())
+            .collect();
+        let expected: Vec<String> = listed
+            .leads
+            .iter()
+            .map(|lead| lead.id.to_string())
+            .collect();
+        assert_eq!(ids, expected, "{view}");
+        assert_eq!(ids.len() as u64, listed.total, "{view}");
+        assert!(!ids.is_empty(), "{view} exports something");
+    }
+
+    let bad = app
+        .get("/projects/alpha/leads.csv?tab=done&sort=nope", &member)
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad.text.contains("This export&#39;s link is not right")
+            || bad.text.contains("This export's link is not right")
+    );
+    assert_eq!(
+        app.get("/projects/beta/leads.csv", &member).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let visitor = app.send(browser("GET", "/projects/alpha/leads.csv")).await;
+    assert_eq!(visitor.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn an_export_longer_than_a_batch_has_every_lead_once_in_order() {
+    let app = app().await;
+    let count = 2_345_usize;
+    for chunk in (0..count).collect::<Vec<_>>().chunks(500) {
+        join_all(chunk.iter().map(|&n| {
+            // Every third lead has no first name, so name order crosses into the leads
+            // without one; creation times repeat, so ties are broken on the id.
+            let user = if n % 3 == 0 {
+                json!({"email": format!("n{n}@x.io")})
+            } else {
+                json!({"firstName": format!("{}{n:04}", if n % 2 == 0 { "a" } else { "B" })})
+            };
+            app.lead_at(
+                &app.alpha,
+                json!({"userData": user}),
+                march(1, 0) + chrono::Duration::minutes((n / 7) as i64),
+            )
+        }))
+        .await;
+    }
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    for sort in ["", "&sort=firstName:asc", "&sort=createdAt:asc"] {
+        let csv = app
+            .get(
+                &format!("/projects/alpha/leads.csv?tab=open{sort}"),
+                &member,
+            )
+            .await;
+        let ids: Vec<i64> = records(&csv.text)[1..]
+            .iter()
+            .map(|row| row.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        // The listing's own pages, read by offset, are the order to match.
+        let (_, field_direction) = sort.split_once('=').unwrap_or(("", "createdAt:desc"));
+        let mut expected = Vec::new();
+        for page in 1.. {
+            let query = LeadQuery::from_pairs([
+                ("status", "open"),
+                ("limit", "100"),
+                ("page", &page.to_string()),
+                ("sort", field_direction),
+            ])
+            .unwrap();
+            let leads = app
+                .store
+                .list_leads(app.alpha.id, &query)
+                .await
+                .unwrap()
+                .leads;
+            if leads.is_empty() {
+                break;
+            }
+            expected.extend(leads.iter().map(|lead| lead.id.0));
+        }
+        assert_eq!(expected.len(), count);
+        assert_eq!(ids, expected, "{sort}");
+    }
+}

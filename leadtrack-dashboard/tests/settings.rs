@@ -1,0 +1,950 @@
+//! The Settings area over HTTP: who may see and change it, and what each form really
+//! changes, read back from the store.
+
+mod common;
+
+use chrono::{Duration, Utc};
+use common::*;
+use leadtrack_core::account::{NewUser, Password};
+use leadtrack_core::integration::{Secret, WebhookSettings};
+use leadtrack_core::job::Attempt;
+use leadtrack_core::key::KeyHash;
+use leadtrack_core::label::LabelMapping;
+use leadtrack_core::store::Entity;
+use leadtrack_core::types::{AttemptOutcome, ConversionId, IntegrationKind, LeadIdentifier, Role};
+use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError};
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use serde_json::json;
+use warp::http::StatusCode;
+
+/// Every page of the area.
+const PAGES: [&str; 6] = [
+    "/projects/alpha/settings/labels",
+    "/projects/alpha/settings/integrations",
+    "/projects/alpha/settings/keys",
+    "/projects/alpha/settings/members",
+    "/projects/alpha/settings/project",
+    "/projects/alpha/settings/install",
+];
+
+/// A signed-in browser: its cookie and the session's anti-forgery token.
+struct Browser {
+    cookie: String,
+    csrf: String,
+}
+
+impl App {
+    async fn browser(&self, email: &str, password: &str) -> Browser {
+        let cookie = self.session(email, password).await;
+        let csrf = self.get("/", &cookie).await.csrf();
+        Browser { cookie, csrf }
+    }
+
+    async fn owner(&self) -> Browser {
+        self.browser("owner@example.com", OWNER_PASSWORD).await
+    }
+
+    async fn member_browser(&self) -> Browser {
+        self.browser("member@example.com", MEMBER_PASSWORD).await
+    }
+
+    /// Posts a form from this site with the browser's token and `pairs`.
+    async fn post(&self, browser: &Browser, path: &str, pairs: &[(&str, &str)]) -> Reply {
+        let mut all = vec![("csrf", browser.csrf.as_str())];
+        all.extend_from_slice(pairs);
+        self.send(form(path, &encode(&all)).header("cookie", &browser.cookie))
+            .await
+    }
+
+    /// Follows a `303` to its page, which must be found.
+    async fn follow(&self, browser: &Browser, reply: &Reply) -> Reply {
+        assert_eq!(reply.status, StatusCode::SEE_OTHER, "{}", reply.text);
+        let page = self
+            .get(reply.header("location").unwrap(), &browser.cookie)
+            .await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+        page
+    }
+}
+
+/// The text of the paragraph with `id`.
+fn paragraph(text: &str, id: &str) -> String {
+    let at = text
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in {text}"));
+    let rest = &text[at..];
+    rest[..rest.find("</p>").unwrap()].to_owned()
+}
+
+#[tokio::test]
+async fn settings_are_for_owners_only() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let member = app.member_browser().await;
+
+    let root = app.get("/projects/alpha/settings", &owner.cookie).await;
+    assert_eq!(
+        (root.status, root.header("location")),
+        (
+            StatusCode::SEE_OTHER,
+            Some("/projects/alpha/settings/labels")
+        )
+    );
+    let home = app.get("/projects/alpha", &owner.cookie).await;
+    assert_eq!(home.header("location"), Some("/projects/alpha/leads"));
+
+    for path in PAGES {
+        let page = app.get(path, &owner.cookie).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.text);
+        assert!(page.text.contains("aria-label=\"Settings\""), "{path}");
+        assert!(page.text.contains("aria-current=\"page\""), "{path}");
+
+        let refused = app.get(path, &member.cookie).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{path}");
+        assert!(refused.text.contains("Owners only"), "{path}");
+
+        let elsewhere = path.replace("alpha", "beta");
+        let stranger = app.get(&elsewhere, &member.cookie).await;
+        assert_eq!(stranger.status, StatusCode::NOT_FOUND, "{elsewhere}");
+
+        let visitor = app.send(browser("GET", path)).await;
+        assert_eq!(visitor.status, StatusCode::SEE_OTHER, "{path}");
+        assert!(
+            visitor
+                .header("location")
+                .unwrap()
+                .starts_with("/login?next="),
+            "{path}"
+        );
+    }
+    let titled = app
+        .get("/projects/alpha/settings/integrations", &owner.cookie)
+        .await;
+    assert!(
+        titled
+            .text
+            .contains("<title>Integrations · Alpha settings · leadtrack</title>")
+    );
+    let unknown = app
+        .get("/projects/alpha/settings/nothing", &owner.cookie)
+        .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+}
+
+/// Every form of the area, with a body that would change something.
+fn forms(label: &str) -> Vec<(String, Vec<(&'static str, String)>)> {
+    let owned = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
+        pairs.iter().map(|(k, v)| (*k, (*v).to_owned())).collect()
+    };
+    let base = "/projects/alpha/settings";
+    vec![
+        (format!("{base}/labels"), owned(&[("name", "Customer")])),
+        (
+            format!("{base}/labels/{label}"),
+            owned(&[("name", "Renamed")]),
+        ),
+        (
+            format!("{base}/integrations/webhook"),
+            owned(&[("url", "https://hooks.example.com/x")]),
+        ),
+        (format!("{base}/integrations/webhook/disconnect"), vec![]),
+        (format!("{base}/keys"), vec![]),
+        (
+            format!("{base}/keys/revoke"),
+            owned(&[("prefix", "lt_00000000")]),
+        ),
+        (
+            format!("{base}/members"),
+            owned(&[("email", "carol@example.com"), ("role", "member")]),
+        ),
+        (format!("{base}/members/2"), owned(&[("role", "owner")])),
+        (format!("{base}/members/2/remove"), vec![]),
+        (
+            format!("{base}/project"),
+            owned(&[("name", "Renamed"), ("currency", "EUR")]),
+        ),
+        (format!("{base}/install/test-lead"), vec![]),
+    ]
+}
+
+#[tokio::test]
+async fn forged_or_foreign_forms_change_nothing() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let member = app.member_browser().await;
+    add_user(&app, "carol@example.com").await;
+    let label = app.label(&app.alpha, "Qualified").await;
+    let hook = WebhookSettings {
+        url: "https://hooks.example.com/old".into(),
+        secret: Secret::new("whsec_old"),
+    };
+    app.store
+        .set_integration(
+            app.alpha.id,
+            leadtrack_core::integration::IntegrationSettings::Webhook(hook.clone()),
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let before = snapshot(&app).await;
+
+    for (path, pairs) in forms(&label.id.to_string()) {
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let body = encode(&pairs);
+        let forged = app
+            .send(form(&path, &body).header("cookie", &owner.cookie))
+            .await;
+        assert_eq!(forged.status, StatusCode::FORBIDDEN, "{path}");
+        assert!(forged.text.contains("nothing was changed"), "{path}");
+
+        let from_elsewhere = browser("POST", &path)
+            .header("cookie", &owner.cookie)
+            .header("origin", "http://evil.example")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(encode(
+                &[&[("csrf", owner.csrf.as_str())], &pairs[..]].concat(),
+            ));
+        assert_eq!(
+            app.send(from_elsewhere).await.status,
+            StatusCode::FORBIDDEN,
+            "{path}"
+        );
+
+        let by_member = app.post(&member, &path, &pairs).await;
+        assert_eq!(by_member.status, StatusCode::FORBIDDEN, "{path}");
+        assert!(by_member.text.contains("Owners only"), "{path}");
+
+        let beta = path.replace("alpha", "beta");
+        let stranger = app.post(&member, &beta, &pairs).await;
+        assert_eq!(stranger.status, StatusCode::NOT_FOUND, "{beta}");
+
+        let visitor = app.send(form(&path, &body)).await;
+        assert_eq!(
+            (visitor.status, visitor.header("location")),
+            (StatusCode::SEE_OTHER, Some("/login")),
+            "{path}"
+        );
+    }
+    assert_eq!(snapshot(&app).await, before, "nothing changed");
+}
+
+/// What the forms could change, for comparing before and after.
+async fn snapshot(app: &App) -> String {
+    let store = &app.store;
+    let id = app.alpha.id;
+    let project = store.project("alpha").await.unwrap();
+    let labels = store.labels(id).await.unwrap();
+    let integrations = store.integrations(id).await.unwrap();
+    let keys = store.api_keys(id).await.unwrap();
+    let members: Vec<_> = store
+        .members(id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.user.email, m.role))
+        .collect();
+    let leads = store
+        .list_leads(id, &Default::default())
+        .await
+        .unwrap()
+        .total;
+    format!("{project:?} {labels:?} {integrations:?} {keys:?} {members:?} {leads}")
+}
+
+async fn add_user(app: &App, email: &str) {
+    let new = NewUser::new(
+        email,
+        Some("Carol"),
+        &Password::new("carol password 1").unwrap(),
+    )
+    .unwrap();
+    app.store.create_user(new, Utc::now()).await.unwrap();
+}
+
+#[tokio::test]
+async fn labels_are_created_and_edited() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let path = "/projects/alpha/settings/labels";
+
+    let blank = app
+        .post(
+            &owner,
+            path,
+            &[("name", "  "), ("ga4_event", "qualify_lead")],
+        )
+        .await;
+    assert_eq!(blank.status, StatusCode::BAD_REQUEST);
+    assert!(
+        blank.text.contains("A conversion label needs a name."),
+        "{}",
+        blank.text
+    );
+    assert!(
+        blank.text.contains("value=\"qualify_lead\""),
+        "what was typed stays"
+    );
+    assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
+
+    let created = app
+        .post(
+            &owner,
+            path,
+            &[
+                ("name", " Customer "),
+                ("mark_as_done", "on"),
+                ("ga4_event", "purchase"),
+                ("meta_event", "Purchase"),
+                ("google_ads_action", " 555 "),
+                ("webhook", "on"),
+            ],
+        )
+        .await;
+    let page = app.follow(&owner, &created).await;
+    assert!(page.text.contains("Label created."));
+    assert!(page.text.contains(">Customer</a>") && page.text.contains("<code>purchase</code>"));
+    let labels = app.store.labels(app.alpha.id).await.unwrap();
+    let label = &labels[0];
+    assert_eq!(
+        (label.name.as_str(), label.mark_as_done),
+        ("Customer", true)
+    );
+    assert_eq!(
+        label.mapping,
+        LabelMapping {
+            ga4_event: Some("purchase".into()),
+            meta_event: Some("Purchase".into()),
+            google_ads_action: Some("555".into()),
+            webhook: true,
+        }
+    );
+
+    let one = format!("{path}/{}", label.id);
+    let form = app.get(&one, &owner.cookie).await;
+    assert_eq!(form.status, StatusCode::OK);
+    assert!(form.text.contains("value=\"Purchase\""));
+    let saved = app
+        .post(
+            &owner,
+            &one,
+            &[
+                ("name", "Qualified"),
+                ("ga4_event", "qualify_lead"),
+                ("meta_event", ""),
+            ],
+        )
+        .await;
+    assert!(
+        app.follow(&owner, &saved)
+            .await
+            .text
+            .contains("Label saved.")
+    );
+    let changed = app.store.label(app.alpha.id, label.id).await.unwrap();
+    assert_eq!(
+        (changed.name.as_str(), changed.mark_as_done),
+        ("Qualified", false)
+    );
+    assert_eq!(
+        changed.mapping,
+        LabelMapping {
+            ga4_event: Some("qualify_lead".into()),
+            ..LabelMapping::default()
+        }
+    );
+    let refused = app.post(&owner, &one, &[("name", "")]).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        app.store.label(app.alpha.id, label.id).await.unwrap(),
+        changed
+    );
+
+    // Another project's label, or no label at all, is not found.
+    let beta = app.label(&app.beta, "Theirs").await;
+    let theirs = format!("{path}/{}", beta.id);
+    assert_eq!(
+        app.get(&theirs, &owner.cookie).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let renamed = app.post(&owner, &theirs, &[("name", "Mine")]).await;
+    assert_eq!(renamed.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.store.label(app.beta.id, beta.id).await.unwrap().name,
+        "Theirs"
+    );
+    for bad in ["lost", "not-a-uuid"] {
+        let page = app.get(&format!("{path}/{bad}"), &owner.cookie).await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+}
+
+#[tokio::test]
+async fn integrations_connect_update_and_disconnect_without_showing_secrets() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let path = "/projects/alpha/settings/integrations";
+    let mut seen = Vec::new();
+
+    let missing = app
+        .post(
+            &owner,
+            &format!("{path}/meta"),
+            &[("pixel_id", ""), ("access_token", "EAAB-meta-token")],
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::BAD_REQUEST);
+    let problem = paragraph(&missing.text, "meta-pixel_id-problem");
+    assert!(
+        problem.contains("Pixel (dataset) id is needed to connect Meta."),
+        "{problem}"
+    );
+    seen.push(missing.text);
+    assert!(
+        app.store
+            .integrations(app.alpha.id)
+            .await
+            .unwrap()
+            .meta
+            .is_none()
+    );
+
+    let connected = app
+        .post(
+            &owner,
+            &format!("{path}/ga4"),
+            &[
+                ("measurement_id", " G-FIRST "),
+                ("api_secret", "ga4-api-secret"),
+                ("base_url", ""),
+            ],
+        )
+        .await;
+    let page = app.follow(&owner, &connected).await;
+    assert!(page.text.contains("GA4 connected"), "{}", page.text);
+    seen.push(page.text);
+    let ga4 = app
+        .store
+        .integrations(app.alpha.id)
+        .await
+        .unwrap()
+        .ga4
+        .unwrap();
+    assert_eq!(
+        (
+            ga4.measurement_id.as_str(),
+            ga4.api_secret.expose(),
+            ga4.validate
+        ),
+        ("G-FIRST", "ga4-api-secret", false)
+    );
+
+    // A blank secret keeps the stored one.
+    let updated = app
+        .post(
+            &owner,
+            &format!("{path}/ga4"),
+            &[
+                ("measurement_id", "G-SECOND"),
+                ("api_secret", ""),
+                ("validate", "on"),
+            ],
+        )
+        .await;
+    let page = app.follow(&owner, &updated).await;
+    assert!(page.text.contains("GA4 settings saved"));
+    seen.push(page.text);
+    let ga4 = app
+        .store
+        .integrations(app.alpha.id)
+        .await
+        .unwrap()
+        .ga4
+        .unwrap();
+    assert_eq!(
+        (
+            ga4.measurement_id.as_str(),
+            ga4.api_secret.expose(),
+            ga4.validate
+        ),
+        ("G-SECOND", "ga4-api-secret", true)
+    );
+
+    let bad_url = app
+        .post(
+            &owner,
+            &format!("{path}/webhook"),
+            &[("url", "ftp://example.com"), ("secret", "whsec_typed")],
+        )
+        .await;
+    assert_eq!(bad_url.status, StatusCode::BAD_REQUEST);
+    assert!(
+        paragraph(&bad_url.text, "webhook-url-problem")
+            .contains("must start with https:// or http://")
+    );
+    assert!(
+        bad_url.text.contains("value=\"ftp://example.com\""),
+        "the URL typed stays"
+    );
+    assert!(
+        !bad_url.text.contains("whsec_typed"),
+        "a typed secret is not shown back"
+    );
+
+    // A webhook connected without a secret gets one, shown this once.
+    let hook = app
+        .post(
+            &owner,
+            &format!("{path}/webhook"),
+            &[("url", "https://hooks.example.com/in"), ("secret", "")],
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
+    let secret = app
+        .store
+        .integrations(app.alpha.id)
+        .await
+        .unwrap()
+        .webhook
+        .unwrap()
+        .secret;
+    assert!(secret.expose().starts_with("whsec_"));
+    assert!(hook.text.contains(secret.expose()) && hook.text.contains("Copy it now"));
+
+    let gone = app
+        .post(&owner, &format!("{path}/ga4/disconnect"), &[])
+        .await;
+    let page = app.follow(&owner, &gone).await;
+    assert!(page.text.contains("GA4 disconnected"));
+    seen.push(page.text);
+    let left = app.store.integrations(app.alpha.id).await.unwrap();
+    assert_eq!(left.connected(), [IntegrationKind::Webhook]);
+    let unknown = app.post(&owner, &format!("{path}/myspace"), &[]).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+
+    seen.push(app.get(path, &owner.cookie).await.text);
+    for text in &seen {
+        for secret in ["ga4-api-secret", "EAAB-meta-token", secret.expose()] {
+            assert!(!text.contains(secret), "{secret} shown again");
+        }
+    }
+}
+
+#[tokio::test]
+async fn each_integration_shows_its_last_delivery() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let hook = WebhookSettings {
+        url: "https://hooks.example.com/in".into(),
+        secret: Secret::new("whsec_x"),
+    };
+    app.store
+        .set_integration(
+            app.alpha.id,
+            leadtrack_core::integration::IntegrationSettings::Webhook(hook),
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let lead = app
+        .lead_at(
+            &app.alpha,
+            json!({"userData": {"email": "ada@example.com"}}),
+            Utc::now(),
+        )
+        .await;
+    app.rate(&app.alpha, lead, ConversionId::Lost, None).await;
+    let claimed = app
+        .store
+        .claim_job(Utc::now(), Duration::minutes(5))
+        .await
+        .unwrap()
+        .unwrap();
+    let attempt = Attempt {
+        integration: IntegrationKind::Webhook,
+        at: Utc::now(),
+        outcome: AttemptOutcome::Failed,
+        http_status: Some(410),
+        error: Some("HTTP 410: the hook is gone".into()),
+        retry_at: None,
+    };
+    app.store
+        .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
+        .await
+        .unwrap();
+    let page = app
+        .get("/projects/alpha/settings/integrations", &owner.cookie)
+        .await;
+    let webhook = &page.text[page.text.find("id=\"webhook\"").unwrap()..];
+    for shown in ["Connected", "Failed", "HTTP 410", "the hook is gone"] {
+        assert!(webhook.contains(shown), "{shown} in {webhook}");
+    }
+    let ga4 =
+        &page.text[page.text.find("id=\"ga4\"").unwrap()..page.text.find("id=\"meta\"").unwrap()];
+    assert!(ga4.contains("Not connected") && ga4.contains("No delivery yet."));
+}
+
+#[tokio::test]
+async fn a_ga4_test_event_shows_what_the_validator_says_and_queues_nothing() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let validator = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"validationMessages": [{
+            "fieldPath": "events",
+            "description": "Event at index: [0] has invalid name [_bad].",
+            "validationCode": "NAME_INVALID"
+        }]}),
+    ))
+    .await;
+    let path = "/projects/alpha/settings/integrations";
+    let unconnected = app
+        .post(&owner, &format!("{path}/ga4/test"), &[("event_name", "x")])
+        .await;
+    assert_eq!(unconnected.status, StatusCode::CONFLICT);
+    assert!(unconnected.text.contains("GA4 is not connected"));
+    let connected = app
+        .post(
+            &owner,
+            &format!("{path}/ga4"),
+            &[
+                ("measurement_id", "G-TEST"),
+                ("api_secret", "s3cret-ga4"),
+                ("base_url", validator.url()),
+            ],
+        )
+        .await;
+    assert_eq!(connected.status, StatusCode::SEE_OTHER);
+
+    let tested = app
+        .post(
+            &owner,
+            &format!("{path}/ga4/test"),
+            &[("event_name", "_bad")],
+        )
+        .await;
+    assert_eq!(tested.status, StatusCode::OK);
+    assert!(tested.text.contains("NAME_INVALID"), "{}", tested.text);
+    assert!(tested.text.contains("has invalid name [_bad]"));
+    assert!(!tested.text.contains("s3cret-ga4"));
+    let requests = validator.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].path, "/debug/mp/collect");
+    assert_eq!(requests[0].query("measurement_id"), Some("G-TEST"));
+    assert_eq!(requests[0].json()["events"][0]["name"], "_bad");
+
+    validator.set_default(MockResponse::json(200, json!({"validationMessages": []})));
+    let valid = app
+        .post(
+            &owner,
+            &format!("{path}/ga4/test"),
+            &[("event_name", "qualify_lead")],
+        )
+        .await;
+    assert!(valid.text.contains("found nothing wrong"), "{}", valid.text);
+
+    let jobs = app
+        .store
+        .claim_job(Utc::now(), Duration::minutes(1))
+        .await
+        .unwrap();
+    assert!(jobs.is_none(), "nothing was queued");
+    assert_eq!(
+        app.store
+            .list_leads(app.alpha.id, &Default::default())
+            .await
+            .unwrap()
+            .total,
+        0
+    );
+}
+
+#[tokio::test]
+async fn keys_are_shown_once_and_refused_once_revoked() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let path = "/projects/alpha/settings/keys";
+    let made = app.post(&owner, path, &[]).await;
+    assert_eq!(made.status, StatusCode::CREATED);
+    assert!(made.text.contains("Copy it now"));
+    let keys = app.store.api_keys(app.alpha.id).await.unwrap();
+    let prefix = keys[0].prefix.clone();
+    let start = made.text.find(&format!(">{prefix}")).unwrap() + 1;
+    let key: String = made.text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    assert_eq!(key.len(), 51);
+    assert!(app.store.authenticate(&KeyHash::of(&key)).await.is_ok());
+    let page = app.get(path, &owner.cookie).await;
+    assert!(!page.text.contains(&key), "shown once");
+    assert!(page.text.contains(&format!("{prefix}…")));
+
+    for (bad, status) in [
+        ("lt_", StatusCode::BAD_REQUEST),
+        ("lt_zzzzzzzz", StatusCode::BAD_REQUEST),
+    ] {
+        let refused = app
+            .post(&owner, &format!("{path}/revoke"), &[("prefix", bad)])
+            .await;
+        assert_eq!(refused.status, status, "{bad}");
+        assert!(refused.text.contains("role=\"alert\""), "{bad}");
+    }
+    assert!(app.store.authenticate(&KeyHash::of(&key)).await.is_ok());
+
+    let revoked = app
+        .post(&owner, &format!("{path}/revoke"), &[("prefix", &prefix)])
+        .await;
+    let page = app.follow(&owner, &revoked).await;
+    assert!(page.text.contains("Key revoked"));
+    assert!(page.text.contains("revoked 20"), "with its date");
+    assert!(matches!(
+        app.store.authenticate(&KeyHash::of(&key)).await,
+        Err(StoreError::NotFound(Entity::ApiKey))
+    ));
+}
+
+#[tokio::test]
+async fn members_are_added_changed_and_removed_but_the_last_owner_stays() {
+    let app = app().await;
+    let owner = app.owner().await;
+    add_user(&app, "carol@example.com").await;
+    let path = "/projects/alpha/settings/members";
+    let role_of = |email: &'static str| {
+        let store = app.store.clone();
+        let project = app.alpha.id;
+        async move {
+            store
+                .members(project)
+                .await
+                .unwrap()
+                .into_iter()
+                .find(|m| m.user.email == email)
+                .map(|m| m.role)
+        }
+    };
+
+    let unknown = app
+        .post(
+            &owner,
+            path,
+            &[("email", "nobody@example.com"), ("role", "member")],
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
+    assert!(paragraph(&unknown.text, "email-problem").contains("No one has an account"));
+    assert!(unknown.text.contains("value=\"nobody@example.com\""));
+    let twice = app
+        .post(
+            &owner,
+            path,
+            &[("email", "member@example.com"), ("role", "owner")],
+        )
+        .await;
+    assert_eq!(twice.status, StatusCode::CONFLICT);
+    assert_eq!(role_of("member@example.com").await, Some(Role::Member));
+
+    let added = app
+        .post(
+            &owner,
+            path,
+            &[("email", " Carol@Example.com "), ("role", "member")],
+        )
+        .await;
+    let page = app.follow(&owner, &added).await;
+    assert!(page.text.contains("Member added.") && page.text.contains("carol@example.com"));
+    assert_eq!(role_of("carol@example.com").await, Some(Role::Member));
+    let carol = app.store.user_by_email("carol@example.com").await.unwrap();
+
+    let promoted = app
+        .post(
+            &owner,
+            &format!("{path}/{}", carol.id),
+            &[("role", "owner")],
+        )
+        .await;
+    assert!(
+        app.follow(&owner, &promoted)
+            .await
+            .text
+            .contains("Role changed.")
+    );
+    assert_eq!(role_of("carol@example.com").await, Some(Role::Owner));
+    let removed = app
+        .post(&owner, &format!("{path}/{}/remove", carol.id), &[])
+        .await;
+    assert!(
+        app.follow(&owner, &removed)
+            .await
+            .text
+            .contains("Member removed")
+    );
+    assert_eq!(role_of("carol@example.com").await, None);
+
+    // Olive is alpha's only owner: she can neither step down nor leave.
+    let olive = app.owner.id;
+    for (action, pairs) in [("", vec![("role", "member")]), ("/remove", vec![])] {
+        let refused = app
+            .post(&owner, &format!("{path}/{olive}{action}"), &pairs)
+            .await;
+        assert_eq!(refused.status, StatusCode::CONFLICT, "{action}");
+        assert!(
+            refused.text.contains("last owner: nothing was changed"),
+            "{}",
+            refused.text
+        );
+        assert_eq!(role_of("owner@example.com").await, Some(Role::Owner));
+    }
+    let not_a_member = app
+        .post(
+            &owner,
+            &format!("{path}/{}", carol.id),
+            &[("role", "owner")],
+        )
+        .await;
+    assert_eq!(not_a_member.status, StatusCode::NOT_FOUND);
+
+    // With a second owner she can, and lands where a member may go.
+    let mo = app.member.id;
+    app.follow(
+        &owner,
+        &app.post(&owner, &format!("{path}/{mo}"), &[("role", "owner")])
+            .await,
+    )
+    .await;
+    let stepped_down = app
+        .post(&owner, &format!("{path}/{olive}"), &[("role", "member")])
+        .await;
+    assert_eq!(
+        stepped_down.header("location"),
+        Some("/projects/alpha/leads")
+    );
+    assert_eq!(role_of("owner@example.com").await, Some(Role::Member));
+    assert_eq!(
+        app.get(path, &owner.cookie).await.status,
+        StatusCode::FORBIDDEN
+    );
+}
+
+#[tokio::test]
+async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let path = "/projects/alpha/settings/project";
+    let before = app.store.project("alpha").await.unwrap();
+
+    let refused = app
+        .post(
+            &owner,
+            path,
+            &[
+                ("name", "Alpha"),
+                ("currency", "euro"),
+                ("phone_country_code", "+49"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    let currency = paragraph(&refused.text, "currency-problem");
+    assert!(currency.contains("must be an ISO 4217 code"), "{currency}");
+    let code = paragraph(&refused.text, "phone_country_code-problem");
+    assert!(code.contains("1 to 3 digits"), "{code}");
+    assert!(
+        refused.text.contains("value=\"euro\""),
+        "what was typed stays"
+    );
+    assert_eq!(app.store.project("alpha").await.unwrap(), before);
+
+    let saved = app
+        .post(
+            &owner,
+            path,
+            &[
+                ("name", " Alpha GmbH "),
+                ("currency", "EUR"),
+                ("phone_country_code", "49"),
+                ("meta_event", "Lost"),
+            ],
+        )
+        .await;
+    let page = app.follow(&owner, &saved).await;
+    assert!(page.text.contains("Project settings saved."));
+    assert!(
+        page.text.contains("Alpha GmbH"),
+        "the header shows the new name"
+    );
+    let project = app.store.project("alpha").await.unwrap();
+    assert_eq!(
+        (
+            project.name.as_str(),
+            project.currency.as_str(),
+            project.phone_country_code.as_deref()
+        ),
+        ("Alpha GmbH", "EUR", Some("49"))
+    );
+    assert_eq!(
+        project.lost_mapping,
+        LabelMapping {
+            meta_event: Some("Lost".into()),
+            ..LabelMapping::default()
+        },
+        "the webhook, unticked, no longer hears of lost leads"
+    );
+    let cleared = app
+        .post(
+            &owner,
+            path,
+            &[
+                ("name", "Alpha"),
+                ("currency", "EUR"),
+                ("phone_country_code", " "),
+            ],
+        )
+        .await;
+    assert_eq!(cleared.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        app.store.project("alpha").await.unwrap().phone_country_code,
+        None
+    );
+}
+
+#[tokio::test]
+async fn the_install_page_shows_the_snippet_and_sends_a_test_lead() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let page = app
+        .get("/projects/alpha/settings/install", &owner.cookie)
+        .await;
+    assert!(
+        page.text.contains(
+            "&#60;script src=&#34;http://leads.test/leadtrack.js&#34; data-project-id=&#34;alpha&#34; async&#62;&#60;/script&#62;"
+        ),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text
+            .contains("&lt;form data-leadtrack=\"Contact\"&gt;")
+    );
+    assert!(page.text.contains("WordPress") && page.text.contains("Google Tag Manager"));
+
+    let sent = app
+        .post(&owner, "/projects/alpha/settings/install/test-lead", &[])
+        .await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER);
+    let location = sent.header("location").unwrap();
+    let id: i64 = location
+        .strip_prefix("/projects/alpha/leads/")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let lead = app
+        .store
+        .find_lead(
+            app.alpha.id,
+            &LeadIdentifier::LeadId(leadtrack_core::LeadId(id)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(lead.data.form_name(), Some("leadtrack test lead"));
+    assert_eq!(lead.data.user("email"), Some("test-lead@leadtrack.example"));
+}

@@ -1,0 +1,425 @@
+//! The dashboard in a real headless Chromium, as a team uses it: sign in, the inbox's tabs,
+//! keyboard, search and filters, a lead's page, rating one lead (and seeing its webhook
+//! delivered) and several at once, and what a member may not see.
+
+#[path = "support/browser.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use fantoccini::Locator;
+use fantoccini::key::Key;
+use leadtrack::core::account::{NewUser, Password};
+use leadtrack::core::integration::{IntegrationSettings, Secret, WebhookSettings};
+use leadtrack::core::label::{LabelMapping, NewLabel};
+use leadtrack::core::project::{NewProject, Project};
+use leadtrack::core::request::{CreateRoute, NewLead};
+use leadtrack::core::types::{LeadId, Role};
+use leadtrack::core::{Accounts, Admin, LeadStore};
+use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack::forward::{Worker, WorkerConfig};
+use leadtrack::sqlite::SqliteStore;
+use serde_json::{Value, json};
+
+use support::{Browser, serve};
+
+const OWNER: (&str, &str) = ("olive@example.com", "olive's password");
+const MEMBER: (&str, &str) = ("mo@example.com", "mo's password!");
+
+struct Site {
+    base: String,
+    store: SqliteStore,
+    acme: Project,
+    hook: MockPlatform,
+    customer: String,
+}
+
+async fn project(store: &SqliteStore, id: &str, name: &str) -> Project {
+    let new = NewProject {
+        public_id: Some(id.into()),
+        name: name.into(),
+        currency: Some("EUR".into()),
+    };
+    store.create_project(new, Utc::now()).await.unwrap()
+}
+
+async fn lead(store: &SqliteStore, project: &Project, body: Value) -> LeadId {
+    let mut body = body;
+    body["projectId"] = json!(project.public_id);
+    let new = NewLead::parse(body.to_string().as_bytes(), CreateRoute::Browser).unwrap();
+    store
+        .create_lead(project.id, new.data, Utc::now())
+        .await
+        .unwrap()
+        .lead_id
+}
+
+/// Acme (Olive owns it, Mo is a member) with five leads, a webhook at a local mock, and
+/// `Other`, which neither of them belongs to.
+async fn site() -> Site {
+    let store = SqliteStore::open_temporary().await.unwrap();
+    let acme = project(&store, "acme", "Acme").await;
+    let other = project(&store, "other", "Other").await;
+    for (email, password, role) in [
+        (OWNER.0, OWNER.1, Role::Owner),
+        (MEMBER.0, MEMBER.1, Role::Member),
+    ] {
+        let new = NewUser::new(email, None, &Password::new(password).unwrap()).unwrap();
+        let user = store.create_user(new, Utc::now()).await.unwrap();
+        store
+            .add_member(acme.id, user.id, role, Utc::now())
+            .await
+            .unwrap();
+    }
+    let hook = MockPlatform::start(MockResponse::empty(200)).await;
+    let webhook = IntegrationSettings::Webhook(WebhookSettings {
+        url: format!("{}/hook", hook.url()),
+        secret: Secret::new("whsec_browser"),
+    });
+    store
+        .set_integration(acme.id, webhook, Utc::now())
+        .await
+        .unwrap();
+    let customer = store
+        .create_label(
+            acme.id,
+            NewLabel {
+                name: "Customer".into(),
+                mark_as_done: true,
+                mapping: LabelMapping {
+                    webhook: true,
+                    ..LabelMapping::default()
+                },
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .id
+        .to_string();
+    for (first, email, gclid) in [
+        ("Ada", "ada@example.com", true),
+        ("Grace", "grace@example.com", false),
+        ("Alan", "alan@example.com", true),
+        ("Katherine", "katherine@example.com", false),
+        ("Linus", "linus@example.com", false),
+    ] {
+        let mut attribution = json!({"utm_source": "newsletter"});
+        if gclid {
+            attribution["gclid"] = json!(format!("Cj0-{first}"));
+        }
+        lead(
+            &store,
+            &acme,
+            json!({"userData": {"firstName": first, "email": email}, "attributionData": attribution, "formData": {"formName": "Contact"}}),
+        )
+        .await;
+    }
+    lead(
+        &store,
+        &other,
+        json!({"userData": {"email": "secret@other.example"}}),
+    )
+    .await;
+    let pages =
+        leadtrack::dashboard::routes(store.clone(), leadtrack::dashboard::Config::default());
+    let app = leadtrack::warp::app_with(store.clone(), leadtrack::warp::Config::default(), pages);
+    let addr = serve(app).await;
+    Site {
+        base: format!("http://{addr}"),
+        store,
+        acme,
+        hook,
+        customer,
+    }
+}
+
+/// Runs the conversion worker in the background from now on.
+fn start_worker(store: &SqliteStore) {
+    let config = WorkerConfig {
+        poll_interval: Duration::from_millis(50),
+        ..WorkerConfig::default()
+    };
+    let worker = Worker::new(store.clone(), config).unwrap();
+    tokio::spawn(worker.run(std::future::pending()));
+}
+
+impl Site {
+    async fn sign_in(&self, browser: &Browser, (email, password): (&str, &str)) {
+        let c = &browser.client;
+        c.goto(&format!("{}/login", self.base)).await.unwrap();
+        c.find(Locator::Css("input[name=email]"))
+            .await
+            .unwrap()
+            .send_keys(email)
+            .await
+            .unwrap();
+        let field = c.find(Locator::Css("input[name=password]")).await.unwrap();
+        field.send_keys(password).await.unwrap();
+        field.send_keys(&Key::Enter.to_string()).await.unwrap();
+        browser.wait_for("main").await;
+        wait_until(browser, "the projects page", |url, _| url.ends_with('/')).await;
+    }
+}
+
+/// The page's visible text.
+async fn text(browser: &Browser) -> String {
+    browser
+        .client
+        .find(Locator::Css("main"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Waits until `ready(url, text)` holds for the current page, reloading never.
+async fn wait_until(browser: &Browser, what: &str, ready: impl Fn(&str, &str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let url = browser.client.current_url().await.unwrap().to_string();
+        let main = browser.client.find(Locator::Css("main")).await;
+        let shown = match main {
+            Ok(main) => main.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if ready(&url, &shown) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never reached {what}: {url}\n{shown}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Presses `key` on the page (outside any field).
+async fn press(browser: &Browser, key: &str) {
+    browser
+        .client
+        .find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .send_keys(key)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_team_rates_leads_in_the_inbox() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let site = site().await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    assert!(text(&browser).await.contains("Acme"));
+
+    // The inbox: tabs with counts, newest first.
+    c.goto(&format!("{}/projects/acme/leads", site.base))
+        .await
+        .unwrap();
+    let tabs = c
+        .find(Locator::Css("nav.tabs"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        tabs.contains("Open 5") && tabs.contains("Pending 0"),
+        "{tabs}"
+    );
+    let names: Vec<String> = {
+        let mut names = Vec::new();
+        for link in c.find_all(Locator::Css("a[data-open]")).await.unwrap() {
+            names.push(link.text().await.unwrap());
+        }
+        names
+    };
+    assert_eq!(names, ["Linus", "Katherine", "Alan", "Grace", "Ada"]);
+
+    // Keyboard: j, j, Enter opens the second lead.
+    press(&browser, "j").await;
+    press(&browser, "j").await;
+    let current = c
+        .find(Locator::Css("tr.current a[data-open]"))
+        .await
+        .unwrap();
+    assert_eq!(current.text().await.unwrap(), "Katherine");
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .unwrap();
+    wait_until(&browser, "Katherine's page", |url, text| {
+        url.contains("/projects/acme/leads/") && text.contains("Rate this lead")
+    })
+    .await;
+    assert!(text(&browser).await.contains("katherine@example.com"));
+
+    // Search with `/`, then a click-id filter.
+    c.goto(&format!("{}/projects/acme/leads", site.base))
+        .await
+        .unwrap();
+    press(&browser, "/").await;
+    let search = c.active_element().await.unwrap();
+    assert_eq!(
+        search.attr("name").await.unwrap().as_deref(),
+        Some("search")
+    );
+    search.send_keys("grace").await.unwrap();
+    search.send_keys(&Key::Enter.to_string()).await.unwrap();
+    wait_until(&browser, "the search", |url, _| {
+        url.contains("search=grace")
+    })
+    .await;
+    let rows = c.find_all(Locator::Css("a[data-open]")).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert!(text(&browser).await.contains("Page 1 of 1 (1 lead)"));
+    c.goto(&format!("{}/projects/acme/leads?gclid=yes", site.base))
+        .await
+        .unwrap();
+    let mut with_click = Vec::new();
+    for link in c.find_all(Locator::Css("a[data-open]")).await.unwrap() {
+        with_click.push(link.text().await.unwrap());
+    }
+    assert_eq!(with_click, ["Alan", "Ada"]);
+
+    // Several at once. While the page is open, someone rates Alan through the API, so his
+    // rating is refused with the reason, and Ada's goes through.
+    c.goto(&format!("{}/projects/acme/leads", site.base))
+        .await
+        .unwrap();
+    let alan = LeadId(3);
+    let update = leadtrack::core::request::StatusUpdate {
+        identifier: leadtrack::core::types::LeadIdentifier::LeadId(alan),
+        conversion_id: site.customer.parse().unwrap(),
+        price: None,
+        note: None,
+    };
+    let by = leadtrack::core::account::Actor::api_key("lt_browser00");
+    site.store
+        .update_status(site.acme.id, &update, &by, Utc::now())
+        .await
+        .unwrap();
+    for id in [1, 3] {
+        c.find(Locator::Id(&format!("pick-{id}")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+    let counted = c.find(Locator::Css("[data-selected-count]")).await.unwrap();
+    assert_eq!(counted.text().await.unwrap(), "2 leads selected");
+    c.find(Locator::Css("#bulk-rating"))
+        .await
+        .unwrap()
+        .select_by_value("lost")
+        .await
+        .unwrap();
+    c.find(Locator::Css(".bulk-bar button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(&browser, "the bulk result", |_, text| {
+        text.contains("not rated")
+    })
+    .await;
+    let said = text(&browser).await;
+    assert!(said.contains("1 lead rated."), "{said}");
+    assert!(
+        said.contains("Alan (#3): This lead's last rating is still being sent"),
+        "{said}"
+    );
+
+    // Rate Grace with a label mapped to the webhook; watch the delivery on her page.
+    start_worker(&site.store);
+    c.goto(&format!("{}/projects/acme/leads/2", site.base))
+        .await
+        .unwrap();
+    press(&browser, "1").await;
+    press(&browser, "p").await;
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys("1,250.50")
+        .await
+        .unwrap();
+    c.find(Locator::Css("form[data-rate-form] button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(&browser, "the rating saved", |_, text| {
+        text.contains("Rated.")
+    })
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        c.refresh().await.unwrap();
+        let shown = text(&browser).await;
+        if shown.contains("Webhook: delivered (HTTP 200)") {
+            assert!(
+                shown.contains("Rated Customer, 1,250.50 EUR by olive"),
+                "{shown}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the webhook was never delivered:\n{shown}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let received = site.hook.requests();
+    let graces: Vec<_> = received
+        .iter()
+        .filter(|r| r.json()["lead"]["email"] == "grace@example.com")
+        .collect();
+    assert_eq!(graces.len(), 1);
+    assert_eq!(graces[0].json()["price"], 125_050);
+
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_member_sees_no_settings_and_no_other_project() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let site = site().await;
+    let c = &browser.client;
+    site.sign_in(&browser, MEMBER).await;
+    c.goto(&format!("{}/projects/acme/leads", site.base))
+        .await
+        .unwrap();
+    let nav = c
+        .find(Locator::Css("header nav"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(nav.contains("Inbox") && nav.contains("Reports"), "{nav}");
+    assert!(!nav.contains("Settings"), "{nav}");
+    c.goto(&format!("{}/projects/other/leads", site.base))
+        .await
+        .unwrap();
+    let shown = text(&browser).await;
+    assert!(shown.contains("Page not found"), "{shown}");
+    assert!(!shown.contains("secret@other.example"));
+    c.goto(&format!("{}/projects/other/leads/6", site.base))
+        .await
+        .unwrap();
+    assert!(text(&browser).await.contains("Page not found"));
+    browser.close().await;
+}

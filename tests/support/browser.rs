@@ -1,0 +1,209 @@
+//! A real headless Chromium driven through chromedriver, for the tests that look at pages,
+//! and a way to serve an app in the test's own process. Shared by the browser tests.
+//!
+//! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them). Without them
+//! the tests say so and pass, unless `LEADTRACK_BROWSER_TESTS=required` (set by `.ci/run`),
+//! when they fail loudly.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use fantoccini::wd::Capabilities;
+use fantoccini::{ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::TcpListener;
+use tokio::process::{Child, Command};
+use warp::Filter;
+
+/// Where the browser and its driver are, unless the environment says otherwise.
+pub(crate) fn binary(env: &str, default: &str) -> PathBuf {
+    std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from)
+}
+
+pub(crate) fn browser_required() -> bool {
+    std::env::var("LEADTRACK_BROWSER_TESTS").is_ok_and(|v| v == "required")
+}
+
+/// A Chromium session and the chromedriver process behind it.
+pub(crate) struct Browser {
+    /// The WebDriver session.
+    pub(crate) client: fantoccini::Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(id) = self.driver.id().and_then(|id| i32::try_from(id).ok()) {
+            let group = nix::unistd::Pid::from_raw(id);
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium; `None` when they are not installed and
+    /// not required.
+    pub(crate) async fn start() -> Option<Self> {
+        let chromium = binary("LEADTRACK_CHROMIUM", "/usr/bin/chromium");
+        let chromedriver = binary("LEADTRACK_CHROMEDRIVER", "/usr/bin/chromedriver");
+        if !(chromium.exists() && chromedriver.exists()) {
+            assert!(
+                !browser_required(),
+                "the browser tests are required but {} or {} is missing; install chromium and chromium-driver",
+                chromium.display(),
+                chromedriver.display()
+            );
+            eprintln!(
+                "skipped: no {} / {}; set LEADTRACK_BROWSER_TESTS=required to fail instead",
+                chromium.display(),
+                chromedriver.display()
+            );
+            return None;
+        }
+        // Its own process group, so that Chromium (chromedriver's child) goes with it even
+        // when a failing test never reaches `close`.
+        let mut driver = Command::new(&chromedriver)
+            .arg("--port=0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start chromedriver");
+        let mut lines = BufReader::new(driver.stdout.take().expect("chromedriver stdout")).lines();
+        let port = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(rest) = line.split("started successfully on port ").nth(1) {
+                    return rest.trim_end_matches('.').trim().parse::<u16>().ok();
+                }
+            }
+            None
+        })
+        .await
+        .ok()
+        .flatten()
+        .expect("chromedriver announces its port");
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        wait_until_ready(port).await;
+
+        let profile = tempfile::tempdir().expect("a browser profile directory");
+        let mut capabilities = Capabilities::new();
+        capabilities.insert("browserName".into(), json!("chrome"));
+        capabilities.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-extensions", "--no-first-run", "--disable-quic",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            }),
+        );
+        let mut builder = ClientBuilder::new(HttpConnector::new());
+        builder.capabilities(capabilities);
+        let client = builder
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .unwrap_or_else(|err| panic!("Chromium did not start under chromedriver: {err}"));
+        Some(Self {
+            client,
+            driver,
+            _profile: profile,
+        })
+    }
+
+    /// Ends the session.
+    pub(crate) async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+
+    /// Sets a first-party cookie on the current page's host, as the GA and Meta tags do.
+    pub(crate) async fn cookie(&self, name: &str, value: &str) {
+        self.client
+            .execute(
+                "document.cookie = arguments[0] + '=' + arguments[1] + '; path=/; SameSite=Lax';",
+                vec![json!(name), json!(value)],
+            )
+            .await
+            .expect("set a cookie");
+        let cookies = self
+            .client
+            .execute("return document.cookie;", vec![])
+            .await
+            .expect("read cookies");
+        assert!(
+            cookies
+                .as_str()
+                .is_some_and(|c| c.contains(&format!("{name}={value}"))),
+            "{cookies}"
+        );
+    }
+
+    /// Clicks the element with id `click`, then waits for the page showing id `shown`.
+    pub(crate) async fn click_and_wait(&self, click: &str, shown: &str) {
+        self.client
+            .find(Locator::Id(click))
+            .await
+            .unwrap_or_else(|err| panic!("no #{click}: {err}"))
+            .click()
+            .await
+            .unwrap_or_else(|err| panic!("clicking #{click}: {err}"));
+        self.wait_for(shown).await;
+    }
+
+    /// Waits for an element with id `id`.
+    pub(crate) async fn wait_for(&self, id: &str) {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(15))
+            .for_element(Locator::Id(id))
+            .await
+            .unwrap_or_else(|err| panic!("#{id} never appeared: {err}"));
+    }
+}
+
+async fn wait_until_ready(port: u16) {
+    let http = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let ready = match http
+            .get(format!("http://127.0.0.1:{port}/status"))
+            .send()
+            .await
+        {
+            Ok(response) => response
+                .json::<Value>()
+                .await
+                .is_ok_and(|v| v["value"]["ready"] == json!(true)),
+            Err(_) => false,
+        };
+        if ready {
+            return;
+        }
+        assert!(Instant::now() < deadline, "chromedriver never became ready");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Serves `filter` on a free port of this machine, in this process.
+pub(crate) async fn serve(
+    filter: impl Filter<Extract = (impl warp::Reply,), Error = std::convert::Infallible>
+    + Clone
+    + Send
+    + Sync
+    + 'static,
+) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let addr = listener.local_addr().expect("its address");
+    tokio::spawn(warp::serve(filter).incoming(listener).run());
+    addr
+}
