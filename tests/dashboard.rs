@@ -159,7 +159,7 @@ impl Site {
         field.send_keys(password).await.unwrap();
         field.send_keys(&Key::Enter.to_string()).await.unwrap();
         browser.wait_for("main").await;
-        wait_until(browser, "the projects page", |url, _| url.ends_with('/')).await;
+        wait_until(browser, "signed in", |url, _| !url.contains("/login")).await;
     }
 }
 
@@ -216,7 +216,11 @@ async fn a_team_rates_leads_in_the_inbox() {
     let site = site().await;
     let c = &browser.client;
     site.sign_in(&browser, OWNER).await;
-    assert!(text(&browser).await.contains("Acme"));
+    let landed = c.current_url().await.unwrap().to_string();
+    assert!(
+        landed.ends_with("/projects/acme/leads"),
+        "straight to the inbox: {landed}"
+    );
 
     // The inbox: tabs with counts, newest first.
     c.goto(&format!("{}/projects/acme/leads", site.base))
@@ -388,6 +392,26 @@ async fn a_team_rates_leads_in_the_inbox() {
     assert_eq!(graces.len(), 1);
     assert_eq!(graces[0].json()["price"], 125_050);
 
+    // The CSV export of a view, as the browser downloads it with its session.
+    let csv = c
+        .execute_async(
+            "fetch('/projects/acme/leads.csv?tab=lost').then(r => r.text()).then(arguments[0]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let csv = csv.as_str().unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "a header and Ada, the one lost lead: {csv}");
+    assert!(lines[0].starts_with("id,created,status"), "{}", lines[0]);
+    assert!(
+        lines[1].starts_with("1,")
+            && lines[1].contains("ada@example.com")
+            && lines[1].contains(",lost,"),
+        "{}",
+        lines[1]
+    );
+
     browser.close().await;
 }
 
@@ -399,6 +423,11 @@ async fn a_member_sees_no_settings_and_no_other_project() {
     let site = site().await;
     let c = &browser.client;
     site.sign_in(&browser, MEMBER).await;
+    let landed = c.current_url().await.unwrap().to_string();
+    assert!(
+        landed.ends_with("/projects/acme/leads"),
+        "one project, so its inbox: {landed}"
+    );
     c.goto(&format!("{}/projects/acme/leads", site.base))
         .await
         .unwrap();

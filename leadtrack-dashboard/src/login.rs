@@ -143,7 +143,12 @@ async fn attempt<S: Accounts>(
     let token = SessionToken::generate();
     store.create_session(user.id, &token.hash(), now).await?;
     tracing::info!(user = %user.id, "signed in");
-    let mut response = render::redirect(next);
+    // Someone in one project has nothing to choose: straight to its inbox.
+    let landing = match store.memberships(user.id).await?.as_slice() {
+        [only] if next == "/" => format!("/projects/{}/leads", only.project.public_id),
+        _ => next.to_owned(),
+    };
+    let mut response = render::redirect(&landing);
     response.headers_mut().insert(
         header::SET_COOKIE,
         session::session_cookie(&token, session::is_https(request, config)),

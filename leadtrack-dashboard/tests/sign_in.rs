@@ -391,3 +391,22 @@ async fn the_stylesheet_is_served_and_revalidated() {
         "other paths fall through (warp's rejection)"
     );
 }
+
+#[tokio::test]
+async fn a_user_of_one_project_lands_in_its_inbox() {
+    let app = app().await;
+    let reply = app.sign_in("member@example.com", MEMBER_PASSWORD).await;
+    assert_eq!(reply.status, StatusCode::SEE_OTHER);
+    assert_eq!(reply.header("location"), Some("/projects/alpha/leads"));
+    let asked = encode(&[
+        ("email", "member@example.com"),
+        ("password", MEMBER_PASSWORD),
+        ("next", "/projects/alpha/leads/1"),
+    ]);
+    let reply = app.send(form("/login", &asked)).await;
+    assert_eq!(
+        reply.header("location"),
+        Some("/projects/alpha/leads/1"),
+        "next wins"
+    );
+}
