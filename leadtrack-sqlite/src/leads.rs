@@ -240,7 +240,7 @@ pub(crate) fn status_counts(
             .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?
     } else {
-        let (filter, params) = filter(project, &any_status);
+        let (filter, params) = filter(conn, project, &any_status)?;
         conn.prepare_cached(&format!(
             "SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status"
         ))?
@@ -266,7 +266,7 @@ pub(crate) fn list(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<LeadPage, Error> {
-    let (filter, mut params) = filter(project, query);
+    let (filter, mut params) = filter(conn, project, query)?;
     let total: i64 = if query.is_unfiltered() {
         conn.prepare_cached("SELECT total FROM lead_counts WHERE project_id = ?1")?
             .query_row([project.0], |row| row.get(0))
@@ -315,13 +315,65 @@ pub(crate) fn list(
 
 /// The WHERE clause of a listing and its parameters. Always starts with the project, so
 /// every plan is an index search within it.
-pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlValue>) {
-    let mut sql = String::from("project_id = ?");
+/// How many of a search term's trigrams the index is asked for: the rarest few narrow the
+/// candidates almost as well as all of them, at a fraction of the cost.
+const SEARCH_TRIGRAMS: usize = 3;
+
+/// How far the leads holding a trigram are counted when picking the rarest: enough to tell
+/// a rare trigram from a common one, never a long read.
+const TRIGRAM_COUNT_CAP: i64 = 1_000;
+
+/// The trigram index's query for a search term of three characters or more: its rarest
+/// trigrams (counted up to [`TRIGRAM_COUNT_CAP`] leads each), all required. A phrase of
+/// every trigram would read the long lists of the common ones (`lea`, `@ex`, `com`);
+/// `instr` then keeps exactly the leads whose text holds the whole term.
+fn search_match(conn: &Connection, term: &str) -> Result<String, Error> {
+    let chars: Vec<char> = term.chars().collect();
+    let mut trigrams: Vec<String> = chars.windows(3).map(|w| w.iter().collect()).collect();
+    trigrams.sort_unstable();
+    trigrams.dedup();
+    let mut count = conn.prepare_cached(
+        "SELECT count(*) FROM (SELECT 1 FROM leads_search WHERE leads_search MATCH ?1 LIMIT ?2)",
+    )?;
+    let mut counted = Vec::with_capacity(trigrams.len());
+    for trigram in trigrams {
+        let quoted = format!("\"{}\"", trigram.replace('"', "\"\""));
+        let leads: i64 = count.query_row((&quoted, TRIGRAM_COUNT_CAP), |row| row.get(0))?;
+        counted.push((leads, trigram));
+    }
+    counted.sort_unstable();
+    Ok(counted
+        .iter()
+        .take(SEARCH_TRIGRAMS)
+        .map(|(_, trigram)| format!("\"{}\"", trigram.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" AND "))
+}
+
+pub(crate) fn filter(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<(String, Vec<SqlValue>), Error> {
+    // A search of three characters or more is looked up in the trigram index, and the
+    // leads it finds are read by id: the other columns are then only checked (a `+` keeps
+    // SQLite from walking, say, every open lead of the project to test each one against
+    // the search's few).
+    let term = query.search.as_deref().map(search_term);
+    let by_search = term.as_ref().is_some_and(|term| term.chars().count() >= 3);
+    let column = |name: &str| {
+        if by_search {
+            format!("+{name}")
+        } else {
+            name.to_owned()
+        }
+    };
+    let mut sql = format!("{} = ?", column("project_id"));
     let mut params = vec![SqlValue::Integer(project.0)];
-    let mut equals = |sql: &mut String, column: &str, value: Option<String>| {
+    let mut equals = |sql: &mut String, name: &str, value: Option<String>| {
         match value {
             Some(value) => {
-                sql.push_str(&format!(" AND {column} = ?"));
+                sql.push_str(&format!(" AND {} = ?", column(name)));
                 params.push(SqlValue::Text(value));
             }
             // A filter value that normalises to nothing matches nothing.
@@ -336,7 +388,11 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
                 .iter()
                 .map(|s| format!("'{}'", s.as_ref()))
                 .collect();
-            sql.push_str(&format!(" AND status IN ({})", list.join(", ")));
+            sql.push_str(&format!(
+                " AND {} IN ({})",
+                column("status"),
+                list.join(", ")
+            ));
         }
     }
     if let Some(form_name) = &query.form_name {
@@ -352,35 +408,33 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
         equals(&mut sql, "phone_key", matching::phone_key(phone));
     }
     if let Some(from) = &query.created_from {
-        sql.push_str(" AND created_at >= ?");
+        sql.push_str(&format!(" AND {} >= ?", column("created_at")));
         params.push(SqlValue::Integer(to_millis(from)));
     }
     if let Some(to) = &query.created_to {
-        sql.push_str(" AND created_at <= ?");
+        sql.push_str(&format!(" AND {} <= ?", column("created_at")));
         params.push(SqlValue::Integer(to_millis(to)));
     }
-    if let Some(term) = &query.search {
-        let term = search_term(term);
-        // Terms of three characters or more are looked up in the trigram index; `instr`
-        // then keeps exactly the leads a scan would find.
-        if term.chars().count() >= 3 {
+    if let Some(term) = term {
+        // `instr` keeps exactly the leads a scan would find.
+        if by_search {
             sql.push_str(" AND id IN (SELECT rowid FROM leads_search WHERE leads_search MATCH ?)");
-            params.push(SqlValue::Text(format!("\"{}\"", term.replace('"', "\"\""))));
+            params.push(SqlValue::Text(search_match(conn, &term)?));
         }
         sql.push_str(" AND instr(search_text, ?) > 0");
         params.push(SqlValue::Text(term));
     }
-    for (column, exists) in [
+    for (name, exists) in [
         ("has_gclid", query.gclid_exists),
         ("has_cid", query.cid_exists),
         ("has_fbp", query.fbp_exists),
         ("has_fbc", query.fbc_exists),
     ] {
         if let Some(exists) = exists {
-            sql.push_str(&format!(" AND {column} = {}", i32::from(exists)));
+            sql.push_str(&format!(" AND {} = {}", column(name), i32::from(exists)));
         }
     }
-    (sql, params)
+    Ok((sql, params))
 }
 
 /// A sort field's column, and its key as listings sort by it (text sorts ignore ASCII
@@ -422,7 +476,7 @@ pub(crate) fn export(
     after: Option<&Cursor>,
     limit: u32,
 ) -> Result<Vec<StoredLead>, Error> {
-    let (filter, params) = filter(project, query);
+    let (filter, params) = filter(conn, project, query)?;
     let cursor = match after {
         None => None,
         Some(cursor) => Some((cursor_key(cursor, query.sort.field)?, cursor.id.0)),
@@ -567,7 +621,7 @@ mod tests {
             }
         }
         for query in queries {
-            let (filter, params) = filter(ProjectId(1), &query);
+            let (filter, params) = filter(&conn, ProjectId(1), &query).unwrap();
             let count = format!("SELECT count(*) FROM leads WHERE {filter}");
             let mut page_params = params.clone();
             page_params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
@@ -632,7 +686,7 @@ mod tests {
             ),
         ];
         for (query, cursor) in cases {
-            let (filter, mut params) = filter(ProjectId(1), &query);
+            let (filter, mut params) = filter(&conn, ProjectId(1), &query).unwrap();
             let key = cursor_key(&cursor, query.sort.field).unwrap();
             params.extend([key.clone(), key, SqlValue::Integer(7), SqlValue::Integer(3)]);
             let sql = format!(
