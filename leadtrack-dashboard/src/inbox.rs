@@ -58,9 +58,8 @@ fn parse_id(text: &str) -> Option<LeadId> {
 /// What the lead page says after a rating, from its `?done=` parameter (a fixed sentence
 /// per outcome, never text from the link).
 fn notice(query: &str) -> Option<&'static str> {
-    form_urlencoded::parse(query.as_bytes())
-        .find(|(name, _)| name == "done")
-        .and_then(|(_, value)| value.parse::<Rated>().ok())
+    crate::query_param(query, "done")
+        .and_then(|value| value.parse::<Rated>().ok())
         .map(Rated::notice)
 }
 
@@ -151,9 +150,9 @@ async fn new_leads<S: Store>(store: &S, request: &Request, public_id: &str) -> R
             Ok(found) => found,
             Err(response) => return response,
         };
-    let since = form_urlencoded::parse(request.query.as_bytes())
-        .find(|(name, _)| name == "since")
-        .and_then(|(_, value)| value.parse::<i64>().ok());
+    let since = request
+        .param("since")
+        .and_then(|value| value.parse::<i64>().ok());
     let Some(since) = since else {
         return render::error(
             StatusCode::BAD_REQUEST,

@@ -107,6 +107,22 @@ pub(crate) struct Request {
     pub(crate) remote: Option<SocketAddr>,
 }
 
+impl Request {
+    /// The first value of a query parameter, trimmed, unless it is blank.
+    pub(crate) fn param(&self, name: &str) -> Option<String> {
+        query_param(&self.query, name)
+    }
+}
+
+/// The first value of parameter `name` in the query string `query`, trimmed, unless it is
+/// blank.
+pub(crate) fn query_param(query: &str, name: &str) -> Option<String> {
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
+}
+
 /// Whether a path is the dashboard's: everything else falls through to the host's routes.
 fn claims(path: &str) -> bool {
     matches!(
@@ -134,7 +150,7 @@ pub fn routes<S: Store + Clone>(
         })
         .and(warp::method())
         .and(warp::header::headers_cloned())
-        .and(warp::addr::remote())
+        .and(leadtrack_warp::remote())
         .and(query)
         .and(warp::body::stream())
         .then(move |path, method, headers, remote, query, body| {

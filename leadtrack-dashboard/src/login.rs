@@ -57,16 +57,9 @@ fn local_path(next: &str) -> &str {
     if local { next } else { "/" }
 }
 
-fn query_next(request: &Request) -> String {
-    form_urlencoded::parse(request.query.as_bytes())
-        .find(|(name, _)| name == "next")
-        .map(|(_, value)| value.into_owned())
-        .unwrap_or_default()
-}
-
 /// `GET /login`: the form, or straight on for a user who is signed in.
 pub(crate) async fn form<S: Accounts>(store: &S, _config: &Config, request: &Request) -> Response {
-    let next = query_next(request);
+    let next = request.param("next").unwrap_or_default();
     match session::viewer(store, request).await {
         Ok(Some(_)) => render::redirect(local_path(&next)),
         Ok(None) => login_page(StatusCode::OK, "", local_path(&next), None),

@@ -59,16 +59,7 @@ where
 /// The report a query string asks for on `today`, and what in it was replaced by a
 /// default, in words.
 pub(crate) fn parse_query(query: &str, today: NaiveDate) -> (ReportQuery, Vec<String>) {
-    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
-        .into_owned()
-        .collect();
-    let param = |name: &str| {
-        pairs
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.trim().to_owned())
-            .filter(|value| !value.is_empty())
-    };
+    let param = |name: &str| crate::query_param(query, name);
     let mut problems = Vec::new();
     let touch = match param("touch") {
         None => Touchpoint::default(),

@@ -52,16 +52,7 @@ pub(crate) struct InboxView {
 impl InboxView {
     /// The view a query string names, and the lead query it stands for.
     pub(crate) fn from_query(query: &str) -> (Self, LeadQuery) {
-        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
-            .into_owned()
-            .collect();
-        let param = |name: &str| {
-            pairs
-                .iter()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value.trim().to_owned())
-                .filter(|value| !value.is_empty())
-        };
+        let param = |name: &str| crate::query_param(query, name);
         let mut problems = Vec::new();
         let tab = match param("tab") {
             None => LeadStatus::Open,

@@ -315,9 +315,7 @@ impl Problems {
 
 /// The `?saved=` value of a page's address: what the form before the redirect did.
 fn saved(request: &Request) -> Option<String> {
-    form_urlencoded::parse(request.query.as_bytes())
-        .find(|(name, _)| name == "saved")
-        .map(|(_, value)| value.into_owned())
+    request.param("saved")
 }
 
 /// The confirmation a page shows after a redirect: `notices` maps each `?saved=` value the
