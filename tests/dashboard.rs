@@ -266,6 +266,24 @@ async fn a_team_rates_leads_in_the_inbox() {
     .await;
     assert!(text(&browser).await.contains("katherine@example.com"));
 
+    // A lead arriving while the inbox is open shows up as a bar within 10 seconds.
+    c.goto(&format!("{}/projects/acme/leads", site.base))
+        .await
+        .unwrap();
+    lead(
+        &site.store,
+        &site.acme,
+        json!({"userData": {"email": "new@example.com"}}),
+    )
+    .await;
+    let bar = c.find(Locator::Css("[data-live]")).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !bar.is_displayed().await.unwrap() {
+        assert!(Instant::now() < deadline, "no new-leads bar within 10 s");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(bar.text().await.unwrap(), "1 new lead · Show them");
+
     // Search with `/`, then a click-id filter.
     c.goto(&format!("{}/projects/acme/leads", site.base))
         .await
