@@ -274,9 +274,11 @@ async fn a_page_on_another_origin_passes_the_preflight() {
         return;
     };
     let api = api().await;
-    let site = serve(leadtrack::warp::demo().recover(|_| async {
-        Ok::<_, std::convert::Infallible>(warp::http::StatusCode::NOT_FOUND)
-    }))
+    let site = serve(
+        leadtrack::warp::demo_allowing([api.base_url.clone()]).recover(|_| async {
+            Ok::<_, std::convert::Infallible>(warp::http::StatusCode::NOT_FOUND)
+        }),
+    )
     .await;
     let page_origin = format!("http://{site}");
     assert_ne!(page_origin, api.base_url, "two origins");

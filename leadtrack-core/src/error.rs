@@ -31,6 +31,8 @@ pub enum ErrorCode {
     ProjectMismatch,
     /// The project is deactivated.
     ProjectInactive,
+    /// A browser's `Origin` is not among the project's allowed origins (an addition).
+    OriginNotAllowed,
     /// The `projectId` is unknown.
     ProjectNotFound,
     /// No such lead in the key's project.
@@ -69,7 +71,7 @@ impl ErrorCode {
             | Self::MissingIdentifier
             | Self::InvalidQuery => 400,
             Self::MissingApiKey | Self::InvalidApiKey => 401,
-            Self::ProjectMismatch | Self::ProjectInactive => 403,
+            Self::ProjectMismatch | Self::ProjectInactive | Self::OriginNotAllowed => 403,
             Self::ProjectNotFound
             | Self::LeadNotFound
             | Self::ConversionLabelNotFound
@@ -221,6 +223,7 @@ mod tests {
             (ErrorCode::InvalidApiKey, 401),
             (ErrorCode::ProjectMismatch, 403),
             (ErrorCode::ProjectInactive, 403),
+            (ErrorCode::OriginNotAllowed, 403),
             (ErrorCode::ProjectNotFound, 404),
             (ErrorCode::LeadNotFound, 404),
             (ErrorCode::ConversionLabelNotFound, 404),

@@ -23,8 +23,23 @@ pub struct Project {
     pub phone_country_code: Option<String>,
     /// What a `lost` conversion sends to each integration.
     pub lost_mapping: LabelMapping,
+    /// The browser origins createLead accepts (`https://shop.example`, as
+    /// [`validate_origin`] writes them); empty: any.
+    pub allowed_origins: Vec<String>,
     /// When it was created.
     pub created_at: DateTime<Utc>,
+}
+
+impl Project {
+    /// Whether createLead accepts a request sent with this `Origin` header: any origin when
+    /// the project lists none. Requests without an `Origin` (servers, plugins) never ask.
+    pub fn allows_origin(&self, origin: &str) -> bool {
+        self.allowed_origins.is_empty()
+            || self
+                .allowed_origins
+                .iter()
+                .any(|allowed| allowed.eq_ignore_ascii_case(origin.trim()))
+    }
 }
 
 /// The currency of a project created without one.
@@ -52,6 +67,9 @@ pub struct ProjectSettings {
     pub phone_country_code: Option<Option<String>>,
     /// A new mapping for `lost`.
     pub lost_mapping: Option<LabelMapping>,
+    /// New allowed browser origins, each checked by [`validate_origin`]; `Some(vec![])`
+    /// allows any origin again.
+    pub allowed_origins: Option<Vec<String>>,
 }
 
 /// A fresh random public project id, `prj_` and 16 hex digits.
@@ -112,6 +130,16 @@ impl ProjectSettings {
         if let Some(mapping) = self.lost_mapping {
             changed.lost_mapping = mapping;
         }
+        if let Some(origins) = self.allowed_origins {
+            let mut valid = Vec::with_capacity(origins.len());
+            for origin in &origins {
+                let origin = validate_origin(origin)?;
+                if !valid.contains(&origin) {
+                    valid.push(origin);
+                }
+            }
+            changed.allowed_origins = valid;
+        }
         *project = changed;
         Ok(())
     }
@@ -149,6 +177,50 @@ pub fn validate_currency(code: &str) -> Result<(), String> {
         Err(format!(
             "currency {code:?} must be an ISO 4217 code such as EUR or USD"
         ))
+    }
+}
+
+/// A browser origin as browsers send it in `Origin`: `http` or `https`, `://`, a host and
+/// an optional port, nothing after (no path, no trailing `/`). Returns it trimmed and in
+/// lowercase, the form [`Project::allows_origin`] compares.
+pub fn validate_origin(origin: &str) -> Result<String, String> {
+    let origin = origin.trim().to_ascii_lowercase();
+    let invalid = || {
+        format!(
+            "origin {origin:?} must be a scheme and host such as https://shop.example or http://localhost:8080, without a path"
+        )
+    };
+    let rest = origin
+        .strip_prefix("https://")
+        .or_else(|| origin.strip_prefix("http://"))
+        .ok_or_else(invalid)?;
+    // An IPv6 host is bracketed (`[::1]`): its colons are not the port's.
+    let (host_ok, port) = match rest.strip_prefix('[') {
+        Some(v6) => {
+            let (inner, after) = v6.split_once(']').ok_or_else(invalid)?;
+            let inner_ok = !inner.is_empty()
+                && inner
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+            (inner_ok, after)
+        }
+        None => {
+            let (host, after) = rest.find(':').map_or((rest, ""), |at| rest.split_at(at));
+            let host_ok = !host.is_empty()
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+            (host_ok, after)
+        }
+    };
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|digits| {
+            (1..=5).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
+        });
+    if host_ok && port_ok {
+        Ok(origin)
+    } else {
+        Err(invalid())
     }
 }
 
@@ -215,6 +287,7 @@ mod tests {
             currency: "USD".into(),
             phone_country_code: None,
             lost_mapping: LabelMapping::default_lost(),
+            allowed_origins: Vec::new(),
             created_at: DateTime::<Utc>::MIN_UTC,
         };
         let before = project.clone();
@@ -233,5 +306,56 @@ mod tests {
         good.apply(&mut project).unwrap();
         assert_eq!(project.currency, "EUR");
         assert_eq!(project.phone_country_code.as_deref(), Some("49"));
+    }
+
+    #[test]
+    fn origins_are_checked_and_compared_in_lowercase() {
+        assert_eq!(
+            validate_origin(" HTTPS://Shop.Example ").unwrap(),
+            "https://shop.example"
+        );
+        assert!(validate_origin("http://localhost:8080").is_ok());
+        assert!(validate_origin("http://[::1]:8080").is_ok());
+        for bad in [
+            "shop.example",
+            "ftp://shop.example",
+            "https://",
+            "https://shop.example/",
+            "https://shop.example/path",
+            "https://shop.example:port",
+            "https://shop example",
+            "*",
+        ] {
+            assert!(validate_origin(bad).is_err(), "{bad}");
+        }
+        let mut project = Project {
+            id: ProjectId(1),
+            public_id: "acme".into(),
+            name: "Acme".into(),
+            active: true,
+            currency: "USD".into(),
+            phone_country_code: None,
+            lost_mapping: LabelMapping::default_lost(),
+            allowed_origins: Vec::new(),
+            created_at: DateTime::<Utc>::MIN_UTC,
+        };
+        assert!(project.allows_origin("https://anywhere.example"));
+        let settings = ProjectSettings {
+            allowed_origins: Some(vec![
+                "https://Shop.example".into(),
+                "https://shop.example".into(),
+            ]),
+            ..ProjectSettings::default()
+        };
+        settings.apply(&mut project).unwrap();
+        assert_eq!(project.allowed_origins, ["https://shop.example"]);
+        assert!(project.allows_origin("https://SHOP.example"));
+        assert!(!project.allows_origin("https://evil.example"));
+        let bad = ProjectSettings {
+            allowed_origins: Some(vec!["shop.example".into()]),
+            ..ProjectSettings::default()
+        };
+        assert!(bad.apply(&mut project).is_err());
+        assert_eq!(project.allowed_origins, ["https://shop.example"]);
     }
 }

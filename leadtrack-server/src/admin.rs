@@ -62,6 +62,7 @@ pub(crate) async fn project_command<S: Admin>(
                             "name": p.name,
                             "active": p.active,
                             "currency": p.currency,
+                            "allowedOrigins": p.allowed_origins,
                             "createdAt": leadtrack_core::time::format(&p.created_at),
                         })
                     })
@@ -130,22 +131,38 @@ pub(crate) async fn project_command<S: Admin>(
                 currency: args.currency,
                 phone_country_code: args.country_code.map(blank_is_none),
                 lost_mapping: lost_changed.then_some(lost),
+                allowed_origins: args.allowed_origins.as_deref().map(origin_list),
             };
             let updated = store
                 .update_project(project.id, settings)
                 .await
                 .map_err(Failure::store)?;
+            let origins = if updated.allowed_origins.is_empty() {
+                "any".to_owned()
+            } else {
+                updated.allowed_origins.join(", ")
+            };
             say!(
-                "Project {}: name {:?}, currency {}, country code {}, lost sends {}.",
+                "Project {}: name {:?}, currency {}, country code {}, lost sends {}, browser origins {}.",
                 updated.public_id,
                 updated.name,
                 updated.currency,
                 updated.phone_country_code.as_deref().unwrap_or("none"),
-                describe(&updated.lost_mapping)
+                describe(&updated.lost_mapping),
+                origins
             );
         }
     }
     Ok(())
+}
+
+/// `--allowed-origins`: comma-separated, blanks dropped ("" is the empty list, any origin).
+fn origin_list(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|origin| !origin.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Creates a project and its first key.

@@ -1,9 +1,11 @@
 //! The command line.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use leadtrack_core::types::Role;
+use leadtrack_warp::{RateLimit, RateLimits, ServeOptions};
 
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
 ///
@@ -83,12 +85,100 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) owner_email: String,
 
+    /// createLead requests per client address: PER_MINUTE:BURST, or off.
+    #[arg(
+        long,
+        env = "LEADTRACK_RATE_LIMIT_IP",
+        default_value_t = RateLimits::default().per_ip,
+        value_name = "PER_MINUTE:BURST"
+    )]
+    pub(crate) rate_limit_ip: RateLimit,
+
+    /// createLead requests per project, all clients together: PER_MINUTE:BURST, or off.
+    #[arg(
+        long,
+        env = "LEADTRACK_RATE_LIMIT_PROJECT",
+        default_value_t = RateLimits::default().per_project,
+        value_name = "PER_MINUTE:BURST"
+    )]
+    pub(crate) rate_limit_project: RateLimit,
+
+    /// Requests per API key on the keyed routes: PER_MINUTE:BURST, or off.
+    #[arg(
+        long,
+        env = "LEADTRACK_RATE_LIMIT_KEY",
+        default_value_t = RateLimits::default().per_key,
+        value_name = "PER_MINUTE:BURST"
+    )]
+    pub(crate) rate_limit_key: RateLimit,
+
     /// Do not deliver conversions in this process (run `server worker` elsewhere).
     #[arg(long)]
     pub(crate) no_worker: bool,
 
     #[command(flatten)]
+    pub(crate) connections: ConnectionArgs,
+
+    #[command(flatten)]
     pub(crate) worker: WorkerArgs,
+}
+
+/// How `serve` treats connections: timeouts in seconds and the connection cap.
+#[derive(Debug, Args)]
+pub(crate) struct ConnectionArgs {
+    /// Seconds a client has to send a request's headers (and, on a kept-alive connection,
+    /// to start its next request).
+    #[arg(
+        long,
+        env = "LEADTRACK_HEADER_TIMEOUT",
+        default_value_t = ServeOptions::default().header_read_timeout.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) header_timeout: u64,
+
+    /// Seconds a client has to send a request's body.
+    #[arg(
+        long,
+        env = "LEADTRACK_BODY_TIMEOUT",
+        default_value_t = ServeOptions::default().body_read_timeout.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) body_timeout: u64,
+
+    /// Seconds a connection stays open with no request and no traffic.
+    #[arg(
+        long,
+        env = "LEADTRACK_IDLE_TIMEOUT",
+        default_value_t = ServeOptions::default().idle_timeout.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) idle_timeout: u64,
+
+    /// The most connections open at once; past it the longest idle one is closed (keep it
+    /// well under the open-file limit, `ulimit -n`).
+    #[arg(
+        long,
+        env = "LEADTRACK_MAX_CONNECTIONS",
+        default_value_t = ServeOptions::default().max_connections,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        value_name = "N"
+    )]
+    pub(crate) max_connections: usize,
+}
+
+impl ConnectionArgs {
+    /// The options of the server's accept loop.
+    pub(crate) fn options(&self) -> ServeOptions {
+        ServeOptions {
+            header_read_timeout: Duration::from_secs(self.header_timeout),
+            body_read_timeout: Duration::from_secs(self.body_timeout),
+            idle_timeout: Duration::from_secs(self.idle_timeout),
+            max_connections: self.max_connections,
+        }
+    }
 }
 
 /// Options of the conversion worker.
@@ -171,6 +261,11 @@ pub(crate) struct ProjectSetArgs {
     /// Whether the webhook hears of `lost`.
     #[arg(long, value_name = "BOOL")]
     pub(crate) lost_webhook: Option<bool>,
+    /// Browser origins createLead accepts, comma-separated (e.g.
+    /// "https://shop.example,https://www.shop.example"); "" accepts any. Requests without
+    /// an Origin header (servers, the WordPress plugin) are always accepted.
+    #[arg(long, value_name = "ORIGINS")]
+    pub(crate) allowed_origins: Option<String>,
 }
 
 /// `integration ...`: connect (or change) with the settings given; `--disconnect` removes.

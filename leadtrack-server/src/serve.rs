@@ -38,6 +38,11 @@ pub(crate) async fn serve<S: Store + Clone>(
     bootstrap::first_run(&store, addr, &args.owner_email).await?;
     let config = Config {
         trust_forwarded_for: args.trust_forwarded_for,
+        rate_limits: leadtrack_warp::RateLimits {
+            per_ip: args.rate_limit_ip,
+            per_project: args.rate_limit_project,
+            per_key: args.rate_limit_key,
+        },
         ..Config::default()
     };
     let pages = leadtrack_dashboard::routes(
@@ -56,7 +61,8 @@ pub(crate) async fn serve<S: Store + Clone>(
     };
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
     let app = leadtrack_warp::app_with(store, config, pages);
-    leadtrack_warp::serve_app(listener, app, stopped(&stop)).await;
+    let options = args.connections.options();
+    leadtrack_warp::serve_app_with(listener, app, options, stopped(&stop)).await;
     tracing::info!("stopped accepting requests");
     if let Some(worker) = worker {
         let _ = worker.await;

@@ -201,7 +201,7 @@ fn membership_columns() -> String {
 fn membership(row: &rusqlite::Row<'_>) -> Result<Membership, Error> {
     Ok(Membership {
         project: rows::project(row)?,
-        role: rows::parse("members.role", row.get(8)?)?,
+        role: rows::parse("members.role", row.get(rows::PROJECT_COLUMN_COUNT)?)?,
     })
 }
 

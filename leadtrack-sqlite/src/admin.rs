@@ -86,7 +86,8 @@ pub(crate) fn update_project(
     let mut project = project(conn, id)?;
     settings.apply(&mut project).map_err(invalid)?;
     conn.prepare_cached(
-        "UPDATE projects SET name = ?2, currency = ?3, phone_country_code = ?4, lost_mapping = ?5
+        "UPDATE projects SET name = ?2, currency = ?3, phone_country_code = ?4, lost_mapping = ?5,
+            allowed_origins = ?6
          WHERE id = ?1",
     )?
     .execute((
@@ -95,6 +96,7 @@ pub(crate) fn update_project(
         &project.currency,
         &project.phone_country_code,
         serde_json::to_string(&project.lost_mapping)?,
+        serde_json::to_string(&project.allowed_origins)?,
     ))?;
     Ok(project)
 }

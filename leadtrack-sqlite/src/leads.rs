@@ -7,7 +7,7 @@ use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::report;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
-use leadtrack_core::request::{Cursor, LeadQuery};
+use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery};
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
@@ -18,29 +18,37 @@ use strum::VariantArray;
 use crate::activity;
 use crate::rows::{self, Error, LEAD_COLUMNS};
 
-/// Creates a lead, or merges into the project's lead with the same event id, and records
-/// `created` or `merged` in its history. Runs in the writer's transaction, so concurrent
-/// creates are serialised and the unique index on `(project_id, unique_event_id)` backs the
-/// rule.
+/// Creates a lead, or merges into the project's lead with the same event id that `route`
+/// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
+/// history. Runs in the writer's transaction, so concurrent creates are serialised and the
+/// unique index on `(project_id, unique_event_id, created_via)` backs the rule.
+///
+/// [`LeadStore::create_lead_via`]: leadtrack_core::LeadStore::create_lead_via
 pub(crate) fn create(
     conn: &Connection,
     project: ProjectId,
+    route: CreateRoute,
     data: LeadData,
     now: DateTime<Utc>,
 ) -> Result<CreatedLead, Error> {
     if let Some(event_id) = data.unique_event_id() {
+        // A browser create sees only browser leads; a server create prefers its own
+        // route's lead ('server' sorts after 'browser').
         let existing = conn
             .prepare_cached(
-                "SELECT id, data FROM leads WHERE project_id = ?1 AND unique_event_id = ?2",
+                "SELECT id, data FROM leads
+                 WHERE project_id = ?1 AND unique_event_id = ?2
+                   AND (?3 = 'server' OR created_via = 'browser')
+                 ORDER BY created_via DESC LIMIT 1",
             )?
-            .query_row((project.0, event_id), |row| {
+            .query_row((project.0, event_id, route_name(route)), |row| {
                 Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
             })
             .optional()?;
         if let Some((id, stored)) = existing {
             let mut merged: LeadData = serde_json::from_str(&stored)?;
             merged.merge(data);
-            write_data(conn, Some(id), project, &merged, now)?;
+            write_data(conn, Write::Update(id), project, &merged, now)?;
             activity::record(conn, project, LeadId(id), now, None, &Activity::Merged)?;
             return Ok(CreatedLead {
                 lead_id: LeadId(id),
@@ -49,7 +57,7 @@ pub(crate) fn create(
             });
         }
     }
-    let id = write_data(conn, None, project, &data, now)?;
+    let id = write_data(conn, Write::Insert(route), project, &data, now)?;
     activity::record(conn, project, LeadId(id), now, None, &Activity::Created)?;
     Ok(CreatedLead {
         lead_id: LeadId(id),
@@ -58,11 +66,25 @@ pub(crate) fn create(
     })
 }
 
-/// Inserts a new lead (`id` `None`) or rewrites an existing lead's data with the columns
-/// derived from it. Returns the lead's id.
+/// The `leads.created_via` value of a route.
+fn route_name(route: CreateRoute) -> &'static str {
+    match route {
+        CreateRoute::Browser => "browser",
+        CreateRoute::Server => "server",
+    }
+}
+
+/// What [`write_data`] does: insert a lead created through a route, or rewrite a lead.
+enum Write {
+    Insert(CreateRoute),
+    Update(i64),
+}
+
+/// Inserts a new lead or rewrites an existing lead's data with the columns derived from it.
+/// Returns the lead's id.
 fn write_data(
     conn: &Connection,
-    id: Option<i64>,
+    write: Write,
     project: ProjectId,
     data: &LeadData,
     now: DateTime<Utc>,
@@ -111,10 +133,11 @@ fn write_data(
         (":last_medium", &last_medium),
         (":last_campaign", &last_campaign),
     ];
-    if let Some(id) = &id {
-        params.push((":id", id));
-        conn.prepare_cached(
-            "UPDATE leads SET updated_at = :now, data = :data, form_name = :form_name,
+    match &write {
+        Write::Update(id) => {
+            params.push((":id", id));
+            conn.prepare_cached(
+                "UPDATE leads SET updated_at = :now, data = :data, form_name = :form_name,
                 first_name = :first_name, last_name = :last_name, email = :email,
                 phone = :phone, company_name = :company_name,
                 unique_identifier = :unique_identifier, unique_event_id = :unique_event_id,
@@ -125,26 +148,30 @@ fn write_data(
                 last_source = :last_source, last_medium = :last_medium,
                 last_campaign = :last_campaign
              WHERE id = :id AND project_id = :project_id",
-        )?
-        .execute(params.as_slice())?;
-        Ok(*id)
-    } else {
-        let status = LeadStatus::Open.as_ref();
-        params.push((":status", &status));
-        conn.prepare_cached(
-            "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
+            )?
+            .execute(params.as_slice())?;
+            Ok(*id)
+        }
+        Write::Insert(route) => {
+            let status = LeadStatus::Open.as_ref();
+            let created_via = route_name(*route);
+            params.push((":status", &status));
+            params.push((":created_via", &created_via));
+            conn.prepare_cached(
+                "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
                 first_name, last_name, email, phone, company_name, unique_identifier,
                 unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
                 has_fbp, has_fbc, first_source, first_medium, first_campaign, last_source,
-                last_medium, last_campaign)
+                last_medium, last_campaign, created_via)
              VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
                 :last_name, :email, :phone, :company_name, :unique_identifier,
                 :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
                 :has_fbp, :has_fbc, :first_source, :first_medium, :first_campaign,
-                :last_source, :last_medium, :last_campaign)",
-        )?
-        .execute(params.as_slice())?;
-        Ok(conn.last_insert_rowid())
+                :last_source, :last_medium, :last_campaign, :created_via)",
+            )?
+            .execute(params.as_slice())?;
+            Ok(conn.last_insert_rowid())
+        }
     }
 }
 
@@ -327,9 +354,18 @@ const TRIGRAM_COUNT_CAP: i64 = 1_000;
 /// trigrams (counted up to [`TRIGRAM_COUNT_CAP`] leads each), all required. A phrase of
 /// every trigram would read the long lists of the common ones (`lea`, `@ex`, `com`);
 /// `instr` then keeps exactly the leads whose text holds the whole term.
-fn search_match(conn: &Connection, term: &str) -> Result<String, Error> {
+fn search_match(conn: &Connection, term: &str) -> Result<Option<String>, Error> {
     let chars: Vec<char> = term.chars().collect();
-    let mut trigrams: Vec<String> = chars.windows(3).map(|w| w.iter().collect()).collect();
+    // FTS5 reads its query as a C string: a NUL ends it mid-phrase (a syntax error), so
+    // trigrams holding one are left to `instr`, which compares bytes and finds them.
+    let mut trigrams: Vec<String> = chars
+        .windows(3)
+        .filter(|w| !w.contains(&'\0'))
+        .map(|w| w.iter().collect())
+        .collect();
+    if trigrams.is_empty() {
+        return Ok(None);
+    }
     trigrams.sort_unstable();
     trigrams.dedup();
     let mut count = conn.prepare_cached(
@@ -342,12 +378,14 @@ fn search_match(conn: &Connection, term: &str) -> Result<String, Error> {
         counted.push((leads, trigram));
     }
     counted.sort_unstable();
-    Ok(counted
-        .iter()
-        .take(SEARCH_TRIGRAMS)
-        .map(|(_, trigram)| format!("\"{}\"", trigram.replace('"', "\"\"")))
-        .collect::<Vec<_>>()
-        .join(" AND "))
+    Ok(Some(
+        counted
+            .iter()
+            .take(SEARCH_TRIGRAMS)
+            .map(|(_, trigram)| format!("\"{}\"", trigram.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" AND "),
+    ))
 }
 
 pub(crate) fn filter(
@@ -360,7 +398,11 @@ pub(crate) fn filter(
     // SQLite from walking, say, every open lead of the project to test each one against
     // the search's few).
     let term = query.search.as_deref().map(search_term);
-    let by_search = term.as_ref().is_some_and(|term| term.chars().count() >= 3);
+    let trigrams = match &term {
+        Some(term) if term.chars().count() >= 3 => search_match(conn, term)?,
+        _ => None,
+    };
+    let by_search = trigrams.is_some();
     let column = |name: &str| {
         if by_search {
             format!("+{name}")
@@ -417,9 +459,9 @@ pub(crate) fn filter(
     }
     if let Some(term) = term {
         // `instr` keeps exactly the leads a scan would find.
-        if by_search {
+        if let Some(trigrams) = trigrams {
             sql.push_str(" AND id IN (SELECT rowid FROM leads_search WHERE leads_search MATCH ?)");
-            params.push(SqlValue::Text(search_match(conn, &term)?));
+            params.push(SqlValue::Text(trigrams));
         }
         sql.push_str(" AND instr(search_text, ?) > 0");
         params.push(SqlValue::Text(term));

@@ -71,8 +71,10 @@ pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str =
-    "id, public_id, name, active, currency, phone_country_code, lost_mapping, created_at";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, phone_country_code, lost_mapping, created_at, allowed_origins";
+
+/// How many columns [`PROJECT_COLUMNS`] names: the index of the first column after them.
+pub(crate) const PROJECT_COLUMN_COUNT: usize = 9;
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
@@ -85,6 +87,7 @@ pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
         phone_country_code: row.get(5)?,
         lost_mapping: serde_json::from_str(&row.get::<_, String>(6)?)?,
         created_at: from_millis(row.get(7)?),
+        allowed_origins: serde_json::from_str(&row.get::<_, String>(8)?)?,
     })
 }
 

@@ -307,6 +307,19 @@ pub(crate) const MIGRATIONS: &[&str] = &[
             WHERE project_id = old.project_id AND status = old.status;
     END;
     "#,
+    // 9: hardening. A project's allowed browser origins (a JSON array of strings, empty:
+    // any). The route each lead was created by (`browser` or `server`): a browser create
+    // merges only into browser leads, so one event id may name one lead per route, and the
+    // dedup index holds per route. Leads from before this migration count as `server`:
+    // nobody can tell which route made them, and wrongly protecting one from a browser
+    // merge costs a duplicate, while the opposite lets anyone overwrite it.
+    r#"
+    ALTER TABLE projects ADD COLUMN allowed_origins TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE leads ADD COLUMN created_via TEXT NOT NULL DEFAULT 'server';
+    DROP INDEX leads_event;
+    CREATE UNIQUE INDEX leads_event ON leads (project_id, unique_event_id, created_via)
+        WHERE unique_event_id IS NOT NULL;
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.
@@ -455,5 +468,44 @@ mod tests {
                 (2, "webhook".to_owned(), 4)
             ]
         );
+    }
+
+    #[test]
+    fn leads_of_an_older_database_count_as_created_with_a_key() {
+        use leadtrack_core::request::CreateRoute;
+        use leadtrack_core::types::{LeadId, ProjectId};
+
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 8).unwrap();
+        conn.execute_batch(
+            "INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+             VALUES (1, 'acme', 'Acme', 'EUR', '{}', 0);
+             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                 unique_event_id, search_text, has_gclid, has_cid, has_fbp, has_fbc)
+             VALUES (1, 1, 'open', 0, 0, '{\"formData\":{\"uniqueEventId\":\"evt\"}}',
+                 'evt', '', 0, 0, 0, 0);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let allowed: String = conn
+            .query_row("SELECT allowed_origins FROM projects", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(allowed, "[]");
+        let data = || {
+            serde_json::from_value(serde_json::json!({
+                "userData": {"email": "b@x.io"}, "formData": {"uniqueEventId": "evt"}
+            }))
+            .unwrap()
+        };
+        let now = chrono::Utc::now();
+        let browser =
+            crate::leads::create(&conn, ProjectId(1), CreateRoute::Browser, data(), now).unwrap();
+        assert!(
+            browser.created,
+            "a browser create does not merge into the old lead"
+        );
+        let server =
+            crate::leads::create(&conn, ProjectId(1), CreateRoute::Server, data(), now).unwrap();
+        assert_eq!((server.lead_id, server.created), (LeadId(1), false));
     }
 }

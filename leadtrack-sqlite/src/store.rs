@@ -14,7 +14,7 @@ use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
-use leadtrack_core::request::{Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -36,13 +36,14 @@ impl LeadStore for SqliteStore {
             .await
     }
 
-    async fn create_lead(
+    async fn create_lead_via(
         &self,
         project: ProjectId,
+        route: CreateRoute,
         data: LeadData,
         now: DateTime<Utc>,
     ) -> StoreResult<CreatedLead> {
-        self.write(move |conn| leads::create(conn, project, data, now))
+        self.write(move |conn| leads::create(conn, project, route, data, now))
             .await
     }
 

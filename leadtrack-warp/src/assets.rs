@@ -1,7 +1,7 @@
 //! The browser capture script, `GET /leadtrack.js`, and the demo pages that show it at work.
 
 use std::hash::{Hash, Hasher};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use warp::http::header::{self, HeaderValue};
 use warp::http::{HeaderMap, StatusCode};
@@ -106,23 +106,48 @@ pub fn script()
 }
 
 /// `GET /demo`, `GET /demo/contact`, `POST /demo/thanks`: a tiny website using the script,
-/// to try capture in a browser: `/demo?projectId=PROJECT_ID`. An `api` parameter
-/// (`http(s)://host:port`) makes the pages load the script from, and post to, another origin.
+/// to try capture in a browser: `/demo?projectId=PROJECT_ID`. The pages load the script
+/// from, and post to, their own origin; an `api` parameter naming another origin is refused
+/// with a `400` page (see [`demo_allowing`] to permit some).
 pub fn demo()
 -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    demo_allowing(std::iter::empty::<String>())
+}
+
+/// [`demo`], whose pages also accept `api=ORIGIN` (`http(s)://host:port`) for each of
+/// `origins`, and then load the script from, and post to, that origin.
+///
+/// Only listed origins are accepted: a page on our origin running a script from anywhere a
+/// link names would let any site's code run as ours.
+pub fn demo_allowing<I, O>(
+    origins: I,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static
+where
+    I: IntoIterator<Item = O>,
+    O: Into<String>,
+{
+    let origins: Arc<[String]> = origins
+        .into_iter()
+        .map(|origin| origin.into().trim().trim_end_matches('/').to_owned())
+        .filter(|origin| origin.starts_with("http://") || origin.starts_with("https://"))
+        .collect();
     let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
+    let allowed = warp::any().map(move || origins.clone());
     let landing = warp::path!("demo")
         .and(warp::get())
         .and(query)
-        .map(|query: String| page(&query, Page::Landing));
+        .and(allowed.clone())
+        .map(|query: String, origins: Arc<[String]>| page(&query, &origins, Page::Landing));
     let contact = warp::path!("demo" / "contact")
         .and(warp::get())
         .and(query)
-        .map(|query: String| page(&query, Page::Contact));
+        .and(allowed.clone())
+        .map(|query: String, origins: Arc<[String]>| page(&query, &origins, Page::Contact));
     let thanks = warp::path!("demo" / "thanks")
         .and(warp::post())
         .and(query)
-        .map(|query: String| page(&query, Page::Thanks));
+        .and(allowed)
+        .map(|query: String, origins: Arc<[String]>| page(&query, &origins, Page::Thanks));
     landing.or(contact).unify().or(thanks).unify()
 }
 
@@ -147,7 +172,7 @@ fn escape(text: &str) -> String {
         .collect()
 }
 
-fn page(query: &str, page: Page) -> Response {
+fn page(query: &str, origins: &[String], page: Page) -> Response {
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
         .into_owned()
         .collect();
@@ -160,9 +185,24 @@ fn page(query: &str, page: Page) -> Response {
     let project =
         param("projectId").filter(|id| leadtrack_core::project::validate_public_id(id).is_ok());
     let api = param("api")
-        .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
         .map(|url| url.trim_end_matches('/').to_owned())
         .unwrap_or_default();
+    if !api.is_empty()
+        && !origins
+            .iter()
+            .any(|origin| origin.eq_ignore_ascii_case(&api))
+    {
+        return html(
+            StatusCode::BAD_REQUEST,
+            "leadtrack demo",
+            &format!(
+                "<p>This demo does not load the script from <code>{}</code>: only from its own \
+                 origin (open it without <code>api</code>) or from an origin the server allows.</p>",
+                escape(&api)
+            ),
+            None,
+        );
+    }
     let Some(project) = project else {
         return html(
             StatusCode::BAD_REQUEST,
@@ -277,7 +317,7 @@ mod tests {
 
     #[tokio::test]
     async fn demo_pages_embed_the_script_and_escape_what_they_are_given() {
-        let filter = demo();
+        let filter = demo_allowing(["http://127.0.0.1:9/"]);
         let response = warp::test::request()
             .path("/demo/contact?projectId=prj_1&api=http://127.0.0.1:9")
             .reply(&filter)
@@ -291,11 +331,42 @@ mod tests {
             .reply(&filter)
             .await;
         let text = String::from_utf8(hostile.body().to_vec()).unwrap();
+        assert_eq!(hostile.status(), StatusCode::BAD_REQUEST);
         assert!(!text.contains("\"><script>"), "{text}");
         let missing = warp::test::request()
             .path("/demo?projectId=%3Cb%3E")
             .reply(&filter)
             .await;
         assert_eq!(missing.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn demo_pages_refuse_a_script_from_a_foreign_origin() {
+        for filter in [
+            demo().boxed(),
+            demo_allowing(["http://127.0.0.1:9"]).boxed(),
+        ] {
+            for path in [
+                "/demo?projectId=prj_1&api=https://evil.example",
+                "/demo/contact?projectId=prj_1&api=https://evil.example/",
+                "/demo?projectId=prj_1&api=javascript:alert(1)",
+            ] {
+                let response = warp::test::request().path(path).reply(&filter).await;
+                assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{path}");
+                let text = String::from_utf8(response.body().to_vec()).unwrap();
+                assert!(!text.contains("<script"), "{path}: {text}");
+                assert!(text.contains("only from its own"), "{text}");
+            }
+        }
+        let own = warp::test::request()
+            .path("/demo?projectId=prj_1")
+            .reply(&demo())
+            .await;
+        assert_eq!(own.status(), StatusCode::OK);
+        let text = String::from_utf8(own.body().to_vec()).unwrap();
+        assert!(
+            text.contains(r#"<script src="/leadtrack.js" data-project-id="prj_1" async></script>"#),
+            "{text}"
+        );
     }
 }

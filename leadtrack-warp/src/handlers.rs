@@ -18,6 +18,7 @@ use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
 
+use crate::rate::Limiters;
 use crate::reply::{self, ApiError};
 use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
 use crate::{Config, Operation};
@@ -35,6 +36,7 @@ pub(crate) struct Request {
 pub(crate) async fn handle<S, B, D>(
     store: &S,
     config: &Config,
+    limiters: &Limiters,
     request: Request,
     body: B,
 ) -> Response
@@ -50,15 +52,17 @@ where
         ApiError::method_not_allowed(reply::allow_header(&operation.method())).into_response()
     } else {
         let result = match operation {
-            Operation::CreateLead => create_lead(store, config, &request, body).await,
+            Operation::CreateLead => create_lead(store, config, limiters, &request, body).await,
             Operation::CreateServerSideLead => {
-                create_server_side_lead(store, config, &request, body).await
+                create_server_side_lead(store, config, limiters, &request, body).await
             }
-            Operation::UpdateLeadStatus => update_lead_status(store, config, &request, body).await,
-            Operation::GetLeads => get_leads(store, &request).await,
-            Operation::GetLead => get_lead(store, &request).await,
-            Operation::GetLeadJobs => get_lead_jobs(store, &request).await,
-            Operation::GetLeadActivity => get_lead_activity(store, &request).await,
+            Operation::UpdateLeadStatus => {
+                update_lead_status(store, config, limiters, &request, body).await
+            }
+            Operation::GetLeads => get_leads(store, limiters, &request).await,
+            Operation::GetLead => get_lead(store, limiters, &request).await,
+            Operation::GetLeadJobs => get_lead_jobs(store, limiters, &request).await,
+            Operation::GetLeadActivity => get_lead_activity(store, limiters, &request).await,
         };
         result.unwrap_or_else(ApiError::into_response)
     };
@@ -67,9 +71,14 @@ where
 }
 
 /// `POST /api/leads/createLead`: from browsers, no key; the project comes from the body.
+///
+/// Anyone may call it with any project's id, so it is limited per client address and per
+/// project, refuses origins the project does not list, merges only into leads created
+/// here too, and answers only the `uniqueIdentifier` the request itself sent.
 async fn create_lead<S, B, D>(
     store: &S,
     config: &Config,
+    limiters: &Limiters,
     request: &Request,
     body: B,
 ) -> Result<Response, ApiError>
@@ -78,20 +87,32 @@ where
     B: Stream<Item = Result<D, warp::Error>>,
     D: Buf,
 {
+    let client_ip =
+        request::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
+    limiters.check_ip(client_ip.as_deref())?;
     let body = read_json_body(config, request, body).await?;
     let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
     let public_id = lead.project_id.as_deref().unwrap_or_default();
     let project = store.project_by_public_id(public_id).await?;
     request::ensure_active(&project)?;
+    request::ensure_origin_allowed(&project, &request.headers)?;
+    limiters.check_project(project.id)?;
     let device = &mut lead.data.device_data;
     if device.ip_address.is_none() {
-        device.ip_address =
-            request::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
+        device.ip_address = client_ip;
     }
     if device.user_agent.is_none() {
         device.user_agent = request::user_agent(&request.headers);
     }
-    let created = store.create_lead(project.id, lead.data, Utc::now()).await?;
+    let sent_identifier = lead.data.unique_identifier.is_some();
+    let mut created = store
+        .create_lead_via(project.id, CreateRoute::Browser, lead.data, Utc::now())
+        .await?;
+    if !sent_identifier {
+        // A merge may find an identifier an earlier submission set; this caller did not
+        // send it, so it does not learn it.
+        created.unique_identifier = None;
+    }
     Ok(created_reply(&created))
 }
 
@@ -99,6 +120,7 @@ where
 async fn create_server_side_lead<S, B, D>(
     store: &S,
     config: &Config,
+    limiters: &Limiters,
     request: &Request,
     body: B,
 ) -> Result<Response, ApiError>
@@ -107,7 +129,7 @@ where
     B: Stream<Item = Result<D, warp::Error>>,
     D: Buf,
 {
-    let project = authenticate(store, &request.headers).await?;
+    let project = authenticate(store, limiters, &request.headers).await?;
     let body = read_json_body(config, request, body).await?;
     let lead = NewLead::parse(&body, CreateRoute::Server)?;
     if lead
@@ -120,7 +142,9 @@ where
             "projectId does not match the project of the API key",
         ));
     }
-    let created = store.create_lead(project.id, lead.data, Utc::now()).await?;
+    let created = store
+        .create_lead_via(project.id, CreateRoute::Server, lead.data, Utc::now())
+        .await?;
     Ok(created_reply(&created))
 }
 
@@ -153,6 +177,7 @@ fn created_reply(created: &CreatedLead) -> Response {
 async fn update_lead_status<S, B, D>(
     store: &S,
     config: &Config,
+    limiters: &Limiters,
     request: &Request,
     body: B,
 ) -> Result<Response, ApiError>
@@ -161,7 +186,7 @@ where
     B: Stream<Item = Result<D, warp::Error>>,
     D: Buf,
 {
-    let (project, by) = authenticate_as(store, &request.headers).await?;
+    let (project, by) = authenticate_as(store, limiters, &request.headers).await?;
     let body = read_json_body(config, request, body).await?;
     let update = StatusUpdate::parse(&body)?;
     let change = store
@@ -179,8 +204,12 @@ where
 }
 
 /// `GET /api/leads/getLeads`: filtered, sorted, paged.
-async fn get_leads<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
-    let project = authenticate(store, &request.headers).await?;
+async fn get_leads<S: LeadStore>(
+    store: &S,
+    limiters: &Limiters,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    let project = authenticate(store, limiters, &request.headers).await?;
     let query = LeadQuery::from_pairs(request::query_pairs(&request.query))?;
     let page = store.list_leads(project.id, &query).await?;
     let response = GetLeadsResponse::new(&page, query.page, query.limit);
@@ -190,17 +219,22 @@ async fn get_leads<S: LeadStore>(store: &S, request: &Request) -> Result<Respons
 /// The lead named by the query (as getLead finds it) in the key's project.
 async fn find_lead<S: LeadStore>(
     store: &S,
+    limiters: &Limiters,
     request: &Request,
 ) -> Result<(Project, StoredLead), ApiError> {
-    let project = authenticate(store, &request.headers).await?;
+    let project = authenticate(store, limiters, &request.headers).await?;
     let identifier = lead_identifier_from_pairs(request::query_pairs(&request.query))?;
     let lead = store.find_lead(project.id, &identifier).await?;
     Ok((project, lead))
 }
 
 /// `GET /api/leads/getLead`: by id, uniqueIdentifier, email or phone.
-async fn get_lead<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
-    let (_, lead) = find_lead(store, request).await?;
+async fn get_lead<S: LeadStore>(
+    store: &S,
+    limiters: &Limiters,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    let (_, lead) = find_lead(store, limiters, request).await?;
     Ok(reply::json(
         StatusCode::OK,
         &GetLeadResponse {
@@ -211,8 +245,12 @@ async fn get_lead<S: LeadStore>(store: &S, request: &Request) -> Result<Response
 }
 
 /// `GET /api/leads/getLeadJobs`: the lead's conversion jobs with every delivery and attempt.
-async fn get_lead_jobs<S: LeadStore>(store: &S, request: &Request) -> Result<Response, ApiError> {
-    let (project, lead) = find_lead(store, request).await?;
+async fn get_lead_jobs<S: LeadStore>(
+    store: &S,
+    limiters: &Limiters,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    let (project, lead) = find_lead(store, limiters, request).await?;
     let jobs = store.lead_jobs(project.id, lead.id).await?;
     Ok(reply::json(
         StatusCode::OK,
@@ -223,9 +261,10 @@ async fn get_lead_jobs<S: LeadStore>(store: &S, request: &Request) -> Result<Res
 /// `GET /api/leads/getLeadActivity`: the lead's history, oldest first.
 async fn get_lead_activity<S: LeadStore>(
     store: &S,
+    limiters: &Limiters,
     request: &Request,
 ) -> Result<Response, ApiError> {
-    let (project, lead) = find_lead(store, request).await?;
+    let (project, lead) = find_lead(store, limiters, request).await?;
     let events = store.lead_activity(project.id, lead.id).await?;
     Ok(reply::json(
         StatusCode::OK,

@@ -32,12 +32,19 @@
 //! | `GET /api/leads/getLeadActivity` | 200 with the lead's history, oldest first |
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`].
+//!
+//! `createLead` needs no key, so it is rate-limited per client address and per project, and
+//! the keyed routes per API key ([`RateLimits`], `429 rate_limited` with `Retry-After`); it
+//! refuses browsers from origins a project does not list (`403 origin_not_allowed`), merges
+//! only into leads it created itself, and answers only the `uniqueIdentifier` it was sent.
 
 #![forbid(unsafe_code)]
 
 mod assets;
 mod body;
+mod connections;
 mod handlers;
+mod rate;
 mod reply;
 mod request;
 mod server;
@@ -49,10 +56,12 @@ use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-pub use assets::{SCRIPT, StaticAsset, demo, script};
+pub use assets::{SCRIPT, StaticAsset, demo, demo_allowing, script};
 pub use body::{BodyError, read_limited};
+pub use connections::{ServeOptions, remote};
+pub use rate::{RateLimit, RateLimits};
 pub use request::client_ip;
-pub use server::{app, app_with, serve, serve_app};
+pub use server::{app, app_with, serve, serve_app, serve_app_with};
 
 /// Settings of the lead routes.
 #[derive(Clone, Debug)]
@@ -65,6 +74,9 @@ pub struct Config {
     /// Which origins browsers may call the routes from. Any by default: websites post
     /// leads from anywhere.
     pub cors_origins: CorsOrigins,
+    /// Token buckets per client address and project (createLead) and per API key (the
+    /// keyed routes); past one, `429 rate_limited`. See [`RateLimits::default`].
+    pub rate_limits: RateLimits,
 }
 
 impl Default for Config {
@@ -73,6 +85,7 @@ impl Default for Config {
             body_limit: 64 * 1024,
             trust_forwarded_for: false,
             cors_origins: CorsOrigins::Any,
+            rate_limits: RateLimits::default(),
         }
     }
 }
@@ -131,7 +144,8 @@ pub fn routes<S: LeadStore>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
-    let state = Arc::new((store, config));
+    let limiters = rate::Limiters::new(&config.rate_limits);
+    let state = Arc::new((store, config, limiters));
     let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
     warp::path("api")
         .and(warp::path("leads"))
@@ -142,13 +156,13 @@ pub fn routes<S: LeadStore>(
         })
         .and(warp::method())
         .and(warp::header::headers_cloned())
-        .and(warp::addr::remote())
+        .and(connections::remote())
         .and(query)
         .and(warp::body::stream())
         .then(move |operation, method, headers, remote, query, body| {
             let state = Arc::clone(&state);
             async move {
-                let (store, config) = &*state;
+                let (store, config, limiters) = &*state;
                 let request = handlers::Request {
                     operation,
                     method,
@@ -156,7 +170,7 @@ pub fn routes<S: LeadStore>(
                     remote,
                     query,
                 };
-                handlers::handle(store, config, request, body).await
+                handlers::handle(store, config, limiters, request, body).await
             }
         })
 }

@@ -60,6 +60,17 @@ impl ApiError {
         }
     }
 
+    /// `429 rate_limited`, with `Retry-After` in whole seconds.
+    pub(crate) fn rate_limited(retry_after: u32) -> Self {
+        Self {
+            retry_after: Some(retry_after),
+            ..Self::new(
+                ErrorCode::RateLimited,
+                "Too many requests, retry after the time in Retry-After",
+            )
+        }
+    }
+
     /// The response.
     pub(crate) fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.body.code.http_status())

@@ -12,18 +12,20 @@ use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::header::{self, HeaderMap};
 
 use crate::body::{BodyError, read_limited};
+use crate::rate::Limiters;
 use crate::reply::ApiError;
 
 /// The header that carries API keys.
 pub(crate) const API_KEY_HEADER: &str = "x-api-key";
 
 /// The project of the request's API key: `401` when the key is missing or unknown, `403`
-/// when its project is deactivated.
+/// when its project is deactivated, `429` past the key's rate limit.
 pub(crate) async fn authenticate<S: LeadStore>(
     store: &S,
+    limiters: &Limiters,
     headers: &HeaderMap,
 ) -> Result<Project, ApiError> {
-    authenticate_as(store, headers)
+    authenticate_as(store, limiters, headers)
         .await
         .map(|(project, _)| project)
 }
@@ -31,6 +33,7 @@ pub(crate) async fn authenticate<S: LeadStore>(
 /// [`authenticate`], and who the request acts as: its key, known by its display prefix.
 pub(crate) async fn authenticate_as<S: LeadStore>(
     store: &S,
+    limiters: &Limiters,
     headers: &HeaderMap,
 ) -> Result<(Project, Actor), ApiError> {
     let missing = || ApiError::new(ErrorCode::MissingApiKey, "Missing X-API-Key header");
@@ -41,8 +44,11 @@ pub(crate) async fn authenticate_as<S: LeadStore>(
         return Err(missing());
     }
     // An unknown or revoked key is the store's `NotFound(ApiKey)`: 401 invalid_api_key.
-    let project = store.authenticate(&KeyHash::of(key)).await?;
+    let hash = KeyHash::of(key);
+    let project = store.authenticate(&hash).await?;
     ensure_active(&project)?;
+    // Only known keys get a bucket, so made-up keys cannot fill the limiter's memory.
+    limiters.check_key(&hash)?;
     Ok((project, Actor::api_key(key)))
 }
 
@@ -54,6 +60,31 @@ pub(crate) fn ensure_active(project: &Project) -> Result<(), ApiError> {
         Err(ApiError::new(
             ErrorCode::ProjectInactive,
             "Project is inactive",
+        ))
+    }
+}
+
+/// `403 origin_not_allowed` for a browser request (one with an `Origin` header) from an
+/// origin the project does not list; requests without `Origin` (servers, plugins) pass.
+pub(crate) fn ensure_origin_allowed(
+    project: &Project,
+    headers: &HeaderMap,
+) -> Result<(), ApiError> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    // An origin that is not even text is not in any list (but any is allowed when the
+    // list is empty).
+    let allowed = match origin.to_str() {
+        Ok(origin) => project.allows_origin(origin),
+        Err(_) => project.allowed_origins.is_empty(),
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::OriginNotAllowed,
+            "This website's origin may not send leads to this project",
         ))
     }
 }

@@ -13,7 +13,7 @@ use warp::reply::Response;
 use warp::{Filter, Rejection, Reply};
 
 use crate::reply::{self, ApiError};
-use crate::{Config, routes};
+use crate::{Config, ServeOptions, routes};
 
 /// The lead routes, the capture script (`/leadtrack.js`), the demo pages (`/demo`),
 /// `GET /health`, and a JSON `404 not_found` for every other path; one log line per request
@@ -67,7 +67,8 @@ where
 }
 
 /// Serves [`app`] on `listener` until `shutdown` resolves, then lets requests in flight
-/// finish before returning.
+/// finish before returning. Slow and idle connections are closed and open connections are
+/// capped as [`ServeOptions::default`] says.
 ///
 /// Binding is left to the caller, so tests bind port 0 and know the address before the
 /// server starts, and a port in use is reported before anything else happens.
@@ -81,7 +82,7 @@ pub async fn serve<S: LeadStore>(
 }
 
 /// Serves `app` (say, [`app_with`]) on `listener` until `shutdown` resolves, as [`serve`]
-/// does.
+/// does, with the default [`ServeOptions`].
 pub async fn serve_app<A>(
     listener: TcpListener,
     app: A,
@@ -90,9 +91,23 @@ pub async fn serve_app<A>(
     A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
     A::Extract: Reply,
 {
-    warp::serve(app)
-        .incoming(listener)
-        .graceful(shutdown)
-        .run()
-        .await;
+    serve_app_with(listener, app, ServeOptions::default(), shutdown).await;
+}
+
+/// [`serve_app`] with `options`: the header, body and idle timeouts and the connection cap.
+///
+/// Requests hyper cannot parse (a request line that is not HTTP, a URL over 64 KiB, more
+/// than 100 headers or about 400 KiB of them) are answered by hyper itself with `400`,
+/// `414` or `431`, an empty body and no CORS headers: no route sees them. They, timeouts
+/// and clients that disconnect are logged at `debug`; other connection errors at `warn`.
+pub async fn serve_app_with<A>(
+    listener: TcpListener,
+    app: A,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) where
+    A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
+    A::Extract: Reply,
+{
+    crate::connections::run(listener, app, options, shutdown).await;
 }

@@ -15,7 +15,7 @@ use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::report::{Report, ReportQuery};
-use leadtrack_core::request::{Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use leadtrack_core::{Admin, LeadStore, StoreError, StoreResult};
 use leadtrack_sqlite::SqliteStore;
@@ -337,9 +337,10 @@ mod general {
         async fn project_by_public_id(&self, _: &str) -> StoreResult<Project> {
             Ok(self.project.clone())
         }
-        async fn create_lead(
+        async fn create_lead_via(
             &self,
             _: ProjectId,
+            _: CreateRoute,
             _: LeadData,
             _: DateTime<Utc>,
         ) -> StoreResult<CreatedLead> {
@@ -1745,5 +1746,49 @@ mod get_lead_activity {
             .send(request("GET", "/api/leads/getLeadActivity?leadId=1"))
             .await;
         assert_error(&reply, 401, "missing_api_key");
+    }
+}
+
+mod hardening {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_nul_byte_in_search_is_only_a_character_to_look_for() {
+        let app = app().await;
+        app.create(json!({"userData": {"email": "ada@x.io", "firstName": "Ada"}}))
+            .await;
+        for search in ["a%00b", "ad%00", "%00%00%00", "ada%00"] {
+            let reply = app
+                .get(&format!("/api/leads/getLeads?search={search}"))
+                .await;
+            assert_eq!(reply.status, StatusCode::OK, "{search}: {}", reply.text);
+            assert_eq!(reply.json()["total"], 0, "{search}");
+        }
+        let reply = app.get("/api/leads/getLeads?search=ada").await;
+        assert_eq!(reply.json()["total"], 1);
+    }
+
+    #[tokio::test]
+    async fn a_lead_id_with_spaces_is_not_a_lead_id() {
+        let app = app().await;
+        let id = app.create(json!({"userData": {"email": "ada@x.io"}})).await;
+        for lead_id in [format!(" {id}"), format!("{id} ")] {
+            let reply = app
+                .post(
+                    "/api/leads/updateLeadStatus",
+                    Some(&app.key),
+                    json!({"leadId": lead_id, "conversionId": "open"}),
+                )
+                .await;
+            let body = assert_error(&reply, 400, "invalid_field");
+            assert_eq!(body["errors"][0]["field"], "leadId", "{lead_id:?}");
+        }
+        for query in [format!("leadId=%20{id}"), format!("leadId=+{id}")] {
+            let reply = app.get(&format!("/api/leads/getLead?{query}")).await;
+            let body = assert_error(&reply, 400, "invalid_query");
+            assert_eq!(body["errors"][0]["field"], "leadId", "{query}");
+        }
+        let reply = app.get(&format!("/api/leads/getLead?leadId={id}")).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     }
 }

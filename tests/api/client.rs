@@ -96,7 +96,8 @@ async fn create_lead_then_deduplicate_and_read_back_every_field() {
     assert!(!updated.is_new());
     assert_eq!(updated.message, "Lead updated successfully");
     assert_eq!(updated.lead_id, created.lead_id);
-    assert_eq!(updated.unique_identifier.as_deref(), Some("crm-42"));
+    // createLead answers only the identifier the request itself sent (CONTRACT.md section 3).
+    assert_eq!(updated.unique_identifier, None);
 
     let lead = app
         .client

@@ -7,4 +7,5 @@ mod client;
 mod forwarding;
 mod helpers;
 mod process;
+mod protection;
 mod server_process;

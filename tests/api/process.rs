@@ -148,9 +148,30 @@ pub(crate) async fn start_worker(db: &Path) -> Server {
     spawn(db, &["worker"], "worker delivering conversions").await
 }
 
+/// Starts `server serve` on a free port with at most `open_files` file descriptors (the
+/// shell's `ulimit -n`) and waits until it listens.
+pub(crate) async fn start_serve_with_open_files(db: &Path, open_files: u32) -> Server {
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {open_files} && exec \"$0\" \"$@\""))
+        .arg(server_binary())
+        .args(["serve", "--addr", &addr]);
+    let mut server = spawn_command(command, db, "leadtrack listening").await;
+    server.base_url = format!("http://{addr}");
+    server
+}
+
 async fn spawn(db: &Path, args: &[&str], ready: &str) -> Server {
-    let mut child = Command::new(server_binary())
-        .args(args)
+    let mut command = Command::new(server_binary());
+    command.args(args);
+    spawn_command(command, db, ready).await
+}
+
+async fn spawn_command(mut command: Command, db: &Path, ready: &str) -> Server {
+    let mut child = command
         .arg("--db")
         .arg(db)
         .env("RUST_LOG", "info")

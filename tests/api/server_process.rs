@@ -9,7 +9,9 @@ use leadtrack::core::api::{
 };
 use leadtrack::core::request::LeadQuery;
 
-use crate::process::{Server, admin, admin_json, create_acme, create_label, start};
+use crate::process::{
+    Server, admin, admin_json, create_acme, create_label, start, start_serve_with_open_files,
+};
 
 #[tokio::test]
 async fn admin_commands_serve_and_restart_keep_every_lead() {
@@ -298,4 +300,36 @@ async fn bad_databases_and_arguments_are_clear_errors() {
         1,
         "failed commands created nothing"
     );
+}
+
+#[tokio::test]
+async fn idle_connections_past_the_open_file_limit_do_not_lock_out_a_new_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    create_acme(&db).await;
+    let server = start_serve_with_open_files(&db, 1024).await;
+    let addr = server.base_url.trim_start_matches("http://").to_owned();
+    let mut idle = Vec::new();
+    for _ in 0..1100 {
+        // Past its backlog a server that stopped accepting leaves connects hanging.
+        match tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            tokio::net::TcpStream::connect(&addr),
+        )
+        .await
+        {
+            Ok(Ok(stream)) => idle.push(stream),
+            _ => break,
+        }
+    }
+    let health = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        reqwest::get(format!("{}/health", server.base_url)),
+    )
+    .await
+    .expect("served within 10 s despite the idle flood")
+    .expect("a response");
+    assert_eq!(health.status(), 200);
+    drop(idle);
+    assert!(server.terminate().await.success());
 }

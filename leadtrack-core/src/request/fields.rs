@@ -127,9 +127,8 @@ pub(crate) fn positive_integer(value: &Value) -> Option<i64> {
     }
 }
 
-/// A string of ASCII digits (surrounding spaces allowed) that is a positive `i64`.
+/// A string of ASCII digits, nothing else (no sign, no spaces), that is a positive `i64`.
 pub(crate) fn parse_positive_digits(s: &str) -> Option<i64> {
-    let s = s.trim();
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -205,8 +204,10 @@ mod tests {
         assert_eq!(positive_integer(&json!(42)), Some(42));
         assert_eq!(positive_integer(&json!(42.0)), Some(42));
         assert_eq!(positive_integer(&json!("42")), Some(42));
-        assert_eq!(positive_integer(&json!(" 42 ")), Some(42));
         for bad in [
+            json!(" 42 "),
+            json!(" 1"),
+            json!("1\n"),
             json!(0),
             json!(-1),
             json!(4.5),

@@ -130,6 +130,7 @@ pub struct LeadQuery {
     /// Created at or before.
     pub created_to: Option<DateTime<Utc>>,
     /// Case-insensitive substring of first or last name, email, phone or company name.
+    /// Every character is looked for as it is, a NUL byte or a quote included.
     pub search: Option<String>,
     /// The order.
     pub sort: Sort,
@@ -457,8 +458,11 @@ pub fn lead_identifier_from_pairs<K: AsRef<str>, V: AsRef<str>>(
     pairs: impl IntoIterator<Item = (K, V)>,
 ) -> Result<LeadIdentifier, ValidationError> {
     let params = Params::new(pairs);
-    if let Some(id) = params.filter("leadId", true) {
-        return fields::parse_positive_digits(&id)
+    // A blank `leadId` counts as absent; any other value must be digits only, as in
+    // updateLeadStatus's body (` 1` is not a lead id).
+    if params.filter("leadId", true).is_some() {
+        let id = params.raw("leadId").unwrap_or_default();
+        return fields::parse_positive_digits(id)
             .map(|id| LeadIdentifier::LeadId(LeadId(id)))
             .ok_or_else(|| ValidationError::invalid_query("leadId", "must be a positive integer"));
     }
@@ -732,7 +736,7 @@ mod tests {
         assert_eq!(id, LeadIdentifier::Phone("+1 555".into()));
         let err = lead_identifier_from_pairs(Vec::<(String, String)>::new()).unwrap_err();
         assert_eq!(err.code, ErrorCode::MissingIdentifier);
-        for bad in ["0", "-5", "abc", "1.0"] {
+        for bad in ["0", "-5", "abc", "1.0", " 1", "1 ", "+1"] {
             let err =
                 lead_identifier_from_pairs([("leadId", bad), ("email", "a@x.io")]).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidQuery);

@@ -123,7 +123,15 @@ mod tests {
             let update = parse(json!({"leadId": id, "conversionId": "open"})).unwrap();
             assert_eq!(update.identifier, LeadIdentifier::LeadId(LeadId(42)));
         }
-        for id in [json!(0), json!(-1), json!("4x"), json!(1.5), json!(true)] {
+        for id in [
+            json!(0),
+            json!(-1),
+            json!("4x"),
+            json!(1.5),
+            json!(true),
+            json!(" 1"),
+            json!("1 "),
+        ] {
             let err = parse(json!({"leadId": id, "conversionId": "open"})).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidField);
             assert_eq!(err.errors[0].field, "leadId");

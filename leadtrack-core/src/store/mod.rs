@@ -38,7 +38,7 @@ use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
-use crate::request::{Cursor, LeadQuery, StatusUpdate};
+use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -56,13 +56,33 @@ pub trait LeadStore: Send + Sync + 'static {
     /// The project a browser's `projectId` names. Errors: [`Entity::Project`] not found.
     async fn project_by_public_id(&self, public_id: &str) -> StoreResult<Project>;
 
-    /// Creates a lead, or, when `data` carries a `formData.uniqueEventId` that a lead of the
-    /// project already has, merges `data` into that lead ([`LeadData::merge`]). Atomic:
-    /// concurrent creates with one event id make one lead. The lead's history gains
-    /// `created` or `merged`.
+    /// Creates a lead as the keyed route does: [`LeadStore::create_lead_via`] with
+    /// [`CreateRoute::Server`].
     async fn create_lead(
         &self,
         project: ProjectId,
+        data: LeadData,
+        now: DateTime<Utc>,
+    ) -> StoreResult<CreatedLead> {
+        self.create_lead_via(project, CreateRoute::Server, data, now)
+            .await
+    }
+
+    /// Creates a lead through `route`, recording the route, or, when `data` carries a
+    /// `formData.uniqueEventId` that a lead of the project already has, merges `data` into
+    /// that lead ([`LeadData::merge`]). Atomic: concurrent creates with one event id and
+    /// route make one lead. The lead's history gains `created` or `merged`.
+    ///
+    /// Which leads a create may merge into depends on its route, because the browser route
+    /// takes no key and anyone can read a page's project id: a
+    /// [`CreateRoute::Browser`] create merges only into a lead created through the browser
+    /// route, and otherwise creates a new lead (so one event id may name a server lead and
+    /// a browser lead); a [`CreateRoute::Server`] create merges into the lead the server
+    /// route created, else into the browser route's.
+    async fn create_lead_via(
+        &self,
+        project: ProjectId,
+        route: CreateRoute,
         data: LeadData,
         now: DateTime<Utc>,
     ) -> StoreResult<CreatedLead>;

@@ -403,3 +403,58 @@ pub async fn last_attempts_are_the_newest_per_integration<B: Backend>(backend: &
     );
     assert!(store.last_attempts(quiet.id).await.unwrap().is_empty());
 }
+
+/// Allowed browser origins: none at first, set checked and in lowercase, kept through
+/// reads, cleared by an empty list; an invalid origin changes nothing.
+pub async fn allowed_origins_are_kept_with_the_project<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p1 = project(&store, "acme").await;
+    assert!(p1.allowed_origins.is_empty());
+    let set = |origins: &[&str]| ProjectSettings {
+        allowed_origins: Some(origins.iter().map(|o| (*o).to_owned()).collect()),
+        ..ProjectSettings::default()
+    };
+    let updated = store
+        .update_project(
+            p1.id,
+            set(&["https://Shop.example", "http://localhost:8080"]),
+        )
+        .await
+        .unwrap();
+    let expected = ["https://shop.example", "http://localhost:8080"];
+    assert_eq!(updated.allowed_origins, expected);
+    assert_eq!(
+        store
+            .project_by_public_id("acme")
+            .await
+            .unwrap()
+            .allowed_origins,
+        expected
+    );
+    assert_eq!(
+        store.project("acme").await.unwrap().allowed_origins,
+        expected
+    );
+    assert_eq!(store.projects().await.unwrap()[0].allowed_origins, expected);
+
+    let err = store
+        .update_project(p1.id, set(&["https://ok.example", "not an origin"]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err}");
+    assert_eq!(
+        store.project("acme").await.unwrap().allowed_origins,
+        expected
+    );
+
+    let cleared = store.update_project(p1.id, set(&[])).await.unwrap();
+    assert!(cleared.allowed_origins.is_empty());
+    assert!(
+        store
+            .project("acme")
+            .await
+            .unwrap()
+            .allowed_origins
+            .is_empty()
+    );
+}

@@ -12,7 +12,7 @@ use crate::integration::IntegrationSettings;
 use crate::key::{KeyHash, KeyRef};
 use crate::label::LabelMapping;
 use crate::lead::CreatedLead;
-use crate::request::{LeadQuery, StatusUpdate};
+use crate::request::{CreateRoute, LeadQuery, StatusUpdate};
 use crate::store::{Admin, Entity, LeadStore, StoreError};
 use crate::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
 
@@ -429,4 +429,108 @@ pub async fn acknowledged_writes_survive_a_reopen<B: Backend>(backend: &B) {
         .await
         .unwrap();
     assert_eq!((again.lead_id, again.created), (created[3].lead_id, false));
+}
+
+/// A browser create merges only into leads the browser route created: with the event id
+/// of a server-created lead it makes a new lead and leaves the server's untouched. Browser
+/// creates still deduplicate among themselves (also concurrently), and a server create
+/// merges into its own route's lead first.
+pub async fn browser_creates_never_merge_into_server_leads<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let body = |email: &str, uid: Option<&str>| {
+        let mut body = json!({
+            "userData": {"email": email},
+            "formData": {"uniqueEventId": "evt-1"},
+        });
+        if let Some(uid) = uid {
+            body["uniqueIdentifier"] = json!(uid);
+        }
+        data(body)
+    };
+    let server = store
+        .create_lead_via(
+            project.id,
+            CreateRoute::Server,
+            body("owner@example.com", Some("crm-1")),
+            at(0),
+        )
+        .await
+        .unwrap();
+    assert!(server.created);
+
+    let browsers = join_all((0..8).map(|i| {
+        let store = store.clone();
+        let data = body("attacker@evil.example", None);
+        async move {
+            store
+                .create_lead_via(project.id, CreateRoute::Browser, data, at(1 + i))
+                .await
+                .unwrap()
+        }
+    }))
+    .await;
+    assert_eq!(browsers.iter().filter(|r| r.created).count(), 1);
+    let browser = browsers.iter().find(|r| r.created).unwrap();
+    assert_ne!(browser.lead_id, server.lead_id);
+    assert!(browsers.iter().all(|r| r.lead_id == browser.lead_id));
+    assert!(browsers.iter().all(|r| r.unique_identifier.is_none()));
+
+    let kept = lead_by_id(&store, &project, server.lead_id).await;
+    assert_eq!(kept.data.user("email"), Some("owner@example.com"));
+    assert_eq!(kept.data.unique_identifier.as_deref(), Some("crm-1"));
+    let page = store
+        .list_leads(project.id, &LeadQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(page.total, 2);
+
+    // The server route merges into the lead it created, not the browser's.
+    let again = store
+        .create_lead(project.id, body("owner2@example.com", None), at(20))
+        .await
+        .unwrap();
+    assert_eq!((again.lead_id, again.created), (server.lead_id, false));
+    let browser_lead = lead_by_id(&store, &project, browser.lead_id).await;
+    assert_eq!(
+        browser_lead.data.user("email"),
+        Some("attacker@evil.example")
+    );
+
+    // With only a browser lead of an event id, a server create merges into it, as before.
+    let browser_only = store
+        .create_lead_via(
+            project.id,
+            CreateRoute::Browser,
+            data(json!({"userData": {"email": "b@x.io"}, "formData": {"uniqueEventId": "evt-2"}})),
+            at(30),
+        )
+        .await
+        .unwrap();
+    let merged = store
+        .create_lead(
+            project.id,
+            data(json!({"userData": {"phone": "1"}, "formData": {"uniqueEventId": "evt-2"}})),
+            at(31),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (merged.lead_id, merged.created),
+        (browser_only.lead_id, false)
+    );
+    // The lead stays a browser lead: later browser submissions still merge into it.
+    let later = store
+        .create_lead_via(
+            project.id,
+            CreateRoute::Browser,
+            data(json!({"userData": {"firstName": "B"}, "formData": {"uniqueEventId": "evt-2"}})),
+            at(32),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (later.lead_id, later.created),
+        (browser_only.lead_id, false)
+    );
 }

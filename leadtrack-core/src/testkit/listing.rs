@@ -217,6 +217,17 @@ pub async fn listing_filters<B: Backend>(backend: &B) {
         .await,
         Vec::<LeadId>::new()
     );
+    for term in ["a\0b", "love\0", "\0\0\0"] {
+        assert_eq!(
+            list(LeadQuery {
+                search: Some(term.into()),
+                ..q()
+            })
+            .await,
+            Vec::<LeadId>::new(),
+            "a NUL byte is only a character to look for: {term:?}"
+        );
+    }
     assert_eq!(
         list(LeadQuery {
             gclid_exists: Some(true),

@@ -38,6 +38,8 @@ impl ProjectForm {
             currency: Some(self.currency.trim().to_owned()),
             phone_country_code: Some((!code.is_empty()).then(|| code.to_owned())),
             lost_mapping: Some(self.lost.mapping()),
+            // Allowed origins are set with `server project set`; the form leaves them.
+            allowed_origins: None,
         }
     }
 }

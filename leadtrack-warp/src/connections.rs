@@ -1,0 +1,458 @@
+//! The standalone server's connections: the accept loop, the timeouts that close slow and
+//! idle connections, and the cap on how many are open at once.
+//!
+//! warp's own server sets no timer, so a client that opens a socket and sends nothing (or a
+//! header a byte at a time) keeps it, and a file descriptor, forever. The filter is served
+//! here through hyper-util's builder instead, with a timer and a watchdog per connection.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tokio::time::{Instant, Sleep};
+use warp::http::Request;
+use warp::{Filter, Reply};
+
+/// How the standalone server treats connections: its timeouts and its connection cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// How long a client has to send a request's line and headers, counted from when the
+    /// server starts waiting for them: from the connection's start for its first request,
+    /// and from the end of the previous response on a keep-alive connection, which is
+    /// therefore closed after this long without a new request.
+    pub header_read_timeout: Duration,
+    /// How long a client has to send a request's body, counted from the end of its headers.
+    pub body_read_timeout: Duration,
+    /// How long a connection stays open with no request in flight and no byte moving
+    /// either way (say, a response the client stopped reading, or an HTTP/2 connection).
+    pub idle_timeout: Duration,
+    /// The most connections open at once. A new connection past it closes the connection
+    /// that has been idle longest, or, when every one is busy with a request, is closed at
+    /// once itself; the server never stops accepting.
+    pub max_connections: usize,
+}
+
+impl Default for ServeOptions {
+    /// 10 s for headers, 30 s for a body, 60 s idle, 512 connections (half of a common
+    /// limit of 1,024 open files, leaving the rest to the database and outgoing calls).
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 512,
+        }
+    }
+}
+
+/// The client's address as the standalone server saw it, for requests it serves (warp's
+/// `warp::addr::remote()` only knows the address under warp's own server).
+#[derive(Clone, Copy, Debug)]
+struct PeerAddr(SocketAddr);
+
+/// The address of the client at the other end of the connection: under
+/// [`crate::serve_app_with`], warp's own server, or `warp::test` with a remote address.
+pub fn remote() -> impl Filter<Extract = (Option<SocketAddr>,), Error = Infallible> + Copy {
+    warp::addr::remote()
+        .and(warp::ext::optional::<PeerAddr>())
+        .map(|warp: Option<SocketAddr>, ours: Option<PeerAddr>| {
+            warp.or(ours.map(|PeerAddr(addr)| addr))
+        })
+}
+
+/// Serves `app` on `listener` with `options` until `shutdown` resolves, then lets requests
+/// in flight finish.
+pub(crate) async fn run<A>(
+    listener: TcpListener,
+    app: A,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) where
+    A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
+    A::Extract: Reply,
+{
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(options.header_read_timeout);
+    builder.http2().timer(TokioTimer::new());
+    let builder = Arc::new(builder);
+    let registry = Arc::new(Registry::default());
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(err) if is_connection_error(&err) => continue,
+            Err(err) => {
+                // Out of file descriptors, most likely: make room rather than wait for it.
+                tracing::warn!(%err, "cannot accept a connection; closing the longest idle");
+                let pause = if registry.evict_idlest() { 10 } else { 250 };
+                tokio::time::sleep(Duration::from_millis(pause)).await;
+                continue;
+            }
+        };
+        let Some(conn) = registry.admit(options.max_connections) else {
+            tracing::debug!(%peer, "connection refused: every connection is busy");
+            drop(stream);
+            continue;
+        };
+        let task = Connection {
+            conn,
+            registry: Arc::clone(&registry),
+            options,
+        };
+        let service = warp::service(app.clone());
+        let builder = Arc::clone(&builder);
+        let watcher = graceful.watcher();
+        tokio::spawn(async move {
+            let conn = Arc::clone(&task.conn);
+            let io = TokioIo::new(Tracked {
+                io: stream,
+                conn: Arc::clone(&conn),
+            });
+            let hyper_service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let mut service = service.clone();
+                let busy = Busy::start(Arc::clone(&conn));
+                let deadline = Box::pin(tokio::time::sleep(options.body_read_timeout));
+                let mut request = request.map(|body| TimedBody {
+                    inner: body,
+                    deadline,
+                });
+                request.extensions_mut().insert(PeerAddr(peer));
+                async move {
+                    let response = tower_service::Service::call(&mut service, request).await;
+                    drop(busy);
+                    response
+                }
+            });
+            let served = watcher.watch(builder.serve_connection(io, hyper_service));
+            tokio::select! {
+                result = served => {
+                    if let Err(err) = result {
+                        log_connection_error(peer, &*err);
+                    }
+                }
+                reason = task.watchdog() => {
+                    tracing::debug!(%peer, reason, "connection closed");
+                }
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// Accept errors that concern one connection only (the client gave up before we took it).
+fn is_connection_error(err: &std::io::Error) -> bool {
+    matches!(
+        err.kind(),
+        std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+    )
+}
+
+/// A connection that ended in an error: a client's doing (a disconnect, a timeout, bytes
+/// that are not HTTP) at debug, since clients do that all day; anything else as a warning.
+fn log_connection_error(peer: SocketAddr, err: &(dyn std::error::Error + 'static)) {
+    let client_fault = match err.downcast_ref::<hyper::Error>() {
+        Some(err) => {
+            err.is_incomplete_message()
+                || err.is_parse()
+                || err.is_parse_too_large()
+                || err.is_timeout()
+                || err.is_closed()
+                || err.is_canceled()
+                || io_error(err).is_some()
+        }
+        None => io_error(err).is_some(),
+    };
+    if client_fault {
+        tracing::debug!(%peer, error = %err, "connection ended by the client");
+    } else {
+        tracing::warn!(%peer, error = %err, "connection error");
+    }
+}
+
+/// The I/O error behind `err`, if any.
+fn io_error<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
+    let mut source = Some(err);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            return Some(io);
+        }
+        source = err.source();
+    }
+    None
+}
+
+/// What the server knows of one open connection.
+struct Conn {
+    id: u64,
+    opened: Instant,
+    /// Milliseconds from `opened` to the last byte read or written.
+    last_active: AtomicU64,
+    /// Requests whose response is not ready yet.
+    in_flight: AtomicUsize,
+    /// Whether any request has arrived.
+    served: AtomicBool,
+    /// Set when the connection is to close to make room for another.
+    evicted: AtomicBool,
+    close: Notify,
+}
+
+impl Conn {
+    fn touch(&self) {
+        let millis = u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_active.store(millis, Ordering::Relaxed);
+    }
+
+    fn last_active(&self) -> Instant {
+        self.opened + Duration::from_millis(self.last_active.load(Ordering::Relaxed))
+    }
+
+    fn idle(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) == 0
+    }
+}
+
+/// The open connections, for the cap.
+#[derive(Default)]
+struct Registry {
+    next_id: AtomicU64,
+    open: Mutex<HashMap<u64, Arc<Conn>>>,
+}
+
+impl Registry {
+    /// A new connection, closing the idlest one when `max` are open; `None` when all of
+    /// them are busy.
+    fn admit(&self, max: usize) -> Option<Arc<Conn>> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let staying = open
+            .values()
+            .filter(|conn| !conn.evicted.load(Ordering::Relaxed))
+            .count();
+        if staying >= max && !evict(&open) {
+            return None;
+        }
+        let conn = Arc::new(Conn {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            opened: Instant::now(),
+            last_active: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+            served: AtomicBool::new(false),
+            evicted: AtomicBool::new(false),
+            close: Notify::new(),
+        });
+        open.insert(conn.id, Arc::clone(&conn));
+        Some(conn)
+    }
+
+    /// Asks the connection idle longest to close; `false` when none is idle.
+    fn evict_idlest(&self) -> bool {
+        evict(&self.open.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn remove(&self, id: u64) {
+        self.open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+    }
+}
+
+/// Asks the connection idle longest to close; `false` when none is idle.
+fn evict(open: &HashMap<u64, Arc<Conn>>) -> bool {
+    let idlest = open
+        .values()
+        .filter(|conn| conn.idle() && !conn.evicted.load(Ordering::Relaxed))
+        .min_by_key(|conn| conn.last_active());
+    match idlest {
+        Some(conn) => {
+            conn.evicted.store(true, Ordering::Relaxed);
+            conn.close.notify_one();
+            true
+        }
+        None => false,
+    }
+}
+
+/// One connection's task: it leaves the registry when it ends, however it ends.
+struct Connection {
+    conn: Arc<Conn>,
+    registry: Arc<Registry>,
+    options: ServeOptions,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.registry.remove(self.conn.id);
+    }
+}
+
+impl Connection {
+    /// Resolves, with the reason, when the connection is to be closed: evicted, no request
+    /// within the header timeout of its start (hyper's own header timeout only starts once
+    /// it knows the protocol), or idle too long.
+    async fn watchdog(&self) -> &'static str {
+        let conn = &self.conn;
+        loop {
+            let deadline = if !conn.idle() {
+                Instant::now() + self.options.idle_timeout
+            } else if !conn.served.load(Ordering::Acquire) {
+                conn.opened + self.options.header_read_timeout
+            } else {
+                conn.last_active() + self.options.idle_timeout
+            };
+            tokio::select! {
+                () = conn.close.notified() => return "evicted to make room",
+                () = tokio::time::sleep_until(deadline) => {}
+            }
+            if !conn.idle() {
+                continue;
+            }
+            let now = Instant::now();
+            if !conn.served.load(Ordering::Acquire) {
+                if now >= conn.opened + self.options.header_read_timeout {
+                    return "no request within the header timeout";
+                }
+            } else if now >= conn.last_active() + self.options.idle_timeout {
+                return "idle timeout";
+            }
+        }
+    }
+}
+
+/// A request in flight on a connection, from its headers until its response is ready.
+struct Busy(Arc<Conn>);
+
+impl Busy {
+    fn start(conn: Arc<Conn>) -> Self {
+        conn.served.store(true, Ordering::Release);
+        conn.in_flight.fetch_add(1, Ordering::AcqRel);
+        Self(conn)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The socket, noting when bytes last moved.
+struct Tracked {
+    io: TcpStream,
+    conn: Arc<Conn>,
+}
+
+impl AsyncRead for Tracked {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.conn.touch();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Tracked {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.conn.touch();
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.conn.touch();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+/// A request body that fails once the body timeout has passed before its end.
+struct TimedBody {
+    inner: Incoming,
+    deadline: Pin<Box<Sleep>>,
+}
+
+/// The error of a [`TimedBody`] read too slowly.
+#[derive(Debug, thiserror::Error)]
+#[error("the request body was not received within the body timeout")]
+struct BodyTimeout;
+
+impl Body for TimedBody {
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
+            return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
+        }
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(Err(Box::new(BodyTimeout))));
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}

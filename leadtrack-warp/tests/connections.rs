@@ -1,0 +1,237 @@
+//! The standalone server's connection handling, over real sockets: slow and idle clients
+//! are closed, and a flood of idle connections does not lock others out.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use leadtrack_warp::ServeOptions;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::time::{Instant, timeout};
+use warp::Filter;
+
+/// A server answering every request with the client's address, with `options`.
+async fn spawn(options: ServeOptions) -> (SocketAddr, oneshot::Sender<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let body = warp::path!("body")
+        .and(warp::body::stream())
+        .then(|body| async move {
+            let headers = warp::http::HeaderMap::new();
+            match leadtrack_warp::read_limited(&headers, body, 1000).await {
+                Ok(body) => format!("read {}", body.len()),
+                Err(_) => "no body".to_owned(),
+            }
+        });
+    let app = body
+        .or(warp::any()
+            .and(leadtrack_warp::remote())
+            .map(|peer: Option<SocketAddr>| format!("peer {}", peer.is_some())))
+        .unify();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(leadtrack_warp::serve_app_with(
+        listener,
+        app,
+        options,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    (addr, stop)
+}
+
+fn short() -> ServeOptions {
+    ServeOptions {
+        header_read_timeout: Duration::from_secs(1),
+        body_read_timeout: Duration::from_secs(1),
+        idle_timeout: Duration::from_secs(2),
+        max_connections: 16,
+    }
+}
+
+/// One request on a new connection; the whole response.
+async fn get(addr: SocketAddr) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /x HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut response = String::new();
+    timeout(Duration::from_secs(5), stream.read_to_string(&mut response))
+        .await
+        .expect("an answer within 5 s")
+        .unwrap();
+    response
+}
+
+/// Whether the server closed `stream` (end of file or a reset) within `within`.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 1024];
+    let deadline = Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Err(_) => return false,
+            Ok(Ok(0) | Err(_)) => return true,
+            Ok(Ok(_)) => continue,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_slowloris_is_closed_after_the_header_timeout_while_others_are_served() {
+    let (addr, _stop) = spawn(short()).await;
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"GET /x HTTP/1.1\r\n").await.unwrap();
+    let started = Instant::now();
+    let trickle = async {
+        // A header byte every 100 ms: always some traffic, never a whole header.
+        for _ in 0..40 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if slow.write_all(b"x").await.is_err() {
+                break;
+            }
+        }
+    };
+    let (_, response) = tokio::join!(trickle, get(addr));
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.ends_with("peer true"), "{response}");
+    assert!(
+        closed_within(&mut slow, Duration::from_millis(100)).await,
+        "still open after {:?}",
+        started.elapsed()
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_silent_connection_and_a_kept_alive_one_are_closed() {
+    let (addr, _stop) = spawn(short()).await;
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    let mut kept = TcpStream::connect(addr).await.unwrap();
+    kept.write_all(b"GET /x HTTP/1.1\r\nhost: t\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 1024];
+    let n = kept.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    assert!(closed_within(&mut silent, Duration::from_secs(3)).await);
+    assert!(closed_within(&mut kept, Duration::from_secs(3)).await);
+}
+
+#[tokio::test]
+async fn a_body_sent_too_slowly_fails_after_the_body_timeout() {
+    let (addr, _stop) = spawn(short()).await;
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"POST /body HTTP/1.1\r\nhost: t\r\ncontent-length: 100\r\n\r\nabc")
+        .await
+        .unwrap();
+    let mut response = String::new();
+    let started = Instant::now();
+    timeout(Duration::from_secs(4), slow.read_to_string(&mut response))
+        .await
+        .expect("an answer within the body timeout")
+        .unwrap();
+    assert!(response.ends_with("no body"), "{response}");
+    assert!(started.elapsed() >= Duration::from_millis(900));
+}
+
+#[tokio::test]
+async fn an_idle_flood_past_the_cap_does_not_lock_out_a_new_client() {
+    let (addr, _stop) = spawn(ServeOptions {
+        header_read_timeout: Duration::from_secs(60),
+        idle_timeout: Duration::from_secs(60),
+        max_connections: 8,
+        ..ServeOptions::default()
+    })
+    .await;
+    let mut flood = Vec::new();
+    for _ in 0..40 {
+        flood.push(TcpStream::connect(addr).await.unwrap());
+    }
+    let response = get(addr).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    // The oldest idle connections made room: at most the cap stay open.
+    let mut open = 0;
+    for stream in &mut flood {
+        if !closed_within(stream, Duration::from_millis(20)).await {
+            open += 1;
+        }
+    }
+    assert!(open <= 8, "{open} idle connections still open");
+}
+
+/// Log lines at WARN and above, written while the guard lives (this test's thread only:
+/// `#[tokio::test]` runs the server's tasks on it too).
+#[derive(Clone, Default)]
+struct Warnings(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Warnings {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Warnings {
+    fn capture(&self) -> tracing::subscriber::DefaultGuard {
+        let writer = self.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::WARN)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::set_default(subscriber)
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+/// Sends `request` on a new connection; what comes back until the server closes it.
+async fn exchange(addr: SocketAddr, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    // The server may answer and close before it has read everything.
+    let _ = stream.write_all(request).await;
+    let mut response = Vec::new();
+    let _ = timeout(Duration::from_secs(5), stream.read_to_end(&mut response)).await;
+    String::from_utf8_lossy(&response).into_owned()
+}
+
+#[tokio::test]
+async fn requests_http_refuses_and_clients_leaving_are_not_logged_as_errors() {
+    let warnings = Warnings::default();
+    let _guard = warnings.capture();
+    let (addr, _stop) = spawn(short()).await;
+    let garbage = exchange(addr, b"HELLO THERE\r\n\r\n").await;
+    assert!(garbage.starts_with("HTTP/1.1 400"), "{garbage}");
+    let long_url = format!("GET /{} HTTP/1.1\r\nhost: t\r\n\r\n", "a".repeat(70_000));
+    let long = exchange(addr, long_url.as_bytes()).await;
+    assert!(long.starts_with("HTTP/1.1 414"), "{long}");
+    let mut many = String::from("GET /x HTTP/1.1\r\nhost: t\r\n");
+    for i in 0..200 {
+        many.push_str(&format!("x-h{i}: v\r\n"));
+    }
+    many.push_str("\r\n");
+    let many = exchange(addr, many.as_bytes()).await;
+    assert!(many.starts_with("HTTP/1.1 431"), "{many}");
+    // A client that leaves mid-header, and one that leaves mid-body.
+    let mut gone = TcpStream::connect(addr).await.unwrap();
+    gone.write_all(b"GET /x HTTP/1.1\r\nhos").await.unwrap();
+    drop(gone);
+    let mut gone = TcpStream::connect(addr).await.unwrap();
+    gone.write_all(b"POST /body HTTP/1.1\r\nhost: t\r\ncontent-length: 9\r\n\r\nab")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(gone);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let response = get(addr).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert_eq!(warnings.text(), "", "client faults are logged at debug");
+}
