@@ -42,6 +42,7 @@ mod activity;
 mod admin;
 mod jobs;
 mod leads;
+mod listing;
 mod report;
 mod rows;
 mod runtime;

@@ -21,7 +21,7 @@ use leadtrack_core::types::{
 use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreResult};
 use uuid::Uuid;
 
-use crate::{SqliteStore, accounts, activity, admin, jobs, leads, report};
+use crate::{SqliteStore, accounts, activity, admin, jobs, leads, listing, report};
 
 #[async_trait]
 impl LeadStore for SqliteStore {
@@ -59,7 +59,7 @@ impl LeadStore for SqliteStore {
 
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
         let query = query.clone();
-        self.read(move |conn| leads::list(conn, project, &query))
+        self.read(move |conn| listing::list(conn, project, &query))
             .await
     }
 
@@ -69,7 +69,7 @@ impl LeadStore for SqliteStore {
         query: &LeadQuery,
     ) -> StoreResult<Vec<(LeadStatus, u64)>> {
         let query = query.clone();
-        self.read(move |conn| leads::status_counts(conn, project, &query))
+        self.read(move |conn| listing::status_counts(conn, project, &query))
             .await
     }
 
@@ -82,7 +82,7 @@ impl LeadStore for SqliteStore {
     ) -> StoreResult<Vec<StoredLead>> {
         let query = query.clone();
         let after = after.cloned();
-        self.read(move |conn| leads::export(conn, project, &query, after.as_ref(), limit))
+        self.read(move |conn| listing::export(conn, project, &query, after.as_ref(), limit))
             .await
     }
 
