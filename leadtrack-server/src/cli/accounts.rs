@@ -1,0 +1,102 @@
+//! The user and member commands.
+
+use clap::Subcommand;
+use leadtrack_core::types::Role;
+
+/// `user ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum UserCommand {
+    /// Create a user; prints a generated password once unless --password-stdin.
+    Create {
+        /// The email they sign in with.
+        #[arg(long)]
+        email: String,
+        /// The name shown for what they do (default: the email's local part).
+        #[arg(long)]
+        name: Option<String>,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List users.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a new password (generated unless --password-stdin); ends the user's sessions.
+    SetPassword {
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Disable a user: they cannot sign in, and their sessions end.
+    Disable {
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Enable a disabled user.
+    Enable {
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `member ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum MemberCommand {
+    /// Make a user a member of a project, or change their role.
+    Add {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// `owner` (manages keys, integrations, labels, members, settings) or `member`
+        /// (sees and rates leads).
+        #[arg(long, default_value = "member", value_name = "owner|member")]
+        role: Role,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a project's members.
+    List {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a user from a project.
+    Remove {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}

@@ -1,0 +1,150 @@
+//! The admin commands of projects, API keys and conversion labels.
+
+use clap::{Args, Subcommand};
+
+/// `project ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum ProjectCommand {
+    /// Create a project and its first API key.
+    Create {
+        /// A name for people.
+        #[arg(long)]
+        name: String,
+        /// The public project id (default: generated).
+        #[arg(long, value_name = "PUBLIC_ID")]
+        id: Option<String>,
+        /// ISO 4217 currency of lead prices.
+        #[arg(long, value_name = "CODE")]
+        currency: Option<String>,
+        /// Print `{"projectId": ..., "apiKey": ...}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List projects.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deactivate a project: its routes answer 403 until it is activated again.
+    Deactivate {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+    },
+    /// Activate a deactivated project.
+    Activate {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+    },
+    /// Change a project's settings; what is not given stays as it is.
+    Set(ProjectSetArgs),
+}
+
+/// `project set`
+#[derive(Debug, Args)]
+pub(crate) struct ProjectSetArgs {
+    /// The public project id.
+    #[arg(long, value_name = "ID")]
+    pub(crate) project: String,
+    /// A new name.
+    #[arg(long)]
+    pub(crate) name: Option<String>,
+    /// ISO 4217 currency of lead prices.
+    #[arg(long, value_name = "CODE")]
+    pub(crate) currency: Option<String>,
+    /// Calling code put in front of national phone numbers (e.g. 49); "" removes it.
+    #[arg(long, value_name = "DIGITS")]
+    pub(crate) country_code: Option<String>,
+    /// GA4 event sent for `lost` ("" sends none).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) lost_ga4_event: Option<String>,
+    /// Meta event sent for `lost` ("" sends none).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) lost_meta_event: Option<String>,
+    /// Google Ads conversion action for `lost` ("" sends none).
+    #[arg(long, value_name = "RESOURCE")]
+    pub(crate) lost_google_ads_action: Option<String>,
+    /// Whether the webhook hears of `lost`.
+    #[arg(long, value_name = "BOOL")]
+    pub(crate) lost_webhook: Option<bool>,
+    /// Browser origins createLead accepts, comma-separated (e.g.
+    /// "https://shop.example,https://www.shop.example"); "" accepts any. Requests without
+    /// an Origin header (servers, the WordPress plugin) are always accepted.
+    #[arg(long, value_name = "ORIGINS")]
+    pub(crate) allowed_origins: Option<String>,
+}
+
+/// `key ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeyCommand {
+    /// Create an API key (shown once).
+    Create {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// Print `{"apiKey": ...}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a project's keys (their prefixes).
+    List {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke an API key, named by the whole key or its prefix.
+    Revoke {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The key, or its prefix as `key list` shows it.
+        #[arg(long, value_name = "KEY_OR_PREFIX")]
+        key: String,
+    },
+}
+
+/// `label ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum LabelCommand {
+    /// Create a conversion label.
+    Create {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// A name for people, e.g. "Qualified".
+        #[arg(long)]
+        name: String,
+        /// Leads processed with this label become `rated` (else they return to `open`).
+        #[arg(long)]
+        mark_as_done: bool,
+        /// GA4 event name to send.
+        #[arg(long, value_name = "NAME")]
+        ga4_event: Option<String>,
+        /// Meta event name to send.
+        #[arg(long, value_name = "NAME")]
+        meta_event: Option<String>,
+        /// Google Ads conversion action (its id or customers/C/conversionActions/ID).
+        #[arg(long, value_name = "RESOURCE")]
+        google_ads_action: Option<String>,
+        /// Send to the project's webhook.
+        #[arg(long)]
+        webhook: bool,
+        /// Print `{"labelId": ...}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a project's labels.
+    List {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}

@@ -1,0 +1,202 @@
+//! The command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+mod accounts;
+mod admin;
+mod integrations;
+
+pub(crate) use accounts::{MemberCommand, UserCommand};
+pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand};
+pub(crate) use integrations::IntegrationCommand;
+use leadtrack_warp::{RateLimit, RateLimits, ServeOptions};
+
+/// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
+///
+/// With no command, serves the API on an embedded SQLite file, creating it (and a first
+/// project and API key) when needed.
+#[derive(Debug, Parser)]
+#[command(name = "server", version)]
+pub(crate) struct Cli {
+    /// The SQLite database file.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_DB",
+        default_value = "leadtrack.db",
+        value_name = "PATH"
+    )]
+    pub(crate) db: PathBuf,
+
+    /// Serve options, when no command is given (`server --addr ...` is `server serve --addr ...`).
+    #[command(flatten)]
+    pub(crate) serve: ServeArgs,
+
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Serve the API (the default command); also delivers conversions unless --no-worker.
+    Serve(ServeArgs),
+    /// Deliver queued conversions to the integrations, without serving the API.
+    Worker(WorkerArgs),
+    /// Manage projects.
+    #[command(subcommand)]
+    Project(ProjectCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Manage conversion labels.
+    #[command(subcommand)]
+    Label(LabelCommand),
+    /// Connect, change or disconnect a project's integrations.
+    #[command(subcommand)]
+    Integration(IntegrationCommand),
+    /// Manage the people who sign in to the dashboard.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Manage who is a member of a project, and their role.
+    #[command(subcommand)]
+    Member(MemberCommand),
+}
+
+/// Options of `serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on.
+    #[arg(
+        long,
+        env = "LEADTRACK_ADDR",
+        default_value = "127.0.0.1:8080",
+        value_name = "HOST:PORT"
+    )]
+    pub(crate) addr: String,
+
+    /// Trust a reverse proxy's X-Forwarded-For (client addresses) and X-Forwarded-Proto
+    /// (HTTPS, for secure cookies); only behind a proxy that sets them.
+    #[arg(long, env = "LEADTRACK_TRUST_FORWARDED_FOR")]
+    pub(crate) trust_forwarded_for: bool,
+
+    /// The email of the owner created on the first run, when there is no user yet.
+    #[arg(
+        long,
+        env = "LEADTRACK_OWNER_EMAIL",
+        default_value = "owner@localhost",
+        value_name = "EMAIL"
+    )]
+    pub(crate) owner_email: String,
+
+    /// createLead requests per client address: PER_MINUTE:BURST, or off.
+    #[arg(
+        long,
+        env = "LEADTRACK_RATE_LIMIT_IP",
+        default_value_t = RateLimits::default().per_ip,
+        value_name = "PER_MINUTE:BURST"
+    )]
+    pub(crate) rate_limit_ip: RateLimit,
+
+    /// createLead requests per project, all clients together: PER_MINUTE:BURST, or off.
+    #[arg(
+        long,
+        env = "LEADTRACK_RATE_LIMIT_PROJECT",
+        default_value_t = RateLimits::default().per_project,
+        value_name = "PER_MINUTE:BURST"
+    )]
+    pub(crate) rate_limit_project: RateLimit,
+
+    /// Requests per API key on the keyed routes: PER_MINUTE:BURST, or off.
+    #[arg(
+        long,
+        env = "LEADTRACK_RATE_LIMIT_KEY",
+        default_value_t = RateLimits::default().per_key,
+        value_name = "PER_MINUTE:BURST"
+    )]
+    pub(crate) rate_limit_key: RateLimit,
+
+    /// Do not deliver conversions in this process (run `server worker` elsewhere).
+    #[arg(long)]
+    pub(crate) no_worker: bool,
+
+    #[command(flatten)]
+    pub(crate) connections: ConnectionArgs,
+
+    #[command(flatten)]
+    pub(crate) worker: WorkerArgs,
+}
+
+/// How `serve` treats connections: timeouts in seconds and the connection cap.
+#[derive(Debug, Args)]
+pub(crate) struct ConnectionArgs {
+    /// Seconds a client has to send a request's headers (and, on a kept-alive connection,
+    /// to start its next request).
+    #[arg(
+        long,
+        env = "LEADTRACK_HEADER_TIMEOUT",
+        default_value_t = ServeOptions::default().header_read_timeout.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) header_timeout: u64,
+
+    /// Seconds a client has to send a request's body.
+    #[arg(
+        long,
+        env = "LEADTRACK_BODY_TIMEOUT",
+        default_value_t = ServeOptions::default().body_read_timeout.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) body_timeout: u64,
+
+    /// Seconds a connection stays open with no request and no traffic.
+    #[arg(
+        long,
+        env = "LEADTRACK_IDLE_TIMEOUT",
+        default_value_t = ServeOptions::default().idle_timeout.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) idle_timeout: u64,
+
+    /// The most connections open at once; past it the longest idle one is closed (keep it
+    /// well under the open-file limit, `ulimit -n`).
+    #[arg(
+        long,
+        env = "LEADTRACK_MAX_CONNECTIONS",
+        default_value_t = ServeOptions::default().max_connections,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        value_name = "N"
+    )]
+    pub(crate) max_connections: usize,
+}
+
+impl ConnectionArgs {
+    /// The options of the server's accept loop.
+    pub(crate) fn options(&self) -> ServeOptions {
+        ServeOptions {
+            header_read_timeout: Duration::from_secs(self.header_timeout),
+            body_read_timeout: Duration::from_secs(self.body_timeout),
+            idle_timeout: Duration::from_secs(self.idle_timeout),
+            max_connections: self.max_connections,
+        }
+    }
+}
+
+/// Options of the conversion worker.
+#[derive(Debug, Args)]
+pub(crate) struct WorkerArgs {
+    /// Conversion jobs delivered at once.
+    #[arg(
+        long,
+        env = "LEADTRACK_WORKER_CONCURRENCY",
+        default_value_t = 4,
+        value_name = "N"
+    )]
+    pub(crate) worker_concurrency: usize,
+}
