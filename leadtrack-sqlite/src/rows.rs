@@ -35,10 +35,29 @@ pub(crate) enum Error {
     },
 }
 
+/// Whether SQLite failed because its storage refused the work: full, over a size limit,
+/// read-only, or failing to write. A passing fault: the caller is told to retry, and the
+/// store goes on once the storage recovers.
+pub(crate) fn is_storage_fault(err: &rusqlite::Error) -> bool {
+    matches!(
+        err,
+        rusqlite::Error::SqliteFailure(failure, _) if matches!(
+            failure.code,
+            rusqlite::ErrorCode::DiskFull
+                | rusqlite::ErrorCode::ReadOnly
+                | rusqlite::ErrorCode::SystemIoFailure
+        )
+    )
+}
+
 impl From<Error> for StoreError {
     fn from(err: Error) -> Self {
         match err {
             Error::Store(err) => err,
+            Error::Sql(err) if is_storage_fault(&err) => {
+                tracing::error!(error = %err, "the database's storage refused a write");
+                StoreError::Unavailable("the storage refused the write".to_owned())
+            }
             other => StoreError::backend(other),
         }
     }
@@ -191,4 +210,29 @@ pub(crate) fn event(row: &Row<'_>) -> Result<LeadEvent, Error> {
         by: actor(row.get(1)?)?,
         activity: serde_json::from_str(&row.get::<_, String>(2)?)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn storage_faults_are_passing_and_other_failures_are_not() {
+        use leadtrack_core::StoreError;
+
+        let failure = |code: i32| {
+            super::Error::Sql(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(code),
+                None,
+            ))
+        };
+        for code in [
+            rusqlite::ffi::SQLITE_FULL,
+            rusqlite::ffi::SQLITE_READONLY,
+            rusqlite::ffi::SQLITE_IOERR_WRITE,
+        ] {
+            let err = StoreError::from(failure(code));
+            assert!(matches!(err, StoreError::Unavailable(_)), "{code}: {err}");
+        }
+        let corrupt = StoreError::from(failure(rusqlite::ffi::SQLITE_CORRUPT));
+        assert!(matches!(corrupt, StoreError::Backend(_)), "{corrupt}");
+    }
 }

@@ -29,7 +29,16 @@ const MAX_BATCH: usize = 512;
 /// on nothing) and says whether it succeeded.
 type WriteOp = Box<dyn FnOnce(Option<&Connection>) -> Applied + Send>;
 /// Delivers a write's result once its batch is committed (or failed to commit).
-type Completion = Box<dyn FnOnce(Result<(), String>) + Send>;
+type Completion = Box<dyn FnOnce(Result<(), CommitFailure>) + Send>;
+
+/// Why a batch of writes was not committed; none of its writes happened.
+#[derive(Clone, Debug)]
+enum CommitFailure {
+    /// The storage refused it (full, read-only, failing): retry later.
+    Storage(String),
+    /// Anything else.
+    Other(String),
+}
 /// Runs one read on a reader's connection and delivers its result.
 type ReadOp = Box<dyn FnOnce(&Connection) + Send>;
 
@@ -165,7 +174,12 @@ impl Runtime {
                 complete: Box::new(move |commit| {
                     let outcome = match commit {
                         Ok(()) => result,
-                        Err(message) => Err(StoreError::Backend(message.into())),
+                        Err(CommitFailure::Storage(message)) => {
+                            Err(StoreError::Unavailable(message))
+                        }
+                        Err(CommitFailure::Other(message)) => {
+                            Err(StoreError::Backend(message.into()))
+                        }
                     };
                     let _ = tx.send(outcome);
                 }),
@@ -335,12 +349,20 @@ fn commit_batch(conn: &Connection, batch: Vec<WriteOp>, stats: &Counters) {
         completions.push(applied.complete);
     }
     let commit = if conn.is_autocommit() {
-        Err("the write transaction was aborted".to_owned())
+        // A write's error aborted the transaction (SQLite does so on a full disk or an I/O
+        // error): nothing of the batch happened, so its writes can be tried again.
+        Err(CommitFailure::Storage(
+            "the write transaction was aborted".to_owned(),
+        ))
     } else {
         conn.execute_batch("COMMIT").map_err(|err| {
             tracing::error!(error = %err, "could not commit a write transaction");
             let _ = conn.execute_batch("ROLLBACK");
-            format!("commit failed: {err}")
+            if crate::rows::is_storage_fault(&err) {
+                CommitFailure::Storage("the storage refused the write".to_owned())
+            } else {
+                CommitFailure::Other(format!("commit failed: {err}"))
+            }
         })
     };
     if commit.is_ok() {

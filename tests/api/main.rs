@@ -4,6 +4,7 @@
 
 mod accounts;
 mod client;
+mod faults;
 mod forwarding;
 mod helpers;
 mod process;

@@ -151,12 +151,18 @@ pub(crate) async fn start_worker(db: &Path) -> Server {
 /// Starts `server serve` on a free port with at most `open_files` file descriptors (the
 /// shell's `ulimit -n`) and waits until it listens.
 pub(crate) async fn start_serve_with_open_files(db: &Path, open_files: u32) -> Server {
+    start_serve_limited(db, &format!("ulimit -n {open_files}")).await
+}
+
+/// Starts `server serve` on a free port after the shell commands `limits` (`ulimit ...`,
+/// `trap ...`), which the server inherits, and waits until it listens.
+pub(crate) async fn start_serve_limited(db: &Path, limits: &str) -> Server {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
     let mut command = Command::new("sh");
     command
         .arg("-c")
-        .arg(format!("ulimit -n {open_files} && exec \"$0\" \"$@\""))
+        .arg(format!("{limits} && exec \"$0\" \"$@\""))
         .arg(server_binary())
         .args(["serve", "--addr", &addr]);
     let mut server = spawn_command(command, db, "leadtrack listening").await;
@@ -216,6 +222,11 @@ async fn read_available(child: &mut Child) -> Vec<String> {
 }
 
 impl Server {
+    /// The process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id().expect("running")
+    }
+
     /// Stops it with SIGTERM and waits for its exit.
     pub(crate) async fn terminate(mut self) -> std::process::ExitStatus {
         let pid = self.child.id().expect("running");
