@@ -1,13 +1,15 @@
 //! The contract's error codes and the validation error every parser in this crate returns.
 
 use serde::{Deserialize, Serialize};
-use strum::{AsRefStr, Display};
+use strum::{AsRefStr, Display, VariantArray};
 
 /// The stable, machine-readable `code` of an error body (CONTRACT.md section 7).
 ///
 /// Each code has exactly one HTTP status, so the HTTP layer maps errors in one place
 /// ([`ErrorCode::http_status`]) and the typed client can match on codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, AsRefStr, Display)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, AsRefStr, Display, VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum ErrorCode {

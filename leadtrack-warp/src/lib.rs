@@ -31,7 +31,9 @@
 //! | `GET /api/leads/getLeadJobs` | 200 with the lead's conversion jobs, deliveries and attempts |
 //! | `GET /api/leads/getLeadActivity` | 200 with the lead's history, oldest first |
 //!
-//! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`].
+//! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`]. The
+//! routes are described for tools by an OpenAPI 3.1 document, [`OPENAPI`], which the
+//! standalone [`app`] serves at `GET /api/openapi.json` ([`openapi`] mounts it elsewhere).
 //!
 //! `createLead` needs no key, so it is rate-limited per client address and per project, and
 //! the keyed routes per API key ([`RateLimits`], `429 rate_limited` with `Retry-After`); it
@@ -44,6 +46,7 @@ mod assets;
 mod body;
 mod connections;
 mod handlers;
+mod openapi;
 mod rate;
 mod reply;
 mod request;
@@ -52,6 +55,7 @@ mod server;
 use std::sync::Arc;
 
 use leadtrack_core::LeadStore;
+use strum::{EnumString, IntoStaticStr, VariantArray};
 use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -59,6 +63,7 @@ use warp::{Filter, Rejection};
 pub use assets::{SCRIPT, StaticAsset, demo, demo_allowing, script};
 pub use body::{BodyError, read_limited};
 pub use connections::{ServeOptions, remote};
+pub use openapi::{OPENAPI, openapi};
 pub use rate::{RateLimit, RateLimits};
 pub use request::client_ip;
 pub use server::{app, app_with, serve, serve_app, serve_app_with};
@@ -100,7 +105,11 @@ pub enum CorsOrigins {
 }
 
 /// The operations, one per path: the contract's five, `getLeadJobs` and `getLeadActivity`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Each is named in its path as written here (`createLead`, ...); the OpenAPI document's
+/// tests walk [`VariantArray::VARIANTS`], so a new operation cannot go undocumented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "camelCase")]
 enum Operation {
     CreateLead,
     CreateServerSideLead,
@@ -114,16 +123,13 @@ enum Operation {
 impl Operation {
     /// The operation whose path ends in `segment`.
     fn from_segment(segment: &str) -> Option<Self> {
-        Some(match segment {
-            "createLead" => Self::CreateLead,
-            "createServerSideLead" => Self::CreateServerSideLead,
-            "updateLeadStatus" => Self::UpdateLeadStatus,
-            "getLeads" => Self::GetLeads,
-            "getLead" => Self::GetLead,
-            "getLeadJobs" => Self::GetLeadJobs,
-            "getLeadActivity" => Self::GetLeadActivity,
-            _ => return None,
-        })
+        segment.parse().ok()
+    }
+
+    /// The last segment of the operation's path.
+    #[cfg(test)]
+    fn segment(self) -> &'static str {
+        self.into()
     }
 
     fn method(self) -> Method {

@@ -15,9 +15,10 @@ use warp::{Filter, Rejection, Reply};
 use crate::reply::{self, ApiError};
 use crate::{Config, ServeOptions, routes};
 
-/// The lead routes, the capture script (`/leadtrack.js`), the demo pages (`/demo`),
-/// `GET /health`, and a JSON `404 not_found` for every other path; one log line per request
-/// (method, path without the query, status, latency).
+/// The lead routes, their OpenAPI document (`/api/openapi.json`), the capture script
+/// (`/leadtrack.js`), the demo pages (`/demo`), `GET /health`, and a JSON `404 not_found`
+/// for every other path; one log line per request (method, path without the query, status,
+/// latency).
 pub fn app<S: LeadStore>(
     store: S,
     config: Config,
@@ -45,6 +46,8 @@ where
     let not_found =
         warp::any().map(|| ApiError::new(ErrorCode::NotFound, "Not found").into_response());
     routes(store, config)
+        .or(crate::openapi())
+        .unify()
         .or(crate::script())
         .unify()
         .or(crate::demo())

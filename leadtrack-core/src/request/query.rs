@@ -107,6 +107,9 @@ impl Cursor {
     }
 }
 
+/// How [`LeadQuery::to_pairs`] writes `status` for an empty list of statuses: no lead has it.
+const NO_STATUS: &str = "none";
+
 /// A getLeads query: filters (combined with AND), sort and page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeadQuery {
@@ -264,6 +267,11 @@ impl LeadQuery {
         push(
             "status",
             self.status.as_ref().map(|statuses| {
+                if statuses.is_empty() {
+                    // An empty value is no filter at all; a name that is no status keeps
+                    // "matches nothing".
+                    return NO_STATUS.to_owned();
+                }
                 statuses
                     .iter()
                     .map(LeadStatus::as_ref)
@@ -704,6 +712,11 @@ mod tests {
             LeadQuery::from_pairs(LeadQuery::default().to_pairs()).unwrap(),
             LeadQuery::default()
         );
+        let nothing = LeadQuery {
+            status: Some(vec![]),
+            ..LeadQuery::default()
+        };
+        assert_eq!(LeadQuery::from_pairs(nothing.to_pairs()).unwrap(), nothing);
     }
 
     #[test]

@@ -1,0 +1,154 @@
+//! The OpenAPI 3.1 document of the lead routes, `GET /api/openapi.json`, for tools (client
+//! generators, the schemathesis fuzzing in CI). `docs/CONTRACT.md` stays authoritative.
+
+use std::sync::OnceLock;
+
+use warp::http::HeaderMap;
+use warp::http::header::{self, HeaderValue};
+use warp::reply::Response;
+use warp::{Filter, Rejection};
+
+use crate::StaticAsset;
+
+/// The OpenAPI 3.1 document of every lead route, as JSON.
+pub const OPENAPI: &str = include_str!("../assets/openapi.json");
+
+/// `GET /api/openapi.json`: [`OPENAPI`], revalidated on every use so a new server's
+/// document is seen at once.
+pub fn openapi()
+-> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    static ASSET: OnceLock<StaticAsset> = OnceLock::new();
+    warp::path!("api" / "openapi.json")
+        .and(warp::get().or(warp::head()).unify())
+        .and(warp::header::headers_cloned())
+        .map(|request: HeaderMap| {
+            let asset = ASSET.get_or_init(|| {
+                StaticAsset::new(OPENAPI.as_bytes(), "application/json", "no-cache")
+            });
+            let mut response = asset.response(&request);
+            response.headers_mut().insert(
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            );
+            response
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+    use strum::VariantArray;
+
+    use super::OPENAPI;
+    use leadtrack_core::ErrorCode;
+
+    use crate::Operation;
+
+    const PREFIX: &str = "/api/leads/";
+
+    fn document() -> Value {
+        serde_json::from_str(OPENAPI).expect("the OpenAPI document is JSON")
+    }
+
+    #[test]
+    fn names_openapi_3_1() {
+        let doc = document();
+        let version = doc["openapi"].as_str().unwrap_or_default();
+        assert!(version.starts_with("3.1."), "{version}");
+        assert!(doc["info"]["title"].is_string());
+        assert_eq!(
+            doc["components"]["securitySchemes"]["ApiKey"]["name"],
+            "X-API-Key"
+        );
+    }
+
+    #[test]
+    fn every_operation_of_the_router_is_documented_with_its_method_and_preflight() {
+        let doc = document();
+        for operation in Operation::VARIANTS {
+            let path = format!("{PREFIX}{}", operation.segment());
+            let item = doc["paths"][&path]
+                .as_object()
+                .unwrap_or_else(|| panic!("{path} is not in the document"));
+            let method = operation.method().as_str().to_ascii_lowercase();
+            let mut methods: Vec<&str> = item.keys().map(String::as_str).collect();
+            methods.sort_unstable();
+            let mut expected = vec![method.as_str(), "options"];
+            expected.sort_unstable();
+            assert_eq!(methods, expected, "{path}");
+            assert_eq!(
+                item[&method]["operationId"],
+                operation.segment(),
+                "{path}: operationId"
+            );
+        }
+    }
+
+    #[test]
+    fn every_documented_path_is_claimed_by_the_router() {
+        for path in document()["paths"].as_object().unwrap().keys() {
+            let segment = path.strip_prefix(PREFIX).unwrap_or_default();
+            assert!(
+                Operation::from_segment(segment).is_some(),
+                "{path} is documented but no route claims it"
+            );
+        }
+    }
+
+    /// The section 7 codes each error response may carry, by the status it is documented under.
+    fn documented_codes(doc: &Value, response: &Value) -> Vec<String> {
+        let response = match response["$ref"].as_str() {
+            Some(reference) => {
+                &doc["components"]["responses"][reference.rsplit('/').next().unwrap()]
+            }
+            None => response,
+        };
+        let codes = &response["content"]["application/json"]["schema"]["allOf"][1]["properties"]["code"]
+            ["enum"];
+        codes
+            .as_array()
+            .map(|codes| {
+                codes
+                    .iter()
+                    .filter_map(|c| c.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn every_error_code_is_documented_with_its_status() {
+        let doc = document();
+        let mut documented = vec![(405, "method_not_allowed".to_owned())];
+        let not_allowed = &doc["components"]["responses"]["MethodNotAllowed"];
+        assert_eq!(documented_codes(&doc, not_allowed), ["method_not_allowed"]);
+        assert_eq!(not_allowed["headers"]["Allow"]["required"], true);
+        for item in doc["paths"].as_object().unwrap().values() {
+            for operation in item.as_object().unwrap().values() {
+                for (status, response) in operation["responses"].as_object().unwrap() {
+                    let status: u16 = status.parse().unwrap();
+                    for code in documented_codes(&doc, response) {
+                        documented.push((status, code));
+                    }
+                }
+            }
+        }
+        for code in ErrorCode::VARIANTS {
+            // `not_found` answers paths outside the lead API; `unknown` is the typed
+            // client's name for a code it does not know.
+            if matches!(code, ErrorCode::NotFound | ErrorCode::Unknown) {
+                continue;
+            }
+            let status = code.http_status();
+            let name = code.as_ref();
+            assert!(
+                documented.iter().any(|(s, c)| *s == status && c == name),
+                "{name} is not documented under {status}"
+            );
+        }
+        for (status, code) in &documented {
+            let known = ErrorCode::VARIANTS.iter().find(|c| c.as_ref() == code);
+            assert_eq!(known.map(|c| c.http_status()), Some(*status), "{code}");
+        }
+    }
+}
