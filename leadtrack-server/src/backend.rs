@@ -8,7 +8,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use leadtrack_sqlite::{SqliteOptions, SqliteStore};
+use leadtrack_sqlite::{ReadPool, SqliteOptions, SqliteStore};
 
 use crate::{Failure, Job};
 
@@ -67,9 +67,9 @@ fn is_postgres(value: &str) -> bool {
     })
 }
 
-/// Opens the SQLite file with `readers` reader connections. Only `create` jobs (`serve`,
-/// `project create`) may create it: elsewhere a missing file is a mistyped path, not a wish
-/// for an empty database.
+/// Opens the SQLite file with `readers` connections for heavy reads (and as many, at most
+/// the default, for quick ones). Only `create` jobs (`serve`, `project create`) may create
+/// it: elsewhere a missing file is a mistyped path, not a wish for an empty database.
 async fn open_sqlite(path: &Path, create: bool, readers: usize) -> Result<SqliteStore, Failure> {
     let shown = path.display();
     if !create && !path.exists() {
@@ -77,9 +77,17 @@ async fn open_sqlite(path: &Path, create: bool, readers: usize) -> Result<Sqlite
             "no database at {shown}; start the server or run `server project create` first, or pass --db PATH"
         )));
     }
+    let defaults = SqliteOptions::default();
     let options = SqliteOptions {
-        readers,
-        ..SqliteOptions::default()
+        quick: ReadPool {
+            readers: readers.min(defaults.quick.readers),
+            ..defaults.quick
+        },
+        heavy: ReadPool {
+            readers,
+            ..defaults.heavy
+        },
+        ..defaults
     };
     SqliteStore::open_with(path, options).await.map_err(|err| {
         let reason = err.to_string();

@@ -10,8 +10,14 @@
 //!   survives a crash or a power loss. [`Synchronous::Normal`] trades the last moments before
 //!   a power loss for fewer fsyncs.
 //! - No SQLite call runs on an async runtime's thread: one writer thread owns the write
-//!   connection and commits waiting writes together (group commit); a pool of reader
-//!   threads serves reads. The store works under any async runtime.
+//!   connection and commits waiting writes together (group commit); two pools of reader
+//!   threads serve reads, one for quick lookups (keys, projects, one lead, sessions) and one
+//!   for heavy reads (listings, searches, reports, exports), so heavy reads cannot starve
+//!   the lookups every request makes. The store works under any async runtime.
+//! - Overload fails fast: a read whose pool's queue is full, or that runs past its pool's
+//!   time limit, fails with [`StoreError::Unavailable`], and so does a heavy read of a
+//!   project that already holds half of the heavy readers and their queue; a read whose
+//!   caller has gone is stopped.
 //! - The schema is migrated on open; a database from an older leadtrack is upgraded.
 //!
 //! ```
@@ -53,11 +59,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
+use leadtrack_core::types::ProjectId;
 use leadtrack_core::{StoreError, StoreResult};
 
 pub(crate) use rows::Error;
-use runtime::Runtime;
 pub use runtime::WriteStats;
+use runtime::{Lane, Runtime};
 
 /// How hard SQLite works to make commits durable.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -85,8 +92,14 @@ impl Synchronous {
 pub struct SqliteOptions {
     /// Durability of commits; [`Synchronous::Full`] by default.
     pub synchronous: Synchronous,
-    /// Reader threads (and connections); 4 by default.
-    pub readers: usize,
+    /// The readers of point lookups (API keys, projects, one lead, sessions, accounts):
+    /// 2 threads, 1,024 waiting reads, 1 second per read by default. Every request makes
+    /// one of these (its key, or its project), so the queue is deep enough for every
+    /// connection the server allows to have one waiting.
+    pub quick: ReadPool,
+    /// The readers of listings, searches, counts, reports and exports: 4 threads, 32
+    /// waiting reads, 2 seconds per read by default.
+    pub heavy: ReadPool,
     /// How long a connection waits for a lock held by another process (an admin command
     /// writing to the database of a running server); 5 seconds by default.
     pub busy_timeout: StdDuration,
@@ -96,10 +109,32 @@ impl Default for SqliteOptions {
     fn default() -> Self {
         Self {
             synchronous: Synchronous::Full,
-            readers: 4,
+            quick: ReadPool {
+                readers: 2,
+                queue: 1_024,
+                time_limit: StdDuration::from_secs(1),
+            },
+            heavy: ReadPool {
+                readers: 4,
+                queue: 32,
+                time_limit: StdDuration::from_secs(2),
+            },
             busy_timeout: StdDuration::from_secs(5),
         }
     }
+}
+
+/// A pool of reader threads, each with its own connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadPool {
+    /// Threads (and connections); at least 1.
+    pub readers: usize,
+    /// Reads that may wait for a thread (at least 1); past them a read fails at once with
+    /// [`StoreError::Unavailable`] rather than queue behind work it cannot overtake.
+    pub queue: usize,
+    /// How long one read may run before it is interrupted and fails with
+    /// [`StoreError::Unavailable`].
+    pub time_limit: StdDuration,
 }
 
 /// The SQLite store. Cheap to clone: clones share the connections.
@@ -177,12 +212,22 @@ impl SqliteStore {
         self.inner.runtime.write(f).await
     }
 
+    /// A point lookup through an index, on the quick readers.
     async fn read<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&rusqlite::Connection) -> Result<T, Error> + Send + 'static,
     {
-        self.inner.runtime.read(f).await
+        self.inner.runtime.read(Lane::Quick, f).await
+    }
+
+    /// A read that may scan many of `project`'s leads, on the heavy readers.
+    async fn read_heavy<T, F>(&self, project: ProjectId, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Connection) -> Result<T, Error> + Send + 'static,
+    {
+        self.inner.runtime.read(Lane::Heavy(project), f).await
     }
 }
 

@@ -5,22 +5,36 @@
 //! several are waiting, the writer runs them all in one `BEGIN IMMEDIATE` transaction, each
 //! inside its own savepoint (a failing write rolls back alone), and acknowledges them only
 //! after the `COMMIT`: with `synchronous=FULL` one fsync then makes a whole batch durable
-//! (group commit). Readers are a small pool of threads, each with its own connection; in WAL
-//! mode they never wait for the writer.
+//! (group commit). Readers are threads, each with its own connection; in WAL mode they never
+//! wait for the writer.
+//!
+//! Readers form two pools, so that one client's expensive reads cannot starve everyone's
+//! cheap ones: [`Lane::Quick`] for point lookups through an index (an API key, a project, one
+//! lead, a session), which every request needs, and [`Lane::Heavy`] for whatever scans a
+//! project's leads (listings, searches, counts, reports, exports). Each pool's queue is
+//! bounded: when it is full a read fails at once with [`StoreError::Unavailable`] (a `503`
+//! with `Retry-After`) instead of waiting behind work it cannot overtake. One project may
+//! hold at most half of the heavy pool's places (its threads and its queue), so that its
+//! flood leaves room for the other projects' listings. Each read runs
+//! under a time limit, and a read whose caller has gone (its future was dropped) is skipped
+//! if it has not started, and stopped if it has: a progress handler on every reader
+//! connection interrupts the statement.
 
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, Sender, TrySendError};
 use leadtrack_core::StoreError;
+use leadtrack_core::types::ProjectId;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
 use crate::schema;
-use crate::{Error, SqliteOptions};
+use crate::{Error, ReadPool, SqliteOptions};
 
 /// Most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
@@ -39,8 +53,81 @@ enum CommitFailure {
     /// Anything else.
     Other(String),
 }
-/// Runs one read on a reader's connection and delivers its result.
-type ReadOp = Box<dyn FnOnce(&Connection) + Send>;
+/// Runs one read on a reader and delivers its result.
+type ReadOp = Box<dyn FnOnce(&Reader) + Send>;
+
+/// How many SQLite virtual-machine steps run between two checks of a read's time limit and
+/// its caller: a few microseconds of work, so a stopped read ends at once.
+const CHECK_EVERY: std::ffi::c_int = 1_000;
+
+/// Which reader pool serves a read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lane {
+    /// Point lookups through an index, which every request makes (authentication, the
+    /// project of a createLead, one lead, a session): kept fast whatever else runs.
+    Quick,
+    /// Reads that scan many of this project's leads: listings, searches, counts, reports,
+    /// exports.
+    Heavy(ProjectId),
+}
+
+impl Lane {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Quick => "quick",
+            Self::Heavy(_) => "heavy",
+        }
+    }
+}
+
+/// How many heavy reads each project has running or waiting, and how many it may.
+struct Shares {
+    most: usize,
+    in_flight: Mutex<HashMap<ProjectId, usize>>,
+}
+
+impl Shares {
+    /// Counts one more heavy read of `project`, unless it already holds its share.
+    fn take(self: &Arc<Self>, project: ProjectId) -> Result<Share, StoreError> {
+        let mut in_flight = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let count = in_flight.entry(project).or_default();
+        if *count >= self.most {
+            return Err(StoreError::Unavailable(
+                "this project has too many heavy reads waiting".to_owned(),
+            ));
+        }
+        *count += 1;
+        Ok(Share {
+            shares: Arc::clone(self),
+            project,
+        })
+    }
+}
+
+/// One heavy read's place in its project's share, given back when the read's future ends.
+struct Share {
+    shares: Arc<Shares>,
+    project: ProjectId,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut in_flight = self
+            .shares
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = in_flight.get_mut(&self.project) {
+            *count -= 1;
+            if *count == 0 {
+                in_flight.remove(&self.project);
+            }
+        }
+    }
+}
 
 struct Applied {
     ok: bool,
@@ -50,7 +137,9 @@ struct Applied {
 /// The connection threads and the channels to them.
 pub(crate) struct Runtime {
     writer: RwLock<Option<Sender<WriteOp>>>,
-    readers: RwLock<Option<Sender<ReadOp>>>,
+    quick: RwLock<Option<Sender<ReadOp>>>,
+    heavy: RwLock<Option<Sender<ReadOp>>>,
+    shares: Arc<Shares>,
     /// Each thread holds the sender of one of these and drops it when it exits.
     exited: Mutex<Vec<oneshot::Receiver<()>>>,
     path: PathBuf,
@@ -106,36 +195,35 @@ impl Runtime {
         })?;
         ready_rx.await.map_err(|_| closed())??;
 
-        let (read_tx, read_rx) = crossbeam_channel::unbounded::<ReadOp>();
         let mut ready = Vec::new();
-        for n in 0..options.readers.max(1) {
-            let (ready_tx, ready_rx) = oneshot::channel();
-            let (exit_tx, exit_rx) = oneshot::channel::<()>();
-            exited.push(exit_rx);
-            ready.push(ready_rx);
-            let reader_path = path.to_owned();
-            let busy_timeout = options.busy_timeout;
-            let read_rx = read_rx.clone();
-            spawn(&format!("leadtrack-sqlite-reader-{n}"), move || {
-                let _exit = exit_tx;
-                match open_reader(&reader_path, busy_timeout) {
-                    Ok(conn) => {
-                        let _ = ready_tx.send(Ok(()));
-                        run_reader(&conn, &read_rx);
-                    }
-                    Err(err) => {
-                        let _ = ready_tx.send(Err(err));
-                    }
-                }
-            })?;
-        }
+        let quick = start_pool(
+            "quick",
+            path,
+            &options.quick,
+            options,
+            &mut ready,
+            &mut exited,
+        )?;
+        let heavy = start_pool(
+            "heavy",
+            path,
+            &options.heavy,
+            options,
+            &mut ready,
+            &mut exited,
+        )?;
         for ready_rx in ready {
             ready_rx.await.map_err(|_| closed())??;
         }
 
         Ok(Self {
             writer: RwLock::new(Some(write_tx)),
-            readers: RwLock::new(Some(read_tx)),
+            quick: RwLock::new(Some(quick)),
+            heavy: RwLock::new(Some(heavy)),
+            shares: Arc::new(Shares {
+                most: ((options.heavy.readers.max(1) + options.heavy.queue.max(1)) / 2).max(1),
+                in_flight: Mutex::default(),
+            }),
             exited: Mutex::new(exited),
             path: path.to_owned(),
             stats,
@@ -189,26 +277,41 @@ impl Runtime {
         rx.await.map_err(|_| dropped())?
     }
 
-    /// Runs `f` on a reader's connection, in one read transaction (a consistent snapshot).
-    pub(crate) async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
+    /// Runs `f` on a connection of `lane`'s pool, in one read transaction (a consistent
+    /// snapshot). Fails at once with [`StoreError::Unavailable`] when the pool's queue is
+    /// full, and with it too when the read runs past the pool's time limit.
+    pub(crate) async fn read<T, F>(&self, lane: Lane, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
     {
         let (tx, rx) = oneshot::channel();
-        let op: ReadOp = Box::new(move |conn| {
-            let result = in_read_transaction(conn, f).map_err(StoreError::from);
-            let _ = tx.send(result);
+        // Raised when this future ends, answered or dropped: a reader skips or stops the read
+        // of a caller that has gone.
+        let gone = GoneOnDrop(Arc::new(AtomicBool::new(false)));
+        let caller = Arc::clone(&gone.0);
+        let op: ReadOp = Box::new(move |reader| {
+            if caller.load(Ordering::Relaxed) {
+                return;
+            }
+            let _ = tx.send(reader.run(&caller, f));
         });
-        send(&self.readers, op)?;
-        rx.await.map_err(|_| dropped())?
+        let (pool, share) = match lane {
+            Lane::Quick => (&self.quick, None),
+            Lane::Heavy(project) => (&self.heavy, Some(self.shares.take(project)?)),
+        };
+        try_send(pool, op, lane)?;
+        let result = rx.await.map_err(|_| dropped())?;
+        drop((gone, share));
+        result
     }
 
     /// Stops accepting work, lets the threads finish what they were given (every write
     /// already sent is committed), and waits until their connections are closed.
     pub(crate) async fn close(&self) {
         take_sender(&self.writer);
-        take_sender(&self.readers);
+        take_sender(&self.quick);
+        take_sender(&self.heavy);
         let exited =
             std::mem::take(&mut *self.exited.lock().unwrap_or_else(PoisonError::into_inner));
         for exit in exited {
@@ -226,6 +329,22 @@ fn send<T>(sender: &RwLock<Option<Sender<T>>>, op: T) -> Result<(), StoreError> 
     let guard = sender.read().unwrap_or_else(PoisonError::into_inner);
     let sender = guard.as_ref().ok_or_else(closed)?;
     sender.send(op).map_err(|_| closed())
+}
+
+/// Queues a read on its pool unless the pool's queue is full.
+fn try_send(
+    pool: &RwLock<Option<Sender<ReadOp>>>,
+    op: ReadOp,
+    lane: Lane,
+) -> Result<(), StoreError> {
+    let guard = pool.read().unwrap_or_else(PoisonError::into_inner);
+    let sender = guard.as_ref().ok_or_else(closed)?;
+    sender.try_send(op).map_err(|err| match err {
+        TrySendError::Full(_) => {
+            StoreError::Unavailable(format!("too many {} reads are waiting", lane.name()))
+        }
+        TrySendError::Disconnected(_) => closed(),
+    })
 }
 
 fn take_sender<T>(sender: &RwLock<Option<Sender<T>>>) {
@@ -266,35 +385,168 @@ fn open_writer(path: &Path, options: &SqliteOptions) -> Result<Connection, Store
     Ok(conn)
 }
 
-fn open_reader(path: &Path, busy_timeout: Duration) -> Result<Connection, StoreError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags).map_err(StoreError::backend)?;
-    conn.busy_timeout(busy_timeout)
-        .map_err(StoreError::backend)?;
-    conn.set_prepared_statement_cache_capacity(64);
-    Ok(conn)
+/// Starts a pool's reader threads; returns the sender of its bounded queue.
+fn start_pool(
+    name: &str,
+    path: &Path,
+    pool: &ReadPool,
+    options: &SqliteOptions,
+    ready: &mut Vec<oneshot::Receiver<Result<(), StoreError>>>,
+    exited: &mut Vec<oneshot::Receiver<()>>,
+) -> Result<Sender<ReadOp>, StoreError> {
+    let (read_tx, read_rx) = crossbeam_channel::bounded::<ReadOp>(pool.queue.max(1));
+    for n in 0..pool.readers.max(1) {
+        let (ready_tx, ready_rx) = oneshot::channel();
+        let (exit_tx, exit_rx) = oneshot::channel::<()>();
+        exited.push(exit_rx);
+        ready.push(ready_rx);
+        let reader_path = path.to_owned();
+        let busy_timeout = options.busy_timeout;
+        let time_limit = pool.time_limit;
+        let read_rx = read_rx.clone();
+        spawn(&format!("leadtrack-sqlite-{name}-{n}"), move || {
+            let _exit = exit_tx;
+            match Reader::open(&reader_path, busy_timeout, time_limit) {
+                Ok(reader) => {
+                    let _ = ready_tx.send(Ok(()));
+                    run_reader(&reader, &read_rx);
+                }
+                Err(err) => {
+                    let _ = ready_tx.send(Err(err));
+                }
+            }
+        })?;
+    }
+    Ok(read_tx)
 }
 
-fn in_read_transaction<T>(
-    conn: &Connection,
-    f: impl FnOnce(&Connection) -> Result<T, Error>,
-) -> Result<T, Error> {
-    conn.execute_batch("BEGIN DEFERRED")?;
-    let result = f(conn);
-    // A read transaction has nothing to keep: ending it only releases the snapshot.
-    let _ = conn.execute_batch("COMMIT");
-    result
+/// Sets the caller's gone flag when a read's future ends, whether answered or dropped.
+struct GoneOnDrop(Arc<AtomicBool>);
+
+impl Drop for GoneOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
-fn run_reader(conn: &Connection, ops: &Receiver<ReadOp>) {
+/// A reader thread's connection, and the watch its progress handler keeps over the running
+/// read.
+struct Reader {
+    conn: Connection,
+    watch: Arc<Watch>,
+    time_limit: Duration,
+}
+
+/// Why a read was stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    TimeLimit,
+    CallerGone,
+}
+
+/// What the progress handler checks: the running read's deadline and its caller.
+#[derive(Default)]
+struct Watch(Mutex<Option<Running>>);
+
+struct Running {
+    deadline: Instant,
+    caller_gone: Arc<AtomicBool>,
+    stopped: Option<Stop>,
+}
+
+impl Watch {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Called by SQLite every [`CHECK_EVERY`] steps: `true` interrupts the statement.
+    fn should_stop(&self) -> bool {
+        let mut running = self.lock();
+        let Some(running) = running.as_mut() else {
+            return false;
+        };
+        if running.stopped.is_none() {
+            if running.caller_gone.load(Ordering::Relaxed) {
+                running.stopped = Some(Stop::CallerGone);
+            } else if Instant::now() >= running.deadline {
+                running.stopped = Some(Stop::TimeLimit);
+            }
+        }
+        running.stopped.is_some()
+    }
+
+    fn start(&self, deadline: Instant, caller_gone: &Arc<AtomicBool>) {
+        *self.lock() = Some(Running {
+            deadline,
+            caller_gone: Arc::clone(caller_gone),
+            stopped: None,
+        });
+    }
+
+    /// Ends the watch over a read; says whether it was stopped.
+    fn finish(&self) -> Option<Stop> {
+        self.lock().take().and_then(|running| running.stopped)
+    }
+}
+
+impl Reader {
+    fn open(path: &Path, busy_timeout: Duration, time_limit: Duration) -> Result<Self, StoreError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(StoreError::backend)?;
+        conn.busy_timeout(busy_timeout)
+            .map_err(StoreError::backend)?;
+        conn.set_prepared_statement_cache_capacity(64);
+        let watch = Arc::new(Watch::default());
+        let handler = Arc::clone(&watch);
+        conn.progress_handler(CHECK_EVERY, Some(move || handler.should_stop()))
+            .map_err(StoreError::backend)?;
+        Ok(Self {
+            conn,
+            watch,
+            time_limit,
+        })
+    }
+
+    /// Runs `f` in one read transaction, under the time limit, while the caller waits.
+    fn run<T>(
+        &self,
+        caller_gone: &Arc<AtomicBool>,
+        f: impl FnOnce(&Connection) -> Result<T, Error>,
+    ) -> Result<T, StoreError> {
+        self.conn
+            .execute_batch("BEGIN DEFERRED")
+            .map_err(Error::from)?;
+        self.watch
+            .start(Instant::now() + self.time_limit, caller_gone);
+        let result = f(&self.conn);
+        // Before the COMMIT, which a stopped watch would interrupt too.
+        let stopped = self.watch.finish();
+        // A read transaction has nothing to keep: ending it only releases the snapshot.
+        let _ = self.conn.execute_batch("COMMIT");
+        match stopped {
+            // Whatever `f` made of the interrupted statement, its answer is incomplete.
+            Some(Stop::TimeLimit) => Err(StoreError::Unavailable(format!(
+                "a read ran past its time limit of {:?}",
+                self.time_limit
+            ))),
+            Some(Stop::CallerGone) => Err(StoreError::Unavailable(
+                "the caller of a read went away".to_owned(),
+            )),
+            None => result.map_err(StoreError::from),
+        }
+    }
+}
+
+fn run_reader(reader: &Reader, ops: &Receiver<ReadOp>) {
     while let Ok(op) = ops.recv() {
         // A panicking read loses its own answer (its caller sees an error), not the thread.
-        if catch_unwind(AssertUnwindSafe(|| op(conn))).is_err() {
+        if catch_unwind(AssertUnwindSafe(|| op(reader))).is_err() {
             tracing::error!("a read on the SQLite store panicked");
-            if !conn.is_autocommit() {
-                let _ = conn.execute_batch("ROLLBACK");
+            reader.watch.finish();
+            if !reader.conn.is_autocommit() {
+                let _ = reader.conn.execute_batch("ROLLBACK");
             }
         }
     }
@@ -375,5 +627,151 @@ fn commit_batch(conn: &Connection, batch: Vec<WriteOp>, stats: &Counters) {
     }
     for complete in completions {
         complete(commit.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A query that never ends on its own.
+    const ENDLESS: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+                           SELECT count(*) FROM c";
+
+    fn endless(conn: &Connection) -> Result<i64, Error> {
+        Ok(conn.query_row(ENDLESS, [], |row| row.get(0))?)
+    }
+
+    fn one(conn: &Connection) -> Result<i64, Error> {
+        Ok(conn.query_row("SELECT 1", [], |row| row.get(0))?)
+    }
+
+    /// A runtime over a fresh database whose heavy pool is `heavy`.
+    async fn runtime(heavy: ReadPool) -> (tempfile::TempDir, Arc<Runtime>) {
+        let dir = tempfile::tempdir().unwrap();
+        let options = SqliteOptions {
+            heavy,
+            ..SqliteOptions::default()
+        };
+        let runtime = Runtime::start(&dir.path().join("db"), &options)
+            .await
+            .unwrap();
+        (dir, Arc::new(runtime))
+    }
+
+    fn pool(readers: usize, queue: usize, time_limit: Duration) -> ReadPool {
+        ReadPool {
+            readers,
+            queue,
+            time_limit,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_read_past_its_time_limit_is_stopped() {
+        let (_dir, runtime) = runtime(pool(1, 4, Duration::from_millis(200))).await;
+        let started = Instant::now();
+        let err = runtime
+            .read(Lane::Heavy(ProjectId(1)), endless)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // The reader is free again, and its next read runs under a fresh limit.
+        assert_eq!(
+            runtime.read(Lane::Heavy(ProjectId(1)), one).await.unwrap(),
+            1
+        );
+        runtime.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_read_whose_caller_went_away_is_stopped() {
+        let (_dir, runtime) = runtime(pool(1, 4, Duration::from_secs(600))).await;
+        let gave_up = tokio::time::timeout(
+            Duration::from_millis(100),
+            runtime.read(Lane::Heavy(ProjectId(1)), endless),
+        )
+        .await;
+        assert!(gave_up.is_err(), "the endless read answered");
+        // The only heavy reader would be busy for ten minutes had the read run on.
+        let next = tokio::time::timeout(
+            Duration::from_secs(5),
+            runtime.read(Lane::Heavy(ProjectId(1)), one),
+        )
+        .await
+        .expect("the abandoned read was stopped");
+        assert_eq!(next.unwrap(), 1);
+        runtime.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_read_fails_at_once_when_its_queue_is_full_and_quick_reads_go_on() {
+        let (_dir, runtime) = runtime(pool(1, 1, Duration::from_secs(600))).await;
+        let running = tokio::spawn({
+            let runtime = Arc::clone(&runtime);
+            async move { runtime.read(Lane::Heavy(ProjectId(1)), endless).await }
+        });
+        // Once the reader has taken the first read, the second one fills the queue.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let waiting = tokio::spawn({
+            let runtime = Arc::clone(&runtime);
+            async move { runtime.read(Lane::Heavy(ProjectId(2)), one).await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = Instant::now();
+        let err = runtime
+            .read(Lane::Heavy(ProjectId(3)), one)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        // The quick pool does not wait for the heavy one.
+        let quick = tokio::time::timeout(Duration::from_secs(1), runtime.read(Lane::Quick, one))
+            .await
+            .expect("a quick read waited for a heavy one");
+        assert_eq!(quick.unwrap(), 1);
+        // Dropping the endless read's caller frees the reader for the one waiting.
+        running.abort();
+        let waited = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the queued read ran");
+        assert_eq!(waited.unwrap().unwrap(), 1);
+        runtime.close().await;
+    }
+
+    #[tokio::test]
+    async fn one_project_holds_at_most_half_of_the_heavy_pool() {
+        // One reader and three places in its queue: two for each project.
+        let (_dir, runtime) = runtime(pool(1, 3, Duration::from_millis(300))).await;
+        let flood: Vec<_> = (0..2)
+            .map(|_| {
+                let runtime = Arc::clone(&runtime);
+                tokio::spawn(async move { runtime.read(Lane::Heavy(ProjectId(1)), endless).await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let err = runtime
+            .read(Lane::Heavy(ProjectId(1)), one)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
+        // Another project still gets a place, and its answer once the reader is free.
+        assert_eq!(
+            runtime.read(Lane::Heavy(ProjectId(2)), one).await.unwrap(),
+            1
+        );
+        for read in flood {
+            assert!(matches!(
+                read.await.unwrap(),
+                Err(StoreError::Unavailable(_))
+            ));
+        }
+        // Finished reads give their places back.
+        assert_eq!(
+            runtime.read(Lane::Heavy(ProjectId(1)), one).await.unwrap(),
+            1
+        );
+        runtime.close().await;
     }
 }

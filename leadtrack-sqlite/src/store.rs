@@ -1,5 +1,6 @@
 //! The store traits on [`SqliteStore`]: each method hands its SQL to the writer thread
-//! (writes, committed in groups) or to a reader (reads, on a snapshot).
+//! (writes, committed in groups) or to a reader (reads, on a snapshot): `read` for point
+//! lookups through an index, `read_heavy` for anything that scans a project's leads.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -59,7 +60,7 @@ impl LeadStore for SqliteStore {
 
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
         let query = query.clone();
-        self.read(move |conn| listing::list(conn, project, &query))
+        self.read_heavy(project, move |conn| listing::list(conn, project, &query))
             .await
     }
 
@@ -69,8 +70,10 @@ impl LeadStore for SqliteStore {
         query: &LeadQuery,
     ) -> StoreResult<Vec<(LeadStatus, u64)>> {
         let query = query.clone();
-        self.read(move |conn| listing::status_counts(conn, project, &query))
-            .await
+        self.read_heavy(project, move |conn| {
+            listing::status_counts(conn, project, &query)
+        })
+        .await
     }
 
     async fn export_leads(
@@ -82,13 +85,15 @@ impl LeadStore for SqliteStore {
     ) -> StoreResult<Vec<StoredLead>> {
         let query = query.clone();
         let after = after.cloned();
-        self.read(move |conn| listing::export(conn, project, &query, after.as_ref(), limit))
-            .await
+        self.read_heavy(project, move |conn| {
+            listing::export(conn, project, &query, after.as_ref(), limit)
+        })
+        .await
     }
 
     async fn report(&self, project: ProjectId, query: &ReportQuery) -> StoreResult<Report> {
         let query = *query;
-        self.read(move |conn| report::report(conn, project, &query))
+        self.read_heavy(project, move |conn| report::report(conn, project, &query))
             .await
     }
 

@@ -7,6 +7,7 @@ mod client;
 mod faults;
 mod forwarding;
 mod helpers;
+mod overload;
 mod process;
 mod protection;
 mod server_process;
