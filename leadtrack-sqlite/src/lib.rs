@@ -53,6 +53,7 @@ mod report;
 mod rows;
 mod runtime;
 mod schema;
+mod storage;
 mod store;
 
 use std::path::Path;
@@ -145,6 +146,8 @@ pub struct SqliteStore {
 
 struct Inner {
     runtime: Runtime,
+    /// The database file's identity when it was opened: writes stop if it changes.
+    opened: Option<storage::FileIdentity>,
     /// Keeps a temporary database's directory until the last clone is dropped.
     _temp_dir: Option<tempfile::TempDir>,
 }
@@ -164,10 +167,16 @@ impl SqliteStore {
     }
 
     /// Opens (creating it if needed) the database at `path`.
+    ///
+    /// Refused ([`StoreError::Invalid`], saying why) when an existing file cannot be
+    /// written, or when the file is missing but its write-ahead log is there.
     pub async fn open_with(path: impl AsRef<Path>, options: SqliteOptions) -> StoreResult<Self> {
-        let runtime = Runtime::start(path.as_ref(), &options).await?;
+        let path = path.as_ref();
+        storage::check_before_open(path)?;
+        let runtime = Runtime::start(path, &options).await?;
         Ok(Self {
             inner: Arc::new(Inner {
+                opened: storage::identity(path),
                 runtime,
                 _temp_dir: None,
             }),
@@ -178,10 +187,11 @@ impl SqliteStore {
     /// of the store is dropped. For tests.
     pub async fn open_temporary() -> StoreResult<Self> {
         let dir = tempfile::tempdir().map_err(StoreError::backend)?;
-        let runtime =
-            Runtime::start(&dir.path().join("leadtrack.db"), &SqliteOptions::default()).await?;
+        let path = dir.path().join("leadtrack.db");
+        let runtime = Runtime::start(&path, &SqliteOptions::default()).await?;
         Ok(Self {
             inner: Arc::new(Inner {
+                opened: storage::identity(&path),
                 runtime,
                 _temp_dir: Some(dir),
             }),
@@ -209,6 +219,9 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&rusqlite::Connection) -> Result<T, Error> + Send + 'static,
     {
+        if let Some(opened) = self.inner.opened {
+            storage::check_still_there(self.path(), opened)?;
+        }
         self.inner.runtime.write(f).await
     }
 

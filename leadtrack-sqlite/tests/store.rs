@@ -166,3 +166,33 @@ async fn two_stores_on_one_file_see_each_others_writes() {
     );
     admin.close().await;
 }
+
+#[tokio::test]
+async fn a_database_removed_under_the_store_refuses_writes_instead_of_losing_them() {
+    let (dir, store, project) = store_with_project(SqliteOptions::default()).await;
+    store
+        .create_lead(
+            project.id,
+            data(json!({"userData": {"email": "a@x.io"}})),
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    for name in ["db", "db-wal", "db-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(name));
+    }
+    let err = store
+        .create_lead(
+            project.id,
+            data(json!({"userData": {"email": "b@x.io"}})),
+            Utc::now(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
+    store.close().await;
+    // Restarting would not quietly make a new, empty database if the log had survived.
+    std::fs::write(dir.path().join("db-wal"), b"").unwrap();
+    let refused = SqliteStore::open(dir.path().join("db")).await.unwrap_err();
+    assert!(matches!(refused, StoreError::Invalid(_)), "{refused}");
+}

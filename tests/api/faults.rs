@@ -89,3 +89,41 @@ async fn a_full_disk_answers_503_and_the_server_recovers_without_a_restart() {
     assert_eq!(count(http).await, acknowledged + 1);
     assert!(server.terminate().await.success());
 }
+
+#[tokio::test]
+async fn read_only_storage_is_refused_at_start_with_a_clear_error() {
+    // A read-only file system of the test's own: a tmpfs mounted and then remounted
+    // read-only in a private user and mount namespace (no privileges needed).
+    let dir = tempfile::tempdir().unwrap();
+    let mount = dir.path().join("mnt");
+    std::fs::create_dir(&mount).unwrap();
+    let db = mount.join("leadtrack.db");
+    let (server, mount, db) = (
+        crate::process::server_binary().display().to_string(),
+        mount.display().to_string(),
+        db.display().to_string(),
+    );
+    let script = format!(
+        "mount -t tmpfs none '{mount}' && '{server}' project create --name A --db '{db}' >/dev/null \
+         && mount -o remount,ro '{mount}' && exec '{server}' serve --addr 127.0.0.1:0 --db '{db}'"
+    );
+    let run = tokio::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c", &script])
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the server refused to start instead of serving")
+        .expect("run unshare (util-linux)");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].contains("cannot be written") && errors[0].contains("Read-only file system"),
+        "{stderr}"
+    );
+}
