@@ -98,8 +98,10 @@ pub struct SqliteOptions {
     /// one of these (its key, or its project), so the queue is deep enough for every
     /// connection the server allows to have one waiting.
     pub quick: ReadPool,
-    /// The readers of listings, searches, counts, reports and exports: 4 threads, 32
-    /// waiting reads, 2 seconds per read by default.
+    /// The readers of listings, searches, counts, reports and exports: 4 threads, 256
+    /// waiting reads, 2 seconds per read by default. One project may hold half of these
+    /// places, so a busy project's dozens of concurrent listings are served, while a
+    /// flood of its searches still leaves the other half to everyone else.
     pub heavy: ReadPool,
     /// How long a connection waits for a lock held by another process (an admin command
     /// writing to the database of a running server); 5 seconds by default.
@@ -117,7 +119,7 @@ impl Default for SqliteOptions {
             },
             heavy: ReadPool {
                 readers: 4,
-                queue: 32,
+                queue: 256,
                 time_limit: StdDuration::from_secs(2),
             },
             busy_timeout: StdDuration::from_secs(5),

@@ -44,7 +44,10 @@ async fn project(store: &SqliteStore, id: &str) -> Project {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_flood_does_not_delay_another_projects_lookups() {
     let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open_with(dir.path().join("db"), SqliteOptions::default())
+    // A heavy queue shorter than the flood, so that the flood also meets the bound.
+    let mut options = SqliteOptions::default();
+    options.heavy.queue = 32;
+    let store = SqliteStore::open_with(dir.path().join("db"), options)
         .await
         .unwrap();
     let big = project(&store, "big").await;
