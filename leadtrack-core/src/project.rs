@@ -277,9 +277,8 @@ mod tests {
         assert_eq!(blank.validate().unwrap_err(), "a project needs a name");
     }
 
-    #[test]
-    fn settings_apply_all_or_nothing() {
-        let mut project = Project {
+    fn acme() -> Project {
+        Project {
             id: ProjectId(1),
             public_id: "acme".into(),
             name: "Acme".into(),
@@ -289,7 +288,12 @@ mod tests {
             lost_mapping: LabelMapping::default_lost(),
             allowed_origins: Vec::new(),
             created_at: DateTime::<Utc>::MIN_UTC,
-        };
+        }
+    }
+
+    #[test]
+    fn settings_apply_all_or_nothing() {
+        let mut project = acme();
         let before = project.clone();
         let bad = ProjectSettings {
             name: Some("Renamed".into()),
@@ -328,17 +332,7 @@ mod tests {
         ] {
             assert!(validate_origin(bad).is_err(), "{bad}");
         }
-        let mut project = Project {
-            id: ProjectId(1),
-            public_id: "acme".into(),
-            name: "Acme".into(),
-            active: true,
-            currency: "USD".into(),
-            phone_country_code: None,
-            lost_mapping: LabelMapping::default_lost(),
-            allowed_origins: Vec::new(),
-            created_at: DateTime::<Utc>::MIN_UTC,
-        };
+        let mut project = acme();
         assert!(project.allows_origin("https://anywhere.example"));
         let settings = ProjectSettings {
             allowed_origins: Some(vec![

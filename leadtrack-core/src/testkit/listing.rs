@@ -148,75 +148,27 @@ pub async fn listing_filters<B: Backend>(backend: &B) {
         .await,
         [b]
     );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("LOVE".into()),
-            ..q()
-        })
-        .await,
-        [a],
-        "last name"
-    );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("navy".into()),
-            ..q()
-        })
-        .await,
-        [b],
-        "email and company"
-    );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("labs".into()),
-            ..q()
-        })
-        .await,
-        [b],
-        "company"
-    );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("éd".into()),
-            ..q()
-        })
-        .await,
-        [c],
-        "unicode"
-    );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("222-33".into()),
-            ..q()
-        })
-        .await,
-        [c],
-        "phone"
-    );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("example".into()),
-            ..q()
-        })
-        .await,
-        [a, c]
-    );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("ada lovelace".into()),
-            ..q()
-        })
-        .await,
-        Vec::<LeadId>::new()
-    );
-    assert_eq!(
-        list(LeadQuery {
-            search: Some("%".into()),
-            ..q()
-        })
-        .await,
-        Vec::<LeadId>::new()
-    );
+    let searches: [(&str, Vec<LeadId>, &str); 8] = [
+        ("LOVE", vec![a], "last name"),
+        ("navy", vec![b], "email and company"),
+        ("labs", vec![b], "company"),
+        ("éd", vec![c], "unicode"),
+        ("222-33", vec![c], "phone"),
+        ("example", vec![a, c], ""),
+        ("ada lovelace", vec![], ""),
+        ("%", vec![], ""),
+    ];
+    for (term, expected, why) in searches {
+        assert_eq!(
+            list(LeadQuery {
+                search: Some(term.into()),
+                ..q()
+            })
+            .await,
+            expected,
+            "search {term:?} {why}"
+        );
+    }
     for term in ["a\0b", "love\0", "\0\0\0"] {
         assert_eq!(
             list(LeadQuery {
