@@ -25,6 +25,8 @@ pub enum ErrorCode {
     MissingIdentifier,
     /// A query parameter is invalid.
     InvalidQuery,
+    /// The request is not HTTP the server can read (the HTTP layer's answer, any path).
+    BadRequest,
     /// The `X-API-Key` header is missing or empty.
     MissingApiKey,
     /// The API key is unknown or revoked.
@@ -49,6 +51,10 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// The request's content type is not accepted.
     UnsupportedMediaType,
+    /// The request's URL is too long (the HTTP layer's answer, any path).
+    UriTooLong,
+    /// The request's header fields are too many or too large (the HTTP layer's answer).
+    HeadersTooLarge,
     /// Too many requests.
     RateLimited,
     /// No such path (the standalone server's answer outside the lead routes).
@@ -71,7 +77,8 @@ impl ErrorCode {
             | Self::InvalidField
             | Self::NoLeadData
             | Self::MissingIdentifier
-            | Self::InvalidQuery => 400,
+            | Self::InvalidQuery
+            | Self::BadRequest => 400,
             Self::MissingApiKey | Self::InvalidApiKey => 401,
             Self::ProjectMismatch | Self::ProjectInactive | Self::OriginNotAllowed => 403,
             Self::ProjectNotFound
@@ -82,6 +89,8 @@ impl ErrorCode {
             Self::JobPending => 409,
             Self::PayloadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
+            Self::UriTooLong => 414,
+            Self::HeadersTooLarge => 431,
             Self::RateLimited => 429,
             Self::Internal | Self::Unknown => 500,
             Self::Unavailable => 503,
@@ -221,6 +230,7 @@ mod tests {
             (ErrorCode::NoLeadData, 400),
             (ErrorCode::MissingIdentifier, 400),
             (ErrorCode::InvalidQuery, 400),
+            (ErrorCode::BadRequest, 400),
             (ErrorCode::MissingApiKey, 401),
             (ErrorCode::InvalidApiKey, 401),
             (ErrorCode::ProjectMismatch, 403),
@@ -233,6 +243,8 @@ mod tests {
             (ErrorCode::JobPending, 409),
             (ErrorCode::PayloadTooLarge, 413),
             (ErrorCode::UnsupportedMediaType, 415),
+            (ErrorCode::UriTooLong, 414),
+            (ErrorCode::HeadersTooLarge, 431),
             (ErrorCode::RateLimited, 429),
             (ErrorCode::NotFound, 404),
             (ErrorCode::Internal, 500),

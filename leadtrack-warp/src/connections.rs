@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -26,6 +26,8 @@ use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
 use warp::http::Request;
 use warp::{Filter, Reply};
+
+use crate::http_errors;
 
 /// How the standalone server treats connections: its timeouts and its connection cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,10 +128,7 @@ pub(crate) async fn run<A>(
         let watcher = graceful.watcher();
         tokio::spawn(async move {
             let conn = Arc::clone(&task.conn);
-            let io = TokioIo::new(Tracked {
-                io: stream,
-                conn: Arc::clone(&conn),
-            });
+            let io = TokioIo::new(Tracked::new(stream, Arc::clone(&conn)));
             let hyper_service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let mut service = service.clone();
                 let busy = Busy::start(Arc::clone(&conn));
@@ -361,10 +360,56 @@ impl Drop for Busy {
     }
 }
 
-/// The socket, noting when bytes last moved.
+/// The socket, noting when bytes last moved, and giving hyper's own error answers the
+/// contract's JSON body (see [`crate::http_errors`]).
 struct Tracked {
     io: TcpStream,
     conn: Arc<Conn>,
+    /// A rewritten error answer of hyper's, and how much of it is written: hyper was told
+    /// its answer is written, so this goes out before anything else (flush, shutdown).
+    rewritten: Option<(Vec<u8>, usize)>,
+}
+
+impl Tracked {
+    fn new(io: TcpStream, conn: Arc<Conn>) -> Self {
+        Self {
+            io,
+            conn,
+            rewritten: None,
+        }
+    }
+
+    /// Writes `buf` to the socket.
+    fn poll_write_raw(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.conn.touch();
+        }
+        polled
+    }
+
+    /// Writes what is left of a rewritten answer.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while let Some((bytes, written)) = self.rewritten.take() {
+            if written == bytes.len() {
+                break;
+            }
+            let polled = self.poll_write_raw(cx, &bytes[written..]);
+            let n = match polled {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+                }
+                Poll::Ready(Ok(n)) => n,
+                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                Poll::Pending => {
+                    self.rewritten = Some((bytes, written));
+                    return Poll::Pending;
+                }
+            };
+            self.rewritten = Some((bytes, written + n));
+        }
+        Poll::Ready(Ok(()))
+    }
 }
 
 impl AsyncRead for Tracked {
@@ -382,41 +427,41 @@ impl AsyncRead for Tracked {
     }
 }
 
+/// Not vectored, so that hyper hands each response over in one buffer whose end
+/// [`http_errors::split`] can read.
 impl AsyncWrite for Tracked {
     fn poll_write(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
-        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
-            self.conn.touch();
+        let this = self.get_mut();
+        ready!(this.poll_drain(cx))?;
+        match http_errors::split(buf) {
+            Some(answer) if answer.start > 0 => this.poll_write_raw(cx, &buf[..answer.start]),
+            Some(answer) => {
+                this.rewritten = Some((http_errors::rewrite(&answer), 0));
+                // Told written now; what the socket does not take yet goes out on the
+                // flush that follows.
+                if let Poll::Ready(Err(err)) = this.poll_drain(cx) {
+                    return Poll::Ready(Err(err));
+                }
+                Poll::Ready(Ok(buf.len()))
+            }
+            None => this.poll_write_raw(cx, buf),
         }
-        polled
     }
 
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
-        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
-            self.conn.touch();
-        }
-        polled
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_drain(cx))?;
+        Pin::new(&mut this.io).poll_flush(cx)
     }
 
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_drain(cx))?;
+        Pin::new(&mut this.io).poll_shutdown(cx)
     }
 }
 

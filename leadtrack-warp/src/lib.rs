@@ -46,6 +46,7 @@ mod assets;
 mod body;
 mod connections;
 mod handlers;
+mod http_errors;
 mod openapi;
 mod rate;
 mod reply;

@@ -203,23 +203,72 @@ async fn exchange(addr: SocketAddr, request: &[u8]) -> String {
     String::from_utf8_lossy(&response).into_owned()
 }
 
+/// Asserts that `response` is the HTTP layer's refusal `status` with the contract's JSON
+/// body of `code` and the CORS header.
+fn assert_refused(response: &str, status: &str, code: &str) {
+    let (head, body) = response.split_once("\r\n\r\n").expect(response);
+    assert!(
+        head.starts_with(&format!("HTTP/1.1 {status}\r\n")),
+        "{head}"
+    );
+    let head = head.to_ascii_lowercase();
+    assert!(
+        head.contains("\r\ncontent-type: application/json\r\n"),
+        "{head}"
+    );
+    assert!(
+        head.contains("\r\naccess-control-allow-origin: *\r\n"),
+        "{head}"
+    );
+    assert!(
+        head.contains(&format!("\r\ncontent-length: {}\r\n", body.len())),
+        "{head}"
+    );
+    let body: serde_json::Value = serde_json::from_str(body).expect(body);
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+}
+
 #[tokio::test]
-async fn requests_http_refuses_and_clients_leaving_are_not_logged_as_errors() {
+async fn requests_http_refuses_get_json_errors_and_clients_leaving_are_not_logged_as_errors() {
     let warnings = Warnings::default();
     let _guard = warnings.capture();
     let (addr, _stop) = spawn(short()).await;
     let garbage = exchange(addr, b"HELLO THERE\r\n\r\n").await;
-    assert!(garbage.starts_with("HTTP/1.1 400"), "{garbage}");
+    assert_refused(&garbage, "400 Bad Request", "bad_request");
     let long_url = format!("GET /{} HTTP/1.1\r\nhost: t\r\n\r\n", "a".repeat(70_000));
     let long = exchange(addr, long_url.as_bytes()).await;
-    assert!(long.starts_with("HTTP/1.1 414"), "{long}");
+    assert_refused(&long, "414 URI Too Long", "uri_too_long");
     let mut many = String::from("GET /x HTTP/1.1\r\nhost: t\r\n");
     for i in 0..200 {
         many.push_str(&format!("x-h{i}: v\r\n"));
     }
     many.push_str("\r\n");
     let many = exchange(addr, many.as_bytes()).await;
-    assert!(many.starts_with("HTTP/1.1 431"), "{many}");
+    assert_refused(
+        &many,
+        "431 Request Header Fields Too Large",
+        "headers_too_large",
+    );
+    let huge = format!(
+        "GET /x HTTP/1.1\r\nhost: t\r\nx-big: {}\r\n\r\n",
+        "b".repeat(500_000)
+    );
+    let huge = exchange(addr, huge.as_bytes()).await;
+    assert_refused(
+        &huge,
+        "431 Request Header Fields Too Large",
+        "headers_too_large",
+    );
+    // Behind a response on the same connection (pipelined), the refusal is still JSON.
+    let pipelined = format!("GET /x HTTP/1.1\r\nhost: t\r\n\r\n{long_url}");
+    let pipelined = exchange(addr, pipelined.as_bytes()).await;
+    let second = pipelined.find("HTTP/1.1 414").expect(&pipelined);
+    assert!(pipelined.starts_with("HTTP/1.1 200 OK\r\n"), "{pipelined}");
+    assert_refused(&pipelined[second..], "414 URI Too Long", "uri_too_long");
     // A client that leaves mid-header, and one that leaves mid-body.
     let mut gone = TcpStream::connect(addr).await.unwrap();
     gone.write_all(b"GET /x HTTP/1.1\r\nhos").await.unwrap();
