@@ -40,7 +40,7 @@ impl Database {
     pub(crate) async fn run(&self, job: Job) -> Result<(), Failure> {
         match self {
             Self::Sqlite(path) => {
-                let store = open_sqlite(path, job.creates(), job.readers()).await?;
+                let store = open_sqlite(path, job.creates(), sqlite_options(&job)).await?;
                 let result = job.run(store.clone(), self).await;
                 store.close().await;
                 result
@@ -67,20 +67,18 @@ fn is_postgres(value: &str) -> bool {
     })
 }
 
-/// Opens the SQLite file with `readers` connections for heavy reads (and as many, at most
-/// the default, for quick ones). Only `create` jobs (`serve`, `project create`) may create
-/// it: elsewhere a missing file is a mistyped path, not a wish for an empty database.
-async fn open_sqlite(path: &Path, create: bool, readers: usize) -> Result<SqliteStore, Failure> {
-    let shown = path.display();
-    if !create && !path.exists() {
-        return Err(Failure(format!(
-            "no database at {shown}; start the server or run `server project create` first, or pass --db PATH"
-        )));
-    }
+/// The SQLite store's options for `job`: `serve`'s reader pools as its flags say; the
+/// worker and the admin commands run few reads at once, and get few readers.
+fn sqlite_options(job: &Job) -> SqliteOptions {
+    let readers = match job {
+        Job::Serve { args, .. } => return args.readers.sqlite_options(),
+        Job::Work(_) => 2,
+        Job::Administer(_) => 1,
+    };
     let defaults = SqliteOptions::default();
-    let options = SqliteOptions {
+    SqliteOptions {
         quick: ReadPool {
-            readers: readers.min(defaults.quick.readers),
+            readers,
             ..defaults.quick
         },
         heavy: ReadPool {
@@ -88,7 +86,22 @@ async fn open_sqlite(path: &Path, create: bool, readers: usize) -> Result<Sqlite
             ..defaults.heavy
         },
         ..defaults
-    };
+    }
+}
+
+/// Opens the SQLite file. Only `create` jobs (`serve`, `project create`) may create it:
+/// elsewhere a missing file is a mistyped path, not a wish for an empty database.
+async fn open_sqlite(
+    path: &Path,
+    create: bool,
+    options: SqliteOptions,
+) -> Result<SqliteStore, Failure> {
+    let shown = path.display();
+    if !create && !path.exists() {
+        return Err(Failure(format!(
+            "no database at {shown}; start the server or run `server project create` first, or pass --db PATH"
+        )));
+    }
     SqliteStore::open_with(path, options).await.map_err(|err| {
         let reason = err.to_string();
         if reason.contains("not a database") {

@@ -151,15 +151,6 @@ impl Job {
         )
     }
 
-    /// How many reads the job runs at once, for the backend to size its readers.
-    pub(crate) fn readers(&self) -> usize {
-        match self {
-            Self::Serve { .. } => 4,
-            Self::Work(_) => 2,
-            Self::Administer(_) => 1,
-        }
-    }
-
     /// Runs the job on the open store; the caller closes the store afterwards.
     pub(crate) async fn run<S: Store + Clone>(
         self,

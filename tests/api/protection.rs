@@ -93,3 +93,62 @@ async fn rate_limit_flags_and_allowed_origins_reach_the_server() {
     assert_eq!(listed[0]["allowedOrigins"], json!([]));
     assert!(server.terminate().await.success());
 }
+
+/// 32 concurrent searches of one project, on a server started with `readers`; how many of
+/// them were refused `503 unavailable`.
+async fn refused_searches(readers: &[&str]) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    let mut options = vec!["--rate-limit-key", "off", "--no-worker"];
+    options.extend_from_slice(readers);
+    let server = start_serve(&db, &options).await;
+    let http = reqwest::Client::new();
+    let create = format!("{}/api/leads/createServerSideLead", server.base_url);
+    let created = futures::future::join_all((0..400).map(|i| {
+        let lead = json!({"projectId": "acme", "userData": {"email": format!("lead{i}@x.io")}});
+        http.post(&create)
+            .header("x-api-key", &key)
+            .json(&lead)
+            .send()
+    }))
+    .await;
+    assert!(created.iter().all(|r| r.as_ref().unwrap().status() == 201));
+    let search = format!(
+        "{}/api/leads/getLeads?search=lead&limit=100",
+        server.base_url
+    );
+    let answers = futures::future::join_all(
+        (0..32).map(|_| http.get(&search).header("x-api-key", &key).send()),
+    )
+    .await;
+    let mut refused = 0;
+    for answer in answers {
+        let answer = answer.unwrap();
+        match answer.status() {
+            StatusCode::OK => {}
+            StatusCode::SERVICE_UNAVAILABLE => {
+                assert_eq!(answer.headers()["retry-after"], "1");
+                let body: serde_json::Value = answer.json().await.unwrap();
+                assert_eq!(body["code"], "unavailable");
+                refused += 1;
+            }
+            other => panic!("a search answered {other}"),
+        }
+    }
+    assert!(server.terminate().await.success());
+    refused
+}
+
+#[tokio::test]
+async fn reader_pool_flags_reach_the_store() {
+    assert_eq!(
+        refused_searches(&[]).await,
+        0,
+        "the defaults serve them all"
+    );
+    // One thread and one place in the queue: one project holds one of the two places, so
+    // searches that arrive while another runs are refused at once.
+    let refused = refused_searches(&["--read-threads", "1", "--read-queue", "1"]).await;
+    assert!(refused > 0, "{refused} of 32 refused");
+}

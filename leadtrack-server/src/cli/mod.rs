@@ -12,6 +12,7 @@ mod integrations;
 pub(crate) use accounts::{MemberCommand, UserCommand};
 pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand};
 pub(crate) use integrations::IntegrationCommand;
+use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits, ServeOptions};
 
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
@@ -127,6 +128,9 @@ pub(crate) struct ServeArgs {
     pub(crate) connections: ConnectionArgs,
 
     #[command(flatten)]
+    pub(crate) readers: ReaderArgs,
+
+    #[command(flatten)]
     pub(crate) worker: WorkerArgs,
 }
 
@@ -170,7 +174,7 @@ pub(crate) struct ConnectionArgs {
         long,
         env = "LEADTRACK_MAX_CONNECTIONS",
         default_value_t = ServeOptions::default().max_connections,
-        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        value_parser = at_least_one(),
         value_name = "N"
     )]
     pub(crate) max_connections: usize,
@@ -186,6 +190,96 @@ impl ConnectionArgs {
             max_connections: self.max_connections,
         }
     }
+}
+
+/// How `serve` reads the SQLite database: its two pools of reader threads. A pool's full
+/// queue, or a read past its time limit, is answered `503 unavailable`.
+#[derive(Debug, Args)]
+pub(crate) struct ReaderArgs {
+    /// Threads for the lookups every request makes: API keys, projects, one lead, sessions.
+    #[arg(
+        long,
+        env = "LEADTRACK_LOOKUP_THREADS",
+        default_value_t = SqliteOptions::default().quick.readers,
+        value_parser = at_least_one(),
+        value_name = "N"
+    )]
+    pub(crate) lookup_threads: usize,
+
+    /// Lookups that may wait for a thread.
+    #[arg(
+        long,
+        env = "LEADTRACK_LOOKUP_QUEUE",
+        default_value_t = SqliteOptions::default().quick.queue,
+        value_parser = at_least_one(),
+        value_name = "N"
+    )]
+    pub(crate) lookup_queue: usize,
+
+    /// Seconds one lookup may run before it is interrupted.
+    #[arg(
+        long,
+        env = "LEADTRACK_LOOKUP_TIME_LIMIT",
+        default_value_t = SqliteOptions::default().quick.time_limit.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) lookup_time_limit: u64,
+
+    /// Threads for listings, searches, counts, reports and exports.
+    #[arg(
+        long,
+        env = "LEADTRACK_READ_THREADS",
+        default_value_t = SqliteOptions::default().heavy.readers,
+        value_parser = at_least_one(),
+        value_name = "N"
+    )]
+    pub(crate) read_threads: usize,
+
+    /// Listings, searches, reports and exports that may wait for a thread (one project
+    /// may hold half of the threads and of these places).
+    #[arg(
+        long,
+        env = "LEADTRACK_READ_QUEUE",
+        default_value_t = SqliteOptions::default().heavy.queue,
+        value_parser = at_least_one(),
+        value_name = "N"
+    )]
+    pub(crate) read_queue: usize,
+
+    /// Seconds one listing, search, report or export may run before it is interrupted.
+    #[arg(
+        long,
+        env = "LEADTRACK_READ_TIME_LIMIT",
+        default_value_t = SqliteOptions::default().heavy.time_limit.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub(crate) read_time_limit: u64,
+}
+
+impl ReaderArgs {
+    /// The SQLite store's options with these pools.
+    pub(crate) fn sqlite_options(&self) -> SqliteOptions {
+        SqliteOptions {
+            quick: ReadPool {
+                readers: self.lookup_threads,
+                queue: self.lookup_queue,
+                time_limit: Duration::from_secs(self.lookup_time_limit),
+            },
+            heavy: ReadPool {
+                readers: self.read_threads,
+                queue: self.read_queue,
+                time_limit: Duration::from_secs(self.read_time_limit),
+            },
+            ..SqliteOptions::default()
+        }
+    }
+}
+
+/// A count of at least one.
+fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
 }
 
 /// Options of the conversion worker.
