@@ -840,6 +840,10 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
                 ("name", "Alpha"),
                 ("currency", "euro"),
                 ("phone_country_code", "+49"),
+                (
+                    "allowed_origins",
+                    "https://shop.example, shop.example/contact",
+                ),
             ],
         )
         .await;
@@ -848,6 +852,11 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
     assert!(currency.contains("must be an ISO 4217 code"), "{currency}");
     let code = paragraph(&refused.text, "phone_country_code-problem");
     assert!(code.contains("1 to 3 digits"), "{code}");
+    let origins = paragraph(&refused.text, "allowed_origins-problem");
+    assert!(
+        origins.contains("shop.example/contact") && origins.contains("without a path"),
+        "{origins}"
+    );
     assert!(
         refused.text.contains("value=\"euro\""),
         "what was typed stays"
@@ -862,12 +871,21 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
                 ("name", " Alpha GmbH "),
                 ("currency", "EUR"),
                 ("phone_country_code", "49"),
+                (
+                    "allowed_origins",
+                    "https://Shop.example,\r\nhttps://www.shop.example  https://shop.example",
+                ),
                 ("meta_event", "Lost"),
             ],
         )
         .await;
     let page = app.follow(&owner, &saved).await;
     assert!(page.text.contains("Project settings saved."));
+    assert!(
+        page.text
+            .contains("value=\"https://shop.example, https://www.shop.example\""),
+        "the form shows the origins as kept"
+    );
     assert!(
         page.text.contains("Alpha GmbH"),
         "the header shows the new name"
@@ -880,6 +898,10 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
             project.phone_country_code.as_deref()
         ),
         ("Alpha GmbH", "EUR", Some("49"))
+    );
+    assert_eq!(
+        project.allowed_origins,
+        ["https://shop.example", "https://www.shop.example"]
     );
     assert_eq!(
         project.lost_mapping,
@@ -901,9 +923,11 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
         )
         .await;
     assert_eq!(cleared.status, StatusCode::SEE_OTHER);
-    assert_eq!(
-        app.store.project("alpha").await.unwrap().phone_country_code,
-        None
+    let cleared = app.store.project("alpha").await.unwrap();
+    assert_eq!(cleared.phone_country_code, None);
+    assert!(
+        cleared.allowed_origins.is_empty(),
+        "blank accepts any site again"
     );
 }
 

@@ -1,5 +1,6 @@
-//! The project's own settings: its name, currency, phone calling code, and what a rating as
-//! `lost` sends. Core's rules check them; each problem is shown at its field.
+//! The project's own settings: its name, currency, phone calling code, the websites whose
+//! browsers may send leads, and what a rating as `lost` sends. Core's rules check them;
+//! each problem is shown at its field.
 
 use askama::Template;
 use leadtrack_core::project::ProjectSettings;
@@ -17,6 +18,8 @@ struct ProjectForm {
     name: String,
     currency: String,
     phone_country_code: String,
+    /// Origins separated by commas, spaces or lines.
+    allowed_origins: String,
     lost: MappingForm,
 }
 
@@ -26,6 +29,7 @@ impl ProjectForm {
             name: form.get("name").to_owned(),
             currency: form.get("currency").to_owned(),
             phone_country_code: form.get("phone_country_code").to_owned(),
+            allowed_origins: form.get("allowed_origins").to_owned(),
             lost: MappingForm::read(form),
         }
     }
@@ -38,8 +42,13 @@ impl ProjectForm {
             currency: Some(self.currency.trim().to_owned()),
             phone_country_code: Some((!code.is_empty()).then(|| code.to_owned())),
             lost_mapping: Some(self.lost.mapping()),
-            // Allowed origins are set with `server project set`; the form leaves them.
-            allowed_origins: None,
+            allowed_origins: Some(
+                self.allowed_origins
+                    .split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|origin| !origin.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            ),
         }
     }
 }
@@ -94,6 +103,7 @@ pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -
         name: project.name.clone(),
         currency: project.currency.clone(),
         phone_country_code: project.phone_country_code.clone().unwrap_or_default(),
+        allowed_origins: project.allowed_origins.join(", "),
         lost: MappingForm::of(&project.lost_mapping),
     };
     let notice = notice(request, NOTICES);
@@ -134,6 +144,13 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> A
             "phone_country_code",
             ProjectSettings {
                 phone_country_code: settings.phone_country_code.clone(),
+                ..none()
+            },
+        ),
+        (
+            "allowed_origins",
+            ProjectSettings {
+                allowed_origins: settings.allowed_origins.clone(),
                 ..none()
             },
         ),
