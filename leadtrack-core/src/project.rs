@@ -1,5 +1,5 @@
 //! Projects: the unit every lead, key, label and integration belongs to, and the rules for
-//! their ids, names, currencies and calling codes that every backend applies.
+//! their ids, names, currencies, phone regions and origins that every backend applies.
 
 use chrono::{DateTime, Utc};
 
@@ -19,8 +19,9 @@ pub struct Project {
     pub active: bool,
     /// ISO 4217 code of lead prices, e.g. `EUR`.
     pub currency: String,
-    /// Calling code (digits, e.g. `49`) put in front of national phone numbers.
-    pub phone_country_code: Option<String>,
+    /// The country or region (ISO 3166-1 alpha-2, e.g. `DE`) whose national phone numbers
+    /// leads write without an international prefix; see [`validate_region`].
+    pub region: Option<String>,
     /// What a `lost` conversion sends to each integration.
     pub lost_mapping: LabelMapping,
     /// The browser origins createLead accepts (`https://shop.example`, as
@@ -63,8 +64,8 @@ pub struct ProjectSettings {
     pub name: Option<String>,
     /// A new ISO 4217 currency.
     pub currency: Option<String>,
-    /// A new phone calling code; `Some(None)` removes it.
-    pub phone_country_code: Option<Option<String>>,
+    /// A new phone region; `Some(None)` removes it.
+    pub region: Option<Option<String>>,
     /// A new mapping for `lost`.
     pub lost_mapping: Option<LabelMapping>,
     /// New allowed browser origins, each checked by [`validate_origin`]; `Some(vec![])`
@@ -121,11 +122,8 @@ impl ProjectSettings {
             validate_currency(&currency)?;
             changed.currency = currency;
         }
-        if let Some(code) = self.phone_country_code {
-            if let Some(code) = &code {
-                validate_country_code(code)?;
-            }
-            changed.phone_country_code = code;
+        if let Some(region) = self.region {
+            changed.region = region.as_deref().map(validate_region).transpose()?;
         }
         if let Some(mapping) = self.lost_mapping {
             changed.lost_mapping = mapping;
@@ -224,14 +222,36 @@ pub fn validate_origin(origin: &str) -> Result<String, String> {
     }
 }
 
-/// Phone calling codes are 1 to 3 digits, without `+` or leading zeros.
-pub fn validate_country_code(code: &str) -> Result<(), String> {
-    let digits = code.bytes().all(|b| b.is_ascii_digit());
-    if (1..=3).contains(&code.len()) && digits && !code.starts_with('0') {
-        Ok(())
+/// The countries and regions phone numbers can belong to: ISO 3166-1 alpha-2 codes as
+/// libphonenumber's metadata names them (with `AC`, `TA` and `XK`, which have their own
+/// numbering). leadtrack-forward's tests check this list against that metadata.
+pub const PHONE_REGIONS: [&str; 245] = [
+    "AC", "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AR", "AS", "AT", "AU", "AW", "AX", "AZ",
+    "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS",
+    "BT", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN", "CO",
+    "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE", "EG",
+    "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF", "GG",
+    "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GT", "GU", "GW", "GY", "HK", "HN", "HR", "HT",
+    "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM", "JO", "JP", "KE",
+    "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC", "LI", "LK", "LR",
+    "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK", "ML", "MM", "MN",
+    "MO", "MP", "MQ", "MR", "MS", "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA", "NC", "NE", "NF",
+    "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG", "PH", "PK", "PL",
+    "PM", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW", "SA", "SB", "SC", "SD",
+    "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS", "ST", "SV", "SX", "SY",
+    "SZ", "TA", "TC", "TD", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO", "TR", "TT", "TV", "TW",
+    "TZ", "UA", "UG", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI", "VN", "VU", "WF", "WS", "XK",
+    "YE", "YT", "ZA", "ZM", "ZW",
+];
+
+/// A phone region, uppercased: one of [`PHONE_REGIONS`].
+pub fn validate_region(region: &str) -> Result<String, String> {
+    let region = region.trim().to_ascii_uppercase();
+    if PHONE_REGIONS.contains(&region.as_str()) {
+        Ok(region)
     } else {
         Err(format!(
-            "country calling code {code:?} must be 1 to 3 digits without '+', such as 49 or 1"
+            "region {region:?} is not a country or region code; give its two letters (ISO 3166), such as DE, GB or US"
         ))
     }
 }
@@ -250,9 +270,15 @@ mod tests {
         assert!(validate_currency("EUR").is_ok());
         assert!(validate_currency("eur").is_err());
         assert!(validate_currency("EURO").is_err());
-        assert!(validate_country_code("49").is_ok());
-        assert!(validate_country_code("+49").is_err());
-        assert!(validate_country_code("049").is_err());
+        assert_eq!(validate_region(" de ").as_deref(), Ok("DE"));
+        assert_eq!(validate_region("GB").as_deref(), Ok("GB"));
+        assert!(
+            validate_region("UK")
+                .unwrap_err()
+                .contains("such as DE, GB or US")
+        );
+        assert!(validate_region("49").is_err());
+        assert!(validate_region("").is_err());
     }
 
     #[test]
@@ -284,7 +310,7 @@ mod tests {
             name: "Acme".into(),
             active: true,
             currency: "USD".into(),
-            phone_country_code: None,
+            region: None,
             lost_mapping: LabelMapping::default_lost(),
             allowed_origins: Vec::new(),
             created_at: DateTime::<Utc>::MIN_UTC,
@@ -304,12 +330,12 @@ mod tests {
         assert_eq!(project, before);
         let good = ProjectSettings {
             currency: Some("EUR".into()),
-            phone_country_code: Some(Some("49".into())),
+            region: Some(Some("de".into())),
             ..ProjectSettings::default()
         };
         good.apply(&mut project).unwrap();
         assert_eq!(project.currency, "EUR");
-        assert_eq!(project.phone_country_code.as_deref(), Some("49"));
+        assert_eq!(project.region.as_deref(), Some("DE"));
     }
 
     #[test]

@@ -839,7 +839,7 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
             &[
                 ("name", "Alpha"),
                 ("currency", "euro"),
-                ("phone_country_code", "+49"),
+                ("region", "UK"),
                 (
                     "allowed_origins",
                     "https://shop.example, shop.example/contact",
@@ -850,8 +850,8 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     let currency = paragraph(&refused.text, "currency-problem");
     assert!(currency.contains("must be an ISO 4217 code"), "{currency}");
-    let code = paragraph(&refused.text, "phone_country_code-problem");
-    assert!(code.contains("1 to 3 digits"), "{code}");
+    let region = paragraph(&refused.text, "region-problem");
+    assert!(region.contains("such as DE, GB or US"), "{region}");
     let origins = paragraph(&refused.text, "allowed_origins-problem");
     assert!(
         origins.contains("shop.example/contact") && origins.contains("without a path"),
@@ -870,7 +870,7 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
             &[
                 ("name", " Alpha GmbH "),
                 ("currency", "EUR"),
-                ("phone_country_code", "49"),
+                ("region", "de"),
                 (
                     "allowed_origins",
                     "https://Shop.example,\r\nhttps://www.shop.example  https://shop.example",
@@ -895,9 +895,9 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
         (
             project.name.as_str(),
             project.currency.as_str(),
-            project.phone_country_code.as_deref()
+            project.region.as_deref()
         ),
-        ("Alpha GmbH", "EUR", Some("49"))
+        ("Alpha GmbH", "EUR", Some("DE"))
     );
     assert_eq!(
         project.allowed_origins,
@@ -915,16 +915,12 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
         .post(
             &owner,
             path,
-            &[
-                ("name", "Alpha"),
-                ("currency", "EUR"),
-                ("phone_country_code", " "),
-            ],
+            &[("name", "Alpha"), ("currency", "EUR"), ("region", " ")],
         )
         .await;
     assert_eq!(cleared.status, StatusCode::SEE_OTHER);
     let cleared = app.store.project("alpha").await.unwrap();
-    assert_eq!(cleared.phone_country_code, None);
+    assert_eq!(cleared.region, None);
     assert!(
         cleared.allowed_origins.is_empty(),
         "blank accepts any site again"

@@ -47,7 +47,7 @@ pub fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) -> Option
             json!(job.job.created_at.timestamp_micros()),
         );
     }
-    let country = job.project.phone_country_code.as_deref();
+    let region = job.project.region.as_deref();
     let mut user_data = Map::new();
     if let Some(hash) = lead
         .user("email")
@@ -57,7 +57,7 @@ pub fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) -> Option
     }
     if let Some(hash) = lead
         .user("phone")
-        .and_then(|phone| normalize::hashed_phone(phone, country, Rules::Google))
+        .and_then(|phone| normalize::hashed_phone(phone, region, Rules::Google))
     {
         user_data.insert("sha256_phone_number".into(), json!([hash]));
     }

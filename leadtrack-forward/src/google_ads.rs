@@ -52,7 +52,7 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
             ad_identifiers.insert(key.into(), json!(id));
         }
     }
-    let country = job.project.phone_country_code.as_deref();
+    let region = job.project.region.as_deref();
     let mut identifiers = Vec::new();
     if let Some(hash) = lead
         .user("email")
@@ -62,7 +62,7 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
     }
     if let Some(hash) = lead
         .user("phone")
-        .and_then(|phone| normalize::hashed_phone(phone, country, Rules::Google))
+        .and_then(|phone| normalize::hashed_phone(phone, region, Rules::Google))
     {
         identifiers.push(json!({"phoneNumber": hash}));
     }

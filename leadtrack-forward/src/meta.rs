@@ -22,7 +22,7 @@ const TRANSIENT_CODES: [i64; 7] = [1, 2, 4, 17, 32, 341, 613];
 /// The Conversions API body for `job`, as the event `event_name`.
 pub fn payload(job: &ClaimedJob, event_name: &str, test_event_code: Option<&str>) -> Value {
     let lead = &job.lead.data;
-    let country = job.project.phone_country_code.as_deref();
+    let region = job.project.region.as_deref();
     let mut user_data = Map::new();
     let hashed = [
         (
@@ -33,7 +33,7 @@ pub fn payload(job: &ClaimedJob, event_name: &str, test_event_code: Option<&str>
         (
             "ph",
             lead.user("phone")
-                .and_then(|v| normalize::hashed_phone(v, country, Rules::Meta)),
+                .and_then(|v| normalize::hashed_phone(v, region, Rules::Meta)),
         ),
         (
             "fn",

@@ -34,8 +34,14 @@ fn hash_with(value: &str, normalize: impl FnOnce(&str) -> Option<String>) -> Opt
     normalize(trimmed).map(|normalized| sha256_hex(&normalized))
 }
 
-/// An email as the platforms want it hashed: trimmed, lowercased, no whitespace inside; for
-/// Google, a Gmail address loses the dots of its local part.
+/// An email as the platforms want it hashed: trimmed, lowercased, no whitespace inside.
+///
+/// For Google, a `gmail.com` or `googlemail.com` address also loses the dots of its local
+/// part and a `+` with everything after it: Google's normalisation rules for user-provided
+/// data ("Remove all periods (.) that precede the domain name in gmail.com and
+/// googlemail.com email addresses"; "remove any characters after a plus sign"):
+/// <https://developers.google.com/google-ads/api/docs/conversions/enhanced-conversions/web#normalize-and-hash>
+/// and <https://developers.google.com/data-manager/api/get-started/formatting>.
 pub fn email(value: &str, rules: Rules) -> Option<String> {
     let email: String = value
         .chars()
@@ -49,36 +55,56 @@ pub fn email(value: &str, rules: Rules) -> Option<String> {
         && let Some((local, domain)) = email.split_once('@')
         && matches!(domain, "gmail.com" | "googlemail.com")
     {
+        let local = local.split_once('+').map_or(local, |(kept, _)| kept);
         return Some(format!("{}@{domain}", local.replace('.', "")));
     }
     Some(email)
 }
 
-/// A phone number with its country code: `+` and digits for Google, digits for Meta.
+/// A phone number in E.164 (`+493098765432`) for Google, or its digits (`493098765432`)
+/// for Meta, as each documents; `None` when it is not a valid number.
 ///
-/// A number written with `+` or `00` carries its country code. Otherwise it is national:
-/// its leading trunk zeros are dropped and `country_code` (digits, e.g. `49`) is put in front;
-/// without a country code it is taken as already international.
-pub fn phone(value: &str, country_code: Option<&str>, rules: Rules) -> Option<String> {
-    let trimmed = value.trim();
-    let digits: String = trimmed.chars().filter(char::is_ascii_digit).collect();
-    let international = if trimmed.starts_with('+') {
-        digits
-    } else if let Some(rest) = digits.strip_prefix("00") {
-        rest.to_owned()
-    } else {
-        match country_code {
-            Some(code) => format!("{code}{}", digits.trim_start_matches('0')),
-            None => digits,
-        }
+/// libphonenumber reads it: a number written with `+`, `00`, or `region`'s international
+/// prefix (`011` from the US) carries its country; any other is read as a national number of `region` (ISO 3166-1 alpha-2,
+/// e.g. `DE`) by that country's own rules (Germany drops its trunk `0`, Italy keeps the `0` of `06`, Hungary's
+/// trunk prefix is `06`), and `+49 (0)30 ...` loses the `(0)` written out of habit. A
+/// number it cannot read, or that no numbering plan allows, is dropped: no match is better
+/// than a match with someone else.
+pub fn phone(value: &str, region: Option<&str>, rules: Rules) -> Option<String> {
+    let region = region.and_then(|region| region.parse::<phonenumber::country::Id>().ok());
+    let read = |region, text: &str| {
+        phonenumber::parse(region, text)
+            .ok()
+            .filter(phonenumber::PhoneNumber::is_valid)
     };
-    if international.len() < 4 {
-        return None;
-    }
+    let value = value.trim();
+    // A number with its country is read without the region: the region's rules would
+    // apply to the other country's national part (its `(0)`).
+    let number = if value.starts_with('+') {
+        read(None, value)
+    } else if let Some(international) = value.strip_prefix("00") {
+        read(region, value).or_else(|| read(None, &format!("+{international}")))
+    } else {
+        read(region, value)
+    }?;
+    let e164 = number.format().mode(phonenumber::Mode::E164).to_string();
     Some(match rules {
-        Rules::Google => format!("+{international}"),
-        Rules::Meta => international,
+        Rules::Google => e164,
+        Rules::Meta => e164.trim_start_matches('+').to_owned(),
     })
+}
+
+/// The country or region libphonenumber takes as the main one of a calling code (`49`:
+/// `DE`, `1`: `US`, `44`: `GB`), whose national numbering the others sharing it follow.
+pub fn region_of_calling_code(code: &str) -> Option<&'static str> {
+    let code: u16 = code.trim().trim_start_matches('+').parse().ok()?;
+    let countries = phonenumber::metadata::DATABASE.by_code(&code)?;
+    let main = countries
+        .iter()
+        .find(|country| country.is_main_country_for_code() || countries.len() == 1)?;
+    leadtrack_core::project::PHONE_REGIONS
+        .into_iter()
+        .find(|region| *region == main.id())
 }
 
 /// A first or last name: trimmed and lowercased.
@@ -93,8 +119,8 @@ pub fn hashed_email(value: &str, rules: Rules) -> Option<String> {
 }
 
 /// The hash of a phone number (or the digest given).
-pub fn hashed_phone(value: &str, country_code: Option<&str>, rules: Rules) -> Option<String> {
-    hash_with(value, |v| phone(v, country_code, rules))
+pub fn hashed_phone(value: &str, region: Option<&str>, rules: Rules) -> Option<String> {
+    hash_with(value, |v| phone(v, region, rules))
 }
 
 /// The hash of a name (or the digest given).
@@ -126,6 +152,19 @@ mod tests {
             email("John.Smith@Gmail.com", Rules::Google).as_deref(),
             Some("johnsmith@gmail.com")
         );
+        // Google's example: dots and a plus suffix go from Gmail addresses only.
+        assert_eq!(
+            email("Mary.Jones+ads@GoogleMail.com", Rules::Google).as_deref(),
+            Some("maryjones@googlemail.com")
+        );
+        assert_eq!(
+            email("Mary.Jones+ads@GoogleMail.com", Rules::Meta).as_deref(),
+            Some("mary.jones+ads@googlemail.com")
+        );
+        assert_eq!(
+            email("mary.jones+ads@example.com", Rules::Google).as_deref(),
+            Some("mary.jones+ads@example.com")
+        );
         assert_eq!(
             hashed_email("john.smith@gmail.com", Rules::Google).as_deref(),
             Some("3586de92bb3636d0885a12eff961429a32e4ebd764b96f50d85d016f9338d586")
@@ -156,23 +195,71 @@ mod tests {
             Some(GOOGLE_PHONE)
         );
         assert_eq!(
-            phone("0044 20 7946 0958", None, Rules::Google).as_deref(),
-            Some("+442079460958")
+            phone("0044 20 7183 8750", None, Rules::Google).as_deref(),
+            Some("+442071838750")
         );
-        // National numbers take the project's country code, without their trunk zero.
-        assert_eq!(
-            phone("030 1234567", Some("49"), Rules::Meta).as_deref(),
-            Some("49301234567")
-        );
-        assert_eq!(
-            phone("(650) 555-1212", Some("1"), Rules::Google).as_deref(),
-            Some("+16505551212")
-        );
-        assert_eq!(
-            phone("+49 30 1234567", Some("1"), Rules::Meta).as_deref(),
-            Some("49301234567")
-        );
+        // National numbers are read by the project's region's own rules.
+        let national = [
+            ("030 1234567", "DE", "+49301234567"),
+            ("(650) 555-1212", "US", "+16505551212"),
+            ("+49 30 1234567", "US", "+49301234567"),
+            ("0049 30 98765432", "FR", "+493098765432"),
+            // From the US, 011 dials abroad.
+            ("011 49 30 98765432", "US", "+493098765432"),
+            // The `(0)` written after the country code is not part of the number.
+            ("+49 (0)30 98765432", "DE", "+493098765432"),
+            ("+49 (0)30 98765432", "IT", "+493098765432"),
+            // Italy keeps the leading 0 of its fixed lines; Hungary's trunk prefix is 06.
+            ("06 6982 1234", "IT", "+390669821234"),
+            ("+39 06 69821234", "DE", "+390669821234"),
+            ("06 1 234 5678", "HU", "+3612345678"),
+            ("8 (495) 123-45-67", "RU", "+74951234567"),
+            ("07400 123456", "GB", "+447400123456"),
+        ];
+        for (written, region, e164) in national {
+            assert_eq!(
+                phone(written, Some(region), Rules::Google).as_deref(),
+                Some(e164),
+                "{written} in {region}"
+            );
+            assert_eq!(
+                phone(written, Some(region), Rules::Meta).as_deref(),
+                Some(&e164[1..]),
+                "{written} in {region}"
+            );
+        }
+        // Without a region a national number cannot be read; nor can a number too short.
+        assert_eq!(phone("030 1234567", None, Rules::Google), None);
+        assert_eq!(phone("12", Some("DE"), Rules::Google), None);
+        assert_eq!(phone("+49 12", None, Rules::Google), None);
         assert_eq!(phone("call me", None, Rules::Meta), None);
+    }
+
+    #[test]
+    fn calling_codes_name_their_main_region() {
+        let main = [
+            ("49", "DE"),
+            ("+1", "US"),
+            ("44", "GB"),
+            ("7", "RU"),
+            ("39", "IT"),
+        ];
+        for (code, region) in main {
+            assert_eq!(region_of_calling_code(code), Some(region), "{code}");
+        }
+        assert_eq!(region_of_calling_code("999"), None);
+        assert_eq!(region_of_calling_code("DE"), None);
+    }
+
+    #[test]
+    fn core_knows_every_region_libphonenumber_numbers() {
+        let mut known: Vec<&str> = phonenumber::metadata::DATABASE
+            .iter()
+            .map(|country| country.id())
+            .filter(|id| id.len() == 2)
+            .collect();
+        known.sort_unstable();
+        assert_eq!(known, leadtrack_core::project::PHONE_REGIONS);
     }
 
     #[test]
@@ -190,7 +277,7 @@ mod tests {
             Some(META_EMAIL)
         );
         assert_eq!(
-            hashed_phone(META_PHONE, Some("49"), Rules::Meta).as_deref(),
+            hashed_phone(META_PHONE, Some("DE"), Rules::Meta).as_deref(),
             Some(META_PHONE)
         );
         assert_eq!(hashed_name(MARY).as_deref(), Some(MARY));

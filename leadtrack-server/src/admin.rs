@@ -9,6 +9,7 @@ use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Admin, StoreError};
+use leadtrack_forward::normalize::region_of_calling_code;
 use serde_json::json;
 
 use crate::Failure;
@@ -62,6 +63,7 @@ pub(crate) async fn project_command<S: Admin>(
                             "name": p.name,
                             "active": p.active,
                             "currency": p.currency,
+                            "region": p.region,
                             "allowedOrigins": p.allowed_origins,
                             "createdAt": leadtrack_core::time::format(&p.created_at),
                         })
@@ -126,10 +128,23 @@ pub(crate) async fn project_command<S: Admin>(
             if let Some(webhook) = args.lost_webhook {
                 lost.webhook = webhook;
             }
+            let region = match (args.region, args.country_code) {
+                (Some(region), _) => Some(region),
+                (None, Some(code)) if code.trim().is_empty() => Some(code),
+                (None, Some(code)) => match region_of_calling_code(&code) {
+                    Some(region) => Some(region.to_owned()),
+                    None => {
+                        return Err(Failure(format!(
+                            "{code:?} is not a country calling code; give --region with the country's two letters, such as DE"
+                        )));
+                    }
+                },
+                (None, None) => None,
+            };
             let settings = ProjectSettings {
                 name: args.name,
                 currency: args.currency,
-                phone_country_code: args.country_code.map(blank_is_none),
+                region: region.map(blank_is_none),
                 lost_mapping: lost_changed.then_some(lost),
                 allowed_origins: args.allowed_origins.as_deref().map(origin_list),
             };
@@ -143,11 +158,11 @@ pub(crate) async fn project_command<S: Admin>(
                 updated.allowed_origins.join(", ")
             };
             say!(
-                "Project {}: name {:?}, currency {}, country code {}, lost sends {}, browser origins {}.",
+                "Project {}: name {:?}, currency {}, phone region {}, lost sends {}, browser origins {}.",
                 updated.public_id,
                 updated.name,
                 updated.currency,
-                updated.phone_country_code.as_deref().unwrap_or("none"),
+                updated.region.as_deref().unwrap_or("none"),
                 describe(&updated.lost_mapping),
                 origins
             );

@@ -86,7 +86,7 @@ pub(crate) fn update_project(
     let mut project = project(conn, id)?;
     settings.apply(&mut project).map_err(invalid)?;
     conn.prepare_cached(
-        "UPDATE projects SET name = ?2, currency = ?3, phone_country_code = ?4, lost_mapping = ?5,
+        "UPDATE projects SET name = ?2, currency = ?3, region = ?4, lost_mapping = ?5,
             allowed_origins = ?6
          WHERE id = ?1",
     )?
@@ -94,7 +94,7 @@ pub(crate) fn update_project(
         id.0,
         &project.name,
         &project.currency,
-        &project.phone_country_code,
+        &project.region,
         serde_json::to_string(&project.lost_mapping)?,
         serde_json::to_string(&project.allowed_origins)?,
     ))?;

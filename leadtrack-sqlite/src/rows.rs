@@ -90,7 +90,8 @@ pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, phone_country_code, lost_mapping, created_at, allowed_origins";
+pub(crate) const PROJECT_COLUMNS: &str =
+    "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins";
 
 /// How many columns [`PROJECT_COLUMNS`] names: the index of the first column after them.
 pub(crate) const PROJECT_COLUMN_COUNT: usize = 9;
@@ -103,7 +104,7 @@ pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
         name: row.get(2)?,
         active: row.get(3)?,
         currency: row.get(4)?,
-        phone_country_code: row.get(5)?,
+        region: row.get(5)?,
         lost_mapping: serde_json::from_str(&row.get::<_, String>(6)?)?,
         created_at: from_millis(row.get(7)?),
         allowed_origins: serde_json::from_str(&row.get::<_, String>(8)?)?,

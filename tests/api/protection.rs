@@ -152,3 +152,35 @@ async fn reader_pool_flags_reach_the_store() {
     let refused = refused_searches(&["--read-threads", "1", "--read-queue", "1"]).await;
     assert!(refused > 0, "{refused} of 32 refused");
 }
+
+#[tokio::test]
+async fn the_phone_region_is_set_by_region_or_by_the_older_calling_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    create_acme(&db).await;
+    let set = |flags: &'static [&'static str]| {
+        let db = db.clone();
+        async move {
+            let mut args = vec!["project", "set", "--project", "acme"];
+            args.extend_from_slice(flags);
+            admin(&db, &args).await
+        }
+    };
+    let region =
+        || async { admin_json(&db, &["project", "list", "--json"]).await[0]["region"].clone() };
+    assert!(set(&["--region", "it"]).await.status.success());
+    assert_eq!(region().await, json!("IT"));
+    assert!(set(&["--country-code", "49"]).await.status.success());
+    assert_eq!(region().await, json!("DE"));
+    assert!(set(&["--country-code", "+1"]).await.status.success());
+    assert_eq!(region().await, json!("US"));
+    let unknown = set(&["--region", "UK"]).await;
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("such as DE, GB or US"));
+    let no_code = set(&["--country-code", "999"]).await;
+    assert!(!no_code.status.success());
+    assert!(String::from_utf8_lossy(&no_code.stderr).contains("not a country calling code"));
+    assert_eq!(region().await, json!("US"), "refusals change nothing");
+    assert!(set(&["--region", ""]).await.status.success());
+    assert_eq!(region().await, json!(null));
+}

@@ -86,7 +86,7 @@ pub async fn project_administration<B: Backend>(backend: &B) {
             p1.id,
             ProjectSettings {
                 currency: Some("GBP".into()),
-                phone_country_code: Some(Some("44".into())),
+                region: Some(Some("gb".into())),
                 lost_mapping: Some(LabelMapping {
                     meta_event: Some("Lost".into()),
                     ..LabelMapping::default()
@@ -97,17 +97,14 @@ pub async fn project_administration<B: Backend>(backend: &B) {
         .await
         .unwrap();
     assert_eq!(
-        (
-            updated.currency.as_str(),
-            updated.phone_country_code.as_deref()
-        ),
-        ("GBP", Some("44"))
+        (updated.currency.as_str(), updated.region.as_deref()),
+        ("GBP", Some("GB"))
     );
     let err = store
         .update_project(
             p1.id,
             ProjectSettings {
-                phone_country_code: Some(Some("+44".into())),
+                region: Some(Some("UK".into())),
                 ..ProjectSettings::default()
             },
         )

@@ -1,4 +1,4 @@
-//! The project's own settings: its name, currency, phone calling code, the websites whose
+//! The project's own settings: its name, currency, phone region, the websites whose
 //! browsers may send leads, and what a rating as `lost` sends. Core's rules check them;
 //! each problem is shown at its field.
 
@@ -17,7 +17,7 @@ use crate::session::Form;
 struct ProjectForm {
     name: String,
     currency: String,
-    phone_country_code: String,
+    region: String,
     /// Origins separated by commas, spaces or lines.
     allowed_origins: String,
     lost: MappingForm,
@@ -28,7 +28,7 @@ impl ProjectForm {
         Self {
             name: form.get("name").to_owned(),
             currency: form.get("currency").to_owned(),
-            phone_country_code: form.get("phone_country_code").to_owned(),
+            region: form.get("region").to_owned(),
             allowed_origins: form.get("allowed_origins").to_owned(),
             lost: MappingForm::read(form),
         }
@@ -36,11 +36,11 @@ impl ProjectForm {
 
     /// The settings the form asks for.
     fn settings(&self) -> ProjectSettings {
-        let code = self.phone_country_code.trim();
+        let region = self.region.trim();
         ProjectSettings {
             name: Some(self.name.clone()),
             currency: Some(self.currency.trim().to_owned()),
-            phone_country_code: Some((!code.is_empty()).then(|| code.to_owned())),
+            region: Some((!region.is_empty()).then(|| region.to_owned())),
             lost_mapping: Some(self.lost.mapping()),
             allowed_origins: Some(
                 self.allowed_origins
@@ -102,7 +102,7 @@ pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -
     let form = ProjectForm {
         name: project.name.clone(),
         currency: project.currency.clone(),
-        phone_country_code: project.phone_country_code.clone().unwrap_or_default(),
+        region: project.region.clone().unwrap_or_default(),
         allowed_origins: project.allowed_origins.join(", "),
         lost: MappingForm::of(&project.lost_mapping),
     };
@@ -141,9 +141,9 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> A
             },
         ),
         (
-            "phone_country_code",
+            "region",
             ProjectSettings {
-                phone_country_code: settings.phone_country_code.clone(),
+                region: settings.region.clone(),
                 ..none()
             },
         ),

@@ -97,7 +97,7 @@ pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
         .update_project(
             project.id,
             ProjectSettings {
-                phone_country_code: Some(Some("49".into())),
+                region: Some(Some("DE".into())),
                 ..ProjectSettings::default()
             },
         )

@@ -54,8 +54,13 @@ pub(crate) struct ProjectSetArgs {
     /// ISO 4217 currency of lead prices.
     #[arg(long, value_name = "CODE")]
     pub(crate) currency: Option<String>,
-    /// Calling code put in front of national phone numbers (e.g. 49); "" removes it.
-    #[arg(long, value_name = "DIGITS")]
+    /// The country or region (two letters, e.g. DE) whose national phone numbers leads
+    /// write without an international prefix; "" removes it.
+    #[arg(long, value_name = "CODE")]
+    pub(crate) region: Option<String>,
+    /// Older form of --region: a calling code (e.g. 49), taken as the country that
+    /// numbers the code (49: DE, 1: US, 44: GB).
+    #[arg(long, value_name = "DIGITS", conflicts_with = "region", hide = true)]
     pub(crate) country_code: Option<String>,
     /// GA4 event sent for `lost` ("" sends none).
     #[arg(long, value_name = "NAME")]
