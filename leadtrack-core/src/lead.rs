@@ -68,6 +68,57 @@ impl LeadData {
         non_blank(self.attribution_data.get(name))
     }
 
+    /// A Google click id (`gclid`, `gbraid` or `wbraid`) as Google takes it. Older tags send
+    /// the raw value of Google's `_gcl_aw` / `_gcl_gb` cookie, `GCL.<seconds>.<click id>`
+    /// (the layout Google documents for its older `_gac` cookie: "version number.timestamp.gclid
+    /// value"); that gives its click id.
+    pub fn google_click_id(&self, name: &str) -> Option<&str> {
+        let value = self.attribution(name)?;
+        let cookie = value
+            .strip_prefix("GCL.")
+            .and_then(|rest| rest.split_once('.'));
+        Some(match cookie {
+            Some((seconds, id)) if is_digits(seconds) && !id.is_empty() => id,
+            _ => value,
+        })
+    }
+
+    /// The Google Analytics client id (`cid`) as the Measurement Protocol takes it,
+    /// `<random>.<seconds>`. Older tags send the raw `_ga` cookie, `GA1.1.<random>.<seconds>`
+    /// (the version and the domain depth first), which gives its last two parts.
+    pub fn ga_client_id(&self) -> Option<&str> {
+        let value = self.attribution("cid")?;
+        let mut parts = value.splitn(3, '.');
+        let cookie = match (parts.next(), parts.next(), parts.next()) {
+            (Some(version), Some(depth), Some(id))
+                if version.strip_prefix("GA").is_some_and(is_digits) && is_digits(depth) =>
+            {
+                id.split_once('.')
+                    .filter(|(random, seconds)| is_digits(random) && is_digits(seconds))
+                    .map(|_| id)
+            }
+            _ => None,
+        };
+        Some(cookie.unwrap_or(value))
+    }
+
+    /// Meta's click id, `fbc`, in the form Meta documents, `fb.1.<milliseconds>.<fbclid>`:
+    /// as sent, or built from a bare `fbclid` sent as `fbc` or as `fbclid` (Meta: "If you
+    /// don't save the _fbc cookie, use the timestamp when you first observed or received
+    /// this fbclid value", with the subdomain index 1 for a value made on a server), here
+    /// the lead's creation. The fbclid is kept exactly as sent: it is case sensitive.
+    /// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/fbp-and-fbc/>
+    pub fn meta_click_id(&self, first_seen: DateTime<Utc>) -> Option<String> {
+        let formatted = |fbclid: &str| format!("fb.1.{}.{fbclid}", first_seen.timestamp_millis());
+        match self.attribution("fbc") {
+            Some(fbc) if fbc.starts_with("fb.") && fbc.split('.').count() >= 4 => {
+                Some(fbc.to_owned())
+            }
+            Some(fbclid) => Some(formatted(fbclid)),
+            None => self.attribution("fbclid").map(formatted),
+        }
+    }
+
     /// The normalised values stores index and match this lead by.
     pub fn keys(&self) -> LeadKeys {
         LeadKeys {
@@ -84,6 +135,11 @@ impl LeadData {
             has_fbc: self.attribution("fbc").is_some(),
         }
     }
+}
+
+/// Whether `text` is one or more ASCII digits.
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn non_blank(value: Option<&Value>) -> Option<&str> {
@@ -172,6 +228,55 @@ mod tests {
 
     fn object(value: Value) -> JsonObject {
         serde_json::from_value(value).unwrap()
+    }
+
+    fn attributed(attribution: Value) -> LeadData {
+        LeadData {
+            attribution_data: object(attribution),
+            ..LeadData::default()
+        }
+    }
+
+    #[test]
+    fn raw_cookie_values_give_the_click_ids_platforms_take() {
+        let gcl = attributed(json!({"gclid": "GCL.1731000000.Cj0KCQiA", "gbraid": "0AAAAA-x"}));
+        assert_eq!(gcl.google_click_id("gclid"), Some("Cj0KCQiA"));
+        assert_eq!(gcl.google_click_id("gbraid"), Some("0AAAAA-x"));
+        assert_eq!(gcl.google_click_id("wbraid"), None);
+        let odd = attributed(json!({"gclid": "GCL.soon.x"}));
+        assert_eq!(odd.google_click_id("gclid"), Some("GCL.soon.x"));
+
+        for (cid, expected) in [
+            ("GA1.1.123.456", "123.456"),
+            ("GA1.2.1234567890.1731000000", "1234567890.1731000000"),
+            ("123.456", "123.456"),
+            ("GA1.1.abc", "GA1.1.abc"),
+        ] {
+            assert_eq!(
+                attributed(json!({"cid": cid})).ga_client_id(),
+                Some(expected)
+            );
+        }
+
+        let at = DateTime::from_timestamp_millis(1_731_000_000_123).unwrap();
+        for (attribution, expected) in [
+            (
+                json!({"fbc": "fb.1.1554763741205.IwAR2F4-dbP0l7Mn"}),
+                "fb.1.1554763741205.IwAR2F4-dbP0l7Mn",
+            ),
+            (
+                json!({"fbc": "IwAR2F4-dbP0l7Mn"}),
+                "fb.1.1731000000123.IwAR2F4-dbP0l7Mn",
+            ),
+            (
+                json!({"fbclid": "IwAR2F4-dbP0l7Mn"}),
+                "fb.1.1731000000123.IwAR2F4-dbP0l7Mn",
+            ),
+        ] {
+            let lead = attributed(attribution);
+            assert_eq!(lead.meta_click_id(at).as_deref(), Some(expected));
+        }
+        assert_eq!(attributed(json!({})).meta_click_id(at), None);
     }
 
     #[test]

@@ -45,10 +45,11 @@ pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>)
             let identified = data.user("email").is_some()
                 || data.user("phone").is_some()
                 || has("fbp")
-                || has("fbc");
+                || has("fbc")
+                || has("fbclid");
             (!identified).then(|| Skip {
                 field: "user_data",
-                reason: "The lead has no email, phone, fbp or fbc, so Meta cannot match the conversion to a person".to_owned(),
+                reason: "The lead has no email, phone, fbp, fbc or fbclid, so Meta cannot match the conversion to a person".to_owned(),
             })
         }
         IntegrationKind::Webhook => None,
@@ -230,6 +231,7 @@ mod tests {
             (json!({"phone": "+1 555"}), json!({})),
             (json!({}), json!({"fbp": "fb.1.2.3"})),
             (json!({}), json!({"fbc": "fb.1.2.abc"})),
+            (json!({}), json!({"fbclid": "abc"})),
         ] {
             let lead = lead(user, attribution, 1);
             assert!(skip_reason(IntegrationKind::Meta, &lead, now()).is_none());

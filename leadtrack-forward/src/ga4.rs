@@ -23,7 +23,7 @@ const MAX_BACKDATE_HOURS: i64 = 72;
 /// client id (`cid`).
 pub fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) -> Option<Value> {
     let lead = &job.lead.data;
-    let client_id = lead.attribution("cid")?;
+    let client_id = lead.ga_client_id()?;
     let mut params = Map::new();
     if let Some(session) = lead.attribution("sid") {
         params.insert(

@@ -48,7 +48,7 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
     }
     let mut ad_identifiers = Map::new();
     for key in ["gclid", "gbraid", "wbraid"] {
-        if let Some(id) = lead.attribution(key) {
+        if let Some(id) = lead.google_click_id(key) {
             ad_identifiers.insert(key.into(), json!(id));
         }
     }

@@ -1,10 +1,11 @@
 //! Meta, through the Conversions API.
 //!
-//! `POST {base}/{api_version}/{pixel_id}/events?access_token=..` with one server event of
-//! `action_source: "system_generated"` and the CRM fields of Meta's conversion-leads
-//! integration. Graph API errors name their code; the temporary ones are retried.
+//! `POST {base}/{api_version}/{pixel_id}/events?access_token=..` with one server event whose
+//! `action_source` the integration's settings give (`other` unless told). Graph API errors
+//! name their code; the temporary ones are retried.
 
-use leadtrack_core::integration::MetaSettings;
+use leadtrack_core::channel::touches;
+use leadtrack_core::integration::{MetaActionSource, MetaSettings};
 use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -19,8 +20,18 @@ pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";
 /// throttling (app, user, page, application request limits), temporary unavailability.
 const TRANSIENT_CODES: [i64; 7] = [1, 2, 4, 17, 32, 341, 613];
 
-/// The Conversions API body for `job`, as the event `event_name`.
-pub fn payload(job: &ClaimedJob, event_name: &str, test_event_code: Option<&str>) -> Value {
+/// The Conversions API body for `job`, as the event `event_name`, with the settings'
+/// `action_source` and test event code.
+///
+/// The event follows the server-event parameters of
+/// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/server-event>
+/// and the customer-information parameters of
+/// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/customer-information-parameters>.
+/// It does not carry the Conversion Leads fields (`custom_data.event_source: "crm"`,
+/// `lead_event_source`): Meta's payload specification for them says "Do not use this
+/// specification for events not related to this optimization", which "only supports native
+/// Lead Ads (Instant Forms)", and leadtrack's leads come from the advertiser's own forms.
+pub fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSettings) -> Value {
     let lead = &job.lead.data;
     let region = job.project.region.as_deref();
     let mut user_data = Map::new();
@@ -47,9 +58,10 @@ pub fn payload(job: &ClaimedJob, event_name: &str, test_event_code: Option<&str>
         }
     }
     let device = &lead.device_data;
+    let fbc = lead.meta_click_id(job.lead.created_at);
     let plain = [
         ("fbp", lead.attribution("fbp")),
-        ("fbc", lead.attribution("fbc")),
+        ("fbc", fbc.as_deref()),
         ("client_ip_address", device.ip_address.as_deref()),
         ("client_user_agent", device.user_agent.as_deref()),
     ];
@@ -63,18 +75,25 @@ pub fn payload(job: &ClaimedJob, event_name: &str, test_event_code: Option<&str>
         custom_data.insert("value".into(), json!(cents as f64 / 100.0));
         custom_data.insert("currency".into(), json!(job.project.currency));
     }
-    custom_data.insert("event_source".into(), json!("crm"));
-    custom_data.insert("lead_event_source".into(), json!("leadtrack"));
-    let event = json!({
+    let mut event = json!({
         "event_name": event_name,
         "event_time": job.job.created_at.timestamp(),
-        "action_source": "system_generated",
+        "action_source": settings.action_source,
         "event_id": job.job.event_id.to_string(),
         "user_data": user_data,
         "custom_data": custom_data,
     });
+    // Meta requires the page of a website event: the last page the lead landed on.
+    if settings.action_source == MetaActionSource::Website
+        && let Some(page) = touches(lead)
+            .into_iter()
+            .rev()
+            .find_map(|touch| touch.landing_page)
+    {
+        event["event_source_url"] = json!(page);
+    }
     let mut body = json!({"data": [event]});
-    if let Some(code) = test_event_code {
+    if let Some(code) = settings.test_event_code.as_deref() {
         body["test_event_code"] = json!(code);
     }
     body
@@ -162,7 +181,7 @@ pub(crate) async fn deliver(
         settings.api_version.trim_matches('/'),
         settings.pixel_id
     );
-    let body = payload(job, event_name, settings.test_event_code.as_deref());
+    let body = payload(job, event_name, settings);
     let request = http
         .post(url)
         .query(&[("access_token", settings.access_token.expose())])

@@ -7,14 +7,16 @@ use std::time::Duration;
 
 use chrono::Utc;
 use common::*;
-use leadtrack_core::LeadStore;
 use leadtrack_core::activity::Activity;
+use leadtrack_core::integration::{IntegrationSettings, MetaActionSource, MetaSettings, Secret};
+use leadtrack_core::project::ProjectSettings;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;
 use leadtrack_core::types::{
     AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobState, LeadIdentifier,
     LeadStatus,
 };
+use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::normalize::sha256_hex;
 use leadtrack_forward::testkit::MockResponse;
 use leadtrack_forward::{RetryPolicy, WorkerConfig, webhook};
@@ -62,7 +64,7 @@ async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
             "data": [{
                 "event_name": "QualifiedLead",
                 "event_time": created.timestamp(),
-                "action_source": "system_generated",
+                "action_source": "other",
                 "event_id": event_id,
                 "user_data": {
                     "em": [sha256_hex("ada.lovelace@gmail.com")],
@@ -74,7 +76,7 @@ async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
                     "client_ip_address": "203.0.113.9",
                     "client_user_agent": "Mozilla/5.0 (Test)"
                 },
-                "custom_data": {"value": 49.99, "currency": "EUR", "event_source": "crm", "lead_event_source": "leadtrack"}
+                "custom_data": {"value": 49.99, "currency": "EUR"}
             }],
             "test_event_code": "TEST123"
         })
@@ -167,6 +169,128 @@ async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
         assert_eq!(attempts[0].0, AttemptOutcome::Delivered);
     }
     assert_eq!(delivery(&record, IntegrationKind::Ga4).1[0].1, Some(204));
+}
+
+/// The documented normalisation rules, end to end: what a lead holds as sent by older tags
+/// and people, and what each platform receives.
+#[tokio::test]
+async fn raw_cookie_values_and_written_numbers_reach_each_platform_in_its_documented_form() {
+    let f = fixture().await;
+    let meta = |action_source| MetaSettings {
+        pixel_id: "1234567890".into(),
+        access_token: Secret::new(META_TOKEN),
+        api_version: "v23.0".into(),
+        test_event_code: None,
+        action_source,
+        base_url: Some(f.platforms.meta.url().to_owned()),
+    };
+    f.store
+        .set_integration(
+            f.project.id,
+            IntegrationSettings::Meta(meta(MetaActionSource::Website)),
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let lead = f
+        .rated_lead(
+            json!({
+                "userData": {"email": " Mary.Jones+ads@GoogleMail.com", "phone": "+49 (0)30 98765432"},
+                "attributionData": {"gclid": "GCL.1731000000.Cj0KCQiA-raw", "cid": "GA1.1.123.456",
+                                    "fbc": "IwAR2F4-dbP0l7Mn"},
+                "deviceData": {"userAgent": "Mozilla/5.0 (Test)"},
+                "lt_channelflow": r#"[{"t":1731000000000,"ch":{"s":"google","m":"cpc"},"lp":"https://shop.example/a"},{"t":1731000100000,"ch":{"s":"facebook","m":"cpc"},"lp":"https://shop.example/offer?fbclid=IwAR2F4-dbP0l7Mn"}]"#
+            }),
+            None,
+        )
+        .await;
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    let created = f
+        .store
+        .find_lead(f.project.id, &LeadIdentifier::LeadId(lead))
+        .await
+        .unwrap()
+        .created_at;
+
+    // Google: Gmail without dots and the plus suffix; E.164 without the (0).
+    let ga4 = f.platforms.ga4.requests()[0].json();
+    assert_eq!(ga4["client_id"], "123.456");
+    assert_eq!(
+        ga4["user_data"],
+        json!({
+            "sha256_email_address": [sha256_hex("maryjones@googlemail.com")],
+            "sha256_phone_number": [sha256_hex("+493098765432")]
+        })
+    );
+    let ads = f.platforms.ads.requests()[0].json();
+    assert_eq!(
+        ads["events"][0]["adIdentifiers"],
+        json!({"gclid": "Cj0KCQiA-raw"})
+    );
+    assert_eq!(
+        ads["events"][0]["userData"]["userIdentifiers"],
+        json!([
+            {"emailAddress": sha256_hex("maryjones@googlemail.com")},
+            {"phoneNumber": sha256_hex("+493098765432")}
+        ])
+    );
+    // Meta: the address as written (lowercased), digits with the country code, the bare
+    // fbclid as fb.1.<when the lead arrived>.<fbclid>, and the page of a website event.
+    let event = &f.platforms.meta.requests()[0].json()["data"][0];
+    assert_eq!(event["action_source"], "website");
+    assert_eq!(
+        event["event_source_url"],
+        "https://shop.example/offer?fbclid=IwAR2F4-dbP0l7Mn"
+    );
+    assert_eq!(
+        event["user_data"]["em"],
+        json!([sha256_hex("mary.jones+ads@googlemail.com")])
+    );
+    assert_eq!(
+        event["user_data"]["ph"],
+        json!([sha256_hex("493098765432")])
+    );
+    assert_eq!(
+        event["user_data"]["fbc"],
+        format!("fb.1.{}.IwAR2F4-dbP0l7Mn", created.timestamp_millis())
+    );
+    assert_eq!(record.job.state, JobState::Done);
+
+    // An Italian number keeps its 0; a number no plan allows is not sent at all.
+    let f = fixture().await;
+    f.store
+        .update_project(
+            f.project.id,
+            ProjectSettings {
+                region: Some(Some("IT".into())),
+                ..ProjectSettings::default()
+            },
+        )
+        .await
+        .unwrap();
+    for phone in ["06 6982 1234", "12345"] {
+        let lead = f
+            .rated_lead(
+                json!({"userData": {"email": "a@b.it", "phone": phone},
+                       "attributionData": {"gclid": "G", "cid": "1.2", "fbclid": "F"}}),
+                None,
+            )
+            .await;
+        f.run_until_done(&worker(&f.store, fast()), lead).await;
+    }
+    let ga4 = f.platforms.ga4.requests();
+    assert_eq!(
+        ga4[0].json()["user_data"]["sha256_phone_number"],
+        json!([sha256_hex("+390669821234")])
+    );
+    assert_eq!(ga4[1].json()["user_data"].get("sha256_phone_number"), None);
+    let meta = f.platforms.meta.requests();
+    assert_eq!(
+        meta[0].json()["data"][0]["user_data"]["ph"],
+        json!([sha256_hex("390669821234")])
+    );
+    assert_eq!(meta[1].json()["data"][0]["user_data"].get("ph"), None);
+    assert_eq!(meta[1].json()["data"][0]["action_source"], "other");
 }
 
 #[tokio::test]

@@ -108,11 +108,13 @@ fn input(command: IntegrationCommand) -> Result<SettingsInput, Failure> {
             access_token,
             api_version,
             test_event_code,
+            action_source,
         } => SettingsInput::Meta(MetaInput {
             pixel_id,
             access_token: access_token.map(Secret::new),
             api_version,
             test_event_code,
+            action_source,
             base_url: target.base_url,
         }),
         IntegrationCommand::GoogleAds {
@@ -158,7 +160,8 @@ fn describe(integrations: &Integrations) -> Value {
             "measurementId": s.measurement_id, "validate": s.validate, "baseUrl": s.base_url,
         })),
         "meta": integrations.meta.as_ref().map(|s| json!({
-            "pixelId": s.pixel_id, "apiVersion": s.api_version, "testEventCode": s.test_event_code, "baseUrl": s.base_url,
+            "pixelId": s.pixel_id, "apiVersion": s.api_version, "testEventCode": s.test_event_code,
+            "actionSource": s.action_source, "baseUrl": s.base_url,
         })),
         "webhook": integrations.webhook.as_ref().map(|s| json!({"url": s.url})),
     })

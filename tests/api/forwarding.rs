@@ -83,6 +83,8 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
             "777",
             "--access-token",
             "meta-token",
+            "--action-source",
+            "phone_call",
             "--base-url",
             mocks.meta.url(),
         ],
@@ -201,6 +203,24 @@ async fn a_rated_lead_reaches_every_platform_once_and_ends_rated() {
     let db = dir.path().join("leadtrack.db");
     let mocks = mocks().await;
     let (key, label) = configure(&db, &mocks).await;
+    let unknown = admin(
+        &db,
+        &[
+            "integration",
+            "meta",
+            "--project",
+            "acme",
+            "--action-source",
+            "crm",
+        ],
+    )
+    .await;
+    assert!(!unknown.status.success());
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        said.contains("not one of Meta's: other, website, phone_call"),
+        "{said}"
+    );
     let server = start(&db).await;
     let client = Client::new(&server.base_url).with_api_key(&key);
     let lead = create_and_rate(&server.base_url, &key, label).await;
@@ -269,6 +289,7 @@ async fn a_rated_lead_reaches_every_platform_once_and_ends_rated() {
         "filled by the server from the request"
     );
     assert_eq!(meta[0].path, "/v23.0/777/events");
+    assert_eq!(event["action_source"], "phone_call");
 
     let ads = mocks.ads.requests();
     assert_eq!(ads.len(), 1);

@@ -1,9 +1,11 @@
 //! Settings as a person gives them, on the command line or in the dashboard's forms, and
 //! the one set of rules that merges them over the stored ones.
 
+use strum::VariantArray;
+
 use super::{
-    Ga4Settings, GoogleAdsSettings, IntegrationSettings, Integrations, MetaSettings, Secret,
-    WebhookSettings,
+    Ga4Settings, GoogleAdsSettings, IntegrationSettings, Integrations, MetaActionSource,
+    MetaSettings, Secret, WebhookSettings,
 };
 use crate::key::GeneratedKey;
 use crate::types::IntegrationKind;
@@ -36,6 +38,9 @@ pub struct MetaInput {
     pub api_version: Option<String>,
     /// [`MetaSettings::test_event_code`].
     pub test_event_code: Option<String>,
+    /// [`MetaSettings::action_source`], by its wire name (`phone_call`); blank for the
+    /// default.
+    pub action_source: Option<String>,
     /// [`MetaSettings::base_url`].
     pub base_url: Option<String>,
 }
@@ -114,6 +119,14 @@ pub enum SettingsError {
     /// The webhook URL does not start with `https://` or `http://`.
     #[error("the webhook URL {0:?} must start with https:// or http://")]
     WebhookUrl(String),
+    /// Meta's action source is not one of [`MetaActionSource`]'s.
+    #[error("action source {given:?} is not one of Meta's: {allowed}")]
+    MetaActionSource {
+        /// What was given.
+        given: String,
+        /// The values allowed, for people.
+        allowed: String,
+    },
 }
 
 impl SettingsError {
@@ -122,6 +135,7 @@ impl SettingsError {
         match self {
             Self::Missing { setting, .. } => setting,
             Self::WebhookUrl(_) => "url",
+            Self::MetaActionSource { .. } => "action_source",
         }
     }
 }
@@ -211,6 +225,20 @@ impl MetaInput {
                 self.test_event_code,
                 old.and_then(|s| s.test_event_code.clone()),
             ),
+            action_source: match self.action_source.as_deref().map(str::trim) {
+                None => old.map(|s| s.action_source).unwrap_or_default(),
+                Some("") => MetaActionSource::default(),
+                Some(given) => given.to_ascii_lowercase().parse().map_err(|_| {
+                    SettingsError::MetaActionSource {
+                        given: given.to_owned(),
+                        allowed: MetaActionSource::VARIANTS
+                            .iter()
+                            .map(AsRef::as_ref)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    }
+                })?,
+            },
             base_url: optional(self.base_url, old.and_then(|s| s.base_url.clone())),
         })
     }

@@ -56,6 +56,48 @@ pub struct Ga4Settings {
     pub base_url: Option<String>,
 }
 
+/// Where a conversion sent to Meta happened: the Conversions API's `action_source`, one of
+/// the values Meta lists under "action_source" in
+/// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/server-event>.
+/// Meta asks that it be accurate ("you agree that the action_source parameter is accurate
+/// to the best of your knowledge").
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::AsRefStr,
+    strum::Display,
+    strum::EnumString,
+    VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum MetaActionSource {
+    /// "Conversion happened in a way that is not listed": the default, since a web-form
+    /// lead that a team rates became a customer outside the website, and Meta's other
+    /// values each name one channel.
+    #[default]
+    Other,
+    /// "Conversion was made on your website". Meta then also requires the browser's user
+    /// agent and the page's URL, which only leads captured in a browser carry.
+    Website,
+    /// "Conversion happened over the phone".
+    PhoneCall,
+    /// "Conversion happened in person at your physical store".
+    PhysicalStore,
+    /// "Conversion happened over email".
+    Email,
+    /// "Conversion was made via a messaging app, SMS, or online messaging feature".
+    Chat,
+    /// "Conversion happened automatically, for example, a subscription renewal".
+    SystemGenerated,
+}
+
 /// Meta Conversions API settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,6 +111,9 @@ pub struct MetaSettings {
     /// Sends events to the Test Events tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_event_code: Option<String>,
+    /// Where the conversions happened, as Meta's `action_source`.
+    #[serde(default)]
+    pub action_source: MetaActionSource,
     /// Overrides `https://graph.facebook.com`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,

@@ -47,7 +47,8 @@ use uuid::Uuid;
 
 use crate::account::Actor;
 use crate::integration::{
-    Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaSettings, Secret, WebhookSettings,
+    Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaActionSource, MetaSettings, Secret,
+    WebhookSettings,
 };
 use crate::label::{LabelMapping, NewLabel};
 use crate::lead::{CreatedLead, LeadData, StoredLead};
@@ -195,6 +196,7 @@ pub(crate) fn all_integrations() -> Vec<IntegrationSettings> {
             access_token: Secret::new("token"),
             api_version: "v23.0".into(),
             test_event_code: None,
+            action_source: MetaActionSource::PhoneCall,
             base_url: None,
         }),
         IntegrationSettings::Webhook(webhook()),

@@ -119,6 +119,12 @@ const META: &[Spec] = &[
         "From Events Manager's Test events tab: events then show there. Remove it when done.",
         Input::Text,
     ),
+    spec(
+        "action_source",
+        "Where leads become customers",
+        "Meta's action source: other (blank), phone_call, physical_store, email, chat, website (needs leads captured in a browser) or system_generated.",
+        Input::Text,
+    ),
     advanced(
         "base_url",
         "Base URL",
@@ -224,6 +230,7 @@ pub(super) fn stored(
                 ("pixel_id", s.pixel_id.clone()),
                 ("api_version", s.api_version.clone()),
                 ("test_event_code", text(&s.test_event_code)),
+                ("action_source", s.action_source.to_string()),
                 ("base_url", text(&s.base_url)),
             ]
         }),
@@ -260,6 +267,7 @@ pub(super) fn input(kind: IntegrationKind, form: &Form) -> SettingsInput {
             access_token: secret("access_token"),
             api_version: text("api_version"),
             test_event_code: text("test_event_code"),
+            action_source: text("action_source"),
             base_url: text("base_url"),
         }),
         IntegrationKind::Webhook => SettingsInput::Webhook(WebhookInput {

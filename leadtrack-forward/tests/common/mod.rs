@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use leadtrack_core::account::Actor;
 use leadtrack_core::integration::{
-    Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaSettings, Secret, WebhookSettings,
+    Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaActionSource, MetaSettings, Secret,
+    WebhookSettings,
 };
 use leadtrack_core::job::{Attempt, Delivery, JobRecord};
 use leadtrack_core::label::{LabelMapping, NewLabel};
@@ -116,6 +117,7 @@ pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
             access_token: Secret::new(META_TOKEN),
             api_version: "v23.0".into(),
             test_event_code: Some("TEST123".into()),
+            action_source: MetaActionSource::default(),
             base_url: Some(platforms.meta.url().to_owned()),
         }),
         IntegrationSettings::GoogleAds(GoogleAdsSettings {

@@ -46,6 +46,10 @@ pub(crate) enum IntegrationCommand {
         /// Send to the Test Events tool with this code ("" stops).
         #[arg(long, value_name = "CODE")]
         test_event_code: Option<String>,
+        /// Where leads become customers, as Meta's action_source: other (the default),
+        /// website, phone_call, physical_store, email, chat or system_generated.
+        #[arg(long, value_name = "SOURCE")]
+        action_source: Option<String>,
     },
     /// Google Ads offline click conversions, through the Data Manager API.
     GoogleAds {
