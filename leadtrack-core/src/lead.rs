@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::matching;
-use crate::types::{ConversionId, DeviceData, JsonObject, LeadId, LeadStatus, ProjectId};
+use crate::types::{Consent, ConversionId, DeviceData, JsonObject, LeadId, LeadStatus, ProjectId};
 
 /// What a create request submits about a lead, after the input rules of CONTRACT.md section 3.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -24,6 +24,9 @@ pub struct LeadData {
     pub channel_flow: Option<String>,
     /// The caller's identifier.
     pub unique_identifier: Option<String>,
+    /// `consent`: never returned by reads, decides what Google receives.
+    #[serde(skip_serializing_if = "Consent::is_empty")]
+    pub consent: Consent,
 }
 
 impl LeadData {
@@ -46,6 +49,7 @@ impl LeadData {
         if update.unique_identifier.is_some() {
             self.unique_identifier = update.unique_identifier;
         }
+        self.consent = update.consent.or(self.consent);
     }
 
     /// The deduplication key: `formData.uniqueEventId`, unless it is blank.
@@ -224,6 +228,7 @@ pub struct LeadPage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::ConsentStatus;
     use serde_json::json;
 
     fn object(value: Value) -> JsonObject {
@@ -291,6 +296,10 @@ mod tests {
             },
             channel_flow: Some("cf1".into()),
             unique_identifier: Some("u1".into()),
+            consent: Consent {
+                ad_user_data: Some(ConsentStatus::Granted),
+                ad_personalization: Some(ConsentStatus::Granted),
+            },
         };
         lead.merge(LeadData {
             form_data: object(json!({"x": 2, "y": null, "formName": null})),
@@ -302,6 +311,10 @@ mod tests {
             },
             channel_flow: None,
             unique_identifier: Some("u2".into()),
+            consent: Consent {
+                ad_user_data: Some(ConsentStatus::Denied),
+                ad_personalization: None,
+            },
         });
         assert_eq!(
             Value::Object(lead.form_data),
@@ -319,6 +332,14 @@ mod tests {
         assert_eq!(lead.device_data.user_agent.as_deref(), Some("UA2"));
         assert_eq!(lead.channel_flow.as_deref(), Some("cf1"));
         assert_eq!(lead.unique_identifier.as_deref(), Some("u2"));
+        assert_eq!(
+            lead.consent,
+            Consent {
+                ad_user_data: Some(ConsentStatus::Denied),
+                ad_personalization: Some(ConsentStatus::Granted),
+            },
+            "a signal given replaces, one not given stays"
+        );
     }
 
     #[test]

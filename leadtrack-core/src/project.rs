@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::label::LabelMapping;
-use crate::types::{ProjectId, random_bytes};
+use crate::types::{Consent, ProjectId, random_bytes};
 
 /// A project: the unit every lead, key, label and integration belongs to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +22,8 @@ pub struct Project {
     /// The country or region (ISO 3166-1 alpha-2, e.g. `DE`) whose national phone numbers
     /// leads write without an international prefix; see [`validate_region`].
     pub region: Option<String>,
+    /// The consent of leads that give none (signal by signal).
+    pub default_consent: Consent,
     /// What a `lost` conversion sends to each integration.
     pub lost_mapping: LabelMapping,
     /// The browser origins createLead accepts (`https://shop.example`, as
@@ -66,6 +68,8 @@ pub struct ProjectSettings {
     pub currency: Option<String>,
     /// A new phone region; `Some(None)` removes it.
     pub region: Option<Option<String>>,
+    /// A new default consent.
+    pub default_consent: Option<Consent>,
     /// A new mapping for `lost`.
     pub lost_mapping: Option<LabelMapping>,
     /// New allowed browser origins, each checked by [`validate_origin`]; `Some(vec![])`
@@ -121,6 +125,9 @@ impl ProjectSettings {
         if let Some(currency) = self.currency {
             validate_currency(&currency)?;
             changed.currency = currency;
+        }
+        if let Some(consent) = self.default_consent {
+            changed.default_consent = consent;
         }
         if let Some(region) = self.region {
             changed.region = region.as_deref().map(validate_region).transpose()?;
@@ -251,7 +258,7 @@ pub fn validate_region(region: &str) -> Result<String, String> {
         Ok(region)
     } else {
         Err(format!(
-            "region {region:?} is not a country or region code; give its two letters (ISO 3166), such as DE, GB or US"
+            "{region:?} is not a country code; give the country's two letters (ISO 3166), such as DE, GB or US"
         ))
     }
 }
@@ -311,6 +318,7 @@ mod tests {
             active: true,
             currency: "USD".into(),
             region: None,
+            default_consent: Consent::default(),
             lost_mapping: LabelMapping::default_lost(),
             allowed_origins: Vec::new(),
             created_at: DateTime::<Utc>::MIN_UTC,

@@ -260,6 +260,59 @@ impl LeadIdentifier {
     }
 }
 
+/// One consent signal: what the person chose.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::AsRefStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ConsentStatus {
+    /// The person agreed.
+    Granted,
+    /// The person refused.
+    Denied,
+}
+
+/// A lead's consent to Google's advertising uses of its data, as Google's consent mode
+/// names them (the `consent` of createLead and createServerSideLead, an addition). A signal
+/// not given is unknown: the project's default applies, else none is sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Consent {
+    /// `adUserData`: whether user data may be sent to Google for advertising. Denied, only
+    /// click ids go to Google.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ad_user_data: Option<ConsentStatus>,
+    /// `adPersonalization`: whether the data may be used for personalised advertising.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ad_personalization: Option<ConsentStatus>,
+}
+
+impl Consent {
+    /// Whether no signal is given.
+    pub fn is_empty(&self) -> bool {
+        self.ad_user_data.is_none() && self.ad_personalization.is_none()
+    }
+
+    /// Each signal of `self`, else of `fallback`.
+    pub fn or(self, fallback: Consent) -> Consent {
+        Consent {
+            ad_user_data: self.ad_user_data.or(fallback.ad_user_data),
+            ad_personalization: self.ad_personalization.or(fallback.ad_personalization),
+        }
+    }
+}
+
 /// `deviceData` of a lead: what feeds the analytics and social-ad integrations.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -11,7 +11,9 @@ use leadtrack_core::job::Attempt;
 use leadtrack_core::key::KeyHash;
 use leadtrack_core::label::LabelMapping;
 use leadtrack_core::store::Entity;
-use leadtrack_core::types::{AttemptOutcome, ConversionId, IntegrationKind, LeadIdentifier, Role};
+use leadtrack_core::types::{
+    AttemptOutcome, Consent, ConsentStatus, ConversionId, IntegrationKind, LeadIdentifier, Role,
+};
 use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -876,10 +878,17 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
                     "https://Shop.example,\r\nhttps://www.shop.example  https://shop.example",
                 ),
                 ("meta_event", "Lost"),
+                ("consent_ad_user_data", "denied"),
+                ("consent_ad_personalization", ""),
             ],
         )
         .await;
     let page = app.follow(&owner, &saved).await;
+    assert!(
+        page.text
+            .contains(r#"<option value="denied" selected>Denied</option>"#),
+        "the form shows the default consent as kept"
+    );
     assert!(page.text.contains("Project settings saved."));
     assert!(
         page.text
@@ -902,6 +911,13 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
     assert_eq!(
         project.allowed_origins,
         ["https://shop.example", "https://www.shop.example"]
+    );
+    assert_eq!(
+        project.default_consent,
+        Consent {
+            ad_user_data: Some(ConsentStatus::Denied),
+            ad_personalization: None,
+        }
     );
     assert_eq!(
         project.lost_mapping,

@@ -10,7 +10,7 @@ use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::normalize::{self, Rules};
+use crate::google;
 use crate::outcome::{self, Answer, Outcome};
 
 /// Where events go unless the settings say otherwise.
@@ -47,18 +47,27 @@ pub fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) -> Option
             json!(job.job.created_at.timestamp_micros()),
         );
     }
-    let region = job.project.region.as_deref();
+    // https://developers.google.com/analytics/devguides/collection/protocol/ga4/reference:
+    // "consent": "ad_user_data", "ad_personalization", each "GRANTED" or "DENIED".
+    let consent = google::consent(job);
+    let mut signals = Map::new();
+    for (name, signal) in [
+        ("ad_user_data", consent.ad_user_data),
+        ("ad_personalization", consent.ad_personalization),
+    ] {
+        if let Some(signal) = signal {
+            signals.insert(name.into(), json!(signal.as_ref().to_ascii_uppercase()));
+        }
+    }
+    if !signals.is_empty() {
+        body.insert("consent".into(), Value::Object(signals));
+    }
+    let user = google::hashed_user(job, consent);
     let mut user_data = Map::new();
-    if let Some(hash) = lead
-        .user("email")
-        .and_then(|email| normalize::hashed_email(email, Rules::Google))
-    {
+    if let Some(hash) = user.email {
         user_data.insert("sha256_email_address".into(), json!([hash]));
     }
-    if let Some(hash) = lead
-        .user("phone")
-        .and_then(|phone| normalize::hashed_phone(phone, region, Rules::Google))
-    {
+    if let Some(hash) = user.phone {
         user_data.insert("sha256_phone_number".into(), json!([hash]));
     }
     if !user_data.is_empty() {

@@ -16,8 +16,8 @@ use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::normalize::{self, Rules};
 use crate::outcome::{self, Outcome};
+use crate::{google, normalize};
 
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://datamanager.googleapis.com";
@@ -52,18 +52,13 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
             ad_identifiers.insert(key.into(), json!(id));
         }
     }
-    let region = job.project.region.as_deref();
+    let consent = google::consent(job);
+    let user = google::hashed_user(job, consent);
     let mut identifiers = Vec::new();
-    if let Some(hash) = lead
-        .user("email")
-        .and_then(|email| normalize::hashed_email(email, Rules::Google))
-    {
+    if let Some(hash) = user.email {
         identifiers.push(json!({"emailAddress": hash}));
     }
-    if let Some(hash) = lead
-        .user("phone")
-        .and_then(|phone| normalize::hashed_phone(phone, region, Rules::Google))
-    {
+    if let Some(hash) = user.phone {
         identifiers.push(json!({"phoneNumber": hash}));
     }
     let mut event = json!({
@@ -78,6 +73,21 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
     }
     if !identifiers.is_empty() {
         event["userData"] = json!({"userIdentifiers": identifiers});
+    }
+    // https://developers.google.com/data-manager/api/reference/rest/v1/Consent: adUserData
+    // and adPersonalization, each CONSENT_GRANTED or CONSENT_DENIED.
+    let mut signals = Map::new();
+    for (name, signal) in [
+        ("adUserData", consent.ad_user_data),
+        ("adPersonalization", consent.ad_personalization),
+    ] {
+        if let Some(signal) = signal {
+            let value = format!("CONSENT_{}", signal.as_ref().to_ascii_uppercase());
+            signals.insert(name.into(), json!(value));
+        }
+    }
+    if !signals.is_empty() {
+        event["consent"] = Value::Object(signals);
     }
     json!({
         "destinations": [destination],

@@ -31,6 +31,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ga4;
+mod google;
 pub mod google_ads;
 pub mod meta;
 pub mod normalize;

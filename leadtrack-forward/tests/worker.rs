@@ -13,8 +13,8 @@ use leadtrack_core::project::ProjectSettings;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;
 use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobState, LeadIdentifier,
-    LeadStatus,
+    AttemptOutcome, Consent, ConsentStatus, ConversionId, DeliveryState, IntegrationKind, JobState,
+    LeadIdentifier, LeadStatus,
 };
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::normalize::sha256_hex;
@@ -291,6 +291,76 @@ async fn raw_cookie_values_and_written_numbers_reach_each_platform_in_its_docume
     );
     assert_eq!(meta[1].json()["data"][0]["user_data"].get("ph"), None);
     assert_eq!(meta[1].json()["data"][0]["action_source"], "other");
+}
+
+/// Consent, as the lead gives it or else as the project's default: Google hears it, and a
+/// denied `adUserData` sends Google click ids only.
+#[tokio::test]
+async fn consent_reaches_google_and_denied_user_data_sends_click_ids_only() {
+    let f = fixture().await;
+    f.store
+        .update_project(
+            f.project.id,
+            ProjectSettings {
+                default_consent: Some(Consent {
+                    ad_user_data: Some(ConsentStatus::Granted),
+                    ad_personalization: Some(ConsentStatus::Denied),
+                }),
+                ..ProjectSettings::default()
+            },
+        )
+        .await
+        .unwrap();
+    let mut denied = full_lead();
+    denied["consent"] = json!({"adUserData": "denied"});
+    for body in [denied, full_lead()] {
+        let lead = f.rated_lead(body, None).await;
+        f.run_until_done(&worker(&f.store, fast()), lead).await;
+    }
+    let ga4 = f.platforms.ga4.requests();
+    let ads = f.platforms.ads.requests();
+    let meta = f.platforms.meta.requests();
+    assert_eq!((ga4.len(), ads.len(), meta.len()), (2, 2, 2));
+
+    // The lead's own signal wins; the project's fills the one it does not give.
+    let (ga4_denied, ads_denied) = (ga4[0].json(), ads[0].json()["events"][0].clone());
+    assert_eq!(
+        ga4_denied["consent"],
+        json!({"ad_user_data": "DENIED", "ad_personalization": "DENIED"})
+    );
+    assert_eq!(ga4_denied.get("user_data"), None);
+    assert_eq!(ga4_denied["client_id"], "123456789.1700000000");
+    assert_eq!(
+        ads_denied["consent"],
+        json!({"adUserData": "CONSENT_DENIED", "adPersonalization": "CONSENT_DENIED"})
+    );
+    assert_eq!(ads_denied.get("userData"), None);
+    assert_eq!(ads_denied["adIdentifiers"], json!({"gclid": "TESTGCLID"}));
+
+    let (ga4_default, ads_default) = (ga4[1].json(), ads[1].json()["events"][0].clone());
+    assert_eq!(
+        ga4_default["consent"],
+        json!({"ad_user_data": "GRANTED", "ad_personalization": "DENIED"})
+    );
+    assert_eq!(
+        ga4_default["user_data"]["sha256_email_address"],
+        json!([sha256_hex("adalovelace@gmail.com")])
+    );
+    assert_eq!(
+        ads_default["consent"],
+        json!({"adUserData": "CONSENT_GRANTED", "adPersonalization": "CONSENT_DENIED"})
+    );
+    assert_eq!(
+        ads_default["userData"]["userIdentifiers"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    // Meta is not Google: its consent rules are the advertiser's, and it gets the lead.
+    assert_eq!(
+        meta[0].json()["data"][0]["user_data"]["em"],
+        json!([sha256_hex("ada.lovelace@gmail.com")])
+    );
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@ use leadtrack_core::key::KeyRef;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::Entity;
+use leadtrack_core::types::{Consent, ConsentStatus};
 use leadtrack_core::{Admin, StoreError};
 use leadtrack_forward::normalize::region_of_calling_code;
 use serde_json::json;
@@ -64,6 +65,7 @@ pub(crate) async fn project_command<S: Admin>(
                             "active": p.active,
                             "currency": p.currency,
                             "region": p.region,
+                            "defaultConsent": p.default_consent,
                             "allowedOrigins": p.allowed_origins,
                             "createdAt": leadtrack_core::time::format(&p.created_at),
                         })
@@ -141,10 +143,23 @@ pub(crate) async fn project_command<S: Admin>(
                 },
                 (None, None) => None,
             };
+            let consent_given =
+                args.consent_ad_user_data.is_some() || args.consent_ad_personalization.is_some();
+            let consent = Consent {
+                ad_user_data: args
+                    .consent_ad_user_data
+                    .map_or(project.default_consent.ad_user_data, |choice| choice.0),
+                ad_personalization: args
+                    .consent_ad_personalization
+                    .map_or(project.default_consent.ad_personalization, |choice| {
+                        choice.0
+                    }),
+            };
             let settings = ProjectSettings {
                 name: args.name,
                 currency: args.currency,
                 region: region.map(blank_is_none),
+                default_consent: consent_given.then_some(consent),
                 lost_mapping: lost_changed.then_some(lost),
                 allowed_origins: args.allowed_origins.as_deref().map(origin_list),
             };
@@ -158,17 +173,28 @@ pub(crate) async fn project_command<S: Admin>(
                 updated.allowed_origins.join(", ")
             };
             say!(
-                "Project {}: name {:?}, currency {}, phone region {}, lost sends {}, browser origins {}.",
+                "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}.",
                 updated.public_id,
                 updated.name,
                 updated.currency,
                 updated.region.as_deref().unwrap_or("none"),
+                describe_consent(updated.default_consent),
                 describe(&updated.lost_mapping),
                 origins
             );
         }
     }
     Ok(())
+}
+
+/// A consent for people: `ad user data granted, ad personalization unknown`.
+fn describe_consent(consent: Consent) -> String {
+    let signal = |s: Option<ConsentStatus>| s.map_or("unknown".to_owned(), |s| s.to_string());
+    format!(
+        "ad user data {}, ad personalization {}",
+        signal(consent.ad_user_data),
+        signal(consent.ad_personalization)
+    )
 }
 
 /// `--allowed-origins`: comma-separated, blanks dropped ("" is the empty list, any origin).

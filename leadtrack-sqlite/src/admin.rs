@@ -87,7 +87,7 @@ pub(crate) fn update_project(
     settings.apply(&mut project).map_err(invalid)?;
     conn.prepare_cached(
         "UPDATE projects SET name = ?2, currency = ?3, region = ?4, lost_mapping = ?5,
-            allowed_origins = ?6
+            allowed_origins = ?6, default_consent = ?7
          WHERE id = ?1",
     )?
     .execute((
@@ -97,6 +97,7 @@ pub(crate) fn update_project(
         &project.region,
         serde_json::to_string(&project.lost_mapping)?,
         serde_json::to_string(&project.allowed_origins)?,
+        serde_json::to_string(&project.default_consent)?,
     ))?;
     Ok(project)
 }

@@ -366,6 +366,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         FROM main_region WHERE main_region.code = projects.phone_country_code;
     ALTER TABLE projects DROP COLUMN phone_country_code;
     "#,
+    // 11: a project's default consent for leads that give none (a JSON object of
+    // `adUserData` and `adPersonalization`; empty: unknown).
+    r#"
+    ALTER TABLE projects ADD COLUMN default_consent TEXT NOT NULL DEFAULT '{}';
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

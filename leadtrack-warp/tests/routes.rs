@@ -16,7 +16,9 @@ use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
-use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
+use leadtrack_core::types::{
+    Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus, ProjectId,
+};
 use leadtrack_core::{Admin, LeadStore, StoreError, StoreResult};
 use leadtrack_sqlite::SqliteStore;
 use leadtrack_warp::{Config, CorsOrigins, routes};
@@ -1004,6 +1006,45 @@ mod create_server_side_lead {
             .await;
         let body = assert_error(&reply, 400, "missing_field");
         assert_eq!(body["message"], "Missing required field: userData");
+    }
+
+    #[tokio::test]
+    async fn consent_is_stored_merged_and_never_returned() {
+        let app = app().await;
+        let path = "/api/leads/createServerSideLead";
+        let body = |consent: Value| {
+            json!({"userData": {"email": "a@x.io"}, "formData": {"uniqueEventId": "evt-1"},
+                   "consent": consent})
+        };
+        let bad = app
+            .post(path, Some(&app.key), body(json!({"adUserData": "maybe"})))
+            .await;
+        let error = assert_error(&bad, 400, "invalid_field");
+        assert_eq!(error["errors"][0]["field"], "consent.adUserData");
+        assert_eq!(app.lead_count().await, 0);
+
+        let id = app
+            .create(body(
+                json!({"adUserData": "DENIED", "adPersonalization": "granted"}),
+            ))
+            .await;
+        let reply = app
+            .post(
+                path,
+                Some(&app.key),
+                body(json!({"adPersonalization": "denied"})),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "a merge by the event id");
+        assert_eq!(
+            app.stored(id).await.data.consent,
+            Consent {
+                ad_user_data: Some(ConsentStatus::Denied),
+                ad_personalization: Some(ConsentStatus::Denied),
+            }
+        );
+        let read = app.get(&format!("/api/leads/getLead?leadId={id}")).await;
+        assert_eq!(read.json()["lead"].get("consent"), None);
     }
 }
 

@@ -154,7 +154,7 @@ async fn reader_pool_flags_reach_the_store() {
 }
 
 #[tokio::test]
-async fn the_phone_region_is_set_by_region_or_by_the_older_calling_code() {
+async fn the_phone_region_and_the_default_consent_are_set_on_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("leadtrack.db");
     create_acme(&db).await;
@@ -183,4 +183,30 @@ async fn the_phone_region_is_set_by_region_or_by_the_older_calling_code() {
     assert_eq!(region().await, json!("US"), "refusals change nothing");
     assert!(set(&["--region", ""]).await.status.success());
     assert_eq!(region().await, json!(null));
+
+    let consent = || async {
+        admin_json(&db, &["project", "list", "--json"]).await[0]["defaultConsent"].clone()
+    };
+    assert_eq!(consent().await, json!({}));
+    assert!(
+        set(&["--consent-ad-user-data", "Denied"])
+            .await
+            .status
+            .success()
+    );
+    assert!(
+        set(&["--consent-ad-personalization", "granted"])
+            .await
+            .status
+            .success()
+    );
+    assert_eq!(
+        consent().await,
+        json!({"adUserData": "denied", "adPersonalization": "granted"})
+    );
+    let bad = set(&["--consent-ad-user-data", "maybe"]).await;
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not granted, denied"));
+    assert!(set(&["--consent-ad-user-data", ""]).await.status.success());
+    assert_eq!(consent().await, json!({"adPersonalization": "granted"}));
 }

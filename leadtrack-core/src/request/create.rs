@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::fields::{self, Errors};
 use crate::error::ValidationError;
 use crate::lead::LeadData;
-use crate::types::{DeviceData, JsonObject};
+use crate::types::{Consent, ConsentStatus, DeviceData, JsonObject};
 
 /// Which create route a body arrived on; their rules differ slightly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +68,9 @@ impl NewLead {
         let device_data = fields::take_object(&mut body, "deviceData", &mut errors)
             .map(|device| clean_device_data(device, &mut errors))
             .unwrap_or_default();
+        let consent = fields::take_object(&mut body, "consent", &mut errors)
+            .map(|consent| check_consent(consent, &mut errors))
+            .unwrap_or_default();
         let channel_flow = take_channel_flow(&mut body, &mut errors);
         let unique_identifier = fields::take_string(
             &mut body,
@@ -88,6 +91,7 @@ impl NewLead {
             device_data,
             channel_flow,
             unique_identifier,
+            consent,
         };
         let data = errors.finish(data)?;
         if !has_content(&data.user_data) && !has_content(&data.attribution_data) {
@@ -177,6 +181,38 @@ fn check_form_data(form: JsonObject, errors: &mut Errors) -> JsonObject {
         }
     }
     form
+}
+
+/// `consent`: `adUserData` and `adPersonalization`, each `"granted"` or `"denied"` (any
+/// case) or `null`; other properties are not kept.
+fn check_consent(mut consent: JsonObject, errors: &mut Errors) -> Consent {
+    let mut signal = |name: &str| {
+        let path = format!("consent.{name}");
+        match consent.remove(name)? {
+            Value::Null => None,
+            Value::String(text) if text.trim().eq_ignore_ascii_case("granted") => {
+                Some(ConsentStatus::Granted)
+            }
+            Value::String(text) if text.trim().eq_ignore_ascii_case("denied") => {
+                Some(ConsentStatus::Denied)
+            }
+            other => {
+                let given = match &other {
+                    Value::String(text) => format!("{text:?}"),
+                    other => fields::type_name(other).to_owned(),
+                };
+                errors.push(
+                    &path,
+                    format!("must be \"granted\" or \"denied\", not {given}"),
+                );
+                None
+            }
+        }
+    };
+    Consent {
+        ad_user_data: signal("adUserData"),
+        ad_personalization: signal("adPersonalization"),
+    }
 }
 
 /// `deviceData`: `ipAddress` and `userAgent`, trimmed; other properties are not kept.
@@ -427,6 +463,44 @@ mod tests {
             err.message,
             "Invalid field: userData.email must be a string, not a number (and 6 more)"
         );
+    }
+
+    #[test]
+    fn consent_is_granted_or_denied_per_signal() {
+        let lead = browser(json!({
+            "projectId": "p", "userData": {"email": "a"},
+            "consent": {"adUserData": " Granted", "adPersonalization": "denied", "analytics": "x"}
+        }));
+        assert_eq!(
+            lead.data.consent,
+            Consent {
+                ad_user_data: Some(ConsentStatus::Granted),
+                ad_personalization: Some(ConsentStatus::Denied),
+            }
+        );
+        let partial = browser(json!({
+            "projectId": "p", "userData": {"email": "a"}, "consent": {"adUserData": "denied", "adPersonalization": null}
+        }));
+        assert_eq!(partial.data.consent.ad_personalization, None);
+        let none = browser(json!({"projectId": "p", "userData": {"email": "a"}, "consent": null}));
+        assert!(none.data.consent.is_empty());
+
+        let err = error(
+            json!({"projectId": "p", "userData": {"email": "a"},
+                   "consent": {"adUserData": "yes", "adPersonalization": true}}),
+            CreateRoute::Browser,
+        );
+        assert_eq!(err.code, ErrorCode::InvalidField);
+        assert_eq!(
+            err.message,
+            "Invalid field: consent.adUserData must be \"granted\" or \"denied\", not \"yes\" (and 1 more)"
+        );
+        assert_eq!(err.errors[1].field, "consent.adPersonalization");
+        let err = error(
+            json!({"userData": {"email": "a"}, "consent": "granted"}),
+            CreateRoute::Server,
+        );
+        assert_eq!(err.errors[0].field, "consent");
     }
 
     #[test]

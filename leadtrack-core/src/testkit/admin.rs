@@ -14,7 +14,7 @@ use crate::key::{KeyHash, KeyRef};
 use crate::label::{LabelMapping, NewLabel};
 use crate::project::{NewProject, ProjectSettings};
 use crate::store::{Admin, Conflict, Entity, JobQueue, LeadStore, StoreError};
-use crate::types::{AttemptOutcome, ConversionId, IntegrationKind};
+use crate::types::{AttemptOutcome, Consent, ConsentStatus, ConversionId, IntegrationKind};
 
 /// Projects: created with a given or generated id, unique ids, validated settings,
 /// deactivation.
@@ -87,6 +87,10 @@ pub async fn project_administration<B: Backend>(backend: &B) {
             ProjectSettings {
                 currency: Some("GBP".into()),
                 region: Some(Some("gb".into())),
+                default_consent: Some(Consent {
+                    ad_user_data: Some(ConsentStatus::Denied),
+                    ad_personalization: None,
+                }),
                 lost_mapping: Some(LabelMapping {
                     meta_event: Some("Lost".into()),
                     ..LabelMapping::default()
@@ -99,6 +103,15 @@ pub async fn project_administration<B: Backend>(backend: &B) {
     assert_eq!(
         (updated.currency.as_str(), updated.region.as_deref()),
         ("GBP", Some("GB"))
+    );
+    assert_eq!(
+        store
+            .project("acme")
+            .await
+            .unwrap()
+            .default_consent
+            .ad_user_data,
+        Some(ConsentStatus::Denied)
     );
     let err = store
         .update_project(

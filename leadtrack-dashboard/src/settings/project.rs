@@ -4,6 +4,7 @@
 
 use askama::Template;
 use leadtrack_core::project::ProjectSettings;
+use leadtrack_core::types::{Consent, ConsentStatus};
 use leadtrack_core::{Admin, StoreError};
 use warp::http::StatusCode;
 
@@ -20,6 +21,10 @@ struct ProjectForm {
     region: String,
     /// Origins separated by commas, spaces or lines.
     allowed_origins: String,
+    /// `granted`, `denied`, or blank for unknown.
+    consent_ad_user_data: String,
+    /// `granted`, `denied`, or blank for unknown.
+    consent_ad_personalization: String,
     lost: MappingForm,
 }
 
@@ -30,12 +35,16 @@ impl ProjectForm {
             currency: form.get("currency").to_owned(),
             region: form.get("region").to_owned(),
             allowed_origins: form.get("allowed_origins").to_owned(),
+            consent_ad_user_data: form.get("consent_ad_user_data").to_owned(),
+            consent_ad_personalization: form.get("consent_ad_personalization").to_owned(),
             lost: MappingForm::read(form),
         }
     }
 
-    /// The settings the form asks for.
+    /// The settings the form asks for; a consent choice that is neither `granted` nor
+    /// `denied` (only a forged form sends one) is unknown.
     fn settings(&self) -> ProjectSettings {
+        let signal = |choice: &str| choice.parse::<ConsentStatus>().ok();
         let region = self.region.trim();
         ProjectSettings {
             name: Some(self.name.clone()),
@@ -49,9 +58,25 @@ impl ProjectForm {
                     .map(str::to_owned)
                     .collect(),
             ),
+            default_consent: Some(Consent {
+                ad_user_data: signal(&self.consent_ad_user_data),
+                ad_personalization: signal(&self.consent_ad_personalization),
+            }),
         }
     }
 }
+
+/// A consent signal as the form's choice.
+fn choice(signal: Option<ConsentStatus>) -> String {
+    signal.map(|s| s.to_string()).unwrap_or_default()
+}
+
+/// The choices of a consent signal.
+const CONSENT_CHOICES: &[(&str, &str)] = &[
+    ("", "Not known (Google decides)"),
+    ("granted", "Granted"),
+    ("denied", "Denied"),
+];
 
 #[derive(Template)]
 #[template(path = "settings/project.html")]
@@ -104,6 +129,8 @@ pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -
         currency: project.currency.clone(),
         region: project.region.clone().unwrap_or_default(),
         allowed_origins: project.allowed_origins.join(", "),
+        consent_ad_user_data: choice(project.default_consent.ad_user_data),
+        consent_ad_personalization: choice(project.default_consent.ad_personalization),
         lost: MappingForm::of(&project.lost_mapping),
     };
     let notice = notice(request, NOTICES);

@@ -1,6 +1,7 @@
 //! The admin commands of projects, API keys and conversion labels.
 
 use clap::{Args, Subcommand};
+use leadtrack_core::types::ConsentStatus;
 
 /// `project ...`
 #[derive(Debug, Subcommand)]
@@ -62,6 +63,14 @@ pub(crate) struct ProjectSetArgs {
     /// numbers the code (49: DE, 1: US, 44: GB).
     #[arg(long, value_name = "DIGITS", conflicts_with = "region", hide = true)]
     pub(crate) country_code: Option<String>,
+    /// Google's ad_user_data consent of leads that give none: granted, denied, or "" for
+    /// unknown. Denied sends Google click ids only.
+    #[arg(long, value_name = "CONSENT", value_parser = consent_choice)]
+    pub(crate) consent_ad_user_data: Option<ConsentChoice>,
+    /// Google's ad_personalization consent of leads that give none: granted, denied, or ""
+    /// for unknown.
+    #[arg(long, value_name = "CONSENT", value_parser = consent_choice)]
+    pub(crate) consent_ad_personalization: Option<ConsentChoice>,
     /// GA4 event sent for `lost` ("" sends none).
     #[arg(long, value_name = "NAME")]
     pub(crate) lost_ga4_event: Option<String>,
@@ -152,4 +161,20 @@ pub(crate) enum LabelCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// A `--consent-*` value: a signal, or `None` for unknown.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConsentChoice(pub(crate) Option<ConsentStatus>);
+
+/// `--consent-*`: `granted`, `denied`, or blank for unknown.
+fn consent_choice(value: &str) -> Result<ConsentChoice, String> {
+    match value.trim() {
+        "" => Ok(ConsentChoice(None)),
+        given => given
+            .to_ascii_lowercase()
+            .parse()
+            .map(|status| ConsentChoice(Some(status)))
+            .map_err(|_| format!("{given:?} is not granted, denied or \"\" (unknown)")),
+    }
 }
