@@ -83,10 +83,11 @@ pub(crate) async fn work<S: JobQueue + Clone>(
     Ok(())
 }
 
-/// The conversion worker on `store`, with the concurrency of `args`.
+/// The conversion worker on `store`, with the concurrency and retry schedule of `args`.
 fn worker<S: JobQueue + Clone>(store: &S, args: &WorkerArgs) -> Result<Worker<S>, Failure> {
     let config = WorkerConfig {
         concurrency: args.worker_concurrency.max(1),
+        retry: args.retry.policy(),
         ..WorkerConfig::default()
     };
     Worker::new(store.clone(), config).map_err(|err| {

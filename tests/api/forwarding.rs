@@ -358,3 +358,95 @@ async fn ingestion_and_delivery_run_apart() {
     );
     assert!(api.terminate().await.success());
 }
+
+#[tokio::test]
+async fn the_worker_flags_set_the_whole_retry_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    let hook = MockPlatform::start(MockResponse::empty(503)).await;
+    // The first refusal asks for a second (Retry-After in seconds), the second for a moment
+    // 5 s from now (an HTTP date); the rest say nothing.
+    let date = (chrono::Utc::now() + chrono::Duration::seconds(5))
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string();
+    hook.push(MockResponse::empty(503).with_header("retry-after", "1"));
+    hook.push(MockResponse::empty(503).with_header("retry-after", &date));
+    let hook_url = format!("{}/hook", hook.url());
+    let connect = [
+        "integration",
+        "webhook",
+        "--project",
+        "acme",
+        "--url",
+        &hook_url,
+        "--secret",
+        "whsec_r",
+    ];
+    run(&db, &connect).await;
+    let label = create_label(&db, "Customer", &["--webhook"]).await;
+    let server = start_serve(
+        &db,
+        &[
+            "--retry-first-delay",
+            "100ms",
+            "--retry-factor",
+            "1",
+            "--retry-attempts",
+            "8",
+            "--retry-window",
+            "10m",
+        ],
+    )
+    .await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let lead = Client::new(&server.base_url)
+        .create_lead(&CreateLeadRequest {
+            project_id: Some("acme".into()),
+            user_data: Some(UserData {
+                email: Some("retry@example.com".into()),
+                ..UserData::default()
+            }),
+            ..CreateLeadRequest::default()
+        })
+        .await
+        .unwrap()
+        .lead_id;
+    client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: LeadIdentifier::LeadId(lead),
+            conversion_id: ConversionId::Label(label),
+            price: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert_ne!(settled(&client, lead).await, LeadStatus::Pending);
+
+    let jobs = client
+        .get_lead_jobs(&LeadIdentifier::LeadId(lead))
+        .await
+        .unwrap();
+    let delivery = &jobs.jobs[0].deliveries[0];
+    assert_eq!(delivery.status, DeliveryState::Failed);
+    let outcomes: Vec<_> = delivery.attempts.iter().map(|a| a.outcome).collect();
+    let mut expected = vec![AttemptOutcome::Retry; 7];
+    expected.push(AttemptOutcome::Failed);
+    assert_eq!(outcomes, expected, "eight attempts, then it gave up");
+    let received: Vec<Instant> = hook.requests().iter().map(|r| r.received).collect();
+    assert_eq!(received.len(), 8);
+    let gaps: Vec<Duration> = received.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        gaps[0] >= Duration::from_secs(1),
+        "Retry-After: 1 ({gaps:?})"
+    );
+    assert!(
+        gaps[1] >= Duration::from_secs(2),
+        "Retry-After as a date about 4 s later ({gaps:?})"
+    );
+    assert!(
+        gaps[2..].iter().all(|gap| *gap < Duration::from_secs(3)),
+        "the rest wait about 100 ms and a poll ({gaps:?})"
+    );
+    assert!(server.terminate().await.success());
+}

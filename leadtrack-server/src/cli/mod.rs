@@ -12,6 +12,7 @@ mod integrations;
 pub(crate) use accounts::{MemberCommand, UserCommand};
 pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand};
 pub(crate) use integrations::IntegrationCommand;
+use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits, ServeOptions};
 
@@ -293,4 +294,114 @@ pub(crate) struct WorkerArgs {
         value_name = "N"
     )]
     pub(crate) worker_concurrency: usize,
+
+    #[command(flatten)]
+    pub(crate) retry: RetryArgs,
+}
+
+/// When failed deliveries are tried again: the wait after the first failure grows by a
+/// factor each time (drawn between half and all of it, and never shorter than a platform's
+/// Retry-After), within a number of attempts and a window from when the conversion was
+/// queued.
+#[derive(Debug, Args)]
+pub(crate) struct RetryArgs {
+    /// The wait after a delivery's first failed attempt (e.g. 1m, 30s, 500ms).
+    #[arg(
+        long,
+        env = "LEADTRACK_RETRY_FIRST_DELAY",
+        default_value = "1m",
+        value_parser = humantime::parse_duration,
+        value_name = "DURATION"
+    )]
+    pub(crate) retry_first_delay: Duration,
+
+    /// Each wait is this many times the one before.
+    #[arg(
+        long,
+        env = "LEADTRACK_RETRY_FACTOR",
+        default_value_t = RetryPolicy::default().multiplier,
+        value_parser = clap::value_parser!(u32).range(1..),
+        value_name = "N"
+    )]
+    pub(crate) retry_factor: u32,
+
+    /// Attempts per delivery, the first included.
+    #[arg(
+        long,
+        env = "LEADTRACK_RETRY_ATTEMPTS",
+        default_value_t = RetryPolicy::default().max_attempts,
+        value_parser = clap::value_parser!(u32).range(1..),
+        value_name = "N"
+    )]
+    pub(crate) retry_attempts: u32,
+
+    /// No attempt later than this after the conversion was queued (e.g. 24h).
+    #[arg(
+        long,
+        env = "LEADTRACK_RETRY_WINDOW",
+        default_value = "24h",
+        value_parser = humantime::parse_duration,
+        value_name = "DURATION"
+    )]
+    pub(crate) retry_window: Duration,
+}
+
+impl RetryArgs {
+    /// The worker's retry policy.
+    pub(crate) fn policy(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: self.retry_attempts,
+            window: self.retry_window,
+            base_delay: self.retry_first_delay,
+            multiplier: self.retry_factor,
+            ..RetryPolicy::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn worker_args(args: &[&str]) -> WorkerArgs {
+        let mut line = vec!["server", "worker"];
+        line.extend_from_slice(args);
+        match Cli::try_parse_from(line).unwrap().command {
+            Some(Command::Worker(args)) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_retry_flags_default_to_the_workers_schedule_and_read_durations() {
+        assert_eq!(worker_args(&[]).retry.policy(), RetryPolicy::default());
+        let policy = worker_args(&[
+            "--retry-first-delay",
+            "250ms",
+            "--retry-factor",
+            "2",
+            "--retry-attempts",
+            "3",
+            "--retry-window",
+            "1h 30m",
+        ])
+        .retry
+        .policy();
+        assert_eq!(
+            (
+                policy.base_delay,
+                policy.multiplier,
+                policy.max_attempts,
+                policy.window
+            ),
+            (Duration::from_millis(250), 2, 3, Duration::from_secs(5400))
+        );
+        for bad in [["--retry-first-delay", "soon"], ["--retry-attempts", "0"]] {
+            let mut line = vec!["server", "worker"];
+            line.extend_from_slice(&bad);
+            assert!(Cli::try_parse_from(line).is_err(), "{bad:?}");
+        }
+    }
 }
