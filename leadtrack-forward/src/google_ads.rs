@@ -8,7 +8,7 @@
 //! once when the API answers 401.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use leadtrack_core::integration::GoogleAdsSettings;
@@ -97,9 +97,12 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
 }
 
 /// Access tokens by OAuth client and refresh token, until shortly before they expire.
+/// One refresh at a time per token: deliveries that need the same token while it is being
+/// fetched wait for that fetch rather than each asking the endpoint.
 #[derive(Default)]
 pub(crate) struct TokenCache {
     tokens: Mutex<HashMap<String, (String, Instant)>>,
+    refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// What the token endpoint answers.
@@ -150,6 +153,17 @@ impl TokenCache {
         settings: &GoogleAdsSettings,
     ) -> Result<String, Outcome> {
         let key = Self::key(settings);
+        if let Some(token) = self.cached(&key) {
+            return Ok(token);
+        }
+        let refresh = Arc::clone(
+            self.refreshing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(key.clone())
+                .or_default(),
+        );
+        let _single_flight = refresh.lock().await;
         if let Some(token) = self.cached(&key) {
             return Ok(token);
         }

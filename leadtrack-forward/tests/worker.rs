@@ -632,6 +632,52 @@ async fn google_tokens_are_cached_and_refreshed_once_on_401() {
 }
 
 #[tokio::test]
+async fn concurrent_deliveries_share_one_token_refresh() {
+    let f = fixture().await;
+    f.platforms.token.set_default(
+        MockResponse::json(
+            200,
+            json!({"access_token": "ya29.first", "expires_in": 3599}),
+        )
+        .delayed(Duration::from_millis(300)),
+    );
+    let mut leads = Vec::new();
+    for _ in 0..6 {
+        leads.push(f.rated_lead(full_lead(), None).await);
+    }
+    let w = worker(
+        &f.store,
+        WorkerConfig {
+            concurrency: 6,
+            ..fast()
+        },
+    );
+    // Six delivery loops at once, as `serve` runs them.
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(w.run(async {
+        let _ = stopped.await;
+    }));
+    for lead in leads {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while f.job(lead).await.job.state != JobState::Done {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the jobs did not finish"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let _ = stop.send(());
+    running.await.unwrap();
+    assert_eq!(f.platforms.ads.requests().len(), 6);
+    assert_eq!(
+        f.platforms.token.requests().len(),
+        1,
+        "six deliveries at once asked for one token"
+    );
+}
+
+#[tokio::test]
 async fn a_rejected_refresh_token_fails_for_good_without_leaking_it() {
     let f = fixture().await;
     f.platforms.token.set_default(MockResponse::json(400, json!({"error": "invalid_grant", "error_description": format!("Token {ADS_REFRESH_TOKEN} has been expired or revoked.")})));
