@@ -16,7 +16,7 @@ use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::outcome::{self, Outcome};
+use crate::outcome::{self, Answer, Outcome};
 use crate::{google, normalize};
 
 /// Where events go unless the settings say otherwise.
@@ -35,9 +35,9 @@ fn account_id(id: &str) -> String {
     id.chars().filter(char::is_ascii_digit).collect()
 }
 
-/// The `events:ingest` body for `job`, to the conversion action `action`.
-pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> Value {
-    let lead = &job.lead.data;
+/// Where an event goes: the settings' account (and manager account), the conversion
+/// action `action`.
+fn destination(settings: &GoogleAdsSettings, action: &str) -> Value {
     let mut destination = json!({
         "operatingAccount": {"accountType": "GOOGLE_ADS", "accountId": account_id(&settings.customer_id)},
         "productDestinationId": conversion_action_id(action),
@@ -46,6 +46,30 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
         destination["loginAccount"] =
             json!({"accountType": "GOOGLE_ADS", "accountId": account_id(login)});
     }
+    destination
+}
+
+/// The body of a test event to `action`: a made-up click id, a zero value in `currency`,
+/// no personal data. Sent with `validateOnly`, Google checks the request and records
+/// nothing.
+pub fn test_payload(settings: &GoogleAdsSettings, action: &str, currency: &str) -> Value {
+    json!({
+        "destinations": [destination(settings, action)],
+        "encoding": "HEX",
+        "events": [{
+            "transactionId": format!("leadtrack-test-{}", uuid::Uuid::new_v4()),
+            "eventTimestamp": leadtrack_core::time::format(&chrono::Utc::now()),
+            "eventSource": "WEB",
+            "adIdentifiers": {"gclid": "leadtrack-test"},
+            "conversionValue": 0.0,
+            "currency": currency,
+        }],
+    })
+}
+
+/// The `events:ingest` body for `job`, to the conversion action `action`.
+pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> Value {
+    let lead = &job.lead.data;
     let mut ad_identifiers = Map::new();
     for key in ["gclid", "gbraid", "wbraid"] {
         if let Some(id) = lead.google_click_id(key) {
@@ -90,7 +114,7 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
         event["consent"] = Value::Object(signals);
     }
     json!({
-        "destinations": [destination],
+        "destinations": [destination(settings, action)],
         "encoding": "HEX",
         "events": [event],
     })
@@ -236,6 +260,32 @@ pub(crate) async fn deliver(
         );
     }
     let body = payload(job, settings, action);
+    match ingest(http, tokens, settings, &body).await {
+        Ok(answer) => answer.by_status(|| error_of(&answer, settings)),
+        Err(failure) => failure,
+    }
+}
+
+/// What a failed answer says, without the credentials.
+pub(crate) fn error_of(answer: &Answer, settings: &GoogleAdsSettings) -> String {
+    let secrets = [
+        settings.client_secret.expose(),
+        settings.refresh_token.expose(),
+    ];
+    outcome::scrub(
+        format!("HTTP {}: {}", answer.status, google_error(&answer.body)),
+        &secrets,
+    )
+}
+
+/// Posts `body` to the Data Manager API's `events:ingest` with an access token, refreshing
+/// the token once when it is no longer accepted.
+pub(crate) async fn ingest(
+    http: &reqwest::Client,
+    tokens: &TokenCache,
+    settings: &GoogleAdsSettings,
+    body: &Value,
+) -> Result<Answer, Outcome> {
     let url = format!(
         "{}/v1/events:ingest",
         settings
@@ -244,32 +294,17 @@ pub(crate) async fn deliver(
             .unwrap_or(DEFAULT_BASE_URL)
             .trim_end_matches('/')
     );
-    let ingest = || async {
+    let send = || async {
         let token = tokens.token(http, settings).await?;
-        outcome::send(http.post(&url).bearer_auth(&token).json(&body)).await
+        outcome::send(http.post(&url).bearer_auth(&token).json(body)).await
     };
-    let mut answer = match ingest().await {
-        Ok(answer) => answer,
-        Err(failure) => return failure,
-    };
-    if answer.status == 401 {
-        // The cached token is no longer accepted: refresh it, once.
-        tokens.forget(&TokenCache::key(settings));
-        answer = match ingest().await {
-            Ok(answer) => answer,
-            Err(failure) => return failure,
-        };
+    let answer = send().await?;
+    if answer.status != 401 {
+        return Ok(answer);
     }
-    let secrets = [
-        settings.client_secret.expose(),
-        settings.refresh_token.expose(),
-    ];
-    answer.by_status(|| {
-        outcome::scrub(
-            format!("HTTP {}: {}", answer.status, google_error(&answer.body)),
-            &secrets,
-        )
-    })
+    // The cached token is no longer accepted: refresh it, once.
+    tokens.forget(&TokenCache::key(settings));
+    send().await
 }
 
 /// The message of a `google.rpc.Status` error body, or the body itself.

@@ -30,6 +30,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod ga4;
 mod google;
 pub mod google_ads;

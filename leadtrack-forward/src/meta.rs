@@ -171,6 +171,19 @@ pub(crate) async fn deliver(
     let Some(event_name) = job.mapping().meta_event.as_deref() else {
         return Outcome::skipped("the conversion is not mapped to a Meta event");
     };
+    let body = payload(job, event_name, settings);
+    match post(http, settings, &body).await {
+        Ok(answer) => classify(&answer, &[settings.access_token.expose()]),
+        Err(failure) => failure,
+    }
+}
+
+/// Posts `body` to the pixel's events endpoint, with the settings' token.
+pub(crate) async fn post(
+    http: &reqwest::Client,
+    settings: &MetaSettings,
+    body: &Value,
+) -> Result<Answer, Outcome> {
     let base = settings
         .base_url
         .as_deref()
@@ -181,15 +194,11 @@ pub(crate) async fn deliver(
         settings.api_version.trim_matches('/'),
         settings.pixel_id
     );
-    let body = payload(job, event_name, settings);
     let request = http
         .post(url)
         .query(&[("access_token", settings.access_token.expose())])
-        .json(&body);
-    match outcome::send(request).await {
-        Ok(answer) => classify(&answer, &[settings.access_token.expose()]),
-        Err(failure) => failure,
-    }
+        .json(body);
+    outcome::send(request).await
 }
 
 #[cfg(test)]

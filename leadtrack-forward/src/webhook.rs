@@ -15,7 +15,7 @@ use leadtrack_core::types::ConversionId;
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::outcome::{self, Outcome};
+use crate::outcome::{self, Answer, Outcome};
 
 /// The signature header.
 pub const SIGNATURE_HEADER: &str = "X-Leadtrack-Signature";
@@ -69,7 +69,30 @@ pub(crate) async fn deliver(
     job: &ClaimedJob,
     now: DateTime<Utc>,
 ) -> Outcome {
-    let body = payload(job).to_string().into_bytes();
+    let event_id = job.job.event_id.to_string();
+    match post(http, settings, &event_id, &payload(job), now).await {
+        Ok(answer) => answer.by_status(|| error_of(&answer, settings)),
+        Err(failure) => failure,
+    }
+}
+
+/// What a failed answer says, without the secret.
+pub(crate) fn error_of(answer: &Answer, settings: &WebhookSettings) -> String {
+    outcome::scrub(
+        format!("HTTP {}: {}", answer.status, answer.snippet()),
+        &[settings.secret.expose()],
+    )
+}
+
+/// Posts `event`, signed at `now`, to the webhook.
+pub(crate) async fn post(
+    http: &reqwest::Client,
+    settings: &WebhookSettings,
+    event_id: &str,
+    event: &Value,
+    now: DateTime<Utc>,
+) -> Result<Answer, Outcome> {
+    let body = event.to_string().into_bytes();
     let request = http
         .post(&settings.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -77,17 +100,9 @@ pub(crate) async fn deliver(
             SIGNATURE_HEADER,
             signature(settings.secret.expose(), now.timestamp(), &body),
         )
-        .header(EVENT_HEADER, job.job.event_id.to_string())
+        .header(EVENT_HEADER, event_id)
         .body(body);
-    match outcome::send(request).await {
-        Ok(answer) => answer.by_status(|| {
-            outcome::scrub(
-                format!("HTTP {}: {}", answer.status, answer.snippet()),
-                &[settings.secret.expose()],
-            )
-        }),
-        Err(failure) => failure,
-    }
+    outcome::send(request).await
 }
 
 #[cfg(test)]

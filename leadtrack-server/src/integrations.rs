@@ -10,7 +10,9 @@ use leadtrack_core::integration::{
     Ga4Input, GoogleAdsInput, Integrations, MetaInput, Secret, SettingsError, SettingsInput,
     WebhookInput,
 };
+use leadtrack_core::project::Project;
 use leadtrack_core::types::IntegrationKind;
+use leadtrack_forward::check::{self, TestRequest, send_test};
 use serde_json::{Value, json};
 
 use crate::Failure;
@@ -27,6 +29,21 @@ pub(crate) async fn integration_command<S: Admin>(
         IntegrationCommand::Meta { target, .. } => (target, IntegrationKind::Meta),
         IntegrationCommand::GoogleAds { target, .. } => (target, IntegrationKind::GoogleAds),
         IntegrationCommand::Webhook { target, .. } => (target, IntegrationKind::Webhook),
+        IntegrationCommand::Test {
+            project: id,
+            kind,
+            event,
+            test_event_code,
+            conversion_action,
+        } => {
+            let project = project(store, id).await?;
+            let request = TestRequest {
+                event: event.clone(),
+                test_event_code: test_event_code.clone(),
+                conversion_action: conversion_action.clone(),
+            };
+            return test(store, &project, *kind, &request).await;
+        }
         IntegrationCommand::List { project: id, json } => {
             let project = project(store, id).await?;
             let integrations = store
@@ -72,6 +89,38 @@ pub(crate) async fn integration_command<S: Admin>(
         );
     }
     Ok(())
+}
+
+/// `integration test`: one test event, and what the platform answered. Fails (exit 1)
+/// when the platform did not accept it.
+async fn test<S: Admin>(
+    store: &S,
+    project: &Project,
+    kind: IntegrationKind,
+    request: &TestRequest,
+) -> Result<(), Failure> {
+    let integrations = store
+        .integrations(project.id)
+        .await
+        .map_err(Failure::store)?;
+    let answer = send_test(&check::client(), project, &integrations, kind, request)
+        .await
+        .map_err(|err| Failure(format!("{err}; nothing was sent")))?;
+    let status = answer
+        .status
+        .map_or_else(|| "no answer".to_owned(), |status| format!("HTTP {status}"));
+    if answer.accepted {
+        say!(
+            "{kind} accepted the test event ({status}): {}",
+            answer.detail
+        );
+        Ok(())
+    } else {
+        Err(Failure(format!(
+            "{kind} did not accept the test event ({status}): {}",
+            answer.detail
+        )))
+    }
 }
 
 /// A settings error in the command line's words: a missing setting is named by its option.
@@ -143,8 +192,8 @@ fn input(command: IntegrationCommand) -> Result<SettingsInput, Failure> {
             secret: secret.map(Secret::new),
             base_url: target.base_url,
         }),
-        IntegrationCommand::List { .. } => {
-            return Err(Failure("listing has no settings to store".to_owned()));
+        IntegrationCommand::List { .. } | IntegrationCommand::Test { .. } => {
+            return Err(Failure("this command has no settings to store".to_owned()));
         }
     })
 }

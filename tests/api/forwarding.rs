@@ -450,3 +450,89 @@ async fn the_worker_flags_set_the_whole_retry_schedule() {
     );
     assert!(server.terminate().await.success());
 }
+
+#[tokio::test]
+async fn integration_test_sends_one_event_in_each_platforms_test_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let mocks = mocks().await;
+    configure(&db, &mocks).await;
+    mocks
+        .ga4
+        .push(MockResponse::json(200, json!({"validationMessages": []})));
+    let test = |args: &'static [&'static str]| {
+        let db = db.clone();
+        async move {
+            let mut line = vec!["integration", "test", "--project", "acme"];
+            line.extend_from_slice(args);
+            admin(&db, &line).await
+        }
+    };
+    let said = |output: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+
+    let ga4 = test(&["--kind", "ga4", "--event", "qualify_lead"]).await;
+    assert!(ga4.status.success(), "{}", said(&ga4));
+    assert!(said(&ga4).contains("ga4 accepted the test event (HTTP 200)"));
+    let sent = mocks.ga4.requests();
+    assert_eq!(sent[0].path, "/debug/mp/collect");
+    assert_eq!(sent[0].json()["events"][0]["name"], "qualify_lead");
+
+    // Meta counts an event without a test event code: none is sent without one.
+    let uncoded = test(&["--kind", "meta"]).await;
+    assert!(!uncoded.status.success());
+    assert!(
+        said(&uncoded).contains("test event code"),
+        "{}",
+        said(&uncoded)
+    );
+    assert!(mocks.meta.requests().is_empty());
+    let meta = test(&["--kind", "meta", "--test-event-code", "TEST4242"]).await;
+    assert!(meta.status.success(), "{}", said(&meta));
+    assert!(said(&meta).contains("events_received"));
+    let body = mocks.meta.requests()[0].json();
+    assert_eq!(body["test_event_code"], "TEST4242");
+    assert_eq!(body["data"][0]["event_name"], "Lead");
+
+    let ads = test(&["--kind", "google-ads", "--conversion-action", "555"]).await;
+    assert!(ads.status.success(), "{}", said(&ads));
+    let body = mocks.ads.requests()[0].json();
+    assert_eq!(body["validateOnly"], true);
+    assert_eq!(body["destinations"][0]["productDestinationId"], "555");
+
+    let hook = test(&["--kind", "webhook"]).await;
+    assert!(hook.status.success(), "{}", said(&hook));
+    let ping = &mocks.hook.requests()[0];
+    assert_eq!(ping.json()["type"], "ping");
+    let signature = ping.header(webhook::SIGNATURE_HEADER).unwrap();
+    let t: i64 = signature[2..signature.find(',').unwrap()].parse().unwrap();
+    assert_eq!(signature, webhook::signature("whsec_e2e", t, &ping.body));
+
+    // A refusal is a failure, with the platform's words and none of the credentials.
+    mocks
+        .hook
+        .push(MockResponse::json(410, json!({"error": "gone"})));
+    let refused = test(&["--kind", "webhook"]).await;
+    assert!(!refused.status.success());
+    assert!(said(&refused).contains("did not accept the test event (HTTP 410)"));
+    assert!(!said(&refused).contains("whsec_e2e"));
+    run(
+        &db,
+        &["integration", "ga4", "--project", "acme", "--disconnect"],
+    )
+    .await;
+    let gone = test(&["--kind", "ga4"]).await;
+    assert!(!gone.status.success());
+    assert!(said(&gone).contains("ga4 is not connected; nothing was sent"));
+    for mock in [&mocks.ga4, &mocks.meta, &mocks.ads, &mocks.hook] {
+        assert!(
+            mock.requests().iter().all(|r| r.path != "/mp/collect"),
+            "no test counts as a conversion"
+        );
+    }
+}

@@ -5,7 +5,6 @@
 //! shown back, and a blank one keeps the stored one. GA4 can be sent a test event.
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use askama::Template;
 use chrono::Utc;
@@ -13,7 +12,7 @@ use leadtrack_core::Admin;
 use leadtrack_core::integration::SettingsError;
 use leadtrack_core::job::Attempt;
 use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
-use leadtrack_forward::{Outcome, ga4};
+use leadtrack_forward::{Outcome, check, ga4};
 use strum::VariantArray;
 use warp::http::StatusCode;
 
@@ -323,13 +322,7 @@ pub(super) async fn disconnect<S: Admin>(
 /// The client that asks GA4's validator: short timeouts, as a person is waiting.
 fn http() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .connect_timeout(Duration::from_secs(5))
-            .build()
-            .unwrap_or_default()
-    })
+    CLIENT.get_or_init(check::client)
 }
 
 /// `POST integrations/ga4/test`: sends one event to GA4's validation endpoint, which

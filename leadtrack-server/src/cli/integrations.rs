@@ -1,6 +1,7 @@
 //! The integration commands.
 
 use clap::{Args, Subcommand};
+use leadtrack_core::types::IntegrationKind;
 
 /// `integration ...`: connect (or change) with the settings given; `--disconnect` removes.
 /// Settings already stored are kept unless given again.
@@ -100,6 +101,26 @@ pub(crate) enum IntegrationCommand {
         )]
         secret: Option<String>,
     },
+    /// Send one test event in the platform's test mode and print its answer: GA4's
+    /// validation endpoint, Meta's Test events (a test event code), Google Ads'
+    /// validateOnly, or a signed ping to the webhook. Nothing counts as a conversion.
+    Test {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The integration: ga4, meta, google-ads or webhook.
+        #[arg(long, value_name = "KIND", value_parser = integration_kind)]
+        kind: IntegrationKind,
+        /// The event name for GA4 and Meta (default qualify_lead, Lead).
+        #[arg(long, value_name = "NAME")]
+        event: Option<String>,
+        /// Meta's test event code, when the integration has none.
+        #[arg(long, value_name = "CODE")]
+        test_event_code: Option<String>,
+        /// The Google Ads conversion action to validate against (id or resource name).
+        #[arg(long, value_name = "RESOURCE")]
+        conversion_action: Option<String>,
+    },
     /// Show a project's integrations (credentials hidden).
     List {
         /// The public project id.
@@ -123,4 +144,15 @@ pub(crate) struct IntegrationTarget {
     /// Disconnect the integration.
     #[arg(long)]
     pub(crate) disconnect: bool,
+}
+
+/// `--kind`: an integration as the commands name it (`google-ads`) or as stored
+/// (`google_ads`).
+fn integration_kind(value: &str) -> Result<IntegrationKind, String> {
+    value
+        .trim()
+        .to_ascii_lowercase()
+        .replace('-', "_")
+        .parse()
+        .map_err(|_| format!("{value:?} is not ga4, meta, google-ads or webhook"))
 }

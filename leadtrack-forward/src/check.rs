@@ -1,0 +1,204 @@
+//! One test event to a connected platform, sent by hand to check a connection, in each
+//! platform's own test mode so that nothing counts as a conversion:
+//!
+//! - GA4: the validation endpoint, `/debug/mp/collect`, which records nothing
+//!   (<https://developers.google.com/analytics/devguides/collection/protocol/ga4/validating-events>);
+//! - Meta: an event with a `test_event_code`, shown in Events Manager's Test events tab
+//!   only (<https://developers.facebook.com/docs/marketing-api/conversions-api/using-the-api#testEvents>);
+//! - Google Ads: `events:ingest` with `validateOnly: true`, "validated but not executed"
+//!   (<https://developers.google.com/data-manager/api/reference/rest/v1/events/ingest>);
+//! - the webhook: a signed `ping` event, which receivers acknowledge and ignore.
+
+use chrono::Utc;
+use leadtrack_core::integration::Integrations;
+use leadtrack_core::project::Project;
+use leadtrack_core::types::IntegrationKind;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::google_ads::{self, TokenCache};
+use crate::normalize::sha256_hex;
+use crate::outcome::{Answer, Outcome};
+use crate::{ga4, meta, webhook};
+
+/// The HTTP client for tests a person waits on: short time limits.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(10))
+        .connect_timeout(std::time::Duration::from_secs(5))
+        .build()
+        .unwrap_or_default()
+}
+
+/// What to send.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TestRequest {
+    /// The event name for GA4 and Meta (`qualify_lead`, `Lead`); a default when `None`.
+    pub event: Option<String>,
+    /// Meta's test event code; the integration's own when `None`. Meta needs one: without
+    /// it the event would count.
+    pub test_event_code: Option<String>,
+    /// The Google Ads conversion action (id or resource name) to validate against.
+    pub conversion_action: Option<String>,
+}
+
+/// What the platform made of the test event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestAnswer {
+    /// Whether the platform accepted it.
+    pub accepted: bool,
+    /// The HTTP status, when the platform answered.
+    pub status: Option<u16>,
+    /// The platform's answer, shortened, without credentials.
+    pub detail: String,
+}
+
+/// Why no test event was sent.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TestError {
+    /// The integration is not connected.
+    #[error("{0} is not connected")]
+    NotConnected(IntegrationKind),
+    /// Something the test needs was not given.
+    #[error("{0}")]
+    Missing(&'static str),
+}
+
+/// Sends one test event to the project's `kind` integration and reports its answer.
+pub async fn send_test(
+    http: &reqwest::Client,
+    project: &Project,
+    integrations: &Integrations,
+    kind: IntegrationKind,
+    request: &TestRequest,
+) -> Result<TestAnswer, TestError> {
+    let not_connected = || TestError::NotConnected(kind);
+    let event_id = Uuid::new_v4().to_string();
+    let now = Utc::now();
+    let answer = match kind {
+        IntegrationKind::Ga4 => {
+            let settings = integrations.ga4.as_ref().ok_or_else(not_connected)?;
+            let event = request.event.as_deref().unwrap_or("qualify_lead");
+            let body = ga4::test_payload(event, &project.currency);
+            return Ok(match ga4::validate(http, settings, &body).await {
+                Ok(messages) if messages.is_empty() => TestAnswer {
+                    accepted: true,
+                    status: Some(200),
+                    detail: "valid: the validation endpoint found no problem".to_owned(),
+                },
+                Ok(messages) => TestAnswer {
+                    accepted: false,
+                    status: Some(200),
+                    detail: messages
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                },
+                Err(failure) => unanswered(failure),
+            });
+        }
+        IntegrationKind::Meta => {
+            let settings = integrations.meta.as_ref().ok_or_else(not_connected)?;
+            let code = request
+                .test_event_code
+                .as_deref()
+                .or(settings.test_event_code.as_deref())
+                .ok_or(TestError::Missing(
+                    "Meta needs a test event code (Events Manager, Test events tab), or the event would count",
+                ))?;
+            let body = json!({
+                "data": [{
+                    "event_name": request.event.as_deref().unwrap_or("Lead"),
+                    "event_time": now.timestamp(),
+                    "action_source": settings.action_source,
+                    "event_id": event_id,
+                    "user_data": {"em": [sha256_hex("test@leadtrack.invalid")]},
+                    "custom_data": {"value": 0.0, "currency": project.currency},
+                }],
+                "test_event_code": code,
+            });
+            let secrets = [settings.access_token.expose()];
+            meta::post(http, settings, &body)
+                .await
+                .map(|answer| described(&answer, |a| meta::classify(a, &secrets)))
+        }
+        IntegrationKind::GoogleAds => {
+            let settings = integrations.google_ads.as_ref().ok_or_else(not_connected)?;
+            let action = request
+                .conversion_action
+                .as_deref()
+                .ok_or(TestError::Missing(
+                    "name the Google Ads conversion action to validate against",
+                ))?;
+            let mut body = google_ads::test_payload(settings, action, &project.currency);
+            body["validateOnly"] = json!(true);
+            validate_ingest(http, settings, &body).await
+        }
+        IntegrationKind::Webhook => {
+            let settings = integrations.webhook.as_ref().ok_or_else(not_connected)?;
+            let ping = json!({
+                "type": "ping",
+                "id": event_id,
+                "occurredAt": leadtrack_core::time::format(&now),
+                "projectId": project.public_id,
+            });
+            webhook::post(http, settings, &event_id, &ping, now)
+                .await
+                .map(|answer| {
+                    described(&answer, |a| a.by_status(|| webhook::error_of(a, settings)))
+                })
+        }
+    };
+    Ok(answer.unwrap_or_else(unanswered))
+}
+
+/// Google Ads' answer to `body`, with a token of its own (a test is not a delivery and
+/// shares no cache with the worker).
+async fn validate_ingest(
+    http: &reqwest::Client,
+    settings: &leadtrack_core::integration::GoogleAdsSettings,
+    body: &Value,
+) -> Result<TestAnswer, Outcome> {
+    let answer = google_ads::ingest(http, &TokenCache::default(), settings, body).await?;
+    Ok(described(&answer, |a| {
+        a.by_status(|| google_ads::error_of(a, settings))
+    }))
+}
+
+/// The answer as `classify` reads it, with the platform's body.
+fn described(answer: &Answer, classify: impl FnOnce(&Answer) -> Outcome) -> TestAnswer {
+    match classify(answer) {
+        Outcome::Delivered { status } => TestAnswer {
+            accepted: true,
+            status: Some(status),
+            detail: answer.snippet(),
+        },
+        Outcome::Retry { status, error, .. } | Outcome::Failed { status, error } => TestAnswer {
+            accepted: false,
+            status,
+            detail: error,
+        },
+        Outcome::Skipped { reason } => TestAnswer {
+            accepted: false,
+            status: Some(answer.status),
+            detail: reason,
+        },
+    }
+}
+
+/// A request that got no usable answer (a connection error, a refused token).
+fn unanswered(failure: Outcome) -> TestAnswer {
+    match failure {
+        Outcome::Retry { status, error, .. } | Outcome::Failed { status, error } => TestAnswer {
+            accepted: false,
+            status,
+            detail: error,
+        },
+        other => TestAnswer {
+            accepted: false,
+            status: None,
+            detail: format!("{other:?}"),
+        },
+    }
+}
