@@ -137,6 +137,8 @@ impl LeadData {
             has_cid: self.attribution("cid").is_some(),
             has_fbp: self.attribution("fbp").is_some(),
             has_fbc: self.attribution("fbc").is_some(),
+            has_msclkid: self.attribution("msclkid").is_some(),
+            has_li_fat_id: self.attribution("li_fat_id").is_some(),
         }
     }
 }
@@ -182,6 +184,10 @@ pub struct LeadKeys {
     pub has_fbp: bool,
     /// `attributionData.fbc` is non-empty.
     pub has_fbc: bool,
+    /// `attributionData.msclkid` is non-empty.
+    pub has_msclkid: bool,
+    /// `attributionData.li_fat_id` is non-empty.
+    pub has_li_fat_id: bool,
 }
 
 /// A lead as stored: its data plus what the service manages.

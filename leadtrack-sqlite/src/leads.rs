@@ -124,6 +124,8 @@ fn write_data(
         (":has_cid", &keys.has_cid),
         (":has_fbp", &keys.has_fbp),
         (":has_fbc", &keys.has_fbc),
+        (":has_msclkid", &keys.has_msclkid),
+        (":has_li_fat_id", &keys.has_li_fat_id),
         (":first_source", &first_source),
         (":first_medium", &first_medium),
         (":first_campaign", &first_campaign),
@@ -141,7 +143,8 @@ fn write_data(
                 unique_identifier = :unique_identifier, unique_event_id = :unique_event_id,
                 email_key = :email_key, phone_key = :phone_key, search_text = :search_text,
                 has_gclid = :has_gclid, has_cid = :has_cid, has_fbp = :has_fbp,
-                has_fbc = :has_fbc, first_source = :first_source,
+                has_fbc = :has_fbc, has_msclkid = :has_msclkid, has_li_fat_id = :has_li_fat_id,
+                first_source = :first_source,
                 first_medium = :first_medium, first_campaign = :first_campaign,
                 last_source = :last_source, last_medium = :last_medium,
                 last_campaign = :last_campaign
@@ -159,12 +162,13 @@ fn write_data(
                 "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
                 first_name, last_name, email, phone, company_name, unique_identifier,
                 unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
-                has_fbp, has_fbc, first_source, first_medium, first_campaign, last_source,
-                last_medium, last_campaign, created_via)
+                has_fbp, has_fbc, has_msclkid, has_li_fat_id, first_source, first_medium,
+                first_campaign, last_source, last_medium, last_campaign, created_via)
              VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
                 :last_name, :email, :phone, :company_name, :unique_identifier,
                 :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
-                :has_fbp, :has_fbc, :first_source, :first_medium, :first_campaign,
+                :has_fbp, :has_fbc, :has_msclkid, :has_li_fat_id, :first_source,
+                :first_medium, :first_campaign,
                 :last_source, :last_medium, :last_campaign, :created_via)",
             )?
             .execute(params.as_slice())?;

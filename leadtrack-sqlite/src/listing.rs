@@ -240,6 +240,8 @@ pub(crate) fn filter(
         ("has_cid", query.cid_exists),
         ("has_fbp", query.fbp_exists),
         ("has_fbc", query.fbc_exists),
+        ("has_msclkid", query.msclkid_exists),
+        ("has_li_fat_id", query.li_fat_id_exists),
     ] {
         if let Some(exists) = exists {
             sql.push_str(&format!(" AND {} = {}", column(name), i32::from(exists)));

@@ -371,6 +371,22 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE projects ADD COLUMN default_consent TEXT NOT NULL DEFAULT '{}';
     "#,
+    // 12: the click ids of Microsoft Advertising (`msclkid`) and LinkedIn (`li_fat_id`),
+    // for getLeads' `[exists]` filters, as `has_gclid` and the others: a non-blank string
+    // in `attributionData`.
+    r#"
+    ALTER TABLE leads ADD COLUMN has_msclkid INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE leads ADD COLUMN has_li_fat_id INTEGER NOT NULL DEFAULT 0;
+    UPDATE leads SET
+        has_msclkid = coalesce(
+            trim(json_extract(data, '$.attributionData.msclkid')) <> ''
+                AND json_type(data, '$.attributionData.msclkid') = 'text', 0),
+        has_li_fat_id = coalesce(
+            trim(json_extract(data, '$.attributionData.li_fat_id')) <> ''
+                AND json_type(data, '$.attributionData.li_fat_id') = 'text', 0)
+    WHERE json_extract(data, '$.attributionData.msclkid') IS NOT NULL
+       OR json_extract(data, '$.attributionData.li_fat_id') IS NOT NULL;
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.
@@ -583,5 +599,31 @@ mod tests {
             .unwrap();
         let expected = [Some("DE"), Some("US"), Some("IT"), Some("GB"), None, None];
         assert_eq!(regions, expected.map(|r| r.map(str::to_owned)));
+    }
+
+    #[test]
+    fn leads_of_an_older_database_get_their_microsoft_and_linkedin_click_ids() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 11).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+                   VALUES (1, 'acme', 'Acme', 'EUR', '{}', 0);
+               INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                   search_text, has_gclid, has_cid, has_fbp, has_fbc)
+               VALUES
+                 (1, 1, 'open', 0, 0, '{"attributionData":{"msclkid":"M","li_fat_id":"L"}}', '', 0, 0, 0, 0),
+                 (2, 1, 'open', 0, 0, '{"attributionData":{"msclkid":"  ","li_fat_id":5}}', '', 0, 0, 0, 0),
+                 (3, 1, 'open', 0, 0, '{"userData":{"email":"a@x.io"}}', '', 0, 0, 0, 0);"#,
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let flags: Vec<(i64, i64)> = conn
+            .prepare("SELECT has_msclkid, has_li_fat_id FROM leads ORDER BY id")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(flags, [(1, 1), (0, 0), (0, 0)]);
     }
 }

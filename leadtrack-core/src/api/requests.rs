@@ -53,7 +53,13 @@ pub struct AttributionData {
     /// Meta click id (`_fbc` cookie).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fbc: Option<String>,
-    /// Any other properties (`utm_source`, `msclkid`, ...), kept as given.
+    /// Microsoft Advertising click id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msclkid: Option<String>,
+    /// LinkedIn click id (first-party `li_fat_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub li_fat_id: Option<String>,
+    /// Any other properties (`utm_source`, `fbclid`, ...), kept as given.
     #[serde(flatten)]
     pub extra: JsonObject,
 }

@@ -23,7 +23,16 @@ pub const MAX_IDENTIFIER_CHARS: usize = 255;
 /// `userData` properties that must be strings (or `null`).
 const NAMED_USER_FIELDS: [&str; 5] = ["firstName", "lastName", "email", "phone", "companyName"];
 /// `attributionData` properties that must be strings (or `null`).
-const NAMED_ATTRIBUTION_FIELDS: [&str; 6] = ["gclid", "wbraid", "cid", "sid", "fbp", "fbc"];
+const NAMED_ATTRIBUTION_FIELDS: [&str; 8] = [
+    "gclid",
+    "wbraid",
+    "cid",
+    "sid",
+    "fbp",
+    "fbc",
+    "msclkid",
+    "li_fat_id",
+];
 /// `formData` properties that must be strings (or `null`).
 const NAMED_FORM_FIELDS: [&str; 3] = ["formName", "formMessage", "uniqueEventId"];
 

@@ -145,6 +145,10 @@ pub struct LeadQuery {
     pub fbp_exists: Option<bool>,
     /// The same for `fbc`.
     pub fbc_exists: Option<bool>,
+    /// The same for `msclkid` (Microsoft Advertising's click id).
+    pub msclkid_exists: Option<bool>,
+    /// The same for `li_fat_id` (LinkedIn's click id).
+    pub li_fat_id_exists: Option<bool>,
 }
 
 impl Default for LeadQuery {
@@ -165,12 +169,21 @@ impl Default for LeadQuery {
             cid_exists: None,
             fbp_exists: None,
             fbc_exists: None,
+            msclkid_exists: None,
+            li_fat_id_exists: None,
         }
     }
 }
 
 /// The `[exists]` filters: parameter name and the query field it sets.
-const EXISTS_PARAMS: [&str; 4] = ["gclid[exists]", "cid[exists]", "fbp[exists]", "fbc[exists]"];
+const EXISTS_PARAMS: [&str; 6] = [
+    "gclid[exists]",
+    "cid[exists]",
+    "fbp[exists]",
+    "fbc[exists]",
+    "msclkid[exists]",
+    "li_fat_id[exists]",
+];
 
 /// Decoded query parameters; the first occurrence of a name counts.
 struct Params(HashMap<String, String>);
@@ -203,11 +216,18 @@ impl LeadQuery {
         pairs: impl IntoIterator<Item = (K, V)>,
     ) -> Result<Self, ValidationError> {
         let params = Params::new(pairs);
-        let mut exists = [None; 4];
+        let mut exists = [None; EXISTS_PARAMS.len()];
         for (slot, name) in exists.iter_mut().zip(EXISTS_PARAMS) {
             *slot = params.raw(name).map(|v| parse_bool(name, v)).transpose()?;
         }
-        let [gclid_exists, cid_exists, fbp_exists, fbc_exists] = exists;
+        let [
+            gclid_exists,
+            cid_exists,
+            fbp_exists,
+            fbc_exists,
+            msclkid_exists,
+            li_fat_id_exists,
+        ] = exists;
         Ok(Self {
             limit: match params.raw("limit") {
                 None => DEFAULT_LIMIT,
@@ -250,6 +270,8 @@ impl LeadQuery {
             cid_exists,
             fbp_exists,
             fbc_exists,
+            msclkid_exists,
+            li_fat_id_exists,
         })
     }
 
@@ -307,6 +329,8 @@ impl LeadQuery {
             self.cid_exists,
             self.fbp_exists,
             self.fbc_exists,
+            self.msclkid_exists,
+            self.li_fat_id_exists,
         ];
         for (name, value) in EXISTS_PARAMS.into_iter().zip(exists) {
             push(name, value.map(|v| v.to_string()));
@@ -344,6 +368,8 @@ impl LeadQuery {
             cid_exists,
             fbp_exists,
             fbc_exists,
+            msclkid_exists,
+            li_fat_id_exists,
         } = self;
         status.is_none()
             && form_name.is_none()
@@ -353,9 +379,16 @@ impl LeadQuery {
             && created_from.is_none()
             && created_to.is_none()
             && search.is_none()
-            && [gclid_exists, cid_exists, fbp_exists, fbc_exists]
-                .iter()
-                .all(|flag| flag.is_none())
+            && [
+                gclid_exists,
+                cid_exists,
+                fbp_exists,
+                fbc_exists,
+                msclkid_exists,
+                li_fat_id_exists,
+            ]
+            .iter()
+            .all(|flag| flag.is_none())
     }
 
     /// How many leads precede this page.
@@ -706,6 +739,8 @@ mod tests {
             cid_exists: Some(false),
             fbp_exists: None,
             fbc_exists: Some(true),
+            msclkid_exists: Some(true),
+            li_fat_id_exists: Some(false),
         };
         assert_eq!(LeadQuery::from_pairs(q.to_pairs()).unwrap(), q);
         assert_eq!(

@@ -19,17 +19,17 @@ pub async fn listing_filters<B: Backend>(backend: &B) {
     let label_id = label(&store, &project, true, LabelMapping::default()).await;
     let a = create(&store, &project, json!({
         "userData": {"firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com", "phone": "+44 20 1111"},
-        "attributionData": {"gclid": "G", "cid": "1.2"},
+        "attributionData": {"gclid": "G", "cid": "1.2", "msclkid": "M"},
         "formData": {"formName": "Contact"}, "uniqueIdentifier": "crm-a"
     }), 0).await.lead_id;
     let b = create(&store, &project, json!({
         "userData": {"firstName": "Grace", "lastName": "Hopper", "email": "grace@navy.mil", "companyName": "Navy Labs"},
-        "attributionData": {"fbp": "fb.1.1.1", "fbc": "fb.1.1.abc"},
+        "attributionData": {"fbp": "fb.1.1.1", "fbc": "fb.1.1.abc", "li_fat_id": "L"},
         "formData": {"formName": "contact"}, "uniqueIdentifier": "crm-b"
     }), 60).await.lead_id;
     let c = create(&store, &project, json!({
         "userData": {"firstName": "Édith", "email": "edith@example.org", "phone": "(555) 222-3333"},
-        "attributionData": {"gclid": " ", "utm_source": "news"},
+        "attributionData": {"gclid": " ", "msclkid": " ", "utm_source": "news"},
         "formData": {"formName": "Quote"}
     }), 24 * 60).await.lead_id;
     store
@@ -216,6 +216,22 @@ pub async fn listing_filters<B: Backend>(backend: &B) {
     assert_eq!(
         list(LeadQuery {
             fbc_exists: Some(false),
+            ..q()
+        })
+        .await,
+        [a, c]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            msclkid_exists: Some(true),
+            ..q()
+        })
+        .await,
+        [a]
+    );
+    assert_eq!(
+        list(LeadQuery {
+            li_fat_id_exists: Some(false),
             ..q()
         })
         .await,
