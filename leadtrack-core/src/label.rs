@@ -21,6 +21,13 @@ pub struct LabelMapping {
     /// `customers/{customer}/conversionActions/{id}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub google_ads_action: Option<String>,
+    /// Microsoft Advertising offline conversion goal name, e.g. `Qualified lead`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microsoft_ads_conversion: Option<String>,
+    /// LinkedIn conversion rule: its URN `urn:lla:llaPartnerConversion:{id}` (see
+    /// [`linkedin_conversion_urn`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linkedin_conversion: Option<String>,
     /// Whether the webhook receives this conversion.
     #[serde(default)]
     pub webhook: bool,
@@ -33,8 +40,18 @@ impl LabelMapping {
             IntegrationKind::GoogleAds => self.google_ads_action.is_some(),
             IntegrationKind::Ga4 => self.ga4_event.is_some(),
             IntegrationKind::Meta => self.meta_event.is_some(),
+            IntegrationKind::MicrosoftAds => self.microsoft_ads_conversion.is_some(),
+            IntegrationKind::Linkedin => self.linkedin_conversion.is_some(),
             IntegrationKind::Webhook => self.webhook,
         }
+    }
+
+    /// The mapping with its values checked: a LinkedIn conversion becomes its URN.
+    pub fn validate(mut self) -> Result<Self, String> {
+        if let Some(conversion) = &self.linkedin_conversion {
+            self.linkedin_conversion = Some(linkedin_conversion_urn(conversion)?);
+        }
+        Ok(self)
     }
 
     /// The mapping of `lost` in a new project: only the webhook hears of lost leads.
@@ -43,6 +60,21 @@ impl LabelMapping {
             webhook: true,
             ..Self::default()
         }
+    }
+}
+
+/// A LinkedIn conversion rule as its URN: `urn:lla:llaPartnerConversion:{id}` given as it
+/// is, or a bare id (the number Campaign Manager shows) made into one.
+pub fn linkedin_conversion_urn(value: &str) -> Result<String, String> {
+    const PREFIX: &str = "urn:lla:llaPartnerConversion:";
+    let value = value.trim();
+    let id = value.strip_prefix(PREFIX).unwrap_or(value);
+    if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(format!("{PREFIX}{id}"))
+    } else {
+        Err(format!(
+            "LinkedIn conversion {value:?} must be a conversion rule's id or its URN, {PREFIX}<id>"
+        ))
     }
 }
 
@@ -82,6 +114,7 @@ impl NewLabel {
             return Err("a conversion label needs a name".to_owned());
         }
         self.name = name.to_owned();
+        self.mapping = self.mapping.validate()?;
         Ok(self)
     }
 }
@@ -97,6 +130,26 @@ pub fn mapping_for<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn linkedin_conversions_are_urns() {
+        assert_eq!(
+            linkedin_conversion_urn(" 12345 ").unwrap(),
+            "urn:lla:llaPartnerConversion:12345"
+        );
+        assert_eq!(
+            linkedin_conversion_urn("urn:lla:llaPartnerConversion:9").unwrap(),
+            "urn:lla:llaPartnerConversion:9"
+        );
+        for bad in [
+            "",
+            "urn:li:conversion:1",
+            "12a",
+            "urn:lla:llaPartnerConversion:",
+        ] {
+            assert!(linkedin_conversion_urn(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn labels_need_a_name() {

@@ -133,7 +133,7 @@ impl ProjectSettings {
             changed.region = region.as_deref().map(validate_region).transpose()?;
         }
         if let Some(mapping) = self.lost_mapping {
-            changed.lost_mapping = mapping;
+            changed.lost_mapping = mapping.validate()?;
         }
         if let Some(origins) = self.allowed_origins {
             let mut valid = Vec::with_capacity(origins.len());

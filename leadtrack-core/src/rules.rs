@@ -17,6 +17,12 @@ pub fn google_ads_click_window() -> Duration {
     Duration::days(90)
 }
 
+/// Microsoft Advertising accepts offline conversions for clicks at most this old
+/// ("The ConversionTime must be ... within 90 days of the click").
+pub fn microsoft_ads_click_window() -> Duration {
+    Duration::days(90)
+}
+
 /// Why `lead` cannot be sent to `kind` at `now`, or `None` when it can.
 pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>) -> Option<Skip> {
     let data = &lead.data;
@@ -37,6 +43,25 @@ pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>)
                 None
             }
         }
+        IntegrationKind::MicrosoftAds => {
+            if !has("msclkid") {
+                Some(Skip {
+                    field: "msclkid",
+                    reason: "The lead has no Microsoft click id (msclkid), so Microsoft Advertising cannot attribute the conversion".to_owned(),
+                })
+            } else if now - lead.created_at > microsoft_ads_click_window() {
+                Some(Skip {
+                    field: "msclkid",
+                    reason: "The lead is older than 90 days, past Microsoft Advertising's click window, so it will not accept the conversion".to_owned(),
+                })
+            } else {
+                None
+            }
+        }
+        IntegrationKind::Linkedin => (data.user("email").is_none() && !has("li_fat_id")).then(|| Skip {
+            field: "user_data",
+            reason: "The lead has no email and no LinkedIn click id (li_fat_id), so LinkedIn cannot match the conversion to a member".to_owned(),
+        }),
         IntegrationKind::Ga4 => (!has("cid")).then(|| Skip {
             field: "cid",
             reason: "The lead has no Google Analytics client id (cid), so the conversion cannot be sent to Google Analytics 4".to_owned(),
@@ -166,6 +191,8 @@ mod tests {
             ga4_event: Some("qualify_lead".into()),
             meta_event: Some("Lead".into()),
             google_ads_action: Some("123".into()),
+            microsoft_ads_conversion: Some("Qualified".into()),
+            linkedin_conversion: Some("urn:lla:llaPartnerConversion:1".into()),
             webhook: true,
         }
     }
@@ -181,7 +208,7 @@ mod tests {
     fn a_lead_with_everything_gets_no_warnings() {
         let lead = lead(
             json!({"email": "a@x.io"}),
-            json!({"gclid": "G", "cid": "1.2"}),
+            json!({"gclid": "G", "cid": "1.2", "msclkid": "M"}),
             3,
         );
         assert!(warnings(&lead, IntegrationKind::VARIANTS, &all_mapped(), now()).is_empty());
@@ -197,6 +224,8 @@ mod tests {
                 (IntegrationKind::GoogleAds, "gclid"),
                 (IntegrationKind::Ga4, "cid"),
                 (IntegrationKind::Meta, "user_data"),
+                (IntegrationKind::MicrosoftAds, "msclkid"),
+                (IntegrationKind::Linkedin, "user_data"),
             ]
         );
         assert!(
@@ -222,6 +251,24 @@ mod tests {
         let skip = skip_reason(IntegrationKind::GoogleAds, &old, now()).unwrap();
         assert_eq!(skip.field, "gclid");
         assert!(skip.reason.contains("90 days"));
+    }
+
+    #[test]
+    fn microsoft_needs_its_click_id_within_90_days_and_linkedin_an_email_or_its_click_id() {
+        let fresh = lead(json!({}), json!({"msclkid": "M"}), 90);
+        assert!(skip_reason(IntegrationKind::MicrosoftAds, &fresh, now()).is_none());
+        let old = lead(json!({}), json!({"msclkid": "M"}), 91);
+        let skip = skip_reason(IntegrationKind::MicrosoftAds, &old, now()).unwrap();
+        assert!(skip.reason.contains("90 days"), "{}", skip.reason);
+        for (user, attribution) in [
+            (json!({"email": "a@x.io"}), json!({})),
+            (json!({}), json!({"li_fat_id": "L"})),
+        ] {
+            let lead = lead(user, attribution, 1);
+            assert!(skip_reason(IntegrationKind::Linkedin, &lead, now()).is_none());
+        }
+        let phone_only = lead(json!({"phone": "+1 555"}), json!({}), 1);
+        assert!(skip_reason(IntegrationKind::Linkedin, &phone_only, now()).is_some());
     }
 
     #[test]

@@ -84,6 +84,10 @@ pub enum IntegrationKind {
     Ga4,
     /// Meta Conversions API.
     Meta,
+    /// Microsoft Advertising offline conversions.
+    MicrosoftAds,
+    /// LinkedIn Conversions API.
+    Linkedin,
     /// A signed JSON webhook.
     Webhook,
 }

@@ -162,6 +162,8 @@ pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'s
         GoogleAds => "Google Ads",
         Ga4 => "Google Analytics 4",
         Meta => "Meta",
+        MicrosoftAds => "Microsoft Advertising",
+        Linkedin => "LinkedIn",
         Webhook => "Webhook",
     }
 }

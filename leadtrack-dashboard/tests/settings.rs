@@ -287,6 +287,20 @@ async fn labels_are_created_and_edited() {
         "what was typed stays"
     );
     assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
+    let bad_rule = app
+        .post(
+            &owner,
+            path,
+            &[("name", "Customer"), ("linkedin_conversion", "rule-7")],
+        )
+        .await;
+    assert_eq!(bad_rule.status, StatusCode::BAD_REQUEST);
+    let problem = paragraph(&bad_rule.text, "linkedin_conversion-problem");
+    assert!(
+        problem.contains("urn:lla:llaPartnerConversion"),
+        "{problem}"
+    );
+    assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
 
     let created = app
         .post(
@@ -298,6 +312,8 @@ async fn labels_are_created_and_edited() {
                 ("ga4_event", "purchase"),
                 ("meta_event", "Purchase"),
                 ("google_ads_action", " 555 "),
+                ("microsoft_ads_conversion", "Offline purchase"),
+                ("linkedin_conversion", "777"),
                 ("webhook", "on"),
             ],
         )
@@ -317,8 +333,14 @@ async fn labels_are_created_and_edited() {
             ga4_event: Some("purchase".into()),
             meta_event: Some("Purchase".into()),
             google_ads_action: Some("555".into()),
+            microsoft_ads_conversion: Some("Offline purchase".into()),
+            linkedin_conversion: Some("urn:lla:llaPartnerConversion:777".into()),
             webhook: true,
         }
+    );
+    assert!(
+        page.text
+            .contains("<code>urn:lla:llaPartnerConversion:777</code>")
     );
 
     let one = format!("{path}/{}", label.id);

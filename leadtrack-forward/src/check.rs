@@ -7,6 +7,8 @@
 //!   only (<https://developers.facebook.com/docs/marketing-api/conversions-api/using-the-api#testEvents>);
 //! - Google Ads: `events:ingest` with `validateOnly: true`, "validated but not executed"
 //!   (<https://developers.google.com/data-manager/api/reference/rest/v1/events/ingest>);
+//! - Microsoft Advertising and LinkedIn, which have no test mode for conversions: no event,
+//!   only a fresh access token from the refresh token, which shows the credentials work;
 //! - the webhook: a signed `ping` event, which receivers acknowledge and ignore.
 
 use chrono::Utc;
@@ -16,10 +18,11 @@ use leadtrack_core::types::IntegrationKind;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::google_ads::{self, TokenCache};
+use crate::google_ads;
 use crate::normalize::sha256_hex;
+use crate::oauth::{RefreshGrant, TokenCache};
 use crate::outcome::{Answer, Outcome};
-use crate::{ga4, meta, webhook};
+use crate::{ga4, linkedin, meta, microsoft_ads, webhook};
 
 /// The HTTP client for tests a person waits on: short time limits.
 pub fn client() -> reqwest::Client {
@@ -135,6 +138,17 @@ pub async fn send_test(
             body["validateOnly"] = json!(true);
             validate_ingest(http, settings, &body).await
         }
+        IntegrationKind::MicrosoftAds => {
+            let settings = integrations
+                .microsoft_ads
+                .as_ref()
+                .ok_or_else(not_connected)?;
+            return Ok(token_check(http, &microsoft_ads::grant(settings)).await);
+        }
+        IntegrationKind::Linkedin => {
+            let settings = integrations.linkedin.as_ref().ok_or_else(not_connected)?;
+            return Ok(token_check(http, &linkedin::grant(settings)).await);
+        }
         IntegrationKind::Webhook => {
             let settings = integrations.webhook.as_ref().ok_or_else(not_connected)?;
             let ping = json!({
@@ -164,6 +178,18 @@ async fn validate_ingest(
     Ok(described(&answer, |a| {
         a.by_status(|| google_ads::error_of(a, settings))
     }))
+}
+
+/// Whether the grant's credentials get an access token.
+async fn token_check(http: &reqwest::Client, grant: &RefreshGrant<'_>) -> TestAnswer {
+    match TokenCache::default().token(http, grant).await {
+        Ok(_) => TestAnswer {
+            accepted: true,
+            status: Some(200),
+            detail: "the credentials got an access token (the platform has no test mode for conversions, so no event was sent)".to_owned(),
+        },
+        Err(failure) => unanswered(failure),
+    }
 }
 
 /// The answer as `classify` reads it, with the platform's body.

@@ -7,17 +7,14 @@
 //! access token comes from a refresh token, is cached until it expires, and is refreshed
 //! once when the API answers 401.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
 use leadtrack_core::integration::GoogleAdsSettings;
 use leadtrack_core::job::ClaimedJob;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::google;
+use crate::oauth::{self, RefreshGrant, TokenCache};
 use crate::outcome::{self, Answer, Outcome};
-use crate::{google, normalize};
 
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://datamanager.googleapis.com";
@@ -120,124 +117,6 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
     })
 }
 
-/// Access tokens by OAuth client and refresh token, until shortly before they expire.
-/// One refresh at a time per token: deliveries that need the same token while it is being
-/// fetched wait for that fetch rather than each asking the endpoint.
-#[derive(Default)]
-pub(crate) struct TokenCache {
-    tokens: Mutex<HashMap<String, (String, Instant)>>,
-    refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-}
-
-/// What the token endpoint answers.
-#[derive(Deserialize)]
-struct TokenResponse {
-    access_token: String,
-    #[serde(default = "default_expiry")]
-    expires_in: u64,
-}
-
-fn default_expiry() -> u64 {
-    3600
-}
-
-/// Tokens are renewed this long before Google says they expire.
-const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
-
-impl TokenCache {
-    fn key(settings: &GoogleAdsSettings) -> String {
-        // The refresh token itself is not kept as a key: its hash tells the entries apart.
-        normalize::sha256_hex(&format!(
-            "{}\n{}\n{}",
-            settings.token_url.as_deref().unwrap_or(DEFAULT_TOKEN_URL),
-            settings.client_id,
-            settings.refresh_token.expose()
-        ))
-    }
-
-    fn cached(&self, key: &str) -> Option<String> {
-        let tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
-        tokens
-            .get(key)
-            .filter(|(_, expires)| Instant::now() < *expires)
-            .map(|(token, _)| token.clone())
-    }
-
-    fn forget(&self, key: &str) {
-        self.tokens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key);
-    }
-
-    /// A valid access token: the cached one, or a fresh one from the token endpoint.
-    async fn token(
-        &self,
-        http: &reqwest::Client,
-        settings: &GoogleAdsSettings,
-    ) -> Result<String, Outcome> {
-        let key = Self::key(settings);
-        if let Some(token) = self.cached(&key) {
-            return Ok(token);
-        }
-        let refresh = Arc::clone(
-            self.refreshing
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(key.clone())
-                .or_default(),
-        );
-        let _single_flight = refresh.lock().await;
-        if let Some(token) = self.cached(&key) {
-            return Ok(token);
-        }
-        let form = form_urlencoded::Serializer::new(String::new())
-            .append_pair("grant_type", "refresh_token")
-            .append_pair("client_id", &settings.client_id)
-            .append_pair("client_secret", settings.client_secret.expose())
-            .append_pair("refresh_token", settings.refresh_token.expose())
-            .finish();
-        let request = http
-            .post(settings.token_url.as_deref().unwrap_or(DEFAULT_TOKEN_URL))
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                "application/x-www-form-urlencoded",
-            )
-            .body(form);
-        let answer = outcome::send(request).await?;
-        let secrets = [
-            settings.client_secret.expose(),
-            settings.refresh_token.expose(),
-        ];
-        if !answer.is_success() {
-            // 400 invalid_grant (revoked or expired consent) and 401 invalid_client are
-            // permanent; 429 and 5xx are retried like any delivery.
-            return Err(answer.by_status(|| {
-                outcome::scrub(
-                    format!(
-                        "OAuth token refresh: HTTP {}: {}",
-                        answer.status,
-                        answer.snippet()
-                    ),
-                    &secrets,
-                )
-            }));
-        }
-        let token: TokenResponse =
-            serde_json::from_slice(&answer.body).map_err(|_| Outcome::Retry {
-                status: Some(answer.status),
-                error: "OAuth token refresh: the answer holds no access_token".to_owned(),
-                retry_after: None,
-            })?;
-        let lifetime = Duration::from_secs(token.expires_in).saturating_sub(EXPIRY_MARGIN);
-        self.tokens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, (token.access_token.clone(), Instant::now() + lifetime));
-        Ok(token.access_token)
-    }
-}
-
 /// Sends `job` to Google Ads.
 pub(crate) async fn deliver(
     http: &reqwest::Client,
@@ -294,17 +173,21 @@ pub(crate) async fn ingest(
             .unwrap_or(DEFAULT_BASE_URL)
             .trim_end_matches('/')
     );
-    let send = || async {
-        let token = tokens.token(http, settings).await?;
-        outcome::send(http.post(&url).bearer_auth(&token).json(body)).await
-    };
-    let answer = send().await?;
-    if answer.status != 401 {
-        return Ok(answer);
+    oauth::send_authorized(http, tokens, &grant(settings), |token| {
+        http.post(&url).bearer_auth(token).json(body)
+    })
+    .await
+}
+
+/// The settings' refresh-token grant at Google's OAuth endpoint.
+fn grant(settings: &GoogleAdsSettings) -> RefreshGrant<'_> {
+    RefreshGrant {
+        token_url: settings.token_url.as_deref().unwrap_or(DEFAULT_TOKEN_URL),
+        client_id: &settings.client_id,
+        client_secret: Some(settings.client_secret.expose()),
+        refresh_token: settings.refresh_token.expose(),
+        scope: None,
     }
-    // The cached token is no longer accepted: refresh it, once.
-    tokens.forget(&TokenCache::key(settings));
-    send().await
 }
 
 /// The message of a `google.rpc.Status` error body, or the body itself.

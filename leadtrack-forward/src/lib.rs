@@ -34,8 +34,11 @@ pub mod check;
 pub mod ga4;
 mod google;
 pub mod google_ads;
+pub mod linkedin;
 pub mod meta;
+pub mod microsoft_ads;
 pub mod normalize;
+mod oauth;
 mod outcome;
 mod retry;
 #[cfg(feature = "testkit")]

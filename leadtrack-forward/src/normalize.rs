@@ -12,6 +12,9 @@ pub enum Rules {
     Google,
     /// Meta: phones as digits with the country code and no `+`.
     Meta,
+    /// Microsoft Advertising and LinkedIn: emails trimmed and lowercased only, phones in
+    /// E.164 with `+`.
+    Plain,
 }
 
 /// The lowercase hex SHA-256 of `text`.
@@ -89,7 +92,7 @@ pub fn phone(value: &str, region: Option<&str>, rules: Rules) -> Option<String> 
     }?;
     let e164 = number.format().mode(phonenumber::Mode::E164).to_string();
     Some(match rules {
-        Rules::Google => e164,
+        Rules::Google | Rules::Plain => e164,
         Rules::Meta => e164.trim_start_matches('+').to_owned(),
     })
 }

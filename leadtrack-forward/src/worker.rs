@@ -14,10 +14,10 @@ use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
 use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
-use crate::google_ads::TokenCache;
+use crate::oauth::TokenCache;
 use crate::outcome::Outcome;
 use crate::retry::{RetryPolicy, random_unit};
-use crate::{ga4, google_ads, meta, webhook};
+use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, webhook};
 
 /// How the worker runs.
 #[derive(Clone, Debug)]
@@ -88,6 +88,16 @@ impl Deliverer {
                 Some(settings) => {
                     google_ads::deliver(&self.http, &self.tokens, settings, job).await
                 }
+                None => disconnected(),
+            },
+            IntegrationKind::MicrosoftAds => match &integrations.microsoft_ads {
+                Some(settings) => {
+                    microsoft_ads::deliver(&self.http, &self.tokens, settings, job).await
+                }
+                None => disconnected(),
+            },
+            IntegrationKind::Linkedin => match &integrations.linkedin {
+                Some(settings) => linkedin::deliver(&self.http, &self.tokens, settings, job).await,
                 None => disconnected(),
             },
             IntegrationKind::Webhook => match &integrations.webhook {

@@ -21,7 +21,6 @@ use leadtrack_forward::normalize::sha256_hex;
 use leadtrack_forward::testkit::MockResponse;
 use leadtrack_forward::{RetryPolicy, WorkerConfig, webhook};
 use serde_json::json;
-use strum::VariantArray;
 
 #[tokio::test]
 async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
@@ -162,7 +161,13 @@ async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
     );
 
     assert_eq!(f.status(lead).await, LeadStatus::Rated);
-    for &kind in IntegrationKind::VARIANTS {
+    // The fixture connects these four (Microsoft and LinkedIn have their own tests).
+    for kind in [
+        IntegrationKind::GoogleAds,
+        IntegrationKind::Ga4,
+        IntegrationKind::Meta,
+        IntegrationKind::Webhook,
+    ] {
         let (state, attempts) = delivery(&record, kind);
         assert_eq!(state, DeliveryState::Delivered, "{kind}");
         assert_eq!(attempts.len(), 1, "{kind}");

@@ -116,6 +116,8 @@ pub(crate) async fn project_command<S: Admin>(
             let lost_changed = args.lost_ga4_event.is_some()
                 || args.lost_meta_event.is_some()
                 || args.lost_google_ads_action.is_some()
+                || args.lost_microsoft_ads_conversion.is_some()
+                || args.lost_linkedin_conversion.is_some()
                 || args.lost_webhook.is_some();
             let mut lost = project.lost_mapping.clone();
             if let Some(event) = args.lost_ga4_event {
@@ -126,6 +128,12 @@ pub(crate) async fn project_command<S: Admin>(
             }
             if let Some(action) = args.lost_google_ads_action {
                 lost.google_ads_action = blank_is_none(action);
+            }
+            if let Some(goal) = args.lost_microsoft_ads_conversion {
+                lost.microsoft_ads_conversion = blank_is_none(goal);
+            }
+            if let Some(rule) = args.lost_linkedin_conversion {
+                lost.linkedin_conversion = blank_is_none(rule);
             }
             if let Some(webhook) = args.lost_webhook {
                 lost.webhook = webhook;
@@ -300,6 +308,8 @@ pub(crate) async fn label_command<S: Admin>(
             ga4_event,
             meta_event,
             google_ads_action,
+            microsoft_ads_conversion,
+            linkedin_conversion,
             webhook,
             json,
         } => {
@@ -308,6 +318,8 @@ pub(crate) async fn label_command<S: Admin>(
                 ga4_event,
                 meta_event,
                 google_ads_action,
+                microsoft_ads_conversion,
+                linkedin_conversion,
                 webhook,
             };
             let label = store
@@ -378,6 +390,12 @@ fn describe(mapping: &LabelMapping) -> String {
     }
     if let Some(action) = &mapping.google_ads_action {
         parts.push(format!("google-ads:{action}"));
+    }
+    if let Some(goal) = &mapping.microsoft_ads_conversion {
+        parts.push(format!("microsoft-ads:{goal}"));
+    }
+    if let Some(rule) = &mapping.linkedin_conversion {
+        parts.push(format!("linkedin:{rule}"));
     }
     if mapping.webhook {
         parts.push("webhook".to_owned());

@@ -7,8 +7,8 @@
 use chrono::Utc;
 use leadtrack_core::Admin;
 use leadtrack_core::integration::{
-    Ga4Input, GoogleAdsInput, Integrations, MetaInput, Secret, SettingsError, SettingsInput,
-    WebhookInput,
+    Ga4Input, GoogleAdsInput, Integrations, LinkedinInput, MetaInput, MicrosoftAdsInput, Secret,
+    SettingsError, SettingsInput, WebhookInput,
 };
 use leadtrack_core::project::Project;
 use leadtrack_core::types::IntegrationKind;
@@ -28,6 +28,8 @@ pub(crate) async fn integration_command<S: Admin>(
         IntegrationCommand::Ga4 { target, .. } => (target, IntegrationKind::Ga4),
         IntegrationCommand::Meta { target, .. } => (target, IntegrationKind::Meta),
         IntegrationCommand::GoogleAds { target, .. } => (target, IntegrationKind::GoogleAds),
+        IntegrationCommand::MicrosoftAds { target, .. } => (target, IntegrationKind::MicrosoftAds),
+        IntegrationCommand::Linkedin { target, .. } => (target, IntegrationKind::Linkedin),
         IntegrationCommand::Webhook { target, .. } => (target, IntegrationKind::Webhook),
         IntegrationCommand::Test {
             project: id,
@@ -183,6 +185,40 @@ fn input(command: IntegrationCommand) -> Result<SettingsInput, Failure> {
             token_url,
             base_url: target.base_url,
         }),
+        IntegrationCommand::MicrosoftAds {
+            target,
+            customer_id,
+            account_id,
+            developer_token,
+            client_id,
+            client_secret,
+            refresh_token,
+            token_url,
+        } => SettingsInput::MicrosoftAds(MicrosoftAdsInput {
+            customer_id,
+            account_id,
+            developer_token: developer_token.map(Secret::new),
+            client_id,
+            client_secret: client_secret.map(Secret::new),
+            refresh_token: refresh_token.map(Secret::new),
+            token_url,
+            base_url: target.base_url,
+        }),
+        IntegrationCommand::Linkedin {
+            target,
+            client_id,
+            client_secret,
+            refresh_token,
+            api_version,
+            token_url,
+        } => SettingsInput::Linkedin(LinkedinInput {
+            client_id,
+            client_secret: client_secret.map(Secret::new),
+            refresh_token: refresh_token.map(Secret::new),
+            api_version,
+            token_url,
+            base_url: target.base_url,
+        }),
         IntegrationCommand::Webhook {
             target,
             url,
@@ -212,6 +248,14 @@ fn describe(integrations: &Integrations) -> Value {
             "pixelId": s.pixel_id, "apiVersion": s.api_version, "testEventCode": s.test_event_code,
             "actionSource": s.action_source, "baseUrl": s.base_url,
         })),
+        "microsoftAds": integrations.microsoft_ads.as_ref().map(|s| json!({
+            "customerId": s.customer_id, "accountId": s.account_id, "clientId": s.client_id,
+            "tokenUrl": s.token_url, "baseUrl": s.base_url,
+        })),
+        "linkedin": integrations.linkedin.as_ref().map(|s| json!({
+            "clientId": s.client_id, "apiVersion": s.api_version, "tokenUrl": s.token_url,
+            "baseUrl": s.base_url,
+        })),
         "webhook": integrations.webhook.as_ref().map(|s| json!({"url": s.url})),
     })
 }
@@ -226,6 +270,8 @@ fn print_integrations(integrations: &Integrations, json: bool) {
         ("google-ads", "googleAds"),
         ("ga4", "ga4"),
         ("meta", "meta"),
+        ("microsoft-ads", "microsoftAds"),
+        ("linkedin", "linkedin"),
         ("webhook", "webhook"),
     ] {
         match described[key].as_object() {

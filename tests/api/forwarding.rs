@@ -536,3 +536,154 @@ async fn integration_test_sends_one_event_in_each_platforms_test_mode() {
         );
     }
 }
+
+#[tokio::test]
+async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    let microsoft =
+        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
+    let linkedin = MockPlatform::start(MockResponse::empty(201)).await;
+    let tokens = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"access_token": "token-e2e", "expires_in": 3600}),
+    ))
+    .await;
+    let ms_token = format!("{}/ms", tokens.url());
+    let li_token = format!("{}/li", tokens.url());
+    let connect_microsoft = [
+        "integration",
+        "microsoft-ads",
+        "--project",
+        "acme",
+        "--customer-id",
+        "1111",
+        "--account-id",
+        "2222",
+        "--developer-token",
+        "dev-token-e2e",
+        "--client-id",
+        "ms-app",
+        "--refresh-token",
+        "ms-refresh-e2e",
+        "--token-url",
+        &ms_token,
+        "--base-url",
+        microsoft.url(),
+    ];
+    run(&db, &connect_microsoft).await;
+    let connect_linkedin = [
+        "integration",
+        "linkedin",
+        "--project",
+        "acme",
+        "--client-id",
+        "li-app",
+        "--client-secret",
+        "li-secret-e2e",
+        "--refresh-token",
+        "li-refresh-e2e",
+        "--token-url",
+        &li_token,
+        "--base-url",
+        linkedin.url(),
+    ];
+    run(&db, &connect_linkedin).await;
+    let listed = admin(&db, &["integration", "list", "--project", "acme", "--json"]).await;
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let described: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(described["microsoftAds"]["accountId"], "2222");
+    assert_eq!(described["linkedin"]["apiVersion"], "202510");
+    for secret in [
+        "dev-token-e2e",
+        "ms-refresh-e2e",
+        "li-secret-e2e",
+        "li-refresh-e2e",
+    ] {
+        assert!(!listed.contains(secret), "{secret} is never shown");
+    }
+    let check = admin(
+        &db,
+        &[
+            "integration",
+            "test",
+            "--project",
+            "acme",
+            "--kind",
+            "microsoft-ads",
+        ],
+    )
+    .await;
+    assert!(check.status.success());
+    assert!(String::from_utf8_lossy(&check.stdout).contains("got an access token"));
+    let label = create_label(
+        &db,
+        "Customer",
+        &[
+            "--mark-as-done",
+            "--microsoft-ads-conversion",
+            "Offline purchase",
+            "--linkedin-conversion",
+            "4242",
+        ],
+    )
+    .await;
+
+    let server = start(&db).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let created = Client::new(&server.base_url)
+        .create_lead(&CreateLeadRequest {
+            project_id: Some("acme".into()),
+            user_data: Some(UserData {
+                email: Some("buyer@example.com".into()),
+                ..UserData::default()
+            }),
+            attribution_data: Some(AttributionData {
+                msclkid: Some("0123456789abcdef0123456789abcdef".into()),
+                li_fat_id: Some("li-fat-e2e".into()),
+                ..AttributionData::default()
+            }),
+            ..CreateLeadRequest::default()
+        })
+        .await
+        .unwrap();
+    let found = client
+        .get_leads(&leadtrack::core::request::LeadQuery {
+            msclkid_exists: Some(true),
+            li_fat_id_exists: Some(true),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.leads.len(), 1, "the [exists] filters find the lead");
+    let rated = client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: LeadIdentifier::LeadId(created.lead_id),
+            conversion_id: ConversionId::Label(label),
+            price: Some(10_000),
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(rated.warnings, Some(vec![]));
+    assert_eq!(settled(&client, created.lead_id).await, LeadStatus::Rated);
+    let applied = microsoft.requests();
+    assert_eq!(applied.len(), 1);
+    assert_eq!(
+        applied[0].json()["OfflineConversions"][0]["MicrosoftClickId"],
+        "0123456789abcdef0123456789abcdef"
+    );
+    assert_eq!(applied[0].header("developertoken"), Some("dev-token-e2e"));
+    let events = linkedin.requests();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        events[0].json()["conversion"],
+        "urn:lla:llaPartnerConversion:4242"
+    );
+    assert_eq!(
+        events[0].json()["conversionValue"],
+        json!({"currencyCode": "EUR", "amount": "100.00"})
+    );
+    assert!(server.terminate().await.success());
+}

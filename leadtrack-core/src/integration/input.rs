@@ -4,14 +4,18 @@
 use strum::VariantArray;
 
 use super::{
-    Ga4Settings, GoogleAdsSettings, IntegrationSettings, Integrations, MetaActionSource,
-    MetaSettings, Secret, WebhookSettings,
+    Ga4Settings, GoogleAdsSettings, IntegrationSettings, Integrations, LinkedinSettings,
+    MetaActionSource, MetaSettings, MicrosoftAdsSettings, Secret, WebhookSettings,
 };
 use crate::key::GeneratedKey;
 use crate::types::IntegrationKind;
 
 /// The Graph API version of a Meta connection that names none.
 pub const DEFAULT_META_API_VERSION: &str = "v23.0";
+
+/// The LinkedIn API version (`LinkedIn-Version`) of a connection that names none. LinkedIn
+/// supports each monthly version for at least a year.
+pub const DEFAULT_LINKEDIN_API_VERSION: &str = "202510";
 
 /// GA4 settings as a person gives them; see [`SettingsInput`] for what `None` and blank
 /// values mean.
@@ -64,6 +68,45 @@ pub struct GoogleAdsInput {
     pub base_url: Option<String>,
 }
 
+/// Microsoft Advertising settings as a person gives them; see [`SettingsInput`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MicrosoftAdsInput {
+    /// [`MicrosoftAdsSettings::customer_id`]; required.
+    pub customer_id: Option<String>,
+    /// [`MicrosoftAdsSettings::account_id`]; required.
+    pub account_id: Option<String>,
+    /// [`MicrosoftAdsSettings::developer_token`]; required.
+    pub developer_token: Option<Secret>,
+    /// [`MicrosoftAdsSettings::client_id`]; required.
+    pub client_id: Option<String>,
+    /// [`MicrosoftAdsSettings::client_secret`]; blank keeps the stored one.
+    pub client_secret: Option<Secret>,
+    /// [`MicrosoftAdsSettings::refresh_token`]; required.
+    pub refresh_token: Option<Secret>,
+    /// [`MicrosoftAdsSettings::token_url`].
+    pub token_url: Option<String>,
+    /// [`MicrosoftAdsSettings::base_url`].
+    pub base_url: Option<String>,
+}
+
+/// LinkedIn settings as a person gives them; see [`SettingsInput`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkedinInput {
+    /// [`LinkedinSettings::client_id`]; required.
+    pub client_id: Option<String>,
+    /// [`LinkedinSettings::client_secret`]; required.
+    pub client_secret: Option<Secret>,
+    /// [`LinkedinSettings::refresh_token`]; required.
+    pub refresh_token: Option<Secret>,
+    /// [`LinkedinSettings::api_version`]; [`DEFAULT_LINKEDIN_API_VERSION`] when there is
+    /// none.
+    pub api_version: Option<String>,
+    /// [`LinkedinSettings::token_url`].
+    pub token_url: Option<String>,
+    /// [`LinkedinSettings::base_url`].
+    pub base_url: Option<String>,
+}
+
 /// Webhook settings as a person gives them; see [`SettingsInput`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WebhookInput {
@@ -92,6 +135,10 @@ pub enum SettingsInput {
     Ga4(Ga4Input),
     /// Meta.
     Meta(MetaInput),
+    /// Microsoft Advertising.
+    MicrosoftAds(MicrosoftAdsInput),
+    /// LinkedIn.
+    Linkedin(LinkedinInput),
     /// Webhook.
     Webhook(WebhookInput),
 }
@@ -282,6 +329,84 @@ impl GoogleAdsInput {
     }
 }
 
+impl MicrosoftAdsInput {
+    fn apply(
+        self,
+        old: Option<&MicrosoftAdsSettings>,
+    ) -> Result<MicrosoftAdsSettings, SettingsError> {
+        let name = "Microsoft Advertising";
+        let client_secret = self
+            .client_secret
+            .filter(|secret| !secret.expose().trim().is_empty())
+            .or_else(|| old.and_then(|s| s.client_secret.clone()));
+        Ok(MicrosoftAdsSettings {
+            customer_id: required(
+                self.customer_id,
+                old.map(|s| s.customer_id.as_str()),
+                "customer_id",
+                name,
+            )?,
+            account_id: required(
+                self.account_id,
+                old.map(|s| s.account_id.as_str()),
+                "account_id",
+                name,
+            )?,
+            developer_token: required_secret(
+                self.developer_token,
+                old.map(|s| &s.developer_token),
+                "developer_token",
+                name,
+            )?,
+            client_id: required(
+                self.client_id,
+                old.map(|s| s.client_id.as_str()),
+                "client_id",
+                name,
+            )?,
+            client_secret,
+            refresh_token: required_secret(
+                self.refresh_token,
+                old.map(|s| &s.refresh_token),
+                "refresh_token",
+                name,
+            )?,
+            token_url: optional(self.token_url, old.and_then(|s| s.token_url.clone())),
+            base_url: optional(self.base_url, old.and_then(|s| s.base_url.clone())),
+        })
+    }
+}
+
+impl LinkedinInput {
+    fn apply(self, old: Option<&LinkedinSettings>) -> Result<LinkedinSettings, SettingsError> {
+        let name = "LinkedIn";
+        Ok(LinkedinSettings {
+            client_id: required(
+                self.client_id,
+                old.map(|s| s.client_id.as_str()),
+                "client_id",
+                name,
+            )?,
+            client_secret: required_secret(
+                self.client_secret,
+                old.map(|s| &s.client_secret),
+                "client_secret",
+                name,
+            )?,
+            refresh_token: required_secret(
+                self.refresh_token,
+                old.map(|s| &s.refresh_token),
+                "refresh_token",
+                name,
+            )?,
+            api_version: optional(self.api_version, old.map(|s| s.api_version.clone()))
+                .unwrap_or_else(|| DEFAULT_LINKEDIN_API_VERSION.to_owned()),
+            token_url: optional(self.token_url, old.and_then(|s| s.token_url.clone())),
+            base_url: optional(self.base_url, old.and_then(|s| s.base_url.clone())),
+        })
+    }
+}
+
 impl WebhookInput {
     /// The settings, and the signing secret when one had to be generated.
     fn apply(
@@ -317,6 +442,8 @@ impl SettingsInput {
             Self::GoogleAds(_) => IntegrationKind::GoogleAds,
             Self::Ga4(_) => IntegrationKind::Ga4,
             Self::Meta(_) => IntegrationKind::Meta,
+            Self::MicrosoftAds(_) => IntegrationKind::MicrosoftAds,
+            Self::Linkedin(_) => IntegrationKind::Linkedin,
             Self::Webhook(_) => IntegrationKind::Webhook,
         }
     }
@@ -334,6 +461,14 @@ impl SettingsInput {
             ),
             Self::GoogleAds(input) => (
                 IntegrationSettings::GoogleAds(input.apply(current.google_ads.as_ref())?),
+                None,
+            ),
+            Self::MicrosoftAds(input) => (
+                IntegrationSettings::MicrosoftAds(input.apply(current.microsoft_ads.as_ref())?),
+                None,
+            ),
+            Self::Linkedin(input) => (
+                IntegrationSettings::Linkedin(input.apply(current.linkedin.as_ref())?),
                 None,
             ),
             Self::Webhook(input) => {

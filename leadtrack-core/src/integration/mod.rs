@@ -13,8 +13,9 @@ use crate::types::IntegrationKind;
 mod input;
 
 pub use input::{
-    AppliedSettings, DEFAULT_META_API_VERSION, Ga4Input, GoogleAdsInput, MetaInput, SettingsError,
-    SettingsInput, WebhookInput, generate_webhook_secret,
+    AppliedSettings, DEFAULT_LINKEDIN_API_VERSION, DEFAULT_META_API_VERSION, Ga4Input,
+    GoogleAdsInput, LinkedinInput, MetaInput, MicrosoftAdsInput, SettingsError, SettingsInput,
+    WebhookInput, generate_webhook_secret,
 };
 
 /// A credential: kept by stores, sent to its platform, never printed.
@@ -142,6 +143,52 @@ pub struct GoogleAdsSettings {
     pub base_url: Option<String>,
 }
 
+/// Microsoft Advertising offline conversions settings (Campaign Management API v13).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MicrosoftAdsSettings {
+    /// The manager's customer id (the `CustomerId` header).
+    pub customer_id: String,
+    /// The ad account's id (the `CustomerAccountId` header).
+    pub account_id: String,
+    /// The developer token (the `DeveloperToken` header).
+    pub developer_token: Secret,
+    /// The Microsoft identity platform application's client id.
+    pub client_id: String,
+    /// Its client secret: web applications have one, public (desktop) ones do not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Secret>,
+    /// A refresh token with the `https://ads.microsoft.com/msads.manage` scope. Microsoft
+    /// may hand out a new one with each access token; the worker keeps using this one.
+    pub refresh_token: Secret,
+    /// Overrides `https://login.microsoftonline.com/common/oauth2/v2.0/token`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+    /// Overrides `https://campaign.api.bingads.microsoft.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// LinkedIn Conversions API settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkedinSettings {
+    /// The LinkedIn application's client id.
+    pub client_id: String,
+    /// Its client secret.
+    pub client_secret: Secret,
+    /// A refresh token with the `rw_conversions` scope.
+    pub refresh_token: Secret,
+    /// The API version, `YYYYMM` (the `LinkedIn-Version` header).
+    pub api_version: String,
+    /// Overrides `https://www.linkedin.com/oauth/v2/accessToken`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+    /// Overrides `https://api.linkedin.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
 /// A signed JSON webhook.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,6 +209,10 @@ pub enum IntegrationSettings {
     Ga4(Ga4Settings),
     /// Meta.
     Meta(MetaSettings),
+    /// Microsoft Advertising.
+    MicrosoftAds(MicrosoftAdsSettings),
+    /// LinkedIn.
+    Linkedin(LinkedinSettings),
     /// Webhook.
     Webhook(WebhookSettings),
 }
@@ -173,6 +224,8 @@ impl IntegrationSettings {
             Self::GoogleAds(_) => IntegrationKind::GoogleAds,
             Self::Ga4(_) => IntegrationKind::Ga4,
             Self::Meta(_) => IntegrationKind::Meta,
+            Self::MicrosoftAds(_) => IntegrationKind::MicrosoftAds,
+            Self::Linkedin(_) => IntegrationKind::Linkedin,
             Self::Webhook(_) => IntegrationKind::Webhook,
         }
     }
@@ -187,6 +240,10 @@ pub struct Integrations {
     pub ga4: Option<Ga4Settings>,
     /// Meta, when connected.
     pub meta: Option<MetaSettings>,
+    /// Microsoft Advertising, when connected.
+    pub microsoft_ads: Option<MicrosoftAdsSettings>,
+    /// LinkedIn, when connected.
+    pub linkedin: Option<LinkedinSettings>,
     /// The webhook, when connected.
     pub webhook: Option<WebhookSettings>,
 }
@@ -198,6 +255,8 @@ impl Integrations {
             IntegrationKind::GoogleAds => self.google_ads.is_some(),
             IntegrationKind::Ga4 => self.ga4.is_some(),
             IntegrationKind::Meta => self.meta.is_some(),
+            IntegrationKind::MicrosoftAds => self.microsoft_ads.is_some(),
+            IntegrationKind::Linkedin => self.linkedin.is_some(),
             IntegrationKind::Webhook => self.webhook.is_some(),
         }
     }
@@ -217,6 +276,8 @@ impl Integrations {
             IntegrationSettings::GoogleAds(s) => self.google_ads = Some(s),
             IntegrationSettings::Ga4(s) => self.ga4 = Some(s),
             IntegrationSettings::Meta(s) => self.meta = Some(s),
+            IntegrationSettings::MicrosoftAds(s) => self.microsoft_ads = Some(s),
+            IntegrationSettings::Linkedin(s) => self.linkedin = Some(s),
             IntegrationSettings::Webhook(s) => self.webhook = Some(s),
         }
     }

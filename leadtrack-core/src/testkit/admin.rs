@@ -282,6 +282,8 @@ pub async fn labels_and_integrations<B: Backend>(backend: &B) {
         [
             IntegrationKind::GoogleAds,
             IntegrationKind::Ga4,
+            IntegrationKind::MicrosoftAds,
+            IntegrationKind::Linkedin,
             IntegrationKind::Webhook
         ]
     );

@@ -30,7 +30,8 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
     let complete = create(
         &store,
         &project,
-        json!({"userData": {"email": "a@x.io"}, "attributionData": {"gclid": "G", "cid": "1.2"}}),
+        json!({"userData": {"email": "a@x.io"},
+               "attributionData": {"gclid": "G", "cid": "1.2", "msclkid": "M"}}),
         0,
     )
     .await;
@@ -86,7 +87,9 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
         [
             (IntegrationKind::GoogleAds, "gclid"),
             (IntegrationKind::Ga4, "cid"),
-            (IntegrationKind::Meta, "user_data")
+            (IntegrationKind::Meta, "user_data"),
+            (IntegrationKind::MicrosoftAds, "msclkid"),
+            (IntegrationKind::Linkedin, "user_data")
         ]
     );
     assert!(change.warnings.iter().all(|w| w.timestamp == at(1)));
@@ -95,6 +98,8 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
     assert_eq!(
         states,
         [
+            DeliveryState::Skipped,
+            DeliveryState::Skipped,
             DeliveryState::Skipped,
             DeliveryState::Skipped,
             DeliveryState::Skipped,

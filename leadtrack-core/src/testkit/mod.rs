@@ -47,8 +47,8 @@ use uuid::Uuid;
 
 use crate::account::Actor;
 use crate::integration::{
-    Ga4Settings, GoogleAdsSettings, IntegrationSettings, MetaActionSource, MetaSettings, Secret,
-    WebhookSettings,
+    Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
+    MetaSettings, MicrosoftAdsSettings, Secret, WebhookSettings,
 };
 use crate::label::{LabelMapping, NewLabel};
 use crate::lead::{CreatedLead, LeadData, StoredLead};
@@ -199,6 +199,24 @@ pub(crate) fn all_integrations() -> Vec<IntegrationSettings> {
             action_source: MetaActionSource::PhoneCall,
             base_url: None,
         }),
+        IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
+            customer_id: "111".into(),
+            account_id: "222".into(),
+            developer_token: Secret::new("developer-token"),
+            client_id: "ms-client".into(),
+            client_secret: None,
+            refresh_token: Secret::new("ms-refresh"),
+            token_url: None,
+            base_url: None,
+        }),
+        IntegrationSettings::Linkedin(LinkedinSettings {
+            client_id: "li-client".into(),
+            client_secret: Secret::new("li-secret"),
+            refresh_token: Secret::new("li-refresh"),
+            api_version: "202510".into(),
+            token_url: None,
+            base_url: None,
+        }),
         IntegrationSettings::Webhook(webhook()),
     ]
 }
@@ -208,6 +226,8 @@ pub(crate) fn all_mapped() -> LabelMapping {
         ga4_event: Some("qualify_lead".into()),
         meta_event: Some("QualifiedLead".into()),
         google_ads_action: Some("987654".into()),
+        microsoft_ads_conversion: Some("Qualified lead".into()),
+        linkedin_conversion: Some("urn:lla:llaPartnerConversion:555".into()),
         webhook: true,
     }
 }

@@ -4,7 +4,7 @@
 use askama::Template;
 use chrono::Utc;
 use leadtrack_core::integration::Integrations;
-use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, linkedin_conversion_urn};
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{ConversionId, IntegrationKind};
 use leadtrack_core::{Admin, StoreError};
@@ -21,6 +21,8 @@ pub(super) struct MappingForm {
     pub(super) ga4_event: String,
     pub(super) meta_event: String,
     pub(super) google_ads_action: String,
+    pub(super) microsoft_ads_conversion: String,
+    pub(super) linkedin_conversion: String,
     pub(super) webhook: bool,
 }
 
@@ -32,6 +34,8 @@ impl MappingForm {
             ga4_event: text(&mapping.ga4_event),
             meta_event: text(&mapping.meta_event),
             google_ads_action: text(&mapping.google_ads_action),
+            microsoft_ads_conversion: text(&mapping.microsoft_ads_conversion),
+            linkedin_conversion: text(&mapping.linkedin_conversion),
             webhook: mapping.webhook,
         }
     }
@@ -42,6 +46,8 @@ impl MappingForm {
             ga4_event: form.get("ga4_event").to_owned(),
             meta_event: form.get("meta_event").to_owned(),
             google_ads_action: form.get("google_ads_action").to_owned(),
+            microsoft_ads_conversion: form.get("microsoft_ads_conversion").to_owned(),
+            linkedin_conversion: form.get("linkedin_conversion").to_owned(),
             webhook: ticked(form, "webhook"),
         }
     }
@@ -53,8 +59,21 @@ impl MappingForm {
             ga4_event: value(&self.ga4_event),
             meta_event: value(&self.meta_event),
             google_ads_action: value(&self.google_ads_action),
+            microsoft_ads_conversion: value(&self.microsoft_ads_conversion),
+            linkedin_conversion: value(&self.linkedin_conversion),
             webhook: self.webhook,
         }
+    }
+
+    /// The problems of the fields, each at its field: core's checks of the mapping.
+    pub(super) fn problems(&self) -> Problems {
+        let mut problems = Problems::default();
+        if let Some(conversion) = self.mapping().linkedin_conversion
+            && let Err(message) = linkedin_conversion_urn(&conversion)
+        {
+            problems.add("linkedin_conversion", sentence(&message));
+        }
+        problems
     }
 }
 
@@ -63,6 +82,8 @@ pub(super) struct Connected {
     pub(super) google_ads: bool,
     pub(super) ga4: bool,
     pub(super) meta: bool,
+    pub(super) microsoft_ads: bool,
+    pub(super) linkedin: bool,
     pub(super) webhook: bool,
 }
 
@@ -73,6 +94,8 @@ impl Connected {
             (self.google_ads, "Google Ads"),
             (self.ga4, "GA4"),
             (self.meta, "Meta"),
+            (self.microsoft_ads, "Microsoft Advertising"),
+            (self.linkedin, "LinkedIn"),
             (self.webhook, "the webhook"),
         ]
         .into_iter()
@@ -93,6 +116,8 @@ impl From<&Integrations> for Connected {
             google_ads: integrations.is_connected(IntegrationKind::GoogleAds),
             ga4: integrations.is_connected(IntegrationKind::Ga4),
             meta: integrations.is_connected(IntegrationKind::Meta),
+            microsoft_ads: integrations.is_connected(IntegrationKind::MicrosoftAds),
+            linkedin: integrations.is_connected(IntegrationKind::Linkedin),
             webhook: integrations.is_connected(IntegrationKind::Webhook),
         }
     }
@@ -148,6 +173,8 @@ struct LabelRow {
     google_ads: Option<String>,
     ga4: Option<String>,
     meta: Option<String>,
+    microsoft_ads: Option<String>,
+    linkedin: Option<String>,
     webhook: bool,
 }
 
@@ -160,6 +187,8 @@ impl From<ConversionLabel> for LabelRow {
             google_ads: label.mapping.google_ads_action,
             ga4: label.mapping.ga4_event,
             meta: label.mapping.meta_event,
+            microsoft_ads: label.mapping.microsoft_ads_conversion,
+            linkedin: label.mapping.linkedin_conversion,
             webhook: label.mapping.webhook,
         }
     }
@@ -237,6 +266,10 @@ pub(super) async fn list<S: Admin>(store: &S, request: &Request, owner: Owner) -
 /// `POST labels`: creates a label.
 pub(super) async fn create<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
     let form = LabelForm::read(&form);
+    let problems = form.mapping.problems();
+    if !problems.is_empty() {
+        return labels_page(store, &owner, StatusCode::BAD_REQUEST, None, form, problems).await;
+    }
     match store
         .create_label(owner.project().id, form.label(), Utc::now())
         .await
@@ -314,6 +347,11 @@ pub(super) async fn edit<S: Admin>(store: &S, request: &Request, owner: Owner, i
 pub(super) async fn update<S: Admin>(store: &S, (owner, form): (Owner, Form), id: &str) -> Answer {
     let label = find(store, &owner, id).await?;
     let form = LabelForm::read(&form);
+    let problems = form.mapping.problems();
+    if !problems.is_empty() {
+        let status = StatusCode::BAD_REQUEST;
+        return label_page(store, &owner, status, None, &label, form, problems).await;
+    }
     match store
         .update_label(owner.project().id, label.id, form.label())
         .await

@@ -7,7 +7,7 @@
 //! | `GET labels`, `POST labels` | the labels; `POST` creates one |
 //! | `GET labels/{id}`, `POST labels/{id}` | one label's form; `POST` changes it |
 //! | `GET integrations` | one card per platform: status, last delivery, settings |
-//! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `webhook`) |
+//! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `microsoft-ads`, `linkedin`, `webhook`) |
 //! | `POST integrations/{kind}/disconnect` | disconnects |
 //! | `POST integrations/ga4/test` | sends a test event to GA4's validation endpoint |
 //! | `GET keys`, `POST keys`, `POST keys/revoke` | API keys: list, create (shown once), revoke |

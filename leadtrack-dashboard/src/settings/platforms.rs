@@ -3,7 +3,8 @@
 //! (never a credential), and a submitted form as core's input.
 
 use leadtrack_core::integration::{
-    Ga4Input, GoogleAdsInput, Integrations, MetaInput, Secret, SettingsInput, WebhookInput,
+    Ga4Input, GoogleAdsInput, Integrations, LinkedinInput, MetaInput, MicrosoftAdsInput, Secret,
+    SettingsInput, WebhookInput,
 };
 use leadtrack_core::types::IntegrationKind;
 use strum::VariantArray;
@@ -132,6 +133,87 @@ const META: &[Spec] = &[
     ),
 ];
 
+const MICROSOFT_ADS: &[Spec] = &[
+    spec(
+        "customer_id",
+        "Customer id",
+        "The manager account's customer id (CustomerId).",
+        Input::Text,
+    ),
+    spec(
+        "account_id",
+        "Account id",
+        "The ad account's id (CustomerAccountId).",
+        Input::Text,
+    ),
+    spec(
+        "developer_token",
+        "Developer token",
+        "From the Microsoft Advertising developer portal.",
+        Input::Secret,
+    ),
+    spec(
+        "client_id",
+        "OAuth client id",
+        "The Microsoft identity platform application's id.",
+        Input::Text,
+    ),
+    spec(
+        "client_secret",
+        "OAuth client secret",
+        "Only for a web application; leave blank for a public (desktop) one.",
+        Input::Secret,
+    ),
+    spec(
+        "refresh_token",
+        "OAuth refresh token",
+        "Granted with the https://ads.microsoft.com/msads.manage scope.",
+        Input::Secret,
+    ),
+    advanced(
+        "token_url",
+        "Token URL",
+        "Blank for https://login.microsoftonline.com/common/oauth2/v2.0/token.",
+    ),
+    advanced(
+        "base_url",
+        "Base URL",
+        "Blank for https://campaign.api.bingads.microsoft.com.",
+    ),
+];
+
+const LINKEDIN: &[Spec] = &[
+    spec(
+        "client_id",
+        "OAuth client id",
+        "The LinkedIn application's client id.",
+        Input::Text,
+    ),
+    spec("client_secret", "OAuth client secret", "", Input::Secret),
+    spec(
+        "refresh_token",
+        "OAuth refresh token",
+        "Granted with the rw_conversions scope by a member with a role on the ad account.",
+        Input::Secret,
+    ),
+    spec(
+        "api_version",
+        "API version",
+        "YYYYMM (the LinkedIn-Version header); blank for the default.",
+        Input::Text,
+    ),
+    advanced(
+        "token_url",
+        "Token URL",
+        "Blank for https://www.linkedin.com/oauth/v2/accessToken.",
+    ),
+    advanced(
+        "base_url",
+        "Base URL",
+        "Blank for https://api.linkedin.com.",
+    ),
+];
+
 const WEBHOOK: &[Spec] = &[
     spec(
         "url",
@@ -176,6 +258,22 @@ pub(super) fn platform(kind: IntegrationKind) -> Platform {
             META,
             "Meta has no validation mode. To watch conversions arrive, set a test event code: \
              they then show in Events Manager's Test events tab.",
+        ),
+        IntegrationKind::MicrosoftAds => (
+            "Microsoft Advertising",
+            "microsoft-ads",
+            MICROSOFT_ADS,
+            "Microsoft Advertising has no test mode for offline conversions: rate a lead with \
+             a Microsoft click id (msclkid) to see a delivery. `server integration test` checks \
+             that the credentials get a token.",
+        ),
+        IntegrationKind::Linkedin => (
+            "LinkedIn",
+            "linkedin",
+            LINKEDIN,
+            "LinkedIn has no test mode for conversions: rate a lead with an email or a LinkedIn \
+             click id (li_fat_id) to see a delivery. `server integration test` checks that the \
+             credentials get a token.",
         ),
         IntegrationKind::Webhook => (
             "Webhook",
@@ -234,6 +332,23 @@ pub(super) fn stored(
                 ("base_url", text(&s.base_url)),
             ]
         }),
+        IntegrationKind::MicrosoftAds => integrations.microsoft_ads.as_ref().map(|s| {
+            vec![
+                ("customer_id", s.customer_id.clone()),
+                ("account_id", s.account_id.clone()),
+                ("client_id", s.client_id.clone()),
+                ("token_url", text(&s.token_url)),
+                ("base_url", text(&s.base_url)),
+            ]
+        }),
+        IntegrationKind::Linkedin => integrations.linkedin.as_ref().map(|s| {
+            vec![
+                ("client_id", s.client_id.clone()),
+                ("api_version", s.api_version.clone()),
+                ("token_url", text(&s.token_url)),
+                ("base_url", text(&s.base_url)),
+            ]
+        }),
         IntegrationKind::Webhook => integrations
             .webhook
             .as_ref()
@@ -268,6 +383,24 @@ pub(super) fn input(kind: IntegrationKind, form: &Form) -> SettingsInput {
             api_version: text("api_version"),
             test_event_code: text("test_event_code"),
             action_source: text("action_source"),
+            base_url: text("base_url"),
+        }),
+        IntegrationKind::MicrosoftAds => SettingsInput::MicrosoftAds(MicrosoftAdsInput {
+            customer_id: text("customer_id"),
+            account_id: text("account_id"),
+            developer_token: secret("developer_token"),
+            client_id: text("client_id"),
+            client_secret: secret("client_secret"),
+            refresh_token: secret("refresh_token"),
+            token_url: text("token_url"),
+            base_url: text("base_url"),
+        }),
+        IntegrationKind::Linkedin => SettingsInput::Linkedin(LinkedinInput {
+            client_id: text("client_id"),
+            client_secret: secret("client_secret"),
+            refresh_token: secret("refresh_token"),
+            api_version: text("api_version"),
+            token_url: text("token_url"),
             base_url: text("base_url"),
         }),
         IntegrationKind::Webhook => SettingsInput::Webhook(WebhookInput {

@@ -182,7 +182,7 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> A
             },
         ),
     ];
-    let mut problems = Problems::default();
+    let mut problems = typed.lost.problems();
     for (field, change) in changes {
         if let Err(message) = change.apply(&mut owner.project().clone()) {
             problems.add(field, sentence(&message));

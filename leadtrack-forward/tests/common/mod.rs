@@ -150,6 +150,7 @@ pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
                     meta_event: Some("QualifiedLead".into()),
                     google_ads_action: Some("customers/1234567890/conversionActions/987654".into()),
                     webhook: true,
+                    ..LabelMapping::default()
                 },
             },
             Utc::now(),

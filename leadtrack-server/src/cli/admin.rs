@@ -80,6 +80,12 @@ pub(crate) struct ProjectSetArgs {
     /// Google Ads conversion action for `lost` ("" sends none).
     #[arg(long, value_name = "RESOURCE")]
     pub(crate) lost_google_ads_action: Option<String>,
+    /// Microsoft Advertising conversion goal for `lost` ("" sends none).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) lost_microsoft_ads_conversion: Option<String>,
+    /// LinkedIn conversion rule for `lost` ("" sends none).
+    #[arg(long, value_name = "URN")]
+    pub(crate) lost_linkedin_conversion: Option<String>,
     /// Whether the webhook hears of `lost`.
     #[arg(long, value_name = "BOOL")]
     pub(crate) lost_webhook: Option<bool>,
@@ -145,6 +151,12 @@ pub(crate) enum LabelCommand {
         /// Google Ads conversion action (its id or customers/C/conversionActions/ID).
         #[arg(long, value_name = "RESOURCE")]
         google_ads_action: Option<String>,
+        /// Microsoft Advertising offline conversion goal name.
+        #[arg(long, value_name = "NAME")]
+        microsoft_ads_conversion: Option<String>,
+        /// LinkedIn conversion rule (its id or urn:lla:llaPartnerConversion:ID).
+        #[arg(long, value_name = "URN")]
+        linkedin_conversion: Option<String>,
         /// Send to the project's webhook.
         #[arg(long)]
         webhook: bool,

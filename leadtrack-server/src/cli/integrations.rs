@@ -85,6 +85,77 @@ pub(crate) enum IntegrationCommand {
         #[arg(long, value_name = "URL")]
         token_url: Option<String>,
     },
+    /// Microsoft Advertising offline conversions (Campaign Management API v13).
+    MicrosoftAds {
+        #[command(flatten)]
+        target: IntegrationTarget,
+        /// The manager account's customer id (CustomerId).
+        #[arg(long, value_name = "ID")]
+        customer_id: Option<String>,
+        /// The ad account's id (CustomerAccountId).
+        #[arg(long, value_name = "ID")]
+        account_id: Option<String>,
+        /// The developer token.
+        #[arg(
+            long,
+            env = "LEADTRACK_MICROSOFT_ADS_DEVELOPER_TOKEN",
+            hide_env_values = true,
+            value_name = "TOKEN"
+        )]
+        developer_token: Option<String>,
+        /// OAuth client id (Microsoft identity platform).
+        #[arg(long, value_name = "ID")]
+        client_id: Option<String>,
+        /// OAuth client secret, for a web application (none for a public one).
+        #[arg(
+            long,
+            env = "LEADTRACK_MICROSOFT_ADS_CLIENT_SECRET",
+            hide_env_values = true,
+            value_name = "SECRET"
+        )]
+        client_secret: Option<String>,
+        /// OAuth refresh token with the msads.manage scope.
+        #[arg(
+            long,
+            env = "LEADTRACK_MICROSOFT_ADS_REFRESH_TOKEN",
+            hide_env_values = true,
+            value_name = "TOKEN"
+        )]
+        refresh_token: Option<String>,
+        /// The OAuth token endpoint ("" restores Microsoft's).
+        #[arg(long, value_name = "URL")]
+        token_url: Option<String>,
+    },
+    /// LinkedIn Conversions API.
+    Linkedin {
+        #[command(flatten)]
+        target: IntegrationTarget,
+        /// OAuth client id.
+        #[arg(long, value_name = "ID")]
+        client_id: Option<String>,
+        /// OAuth client secret.
+        #[arg(
+            long,
+            env = "LEADTRACK_LINKEDIN_CLIENT_SECRET",
+            hide_env_values = true,
+            value_name = "SECRET"
+        )]
+        client_secret: Option<String>,
+        /// OAuth refresh token with the rw_conversions scope.
+        #[arg(
+            long,
+            env = "LEADTRACK_LINKEDIN_REFRESH_TOKEN",
+            hide_env_values = true,
+            value_name = "TOKEN"
+        )]
+        refresh_token: Option<String>,
+        /// API version, YYYYMM (default 202510).
+        #[arg(long, value_name = "VERSION")]
+        api_version: Option<String>,
+        /// The OAuth token endpoint ("" restores LinkedIn's).
+        #[arg(long, value_name = "URL")]
+        token_url: Option<String>,
+    },
     /// A signed JSON webhook.
     Webhook {
         #[command(flatten)]
@@ -108,7 +179,7 @@ pub(crate) enum IntegrationCommand {
         /// The public project id.
         #[arg(long, value_name = "ID")]
         project: String,
-        /// The integration: ga4, meta, google-ads or webhook.
+        /// The integration: ga4, meta, google-ads, microsoft-ads, linkedin or webhook.
         #[arg(long, value_name = "KIND", value_parser = integration_kind)]
         kind: IntegrationKind,
         /// The event name for GA4 and Meta (default qualify_lead, Lead).
@@ -154,5 +225,7 @@ fn integration_kind(value: &str) -> Result<IntegrationKind, String> {
         .to_ascii_lowercase()
         .replace('-', "_")
         .parse()
-        .map_err(|_| format!("{value:?} is not ga4, meta, google-ads or webhook"))
+        .map_err(|_| {
+            format!("{value:?} is not ga4, meta, google-ads, microsoft-ads, linkedin or webhook")
+        })
 }
