@@ -264,7 +264,7 @@ pub(super) fn platform(kind: IntegrationKind) -> Platform {
             "microsoft-ads",
             MICROSOFT_ADS,
             "Microsoft Advertising has no test mode for offline conversions: rate a lead with \
-             a Microsoft click id (msclkid) to see a delivery. `server integration test` checks \
+             a Microsoft click id (msclkid) to see a delivery. The command server integration test checks \
              that the credentials get a token.",
         ),
         IntegrationKind::Linkedin => (
@@ -272,7 +272,7 @@ pub(super) fn platform(kind: IntegrationKind) -> Platform {
             "linkedin",
             LINKEDIN,
             "LinkedIn has no test mode for conversions: rate a lead with an email or a LinkedIn \
-             click id (li_fat_id) to see a delivery. `server integration test` checks that the \
+             click id (li_fat_id) to see a delivery. The command server integration test checks that the \
              credentials get a token.",
         ),
         IntegrationKind::Webhook => (
