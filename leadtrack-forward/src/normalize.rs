@@ -44,7 +44,7 @@ fn hash_with(value: &str, normalize: impl FnOnce(&str) -> Option<String>) -> Opt
 /// data ("Remove all periods (.) that precede the domain name in gmail.com and
 /// googlemail.com email addresses"; "remove any characters after a plus sign"):
 /// <https://developers.google.com/google-ads/api/docs/conversions/enhanced-conversions/web#normalize-and-hash>
-/// and <https://developers.google.com/data-manager/api/get-started/formatting>.
+/// and <https://developers.google.com/data-manager/api/devguides/concepts/formatting>.
 pub fn email(value: &str, rules: Rules) -> Option<String> {
     let email: String = value
         .chars()
@@ -236,6 +236,43 @@ mod tests {
         assert_eq!(phone("12", Some("DE"), Rules::Google), None);
         assert_eq!(phone("+49 12", None, Rules::Google), None);
         assert_eq!(phone("call me", None, Rules::Meta), None);
+    }
+
+    /// The examples of Google's formatting guide for the Data Manager API,
+    /// <https://developers.google.com/data-manager/api/devguides/concepts/formatting>, with
+    /// the hashes its "send audience members" guide gives for them.
+    #[test]
+    fn googles_documented_examples_hash_as_documented() {
+        let vectors = [
+            (
+                "cloudy.sanfrancisco+shopping@gmail.com",
+                "223ebda6f6889b1494551ba902d9d381daf2f642bae055888e96343d53e9f9c4",
+            ),
+            (
+                "cloudySanFrancisco@GMAIL.com",
+                "223ebda6f6889b1494551ba902d9d381daf2f642bae055888e96343d53e9f9c4",
+            ),
+            (
+                "dana@example.com",
+                "07e2f1394b0ea80e2adca010ea8318df697001a005ba7452720edda4b0ce57b3",
+            ),
+        ];
+        for (email, hash) in vectors {
+            assert_eq!(
+                hashed_email(email, Rules::Google).as_deref(),
+                Some(hash),
+                "{email}"
+            );
+        }
+        assert_eq!(
+            email("user.name+NYC@Example.com", Rules::Google).as_deref(),
+            Some("user.name+nyc@example.com"),
+            "only Gmail addresses lose dots and suffixes"
+        );
+        assert_eq!(
+            hashed_phone("+1-800-555-0100", None, Rules::Google).as_deref(),
+            Some("fb4f73a6ec5fdb7077d564cdd22c3554b43ce49168550c3b12c547b78c517b30")
+        );
     }
 
     #[test]
