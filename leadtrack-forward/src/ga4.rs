@@ -137,13 +137,9 @@ async fn post(
     path: &str,
     body: &Value,
 ) -> Result<Answer, Outcome> {
-    let base = settings
-        .base_url
-        .as_deref()
-        .unwrap_or(DEFAULT_BASE_URL)
-        .trim_end_matches('/');
+    let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, path);
     let request = http
-        .post(format!("{base}{path}"))
+        .post(url)
         .query(&[
             ("measurement_id", settings.measurement_id.as_str()),
             ("api_secret", settings.api_secret.expose()),

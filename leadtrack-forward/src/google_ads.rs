@@ -165,13 +165,10 @@ pub(crate) async fn ingest(
     settings: &GoogleAdsSettings,
     body: &Value,
 ) -> Result<Answer, Outcome> {
-    let url = format!(
-        "{}/v1/events:ingest",
-        settings
-            .base_url
-            .as_deref()
-            .unwrap_or(DEFAULT_BASE_URL)
-            .trim_end_matches('/')
+    let url = outcome::endpoint(
+        settings.base_url.as_deref(),
+        DEFAULT_BASE_URL,
+        "/v1/events:ingest",
     );
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
         http.post(&url).bearer_auth(token).json(body)

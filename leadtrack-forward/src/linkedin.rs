@@ -69,13 +69,10 @@ pub(crate) async fn post(
     settings: &LinkedinSettings,
     event: &Value,
 ) -> Result<Answer, Outcome> {
-    let url = format!(
-        "{}/rest/conversionEvents",
-        settings
-            .base_url
-            .as_deref()
-            .unwrap_or(DEFAULT_BASE_URL)
-            .trim_end_matches('/')
+    let url = outcome::endpoint(
+        settings.base_url.as_deref(),
+        DEFAULT_BASE_URL,
+        "/rest/conversionEvents",
     );
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
         http.post(&url)

@@ -184,16 +184,12 @@ pub(crate) async fn post(
     settings: &MetaSettings,
     body: &Value,
 ) -> Result<Answer, Outcome> {
-    let base = settings
-        .base_url
-        .as_deref()
-        .unwrap_or(DEFAULT_BASE_URL)
-        .trim_end_matches('/');
-    let url = format!(
-        "{base}/{}/{}/events",
+    let path = format!(
+        "/{}/{}/events",
         settings.api_version.trim_matches('/'),
         settings.pixel_id
     );
+    let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, &path);
     let request = http
         .post(url)
         .query(&[("access_token", settings.access_token.expose())])

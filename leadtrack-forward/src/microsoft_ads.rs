@@ -171,13 +171,10 @@ pub(crate) async fn apply(
     settings: &MicrosoftAdsSettings,
     body: &Value,
 ) -> Result<Answer, Outcome> {
-    let url = format!(
-        "{}/CampaignManagement/v13/OfflineConversions/Apply",
-        settings
-            .base_url
-            .as_deref()
-            .unwrap_or(DEFAULT_BASE_URL)
-            .trim_end_matches('/')
+    let url = outcome::endpoint(
+        settings.base_url.as_deref(),
+        DEFAULT_BASE_URL,
+        "/CampaignManagement/v13/OfflineConversions/Apply",
     );
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
         http.post(&url)

@@ -45,6 +45,12 @@ impl Outcome {
     }
 }
 
+/// The URL of `path` on a platform: at the settings' `base` (a test server) when given,
+/// else at the platform's `default` host.
+pub(crate) fn endpoint(base: Option<&str>, default: &str, path: &str) -> String {
+    format!("{}{path}", base.unwrap_or(default).trim_end_matches('/'))
+}
+
 /// A platform's answer to one request.
 #[derive(Debug)]
 pub(crate) struct Answer {
