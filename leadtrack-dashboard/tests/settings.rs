@@ -683,6 +683,116 @@ async fn a_ga4_test_event_shows_what_the_validator_says_and_queues_nothing() {
 }
 
 #[tokio::test]
+async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let meta = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"events_received": 1, "messages": [], "fbtrace_id": "trace-7"}),
+    ))
+    .await;
+    let hook = MockPlatform::start(MockResponse::json(200, json!({"ok": true}))).await;
+    let tokens = MockPlatform::start(MockResponse::json(
+        400,
+        json!({"error": "invalid_grant", "error_description": "AADSTS70000"}),
+    ))
+    .await;
+    let path = "/projects/alpha/settings/integrations";
+    let token_url = format!("{}/token", tokens.url());
+    for (slug, fields) in [
+        (
+            "meta",
+            vec![
+                ("pixel_id", "777"),
+                ("access_token", "meta-token-s3cret"),
+                ("base_url", meta.url()),
+            ],
+        ),
+        (
+            "webhook",
+            vec![("url", hook.url()), ("secret", "whsec_dash")],
+        ),
+        (
+            "microsoft-ads",
+            vec![
+                ("customer_id", "1"),
+                ("account_id", "2"),
+                ("developer_token", "dev-s3cret"),
+                ("client_id", "app"),
+                ("refresh_token", "refresh-s3cret"),
+                ("token_url", &token_url),
+            ],
+        ),
+    ] {
+        let saved = app.post(&owner, &format!("{path}/{slug}"), &fields).await;
+        assert_eq!(
+            saved.status,
+            StatusCode::SEE_OTHER,
+            "{slug}: {}",
+            saved.text
+        );
+    }
+    let page = app.get(path, &owner.cookie).await;
+    for button in [
+        "Send a signed ping",
+        "Check the credentials",
+        "Send test event",
+    ] {
+        assert!(page.text.contains(button), "{button}");
+    }
+
+    // Meta counts events without a test event code: none is sent without one.
+    let uncoded = app
+        .post(&owner, &format!("{path}/meta/test"), &[("value", "Lead")])
+        .await;
+    assert_eq!(uncoded.status, StatusCode::BAD_REQUEST);
+    assert!(uncoded.text.contains("test event code"));
+    assert!(meta.requests().is_empty());
+    let coded = app
+        .post(
+            &owner,
+            &format!("{path}/meta/test"),
+            &[("value", "Lead"), ("test_event_code", "TEST77")],
+        )
+        .await;
+    assert!(
+        coded.text.contains("Meta accepted the test"),
+        "{}",
+        coded.text
+    );
+    assert_eq!(meta.requests()[0].json()["test_event_code"], "TEST77");
+
+    let pinged = app.post(&owner, &format!("{path}/webhook/test"), &[]).await;
+    assert!(pinged.text.contains("Webhook accepted the test"));
+    assert_eq!(hook.requests()[0].json()["type"], "ping");
+
+    let refused = app
+        .post(&owner, &format!("{path}/microsoft-ads/test"), &[])
+        .await;
+    assert!(refused.text.contains("invalid_grant"), "{}", refused.text);
+    for text in [&uncoded.text, &coded.text, &pinged.text, &refused.text] {
+        for secret in [
+            "meta-token-s3cret",
+            "whsec_dash",
+            "dev-s3cret",
+            "refresh-s3cret",
+        ] {
+            assert!(!text.contains(secret), "{secret} shown");
+        }
+    }
+    let unknown = app.post(&owner, &format!("{path}/myspace/test"), &[]).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert!(
+        app.store
+            .claim_job(Utc::now(), Duration::minutes(1))
+            .await
+            .unwrap()
+            .is_none(),
+        "nothing was queued"
+    );
+}
+
+#[tokio::test]
 async fn keys_are_shown_once_and_refused_once_revoked() {
     let app = app().await;
     let owner = app.owner().await;

@@ -11,7 +11,9 @@ use chrono::Utc;
 use leadtrack_core::Admin;
 use leadtrack_core::integration::SettingsError;
 use leadtrack_core::job::Attempt;
+use leadtrack_core::label::LabelMapping;
 use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
+use leadtrack_forward::check::{TestError, TestRequest};
 use leadtrack_forward::{Outcome, check, ga4};
 use strum::VariantArray;
 use warp::http::StatusCode;
@@ -76,13 +78,15 @@ impl From<&Attempt> for LastDelivery {
     }
 }
 
-/// What a GA4 test event found.
+/// What a test found.
 enum TestResult {
-    /// The validator found nothing wrong.
+    /// GA4's validator found nothing wrong.
     Valid,
-    /// What it found wrong.
+    /// What GA4's validator found wrong.
     Problems(Vec<String>),
-    /// It could not be asked.
+    /// Another platform accepted the test (its answer, shortened).
+    Accepted(String),
+    /// The platform refused it, or could not be asked.
     Failed(String),
 }
 
@@ -96,8 +100,11 @@ struct Card {
     no_validation: &'static str,
     /// Whether the form shows open: it has problems to see.
     open: bool,
-    /// GA4's test event: the event name to send, and what the last test found.
+    /// The test's value: GA4's and Meta's event name, Google Ads' conversion action.
     test_event: String,
+    /// Meta's test event code.
+    test_code: String,
+    /// What the last test found.
     test: Option<TestResult>,
     /// A webhook secret just generated, shown this once.
     new_secret: Option<String>,
@@ -132,7 +139,7 @@ type Typed = (IntegrationKind, Vec<(&'static str, String)>, Problems);
 #[derive(Default)]
 struct Shown {
     typed: Option<Typed>,
-    test: Option<(String, TestResult)>,
+    test: Option<(IntegrationKind, String, TestResult)>,
     new_secret: Option<String>,
 }
 
@@ -148,13 +155,12 @@ async fn integrations_page<S: Admin>(
     let failure = |e| owner.failure(e);
     let integrations = store.integrations(project).await.map_err(failure)?;
     let attempts = store.last_attempts(project).await.map_err(failure)?;
-    let default_event = store
-        .labels(project)
-        .await
-        .map_err(failure)?
-        .into_iter()
-        .find_map(|label| label.mapping.ga4_event)
-        .unwrap_or_else(|| "leadtrack_test".to_owned());
+    let labels = store.labels(project).await.map_err(failure)?;
+    let first = |of: fn(&LabelMapping) -> Option<&String>| {
+        labels.iter().find_map(|label| of(&label.mapping)).cloned()
+    };
+    let default_event =
+        first(|m| m.ga4_event.as_ref()).unwrap_or_else(|| "leadtrack_test".to_owned());
     let cards = IntegrationKind::VARIANTS
         .iter()
         .map(|&kind| {
@@ -185,13 +191,26 @@ async fn integrations_page<S: Admin>(
                 })
                 .collect();
             let connected = integrations.is_connected(kind);
-            let (test_event, test) = match kind {
-                IntegrationKind::Ga4 => match shown.test.take() {
-                    Some((event, result)) => (event, Some(result)),
-                    None => (default_event.clone(), None),
+            let (test_event, test) = match shown.test.take_if(|(of, ..)| *of == kind) {
+                Some((_, value, result)) => (value, Some(result)),
+                None => match kind {
+                    IntegrationKind::Ga4 => (default_event.clone(), None),
+                    IntegrationKind::Meta => (
+                        first(|m| m.meta_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
+                        None,
+                    ),
+                    IntegrationKind::GoogleAds => (
+                        first(|m| m.google_ads_action.as_ref()).unwrap_or_default(),
+                        None,
+                    ),
+                    _ => (String::new(), None),
                 },
-                _ => (String::new(), None),
             };
+            let test_code = integrations
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.test_event_code.clone())
+                .unwrap_or_default();
             Card {
                 title,
                 slug,
@@ -204,6 +223,7 @@ async fn integrations_page<S: Admin>(
                 no_validation,
                 open: problems.is_some(),
                 test_event,
+                test_code,
                 test,
                 new_secret: match kind {
                     IntegrationKind::Webhook => shown.new_secret.take(),
@@ -327,7 +347,7 @@ fn http() -> &'static reqwest::Client {
 
 /// `POST integrations/ga4/test`: sends one event to GA4's validation endpoint, which
 /// records nothing, and shows what it found. Nothing is queued.
-pub(super) async fn test_ga4<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+async fn test_ga4<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
     let integrations = store
         .integrations(owner.project().id)
         .await
@@ -359,7 +379,54 @@ pub(super) async fn test_ga4<S: Admin>(store: &S, (owner, form): (Owner, Form)) 
     };
     tracing::info!(user = %owner.viewer.user.id, "GA4 test event sent to the validator");
     let shown = Shown {
-        test: Some((event, result)),
+        test: Some((IntegrationKind::Ga4, event, result)),
+        ..Shown::default()
+    };
+    integrations_page(store, &owner, status, None, shown).await
+}
+
+/// `POST integrations/{kind}/test` for a platform other than GA4: one event in its test
+/// mode (Meta's test events, Google Ads' validateOnly, a signed ping to the webhook), or,
+/// for Microsoft Advertising and LinkedIn, which have none, a token from the credentials.
+/// Nothing counts as a conversion and nothing is queued.
+pub(super) async fn test<S: Admin>(store: &S, (owner, form): (Owner, Form), slug: &str) -> Answer {
+    let Some(kind) = kind_of(slug) else {
+        return Ok(owner.not_found());
+    };
+    if kind == IntegrationKind::Ga4 {
+        return test_ga4(store, (owner, form)).await;
+    }
+    let integrations = store
+        .integrations(owner.project().id)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let value = form.get("value").trim().to_owned();
+    let given = |text: &str| Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+    let request = TestRequest {
+        event: given(&value).filter(|_| kind == IntegrationKind::Meta),
+        test_event_code: given(form.get("test_event_code")),
+        conversion_action: given(&value).filter(|_| kind == IntegrationKind::GoogleAds),
+    };
+    let (status, result) =
+        match check::send_test(http(), owner.project(), &integrations, kind, &request).await {
+            Ok(answer) if answer.accepted => (StatusCode::OK, TestResult::Accepted(answer.detail)),
+            Ok(answer) => {
+                let title = platform(kind).title;
+                let said = format!("{title} did not accept the test: {}", answer.detail);
+                (StatusCode::OK, TestResult::Failed(sentence(&said)))
+            }
+            Err(err @ TestError::NotConnected(_)) => (
+                StatusCode::CONFLICT,
+                TestResult::Failed(sentence(&err.to_string())),
+            ),
+            Err(err @ TestError::Missing(_)) => (
+                StatusCode::BAD_REQUEST,
+                TestResult::Failed(sentence(&err.to_string())),
+            ),
+        };
+    tracing::info!(user = %owner.viewer.user.id, %kind, "integration test sent");
+    let shown = Shown {
+        test: Some((kind, value, result)),
         ..Shown::default()
     };
     integrations_page(store, &owner, status, None, shown).await

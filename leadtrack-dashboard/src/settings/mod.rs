@@ -9,7 +9,7 @@
 //! | `GET integrations` | one card per platform: status, last delivery, settings |
 //! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `microsoft-ads`, `linkedin`, `webhook`) |
 //! | `POST integrations/{kind}/disconnect` | disconnects |
-//! | `POST integrations/ga4/test` | sends a test event to GA4's validation endpoint |
+//! | `POST integrations/{kind}/test` | one test event in the platform's test mode (GA4's validator, Meta's test events, Google Ads' validateOnly, a webhook ping), or a token check (Microsoft Advertising, LinkedIn) |
 //! | `GET keys`, `POST keys`, `POST keys/revoke` | API keys: list, create (shown once), revoke |
 //! | `GET members`, `POST members` | members: list, add an existing user by email |
 //! | `POST members/{userId}`, `POST members/{userId}/remove` | changes a role, removes |
@@ -69,8 +69,8 @@ where
             ["labels", id] if get => labels::edit(store, request, page().await?, id).await,
             ["labels", id] if post => labels::update(store, form().await?, id).await,
             ["integrations"] if get => integrations::page(store, request, page().await?).await,
-            ["integrations", "ga4", "test"] if post => {
-                integrations::test_ga4(store, form().await?).await
+            ["integrations", kind, "test"] if post => {
+                integrations::test(store, form().await?, kind).await
             }
             ["integrations", kind] if post => integrations::save(store, form().await?, kind).await,
             ["integrations", kind, "disconnect"] if post => {

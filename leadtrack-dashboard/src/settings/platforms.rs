@@ -248,39 +248,40 @@ pub(super) fn platform(kind: IntegrationKind) -> Platform {
             "Google Ads",
             "google-ads",
             GOOGLE_ADS,
-            "Google Ads has no validation mode here: a conversion is checked when a rated lead \
-             is sent, and the last delivery above says how that went.",
+            "Each rated lead's conversion is checked when it is sent, and the last delivery \
+             above says how that went. Google can also validate a made-up conversion here, \
+             recording nothing.",
         ),
         IntegrationKind::Ga4 => ("GA4", "ga4", GA4, ""),
         IntegrationKind::Meta => (
             "Meta",
             "meta",
             META,
-            "Meta has no validation mode. To watch conversions arrive, set a test event code: \
-             they then show in Events Manager's Test events tab.",
+            "To watch conversions arrive, set a test event code: they then show in Events \
+             Manager's Test events tab, and count for nothing.",
         ),
         IntegrationKind::MicrosoftAds => (
             "Microsoft Advertising",
             "microsoft-ads",
             MICROSOFT_ADS,
             "Microsoft Advertising has no test mode for offline conversions: rate a lead with \
-             a Microsoft click id (msclkid) to see a delivery. The command server integration test checks \
-             that the credentials get a token.",
+             a Microsoft click id (msclkid) to see a delivery, or check here that the \
+             credentials get a token.",
         ),
         IntegrationKind::Linkedin => (
             "LinkedIn",
             "linkedin",
             LINKEDIN,
             "LinkedIn has no test mode for conversions: rate a lead with an email or a LinkedIn \
-             click id (li_fat_id) to see a delivery. The command server integration test checks that the \
-             credentials get a token.",
+             click id (li_fat_id) to see a delivery, or check here that the credentials get a \
+             token.",
         ),
         IntegrationKind::Webhook => (
             "Webhook",
             "webhook",
             WEBHOOK,
-            "A webhook has no validation mode: rate a lead to see a delivery, signed with \
-             HMAC-SHA256 of the secret.",
+            "Each conversion is posted signed with HMAC-SHA256 of the secret; a signed ping \
+             checks that the receiver answers.",
         ),
     };
     Platform {
