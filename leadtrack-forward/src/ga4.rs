@@ -50,15 +50,11 @@ pub fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) -> Option
     // https://developers.google.com/analytics/devguides/collection/protocol/ga4/reference:
     // "consent": "ad_user_data", "ad_personalization", each "GRANTED" or "DENIED".
     let consent = google::consent(job);
-    let mut signals = Map::new();
-    for (name, signal) in [
-        ("ad_user_data", consent.ad_user_data),
-        ("ad_personalization", consent.ad_personalization),
-    ] {
-        if let Some(signal) = signal {
-            signals.insert(name.into(), json!(signal.as_ref().to_ascii_uppercase()));
-        }
-    }
+    let signals = google::signals(
+        consent,
+        ["ad_user_data", "ad_personalization"],
+        ["GRANTED", "DENIED"],
+    );
     if !signals.is_empty() {
         body.insert("consent".into(), Value::Object(signals));
     }

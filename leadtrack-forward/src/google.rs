@@ -3,12 +3,29 @@
 
 use leadtrack_core::job::ClaimedJob;
 use leadtrack_core::types::{Consent, ConsentStatus};
+use serde_json::{Map, Value, json};
 
 use crate::normalize::{self, Rules};
 
 /// The consent of the job's lead: its own signals, else its project's defaults.
 pub(crate) fn consent(job: &ClaimedJob) -> Consent {
     job.lead.data.consent.or(job.project.default_consent)
+}
+
+/// The consent signals given, as a Google API names them (`names`: ad user data, then ad
+/// personalization) with its words for granted and denied (`words`).
+pub(crate) fn signals(consent: Consent, names: [&str; 2], words: [&str; 2]) -> Map<String, Value> {
+    let word = |status| match status {
+        ConsentStatus::Granted => words[0],
+        ConsentStatus::Denied => words[1],
+    };
+    [
+        (names[0], consent.ad_user_data),
+        (names[1], consent.ad_personalization),
+    ]
+    .into_iter()
+    .filter_map(|(name, status)| Some((name.to_owned(), json!(word(status?)))))
+    .collect()
 }
 
 /// The lead's email and phone, hashed by Google's rules; neither when `consent` denies ad

@@ -97,16 +97,11 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
     }
     // https://developers.google.com/data-manager/api/reference/rest/v1/Consent: adUserData
     // and adPersonalization, each CONSENT_GRANTED or CONSENT_DENIED.
-    let mut signals = Map::new();
-    for (name, signal) in [
-        ("adUserData", consent.ad_user_data),
-        ("adPersonalization", consent.ad_personalization),
-    ] {
-        if let Some(signal) = signal {
-            let value = format!("CONSENT_{}", signal.as_ref().to_ascii_uppercase());
-            signals.insert(name.into(), json!(value));
-        }
-    }
+    let signals = google::signals(
+        consent,
+        ["adUserData", "adPersonalization"],
+        ["CONSENT_GRANTED", "CONSENT_DENIED"],
+    );
     if !signals.is_empty() {
         event["consent"] = Value::Object(signals);
     }
