@@ -13,7 +13,9 @@ use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::rules::skip_reason;
 use leadtrack_core::store::{Conflict, Entity};
-use leadtrack_core::types::{ConversionId, JsonObject, LeadId, LeadIdentifier, LeadStatus};
+use leadtrack_core::types::{
+    Consent, ConsentStatus, ConversionId, JsonObject, LeadId, LeadIdentifier, LeadStatus,
+};
 use leadtrack_core::{Store, StoreError};
 use serde_json::Value;
 use strum::VariantArray;
@@ -131,6 +133,8 @@ struct LeadPage {
     form_name: Option<String>,
     form_fields: Vec<Field>,
     attribution: Vec<Field>,
+    /// Google's consent signals: the lead's, else the project's default (marked so).
+    consent: Vec<Field>,
     touches: Vec<TouchRow>,
     choices: Vec<RatingChoice>,
     selected: String,
@@ -153,6 +157,35 @@ pub(crate) struct Rating {
     pub(crate) note: String,
     pub(crate) problem: Option<String>,
     pub(crate) notice: Option<&'static str>,
+}
+
+/// Each consent signal the lead gives, or its project gives by default, for people.
+fn consent_fields(given: Consent, default: Consent) -> Vec<Field> {
+    let word = |status| match status {
+        ConsentStatus::Granted => "Granted",
+        ConsentStatus::Denied => "Denied",
+    };
+    [
+        ("Ad user data", given.ad_user_data, default.ad_user_data),
+        (
+            "Ad personalization",
+            given.ad_personalization,
+            default.ad_personalization,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(name, given, default)| {
+        let value = match (given, default) {
+            (Some(status), _) => word(status).to_owned(),
+            (None, Some(status)) => format!("{} (project default)", word(status)),
+            (None, None) => return None,
+        };
+        Some(Field {
+            name: name.to_owned(),
+            value,
+        })
+    })
+    .collect()
 }
 
 /// The platform's name for people.
@@ -426,6 +459,7 @@ pub(crate) async fn page<S: Store>(
         form_name: data.form_name().map(str::to_owned),
         form_fields: fields(&data.form_data, &["formName", "uniqueEventId"]),
         attribution: fields(&data.attribution_data, &[]),
+        consent: consent_fields(data.consent, project.default_consent),
         touches: channel::touches(data)
             .into_iter()
             .map(|touch| TouchRow {

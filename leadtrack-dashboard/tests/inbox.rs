@@ -9,7 +9,7 @@ use leadtrack_core::Admin;
 use leadtrack_core::LeadStore;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::request::{CreateRoute, NewLead};
-use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus};
+use leadtrack_core::types::{Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus};
 use serde_json::{Value, json};
 use warp::http::StatusCode;
 
@@ -388,5 +388,41 @@ async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_
             .contains("Webhook failed, just now: HTTP 410: gone"),
         "{}",
         home.text
+    );
+}
+
+#[tokio::test]
+async fn a_leads_page_shows_its_consent_and_the_projects_default() {
+    let app = app().await;
+    app.store
+        .update_project(
+            app.alpha.id,
+            leadtrack_core::project::ProjectSettings {
+                default_consent: Some(Consent {
+                    ad_user_data: Some(ConsentStatus::Granted),
+                    ad_personalization: Some(ConsentStatus::Granted),
+                }),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let id = lead(
+        &app,
+        json!({"userData": {"email": "ada@example.com"}, "consent": {"adUserData": "denied"}}),
+    )
+    .await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app
+        .get(&format!("/projects/alpha/leads/{id}"), &member)
+        .await;
+    assert!(
+        page.text.contains("<dt>Ad user data</dt><dd>Denied</dd>"),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text
+            .contains("<dt>Ad personalization</dt><dd>Granted (project default)</dd>")
     );
 }
