@@ -339,8 +339,8 @@ async fn labels_are_created_and_edited() {
         }
     );
     assert!(
-        page.text
-            .contains("<code>urn:lla:llaPartnerConversion:777</code>")
+        page.text.contains("<code>777</code>"),
+        "the list shows the LinkedIn rule's id"
     );
 
     let one = format!("{path}/{}", label.id);

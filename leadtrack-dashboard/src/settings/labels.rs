@@ -188,7 +188,11 @@ impl From<ConversionLabel> for LabelRow {
             ga4: label.mapping.ga4_event,
             meta: label.mapping.meta_event,
             microsoft_ads: label.mapping.microsoft_ads_conversion,
-            linkedin: label.mapping.linkedin_conversion,
+            // The rule's id is what Campaign Manager shows; the URN around it is noise here.
+            linkedin: label.mapping.linkedin_conversion.map(|urn| {
+                urn.trim_start_matches("urn:lla:llaPartnerConversion:")
+                    .to_owned()
+            }),
             webhook: label.mapping.webhook,
         }
     }
