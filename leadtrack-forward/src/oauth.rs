@@ -59,10 +59,14 @@ impl RefreshGrant<'_> {
 /// Access tokens by token endpoint, client and refresh token, until shortly before they
 /// expire. One refresh at a time per token: deliveries that need the same token while it
 /// is being fetched wait for that fetch rather than each asking the endpoint.
+///
+/// A platform that rotates refresh tokens (Microsoft) sends a new one with each access
+/// token; the cache keeps it, by the token it replaces, for the worker to store.
 #[derive(Default)]
 pub(crate) struct TokenCache {
     tokens: Mutex<HashMap<String, (String, Instant)>>,
     refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    rotated: Mutex<HashMap<String, String>>,
 }
 
 /// What a token endpoint answers.
@@ -71,6 +75,9 @@ struct TokenResponse {
     access_token: String,
     #[serde(default = "default_expiry")]
     expires_in: u64,
+    /// A new refresh token, from platforms that rotate them.
+    #[serde(default)]
+    refresh_token: Option<String>,
 }
 
 fn default_expiry() -> u64 {
@@ -87,6 +94,14 @@ impl TokenCache {
             .get(key)
             .filter(|(_, expires)| Instant::now() < *expires)
             .map(|(token, _)| token.clone())
+    }
+
+    /// The refresh token the platform issued in place of `old`, once.
+    pub(crate) fn take_rotated(&self, old: &str) -> Option<String> {
+        self.rotated
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(old)
     }
 
     /// Drops the grant's token, which the platform no longer accepts.
@@ -146,6 +161,12 @@ impl TokenCache {
                 error: "OAuth token refresh: the answer holds no access_token".to_owned(),
                 retry_after: None,
             })?;
+        if let Some(rotated) = token.refresh_token.filter(|new| new != grant.refresh_token) {
+            self.rotated
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(grant.refresh_token.to_owned(), rotated);
+        }
         let lifetime = Duration::from_secs(token.expires_in).saturating_sub(EXPIRY_MARGIN);
         self.tokens
             .lock()

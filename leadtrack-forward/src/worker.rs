@@ -8,6 +8,7 @@ use std::time::Duration;
 use chrono::Utc;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
+use leadtrack_core::integration::{Integrations, Secret};
 use leadtrack_core::job::{Attempt, ClaimedJob};
 use leadtrack_core::store::Conflict;
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
@@ -105,6 +106,23 @@ impl Deliverer {
                 None => disconnected(),
             },
         }
+    }
+
+    /// The refresh token `kind`'s platform issued in place of the one in `integrations`,
+    /// if it did since this was last asked: `(old, new)`, for the store to keep.
+    pub fn rotated_refresh_token(
+        &self,
+        kind: IntegrationKind,
+        integrations: &Integrations,
+    ) -> Option<(Secret, Secret)> {
+        let old = match kind {
+            IntegrationKind::GoogleAds => &integrations.google_ads.as_ref()?.refresh_token,
+            IntegrationKind::MicrosoftAds => &integrations.microsoft_ads.as_ref()?.refresh_token,
+            IntegrationKind::Linkedin => &integrations.linkedin.as_ref()?.refresh_token,
+            IntegrationKind::Ga4 | IntegrationKind::Meta | IntegrationKind::Webhook => return None,
+        };
+        let new = self.tokens.take_rotated(old.expose())?;
+        Some((old.clone(), Secret::new(new)))
     }
 }
 
@@ -231,6 +249,8 @@ impl<S: JobQueue + Clone> Worker<S> {
                 next_due = Some(next_due.map_or(retry_at, |at| at.min(retry_at)));
             }
             self.store.record_attempt(job.id, token, &attempt).await?;
+            self.keep_rotated_refresh_token(claimed, delivery.integration)
+                .await;
         }
         match next_due {
             Some(at) => self.store.reschedule_job(job.id, token, at).await,
@@ -238,6 +258,31 @@ impl<S: JobQueue + Clone> Worker<S> {
                 let status = self.store.finish_job(job.id, token, Utc::now()).await?;
                 tracing::info!(job = job.id.0, lead = job.lead_id.0, status = %status, "job done");
                 Ok(())
+            }
+        }
+    }
+
+    /// Stores the refresh token a platform rotated while delivering to `kind`, so that the
+    /// integration keeps working past the life of the token it was connected with. A
+    /// failure to store is logged: the old token still works for a while.
+    async fn keep_rotated_refresh_token(&self, claimed: &ClaimedJob, kind: IntegrationKind) {
+        let Some((old, new)) = self
+            .deliverer
+            .rotated_refresh_token(kind, &claimed.integrations)
+        else {
+            return;
+        };
+        let project = claimed.project.id;
+        match self
+            .store
+            .rotate_refresh_token(project, kind, &old, new, Utc::now())
+            .await
+        {
+            Ok(kept) => {
+                tracing::info!(project = project.0, integration = %kind, kept, "refresh token rotated");
+            }
+            Err(err) => {
+                tracing::warn!(project = project.0, integration = %kind, error = %err, "could not store a rotated refresh token");
             }
         }
     }

@@ -304,3 +304,48 @@ async fn an_expired_token_is_refreshed_once_and_leads_without_ids_are_skipped() 
         json!([{"idType": "SHA256_EMAIL", "idValue": sha256_hex("b@example.com")}])
     );
 }
+
+#[tokio::test]
+async fn a_refresh_token_the_platform_rotates_is_kept_and_used_next() {
+    let s = setup().await;
+    s.tokens.push(MockResponse::json(
+        200,
+        json!({"access_token": "access-1", "expires_in": 3600, "refresh_token": "ms-refresh-rotated"}),
+    ));
+    let first =
+        s.f.rated_lead(lead(), Some(ConversionId::Label(s.label)))
+            .await;
+    let w = worker(&s.f.store, fast());
+    s.f.run_until_done(&w, first).await;
+    let stored = s.f.store.integrations(s.f.project.id).await.unwrap();
+    let rotated = stored.microsoft_ads.unwrap().refresh_token;
+    let linkedin = stored.linkedin.unwrap().refresh_token;
+    // Which platform's grant got the rotating answer depends on which asked first.
+    assert!(
+        [rotated.expose(), linkedin.expose()].contains(&"ms-refresh-rotated"),
+        "the rotated token is stored"
+    );
+    let (kept, grant_path, stale) = if rotated.expose() == "ms-refresh-rotated" {
+        (rotated, "/ms-token", MS_REFRESH_TOKEN)
+    } else {
+        (linkedin, "/li-token", LI_REFRESH_TOKEN)
+    };
+    assert_eq!(kept.expose(), "ms-refresh-rotated");
+
+    // The next refresh of that platform presents the rotated token, not the first one.
+    let second =
+        s.f.rated_lead(lead(), Some(ConversionId::Label(s.label)))
+            .await;
+    s.f.run_until_done(&worker(&s.f.store, fast()), second)
+        .await;
+    let grants: Vec<String> = s
+        .tokens
+        .requests()
+        .iter()
+        .filter(|r| r.path == grant_path)
+        .map(|r| r.text())
+        .collect();
+    assert_eq!(grants.len(), 2, "{grants:?}");
+    assert!(grants[0].contains(&format!("refresh_token={stale}")));
+    assert!(grants[1].contains("refresh_token=ms-refresh-rotated"));
+}

@@ -1,7 +1,7 @@
 //! Projects, API keys, conversion labels and integration settings.
 
 use chrono::{DateTime, Utc};
-use leadtrack_core::integration::{IntegrationSettings, Integrations};
+use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
@@ -9,7 +9,7 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
 use crate::rows::{self, ATTEMPT_COLUMNS, Error, LABEL_COLUMNS, PROJECT_COLUMNS};
@@ -316,6 +316,40 @@ pub(crate) fn set_integration(
         to_millis(&now),
     ))?;
     Ok(())
+}
+
+/// Keeps a refresh token the platform issued in place of `old` (see
+/// [`IntegrationSettings::rotate_refresh_token`]), in the writer's transaction, so a
+/// reconnection in between is never overwritten.
+pub(crate) fn rotate_refresh_token(
+    conn: &Connection,
+    project: ProjectId,
+    kind: IntegrationKind,
+    old: &Secret,
+    new: Secret,
+    now: DateTime<Utc>,
+) -> Result<bool, Error> {
+    let stored: Option<String> = conn
+        .prepare_cached("SELECT settings FROM integrations WHERE project_id = ?1 AND kind = ?2")?
+        .query_row((project.0, kind.as_ref()), |row| row.get(0))
+        .optional()?;
+    let Some(stored) = stored else {
+        return Ok(false);
+    };
+    let mut settings: IntegrationSettings = serde_json::from_str(&stored)?;
+    if !settings.rotate_refresh_token(old, new) {
+        return Ok(false);
+    }
+    conn.prepare_cached(
+        "UPDATE integrations SET settings = ?3, updated_at = ?4 WHERE project_id = ?1 AND kind = ?2",
+    )?
+    .execute((
+        project.0,
+        kind.as_ref(),
+        serde_json::to_string(&settings)?,
+        to_millis(&now),
+    ))?;
+    Ok(true)
 }
 
 pub(crate) fn remove_integration(

@@ -8,7 +8,7 @@ use leadtrack_core::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
 };
 use leadtrack_core::activity::LeadEvent;
-use leadtrack_core::integration::{IntegrationSettings, Integrations};
+use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
@@ -272,6 +272,19 @@ impl JobQueue for SqliteStore {
         now: DateTime<Utc>,
     ) -> StoreResult<LeadStatus> {
         self.write(move |conn| jobs::finish(conn, job, lease, now))
+            .await
+    }
+
+    async fn rotate_refresh_token(
+        &self,
+        project: ProjectId,
+        kind: IntegrationKind,
+        old: &Secret,
+        new: Secret,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let old = old.clone();
+        self.write(move |conn| admin::rotate_refresh_token(conn, project, kind, &old, new, now))
             .await
     }
 }

@@ -218,6 +218,33 @@ pub enum IntegrationSettings {
 }
 
 impl IntegrationSettings {
+    /// The OAuth refresh token, for the integrations that have one.
+    pub fn refresh_token(&self) -> Option<&Secret> {
+        match self {
+            Self::GoogleAds(s) => Some(&s.refresh_token),
+            Self::MicrosoftAds(s) => Some(&s.refresh_token),
+            Self::Linkedin(s) => Some(&s.refresh_token),
+            Self::Ga4(_) | Self::Meta(_) | Self::Webhook(_) => None,
+        }
+    }
+
+    /// Puts `new`, which the platform issued in exchange for `old`, in place of the refresh
+    /// token, unless the token is no longer `old` (the integration was connected again
+    /// meanwhile, and that choice wins). Whether it replaced.
+    pub fn rotate_refresh_token(&mut self, old: &Secret, new: Secret) -> bool {
+        let token = match self {
+            Self::GoogleAds(s) => &mut s.refresh_token,
+            Self::MicrosoftAds(s) => &mut s.refresh_token,
+            Self::Linkedin(s) => &mut s.refresh_token,
+            Self::Ga4(_) | Self::Meta(_) | Self::Webhook(_) => return false,
+        };
+        if token != old || *token == new {
+            return false;
+        }
+        *token = new;
+        true
+    }
+
     /// Which integration these settings are for.
     pub fn kind(&self) -> IntegrationKind {
         match self {

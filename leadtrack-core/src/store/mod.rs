@@ -31,7 +31,7 @@ use crate::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
 };
 use crate::activity::LeadEvent;
-use crate::integration::{IntegrationSettings, Integrations};
+use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
 use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
@@ -302,6 +302,19 @@ pub trait JobQueue: Send + Sync + 'static {
         lease: Uuid,
         now: DateTime<Utc>,
     ) -> StoreResult<LeadStatus>;
+
+    /// Keeps the refresh token a platform issued (Microsoft's rotate with each use) in
+    /// place of `old` in the project's `kind` integration, by
+    /// [`crate::integration::IntegrationSettings::rotate_refresh_token`]: nothing changes
+    /// when the integration is gone or holds another token by now. Whether it replaced.
+    async fn rotate_refresh_token(
+        &self,
+        project: ProjectId,
+        kind: IntegrationKind,
+        old: &Secret,
+        new: Secret,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool>;
 }
 
 /// Team accounts: users, their memberships of projects, sign-in sessions and failed

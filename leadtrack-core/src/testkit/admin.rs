@@ -8,7 +8,7 @@ use super::{
     Backend, all_integrations, all_kinds, all_mapped, assert_not_found, at, by, create, label,
     project, update, webhook,
 };
-use crate::integration::{IntegrationSettings, WebhookSettings};
+use crate::integration::{IntegrationSettings, Secret, WebhookSettings};
 use crate::job::Attempt;
 use crate::key::{KeyHash, KeyRef};
 use crate::label::{LabelMapping, NewLabel};
@@ -468,5 +468,88 @@ pub async fn allowed_origins_are_kept_with_the_project<B: Backend>(backend: &B) 
             .unwrap()
             .allowed_origins
             .is_empty()
+    );
+}
+
+/// A refresh token the platform rotated replaces the stored one, only while the stored one
+/// is the token it was issued for, and only in that project's integration.
+pub async fn rotated_refresh_tokens_are_kept_unless_reconnected<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let other = project(&store, "other").await;
+    for settings in all_integrations() {
+        for id in [acme.id, other.id] {
+            store
+                .set_integration(id, settings.clone(), at(0))
+                .await
+                .unwrap();
+        }
+    }
+    let stored = |id| {
+        let store = &store;
+        async move {
+            store
+                .integrations(id)
+                .await
+                .unwrap()
+                .microsoft_ads
+                .unwrap()
+                .refresh_token
+        }
+    };
+    let kind = IntegrationKind::MicrosoftAds;
+    let first = stored(acme.id).await;
+    let rotated = Secret::new("ms-refresh-2");
+    assert!(
+        store
+            .rotate_refresh_token(acme.id, kind, &first, rotated.clone(), at(1))
+            .await
+            .unwrap()
+    );
+    assert_eq!(stored(acme.id).await, rotated);
+    assert_eq!(
+        stored(other.id).await,
+        first,
+        "another project keeps its own"
+    );
+    // A late rotation of the first token loses to the newer one.
+    let late = Secret::new("ms-refresh-late");
+    assert!(
+        !store
+            .rotate_refresh_token(acme.id, kind, &first, late, at(2))
+            .await
+            .unwrap()
+    );
+    assert_eq!(stored(acme.id).await, rotated);
+    // Integrations without refresh tokens, or not connected, are left alone.
+    assert!(
+        !store
+            .rotate_refresh_token(
+                acme.id,
+                IntegrationKind::Ga4,
+                &first,
+                rotated.clone(),
+                at(3)
+            )
+            .await
+            .unwrap()
+    );
+    store
+        .remove_integration(acme.id, IntegrationKind::Linkedin)
+        .await
+        .unwrap();
+    assert!(
+        !store
+            .rotate_refresh_token(acme.id, IntegrationKind::Linkedin, &first, rotated, at(3))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .integrations(acme.id)
+            .await
+            .unwrap()
+            .linkedin
+            .is_none()
     );
 }
