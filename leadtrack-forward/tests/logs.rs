@@ -5,9 +5,21 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
+use chrono::Utc;
 use common::*;
-use leadtrack_forward::testkit::MockResponse;
+use leadtrack_core::Admin;
+use leadtrack_core::integration::{
+    IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,
+};
+use leadtrack_core::label::NewLabel;
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
+
+const MS_DEVELOPER_TOKEN: &str = "ms-developer-token-secret";
+const MS_CLIENT_SECRET: &str = "ms-client-secret-value";
+const MS_REFRESH_TOKEN: &str = "ms-refresh-token-secret";
+const LI_CLIENT_SECRET: &str = "li-client-secret-value";
+const LI_REFRESH_TOKEN: &str = "li-refresh-token-secret";
 
 /// Captures log lines, to check that no credential is ever logged.
 #[derive(Clone, Default)]
@@ -48,7 +60,72 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
     f.platforms
         .token
         .push(MockResponse::json(500, json!({"echo": ADS_CLIENT_SECRET})));
-    let lead = f.rated_lead(full_lead(), None).await;
+    // Microsoft and LinkedIn too: one's platform and the other's token endpoint echo the
+    // credentials they were sent.
+    let microsoft =
+        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
+    microsoft.push(MockResponse::json(
+        500,
+        json!({"Errors": [{"Code": 0, "Message": format!("echo {MS_DEVELOPER_TOKEN}")}]}),
+    ));
+    // LinkedIn's token endpoint, and its API (which answers the same 200).
+    let li_tokens = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"access_token": "access", "expires_in": 3600}),
+    ))
+    .await;
+    li_tokens.push(MockResponse::json(
+        500,
+        json!({"echo": [LI_CLIENT_SECRET, LI_REFRESH_TOKEN]}),
+    ));
+    let ms_tokens = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"access_token": "access", "expires_in": 3600}),
+    ))
+    .await;
+    for settings in [
+        IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
+            customer_id: "1".into(),
+            account_id: "2".into(),
+            developer_token: Secret::new(MS_DEVELOPER_TOKEN),
+            client_id: "ms".into(),
+            client_secret: Some(Secret::new(MS_CLIENT_SECRET)),
+            refresh_token: Secret::new(MS_REFRESH_TOKEN),
+            token_url: Some(ms_tokens.url().to_owned()),
+            base_url: Some(microsoft.url().to_owned()),
+        }),
+        IntegrationSettings::Linkedin(LinkedinSettings {
+            client_id: "li".into(),
+            client_secret: Secret::new(LI_CLIENT_SECRET),
+            refresh_token: Secret::new(LI_REFRESH_TOKEN),
+            api_version: "202510".into(),
+            token_url: Some(li_tokens.url().to_owned()),
+            base_url: Some(li_tokens.url().to_owned()),
+        }),
+    ] {
+        f.store
+            .set_integration(f.project.id, settings, Utc::now())
+            .await
+            .unwrap();
+    }
+    let mut label = f.store.label(f.project.id, f.label).await.unwrap();
+    label.mapping.microsoft_ads_conversion = Some("Goal".into());
+    label.mapping.linkedin_conversion = Some("1".into());
+    f.store
+        .update_label(
+            f.project.id,
+            f.label,
+            NewLabel {
+                name: label.name,
+                mark_as_done: label.mark_as_done,
+                mapping: label.mapping,
+            },
+        )
+        .await
+        .unwrap();
+    let mut body = full_lead();
+    body["attributionData"]["msclkid"] = json!("M");
+    let lead = f.rated_lead(body, None).await;
     let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
 
     let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
@@ -61,8 +138,15 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
         .iter()
         .flat_map(|(_, a)| a.iter().filter_map(|a| a.error.clone()))
         .collect();
-    assert!(recorded.len() >= 4, "{recorded:?}");
-    for secret in SECRETS {
+    assert!(recorded.len() >= 6, "{recorded:?}");
+    let more = [
+        MS_DEVELOPER_TOKEN,
+        MS_CLIENT_SECRET,
+        MS_REFRESH_TOKEN,
+        LI_CLIENT_SECRET,
+        LI_REFRESH_TOKEN,
+    ];
+    for secret in SECRETS.into_iter().chain(more) {
         assert!(!logs.contains(secret), "{secret} in the logs");
         assert!(
             recorded.iter().all(|e| !e.contains(secret)),
