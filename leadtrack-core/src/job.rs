@@ -161,7 +161,7 @@ pub struct ClaimedJob {
     pub lead: StoredLead,
     /// Every delivery of the job, ended ones included.
     pub deliveries: Vec<Delivery>,
-    /// The lead's project (currency, phone country code, `lost` mapping).
+    /// The lead's project (currency, phone region, default consent, `lost` mapping).
     pub project: Project,
     /// The label applied; `None` for `lost`.
     pub label: Option<ConversionLabel>,

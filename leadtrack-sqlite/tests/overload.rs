@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures::future::join_all;
 use leadtrack_core::key::KeyHash;
-use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::request::LeadQuery;
-use leadtrack_core::testkit::data;
+use leadtrack_core::testkit::{data, project};
 use leadtrack_core::types::LeadIdentifier;
 use leadtrack_core::{Admin, LeadStore, StoreError};
 use leadtrack_sqlite::{SqliteOptions, SqliteStore};
@@ -26,20 +25,6 @@ const FLOODERS: usize = 64;
 /// leaves room for a debug build on two busy cores, where four heavy readers compete with
 /// it for the CPU. Without the quick readers it waited behind the whole search queue.
 const P99_BOUND: Duration = Duration::from_millis(100);
-
-async fn project(store: &SqliteStore, id: &str) -> Project {
-    store
-        .create_project(
-            NewProject {
-                public_id: Some(id.into()),
-                name: id.into(),
-                currency: None,
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_flood_does_not_delay_another_projects_lookups() {

@@ -100,9 +100,10 @@ pub async fn serve_app<A>(
 /// [`serve_app`] with `options`: the header, body and idle timeouts and the connection cap.
 ///
 /// Requests hyper cannot parse (a request line that is not HTTP, a URL over 64 KiB, more
-/// than 100 headers or about 400 KiB of them) are answered by hyper itself with `400`,
-/// `414` or `431`, an empty body and no CORS headers: no route sees them. They, timeouts
-/// and clients that disconnect are logged at `debug`; other connection errors at `warn`.
+/// than 100 headers or about 400 KiB of them) are answered before any route with `400
+/// bad_request`, `414 uri_too_long` or `431 headers_too_large`, the contract's JSON error
+/// body and `Access-Control-Allow-Origin: *`. They, timeouts and clients that disconnect
+/// are logged at `debug`; other connection errors at `warn`.
 pub async fn serve_app_with<A>(
     listener: TcpListener,
     app: A,

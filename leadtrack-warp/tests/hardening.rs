@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 
 use chrono::Utc;
-use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::project::{Project, ProjectSettings};
+use leadtrack_core::testkit::project;
 use leadtrack_core::types::{LeadId, LeadIdentifier};
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_sqlite::SqliteStore;
@@ -25,7 +26,7 @@ struct App {
 /// An app with `limits` and one project, `prj_a`, whose key is `key`.
 async fn app(limits: RateLimits) -> App {
     let store = SqliteStore::open_temporary().await.unwrap();
-    let project = new_project(&store, "prj_a").await;
+    let project = project(&store, "prj_a").await;
     let key = store
         .issue_api_key(project.id, Utc::now())
         .await
@@ -42,20 +43,6 @@ async fn app(limits: RateLimits) -> App {
         key,
         filter,
     }
-}
-
-async fn new_project(store: &SqliteStore, id: &str) -> Project {
-    store
-        .create_project(
-            NewProject {
-                public_id: Some(id.into()),
-                name: id.into(),
-                currency: None,
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap()
 }
 
 /// Every bucket off but the one `set` sets.
@@ -177,7 +164,7 @@ mod rate_limits {
     #[tokio::test]
     async fn client_and_project_buckets_are_independent() {
         let app = app(only(|l| l.per_ip = RateLimit::new(1, 1))).await;
-        new_project(&app.store, "prj_b").await;
+        project(&app.store, "prj_b").await;
         assert_eq!(
             app.browser_lead(CLIENT, "prj_a").await.status,
             StatusCode::CREATED
@@ -190,7 +177,7 @@ mod rate_limits {
         );
 
         let app = app_with_project_limit().await;
-        new_project(&app.store, "prj_b").await;
+        project(&app.store, "prj_b").await;
         assert_eq!(
             app.browser_lead(CLIENT, "prj_a").await.status,
             StatusCode::CREATED

@@ -13,7 +13,7 @@
 //! | `GET keys`, `POST keys`, `POST keys/revoke` | API keys: list, create (shown once), revoke |
 //! | `GET members`, `POST members` | members: list, add an existing user by email |
 //! | `POST members/{userId}`, `POST members/{userId}/remove` | changes a role, removes |
-//! | `GET project`, `POST project` | name, currency, calling code, what `lost` sends |
+//! | `GET project`, `POST project` | name, currency, phone country, allowed websites, default consent, what `lost` sends |
 //! | `GET install`, `POST install/test-lead` | the snippet; creates a test lead |
 //!
 //! Every page is the owners' (a member gets `403`, anyone else `404`), every form carries
