@@ -14,7 +14,8 @@
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
 //! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
-//!    sessions, who did what), [`integration`], [`job`], [`activity`] (a lead's history),
+//!    sessions, who did what), [`integration`], [`job`], [`webhook`] (lead webhooks),
+//!    [`activity`] (a lead's history),
 //!    [`report`] (leads counted by where they came from);
 //! 6. [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
 //! 7. [`api`]: the request and response wire types, with `From` conversions from the
@@ -66,6 +67,8 @@ pub mod integration;
 
 pub mod job;
 
+pub mod webhook;
+
 pub mod activity;
 
 pub mod report;
@@ -93,7 +96,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 19] = [
+    const CHAIN: [&str; 20] = [
         "time",
         "error",
         "types",
@@ -106,6 +109,7 @@ mod chain {
         "account",
         "integration",
         "job",
+        "webhook",
         "activity",
         "report",
         "rules",

@@ -157,11 +157,17 @@ pub async fn send_test(
                 "occurredAt": leadtrack_core::time::format(&now),
                 "projectId": project.public_id,
             });
-            webhook::post(http, settings, &event_id, &ping, now)
-                .await
-                .map(|answer| {
-                    described(&answer, |a| a.by_status(|| webhook::error_of(a, settings)))
-                })
+            let secret = &settings.secret;
+            webhook::post(
+                http,
+                &settings.url,
+                secret,
+                &event_id,
+                ping.to_string(),
+                now,
+            )
+            .await
+            .map(|answer| described(&answer, |a| a.by_status(|| webhook::error_of(a, secret))))
         }
     };
     Ok(answer.unwrap_or_else(unanswered))

@@ -1,18 +1,18 @@
-//! A signed JSON webhook: the conversion, posted to the project's URL.
+//! Signed JSON webhooks: the conversion webhook (a rating, posted to the integration's
+//! URL) and lead webhooks (each event a webhook subscribes to, posted to its URL).
 //!
 //! The body is a JSON event; the header `X-Leadtrack-Signature: t=<unix>,v1=<hex>` carries
-//! the HMAC-SHA256, keyed with the project's webhook secret, of `"<t>.<body>"`. A receiver
+//! the HMAC-SHA256, keyed with the webhook's secret, of `"<t>.<body>"`. A receiver
 //! recomputes it over the raw body to verify the origin, and rejects old `t` values to
 //! refuse replays. `X-Leadtrack-Event` repeats the event id, stable across retries, for
 //! receivers that deduplicate.
 
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, KeyInit, Mac};
-use leadtrack_core::api::Lead;
-use leadtrack_core::integration::WebhookSettings;
+use leadtrack_core::api::{Rating, WebhookBody, rating_event};
+use leadtrack_core::integration::{Secret, WebhookSettings};
 use leadtrack_core::job::ClaimedJob;
-use leadtrack_core::types::ConversionId;
-use serde_json::{Value, json};
+use leadtrack_core::webhook::ClaimedWebhookEvent;
 use sha2::Sha256;
 
 use crate::outcome::{self, Answer, Outcome};
@@ -22,30 +22,23 @@ pub const SIGNATURE_HEADER: &str = "X-Leadtrack-Signature";
 /// The event id header.
 pub const EVENT_HEADER: &str = "X-Leadtrack-Event";
 
-/// The event posted for `job`.
-///
-/// `type` is `lead.converted` for a label and `lead.lost` for `lost`.
-pub fn payload(job: &ClaimedJob) -> Value {
-    let kind = match job.job.conversion_id {
-        ConversionId::Lost => "lead.lost",
-        ConversionId::Label(_) | ConversionId::Open => "lead.converted",
+/// The event posted for `job`: `lead.converted` for a label, `lead.lost` for `lost`, with
+/// the job's event id, at the rating's time.
+pub fn payload(job: &ClaimedJob) -> WebhookBody {
+    let rating = Rating {
+        job_id: job.job.id,
+        conversion_id: job.job.conversion_id,
+        label: job.label.as_ref(),
+        price: job.job.price,
     };
-    let label = job
-        .label
-        .as_ref()
-        .map(|label| json!({"id": label.id, "name": label.name, "markAsDone": label.mark_as_done}));
-    json!({
-        "type": kind,
-        "id": job.job.event_id,
-        "jobId": job.job.id.0,
-        "occurredAt": leadtrack_core::time::format(&job.job.created_at),
-        "conversionId": job.job.conversion_id,
-        "label": label,
-        "price": job.job.price,
-        "currency": job.project.currency,
-        "projectId": job.project.public_id,
-        "lead": Lead::from(&job.lead),
-    })
+    WebhookBody::new(
+        rating_event(job.job.conversion_id),
+        job.job.event_id,
+        job.job.created_at,
+        &job.project,
+        &job.lead,
+        Some(rating),
+    )
 }
 
 /// `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
@@ -62,43 +55,84 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     )
 }
 
-/// Posts `job` to the webhook.
+/// Posts `job` to the conversion webhook.
 pub(crate) async fn deliver(
     http: &reqwest::Client,
     settings: &WebhookSettings,
     job: &ClaimedJob,
     now: DateTime<Utc>,
 ) -> Outcome {
-    let event_id = job.job.event_id.to_string();
-    match post(http, settings, &event_id, &payload(job), now).await {
-        Ok(answer) => answer.by_status(|| error_of(&answer, settings)),
+    let body = payload(job).to_json();
+    send(
+        http,
+        &settings.url,
+        &settings.secret,
+        &job.job.event_id.to_string(),
+        body,
+        now,
+    )
+    .await
+}
+
+/// Posts a lead webhook's claimed event: its body as stored, signed with the webhook's
+/// secret as it is now.
+pub(crate) async fn deliver_event(
+    http: &reqwest::Client,
+    claimed: &ClaimedWebhookEvent,
+    now: DateTime<Utc>,
+) -> Outcome {
+    let hook = &claimed.webhook;
+    let event_id = claimed.event_id.to_string();
+    send(
+        http,
+        &hook.url,
+        &hook.secret,
+        &event_id,
+        claimed.body.clone(),
+        now,
+    )
+    .await
+}
+
+/// Posts `body` and reads the outcome off the answer's status.
+async fn send(
+    http: &reqwest::Client,
+    url: &str,
+    secret: &Secret,
+    event_id: &str,
+    body: String,
+    now: DateTime<Utc>,
+) -> Outcome {
+    match post(http, url, secret, event_id, body, now).await {
+        Ok(answer) => answer.by_status(|| error_of(&answer, secret)),
         Err(failure) => failure,
     }
 }
 
 /// What a failed answer says, without the secret.
-pub(crate) fn error_of(answer: &Answer, settings: &WebhookSettings) -> String {
+pub(crate) fn error_of(answer: &Answer, secret: &Secret) -> String {
     outcome::scrub(
         format!("HTTP {}: {}", answer.status, answer.snippet()),
-        &[settings.secret.expose()],
+        &[secret.expose()],
     )
 }
 
-/// Posts `event`, signed at `now`, to the webhook.
+/// Posts `body`, signed at `now` with `secret`, to `url`.
 pub(crate) async fn post(
     http: &reqwest::Client,
-    settings: &WebhookSettings,
+    url: &str,
+    secret: &Secret,
     event_id: &str,
-    event: &Value,
+    body: String,
     now: DateTime<Utc>,
 ) -> Result<Answer, Outcome> {
-    let body = event.to_string().into_bytes();
+    let body = body.into_bytes();
     let request = http
-        .post(&settings.url)
+        .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header(
             SIGNATURE_HEADER,
-            signature(settings.secret.expose(), now.timestamp(), &body),
+            signature(secret.expose(), now.timestamp(), &body),
         )
         .header(EVENT_HEADER, event_id)
         .body(body);

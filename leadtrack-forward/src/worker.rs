@@ -1,5 +1,6 @@
 //! The worker: claims due conversion jobs from any [`JobQueue`], delivers each pending
-//! delivery to its platform, records every attempt, and reschedules or finishes the job.
+//! delivery to its platform, records every attempt, and reschedules or finishes the job;
+//! and claims due lead webhook events, posts each, and records the attempt.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,8 +11,9 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use leadtrack_core::integration::{Integrations, Secret};
 use leadtrack_core::job::{Attempt, ClaimedJob};
-use leadtrack_core::store::Conflict;
+use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
+use leadtrack_core::webhook::WebhookAttempt;
 use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
@@ -189,11 +191,23 @@ impl<S: JobQueue + Clone> Worker<S> {
         }
     }
 
-    /// Claims the job due soonest and processes it; `false` when none is due.
+    /// Processes the job due soonest, then posts the lead webhook event due soonest;
+    /// `false` when neither was due. A failure of the first does not keep the second from
+    /// running; the first failure is returned.
     pub async fn run_once(&self) -> StoreResult<bool> {
-        let lease = chrono::Duration::from_std(self.config.lease)
-            .map_err(|_| StoreError::Invalid("the lease is too long".to_owned()))?;
-        let Some(claimed) = self.store.claim_job(Utc::now(), lease).await? else {
+        let job = self.run_job().await;
+        let event = self.run_webhook_event().await;
+        Ok(job? | event?)
+    }
+
+    fn lease(&self) -> StoreResult<chrono::Duration> {
+        chrono::Duration::from_std(self.config.lease)
+            .map_err(|_| StoreError::Invalid("the lease is too long".to_owned()))
+    }
+
+    /// Claims the job due soonest and processes it; `false` when none is due.
+    pub async fn run_job(&self) -> StoreResult<bool> {
+        let Some(claimed) = self.store.claim_job(Utc::now(), self.lease()?).await? else {
             return Ok(false);
         };
         match self.process(&claimed).await {
@@ -202,6 +216,48 @@ impl<S: JobQueue + Clone> Worker<S> {
                 Ok(true)
             }
             other => other.map(|()| true),
+        }
+    }
+
+    /// Claims the lead webhook event due soonest, posts it and records the attempt; `false`
+    /// when none is due.
+    pub async fn run_webhook_event(&self) -> StoreResult<bool> {
+        let Some(claimed) = self
+            .store
+            .claim_webhook_event(Utc::now(), self.lease()?)
+            .await?
+        else {
+            return Ok(false);
+        };
+        let outcome = webhook::deliver_event(&self.deliverer.http, &claimed, Utc::now()).await;
+        let attempts = claimed.attempts + 1;
+        let attempt = self.settle(attempts, claimed.occurred_at, outcome);
+        tracing::info!(
+            webhook = %claimed.webhook.id,
+            event = %claimed.event,
+            delivery = claimed.id,
+            lead = claimed.lead_id.0,
+            attempt = attempts,
+            outcome = attempt.outcome.as_ref(),
+            http_status = attempt.http_status,
+            error = attempt.error.as_deref().unwrap_or(""),
+            "webhook event attempt"
+        );
+        let recorded = self
+            .store
+            .record_webhook_attempt(claimed.id, claimed.lease.token, &attempt)
+            .await;
+        match recorded {
+            Ok(()) => Ok(true),
+            Err(StoreError::Conflict(Conflict::WebhookLeaseLost(id))) => {
+                tracing::warn!(delivery = id, "lease lost; another worker has the event");
+                Ok(true)
+            }
+            Err(StoreError::NotFound(Entity::Webhook)) => {
+                tracing::info!(delivery = claimed.id, "the webhook was removed meanwhile");
+                Ok(true)
+            }
+            Err(err) => Err(err),
         }
     }
 
@@ -295,6 +351,25 @@ impl<S: JobQueue + Clone> Worker<S> {
         claimed: &ClaimedJob,
         outcome: Outcome,
     ) -> Attempt {
+        let settled = self.settle(attempts, claimed.job.created_at, outcome);
+        Attempt {
+            integration,
+            at: settled.at,
+            outcome: settled.outcome,
+            http_status: settled.http_status,
+            error: settled.error,
+            retry_at: settled.retry_at,
+        }
+    }
+
+    /// How the `attempts`th attempt at something that happened at `happened` ends, made
+    /// now: a retry beyond the policy fails for good.
+    fn settle(
+        &self,
+        attempts: u32,
+        happened: chrono::DateTime<Utc>,
+        outcome: Outcome,
+    ) -> WebhookAttempt {
         let at = Utc::now();
         let (outcome, http_status, error, retry_at) = match outcome {
             Outcome::Delivered { status } => (AttemptOutcome::Delivered, Some(status), None, None),
@@ -309,7 +384,7 @@ impl<S: JobQueue + Clone> Worker<S> {
             } => match self.config.retry.next_attempt(
                 attempts,
                 at,
-                claimed.job.created_at,
+                happened,
                 retry_after,
                 random_unit(),
             ) {
@@ -322,8 +397,7 @@ impl<S: JobQueue + Clone> Worker<S> {
                 ),
             },
         };
-        Attempt {
-            integration,
+        WebhookAttempt {
             at,
             outcome,
             http_status,

@@ -12,6 +12,7 @@ use leadtrack_core::integration::{
     IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,
 };
 use leadtrack_core::label::NewLabel;
+use leadtrack_core::webhook::{NewWebhook, WebhookEvents};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
@@ -20,6 +21,7 @@ const MS_CLIENT_SECRET: &str = "ms-client-secret-value";
 const MS_REFRESH_TOKEN: &str = "ms-refresh-token-secret";
 const LI_CLIENT_SECRET: &str = "li-client-secret-value";
 const LI_REFRESH_TOKEN: &str = "li-refresh-token-secret";
+const LEAD_WEBHOOK_SECRET: &str = "whsec_lead_webhook_secret";
 
 /// Captures log lines, to check that no credential is ever logged.
 #[derive(Clone, Default)]
@@ -123,10 +125,45 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
         )
         .await
         .unwrap();
+    // A lead webhook whose receiver echoes its secret once.
+    let receiver = MockPlatform::start(MockResponse::empty(200)).await;
+    receiver.push(MockResponse::json(
+        500,
+        json!({"echo": LEAD_WEBHOOK_SECRET}),
+    ));
+    let hook = NewWebhook::new(
+        receiver.url(),
+        Some(Secret::new(LEAD_WEBHOOK_SECRET)),
+        WebhookEvents::all(),
+    )
+    .unwrap();
+    f.store
+        .create_webhook(f.project.id, hook, Utc::now())
+        .await
+        .unwrap();
     let mut body = full_lead();
     body["attributionData"]["msclkid"] = json!("M");
     let lead = f.rated_lead(body, None).await;
-    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    let worker = worker(&f.store, fast());
+    let record = f.run_until_done(&worker, lead).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while receiver.requests().len() < 3 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the lead webhook got its events"
+        );
+        if !worker.run_once().await.unwrap() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    let webhook_errors: Vec<String> = f
+        .store
+        .webhooks(f.project.id)
+        .await
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.last_attempt.as_ref()?.error.clone())
+        .collect();
 
     let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     assert!(
@@ -139,18 +176,27 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
         .flat_map(|(_, a)| a.iter().filter_map(|a| a.error.clone()))
         .collect();
     assert!(recorded.len() >= 6, "{recorded:?}");
+    assert!(
+        logs.contains("webhook event attempt"),
+        "the worker logged: {logs}"
+    );
     let more = [
         MS_DEVELOPER_TOKEN,
         MS_CLIENT_SECRET,
         MS_REFRESH_TOKEN,
         LI_CLIENT_SECRET,
         LI_REFRESH_TOKEN,
+        LEAD_WEBHOOK_SECRET,
     ];
     for secret in SECRETS.into_iter().chain(more) {
         assert!(!logs.contains(secret), "{secret} in the logs");
         assert!(
             recorded.iter().all(|e| !e.contains(secret)),
             "{secret} in {recorded:?}"
+        );
+        assert!(
+            webhook_errors.iter().all(|e| !e.contains(secret)),
+            "{secret} in {webhook_errors:?}"
         );
     }
     assert!(

@@ -3,6 +3,7 @@
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::Activity;
+use leadtrack_core::api::{Rating, rating_event};
 use leadtrack_core::job::{Attempt, ClaimedJob, Delivery, Job, JobRecord, Lease, StatusChange};
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::rules::plan_conversion;
@@ -15,10 +16,11 @@ use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
 use crate::rows::{self, ATTEMPT_COLUMNS, Error, JOB_COLUMNS, LEAD_COLUMNS};
-use crate::{activity, admin, leads};
+use crate::{activity, admin, leads, webhooks};
 
 /// Applies updateLeadStatus in the writer's transaction, recording `by` as who rated the
-/// job and the change in the lead's history.
+/// job and the change in the lead's history, and queuing `lead.converted` or `lead.lost`
+/// for the webhooks that hear of it.
 pub(crate) fn update_status(
     conn: &Connection,
     project: ProjectId,
@@ -121,6 +123,22 @@ pub(crate) fn update_status(
         };
         insert.execute((job_id, planned.integration.as_ref(), state.as_ref(), detail))?;
     }
+    let rating = Rating {
+        job_id: JobId(job_id),
+        conversion_id: job.conversion_id,
+        label: label.as_ref(),
+        price: job.price,
+    };
+    let event = rating_event(job.conversion_id);
+    webhooks::enqueue(
+        conn,
+        project,
+        lead.id,
+        event,
+        job.event_id,
+        Some(rating),
+        now,
+    )?;
     let rated = Activity::Rated {
         conversion_id: job.conversion_id,
         label: label.map(|label| label.name),

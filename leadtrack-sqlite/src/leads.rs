@@ -10,15 +10,18 @@ use leadtrack_core::request::CreateRoute;
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
+use leadtrack_core::webhook::WebhookEvent;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql};
+use uuid::Uuid;
 
-use crate::activity;
 use crate::rows::{self, Error, LEAD_COLUMNS};
+use crate::{activity, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
-/// history. Runs in the writer's transaction, so concurrent creates are serialised and the
+/// history, and queues `lead.created` or `lead.updated` for the webhooks that hear of it.
+/// Runs in the writer's transaction, so concurrent creates are serialised and the
 /// unique index on `(project_id, unique_event_id, created_via)` backs the rule.
 ///
 /// [`LeadStore::create_lead_via`]: leadtrack_core::LeadStore::create_lead_via
@@ -48,6 +51,8 @@ pub(crate) fn create(
             merged.merge(data);
             write_data(conn, Write::Update(id), project, &merged, now)?;
             activity::record(conn, project, LeadId(id), now, None, &Activity::Merged)?;
+            let event = WebhookEvent::LeadUpdated;
+            webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
             return Ok(CreatedLead {
                 lead_id: LeadId(id),
                 unique_identifier: merged.unique_identifier,
@@ -57,6 +62,8 @@ pub(crate) fn create(
     }
     let id = write_data(conn, Write::Insert(route), project, &data, now)?;
     activity::record(conn, project, LeadId(id), now, None, &Activity::Created)?;
+    let event = WebhookEvent::LeadCreated;
+    webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
     Ok(CreatedLead {
         lead_id: LeadId(id),
         unique_identifier: data.unique_identifier,

@@ -55,6 +55,7 @@ mod runtime;
 mod schema;
 mod storage;
 mod store;
+mod webhooks;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -19,10 +19,13 @@ use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
+use leadtrack_core::webhook::{
+    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
+};
 use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreResult};
 use uuid::Uuid;
 
-use crate::{SqliteStore, accounts, activity, admin, jobs, leads, listing, report};
+use crate::{SqliteStore, accounts, activity, admin, jobs, leads, listing, report, webhooks};
 
 #[async_trait]
 impl LeadStore for SqliteStore {
@@ -236,6 +239,25 @@ impl Admin for SqliteStore {
         self.read(move |conn| admin::last_attempts(conn, project))
             .await
     }
+
+    async fn create_webhook(
+        &self,
+        project: ProjectId,
+        webhook: NewWebhook,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Webhook> {
+        self.write(move |conn| webhooks::create(conn, project, webhook, now))
+            .await
+    }
+
+    async fn webhooks(&self, project: ProjectId) -> StoreResult<Vec<WebhookStatus>> {
+        self.read(move |conn| webhooks::list(conn, project)).await
+    }
+
+    async fn remove_webhook(&self, project: ProjectId, id: Uuid) -> StoreResult<bool> {
+        self.write(move |conn| webhooks::remove(conn, project, id))
+            .await
+    }
 }
 
 #[async_trait]
@@ -285,6 +307,26 @@ impl JobQueue for SqliteStore {
     ) -> StoreResult<bool> {
         let old = old.clone();
         self.write(move |conn| admin::rotate_refresh_token(conn, project, kind, &old, new, now))
+            .await
+    }
+
+    async fn claim_webhook_event(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedWebhookEvent>> {
+        self.write(move |conn| webhooks::claim(conn, now, lease_for))
+            .await
+    }
+
+    async fn record_webhook_attempt(
+        &self,
+        id: i64,
+        lease: Uuid,
+        attempt: &WebhookAttempt,
+    ) -> StoreResult<()> {
+        let attempt = attempt.clone();
+        self.write(move |conn| webhooks::record_attempt(conn, id, lease, &attempt))
             .await
     }
 }

@@ -9,6 +9,7 @@
 mod activity;
 mod jobs;
 mod requests;
+mod webhook;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,7 @@ pub use jobs::{AttemptView, DeliveryView, GetLeadJobsResponse, JobView};
 pub use requests::{
     AttributionData, CreateLeadRequest, FormData, UpdateLeadStatusRequest, UserData,
 };
+pub use webhook::{Rating, WebhookBody, WebhookConversion, WebhookLabel, rating_event};
 
 // The domain words the wire types are made of, so that a client needs only this module.
 pub use crate::job::Warning;

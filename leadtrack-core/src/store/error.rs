@@ -48,6 +48,8 @@ pub enum Entity {
     User,
     /// A sign-in session (unknown, ended or expired).
     Session,
+    /// A lead webhook, or one of its event deliveries.
+    Webhook,
 }
 
 impl fmt::Display for Entity {
@@ -60,6 +62,7 @@ impl fmt::Display for Entity {
             Self::Job => "job",
             Self::User => "user",
             Self::Session => "session",
+            Self::Webhook => "webhook",
         })
     }
 }
@@ -80,6 +83,9 @@ pub enum Conflict {
     AmbiguousKey(String),
     /// The worker's lease on the job lapsed and another worker may hold it.
     LeaseLost(JobId),
+    /// The worker's lease on a webhook event delivery (by its id) lapsed, and another
+    /// worker may hold it.
+    WebhookLeaseLost(i64),
     /// The change would leave the project without an owner.
     LastOwner,
 }
@@ -97,6 +103,9 @@ impl fmt::Display for Conflict {
                 )
             }
             Self::LeaseLost(job) => write!(f, "the lease on job {} was lost", job.0),
+            Self::WebhookLeaseLost(id) => {
+                write!(f, "the lease on webhook event delivery {id} was lost")
+            }
             Self::LastOwner => {
                 f.write_str("that is the project's last owner; make another member an owner first")
             }

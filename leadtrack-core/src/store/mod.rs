@@ -3,8 +3,8 @@
 //!
 //! - [`LeadStore`]: what the lead routes need (leads, status updates, key authentication,
 //!   a lead's jobs);
-//! - [`Admin`]: projects, API keys, conversion labels and integrations, for the admin
-//!   commands;
+//! - [`Admin`]: projects, API keys, conversion labels, integrations and lead webhooks, for
+//!   the admin commands;
 //! - [`JobQueue`]: what the forwarding worker needs;
 //! - [`Accounts`]: users, project members, sign-in sessions and the sign-in throttle, for
 //!   the dashboard and the user commands;
@@ -42,6 +42,7 @@ use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
+use crate::webhook::{ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus};
 use uuid::Uuid;
 
 /// What the lead routes need: the leads of a project, their status updates and jobs, and
@@ -71,7 +72,9 @@ pub trait LeadStore: Send + Sync + 'static {
     /// Creates a lead through `route`, recording the route, or, when `data` carries a
     /// `formData.uniqueEventId` that a lead of the project already has, merges `data` into
     /// that lead ([`LeadData::merge`]). Atomic: concurrent creates with one event id and
-    /// route make one lead. The lead's history gains `created` or `merged`.
+    /// route make one lead. The lead's history gains `created` or `merged`, and, in the
+    /// same transaction, every webhook of the project subscribed to `lead.created` or
+    /// `lead.updated` gets the event queued, with a fresh event id.
     ///
     /// Which leads a create may merge into depends on its route, because the browser route
     /// takes no key and anyone can read a page's project id: a
@@ -132,7 +135,9 @@ pub trait LeadStore: Send + Sync + 'static {
     /// [`Conflict::JobPending`] when the lead has an unfinished job; otherwise `price` and
     /// `note` apply, the lead becomes `pending` with the `conversionId` recorded, and the job
     /// of [`crate::rules::plan_conversion`] is queued, due at once, recording `by` as who
-    /// rated it. The lead's history gains `reopened` or `rated`, by `by`.
+    /// rated it. The lead's history gains `reopened` or `rated`, by `by`. A rating queues,
+    /// in the same transaction, `lead.converted` (a label) or `lead.lost` for every webhook
+    /// of the project subscribed to it, with the job's event id.
     ///
     /// Errors: [`Entity::Lead`] or [`Entity::Label`] not found.
     async fn update_status(
@@ -265,10 +270,31 @@ pub trait Admin: Send + Sync + 'static {
     /// `at`; ties: the one recorded last), in [`IntegrationKind`] order. An integration
     /// never tried has none, connected or not.
     async fn last_attempts(&self, project: ProjectId) -> StoreResult<Vec<Attempt>>;
+
+    // ----- lead webhooks -----
+
+    /// Adds a webhook to the project; it hears of events from then on.
+    /// Errors: [`Entity::Project`] not found; [`StoreError::Invalid`] for what
+    /// [`NewWebhook::validate`] refuses, or when the project has
+    /// [`crate::webhook::MAX_WEBHOOKS`] already.
+    async fn create_webhook(
+        &self,
+        project: ProjectId,
+        webhook: NewWebhook,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Webhook>;
+
+    /// The project's webhooks, oldest first, with how their deliveries stand.
+    async fn webhooks(&self, project: ProjectId) -> StoreResult<Vec<WebhookStatus>>;
+
+    /// Removes a webhook of the project, and the events not yet delivered to it; `false`
+    /// when the project has no such webhook.
+    async fn remove_webhook(&self, project: ProjectId, id: Uuid) -> StoreResult<bool>;
 }
 
-/// The conversion-job queue the forwarding worker drives. Jobs are leased: every operation
-/// on a claimed job presents the lease it was claimed with.
+/// The queues the forwarding worker drives: conversion jobs, and lead webhook events. Both
+/// are leased: every operation on a claimed job or event presents the lease it was claimed
+/// with.
 #[async_trait]
 pub trait JobQueue: Send + Sync + 'static {
     /// Claims the job due soonest (a queued job due by `now`, or a running job whose lease
@@ -315,6 +341,26 @@ pub trait JobQueue: Send + Sync + 'static {
         new: Secret,
         now: DateTime<Utc>,
     ) -> StoreResult<bool>;
+
+    /// Claims the webhook event delivery due soonest (a queued one due by `now`, or one
+    /// whose lease lapsed) with a lease lasting `lease_for`; `None` when nothing is due.
+    /// Each pair of webhook and event id is one delivery, claimed by one worker at a time.
+    async fn claim_webhook_event(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedWebhookEvent>>;
+
+    /// Records an attempt on a claimed webhook event delivery and releases the lease: a
+    /// retry is queued again, due at its `retry_at`; any other outcome ends the delivery.
+    /// Errors: [`Conflict::WebhookLeaseLost`]; [`Entity::Webhook`] not found when the
+    /// delivery is gone (its webhook was removed).
+    async fn record_webhook_attempt(
+        &self,
+        id: i64,
+        lease: Uuid,
+        attempt: &WebhookAttempt,
+    ) -> StoreResult<()>;
 }
 
 /// Team accounts: users, their memberships of projects, sign-in sessions and failed

@@ -3,7 +3,8 @@
 //! updates), [`listing`] (getLeads), [`admin`] and [`jobs`] (the job queue). A check is a
 //! `pub async fn NAME<B: Backend>(backend: &B)` in one of them. [`accounts`] holds the users,
 //! members, sessions and the sign-in throttle; [`activity`] a lead's history; [`export`]
-//! listings read in batches; [`reports`] leads counted by channel and rating.
+//! listings read in batches; [`reports`] leads counted by channel and rating; [`webhooks`]
+//! lead webhooks and their queue of events.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -39,6 +40,7 @@ pub mod leads;
 pub mod listing;
 pub mod reports;
 pub mod status;
+pub mod webhooks;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};

@@ -1,0 +1,394 @@
+//! Lead webhooks: a project's subscriptions to the events of its leads' lives.
+//!
+//! A project may have several webhooks, each with its own URL, signing secret and the
+//! [`WebhookEvent`]s it hears of. When an event happens, the store queues it for every
+//! webhook of the project that subscribes to it, in the same transaction as the change
+//! itself, so an acknowledged change never loses its event. A queued event is a delivery
+//! of one event id to one webhook: the store holds at most one per pair, and the worker
+//! sends it with the same signature and retries as the conversion webhook.
+//!
+//! These are separate from the conversion webhook ([`crate::integration::WebhookSettings`]),
+//! which is one of the platforms a rating is forwarded to, chosen per label.
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use strum::VariantArray;
+use uuid::Uuid;
+
+use crate::integration::{Secret, generate_webhook_secret};
+use crate::job::Lease;
+use crate::types::{AttemptOutcome, LeadId, ProjectId};
+
+/// The most webhooks one project may have.
+pub const MAX_WEBHOOKS: usize = 20;
+
+/// Something that happened to a lead, which webhooks may subscribe to.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::AsRefStr,
+    strum::Display,
+    strum::EnumString,
+    VariantArray,
+)]
+pub enum WebhookEvent {
+    /// A lead was created (createLead or createServerSideLead answered 201).
+    #[serde(rename = "lead.created")]
+    #[strum(serialize = "lead.created")]
+    LeadCreated,
+    /// A create with a known `uniqueEventId` was merged into its lead (answered 200).
+    #[serde(rename = "lead.updated")]
+    #[strum(serialize = "lead.updated")]
+    LeadUpdated,
+    /// A lead was rated with a conversion label. The event id is the conversion's, the one
+    /// every platform receives.
+    #[serde(rename = "lead.converted")]
+    #[strum(serialize = "lead.converted")]
+    LeadConverted,
+    /// A lead was rated `lost`. The event id is the conversion's, as for
+    /// [`WebhookEvent::LeadConverted`].
+    #[serde(rename = "lead.lost")]
+    #[strum(serialize = "lead.lost")]
+    LeadLost,
+}
+
+impl WebhookEvent {
+    /// This event's bit in a [`WebhookEvents`] set.
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// A set of [`WebhookEvent`]s. On the wire, a list of their names; in a store, a small
+/// integer ([`WebhookEvents::bits`]).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct WebhookEvents(u8);
+
+impl WebhookEvents {
+    /// Every event.
+    pub fn all() -> Self {
+        WebhookEvent::VARIANTS.iter().copied().collect()
+    }
+
+    /// Whether the set holds `event`.
+    pub fn contains(self, event: WebhookEvent) -> bool {
+        self.0 & event.bit() != 0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The events in the set, in [`WebhookEvent`] order.
+    pub fn iter(self) -> impl Iterator<Item = WebhookEvent> {
+        WebhookEvent::VARIANTS
+            .iter()
+            .copied()
+            .filter(move |event| self.contains(*event))
+    }
+
+    /// The set as a store keeps it: one bit per event, in [`WebhookEvent`] order.
+    pub fn bits(self) -> i64 {
+        i64::from(self.0)
+    }
+
+    /// The set a store kept as [`WebhookEvents::bits`]; bits of no event are dropped.
+    pub fn from_bits(bits: i64) -> Self {
+        WebhookEvent::VARIANTS
+            .iter()
+            .copied()
+            .filter(|event| bits & i64::from(event.bit()) != 0)
+            .collect()
+    }
+
+    /// Parses event names separated by commas or spaces (`lead.created,lead.lost`).
+    /// Errors: [`WebhookError::UnknownEvent`] naming the first name that is no event.
+    pub fn parse_list(list: &str) -> Result<Self, WebhookError> {
+        list.split([',', ' '])
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(|name| {
+                name.parse::<WebhookEvent>()
+                    .map_err(|_| WebhookError::UnknownEvent(name.to_owned()))
+            })
+            .collect()
+    }
+}
+
+impl FromIterator<WebhookEvent> for WebhookEvents {
+    fn from_iter<I: IntoIterator<Item = WebhookEvent>>(events: I) -> Self {
+        Self(events.into_iter().fold(0, |bits, event| bits | event.bit()))
+    }
+}
+
+impl fmt::Display for WebhookEvents {
+    /// The event names, separated by `, `.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<String> = self.iter().map(|event| event.to_string()).collect();
+        f.write_str(&names.join(", "))
+    }
+}
+
+impl fmt::Debug for WebhookEvents {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for WebhookEvents {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for WebhookEvents {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Vec::<WebhookEvent>::deserialize(deserializer)?
+            .into_iter()
+            .collect())
+    }
+}
+
+/// Why a webhook cannot be added.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WebhookError {
+    /// The URL does not start with `https://` or `http://`, or has nothing after it.
+    #[error("the webhook URL {0:?} must start with https:// or http://")]
+    Url(String),
+    /// No event was chosen.
+    #[error("choose at least one event: {all}", all = WebhookEvents::all())]
+    NoEvents,
+    /// A name is not an event's.
+    #[error("{0:?} is not an event; the events are {all}", all = WebhookEvents::all())]
+    UnknownEvent(String),
+    /// A blank signing secret was given.
+    #[error("the signing secret must not be blank")]
+    BlankSecret,
+    /// The project has [`MAX_WEBHOOKS`] already.
+    #[error("a project has at most {MAX_WEBHOOKS} webhooks")]
+    TooMany,
+}
+
+impl WebhookError {
+    /// The input's field the error is about: `url`, `events` or `secret`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Self::Url(_) | Self::TooMany => "url",
+            Self::NoEvents | Self::UnknownEvent(_) => "events",
+            Self::BlankSecret => "secret",
+        }
+    }
+}
+
+/// A webhook to add, checked by [`NewWebhook::new`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewWebhook {
+    /// Where events are posted.
+    pub url: String,
+    /// The HMAC-SHA256 signing secret.
+    pub secret: Secret,
+    /// The events posted.
+    pub events: WebhookEvents,
+}
+
+impl NewWebhook {
+    /// A webhook from what a person gave: the URL (trimmed, `http://` or `https://`), the
+    /// events (at least one), and the secret, generated when there is none.
+    pub fn new(
+        url: &str,
+        secret: Option<Secret>,
+        events: WebhookEvents,
+    ) -> Result<Self, WebhookError> {
+        let url = url.trim();
+        let rest = url
+            .strip_prefix("https://")
+            .or_else(|| url.strip_prefix("http://"));
+        if rest.is_none_or(|rest| rest.trim().is_empty()) || url.contains(char::is_whitespace) {
+            return Err(WebhookError::Url(url.to_owned()));
+        }
+        if events.is_empty() {
+            return Err(WebhookError::NoEvents);
+        }
+        let secret = match secret {
+            Some(secret) if secret.expose().trim().is_empty() => {
+                return Err(WebhookError::BlankSecret);
+            }
+            Some(secret) => secret,
+            None => generate_webhook_secret(),
+        };
+        Ok(Self {
+            url: url.to_owned(),
+            secret,
+            events,
+        })
+    }
+
+    /// Checks what [`NewWebhook::new`] checked, for a store given a value built otherwise.
+    pub fn validate(&self) -> Result<(), WebhookError> {
+        Self::new(&self.url, Some(self.secret.clone()), self.events).map(|_| ())
+    }
+}
+
+/// A webhook of a project.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Webhook {
+    /// Its id.
+    pub id: Uuid,
+    /// Its project.
+    pub project_id: ProjectId,
+    /// Where events are posted.
+    pub url: String,
+    /// The HMAC-SHA256 signing secret.
+    pub secret: Secret,
+    /// The events posted.
+    pub events: WebhookEvents,
+    /// When it was added.
+    pub created_at: DateTime<Utc>,
+}
+
+/// One attempt to post an event to a webhook, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookAttempt {
+    /// When it was made.
+    pub at: DateTime<Utc>,
+    /// How it ended: delivered, retry, or failed (a webhook skips nothing).
+    pub outcome: AttemptOutcome,
+    /// The receiver's HTTP status, when it answered.
+    pub http_status: Option<u16>,
+    /// A short description of the failure (never the secret).
+    pub error: Option<String>,
+    /// For [`AttemptOutcome::Retry`]: when to try again.
+    pub retry_at: Option<DateTime<Utc>>,
+}
+
+/// A webhook and how its deliveries stand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookStatus {
+    /// The webhook.
+    pub webhook: Webhook,
+    /// Events waiting to be posted (or being posted, or retried).
+    pub pending: u64,
+    /// Events the receiver accepted.
+    pub delivered: u64,
+    /// Events given up on.
+    pub failed: u64,
+    /// The newest attempt (the latest `at`; ties: the event queued last).
+    pub last_attempt: Option<WebhookAttempt>,
+}
+
+/// An event delivery a worker claimed: one event for one webhook.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimedWebhookEvent {
+    /// The delivery's id, to record the attempt on.
+    pub id: i64,
+    /// The worker's hold on it.
+    pub lease: Lease,
+    /// The webhook, with its settings as they are now.
+    pub webhook: Webhook,
+    /// The event.
+    pub event: WebhookEvent,
+    /// The event's id, the same for every webhook and every attempt.
+    pub event_id: Uuid,
+    /// The lead it is about.
+    pub lead_id: LeadId,
+    /// When it happened.
+    pub occurred_at: DateTime<Utc>,
+    /// Attempts made before this one.
+    pub attempts: u32,
+    /// The JSON body to post, as it was when the event happened
+    /// ([`crate::api::WebhookBody`]).
+    pub body: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_names_are_the_documented_ones() {
+        let names: Vec<String> = WebhookEvent::VARIANTS
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "lead.created",
+                "lead.updated",
+                "lead.converted",
+                "lead.lost"
+            ]
+        );
+        for event in WebhookEvent::VARIANTS {
+            assert_eq!(
+                serde_json::to_value(event).unwrap(),
+                serde_json::Value::String(event.to_string())
+            );
+        }
+    }
+
+    #[test]
+    fn event_sets_round_trip_through_bits_lists_and_json() {
+        let set = WebhookEvents::parse_list(" lead.lost,lead.created  lead.lost").unwrap();
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            [WebhookEvent::LeadCreated, WebhookEvent::LeadLost]
+        );
+        assert_eq!(set.bits(), 0b1001);
+        assert_eq!(WebhookEvents::from_bits(set.bits()), set);
+        assert_eq!(
+            WebhookEvents::from_bits(0b1111_0000),
+            WebhookEvents::default()
+        );
+        assert_eq!(set.to_string(), "lead.created, lead.lost");
+        let json = serde_json::to_string(&set).unwrap();
+        assert_eq!(json, r#"["lead.created","lead.lost"]"#);
+        assert_eq!(serde_json::from_str::<WebhookEvents>(&json).unwrap(), set);
+        assert_eq!(
+            WebhookEvents::parse_list("lead.created,lead.deleted"),
+            Err(WebhookError::UnknownEvent("lead.deleted".to_owned()))
+        );
+        assert!(WebhookEvents::parse_list(" , ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn new_webhooks_need_an_http_url_and_an_event() {
+        let events = WebhookEvents::all();
+        for url in [
+            "ftp://crm.example",
+            "https://",
+            "crm.example/hook",
+            "https://a b",
+        ] {
+            assert_eq!(
+                NewWebhook::new(url, None, events),
+                Err(WebhookError::Url(url.to_owned()))
+            );
+        }
+        assert_eq!(
+            NewWebhook::new("https://crm.example/hook", None, WebhookEvents::default()),
+            Err(WebhookError::NoEvents)
+        );
+        assert_eq!(
+            NewWebhook::new("https://crm.example", Some(Secret::new(" ")), events),
+            Err(WebhookError::BlankSecret)
+        );
+        let hook = NewWebhook::new(" https://crm.example/hook ", None, events).unwrap();
+        assert_eq!(hook.url, "https://crm.example/hook");
+        assert!(hook.secret.expose().starts_with("whsec_"));
+        assert_eq!(hook.validate(), Ok(()));
+        let given = NewWebhook::new("http://localhost:9/x", Some(Secret::new("s3")), events);
+        assert_eq!(given.unwrap().secret, Secret::new("s3"));
+    }
+}

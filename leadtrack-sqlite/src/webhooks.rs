@@ -1,0 +1,313 @@
+//! Lead webhooks and their queue of events (`webhook_events`: one row per webhook and event
+//! id, in states `queued`, `running`, then `delivered`, `failed` or `skipped`).
+
+use chrono::{DateTime, Duration, Utc};
+use leadtrack_core::api::{Rating, WebhookBody};
+use leadtrack_core::integration::Secret;
+use leadtrack_core::job::Lease;
+use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
+use leadtrack_core::types::{AttemptOutcome, LeadId, LeadIdentifier, ProjectId};
+use leadtrack_core::webhook::{
+    ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookError,
+    WebhookEvent, WebhookEvents, WebhookStatus,
+};
+use rusqlite::{Connection, OptionalExtension, Row};
+use uuid::Uuid;
+
+use crate::rows::{self, Error};
+use crate::{admin, leads};
+
+const WEBHOOK_COLUMNS: &str = "id, project_id, url, secret, events, created_at";
+
+fn webhook(row: &Row<'_>) -> Result<Webhook, Error> {
+    Ok(Webhook {
+        id: rows::parse("webhooks.id", row.get(0)?)?,
+        project_id: ProjectId(row.get(1)?),
+        url: row.get(2)?,
+        secret: Secret::new(row.get::<_, String>(3)?),
+        events: WebhookEvents::from_bits(row.get(4)?),
+        created_at: from_millis(row.get(5)?),
+    })
+}
+
+fn invalid(err: WebhookError) -> Error {
+    Error::Store(StoreError::Invalid(err.to_string()))
+}
+
+pub(crate) fn create(
+    conn: &Connection,
+    project: ProjectId,
+    new: NewWebhook,
+    now: DateTime<Utc>,
+) -> Result<Webhook, Error> {
+    admin::project(conn, project)?;
+    new.validate().map_err(invalid)?;
+    let count: i64 = conn
+        .prepare_cached("SELECT count(*) FROM webhooks WHERE project_id = ?1")?
+        .query_row([project.0], |row| row.get(0))?;
+    if usize::try_from(count).unwrap_or(usize::MAX) >= MAX_WEBHOOKS {
+        return Err(invalid(WebhookError::TooMany));
+    }
+    let hook = Webhook {
+        id: Uuid::new_v4(),
+        project_id: project,
+        url: new.url,
+        secret: new.secret,
+        events: new.events,
+        created_at: truncate_to_millis(now),
+    };
+    conn.prepare_cached(
+        "INSERT INTO webhooks (id, project_id, url, secret, events, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute((
+        hook.id.to_string(),
+        project.0,
+        &hook.url,
+        hook.secret.expose(),
+        hook.events.bits(),
+        to_millis(&hook.created_at),
+    ))?;
+    Ok(hook)
+}
+
+pub(crate) fn list(conn: &Connection, project: ProjectId) -> Result<Vec<WebhookStatus>, Error> {
+    let hooks: Vec<Webhook> = conn
+        .prepare_cached(&format!(
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ?1 ORDER BY created_at, id"
+        ))?
+        .query_and_then([project.0], webhook)?
+        .collect::<Result<_, _>>()?;
+    let mut statuses = Vec::with_capacity(hooks.len());
+    for hook in hooks {
+        let id = hook.id.to_string();
+        let (mut pending, mut delivered, mut failed) = (0, 0, 0);
+        let counts = conn
+            .prepare_cached(
+                "SELECT state, count(*) FROM webhook_events WHERE webhook_id = ?1 GROUP BY state",
+            )?
+            .query_map([&id], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        for (state, count) in counts {
+            let count = u64::try_from(count).unwrap_or_default();
+            match state.as_str() {
+                "queued" | "running" => pending += count,
+                "delivered" => delivered += count,
+                _ => failed += count,
+            }
+        }
+        let last_attempt = conn
+            .prepare_cached(
+                "SELECT last_attempt_at, outcome, http_status, error,
+                    CASE WHEN state = 'queued' THEN due_at END
+                 FROM webhook_events WHERE webhook_id = ?1 AND last_attempt_at IS NOT NULL
+                 ORDER BY last_attempt_at DESC, id DESC LIMIT 1",
+            )?
+            .query_and_then([&id], |row| -> Result<WebhookAttempt, Error> {
+                Ok(WebhookAttempt {
+                    at: from_millis(row.get(0)?),
+                    outcome: rows::parse("webhook_events.outcome", row.get(1)?)?,
+                    http_status: row.get(2)?,
+                    error: row.get(3)?,
+                    retry_at: row.get::<_, Option<i64>>(4)?.map(from_millis),
+                })
+            })?
+            .next()
+            .transpose()?;
+        statuses.push(WebhookStatus {
+            webhook: hook,
+            pending,
+            delivered,
+            failed,
+            last_attempt,
+        });
+    }
+    Ok(statuses)
+}
+
+pub(crate) fn remove(conn: &Connection, project: ProjectId, id: Uuid) -> Result<bool, Error> {
+    let id = id.to_string();
+    let found = conn
+        .prepare_cached("SELECT 1 FROM webhooks WHERE id = ?1 AND project_id = ?2")?
+        .query_row((&id, project.0), |_| Ok(()))
+        .optional()?;
+    if found.is_none() {
+        return Ok(false);
+    }
+    conn.prepare_cached("DELETE FROM webhook_events WHERE webhook_id = ?1")?
+        .execute([&id])?;
+    conn.prepare_cached("DELETE FROM webhooks WHERE id = ?1")?
+        .execute([&id])?;
+    Ok(true)
+}
+
+/// Queues `event` (id `event_id`, at `now`) about `lead` for every webhook of the project
+/// subscribed to it, with the lead as it is now; part of the transaction that made the
+/// change. A project without such a webhook costs one indexed lookup.
+pub(crate) fn enqueue(
+    conn: &Connection,
+    project: ProjectId,
+    lead: LeadId,
+    event: WebhookEvent,
+    event_id: Uuid,
+    rating: Option<Rating<'_>>,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    let hooks: Vec<String> = conn
+        .prepare_cached("SELECT id FROM webhooks WHERE project_id = ?1 AND events & ?2 != 0")?
+        .query_map(
+            (project.0, WebhookEvents::from_iter([event]).bits()),
+            |row| row.get(0),
+        )?
+        .collect::<Result<_, _>>()?;
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let project_row = admin::project(conn, project)?;
+    let stored = leads::find(conn, project, &LeadIdentifier::LeadId(lead))?;
+    let body = WebhookBody::new(event, event_id, now, &project_row, &stored, rating).to_json();
+    let now = to_millis(&now);
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO webhook_events (webhook_id, event_id, event, lead_id, occurred_at, body,
+            state, due_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?5)
+         ON CONFLICT (webhook_id, event_id) DO NOTHING",
+    )?;
+    let event_id = event_id.to_string();
+    for hook in hooks {
+        insert.execute((&hook, &event_id, event.as_ref(), lead.0, now, &body))?;
+    }
+    Ok(())
+}
+
+/// Leases the delivery due soonest: a queued one due by `now`, or a running one whose
+/// lease has lapsed (its worker died).
+pub(crate) fn claim(
+    conn: &Connection,
+    now: DateTime<Utc>,
+    lease_for: Duration,
+) -> Result<Option<ClaimedWebhookEvent>, Error> {
+    let now_ms = to_millis(&now);
+    let first = |sql: &str| -> Result<Option<(i64, i64)>, Error> {
+        Ok(conn
+            .prepare_cached(sql)?
+            .query_row([now_ms], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?)
+    };
+    let queued = first(
+        "SELECT id, due_at FROM webhook_events WHERE state = 'queued' AND due_at <= ?1
+         ORDER BY due_at, id LIMIT 1",
+    )?;
+    let lapsed = first(
+        "SELECT id, lease_expires_at FROM webhook_events
+         WHERE state = 'running' AND lease_expires_at <= ?1
+         ORDER BY lease_expires_at, id LIMIT 1",
+    )?;
+    let Some((id, _)) = [queued, lapsed]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(_, at)| *at)
+    else {
+        return Ok(None);
+    };
+    let lease = Lease {
+        token: Uuid::new_v4(),
+        expires_at: truncate_to_millis(now + lease_for),
+    };
+    conn.prepare_cached(
+        "UPDATE webhook_events SET state = 'running', lease_token = ?2, lease_expires_at = ?3
+         WHERE id = ?1",
+    )?
+    .execute((id, lease.token.to_string(), to_millis(&lease.expires_at)))?;
+    let (hook_id, claimed) = conn
+        .prepare_cached(
+            "SELECT webhook_id, event, event_id, lead_id, occurred_at, attempts, body
+             FROM webhook_events WHERE id = ?1",
+        )?
+        .query_row([id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                (
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, i64>(4)?,
+                    row.get::<_, u32>(5)?,
+                    row.get::<_, String>(6)?,
+                ),
+            ))
+        })?;
+    let hook = conn
+        .prepare_cached(&format!(
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
+        ))?
+        .query_and_then([&hook_id], webhook)?
+        .next()
+        .ok_or(StoreError::NotFound(Entity::Webhook))??;
+    let (event, event_id, lead, occurred_at, attempts, body) = claimed;
+    let claimed = ClaimedWebhookEvent {
+        id,
+        lease,
+        webhook: hook,
+        event: rows::parse("webhook_events.event", event)?,
+        event_id: rows::parse("webhook_events.event_id", event_id)?,
+        lead_id: LeadId(lead),
+        occurred_at: from_millis(occurred_at),
+        attempts,
+        body,
+    };
+    Ok(Some(claimed))
+}
+
+pub(crate) fn record_attempt(
+    conn: &Connection,
+    id: i64,
+    token: Uuid,
+    attempt: &WebhookAttempt,
+) -> Result<(), Error> {
+    let held: Option<(String, Option<String>)> = conn
+        .prepare_cached("SELECT state, lease_token FROM webhook_events WHERE id = ?1")?
+        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    match held {
+        None => return Err(Error::Store(StoreError::NotFound(Entity::Webhook))),
+        Some((state, Some(lease))) if state == "running" && lease == token.to_string() => {}
+        Some(_) => {
+            return Err(Error::Store(StoreError::Conflict(
+                Conflict::WebhookLeaseLost(id),
+            )));
+        }
+    }
+    let (state, due_at) = match (attempt.outcome, attempt.retry_at) {
+        (AttemptOutcome::Retry, Some(retry_at)) => ("queued", Some(to_millis(&retry_at))),
+        (AttemptOutcome::Retry, None) => {
+            return Err(Error::Store(StoreError::Invalid(
+                "a retry needs the time to retry at".to_owned(),
+            )));
+        }
+        (AttemptOutcome::Delivered, _) => ("delivered", None),
+        (AttemptOutcome::Failed, _) => ("failed", None),
+        (AttemptOutcome::Skipped, _) => ("skipped", None),
+    };
+    // A delivered body is not needed again: only the record of the delivery stays.
+    conn.prepare_cached(
+        "UPDATE webhook_events SET state = ?2, attempts = attempts + 1,
+            due_at = coalesce(?3, due_at), lease_token = NULL, lease_expires_at = NULL,
+            last_attempt_at = ?4, outcome = ?5, http_status = ?6, error = ?7,
+            body = CASE WHEN ?2 = 'delivered' THEN '' ELSE body END
+         WHERE id = ?1",
+    )?
+    .execute((
+        id,
+        state,
+        due_at,
+        to_millis(&attempt.at),
+        attempt.outcome.as_ref(),
+        attempt.http_status,
+        &attempt.error,
+    ))?;
+    Ok(())
+}
