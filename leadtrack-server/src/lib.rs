@@ -26,6 +26,7 @@ mod bootstrap;
 mod cli;
 mod integrations;
 mod serve;
+mod webhooks;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -171,6 +172,7 @@ impl Job {
                 Command::Integration(command) => {
                     integrations::integration_command(&store, command).await
                 }
+                Command::Webhook(command) => webhooks::webhook_command(&store, command).await,
                 Command::User(command) => accounts::user_command(&store, command).await,
                 Command::Member(command) => accounts::member_command(&store, command).await,
                 Command::Serve(_) | Command::Worker(_) => Err(Failure(

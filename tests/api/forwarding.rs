@@ -690,3 +690,152 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     );
     assert!(server.terminate().await.success());
 }
+
+#[tokio::test]
+async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let mocks = mocks().await;
+    let (key, label) = configure(&db, &mocks).await;
+    let crm = MockPlatform::start(MockResponse::empty(204)).await;
+    let chat = MockPlatform::start(MockResponse::empty(200)).await;
+    let crm_url = format!("{}/crm", crm.url());
+    let added = admin(
+        &db,
+        &[
+            "webhook",
+            "add",
+            "--project",
+            "acme",
+            "--url",
+            &crm_url,
+            "--events",
+            "lead.created,lead.converted",
+            "--json",
+        ],
+    )
+    .await;
+    assert!(added.status.success());
+    let added: serde_json::Value = serde_json::from_slice(&added.stdout).unwrap();
+    assert_eq!(added["events"], json!(["lead.created", "lead.converted"]));
+    let crm_secret = added["secret"].as_str().unwrap().to_owned();
+    assert!(
+        crm_secret.starts_with("whsec_"),
+        "a generated secret, shown once"
+    );
+    let chat_url = format!("{}/chat", chat.url());
+    run(
+        &db,
+        &[
+            "webhook",
+            "add",
+            "--project",
+            "acme",
+            "--url",
+            &chat_url,
+            "--events",
+            "lead.created lead.lost",
+            "--secret",
+            "whsec_chat",
+        ],
+    )
+    .await;
+    // Refusals name what is wrong and add nothing.
+    for (args, said) in [
+        (
+            vec!["--url", "ftp://x", "--events", "lead.created"],
+            "must start with https:// or http://",
+        ),
+        (
+            vec!["--url", &chat_url, "--events", "lead.deleted"],
+            "\"lead.deleted\" is not an event",
+        ),
+    ] {
+        let mut command = vec!["webhook", "add", "--project", "acme"];
+        command.extend(args);
+        let refused = admin(&db, &command).await;
+        assert!(!refused.status.success());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains(said), "{stderr}");
+    }
+    // A temporary webhook, removed again.
+    let spare = admin(
+        &db,
+        &[
+            "webhook",
+            "add",
+            "--project",
+            "acme",
+            "--url",
+            "https://spare.example",
+            "--events",
+            "lead.lost",
+            "--json",
+        ],
+    )
+    .await;
+    let spare: serde_json::Value = serde_json::from_slice(&spare.stdout).unwrap();
+    let spare_id = spare["id"].as_str().unwrap().to_owned();
+    run(&db, &["webhook", "remove", "--project", "acme", &spare_id]).await;
+    let again = admin(&db, &["webhook", "remove", "--project", "acme", &spare_id]).await;
+    assert!(!again.status.success());
+
+    let server = start(&db).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let lead = create_and_rate(&server.base_url, &key, label).await;
+    assert_eq!(settled(&client, lead).await, LeadStatus::Rated);
+    crm.wait_for(2, Duration::from_secs(20)).await;
+    chat.wait_for(1, Duration::from_secs(20)).await;
+    // A worker poll or two more: nothing else arrives.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    let mut crm_types: Vec<String> = crm
+        .requests()
+        .iter()
+        .map(|request| {
+            let signature = request.header(webhook::SIGNATURE_HEADER).unwrap();
+            let t: i64 = signature[2..signature.find(',').unwrap()].parse().unwrap();
+            assert_eq!(signature, webhook::signature(&crm_secret, t, &request.body));
+            assert_eq!(request.json()["lead"]["id"], json!(lead.0));
+            request.json()["type"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    crm_types.sort();
+    assert_eq!(crm_types, ["lead.converted", "lead.created"]);
+    let chat_requests = chat.requests();
+    assert_eq!(chat_requests.len(), 1);
+    assert_eq!(chat_requests[0].json()["type"], "lead.created");
+
+    let listed = admin(&db, &["webhook", "list", "--project", "acme", "--json"]).await;
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let summary: Vec<(&str, u64, u64)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["url"].as_str().unwrap(),
+                h["delivered"].as_u64().unwrap(),
+                h["pending"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [(crm_url.as_str(), 2, 0), (chat_url.as_str(), 1, 0)]
+    );
+    assert_eq!(listed[0]["lastAttempt"]["httpStatus"], json!(204));
+    assert!(
+        !listed.to_string().contains("whsec_"),
+        "list shows no secret"
+    );
+    let text = admin(&db, &["webhook", "list", "--project", "acme"]).await;
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "[lead.created, lead.lost]  pending=0 delivered=1 failed=0  last delivered (HTTP 200)"
+        ),
+        "{text}"
+    );
+    assert!(server.terminate().await.success());
+}

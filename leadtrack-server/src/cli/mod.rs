@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 mod accounts;
 mod admin;
 mod integrations;
+mod webhooks;
 
 pub(crate) use accounts::{MemberCommand, UserCommand};
 pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand};
@@ -15,6 +16,7 @@ pub(crate) use integrations::IntegrationCommand;
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits, ServeOptions};
+pub(crate) use webhooks::WebhookCommand;
 
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
 ///
@@ -60,6 +62,10 @@ pub(crate) enum Command {
     /// Connect, change or disconnect a project's integrations.
     #[command(subcommand)]
     Integration(IntegrationCommand),
+    /// Manage a project's lead webhooks: new, merged, converted and lost leads, as they
+    /// happen.
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
     /// Manage the people who sign in to the dashboard.
     #[command(subcommand)]
     User(UserCommand),
