@@ -181,10 +181,12 @@ pub enum WebhookError {
 }
 
 impl WebhookError {
-    /// The input's field the error is about: `url`, `events` or `secret`.
+    /// The input's field the error is about: `url`, `events` or `secret`, or `""` for
+    /// the webhook as a whole.
     pub fn field(&self) -> &'static str {
         match self {
-            Self::Url(_) | Self::TooMany => "url",
+            Self::TooMany => "",
+            Self::Url(_) => "url",
             Self::NoEvents | Self::UnknownEvent(_) => "events",
             Self::BlankSecret => "secret",
         }

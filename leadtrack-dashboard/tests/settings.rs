@@ -20,9 +20,10 @@ use serde_json::json;
 use warp::http::StatusCode;
 
 /// Every page of the area.
-const PAGES: [&str; 6] = [
+const PAGES: [&str; 7] = [
     "/projects/alpha/settings/labels",
     "/projects/alpha/settings/integrations",
+    "/projects/alpha/settings/webhooks",
     "/projects/alpha/settings/keys",
     "/projects/alpha/settings/members",
     "/projects/alpha/settings/project",
@@ -134,7 +135,7 @@ async fn settings_are_for_owners_only() {
 }
 
 /// Every form of the area, with a body that would change something.
-fn forms(label: &str) -> Vec<(String, Vec<(&'static str, String)>)> {
+fn forms(label: &str, webhook: &str) -> Vec<(String, Vec<(&'static str, String)>)> {
     let owned = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
         pairs.iter().map(|(k, v)| (*k, (*v).to_owned())).collect()
     };
@@ -150,6 +151,14 @@ fn forms(label: &str) -> Vec<(String, Vec<(&'static str, String)>)> {
             owned(&[("url", "https://hooks.example.com/x")]),
         ),
         (format!("{base}/integrations/webhook/disconnect"), vec![]),
+        (
+            format!("{base}/webhooks"),
+            owned(&[
+                ("url", "https://crm.example/new"),
+                ("event", "lead.created"),
+            ]),
+        ),
+        (format!("{base}/webhooks/{webhook}/remove"), vec![]),
         (format!("{base}/keys"), vec![]),
         (
             format!("{base}/keys/revoke"),
@@ -188,9 +197,16 @@ async fn forged_or_foreign_forms_change_nothing() {
         )
         .await
         .unwrap();
+    let events = leadtrack_core::webhook::WebhookEvents::all();
+    let webhook = leadtrack_core::webhook::NewWebhook::new("https://crm.example/x", None, events);
+    let webhook = app
+        .store
+        .create_webhook(app.alpha.id, webhook.unwrap(), Utc::now())
+        .await
+        .unwrap();
     let before = snapshot(&app).await;
 
-    for (path, pairs) in forms(&label.id.to_string()) {
+    for (path, pairs) in forms(&label.id.to_string(), &webhook.id.to_string()) {
         let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let body = encode(&pairs);
         let forged = app
@@ -238,6 +254,7 @@ async fn snapshot(app: &App) -> String {
     let labels = store.labels(id).await.unwrap();
     let integrations = store.integrations(id).await.unwrap();
     let keys = store.api_keys(id).await.unwrap();
+    let webhooks = store.webhooks(id).await.unwrap();
     let members: Vec<_> = store
         .members(id)
         .await
@@ -250,7 +267,7 @@ async fn snapshot(app: &App) -> String {
         .await
         .unwrap()
         .total;
-    format!("{project:?} {labels:?} {integrations:?} {keys:?} {members:?} {leads}")
+    format!("{project:?} {labels:?} {integrations:?} {webhooks:?} {keys:?} {members:?} {leads}")
 }
 
 async fn add_user(app: &App, email: &str) {
@@ -790,6 +807,122 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
             .is_none(),
         "nothing was queued"
     );
+}
+
+#[tokio::test]
+async fn lead_webhooks_are_added_with_their_secret_shown_once_and_removed() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let path = "/projects/alpha/settings/webhooks";
+    let empty = app.get(path, &owner.cookie).await;
+    assert!(empty.text.contains("No webhooks yet."));
+    assert!(
+        empty.text.contains(r#"value="lead.created" checked"#),
+        "new leads are preselected"
+    );
+
+    // Refusals keep what was typed and name the field.
+    let no_events = app
+        .post(&owner, path, &[("url", "https://crm.example/in")])
+        .await;
+    assert_eq!(no_events.status, StatusCode::BAD_REQUEST);
+    assert!(no_events.text.contains(r#"id="events-problem""#));
+    assert!(no_events.text.contains("Choose at least one event"));
+    assert!(no_events.text.contains(r#"value="https://crm.example/in""#));
+    let bad_url = app
+        .post(
+            &owner,
+            path,
+            &[("url", "crm.example"), ("event", "lead.lost")],
+        )
+        .await;
+    assert_eq!(bad_url.status, StatusCode::BAD_REQUEST);
+    assert!(paragraph(&bad_url.text, "url-problem").contains("must start with https://"));
+    assert!(bad_url.text.contains(r#"value="lead.lost" checked"#));
+    let unknown = app
+        .post(
+            &owner,
+            path,
+            &[("url", "https://crm.example"), ("event", "lead.deleted")],
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
+    assert!(app.store.webhooks(app.alpha.id).await.unwrap().is_empty());
+
+    let added = app
+        .post(
+            &owner,
+            path,
+            &[
+                ("url", " https://crm.example/in "),
+                ("event", "lead.created"),
+                ("event", "lead.converted"),
+            ],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::CREATED, "{}", added.text);
+    let hooks = app.store.webhooks(app.alpha.id).await.unwrap();
+    assert_eq!(hooks.len(), 1);
+    let hook = &hooks[0].webhook;
+    assert_eq!(hook.url, "https://crm.example/in");
+    assert_eq!(hook.events.to_string(), "lead.created, lead.converted");
+    let secret = hook.secret.expose();
+    assert!(secret.starts_with("whsec_"));
+    assert!(added.text.contains(secret), "the generated secret, once");
+    assert!(added.text.contains("Copy it now"));
+    let page = app.get(path, &owner.cookie).await;
+    assert!(!page.text.contains(secret), "never again");
+    assert!(page.text.contains("https://crm.example/in"));
+    assert!(page.text.contains("Nothing posted yet."));
+
+    // A secret given is kept and not shown.
+    let given = app
+        .post(
+            &owner,
+            path,
+            &[
+                ("url", "https://chat.example"),
+                ("event", "lead.lost"),
+                ("secret", "whsec_mine"),
+            ],
+        )
+        .await;
+    assert_eq!(given.status, StatusCode::CREATED);
+    assert!(!given.text.contains("whsec_mine"));
+    let hooks = app.store.webhooks(app.alpha.id).await.unwrap();
+    assert_eq!(hooks[1].webhook.secret, Secret::new("whsec_mine"));
+
+    // A lead arrives: the page counts the event waiting for the first webhook only.
+    app.lead_at(
+        &app.alpha,
+        json!({"userData": {"firstName": "Ada"}}),
+        Utc::now(),
+    )
+    .await;
+    let page = app.get(path, &owner.cookie).await;
+    assert!(
+        page.text
+            .contains(r#"<span class="cell posts"><span>0 delivered</span><span>1 waiting</span>"#),
+        "{}",
+        page.text
+    );
+
+    let first = hooks[0].webhook.id;
+    let removed = app
+        .post(&owner, &format!("{path}/{first}/remove"), &[])
+        .await;
+    let page = app.follow(&owner, &removed).await;
+    assert!(page.text.contains("Webhook removed"));
+    assert!(!page.text.contains("https://crm.example/in"));
+    let again = app
+        .post(&owner, &format!("{path}/{first}/remove"), &[])
+        .await;
+    assert_eq!(again.status, StatusCode::NOT_FOUND);
+    let garbage = app
+        .post(&owner, &format!("{path}/not-an-id/remove"), &[])
+        .await;
+    assert_eq!(garbage.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.store.webhooks(app.alpha.id).await.unwrap().len(), 1);
 }
 
 #[tokio::test]

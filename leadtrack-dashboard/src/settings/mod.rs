@@ -1,5 +1,5 @@
-//! The Settings area of a project, for its owners: conversion labels, integrations, API
-//! keys, members, the project's own settings, and installing the capture script.
+//! The Settings area of a project, for its owners: conversion labels, integrations, lead
+//! webhooks, API keys, members, the project's own settings, and installing the capture script.
 //!
 //! | path under `/projects/{projectId}/settings` | what |
 //! |---|---|
@@ -10,6 +10,8 @@
 //! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `microsoft-ads`, `linkedin`, `webhook`) |
 //! | `POST integrations/{kind}/disconnect` | disconnects |
 //! | `POST integrations/{kind}/test` | one test event in the platform's test mode (GA4's validator, Meta's test events, Google Ads' validateOnly, a webhook ping), or a token check (Microsoft Advertising, LinkedIn) |
+//! | `GET webhooks`, `POST webhooks` | lead webhooks: list, add (a generated secret shown once) |
+//! | `POST webhooks/{id}/remove` | removes a webhook |
 //! | `GET keys`, `POST keys`, `POST keys/revoke` | API keys: list, create (shown once), revoke |
 //! | `GET members`, `POST members` | members: list, add an existing user by email |
 //! | `POST members/{userId}`, `POST members/{userId}/remove` | changes a role, removes |
@@ -29,6 +31,7 @@ mod labels;
 mod members;
 mod platforms;
 mod project;
+mod webhooks;
 
 use bytes::Buf;
 use futures_util::Stream;
@@ -76,6 +79,9 @@ where
             ["integrations", kind, "disconnect"] if post => {
                 integrations::disconnect(store, form().await?, kind).await
             }
+            ["webhooks"] if get => webhooks::page(store, request, page().await?).await,
+            ["webhooks"] if post => webhooks::add(store, form().await?).await,
+            ["webhooks", id, "remove"] if post => webhooks::remove(store, form().await?, id).await,
             ["keys"] if get => keys::page(store, request, page().await?).await,
             ["keys"] if post => keys::create(store, form().await?).await,
             ["keys", "revoke"] if post => keys::revoke(store, form().await?).await,
@@ -90,10 +96,12 @@ where
             ["install"] if get => Ok(install::page(config, request, page().await?)),
             ["install", "test-lead"] if post => install::test_lead(store, form().await?).await,
             []
-            | ["labels" | "integrations" | "keys" | "members" | "project" | "install"]
+            | [
+                "labels" | "integrations" | "webhooks" | "keys" | "members" | "project" | "install",
+            ]
             | ["labels" | "integrations" | "members", _]
             | ["integrations", _, "disconnect" | "test"]
-            | ["members", _, "remove"]
+            | ["members" | "webhooks", _, "remove"]
             | ["keys", "revoke"]
             | ["install", "test-lead"] => Ok(render::method_not_allowed()),
             _ => Ok(render::not_found(None)),
@@ -189,6 +197,8 @@ pub(crate) enum Area {
     Labels,
     /// The platforms conversions go to.
     Integrations,
+    /// Lead webhooks.
+    Webhooks,
     /// API keys.
     Keys,
     /// Who may sign in to the project.
@@ -200,9 +210,10 @@ pub(crate) enum Area {
 }
 
 impl Area {
-    const ALL: [Area; 6] = [
+    const ALL: [Area; 7] = [
         Area::Labels,
         Area::Integrations,
+        Area::Webhooks,
         Area::Keys,
         Area::Members,
         Area::Project,
@@ -214,6 +225,7 @@ impl Area {
         match self {
             Self::Labels => "labels",
             Self::Integrations => "integrations",
+            Self::Webhooks => "webhooks",
             Self::Keys => "keys",
             Self::Members => "members",
             Self::Project => "project",
@@ -226,6 +238,7 @@ impl Area {
         match self {
             Self::Labels => "Conversion labels",
             Self::Integrations => "Integrations",
+            Self::Webhooks => "Lead webhooks",
             Self::Keys => "API keys",
             Self::Members => "Members",
             Self::Project => "Project",

@@ -281,7 +281,8 @@ pub(super) fn platform(kind: IntegrationKind) -> Platform {
             "webhook",
             WEBHOOK,
             "Each conversion is posted signed with HMAC-SHA256 of the secret; a signed ping \
-             checks that the receiver answers.",
+             checks that the receiver answers. For new and merged leads as they arrive, add a \
+             lead webhook.",
         ),
     };
     Platform {
