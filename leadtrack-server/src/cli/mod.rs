@@ -292,7 +292,7 @@ fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
 /// Options of the conversion worker.
 #[derive(Debug, Args)]
 pub(crate) struct WorkerArgs {
-    /// Conversion jobs delivered at once.
+    /// Conversion jobs and lead webhook events delivered at once.
     #[arg(
         long,
         env = "LEADTRACK_WORKER_CONCURRENCY",

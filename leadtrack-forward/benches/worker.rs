@@ -1,0 +1,170 @@
+//! Worker throughput to a local receiver: `cargo bench -p leadtrack-forward --bench worker`.
+//!
+//! Two runs on a temporary SQLite store with its default durability (`synchronous=FULL`):
+//! conversion jobs rated with a label mapped to the conversion webhook, then lead webhook
+//! events (`lead.created` of as many new leads). Each queues everything first, then starts
+//! a worker with its default concurrency and times until the receiver has every post. Run
+//! without `--bench` (as `cargo test --all-targets` would), it does nothing.
+//! `LEADTRACK_BENCH_DELIVERIES` sets the number of posts per run (20,000 by default),
+//! `LEADTRACK_BENCH_CONCURRENCY` the worker's concurrency (its default, 4, by default).
+
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use futures_util::future::join_all;
+use leadtrack_core::account::Actor;
+use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::lead::LeadData;
+use leadtrack_core::project::{NewProject, Project};
+use leadtrack_core::request::StatusUpdate;
+use leadtrack_core::types::{ConversionId, LeadIdentifier};
+use leadtrack_core::webhook::{NewWebhook, WebhookEvent};
+use leadtrack_core::{Admin, LeadStore};
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_forward::{Worker, WorkerConfig};
+use leadtrack_sqlite::SqliteStore;
+use serde_json::json;
+use tokio::sync::oneshot;
+
+const WRITES_AT_ONCE: usize = 1_000;
+
+fn lead(n: usize) -> LeadData {
+    serde_json::from_value(json!({
+        "userData": {"firstName": format!("Lead{n}"), "email": format!("lead{n}@example.com")},
+        "formData": {"formName": "Contact", "message": "Hello"}
+    }))
+    .expect("lead data")
+}
+
+async fn project(store: &SqliteStore, id: &str) -> Project {
+    let new = NewProject {
+        public_id: Some(id.into()),
+        name: id.into(),
+        currency: Some("EUR".into()),
+    };
+    store
+        .create_project(new, Utc::now())
+        .await
+        .expect("project")
+}
+
+/// Creates `count` leads of `project`, and rates each with `label` when there is one.
+async fn fill(store: &SqliteStore, project: &Project, count: usize, label: Option<uuid::Uuid>) {
+    for first in (0..count).step_by(WRITES_AT_ONCE) {
+        let batch = first..(first + WRITES_AT_ONCE).min(count);
+        let created =
+            join_all(batch.map(|n| store.create_lead(project.id, lead(n), Utc::now()))).await;
+        let Some(label) = label else { continue };
+        join_all(created.into_iter().map(|created| async move {
+            let update = StatusUpdate {
+                identifier: LeadIdentifier::LeadId(created.expect("lead").lead_id),
+                conversion_id: ConversionId::Label(label),
+                price: Some(1_000),
+                note: None,
+            };
+            store
+                .update_status(
+                    project.id,
+                    &update,
+                    &Actor::api_key("lt_bench000"),
+                    Utc::now(),
+                )
+                .await
+                .expect("rating")
+        }))
+        .await;
+    }
+}
+
+/// Runs a worker until `receiver` has `count` posts; the posts per second.
+async fn deliver(store: &SqliteStore, receiver: &MockPlatform, count: usize) -> f64 {
+    let mut config = WorkerConfig::default();
+    if let Some(concurrency) = env("LEADTRACK_BENCH_CONCURRENCY") {
+        config.concurrency = concurrency;
+    }
+    let worker = Worker::new(store.clone(), config).expect("worker");
+    let (stop, stopped) = oneshot::channel::<()>();
+    let started = Instant::now();
+    let running = tokio::spawn(worker.run(async {
+        let _ = stopped.await;
+    }));
+    let posts = receiver.wait_for(count, Duration::from_secs(600)).await;
+    let elapsed = started.elapsed();
+    assert_eq!(posts.len(), count, "every post arrived");
+    let _ = stop.send(());
+    running.await.expect("the worker stops");
+    count as f64 / elapsed.as_secs_f64()
+}
+
+/// A number from the environment.
+fn env(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    if !std::env::args().any(|arg| arg == "--bench") {
+        return;
+    }
+    let count = env("LEADTRACK_BENCH_DELIVERIES").unwrap_or(20_000);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let store = SqliteStore::open(dir.path().join("bench.db"))
+        .await
+        .expect("store");
+
+    // Conversion jobs, each delivered to the conversion webhook.
+    let conversions = MockPlatform::start(MockResponse::empty(200)).await;
+    let jobs = project(&store, "jobs").await;
+    let webhook = WebhookSettings {
+        url: format!("{}/conversions", conversions.url()),
+        secret: Secret::new("whsec_bench"),
+    };
+    store
+        .set_integration(jobs.id, IntegrationSettings::Webhook(webhook), Utc::now())
+        .await
+        .expect("webhook");
+    let mapping = LabelMapping {
+        webhook: true,
+        ..LabelMapping::default()
+    };
+    let label = NewLabel {
+        name: "Customer".into(),
+        mark_as_done: true,
+        mapping,
+    };
+    let label = store
+        .create_label(jobs.id, label, Utc::now())
+        .await
+        .expect("label");
+    let started = Instant::now();
+    fill(&store, &jobs, count, Some(label.id)).await;
+    println!(
+        "queued {count} conversion jobs in {:.1?}",
+        started.elapsed()
+    );
+    let rate = deliver(&store, &conversions, count).await;
+    println!("conversion webhook: {rate:.0} deliveries/s");
+
+    // Lead webhook events.
+    let events = MockPlatform::start(MockResponse::empty(200)).await;
+    let hooks = project(&store, "hooks").await;
+    let hook = NewWebhook::new(
+        &format!("{}/events", events.url()),
+        Some(Secret::new("whsec_bench")),
+        [WebhookEvent::LeadCreated].into_iter().collect(),
+    )
+    .expect("webhook");
+    store
+        .create_webhook(hooks.id, hook, Utc::now())
+        .await
+        .expect("webhook");
+    let started = Instant::now();
+    fill(&store, &hooks, count, None).await;
+    println!(
+        "queued {count} lead.created events in {:.1?}",
+        started.elapsed()
+    );
+    let rate = deliver(&store, &events, count).await;
+    println!("lead webhook: {rate:.0} events/s");
+}
