@@ -75,7 +75,7 @@ pub(crate) fn create(
 pub(crate) fn list(conn: &Connection, project: ProjectId) -> Result<Vec<WebhookStatus>, Error> {
     let hooks: Vec<Webhook> = conn
         .prepare_cached(&format!(
-            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ?1 ORDER BY created_at, id"
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ?1 ORDER BY created_at, rowid"
         ))?
         .query_and_then([project.0], webhook)?
         .collect::<Result<_, _>>()?;

@@ -284,7 +284,8 @@ pub trait Admin: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<Webhook>;
 
-    /// The project's webhooks, oldest first, with how their deliveries stand.
+    /// The project's webhooks, oldest first (ties: in the order added), with how their
+    /// deliveries stand.
     async fn webhooks(&self, project: ProjectId) -> StoreResult<Vec<WebhookStatus>>;
 
     /// Removes a webhook of the project, and the events not yet delivered to it; `false`
