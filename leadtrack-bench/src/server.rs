@@ -1,0 +1,199 @@
+//! The server under test: built by cargo, started on a fresh database (pinned to the first
+//! core when `taskset` is there), administered through its own commands.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// What went wrong, for the person running the benchmark.
+pub(crate) type Failure = String;
+
+/// Builds the server (release, or the dev profile for a quick run) and returns its path.
+pub(crate) fn build(release: bool) -> Result<PathBuf, Failure> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("the bench crate has no parent directory")?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut command = std::process::Command::new(cargo);
+    command.current_dir(workspace).args([
+        "build",
+        "-q",
+        "-p",
+        "leadtrack-server",
+        "--bin",
+        "leadtrack-server",
+    ]);
+    if release {
+        command.arg("--release");
+    }
+    let status = command.status().map_err(|e| format!("cargo: {e}"))?;
+    if !status.success() {
+        return Err("building the server failed".to_owned());
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace.join("target"), PathBuf::from);
+    Ok(target
+        .join(if release { "release" } else { "debug" })
+        .join("leadtrack-server"))
+}
+
+/// A running server and its first project.
+pub(crate) struct Server {
+    binary: PathBuf,
+    db: PathBuf,
+    child: Child,
+    /// Where it listens.
+    pub(crate) addr: SocketAddr,
+    /// The first project's public id.
+    pub(crate) project: String,
+    /// Its API key.
+    pub(crate) key: String,
+}
+
+fn free_port() -> Result<u16, Failure> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+fn has_taskset() -> bool {
+    std::process::Command::new("taskset")
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+impl Server {
+    /// Starts `binary` on a new database in `dir`, without limits that would throttle the
+    /// load, and reads the first project and key it prints.
+    pub(crate) async fn start(binary: &Path, dir: &Path) -> Result<Self, Failure> {
+        let db = dir.join("leadtrack.db");
+        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()?)
+            .parse()
+            .map_err(|_| "no address")?;
+        let server_args = [
+            "--db",
+            db.to_str().ok_or("the database path is not UTF-8")?,
+            "serve",
+            "--addr",
+            &addr.to_string(),
+            "--rate-limit-ip",
+            "off",
+            "--rate-limit-project",
+            "off",
+            "--rate-limit-key",
+            "off",
+            "--max-connections",
+            "2048",
+        ]
+        .map(str::to_owned);
+        let mut command = if has_taskset() {
+            let mut command = Command::new("taskset");
+            command.args(["-c", "0"]).arg(binary);
+            command
+        } else {
+            Command::new(binary)
+        };
+        let mut child = command
+            .args(server_args)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("starting {}: {e}", binary.display()))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let (mut project, mut key) = (None, None);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while project.is_none() || key.is_none() {
+            let line = tokio::time::timeout_at(deadline.into(), lines.next_line())
+                .await
+                .map_err(|_| "the server printed no project in 30 s")?
+                .map_err(|e| e.to_string())?
+                .ok_or("the server stopped")?;
+            let line = line.trim();
+            if let Some(id) = line.strip_prefix("project id:") {
+                project = Some(id.trim().to_owned());
+            } else if let Some(found) = line.strip_prefix("API key:") {
+                key = Some(found.trim().to_owned());
+            }
+        }
+        // Keep reading what it prints, so that it never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        while tokio::net::TcpStream::connect(addr).await.is_err() {
+            if Instant::now() > deadline {
+                return Err("the server does not accept connections".to_owned());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Ok(Self {
+            binary: binary.to_owned(),
+            db,
+            child,
+            addr,
+            project: project.unwrap_or_default(),
+            key: key.unwrap_or_default(),
+        })
+    }
+
+    /// Runs an admin command with `--json` and returns what it printed.
+    pub(crate) async fn admin(&self, args: &[&str]) -> Result<Value, Failure> {
+        let db = self.db.to_str().ok_or("the database path is not UTF-8")?;
+        let output = Command::new(&self.binary)
+            .args(["--db", db])
+            .args(args)
+            .arg("--json")
+            .output()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(format!(
+                "{args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        serde_json::from_slice(&output.stdout).map_err(|e| format!("{args:?}: {e}"))
+    }
+
+    /// The server's resident memory now and at its peak, in bytes.
+    pub(crate) fn memory(&self) -> (u64, u64) {
+        let status = self
+            .child
+            .id()
+            .and_then(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
+            .unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
+                .map_or(0, |kb| kb * 1024)
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+
+    /// The database's size on disk: the file, its WAL and shared memory.
+    pub(crate) fn database_size(&self) -> u64 {
+        ["", "-wal", "-shm"]
+            .iter()
+            .filter_map(|suffix| {
+                let mut path = self.db.clone().into_os_string();
+                path.push(suffix);
+                std::fs::metadata(path).ok()
+            })
+            .map(|meta| meta.len())
+            .sum()
+    }
+
+    /// Stops the server.
+    pub(crate) async fn stop(mut self) {
+        let _ = self.child.kill().await;
+    }
+}
