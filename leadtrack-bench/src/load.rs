@@ -40,6 +40,9 @@ pub(crate) enum Until {
 pub(crate) struct Stats {
     /// Requests answered with the expected status.
     pub(crate) ok: u64,
+    /// Requests the server refused for overload (503 or 429), as it is meant to under
+    /// more load than it can serve.
+    pub(crate) shed: u64,
     /// Requests answered otherwise, or not at all.
     pub(crate) errors: u64,
     /// The first unexpected answer, for the report.
@@ -54,6 +57,11 @@ impl Stats {
     /// Answered requests per second.
     pub(crate) fn rate(&self) -> f64 {
         self.ok as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// The share of requests shed for overload.
+    pub(crate) fn shed_share(&self) -> f64 {
+        self.shed as f64 / (self.ok + self.shed + self.errors).max(1) as f64
     }
 
     /// A latency percentile, in milliseconds.
@@ -98,6 +106,7 @@ pub(crate) async fn run(
         .collect();
     let mut total = Stats {
         ok: 0,
+        shed: 0,
         errors: 0,
         first_error: None,
         elapsed: Duration::ZERO,
@@ -107,6 +116,7 @@ pub(crate) async fn run(
         match task.await {
             Ok(stats) => {
                 total.ok += stats.ok;
+                total.shed += stats.shed;
                 total.errors += stats.errors;
                 total.first_error = total.first_error.or(stats.first_error);
                 // Both histograms have the same bounds, so adding cannot fail.
@@ -139,6 +149,7 @@ async fn connection(
 ) -> Stats {
     let mut stats = Stats {
         ok: 0,
+        shed: 0,
         errors: 0,
         first_error: None,
         elapsed: Duration::ZERO,
@@ -211,6 +222,7 @@ async fn connection(
                     inspect(n, &body);
                 }
             }
+            Ok((503 | 429, _)) => stats.shed += 1,
             Ok((status, body)) => fail(
                 &mut stats,
                 format!("HTTP {status}: {}", String::from_utf8_lossy(&body)),
