@@ -276,9 +276,10 @@ async fn bench(args: Args) -> Result<(), Failure> {
     )
 }
 
-/// Fails the run when a request failed.
+/// Fails the run when a request failed, or when none was answered at all (requests shed
+/// for overload are answers).
 fn check(route: &str, stats: &load::Stats) -> Result<(), Failure> {
-    if stats.errors > 0 || stats.ok == 0 {
+    if stats.errors > 0 || stats.ok + stats.shed == 0 {
         return Err(format!(
             "{route}: {} of {} requests failed; the first: {}",
             stats.errors,
