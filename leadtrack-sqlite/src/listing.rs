@@ -35,7 +35,7 @@ pub(crate) fn status_counts(
             .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?
     } else {
-        let (filter, params) = filter(conn, project, &any_status)?;
+        let (filter, params) = filter(project, &any_status);
         conn.prepare_cached(&format!(
             "SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status"
         ))?
@@ -57,32 +57,50 @@ pub(crate) fn status_counts(
 }
 
 /// A page of the project's leads matching `query`, and how many match in all.
+///
+/// The total comes from a kept count when only the status filters, and from the trigram
+/// index alone when only a search of three characters or more does. The page of such a
+/// search, newest or oldest first, is read whichever way visits fewer leads: through the
+/// trigram index (every match, then sorted), or along the project's leads by creation time,
+/// checking each, which a common term fills after a few.
 pub(crate) fn list(
     conn: &Connection,
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<LeadPage, Error> {
-    let (filter, mut params) = filter(conn, project, query)?;
+    let (filter, mut params) = filter(project, query);
+    let kept_count = |sql: &str, status: Option<&str>| -> Result<i64, Error> {
+        let mut statement = conn.prepare_cached(sql)?;
+        let found = match status {
+            Some(status) => statement.query_row((project.0, status), |row| row.get(0)),
+            None => statement.query_row([project.0], |row| row.get(0)),
+        };
+        Ok(found.optional()?.unwrap_or(0))
+    };
+    let project_total = || kept_count("SELECT total FROM lead_counts WHERE project_id = ?1", None);
+    let term = query.search.as_deref().map(search_term);
+    let only_search = LeadQuery {
+        search: None,
+        ..query.clone()
+    }
+    .is_unfiltered();
+    let searched = term.as_deref().and_then(phrase).filter(|_| only_search);
     let total: i64 = if query.is_unfiltered() {
-        conn.prepare_cached("SELECT total FROM lead_counts WHERE project_id = ?1")?
-            .query_row([project.0], |row| row.get(0))
-            .optional()?
-            .unwrap_or(0)
+        project_total()?
     } else if let Some(statuses) = query.only_statuses() {
-        let mut count = conn.prepare_cached(
-            "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = ?2",
-        )?;
         let mut counted: Vec<LeadStatus> = statuses.to_vec();
         counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
         counted.dedup();
         let mut total = 0;
         for status in counted {
-            total += count
-                .query_row((project.0, status.as_ref()), |row| row.get::<_, i64>(0))
-                .optional()?
-                .unwrap_or(0);
+            total += kept_count(
+                "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = ?2",
+                Some(status.as_ref()),
+            )?;
         }
         total
+    } else if let Some(phrase) = &searched {
+        count_matches(conn, project, phrase)?
     } else {
         conn.prepare_cached(&format!("SELECT count(*) FROM leads WHERE {filter}"))?
             .query_row(params_from_iter(&params), |row| row.get(0))?
@@ -94,6 +112,22 @@ pub(crate) fn list(
             total,
         });
     }
+    // Along the creation times, a page of a term held by `total` of the project's leads
+    // is found after about `(offset + limit) * project / total` leads.
+    let walk = searched.is_some() && query.sort.field == SortField::CreatedAt && {
+        let wanted = u128::from(query.offset() + u64::from(query.limit));
+        let project = u128::try_from(project_total()?).unwrap_or_default();
+        wanted * project < u128::from(total) * u128::from(total)
+    };
+    let filter = if walk {
+        params = vec![
+            SqlValue::Integer(project.0),
+            SqlValue::Text(term.unwrap_or_default()),
+        ];
+        WALK_FILTER.to_owned()
+    } else {
+        filter
+    };
     params.push(SqlValue::Integer(i64::from(query.limit)));
     params.push(SqlValue::Integer(
         i64::try_from(query.offset()).unwrap_or(i64::MAX),
@@ -109,69 +143,49 @@ pub(crate) fn list(
     Ok(LeadPage { leads, total })
 }
 
-/// How many of a search term's trigrams the index is asked for: the rarest few narrow the
-/// candidates almost as well as all of them, at a fraction of the cost.
-const SEARCH_TRIGRAMS: usize = 3;
+/// The filter of a search read along the project's leads by creation time: the project
+/// and the term.
+const WALK_FILTER: &str = "project_id = ? AND instr(search_text, ?) > 0";
 
-/// How far the leads holding a trigram are counted when picking the rarest: enough to tell
-/// a rare trigram from a common one, never a long read.
-const TRIGRAM_COUNT_CAP: i64 = 1_000;
+/// The bits of a trigram index rowid that hold the lead's id; the project is above them
+/// (migration 14).
+const LEAD_BITS: u32 = 36;
 
-/// The trigram index's query for a search term of three characters or more: its rarest
-/// trigrams (counted up to [`TRIGRAM_COUNT_CAP`] leads each), all required. A phrase of
-/// every trigram would read the long lists of the common ones (`lea`, `@ex`, `com`);
-/// `instr` then keeps exactly the leads whose text holds the whole term.
-fn search_match(conn: &Connection, term: &str) -> Result<Option<String>, Error> {
-    let chars: Vec<char> = term.chars().collect();
-    // FTS5 reads its query as a C string: a NUL ends it mid-phrase (a syntax error), so
-    // trigrams holding one are left to `instr`, which compares bytes and finds them.
-    let mut trigrams: Vec<String> = chars
-        .windows(3)
-        .filter(|w| !w.contains(&'\0'))
-        .map(|w| w.iter().collect())
-        .collect();
-    if trigrams.is_empty() {
-        return Ok(None);
-    }
-    trigrams.sort_unstable();
-    trigrams.dedup();
-    let mut count = conn.prepare_cached(
-        "SELECT count(*) FROM (SELECT 1 FROM leads_search WHERE leads_search MATCH ?1 LIMIT ?2)",
-    )?;
-    let mut counted = Vec::with_capacity(trigrams.len());
-    for trigram in trigrams {
-        let quoted = format!("\"{}\"", trigram.replace('"', "\"\""));
-        let leads: i64 = count.query_row((&quoted, TRIGRAM_COUNT_CAP), |row| row.get(0))?;
-        counted.push((leads, trigram));
-    }
-    counted.sort_unstable();
-    Ok(Some(
-        counted
-            .iter()
-            .take(SEARCH_TRIGRAMS)
-            .map(|(_, trigram)| format!("\"{}\"", trigram.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(" AND "),
-    ))
+/// The range of trigram index rowids of the project's leads.
+fn project_rowids(project: ProjectId) -> (i64, i64) {
+    let low = project.0 << LEAD_BITS;
+    (low, low | ((1 << LEAD_BITS) - 1))
+}
+
+/// The trigram index's query for a search term: the phrase of its trigrams, which the
+/// case-sensitive index matches exactly where the (lowercased) text contains the term.
+/// `None` for terms under three characters, which have no trigram, and for terms holding
+/// a NUL, which FTS5 would read as the query's end.
+fn phrase(term: &str) -> Option<String> {
+    (term.chars().count() >= 3 && !term.contains('\0'))
+        .then(|| format!("\"{}\"", term.replace('"', "\"\"")))
+}
+
+/// How many of the project's leads contain `phrase`, from the trigram index alone.
+fn count_matches(conn: &Connection, project: ProjectId, phrase: &str) -> Result<i64, Error> {
+    let (low, high) = project_rowids(project);
+    Ok(conn
+        .prepare_cached(
+            "SELECT count(*) FROM leads_search
+             WHERE leads_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+        )?
+        .query_row((phrase, low, high), |row| row.get(0))?)
 }
 
 /// The WHERE clause of a listing and its parameters. Always starts with the project, so
 /// every plan is an index search within it.
-pub(crate) fn filter(
-    conn: &Connection,
-    project: ProjectId,
-    query: &LeadQuery,
-) -> Result<(String, Vec<SqlValue>), Error> {
+pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlValue>) {
     // A search of three characters or more is looked up in the trigram index, and the
     // leads it finds are read by id: the other columns are then only checked (a `+` keeps
     // SQLite from walking, say, every open lead of the project to test each one against
     // the search's few).
     let term = query.search.as_deref().map(search_term);
-    let trigrams = match &term {
-        Some(term) if term.chars().count() >= 3 => search_match(conn, term)?,
-        _ => None,
-    };
-    let by_search = trigrams.is_some();
+    let by_search = term.as_deref().and_then(phrase).is_some();
     let column = |name: &str| {
         if by_search {
             format!("+{name}")
@@ -227,13 +241,26 @@ pub(crate) fn filter(
         params.push(SqlValue::Integer(to_millis(to)));
     }
     if let Some(term) = term {
-        // `instr` keeps exactly the leads a scan would find.
-        if let Some(trigrams) = trigrams {
-            sql.push_str(" AND id IN (SELECT rowid FROM leads_search WHERE leads_search MATCH ?)");
-            params.push(SqlValue::Text(trigrams));
+        match phrase(&term) {
+            Some(phrase) => {
+                let (low, high) = project_rowids(project);
+                sql.push_str(&format!(
+                    " AND id IN (SELECT rowid & {} FROM leads_search
+                       WHERE leads_search MATCH ? AND rowid BETWEEN ? AND ?)",
+                    (1_i64 << LEAD_BITS) - 1
+                ));
+                params.extend([
+                    SqlValue::Text(phrase),
+                    SqlValue::Integer(low),
+                    SqlValue::Integer(high),
+                ]);
+            }
+            // Too short for a trigram: each lead of the project is checked.
+            None => {
+                sql.push_str(" AND instr(search_text, ?) > 0");
+                params.push(SqlValue::Text(term));
+            }
         }
-        sql.push_str(" AND instr(search_text, ?) > 0");
-        params.push(SqlValue::Text(term));
     }
     for (name, exists) in [
         ("has_gclid", query.gclid_exists),
@@ -247,7 +274,7 @@ pub(crate) fn filter(
             sql.push_str(&format!(" AND {} = {}", column(name), i32::from(exists)));
         }
     }
-    Ok((sql, params))
+    (sql, params)
 }
 
 /// A sort field's column, and its key as listings sort by it (text sorts ignore ASCII
@@ -289,7 +316,7 @@ pub(crate) fn export(
     after: Option<&Cursor>,
     limit: u32,
 ) -> Result<Vec<StoredLead>, Error> {
-    let (filter, params) = filter(conn, project, query)?;
+    let (filter, params) = filter(project, query);
     let cursor = match after {
         None => None,
         Some(cursor) => Some((cursor_key(cursor, query.sort.field)?, cursor.id.0)),
@@ -436,7 +463,7 @@ mod tests {
             }
         }
         for query in queries {
-            let (filter, params) = filter(&conn, ProjectId(1), &query).unwrap();
+            let (filter, params) = filter(ProjectId(1), &query);
             let count = format!("SELECT count(*) FROM leads WHERE {filter}");
             let mut page_params = params.clone();
             page_params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
@@ -473,6 +500,51 @@ mod tests {
         }
     }
 
+    /// A search's total is counted in the trigram index alone, and a common term's page is
+    /// read along the project's creation-time index, in both directions, without sorting.
+    #[test]
+    fn searches_count_in_the_index_and_walk_in_order() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        let plan = |sql: &str| -> Vec<String> {
+            conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap()
+                .query_map([], |row| row.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        let count = plan(
+            "SELECT count(*) FROM leads_search
+             WHERE leads_search MATCH '\"ada\"' AND rowid BETWEEN 0 AND 9",
+        );
+        assert_eq!(count.len(), 1, "{count:?}");
+        assert!(
+            count[0].starts_with("SCAN leads_search VIRTUAL TABLE INDEX"),
+            "{count:?}"
+        );
+        for direction in [SortDirection::Asc, SortDirection::Desc] {
+            let query = LeadQuery {
+                search: Some("ada".into()),
+                sort: Sort {
+                    field: SortField::CreatedAt,
+                    direction,
+                },
+                ..LeadQuery::default()
+            };
+            let walk = plan(&format!(
+                "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY {} LIMIT 10 OFFSET 0",
+                WALK_FILTER.replacen('?', "1", 1).replacen('?', "'ada'", 1),
+                order_by(&query)
+            ));
+            assert_eq!(
+                walk,
+                ["SEARCH leads USING INDEX leads_created (project_id=?)"],
+                "{direction:?}"
+            );
+        }
+    }
+
     /// The inbox's exports (its tab, newest first; by name) read each batch through an
     /// index from the cursor on: no batch sorts or skips the leads before it.
     #[test]
@@ -501,7 +573,7 @@ mod tests {
             ),
         ];
         for (query, cursor) in cases {
-            let (filter, mut params) = filter(&conn, ProjectId(1), &query).unwrap();
+            let (filter, mut params) = filter(ProjectId(1), &query);
             let key = cursor_key(&cursor, query.sort.field).unwrap();
             params.extend([key.clone(), key, SqlValue::Integer(7), SqlValue::Integer(3)]);
             let sql = format!(

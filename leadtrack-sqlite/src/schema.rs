@@ -425,6 +425,35 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX webhook_events_state  ON webhook_events (webhook_id, state);
     CREATE INDEX webhook_events_last   ON webhook_events (webhook_id, last_attempt_at, id)
         WHERE last_attempt_at IS NOT NULL;
+    "#, // 14: the trigram index, keyed by project. Its rowid is the lead's project and id
+    // (`project_id << 36 | id`), so a search within a project reads only that project's
+    // part of each trigram's list, and counts its matches without visiting a lead. It is
+    // contentless (the leads hold the text) and case-sensitive (search text and terms are
+    // lowercased before they get here), so a phrase of the term's trigrams matches exactly
+    // the leads whose text contains the term.
+    r#"
+    DROP TRIGGER leads_search_insert;
+    DROP TRIGGER leads_search_update;
+    DROP TRIGGER leads_search_delete;
+    DROP TABLE leads_search;
+    CREATE VIRTUAL TABLE leads_search USING fts5 (
+        search_text, content = '', contentless_delete = 1,
+        tokenize = 'trigram case_sensitive 1'
+    );
+    INSERT INTO leads_search (rowid, search_text)
+        SELECT project_id << 36 | id, search_text FROM leads;
+    CREATE TRIGGER leads_search_insert AFTER INSERT ON leads BEGIN
+        INSERT INTO leads_search (rowid, search_text)
+            VALUES (new.project_id << 36 | new.id, new.search_text);
+    END;
+    CREATE TRIGGER leads_search_update AFTER UPDATE OF search_text ON leads BEGIN
+        DELETE FROM leads_search WHERE rowid = old.project_id << 36 | old.id;
+        INSERT INTO leads_search (rowid, search_text)
+            VALUES (new.project_id << 36 | new.id, new.search_text);
+    END;
+    CREATE TRIGGER leads_search_delete AFTER DELETE ON leads BEGIN
+        DELETE FROM leads_search WHERE rowid = old.project_id << 36 | old.id;
+    END;
     "#,
 ];
 
@@ -664,5 +693,46 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(flags, [(1, 1), (0, 0), (0, 0)]);
+    }
+
+    #[test]
+    fn leads_of_an_older_database_are_found_in_the_project_keyed_search_index() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 13).unwrap();
+        conn.execute_batch(
+            "INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+                 VALUES (1, 'a', 'A', 'EUR', '{}', 0), (2, 'b', 'B', 'EUR', '{}', 0);
+             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                 search_text, has_gclid, has_cid, has_fbp, has_fbc)
+             VALUES (1, 1, 'open', 0, 0, '{}', 'ada\nlovelace', 0, 0, 0, 0),
+                    (2, 2, 'open', 0, 0, '{}', 'ada\nbyron', 0, 0, 0, 0),
+                    (3, 1, 'open', 0, 0, '{}', 'grace\nhopper', 0, 0, 0, 0);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let found = |term: &str, project: i64| -> Vec<i64> {
+            conn.prepare(
+                "SELECT rowid & 68719476735 FROM leads_search
+                 WHERE leads_search MATCH ?1 AND rowid BETWEEN ?2 << 36 AND (?2 + 1 << 36) - 1
+                 ORDER BY rowid",
+            )
+            .unwrap()
+            .query_map((term, project), |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+        };
+        assert_eq!(found("\"ada\"", 1), [1]);
+        assert_eq!(found("\"ada\"", 2), [2]);
+        assert_eq!(found("\"hopper\"", 1), [3]);
+        assert_eq!(found("\"ADA\"", 1), Vec::<i64>::new(), "case-sensitive");
+        // Kept up to date from then on.
+        conn.execute(
+            "UPDATE leads SET search_text = 'ada\nking' WHERE id = 3",
+            [],
+        )
+        .unwrap();
+        assert_eq!(found("\"ada\"", 1), [1, 3]);
+        assert_eq!(found("\"hopper\"", 1), Vec::<i64>::new());
     }
 }

@@ -538,3 +538,67 @@ pub async fn status_totals_follow_every_change<B: Backend>(backend: &B) {
         ]
     );
 }
+
+/// A search gives the same leads, total and pages however the backend finds them: alone
+/// (which a backend may answer from its search index, or by walking the project's leads
+/// for a common term) and with a filter every lead passes; for common, rare and
+/// two-character terms, in both directions, on every page; another project's matches
+/// never count.
+pub async fn searches_agree_however_they_are_read<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let other = project(&store, "p2").await;
+    let project = project(&store, "p1").await;
+    for n in 0..120_i64 {
+        // Half are Okafors, one in twelve has "zyx" in the company, all have "ex".
+        let last = if n % 2 == 0 { "Okafor" } else { "Lovelace" };
+        let company = if n % 12 == 5 { "Zyxel Labs" } else { "Acme" };
+        let body = json!({"userData": {"lastName": last, "companyName": company,
+                                       "email": format!("lead{n}@example.com")}});
+        create(&store, &project, body.clone(), n).await;
+        if n % 10 == 0 {
+            create(&store, &other, body, n).await;
+        }
+    }
+    for term in ["okafor", "OKAF", "zyx", "ex", "lead1", "nomatch"] {
+        for direction in [SortDirection::Desc, SortDirection::Asc] {
+            for (limit, page) in [(5, 1), (5, 2), (7, 9), (50, 2), (100, 1)] {
+                let alone = LeadQuery {
+                    search: Some(term.into()),
+                    sort: Sort {
+                        field: SortField::CreatedAt,
+                        direction,
+                    },
+                    limit,
+                    page,
+                    ..LeadQuery::default()
+                };
+                let filtered = LeadQuery {
+                    created_from: Some(at(-1)),
+                    ..alone.clone()
+                };
+                let a = store.list_leads(project.id, &alone).await.unwrap();
+                let b = store.list_leads(project.id, &filtered).await.unwrap();
+                let context = format!("{term:?} {direction:?} limit {limit} page {page}");
+                assert_eq!(a.total, b.total, "{context}");
+                assert_eq!(ids(&a.leads), ids(&b.leads), "{context}");
+            }
+        }
+    }
+    let total = |term: &str| {
+        let query = LeadQuery {
+            search: Some(term.into()),
+            ..LeadQuery::default()
+        };
+        let store = &store;
+        let project = project.id;
+        async move { store.list_leads(project, &query).await.unwrap().total }
+    };
+    assert_eq!(total("okafor").await, 60);
+    assert_eq!(total("zyx").await, 10);
+    assert_eq!(total("ex").await, 120);
+    assert_eq!(
+        total("lead1").await,
+        31,
+        "lead1, lead10 to lead19, lead100 to lead119"
+    );
+}
