@@ -55,6 +55,10 @@ struct Args {
     /// Where the results are written as JSON.
     #[arg(long, default_value = "target/loadgen.json", value_name = "PATH")]
     json: PathBuf,
+    /// Measure only the routes whose name contains one of these (the static ceiling is
+    /// always measured) [default: every route].
+    #[arg(long, value_delimiter = ',', value_name = "TEXT,...")]
+    routes: Option<Vec<String>>,
     /// The server binary to measure [default: built by cargo].
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
@@ -226,7 +230,14 @@ async fn bench(args: Args) -> Result<(), Failure> {
     let (project, key) = (server.project.clone(), server.key.clone());
     let next_new = Arc::new(AtomicU64::new(leads));
     let next_rated = Arc::new(AtomicU64::new(0));
-    for scenario in scenarios() {
+    let chosen = |route: &str| {
+        route.starts_with("static")
+            || args
+                .routes
+                .as_ref()
+                .is_none_or(|wanted| wanted.iter().any(|w| route.contains(w.as_str())))
+    };
+    for scenario in scenarios().into_iter().filter(|s| chosen(s.route)) {
         for &count in &connections {
             let make = scenario.call(&Context {
                 project: project.clone(),

@@ -626,21 +626,22 @@ mod tests {
             .query_row("SELECT allowed_origins FROM projects", [], |row| row.get(0))
             .unwrap();
         assert_eq!(allowed, "[]");
-        let data = || {
-            serde_json::from_value(serde_json::json!({
+        let row = || {
+            let data = serde_json::from_value(serde_json::json!({
                 "userData": {"email": "b@x.io"}, "formData": {"uniqueEventId": "evt"}
             }))
-            .unwrap()
+            .unwrap();
+            crate::leads::LeadRow::of(data).unwrap()
         };
         let now = chrono::Utc::now();
         let browser =
-            crate::leads::create(&conn, ProjectId(1), CreateRoute::Browser, data(), now).unwrap();
+            crate::leads::create(&conn, ProjectId(1), CreateRoute::Browser, row(), now).unwrap();
         assert!(
             browser.created,
             "a browser create does not merge into the old lead"
         );
         let server =
-            crate::leads::create(&conn, ProjectId(1), CreateRoute::Server, data(), now).unwrap();
+            crate::leads::create(&conn, ProjectId(1), CreateRoute::Server, row(), now).unwrap();
         assert_eq!((server.lead_id, server.created), (LeadId(1), false));
     }
 

@@ -22,7 +22,7 @@ use leadtrack_core::types::{
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
 };
-use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreResult};
+use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResult};
 use uuid::Uuid;
 
 use crate::{SqliteStore, accounts, activity, admin, jobs, leads, listing, report, webhooks};
@@ -47,7 +47,9 @@ impl LeadStore for SqliteStore {
         data: LeadData,
         now: DateTime<Utc>,
     ) -> StoreResult<CreatedLead> {
-        self.write(move |conn| leads::create(conn, project, route, data, now))
+        // The row is made here, off the writer thread.
+        let row = leads::LeadRow::of(data).map_err(StoreError::from)?;
+        self.write(move |conn| leads::create(conn, project, route, row, now))
             .await
     }
 
