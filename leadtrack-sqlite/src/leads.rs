@@ -268,12 +268,49 @@ pub(crate) fn find(
             None => return Err(lead_not_found()),
         },
     };
-    let sql = format!(
-        "SELECT {LEAD_COLUMNS} FROM leads WHERE project_id = ?1 AND {column} = ?2
-         ORDER BY created_at DESC, id DESC LIMIT 1"
-    );
-    conn.prepare_cached(&sql)?
+    conn.prepare_cached(&find_sql(column))?
         .query_and_then((project.0, value), rows::lead)?
         .next()
         .ok_or_else(lead_not_found)?
+}
+
+/// The lookup of [`find`] by `column`: the newest lead of the project with the value.
+fn find_sql(column: &str) -> String {
+    format!(
+        "SELECT {LEAD_COLUMNS} FROM leads WHERE project_id = ?1 AND {column} = ?2
+         ORDER BY created_at DESC, id DESC LIMIT 1"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lookup by any identifier is one search of its index (partial indexes included:
+    /// `= ?` implies the value is there), newest first without sorting.
+    #[test]
+    fn lookups_search_one_index_without_sorting() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        for (column, index) in [
+            ("unique_identifier", "leads_identifier"),
+            ("email_key", "leads_email_key"),
+            ("phone_key", "leads_phone_key"),
+        ] {
+            let plan: Vec<String> = conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {}", find_sql(column)))
+                .unwrap()
+                .query_map((1, "x"), |row| row.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(
+                plan,
+                [format!(
+                    "SEARCH leads USING INDEX {index} (project_id=? AND {column}=?)"
+                )],
+                "{column}"
+            );
+        }
+    }
 }
