@@ -24,6 +24,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
+use tower_http::compression::Compression;
 use warp::http::Request;
 use warp::{Filter, Reply};
 
@@ -123,7 +124,9 @@ pub(crate) async fn run<A>(
             registry: Arc::clone(&registry),
             options,
         };
-        let service = warp::service(app.clone());
+        // Responses are gzipped for clients that accept it (listings, the capture script,
+        // the dashboard's pages), unless they are tiny or already compressed.
+        let service = Compression::new(warp::service(app.clone()));
         let builder = Arc::clone(&builder);
         let watcher = graceful.watcher();
         tokio::spawn(async move {
