@@ -54,6 +54,18 @@ pub(crate) struct Stats {
 }
 
 impl Stats {
+    /// Nothing measured yet.
+    fn empty() -> Self {
+        Self {
+            ok: 0,
+            shed: 0,
+            errors: 0,
+            first_error: None,
+            elapsed: Duration::ZERO,
+            latency: histogram(),
+        }
+    }
+
     /// Answered requests per second.
     pub(crate) fn rate(&self) -> f64 {
         self.ok as f64 / self.elapsed.as_secs_f64()
@@ -104,14 +116,7 @@ pub(crate) async fn run(
             ))
         })
         .collect();
-    let mut total = Stats {
-        ok: 0,
-        shed: 0,
-        errors: 0,
-        first_error: None,
-        elapsed: Duration::ZERO,
-        latency: histogram(),
-    };
+    let mut total = Stats::empty();
     for task in tasks {
         match task.await {
             Ok(stats) => {
@@ -147,14 +152,7 @@ async fn connection(
     make: MakeCall,
     inspect: Option<Inspect>,
 ) -> Stats {
-    let mut stats = Stats {
-        ok: 0,
-        shed: 0,
-        errors: 0,
-        first_error: None,
-        elapsed: Duration::ZERO,
-        latency: histogram(),
-    };
+    let mut stats = Stats::empty();
     let mut sender = None;
     let fail = |stats: &mut Stats, error: String| {
         stats.errors += 1;

@@ -11,7 +11,7 @@ use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
 use leadtrack_core::time::from_millis;
 use leadtrack_core::types::{JobId, LeadId, ProjectId, UserId};
-use rusqlite::Row;
+use rusqlite::{Connection, OptionalExtension, Row};
 
 /// What the SQL code fails with; converted to [`StoreError`] at the store's boundary.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +66,32 @@ impl From<Error> for StoreError {
 /// Parses a text column into an enumeration.
 pub(crate) fn parse<T: FromStr>(column: &'static str, value: String) -> Result<T, Error> {
     value.parse().map_err(|_| Error::Corrupt { column, value })
+}
+
+/// The id of the row of a leased queue (`jobs`, `webhook_events`: `state`, `due_at`,
+/// `lease_expires_at`) due soonest at `now_ms`: a queued one due by then, or a running one
+/// whose lease has lapsed (its worker died), whichever has waited longer.
+pub(crate) fn due(conn: &Connection, table: &str, now_ms: i64) -> Result<Option<i64>, Error> {
+    let first = |sql: String| -> Result<Option<(i64, i64)>, Error> {
+        Ok(conn
+            .prepare_cached(&sql)?
+            .query_row([now_ms], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?)
+    };
+    let queued = first(format!(
+        "SELECT id, due_at FROM {table} WHERE state = 'queued' AND due_at <= ?1
+         ORDER BY due_at, id LIMIT 1"
+    ))?;
+    let lapsed = first(format!(
+        "SELECT id, lease_expires_at FROM {table}
+         WHERE state = 'running' AND lease_expires_at <= ?1
+         ORDER BY lease_expires_at, id LIMIT 1"
+    ))?;
+    Ok([queued, lapsed]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(_, at)| *at)
+        .map(|(id, _)| id))
 }
 
 /// The columns [`lead`] reads, in order.

@@ -190,27 +190,7 @@ pub(crate) fn claim(
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedWebhookEvent>, Error> {
-    let now_ms = to_millis(&now);
-    let first = |sql: &str| -> Result<Option<(i64, i64)>, Error> {
-        Ok(conn
-            .prepare_cached(sql)?
-            .query_row([now_ms], |row| Ok((row.get(0)?, row.get(1)?)))
-            .optional()?)
-    };
-    let queued = first(
-        "SELECT id, due_at FROM webhook_events WHERE state = 'queued' AND due_at <= ?1
-         ORDER BY due_at, id LIMIT 1",
-    )?;
-    let lapsed = first(
-        "SELECT id, lease_expires_at FROM webhook_events
-         WHERE state = 'running' AND lease_expires_at <= ?1
-         ORDER BY lease_expires_at, id LIMIT 1",
-    )?;
-    let Some((id, _)) = [queued, lapsed]
-        .into_iter()
-        .flatten()
-        .min_by_key(|(_, at)| *at)
-    else {
+    let Some(id) = rows::due(conn, "webhook_events", to_millis(&now))? else {
         return Ok(None);
     };
     let lease = Lease {
