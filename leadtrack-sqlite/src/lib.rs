@@ -6,9 +6,10 @@
 //! [`JobQueue`]: leadtrack_core::JobQueue
 //! [`Accounts`]: leadtrack_core::Accounts
 //!
-//! - Durable by default: WAL with `synchronous=FULL`, so a lead acknowledged to a caller
-//!   survives a crash or a power loss. [`Synchronous::Normal`] trades the last moments before
-//!   a power loss for fewer fsyncs.
+//! - Durable by default ([`Synchronous::Full`]): a lead acknowledged to a caller survives a
+//!   crash or a power loss, because a write is acknowledged only once the WAL holding it has
+//!   been fsynced. [`Synchronous::Normal`] trades the last moments before a power loss for
+//!   no fsyncs.
 //! - No SQLite call runs on an async runtime's thread: one writer thread owns the write
 //!   connection and commits waiting writes together (group commit); two pools of reader
 //!   threads serve reads, one for quick lookups (keys, projects, one lead, sessions) and one
@@ -78,15 +79,6 @@ pub enum Synchronous {
     /// WAL commits are not fsynced one by one: a power loss may lose the last commits
     /// (never corrupt the database). A process crash loses nothing.
     Normal,
-}
-
-impl Synchronous {
-    fn pragma(self) -> &'static str {
-        match self {
-            Self::Full => "FULL",
-            Self::Normal => "NORMAL",
-        }
-    }
 }
 
 /// Options of [`SqliteStore::open_with`].

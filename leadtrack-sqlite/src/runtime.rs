@@ -4,9 +4,13 @@
 //! One writer thread owns the only write connection. Writes arrive over a channel; when
 //! several are waiting, the writer runs them all in one `BEGIN IMMEDIATE` transaction, each
 //! inside its own savepoint (a failing write rolls back alone), and acknowledges them only
-//! after the `COMMIT`: with `synchronous=FULL` one fsync then makes a whole batch durable
-//! (group commit). Readers are threads, each with its own connection; in WAL mode they never
-//! wait for the writer.
+//! after the `COMMIT`. With [`Synchronous::Full`] they are acknowledged only once they are
+//! durable: a syncer thread fsyncs the WAL after each commit, then acknowledges every batch
+//! committed before that fsync began (group commit). The connection itself runs with
+//! `synchronous=NORMAL` (no fsync inside `COMMIT`; SQLite still syncs around checkpoints),
+//! so the writer goes on with the next batch while the last one is being made durable,
+//! instead of waiting for the disk. Readers are threads, each with its own connection; in
+//! WAL mode they never wait for the writer.
 //!
 //! Readers form two pools, so that one client's expensive reads cannot starve everyone's
 //! cheap ones: [`Lane::Quick`] for point lookups through an index (an API key, a project, one
@@ -34,7 +38,7 @@ use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
 use crate::schema;
-use crate::{Error, ReadPool, SqliteOptions};
+use crate::{Error, ReadPool, SqliteOptions, Synchronous};
 
 /// Most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
@@ -151,6 +155,7 @@ pub(crate) struct Runtime {
 pub(crate) struct Counters {
     writes: AtomicU64,
     transactions: AtomicU64,
+    syncs: AtomicU64,
 }
 
 /// Counts of the writer's work since the store was opened.
@@ -160,6 +165,10 @@ pub struct WriteStats {
     pub writes: u64,
     /// Transactions committed: fewer than `writes` when group commit batched them.
     pub transactions: u64,
+    /// Fsyncs of the WAL that made committed transactions durable before they were
+    /// acknowledged (with [`Synchronous::Full`]): at most `transactions`, fewer when one
+    /// fsync covered several.
+    pub syncs: u64,
 }
 
 fn closed() -> StoreError {
@@ -179,6 +188,22 @@ impl Runtime {
         let writer_options = options.clone();
         let stats = Arc::new(Counters::default());
         let writer_stats = Arc::clone(&stats);
+        let durable = match options.synchronous {
+            Synchronous::Full => {
+                let (batches_tx, batches_rx) = crossbeam_channel::unbounded::<Vec<Completion>>();
+                let (exit_tx, exit_rx) = oneshot::channel::<()>();
+                exited.push(exit_rx);
+                let mut wal = path.as_os_str().to_owned();
+                wal.push("-wal");
+                let syncer_stats = Arc::clone(&stats);
+                spawn("leadtrack-sqlite-syncer", move || {
+                    let _exit = exit_tx;
+                    run_syncer(Path::new(&wal), &batches_rx, &syncer_stats);
+                })?;
+                Some(batches_tx)
+            }
+            Synchronous::Normal => None,
+        };
         spawn("leadtrack-sqlite-writer", move || {
             let _exit = exit_tx;
             let conn = match open_writer(&writer_path, &writer_options) {
@@ -191,7 +216,7 @@ impl Runtime {
                     return;
                 }
             };
-            run_writer(&conn, &write_rx, &writer_stats);
+            run_writer(&conn, &write_rx, &writer_stats, durable.as_ref());
         })?;
         ready_rx.await.map_err(|_| closed())??;
 
@@ -240,6 +265,7 @@ impl Runtime {
         WriteStats {
             writes: self.stats.writes.load(Ordering::Relaxed),
             transactions: self.stats.transactions.load(Ordering::Relaxed),
+            syncs: self.stats.syncs.load(Ordering::Relaxed),
         }
     }
 
@@ -376,7 +402,9 @@ fn open_writer(path: &Path, options: &SqliteOptions) -> Result<Connection, Store
             "the database could not switch to WAL mode (it is in {mode} mode)"
         )));
     }
-    conn.pragma_update(None, "synchronous", options.synchronous.pragma())
+    // No fsync inside COMMIT: with `Synchronous::Full` the syncer makes each commit durable
+    // before it is acknowledged (see the module's documentation).
+    conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(StoreError::backend)?;
     conn.pragma_update(None, "foreign_keys", true)
         .map_err(StoreError::backend)?;
@@ -552,7 +580,12 @@ fn run_reader(reader: &Reader, ops: &Receiver<ReadOp>) {
     }
 }
 
-fn run_writer(conn: &Connection, ops: &Receiver<WriteOp>, stats: &Counters) {
+fn run_writer(
+    conn: &Connection,
+    ops: &Receiver<WriteOp>,
+    stats: &Counters,
+    durable: Option<&Sender<Vec<Completion>>>,
+) {
     while let Ok(first) = ops.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -561,12 +594,53 @@ fn run_writer(conn: &Connection, ops: &Receiver<WriteOp>, stats: &Counters) {
                 Err(_) => break,
             }
         }
-        commit_batch(conn, batch, stats);
+        commit_batch(conn, batch, stats, durable);
     }
 }
 
-/// Runs a batch of writes in one transaction, then acknowledges each.
-fn commit_batch(conn: &Connection, batch: Vec<WriteOp>, stats: &Counters) {
+/// Makes committed batches durable, then acknowledges them: one fsync of the WAL for every
+/// batch that arrived before it began. A failed fsync fails the batches it was for (their
+/// writes may not survive a power loss), as a failed commit would.
+fn run_syncer(wal: &Path, batches: &Receiver<Vec<Completion>>, stats: &Counters) {
+    let mut file: Option<std::fs::File> = None;
+    while let Ok(mut waiting) = batches.recv() {
+        while let Ok(more) = batches.try_recv() {
+            waiting.extend(more);
+        }
+        let synced = match &file {
+            Some(file) => file.sync_data(),
+            None => std::fs::File::open(wal).and_then(|opened| {
+                let synced = opened.sync_data();
+                file = Some(opened);
+                synced
+            }),
+        };
+        let result = match synced {
+            Ok(()) => {
+                stats.syncs.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "could not make committed writes durable");
+                Err(CommitFailure::Storage(
+                    "the storage could not make the write durable".to_owned(),
+                ))
+            }
+        };
+        for complete in waiting {
+            complete(result.clone());
+        }
+    }
+}
+
+/// Runs a batch of writes in one transaction, then acknowledges each, or, when `durable`,
+/// hands their acknowledgements to the syncer.
+fn commit_batch(
+    conn: &Connection,
+    batch: Vec<WriteOp>,
+    stats: &Counters,
+    durable: Option<&Sender<Vec<Completion>>>,
+) {
     if let Err(err) = conn.execute_batch("BEGIN IMMEDIATE") {
         tracing::error!(error = %err, "could not begin a write transaction");
         for op in batch {
@@ -624,6 +698,16 @@ fn commit_batch(conn: &Connection, batch: Vec<WriteOp>, stats: &Counters) {
             .writes
             .fetch_add(completions.len() as u64, Ordering::Relaxed);
         stats.transactions.fetch_add(1, Ordering::Relaxed);
+        if let Some(syncer) = durable {
+            // Acknowledged by the syncer once durable; should it be gone, nothing is.
+            if let Err(unsent) = syncer.send(completions) {
+                let failure = CommitFailure::Storage("the store is closing".to_owned());
+                for complete in unsent.into_inner() {
+                    complete(Err(failure.clone()));
+                }
+            }
+            return;
+        }
     }
     for complete in completions {
         complete(commit.clone());

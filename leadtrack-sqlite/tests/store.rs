@@ -56,6 +56,42 @@ async fn waiting_writes_are_committed_together() {
         transactions < writes,
         "500 concurrent writes took {transactions} transactions: no group commit"
     );
+    let syncs = after.syncs - before.syncs;
+    assert!(
+        (1..=transactions).contains(&syncs),
+        "every acknowledged write was fsynced first: {syncs} fsyncs for {transactions} commits"
+    );
+}
+
+/// With `Synchronous::Full` every acknowledged write was made durable by an fsync before it
+/// was acknowledged, one fsync at a time: after each of a series of writes, the store has
+/// fsynced at least once more. `Synchronous::Normal` never fsyncs.
+#[tokio::test]
+async fn full_durability_acknowledges_a_write_only_after_an_fsync() {
+    for (synchronous, fsyncs) in [(Synchronous::Full, true), (Synchronous::Normal, false)] {
+        let options = SqliteOptions {
+            synchronous,
+            ..SqliteOptions::default()
+        };
+        let (_dir, store, project) = store_with_project(options).await;
+        for i in 0..20 {
+            let before = store.write_stats().syncs;
+            let body = json!({"userData": {"email": format!("s{i}@x.io")}});
+            store
+                .create_lead(project.id, data(body), Utc::now())
+                .await
+                .unwrap();
+            let after = store.write_stats().syncs;
+            assert_eq!(after > before, fsyncs, "{synchronous:?}, write {i}");
+        }
+        store.close().await;
+        let reopened = SqliteStore::open(store.path()).await.unwrap();
+        let leads = reopened
+            .list_leads(project.id, &Default::default())
+            .await
+            .unwrap();
+        assert_eq!(leads.total, 20);
+    }
 }
 
 #[tokio::test]
