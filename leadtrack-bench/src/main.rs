@@ -59,6 +59,10 @@ struct Args {
     /// always measured) [default: every route].
     #[arg(long, value_delimiter = ',', value_name = "TEXT,...")]
     routes: Option<Vec<String>>,
+    /// Keep the database in this directory (it must hold none yet) instead of a temporary
+    /// one, to look into it afterwards.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
     /// The server binary to measure [default: built by cargo].
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
@@ -146,8 +150,15 @@ async fn bench(args: Args) -> Result<(), Failure> {
         Some(path) => path.clone(),
         None => server::build(!args.quick)?,
     };
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let server = Server::start(&binary, dir.path()).await?;
+    let temporary = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let dir = match &args.keep {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            dir.clone()
+        }
+        None => temporary.path().to_owned(),
+    };
+    let server = Server::start(&binary, &dir).await?;
     let mut keys = vec![(server.project.clone(), server.key.clone())];
     for name in ["Second", "Third"] {
         let made = server.admin(&["project", "create", "--name", name]).await?;

@@ -9,7 +9,9 @@
 //! committed before that fsync began (group commit). The connection itself runs with
 //! `synchronous=NORMAL` (no fsync inside `COMMIT`; SQLite still syncs around checkpoints),
 //! so the writer goes on with the next batch while the last one is being made durable,
-//! instead of waiting for the disk. Readers are threads, each with its own connection; in
+//! instead of waiting for the disk. (Readers, and the worker's claims, may so see a write a
+//! few milliseconds before its caller is told; what a power loss can take is only what was
+//! never acknowledged.) Readers are threads, each with its own connection; in
 //! WAL mode they never wait for the writer.
 //!
 //! Readers form two pools, so that one client's expensive reads cannot starve everyone's
