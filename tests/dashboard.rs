@@ -1,6 +1,7 @@
 //! The dashboard in a real headless Chromium, as a team uses it: sign in, the inbox's tabs,
 //! keyboard, search and filters, a lead's page, rating one lead (and seeing its webhook
-//! delivered) and several at once, and what a member may not see.
+//! delivered) and several at once, a lead webhook added and removed, and what a member may
+//! not see.
 
 #[path = "support/browser.rs"]
 mod support;
@@ -18,7 +19,7 @@ use leadtrack::core::request::{CreateRoute, NewLead};
 use leadtrack::core::types::{LeadId, Role};
 use leadtrack::core::{Accounts, Admin, LeadStore};
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
-use leadtrack::forward::{Worker, WorkerConfig};
+use leadtrack::forward::{Worker, WorkerConfig, webhook};
 use leadtrack::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
@@ -468,5 +469,95 @@ async fn a_member_sees_no_settings_and_no_other_project() {
         .await
         .unwrap();
     assert!(text(&browser).await.contains("Page not found"));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let site = site().await;
+    let c = &browser.client;
+    let page = format!("{}/projects/acme/settings/webhooks", site.base);
+    site.sign_in(&browser, OWNER).await;
+    c.goto(&page).await.unwrap();
+    assert!(text(&browser).await.contains("No webhooks yet."));
+
+    let crm = MockPlatform::start(MockResponse::empty(204)).await;
+    c.find(Locator::Id("url"))
+        .await
+        .unwrap()
+        .send_keys(&format!("{}/crm", crm.url()))
+        .await
+        .unwrap();
+    // New leads are chosen already; lost ones too.
+    c.find(Locator::Css("input[name=event][value='lead.lost']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Css("form.card button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(&browser, "the new secret", |_, shown| {
+        shown.contains("Copy it now")
+    })
+    .await;
+    let secret = c
+        .find(Locator::Css("code.secret"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    let shown = text(&browser).await;
+    assert!(
+        shown.contains("lead.created") && shown.contains("lead.lost"),
+        "{shown}"
+    );
+
+    // A new lead reaches the CRM, signed with the secret the page showed.
+    start_worker(&site.store);
+    let hedy = json!({"userData": {"firstName": "Hedy", "email": "hedy@example.com"}});
+    let id = lead(&site.store, &site.acme, hedy).await;
+    let posts = crm.wait_for(1, Duration::from_secs(15)).await;
+    assert_eq!(posts.len(), 1);
+    let body = posts[0].json();
+    assert_eq!(
+        (body["type"].as_str(), body["lead"]["id"].as_i64()),
+        (Some("lead.created"), Some(id.0))
+    );
+    let signature = posts[0].header(webhook::SIGNATURE_HEADER).unwrap();
+    let t: i64 = signature[2..signature.find(',').unwrap()].parse().unwrap();
+    assert_eq!(signature, webhook::signature(&secret, t, &posts[0].body));
+
+    // The page counts the delivery, and shows the secret no more.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        c.goto(&page).await.unwrap();
+        let shown = text(&browser).await;
+        if shown.contains("1 delivered") {
+            assert!(!shown.contains(&secret));
+            break;
+        }
+        assert!(Instant::now() < deadline, "never counted: {shown}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    c.find(Locator::Css("td.actions button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(&browser, "the webhook removed", |_, shown| {
+        shown.contains("Webhook removed") && shown.contains("No webhooks yet.")
+    })
+    .await;
     browser.close().await;
 }
