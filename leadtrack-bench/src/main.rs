@@ -73,6 +73,8 @@ struct Row {
     route: &'static str,
     connections: usize,
     stats: load::Stats,
+    /// The server's peak resident memory so far, in bytes, once this row was measured.
+    peak_rss: u64,
 }
 
 fn main() -> ExitCode {
@@ -268,18 +270,21 @@ async fn bench(args: Args) -> Result<(), Failure> {
             )
             .await;
             check(scenario.route, &stats)?;
+            let (_, peak_rss) = server.memory();
             println!(
-                "{:<44} {count:>4} conns  {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  shed {:.0}%",
+                "{:<44} {count:>4} conns  {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  shed {:.0}%  peak RSS {:.0} MiB",
                 scenario.route,
                 stats.rate(),
                 stats.ms(50.0),
                 stats.ms(99.0),
-                stats.shed_share() * 100.0
+                stats.shed_share() * 100.0,
+                peak_rss as f64 / (1024.0 * 1024.0)
             );
             rows.push(Row {
                 route: scenario.route,
                 connections: count,
                 stats,
+                peak_rss,
             });
         }
     }
@@ -522,6 +527,7 @@ fn report(
             "p99Ms": row.stats.ms(99.0),
             "requests": row.stats.ok,
             "shed": row.stats.shed,
+            "peakRssBytesSoFar": row.peak_rss,
         }));
     }
     println!();
