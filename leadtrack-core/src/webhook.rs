@@ -39,6 +39,7 @@ pub const MAX_WEBHOOKS: usize = 20;
     strum::AsRefStr,
     strum::Display,
     strum::EnumString,
+    strum::IntoStaticStr,
     VariantArray,
 )]
 pub enum WebhookEvent {
@@ -135,7 +136,7 @@ impl FromIterator<WebhookEvent> for WebhookEvents {
 impl fmt::Display for WebhookEvents {
     /// The event names, separated by `, `.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<String> = self.iter().map(|event| event.to_string()).collect();
+        let names: Vec<&str> = self.iter().map(<&str>::from).collect();
         f.write_str(&names.join(", "))
     }
 }

@@ -53,6 +53,26 @@ impl Recorded {
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
     }
+
+    /// Asserts that this webhook post carries the signature a receiver holding `secret`
+    /// computes over the raw body ([`crate::webhook::signature`]); returns its timestamp.
+    #[track_caller]
+    pub fn assert_signed(&self, secret: &str) -> i64 {
+        let signature = self
+            .header(crate::webhook::SIGNATURE_HEADER)
+            .expect("a signature header");
+        let timestamp: i64 = signature
+            .strip_prefix("t=")
+            .and_then(|rest| rest.split(',').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no timestamp in {signature:?}"));
+        assert_eq!(
+            signature,
+            crate::webhook::signature(secret, timestamp, &self.body),
+            "the receiver can verify it"
+        );
+        timestamp
+    }
 }
 
 /// An answer the mock gives.

@@ -117,12 +117,7 @@ impl Deliverer {
         kind: IntegrationKind,
         integrations: &Integrations,
     ) -> Option<(Secret, Secret)> {
-        let old = match kind {
-            IntegrationKind::GoogleAds => &integrations.google_ads.as_ref()?.refresh_token,
-            IntegrationKind::MicrosoftAds => &integrations.microsoft_ads.as_ref()?.refresh_token,
-            IntegrationKind::Linkedin => &integrations.linkedin.as_ref()?.refresh_token,
-            IntegrationKind::Ga4 | IntegrationKind::Meta | IntegrationKind::Webhook => return None,
-        };
+        let old = integrations.refresh_token(kind)?;
         let new = self.tokens.take_rotated(old.expose())?;
         Some((old.clone(), Secret::new(new)))
     }

@@ -218,16 +218,6 @@ pub enum IntegrationSettings {
 }
 
 impl IntegrationSettings {
-    /// The OAuth refresh token, for the integrations that have one.
-    pub fn refresh_token(&self) -> Option<&Secret> {
-        match self {
-            Self::GoogleAds(s) => Some(&s.refresh_token),
-            Self::MicrosoftAds(s) => Some(&s.refresh_token),
-            Self::Linkedin(s) => Some(&s.refresh_token),
-            Self::Ga4(_) | Self::Meta(_) | Self::Webhook(_) => None,
-        }
-    }
-
     /// Puts `new`, which the platform issued in exchange for `old`, in place of the refresh
     /// token, unless the token is no longer `old` (the integration was connected again
     /// meanwhile, and that choice wins). Whether it replaced.
@@ -285,6 +275,17 @@ impl Integrations {
             IntegrationKind::MicrosoftAds => self.microsoft_ads.is_some(),
             IntegrationKind::Linkedin => self.linkedin.is_some(),
             IntegrationKind::Webhook => self.webhook.is_some(),
+        }
+    }
+
+    /// The OAuth refresh token of `kind`, when it is connected and has one (Google Ads,
+    /// Microsoft Advertising, LinkedIn).
+    pub fn refresh_token(&self, kind: IntegrationKind) -> Option<&Secret> {
+        match kind {
+            IntegrationKind::GoogleAds => Some(&self.google_ads.as_ref()?.refresh_token),
+            IntegrationKind::MicrosoftAds => Some(&self.microsoft_ads.as_ref()?.refresh_token),
+            IntegrationKind::Linkedin => Some(&self.linkedin.as_ref()?.refresh_token),
+            IntegrationKind::Ga4 | IntegrationKind::Meta | IntegrationKind::Webhook => None,
         }
     }
 

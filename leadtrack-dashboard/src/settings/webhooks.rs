@@ -75,17 +75,6 @@ fn what(event: WebhookEvent) -> &'static str {
     }
 }
 
-/// The event name of each [`WebhookEvent`], for the template (askama cannot call
-/// `as_ref` on a temporary).
-fn name(event: WebhookEvent) -> &'static str {
-    match event {
-        WebhookEvent::LeadCreated => "lead.created",
-        WebhookEvent::LeadUpdated => "lead.updated",
-        WebhookEvent::LeadConverted => "lead.converted",
-        WebhookEvent::LeadLost => "lead.lost",
-    }
-}
-
 /// The add form as typed: its URL and events (never the secret).
 struct Typed {
     url: String,
@@ -122,7 +111,7 @@ async fn webhooks_page<S: Admin>(
         .map(|status| HookRow {
             id: status.webhook.id.to_string(),
             url: status.webhook.url.clone(),
-            events: status.webhook.events.iter().map(name).collect(),
+            events: status.webhook.events.iter().map(<&str>::from).collect(),
             pending: status.pending,
             delivered: status.delivered,
             failed: status.failed,
@@ -145,7 +134,7 @@ async fn webhooks_page<S: Admin>(
     let choices = WebhookEvent::VARIANTS
         .iter()
         .map(|event| EventChoice {
-            name: name(*event),
+            name: (*event).into(),
             what: what(*event),
             checked: typed.events.contains(*event),
         })
