@@ -5,6 +5,10 @@
 //! itself is the `leadtrack-server` crate; this example is its binary under the name the
 //! README uses (`cargo run --release -p leadtrack-server` runs the same thing).
 
+/// The allocator `leadtrack-server`'s own binary uses (see there).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> std::process::ExitCode {
     leadtrack_server::main()
 }

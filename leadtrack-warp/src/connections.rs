@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::io::IoSlice;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -430,9 +431,39 @@ impl AsyncRead for Tracked {
     }
 }
 
-/// Not vectored, so that hyper hands each response over in one buffer whose end
-/// [`http_errors::split`] can read.
+/// Vectored, so that hyper writes a response's body from the bytes the route produced
+/// instead of copying it into the connection's write buffer, which would keep the capacity
+/// of the largest response for as long as the connection lives. hyper's own error answers
+/// have no body: they come as the last buffer of a write, whose end
+/// [`http_errors::split`] reads.
 impl AsyncWrite for Tracked {
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        ready!(this.poll_drain(cx))?;
+        let Some(last) = bufs.iter().rposition(|buf| !buf.is_empty()) else {
+            return Poll::Ready(Ok(0));
+        };
+        let bufs = match http_errors::split(&bufs[last]) {
+            // An answer of hyper's: what comes before it first, then the answer alone.
+            Some(_) if last == 0 => return Pin::new(this).poll_write(cx, &bufs[0]),
+            Some(_) => &bufs[..last],
+            None => &bufs[..=last],
+        };
+        let polled = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            this.conn.touch();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
