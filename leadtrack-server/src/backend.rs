@@ -36,6 +36,13 @@ impl Database {
         Ok(Self::Sqlite(value))
     }
 
+    /// The SQLite file, for the commands that work on the file itself (backup, restore).
+    pub(crate) fn sqlite_file(&self) -> &Path {
+        match self {
+            Self::Sqlite(path) => path,
+        }
+    }
+
     /// Opens the store, runs the job on it, and closes it, whether the job succeeded or not.
     pub(crate) async fn run(&self, job: Job) -> Result<(), Failure> {
         match self {

@@ -22,6 +22,7 @@ macro_rules! say {
 mod accounts;
 mod admin;
 mod backend;
+mod backup;
 mod bootstrap;
 mod cli;
 mod integrations;
@@ -37,7 +38,7 @@ use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
 use backend::Database;
-use cli::{Cli, Command, ProjectCommand, ServeArgs, WorkerArgs};
+use cli::{Cli, Command, LogFormat, ProjectCommand, ServeArgs, WorkerArgs};
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]
@@ -66,7 +67,7 @@ pub fn main() -> ExitCode {
         cli.command,
         None | Some(Command::Serve(_)) | Some(Command::Worker(_))
     );
-    init_logging(if serving { "info" } else { "warn" });
+    init_logging(if serving { "info" } else { "warn" }, cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -86,21 +87,31 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Logs to stderr at `RUST_LOG`, else at `default`.
-fn init_logging(default: &str) {
+/// Logs to stderr at `RUST_LOG`, else at `default`, in `format`.
+fn init_logging(default: &str, format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
+    let logger = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => logger.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => logger
+            .json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
 }
 
 /// Runs the command the line names, on the backend `--db` names.
 async fn run(cli: Cli) -> Result<(), Failure> {
     let database = Database::parse(cli.db)?;
     let job = match cli.command {
+        Some(Command::Backup { to, json }) => return backup::backup(&database, to, json).await,
+        Some(Command::Restore { from, json }) => {
+            return backup::restore(&database, from, json).await;
+        }
         None => Job::serve(cli.serve).await?,
         Some(Command::Serve(args)) => Job::serve(args).await?,
         Some(Command::Worker(args)) => Job::Work(args),
@@ -175,8 +186,11 @@ impl Job {
                 Command::Webhook(command) => webhooks::webhook_command(&store, command).await,
                 Command::User(command) => accounts::user_command(&store, command).await,
                 Command::Member(command) => accounts::member_command(&store, command).await,
-                Command::Serve(_) | Command::Worker(_) => Err(Failure(
-                    "serve and worker are not admin commands".to_owned(),
+                Command::Serve(_)
+                | Command::Worker(_)
+                | Command::Backup { .. }
+                | Command::Restore { .. } => Err(Failure(
+                    "serve, worker, backup and restore do not run on an open store".to_owned(),
                 )),
             },
         }

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use leadtrack_core::{JobQueue, Store};
 use leadtrack_forward::{Worker, WorkerConfig};
-use leadtrack_warp::Config;
+use leadtrack_warp::{Config, Readiness};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -36,7 +36,9 @@ pub(crate) async fn serve<S: Store + Clone>(
     db: &Database,
 ) -> Result<(), Failure> {
     bootstrap::first_run(&store, addr, &args.owner_email).await?;
+    let readiness = Readiness::new();
     let config = Config {
+        readiness: readiness.clone(),
         trust_forwarded_for: args.trust_forwarded_for,
         rate_limits: leadtrack_warp::RateLimits {
             per_ip: args.rate_limit_ip,
@@ -62,7 +64,22 @@ pub(crate) async fn serve<S: Store + Clone>(
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
     let app = leadtrack_warp::app_with(store, config, pages);
     let options = args.connections.options();
-    leadtrack_warp::serve_app_with(listener, app, options, stopped(&stop)).await;
+    // On the signal /readyz turns 503 first; the listener closes once the delay is over.
+    let stop_accepting = {
+        let (stopped, delay) = (stopped(&stop), args.shutdown_delay);
+        async move {
+            stopped.await;
+            readiness.drain();
+            if !delay.is_zero() {
+                tracing::info!(
+                    ?delay,
+                    "draining: /readyz answers 503 before the listener closes"
+                );
+                tokio::time::sleep(delay).await;
+            }
+        }
+    };
+    leadtrack_warp::serve_app_with(listener, app, options, stop_accepting).await;
     tracing::info!("stopped accepting requests");
     if let Some(worker) = worker {
         let _ = worker.await;

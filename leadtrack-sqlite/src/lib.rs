@@ -47,6 +47,7 @@
 mod accounts;
 mod activity;
 mod admin;
+mod backup;
 mod jobs;
 mod leads;
 mod listing;
@@ -65,6 +66,7 @@ use std::time::Duration as StdDuration;
 use leadtrack_core::types::ProjectId;
 use leadtrack_core::{StoreError, StoreResult};
 
+pub use backup::{BackupSummary, backup, restore};
 pub(crate) use rows::Error;
 pub use runtime::WriteStats;
 use runtime::{Lane, Runtime};
@@ -143,6 +145,8 @@ struct Inner {
     runtime: Runtime,
     /// The database file's identity when it was opened: writes stop if it changes.
     opened: Option<storage::FileIdentity>,
+    /// A shared lock on the database's lock file, so that a restore knows it is open.
+    _open: std::fs::File,
     /// Keeps a temporary database's directory until the last clone is dropped.
     _temp_dir: Option<tempfile::TempDir>,
 }
@@ -168,11 +172,13 @@ impl SqliteStore {
     pub async fn open_with(path: impl AsRef<Path>, options: SqliteOptions) -> StoreResult<Self> {
         let path = path.as_ref();
         storage::check_before_open(path)?;
+        let open = backup::hold_open(path)?;
         let runtime = Runtime::start(path, &options).await?;
         Ok(Self {
             inner: Arc::new(Inner {
                 opened: storage::identity(path),
                 runtime,
+                _open: open,
                 _temp_dir: None,
             }),
         })
@@ -183,11 +189,13 @@ impl SqliteStore {
     pub async fn open_temporary() -> StoreResult<Self> {
         let dir = tempfile::tempdir().map_err(StoreError::backend)?;
         let path = dir.path().join("leadtrack.db");
+        let open = backup::hold_open(&path)?;
         let runtime = Runtime::start(&path, &SqliteOptions::default()).await?;
         Ok(Self {
             inner: Arc::new(Inner {
                 opened: storage::identity(&path),
                 runtime,
+                _open: open,
                 _temp_dir: Some(dir),
             }),
         })

@@ -488,16 +488,7 @@ pub(crate) fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), Sto
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(StoreError::backend)?;
-    let version: i64 = tx
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(StoreError::backend)?;
-    let current = usize::try_from(version).unwrap_or(usize::MAX);
-    if current > MIGRATIONS.len() {
-        return Err(StoreError::Invalid(format!(
-            "the database has schema version {version}, newer than this leadtrack knows ({}); upgrade leadtrack",
-            MIGRATIONS.len()
-        )));
-    }
+    let current = check_known(&tx)?;
     for (index, sql) in MIGRATIONS.iter().enumerate().take(target).skip(current) {
         tx.execute_batch(sql).map_err(StoreError::backend)?;
         for (_, backfill) in BACKFILLS.iter().filter(|(after, _)| *after == index + 1) {
@@ -510,6 +501,37 @@ pub(crate) fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), Sto
     tx.commit().map_err(StoreError::backend)
 }
 
+/// The number of migrations `conn`'s database has applied. A database newer than this
+/// build is refused rather than misread.
+pub(crate) fn check_known(conn: &Connection) -> Result<usize, StoreError> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(StoreError::backend)?;
+    match usize::try_from(version) {
+        Ok(current) if current <= MIGRATIONS.len() => Ok(current),
+        _ => Err(StoreError::Invalid(format!(
+            "the database has schema version {version}, newer than this leadtrack knows ({}); upgrade leadtrack",
+            MIGRATIONS.len()
+        ))),
+    }
+}
+
+/// Whether `conn`'s database has every migration of this build applied: the readiness
+/// check. A database another process migrated further, or not at all, is not served.
+pub(crate) fn check_current(conn: &Connection) -> Result<(), StoreError> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(StoreError::backend)?;
+    if usize::try_from(version).ok() == Some(MIGRATIONS.len()) {
+        Ok(())
+    } else {
+        Err(StoreError::Unavailable(format!(
+            "the database has schema version {version}, this build expects {}",
+            MIGRATIONS.len()
+        )))
+    }
+}
+
 /// The schema version recorded in the database.
 #[cfg(test)]
 pub(crate) fn version(conn: &Connection) -> i64 {
@@ -520,6 +542,25 @@ pub(crate) fn version(conn: &Connection) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_database_with_every_migration_is_current() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, MIGRATIONS.len() - 1).unwrap();
+        let behind = check_current(&conn).unwrap_err();
+        assert!(
+            matches!(&behind, StoreError::Unavailable(reason) if reason.contains(&format!("version {}", MIGRATIONS.len() - 1))),
+            "{behind:?}"
+        );
+        migrate(&mut conn).unwrap();
+        check_current(&conn).unwrap();
+        conn.pragma_update(None, "user_version", MIGRATIONS.len() as i64 + 1)
+            .unwrap();
+        assert!(matches!(
+            check_current(&conn),
+            Err(StoreError::Unavailable(_))
+        ));
+    }
 
     #[test]
     fn every_migration_applies_in_order_on_an_empty_database() {

@@ -25,10 +25,18 @@ use leadtrack_core::webhook::{
 use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResult};
 use uuid::Uuid;
 
-use crate::{SqliteStore, accounts, activity, admin, jobs, leads, listing, report, webhooks};
+use crate::rows::Error;
+use crate::{
+    SqliteStore, accounts, activity, admin, jobs, leads, listing, report, schema, webhooks,
+};
 
 #[async_trait]
 impl LeadStore for SqliteStore {
+    async fn ready(&self) -> StoreResult<()> {
+        self.read(|conn| schema::check_current(conn).map_err(Error::from))
+            .await
+    }
+
     async fn authenticate(&self, key: &KeyHash) -> StoreResult<Project> {
         let key = *key;
         self.read(move |conn| admin::authenticate(conn, &key)).await

@@ -26,7 +26,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
 use tower_http::compression::Compression;
+use tracing::Instrument;
+use uuid::Uuid;
 use warp::http::Request;
+use warp::http::header::{HeaderMap, HeaderName, HeaderValue};
 use warp::{Filter, Reply};
 
 use crate::http_errors;
@@ -142,9 +145,20 @@ pub(crate) async fn run<A>(
                     deadline,
                 });
                 request.extensions_mut().insert(PeerAddr(peer));
+                let id = request_id(request.headers_mut());
+                let span = tracing::info_span!(
+                    "request",
+                    id = id.to_str().unwrap_or_default(),
+                    project = tracing::field::Empty
+                );
                 async move {
-                    let response = tower_service::Service::call(&mut service, request).await;
+                    let mut response = tower_service::Service::call(&mut service, request)
+                        .instrument(span)
+                        .await;
                     drop(busy);
+                    if let Ok(response) = &mut response {
+                        response.headers_mut().insert(REQUEST_ID, id);
+                    }
                     response
                 }
             });
@@ -163,6 +177,31 @@ pub(crate) async fn run<A>(
     }
     drop(listener);
     graceful.shutdown().await;
+}
+
+/// The header carrying a request's id, in both directions.
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The request's id: the client's `X-Request-Id` when it is a plausible id (1 to 128 of
+/// letters, digits and `-_.:/+=@`), else a new UUID, which replaces it. Every log line of
+/// the request carries it, and the response returns it.
+fn request_id(headers: &mut HeaderMap) -> HeaderValue {
+    let plausible = |value: &HeaderValue| {
+        (1..=128).contains(&value.len())
+            && value
+                .as_bytes()
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:/+=@".contains(b))
+    };
+    match headers.get(&REQUEST_ID) {
+        Some(value) if plausible(value) => value.clone(),
+        _ => {
+            let id = HeaderValue::from_str(&Uuid::new_v4().to_string())
+                .expect("a UUID is a valid header value");
+            headers.insert(REQUEST_ID, id.clone());
+            id
+        }
+    }
 }
 
 /// Accept errors that concern one connection only (the client gave up before we took it).

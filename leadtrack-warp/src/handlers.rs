@@ -94,6 +94,7 @@ where
     let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
     let public_id = lead.project_id.as_deref().unwrap_or_default();
     let project = store.project_by_public_id(public_id).await?;
+    request::log_project(&project);
     request::ensure_active(&project)?;
     request::ensure_origin_allowed(&project, &request.headers)?;
     limiters.check_project(project.id)?;

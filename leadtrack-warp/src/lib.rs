@@ -46,6 +46,7 @@ mod assets;
 mod body;
 mod connections;
 mod handlers;
+mod health;
 mod http_errors;
 mod openapi;
 mod rate;
@@ -64,6 +65,7 @@ use warp::{Filter, Rejection};
 pub use assets::{SCRIPT, StaticAsset, demo, demo_allowing, script};
 pub use body::{BodyError, read_limited};
 pub use connections::{ServeOptions, remote};
+pub use health::Readiness;
 pub use openapi::{OPENAPI, openapi};
 pub use rate::{RateLimit, RateLimits};
 pub use request::client_ip;
@@ -83,6 +85,9 @@ pub struct Config {
     /// Token buckets per client address and project (createLead) and per API key (the
     /// keyed routes); past one, `429 rate_limited`. See [`RateLimits::default`].
     pub rate_limits: RateLimits,
+    /// What `GET /readyz` of [`app`] reports besides the store: mark it draining when a
+    /// graceful shutdown begins. Ready by default.
+    pub readiness: Readiness,
 }
 
 impl Default for Config {
@@ -92,6 +97,7 @@ impl Default for Config {
             trust_forwarded_for: false,
             cors_origins: CorsOrigins::Any,
             rate_limits: RateLimits::default(),
+            readiness: Readiness::default(),
         }
     }
 }
@@ -151,6 +157,14 @@ pub fn routes<S: LeadStore>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    shared_routes(Arc::new(store), config)
+}
+
+/// [`routes`] on a store other filters share.
+fn shared_routes<S: LeadStore>(
+    store: Arc<S>,
+    config: Config,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let limiters = rate::Limiters::new(&config.rate_limits);
     let state = Arc::new((store, config, limiters));
     let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
@@ -177,7 +191,7 @@ pub fn routes<S: LeadStore>(
                     remote,
                     query,
                 };
-                handlers::handle(store, config, limiters, request, body).await
+                handlers::handle(&**store, config, limiters, request, body).await
             }
         })
 }

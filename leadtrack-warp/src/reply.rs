@@ -52,6 +52,14 @@ impl ApiError {
         Self::new(ErrorCode::Internal, "Internal server error")
     }
 
+    /// `503 unavailable` with `Retry-After: 1`: overloaded, or not ready.
+    pub(crate) fn unavailable(message: &str) -> Self {
+        Self {
+            retry_after: Some(1),
+            ..Self::new(ErrorCode::Unavailable, message)
+        }
+    }
+
     /// `405`, with the `Allow` header.
     pub(crate) fn method_not_allowed(allow: &'static str) -> Self {
         Self {
@@ -123,13 +131,7 @@ impl From<StoreError> for ApiError {
             },
             StoreError::Unavailable(reason) => {
                 tracing::warn!(%reason, "store unavailable");
-                Self {
-                    retry_after: Some(1),
-                    ..Self::new(
-                        ErrorCode::Unavailable,
-                        "Service temporarily unavailable, retry shortly",
-                    )
-                }
+                Self::unavailable("Service temporarily unavailable, retry shortly")
             }
             other => {
                 tracing::error!(error = %other, "store failure");

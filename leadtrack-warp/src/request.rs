@@ -46,10 +46,17 @@ pub(crate) async fn authenticate_as<S: LeadStore>(
     // An unknown or revoked key is the store's `NotFound(ApiKey)`: 401 invalid_api_key.
     let hash = KeyHash::of(key);
     let project = store.authenticate(&hash).await?;
+    log_project(&project);
     ensure_active(&project)?;
     // Only known keys get a bucket, so made-up keys cannot fill the limiter's memory.
     limiters.check_key(&hash)?;
     Ok((project, Actor::api_key(key)))
+}
+
+/// Names `project` (by its public id) in the request's log span, so the access log line
+/// says which project a request spoke for.
+pub(crate) fn log_project(project: &Project) {
+    tracing::Span::current().record("project", project.public_id.as_str());
 }
 
 /// `403 project_inactive` for a deactivated project.

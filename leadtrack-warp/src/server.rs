@@ -4,6 +4,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::sync::Arc;
 
 use leadtrack_core::{ErrorCode, LeadStore};
 use serde_json::json;
@@ -13,12 +14,13 @@ use warp::reply::Response;
 use warp::{Filter, Rejection, Reply};
 
 use crate::reply::{self, ApiError};
-use crate::{Config, ServeOptions, routes};
+use crate::{Config, ServeOptions, shared_routes};
 
 /// The lead routes, their OpenAPI document (`/api/openapi.json`), the capture script
-/// (`/leadtrack.js`), the demo pages (`/demo`), `GET /health`, and a JSON `404 not_found`
-/// for every other path; one log line per request (method, path without the query, status,
-/// latency).
+/// (`/leadtrack.js`), the demo pages (`/demo`), `GET /health`, the probes `GET /healthz`
+/// (liveness) and `GET /readyz` (readiness, see [`crate::Readiness`]), and a JSON `404
+/// not_found` for every other path; one log line per request (method, path without the
+/// query, status, latency).
 pub fn app<S: LeadStore>(
     store: S,
     config: Config,
@@ -45,7 +47,11 @@ where
         .map(|| reply::json(StatusCode::OK, &json!({"message": "ok"})));
     let not_found =
         warp::any().map(|| ApiError::new(ErrorCode::NotFound, "Not found").into_response());
-    routes(store, config)
+    let store = Arc::new(store);
+    let probes = crate::health::routes(Arc::clone(&store), config.readiness.clone());
+    shared_routes(store, config)
+        .or(probes)
+        .unify()
         .or(crate::openapi())
         .unify()
         .or(crate::script())

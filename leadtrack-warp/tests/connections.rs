@@ -284,3 +284,55 @@ async fn requests_http_refuses_get_json_errors_and_clients_leaving_are_not_logge
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert_eq!(warnings.text(), "", "client faults are logged at debug");
 }
+
+/// One request with `headers` (`name: value` lines) on a new connection; the response's
+/// `x-request-id` header, if any.
+async fn request_id_answered(addr: SocketAddr, headers: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET /x HTTP/1.1\r\nhost: t\r\n{headers}connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    timeout(Duration::from_secs(5), stream.read_to_string(&mut response))
+        .await
+        .expect("an answer within 5 s")
+        .unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let ids: Vec<&str> = response
+        .lines()
+        .filter_map(|line| line.strip_prefix("x-request-id: "))
+        .collect();
+    assert!(ids.len() <= 1, "one id at most: {response}");
+    ids.first().map(|id| (*id).to_owned())
+}
+
+#[tokio::test]
+async fn every_response_carries_the_request_id_the_client_sent_or_a_new_one() {
+    let (addr, _stop) = spawn(short()).await;
+    let kept = request_id_answered(addr, "x-request-id: lb-7f3a.2:9/Q+=@x_y\r\n").await;
+    assert_eq!(kept.as_deref(), Some("lb-7f3a.2:9/Q+=@x_y"));
+
+    let first = request_id_answered(addr, "").await.expect("an id");
+    let second = request_id_answered(addr, "").await.expect("an id");
+    for id in [&first, &second] {
+        assert_eq!(
+            uuid::Uuid::parse_str(id).map(|u| u.get_version_num()),
+            Ok(4),
+            "{id}"
+        );
+    }
+    assert_ne!(first, second);
+
+    // Ids that could forge or garble a log line, or flood it, are replaced.
+    let too_long = format!("x-request-id: {}\r\n", "a".repeat(129));
+    for bad in [
+        "x-request-id: a b\r\n",
+        "x-request-id: a\"}{\r\n",
+        too_long.as_str(),
+    ] {
+        let replaced = request_id_answered(addr, bad).await.expect("an id");
+        assert!(
+            uuid::Uuid::parse_str(&replaced).is_ok(),
+            "{bad} gave {replaced}"
+        );
+    }
+}

@@ -333,6 +333,9 @@ mod general {
 
     #[async_trait]
     impl LeadStore for FailingStore {
+        async fn ready(&self) -> StoreResult<()> {
+            Err((self.fail)())
+        }
         async fn authenticate(&self, _: &KeyHash) -> StoreResult<Project> {
             Ok(self.project.clone())
         }

@@ -7,6 +7,7 @@ mod client;
 mod faults;
 mod forwarding;
 mod helpers;
+mod operations;
 mod overload;
 mod process;
 mod protection;

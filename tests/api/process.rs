@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -125,6 +125,8 @@ pub(crate) struct Server {
     pub(crate) base_url: String,
     /// What it printed to stdout before it was ready.
     pub(crate) stdout: Vec<String>,
+    /// Its stderr (the log), line by line, so far.
+    logs: Arc<Mutex<Vec<String>>>,
 }
 
 /// Starts `server serve` on a free port and waits until it listens.
@@ -187,9 +189,12 @@ async fn spawn_command(mut command: Command, db: &Path, ready: &str) -> Server {
         .spawn()
         .expect("start the server");
     let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let logs = Arc::new(Mutex::new(Vec::new()));
     let started = tokio::time::timeout(Duration::from_secs(30), async {
         while let Some(line) = stderr.next_line().await.unwrap() {
-            if line.contains(ready) {
+            let seen = line.contains(ready);
+            logs.lock().unwrap().push(line);
+            if seen {
                 return true;
             }
         }
@@ -197,13 +202,19 @@ async fn spawn_command(mut command: Command, db: &Path, ready: &str) -> Server {
     })
     .await;
     assert_eq!(started, Ok(true), "the process reports {ready:?}");
-    // Keep draining stderr so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    // Keep reading stderr, so the server never blocks on a full pipe.
+    let kept = Arc::clone(&logs);
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = stderr.next_line().await {
+            kept.lock().unwrap().push(line);
+        }
+    });
     let stdout = read_available(&mut child).await;
     Server {
         child,
         base_url: String::new(),
         stdout,
+        logs,
     }
 }
 
@@ -227,15 +238,29 @@ impl Server {
         self.child.id().expect("running")
     }
 
-    /// Stops it with SIGTERM and waits for its exit.
-    pub(crate) async fn terminate(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().expect("running");
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).expect("a process id"));
+    /// Its log (stderr) so far, line by line.
+    pub(crate) fn logs(&self) -> Vec<String> {
+        self.logs.lock().unwrap().clone()
+    }
+
+    /// Sends it SIGTERM, without waiting.
+    pub(crate) fn signal_terminate(&self) {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.pid()).expect("a process id"));
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("send SIGTERM");
+    }
+
+    /// Waits for it to exit by itself.
+    pub(crate) async fn wait(&mut self) -> std::process::ExitStatus {
         tokio::time::timeout(Duration::from_secs(30), self.child.wait())
             .await
             .expect("graceful exit")
             .unwrap()
+    }
+
+    /// Stops it with SIGTERM and waits for its exit.
+    pub(crate) async fn terminate(mut self) -> std::process::ExitStatus {
+        self.signal_terminate();
+        self.wait().await
     }
 
     /// Kills it with SIGKILL.

@@ -49,6 +49,11 @@ use uuid::Uuid;
 /// finding the project a request speaks for.
 #[async_trait]
 pub trait LeadStore: Send + Sync + 'static {
+    /// Whether the store serves requests: it answers a trivial read, and its schema is the
+    /// one this build expects (every migration applied). Readiness checks (`/readyz`) ask
+    /// it. Errors: [`StoreError::Unavailable`] while it cannot serve.
+    async fn ready(&self) -> StoreResult<()>;
+
     /// The project of an unrevoked key, found by the key's hash alone: the lookup's cost
     /// depends on the hash, never on how much of a guessed key is right.
     /// Errors: [`Entity::ApiKey`] not found (unknown or revoked).

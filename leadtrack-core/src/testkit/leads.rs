@@ -360,9 +360,11 @@ pub async fn projects_are_isolated<B: Backend>(backend: &B) {
     );
 }
 
-/// A write acknowledged before the store is closed is there after it is reopened.
+/// A write acknowledged before the store is closed is there after it is reopened; the
+/// store is ready as soon as it is open, and again once reopened.
 pub async fn acknowledged_writes_survive_a_reopen<B: Backend>(backend: &B) {
     let store = backend.open().await;
+    store.ready().await.expect("an open store is ready");
     let project = project(&store, "p1").await;
     let key = store.issue_api_key(project.id, at(0)).await.unwrap();
     let label_id = label(
@@ -395,6 +397,7 @@ pub async fn acknowledged_writes_survive_a_reopen<B: Backend>(backend: &B) {
         .unwrap();
 
     let store = backend.reopen(store).await;
+    store.ready().await.expect("a reopened store is ready");
     let page = store
         .list_leads(project.id, &LeadQuery::default())
         .await

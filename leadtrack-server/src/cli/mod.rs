@@ -35,12 +35,33 @@ pub(crate) struct Cli {
     )]
     pub(crate) db: PathBuf,
 
+    /// How log lines are written to stderr: `text` for people, `json` for log collectors
+    /// (one JSON object per line). `RUST_LOG` sets what is logged.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_LOG_FORMAT",
+        default_value = "text",
+        value_name = "FORMAT"
+    )]
+    pub(crate) log_format: LogFormat,
+
     /// Serve options, when no command is given (`server --addr ...` is `server serve --addr ...`).
     #[command(flatten)]
     pub(crate) serve: ServeArgs,
 
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `target`, `fields` (the message and
+    /// its values) and `span` (the request's `id` and `project`).
+    Json,
 }
 
 /// The commands.
@@ -66,6 +87,26 @@ pub(crate) enum Command {
     /// happen.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Copy the SQLite database to a new file while servers keep running, then check the
+    /// copy (SQLite's integrity check) and print its size and lead count.
+    Backup {
+        /// The file to write; it must not exist yet.
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace the SQLite database with a backup, after checking it. Refused while a
+    /// server, worker or admin command has the database open: stop them first.
+    Restore {
+        /// The backup to restore.
+        #[arg(long, value_name = "FILE")]
+        from: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Manage the people who sign in to the dashboard.
     #[command(subcommand)]
     User(UserCommand),
@@ -130,6 +171,18 @@ pub(crate) struct ServeArgs {
     /// Do not deliver conversions in this process (run `server worker` elsewhere).
     #[arg(long)]
     pub(crate) no_worker: bool,
+
+    /// On Ctrl-C or SIGTERM, how long `GET /readyz` answers 503 while requests are still
+    /// served, before the listener closes and the requests in flight drain: give a load
+    /// balancer polling /readyz this long to stop sending new ones (e.g. 5s).
+    #[arg(
+        long,
+        env = "LEADTRACK_SHUTDOWN_DELAY",
+        default_value = "0s",
+        value_parser = humantime::parse_duration,
+        value_name = "DURATION"
+    )]
+    pub(crate) shutdown_delay: Duration,
 
     #[command(flatten)]
     pub(crate) connections: ConnectionArgs,

@@ -1,0 +1,256 @@
+//! What an operator relies on, through the compiled server: the probes during a graceful
+//! shutdown, the JSON log with its request ids, and backups taken under load.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use leadtrack::client::Client;
+use leadtrack::core::api::{CreateLeadRequest, LeadIdentifier, UserData};
+use leadtrack::core::request::LeadQuery;
+use serde_json::{Value, json};
+
+use crate::process::{admin, create_acme, start_serve};
+
+#[tokio::test]
+async fn shutdown_turns_readyz_503_before_the_listener_closes_and_the_json_log_names_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    let mut server = start_serve(&db, &["--shutdown-delay", "3s", "--log-format", "json"]).await;
+    let http = reqwest::Client::new();
+    let base_url = server.base_url.clone();
+    let url = |path: &str| format!("{base_url}{path}");
+    let status = |response: &reqwest::Response| response.status().as_u16();
+
+    let ready = http.get(url("/readyz")).send().await.unwrap();
+    assert_eq!(status(&ready), 200);
+    let created = http
+        .post(url("/api/leads/createServerSideLead"))
+        .header("x-api-key", &key)
+        .header("x-request-id", "trace-create-1")
+        .json(&json!({
+            "userData": {"email": "secret.person@example.com", "phone": "+49 170 1234567"},
+            "formData": {"message": "call me"}
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status(&created), 201);
+    assert_eq!(created.headers()["x-request-id"], "trace-create-1");
+    let looked_up = http
+        .get(url("/api/leads/getLead?email=secret.person@example.com"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status(&looked_up), 200);
+    let generated = looked_up.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(uuid::Uuid::parse_str(&generated).is_ok(), "{generated}");
+
+    // SIGTERM: while the delay lasts, new connections are still accepted and answered, but
+    // /readyz says 503 so a load balancer stops sending work.
+    server.signal_terminate();
+    let mut draining = None;
+    for _ in 0..40 {
+        let answer = reqwest::Client::new().get(url("/readyz")).send().await;
+        let answer = answer.expect("the listener is still open during the delay");
+        if status(&answer) == 503 {
+            draining = Some(answer);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let draining = draining.expect("/readyz turns 503 soon after SIGTERM");
+    assert_eq!(draining.headers()["retry-after"], "1");
+    let body: Value = draining.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"message": "The server is shutting down", "code": "unavailable"})
+    );
+    let alive = reqwest::Client::new()
+        .get(url("/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status(&alive), 200, "still live while draining");
+    let still_served = reqwest::Client::new()
+        .get(url("/api/leads/getLeads"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status(&still_served), 200, "requests are still served");
+
+    assert!(server.wait().await.success(), "graceful exit");
+    assert!(
+        reqwest::Client::new()
+            .get(url("/healthz"))
+            .send()
+            .await
+            .is_err(),
+        "the listener is closed after the delay"
+    );
+
+    // Every line of the log is a JSON object; the requests' lines carry their id, route,
+    // status, latency and project, and nothing names the key, the email or the phone.
+    let logs = server.logs();
+    let lines: Vec<Value> = logs
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .all(|line| line["level"].is_string() && line["timestamp"].is_string())
+    );
+    let request_line = |id: &str| {
+        lines
+            .iter()
+            .find(|line| line["span"]["id"] == id && line["fields"]["message"] == "request")
+            .unwrap_or_else(|| panic!("no request line for {id}: {logs:#?}"))
+    };
+    let create = request_line("trace-create-1");
+    assert_eq!(create["fields"]["path"], "/api/leads/createServerSideLead");
+    assert_eq!(create["fields"]["status"], 201);
+    assert!(create["fields"]["latency_ms"].as_f64().is_some());
+    assert_eq!(create["span"]["project"], "acme");
+    let lookup = request_line(&generated);
+    assert_eq!(lookup["fields"]["path"], "/api/leads/getLead");
+    assert_eq!(lookup["span"]["project"], "acme");
+    let whole = logs.join("\n");
+    for secret in [
+        key.as_str(),
+        "secret.person",
+        "example.com",
+        "170 1234567",
+        "1701234567",
+    ] {
+        assert!(!whole.contains(secret), "the log names {secret:?}");
+    }
+}
+
+/// `server ARGS... --json` on `db`, which must succeed; its JSON.
+async fn admin_ok(db: &Path, args: &[&str]) -> Value {
+    let output = admin(db, args).await;
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn a_backup_taken_under_load_restores_every_lead_acknowledged_before_it_began() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let copy = dir.path().join("backup.db");
+    let copy_arg = copy.to_str().unwrap();
+    let key = create_acme(&db).await;
+    let unlimited = ["--rate-limit-key", "off"];
+    let server = start_serve(&db, &unlimited).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+
+    // Eight writers create leads until told to stop, noting when each was acknowledged.
+    let stop = Arc::new(AtomicBool::new(false));
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let writers: Vec<_> = (0..8)
+        .map(|writer| {
+            let (client, stop, acknowledged) =
+                (client.clone(), Arc::clone(&stop), Arc::clone(&acknowledged));
+            tokio::spawn(async move {
+                for n in 0.. {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let lead = CreateLeadRequest {
+                        user_data: Some(UserData {
+                            email: Some(format!("w{writer}-{n}@example.com")),
+                            ..UserData::default()
+                        }),
+                        ..CreateLeadRequest::default()
+                    };
+                    let created = client.create_server_side_lead(&lead).await.unwrap();
+                    acknowledged
+                        .lock()
+                        .unwrap()
+                        .push((Instant::now(), created.lead_id));
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let began = Instant::now();
+    let backup = admin_ok(&db, &["backup", "--to", copy_arg, "--json"]).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    stop.store(true, Ordering::Relaxed);
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    let before: Vec<_> = acknowledged
+        .iter()
+        .filter(|(at, _)| *at < began)
+        .map(|(_, id)| *id)
+        .collect();
+    let in_backup = backup["leads"].as_u64().unwrap();
+    assert_eq!(backup["integrity"], "ok");
+    assert_eq!(
+        backup["bytes"].as_u64(),
+        Some(std::fs::metadata(&copy).unwrap().len())
+    );
+    assert!(
+        before.len() >= 20,
+        "the load ran before the backup: {}",
+        before.len()
+    );
+    assert!(
+        in_backup >= before.len() as u64,
+        "{in_backup} < {}",
+        before.len()
+    );
+    assert!(
+        (acknowledged.len() as u64) > in_backup,
+        "writes went on during and after the backup"
+    );
+
+    // The running server holds the database: a restore is refused and changes nothing.
+    let refused = admin(&db, &["restore", "--from", copy_arg]).await;
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("stop it before restoring"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let total = client.get_leads(&LeadQuery::default()).await.unwrap().total;
+    assert_eq!(
+        total,
+        acknowledged.len() as u64,
+        "nothing lost to the refused restore"
+    );
+    assert!(server.terminate().await.success());
+
+    let restored = admin_ok(&db, &["restore", "--from", copy_arg, "--json"]).await;
+    assert_eq!(restored["leads"].as_u64(), Some(in_backup));
+    let server = start_serve(&db, &unlimited).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let page = client.get_leads(&LeadQuery::default()).await.unwrap();
+    assert_eq!(page.total, in_backup, "the database is the backup's");
+    for id in before {
+        let lead = client.get_lead(&LeadIdentifier::LeadId(id)).await;
+        assert!(
+            lead.is_ok(),
+            "lead {id} acknowledged before the backup: {lead:?}"
+        );
+    }
+    // A backup never overwrites a file.
+    let again = admin(&db, &["backup", "--to", copy_arg]).await;
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    assert!(server.terminate().await.success());
+}
