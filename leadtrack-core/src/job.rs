@@ -184,3 +184,23 @@ pub struct JobRecord {
     /// Its deliveries with their attempts, oldest first.
     pub deliveries: Vec<(Delivery, Vec<Attempt>)>,
 }
+
+/// How one delivery queue stands, for monitoring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueDepth {
+    /// Waiting for a worker, due now or later.
+    pub queued: u64,
+    /// Leased by a worker (a lapsed lease included, until it is claimed again).
+    pub running: u64,
+    /// How long the queued entry due first has been due; zero when none is due yet.
+    pub oldest_due_for: chrono::Duration,
+}
+
+/// How the delivery queues stand: [`crate::JobQueue::queue_depth`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueDepths {
+    /// The conversion jobs.
+    pub jobs: QueueDepth,
+    /// The lead webhooks' events.
+    pub webhook_events: QueueDepth,
+}

@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
-use strum::{AsRefStr, Display, EnumString, VariantArray};
+use strum::{AsRefStr, Display, EnumString, IntoStaticStr, VariantArray};
 use uuid::Uuid;
 
 /// A JSON object, as leads keep `formData`, `userData` and `attributionData`.
@@ -75,7 +75,7 @@ pub enum LeadStatus {
 /// The platforms a conversion is forwarded to, in the order warnings are reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[derive(AsRefStr, Display, EnumString, VariantArray)]
+#[derive(AsRefStr, Display, EnumString, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum IntegrationKind {
     /// Google Ads offline click conversions.
@@ -153,7 +153,7 @@ pub enum DeliveryState {
 /// How one delivery attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[derive(AsRefStr, Display, EnumString, VariantArray)]
+#[derive(AsRefStr, Display, EnumString, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum AttemptOutcome {
     /// The platform accepted the conversion.

@@ -555,10 +555,13 @@ pub(crate) async fn rate<S: Store>(
         id: viewer.user.id,
         name: viewer.user.name.clone(),
     };
-    match store
+    let rated = store
         .update_status(membership.project.id, &update, &by, Utc::now())
-        .await
-    {
+        .await;
+    if rated.as_ref().is_ok_and(|change| change.job.is_some()) {
+        leadtrack_warp::metrics::rating_queued(&membership.project.public_id);
+    }
+    match rated {
         Ok(change) if change.job.is_none() => Ok(Rated::Reset),
         Ok(change) if change.warnings.is_empty() => Ok(Rated::Queued),
         Ok(_) => Ok(Rated::Partly),

@@ -193,6 +193,7 @@ pub(crate) fn too_large() -> Response {
 pub(crate) fn store_failure(err: StoreError, viewer: Option<&Viewer>) -> Response {
     if let StoreError::Unavailable(reason) = &err {
         tracing::warn!(%reason, "store unavailable");
+        leadtrack_warp::metrics::shed();
         let mut response = error(
             StatusCode::SERVICE_UNAVAILABLE,
             viewer,

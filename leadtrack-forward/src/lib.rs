@@ -48,4 +48,4 @@ mod worker;
 
 pub use outcome::Outcome;
 pub use retry::RetryPolicy;
-pub use worker::{Deliverer, Worker, WorkerConfig};
+pub use worker::{Deliverer, Worker, WorkerConfig, describe_metrics};

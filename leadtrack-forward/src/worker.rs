@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use futures_util::StreamExt;
@@ -224,9 +224,11 @@ impl<S: JobQueue + Clone> Worker<S> {
         else {
             return Ok(false);
         };
+        let started = Instant::now();
         let outcome = webhook::deliver_event(&self.deliverer.http, &claimed, Utc::now()).await;
         let attempts = claimed.attempts + 1;
         let attempt = self.settle(attempts, claimed.occurred_at, outcome);
+        record_delivery("lead_webhook", attempt.outcome, started.elapsed());
         tracing::info!(
             webhook = %claimed.webhook.id,
             event = %claimed.event,
@@ -275,17 +277,19 @@ impl<S: JobQueue + Clone> Worker<S> {
         let mut in_flight: FuturesUnordered<_> = due
             .iter()
             .map(|delivery| async move {
+                let started = Instant::now();
                 let outcome = self
                     .deliverer
                     .deliver(delivery.integration, claimed, now)
                     .await;
-                (*delivery, outcome)
+                (*delivery, outcome, started.elapsed())
             })
             .collect();
         let mut next_due = waiting.iter().filter_map(|d| d.next_attempt_at).min();
-        while let Some((delivery, outcome)) = in_flight.next().await {
+        while let Some((delivery, outcome, took)) = in_flight.next().await {
             let attempts = delivery.attempts + 1;
             let attempt = self.attempt(delivery.integration, attempts, claimed, outcome);
+            record_delivery(delivery.integration.into(), attempt.outcome, took);
             tracing::info!(
                 job = job.id.0,
                 lead = job.lead_id.0,
@@ -400,4 +404,29 @@ impl<S: JobQueue + Clone> Worker<S> {
             retry_at,
         }
     }
+}
+
+/// Gives the worker's series their help text.
+pub fn describe_metrics() {
+    metrics::describe_counter!(
+        "leadtrack_deliveries_total",
+        "Delivery attempts, by platform and outcome (delivered, retry, failed, skipped)"
+    );
+    metrics::describe_histogram!(
+        "leadtrack_delivery_duration_seconds",
+        metrics::Unit::Seconds,
+        "How long platforms took to answer a delivery, by platform"
+    );
+}
+
+/// Counts an attempt to deliver to `platform` (an integration's name, or `lead_webhook`)
+/// by its outcome, and how long the platform took to answer:
+/// `leadtrack_deliveries_total{platform, outcome}` and
+/// `leadtrack_delivery_duration_seconds{platform}`, through the `metrics` facade.
+fn record_delivery(platform: &'static str, outcome: AttemptOutcome, took: std::time::Duration) {
+    let outcome: &'static str = outcome.into();
+    metrics::counter!("leadtrack_deliveries_total", "platform" => platform, "outcome" => outcome)
+        .increment(1);
+    metrics::histogram!("leadtrack_delivery_duration_seconds", "platform" => platform)
+        .record(took.as_secs_f64());
 }

@@ -26,6 +26,7 @@ mod backup;
 mod bootstrap;
 mod cli;
 mod integrations;
+mod metrics;
 mod serve;
 mod webhooks;
 
@@ -38,7 +39,7 @@ use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
 use backend::Database;
-use cli::{Cli, Command, LogFormat, ProjectCommand, ServeArgs, WorkerArgs};
+use cli::{Cli, Command, LogFormat, ProjectCommand, ServeArgs, WorkerCommand};
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]
@@ -114,7 +115,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
         None => Job::serve(cli.serve).await?,
         Some(Command::Serve(args)) => Job::serve(args).await?,
-        Some(Command::Worker(args)) => Job::Work(args),
+        Some(Command::Worker(command)) => Job::Work(command),
         Some(command) => Job::Administer(command),
     };
     let serving = matches!(job, Job::Serve { .. });
@@ -137,8 +138,8 @@ pub(crate) enum Job {
         /// The options of `serve`.
         args: ServeArgs,
     },
-    /// `worker`: conversion deliveries, serving nothing.
-    Work(WorkerArgs),
+    /// `worker`: conversion deliveries, serving nothing but its metrics.
+    Work(WorkerCommand),
     /// An admin command: `project`, `key`, `label`, `integration`, `user` or `member`.
     Administer(Command),
 }

@@ -2,15 +2,18 @@
 //! SIGTERM.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use leadtrack_core::{JobQueue, Store};
 use leadtrack_forward::{Worker, WorkerConfig};
 use leadtrack_warp::{Config, Readiness};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+use warp::{Filter, Reply};
 
 use crate::backend::Database;
-use crate::cli::{ServeArgs, WorkerArgs};
+use crate::cli::{MetricsArgs, ServeArgs, WorkerArgs, WorkerCommand};
+use crate::metrics::{self, Metrics};
 use crate::{Failure, bootstrap};
 
 /// Binds the address `serve` listens on.
@@ -55,6 +58,18 @@ pub(crate) async fn serve<S: Store + Clone>(
         },
     );
     let stop = stop_on_signal();
+    let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
+    let separate = serve_metrics(&metrics, &store, &args.metrics, &stop).await?;
+    let metrics_here = metrics::route(metrics, store.clone(), true)
+        .and(warp::any().map(move || !separate))
+        .and_then(|response, here: bool| async move {
+            if here {
+                Ok(response)
+            } else {
+                Err(warp::reject::not_found())
+            }
+        });
+    let pages = metrics_here.or(pages).unify();
     let worker = if args.no_worker {
         None
     } else {
@@ -87,17 +102,48 @@ pub(crate) async fn serve<S: Store + Clone>(
     Ok(())
 }
 
-/// `server worker`: delivers conversions until Ctrl-C or SIGTERM, serving nothing.
+/// `server worker`: delivers conversions until Ctrl-C or SIGTERM, serving only its
+/// metrics, on `--metrics-addr` when given.
 pub(crate) async fn work<S: JobQueue + Clone>(
     store: S,
-    args: &WorkerArgs,
+    args: &WorkerCommand,
     db: &Database,
 ) -> Result<(), Failure> {
-    let worker = worker(&store, args)?;
+    let worker = worker(&store, &args.worker)?;
     let stop = stop_on_signal();
+    let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
+    serve_metrics(&metrics, &store, &args.metrics, &stop).await?;
     tracing::info!(%db, "leadtrack worker delivering conversions");
     worker.run(stopped(&stop)).await;
     Ok(())
+}
+
+/// Serves `GET /metrics` (to anyone who can reach it) on `--metrics-addr`, when given,
+/// until the flag is raised; whether it did.
+async fn serve_metrics<S: JobQueue + Clone>(
+    metrics: &Arc<Metrics>,
+    store: &S,
+    args: &MetricsArgs,
+    stop: &watch::Receiver<bool>,
+) -> Result<bool, Failure> {
+    let Some(addr) = &args.metrics_addr else {
+        return Ok(false);
+    };
+    let (listener, local) = bind(addr).await?;
+    let not_found = warp::any().map(|| {
+        warp::reply::with_status("Not found", warp::http::StatusCode::NOT_FOUND).into_response()
+    });
+    let app = metrics::route(Arc::clone(metrics), store.clone(), false)
+        .or(not_found)
+        .unify();
+    tracing::info!(addr = %local, "metrics on http://{local}/metrics");
+    tokio::spawn(leadtrack_warp::serve_app_with(
+        listener,
+        app,
+        leadtrack_warp::ServeOptions::default(),
+        stopped(stop),
+    ));
+    Ok(true)
 }
 
 /// The conversion worker on `store`, with the concurrency and retry schedule of `args`.

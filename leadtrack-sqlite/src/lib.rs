@@ -68,8 +68,8 @@ use leadtrack_core::{StoreError, StoreResult};
 
 pub use backup::{BackupSummary, backup, restore};
 pub(crate) use rows::Error;
-pub use runtime::WriteStats;
 use runtime::{Lane, Runtime};
+pub use runtime::{WriteStats, describe_metrics};
 
 /// How hard SQLite works to make commits durable.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

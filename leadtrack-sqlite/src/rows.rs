@@ -5,7 +5,7 @@ use std::str::FromStr;
 use leadtrack_core::StoreError;
 use leadtrack_core::account::{Actor, Session, User};
 use leadtrack_core::activity::LeadEvent;
-use leadtrack_core::job::{Attempt, Job};
+use leadtrack_core::job::{Attempt, Job, QueueDepth};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
@@ -92,6 +92,29 @@ pub(crate) fn due(conn: &Connection, table: &str, now_ms: i64) -> Result<Option<
         .flatten()
         .min_by_key(|(_, at)| *at)
         .map(|(id, _)| id))
+}
+
+/// How a leased queue (`jobs`, `webhook_events`) stands at `now_ms`. Each figure is read
+/// from the table's partial index on its state.
+pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<QueueDepth, Error> {
+    let count = |state: &str| -> Result<u64, Error> {
+        let sql = format!("SELECT count(*) FROM {table} WHERE state = '{state}'");
+        let n: i64 = conn.prepare_cached(&sql)?.query_row([], |row| row.get(0))?;
+        Ok(u64::try_from(n).unwrap_or_default())
+    };
+    let first_due: Option<i64> = conn
+        .prepare_cached(&format!(
+            "SELECT min(due_at) FROM {table} WHERE state = 'queued'"
+        ))?
+        .query_row([], |row| row.get(0))?;
+    Ok(QueueDepth {
+        queued: count("queued")?,
+        running: count("running")?,
+        oldest_due_for: first_due
+            .filter(|due| *due <= now_ms)
+            .map(|due| chrono::Duration::milliseconds(now_ms - due))
+            .unwrap_or_default(),
+    })
 }
 
 /// The columns [`lead`] reads, in order.

@@ -25,6 +25,14 @@
 //! under a time limit, and a read whose caller has gone (its future was dropped) is skipped
 //! if it has not started, and stopped if it has: a progress handler on every reader
 //! connection interrupts the statement.
+//!
+//! Through the `metrics` facade (recorded when the process installs a recorder): the
+//! writer's batch sizes (`leadtrack_sqlite_write_batch_size`), how long each batch's
+//! transaction takes (`leadtrack_sqlite_commit_duration_seconds`) and each fsync
+//! (`leadtrack_sqlite_fsync_duration_seconds`), the writes waiting
+//! (`leadtrack_sqlite_write_queue_depth`), each reader pool's waiting reads
+//! (`leadtrack_sqlite_read_queue_depth{pool}`) and the reads refused for a full queue
+//! (`leadtrack_sqlite_reads_refused_total{pool}`).
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -359,6 +367,36 @@ fn send<T>(sender: &RwLock<Option<Sender<T>>>, op: T) -> Result<(), StoreError> 
     sender.send(op).map_err(|_| closed())
 }
 
+/// Gives the runtime's series their help text (see the module's documentation).
+pub fn describe_metrics() {
+    metrics::describe_histogram!(
+        "leadtrack_sqlite_write_batch_size",
+        "Writes committed together in one transaction"
+    );
+    metrics::describe_histogram!(
+        "leadtrack_sqlite_commit_duration_seconds",
+        metrics::Unit::Seconds,
+        "How long each batch's write transaction took"
+    );
+    metrics::describe_histogram!(
+        "leadtrack_sqlite_fsync_duration_seconds",
+        metrics::Unit::Seconds,
+        "How long each fsync of the write-ahead log took"
+    );
+    metrics::describe_gauge!(
+        "leadtrack_sqlite_write_queue_depth",
+        "Writes waiting for the writer"
+    );
+    metrics::describe_gauge!(
+        "leadtrack_sqlite_read_queue_depth",
+        "Reads waiting for a reader, by pool"
+    );
+    metrics::describe_counter!(
+        "leadtrack_sqlite_reads_refused_total",
+        "Reads refused because their pool's queue was full, by pool"
+    );
+}
+
 /// Queues a read on its pool unless the pool's queue is full.
 fn try_send(
     pool: &RwLock<Option<Sender<ReadOp>>>,
@@ -367,12 +405,17 @@ fn try_send(
 ) -> Result<(), StoreError> {
     let guard = pool.read().unwrap_or_else(PoisonError::into_inner);
     let sender = guard.as_ref().ok_or_else(closed)?;
-    sender.try_send(op).map_err(|err| match err {
+    let sent = sender.try_send(op).map_err(|err| match err {
         TrySendError::Full(_) => {
+            metrics::counter!("leadtrack_sqlite_reads_refused_total", "pool" => lane.name())
+                .increment(1);
             StoreError::Unavailable(format!("too many {} reads are waiting", lane.name()))
         }
         TrySendError::Disconnected(_) => closed(),
-    })
+    });
+    metrics::gauge!("leadtrack_sqlite_read_queue_depth", "pool" => lane.name())
+        .set(sender.len() as f64);
+    sent
 }
 
 fn take_sender<T>(sender: &RwLock<Option<Sender<T>>>) {
@@ -596,7 +639,12 @@ fn run_writer(
                 Err(_) => break,
             }
         }
+        metrics::histogram!("leadtrack_sqlite_write_batch_size").record(batch.len() as f64);
+        metrics::gauge!("leadtrack_sqlite_write_queue_depth").set(ops.len() as f64);
+        let started = Instant::now();
         commit_batch(conn, batch, stats, durable);
+        metrics::histogram!("leadtrack_sqlite_commit_duration_seconds")
+            .record(started.elapsed().as_secs_f64());
     }
 }
 
@@ -609,6 +657,7 @@ fn run_syncer(wal: &Path, batches: &Receiver<Vec<Completion>>, stats: &Counters)
         while let Ok(more) = batches.try_recv() {
             waiting.extend(more);
         }
+        let started = Instant::now();
         let synced = match &file {
             Some(file) => file.sync_data(),
             None => std::fs::File::open(wal).and_then(|opened| {
@@ -617,6 +666,8 @@ fn run_syncer(wal: &Path, batches: &Receiver<Vec<Completion>>, stats: &Counters)
                 synced
             }),
         };
+        metrics::histogram!("leadtrack_sqlite_fsync_duration_seconds")
+            .record(started.elapsed().as_secs_f64());
         let result = match synced {
             Ok(()) => {
                 stats.syncs.fetch_add(1, Ordering::Relaxed);

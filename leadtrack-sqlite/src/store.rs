@@ -9,7 +9,7 @@ use leadtrack_core::account::{
 };
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
-use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
+use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -27,7 +27,7 @@ use uuid::Uuid;
 
 use crate::rows::Error;
 use crate::{
-    SqliteStore, accounts, activity, admin, jobs, leads, listing, report, schema, webhooks,
+    SqliteStore, accounts, activity, admin, jobs, leads, listing, report, rows, schema, webhooks,
 };
 
 #[async_trait]
@@ -279,6 +279,17 @@ impl JobQueue for SqliteStore {
     ) -> StoreResult<Option<ClaimedJob>> {
         self.write(move |conn| jobs::claim(conn, now, lease_for))
             .await
+    }
+
+    async fn queue_depth(&self, now: DateTime<Utc>) -> StoreResult<QueueDepths> {
+        let now_ms = now.timestamp_millis();
+        self.read(move |conn| {
+            Ok(QueueDepths {
+                jobs: rows::depth(conn, "jobs", now_ms)?,
+                webhook_events: rows::depth(conn, "webhook_events", now_ms)?,
+            })
+        })
+        .await
     }
 
     async fn record_attempt(&self, job: JobId, lease: Uuid, attempt: &Attempt) -> StoreResult<()> {

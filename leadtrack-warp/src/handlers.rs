@@ -21,7 +21,7 @@ use warp::reply::Response;
 use crate::rate::Limiters;
 use crate::reply::{self, ApiError};
 use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
-use crate::{Config, Operation};
+use crate::{Config, Operation, metrics};
 
 /// What a handler needs of the request, besides its body.
 pub(crate) struct Request {
@@ -109,6 +109,9 @@ where
     let mut created = store
         .create_lead_via(project.id, CreateRoute::Browser, lead.data, Utc::now())
         .await?;
+    if created.created {
+        metrics::lead_created(Operation::CreateLead.segment(), &project.public_id);
+    }
     if !sent_identifier {
         // A merge may find an identifier an earlier submission set; this caller did not
         // send it, so it does not learn it.
@@ -146,6 +149,12 @@ where
     let created = store
         .create_lead_via(project.id, CreateRoute::Server, lead.data, Utc::now())
         .await?;
+    if created.created {
+        metrics::lead_created(
+            Operation::CreateServerSideLead.segment(),
+            &project.public_id,
+        );
+    }
     Ok(created_reply(&created))
 }
 
@@ -194,6 +203,7 @@ where
         .update_status(project.id, &update, &by, Utc::now())
         .await?;
     let status = if change.job.is_some() {
+        metrics::rating_queued(&project.public_id);
         StatusCode::CREATED
     } else {
         StatusCode::OK

@@ -48,6 +48,7 @@ mod connections;
 mod handlers;
 mod health;
 mod http_errors;
+pub mod metrics;
 mod openapi;
 mod rate;
 mod reply;
@@ -134,7 +135,6 @@ impl Operation {
     }
 
     /// The last segment of the operation's path.
-    #[cfg(test)]
     fn segment(self) -> &'static str {
         self.into()
     }

@@ -120,17 +120,17 @@ impl Limiters {
     /// Takes a token of the client address's bucket; no address, no limit.
     pub(crate) fn check_ip(&self, ip: Option<&str>) -> Result<(), ApiError> {
         let ip = ip.and_then(|ip| ip.parse::<IpAddr>().ok()).map(network);
-        check(self.ip.as_ref(), ip.as_ref())
+        check(self.ip.as_ref(), ip.as_ref(), "ip")
     }
 
     /// Takes a token of the project's bucket.
     pub(crate) fn check_project(&self, project: ProjectId) -> Result<(), ApiError> {
-        check(self.project.as_ref(), Some(&project))
+        check(self.project.as_ref(), Some(&project), "project")
     }
 
     /// Takes a token of the API key's bucket.
     pub(crate) fn check_key(&self, key: &KeyHash) -> Result<(), ApiError> {
-        check(self.key.as_ref(), Some(key))
+        check(self.key.as_ref(), Some(key), "key")
     }
 }
 
@@ -146,12 +146,17 @@ fn network(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// Takes a token of `key`'s bucket, if there is a bucket and a key; a refusal is counted
+/// as the `limit` bucket's.
 fn check<K: Clone + Hash + Eq>(
     bucket: Option<&Bucket<K>>,
     key: Option<&K>,
+    limit: &'static str,
 ) -> Result<(), ApiError> {
     match (bucket, key) {
-        (Some(bucket), Some(key)) => bucket.check(key),
+        (Some(bucket), Some(key)) => bucket.check(key).inspect_err(|_| {
+            crate::metrics::rate_limited(limit);
+        }),
         _ => Ok(()),
     }
 }

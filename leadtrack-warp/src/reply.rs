@@ -131,6 +131,7 @@ impl From<StoreError> for ApiError {
             },
             StoreError::Unavailable(reason) => {
                 tracing::warn!(%reason, "store unavailable");
+                crate::metrics::shed();
                 Self::unavailable("Service temporarily unavailable, retry shortly")
             }
             other => {

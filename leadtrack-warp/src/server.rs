@@ -65,6 +65,7 @@ where
         .or(not_found)
         .unify()
         .with(warp::log::custom(|info| {
+            crate::metrics::request(info.path(), info.status().as_u16(), info.elapsed());
             tracing::info!(
                 method = %info.method(),
                 path = info.path(),

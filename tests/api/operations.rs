@@ -1,5 +1,6 @@
 //! What an operator relies on, through the compiled server: the probes during a graceful
-//! shutdown, the JSON log with its request ids, and backups taken under load.
+//! shutdown, the JSON log with its request ids, backups taken under load, and the
+//! Prometheus metrics.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,8 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use leadtrack::client::Client;
-use leadtrack::core::api::{CreateLeadRequest, LeadIdentifier, UserData};
+use leadtrack::core::api::{
+    ConversionId, CreateLeadRequest, LeadIdentifier, UpdateLeadStatusRequest, UserData,
+};
 use leadtrack::core::request::LeadQuery;
+use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use serde_json::{Value, json};
 
 use crate::process::{admin, create_acme, start_serve};
@@ -252,5 +256,246 @@ async fn a_backup_taken_under_load_restores_every_lead_acknowledged_before_it_be
     let again = admin(&db, &["backup", "--to", copy_arg]).await;
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    assert!(server.terminate().await.success());
+}
+
+/// `/metrics`, parsed as Prometheus text.
+async fn scrape(url: &str) -> prometheus_parse::Scrape {
+    let response = reqwest::get(url).await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let text = response.text().await.unwrap();
+    for line in text
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+    {
+        // name{label="value",...} value: the exposition format's sample line.
+        let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("{line}"));
+        assert!(value.parse::<f64>().is_ok(), "{line}");
+        let name_end = series.find('{').unwrap_or(series.len());
+        assert!(
+            series[..name_end]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':'),
+            "{line}"
+        );
+    }
+    prometheus_parse::Scrape::parse(text.lines().map(|line| Ok(line.to_owned()))).unwrap()
+}
+
+/// The value of the sample `name` whose labels include `labels`; `None` when there is none.
+fn sample(scrape: &prometheus_parse::Scrape, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    scrape
+        .samples
+        .iter()
+        .find(|sample| {
+            sample.metric == name
+                && labels
+                    .iter()
+                    .all(|(label, value)| sample.labels.get(label) == Some(*value))
+        })
+        .map(|sample| match &sample.value {
+            prometheus_parse::Value::Counter(v)
+            | prometheus_parse::Value::Gauge(v)
+            | prometheus_parse::Value::Untyped(v) => *v,
+            prometheus_parse::Value::Histogram(buckets) => {
+                buckets.last().map_or(0.0, |bucket| bucket.count)
+            }
+            prometheus_parse::Value::Summary(_) => f64::NAN,
+        })
+}
+
+#[tokio::test]
+async fn metrics_count_requests_leads_ratings_and_deliveries_as_they_happen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    // The first conversion is accepted, every later one refused for good.
+    let hook = MockPlatform::start(MockResponse::empty(410)).await;
+    hook.push(MockResponse::json(200, json!({})));
+    let hook_url = format!("{}/hook", hook.url());
+    let connected = admin(
+        &db,
+        &[
+            "integration",
+            "webhook",
+            "--project",
+            "acme",
+            "--url",
+            &hook_url,
+            "--secret",
+            "whsec_metrics",
+        ],
+    )
+    .await;
+    assert!(connected.status.success());
+    let label = crate::process::create_label(&db, "Customer", &["--webhook"]).await;
+    let server = start_serve(&db, &[]).await;
+    let metrics_url = format!("{}/metrics", server.base_url);
+    let client = Client::new(&server.base_url).with_api_key(&key);
+
+    let mut leads = Vec::new();
+    for n in 0..2 {
+        let lead = CreateLeadRequest {
+            user_data: Some(UserData {
+                email: Some(format!("m{n}@example.com")),
+                ..UserData::default()
+            }),
+            ..CreateLeadRequest::default()
+        };
+        leads.push(client.create_server_side_lead(&lead).await.unwrap().lead_id);
+    }
+    let unkeyed = reqwest::get(format!("{}/api/leads/getLeads", server.base_url))
+        .await
+        .unwrap();
+    assert_eq!(unkeyed.status().as_u16(), 401);
+    for lead in &leads {
+        client
+            .update_lead_status(&UpdateLeadStatusRequest {
+                identifier: LeadIdentifier::LeadId(*lead),
+                conversion_id: ConversionId::Label(label),
+                price: None,
+                note: None,
+            })
+            .await
+            .unwrap();
+    }
+    hook.wait_for(2, Duration::from_secs(20)).await;
+
+    // The worker records an attempt just after the platform answers: poll briefly.
+    let mut scraped = scrape(&metrics_url).await;
+    for _ in 0..100 {
+        let failed = sample(
+            &scraped,
+            "leadtrack_deliveries_total",
+            &[("outcome", "failed")],
+        );
+        if failed == Some(1.0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        scraped = scrape(&metrics_url).await;
+    }
+    let value = |name: &str, labels: &[(&str, &str)]| sample(&scraped, name, labels);
+    assert_eq!(
+        value(
+            "leadtrack_leads_created_total",
+            &[("route", "createServerSideLead"), ("project", "acme")]
+        ),
+        Some(2.0)
+    );
+    assert_eq!(
+        value(
+            "leadtrack_http_requests_total",
+            &[("route", "createServerSideLead"), ("status", "201")]
+        ),
+        Some(2.0)
+    );
+    assert_eq!(
+        value(
+            "leadtrack_http_requests_total",
+            &[("route", "getLeads"), ("status", "401")]
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        value(
+            "leadtrack_http_request_duration_seconds_count",
+            &[("route", "updateLeadStatus")]
+        ),
+        Some(2.0)
+    );
+    assert_eq!(
+        value("leadtrack_ratings_queued_total", &[("project", "acme")]),
+        Some(2.0)
+    );
+    for outcome in ["delivered", "failed"] {
+        assert_eq!(
+            value(
+                "leadtrack_deliveries_total",
+                &[("platform", "webhook"), ("outcome", outcome)]
+            ),
+            Some(1.0),
+            "{outcome}"
+        );
+    }
+    assert_eq!(
+        value(
+            "leadtrack_delivery_duration_seconds_count",
+            &[("platform", "webhook")]
+        ),
+        Some(2.0)
+    );
+    assert_eq!(
+        value("leadtrack_queue_queued", &[("queue", "jobs")]),
+        Some(0.0)
+    );
+    assert!(value("leadtrack_sqlite_write_batch_size_count", &[]).unwrap() >= 4.0);
+    assert!(value("leadtrack_sqlite_commit_duration_seconds_count", &[]).unwrap() >= 4.0);
+    assert!(value("leadtrack_sqlite_fsync_duration_seconds_count", &[]).unwrap() >= 1.0);
+    assert!(value("process_resident_memory_bytes", &[]).unwrap() > 1_000_000.0);
+    assert!(value("process_open_fds", &[]).unwrap() > 3.0);
+
+    // Not for clients that come through a proxy.
+    let proxied = reqwest::Client::new()
+        .get(&metrics_url)
+        .header("x-forwarded-for", "203.0.113.9")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxied.status().as_u16(), 404);
+    assert!(server.terminate().await.success());
+}
+
+#[tokio::test]
+async fn with_a_metrics_address_metrics_are_served_there_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    create_acme(&db).await;
+    let metrics_addr = format!("127.0.0.1:{}", crate::process::free_port());
+    let server = start_serve(
+        &db,
+        &[
+            "--metrics-addr",
+            &metrics_addr,
+            "--metrics-no-project-label",
+        ],
+    )
+    .await;
+    let main = reqwest::get(format!("{}/metrics", server.base_url))
+        .await
+        .unwrap();
+    assert_eq!(main.status().as_u16(), 404);
+    let lead = json!({"projectId": "acme", "userData": {"email": "a@example.com"}});
+    let created = reqwest::Client::new()
+        .post(format!("{}/api/leads/createLead", server.base_url))
+        .json(&lead)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status().as_u16(), 201);
+    let scraped = scrape(&format!("http://{metrics_addr}/metrics")).await;
+    assert_eq!(
+        sample(
+            &scraped,
+            "leadtrack_leads_created_total",
+            &[("route", "createLead")]
+        ),
+        Some(1.0)
+    );
+    assert!(
+        scraped
+            .samples
+            .iter()
+            .all(|sample| sample.labels.get("project").is_none()),
+        "no project label"
+    );
+    let elsewhere = reqwest::get(format!("http://{metrics_addr}/healthz"))
+        .await
+        .unwrap();
+    assert_eq!(elsewhere.status().as_u16(), 404);
     assert!(server.terminate().await.success());
 }

@@ -32,7 +32,7 @@ use crate::account::{
 };
 use crate::activity::LeadEvent;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
-use crate::job::{Attempt, ClaimedJob, JobRecord, StatusChange};
+use crate::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
 use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -310,6 +310,10 @@ pub trait JobQueue: Send + Sync + 'static {
         now: DateTime<Utc>,
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedJob>>;
+
+    /// How many conversion jobs and lead webhook events wait and run, and how long the
+    /// first due of each has been due at `now`.
+    async fn queue_depth(&self, now: DateTime<Utc>) -> StoreResult<QueueDepths>;
 
     /// Records a delivery attempt, moves the delivery to the attempt's
     /// [`crate::types::AttemptOutcome::delivery_state`], and adds a `delivery` event to the

@@ -5,15 +5,17 @@ use serde_json::json;
 
 use super::{
     Backend, all_integrations, all_kinds, all_mapped, at, by, create, label, lead_by_id, project,
-    update,
+    update, webhook,
 };
-use crate::job::Attempt;
+use crate::integration::IntegrationSettings;
+use crate::job::{Attempt, QueueDepth, QueueDepths};
 use crate::label::LabelMapping;
 use crate::request::StatusUpdate;
 use crate::store::{Admin, Conflict, JobQueue, LeadStore, StoreError};
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobState, LeadStatus,
 };
+use crate::webhook::{NewWebhook, WebhookEvents};
 
 /// Queuing plans one delivery per connected and mapped integration; those the lead lacks
 /// data for are skipped, with the response's warnings.
@@ -403,4 +405,79 @@ pub async fn lapsed_leases_are_claimed_again<B: Backend>(backend: &B) {
         .await
         .unwrap();
     assert_eq!(status, LeadStatus::Lost);
+}
+
+/// The queue's depth counts waiting and leased conversion jobs and lead webhook events, and
+/// how long the first due of each has been due.
+pub async fn queue_depth_counts_waiting_and_leased_deliveries<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    assert_eq!(
+        store.queue_depth(at(0)).await.unwrap(),
+        QueueDepths::default()
+    );
+    let project = project(&store, "p1").await;
+    store
+        .set_integration(project.id, IntegrationSettings::Webhook(webhook()), at(0))
+        .await
+        .unwrap();
+    let new = NewWebhook::new("https://crm.example/hook", None, WebhookEvents::all()).unwrap();
+    store.create_webhook(project.id, new, at(0)).await.unwrap();
+    let label_id = label(
+        &store,
+        &project,
+        true,
+        LabelMapping {
+            webhook: true,
+            ..LabelMapping::default()
+        },
+    )
+    .await;
+    for i in 0..3 {
+        let body = json!({"userData": {"email": format!("u{i}@x.io")}});
+        let lead = create(&store, &project, body, i).await;
+        store
+            .update_status(
+                project.id,
+                &update(lead.lead_id, ConversionId::Label(label_id)),
+                &by(),
+                at(10 + i),
+            )
+            .await
+            .unwrap();
+    }
+    let depth = |queued, running, minutes| QueueDepth {
+        queued,
+        running,
+        oldest_due_for: Duration::minutes(minutes),
+    };
+
+    // Before anything is due, and once the first job has waited ten minutes.
+    let before = store
+        .queue_depth(at(10) - Duration::seconds(1))
+        .await
+        .unwrap();
+    assert_eq!(before.jobs, depth(3, 0, 0), "queued, none due yet");
+    let depths = store.queue_depth(at(20)).await.unwrap();
+    assert_eq!(depths.jobs, depth(3, 0, 10));
+    // Three lead.created and three lead.converted events, the first due at 0.
+    assert_eq!(depths.webhook_events, depth(6, 0, 20));
+
+    store
+        .claim_job(at(20), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("a due job");
+    assert_eq!(
+        store.queue_depth(at(20)).await.unwrap().jobs,
+        depth(2, 1, 9)
+    );
+    store
+        .claim_webhook_event(at(20), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("a due event");
+    assert_eq!(
+        store.queue_depth(at(20)).await.unwrap().webhook_events,
+        depth(5, 1, 19)
+    );
 }

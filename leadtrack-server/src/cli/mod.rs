@@ -70,7 +70,7 @@ pub(crate) enum Command {
     /// Serve the API (the default command); also delivers conversions unless --no-worker.
     Serve(ServeArgs),
     /// Deliver queued conversions to the integrations, without serving the API.
-    Worker(WorkerArgs),
+    Worker(WorkerCommand),
     /// Manage projects.
     #[command(subcommand)]
     Project(ProjectCommand),
@@ -192,6 +192,35 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) worker: WorkerArgs,
+
+    #[command(flatten)]
+    pub(crate) metrics: MetricsArgs,
+}
+
+/// Options of `worker`.
+#[derive(Debug, Args)]
+pub(crate) struct WorkerCommand {
+    #[command(flatten)]
+    pub(crate) worker: WorkerArgs,
+
+    #[command(flatten)]
+    pub(crate) metrics: MetricsArgs,
+}
+
+/// Where Prometheus metrics are served.
+#[derive(Debug, Args)]
+pub(crate) struct MetricsArgs {
+    /// Serve GET /metrics on this address only (say, 127.0.0.1:9090 or a private
+    /// interface). Without it, `serve` answers /metrics on its own address, to clients on
+    /// the same machine only (a loopback address, not through a proxy), and `worker`
+    /// serves none.
+    #[arg(long, env = "LEADTRACK_METRICS_ADDR", value_name = "HOST:PORT")]
+    pub(crate) metrics_addr: Option<String>,
+
+    /// Leave out the per-project label (leads created, ratings queued): a few series in
+    /// all instead of a few per project.
+    #[arg(long, env = "LEADTRACK_METRICS_NO_PROJECT_LABEL")]
+    pub(crate) metrics_no_project_label: bool,
 }
 
 /// How `serve` treats connections: timeouts in seconds and the connection cap.
@@ -428,7 +457,7 @@ mod tests {
         let mut line = vec!["server", "worker"];
         line.extend_from_slice(args);
         match Cli::try_parse_from(line).unwrap().command {
-            Some(Command::Worker(args)) => args,
+            Some(Command::Worker(command)) => command.worker,
             other => panic!("{other:?}"),
         }
     }
