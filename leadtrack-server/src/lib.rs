@@ -25,6 +25,7 @@ mod backend;
 mod backup;
 mod bootstrap;
 mod cli;
+mod config;
 mod integrations;
 mod metrics;
 mod serve;
@@ -34,12 +35,11 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use clap::Parser;
 use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
 use backend::Database;
-use cli::{Cli, Command, LogFormat, ProjectCommand, ServeArgs, WorkerCommand};
+use cli::{Cli, Command, ConfigCommand, LogFormat, ProjectCommand, ServeArgs, WorkerCommand};
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]
@@ -63,7 +63,21 @@ impl Failure {
 /// A failure is one line on stderr, `error: ...`, and exit code 1; a usage error is clap's
 /// message and exit code 2.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let parsed = match config::parse(std::env::args_os().collect()) {
+        Ok(parsed) => parsed,
+        Err(Failure(message)) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if matches!(
+        parsed.cli.command,
+        Some(Command::Config(ConfigCommand::Check))
+    ) {
+        config::check(&parsed);
+        return ExitCode::SUCCESS;
+    }
+    let cli = parsed.cli;
     let serving = matches!(
         cli.command,
         None | Some(Command::Serve(_)) | Some(Command::Worker(_))
@@ -190,8 +204,10 @@ impl Job {
                 Command::Serve(_)
                 | Command::Worker(_)
                 | Command::Backup { .. }
-                | Command::Restore { .. } => Err(Failure(
-                    "serve, worker, backup and restore do not run on an open store".to_owned(),
+                | Command::Restore { .. }
+                | Command::Config(_) => Err(Failure(
+                    "serve, worker, config, backup and restore do not run on an open store"
+                        .to_owned(),
                 )),
             },
         }

@@ -499,3 +499,109 @@ async fn with_a_metrics_address_metrics_are_served_there_only() {
     assert_eq!(elsewhere.status().as_u16(), 404);
     assert!(server.terminate().await.success());
 }
+
+/// `server ARGS...` with the environment variables `env` (and no other `LEADTRACK_*`
+/// setting): its exit code, stdout and stderr.
+async fn server_with_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = tokio::process::Command::new(crate::process::server_binary());
+    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("LEADTRACK_")) {
+        command.env_remove(name);
+    }
+    let output = command
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .await
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    create_acme(&db).await;
+    let addr = format!("127.0.0.1:{}", crate::process::free_port());
+    let file = dir.path().join("leadtrack.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "db = {db:?}\naddr = \"{addr}\"\nlog-format = \"json\"\nheader-timeout = 9\n\
+             shutdown-delay = \"4s\"\nrate-limit-ip = \"off\"\nno-worker = true\n"
+        ),
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+
+    let (code, out, err) = server_with_env(
+        &[
+            "--config",
+            file,
+            "--shutdown-delay",
+            "2s",
+            "config",
+            "check",
+        ],
+        &[
+            ("LEADTRACK_HEADER_TIMEOUT", "7"),
+            ("LEADTRACK_SHUTDOWN_DELAY", "3s"),
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        format!("addr = \"{addr}\"  # file"),
+        "log-format = \"json\"  # file".to_owned(),
+        "header-timeout = 7  # environment".to_owned(),
+        "shutdown-delay = \"2s\"  # flag".to_owned(),
+        "rate-limit-ip = \"off\"  # file".to_owned(),
+        "no-worker = true  # file".to_owned(),
+        "idle-timeout = 60  # default".to_owned(),
+    ] {
+        assert!(out.lines().any(|l| l == line), "{line:?} in\n{out}");
+    }
+
+    // The file alone makes the server: its address, its log format, its database.
+    let mut server =
+        crate::process::spawn(&db, &["--config", file, "serve"], "leadtrack listening").await;
+    server.base_url = format!("http://{addr}");
+    let alive = reqwest::get(format!("{}/healthz", server.base_url))
+        .await
+        .unwrap();
+    assert_eq!(alive.status().as_u16(), 200);
+    let logs = server.logs();
+    assert!(
+        logs.iter()
+            .all(|line| serde_json::from_str::<Value>(line).is_ok()),
+        "{logs:#?}"
+    );
+    assert!(server.terminate().await.success());
+
+    // A key that names no setting is refused, naming it; so is a bad value.
+    std::fs::write(dir.path().join("typo.toml"), "adr = \"127.0.0.1:1\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "worker-concurrency = \"many\"\n",
+    )
+    .unwrap();
+    for (name, expected) in [
+        ("typo.toml", "unknown key `adr`"),
+        ("bad.toml", "`worker-concurrency`: invalid value 'many'"),
+    ] {
+        let path = dir.path().join(name);
+        let (code, out, err) = server_with_env(
+            &["--config", path.to_str().unwrap(), "config", "check"],
+            &[],
+        )
+        .await;
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            err.starts_with("error: ") && err.contains(expected),
+            "{err}"
+        );
+    }
+}

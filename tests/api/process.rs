@@ -172,7 +172,7 @@ pub(crate) async fn start_serve_limited(db: &Path, limits: &str) -> Server {
     server
 }
 
-async fn spawn(db: &Path, args: &[&str], ready: &str) -> Server {
+pub(crate) async fn spawn(db: &Path, args: &[&str], ready: &str) -> Server {
     let mut command = Command::new(server_binary());
     command.args(args);
     spawn_command(command, db, ready).await

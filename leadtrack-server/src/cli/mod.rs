@@ -35,6 +35,11 @@ pub(crate) struct Cli {
     )]
     pub(crate) db: PathBuf,
 
+    /// A TOML file of settings: its keys are the long names of the flags (`addr`,
+    /// `log-format`, ...). Flags win over environment variables, which win over the file.
+    #[arg(long, global = true, env = "LEADTRACK_CONFIG", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
     /// How log lines are written to stderr: `text` for people, `json` for log collectors
     /// (one JSON object per line). `RUST_LOG` sets what is logged.
     #[arg(
@@ -52,6 +57,14 @@ pub(crate) struct Cli {
 
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
+}
+
+/// `config ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConfigCommand {
+    /// Validate the configuration file and print every setting in effect, where it came
+    /// from (flag, environment, file, default), secrets masked.
+    Check,
 }
 
 /// How log lines are written.
@@ -87,6 +100,9 @@ pub(crate) enum Command {
     /// happen.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Check a configuration file (--config FILE) and show the settings in effect.
+    #[command(subcommand)]
+    Config(ConfigCommand),
     /// Copy the SQLite database to a new file while servers keep running, then check the
     /// copy (SQLite's integrity check) and print its size and lead count.
     Backup {
