@@ -447,6 +447,8 @@ async fn metrics_count_requests_leads_ratings_and_deliveries_as_they_happen() {
         .await
         .unwrap();
     assert_eq!(proxied.status().as_u16(), 404);
+    let body: Value = proxied.json().await.unwrap();
+    assert_eq!(body, json!({"message": "Not found", "code": "not_found"}));
     assert!(server.terminate().await.success());
 }
 
@@ -580,6 +582,12 @@ async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_de
         "{logs:#?}"
     );
     assert!(server.terminate().await.success());
+
+    // The example file of docs/deploy is valid.
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/deploy/leadtrack.toml");
+    let (code, out, err) = server_with_env(&["--config", example, "config", "check"], &[]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("metrics-addr = \"127.0.0.1:9464\"  # file"), "{out}");
 
     // A key that names no setting is refused, naming it; so is a bad value.
     std::fs::write(dir.path().join("typo.toml"), "adr = \"127.0.0.1:1\"\n").unwrap();
