@@ -91,9 +91,8 @@ pub(crate) fn rate_limited(limit: &'static str) {
     metrics::counter!("leadtrack_rate_limited_total", "limit" => limit).increment(1);
 }
 
-/// A request to `path` answered `status` after `elapsed`.
-pub(crate) fn request(path: &str, status: u16, elapsed: Duration) {
-    let route = route(path);
+/// A request to `route` (see [`route`]) answered `status` after `elapsed`.
+pub(crate) fn request(route: &'static str, status: u16, elapsed: Duration) {
     metrics::counter!("leadtrack_http_requests_total", "route" => route, "status" => status.to_string())
         .increment(1);
     metrics::histogram!("leadtrack_http_request_duration_seconds", "route" => route)
@@ -102,7 +101,7 @@ pub(crate) fn request(path: &str, status: u16, elapsed: Duration) {
 
 /// The `route` label of a path: one of a fixed set, so that made-up paths cannot add
 /// series.
-fn route(path: &str) -> &'static str {
+pub(crate) fn route(path: &str) -> &'static str {
     if let Some(segment) = path.strip_prefix("/api/leads/") {
         return Operation::from_segment(segment).map_or("other", Operation::segment);
     }

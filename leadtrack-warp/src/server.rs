@@ -20,7 +20,7 @@ use crate::{Config, ServeOptions, shared_routes};
 /// (`/leadtrack.js`), the demo pages (`/demo`), `GET /health`, the probes `GET /healthz`
 /// (liveness) and `GET /readyz` (readiness, see [`crate::Readiness`]), and a JSON `404
 /// not_found` for every other path; one log line per request (method, path without the
-/// query, status, latency).
+/// query, route, status, latency) and its metrics (see [`crate::metrics`]).
 pub fn app<S: LeadStore>(
     store: S,
     config: Config,
@@ -65,8 +65,10 @@ where
         .or(not_found)
         .unify()
         .with(warp::log::custom(|info| {
-            crate::metrics::request(info.path(), info.status().as_u16(), info.elapsed());
+            let route = crate::metrics::route(info.path());
+            crate::metrics::request(route, info.status().as_u16(), info.elapsed());
             tracing::info!(
+                route,
                 method = %info.method(),
                 path = info.path(),
                 status = info.status().as_u16(),

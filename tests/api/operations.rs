@@ -120,6 +120,7 @@ async fn shutdown_turns_readyz_503_before_the_listener_closes_and_the_json_log_n
     };
     let create = request_line("trace-create-1");
     assert_eq!(create["fields"]["path"], "/api/leads/createServerSideLead");
+    assert_eq!(create["fields"]["route"], "createServerSideLead");
     assert_eq!(create["fields"]["status"], 201);
     assert!(create["fields"]["latency_ms"].as_f64().is_some());
     assert_eq!(create["span"]["project"], "acme");
@@ -587,7 +588,10 @@ async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_de
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/deploy/leadtrack.toml");
     let (code, out, err) = server_with_env(&["--config", example, "config", "check"], &[]).await;
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("metrics-addr = \"127.0.0.1:9464\"  # file"), "{out}");
+    assert!(
+        out.contains("metrics-addr = \"127.0.0.1:9464\"  # file"),
+        "{out}"
+    );
 
     // A key that names no setting is refused, naming it; so is a bad value.
     std::fs::write(dir.path().join("typo.toml"), "adr = \"127.0.0.1:1\"\n").unwrap();
