@@ -14,9 +14,12 @@ use leadtrack::client::Client as ApiClient;
 use leadtrack::core::api::{LeadId, LeadIdentifier};
 use leadtrack::core::project::{NewProject, Project};
 use leadtrack::core::request::LeadQuery;
+use leadtrack::core::types::{Consent, ConsentStatus};
 use leadtrack::core::{Admin, LeadStore};
 use leadtrack::sqlite::SqliteStore;
 use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
 use warp::Filter;
 
 use support::{Browser, serve};
@@ -31,7 +34,8 @@ struct Api {
     preflights: Arc<AtomicUsize>,
 }
 
-async fn api() -> Api {
+/// A fresh store with the project `prj_browser`, and a key of it.
+async fn store_with_project() -> (SqliteStore, Project, String) {
     let store = SqliteStore::open_temporary().await.expect("a store");
     let project = store
         .create_project(
@@ -49,6 +53,11 @@ async fn api() -> Api {
         .await
         .expect("a key")
         .key;
+    (store, project, key)
+}
+
+async fn api() -> Api {
+    let (store, project, key) = store_with_project().await;
     let preflights = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&preflights);
     let count = warp::method()
@@ -365,4 +374,345 @@ async fn wait_for_script(browser: &Browser) {
         assert!(Instant::now() < deadline, "leadtrack.js did not load");
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+}
+
+/// The standalone app on `store`, served on `listener` until the sender fires; the task ends
+/// once every connection is closed.
+fn serve_until_stopped(
+    store: SqliteStore,
+    listener: TcpListener,
+) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(leadtrack::warp::serve_app(
+        listener,
+        leadtrack::warp::app(store, Default::default()),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    (stop, task)
+}
+
+/// The leads of `store`'s project `prj_browser`, once there are `count` (15 s at most).
+async fn wait_for_leads(
+    store: &SqliteStore,
+    project: &Project,
+    count: u64,
+) -> Vec<leadtrack::core::lead::StoredLead> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let page = store
+            .list_leads(project.id, &LeadQuery::default())
+            .await
+            .expect("list leads");
+        if page.total >= count {
+            assert_eq!(page.total, count, "no more leads than expected");
+            return page.leads;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "expected {count} leads, saw {}",
+            page.total
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// What `script` (a function body) returns in the page.
+async fn run(browser: &Browser, script: &str) -> Value {
+    browser
+        .client
+        .execute(script, vec![])
+        .await
+        .unwrap_or_else(|err| panic!("{script}: {err}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (store, project, _) = store_with_project().await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api_addr = listener.local_addr().unwrap();
+    let api_url = format!("http://{api_addr}");
+    let (stop, task) = serve_until_stopped(store.clone(), listener);
+    let site = serve(
+        leadtrack::warp::demo_allowing([api_url.clone()]).recover(|_| async {
+            Ok::<_, std::convert::Infallible>(warp::http::StatusCode::NOT_FOUND)
+        }),
+    )
+    .await;
+    let contact = format!("http://{site}/demo/contact?projectId=prj_browser&api={api_url}");
+    browser.client.goto(&contact).await.expect("open the form");
+    wait_for_script(&browser).await;
+
+    // The API goes away; the visitor sends the form, which navigates to its thank-you page.
+    let _ = stop.send(());
+    task.await.unwrap();
+    assert!(
+        reqwest::get(format!("{api_url}/health")).await.is_err(),
+        "the API is down"
+    );
+    fill_form(&browser).await;
+    browser.click_and_wait("send", "thanks").await;
+    let kept = run(
+        &browser,
+        "return Object.keys(JSON.parse(localStorage.getItem('lt_outbox') || '{}')).length;",
+    )
+    .await;
+    assert_eq!(kept, json!(1), "the lead waits in the outbox");
+
+    // The API comes back on the same address; the next page the visitor opens sends it.
+    let listener = TcpListener::bind(api_addr)
+        .await
+        .expect("the same port again");
+    let (_stop, _task) = serve_until_stopped(store.clone(), listener);
+    browser
+        .client
+        .goto(&format!(
+            "http://{site}/demo?projectId=prj_browser&api={api_url}"
+        ))
+        .await
+        .expect("open another page");
+    wait_for_script(&browser).await;
+    let leads = wait_for_leads(&store, &project, 1).await;
+    assert_eq!(leads[0].data.user("email"), Some("ada@example.com"));
+    assert_eq!(leads[0].data.form_data["formName"], json!("Demo contact"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while run(&browser, "return leadtrack.outbox().length;").await != json!(0) {
+        assert!(
+            Instant::now() < deadline,
+            "the outbox empties once the lead is acknowledged"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // Another page view sends nothing more: exactly one lead, written once.
+    let writes = store.write_stats().writes;
+    browser.client.refresh().await.expect("reload");
+    wait_for_script(&browser).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(store.write_stats().writes, writes, "nothing sent again");
+    wait_for_leads(&store, &project, 1).await;
+
+    // A lead the API refuses for good (here: an unknown project) is not kept for later.
+    let refused = browser
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             leadtrack.init({projectId: 'prj_unknown'});
+             leadtrack.trackLead({userData: {email: 'x@example.com'}})
+               .then(() => done('sent'), e => done({queued: !!e.queued, outbox: leadtrack.outbox().length}));",
+            vec![],
+        )
+        .await
+        .expect("trackLead settles");
+    assert_eq!(refused, json!({"queued": false, "outbox": 0}));
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let api = api().await;
+    let base = &api.base_url;
+    browser
+        .client
+        .goto(&format!("{base}/health"))
+        .await
+        .expect("open the site");
+    browser.cookie("_uetmsclkid", "_uetUETCLICK1").await;
+    let landing = format!("{base}/demo?projectId=prj_browser&ttclid=TTCLID1&li_fat_id=LIFAT1");
+    browser
+        .client
+        .goto(&landing)
+        .await
+        .expect("open the landing page");
+    wait_for_script(&browser).await;
+
+    // Meta's pixel is not on the page: a browser id of its format is made.
+    let fbp = run(
+        &browser,
+        "return document.cookie.match(/(?:^|; )_fbp=([^;]*)/)[1];",
+    )
+    .await;
+    let fbp = fbp.as_str().expect("an _fbp cookie").to_owned();
+    let parts: Vec<&str> = fbp.split('.').collect();
+    assert_eq!((parts.len(), parts[0], parts[1]), (4, "fb", "1"), "{fbp}");
+    let made_at: i64 = parts[2].parse().expect("milliseconds");
+    assert!(
+        (Utc::now().timestamp_millis() - made_at).abs() < 120_000,
+        "{fbp}"
+    );
+    assert!(parts[3].parse::<u32>().is_ok(), "{fbp}");
+
+    // A single-page app moves to a route with a new Google click.
+    run(
+        &browser,
+        "history.pushState({}, '', '/demo/app?gclid=SPAGCLID1'); return 1;",
+    )
+    .await;
+    let flow = run(&browser, "return leadtrack.channelFlow();").await;
+    let channels: Vec<&Value> = flow.as_array().unwrap().iter().map(|e| &e["ch"]).collect();
+    assert_eq!(
+        channels,
+        vec![
+            &json!({"s": "tiktok", "m": "cpc", "cm": "", "ct": "", "tm": ""}),
+            &json!({"s": "google", "m": "cpc", "cm": "", "ct": "", "tm": ""})
+        ]
+    );
+    // Moving within the app, back included, adds no entry.
+    run(
+        &browser,
+        "history.pushState({}, '', '/demo/app/pricing'); history.back(); return 1;",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let flow = run(&browser, "return leadtrack.channelFlow().length;").await;
+    assert_eq!(flow, json!(2));
+
+    // A form the app renders after load is captured too.
+    let before = api.store.write_stats().writes;
+    run(
+        &browser,
+        "const form = document.createElement('form');
+         form.setAttribute('data-leadtrack', 'Late form');
+         form.innerHTML = '<input type=email name=email value=late@example.com><button>Send</button>';
+         form.addEventListener('submit', e => e.preventDefault());
+         document.body.appendChild(form);
+         form.requestSubmit();
+         return 1;",
+    )
+    .await;
+    api.wait_for_writes(before, 1).await;
+    let lead = api
+        .client()
+        .get_lead(&LeadIdentifier::Email("late@example.com".into()))
+        .await
+        .expect("the late form's lead");
+    assert_eq!(lead.form_name.as_deref(), Some("Late form"));
+    let attribution = lead.attribution_data.expect("attribution");
+    for (key, value) in [
+        ("gclid", "SPAGCLID1"),
+        ("msclkid", "UETCLICK1"),
+        ("ttclid", "TTCLID1"),
+        ("li_fat_id", "LIFAT1"),
+        ("fbp", fbp.as_str()),
+    ] {
+        assert_eq!(attribution[key], json!(value), "{key}: {attribution:?}");
+    }
+    let stored_flow: Value =
+        serde_json::from_str(lead.channel_flow.as_deref().expect("a flow")).unwrap();
+    assert_eq!(stored_flow.as_array().map(Vec::len), Some(2));
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_cookie() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let api = api().await;
+    let base = &api.base_url;
+    // A page without the tag: the site loads the script itself, waiting for consent.
+    browser
+        .client
+        .goto(&format!("{base}/health?gclid=WAITGCLID&utm_source=wait"))
+        .await
+        .expect("open a page");
+    browser
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const script = document.createElement('script');
+             script.src = '/leadtrack.js';
+             script.onload = () => { leadtrack.init({projectId: 'prj_browser', waitForConsent: true}); done(1); };
+             document.head.appendChild(script);",
+            vec![],
+        )
+        .await
+        .expect("load the script");
+    assert_eq!(
+        run(&browser, "return document.cookie;").await,
+        json!(""),
+        "no cookie yet"
+    );
+    assert_eq!(
+        run(&browser, "return leadtrack.attribution().gclid;").await,
+        json!("WAITGCLID"),
+        "kept in memory"
+    );
+
+    // Google Consent Mode says denied by default, then the visitor allows user data.
+    run(
+        &browser,
+        "window.dataLayer = window.dataLayer || [];
+         function gtag() { dataLayer.push(arguments); }
+         gtag('consent', 'default', {ad_user_data: 'denied', ad_personalization: 'denied', ad_storage: 'denied'});
+         gtag('consent', 'update', {ad_user_data: 'granted'});
+         return 1;",
+    )
+    .await;
+    let track = |email: &str| {
+        format!(
+            "const done = arguments[arguments.length - 1];
+             leadtrack.trackLead({{userData: {{email: '{email}'}}}}).then(id => done(id), e => done(String(e)));"
+        )
+    };
+    let first = browser
+        .client
+        .execute_async(&track("mode@example.com"), vec![])
+        .await
+        .expect("trackLead");
+    let first = LeadId(first.as_i64().unwrap_or_else(|| panic!("{first}")));
+
+    // A consent banner answers through init: its answer wins, and the cookies are set now.
+    run(
+        &browser,
+        "leadtrack.init({consent: {adUserData: false, adPersonalization: true}}); return 1;",
+    )
+    .await;
+    let cookies = run(&browser, "return document.cookie;").await;
+    let cookies = cookies.as_str().unwrap();
+    assert!(cookies.contains("lt_gclid=WAITGCLID"), "{cookies}");
+    assert!(cookies.contains("lt_channelflow="), "{cookies}");
+    assert!(cookies.contains("_fbp=fb.1."), "{cookies}");
+    let second = browser
+        .client
+        .execute_async(&track("banner@example.com"), vec![])
+        .await
+        .expect("trackLead");
+    let second = LeadId(second.as_i64().unwrap_or_else(|| panic!("{second}")));
+
+    let consent_of = |id| {
+        let store = api.store.clone();
+        let project = api.project.id;
+        async move {
+            store
+                .find_lead(project, &LeadIdentifier::LeadId(id))
+                .await
+                .unwrap()
+                .data
+        }
+    };
+    let data = consent_of(first).await;
+    assert_eq!(
+        data.consent,
+        Consent {
+            ad_user_data: Some(ConsentStatus::Granted),
+            ad_personalization: Some(ConsentStatus::Denied),
+        }
+    );
+    assert_eq!(data.attribution_data["gclid"], json!("WAITGCLID"));
+    assert_eq!(
+        consent_of(second).await.consent,
+        Consent {
+            ad_user_data: Some(ConsentStatus::Denied),
+            ad_personalization: Some(ConsentStatus::Granted),
+        }
+    );
+    browser.close().await;
 }

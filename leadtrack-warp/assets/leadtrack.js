@@ -2,7 +2,8 @@
  * <script src="https://HOST/leadtrack.js" data-project-id="PROJECT_ID" async></script>
  * <form data-leadtrack="Contact">...</form>
  * Cookies are host-only (no Domain attribute), so www.example.com and example.com keep
- * separate copies: simple, and no public-suffix list is needed. */
+ * separate copies: simple, and no public-suffix list is needed. A lead the API did not
+ * acknowledge waits in localStorage (lt_outbox, keyed by its event id) and is sent again. */
 (function (w, d) {
   "use strict";
   if (w.leadtrack && w.leadtrack.version) return; // included twice: the first copy stays
@@ -14,6 +15,11 @@
   // Click ids that name a paid channel when the URL has no utm_* parameters.
   var CLICK_SOURCES = { gclid: "google", gbraid: "google", wbraid: "google", fbclid: "facebook",
     msclkid: "bing", ttclid: "tiktok", li_fat_id: "linkedin" };
+  // Other platforms' click ids, each kept on its own (90 days). Microsoft's UET tag keeps
+  // msclkid in _uetmsclkid as "_uet<msclkid>".
+  var OTHER_CLICK_IDS = ["msclkid", "li_fat_id", "ttclid"];
+  // The outbox: at most 50 leads, none older than 7 days; retries back off from 5 s to 5 min.
+  var OUTBOX = "lt_outbox", OUTBOX_MAX = 50, OUTBOX_MS = 7 * 864e5, RETRY_MS = 5000, RETRY_MAX_MS = 3e5;
   var UTM = { s: "utm_source", m: "utm_medium", cm: "utm_campaign", ct: "utm_content", tm: "utm_term" };
   // Field name or id (lower case, a-z0-9 only, "your" prefix dropped: "your-email") -> role.
   var NAMES = { firstname: "firstName", fname: "firstName", givenname: "firstName",
@@ -26,13 +32,17 @@
     "family-name": "lastName", organization: "companyName", name: "fullName" };
   var SKIP = /^(password|file|submit|button|reset|image|fieldset|object|output)$/;
   var SECRET = /csrf|xsrf|token|nonce|captcha/i; // never ship anti-forgery or captcha values
-  var cfg = {}, started = false, me = d.currentScript;
+  var cfg = {}, started = false, me = d.currentScript, lastHref = "";
+  // Cookies set while waitForConsent holds them back, by name: [value, days].
+  var held = {};
+  var inflight = {}, retryTimer = 0, retryDelay = 0, flushing = false;
   // The event id last sent per form, with a fingerprint of what was sent (kept here, not in
   // the DOM, so no personal data ends up in attributes).
   var formIds = typeof WeakMap === "function" ? new WeakMap() : null;
 
   // ---- cookies: values are encodeURIComponent'ed on write, decoded on read ----
   function getCookie(name, isPrefix) {
+    if (!isPrefix && held[name]) return held[name][0];
     var all = d.cookie ? d.cookie.split(/;\s*/) : [];
     for (var i = 0; i < all.length; i++) {
       var eq = all[i].indexOf("="), n = all[i].slice(0, eq);
@@ -43,8 +53,16 @@
     return "";
   }
   function setCookie(name, value, days) {
+    if (holding()) { held[name] = days > 0 ? [value, days] : null; return; }
     d.cookie = name + "=" + encodeURIComponent(value) + "; Max-Age=" + Math.round(days * 86400) +
       "; Path=/; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+  }
+  function holding() { return !!cfg.waitForConsent && !consent(); }
+  function release() { // consent arrived: the cookies held back are set now
+    if (holding()) return;
+    var h = held;
+    held = {};
+    for (var k in h) if (h[k]) setCookie(k, h[k][0], h[k][1]);
   }
 
   // ---- helpers ----
@@ -89,10 +107,33 @@
     return /^GS2\./.test(v) ? token(v.split(".").slice(2).join("."), "s") : "";
   }
   function hasUtm(q) { for (var k in UTM) if (q.get(UTM[k])) return true; return false; }
+  function uetClickId(v) { return v.replace(/^_uet/, ""); }
+  // ---- consent: set by init({consent}), else Google Consent Mode's state in the dataLayer ----
+  function grant(v) { return v === true || v === "granted" ? "granted" : v === false || v === "denied" ? "denied" : ""; }
+  function consent() { // {adUserData, adPersonalization}, or null while unknown
+    var c = cfg.consent, l = w.dataLayer, m = null;
+    if (!c && l && l.length) {
+      for (var i = 0; i < l.length; i++) { // gtag("consent", "default" | "update", {...}) pushes its arguments
+        var e = l[i];
+        if (e && e[0] === "consent" && (e[1] === "default" || e[1] === "update") && e[2] && typeof e[2] === "object") {
+          m = m || {};
+          if (e[2].ad_user_data) m.adUserData = e[2].ad_user_data;
+          if (e[2].ad_personalization) m.adPersonalization = e[2].ad_personalization;
+        }
+      }
+      c = m;
+    }
+    if (!c) return null;
+    var r = clean({ adUserData: grant(c.adUserData), adPersonalization: grant(c.adPersonalization) });
+    return r.adUserData || r.adPersonalization ? r : null;
+  }
   function attribution() {
     var q = params(), a = {}, ga = getCookie("_ga").split("."), flow = readFlow(), u = q;
     CLICK_IDS.forEach(function (k) {
       a[k] = q.get(k) || getCookie("lt_" + k) || (GOOGLE_COOKIES[k] ? googleClickId(getCookie(GOOGLE_COOKIES[k])) : "");
+    });
+    OTHER_CLICK_IDS.forEach(function (k) {
+      a[k] = q.get(k) || getCookie("lt_" + k) || (k === "msclkid" ? uetClickId(getCookie("_uetmsclkid")) : "");
     });
     a.cid = ga.length >= 4 ? ga.slice(-2).join(".") : ""; // GA1.1.<random>.<seconds>
     a.sid = sessionId(getCookie("_ga_", true));
@@ -110,18 +151,19 @@
     try { var f = JSON.parse(getCookie("lt_channelflow")); return Array.isArray(f) ? f : []; } catch (e) { return []; }
   }
   function chan(s, m) { return { s: s, m: m, cm: "", ct: "", tm: "" }; }
-  function channel(q) { // null: this page view carries no channel signal
+  function channel(q, route) { // null: this page view carries no channel signal
     var c = {}, k;
     if (hasUtm(q)) { for (k in UTM) c[k] = q.get(UTM[k]) || ""; return c; }
     for (k in CLICK_SOURCES) if (q.get(k)) return chan(CLICK_SOURCES[k], "cpc");
+    if (route) return null; // a single-page app's route change: the referrer is the first page's
     try {
       var r = new URL(d.referrer).hostname;
       if (r && site(r) !== site(location.hostname)) return chan(r, "referral");
     } catch (e) { /* no referrer */ }
     return null;
   }
-  function updateFlow(q) {
-    var flow = readFlow(), last = flow[flow.length - 1], active = !!getCookie("lt_session"), ch = channel(q);
+  function updateFlow(q, route) {
+    var flow = readFlow(), last = flow[flow.length - 1], active = !!getCookie("lt_session"), ch = channel(q, route);
     setCookie("lt_session", "1", 1 / 48); // 30 minutes, refreshed on every page view
     if (!ch) {
       if (active && last) return; // internal navigation
@@ -134,18 +176,42 @@
     setCookie("lt_channelflow", JSON.stringify(flow), 395);
   }
 
-  function capture() { // once per page load
-    var q = params(), fbclid = q.get("fbclid"), h = location.hostname;
+  function subdomainIndex(h) { return isIp(h) || h === "localhost" ? 1 : h.split(".").length - 1; }
+  function capture(route) { // on each page load, and each route change of a single-page app
+    var q = params(), fbclid = q.get("fbclid"), h = location.hostname, r = new Uint32Array(1);
+    lastHref = location.href;
     // A new Google click replaces the whole stored click (no gclid of one click next to the
     // gbraid of another); 90 days, so it survives navigation before the form is sent.
     if (CLICK_IDS.some(function (k) { return q.get(k); })) {
       CLICK_IDS.forEach(function (k) { setCookie("lt_" + k, q.get(k) || "", q.get(k) ? 90 : -1); });
     }
     // _fbc = fb.<subdomainIndex>.<ms>.<fbclid>, rebuilt when it holds another click
+    OTHER_CLICK_IDS.forEach(function (k) { if (q.get(k)) setCookie("lt_" + k, q.get(k), 90); });
     if (fbclid && getCookie("_fbc").split(".").slice(3).join(".") !== fbclid) {
-      setCookie("_fbc", "fb." + (isIp(h) || h === "localhost" ? 1 : h.split(".").length - 1) + "." + Date.now() + "." + fbclid, 90);
+      setCookie("_fbc", "fb." + subdomainIndex(h) + "." + Date.now() + "." + fbclid, 90);
     }
-    updateFlow(q);
+    // Without Meta's pixel, a browser id of its format (fb.<subdomainIndex>.<ms>.<random>) for
+    // the Conversions API; the pixel, if it comes later, keeps it.
+    if (cfg.generateFbp !== false && !w.fbq && !getCookie("_fbp")) {
+      if (w.crypto && w.crypto.getRandomValues) w.crypto.getRandomValues(r); else r[0] = Math.random() * 4294967296;
+      setCookie("_fbp", "fb." + subdomainIndex(h) + "." + Date.now() + "." + (r[0] >>> 1), 90);
+    }
+    updateFlow(q, route);
+  }
+  function onRoute() { // history.pushState / replaceState / popstate
+    if (location.href !== lastHref) capture(true);
+  }
+  function watchRoutes() {
+    ["pushState", "replaceState"].forEach(function (m) {
+      var orig = history[m];
+      if (typeof orig !== "function") return;
+      history[m] = function () {
+        var r = orig.apply(this, arguments);
+        try { onRoute(); } catch (e) { console.error(P, e); }
+        return r;
+      };
+    });
+    w.addEventListener("popstate", guard(onRoute));
   }
 
   // ---- sending ----
@@ -176,8 +242,63 @@
   function fail(e) {
     e = e instanceof Error ? e : new Error(String(e));
     console.warn(P, e.message);
-    emit("error", { error: e.message });
+    emit("error", { error: e.message, queued: !!e.queued });
     return Promise.reject(e);
+  }
+
+  // ---- the outbox: {eventId: {b: body, t: ms}} in localStorage ----
+  function storage() { try { return w.localStorage; } catch (e) { return null; } } // blocked in some privacy modes
+  function outbox() {
+    try { var o = JSON.parse(storage().getItem(OUTBOX)); return o && typeof o === "object" ? o : {}; } catch (e) { return {}; }
+  }
+  function saveOutbox(o) {
+    var ids = Object.keys(o).sort(function (a, b) { return o[a].t - o[b].t; }), now = Date.now();
+    ids.forEach(function (id, i) { if (now - o[id].t > OUTBOX_MS || ids.length - i > OUTBOX_MAX) delete o[id]; });
+    try {
+      if (Object.keys(o).length) storage().setItem(OUTBOX, JSON.stringify(o)); else storage().removeItem(OUTBOX);
+    } catch (e) { /* full, or no storage */ }
+  }
+  function keep(id, body) { var o = outbox(); o[id] = { b: body, t: o[id] ? o[id].t : Date.now() }; saveOutbox(o); }
+  function done(id) { var o = outbox(); if (o[id]) { delete o[id]; saveOutbox(o); } }
+  // Worth sending again: no answer at all, a timeout, too many requests, or a server error.
+  function retryable(e) { return !e.status || e.status === 408 || e.status === 429 || e.status >= 500; }
+  function later() {
+    if (retryTimer) return;
+    retryDelay = Math.min(retryDelay ? retryDelay * 2 : RETRY_MS, RETRY_MAX_MS);
+    retryTimer = setTimeout(function () { retryTimer = 0; flush(); }, retryDelay);
+  }
+  // Sends a lead's body, keeping it in the outbox until the API acknowledges it or refuses it
+  // for good. The event id makes a repeat a merge into the same lead, never a second one.
+  function deliver(id, body, viaForm) {
+    keep(id, body);
+    inflight[id] = 1;
+    return send(body, viaForm).then(function (leadId) {
+      delete inflight[id];
+      done(id);
+      retryDelay = 0;
+      return leadId;
+    }, function (e) {
+      delete inflight[id];
+      if (retryable(e)) { e.queued = true; later(); } else done(id);
+      throw e;
+    });
+  }
+  function flush() { // the outbox, oldest first, one at a time
+    if (flushing || !cfg.projectId) return;
+    var o = outbox(), ids = Object.keys(o).filter(function (id) { return !inflight[id]; })
+      .sort(function (a, b) { return o[a].t - o[b].t; });
+    flushing = true;
+    (function next(i) {
+      if (i >= ids.length) { flushing = false; return; }
+      deliver(ids[i], o[ids[i]].b, false).then(function (leadId) {
+        emit("lead", { leadId: leadId, uniqueEventId: ids[i], retried: true });
+        next(i + 1);
+      }, function (e) {
+        if (e.queued) { flushing = false; return; } // still unreachable: wait for the next try
+        console.warn(P, e.message);
+        next(i + 1);
+      });
+    })(0);
   }
   function trackLead(o, viaForm) {
     try {
@@ -188,9 +309,10 @@
       fd.formName = fd.formName || NO_NAME;
       var body = { projectId: cfg.projectId, userData: clean(o.userData),
         attributionData: clean(Object.assign(attribution(), o.attributionData)), // caller wins
-        formData: fd, channelFlow: readFlow() };
+        formData: fd, channelFlow: readFlow() }, given = consent();
       if (o.uniqueIdentifier != null && o.uniqueIdentifier !== "") body.uniqueIdentifier = String(o.uniqueIdentifier);
-      return send(JSON.stringify(body), viaForm).then(function (id) {
+      if (given) body.consent = given;
+      return deliver(fd.uniqueEventId, JSON.stringify(body), viaForm).then(function (id) {
         emit("lead", { leadId: id, formName: fd.formName, uniqueEventId: fd.uniqueEventId });
         return id;
       }, fail);
@@ -253,19 +375,27 @@
     if (o.projectId) cfg.projectId = String(o.projectId);
     if (o.endpoint) cfg.endpoint = String(o.endpoint).replace(/\/+$/, "");
     cfg.endpoint = cfg.endpoint || (me && me.src ? new URL(me.src, location.href).origin : location.origin);
-    if (started) return; // a second init only updates the config
+    if ("waitForConsent" in o) cfg.waitForConsent = !!o.waitForConsent;
+    if ("generateFbp" in o) cfg.generateFbp = !!o.generateFbp;
+    if (o.consent) cfg.consent = o.consent;
+    if (started) return release(); // a second init updates the config (a consent banner's answer)
     started = true;
     capture();
     d.addEventListener("submit", onSubmit, true); // capture phase on document: later forms work too
+    watchRoutes();
+    w.addEventListener("online", guard(flush));
+    flush(); // what an earlier page could not send
   }
   function guard(fn) {
     return function () { try { return fn.apply(null, arguments); } catch (e) { console.error(P, e); } };
   }
-  w.leadtrack = { version: "1.0.0", init: guard(init), trackLead: function (o) { return trackLead(o); },
-    attribution: guard(attribution), channelFlow: guard(readFlow) };
+  w.leadtrack = { version: "1.1.0", init: guard(init), trackLead: function (o) { return trackLead(o); },
+    attribution: guard(attribution), channelFlow: guard(readFlow), consent: guard(consent),
+    outbox: guard(function () { return Object.keys(outbox()); }) };
 
   // Auto-init from the tag's data-project-id / data-endpoint (default: the script's origin).
   if (me && me.getAttribute("data-project-id")) {
-    w.leadtrack.init({ projectId: me.getAttribute("data-project-id"), endpoint: me.getAttribute("data-endpoint") });
+    w.leadtrack.init({ projectId: me.getAttribute("data-project-id"), endpoint: me.getAttribute("data-endpoint"),
+      waitForConsent: me.hasAttribute("data-wait-for-consent") });
   }
 })(window, document);
