@@ -668,6 +668,11 @@ async fn consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_co
         .await
         .expect("trackLead");
     let first = LeadId(first.as_i64().unwrap_or_else(|| panic!("{first}")));
+    assert_eq!(
+        run(&browser, "return document.cookie;").await,
+        json!(""),
+        "ad_storage is denied: still no cookie"
+    );
 
     // A consent banner answers through init: its answer wins, and the cookies are set now.
     run(

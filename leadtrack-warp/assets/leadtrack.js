@@ -57,7 +57,7 @@
     d.cookie = name + "=" + encodeURIComponent(value) + "; Max-Age=" + Math.round(days * 86400) +
       "; Path=/; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
   }
-  function holding() { return !!cfg.waitForConsent && !consent(); }
+  function holding() { return !!cfg.waitForConsent && storageConsent() !== "granted"; }
   function release() { // consent arrived: the cookies held back are set now
     if (holding()) return;
     var h = held;
@@ -110,22 +110,28 @@
   function uetClickId(v) { return v.replace(/^_uet/, ""); }
   // ---- consent: set by init({consent}), else Google Consent Mode's state in the dataLayer ----
   function grant(v) { return v === true || v === "granted" ? "granted" : v === false || v === "denied" ? "denied" : ""; }
-  function consent() { // {adUserData, adPersonalization}, or null while unknown
-    var c = cfg.consent, l = w.dataLayer, m = null;
-    if (!c && l && l.length) {
-      for (var i = 0; i < l.length; i++) { // gtag("consent", "default" | "update", {...}) pushes its arguments
-        var e = l[i];
-        if (e && e[0] === "consent" && (e[1] === "default" || e[1] === "update") && e[2] && typeof e[2] === "object") {
-          m = m || {};
-          if (e[2].ad_user_data) m.adUserData = e[2].ad_user_data;
-          if (e[2].ad_personalization) m.adPersonalization = e[2].ad_personalization;
-        }
+  function consentMode() { // Google Consent Mode's state: gtag("consent", "default" | "update", {...}) pushes its arguments
+    var l = w.dataLayer, m = null;
+    for (var i = 0; l && i < l.length; i++) {
+      var e = l[i];
+      if (e && e[0] === "consent" && (e[1] === "default" || e[1] === "update") && e[2] && typeof e[2] === "object") {
+        m = m || {};
+        for (var k in e[2]) m[k] = e[2][k];
       }
-      c = m;
     }
+    return m;
+  }
+  function consent() { // {adUserData, adPersonalization}, or null while unknown; init's answer wins
+    var c = cfg.consent, m = c ? null : consentMode();
+    if (m) c = { adUserData: m.ad_user_data, adPersonalization: m.ad_personalization };
     if (!c) return null;
     var r = clean({ adUserData: grant(c.adUserData), adPersonalization: grant(c.adPersonalization) });
     return r.adUserData || r.adPersonalization ? r : null;
+  }
+  function storageConsent() { // may cookies be set: init's adStorage, else granted with either ad signal; Consent Mode's ad_storage
+    var c = cfg.consent, m = c ? null : consentMode(), g = consent();
+    if (c) return grant(c.adStorage) || (g ? (g.adUserData === "granted" || g.adPersonalization === "granted" ? "granted" : "denied") : "");
+    return m ? grant(m.ad_storage) : "";
   }
   function attribution() {
     var q = params(), a = {}, ga = getCookie("_ga").split("."), flow = readFlow(), u = q;
