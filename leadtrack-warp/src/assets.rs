@@ -8,22 +8,30 @@ use warp::http::{HeaderMap, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-/// The first-party capture script websites include (plain JavaScript, no build step).
-pub const SCRIPT: &str = include_str!("../assets/leadtrack.js");
+/// The first-party capture script websites include, as served: `assets/leadtrack.js`
+/// (plain JavaScript, no build step to read or change it) minified by `scripts/minify-js`.
+pub const SCRIPT: &str = include_str!("../assets/leadtrack.min.js");
 
 /// How long browsers and CDNs may reuse the script before revalidating it.
 const SCRIPT_MAX_AGE: &str = "public, max-age=3600, stale-while-revalidate=86400";
 
 /// A file compiled into the binary, served with its content type, caching headers and an
 /// entity tag made from its content, so a new version is fetched at once and an unchanged
-/// one is revalidated with a `304`.
+/// one is revalidated with a `304`. [`StaticAsset::compressed`] adds brotli and gzip
+/// versions, made once, for clients that accept them.
 #[derive(Debug)]
 pub struct StaticAsset {
     body: &'static [u8],
     content_type: &'static str,
     cache_control: &'static str,
     etag: String,
+    /// `(coding, body, entity tag)`, in the order of preference.
+    encoded: Vec<(&'static str, Vec<u8>, String)>,
 }
+
+/// Brotli's densest setting, and its largest window: paid once per asset.
+const BROTLI_QUALITY: u32 = 11;
+const BROTLI_WINDOW: u32 = 22;
 
 impl StaticAsset {
     /// An asset with its `Content-Type` and `Cache-Control`.
@@ -39,28 +47,72 @@ impl StaticAsset {
             content_type,
             cache_control,
             etag: format!("\"lt-{:016x}\"", hasher.finish()),
+            encoded: Vec::new(),
         }
     }
 
-    /// The asset, or `304 Not Modified` when `request` already holds this version.
+    /// This asset with brotli and gzip versions, each with its own entity tag.
+    pub fn compressed(mut self) -> Self {
+        let mut br = Vec::new();
+        let params = brotli::enc::BrotliEncoderParams {
+            quality: BROTLI_QUALITY as i32,
+            lgwin: BROTLI_WINDOW as i32,
+            ..Default::default()
+        };
+        let brotli_ok = brotli::BrotliCompress(&mut &*self.body, &mut br, &params).is_ok();
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let gzip = std::io::Write::write_all(&mut gzip, self.body).and_then(|()| gzip.finish());
+        let tag = |coding: &str| format!("{}-{coding}\"", self.etag.trim_end_matches('"'));
+        if brotli_ok {
+            self.encoded.push(("br", br, tag("br")));
+        }
+        if let Ok(gzip) = gzip {
+            self.encoded.push(("gzip", gzip, tag("gzip")));
+        }
+        self
+    }
+
+    /// The size of the version sent with `coding` (`br`, `gzip`), if there is one.
+    pub fn encoded_len(&self, coding: &str) -> Option<usize> {
+        self.encoded
+            .iter()
+            .find(|(name, ..)| *name == coding)
+            .map(|(_, body, _)| body.len())
+    }
+
+    /// The asset, or `304 Not Modified` when `request` already holds this version; in the
+    /// first coding of [`StaticAsset::compressed`] that `request` accepts, if any.
     pub fn response(&self, request: &HeaderMap) -> Response {
+        let accepted = accepted_codings(request);
+        let (coding, body, etag) = self
+            .encoded
+            .iter()
+            .find(|(coding, ..)| accepted.iter().any(|name| name == coding))
+            .map_or((None, self.body, &self.etag), |(coding, body, etag)| {
+                (Some(*coding), body.as_slice(), etag)
+            });
         let fresh = request
             .get(header::IF_NONE_MATCH)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|tags| {
                 tags.split(',')
-                    .any(|tag| tag.trim() == self.etag || tag.trim() == "*")
+                    .any(|tag| tag.trim() == etag || tag.trim() == "*")
             });
         let mut response = if fresh {
             let mut response = Response::new(Vec::new().into());
             *response.status_mut() = StatusCode::NOT_MODIFIED;
             response
         } else {
-            let mut response = Response::new(self.body.into());
+            let mut response = Response::new(body.to_vec().into());
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(self.content_type),
             );
+            if let Some(coding) = coding {
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
+            }
             response
         };
         let headers = response.headers_mut();
@@ -68,7 +120,10 @@ impl StaticAsset {
             header::CACHE_CONTROL,
             HeaderValue::from_static(self.cache_control),
         );
-        if let Ok(etag) = HeaderValue::from_str(&self.etag) {
+        if !self.encoded.is_empty() {
+            headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        }
+        if let Ok(etag) = HeaderValue::from_str(etag) {
             headers.insert(header::ETAG, etag);
         }
         headers.insert(
@@ -79,9 +134,32 @@ impl StaticAsset {
     }
 }
 
+/// The content codings `request`'s `Accept-Encoding` allows (lowercase; those given
+/// `q=0` left out).
+fn accepted_codings(request: &HeaderMap) -> Vec<String> {
+    request
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .filter_map(|item| {
+            let mut parts = item.split(';');
+            let coding = parts.next()?.trim().to_ascii_lowercase();
+            let refused = parts.any(|param| {
+                param
+                    .trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            (!refused && !coding.is_empty()).then_some(coding)
+        })
+        .collect()
+}
+
 /// `GET /leadtrack.js`: the capture script, cacheable, revalidated by `ETag` (`304` when
-/// unchanged), readable from any origin. Mount it beside [`crate::routes`] in an embedding
-/// app.
+/// unchanged), readable from any origin, in brotli or gzip for browsers that accept them.
+/// Mount it beside [`crate::routes`] in an embedding app.
 pub fn script()
 -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     static ASSET: OnceLock<StaticAsset> = OnceLock::new();
@@ -95,6 +173,7 @@ pub fn script()
                     "text/javascript; charset=utf-8",
                     SCRIPT_MAX_AGE,
                 )
+                .compressed()
             });
             let mut response = asset.response(&request);
             response.headers_mut().insert(
@@ -313,6 +392,85 @@ mod tests {
             .reply(&filter)
             .await;
         assert_eq!(stale.status(), StatusCode::OK);
+    }
+
+    /// `GET /leadtrack.js` with `Accept-Encoding: accept` (and `If-None-Match: etag`).
+    async fn fetch_script(accept: &str, etag: Option<&str>) -> warp::http::Response<bytes::Bytes> {
+        let mut request = warp::test::request()
+            .path("/leadtrack.js")
+            .header("accept-encoding", accept);
+        if let Some(etag) = etag {
+            request = request.header("if-none-match", etag);
+        }
+        request.reply(&script()).await
+    }
+
+    #[tokio::test]
+    async fn the_script_is_sent_in_brotli_or_gzip_when_accepted_and_within_its_budget() {
+        let br = fetch_script("gzip, deflate, br, zstd", None).await;
+        assert_eq!(br.headers()["content-encoding"], "br");
+        assert_eq!(br.headers()["vary"], "accept-encoding");
+        assert_eq!(br.headers()["cache-control"], SCRIPT_MAX_AGE);
+        let mut unbrotlied = Vec::new();
+        brotli::BrotliDecompress(&mut br.body().as_ref(), &mut unbrotlied).unwrap();
+        assert_eq!(unbrotlied, SCRIPT.as_bytes());
+
+        let gzip = fetch_script("gzip;q=1.0, br;q=0", None).await;
+        assert_eq!(gzip.headers()["content-encoding"], "gzip");
+        let mut gunzipped = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(gzip.body().as_ref()),
+            &mut gunzipped,
+        )
+        .unwrap();
+        assert_eq!(gunzipped, SCRIPT.as_bytes());
+
+        let plain = fetch_script("identity", None).await;
+        assert!(plain.headers().get("content-encoding").is_none());
+        assert_eq!(plain.body().as_ref(), SCRIPT.as_bytes());
+        assert_eq!(plain.headers()["vary"], "accept-encoding");
+
+        // Each version has its own entity tag, and revalidates only against it.
+        let tags: Vec<&str> = [&br, &gzip, &plain]
+            .iter()
+            .map(|response| response.headers()["etag"].to_str().unwrap())
+            .collect();
+        assert!(
+            tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2],
+            "{tags:?}"
+        );
+        let fresh = fetch_script("br", Some(tags[0])).await;
+        assert_eq!(fresh.status(), StatusCode::NOT_MODIFIED);
+        let other = fetch_script("br", Some(tags[1])).await;
+        assert_eq!(other.status(), StatusCode::OK);
+
+        // The size budget: under 6 kB as browsers download it.
+        assert!(br.body().len() < 6_000, "brotli: {} bytes", br.body().len());
+        assert!(
+            gzip.body().len() < 6_000,
+            "gzip: {} bytes",
+            gzip.body().len()
+        );
+    }
+
+    #[test]
+    fn the_served_script_is_minified_from_the_current_source() {
+        use sha2::Digest;
+        let source = include_str!("../assets/leadtrack.js");
+        let digest: String = sha2::Sha256::digest(source.as_bytes())
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        let first_line = SCRIPT.lines().next().unwrap_or_default();
+        assert!(
+            first_line.contains(&format!("sha256 {digest}")),
+            "leadtrack.min.js is not made from the current leadtrack.js: run scripts/minify-js"
+        );
+        assert!(
+            SCRIPT.len() < source.len() * 2 / 3,
+            "minified: {} bytes",
+            SCRIPT.len()
+        );
     }
 
     #[tokio::test]

@@ -1,5 +1,6 @@
 //! The standalone server compresses responses for clients that accept gzip, over a real
-//! socket: the body gunzips to exactly what an uncompressing client gets.
+//! socket: the body gunzips to exactly what an uncompressing client gets. The capture
+//! script, compressed ahead, is not compressed again.
 
 use std::io::Read;
 use std::net::SocketAddr;
@@ -28,6 +29,8 @@ async fn spawn() -> SocketAddr {
     let app = warp::path!("list")
         .map(move || warp::reply::json(&listing).into_response())
         .or(warp::path!("tiny").map(|| "ok".into_response()))
+        .unify()
+        .or(leadtrack_warp::script())
         .unify()
         .recover(|_| async { Ok::<_, Infallible>(StatusCode::NOT_FOUND.into_response()) })
         .unify();
@@ -102,4 +105,29 @@ async fn listings_are_gzipped_for_clients_that_accept_it() {
         (200, None, b"ok".to_vec()),
         "too small to gain"
     );
+}
+
+#[tokio::test]
+async fn the_script_goes_out_compressed_once_not_twice() {
+    let addr = spawn().await;
+    for (accept, coding) in [("gzip, deflate, br", "br"), ("gzip", "gzip")] {
+        let (status, encoding, body) = get(addr, "/leadtrack.js", Some(accept)).await;
+        assert_eq!(
+            (status, encoding.as_deref()),
+            (200, Some(coding)),
+            "{accept}"
+        );
+        let mut decoded = Vec::new();
+        if coding == "br" {
+            brotli::BrotliDecompress(&mut &body[..], &mut decoded).unwrap();
+        } else {
+            GzDecoder::new(&body[..]).read_to_end(&mut decoded).unwrap();
+        }
+        assert_eq!(
+            decoded,
+            leadtrack_warp::SCRIPT.as_bytes(),
+            "{accept}: decoded once"
+        );
+        assert!(body.len() < 6_000, "{coding}: {} bytes", body.len());
+    }
 }
