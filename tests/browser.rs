@@ -167,9 +167,34 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
             .contains("gclid"),
         "the form is on another page than the click"
     );
+    // The contact page shows what the script captured, live.
+    let shown = |id: &'static str| {
+        let browser = &browser;
+        async move {
+            match browser.client.find(Locator::Id(id)).await {
+                Ok(element) => element.text().await.unwrap_or_default(),
+                Err(_) => String::new(), // not rendered yet
+            }
+        }
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while shown("cap-gclid").await != "TESTGCLID" {
+        assert!(Instant::now() < deadline, "the panel shows the gclid");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(shown("cap-utm_source").await, "newsletter");
+    assert_eq!(shown("cap-cid").await, "123456789.1700000000");
+    assert!(shown("cap-fbc").await.ends_with(".TESTFBCLID"));
+    assert!(
+        shown("captured-flow")
+            .await
+            .starts_with("newsletter / email · spring"),
+        "{}",
+        shown("captured-flow").await
+    );
     fill_form(&browser).await;
 
-    // Two submit events in a row, as a double click sends them; the page then navigates.
+    // Two submit events in a row, as a double click sends them; the page reports the lead.
     let before = api.store.write_stats().writes;
     browser
         .client
@@ -178,6 +203,15 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
         .expect("submit twice");
     browser.wait_for("thanks").await;
     api.wait_for_writes(before, 2).await;
+    let link = browser
+        .client
+        .find(Locator::Css("#result a"))
+        .await
+        .expect("a link to the lead")
+        .attr("href")
+        .await
+        .unwrap()
+        .expect("an href");
 
     let page = api
         .client()
@@ -186,6 +220,10 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
         .expect("list leads");
     assert_eq!(page.total, 1, "a double submit is one lead");
     let lead = &page.leads[0];
+    assert_eq!(
+        link,
+        format!("{base}/projects/prj_browser/leads/{}", lead.id)
+    );
     assert_eq!(lead.form_name.as_deref(), Some("Demo contact"));
     assert_eq!(
         (
@@ -336,7 +374,7 @@ async fn a_page_on_another_origin_passes_the_preflight() {
         (Some("partner"), Some("referral"))
     );
 
-    // And the form on that page, which navigates away as it submits.
+    // And the form on that page.
     fill_form(&browser).await;
     let before = api.store.write_stats().writes;
     browser.click_and_wait("send", "thanks").await;
@@ -347,13 +385,43 @@ async fn a_page_on_another_origin_passes_the_preflight() {
         .await
         .expect("the form's lead");
     assert_eq!(found.form_name.as_deref(), Some("Demo contact"));
+
+    // The landing page's newsletter form navigates away as it submits: the request
+    // outlives the page.
+    let landing = format!(
+        "{page_origin}/demo?projectId=prj_browser&api={}",
+        api.base_url
+    );
+    browser
+        .client
+        .goto(&landing)
+        .await
+        .expect("open the landing page");
+    wait_for_script(&browser).await;
+    browser
+        .client
+        .find(Locator::Id("newsletter-email"))
+        .await
+        .expect("the newsletter form")
+        .send_keys("reader@example.com")
+        .await
+        .expect("typing");
+    let before = api.store.write_stats().writes;
+    browser.click_and_wait("subscribe", "thanks-page").await;
+    api.wait_for_writes(before, 1).await;
+    let reader = api
+        .client()
+        .get_lead(&LeadIdentifier::Email("reader@example.com".into()))
+        .await
+        .expect("the newsletter's lead");
+    assert_eq!(reader.form_name.as_deref(), Some("Newsletter"));
     assert_eq!(
         api.client()
             .get_leads(&LeadQuery::default())
             .await
             .unwrap()
             .total,
-        2
+        3
     );
 
     browser.close().await;
@@ -447,7 +515,7 @@ async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back() {
     browser.client.goto(&contact).await.expect("open the form");
     wait_for_script(&browser).await;
 
-    // The API goes away; the visitor sends the form, which navigates to its thank-you page.
+    // The API goes away; the visitor sends the form, and the page says it waits.
     let _ = stop.send(());
     task.await.unwrap();
     assert!(
@@ -455,7 +523,7 @@ async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back() {
         "the API is down"
     );
     fill_form(&browser).await;
-    browser.click_and_wait("send", "thanks").await;
+    browser.click_and_wait("send", "queued").await;
     let kept = run(
         &browser,
         "return Object.keys(JSON.parse(localStorage.getItem('lt_outbox') || '{}')).length;",

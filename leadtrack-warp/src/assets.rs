@@ -184,8 +184,9 @@ pub fn script()
         })
 }
 
-/// `GET /demo`, `GET /demo/contact`, `POST /demo/thanks`: a tiny website using the script,
-/// to try capture in a browser: `/demo?projectId=PROJECT_ID`. The pages load the script
+/// `GET /demo`, `GET /demo/contact`, `POST /demo/thanks`: a small product website using the
+/// script, to try capture in a browser: `/demo?projectId=PROJECT_ID`. Its contact page shows
+/// live what the script captured and, once the form is sent, the lead it became. The pages load the script
 /// from, and post to, their own origin; an `api` parameter naming another origin is refused
 /// with a `400` page (see [`demo_allowing`] to permit some).
 pub fn demo()
@@ -227,7 +228,38 @@ where
         .and(query)
         .and(allowed)
         .map(|query: String, origins: Arc<[String]>| page(&query, &origins, Page::Thanks));
-    landing.or(contact).unify().or(thanks).unify()
+    let style = demo_asset("demo.css", DEMO_CSS, "text/css; charset=utf-8");
+    let panel = demo_asset("panel.js", DEMO_PANEL, "text/javascript; charset=utf-8");
+    landing
+        .or(contact)
+        .unify()
+        .or(thanks)
+        .unify()
+        .or(style)
+        .unify()
+        .or(panel)
+        .unify()
+}
+
+/// The demo site's styles and its contact page's panel script.
+const DEMO_CSS: &str = include_str!("../assets/demo/demo.css");
+const DEMO_PANEL: &str = include_str!("../assets/demo/panel.js");
+
+/// `GET /demo/NAME`: one of the demo site's files.
+fn demo_asset(
+    name: &'static str,
+    body: &'static str,
+    content_type: &'static str,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    let asset = Arc::new(
+        StaticAsset::new(body.as_bytes(), content_type, "public, max-age=300").compressed(),
+    );
+    warp::path("demo")
+        .and(warp::path(name))
+        .and(warp::path::end())
+        .and(warp::get().or(warp::head()).unify())
+        .and(warp::header::headers_cloned())
+        .map(move |request: HeaderMap| asset.response(&request))
 }
 
 #[derive(Clone, Copy)]
@@ -235,6 +267,38 @@ enum Page {
     Landing,
     Contact,
     Thanks,
+}
+
+/// What every page of the demo site knows: the project, the API's origin (empty: this
+/// one) and the query that carries both from page to page.
+struct Site {
+    project: String,
+    api: String,
+    carry: String,
+}
+
+/// `/demo`: the product's landing page, with a newsletter form that navigates away.
+#[derive(askama::Template)]
+#[template(path = "demo/landing.html")]
+struct LandingPage<'a> {
+    title: &'a str,
+    site: &'a Site,
+}
+
+/// `/demo/contact`: the contact form, with the panel of what was captured.
+#[derive(askama::Template)]
+#[template(path = "demo/contact.html")]
+struct ContactPage<'a> {
+    title: &'a str,
+    site: &'a Site,
+}
+
+/// `POST /demo/thanks`: where the newsletter form lands.
+#[derive(askama::Template)]
+#[template(path = "demo/thanks.html")]
+struct ThanksPage<'a> {
+    title: &'a str,
+    site: &'a Site,
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -279,7 +343,6 @@ fn page(query: &str, origins: &[String], page: Page) -> Response {
                  origin (open it without <code>api</code>) or from an origin the server allows.</p>",
                 escape(&api)
             ),
-            None,
         );
     }
     let Some(project) = project else {
@@ -288,68 +351,58 @@ fn page(query: &str, origins: &[String], page: Page) -> Response {
             "leadtrack demo",
             "<p>Open this page with your project id: <code>/demo?projectId=PROJECT_ID</code> \
              (<code>server project list</code> shows it).</p>",
-            None,
         );
     };
     let carry = form_urlencoded::Serializer::new(String::new())
         .append_pair("projectId", &project)
         .extend_pairs((!api.is_empty()).then_some(("api", api.as_str())))
         .finish();
-    let script = format!(
-        r#"<script src="{api}/leadtrack.js" data-project-id="{project}"{endpoint} async></script>"#,
-        api = escape(&api),
-        project = escape(&project),
-        endpoint = if api.is_empty() {
-            String::new()
-        } else {
-            format!(r#" data-endpoint="{}""#, escape(&api))
+    let site = Site {
+        project,
+        api,
+        carry,
+    };
+    let rendered = match page {
+        Page::Landing => askama::Template::render(&LandingPage {
+            title: "Northwind Cloud",
+            site: &site,
+        }),
+        Page::Contact => askama::Template::render(&ContactPage {
+            title: "Talk to sales",
+            site: &site,
+        }),
+        Page::Thanks => askama::Template::render(&ThanksPage {
+            title: "Thank you",
+            site: &site,
+        }),
+    };
+    match rendered {
+        Ok(document) => {
+            let mut response = Response::new(document.into());
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            response
         }
-    );
-    let carry = escape(&carry);
-    match page {
-        Page::Landing => html(
-            StatusCode::OK,
-            "leadtrack demo",
-            &format!(
-                r#"<p>This page captures where visitors come from (try it with <code>?utm_source=...</code> or
-<code>?gclid=...</code> added to its address), then the contact form sends a lead.</p>
-<p><a id="contact" href="/demo/contact?{carry}">Contact us</a></p>"#
-            ),
-            Some(&script),
-        ),
-        Page::Contact => html(
-            StatusCode::OK,
-            "Contact us",
-            &format!(
-                r#"<form id="contact-form" data-leadtrack="Demo contact" action="/demo/thanks?{carry}" method="post">
-<p><label>First name <input name="first_name" autocomplete="given-name"></label></p>
-<p><label>Last name <input name="last_name" autocomplete="family-name"></label></p>
-<p><label>Email <input type="email" name="email" autocomplete="email"></label></p>
-<p><label>Phone <input type="tel" name="phone" autocomplete="tel"></label></p>
-<p><label>Company <input name="company" autocomplete="organization"></label></p>
-<p><label>Budget <input name="budget"></label></p>
-<p><label>Message <textarea name="message"></textarea></label></p>
-<p><button id="send" type="submit">Send</button></p>
-</form>"#
-            ),
-            Some(&script),
-        ),
-        Page::Thanks => html(
-            StatusCode::OK,
-            "Thank you",
-            r#"<p id="thanks">Thank you, we will be in touch.</p><p><a href="javascript:history.back()">Back</a></p>"#,
-            Some(&script),
-        ),
+        Err(err) => {
+            tracing::error!(error = %err, "a demo page failed to render");
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "leadtrack demo",
+                "<p>This page could not be shown.</p>",
+            )
+        }
     }
 }
 
-fn html(status: StatusCode, title: &str, body: &str, script: Option<&str>) -> Response {
+/// A plain page saying what is wrong with the demo's address.
+fn html(status: StatusCode, title: &str, body: &str) -> Response {
     let document = format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title}</title>{script}</head>\n<body><h1>{title}</h1>\n{body}\n</body></html>\n",
+         <title>{title}</title></head>\n<body><h1>{title}</h1>\n{body}\n</body></html>\n",
         title = escape(title),
-        script = script.unwrap_or_default()
     );
     let mut response = Response::new(document.into());
     *response.status_mut() = status;
