@@ -1,5 +1,5 @@
-//! The capture script in a real headless Chromium, driven through chromedriver
-//! (`support/browser.rs`).
+//! The capture script in real headless browsers, Chromium (through chromedriver) and Firefox
+//! ESR (through geckodriver): every check runs in both (`support/browser.rs`).
 
 #[path = "support/browser.rs"]
 mod support;
@@ -22,7 +22,37 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use warp::Filter;
 
-use support::{Browser, serve};
+use support::{Browser, Engine, serve};
+
+/// Each check, once in Chromium and once in Firefox.
+macro_rules! in_both_browsers {
+    ($($check:ident),* $(,)?) => {
+        mod chromium {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $check() {
+                    super::$check(super::Engine::Chromium).await;
+                }
+            )*
+        }
+        mod firefox {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $check() {
+                    super::$check(super::Engine::Firefox).await;
+                }
+            )*
+        }
+    };
+}
+
+in_both_browsers!(
+    a_visit_and_a_double_submit_make_one_fully_attributed_lead,
+    a_page_on_another_origin_passes_the_preflight,
+    a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back,
+    route_changes_late_forms_and_every_platforms_click_id_reach_the_lead,
+    consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_cookie,
+);
 
 /// The API (the standalone app, in this process) over a fresh store, counting the CORS
 /// preflights of createLead it answers.
@@ -125,9 +155,8 @@ async fn fill_form(browser: &Browser) {
 const LANDING_QUERY: &str =
     "gclid=TESTGCLID&fbclid=TESTFBCLID&utm_source=newsletter&utm_medium=email&utm_campaign=spring";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
-    let Some(browser) = Browser::start().await else {
+async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engine) {
+    let Some(browser) = Browser::start_in(engine).await else {
         return;
     };
     let api = api().await;
@@ -310,14 +339,17 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead() {
         .user_agent
         .clone()
         .unwrap_or_default();
-    assert!(agent.contains("Chrome"), "{agent}");
+    let browser_name = match engine {
+        Engine::Chromium => "Chrome",
+        Engine::Firefox => "Firefox",
+    };
+    assert!(agent.contains(browser_name), "{agent}");
 
     browser.close().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_page_on_another_origin_passes_the_preflight() {
-    let Some(browser) = Browser::start().await else {
+async fn a_page_on_another_origin_passes_the_preflight(engine: Engine) {
+    let Some(browser) = Browser::start_in(engine).await else {
         return;
     };
     let api = api().await;
@@ -495,9 +527,8 @@ async fn run(browser: &Browser, script: &str) -> Value {
         .unwrap_or_else(|err| panic!("{script}: {err}"))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back() {
-    let Some(browser) = Browser::start().await else {
+async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back(engine: Engine) {
+    let Some(browser) = Browser::start_in(engine).await else {
         return;
     };
     let (store, project, _) = store_with_project().await;
@@ -580,9 +611,8 @@ async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back() {
     browser.close().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead() {
-    let Some(browser) = Browser::start().await else {
+async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead(engine: Engine) {
+    let Some(browser) = Browser::start_in(engine).await else {
         return;
     };
     let api = api().await;
@@ -678,9 +708,10 @@ async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead() 
     browser.close().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_cookie() {
-    let Some(browser) = Browser::start().await else {
+async fn consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_cookie(
+    engine: Engine,
+) {
+    let Some(browser) = Browser::start_in(engine).await else {
         return;
     };
     let api = api().await;

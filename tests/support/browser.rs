@@ -1,9 +1,10 @@
-//! A real headless Chromium driven through chromedriver, for the tests that look at pages,
-//! and a way to serve an app in the test's own process. Shared by the browser tests.
+//! A real headless Chromium driven through chromedriver, or Firefox ESR through geckodriver,
+//! for the tests that look at pages, and a way to serve an app in the test's own process.
+//! Shared by the browser tests.
 //!
-//! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them). Without them
-//! the tests say so and pass, unless `LEADTRACK_BROWSER_TESTS=required` (set by `.ci/run`),
-//! when they fail loudly.
+//! Needs Debian's `chromium` and `chromium-driver`, and `firefox-esr` with `geckodriver`
+//! (`cargo install geckodriver`); `.ci/run` installs them. Without them the tests say so and
+//! pass, unless `LEADTRACK_BROWSER_TESTS=required` (set by `.ci/run`), when they fail loudly.
 
 #![allow(dead_code)]
 
@@ -30,7 +31,16 @@ pub(crate) fn browser_required() -> bool {
     std::env::var("LEADTRACK_BROWSER_TESTS").is_ok_and(|v| v == "required")
 }
 
-/// A Chromium session and the chromedriver process behind it.
+/// Which browser a test runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// Debian's Chromium, through chromedriver.
+    Chromium,
+    /// Debian's Firefox ESR, through geckodriver (WebDriver over Marionette).
+    Firefox,
+}
+
+/// A browser session and the driver process behind it.
 pub(crate) struct Browser {
     /// The WebDriver session.
     pub(crate) client: fantoccini::Client,
@@ -51,6 +61,90 @@ impl Browser {
     /// Starts chromedriver and a headless Chromium; `None` when they are not installed and
     /// not required.
     pub(crate) async fn start() -> Option<Self> {
+        Self::start_in(Engine::Chromium).await
+    }
+
+    /// Starts the driver and a headless `engine`; `None` when they are not installed and not
+    /// required.
+    pub(crate) async fn start_in(engine: Engine) -> Option<Self> {
+        match engine {
+            Engine::Chromium => Self::start_chromium().await,
+            Engine::Firefox => Self::start_firefox().await,
+        }
+    }
+
+    /// Starts geckodriver and a headless Firefox ESR.
+    async fn start_firefox() -> Option<Self> {
+        let firefox = binary("LEADTRACK_FIREFOX", "/usr/bin/firefox-esr");
+        let home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+            .unwrap_or_default();
+        let geckodriver = std::env::var_os("LEADTRACK_GECKODRIVER")
+            .map_or_else(|| home.join("bin").join("geckodriver"), PathBuf::from);
+        if !(firefox.exists() && geckodriver.exists()) {
+            assert!(
+                !browser_required(),
+                "the browser tests are required but {} or {} is missing; install firefox-esr, and geckodriver with `cargo install geckodriver`",
+                firefox.display(),
+                geckodriver.display()
+            );
+            eprintln!(
+                "skipped: no {} / {}; set LEADTRACK_BROWSER_TESTS=required to fail instead",
+                firefox.display(),
+                geckodriver.display()
+            );
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let driver = Command::new(&geckodriver)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start geckodriver");
+        wait_until_ready(port).await;
+        let profile = tempfile::tempdir().expect("a browser profile directory");
+        let mut capabilities = Capabilities::new();
+        capabilities.insert("browserName".into(), json!("firefox"));
+        capabilities.insert(
+            "moz:firefoxOptions".into(),
+            json!({
+                "binary": firefox,
+                "args": ["-headless", "-profile", profile.path()],
+                "prefs": {
+                    "app.update.enabled": false,
+                    "browser.shell.checkDefaultBrowser": false,
+                    "datareporting.policy.dataSubmissionEnabled": false,
+                    "network.captive-portal-service.enabled": false,
+                    "browser.safebrowsing.malware.enabled": false,
+                    "browser.safebrowsing.phishing.enabled": false,
+                    // JSON as a plain page (as Chromium shows it), not in the viewer's own
+                    // document, where a page's script and cookies cannot run.
+                    "devtools.jsonview.enabled": false,
+                },
+            }),
+        );
+        let mut builder = ClientBuilder::new(HttpConnector::new());
+        builder.capabilities(capabilities);
+        let client = builder
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .unwrap_or_else(|err| panic!("Firefox did not start under geckodriver: {err}"));
+        Some(Self {
+            client,
+            driver,
+            _profile: profile,
+        })
+    }
+
+    /// Starts chromedriver and a headless Chromium.
+    async fn start_chromium() -> Option<Self> {
         let chromium = binary("LEADTRACK_CHROMIUM", "/usr/bin/chromium");
         let chromedriver = binary("LEADTRACK_CHROMEDRIVER", "/usr/bin/chromedriver");
         if !(chromium.exists() && chromedriver.exists()) {
@@ -189,7 +283,10 @@ async fn wait_until_ready(port: u16) {
         if ready {
             return;
         }
-        assert!(Instant::now() < deadline, "chromedriver never became ready");
+        assert!(
+            Instant::now() < deadline,
+            "the WebDriver server never became ready"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
