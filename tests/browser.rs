@@ -253,6 +253,22 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
         link,
         format!("{base}/projects/prj_browser/leads/{}", lead.id)
     );
+    // The page reads the lead back, as the API stored it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let stored: Value = loop {
+        let text = shown("stored").await;
+        if let Ok(stored) = serde_json::from_str(&text) {
+            break stored;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the stored lead is shown: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(stored["id"], json!(lead.id.0));
+    assert_eq!(stored["email"], "ada@example.com");
+    assert_eq!(stored["attributionData"]["gclid"], "TESTGCLID");
     assert_eq!(lead.form_name.as_deref(), Some("Demo contact"));
     assert_eq!(
         (

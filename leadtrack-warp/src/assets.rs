@@ -3,10 +3,16 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
+use leadtrack_core::api::{GetLeadResponse, Lead, messages};
+use leadtrack_core::lead::StoredLead;
+use leadtrack_core::types::{LeadId, LeadIdentifier};
+use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::header::{self, HeaderValue};
 use warp::http::{HeaderMap, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
+
+use crate::reply::ApiError;
 
 /// The first-party capture script websites include, as served: `assets/leadtrack.js`
 /// (plain JavaScript, no build step to read or change it) minified by `scripts/minify-js`.
@@ -239,6 +245,68 @@ where
         .unify()
         .or(panel)
         .unify()
+}
+
+/// `GET /demo/lead?projectId=P&leadId=N&receipt=R`: a lead the demo's contact form sent, as
+/// getLead returns it, for the page that sent it. The page puts a random `receipt` in the
+/// form (a hidden field, stored among the lead's `formFields`); only a lead holding that
+/// receipt is shown, so the route reveals nothing its caller did not send. Anything else is
+/// the JSON `404 not_found`.
+pub(crate) fn demo_lead<S: LeadStore>(
+    store: Arc<S>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
+    warp::path!("demo" / "lead")
+        .and(warp::get())
+        .and(warp::query::<Vec<(String, String)>>())
+        .then(move |params: Vec<(String, String)>| {
+            let store = Arc::clone(&store);
+            async move {
+                let mut response = match read_back(&*store, &params).await {
+                    Some(lead) => crate::reply::json(
+                        StatusCode::OK,
+                        &GetLeadResponse {
+                            message: messages::LEAD_RETRIEVED.to_owned(),
+                            lead: Lead::from(&lead),
+                        },
+                    ),
+                    None => ApiError::new(ErrorCode::NotFound, "Not found").into_response(),
+                };
+                response.headers_mut().insert(
+                    header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                    HeaderValue::from_static("*"),
+                );
+                response
+            }
+        })
+}
+
+/// The lead `params` name, if it holds their receipt.
+async fn read_back<S: LeadStore>(store: &S, params: &[(String, String)]) -> Option<StoredLead> {
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    };
+    let receipt = param("receipt").filter(|receipt| {
+        (16..=64).contains(&receipt.len())
+            && receipt
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    })?;
+    let lead_id = param("leadId")?.parse::<i64>().ok()?;
+    let project = store.project_by_public_id(param("projectId")?).await.ok()?;
+    let lead = store
+        .find_lead(project.id, &LeadIdentifier::LeadId(LeadId(lead_id)))
+        .await
+        .ok()?;
+    let kept = lead
+        .data
+        .form_data
+        .get("formFields")?
+        .get("receipt")?
+        .as_str()?;
+    (kept == receipt).then_some(lead)
 }
 
 /// The demo site's styles and its contact page's panel script.

@@ -17,7 +17,8 @@ use crate::reply::{self, ApiError};
 use crate::{Config, ServeOptions, shared_routes};
 
 /// The lead routes, their OpenAPI document (`/api/openapi.json`), the capture script
-/// (`/leadtrack.js`), the demo pages (`/demo`), `GET /health`, the probes `GET /healthz`
+/// (`/leadtrack.js`), the demo pages (`/demo`, and `/demo/lead`, where the demo's contact
+/// page reads back the lead it sent), `GET /health`, the probes `GET /healthz`
 /// (liveness) and `GET /readyz` (readiness, see [`crate::Readiness`]), and a JSON `404
 /// not_found` for every other path; one log line per request (method, path without the
 /// query, route, status, latency) and its metrics (see [`crate::metrics`]).
@@ -49,8 +50,11 @@ where
         warp::any().map(|| ApiError::new(ErrorCode::NotFound, "Not found").into_response());
     let store = Arc::new(store);
     let probes = crate::health::routes(Arc::clone(&store), config.readiness.clone());
+    let demo_lead = crate::assets::demo_lead(Arc::clone(&store));
     shared_routes(store, config)
         .or(probes)
+        .unify()
+        .or(demo_lead)
         .unify()
         .or(crate::openapi())
         .unify()

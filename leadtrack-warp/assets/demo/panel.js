@@ -61,18 +61,32 @@
       document.getElementById("send").disabled = true;
     }
   });
+  // A random receipt goes with the form (a hidden field): with it, and only with it, the
+  // server shows this page the lead as it stored it.
+  var receipt = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+    : Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(16)), function (b) {
+      return (b + 256).toString(16).slice(1);
+    }).join("");
+  var field = document.getElementById("receipt");
+  if (field) field.value = receipt;
+
   document.addEventListener("leadtrack:lead", function (e) {
     var d = e.detail || {}, link = el("a", "Open lead " + d.leadId + " in the dashboard");
+    if (d.leadId == null) return;
     link.href = endpoint + "/projects/" + encodeURIComponent(project) + "/leads/" + d.leadId;
     var p = el("p");
     p.appendChild(link);
-    var sent = el("pre", JSON.stringify({ leadId: d.leadId, uniqueEventId: d.uniqueEventId,
-      attributionData: leadtrack.attribution(), channelFlow: leadtrack.channelFlow(),
-      consent: leadtrack.consent() }, null, 2));
     var ok = el("p", "Saved as lead " + d.leadId + ". Sending it again would not make a second one.");
     ok.id = "thanks";
-    result("ok", "Thank you, we will be in touch", [ok, p, sent]);
+    var heading = el("h4", "As the API stored it"), stored = el("pre", "Reading it back…");
+    stored.id = "stored";
+    result("ok", "Thank you, we will be in touch", [ok, p, heading, stored]);
     render();
+    var url = endpoint + "/demo/lead?projectId=" + encodeURIComponent(project) + "&leadId=" + d.leadId +
+      "&receipt=" + encodeURIComponent(receipt);
+    fetch(url, { credentials: "omit" }).then(function (r) { return r.json(); }).then(function (j) {
+      stored.textContent = JSON.stringify(j.lead || j, null, 2);
+    }, function () { stored.textContent = "Could not read it back."; });
   });
   document.addEventListener("leadtrack:error", function (e) {
     var d = e.detail || {};
