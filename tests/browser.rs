@@ -163,27 +163,16 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
     let base = &api.base_url;
 
     // Cookies other tags set, before the landing page loads.
-    browser
-        .client
-        .goto(&format!("{base}/health"))
-        .await
-        .expect("open the site");
-    browser.cookie("_ga", "GA1.1.123456789.1700000000").await;
-    browser
-        .cookie(
+    let landing = format!("{base}/demo?projectId=prj_browser&{LANDING_QUERY}");
+    let cookies = [
+        ("_ga", "GA1.1.123456789.1700000000"),
+        (
             "_ga_TEST123",
             "GS2.1.s1700000123$o5$g1$t1700000456$j0$l0$h0",
-        )
-        .await;
-    browser.cookie("_fbp", "fb.1.1700000000000.987654321").await;
-
-    let landing = format!("{base}/demo?projectId=prj_browser&{LANDING_QUERY}");
-    browser
-        .client
-        .goto(&landing)
-        .await
-        .expect("open the landing page");
-    wait_for_script(&browser).await;
+        ),
+        ("_fbp", "fb.1.1700000000000.987654321"),
+    ];
+    visit(&browser, base, &cookies, &landing).await;
     browser.click_and_wait("contact", "contact-form").await;
     wait_for_script(&browser).await;
     assert!(
@@ -475,6 +464,21 @@ async fn a_page_on_another_origin_passes_the_preflight(engine: Engine) {
     browser.close().await;
 }
 
+/// Opens the site at `base`, sets `cookies` there (as other tags would), then opens `url`
+/// and waits for its script.
+async fn visit(browser: &Browser, base: &str, cookies: &[(&str, &str)], url: &str) {
+    browser
+        .client
+        .goto(&format!("{base}/health"))
+        .await
+        .expect("open the site");
+    for (name, value) in cookies {
+        browser.cookie(name, value).await;
+    }
+    browser.client.goto(url).await.expect("open the page");
+    wait_for_script(browser).await;
+}
+
 /// Waits until the page's script has loaded.
 async fn wait_for_script(browser: &Browser) {
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -633,19 +637,14 @@ async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead(en
     };
     let api = api().await;
     let base = &api.base_url;
-    browser
-        .client
-        .goto(&format!("{base}/health"))
-        .await
-        .expect("open the site");
-    browser.cookie("_uetmsclkid", "_uetUETCLICK1").await;
     let landing = format!("{base}/demo?projectId=prj_browser&ttclid=TTCLID1&li_fat_id=LIFAT1");
-    browser
-        .client
-        .goto(&landing)
-        .await
-        .expect("open the landing page");
-    wait_for_script(&browser).await;
+    visit(
+        &browser,
+        base,
+        &[("_uetmsclkid", "_uetUETCLICK1")],
+        &landing,
+    )
+    .await;
 
     // Meta's pixel is not on the page: a browser id of its format is made.
     let fbp = run(

@@ -59,17 +59,15 @@ pub(crate) async fn serve<S: Store + Clone>(
     );
     let stop = stop_on_signal();
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
-    let separate = serve_metrics(&metrics, &store, &args.metrics, &stop).await?;
-    let metrics_here = metrics::route(metrics, store.clone(), true)
-        .and(warp::any().map(move || !separate))
-        .and_then(|response, here: bool| async move {
-            if here {
-                Ok(response)
-            } else {
-                Err(warp::reject::not_found())
-            }
-        });
-    let pages = metrics_here.or(pages).unify();
+    // /metrics on its own address, or else on this one for local clients only.
+    let pages = if serve_metrics(&metrics, &store, &args.metrics, &stop).await? {
+        pages.boxed()
+    } else {
+        metrics::route(metrics, store.clone(), true)
+            .or(pages)
+            .unify()
+            .boxed()
+    };
     let worker = if args.no_worker {
         None
     } else {

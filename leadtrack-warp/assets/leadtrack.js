@@ -280,7 +280,9 @@
     inflight[id] = 1;
     return send(body, viaForm).then(function (leadId) {
       delete inflight[id];
-      done(id);
+      // null: sent as a beacon (browsers without keepalive), which gets no answer; it stays
+      // for the next page, where a repeat is a merge into the same lead.
+      if (leadId !== null) done(id);
       retryDelay = 0;
       return leadId;
     }, function (e) {

@@ -6,11 +6,10 @@ use serde_json::json;
 use crate::account::Actor;
 use crate::activity::Activity;
 use crate::job::Attempt;
-use crate::label::LabelMapping;
 use crate::store::{Admin, Entity, JobQueue, LeadStore};
 use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, LeadId, UserId};
 
-use super::{Backend, assert_not_found, at, by, create, label, project, update, webhook};
+use super::{Backend, assert_not_found, at, by, create, project, update, webhook, webhook_label};
 
 /// Creation, a merge, a rating by a user, a delivery and a reset by a key are recorded in
 /// order, each with who did it; the job remembers who rated; other projects see nothing.
@@ -26,16 +25,7 @@ pub async fn lead_history_records_every_change_and_who_made_it<B: Backend>(backe
         )
         .await
         .unwrap();
-    let label_id = label(
-        &store,
-        &project,
-        true,
-        LabelMapping {
-            webhook: true,
-            ..LabelMapping::default()
-        },
-    )
-    .await;
+    let label_id = webhook_label(&store, &project).await;
     let body = json!({"userData": {"email": "a@x.io"}, "formData": {"uniqueEventId": "e1"}});
     let lead = create(&store, &project, body.clone(), 0).await.lead_id;
     create(&store, &project, body, 1).await;

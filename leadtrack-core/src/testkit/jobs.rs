@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{
     Backend, all_integrations, all_kinds, all_mapped, at, by, create, label, lead_by_id, project,
-    update, webhook,
+    update, webhook, webhook_label,
 };
 use crate::integration::IntegrationSettings;
 use crate::job::{Attempt, QueueDepth, QueueDepths};
@@ -422,16 +422,7 @@ pub async fn queue_depth_counts_waiting_and_leased_deliveries<B: Backend>(backen
         .unwrap();
     let new = NewWebhook::new("https://crm.example/hook", None, WebhookEvents::all()).unwrap();
     store.create_webhook(project.id, new, at(0)).await.unwrap();
-    let label_id = label(
-        &store,
-        &project,
-        true,
-        LabelMapping {
-            webhook: true,
-            ..LabelMapping::default()
-        },
-    )
-    .await;
+    let label_id = webhook_label(&store, &project).await;
     for i in 0..3 {
         let body = json!({"userData": {"email": format!("u{i}@x.io")}});
         let lead = create(&store, &project, body, i).await;

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{
     Backend, assert_not_found, at, by, create, data, found, ids, label, lead_by_id, project,
-    update, webhook,
+    update, webhook, webhook_label,
 };
 use crate::integration::IntegrationSettings;
 use crate::key::{KeyHash, KeyRef};
@@ -367,16 +367,7 @@ pub async fn acknowledged_writes_survive_a_reopen<B: Backend>(backend: &B) {
     store.ready().await.expect("an open store is ready");
     let project = project(&store, "p1").await;
     let key = store.issue_api_key(project.id, at(0)).await.unwrap();
-    let label_id = label(
-        &store,
-        &project,
-        true,
-        LabelMapping {
-            webhook: true,
-            ..LabelMapping::default()
-        },
-    )
-    .await;
+    let label_id = webhook_label(&store, &project).await;
     store
         .set_integration(project.id, IntegrationSettings::Webhook(webhook()), at(0))
         .await

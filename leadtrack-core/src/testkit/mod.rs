@@ -137,6 +137,15 @@ pub(crate) fn update(id: LeadId, conversion_id: ConversionId) -> StatusUpdate {
     }
 }
 
+/// A label that marks the lead done and forwards to the conversion webhook only.
+pub(crate) async fn webhook_label<S: Admin>(store: &S, project: &Project) -> Uuid {
+    let mapping = LabelMapping {
+        webhook: true,
+        ..LabelMapping::default()
+    };
+    label(store, project, true, mapping).await
+}
+
 pub(crate) async fn label<S: Admin>(
     store: &S,
     project: &Project,
