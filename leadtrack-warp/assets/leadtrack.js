@@ -15,8 +15,9 @@
   // Click ids that name a paid channel when the URL has no utm_* parameters.
   var CLICK_SOURCES = { gclid: "google", gbraid: "google", wbraid: "google", fbclid: "facebook",
     msclkid: "bing", ttclid: "tiktok", li_fat_id: "linkedin" };
-  // Other platforms' click ids, each kept on its own (90 days). Microsoft's UET tag keeps
-  // msclkid in _uetmsclkid as "_uet<msclkid>".
+  // Other platforms' click ids, each kept on its own (90 days). Microsoft's auto-tagging adds
+  // msclkid to the landing URL (https://help.ads.microsoft.com/apex/index/3/en/60125) and its
+  // UET tag keeps it in the _uetmsclkid cookie as "_uet<msclkid>".
   var OTHER_CLICK_IDS = ["msclkid", "li_fat_id", "ttclid"];
   // The outbox: at most 50 leads, none older than 7 days; retries back off from 5 s to 5 min.
   var OUTBOX = "lt_outbox", OUTBOX_MAX = 50, OUTBOX_MS = 7 * 864e5, RETRY_MS = 5000, RETRY_MAX_MS = 3e5;
@@ -109,6 +110,8 @@
   function hasUtm(q) { for (var k in UTM) if (q.get(UTM[k])) return true; return false; }
   function uetClickId(v) { return v.replace(/^_uet/, ""); }
   // ---- consent: set by init({consent}), else Google Consent Mode's state in the dataLayer ----
+  // gtag("consent", "default" | "update", {ad_storage, ad_user_data, ad_personalization, ...}):
+  // https://developers.google.com/tag-platform/security/guides/consent
   function grant(v) { return v === true || v === "granted" ? "granted" : v === false || v === "denied" ? "denied" : ""; }
   function consentMode() { // Google Consent Mode's state: gtag("consent", "default" | "update", {...}) pushes its arguments
     var l = w.dataLayer, m = null;
@@ -196,8 +199,9 @@
     if (fbclid && getCookie("_fbc").split(".").slice(3).join(".") !== fbclid) {
       setCookie("_fbc", "fb." + subdomainIndex(h) + "." + Date.now() + "." + fbclid, 90);
     }
-    // Without Meta's pixel, a browser id of its format (fb.<subdomainIndex>.<ms>.<random>) for
-    // the Conversions API; the pixel, if it comes later, keeps it.
+    // Without Meta's pixel, a browser id of its format (fb.<subdomainIndex>.<creationTime>.
+    // <randomNumber>, https://developers.facebook.com/docs/marketing-api/conversions-api/
+    // parameters/fbp-and-fbc/) for the Conversions API; the pixel, if it comes later, keeps it.
     if (cfg.generateFbp !== false && !w.fbq && !getCookie("_fbp")) {
       if (w.crypto && w.crypto.getRandomValues) w.crypto.getRandomValues(r); else r[0] = Math.random() * 4294967296;
       setCookie("_fbp", "fb." + subdomainIndex(h) + "." + Date.now() + "." + (r[0] >>> 1), 90);

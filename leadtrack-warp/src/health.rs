@@ -43,12 +43,14 @@ impl Readiness {
     }
 }
 
-/// `GET /healthz` and `GET /readyz`.
+/// `GET /healthz` (and `GET /health`, its older name) and `GET /readyz`.
 pub(crate) fn routes<S: LeadStore>(
     store: Arc<S>,
     readiness: Readiness,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let healthz = warp::path!("healthz")
+        .or(warp::path!("health"))
+        .unify()
         .and(warp::get())
         .map(|| reply::json(StatusCode::OK, &json!({"message": "ok"})));
     let readyz = warp::path!("readyz").and(warp::get()).then(move || {

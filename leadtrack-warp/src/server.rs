@@ -7,13 +7,11 @@ use std::future::Future;
 use std::sync::Arc;
 
 use leadtrack_core::{ErrorCode, LeadStore};
-use serde_json::json;
 use tokio::net::TcpListener;
-use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection, Reply};
 
-use crate::reply::{self, ApiError};
+use crate::reply::ApiError;
 use crate::{Config, ServeOptions, shared_routes};
 
 /// The lead routes, their OpenAPI document (`/api/openapi.json`), the capture script
@@ -43,9 +41,6 @@ where
     S: LeadStore,
     P: Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static,
 {
-    let health = warp::path!("health")
-        .and(warp::get())
-        .map(|| reply::json(StatusCode::OK, &json!({"message": "ok"})));
     let not_found =
         warp::any().map(|| ApiError::new(ErrorCode::NotFound, "Not found").into_response());
     let store = Arc::new(store);
@@ -61,8 +56,6 @@ where
         .or(crate::script())
         .unify()
         .or(crate::demo())
-        .unify()
-        .or(health)
         .unify()
         .or(pages)
         .unify()
