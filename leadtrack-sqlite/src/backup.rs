@@ -34,13 +34,13 @@ pub struct BackupSummary {
 /// fails its check), [`StoreError::Backend`] when SQLite or the file system fails.
 /// Blocks on file work: call it off an async runtime's threads.
 pub fn backup(database: &Path, to: &Path) -> StoreResult<BackupSummary> {
-    let _open = hold_open(database)?;
     if !database.exists() {
         return Err(StoreError::Invalid(format!(
             "no database at {}",
             database.display()
         )));
     }
+    let _open = hold_open(database)?;
     if to.exists() {
         return Err(StoreError::Invalid(format!(
             "{} already exists; a backup never overwrites a file",
@@ -165,4 +165,54 @@ fn verify(path: &Path) -> StoreResult<BackupSummary> {
         bytes,
         leads: u64::try_from(leads).unwrap_or_default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SqliteStore;
+
+    fn invalid(result: StoreResult<BackupSummary>) -> String {
+        match result {
+            Err(StoreError::Invalid(reason)) => reason,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_missing_database_is_not_backed_up_and_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (database, to) = (dir.path().join("none.db"), dir.path().join("copy.db"));
+        assert!(invalid(backup(&database, &to)).starts_with("no database at"));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn restore_refuses_an_open_database_a_broken_backup_and_a_newer_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let database = dir.path().join("leadtrack.db");
+        let store = SqliteStore::open(&database).await.unwrap();
+        let copy = dir.path().join("copy.db");
+        assert_eq!(backup(&database, &copy).unwrap().leads, 0);
+        assert!(invalid(restore(&copy, &database)).contains("stop it before restoring"));
+        store.close().await;
+        drop(store);
+
+        let junk = dir.path().join("junk.db");
+        std::fs::write(&junk, b"not a database at all").unwrap();
+        assert!(invalid(restore(&junk, &database)).contains("is not a leadtrack database"));
+        let newer = dir.path().join("newer.db");
+        std::fs::copy(&copy, &newer).unwrap();
+        Connection::open(&newer)
+            .unwrap()
+            .pragma_update(None, "user_version", 10_000)
+            .unwrap();
+        assert!(invalid(restore(&newer, &database)).contains("newer than this leadtrack"));
+
+        // The database is untouched by the refusals, and a good backup restores.
+        let restored = restore(&copy, &database).unwrap();
+        assert_eq!(restored.leads, 0);
+        let reopened = SqliteStore::open(&database).await.unwrap();
+        leadtrack_core::LeadStore::ready(&reopened).await.unwrap();
+    }
 }
