@@ -24,9 +24,7 @@
 //! flood leaves room for the other projects' listings. Each read runs
 //! under a time limit, and a read whose caller has gone (its future was dropped) is skipped
 //! if it has not started, and stopped if it has: a progress handler on every reader
-//! connection interrupts the statement. A reader starts a read only while fewer than two
-//! answers per reader of its pool wait for their callers to take them: where the readers
-//! share few cores with the callers, they pause rather than pile up finished pages.
+//! connection interrupts the statement.
 //!
 //! Through the `metrics` facade (recorded when the process installs a recorder): the
 //! writer's batch sizes (`leadtrack_sqlite_write_batch_size`), how long each batch's
@@ -70,23 +68,7 @@ enum CommitFailure {
     Other(String),
 }
 /// Runs one read on a reader and delivers its result.
-type ReadOp = Box<dyn FnOnce(&Reader, Permit) + Send>;
-
-/// An answer a reader has made and its caller has not taken yet. Each pool has two per
-/// reader; a reader waits for one before it starts a read. So when the callers' threads are
-/// busy (say, one core shared with the readers), the readers pause instead of piling up
-/// finished answers (a listing's page is 50 parsed leads) for them to take. Dropping it,
-/// with the answer or without, gives it back.
-struct Permit(Sender<()>);
-
-impl Drop for Permit {
-    fn drop(&mut self) {
-        let _ = self.0.try_send(());
-    }
-}
-
-/// Answers not yet taken that each reader of a pool may have made.
-const PERMITS_PER_READER: usize = 2;
+type ReadOp = Box<dyn FnOnce(&Reader) + Send>;
 
 /// How many SQLite virtual-machine steps run between two checks of a read's time limit and
 /// its caller: a few microseconds of work, so a stopped read ends at once.
@@ -344,19 +326,19 @@ impl Runtime {
         // of a caller that has gone.
         let gone = GoneOnDrop(Arc::new(AtomicBool::new(false)));
         let caller = Arc::clone(&gone.0);
-        let op: ReadOp = Box::new(move |reader, permit| {
+        let op: ReadOp = Box::new(move |reader| {
             if caller.load(Ordering::Relaxed) {
                 return;
             }
-            let _ = tx.send((reader.run(&caller, f), permit));
+            let _ = tx.send(reader.run(&caller, f));
         });
         let (pool, share) = match lane {
             Lane::Quick => (&self.quick, None),
             Lane::Heavy(project) => (&self.heavy, Some(self.shares.take(project)?)),
         };
         try_send(pool, op, lane)?;
-        let (result, permit) = rx.await.map_err(|_| dropped())?;
-        drop((gone, share, permit));
+        let result = rx.await.map_err(|_| dropped())?;
+        drop((gone, share));
         result
     }
 
@@ -486,11 +468,6 @@ fn start_pool(
     exited: &mut Vec<oneshot::Receiver<()>>,
 ) -> Result<Sender<ReadOp>, StoreError> {
     let (read_tx, read_rx) = crossbeam_channel::bounded::<ReadOp>(pool.queue.max(1));
-    let permits = pool.readers.max(1) * PERMITS_PER_READER;
-    let (permit_tx, permit_rx) = crossbeam_channel::bounded::<()>(permits);
-    for _ in 0..permits {
-        let _ = permit_tx.try_send(());
-    }
     for n in 0..pool.readers.max(1) {
         let (ready_tx, ready_rx) = oneshot::channel();
         let (exit_tx, exit_rx) = oneshot::channel::<()>();
@@ -500,13 +477,12 @@ fn start_pool(
         let busy_timeout = options.busy_timeout;
         let time_limit = pool.time_limit;
         let read_rx = read_rx.clone();
-        let permits = (permit_tx.clone(), permit_rx.clone());
         spawn(&format!("leadtrack-sqlite-{name}-{n}"), move || {
             let _exit = exit_tx;
             match Reader::open(&reader_path, busy_timeout, time_limit) {
                 Ok(reader) => {
                     let _ = ready_tx.send(Ok(()));
-                    run_reader(&reader, &read_rx, &permits);
+                    run_reader(&reader, &read_rx);
                 }
                 Err(err) => {
                     let _ = ready_tx.send(Err(err));
@@ -636,17 +612,10 @@ impl Reader {
     }
 }
 
-/// Runs reads from `ops`, each once an answer permit is free (`permits`: the pool's
-/// sender, to give permits back, and receiver).
-fn run_reader(reader: &Reader, ops: &Receiver<ReadOp>, permits: &(Sender<()>, Receiver<()>)) {
+fn run_reader(reader: &Reader, ops: &Receiver<ReadOp>) {
     while let Ok(op) = ops.recv() {
-        // The pool holds a sender, so this only waits for a caller to take an answer.
-        let Ok(()) = permits.1.recv() else {
-            return;
-        };
-        let permit = Permit(permits.0.clone());
         // A panicking read loses its own answer (its caller sees an error), not the thread.
-        if catch_unwind(AssertUnwindSafe(|| op(reader, permit))).is_err() {
+        if catch_unwind(AssertUnwindSafe(|| op(reader))).is_err() {
             tracing::error!("a read on the SQLite store panicked");
             reader.watch.finish();
             if !reader.conn.is_autocommit() {
@@ -833,40 +802,6 @@ mod tests {
             queue,
             time_limit,
         }
-    }
-
-    #[tokio::test]
-    async fn readers_pause_while_their_answers_are_not_taken() {
-        let (_dir, runtime) = runtime(pool(1, 16, Duration::from_secs(5))).await;
-        let ran = Arc::new(AtomicU64::new(0));
-        // Six reads are sent at once (each future polled once), their answers not taken.
-        let mut reads: Vec<_> = (0..6)
-            .map(|_| {
-                let (runtime, ran) = (Arc::clone(&runtime), Arc::clone(&ran));
-                Box::pin(async move {
-                    runtime
-                        .read(Lane::Heavy(ProjectId(1)), move |conn| {
-                            ran.fetch_add(1, Ordering::SeqCst);
-                            one(conn)
-                        })
-                        .await
-                })
-            })
-            .collect();
-        for read in &mut reads {
-            assert!(futures::poll!(read.as_mut()).is_pending());
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        assert_eq!(
-            ran.load(Ordering::SeqCst),
-            PERMITS_PER_READER as u64,
-            "the one reader made two answers, then waited"
-        );
-        // Taking the answers lets the rest run.
-        for read in reads {
-            assert_eq!(read.await.unwrap(), 1);
-        }
-        assert_eq!(ran.load(Ordering::SeqCst), 6);
     }
 
     #[tokio::test]
