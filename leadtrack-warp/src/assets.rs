@@ -3,6 +3,7 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use leadtrack_core::api::{GetLeadResponse, Lead, messages};
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::types::{LeadId, LeadIdentifier};
@@ -31,8 +32,9 @@ pub struct StaticAsset {
     content_type: &'static str,
     cache_control: &'static str,
     etag: String,
-    /// `(coding, body, entity tag)`, in the order of preference.
-    encoded: Vec<(&'static str, Vec<u8>, String)>,
+    /// `(coding, body, entity tag)`, in the order of preference; each body made once and
+    /// shared by every response.
+    encoded: Vec<(&'static str, Bytes, String)>,
 }
 
 /// Brotli's densest setting, and its largest window: paid once per asset.
@@ -70,10 +72,10 @@ impl StaticAsset {
         let gzip = std::io::Write::write_all(&mut gzip, self.body).and_then(|()| gzip.finish());
         let tag = |coding: &str| format!("{}-{coding}\"", self.etag.trim_end_matches('"'));
         if brotli_ok {
-            self.encoded.push(("br", br, tag("br")));
+            self.encoded.push(("br", br.into(), tag("br")));
         }
         if let Ok(gzip) = gzip {
-            self.encoded.push(("gzip", gzip, tag("gzip")));
+            self.encoded.push(("gzip", gzip.into(), tag("gzip")));
         }
         self
     }
@@ -89,14 +91,14 @@ impl StaticAsset {
     /// The asset, or `304 Not Modified` when `request` already holds this version; in the
     /// first coding of [`StaticAsset::compressed`] that `request` accepts, if any.
     pub fn response(&self, request: &HeaderMap) -> Response {
-        let accepted = accepted_codings(request);
         let (coding, body, etag) = self
             .encoded
             .iter()
-            .find(|(coding, ..)| accepted.iter().any(|name| name == coding))
-            .map_or((None, self.body, &self.etag), |(coding, body, etag)| {
-                (Some(*coding), body.as_slice(), etag)
-            });
+            .find(|(coding, ..)| accepts(request, coding))
+            .map_or(
+                (None, Bytes::from_static(self.body), &self.etag),
+                |(coding, body, etag)| (Some(*coding), body.clone(), etag),
+            );
         let fresh = request
             .get(header::IF_NONE_MATCH)
             .and_then(|v| v.to_str().ok())
@@ -109,7 +111,7 @@ impl StaticAsset {
             *response.status_mut() = StatusCode::NOT_MODIFIED;
             response
         } else {
-            let mut response = Response::new(body.to_vec().into());
+            let mut response = Response::new(body.into());
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(self.content_type),
@@ -140,27 +142,27 @@ impl StaticAsset {
     }
 }
 
-/// The content codings `request`'s `Accept-Encoding` allows (lowercase; those given
-/// `q=0` left out).
-fn accepted_codings(request: &HeaderMap) -> Vec<String> {
+/// Whether `request`'s `Accept-Encoding` allows `coding` (not given `q=0`).
+fn accepts(request: &HeaderMap, coding: &str) -> bool {
     request
         .get_all(header::ACCEPT_ENCODING)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .filter_map(|item| {
+        .any(|item| {
             let mut parts = item.split(';');
-            let coding = parts.next()?.trim().to_ascii_lowercase();
-            let refused = parts.any(|param| {
-                param
-                    .trim()
-                    .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q <= 0.0)
-            });
-            (!refused && !coding.is_empty()).then_some(coding)
+            let named = parts
+                .next()
+                .is_some_and(|name| name.trim().eq_ignore_ascii_case(coding));
+            named
+                && !parts.any(|param| {
+                    param
+                        .trim()
+                        .strip_prefix("q=")
+                        .and_then(|q| q.trim().parse::<f32>().ok())
+                        .is_some_and(|q| q <= 0.0)
+                })
         })
-        .collect()
 }
 
 /// `GET /leadtrack.js`: the capture script, cacheable, revalidated by `ETag` (`304` when

@@ -14,7 +14,9 @@ use leadtrack::forward::normalize::sha256_hex;
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
-use crate::process::{admin, create_acme, create_label, start, start_serve, start_worker};
+use crate::process::{
+    admin, admin_ok, create_acme, create_label, start, start_serve, start_worker,
+};
 
 struct Mocks {
     ga4: MockPlatform,
@@ -42,20 +44,11 @@ async fn mocks() -> Mocks {
     }
 }
 
-async fn run(db: &Path, args: &[&str]) {
-    let output = admin(db, args).await;
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
 /// A project `acme` with all four integrations on the mocks and a label mapped to all;
 /// returns its API key and the label.
 async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
     let key = create_acme(db).await;
-    run(
+    admin_ok(
         db,
         &[
             "integration",
@@ -71,7 +64,7 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
         ],
     )
     .await;
-    run(
+    admin_ok(
         db,
         &[
             "integration",
@@ -90,7 +83,7 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
     )
     .await;
     let token_url = format!("{}/token", mocks.token.url());
-    run(
+    admin_ok(
         db,
         &[
             "integration",
@@ -113,7 +106,7 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
     )
     .await;
     let hook_url = format!("{}/hook", mocks.hook.url());
-    run(
+    admin_ok(
         db,
         &[
             "integration",
@@ -381,7 +374,7 @@ async fn the_worker_flags_set_the_whole_retry_schedule() {
         "--secret",
         "whsec_r",
     ];
-    run(&db, &connect).await;
+    admin_ok(&db, &connect).await;
     let label = create_label(&db, "Customer", &["--webhook"]).await;
     let server = start_serve(
         &db,
@@ -519,7 +512,7 @@ async fn integration_test_sends_one_event_in_each_platforms_test_mode() {
     assert!(!refused.status.success());
     assert!(said(&refused).contains("did not accept the test event (HTTP 410)"));
     assert!(!said(&refused).contains("whsec_e2e"));
-    run(
+    admin_ok(
         &db,
         &["integration", "ga4", "--project", "acme", "--disconnect"],
     )
@@ -570,7 +563,7 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
         "--base-url",
         microsoft.url(),
     ];
-    run(&db, &connect_microsoft).await;
+    admin_ok(&db, &connect_microsoft).await;
     let connect_linkedin = [
         "integration",
         "linkedin",
@@ -587,7 +580,7 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
         "--base-url",
         linkedin.url(),
     ];
-    run(&db, &connect_linkedin).await;
+    admin_ok(&db, &connect_linkedin).await;
     let listed = admin(&db, &["integration", "list", "--project", "acme", "--json"]).await;
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     let described: serde_json::Value = serde_json::from_str(&listed).unwrap();
@@ -719,7 +712,7 @@ async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_on
         "a generated secret, shown once"
     );
     let chat_url = format!("{}/chat", chat.url());
-    run(
+    admin_ok(
         &db,
         &[
             "webhook",
@@ -771,7 +764,7 @@ async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_on
     .await;
     let spare: serde_json::Value = serde_json::from_slice(&spare.stdout).unwrap();
     let spare_id = spare["id"].as_str().unwrap().to_owned();
-    run(&db, &["webhook", "remove", "--project", "acme", &spare_id]).await;
+    admin_ok(&db, &["webhook", "remove", "--project", "acme", &spare_id]).await;
     let again = admin(&db, &["webhook", "remove", "--project", "acme", &spare_id]).await;
     assert!(!again.status.success());
 

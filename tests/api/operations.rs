@@ -2,7 +2,6 @@
 //! shutdown, the JSON log with its request ids, backups taken under load, and the
 //! Prometheus metrics.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -15,7 +14,7 @@ use leadtrack::core::request::LeadQuery;
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use serde_json::{Value, json};
 
-use crate::process::{admin, create_acme, start_serve};
+use crate::process::{admin, admin_json, admin_ok, create_acme, start_serve};
 
 #[tokio::test]
 async fn shutdown_turns_readyz_503_before_the_listener_closes_and_the_json_log_names_no_secret() {
@@ -139,17 +138,6 @@ async fn shutdown_turns_readyz_503_before_the_listener_closes_and_the_json_log_n
     }
 }
 
-/// `server ARGS... --json` on `db`, which must succeed; its JSON.
-async fn admin_ok(db: &Path, args: &[&str]) -> Value {
-    let output = admin(db, args).await;
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 #[tokio::test]
 async fn a_backup_taken_under_load_restores_every_lead_acknowledged_before_it_began() {
     let dir = tempfile::tempdir().unwrap();
@@ -191,7 +179,7 @@ async fn a_backup_taken_under_load_restores_every_lead_acknowledged_before_it_be
         .collect();
     tokio::time::sleep(Duration::from_millis(800)).await;
     let began = Instant::now();
-    let backup = admin_ok(&db, &["backup", "--to", copy_arg, "--json"]).await;
+    let backup = admin_json(&db, &["backup", "--to", copy_arg, "--json"]).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     stop.store(true, Ordering::Relaxed);
     for writer in writers {
@@ -240,7 +228,7 @@ async fn a_backup_taken_under_load_restores_every_lead_acknowledged_before_it_be
     );
     assert!(server.terminate().await.success());
 
-    let restored = admin_ok(&db, &["restore", "--from", copy_arg, "--json"]).await;
+    let restored = admin_json(&db, &["restore", "--from", copy_arg, "--json"]).await;
     assert_eq!(restored["leads"].as_u64(), Some(in_backup));
     let server = start_serve(&db, &unlimited).await;
     let client = Client::new(&server.base_url).with_api_key(&key);
@@ -318,7 +306,7 @@ async fn metrics_count_requests_leads_ratings_and_deliveries_as_they_happen() {
     let hook = MockPlatform::start(MockResponse::empty(410)).await;
     hook.push(MockResponse::json(200, json!({})));
     let hook_url = format!("{}/hook", hook.url());
-    let connected = admin(
+    admin_ok(
         &db,
         &[
             "integration",
@@ -332,7 +320,6 @@ async fn metrics_count_requests_leads_ratings_and_deliveries_as_they_happen() {
         ],
     )
     .await;
-    assert!(connected.status.success());
     let label = crate::process::create_label(&db, "Customer", &["--webhook"]).await;
     let server = start_serve(&db, &[]).await;
     let metrics_url = format!("{}/metrics", server.base_url);

@@ -67,14 +67,20 @@ pub(crate) async fn admin_with_input(db: &Path, args: &[&str], input: &str) -> O
     child.wait_with_output().await.unwrap()
 }
 
-/// An admin command's `--json` output.
-pub(crate) async fn admin_json(db: &Path, args: &[&str]) -> Value {
+/// Runs an admin command that must succeed.
+pub(crate) async fn admin_ok(db: &Path, args: &[&str]) -> Output {
     let output = admin(db, args).await;
     assert!(
         output.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+    output
+}
+
+/// An admin command's `--json` output.
+pub(crate) async fn admin_json(db: &Path, args: &[&str]) -> Value {
+    let output = admin_ok(db, args).await;
     serde_json::from_slice(&output.stdout).expect("JSON output")
 }
 
