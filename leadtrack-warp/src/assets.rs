@@ -471,7 +471,9 @@ fn html(status: StatusCode, title: &str, body: &str) -> Response {
     let document = format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title}</title></head>\n<body><h1>{title}</h1>\n{body}\n</body></html>\n",
+         <title>{title}</title><link rel=\"stylesheet\" href=\"/demo/demo.css\"></head>\n\
+         <body><main><section class=\"card narrow\"><h1>{title}</h1>\n{body}\n</section></main>\
+         </body></html>\n",
         title = escape(title),
     );
     let mut response = Response::new(document.into());
