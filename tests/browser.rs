@@ -221,15 +221,16 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
         .expect("submit twice");
     browser.wait_for("thanks").await;
     api.wait_for_writes(before, 2).await;
+    // Read in one script call: an element handle would go stale if the panel re-rendered.
     let link = browser
         .client
-        .find(Locator::Css("#result a"))
+        .execute(
+            "const a = document.querySelector('#result a'); return a ? a.href : null;",
+            vec![],
+        )
         .await
-        .expect("a link to the lead")
-        .attr("href")
-        .await
-        .unwrap()
-        .expect("an href");
+        .expect("read the link");
+    let link = link.as_str().expect("a link to the lead").to_owned();
 
     let page = api
         .client()

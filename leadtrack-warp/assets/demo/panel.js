@@ -70,9 +70,11 @@
   var field = document.getElementById("receipt");
   if (field) field.value = receipt;
 
+  var shownLead = null; // a double submit answers twice with one lead: show it once
   document.addEventListener("leadtrack:lead", function (e) {
     var d = e.detail || {}, link = el("a", "Open lead " + d.leadId + " in the dashboard");
-    if (d.leadId == null) return;
+    if (d.leadId == null || d.leadId === shownLead) return;
+    shownLead = d.leadId;
     link.href = endpoint + "/projects/" + encodeURIComponent(project) + "/leads/" + d.leadId;
     var p = el("p");
     p.appendChild(link);
