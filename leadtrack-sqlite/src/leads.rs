@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use leadtrack_core::activity::Activity;
 use leadtrack_core::channel;
-use leadtrack_core::lead::{CreatedLead, LeadData, LeadKeys, StoredLead};
+use leadtrack_core::lead::{CreatedLead, LeadData, LeadRow, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::report;
 use leadtrack_core::request::CreateRoute;
@@ -17,33 +17,6 @@ use uuid::Uuid;
 
 use crate::rows::{self, Error, LEAD_COLUMNS};
 use crate::{activity, webhooks};
-
-/// A lead's row as the writer stores it: its data as JSON and every column derived from
-/// it. Built before the write, on the caller's thread, so that the writer, which every
-/// write waits for, spends its time on SQL alone.
-pub(crate) struct LeadRow {
-    data: LeadData,
-    json: String,
-    search_text: String,
-    keys: LeadKeys,
-    touches: [Option<String>; 6],
-}
-
-impl LeadRow {
-    /// The row of `data`.
-    pub(crate) fn of(data: LeadData) -> Result<Self, Error> {
-        let keys = data.keys();
-        let touches = channel::touches(&data);
-        let touches = report::touch_columns(&touches).map(|column| column.map(str::to_owned));
-        Ok(Self {
-            json: serde_json::to_string(&data)?,
-            search_text: search_text(&keys.searchable),
-            touches,
-            keys,
-            data,
-        })
-    }
-}
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
@@ -235,13 +208,6 @@ pub(crate) fn backfill_touches(conn: &Connection) -> Result<(), Error> {
             }
         }
     }
-}
-
-/// The `search_text` column a lead's searchable fields are kept in: one per line, so that
-/// `instr` and the trigram index never match across two fields (a search term has its line
-/// breaks folded to spaces, see [`crate::listing::search_term`]).
-fn search_text(searchable: &[String]) -> String {
-    searchable.join("\n")
 }
 
 fn lead_not_found() -> Error {

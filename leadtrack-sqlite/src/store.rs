@@ -12,7 +12,7 @@ use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
-use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, LeadRow, StoredLead};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -56,7 +56,7 @@ impl LeadStore for SqliteStore {
         now: DateTime<Utc>,
     ) -> StoreResult<CreatedLead> {
         // The row is made here, off the writer thread.
-        let row = leads::LeadRow::of(data).map_err(StoreError::from)?;
+        let row = LeadRow::of(data).map_err(StoreError::backend)?;
         self.write(move |conn| leads::create(conn, project, route, row, now))
             .await
     }

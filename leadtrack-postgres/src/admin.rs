@@ -1,0 +1,430 @@
+//! Projects, API keys, conversion labels and integration settings.
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
+use leadtrack_core::job::Attempt;
+use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
+use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
+use leadtrack_core::types::{IntegrationKind, ProjectId};
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+use uuid::Uuid;
+
+use crate::Error;
+use crate::rows::{self, ATTEMPT_COLUMNS, LABEL_COLUMNS, PROJECT_COLUMNS, all, one, run};
+
+pub(crate) fn not_found(entity: Entity) -> Error {
+    Error::Store(StoreError::NotFound(entity))
+}
+
+fn invalid(message: String) -> Error {
+    Error::Store(StoreError::Invalid(message))
+}
+
+pub(crate) async fn authenticate(c: &impl GenericClient, key: &KeyHash) -> Result<Project, Error> {
+    let sql = format!(
+        "SELECT {PROJECT_COLUMNS} FROM projects WHERE id =
+            (SELECT project_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL)"
+    );
+    match one(c, &sql, &[&&key.0[..]]).await? {
+        Some(row) => rows::project(&row),
+        None => Err(not_found(Entity::ApiKey)),
+    }
+}
+
+pub(crate) async fn project_by_public_id(
+    c: &impl GenericClient,
+    public_id: &str,
+) -> Result<Project, Error> {
+    let sql = format!("SELECT {PROJECT_COLUMNS} FROM projects WHERE public_id = $1");
+    match one(c, &sql, &[&public_id]).await? {
+        Some(row) => rows::project(&row),
+        None => Err(not_found(Entity::Project)),
+    }
+}
+
+pub(crate) async fn project(c: &impl GenericClient, id: ProjectId) -> Result<Project, Error> {
+    let sql = format!("SELECT {PROJECT_COLUMNS} FROM projects WHERE id = $1");
+    match one(c, &sql, &[&id.0]).await? {
+        Some(row) => rows::project(&row),
+        None => Err(not_found(Entity::Project)),
+    }
+}
+
+/// Creates a project; a public id already taken, also by a concurrent create, is a
+/// conflict (the unique index decides).
+pub(crate) async fn create_project(
+    c: &impl GenericClient,
+    new: &NewProject,
+    now: DateTime<Utc>,
+) -> Result<Project, Error> {
+    let new = new.clone().validate().map_err(invalid)?;
+    let lost_mapping = serde_json::to_string(&LabelMapping::default_lost())?;
+    let sql = format!(
+        "INSERT INTO projects (public_id, name, active, currency, lost_mapping, created_at)
+         VALUES ($1, $2, true, $3, $4, $5)
+         ON CONFLICT (public_id) DO NOTHING
+         RETURNING {PROJECT_COLUMNS}"
+    );
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &new.public_id,
+        &new.name,
+        &new.currency,
+        &lost_mapping,
+        &to_millis(&now),
+    ];
+    match one(c, &sql, &params).await? {
+        Some(row) => rows::project(&row),
+        None => Err(Error::Store(StoreError::Conflict(Conflict::ProjectExists(
+            new.public_id,
+        )))),
+    }
+}
+
+pub(crate) async fn projects(c: &impl GenericClient) -> Result<Vec<Project>, Error> {
+    let sql = format!("SELECT {PROJECT_COLUMNS} FROM projects ORDER BY created_at, id");
+    all(c, &sql, &[]).await?.iter().map(rows::project).collect()
+}
+
+pub(crate) async fn update_project(
+    c: &impl GenericClient,
+    id: ProjectId,
+    settings: &ProjectSettings,
+) -> Result<Project, Error> {
+    // Locked, so that concurrent changes apply one after the other.
+    let sql = format!("SELECT {PROJECT_COLUMNS} FROM projects WHERE id = $1 FOR UPDATE");
+    let mut project = match one(c, &sql, &[&id.0]).await? {
+        Some(row) => rows::project(&row)?,
+        None => return Err(not_found(Entity::Project)),
+    };
+    settings.clone().apply(&mut project).map_err(invalid)?;
+    run(
+        c,
+        "UPDATE projects SET name = $2, currency = $3, region = $4, lost_mapping = $5,
+            allowed_origins = $6, default_consent = $7
+         WHERE id = $1",
+        &[
+            &id.0,
+            &project.name,
+            &project.currency,
+            &project.region,
+            &serde_json::to_string(&project.lost_mapping)?,
+            &serde_json::to_string(&project.allowed_origins)?,
+            &serde_json::to_string(&project.default_consent)?,
+        ],
+    )
+    .await?;
+    Ok(project)
+}
+
+pub(crate) async fn set_project_active(
+    c: &impl GenericClient,
+    id: ProjectId,
+    active: bool,
+) -> Result<Project, Error> {
+    let sql = format!("UPDATE projects SET active = $2 WHERE id = $1 RETURNING {PROJECT_COLUMNS}");
+    match one(c, &sql, &[&id.0, &active]).await? {
+        Some(row) => rows::project(&row),
+        None => Err(not_found(Entity::Project)),
+    }
+}
+
+pub(crate) async fn insert_api_key(
+    c: &impl GenericClient,
+    project_id: ProjectId,
+    key: &GeneratedKey,
+    now: DateTime<Utc>,
+) -> Result<ApiKeyInfo, Error> {
+    project(c, project_id).await?;
+    run(
+        c,
+        "INSERT INTO api_keys (project_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4)",
+        &[
+            &project_id.0,
+            &&key.hash.0[..],
+            &key.prefix,
+            &to_millis(&now),
+        ],
+    )
+    .await?;
+    Ok(ApiKeyInfo {
+        prefix: key.prefix.clone(),
+        created_at: truncate_to_millis(now),
+        revoked_at: None,
+    })
+}
+
+/// The columns [`key_info`] reads.
+const KEY_COLUMNS: &str = "id, prefix, created_at, revoked_at";
+
+fn key_info(row: &Row) -> Result<(i64, ApiKeyInfo), Error> {
+    Ok((
+        row.try_get(0)?,
+        ApiKeyInfo {
+            prefix: row.try_get(1)?,
+            created_at: from_millis(row.try_get(2)?),
+            revoked_at: row.try_get::<_, Option<i64>>(3)?.map(from_millis),
+        },
+    ))
+}
+
+pub(crate) async fn api_keys(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Vec<ApiKeyInfo>, Error> {
+    let sql =
+        format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE project_id = $1 ORDER BY created_at, id");
+    all(c, &sql, &[&project.0])
+        .await?
+        .iter()
+        .map(|row| Ok(key_info(row)?.1))
+        .collect()
+}
+
+pub(crate) async fn revoke_api_key(
+    c: &impl GenericClient,
+    project: ProjectId,
+    key: &KeyRef,
+    now: DateTime<Utc>,
+) -> Result<ApiKeyInfo, Error> {
+    let found = match key {
+        KeyRef::Hash(hash) => {
+            let sql = format!(
+                "SELECT {KEY_COLUMNS} FROM api_keys WHERE project_id = $1 AND key_hash = $2
+                 FOR UPDATE"
+            );
+            all(c, &sql, &[&project.0, &&hash.0[..]]).await?
+        }
+        KeyRef::Prefix(prefix) => {
+            let sql = format!(
+                "SELECT {KEY_COLUMNS} FROM api_keys
+                 WHERE project_id = $1 AND left(prefix, length($2)) = $2 FOR UPDATE"
+            );
+            all(c, &sql, &[&project.0, prefix]).await?
+        }
+    };
+    let mut matches = found.iter().map(key_info).collect::<Result<Vec<_>, _>>()?;
+    let (id, mut info) = match matches.len() {
+        0 => return Err(not_found(Entity::ApiKey)),
+        1 => matches.remove(0),
+        // Only a prefix can match several keys: hashes are unique.
+        _ => {
+            let named = match key {
+                KeyRef::Prefix(prefix) => prefix.clone(),
+                KeyRef::Hash(_) => String::new(),
+            };
+            return Err(Error::Store(StoreError::Conflict(Conflict::AmbiguousKey(
+                named,
+            ))));
+        }
+    };
+    if info.revoked_at.is_none() {
+        run(
+            c,
+            "UPDATE api_keys SET revoked_at = $2 WHERE id = $1",
+            &[&id, &to_millis(&now)],
+        )
+        .await?;
+        info.revoked_at = Some(truncate_to_millis(now));
+    }
+    Ok(info)
+}
+
+pub(crate) async fn create_label(
+    c: &impl GenericClient,
+    project_id: ProjectId,
+    new: &NewLabel,
+    now: DateTime<Utc>,
+) -> Result<ConversionLabel, Error> {
+    project(c, project_id).await?;
+    let new = new.clone().validate().map_err(invalid)?;
+    let label = ConversionLabel {
+        id: Uuid::new_v4(),
+        project_id,
+        name: new.name,
+        mark_as_done: new.mark_as_done,
+        mapping: new.mapping,
+        created_at: truncate_to_millis(now),
+    };
+    run(
+        c,
+        "INSERT INTO labels (id, project_id, name, mark_as_done, mapping, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        &[
+            &label.id,
+            &project_id.0,
+            &label.name,
+            &label.mark_as_done,
+            &serde_json::to_string(&label.mapping)?,
+            &to_millis(&now),
+        ],
+    )
+    .await?;
+    Ok(label)
+}
+
+pub(crate) async fn labels(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Vec<ConversionLabel>, Error> {
+    let sql =
+        format!("SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = $1 ORDER BY created_at, id");
+    all(c, &sql, &[&project.0])
+        .await?
+        .iter()
+        .map(rows::label)
+        .collect()
+}
+
+pub(crate) async fn label(
+    c: &impl GenericClient,
+    project: ProjectId,
+    id: Uuid,
+) -> Result<ConversionLabel, Error> {
+    let sql = format!("SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = $1 AND id = $2");
+    match one(c, &sql, &[&project.0, &id]).await? {
+        Some(row) => rows::label(&row),
+        None => Err(not_found(Entity::Label)),
+    }
+}
+
+pub(crate) async fn update_label(
+    c: &impl GenericClient,
+    project: ProjectId,
+    id: Uuid,
+    changed: &NewLabel,
+) -> Result<ConversionLabel, Error> {
+    let changed = changed.clone().validate().map_err(invalid)?;
+    let sql = format!(
+        "UPDATE labels SET name = $3, mark_as_done = $4, mapping = $5
+         WHERE project_id = $1 AND id = $2 RETURNING {LABEL_COLUMNS}"
+    );
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &project.0,
+        &id,
+        &changed.name,
+        &changed.mark_as_done,
+        &serde_json::to_string(&changed.mapping)?,
+    ];
+    match one(c, &sql, &params).await? {
+        Some(row) => rows::label(&row),
+        None => Err(not_found(Entity::Label)),
+    }
+}
+
+pub(crate) async fn integrations(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Integrations, Error> {
+    let mut integrations = Integrations::default();
+    let rows = all(
+        c,
+        "SELECT settings FROM integrations WHERE project_id = $1",
+        &[&project.0],
+    )
+    .await?;
+    for row in rows {
+        integrations.set(serde_json::from_str::<IntegrationSettings>(
+            row.try_get(0)?,
+        )?);
+    }
+    Ok(integrations)
+}
+
+pub(crate) async fn set_integration(
+    c: &impl GenericClient,
+    project_id: ProjectId,
+    settings: &IntegrationSettings,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    project(c, project_id).await?;
+    run(
+        c,
+        "INSERT INTO integrations (project_id, kind, settings, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (project_id, kind) DO UPDATE SET settings = $3, updated_at = $4",
+        &[
+            &project_id.0,
+            &settings.kind().as_ref(),
+            &serde_json::to_string(settings)?,
+            &to_millis(&now),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Keeps a refresh token the platform issued in place of `old` (see
+/// [`IntegrationSettings::rotate_refresh_token`]). The row is locked while it is read and
+/// rewritten, so a reconnection in between is never overwritten.
+pub(crate) async fn rotate_refresh_token(
+    c: &impl GenericClient,
+    project: ProjectId,
+    kind: IntegrationKind,
+    old: &Secret,
+    new: &Secret,
+    now: DateTime<Utc>,
+) -> Result<bool, Error> {
+    let stored = one(
+        c,
+        "SELECT settings FROM integrations WHERE project_id = $1 AND kind = $2 FOR UPDATE",
+        &[&project.0, &kind.as_ref()],
+    )
+    .await?;
+    let Some(stored) = stored else {
+        return Ok(false);
+    };
+    let mut settings: IntegrationSettings = serde_json::from_str(stored.try_get(0)?)?;
+    if !settings.rotate_refresh_token(old, new.clone()) {
+        return Ok(false);
+    }
+    run(
+        c,
+        "UPDATE integrations SET settings = $3, updated_at = $4 WHERE project_id = $1 AND kind = $2",
+        &[
+            &project.0,
+            &kind.as_ref(),
+            &serde_json::to_string(&settings)?,
+            &to_millis(&now),
+        ],
+    )
+    .await?;
+    Ok(true)
+}
+
+pub(crate) async fn remove_integration(
+    c: &impl GenericClient,
+    project: ProjectId,
+    kind: IntegrationKind,
+) -> Result<bool, Error> {
+    let removed = run(
+        c,
+        "DELETE FROM integrations WHERE project_id = $1 AND kind = $2",
+        &[&project.0, &kind.as_ref()],
+    )
+    .await?;
+    Ok(removed > 0)
+}
+
+/// Read from `last_attempts`, which recording an attempt keeps: no scan of the project's
+/// jobs.
+pub(crate) async fn last_attempts(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Vec<Attempt>, Error> {
+    let sql = format!(
+        "SELECT {ATTEMPT_COLUMNS} FROM last_attempts l
+         JOIN attempts a ON a.project_id = l.project_id AND a.id = l.attempt_id
+         WHERE l.project_id = $1"
+    );
+    let mut attempts = all(c, &sql, &[&project.0])
+        .await?
+        .iter()
+        .map(|row| rows::attempt(row, 0))
+        .collect::<Result<Vec<_>, _>>()?;
+    attempts.sort_by_key(|attempt| attempt.integration);
+    Ok(attempts)
+}

@@ -1,0 +1,162 @@
+//! leadtrack's store traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Accounts`]) on
+//! PostgreSQL 15 or later: for several API servers and delivery workers on one database.
+//!
+//! [`LeadStore`]: leadtrack_core::LeadStore
+//! [`Admin`]: leadtrack_core::Admin
+//! [`JobQueue`]: leadtrack_core::JobQueue
+//! [`Accounts`]: leadtrack_core::Accounts
+//!
+//! - The same behaviour as the SQLite backend, proven by the same conformance suite
+//!   (`leadtrack_core::testkit`). Where PostgreSQL needs another way to keep a rule, the
+//!   rule stays: deduplication is `INSERT … ON CONFLICT` on a partial unique index; the 409
+//!   rule a partial unique index on unfinished jobs, behind a row lock on the lead; job
+//!   claims are `SELECT … FOR UPDATE SKIP LOCKED` with leases; search is a `pg_trgm` GIN
+//!   index, with exact totals.
+//! - Nothing is cached in the process: a revoked key, a deactivated project or a changed
+//!   setting takes effect on every server with the next request.
+//! - Connections come from a pool ([`PgOptions::pool_size`] per process). A transaction
+//!   that loses a serialisation race or a deadlock is retried.
+//! - The schema is migrated at start, under an advisory lock, so that servers starting
+//!   together migrate once.
+
+#![forbid(unsafe_code)]
+
+mod accounts;
+mod activity;
+mod admin;
+mod jobs;
+mod leads;
+mod listing;
+mod report;
+mod rows;
+mod schema;
+mod store;
+mod webhooks;
+
+use std::str::FromStr;
+use std::time::Duration as StdDuration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use leadtrack_core::{StoreError, StoreResult};
+use tokio_postgres::NoTls;
+
+pub(crate) use rows::Error;
+
+/// How a [`PgStore`] connects.
+#[derive(Clone, Debug)]
+pub struct PgOptions {
+    /// The most connections this process holds at once. Each request holds one for the
+    /// length of its queries; the sum over every server and worker must stay below the
+    /// database's `max_connections` (see `docs/SCALING.md`).
+    pub pool_size: usize,
+    /// How long a request waits for a free connection before it is refused as unavailable
+    /// (503), so that an overloaded database sheds load instead of queueing it without end.
+    pub wait: StdDuration,
+    /// The longest a statement may run (`statement_timeout`); a longer one fails with
+    /// [`StoreError::Unavailable`].
+    pub statement_timeout: StdDuration,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        Self {
+            pool_size: 16,
+            wait: StdDuration::from_secs(5),
+            statement_timeout: StdDuration::from_secs(30),
+        }
+    }
+}
+
+/// The stores on PostgreSQL. Cheap to clone: clones share the pool.
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the URL: it may carry a password.
+        f.debug_struct("PgStore")
+            .field("pool", &self.pool.status())
+            .finish()
+    }
+}
+
+impl PgStore {
+    /// Connects to the database a `postgres://` URL names with the default options, and
+    /// migrates its schema.
+    pub async fn connect(url: &str) -> StoreResult<Self> {
+        Self::connect_with(url, PgOptions::default()).await
+    }
+
+    /// Connects to the database a `postgres://` URL names, and migrates its schema.
+    ///
+    /// Errors: [`StoreError::Invalid`] for a URL that is not one, or a database newer than
+    /// this build; [`StoreError::Unavailable`] when the database cannot be reached.
+    pub async fn connect_with(url: &str, options: PgOptions) -> StoreResult<Self> {
+        let mut config = tokio_postgres::Config::from_str(url)
+            .map_err(|_| StoreError::Invalid("not a valid PostgreSQL URL".to_owned()))?;
+        let timeout_ms = options.statement_timeout.as_millis();
+        config.options(format!("-c statement_timeout={timeout_ms}"));
+        if config.get_application_name().is_none() {
+            config.application_name("leadtrack");
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(StdDuration::from_secs(10));
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size.max(1))
+            .wait_timeout(Some(options.wait))
+            .create_timeout(Some(StdDuration::from_secs(10)))
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(StoreError::backend)?;
+        let store = Self { pool };
+        let mut client = store.client().await?;
+        schema::migrate(&mut client).await?;
+        Ok(store)
+    }
+
+    /// Closes the pool: connections in use close when they are returned, and later calls
+    /// fail with [`StoreError::Unavailable`].
+    pub fn close(&self) {
+        self.pool.close();
+    }
+
+    /// A connection from the pool.
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, Error> {
+        self.pool.get().await.map_err(Error::from)
+    }
+}
+
+/// Runs `$body` in a transaction on a pooled connection (`$tx` names the transaction in
+/// it), committing it, and runs it again from the start when PostgreSQL aborted it for a
+/// serialisation failure or a deadlock (a few times, then the error stands).
+macro_rules! transaction {
+    ($store:expr, |$tx:ident| $body:expr) => {{
+        let mut tries = 0_u32;
+        loop {
+            tries += 1;
+            let result: Result<_, $crate::Error> = async {
+                let mut client = $store.client().await?;
+                let $tx = client.transaction().await?;
+                let value = $body;
+                $tx.commit().await?;
+                Ok(value)
+            }
+            .await;
+            match result {
+                Err(err) if err.is_retryable() && tries < 5 => continue,
+                other => break other.map_err(leadtrack_core::StoreError::from),
+            }
+        }
+    }};
+}
+pub(crate) use transaction;

@@ -1,0 +1,387 @@
+//! The schema, as a constant list of migrations, applied at start in one transaction under
+//! an advisory lock: of ten servers starting at once, one migrates and the others wait for
+//! it, then find nothing left to do. `leadtrack_schema` records how many have been applied.
+//!
+//! Every table of a project's data carries `project_id` first in its primary key and in
+//! each unique key, so that it can be distributed by project (Citus'
+//! `create_distributed_table(…, 'project_id')`, see `docs/SCALING.md`). Times are
+//! milliseconds since the epoch (`bigint`), as in the SQLite backend, and a lead's data is
+//! the JSON text as submitted (`text`, not `jsonb`, which would reorder its keys).
+
+use deadpool_postgres::GenericClient;
+use leadtrack_core::StoreError;
+
+use crate::Error;
+
+/// The advisory lock key migrations are applied under ("leadtrk" in ASCII).
+const MIGRATION_LOCK: i64 = 0x6c65_6164_7472_6b;
+
+/// Every migration, oldest first. Never edit one that has shipped: append a new one.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    // 1: everything of leadtrack 0.1, as the SQLite backend's migrations 1 to 15 left it.
+    r#"
+    CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+    -- Shared by every project: distributed by Citus as reference tables.
+    CREATE TABLE projects (
+        id              bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        public_id       text    NOT NULL UNIQUE,
+        name            text    NOT NULL,
+        active          boolean NOT NULL DEFAULT true,
+        currency        text    NOT NULL,
+        region          text,
+        lost_mapping    text    NOT NULL,
+        created_at      bigint  NOT NULL,
+        allowed_origins text    NOT NULL DEFAULT '[]',
+        default_consent text    NOT NULL DEFAULT '{}'
+    );
+
+    -- A key is found by its hash alone, before its project is known.
+    CREATE TABLE api_keys (
+        id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        project_id bigint NOT NULL REFERENCES projects (id),
+        key_hash   bytea  NOT NULL UNIQUE,
+        prefix     text   NOT NULL,
+        created_at bigint NOT NULL,
+        revoked_at bigint
+    );
+    CREATE INDEX api_keys_project ON api_keys (project_id, prefix);
+
+    CREATE TABLE users (
+        id            bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        email         text    NOT NULL,
+        email_key     text    NOT NULL UNIQUE,
+        name          text    NOT NULL,
+        password_hash text    NOT NULL,
+        disabled      boolean NOT NULL DEFAULT false,
+        created_at    bigint  NOT NULL
+    );
+
+    CREATE TABLE members (
+        project_id bigint NOT NULL REFERENCES projects (id),
+        user_id    bigint NOT NULL REFERENCES users (id),
+        role       text   NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (project_id, user_id)
+    );
+    CREATE INDEX members_user ON members (user_id, project_id);
+
+    -- Only the SHA-256 of a session token is kept.
+    CREATE TABLE sessions (
+        hash         bytea  PRIMARY KEY,
+        user_id      bigint NOT NULL REFERENCES users (id),
+        created_at   bigint NOT NULL,
+        last_seen_at bigint NOT NULL
+    );
+    CREATE INDEX sessions_user ON sessions (user_id);
+
+    CREATE TABLE login_failures (
+        id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        email_key text   NOT NULL,
+        address   text   NOT NULL,
+        at        bigint NOT NULL
+    );
+    CREATE INDEX login_failures_email   ON login_failures (email_key, at);
+    CREATE INDEX login_failures_address ON login_failures (address, at);
+    CREATE INDEX login_failures_at      ON login_failures (at);
+
+    -- A project's data: distributed by `project_id`.
+    CREATE TABLE leads (
+        project_id        bigint  NOT NULL REFERENCES projects (id),
+        id                bigint  GENERATED ALWAYS AS IDENTITY,
+        status            text    NOT NULL,
+        price             bigint,
+        note              text,
+        conversion_id     text,
+        created_at        bigint  NOT NULL,
+        updated_at        bigint  NOT NULL,
+        data              text    NOT NULL,
+        form_name         text,
+        first_name        text,
+        last_name         text,
+        email             text,
+        phone             text,
+        company_name      text,
+        unique_identifier text,
+        unique_event_id   text,
+        email_key         text,
+        phone_key         text,
+        search_text       text    NOT NULL,
+        has_gclid         boolean NOT NULL,
+        has_cid           boolean NOT NULL,
+        has_fbp           boolean NOT NULL,
+        has_fbc           boolean NOT NULL,
+        has_msclkid       boolean NOT NULL,
+        has_li_fat_id     boolean NOT NULL,
+        first_source      text,
+        first_medium      text,
+        first_campaign    text,
+        last_source       text,
+        last_medium       text,
+        last_campaign     text,
+        created_via       text    NOT NULL,
+        PRIMARY KEY (project_id, id)
+    );
+    -- Deduplication: one lead per event id, project and route, also under concurrent
+    -- creates (`INSERT … ON CONFLICT` on this index).
+    CREATE UNIQUE INDEX leads_event ON leads (project_id, unique_event_id, created_via)
+        WHERE unique_event_id IS NOT NULL;
+    CREATE INDEX leads_created    ON leads (project_id, created_at, id);
+    CREATE INDEX leads_status     ON leads (project_id, status, created_at, id);
+    CREATE INDEX leads_form       ON leads (project_id, form_name, created_at, id);
+    CREATE INDEX leads_identifier ON leads (project_id, unique_identifier, created_at, id)
+        WHERE unique_identifier IS NOT NULL;
+    CREATE INDEX leads_email_key  ON leads (project_id, email_key, created_at, id)
+        WHERE email_key IS NOT NULL;
+    CREATE INDEX leads_phone_key  ON leads (project_id, phone_key, created_at, id)
+        WHERE phone_key IS NOT NULL;
+    CREATE INDEX leads_first_name ON leads (project_id, (lower(first_name) COLLATE "C"), id);
+    CREATE INDEX leads_last_name  ON leads (project_id, (lower(last_name) COLLATE "C"), id);
+    CREATE INDEX leads_email      ON leads (project_id, (lower(email) COLLATE "C"), id);
+    CREATE INDEX leads_price      ON leads (project_id, price, id);
+    -- Substring search: trigrams of the lowercased search text, within the project.
+    CREATE INDEX leads_search ON leads USING gin (search_text gin_trgm_ops);
+
+    -- The count of each project's leads per status, kept by a trigger, so that an
+    -- unfiltered or status-only listing counts its total without a scan. Each count is
+    -- spread over 16 slots (by lead id), so concurrent creates in one project rarely wait
+    -- for each other's row lock: the total is the sum of the slots.
+    CREATE TABLE lead_status_counts (
+        project_id bigint   NOT NULL REFERENCES projects (id),
+        status     text     NOT NULL,
+        slot       smallint NOT NULL,
+        total      bigint   NOT NULL,
+        PRIMARY KEY (project_id, status, slot)
+    );
+    CREATE FUNCTION leads_count_status() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+            IF TG_OP = 'UPDATE' AND OLD.status = NEW.status THEN
+                RETURN NULL;
+            END IF;
+            UPDATE lead_status_counts SET total = total - 1
+                WHERE project_id = OLD.project_id AND status = OLD.status AND slot = OLD.id % 16;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            INSERT INTO lead_status_counts (project_id, status, slot, total)
+                VALUES (NEW.project_id, NEW.status, NEW.id % 16, 1)
+                ON CONFLICT (project_id, status, slot)
+                DO UPDATE SET total = lead_status_counts.total + 1;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER leads_count_status AFTER INSERT OR UPDATE OF status OR DELETE ON leads
+        FOR EACH ROW EXECUTE FUNCTION leads_count_status();
+
+    CREATE TABLE lead_events (
+        project_id bigint NOT NULL REFERENCES projects (id),
+        id         bigint GENERATED ALWAYS AS IDENTITY,
+        lead_id    bigint NOT NULL,
+        at         bigint NOT NULL,
+        actor      text,
+        activity   text   NOT NULL,
+        PRIMARY KEY (project_id, id),
+        FOREIGN KEY (project_id, lead_id) REFERENCES leads (project_id, id)
+    );
+    CREATE INDEX lead_events_lead ON lead_events (project_id, lead_id, at, id);
+
+    CREATE TABLE labels (
+        project_id   bigint  NOT NULL REFERENCES projects (id),
+        id           uuid    NOT NULL,
+        name         text    NOT NULL,
+        mark_as_done boolean NOT NULL,
+        mapping      text    NOT NULL,
+        created_at   bigint  NOT NULL,
+        PRIMARY KEY (project_id, id)
+    );
+    CREATE INDEX labels_project ON labels (project_id, created_at);
+
+    CREATE TABLE integrations (
+        project_id bigint NOT NULL REFERENCES projects (id),
+        kind       text   NOT NULL,
+        settings   text   NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (project_id, kind)
+    );
+
+    CREATE TABLE jobs (
+        project_id       bigint NOT NULL REFERENCES projects (id),
+        id               bigint GENERATED ALWAYS AS IDENTITY,
+        event_id         uuid   NOT NULL,
+        lead_id          bigint NOT NULL,
+        conversion_id    text   NOT NULL,
+        final_status     text   NOT NULL,
+        price            bigint,
+        state            text   NOT NULL,
+        created_at       bigint NOT NULL,
+        due_at           bigint NOT NULL,
+        lease_token      uuid,
+        lease_expires_at bigint,
+        started_at       bigint,
+        finished_at      bigint,
+        rated_by         text,
+        PRIMARY KEY (project_id, id),
+        UNIQUE (project_id, event_id),
+        FOREIGN KEY (project_id, lead_id) REFERENCES leads (project_id, id)
+    );
+    -- The 409 rule, enforced by the database too: at most one unfinished job per lead.
+    CREATE UNIQUE INDEX jobs_unfinished_per_lead ON jobs (project_id, lead_id)
+        WHERE finished_at IS NULL;
+    -- The worker names a job by its id alone.
+    CREATE INDEX jobs_id     ON jobs (id);
+    CREATE INDEX jobs_lead   ON jobs (project_id, lead_id, id);
+    CREATE INDEX jobs_due    ON jobs (due_at, id) WHERE state = 'queued';
+    CREATE INDEX jobs_leased ON jobs (lease_expires_at, id) WHERE state = 'running';
+
+    CREATE TABLE deliveries (
+        project_id      bigint NOT NULL,
+        job_id          bigint NOT NULL,
+        integration     text   NOT NULL,
+        state           text   NOT NULL,
+        attempts        integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint,
+        detail          text,
+        PRIMARY KEY (project_id, job_id, integration),
+        FOREIGN KEY (project_id, job_id) REFERENCES jobs (project_id, id)
+    );
+
+    CREATE TABLE attempts (
+        project_id  bigint NOT NULL,
+        id          bigint GENERATED ALWAYS AS IDENTITY,
+        job_id      bigint NOT NULL,
+        integration text   NOT NULL,
+        at          bigint NOT NULL,
+        outcome     text   NOT NULL,
+        http_status integer,
+        error       text,
+        retry_at    bigint,
+        PRIMARY KEY (project_id, id),
+        FOREIGN KEY (project_id, job_id) REFERENCES jobs (project_id, id)
+    );
+    CREATE INDEX attempts_job ON attempts (project_id, job_id, id);
+
+    -- The newest delivery attempt per project and integration, for the settings page:
+    -- the latest `at`, ties going to the attempt recorded last.
+    CREATE TABLE last_attempts (
+        project_id  bigint NOT NULL REFERENCES projects (id),
+        integration text   NOT NULL,
+        attempt_id  bigint NOT NULL,
+        at          bigint NOT NULL,
+        PRIMARY KEY (project_id, integration)
+    );
+
+    CREATE TABLE webhooks (
+        project_id bigint NOT NULL REFERENCES projects (id),
+        id         uuid   NOT NULL,
+        url        text   NOT NULL,
+        secret     text   NOT NULL,
+        events     bigint NOT NULL,
+        created_at bigint NOT NULL,
+        seq        bigint GENERATED ALWAYS AS IDENTITY,
+        PRIMARY KEY (project_id, id)
+    );
+    CREATE INDEX webhooks_project ON webhooks (project_id, created_at, seq);
+
+    CREATE TABLE webhook_events (
+        project_id       bigint NOT NULL,
+        id               bigint GENERATED ALWAYS AS IDENTITY,
+        webhook_id       uuid   NOT NULL,
+        event_id         uuid   NOT NULL,
+        event            text   NOT NULL,
+        lead_id          bigint NOT NULL,
+        occurred_at      bigint NOT NULL,
+        body             text   NOT NULL,
+        state            text   NOT NULL,
+        attempts         integer NOT NULL DEFAULT 0,
+        due_at           bigint NOT NULL,
+        lease_token      uuid,
+        lease_expires_at bigint,
+        last_attempt_at  bigint,
+        outcome          text,
+        http_status      integer,
+        error            text,
+        PRIMARY KEY (project_id, id),
+        -- Exactly one delivery of an event to a webhook.
+        UNIQUE (project_id, webhook_id, event_id),
+        FOREIGN KEY (project_id, webhook_id) REFERENCES webhooks (project_id, id),
+        FOREIGN KEY (project_id, lead_id) REFERENCES leads (project_id, id)
+    );
+    -- The worker names a delivery by its id alone.
+    CREATE INDEX webhook_events_id     ON webhook_events (id);
+    CREATE INDEX webhook_events_due    ON webhook_events (due_at, id) WHERE state = 'queued';
+    CREATE INDEX webhook_events_leased ON webhook_events (lease_expires_at, id)
+        WHERE state = 'running';
+    CREATE INDEX webhook_events_state  ON webhook_events (project_id, webhook_id, state);
+    CREATE INDEX webhook_events_last   ON webhook_events (project_id, webhook_id, last_attempt_at, id)
+        WHERE last_attempt_at IS NOT NULL;
+    "#,
+];
+
+/// Creates the table recording the schema version, and applies the migrations the
+/// database lacks, in one transaction holding the migration lock. A database newer than
+/// this build is refused rather than misread.
+pub(crate) async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), Error> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS leadtrack_schema (
+             one     boolean PRIMARY KEY DEFAULT true CHECK (one),
+             version integer NOT NULL
+         );
+         INSERT INTO leadtrack_schema (version) VALUES (0) ON CONFLICT DO NOTHING;",
+    )
+    .await?;
+    let current = check_known(&tx).await?;
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current) {
+        tx.batch_execute(sql).await?;
+        let version = i32::try_from(index + 1).unwrap_or(i32::MAX);
+        tx.execute("UPDATE leadtrack_schema SET version = $1", &[&version])
+            .await?;
+        tracing::info!(version, "applied database migration");
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The schema version recorded in the database, 0 for one leadtrack never used.
+async fn version(client: &impl GenericClient) -> Result<i32, Error> {
+    let exists = client
+        .query_one("SELECT to_regclass('leadtrack_schema') IS NOT NULL", &[])
+        .await?
+        .try_get::<_, bool>(0)?;
+    if !exists {
+        return Ok(0);
+    }
+    Ok(client
+        .query_one("SELECT version FROM leadtrack_schema", &[])
+        .await?
+        .try_get(0)?)
+}
+
+/// The number of migrations the database has applied. A database newer than this build is
+/// refused rather than misread.
+async fn check_known(client: &impl GenericClient) -> Result<usize, Error> {
+    let version = version(client).await?;
+    match usize::try_from(version) {
+        Ok(current) if current <= MIGRATIONS.len() => Ok(current),
+        _ => Err(Error::Store(StoreError::Invalid(format!(
+            "the database has schema version {version}, newer than this leadtrack knows ({}); upgrade leadtrack",
+            MIGRATIONS.len()
+        )))),
+    }
+}
+
+/// Whether the database has every migration of this build applied: the readiness check.
+pub(crate) async fn check_current(client: &impl GenericClient) -> Result<(), Error> {
+    let version = version(client).await?;
+    if usize::try_from(version).ok() == Some(MIGRATIONS.len()) {
+        Ok(())
+    } else {
+        Err(Error::Store(StoreError::Unavailable(format!(
+            "the database has schema version {version}, this build expects {}",
+            MIGRATIONS.len()
+        ))))
+    }
+}

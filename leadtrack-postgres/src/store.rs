@@ -1,0 +1,433 @@
+//! The store traits on [`PgStore`]: a write runs in a transaction ([`transaction!`], retried
+//! on a serialisation failure or deadlock), a read on a pooled connection ([`read!`]).
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use leadtrack_core::account::{
+    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
+};
+use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
+use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
+use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
+use leadtrack_core::label::{ConversionLabel, NewLabel};
+use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, LeadRow, StoredLead};
+use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::report::{Report, ReportQuery};
+use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::types::{
+    IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
+};
+use leadtrack_core::webhook::{
+    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
+};
+use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResult};
+use uuid::Uuid;
+
+use crate::{
+    PgStore, accounts, activity, admin, jobs, leads, listing, report, schema, transaction, webhooks,
+};
+
+/// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
+/// `Result<_, Error>`), converting the error.
+macro_rules! read {
+    ($store:expr, |$c:ident| $body:expr) => {{
+        let result: Result<_, crate::Error> = async {
+            let client = $store.client().await?;
+            let $c = &client;
+            $body.await
+        }
+        .await;
+        result.map_err(StoreError::from)
+    }};
+}
+
+#[async_trait]
+impl LeadStore for PgStore {
+    async fn ready(&self) -> StoreResult<()> {
+        read!(self, |c| schema::check_current(c))
+    }
+
+    async fn authenticate(&self, key: &KeyHash) -> StoreResult<Project> {
+        read!(self, |c| admin::authenticate(c, key))
+    }
+
+    async fn project_by_public_id(&self, public_id: &str) -> StoreResult<Project> {
+        read!(self, |c| admin::project_by_public_id(c, public_id))
+    }
+
+    async fn create_lead_via(
+        &self,
+        project: ProjectId,
+        route: CreateRoute,
+        data: LeadData,
+        now: DateTime<Utc>,
+    ) -> StoreResult<CreatedLead> {
+        // The row is made before a connection is taken.
+        let row = LeadRow::of(data).map_err(StoreError::backend)?;
+        transaction!(self, |tx| leads::create(&tx, project, route, &row, now)
+            .await?)
+    }
+
+    async fn find_lead(
+        &self,
+        project: ProjectId,
+        identifier: &LeadIdentifier,
+    ) -> StoreResult<StoredLead> {
+        read!(self, |c| leads::find(c, project, identifier))
+    }
+
+    async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
+        read!(self, |c| listing::list(c, project, query))
+    }
+
+    async fn status_counts(
+        &self,
+        project: ProjectId,
+        query: &LeadQuery,
+    ) -> StoreResult<Vec<(LeadStatus, u64)>> {
+        read!(self, |c| listing::status_counts(c, project, query))
+    }
+
+    async fn export_leads(
+        &self,
+        project: ProjectId,
+        query: &LeadQuery,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredLead>> {
+        read!(self, |c| listing::export(c, project, query, after, limit))
+    }
+
+    async fn report(&self, project: ProjectId, query: &ReportQuery) -> StoreResult<Report> {
+        read!(self, |c| report::report(c, project, query))
+    }
+
+    async fn update_status(
+        &self,
+        project: ProjectId,
+        update: &StatusUpdate,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<StatusChange> {
+        transaction!(self, |tx| jobs::update_status(
+            &tx, project, update, by, now
+        )
+        .await?)
+    }
+
+    async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>> {
+        read!(self, |c| jobs::lead_jobs(c, project, lead))
+    }
+
+    async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>> {
+        read!(self, |c| activity::lead_activity(c, project, lead))
+    }
+}
+
+#[async_trait]
+impl Admin for PgStore {
+    async fn create_project(
+        &self,
+        project: NewProject,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Project> {
+        transaction!(self, |tx| admin::create_project(&tx, &project, now).await?)
+    }
+
+    async fn projects(&self) -> StoreResult<Vec<Project>> {
+        read!(self, |c| admin::projects(c))
+    }
+
+    async fn project(&self, public_id: &str) -> StoreResult<Project> {
+        self.project_by_public_id(public_id).await
+    }
+
+    async fn update_project(
+        &self,
+        project: ProjectId,
+        settings: ProjectSettings,
+    ) -> StoreResult<Project> {
+        transaction!(self, |tx| admin::update_project(&tx, project, &settings)
+            .await?)
+    }
+
+    async fn set_project_active(&self, project: ProjectId, active: bool) -> StoreResult<Project> {
+        transaction!(self, |tx| admin::set_project_active(&tx, project, active)
+            .await?)
+    }
+
+    async fn insert_api_key(
+        &self,
+        project: ProjectId,
+        key: &GeneratedKey,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ApiKeyInfo> {
+        transaction!(self, |tx| admin::insert_api_key(&tx, project, key, now)
+            .await?)
+    }
+
+    async fn api_keys(&self, project: ProjectId) -> StoreResult<Vec<ApiKeyInfo>> {
+        read!(self, |c| admin::api_keys(c, project))
+    }
+
+    async fn revoke_api_key(
+        &self,
+        project: ProjectId,
+        key: &KeyRef,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ApiKeyInfo> {
+        transaction!(self, |tx| admin::revoke_api_key(&tx, project, key, now)
+            .await?)
+    }
+
+    async fn create_label(
+        &self,
+        project: ProjectId,
+        label: NewLabel,
+        now: DateTime<Utc>,
+    ) -> StoreResult<ConversionLabel> {
+        transaction!(self, |tx| admin::create_label(&tx, project, &label, now)
+            .await?)
+    }
+
+    async fn labels(&self, project: ProjectId) -> StoreResult<Vec<ConversionLabel>> {
+        read!(self, |c| admin::labels(c, project))
+    }
+
+    async fn label(&self, project: ProjectId, id: Uuid) -> StoreResult<ConversionLabel> {
+        read!(self, |c| admin::label(c, project, id))
+    }
+
+    async fn update_label(
+        &self,
+        project: ProjectId,
+        id: Uuid,
+        label: NewLabel,
+    ) -> StoreResult<ConversionLabel> {
+        transaction!(self, |tx| admin::update_label(&tx, project, id, &label)
+            .await?)
+    }
+
+    async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
+        read!(self, |c| admin::integrations(c, project))
+    }
+
+    async fn set_integration(
+        &self,
+        project: ProjectId,
+        settings: IntegrationSettings,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| admin::set_integration(
+            &tx, project, &settings, now
+        )
+        .await?)
+    }
+
+    async fn remove_integration(
+        &self,
+        project: ProjectId,
+        kind: IntegrationKind,
+    ) -> StoreResult<bool> {
+        transaction!(self, |tx| admin::remove_integration(&tx, project, kind)
+            .await?)
+    }
+
+    async fn last_attempts(&self, project: ProjectId) -> StoreResult<Vec<Attempt>> {
+        read!(self, |c| admin::last_attempts(c, project))
+    }
+
+    async fn create_webhook(
+        &self,
+        project: ProjectId,
+        webhook: NewWebhook,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Webhook> {
+        transaction!(self, |tx| webhooks::create(&tx, project, &webhook, now)
+            .await?)
+    }
+
+    async fn webhooks(&self, project: ProjectId) -> StoreResult<Vec<WebhookStatus>> {
+        read!(self, |c| webhooks::list(c, project))
+    }
+
+    async fn remove_webhook(&self, project: ProjectId, id: Uuid) -> StoreResult<bool> {
+        transaction!(self, |tx| webhooks::remove(&tx, project, id).await?)
+    }
+}
+
+#[async_trait]
+impl JobQueue for PgStore {
+    async fn claim_job(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedJob>> {
+        transaction!(self, |tx| jobs::claim(&tx, now, lease_for).await?)
+    }
+
+    async fn queue_depth(&self, now: DateTime<Utc>) -> StoreResult<QueueDepths> {
+        read!(self, |c| jobs::queue_depth(c, now))
+    }
+
+    async fn record_attempt(&self, job: JobId, lease: Uuid, attempt: &Attempt) -> StoreResult<()> {
+        transaction!(self, |tx| jobs::record_attempt(&tx, job, lease, attempt)
+            .await?)
+    }
+
+    async fn reschedule_job(
+        &self,
+        job: JobId,
+        lease: Uuid,
+        due_at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| jobs::reschedule(&tx, job, lease, due_at).await?)
+    }
+
+    async fn finish_job(
+        &self,
+        job: JobId,
+        lease: Uuid,
+        now: DateTime<Utc>,
+    ) -> StoreResult<LeadStatus> {
+        transaction!(self, |tx| jobs::finish(&tx, job, lease, now).await?)
+    }
+
+    async fn rotate_refresh_token(
+        &self,
+        project: ProjectId,
+        kind: IntegrationKind,
+        old: &Secret,
+        new: Secret,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        transaction!(self, |tx| admin::rotate_refresh_token(
+            &tx, project, kind, old, &new, now
+        )
+        .await?)
+    }
+
+    async fn claim_webhook_event(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedWebhookEvent>> {
+        transaction!(self, |tx| webhooks::claim(&tx, now, lease_for).await?)
+    }
+
+    async fn record_webhook_attempt(
+        &self,
+        id: i64,
+        lease: Uuid,
+        attempt: &WebhookAttempt,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| webhooks::record_attempt(&tx, id, lease, attempt)
+            .await?)
+    }
+}
+
+#[async_trait]
+impl Accounts for PgStore {
+    async fn create_user(&self, user: NewUser, now: DateTime<Utc>) -> StoreResult<User> {
+        transaction!(self, |tx| accounts::create_user(&tx, &user, now).await?)
+    }
+
+    async fn users(&self) -> StoreResult<Vec<User>> {
+        read!(self, |c| accounts::users(c))
+    }
+
+    async fn user_by_email(&self, email: &str) -> StoreResult<User> {
+        read!(self, |c| accounts::user_by_email(c, email))
+    }
+
+    async fn password_hash(&self, user: UserId) -> StoreResult<PasswordHash> {
+        read!(self, |c| accounts::password_hash(c, user))
+    }
+
+    async fn set_password(&self, user: UserId, hash: &PasswordHash) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::set_password(&tx, user, hash).await?)
+    }
+
+    async fn set_user_disabled(&self, user: UserId, disabled: bool) -> StoreResult<User> {
+        transaction!(self, |tx| accounts::set_user_disabled(&tx, user, disabled)
+            .await?)
+    }
+
+    async fn add_member(
+        &self,
+        project: ProjectId,
+        user: UserId,
+        role: Role,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::add_member(
+            &tx, project, user, role, now
+        )
+        .await?)
+    }
+
+    async fn remove_member(&self, project: ProjectId, user: UserId) -> StoreResult<bool> {
+        transaction!(self, |tx| accounts::remove_member(&tx, project, user)
+            .await?)
+    }
+
+    async fn members(&self, project: ProjectId) -> StoreResult<Vec<Member>> {
+        read!(self, |c| accounts::members(c, project))
+    }
+
+    async fn memberships(&self, user: UserId) -> StoreResult<Vec<Membership>> {
+        read!(self, |c| accounts::memberships(c, user))
+    }
+
+    async fn membership(&self, user: UserId, public_id: &str) -> StoreResult<Membership> {
+        read!(self, |c| accounts::membership_of(c, user, public_id))
+    }
+
+    async fn create_session(
+        &self,
+        user: UserId,
+        hash: &SessionHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Session> {
+        transaction!(self, |tx| accounts::create_session(&tx, user, hash, now)
+            .await?)
+    }
+
+    async fn session(
+        &self,
+        hash: &SessionHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(User, Session)> {
+        read!(self, |c| accounts::session(c, hash, now))
+    }
+
+    async fn touch_session(&self, hash: &SessionHash, now: DateTime<Utc>) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::touch_session(&tx, hash, now).await?)
+    }
+
+    async fn end_sessions(&self, user: UserId) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::end_sessions_of(&tx, user).await?)
+    }
+
+    async fn record_login_failure(
+        &self,
+        email: &str,
+        address: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::record_login_failure(
+            &tx, email, address, now
+        )
+        .await?)
+    }
+
+    async fn login_failures(
+        &self,
+        email: &str,
+        address: &str,
+        since: DateTime<Utc>,
+    ) -> StoreResult<LoginFailures> {
+        read!(self, |c| accounts::login_failures(c, email, address, since))
+    }
+}
