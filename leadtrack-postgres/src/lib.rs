@@ -31,6 +31,8 @@ mod report;
 mod rows;
 mod schema;
 mod store;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 mod webhooks;
 
 use std::str::FromStr;

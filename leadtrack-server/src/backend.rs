@@ -1,13 +1,15 @@
 //! The backend the server runs on, chosen from `--db` / `LEADTRACK_DB`: the one place that
 //! knows which stores exist and how each is opened and closed.
 //!
-//! Today every value is a SQLite file path. A new backend adds a [`Database`] variant, the
-//! values that name it in [`Database::parse`], and its arm in [`Database::run`]; the commands
-//! themselves are generic over the store and need no change.
+//! A `postgres://` (or `postgresql://`) URL names PostgreSQL; any other value is a SQLite
+//! file path. A new backend adds a [`Database`] variant, the values that name it in
+//! [`Database::parse`], and its arm in [`Database::run`]; the commands themselves are
+//! generic over the store and need no change.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use leadtrack_postgres::{PgOptions, PgStore};
 use leadtrack_sqlite::{ReadPool, SqliteOptions, SqliteStore};
 
 use crate::{Failure, Job};
@@ -20,26 +22,36 @@ const POSTGRES_SCHEMES: [&str; 2] = ["postgres://", "postgresql://"];
 pub(crate) enum Database {
     /// An embedded SQLite file, created by `serve` and `project create` when missing.
     Sqlite(PathBuf),
-    // PostgreSQL comes here as `Postgres(url)`, made by `parse` from the URLs it refuses now.
+    /// A PostgreSQL database, by its URL, with this process's pool size.
+    Postgres {
+        /// The `postgres://` URL (it may hold a password: never shown whole).
+        url: String,
+        /// The most connections this process holds.
+        pool_size: usize,
+    },
 }
 
 impl Database {
-    /// The backend a `--db` value names: a PostgreSQL URL (not supported yet, so an error),
-    /// or else a SQLite file path. Paths that are not UTF-8 are paths.
-    pub(crate) fn parse(value: PathBuf) -> Result<Self, Failure> {
-        if value.to_str().is_some_and(is_postgres) {
-            // The URL is not repeated: it may carry a password.
-            return Err(Failure(
-                "PostgreSQL URLs are not supported yet; give a SQLite file path".to_owned(),
-            ));
+    /// The backend a `--db` value names: a PostgreSQL URL, or else a SQLite file path
+    /// (`pool_size` is PostgreSQL's). Paths that are not UTF-8 are paths.
+    pub(crate) fn parse(value: PathBuf, pool_size: usize) -> Self {
+        match value.to_str() {
+            Some(url) if is_postgres(url) => Self::Postgres {
+                url: url.to_owned(),
+                pool_size,
+            },
+            _ => Self::Sqlite(value),
         }
-        Ok(Self::Sqlite(value))
     }
 
     /// The SQLite file, for the commands that work on the file itself (backup, restore).
-    pub(crate) fn sqlite_file(&self) -> &Path {
+    /// Errors: the database is PostgreSQL's, which its own tools back up.
+    pub(crate) fn sqlite_file(&self) -> Result<&Path, Failure> {
         match self {
-            Self::Sqlite(path) => path,
+            Self::Sqlite(path) => Ok(path),
+            Self::Postgres { .. } => Err(Failure(
+                "backup and restore copy a SQLite file; back up PostgreSQL with pg_dump, or your provider's snapshots (see docs/SCALING.md)".to_owned(),
+            )),
         }
     }
 
@@ -52,16 +64,50 @@ impl Database {
                 store.close().await;
                 result
             }
+            Self::Postgres { url, pool_size } => {
+                let options = PgOptions {
+                    pool_size: *pool_size,
+                    ..PgOptions::default()
+                };
+                let store = PgStore::connect_with(url, options).await.map_err(|err| {
+                    // The URL is not repeated: it may carry a password.
+                    Failure(format!(
+                        "cannot use the PostgreSQL database {self}: {err}; check the URL, that the server runs and that the database exists"
+                    ))
+                })?;
+                let result = job.run(store.clone(), self).await;
+                store.close();
+                result
+            }
         }
     }
 }
 
-/// For logs: the file path.
+/// For logs: the file path, or the URL without its password and parameters.
 impl fmt::Display for Database {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Sqlite(path) => path.display().fmt(f),
+            Self::Postgres { url, .. } => f.write_str(&shown_url(url)),
         }
+    }
+}
+
+/// A PostgreSQL URL as logs and messages show it: scheme, user, host and database, without
+/// the password or the query (which can carry one too).
+fn shown_url(url: &str) -> String {
+    let url = url.split_once('?').map_or(url, |(base, _)| base);
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return "postgres://…".to_owned();
+    };
+    match rest.rsplit_once('@') {
+        Some((credentials, host)) => {
+            let user = credentials
+                .split_once(':')
+                .map_or(credentials, |(user, _)| user);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => format!("{scheme}://{rest}"),
     }
 }
 
@@ -127,8 +173,8 @@ async fn open_sqlite(
 mod tests {
     use super::*;
 
-    fn parse(value: &str) -> Result<Database, String> {
-        Database::parse(PathBuf::from(value)).map_err(|Failure(message)| message)
+    fn parse(value: &str) -> Database {
+        Database::parse(PathBuf::from(value), 1)
     }
 
     #[test]
@@ -142,23 +188,31 @@ mod tests {
             "postgres:/leadtrack.db",
             "",
         ] {
-            assert_eq!(parse(path), Ok(Database::Sqlite(PathBuf::from(path))));
+            assert_eq!(parse(path), Database::Sqlite(PathBuf::from(path)));
         }
     }
 
     #[test]
-    fn postgres_urls_are_refused_in_one_line_without_the_url() {
-        for url in [
-            "postgres://localhost/x",
-            "postgresql://leadtrack:hunter2@db.internal:5432/leadtrack?sslmode=require",
-            "POSTGRES://localhost/x",
-            "PostgreSQL://localhost/x",
+    fn postgres_urls_are_postgres_shown_without_their_password() {
+        for (url, shown) in [
+            ("postgres://localhost/x", "postgres://localhost/x"),
+            (
+                "postgresql://leadtrack:hunter2@db.internal:5432/leadtrack?sslmode=require",
+                "postgresql://leadtrack@db.internal:5432/leadtrack",
+            ),
+            ("POSTGRES://u@h/x?password=hunter2", "POSTGRES://u@h/x"),
+            ("PostgreSQL://a:b:c@h/x", "PostgreSQL://a@h/x"),
         ] {
-            let message = parse(url).unwrap_err();
+            let db = Database::parse(PathBuf::from(url), 7);
             assert_eq!(
-                message,
-                "PostgreSQL URLs are not supported yet; give a SQLite file path"
+                db,
+                Database::Postgres {
+                    url: url.to_owned(),
+                    pool_size: 7
+                }
             );
+            assert_eq!(db.to_string(), shown);
+            assert!(db.sqlite_file().is_err(), "{url}");
         }
     }
 
@@ -169,10 +223,7 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
 
         let path = PathBuf::from(OsStr::from_bytes(b"leads-\xff.db"));
-        assert_eq!(
-            Database::parse(path.clone()).map_err(|Failure(message)| message),
-            Ok(Database::Sqlite(path))
-        );
+        assert_eq!(Database::parse(path.clone(), 1), Database::Sqlite(path));
     }
 
     #[test]

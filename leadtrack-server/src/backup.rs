@@ -10,7 +10,7 @@ use crate::backend::Database;
 
 /// `server backup --to FILE`: an online, consistent copy, checked, with its size and leads.
 pub(crate) async fn backup(database: &Database, to: PathBuf, json: bool) -> Result<(), Failure> {
-    let from = database.sqlite_file().to_owned();
+    let from = database.sqlite_file()?.to_owned();
     let target = to.clone();
     let summary = blocking(move || leadtrack_sqlite::backup(&from, &target)).await?;
     report("backup written to", &to, summary, json);
@@ -20,7 +20,7 @@ pub(crate) async fn backup(database: &Database, to: PathBuf, json: bool) -> Resu
 /// `server restore --from FILE`: the backup checked, then in place of the database, unless
 /// a process has the database open.
 pub(crate) async fn restore(database: &Database, from: PathBuf, json: bool) -> Result<(), Failure> {
-    let target = database.sqlite_file().to_owned();
+    let target = database.sqlite_file()?.to_owned();
     let source = from.clone();
     let summary = blocking(move || leadtrack_sqlite::restore(&source, &target)).await?;
     report("restored from", &from, summary, json);

@@ -121,7 +121,7 @@ fn init_logging(default: &str, format: LogFormat) {
 
 /// Runs the command the line names, on the backend `--db` names.
 async fn run(cli: Cli) -> Result<(), Failure> {
-    let database = Database::parse(cli.db)?;
+    let database = Database::parse(cli.db, cli.pool_size);
     let job = match cli.command {
         Some(Command::Backup { to, json }) => return backup::backup(&database, to, json).await,
         Some(Command::Restore { from, json }) => {

@@ -25,15 +25,29 @@ pub(crate) use webhooks::WebhookCommand;
 #[derive(Debug, Parser)]
 #[command(name = "server", version)]
 pub(crate) struct Cli {
-    /// The SQLite database file.
+    /// The database: a SQLite file path, or a PostgreSQL URL
+    /// (`postgres://user:password@host:5432/leadtrack`).
     #[arg(
         long,
         global = true,
         env = "LEADTRACK_DB",
         default_value = "leadtrack.db",
-        value_name = "PATH"
+        value_name = "PATH|URL"
     )]
     pub(crate) db: PathBuf,
+
+    /// On PostgreSQL, the most database connections this process holds at once. Every
+    /// server and worker has its own pool: keep their sum below the database's
+    /// `max_connections` (docs/SCALING.md).
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_POOL_SIZE",
+        default_value_t = leadtrack_postgres::PgOptions::default().pool_size,
+        value_parser = at_least_one(),
+        value_name = "N"
+    )]
+    pub(crate) pool_size: usize,
 
     /// A TOML file of settings: its keys are the long names of the flags (`addr`,
     /// `log-format`, ...). Flags win over environment variables, which win over the file.
