@@ -121,8 +121,16 @@ impl PgStore {
             .build()
             .map_err(StoreError::backend)?;
         let store = Self { pool };
-        let mut client = store.client().await?;
+        // The first connection's failure is the answer, in PostgreSQL's words (which never
+        // repeat the password).
+        let mut client = store.pool.get().await.map_err(|err| match err {
+            deadpool_postgres::PoolError::Backend(err) => {
+                StoreError::Unavailable(format!("cannot connect: {err}"))
+            }
+            other => StoreError::Unavailable(format!("cannot connect: {other}")),
+        })?;
         schema::migrate(&mut client).await?;
+        drop(client);
         Ok(store)
     }
 

@@ -9,6 +9,7 @@ mod forwarding;
 mod helpers;
 mod operations;
 mod overload;
+mod postgres;
 mod process;
 mod protection;
 mod server_process;

@@ -217,17 +217,6 @@ async fn a_port_in_use_is_one_clear_line_and_no_database() {
 }
 
 #[tokio::test]
-async fn a_postgres_url_is_one_clear_line() {
-    let output = admin(Path::new("postgres://localhost/x"), &["project", "list"]).await;
-    assert_eq!(output.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
-        "error: PostgreSQL URLs are not supported yet; give a SQLite file path\n"
-    );
-    assert!(output.stdout.is_empty());
-}
-
-#[tokio::test]
 async fn bad_databases_and_arguments_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let garbage = dir.path().join("garbage.db");

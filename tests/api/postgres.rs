@@ -1,0 +1,239 @@
+//! The PostgreSQL backend through the compiled server: several API servers and delivery
+//! workers on one database lose and duplicate nothing, and a change made through one
+//! process holds on every other at once. Each test has a fresh database on the cluster
+//! `LEADTRACK_POSTGRES_URL` names (`scripts/postgres-cluster`, started by `.ci/run`).
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use futures::future::join_all;
+use leadtrack::client::{Client, Error as ClientError};
+use leadtrack::core::api::{
+    ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
+};
+use leadtrack::core::request::LeadQuery;
+use leadtrack::core::types::LeadStatus;
+use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_postgres::testkit::{cluster_url, fresh_database};
+
+use crate::process::{admin, admin_ok, create_acme, create_label, start_serve, start_worker};
+
+/// A fresh database's URL, or `None` when no cluster is configured (and none is required).
+async fn database(test: &str) -> Option<String> {
+    Some(fresh_database(&cluster_url(test)?).await)
+}
+
+/// Lead `n`, as a backend submits it: a stable event id, so that a retry (on another
+/// server) is the same lead.
+fn lead(n: usize) -> CreateLeadRequest {
+    CreateLeadRequest {
+        user_data: Some(UserData {
+            email: Some(format!("buyer{n}@example.com")),
+            ..UserData::default()
+        }),
+        form_data: Some(FormData {
+            unique_event_id: Some(format!("evt-{n}")),
+            ..FormData::default()
+        }),
+        ..CreateLeadRequest::default()
+    }
+}
+
+#[tokio::test]
+async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
+    const LEADS: usize = 60;
+    let Some(url) = database("servers_and_workers_on_one_database").await else {
+        return;
+    };
+    let db = Path::new(&url);
+    let key = create_acme(db).await;
+    let hook = MockPlatform::start(MockResponse::json(200, serde_json::json!({}))).await;
+    let hook_url = format!("{}/hook", hook.url());
+    let connect = [
+        "integration",
+        "webhook",
+        "--project",
+        "acme",
+        "--url",
+        &hook_url,
+        "--secret",
+        "whsec_pg",
+    ];
+    admin_ok(db, &connect).await;
+    let label = create_label(db, "Customer", &["--webhook"]).await;
+
+    let servers = [
+        start_serve(db, &["--no-worker", "--pool-size", "8"]).await,
+        start_serve(db, &["--no-worker", "--pool-size", "8"]).await,
+    ];
+    let workers = [start_worker(db).await, start_worker(db).await];
+    let clients: Vec<Client> = servers
+        .iter()
+        .map(|server| Client::new(&server.base_url).with_api_key(&key))
+        .collect();
+
+    // Every lead is sent to both servers at once, as a retry that crossed servers: each
+    // event id is one lead, whichever server answered.
+    let creates = (0..LEADS).flat_map(|n| {
+        clients.iter().map(move |client| async move {
+            let created = client.create_server_side_lead(&lead(n)).await.unwrap();
+            (n, created.lead_id)
+        })
+    });
+    let created = join_all(creates).await;
+    let mut ids = vec![None; LEADS];
+    for (n, id) in created {
+        match ids[n] {
+            None => ids[n] = Some(id),
+            Some(first) => assert_eq!(first, id, "lead {n} is one lead on both servers"),
+        }
+    }
+    let ids: Vec<_> = ids.into_iter().map(Option::unwrap).collect();
+    for client in &clients {
+        let page = client.get_leads(&LeadQuery::default()).await.unwrap();
+        assert_eq!(
+            page.total, LEADS as u64,
+            "both servers count every lead once"
+        );
+    }
+
+    // Every lead is rated through both servers at once: one rating queues the conversion,
+    // the other is refused 409 while it waits.
+    let ratings = ids.iter().map(|&id| {
+        let clients = &clients;
+        async move {
+            let update = UpdateLeadStatusRequest {
+                identifier: LeadIdentifier::LeadId(id),
+                conversion_id: ConversionId::Label(label),
+                price: Some(10_000),
+                note: None,
+            };
+            let (first, second) = tokio::join!(
+                clients[0].update_lead_status(&update),
+                clients[1].update_lead_status(&update)
+            );
+            let refused = |result: &Result<_, ClientError>| {
+                matches!(result, Err(ClientError::Api { status: 409, .. }))
+            };
+            assert!(
+                (first.is_ok() && refused(&second)) || (second.is_ok() && refused(&first)),
+                "one rating of lead {id:?} is queued, the other refused: {first:?} {second:?}"
+            );
+        }
+    });
+    join_all(ratings).await;
+
+    // The two workers deliver each conversion once.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while hook.requests().len() < LEADS {
+        assert!(
+            Instant::now() < deadline,
+            "{} of {LEADS} conversions delivered",
+            hook.requests().len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Longer than a worker's poll: a duplicate would have come by now.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let delivered = hook.requests();
+    assert_eq!(delivered.len(), LEADS, "no conversion is delivered twice");
+    let events: HashSet<String> = delivered
+        .iter()
+        .map(|request| request.json()["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(events.len(), LEADS);
+    for request in &delivered {
+        request.assert_signed("whsec_pg");
+    }
+    for &id in &ids {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let status = clients[0]
+                .get_lead(&LeadIdentifier::LeadId(id))
+                .await
+                .unwrap()
+                .status;
+            if status != LeadStatus::Pending {
+                assert_eq!(status, LeadStatus::Rated, "lead {id:?}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "lead {id:?} settles");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    // A key revoked through an admin command is refused by every server from then on.
+    admin_ok(
+        db,
+        &["key", "revoke", "--project", "acme", "--key", &key[..11]],
+    )
+    .await;
+    for client in &clients {
+        let refused = client.get_leads(&LeadQuery::default()).await.unwrap_err();
+        assert!(
+            matches!(refused, ClientError::Api { status: 401, .. }),
+            "{refused:?}"
+        );
+    }
+
+    for process in servers.into_iter().chain(workers) {
+        assert!(process.terminate().await.success());
+    }
+}
+
+#[tokio::test]
+async fn admin_commands_and_a_restart_work_on_postgres() {
+    let Some(url) = database("admin_commands_and_a_restart_work_on_postgres").await else {
+        return;
+    };
+    let db = Path::new(&url);
+    let key = create_acme(db).await;
+    let listed = admin_ok(db, &["project", "list"]).await;
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("acme"),
+        "{listed:?}"
+    );
+    let server = start_serve(db, &[]).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let created = client.create_server_side_lead(&lead(1)).await.unwrap();
+    assert!(server.terminate().await.success());
+
+    // Another process finds the lead: it was in the database, not in the server.
+    let server = start_serve(db, &[]).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let found = client
+        .get_lead(&LeadIdentifier::LeadId(created.lead_id))
+        .await
+        .unwrap();
+    assert_eq!(
+        found.user_data.unwrap()["email"].as_str(),
+        Some("buyer1@example.com")
+    );
+    assert!(server.terminate().await.success());
+
+    // Backups are PostgreSQL's own business: one clear line.
+    let backup = admin(db, &["backup", "--to", "/tmp/never-written.db"]).await;
+    assert_eq!(backup.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&backup.stderr).contains("pg_dump"),
+        "{backup:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_postgres_is_one_clear_line_without_the_password() {
+    // Nothing listens on port 1; the test needs no cluster.
+    let url = "postgres://leadtrack:hunter2@127.0.0.1:1/leadtrack";
+    let output = admin(Path::new(url), &["project", "list"]).await;
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(
+            "error: cannot use the PostgreSQL database postgres://leadtrack@127.0.0.1:1/leadtrack:"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
