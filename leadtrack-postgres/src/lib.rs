@@ -123,11 +123,12 @@ impl PgStore {
         let store = Self { pool };
         // The first connection's failure is the answer, in PostgreSQL's words (which never
         // repeat the password).
-        let mut client = store.pool.get().await.map_err(|err| match err {
-            deadpool_postgres::PoolError::Backend(err) => {
-                StoreError::Unavailable(format!("cannot connect: {err}"))
-            }
-            other => StoreError::Unavailable(format!("cannot connect: {other}")),
+        let mut client = store.pool.get().await.map_err(|err| {
+            let reason = match &err {
+                deadpool_postgres::PoolError::Backend(err) => with_causes(err),
+                other => with_causes(other),
+            };
+            StoreError::Unavailable(format!("cannot connect: {reason}"))
         })?;
         schema::migrate(&mut client).await?;
         drop(client);
@@ -144,6 +145,19 @@ impl PgStore {
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, Error> {
         self.pool.get().await.map_err(Error::from)
     }
+}
+
+/// An error and its causes, `outer: inner: …`: PostgreSQL's errors say what failed only in
+/// their causes ("db error: FATAL: database \"x\" does not exist").
+fn with_causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 /// Runs `$body` in a transaction on a pooled connection (`$tx` names the transaction in

@@ -5,7 +5,7 @@ use leadtrack_postgres::{PgOptions, PgStore};
 
 /// A store on a fresh database, and the database's URL. A cluster that cannot be reached
 /// fails the test: it never skips it.
-pub async fn fresh_store() -> (PgStore, String) {
+pub(crate) async fn fresh_store() -> (PgStore, String) {
     let cluster = std::env::var(URL_VARIABLE)
         .unwrap_or_else(|_| panic!("{URL_VARIABLE} names the test cluster"));
     let url = fresh_database(&cluster).await;
@@ -16,7 +16,7 @@ pub async fn fresh_store() -> (PgStore, String) {
 }
 
 /// The tests' pool: large enough for the suite's concurrency checks (64 creates at once).
-pub fn options() -> PgOptions {
+pub(crate) fn options() -> PgOptions {
     PgOptions {
         pool_size: 24,
         ..PgOptions::default()
