@@ -27,7 +27,8 @@ use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, webhook};
 pub struct WorkerConfig {
     /// Jobs delivered at once. 4 by default.
     pub concurrency: usize,
-    /// How often an idle worker looks for due jobs. 1 second by default.
+    /// How often an idle worker looks for due jobs. 1 second by default. A store that
+    /// hears of new work ([`JobQueue::wait_for_work`]) wakes it sooner.
     pub poll_interval: Duration,
     /// How long a claimed job stays with this worker; a worker that dies loses its jobs to
     /// others when this runs out. 5 minutes by default.
@@ -179,9 +180,14 @@ impl<S: JobQueue + Clone> Worker<S> {
                 Ok(false) => {}
                 Err(err) => tracing::error!(error = %err, "could not process a job"),
             }
+            let poll = self.config.poll_interval;
             tokio::select! {
                 _ = stopped.changed() => {}
-                () = tokio::time::sleep(self.config.poll_interval) => {}
+                () = async {
+                    if !self.store.wait_for_work(poll).await {
+                        tokio::time::sleep(poll).await;
+                    }
+                } => {}
             }
         }
     }

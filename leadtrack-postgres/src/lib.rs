@@ -26,6 +26,7 @@ mod activity;
 mod admin;
 mod jobs;
 mod leads;
+mod listen;
 mod listing;
 mod report;
 mod rows;
@@ -36,6 +37,7 @@ pub mod testkit;
 mod webhooks;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -73,6 +75,8 @@ impl Default for PgOptions {
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool,
+    /// Hears of work queued by any process, once a worker asks.
+    listener: Arc<listen::Listener>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -106,6 +110,7 @@ impl PgStore {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(StdDuration::from_secs(10));
         }
+        let listener = Arc::new(listen::Listener::new(config.clone()));
         let manager = Manager::from_config(
             config,
             NoTls,
@@ -120,7 +125,7 @@ impl PgStore {
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(StoreError::backend)?;
-        let store = Self { pool };
+        let store = Self { pool, listener };
         // The first connection's failure is the answer, in PostgreSQL's words (which never
         // repeat the password).
         let mut client = store.pool.get().await.map_err(|err| {
@@ -139,6 +144,7 @@ impl PgStore {
     /// fail with [`StoreError::Unavailable`].
     pub fn close(&self) {
         self.pool.close();
+        self.listener.stop();
     }
 
     /// A connection from the pool.

@@ -25,7 +25,8 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, jobs, leads, listing, report, schema, transaction, webhooks,
+    PgStore, accounts, activity, admin, jobs, leads, listen, listing, report, schema, transaction,
+    webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -110,10 +111,13 @@ impl LeadStore for PgStore {
         by: &Actor,
         now: DateTime<Utc>,
     ) -> StoreResult<StatusChange> {
-        transaction!(self, |tx| jobs::update_status(
-            &tx, project, update, by, now
-        )
-        .await?)
+        transaction!(self, |tx| {
+            let change = jobs::update_status(&tx, project, update, by, now).await?;
+            if change.job.is_some() {
+                listen::notify(&tx).await?;
+            }
+            change
+        })
     }
 
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>> {
@@ -265,6 +269,11 @@ impl JobQueue for PgStore {
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedJob>> {
         transaction!(self, |tx| jobs::claim(&tx, now, lease_for).await?)
+    }
+
+    async fn wait_for_work(&self, at_most: std::time::Duration) -> bool {
+        self.listener.wait(at_most).await;
+        true
     }
 
     async fn queue_depth(&self, now: DateTime<Utc>) -> StoreResult<QueueDepths> {

@@ -63,6 +63,7 @@ pub(crate) async fn enqueue(
     let stored = leads::find(c, project, &LeadIdentifier::LeadId(lead)).await?;
     let body = WebhookBody::new(event, event_id, now, &project_row, &stored, rating).to_json();
     let now = to_millis(&now);
+    crate::listen::notify(c).await?;
     for hook in hooks {
         let hook: Uuid = hook.try_get(0)?;
         run(

@@ -311,6 +311,15 @@ pub trait JobQueue: Send + Sync + 'static {
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedJob>>;
 
+    /// Waits until work may have been queued, by any process, or for `at_most`, whichever
+    /// comes first, and returns `true`; the worker calls it when it found nothing due, so
+    /// that a delivery starts as soon as its job is queued. A backend that cannot hear of
+    /// new work returns `false` at once (the default), and the worker sleeps `at_most`.
+    async fn wait_for_work(&self, at_most: std::time::Duration) -> bool {
+        let _ = at_most;
+        false
+    }
+
     /// How many conversion jobs and lead webhook events wait and run, and how long the
     /// first due of each has been due at `now`.
     async fn queue_depth(&self, now: DateTime<Utc>) -> StoreResult<QueueDepths>;
