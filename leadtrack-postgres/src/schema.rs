@@ -14,7 +14,7 @@ use leadtrack_core::StoreError;
 use crate::Error;
 
 /// The advisory lock key migrations are applied under ("leadtrk" in ASCII).
-const MIGRATION_LOCK: i64 = 0x6c65_6164_7472_6b;
+const MIGRATION_LOCK: i64 = 0x6c_6561_6474_726b;
 
 /// Every migration, oldest first. Never edit one that has shipped: append a new one.
 pub(crate) const MIGRATIONS: &[&str] = &[
