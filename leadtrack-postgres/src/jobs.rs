@@ -1,4 +1,16 @@
-//! Jobs.
+//! Status updates and the conversion job queue.
+//!
+//! Many servers and workers share one database, so every rule is kept with row locks:
+//!
+//! - A status update locks the lead's row first (`FOR UPDATE`), so concurrent ratings of
+//!   one lead run one after the other and the second sees the first's job (the 409 rule).
+//!   The partial unique index `jobs_unfinished_per_lead` keeps the rule too: an insert that
+//!   still meets it answers the same conflict.
+//! - A worker claims a due job with `SELECT … FOR UPDATE SKIP LOCKED`, so concurrent
+//!   claims never pick the same job and never wait for each other, and leases it.
+//! - Every operation on a claimed job locks the job's row and checks the lease under that
+//!   lock, so a job whose lease lapsed and was claimed again is never acted on by two
+//!   workers.
 use crate::Error;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
@@ -6,10 +18,55 @@ use leadtrack_core::types::*;
 
 use chrono::Duration;
 use leadtrack_core::account::Actor;
-use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
+use leadtrack_core::activity::Activity;
+use leadtrack_core::api::{Rating, rating_event};
+use leadtrack_core::job::{
+    Attempt, ClaimedJob, Delivery, JobRecord, Lease, QueueDepth, QueueDepths, StatusChange,
+};
+use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
+use leadtrack_core::rules::plan_conversion;
+use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
+use crate::rows::{self, ATTEMPT_COLUMNS, JOB_COLUMNS, LEAD_COLUMNS, all, one, run};
+use crate::{activity, admin, leads, webhooks};
+
+/// The error of a job (`id`) whose lease the caller no longer holds.
+fn lease_lost(id: JobId) -> Error {
+    Error::Store(StoreError::Conflict(Conflict::LeaseLost(id)))
+}
+
+/// The 409 of updateLeadStatus: the lead has an unfinished job.
+fn job_pending(lead: LeadId) -> Error {
+    Error::Store(StoreError::Conflict(Conflict::JobPending { lead_id: lead }))
+}
+
+/// Locks the row of the project's lead `id` (`FOR UPDATE`) until the transaction ends, and
+/// reads it as it is once locked.
+async fn lock_lead(
+    c: &impl GenericClient,
+    project: ProjectId,
+    id: LeadId,
+) -> Result<StoredLead, Error> {
+    let sql =
+        format!("SELECT {LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND id = $2 FOR UPDATE");
+    match one(c, &sql, &[&project.0, &id.0]).await? {
+        Some(row) => rows::lead(&row),
+        None => Err(admin::not_found(Entity::Lead)),
+    }
+}
+
+/// Applies updateLeadStatus in the caller's transaction
+/// ([`LeadStore::update_status`](leadtrack_core::LeadStore::update_status)), recording
+/// `by` as who rated the job and the change in the lead's history, and queuing
+/// `lead.converted` or `lead.lost` for the webhooks that hear of it.
+///
+/// The lead's row is locked first, so that concurrent updates of one lead serialise: the
+/// one that waited sees the job the other queued, and answers [`Conflict::JobPending`].
 pub(crate) async fn update_status(
     c: &impl GenericClient,
     project: ProjectId,
@@ -17,49 +74,584 @@ pub(crate) async fn update_status(
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
-    todo!()
+    let found = leads::find(c, project, &update.identifier).await?;
+    // As it is once locked: a concurrent merge may have changed it meanwhile.
+    let lead = lock_lead(c, project, found.id).await?;
+    let label = match update.conversion_id {
+        ConversionId::Label(id) => Some(admin::label(c, project, id).await?),
+        ConversionId::Open | ConversionId::Lost => None,
+    };
+    let note_given = update.note.is_some();
+    let note = update.note.clone().flatten();
+    let now_ms = to_millis(&now);
+
+    if update.conversion_id == ConversionId::Open {
+        run(
+            c,
+            "UPDATE leads SET status = 'open', price = coalesce($3, price),
+                note = CASE WHEN $4 THEN $5 ELSE note END, updated_at = $6
+             WHERE project_id = $1 AND id = $2",
+            &[
+                &project.0,
+                &lead.id.0,
+                &update.price,
+                &note_given,
+                &note,
+                &now_ms,
+            ],
+        )
+        .await?;
+        // Only a job no worker has picked up is cancelled; one being delivered finishes,
+        // and the lead, now open, stays open. (A claim holding the job's row makes this
+        // wait, then find the job started.)
+        run(
+            c,
+            "UPDATE jobs SET state = 'cancelled', finished_at = $3
+             WHERE project_id = $1 AND lead_id = $2 AND state = 'queued'
+               AND started_at IS NULL AND finished_at IS NULL",
+            &[&project.0, &lead.id.0, &now_ms],
+        )
+        .await?;
+        let reopened = Activity::Reopened {
+            price: update.price,
+            note,
+        };
+        activity::record(c, project, lead.id, now, Some(by), &reopened).await?;
+        return Ok(StatusChange {
+            lead_id: lead.id,
+            unique_identifier: lead.data.unique_identifier,
+            job: None,
+            warnings: Vec::new(),
+        });
+    }
+
+    let pending = one(
+        c,
+        "SELECT 1 FROM jobs WHERE project_id = $1 AND lead_id = $2 AND finished_at IS NULL",
+        &[&project.0, &lead.id.0],
+    )
+    .await?;
+    if pending.is_some() {
+        return Err(job_pending(lead.id));
+    }
+    let project_row = admin::project(c, project).await?;
+    let integrations = admin::integrations(c, project).await?;
+    let job = plan_conversion(
+        &lead,
+        update.conversion_id,
+        update.price,
+        label.as_ref(),
+        &project_row,
+        &integrations,
+        now,
+    );
+
+    let conversion_id = job.conversion_id.to_string();
+    run(
+        c,
+        "UPDATE leads SET status = 'pending', price = coalesce($3, price),
+            note = CASE WHEN $4 THEN $5 ELSE note END, conversion_id = $6, updated_at = $7
+         WHERE project_id = $1 AND id = $2",
+        &[
+            &project.0,
+            &lead.id.0,
+            &update.price,
+            &note_given,
+            &note,
+            &conversion_id,
+            &now_ms,
+        ],
+    )
+    .await?;
+    let inserted = one(
+        c,
+        "INSERT INTO jobs (project_id, event_id, lead_id, conversion_id, final_status, price,
+            state, created_at, due_at, rated_by)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $7, $8)
+         RETURNING id",
+        &[
+            &project.0,
+            &job.event_id,
+            &lead.id.0,
+            &conversion_id,
+            &job.final_status.as_ref(),
+            &job.price,
+            &now_ms,
+            &rows::actor_json(Some(by))?,
+        ],
+    )
+    .await;
+    // The lock on the lead makes this rare, but the unique index on unfinished jobs has
+    // the last word.
+    let inserted = match inserted {
+        Err(err) if err.is_unique_violation() => return Err(job_pending(lead.id)),
+        other => other?,
+    };
+    let job_id = match inserted {
+        Some(row) => JobId(row.try_get(0)?),
+        None => return Err(admin::not_found(Entity::Job)),
+    };
+    for planned in &job.deliveries {
+        let (state, detail) = match &planned.skip {
+            Some(skip) => (DeliveryState::Skipped, Some(skip.reason.as_str())),
+            None => (DeliveryState::Pending, None),
+        };
+        run(
+            c,
+            "INSERT INTO deliveries (project_id, job_id, integration, state, detail)
+             VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &project.0,
+                &job_id.0,
+                &planned.integration.as_ref(),
+                &state.as_ref(),
+                &detail,
+            ],
+        )
+        .await?;
+    }
+    let rating = Rating {
+        job_id,
+        conversion_id: job.conversion_id,
+        label: label.as_ref(),
+        price: job.price,
+    };
+    let event = rating_event(job.conversion_id);
+    webhooks::enqueue(c, project, lead.id, event, job.event_id, Some(rating), now).await?;
+    let rated = Activity::Rated {
+        conversion_id: job.conversion_id,
+        label: label.map(|label| label.name),
+        price: job.price,
+        note,
+        job_id,
+    };
+    activity::record(c, project, lead.id, now, Some(by), &rated).await?;
+    Ok(StatusChange {
+        lead_id: lead.id,
+        unique_identifier: lead.data.unique_identifier,
+        job: Some(job_id),
+        warnings: job.warnings,
+    })
 }
+
+/// A lead's jobs, newest first, each with its deliveries (in integration order) and their
+/// attempts (oldest first); none for a lead that is not the project's.
 pub(crate) async fn lead_jobs(
     c: &impl GenericClient,
     project: ProjectId,
     lead: LeadId,
 ) -> Result<Vec<JobRecord>, Error> {
-    todo!()
+    let sql = format!(
+        "SELECT {JOB_COLUMNS} FROM jobs WHERE project_id = $1 AND lead_id = $2
+         ORDER BY id DESC"
+    );
+    let jobs = all(c, &sql, &[&project.0, &lead.0])
+        .await?
+        .iter()
+        .map(rows::job)
+        .collect::<Result<Vec<_>, _>>()?;
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Every attempt of the lead's jobs at once, oldest first.
+    let sql = format!(
+        "SELECT a.job_id, {ATTEMPT_COLUMNS} FROM attempts a
+         JOIN jobs j ON j.project_id = a.project_id AND j.id = a.job_id
+         WHERE j.project_id = $1 AND j.lead_id = $2
+         ORDER BY a.id"
+    );
+    let mut attempts: Vec<(i64, Attempt)> = Vec::new();
+    for row in all(c, &sql, &[&project.0, &lead.0]).await? {
+        attempts.push((row.try_get(0)?, rows::attempt(&row, 1)?));
+    }
+    let mut records = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let deliveries = deliveries(c, job.project_id, job.id)
+            .await?
+            .into_iter()
+            .map(|delivery| {
+                let of_delivery: Vec<Attempt> = attempts
+                    .iter()
+                    .filter(|(of_job, a)| {
+                        *of_job == job.id.0 && a.integration == delivery.integration
+                    })
+                    .map(|(_, a)| a.clone())
+                    .collect();
+                (delivery, of_delivery)
+            })
+            .collect();
+        records.push(JobRecord { job, deliveries });
+    }
+    Ok(records)
 }
+
+/// The deliveries of a job, in integration order.
+async fn deliveries(
+    c: &impl GenericClient,
+    project: ProjectId,
+    job: JobId,
+) -> Result<Vec<Delivery>, Error> {
+    let rows = all(
+        c,
+        "SELECT integration, state, attempts, next_attempt_at, detail
+         FROM deliveries WHERE project_id = $1 AND job_id = $2",
+        &[&project.0, &job.0],
+    )
+    .await?;
+    let mut deliveries = rows.iter().map(delivery).collect::<Result<Vec<_>, _>>()?;
+    deliveries.sort_by_key(|d| d.integration);
+    Ok(deliveries)
+}
+
+/// A delivery from a row of `integration, state, attempts, next_attempt_at, detail`.
+fn delivery(row: &Row) -> Result<Delivery, Error> {
+    Ok(Delivery {
+        integration: rows::parse("deliveries.integration", row.try_get(0)?)?,
+        state: rows::parse("deliveries.state", row.try_get(1)?)?,
+        attempts: count("deliveries.attempts", row.try_get(2)?)?,
+        next_attempt_at: row.try_get::<_, Option<i64>>(3)?.map(from_millis),
+        detail: row.try_get(4)?,
+    })
+}
+
+/// An `integer` count column as a count.
+fn count(column: &'static str, value: i32) -> Result<u32, Error> {
+    u32::try_from(value).map_err(|_| Error::Corrupt {
+        column,
+        value: value.to_string(),
+    })
+}
+
+/// The row due soonest at `now_ms` of a leased queue (`jobs`, `webhook_events`: `state`,
+/// `due_at`, `lease_expires_at`), locked (`FOR UPDATE SKIP LOCKED`: a row another
+/// transaction holds is passed over, never waited for), as `(project_id, id)`: a queued
+/// row due by then, or a running one whose lease has lapsed (its worker died), whichever
+/// has waited longer (a tie goes to the queued one).
+///
+/// Each half is read from the table's partial index on its state, first the lapsed leases
+/// (rarely any), then the queued rows due no later than the lapsed one found. When both
+/// are found and the queued one wins, the lapsed row stays locked until the transaction
+/// ends, so a concurrent claim passes over it for that moment.
+pub(crate) async fn due(
+    c: &impl GenericClient,
+    table: &str,
+    now_ms: i64,
+) -> Result<Option<(i64, i64)>, Error> {
+    let lapsed = one(
+        c,
+        &format!(
+            "SELECT project_id, id, lease_expires_at FROM {table}
+             WHERE state = 'running' AND lease_expires_at <= $1
+             ORDER BY lease_expires_at, id LIMIT 1
+             FOR UPDATE SKIP LOCKED"
+        ),
+        &[&now_ms],
+    )
+    .await?;
+    let lapsed = match lapsed {
+        Some(row) => Some((row.try_get(0)?, row.try_get(1)?, row.try_get::<_, i64>(2)?)),
+        None => None,
+    };
+    let until = lapsed.map_or(now_ms, |(_, _, expired)| expired);
+    let queued = one(
+        c,
+        &format!(
+            "SELECT project_id, id FROM {table}
+             WHERE state = 'queued' AND due_at <= $1
+             ORDER BY due_at, id LIMIT 1
+             FOR UPDATE SKIP LOCKED"
+        ),
+        &[&until],
+    )
+    .await?;
+    Ok(match queued {
+        Some(row) => Some((row.try_get(0)?, row.try_get(1)?)),
+        None => lapsed.map(|(project, id, _)| (project, id)),
+    })
+}
+
+/// How a leased queue (`jobs`, `webhook_events`) stands at `now_ms`, in one statement (one
+/// snapshot); each figure is read from the table's partial index on its state.
+pub(crate) async fn depth(
+    c: &impl GenericClient,
+    table: &str,
+    now_ms: i64,
+) -> Result<QueueDepth, Error> {
+    let sql = format!(
+        "SELECT (SELECT count(*) FROM {table} WHERE state = 'queued'),
+                (SELECT count(*) FROM {table} WHERE state = 'running'),
+                (SELECT min(due_at) FROM {table} WHERE state = 'queued')"
+    );
+    let row = one(c, &sql, &[])
+        .await?
+        .ok_or_else(|| StoreError::Invalid(format!("no depth of {table}")))?;
+    let queued: i64 = row.try_get(0)?;
+    let running: i64 = row.try_get(1)?;
+    let first_due: Option<i64> = row.try_get(2)?;
+    Ok(QueueDepth {
+        queued: u64::try_from(queued).unwrap_or_default(),
+        running: u64::try_from(running).unwrap_or_default(),
+        oldest_due_for: first_due
+            .filter(|due| *due <= now_ms)
+            .map(|due| Duration::milliseconds(now_ms.saturating_sub(due)))
+            .unwrap_or_default(),
+    })
+}
+
+/// The lease a claim at `now` holds for `lease_for`, with a new token.
+pub(crate) fn new_lease(now: DateTime<Utc>, lease_for: Duration) -> Result<Lease, Error> {
+    let expires_at = now
+        .checked_add_signed(lease_for)
+        .ok_or_else(|| StoreError::Invalid("the lease would end out of range".to_owned()))?;
+    Ok(Lease {
+        token: Uuid::new_v4(),
+        expires_at: truncate_to_millis(expires_at),
+    })
+}
+
+/// Leases the job due soonest: a queued job due by `now`, or a running one whose lease
+/// has lapsed (its worker died), with everything the worker needs to deliver it, read in
+/// the same transaction. Concurrent claims take different jobs ([`due`]).
 pub(crate) async fn claim(
     c: &impl GenericClient,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedJob>, Error> {
-    todo!()
+    let now_ms = to_millis(&now);
+    let Some((project, id)) = due(c, "jobs", now_ms).await? else {
+        return Ok(None);
+    };
+    let lease = new_lease(now, lease_for)?;
+    let sql = format!(
+        "UPDATE jobs SET state = 'running', lease_token = $3, lease_expires_at = $4,
+            started_at = coalesce(started_at, $5)
+         WHERE project_id = $1 AND id = $2
+         RETURNING {JOB_COLUMNS}"
+    );
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &project,
+        &id,
+        &lease.token,
+        &to_millis(&lease.expires_at),
+        &now_ms,
+    ];
+    let job = match one(c, &sql, &params).await? {
+        Some(row) => rows::job(&row)?,
+        None => return Err(admin::not_found(Entity::Job)),
+    };
+    let lead = leads::find(c, job.project_id, &LeadIdentifier::LeadId(job.lead_id)).await?;
+    let deliveries = deliveries(c, job.project_id, job.id).await?;
+    let project = admin::project(c, job.project_id).await?;
+    let label = match job.conversion_id {
+        // Labels are never deleted; should one vanish, the job still goes out, as `lost` would.
+        ConversionId::Label(id) => match admin::label(c, job.project_id, id).await {
+            Ok(label) => Some(label),
+            Err(Error::Store(StoreError::NotFound(_))) => None,
+            Err(err) => return Err(err),
+        },
+        ConversionId::Open | ConversionId::Lost => None,
+    };
+    let integrations = admin::integrations(c, job.project_id).await?;
+    Ok(Some(ClaimedJob {
+        job,
+        lease,
+        lead,
+        deliveries,
+        project,
+        label,
+        integrations,
+    }))
 }
+
+/// How the job and webhook event queues stand at `now`.
 pub(crate) async fn queue_depth(
     c: &impl GenericClient,
     now: DateTime<Utc>,
 ) -> Result<QueueDepths, Error> {
-    todo!()
+    let now_ms = to_millis(&now);
+    Ok(QueueDepths {
+        jobs: depth(c, "jobs", now_ms).await?,
+        webhook_events: depth(c, "webhook_events", now_ms).await?,
+    })
 }
+
+/// The job a worker holds, as `(project, lead)`: locks the job's row (named by its id
+/// alone) until the transaction ends, and fails unless `token` holds its lease, so that no
+/// claim can take the job over while the caller acts on it.
+async fn check_lease(
+    c: &impl GenericClient,
+    id: JobId,
+    token: Uuid,
+) -> Result<(ProjectId, LeadId), Error> {
+    let held = one(
+        c,
+        "SELECT project_id, lead_id, state, lease_token FROM jobs WHERE id = $1 FOR UPDATE",
+        &[&id.0],
+    )
+    .await?;
+    let Some(row) = held else {
+        return Err(admin::not_found(Entity::Job));
+    };
+    let state: &str = row.try_get(2)?;
+    let lease: Option<Uuid> = row.try_get(3)?;
+    if state == JobState::Running.as_ref() && lease == Some(token) {
+        Ok((ProjectId(row.try_get(0)?), LeadId(row.try_get(1)?)))
+    } else {
+        Err(lease_lost(id))
+    }
+}
+
+/// Records an attempt on a claimed job, moves its delivery on, keeps the project's newest
+/// attempt per integration (`last_attempts`), and adds a `delivery` event to the lead's
+/// history. Errors: [`Conflict::LeaseLost`]; [`StoreError::Invalid`] for an integration
+/// the job does not deliver to.
 pub(crate) async fn record_attempt(
     c: &impl GenericClient,
     job: JobId,
     lease: Uuid,
     attempt: &Attempt,
 ) -> Result<(), Error> {
-    todo!()
+    let (project, lead) = check_lease(c, job, lease).await?;
+    let integration = attempt.integration.as_ref();
+    let retry_at = attempt.retry_at.as_ref().map(to_millis);
+    let updated = run(
+        c,
+        "UPDATE deliveries SET state = $4, attempts = attempts + 1, next_attempt_at = $5,
+            detail = $6
+         WHERE project_id = $1 AND job_id = $2 AND integration = $3",
+        &[
+            &project.0,
+            &job.0,
+            &integration,
+            &attempt.outcome.delivery_state().as_ref(),
+            &retry_at,
+            &attempt.error,
+        ],
+    )
+    .await?;
+    if updated == 0 {
+        return Err(Error::Store(StoreError::Invalid(format!(
+            "job {} has no delivery to {}",
+            job.0, attempt.integration
+        ))));
+    }
+    let at = to_millis(&attempt.at);
+    let inserted = one(
+        c,
+        "INSERT INTO attempts (project_id, job_id, integration, at, outcome, http_status,
+            error, retry_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         RETURNING id",
+        &[
+            &project.0,
+            &job.0,
+            &integration,
+            &at,
+            &attempt.outcome.as_ref(),
+            &attempt.http_status.map(i32::from),
+            &attempt.error,
+            &retry_at,
+        ],
+    )
+    .await?;
+    let attempt_id: i64 = match inserted {
+        Some(row) => row.try_get(0)?,
+        None => return Err(admin::not_found(Entity::Job)),
+    };
+    // The newest attempt per project and integration: the latest `at`, ties going to the
+    // attempt recorded last. The row lock of the upsert orders concurrent attempts.
+    run(
+        c,
+        "INSERT INTO last_attempts (project_id, integration, attempt_id, at)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (project_id, integration) DO UPDATE
+             SET attempt_id = excluded.attempt_id, at = excluded.at
+             WHERE (excluded.at, excluded.attempt_id)
+                 > (last_attempts.at, last_attempts.attempt_id)",
+        &[&project.0, &integration, &attempt_id, &at],
+    )
+    .await?;
+    let delivery = Activity::Delivery {
+        job_id: job,
+        integration: attempt.integration,
+        outcome: attempt.outcome,
+        http_status: attempt.http_status,
+        error: attempt.error.clone(),
+    };
+    activity::record(c, project, lead, attempt.at, None, &delivery).await?;
+    Ok(())
 }
+
+/// Returns a claimed job to the queue, due at `due_at`, releasing the lease.
+/// Errors: [`Conflict::LeaseLost`].
 pub(crate) async fn reschedule(
     c: &impl GenericClient,
     job: JobId,
     lease: Uuid,
     due_at: DateTime<Utc>,
 ) -> Result<(), Error> {
-    todo!()
+    let (project, _) = check_lease(c, job, lease).await?;
+    run(
+        c,
+        "UPDATE jobs SET state = 'queued', due_at = $3, lease_token = NULL,
+            lease_expires_at = NULL
+         WHERE project_id = $1 AND id = $2",
+        &[&project.0, &job.0, &to_millis(&due_at)],
+    )
+    .await?;
+    Ok(())
 }
+
+/// Ends a claimed job whose deliveries have all ended, and moves its lead to the job's
+/// final status unless the lead was reset to `open` meanwhile; the lead's status.
+/// Errors: [`Conflict::LeaseLost`]; [`StoreError::Invalid`] while a delivery is pending.
 pub(crate) async fn finish(
     c: &impl GenericClient,
     job: JobId,
     lease: Uuid,
     now: DateTime<Utc>,
 ) -> Result<LeadStatus, Error> {
-    todo!()
+    let (project, lead) = check_lease(c, job, lease).await?;
+    if deliveries(c, project, job)
+        .await?
+        .iter()
+        .any(|d| d.state == DeliveryState::Pending)
+    {
+        return Err(Error::Store(StoreError::Invalid(format!(
+            "job {} still has deliveries pending",
+            job.0
+        ))));
+    }
+    let now_ms = to_millis(&now);
+    let finished = one(
+        c,
+        "UPDATE jobs SET state = 'done', finished_at = $3, lease_token = NULL,
+            lease_expires_at = NULL
+         WHERE project_id = $1 AND id = $2
+         RETURNING final_status",
+        &[&project.0, &job.0, &now_ms],
+    )
+    .await?;
+    let final_status: String = match finished {
+        Some(row) => row.try_get(0)?,
+        None => return Err(admin::not_found(Entity::Job)),
+    };
+    // A lead reset to `open` while its job was delivered is no longer pending: it stays open.
+    run(
+        c,
+        "UPDATE leads SET status = $3, updated_at = $4
+         WHERE project_id = $1 AND id = $2 AND status = 'pending'",
+        &[&project.0, &lead.0, &final_status, &now_ms],
+    )
+    .await?;
+    let status = one(
+        c,
+        "SELECT status FROM leads WHERE project_id = $1 AND id = $2",
+        &[&project.0, &lead.0],
+    )
+    .await?;
+    match status {
+        Some(row) => rows::parse("leads.status", row.try_get(0)?),
+        None => Err(admin::not_found(Entity::Lead)),
+    }
 }

@@ -1,4 +1,10 @@
-//! Lead webhooks.
+//! Lead webhooks and their queue of events (`webhook_events`: one row per webhook and event
+//! id, in states `queued`, `running`, then `delivered`, `failed` or `skipped`).
+//!
+//! Workers claim events with `SELECT … FOR UPDATE SKIP LOCKED` and lease them; recording an
+//! attempt locks the event's row and checks the lease under that lock. Removing a webhook
+//! locks its row first, and queuing events locks the rows of the webhooks it queues for
+//! (`FOR KEY SHARE`), so an event is never queued for a webhook being removed.
 use crate::Error;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
@@ -7,40 +13,196 @@ use leadtrack_core::types::*;
 use chrono::Duration;
 use leadtrack_core::api::Rating;
 use leadtrack_core::api::WebhookBody;
-use leadtrack_core::time::to_millis;
-use leadtrack_core::webhook::WebhookEvents;
+use leadtrack_core::integration::Secret;
+use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::webhook::{
-    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookEvent, WebhookStatus,
+    ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookError,
+    WebhookEvent, WebhookEvents, WebhookStatus,
 };
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
-use crate::rows::{all, run};
-use crate::{admin, leads};
+use crate::rows::{self, all, one, run};
+use crate::{admin, jobs, leads};
 
+/// The columns [`webhook`] reads, in order (of `webhooks`, which queries may alias `w`).
+const WEBHOOK_COLUMNS: &str = "w.id, w.project_id, w.url, w.secret, w.events, w.created_at";
+
+/// A webhook from a row of [`WEBHOOK_COLUMNS`].
+fn webhook(row: &Row) -> Result<Webhook, Error> {
+    Ok(Webhook {
+        id: row.try_get(0)?,
+        project_id: ProjectId(row.try_get(1)?),
+        url: row.try_get(2)?,
+        secret: Secret::new(row.try_get::<_, String>(3)?),
+        events: WebhookEvents::from_bits(row.try_get(4)?),
+        created_at: from_millis(row.try_get(5)?),
+    })
+}
+
+/// What a refused webhook fails with.
+fn invalid(err: WebhookError) -> Error {
+    Error::Store(StoreError::Invalid(err.to_string()))
+}
+
+/// A `count(*)` column as a count.
+fn count(column: &'static str, value: i64) -> Result<u64, Error> {
+    u64::try_from(value).map_err(|_| Error::Corrupt {
+        column,
+        value: value.to_string(),
+    })
+}
+
+/// Adds a webhook to the project
+/// ([`Admin::create_webhook`](leadtrack_core::Admin::create_webhook)). The project's row is
+/// locked (`FOR NO KEY UPDATE`, which leads being created do not wait for) while its
+/// webhooks are counted, so concurrent creates cannot pass [`MAX_WEBHOOKS`] together.
 pub(crate) async fn create(
     c: &impl GenericClient,
     project: ProjectId,
     new: &NewWebhook,
     now: DateTime<Utc>,
 ) -> Result<Webhook, Error> {
-    todo!()
+    let found = one(
+        c,
+        "SELECT 1 FROM projects WHERE id = $1 FOR NO KEY UPDATE",
+        &[&project.0],
+    )
+    .await?;
+    if found.is_none() {
+        return Err(admin::not_found(Entity::Project));
+    }
+    new.validate().map_err(invalid)?;
+    let existing = one(
+        c,
+        "SELECT count(*) FROM webhooks WHERE project_id = $1",
+        &[&project.0],
+    )
+    .await?;
+    let existing = match existing {
+        Some(row) => row.try_get::<_, i64>(0)?,
+        None => 0,
+    };
+    if usize::try_from(existing).unwrap_or(usize::MAX) >= MAX_WEBHOOKS {
+        return Err(invalid(WebhookError::TooMany));
+    }
+    let sql = format!(
+        "INSERT INTO webhooks AS w (project_id, id, url, secret, events, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         RETURNING {WEBHOOK_COLUMNS}"
+    );
+    let params: [&(dyn ToSql + Sync); 6] = [
+        &project.0,
+        &Uuid::new_v4(),
+        &new.url,
+        &new.secret.expose(),
+        &new.events.bits(),
+        &to_millis(&now),
+    ];
+    match one(c, &sql, &params).await? {
+        Some(row) => webhook(&row),
+        None => Err(admin::not_found(Entity::Webhook)),
+    }
 }
+
+/// The project's webhooks, oldest first (ties: in the order added), each with how its
+/// deliveries stand, in one statement (one snapshot): the count of its events per state
+/// (`webhook_events_state`), and its newest attempt, the latest `at` (ties: the event
+/// queued last), read from `webhook_events_last`.
 pub(crate) async fn list(
     c: &impl GenericClient,
     project: ProjectId,
 ) -> Result<Vec<WebhookStatus>, Error> {
-    todo!()
+    let sql = format!(
+        "SELECT {WEBHOOK_COLUMNS}, n.pending, n.delivered, n.failed,
+            l.last_attempt_at, l.outcome, l.http_status, l.error, l.retry_at
+         FROM webhooks w
+         CROSS JOIN LATERAL (
+             SELECT count(*) FILTER (WHERE e.state IN ('queued', 'running')) AS pending,
+                 count(*) FILTER (WHERE e.state = 'delivered') AS delivered,
+                 count(*) FILTER (WHERE e.state NOT IN ('queued', 'running', 'delivered'))
+                     AS failed
+             FROM webhook_events e
+             WHERE e.project_id = w.project_id AND e.webhook_id = w.id
+         ) n
+         LEFT JOIN LATERAL (
+             SELECT e.last_attempt_at, e.outcome, e.http_status, e.error,
+                 CASE WHEN e.state = 'queued' THEN e.due_at END AS retry_at
+             FROM webhook_events e
+             WHERE e.project_id = w.project_id AND e.webhook_id = w.id
+               AND e.last_attempt_at IS NOT NULL
+             ORDER BY e.last_attempt_at DESC, e.id DESC
+             LIMIT 1
+         ) l ON true
+         WHERE w.project_id = $1
+         ORDER BY w.created_at, w.seq"
+    );
+    let mut statuses = Vec::new();
+    for row in all(c, &sql, &[&project.0]).await? {
+        let last_attempt = match row.try_get::<_, Option<i64>>(9)? {
+            Some(at) => Some(WebhookAttempt {
+                at: from_millis(at),
+                outcome: rows::parse("webhook_events.outcome", row.try_get(10)?)?,
+                http_status: row
+                    .try_get::<_, Option<i32>>(11)?
+                    .and_then(|status| u16::try_from(status).ok()),
+                error: row.try_get(12)?,
+                retry_at: row.try_get::<_, Option<i64>>(13)?.map(from_millis),
+            }),
+            None => None,
+        };
+        statuses.push(WebhookStatus {
+            webhook: webhook(&row)?,
+            pending: count("webhook_events.pending", row.try_get(6)?)?,
+            delivered: count("webhook_events.delivered", row.try_get(7)?)?,
+            failed: count("webhook_events.failed", row.try_get(8)?)?,
+            last_attempt,
+        });
+    }
+    Ok(statuses)
 }
+
+/// Removes a webhook of the project and its events; `false` when the project has no such
+/// webhook. The webhook's row is locked first: a worker holding one of its events finishes
+/// its statement first, and an event being queued for it waits, then finds it gone.
 pub(crate) async fn remove(
     c: &impl GenericClient,
     project: ProjectId,
     id: Uuid,
 ) -> Result<bool, Error> {
-    todo!()
+    let found = one(
+        c,
+        "SELECT 1 FROM webhooks WHERE project_id = $1 AND id = $2 FOR UPDATE",
+        &[&project.0, &id],
+    )
+    .await?;
+    if found.is_none() {
+        return Ok(false);
+    }
+    run(
+        c,
+        "DELETE FROM webhook_events WHERE project_id = $1 AND webhook_id = $2",
+        &[&project.0, &id],
+    )
+    .await?;
+    run(
+        c,
+        "DELETE FROM webhooks WHERE project_id = $1 AND id = $2",
+        &[&project.0, &id],
+    )
+    .await?;
+    Ok(true)
 }
+
 /// Queues `event` (id `event_id`, at `now`) about `lead` for every webhook of the project
 /// subscribed to it, with the lead as it is now; part of the transaction that made the
 /// change. A project without such a webhook costs one indexed lookup.
+///
+/// The webhooks' rows are locked (`FOR KEY SHARE`, as the events' foreign key would lock
+/// them anyway) as they are found: a webhook being removed is waited for, then passed over,
+/// instead of failing the insert of its event on the foreign key.
 pub(crate) async fn enqueue(
     c: &impl GenericClient,
     project: ProjectId,
@@ -52,7 +214,7 @@ pub(crate) async fn enqueue(
 ) -> Result<(), Error> {
     let hooks = all(
         c,
-        "SELECT id FROM webhooks WHERE project_id = $1 AND events & $2 != 0",
+        "SELECT id FROM webhooks WHERE project_id = $1 AND events & $2 != 0 FOR KEY SHARE",
         &[&project.0, &WebhookEvents::from_iter([event]).bits()],
     )
     .await?;
@@ -86,18 +248,107 @@ pub(crate) async fn enqueue(
     }
     Ok(())
 }
+/// Leases the event delivery due soonest: a queued one due by `now`, or a running one
+/// whose lease has lapsed (its worker died). Concurrent claims take different deliveries
+/// ([`jobs::due`]).
 pub(crate) async fn claim(
     c: &impl GenericClient,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedWebhookEvent>, Error> {
-    todo!()
+    let Some((project, id)) = jobs::due(c, "webhook_events", to_millis(&now)).await? else {
+        return Ok(None);
+    };
+    let lease = jobs::new_lease(now, lease_for)?;
+    let claimed = one(
+        c,
+        "UPDATE webhook_events SET state = 'running', lease_token = $3, lease_expires_at = $4
+         WHERE project_id = $1 AND id = $2
+         RETURNING webhook_id, event, event_id, lead_id, occurred_at, attempts, body",
+        &[&project, &id, &lease.token, &to_millis(&lease.expires_at)],
+    )
+    .await?
+    .ok_or_else(|| admin::not_found(Entity::Webhook))?;
+    let hook_id: Uuid = claimed.try_get(0)?;
+    let sql =
+        format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks w WHERE w.project_id = $1 AND w.id = $2");
+    let hook = match one(c, &sql, &[&project, &hook_id]).await? {
+        Some(row) => webhook(&row)?,
+        None => return Err(admin::not_found(Entity::Webhook)),
+    };
+    let attempts: i32 = claimed.try_get(5)?;
+    Ok(Some(ClaimedWebhookEvent {
+        id,
+        lease,
+        webhook: hook,
+        event: rows::parse("webhook_events.event", claimed.try_get(1)?)?,
+        event_id: claimed.try_get(2)?,
+        lead_id: LeadId(claimed.try_get(3)?),
+        occurred_at: from_millis(claimed.try_get(4)?),
+        attempts: u32::try_from(attempts).map_err(|_| Error::Corrupt {
+            column: "webhook_events.attempts",
+            value: attempts.to_string(),
+        })?,
+        body: claimed.try_get(6)?,
+    }))
 }
+
+/// Records an attempt on a claimed event delivery (named by its id alone) and releases
+/// the lease: a retry is queued again, due at its `retry_at`; any other outcome ends the
+/// delivery, and a delivered one's body is dropped. The delivery's row is locked while the
+/// lease is checked. Errors: [`Conflict::WebhookLeaseLost`]; [`Entity::Webhook`] not found
+/// when the delivery is gone; [`StoreError::Invalid`] for a retry without its time.
 pub(crate) async fn record_attempt(
     c: &impl GenericClient,
     id: i64,
     lease: Uuid,
     attempt: &WebhookAttempt,
 ) -> Result<(), Error> {
-    todo!()
+    let held = one(
+        c,
+        "SELECT project_id, state, lease_token FROM webhook_events WHERE id = $1 FOR UPDATE",
+        &[&id],
+    )
+    .await?
+    .ok_or_else(|| admin::not_found(Entity::Webhook))?;
+    let project: i64 = held.try_get(0)?;
+    let state: &str = held.try_get(1)?;
+    let token: Option<Uuid> = held.try_get(2)?;
+    if state != "running" || token != Some(lease) {
+        return Err(Error::Store(StoreError::Conflict(
+            Conflict::WebhookLeaseLost(id),
+        )));
+    }
+    let (state, due_at) = match (attempt.outcome, attempt.retry_at) {
+        (AttemptOutcome::Retry, Some(retry_at)) => ("queued", Some(to_millis(&retry_at))),
+        (AttemptOutcome::Retry, None) => {
+            return Err(Error::Store(StoreError::Invalid(
+                "a retry needs the time to retry at".to_owned(),
+            )));
+        }
+        (AttemptOutcome::Delivered, _) => ("delivered", None),
+        (AttemptOutcome::Failed, _) => ("failed", None),
+        (AttemptOutcome::Skipped, _) => ("skipped", None),
+    };
+    // A delivered body is not needed again: only the record of the delivery stays.
+    run(
+        c,
+        "UPDATE webhook_events SET state = $3, attempts = attempts + 1,
+            due_at = coalesce($4, due_at), lease_token = NULL, lease_expires_at = NULL,
+            last_attempt_at = $5, outcome = $6, http_status = $7, error = $8,
+            body = CASE WHEN $3 = 'delivered' THEN '' ELSE body END
+         WHERE project_id = $1 AND id = $2",
+        &[
+            &project,
+            &id,
+            &state,
+            &due_at,
+            &to_millis(&attempt.at),
+            &attempt.outcome.as_ref(),
+            &attempt.http_status.map(i32::from),
+            &attempt.error,
+        ],
+    )
+    .await?;
+    Ok(())
 }
