@@ -80,6 +80,8 @@ pub mod api;
 pub mod request;
 
 pub mod store;
+/// A database in a form every backend reads and writes, for moving it between backends.
+pub mod transfer;
 
 #[cfg(feature = "testkit")]
 pub mod testkit;

@@ -24,6 +24,7 @@
 mod accounts;
 mod activity;
 mod admin;
+mod import;
 mod jobs;
 mod leads;
 mod listen;
@@ -44,6 +45,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use leadtrack_core::{StoreError, StoreResult};
 use tokio_postgres::NoTls;
 
+pub use import::ImportState;
 pub(crate) use rows::Error;
 
 /// How a [`PgStore`] connects.

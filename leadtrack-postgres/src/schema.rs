@@ -85,6 +85,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX login_failures_address ON login_failures (address, at);
     CREATE INDEX login_failures_at      ON login_failures (at);
 
+    -- A copy of a SQLite database into this one (`server migrate-to`): which, since when,
+    -- and whether it finished. A copy that did not finish is resumed by running it again.
+    CREATE TABLE leadtrack_import (
+        one         boolean PRIMARY KEY DEFAULT true CHECK (one),
+        source      text    NOT NULL,
+        started_at  bigint  NOT NULL,
+        finished_at bigint
+    );
+
     -- A project's data: distributed by `project_id`.
     CREATE TABLE leads (
         project_id        bigint  NOT NULL REFERENCES projects (id),

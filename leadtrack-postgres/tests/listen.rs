@@ -20,7 +20,9 @@ use serde_json::json;
 async fn a_waiting_worker_wakes_when_another_process_queues_a_job() {
     let (api, url) = support::fresh_store().await;
     // The worker's store is another pool: to PostgreSQL, another process.
-    let worker = PgStore::connect_with(&url, support::options()).await.unwrap();
+    let worker = PgStore::connect_with(&url, support::options())
+        .await
+        .unwrap();
     let acme = project(&api, "acme").await;
     let label = api
         .create_label(
@@ -38,7 +40,11 @@ async fn a_waiting_worker_wakes_when_another_process_queues_a_job() {
         .await
         .unwrap();
     let lead = api
-        .create_lead(acme.id, data(json!({"userData": {"email": "a@example.com"}})), Utc::now())
+        .create_lead(
+            acme.id,
+            data(json!({"userData": {"email": "a@example.com"}})),
+            Utc::now(),
+        )
         .await
         .unwrap();
     // Listening before the rating: the first wait connects, and returns when it has.

@@ -28,6 +28,7 @@ mod cli;
 mod config;
 mod integrations;
 mod metrics;
+mod migrate;
 mod serve;
 mod webhooks;
 
@@ -127,6 +128,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Restore { from, json }) => {
             return backup::restore(&database, from, json).await;
         }
+        Some(Command::MigrateTo { from, to, batch }) => {
+            return migrate::migrate_to(from, to, batch, cli.pool_size).await;
+        }
         None => Job::serve(cli.serve).await?,
         Some(Command::Serve(args)) => Job::serve(args).await?,
         Some(Command::Worker(command)) => Job::Work(command),
@@ -205,8 +209,9 @@ impl Job {
                 | Command::Worker(_)
                 | Command::Backup { .. }
                 | Command::Restore { .. }
+                | Command::MigrateTo { .. }
                 | Command::Config(_) => Err(Failure(
-                    "serve, worker, config, backup and restore do not run on an open store"
+                    "serve, worker, config, backup, restore and migrate-to do not run on an open store"
                         .to_owned(),
                 )),
             },

@@ -71,18 +71,7 @@ pub fn backup(database: &Path, to: &Path) -> StoreResult<BackupSummary> {
 /// system fails.
 /// Blocks on file work: call it off an async runtime's threads.
 pub fn restore(from: &Path, database: &Path) -> StoreResult<BackupSummary> {
-    let lock = lock_file(database)?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
-            return Err(StoreError::Invalid(format!(
-                "{} is open in a running leadtrack (server, worker or admin command); \
-                     stop it before restoring",
-                database.display()
-            )));
-        }
-        Err(TryLockError::Error(err)) => return Err(StoreError::backend(err)),
-    }
+    let _lock = hold_alone(database, "restoring")?;
     let summary = verify(from)?;
     let staged = beside(database, "-restore");
     std::fs::copy(from, &staged).map_err(StoreError::backend)?;
@@ -115,6 +104,22 @@ pub(crate) fn hold_open(database: &Path) -> StoreResult<File> {
         Ok(()) => Ok(lock),
         Err(TryLockError::WouldBlock) => Err(StoreError::Unavailable(format!(
             "{} is being restored",
+            database.display()
+        ))),
+        Err(TryLockError::Error(err)) => Err(StoreError::backend(err)),
+    }
+}
+
+/// The lock file's exclusive lock, held while `doing` (e.g. "restoring") needs the database
+/// to itself. Errors: [`StoreError::Invalid`] while a server, worker or admin command has
+/// the database open.
+pub(crate) fn hold_alone(database: &Path, doing: &str) -> StoreResult<File> {
+    let lock = lock_file(database)?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(TryLockError::WouldBlock) => Err(StoreError::Invalid(format!(
+            "{} is open in a running leadtrack (server, worker or admin command); \
+                 stop it before {doing}",
             database.display()
         ))),
         Err(TryLockError::Error(err)) => Err(StoreError::backend(err)),

@@ -48,6 +48,7 @@ mod accounts;
 mod activity;
 mod admin;
 mod backup;
+mod export;
 mod jobs;
 mod leads;
 mod listing;
@@ -67,6 +68,7 @@ use leadtrack_core::types::ProjectId;
 use leadtrack_core::{StoreError, StoreResult};
 
 pub use backup::{BackupSummary, backup, restore};
+pub use export::Export;
 pub(crate) use rows::Error;
 use runtime::{Lane, Runtime};
 pub use runtime::{WriteStats, describe_metrics};

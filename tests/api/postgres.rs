@@ -12,7 +12,7 @@ use leadtrack::client::{Client, Error as ClientError};
 use leadtrack::core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::request::LeadQuery;
+use leadtrack::core::request::{CreateRoute, LeadQuery, NewLead};
 use leadtrack::core::types::LeadStatus;
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_postgres::testkit::{cluster_url, fresh_database};
@@ -236,4 +236,224 @@ async fn an_unreachable_postgres_is_one_clear_line_without_the_password() {
     );
     assert!(!stderr.contains("hunter2"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[tokio::test]
+async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_copy() {
+    let Some(url) = database("migrate_to_copies_a_whole_database").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    admin_ok(&db, &["user", "create", "--email", "ada@example.com"]).await;
+    admin_ok(
+        &db,
+        &[
+            "member",
+            "add",
+            "--project",
+            "acme",
+            "--email",
+            "ada@example.com",
+            "--role",
+            "owner",
+        ],
+    )
+    .await;
+    let hook = MockPlatform::start(MockResponse::json(200, serde_json::json!({}))).await;
+    let hook_url = format!("{}/hook", hook.url());
+    let webhook = [
+        "integration",
+        "webhook",
+        "--project",
+        "acme",
+        "--url",
+        &hook_url,
+        "--secret",
+        "whsec_m",
+    ];
+    admin_ok(&db, &webhook).await;
+    let events = [
+        "webhook",
+        "add",
+        "--project",
+        "acme",
+        "--url",
+        &hook_url,
+        "--events",
+        "lead.created",
+    ];
+    admin_ok(&db, &events).await;
+    let label = create_label(&db, "Customer", &["--webhook"]).await;
+
+    // Leads through the API, some rated and delivered: jobs, deliveries, attempts, history
+    // and webhook events to copy.
+    let server = start_serve(&db, &[]).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let mut rated = Vec::new();
+    for n in 0..12 {
+        let created = client.create_server_side_lead(&lead(n)).await.unwrap();
+        if n % 3 == 0 {
+            client
+                .update_lead_status(&UpdateLeadStatusRequest {
+                    identifier: LeadIdentifier::LeadId(created.lead_id),
+                    conversion_id: ConversionId::Label(label),
+                    price: Some(990),
+                    note: Some("called back".into()),
+                })
+                .await
+                .unwrap();
+            rated.push(created.lead_id);
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while hook.requests().len() < 12 + rated.len() {
+        assert!(
+            Instant::now() < deadline,
+            "{} deliveries",
+            hook.requests().len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(server.terminate().await.success());
+    // Many more, written in-process, so that the copy takes many batches.
+    let store = leadtrack::sqlite::SqliteStore::open(&db).await.unwrap();
+    let acme = leadtrack::core::Admin::project(&store, "acme")
+        .await
+        .unwrap();
+    for chunk in (100..2100).collect::<Vec<usize>>().chunks(250) {
+        join_all(chunk.iter().map(|&n| {
+            let body = serde_json::json!({
+                "userData": {"email": format!("bulk{n}@example.com"), "firstName": "Bülk", "phone": "+49 170 555 0101"},
+                "attributionData": {"gclid": format!("G-{n}")},
+                "formData": {"uniqueEventId": format!("bulk-{n}"), "formMessage": "hello\nworld"}
+            });
+            let body = body.as_object().unwrap().clone();
+            let data = NewLead::from_object(body, CreateRoute::Server).unwrap().data;
+            leadtrack::core::LeadStore::create_lead(&store, acme.id, data, chrono::Utc::now())
+        }))
+        .await
+        .into_iter()
+        .for_each(|created| assert!(created.unwrap().created));
+    }
+    store.close().await;
+    const TOTAL: u64 = 2012;
+
+    // The first copy is killed while it copies leads.
+    let mut first = tokio::process::Command::new(crate::process::server_binary())
+        .args(["migrate-to", "--from"])
+        .arg(&db)
+        .args(["--to", &url, "--batch", "100"])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines =
+        tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(first.stdout.take().unwrap()));
+    loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("progress until killed");
+        if line.starts_with("leads: ") && line.ends_with("rows written") {
+            break;
+        }
+    }
+    first.kill().await.unwrap();
+    // Another database's copy is refused where one stopped half-way.
+    let other = dir.path().join("other.db");
+    create_acme(&other).await;
+    let refused = admin(
+        &other,
+        &[
+            "migrate-to",
+            "--from",
+            other.to_str().unwrap(),
+            "--to",
+            &url,
+        ],
+    )
+    .await;
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("holds an unfinished copy of"),
+        "{refused:?}"
+    );
+
+    // Run again: it resumes, finishes and checks.
+    let resumed = admin_ok(
+        &db,
+        &[
+            "migrate-to",
+            "--from",
+            db.to_str().unwrap(),
+            "--to",
+            &url,
+            "--batch",
+            "500",
+        ],
+    )
+    .await;
+    let said = String::from_utf8_lossy(&resumed.stdout);
+    assert!(said.starts_with("resuming the copy of"), "{said}");
+    assert!(said.contains(&format!("leads: {TOTAL} rows")), "{said}");
+    assert!(
+        said.contains("checked: every table has the original's rows"),
+        "{said}"
+    );
+    let again = admin(
+        &db,
+        &["migrate-to", "--from", db.to_str().unwrap(), "--to", &url],
+    )
+    .await;
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already holds a finished copy"),
+        "{again:?}"
+    );
+
+    // Both databases answer the same, through servers on each.
+    let on_sqlite = start_serve(&db, &["--no-worker"]).await;
+    let on_postgres = start_serve(Path::new(&url), &["--no-worker"]).await;
+    let [sqlite, postgres] =
+        [&on_sqlite, &on_postgres].map(|server| Client::new(&server.base_url).with_api_key(&key));
+    let http = reqwest::Client::new();
+    for query in [
+        "limit=50",
+        "status=rated",
+        "search=bülk1",
+        "sort=-price&limit=5",
+    ] {
+        let mut bodies = Vec::new();
+        for server in [&on_sqlite, &on_postgres] {
+            let body = http
+                .get(format!("{}/api/leads/getLeads?{query}", server.base_url))
+                .header("x-api-key", &key)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            bodies.push(body);
+        }
+        assert_eq!(bodies[0], bodies[1], "getLeads?{query}");
+    }
+    for &id in &rated {
+        let identifier = LeadIdentifier::LeadId(id);
+        assert_eq!(
+            sqlite.get_lead_jobs(&identifier).await.unwrap(),
+            postgres.get_lead_jobs(&identifier).await.unwrap()
+        );
+    }
+    let page = postgres.get_leads(&LeadQuery::default()).await.unwrap();
+    assert_eq!(page.total, TOTAL);
+    // New leads get new ids, after the copied ones.
+    let newest = page.leads.iter().map(|lead| lead.id.0).max().unwrap();
+    let created = postgres.create_server_side_lead(&lead(9999)).await.unwrap();
+    assert!(created.lead_id.0 > newest);
+    for server in [on_sqlite, on_postgres] {
+        assert!(server.terminate().await.success());
+    }
 }

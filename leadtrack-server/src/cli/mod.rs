@@ -137,6 +137,22 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Copy a whole SQLite database into a PostgreSQL database, then check the copy: every
+    /// table's row count, and a sample of leads, jobs and events compared value for value.
+    /// The SQLite file must not be open anywhere (stop its servers first); the PostgreSQL
+    /// database must be empty, or hold an unfinished copy of the same file, which is
+    /// resumed where it stopped.
+    MigrateTo {
+        /// The SQLite database file to copy.
+        #[arg(long, value_name = "PATH")]
+        from: PathBuf,
+        /// The PostgreSQL database to copy into (`postgres://user:password@host/db`).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// How many ids each step of the copy covers (one transaction each).
+        #[arg(long, default_value_t = 2000, value_parser = at_least_one(), value_name = "IDS")]
+        batch: usize,
+    },
     /// Manage the people who sign in to the dashboard.
     #[command(subcommand)]
     User(UserCommand),
