@@ -63,6 +63,10 @@ struct Args {
     /// one, to look into it afterwards.
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
+    /// Run the server on this empty PostgreSQL database (`postgres://…`) instead of a new
+    /// SQLite file.
+    #[arg(long, value_name = "URL")]
+    db: Option<String>,
     /// The server binary to measure [default: built by cargo].
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
@@ -160,7 +164,7 @@ async fn bench(args: Args) -> Result<(), Failure> {
         }
         None => temporary.path().to_owned(),
     };
-    let server = Server::start(&binary, &dir).await?;
+    let server = Server::start(&binary, &dir, args.db.as_deref()).await?;
     // The API keys of the three projects, the first project's first.
     let mut keys = vec![server.key.clone()];
     for name in ["Second", "Third"] {
@@ -229,7 +233,7 @@ async fn bench(args: Args) -> Result<(), Failure> {
         .collect();
     first.sort_unstable();
     let first = Arc::new(first);
-    let filled_size = server.database_size();
+    let filled_size = server.database_size().await;
     let raw = raw_json.load(Ordering::Relaxed);
     println!(
         "filled in {:.1} s: {:.0} leads/s (64 connections), p50 {:.1} ms, p99 {:.1} ms",
@@ -289,7 +293,7 @@ async fn bench(args: Args) -> Result<(), Failure> {
         }
     }
     let (rss, peak) = server.memory();
-    let size = server.database_size();
+    let size = server.database_size().await;
     server.stop().await;
     report(
         &args,

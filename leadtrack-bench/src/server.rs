@@ -45,7 +45,7 @@ pub(crate) fn build(release: bool) -> Result<PathBuf, Failure> {
 /// A running server and its first project.
 pub(crate) struct Server {
     binary: PathBuf,
-    db: PathBuf,
+    db: String,
     child: Child,
     /// Where it listens.
     pub(crate) addr: SocketAddr,
@@ -70,16 +70,28 @@ fn has_taskset() -> bool {
 }
 
 impl Server {
-    /// Starts `binary` on a new database in `dir`, without limits that would throttle the
-    /// load, and reads the first project and key it prints.
-    pub(crate) async fn start(binary: &Path, dir: &Path) -> Result<Self, Failure> {
-        let db = dir.join("leadtrack.db");
+    /// Starts `binary` on a new database in `dir`, or on the empty PostgreSQL database
+    /// `postgres` names, without limits that would throttle the load, and reads the first
+    /// project and key it prints.
+    pub(crate) async fn start(
+        binary: &Path,
+        dir: &Path,
+        postgres: Option<&str>,
+    ) -> Result<Self, Failure> {
+        let db = match postgres {
+            Some(url) => url.to_owned(),
+            None => dir
+                .join("leadtrack.db")
+                .to_str()
+                .ok_or("the database path is not UTF-8")?
+                .to_owned(),
+        };
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()?)
             .parse()
             .map_err(|_| "no address")?;
         let server_args = [
             "--db",
-            db.to_str().ok_or("the database path is not UTF-8")?,
+            &db,
             "serve",
             "--addr",
             &addr.to_string(),
@@ -145,9 +157,8 @@ impl Server {
 
     /// Runs an admin command with `--json` and returns what it printed.
     pub(crate) async fn admin(&self, args: &[&str]) -> Result<Value, Failure> {
-        let db = self.db.to_str().ok_or("the database path is not UTF-8")?;
         let output = Command::new(&self.binary)
-            .args(["--db", db])
+            .args(["--db", &self.db])
             .args(args)
             .arg("--json")
             .output()
@@ -179,12 +190,27 @@ impl Server {
         (field("VmRSS:"), field("VmHWM:"))
     }
 
-    /// The database's size on disk: the file, its WAL and shared memory.
-    pub(crate) fn database_size(&self) -> u64 {
+    /// The database's size on disk: the file, its WAL and shared memory; on PostgreSQL,
+    /// the database's (`pg_database_size`).
+    pub(crate) async fn database_size(&self) -> u64 {
+        if self.db.starts_with("postgres") {
+            let Ok((client, connection)) =
+                tokio_postgres::connect(&self.db, tokio_postgres::NoTls).await
+            else {
+                return 0;
+            };
+            tokio::spawn(connection);
+            return client
+                .query_one("SELECT pg_database_size(current_database())", &[])
+                .await
+                .ok()
+                .and_then(|row| row.try_get::<_, i64>(0).ok())
+                .map_or(0, |size| u64::try_from(size).unwrap_or_default());
+        }
         ["", "-wal", "-shm"]
             .iter()
             .filter_map(|suffix| {
-                let mut path = self.db.clone().into_os_string();
+                let mut path = std::ffi::OsString::from(&self.db);
                 path.push(suffix);
                 std::fs::metadata(path).ok()
             })
