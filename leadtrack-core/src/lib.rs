@@ -98,7 +98,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 20] = [
+    const CHAIN: [&str; 21] = [
         "time",
         "error",
         "types",
@@ -118,6 +118,7 @@ mod chain {
         "api",
         "request",
         "store",
+        "transfer",
         "testkit",
     ];
 

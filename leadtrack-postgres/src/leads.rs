@@ -3,10 +3,10 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::activity::Activity;
-use leadtrack_core::lead::{CreatedLead, LeadData, LeadRow, StoredLead};
+use leadtrack_core::lead::{CreatedLead, LeadData, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
-use leadtrack_core::store::{Entity, StoreError};
+use leadtrack_core::store::{Entity, LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use leadtrack_core::webhook::WebhookEvent;

@@ -685,7 +685,7 @@ mod tests {
                 "userData": {"email": "b@x.io"}, "formData": {"uniqueEventId": "evt"}
             }))
             .unwrap();
-            leadtrack_core::lead::LeadRow::of(data).unwrap()
+            leadtrack_core::store::LeadRow::of(data).unwrap()
         };
         let now = chrono::Utc::now();
         let browser =

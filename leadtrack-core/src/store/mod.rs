@@ -21,11 +21,13 @@
 //! before it is used.
 
 mod error;
+mod row;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 
 pub use error::{Conflict, Entity, StoreError, StoreResult};
+pub use row::LeadRow;
 
 use crate::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
