@@ -61,13 +61,12 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
         "whsec_pg",
     ];
     admin_ok(db, &connect).await;
-    let label = create_label(db, "Customer", &["--webhook"]).await;
+    let label = create_label(db, "Customer", &["--webhook", "--mark-as-done"]).await;
 
     let servers = [
         start_serve(db, &["--no-worker", "--pool-size", "8"]).await,
         start_serve(db, &["--no-worker", "--pool-size", "8"]).await,
     ];
-    let workers = [start_worker(db).await, start_worker(db).await];
     let clients: Vec<Client> = servers
         .iter()
         .map(|server| Client::new(&server.base_url).with_api_key(&key))
@@ -99,7 +98,7 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     }
 
     // Every lead is rated through both servers at once: one rating queues the conversion,
-    // the other is refused 409 while it waits.
+    // the other is refused 409 while it waits (for workers, which start afterwards).
     let ratings = ids.iter().map(|&id| {
         let clients = &clients;
         async move {
@@ -124,7 +123,8 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     });
     join_all(ratings).await;
 
-    // The two workers deliver each conversion once.
+    // Two workers deliver each conversion once.
+    let workers = [start_worker(db).await, start_worker(db).await];
     let deadline = Instant::now() + Duration::from_secs(60);
     while hook.requests().len() < LEADS {
         assert!(
@@ -338,6 +338,7 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
         .for_each(|created| assert!(created.unwrap().created));
     }
     store.close().await;
+    drop(store);
     const TOTAL: u64 = 2012;
 
     // The first copy is killed while it copies leads.

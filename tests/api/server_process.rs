@@ -1,7 +1,5 @@
 //! The compiled `server` example, run as a process the way a user runs it.
 
-use std::path::Path;
-
 use leadtrack::client::Client;
 use leadtrack::core::ErrorCode;
 use leadtrack::core::api::{
