@@ -4,8 +4,9 @@
 //! Every statement starts with the project (`project_id = $1`), so every plan is an index
 //! search within it. A search term that holds a trigram is matched with `LIKE`, which the
 //! `pg_trgm` GIN index `leads_search` serves; a shorter one (or one of punctuation only)
-//! with `strpos` on the project's leads. Text sorts order by `lower(column) COLLATE "C"`,
-//! the expression of their indexes.
+//! with `strpos` on the project's leads. Text sorts ignore case as SQLite's `NOCASE` does
+//! (A–Z only, then byte order): `translate(column, 'A…Z', 'a…z') COLLATE "C"`, the
+//! expression of their indexes, whatever the database's locale.
 
 use deadpool_postgres::GenericClient;
 use leadtrack_core::lead::{LeadPage, StoredLead};
@@ -285,14 +286,13 @@ pub(crate) async fn list(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<LeadPage, Error> {
-    let mut statement = filter(project, query);
     let total = if query.is_unfiltered() {
         kept_total(c, project, None).await?
     } else if let Some(statuses) = query.only_statuses() {
         kept_total(c, project, Some(statuses)).await?
     } else {
-        let sql = format!("SELECT count(*) FROM leads WHERE {}", statement.sql);
-        match one(c, &sql, &statement.params()).await? {
+        let count = count_statement(project, query, Part::All);
+        match one(c, &count.sql, &count.params()).await? {
             Some(row) => row.try_get(0)?,
             None => 0,
         }
@@ -304,30 +304,137 @@ pub(crate) async fn list(
             total,
         });
     }
-    let limit = statement.bind(i64::from(query.limit));
-    let offset = statement.bind(i64::try_from(query.offset()).unwrap_or(i64::MAX));
-    statement.sql = format!(
-        "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY {} LIMIT {limit} OFFSET {offset}",
-        statement.sql,
-        order_by(query)
-    );
-    let leads = statement
-        .rows(c)
-        .await?
-        .iter()
-        .map(rows::lead)
-        .collect::<Result<_, _>>()?;
+    let leads = page(c, project, query).await?;
     Ok(LeadPage { leads, total })
 }
 
+/// The page of leads `query` asks for. A sort whose key a lead may lack lists the leads
+/// with one first, then those without (by id), in both directions: read as two parts, each
+/// in the order of an index, the second only when the page reaches it.
+async fn page(
+    c: &impl GenericClient,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<Vec<StoredLead>, Error> {
+    let read = |statement: Statement| async move {
+        statement
+            .rows(c)
+            .await?
+            .iter()
+            .map(rows::lead)
+            .collect::<Result<Vec<_>, Error>>()
+    };
+    let (_, nullable) = sort_key(query.sort.field);
+    let (limit, offset) = (
+        i64::from(query.limit),
+        i64::try_from(query.offset()).unwrap_or(i64::MAX),
+    );
+    if !nullable {
+        return read(page_statement(project, query, Part::All, limit, offset)).await;
+    }
+    let mut leads = read(page_statement(project, query, Part::Keyed, limit, offset)).await?;
+    let found = i64::try_from(leads.len()).unwrap_or(i64::MAX);
+    if found == limit {
+        return Ok(leads);
+    }
+    // The page reaches past the leads with a key: how many there are, when this page
+    // shows none of them, fixes where in the others it starts.
+    let keyed = if found > 0 || offset == 0 {
+        offset + found
+    } else {
+        let count = count_statement(project, query, Part::Keyed);
+        match one(c, &count.sql, &count.params()).await? {
+            Some(row) => row.try_get(0)?,
+            None => 0,
+        }
+    };
+    let rest = read(page_statement(
+        project,
+        query,
+        Part::Unkeyed,
+        limit - found,
+        (offset - keyed).max(0),
+    ))
+    .await?;
+    leads.extend(rest);
+    Ok(leads)
+}
+
+/// Which of a listing's leads a statement reads, by whether they have the sort's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Every lead (the sort's key is never missing).
+    All,
+    /// The leads with the key, in its order.
+    Keyed,
+    /// The leads without, in the order of their ids.
+    Unkeyed,
+}
+
+/// The count of the leads `query` matches (of `part` of them), when no kept count
+/// answers it.
+fn count_statement(project: ProjectId, query: &LeadQuery, part: Part) -> Statement {
+    let mut statement = filter(project, query);
+    restrict(&mut statement, query, part);
+    statement.sql = format!("SELECT count(*) FROM leads WHERE {}", statement.sql);
+    statement
+}
+
+/// `limit` leads of `part` of those `query` matches, from `offset` on.
+fn page_statement(
+    project: ProjectId,
+    query: &LeadQuery,
+    part: Part,
+    limit: i64,
+    offset: i64,
+) -> Statement {
+    let mut statement = filter(project, query);
+    restrict(&mut statement, query, part);
+    let (key, _) = sort_key(query.sort.field);
+    let direction = direction(query);
+    let order = match part {
+        Part::All | Part::Keyed => format!("{key} {direction}, id {direction}"),
+        Part::Unkeyed => format!("id {direction}"),
+    };
+    let limit = statement.bind(limit);
+    let offset = statement.bind(offset);
+    statement.sql = format!(
+        "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY {order} LIMIT {limit} OFFSET {offset}",
+        statement.sql
+    );
+    statement
+}
+
+/// Narrows `statement` to `part` of the leads, by the sort's key.
+fn restrict(statement: &mut Statement, query: &LeadQuery, part: Part) {
+    let (key, _) = sort_key(query.sort.field);
+    match part {
+        Part::All => {}
+        Part::Keyed => statement.push(&format!(" AND {key} IS NOT NULL")),
+        Part::Unkeyed => statement.push(&format!(" AND {key} IS NULL")),
+    }
+}
+
+/// `$text` with A–Z folded to a–z (and nothing else, as SQLite's `NOCASE`), as the text
+/// sorts' indexes hold it (`schema.rs`).
+macro_rules! nocase {
+    ($text:expr) => {
+        concat!(
+            "translate(",
+            $text,
+            ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+        )
+    };
+}
+
 /// A sort field's key as listings sort by it, and whether a lead may lack one. Text sorts
-/// ignore case, by the expression of their indexes.
+/// ignore case, by the expression of their indexes, compared byte by byte.
 fn sort_key(field: SortField) -> (&'static str, bool) {
     match field {
         SortField::CreatedAt => ("created_at", false),
-        SortField::FirstName => (r#"lower(first_name) COLLATE "C""#, true),
-        SortField::LastName => (r#"lower(last_name) COLLATE "C""#, true),
-        SortField::Email => (r#"lower(email) COLLATE "C""#, true),
+        SortField::FirstName => (concat!(nocase!("first_name"), r#" COLLATE "C""#), true),
+        SortField::LastName => (concat!(nocase!("last_name"), r#" COLLATE "C""#), true),
+        SortField::Email => (concat!(nocase!("email"), r#" COLLATE "C""#), true),
         SortField::Price => ("price", true),
         SortField::Status => ("status", false),
     }
@@ -339,16 +446,6 @@ fn direction(query: &LeadQuery) -> &'static str {
         SortDirection::Asc => "ASC",
         SortDirection::Desc => "DESC",
     }
-}
-
-/// The ORDER BY of a listing: the sort key with nulls last, then the id, both in the
-/// requested direction. A key no lead lacks has no `NULLS LAST`, which would keep an index
-/// read backwards (nulls first) from serving a descending order.
-fn order_by(query: &LeadQuery) -> String {
-    let (key, nullable) = sort_key(query.sort.field);
-    let direction = direction(query);
-    let nulls = if nullable { " NULLS LAST" } else { "" };
-    format!("{key} {direction}{nulls}, id {direction}")
 }
 
 /// A cursor's key, as the sort's column holds it (a lead without one has none).
@@ -417,8 +514,10 @@ pub(crate) async fn export(
         if let Some((Some(value), id)) = &cursor {
             let value = match value {
                 CursorKey::Integer(value) => statement.bind(*value),
-                // Lowercased as the column's key is.
-                CursorKey::Text(value) => format!("lower({})", statement.bind(value.clone())),
+                // Folded as the column's key is.
+                CursorKey::Text(value) => {
+                    format!(nocase!("{}"), statement.bind(value.clone()))
+                }
             };
             let id = statement.bind(*id);
             statement.push(&format!(" AND ({key}, id) {beyond} ({value}, {id})"));
@@ -482,5 +581,124 @@ mod tests {
     fn like_patterns_escape_wildcards() {
         assert_eq!(like_pattern("a%b_c\\d"), r"%a\%b\_c\\d%");
         assert_eq!(like_pattern("ada"), "%ada%");
+    }
+}
+
+/// The plans PostgreSQL chooses for listings, with sequential scans made as dear as they
+/// can be: every listing can be served by an index within the project, so a plan that
+/// still reads the whole table means an index no longer matches its query (a sort whose
+/// expression drifted from its index's, a filter without one).
+#[cfg(all(test, leadtrack_postgres))]
+mod plans {
+    use super::*;
+    use crate::PgStore;
+    use crate::testkit::{URL_VARIABLE, fresh_database};
+
+    async fn plan(c: &impl GenericClient, statement: &Statement) -> String {
+        let sql = format!("EXPLAIN {}", statement.sql);
+        all(c, &sql, &statement.params())
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get::<_, String>(0))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[tokio::test]
+    async fn every_listing_searches_an_index_within_the_project() {
+        let cluster = std::env::var(URL_VARIABLE).unwrap();
+        let store = PgStore::connect(&fresh_database(&cluster).await)
+            .await
+            .unwrap();
+        let client = store.client().await.unwrap();
+        // Two projects of 5,000 leads, 1 in 100 named Okafor, some without a price or name.
+        client
+            .batch_execute(
+                "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                     VALUES ('a', 'A', 'EUR', '{}', 0), ('b', 'B', 'EUR', '{}', 0);
+                 INSERT INTO leads (project_id, status, price, created_at, updated_at, data,
+                     first_name, last_name, email, search_text, has_gclid, has_cid, has_fbp,
+                     has_fbc, has_msclkid, has_li_fat_id, created_via)
+                 SELECT 1 + n % 2, (ARRAY['open', 'pending', 'rated', 'lost'])[1 + n % 4],
+                     CASE WHEN n % 3 > 0 THEN n END, n, n, '{}',
+                     CASE WHEN n % 5 > 0 THEN 'First' || n END,
+                     CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END,
+                     'e' || n || '@example.com',
+                     lower('First' || n || chr(10) || CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END),
+                     false, false, false, false, false, false, 'server'
+                 FROM generate_series(1, 10000) AS n;",
+            )
+            .await
+            .unwrap();
+        // As autovacuum leaves it: statistics, and the trigram index's pending entries
+        // merged (each batch of statements is one transaction, which VACUUM is not).
+        for sql in ["VACUUM ANALYZE leads", "SET enable_seqscan = off"] {
+            client.batch_execute(sql).await.unwrap();
+        }
+        let project = ProjectId(1);
+        for (query, index) in [
+            ("", "leads_created"),
+            ("status=open", "leads_status"),
+            // Two statuses: either the status index or the creation order, filtered.
+            ("status=open,pending&sort=createdAt:asc", "Index"),
+            ("sort=firstName:asc", "leads_first_name"),
+            ("sort=lastName:desc", "leads_last_name"),
+            ("sort=email:asc", "leads_email"),
+            ("sort=price:desc", "leads_price"),
+            ("search=ab", "leads_created"),
+            ("email=a@example.com", "leads_email_key"),
+            ("phone=%2B4917012345", "leads_phone_key"),
+            ("formName=Contact", "leads_form"),
+        ] {
+            let query = LeadQuery::from_pairs(form_urlencoded_pairs(query)).unwrap();
+            let (_, nullable) = sort_key(query.sort.field);
+            let first = if nullable { Part::Keyed } else { Part::All };
+            let page = plan(&client, &page_statement(project, &query, first, 50, 0)).await;
+            assert!(!page.contains("Seq Scan"), "{query:?}:\n{page}");
+            assert!(page.contains(index), "{query:?} uses {index}:\n{page}");
+            assert!(
+                !page.contains("Sort Key"),
+                "{query:?} sorts nothing:\n{page}"
+            );
+            if nullable {
+                // The leads without the key: found by the key's index (which holds them
+                // too), or read along the primary key.
+                let rest = plan(
+                    &client,
+                    &page_statement(project, &query, Part::Unkeyed, 50, 0),
+                )
+                .await;
+                assert!(!rest.contains("Seq Scan"), "{rest}");
+            }
+            // A count may read any index that starts with the project.
+            for part in [Part::All, first] {
+                let count = plan(&client, &count_statement(project, &query, part)).await;
+                assert!(!count.contains("Seq Scan"), "{query:?}:\n{count}");
+            }
+        }
+        // A search counts its matches in the trigram index, within the project, and pages
+        // them from it (sorting the matches), or, for a term so common that a page fills
+        // soon, along the creation order.
+        let search = LeadQuery::from_pairs([("search", "okafor")]).unwrap();
+        let count = plan(&client, &count_statement(project, &search, Part::All)).await;
+        assert!(count.contains("leads_search"), "{count}");
+        let page = plan(&client, &page_statement(project, &search, Part::All, 50, 0)).await;
+        assert!(
+            page.contains("leads_search") || page.contains("leads_created"),
+            "{page}"
+        );
+        assert!(!page.contains("Seq Scan"), "{page}");
+    }
+
+    fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
+        query
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| {
+                let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                (key.to_owned(), value.replace("%2B", "+"))
+            })
+            .collect()
     }
 }

@@ -21,6 +21,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: everything of leadtrack 0.1, as the SQLite backend's migrations 1 to 15 left it.
     r#"
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    CREATE EXTENSION IF NOT EXISTS btree_gin;
 
     -- Shared by every project: distributed by Citus as reference tables.
     CREATE TABLE projects (
@@ -144,12 +145,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         WHERE email_key IS NOT NULL;
     CREATE INDEX leads_phone_key  ON leads (project_id, phone_key, created_at, id)
         WHERE phone_key IS NOT NULL;
-    CREATE INDEX leads_first_name ON leads (project_id, (lower(first_name) COLLATE "C"), id);
-    CREATE INDEX leads_last_name  ON leads (project_id, (lower(last_name) COLLATE "C"), id);
-    CREATE INDEX leads_email      ON leads (project_id, (lower(email) COLLATE "C"), id);
+    -- Names and emails sort ignoring case as SQLite's NOCASE does: A-Z folded, then bytes.
+    CREATE INDEX leads_first_name ON leads (project_id,
+        (translate(first_name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') COLLATE "C"), id);
+    CREATE INDEX leads_last_name  ON leads (project_id,
+        (translate(last_name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') COLLATE "C"), id);
+    CREATE INDEX leads_email      ON leads (project_id,
+        (translate(email, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') COLLATE "C"), id);
     CREATE INDEX leads_price      ON leads (project_id, price, id);
-    -- Substring search: trigrams of the lowercased search text, within the project.
-    CREATE INDEX leads_search ON leads USING gin (search_text gin_trgm_ops);
+    -- Substring search: trigrams of the lowercased search text, keyed by project too
+    -- (btree_gin), so that a search within a project reads that project's entries alone.
+    CREATE INDEX leads_search ON leads USING gin (project_id, search_text gin_trgm_ops);
 
     -- The count of each project's leads per status, kept by a trigger, so that an
     -- unfiltered or status-only listing counts its total without a scan. Each count is

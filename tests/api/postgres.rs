@@ -424,7 +424,8 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
         "limit=50",
         "status=rated",
         "search=bülk1",
-        "sort=-price&limit=5",
+        "sort=price:desc&limit=5",
+        "sort=firstName:asc&limit=20",
     ] {
         let mut bodies = Vec::new();
         for server in [&on_sqlite, &on_postgres] {
