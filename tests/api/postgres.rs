@@ -459,3 +459,216 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
         assert!(server.terminate().await.success());
     }
 }
+
+/// `text` with what differs between two runs of the same commands masked as `*`: API keys
+/// and their prefixes (`lt_…`), UUIDs, and times (`2026-03-01T00:00:00.000Z`).
+fn masked(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let key = rest
+            .strip_prefix("lt_")
+            .map(|after| 3 + after.bytes().take_while(u8::is_ascii_alphanumeric).count());
+        let uuid = rest
+            .get(..36)
+            .filter(|candidate| uuid::Uuid::parse_str(candidate).is_ok())
+            .map(|_| 36);
+        let time = rest
+            .get(..10)
+            .filter(|date| chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok())
+            .and_then(|_| rest.find('Z').filter(|&z| z <= 30))
+            .filter(|&z| chrono::DateTime::parse_from_rfc3339(&rest[..=z]).is_ok())
+            .map(|z| z + 1);
+        match key.or(uuid).or(time) {
+            Some(length) => {
+                out.push('*');
+                rest = &rest[length..];
+            }
+            None => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn every_admin_command_says_the_same_on_postgres_as_on_sqlite() {
+    let Some(url) = database("every_admin_command_says_the_same_on_postgres").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = dir.path().join("leadtrack.db");
+    let hook = "https://hooks.example.com/leads";
+    let script: &[&[&str]] = &[
+        &[
+            "project", "create", "--name", "Acme", "--id", "acme", "--json",
+        ],
+        &[
+            "project",
+            "create",
+            "--name",
+            "Beta",
+            "--id",
+            "beta",
+            "--currency",
+            "USD",
+        ],
+        &["project", "create", "--name", "Dup", "--id", "acme"],
+        &[
+            "project",
+            "set",
+            "--project",
+            "acme",
+            "--region",
+            "DE",
+            "--lost-webhook",
+            "true",
+        ],
+        &["project", "deactivate", "--project", "beta"],
+        &["project", "list", "--json"],
+        &["project", "activate", "--project", "beta"],
+        &["key", "create", "--project", "acme", "--json"],
+        &["key", "list", "--project", "acme", "--json"],
+        &["key", "revoke", "--project", "acme", "--key", "lt_"],
+        &[
+            "label",
+            "create",
+            "--project",
+            "acme",
+            "--name",
+            "Customer",
+            "--mark-as-done",
+            "--ga4-event",
+            "purchase",
+            "--webhook",
+        ],
+        &["label", "create", "--project", "acme", "--name", ""],
+        &["label", "list", "--project", "acme", "--json"],
+        &[
+            "integration",
+            "ga4",
+            "--project",
+            "acme",
+            "--measurement-id",
+            "G-TEST",
+            "--api-secret",
+            "s3cret",
+        ],
+        &[
+            "integration",
+            "webhook",
+            "--project",
+            "acme",
+            "--url",
+            hook,
+            "--secret",
+            "whsec_x",
+        ],
+        &["integration", "list", "--project", "acme", "--json"],
+        &["integration", "ga4", "--project", "acme", "--disconnect"],
+        &["integration", "list", "--project", "acme"],
+        &[
+            "webhook",
+            "add",
+            "--project",
+            "acme",
+            "--url",
+            hook,
+            "--events",
+            "lead.created,lead.lost",
+            "--secret",
+            "whsec_y",
+        ],
+        &["webhook", "list", "--project", "acme", "--json"],
+        &[
+            "webhook",
+            "remove",
+            "--project",
+            "acme",
+            "00000000-0000-4000-8000-000000000000",
+        ],
+        &[
+            "user",
+            "create",
+            "--email",
+            "ada@example.com",
+            "--name",
+            "Ada",
+            "--password-stdin",
+            "--json",
+        ],
+        &[
+            "user",
+            "create",
+            "--email",
+            "ADA@example.com",
+            "--password-stdin",
+        ],
+        &["user", "list", "--json"],
+        &[
+            "member",
+            "add",
+            "--project",
+            "acme",
+            "--email",
+            "ada@example.com",
+            "--role",
+            "owner",
+            "--json",
+        ],
+        &[
+            "member",
+            "add",
+            "--project",
+            "acme",
+            "--email",
+            "ada@example.com",
+            "--role",
+            "member",
+        ],
+        &["member", "list", "--project", "acme", "--json"],
+        &[
+            "user",
+            "set-password",
+            "--email",
+            "ada@example.com",
+            "--password-stdin",
+        ],
+        &["user", "disable", "--email", "ada@example.com", "--json"],
+        &["user", "enable", "--email", "ada@example.com"],
+        &[
+            "member",
+            "remove",
+            "--project",
+            "acme",
+            "--email",
+            "ada@example.com",
+        ],
+        &["project", "list"],
+    ];
+    let password = "a long enough password\n";
+    for args in script {
+        let mut said = Vec::new();
+        for db in [sqlite.as_path(), Path::new(&url)] {
+            let output = crate::process::admin_with_input(db, args, password).await;
+            said.push((
+                output.status.code(),
+                masked(&String::from_utf8_lossy(&output.stdout)),
+                masked(&String::from_utf8_lossy(&output.stderr)),
+            ));
+        }
+        assert_eq!(said[0], said[1], "{args:?}: SQLite, then PostgreSQL");
+    }
+}
+
+#[test]
+fn masking_hides_what_differs_between_runs() {
+    assert_eq!(
+        masked(
+            "key lt_abc123 made at 2026-03-01T00:00:00Z for {\"id\":\"6f1c1b9e-1b8e-4a8e-9c55-3f1b2a7f0d11\",\"n\":5}\n"
+        ),
+        "key * made at * for {\"id\":\"*\",\"n\":5}\n"
+    );
+}
