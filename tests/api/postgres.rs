@@ -163,6 +163,32 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
         }
     }
 
+    // A project deactivated through an admin command is refused by every server at once,
+    // and served again once activated.
+    let browser_create = |server: usize, n: usize| {
+        let client = Client::new(&servers[server].base_url);
+        async move {
+            client
+                .create_lead(&CreateLeadRequest {
+                    project_id: Some("acme".into()),
+                    ..lead(n)
+                })
+                .await
+        }
+    };
+    admin_ok(db, &["project", "deactivate", "--project", "acme"]).await;
+    for server in 0..2 {
+        let refused = browser_create(server, 1000 + server).await.unwrap_err();
+        assert!(
+            matches!(refused, ClientError::Api { status: 403, .. }),
+            "{refused:?}"
+        );
+    }
+    admin_ok(db, &["project", "activate", "--project", "acme"]).await;
+    for server in 0..2 {
+        browser_create(server, 1000 + server).await.unwrap();
+    }
+
     // A key revoked through an admin command is refused by every server from then on.
     admin_ok(
         db,
