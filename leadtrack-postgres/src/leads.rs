@@ -18,7 +18,8 @@ use crate::{Error, activity, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
-/// history, and queues `lead.created` or `lead.updated` for the webhooks that hear of it.
+/// history, and queues `lead.created` or `lead.updated` for the webhooks that hear of it;
+/// with whether it queued one.
 ///
 /// Concurrent creates with one event id make one lead: the lead to merge into is locked
 /// (`FOR UPDATE`), and an insert that meets the unique index on
@@ -32,7 +33,7 @@ pub(crate) async fn create(
     route: CreateRoute,
     row: &LeadRow,
     now: DateTime<Utc>,
-) -> Result<CreatedLead, Error> {
+) -> Result<(CreatedLead, bool), Error> {
     let Some(event_id) = row.data.unique_event_id() else {
         let id = insert(c, project, route, row, now).await?;
         return created(c, project, id, row, now).await;
@@ -58,12 +59,14 @@ pub(crate) async fn create(
             update(c, project, id, &merged, now).await?;
             activity::record(c, project, id, now, None, &Activity::Merged).await?;
             let event = WebhookEvent::LeadUpdated;
-            webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
-            return Ok(CreatedLead {
+            let queued =
+                webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
+            let merged = CreatedLead {
                 lead_id: id,
                 unique_identifier: merged.data.unique_identifier,
                 created: false,
-            });
+            };
+            return Ok((merged, queued));
         }
         // Nothing to merge into: insert, unless a concurrent create got there first; then
         // look again.
@@ -74,24 +77,25 @@ pub(crate) async fn create(
 }
 
 /// What a create that inserted `id` answers, after recording it in the lead's history and
-/// queueing `lead.created`.
+/// queueing `lead.created`, and whether that queued an event.
 async fn created(
     c: &impl GenericClient,
     project: ProjectId,
     id: Option<LeadId>,
     row: &LeadRow,
     now: DateTime<Utc>,
-) -> Result<CreatedLead, Error> {
+) -> Result<(CreatedLead, bool), Error> {
     // Without an event id there is no unique index to meet: the insert always inserts.
     let id = id.ok_or_else(|| StoreError::Invalid("the lead was not inserted".to_owned()))?;
     activity::record(c, project, id, now, None, &Activity::Created).await?;
     let event = WebhookEvent::LeadCreated;
-    webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
-    Ok(CreatedLead {
+    let queued = webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
+    let created = CreatedLead {
         lead_id: id,
         unique_identifier: row.data.unique_identifier.clone(),
         created: true,
-    })
+    };
+    Ok((created, queued))
 }
 
 /// The `leads.created_via` value of a route.

@@ -112,7 +112,7 @@ impl PgStore {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(StdDuration::from_secs(10));
         }
-        let listener = Arc::new(listen::Listener::new(config.clone()));
+        let listen_config = config.clone();
         let manager = Manager::from_config(
             config,
             NoTls,
@@ -127,6 +127,7 @@ impl PgStore {
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(StoreError::backend)?;
+        let listener = Arc::new(listen::Listener::new(listen_config, pool.clone()));
         let store = Self { pool, listener };
         // The first connection's failure is the answer, in PostgreSQL's words (which never
         // repeat the password).

@@ -1,44 +1,77 @@
-//! Waking workers when work is queued: the transactions that queue a job or a webhook
-//! event `NOTIFY` the channel [`CHANNEL`] (delivered when they commit), and a worker's store
-//! `LISTEN`s on a connection of its own, so that a delivery starts at once on whichever
-//! worker process is idle, instead of at its next poll.
+//! Waking workers when work is queued. A store that queued a job or a webhook event tells
+//! the workers once its transaction has committed: it `NOTIFY`s the channel [`CHANNEL`],
+//! and a worker's store `LISTEN`s on a connection of its own, so that a delivery starts at
+//! once on whichever worker process is idle, instead of at its next poll.
+//!
+//! A process gathers its notifications for a few milliseconds and sends them as one, in a
+//! statement of its own: PostgreSQL commits the transactions that notify one at a time, so
+//! a `NOTIFY` inside every rating would make the ratings wait for each other.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deadpool_postgres::GenericClient;
+use deadpool_postgres::Pool;
 use futures_util::StreamExt;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use crate::Error;
-
 /// The notification channel.
 const CHANNEL: &str = "leadtrack_work";
 
-/// Tells the listening workers that work was queued, when the transaction commits.
-pub(crate) async fn notify(c: &impl GenericClient) -> Result<(), Error> {
-    c.batch_execute(&format!("NOTIFY {CHANNEL}")).await?;
-    Ok(())
-}
+/// How long a process gathers the work it queued into one notification.
+const GATHER: Duration = Duration::from_millis(10);
 
-/// A connection listening on [`CHANNEL`], started by the first wait, kept (reconnecting
-/// after a failure) until the store closes.
+/// Notifies the workers of work this process queued, and, once a worker waits, listens for
+/// the notifications of every process on a connection of its own (reconnecting after a
+/// failure) until the store closes.
 pub(crate) struct Listener {
     config: tokio_postgres::Config,
     heard: Arc<Notify>,
     task: Mutex<Option<JoinHandle<()>>>,
+    /// The store's pool, which notifications are sent from.
+    pool: Pool,
+    /// Whether a notification is gathering work to announce.
+    gathering: Arc<AtomicBool>,
 }
 
 impl Listener {
-    /// A listener that connects with `config` once it is first waited on.
-    pub(crate) fn new(config: tokio_postgres::Config) -> Self {
+    /// A listener that connects with `config` once it is first waited on, and notifies
+    /// through `pool`.
+    pub(crate) fn new(config: tokio_postgres::Config, pool: Pool) -> Self {
         Self {
             config,
             heard: Arc::new(Notify::new()),
             task: Mutex::new(None),
+            pool,
+            gathering: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Tells the workers, within [`GATHER`], that work was queued by a transaction that has
+    /// committed. A notification that fails is not sent again: the workers' poll finds the
+    /// work a moment later.
+    pub(crate) fn queued(&self) {
+        if self.gathering.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (pool, gathering) = (self.pool.clone(), Arc::clone(&self.gathering));
+        tokio::spawn(async move {
+            tokio::time::sleep(GATHER).await;
+            // Work queued from now on needs a notification after this one.
+            gathering.store(false, Ordering::Release);
+            let sent = match pool.get().await {
+                Ok(client) => client
+                    .batch_execute(&format!("NOTIFY {CHANNEL}"))
+                    .await
+                    .map_err(|err| err.to_string()),
+                Err(err) => Err(err.to_string()),
+            };
+            if let Err(err) = sent {
+                tracing::debug!(error = %err, "could not notify the workers");
+            }
+        });
     }
 
     /// Waits for a notification, or for `at_most`.

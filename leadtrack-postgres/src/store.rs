@@ -26,8 +26,7 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, jobs, leads, listen, listing, report, schema, transaction,
-    webhooks,
+    PgStore, accounts, activity, admin, jobs, leads, listing, report, schema, transaction, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -67,8 +66,13 @@ impl LeadStore for PgStore {
     ) -> StoreResult<CreatedLead> {
         // The row is made before a connection is taken.
         let row = LeadRow::of(data).map_err(StoreError::backend)?;
-        transaction!(self, |tx| leads::create(&tx, project, route, &row, now)
-            .await?)
+        let (created, queued) =
+            transaction!(self, |tx| leads::create(&tx, project, route, &row, now)
+                .await?)?;
+        if queued {
+            self.listener.queued();
+        }
+        Ok(created)
     }
 
     async fn find_lead(
@@ -112,13 +116,14 @@ impl LeadStore for PgStore {
         by: &Actor,
         now: DateTime<Utc>,
     ) -> StoreResult<StatusChange> {
-        transaction!(self, |tx| {
-            let change = jobs::update_status(&tx, project, update, by, now).await?;
-            if change.job.is_some() {
-                listen::notify(&tx).await?;
-            }
-            change
-        })
+        let change = transaction!(self, |tx| jobs::update_status(
+            &tx, project, update, by, now
+        )
+        .await?)?;
+        if change.job.is_some() {
+            self.listener.queued();
+        }
+        Ok(change)
     }
 
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>> {

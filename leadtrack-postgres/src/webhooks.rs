@@ -198,7 +198,8 @@ pub(crate) async fn remove(
 
 /// Queues `event` (id `event_id`, at `now`) about `lead` for every webhook of the project
 /// subscribed to it, with the lead as it is now; part of the transaction that made the
-/// change. A project without such a webhook costs one indexed lookup.
+/// change. A project without such a webhook costs one indexed lookup. Whether an event was
+/// queued (for the workers to be told, once the transaction commits).
 ///
 /// The webhooks' rows are locked (`FOR KEY SHARE`, as the events' foreign key would lock
 /// them anyway) as they are found: a webhook being removed is waited for, then passed over,
@@ -211,7 +212,7 @@ pub(crate) async fn enqueue(
     event_id: Uuid,
     rating: Option<Rating<'_>>,
     now: DateTime<Utc>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let hooks = all(
         c,
         "SELECT id FROM webhooks WHERE project_id = $1 AND events & $2 != 0 FOR KEY SHARE",
@@ -219,13 +220,12 @@ pub(crate) async fn enqueue(
     )
     .await?;
     if hooks.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let project_row = admin::project(c, project).await?;
     let stored = leads::find(c, project, &LeadIdentifier::LeadId(lead)).await?;
     let body = WebhookBody::new(event, event_id, now, &project_row, &stored, rating).to_json();
     let now = to_millis(&now);
-    crate::listen::notify(c).await?;
     for hook in hooks {
         let hook: Uuid = hook.try_get(0)?;
         run(
@@ -246,7 +246,7 @@ pub(crate) async fn enqueue(
         )
         .await?;
     }
-    Ok(())
+    Ok(true)
 }
 /// Leases the event delivery due soonest: a queued one due by `now`, or a running one
 /// whose lease has lapsed (its worker died). Concurrent claims take different deliveries
