@@ -168,20 +168,29 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         total      bigint   NOT NULL,
         PRIMARY KEY (project_id, status, slot)
     );
+    -- Counts one lead more (+1) or fewer (-1) in a status's slot.
+    CREATE FUNCTION leads_count_add(project bigint, lead bigint, lead_status text, change int)
+    RETURNS void LANGUAGE sql AS $$
+        INSERT INTO lead_status_counts (project_id, status, slot, total)
+            VALUES (project, lead_status, lead % 16, change)
+            ON CONFLICT (project_id, status, slot)
+            DO UPDATE SET total = lead_status_counts.total + change;
+    $$;
+    -- A status change touches two counts; they are always locked in the order of their
+    -- statuses, so that two changes the opposite way (a rating, open to pending, and a
+    -- finished job, pending to open) cannot each hold the count the other one waits for.
     CREATE FUNCTION leads_count_status() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN
-            IF TG_OP = 'UPDATE' AND OLD.status = NEW.status THEN
-                RETURN NULL;
-            END IF;
-            UPDATE lead_status_counts SET total = total - 1
-                WHERE project_id = OLD.project_id AND status = OLD.status AND slot = OLD.id % 16;
-        END IF;
-        IF TG_OP IN ('INSERT', 'UPDATE') THEN
-            INSERT INTO lead_status_counts (project_id, status, slot, total)
-                VALUES (NEW.project_id, NEW.status, NEW.id % 16, 1)
-                ON CONFLICT (project_id, status, slot)
-                DO UPDATE SET total = lead_status_counts.total + 1;
+        IF TG_OP = 'INSERT' THEN
+            PERFORM leads_count_add(NEW.project_id, NEW.id, NEW.status, 1);
+        ELSIF TG_OP = 'DELETE' THEN
+            PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
+        ELSIF OLD.status < NEW.status THEN
+            PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
+            PERFORM leads_count_add(NEW.project_id, NEW.id, NEW.status, 1);
+        ELSIF OLD.status > NEW.status THEN
+            PERFORM leads_count_add(NEW.project_id, NEW.id, NEW.status, 1);
+            PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
         END IF;
         RETURN NULL;
     END

@@ -1,0 +1,143 @@
+//! The per-status counts under concurrent changes the opposite way: ratings (open to
+//! pending) and finished jobs (pending to open) on leads that share count slots. Each
+//! change locks two counts, always in the order of their statuses; in two orders, two such
+//! changes can deadlock (the benchmark saw 33 in 5 seconds at 64 connections). PostgreSQL
+//! finds a deadlock only after `deadlock_timeout`, which this database sets to a minute, so
+//! that one stalls the test rather than being retried unseen.
+#![cfg(leadtrack_postgres)]
+
+mod support;
+
+use std::time::Duration;
+
+use chrono::Utc;
+use futures::future::join_all;
+use leadtrack_core::account::Actor;
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::testkit::{data, project};
+use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
+use leadtrack_core::{Admin, JobQueue, LeadStore};
+use leadtrack_postgres::PgStore;
+use serde_json::json;
+
+/// Leads: 32 for each of the 16 count slots.
+const LEADS: usize = 512;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() {
+    let (store, url) = support::fresh_store().await;
+    let database = url.rsplit('/').next().unwrap().to_owned();
+    let (admin, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    admin
+        .batch_execute(&format!(
+            "ALTER DATABASE {database} SET deadlock_timeout = '60s'"
+        ))
+        .await
+        .unwrap();
+    // New connections get the setting.
+    store.close();
+    let store = PgStore::connect_with(&url, support::options())
+        .await
+        .unwrap();
+
+    let acme = project(&store, "acme").await;
+    // Not marked done: a finished job returns its lead to open.
+    let label = store
+        .create_label(
+            acme.id,
+            NewLabel {
+                name: "Called".into(),
+                mark_as_done: false,
+                mapping: LabelMapping::default(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .id;
+    let mut leads = Vec::new();
+    for n in 0..LEADS {
+        let body = json!({"userData": {"email": format!("l{n}@example.com")}});
+        leads.push(
+            store
+                .create_lead(acme.id, data(body), Utc::now())
+                .await
+                .unwrap()
+                .lead_id,
+        );
+    }
+    let rate = |lead: LeadId| {
+        let store = store.clone();
+        async move {
+            store
+                .update_status(
+                    acme.id,
+                    &StatusUpdate {
+                        identifier: LeadIdentifier::LeadId(lead),
+                        conversion_id: ConversionId::Label(label),
+                        price: None,
+                        note: None,
+                    },
+                    &Actor::api_key("lt_counts"),
+                    Utc::now(),
+                )
+                .await
+                .unwrap();
+        }
+    };
+    let finish_one = || {
+        let store = store.clone();
+        async move {
+            let claimed = store
+                .claim_job(Utc::now(), chrono::Duration::minutes(5))
+                .await
+                .unwrap()
+                .expect("a job is due");
+            let status = store
+                .finish_job(claimed.job.id, claimed.lease.token, Utc::now())
+                .await
+                .unwrap();
+            assert_eq!(status, LeadStatus::Open);
+        }
+    };
+    // Half the leads pending: each slot then holds a pending lead and an open one.
+    let (first, second) = leads.split_at(LEADS / 2);
+    join_all(first.iter().map(|&lead| rate(lead))).await;
+    for round in 0..8 {
+        let to_rate = if round % 2 == 0 { second } else { first };
+        let changes = tokio::time::timeout(
+            Duration::from_secs(30),
+            futures::future::join(
+                join_all(to_rate.iter().map(|&lead| rate(lead))),
+                join_all((0..LEADS / 2).map(|_| finish_one())),
+            ),
+        )
+        .await;
+        assert!(
+            changes.is_ok(),
+            "round {round}: the changes stalled (a deadlock)"
+        );
+    }
+    let counts = store
+        .status_counts(acme.id, &LeadQuery::default())
+        .await
+        .unwrap();
+    let count = |status| counts.iter().find(|(s, _)| *s == status).unwrap().1;
+    let half = (LEADS / 2) as u64;
+    assert_eq!(
+        (count(LeadStatus::Open), count(LeadStatus::Pending)),
+        (half, half)
+    );
+    let pending = store
+        .list_leads(
+            acme.id,
+            &LeadQuery::from_pairs([("status", "pending")]).unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(pending.total, half, "the kept count is the listing's");
+}
