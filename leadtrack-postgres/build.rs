@@ -1,13 +1,16 @@
-//! The PostgreSQL tests need a server: `scripts/postgres-cluster` starts a throwaway one,
-//! and `.ci/run` exports its URL as `LEADTRACK_POSTGRES_URL`. With the URL set at build
-//! time, the tests that use it are compiled (`cfg(leadtrack_postgres)`); without it they
-//! are left out, and `tests/required.rs` fails when `LEADTRACK_POSTGRES_TESTS=required`
-//! says they must run.
+//! The PostgreSQL tests need a server. `scripts/with-postgres cargo test --workspace` starts
+//! a throwaway one, exports its URL as `LEADTRACK_POSTGRES_URL`, and sets
+//! `LEADTRACK_POSTGRES_TESTS=required`, which compiles the tests that use it
+//! (`cfg(leadtrack_postgres)`). They then fail, never skip, without a server. Without the
+//! variable they are left out, and `tests/required.rs` says so.
+//!
+//! The cfg follows `LEADTRACK_POSTGRES_TESTS`, not the URL, whose port changes with every
+//! cluster and would rebuild the crate each time.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(leadtrack_postgres)");
-    println!("cargo::rerun-if-env-changed=LEADTRACK_POSTGRES_URL");
-    if std::env::var_os("LEADTRACK_POSTGRES_URL").is_some_and(|url| !url.is_empty()) {
+    println!("cargo::rerun-if-env-changed=LEADTRACK_POSTGRES_TESTS");
+    if std::env::var_os("LEADTRACK_POSTGRES_TESTS").is_some_and(|value| value == "required") {
         println!("cargo::rustc-cfg=leadtrack_postgres");
     }
 }

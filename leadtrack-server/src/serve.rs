@@ -148,6 +148,7 @@ async fn serve_metrics<S: JobQueue + Clone>(
 fn worker<S: JobQueue + Clone>(store: &S, args: &WorkerArgs) -> Result<Worker<S>, Failure> {
     let config = WorkerConfig {
         concurrency: args.worker_concurrency.max(1),
+        lease: args.worker_lease,
         retry: args.retry.policy(),
         ..WorkerConfig::default()
     };

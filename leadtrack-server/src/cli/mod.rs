@@ -429,6 +429,18 @@ pub(crate) struct WorkerArgs {
     )]
     pub(crate) worker_concurrency: usize,
 
+    /// How long a delivery a worker claimed stays its own: a worker that dies loses its
+    /// deliveries in progress to the others when this runs out. Longer than a platform's
+    /// slowest answer (requests time out after 30s).
+    #[arg(
+        long,
+        env = "LEADTRACK_WORKER_LEASE",
+        default_value = "5m",
+        value_parser = humantime::parse_duration,
+        value_name = "DURATION"
+    )]
+    pub(crate) worker_lease: Duration,
+
     #[command(flatten)]
     pub(crate) retry: RetryArgs,
 }
