@@ -5,8 +5,6 @@ mod common;
 
 use chrono::Utc;
 use common::*;
-use leadtrack_core::Admin;
-use leadtrack_core::LeadStore;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::types::{Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus};
@@ -305,7 +303,6 @@ async fn the_live_count_says_how_many_leads_arrived_since() {
 
 #[tokio::test]
 async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_problem() {
-    use leadtrack_core::JobQueue;
     use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
     use leadtrack_core::job::Attempt;
     use leadtrack_core::types::{AttemptOutcome, IntegrationKind};

@@ -11,7 +11,6 @@ use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::request::query::{Sort, SortDirection, SortField};
 use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
-use leadtrack_core::{Admin, LeadStore};
 use serde_json::json;
 use warp::http::StatusCode;
 

@@ -5,6 +5,7 @@ mod common;
 
 use chrono::{Duration, Utc};
 use common::*;
+use leadtrack_core::StoreError;
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::integration::{Secret, WebhookSettings};
 use leadtrack_core::job::Attempt;
@@ -14,7 +15,6 @@ use leadtrack_core::store::Entity;
 use leadtrack_core::types::{
     AttemptOutcome, Consent, ConsentStatus, ConversionId, IntegrationKind, LeadIdentifier, Role,
 };
-use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 use warp::http::StatusCode;

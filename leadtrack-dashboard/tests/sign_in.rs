@@ -61,7 +61,6 @@ async fn a_failed_sign_in_says_the_same_whether_or_not_the_email_exists() {
         unknown_email.text.replace("nobody@example.com", "EMAIL")
     );
     let disabled = {
-        use leadtrack_core::Accounts;
         app.store
             .set_user_disabled(app.member.id, true)
             .await

@@ -28,6 +28,30 @@ pub fn cluster_url(test: &str) -> Option<String> {
     }
 }
 
+/// The variable that runs the HTTP contract's suites (the route tests, the end-to-end API
+/// tests) on PostgreSQL: `LEADTRACK_TEST_BACKEND=postgres`. Unset, they run on SQLite.
+pub const BACKEND_VARIABLE: &str = "LEADTRACK_TEST_BACKEND";
+
+/// A fresh database's URL when the contract's suites run on PostgreSQL
+/// ([`BACKEND_VARIABLE`]), `None` when they run on SQLite.
+///
+/// # Panics
+///
+/// When PostgreSQL is asked for but `LEADTRACK_POSTGRES_URL` is not set, or the cluster
+/// cannot be reached: the suite never quietly runs on the other backend.
+pub async fn contract_database() -> Option<String> {
+    match std::env::var(BACKEND_VARIABLE).as_deref() {
+        Ok("postgres") => {
+            let cluster = std::env::var(URL_VARIABLE).unwrap_or_else(|_| {
+                panic!("{BACKEND_VARIABLE}=postgres needs {URL_VARIABLE} (scripts/with-postgres)")
+            });
+            Some(fresh_database(&cluster).await)
+        }
+        Ok("sqlite") | Err(_) => None,
+        Ok(other) => panic!("{BACKEND_VARIABLE}={other}: say postgres or sqlite"),
+    }
+}
+
 /// `url` with its database replaced by `database`.
 pub fn with_database(url: &str, database: &str) -> String {
     let (base, query) = match url.split_once('?') {

@@ -2,6 +2,7 @@
 //! contract that concerns them, the real clients' payloads, and the 409 race.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -19,7 +20,7 @@ use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::types::{
     Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
-use leadtrack_core::{Admin, LeadStore, StoreError, StoreResult};
+use leadtrack_core::{LeadStore, Store, StoreError, StoreResult};
 use leadtrack_sqlite::SqliteStore;
 use leadtrack_warp::{Config, CorsOrigins, routes};
 use serde_json::{Value, json};
@@ -29,7 +30,11 @@ use warp::http::{HeaderMap, StatusCode};
 use warp::reply::Response;
 
 struct App {
-    store: SqliteStore,
+    /// The store behind the routes, for arranging state the tests do not go through HTTP
+    /// for: SQLite's, or PostgreSQL's with `LEADTRACK_TEST_BACKEND=postgres`.
+    store: Arc<dyn Store>,
+    /// Closes the store.
+    close: Closer,
     project: Project,
     key: String,
     filter: BoxedFilter<(Response,)>,
@@ -40,7 +45,32 @@ async fn app() -> App {
 }
 
 async fn app_with(config: Config) -> App {
-    let store = SqliteStore::open_temporary().await.unwrap();
+    match leadtrack_postgres::testkit::contract_database().await {
+        Some(url) => {
+            let store = leadtrack_postgres::PgStore::connect(&url).await.unwrap();
+            let closed = store.clone();
+            let close: Closer = Box::new(move || {
+                closed.close();
+                Box::pin(async {})
+            });
+            app_on(store, close, config).await
+        }
+        None => {
+            let store = SqliteStore::open_temporary().await.unwrap();
+            let closed = store.clone();
+            let close: Closer = Box::new(move || {
+                let closed = closed.clone();
+                Box::pin(async move { closed.close().await })
+            });
+            app_on(store, close, config).await
+        }
+    }
+}
+
+/// Closes a store.
+type Closer = Box<dyn Fn() -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+
+async fn app_on<S: Store + Clone>(store: S, close: Closer, config: Config) -> App {
     let project = store
         .create_project(
             NewProject {
@@ -59,7 +89,8 @@ async fn app_with(config: Config) -> App {
         .key;
     let filter = routes(store.clone(), config).boxed();
     App {
-        store,
+        store: Arc::new(store),
+        close,
         project,
         key,
         filter,
@@ -457,7 +488,7 @@ mod general {
     #[tokio::test]
     async fn a_closed_store_answers_503_with_retry_after() {
         let app = app().await;
-        app.store.close().await;
+        (app.close)().await;
         let reply = app
             .post(
                 "/api/leads/createLead",

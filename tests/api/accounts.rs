@@ -137,7 +137,7 @@ async fn create_user(db: &Path, email: &str, name: &str, password: &str) -> Valu
 #[tokio::test]
 async fn user_and_member_commands_take_effect_while_the_server_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     create_acme(&db).await;
     let server = start(&db).await;
 

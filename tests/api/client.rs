@@ -12,7 +12,7 @@ use leadtrack::core::api::{
 use leadtrack::core::label::LabelMapping;
 use leadtrack::core::request::LeadQuery;
 use leadtrack::core::request::query::{Sort, SortDirection, SortField};
-use leadtrack::core::{Admin, ErrorCode, FieldError, LeadId, LeadStore};
+use leadtrack::core::{ErrorCode, FieldError, LeadId};
 use serde_json::{Map, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -192,7 +192,7 @@ async fn settled(client: &Client, lead: LeadId) -> LeadStatus {
 #[tokio::test]
 async fn a_rated_lead_reaches_every_platform_once_and_ends_rated() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     let mocks = mocks().await;
     let (key, label) = configure(&db, &mocks).await;
     let unknown = admin(
@@ -316,7 +316,7 @@ async fn a_rated_lead_reaches_every_platform_once_and_ends_rated() {
 #[tokio::test]
 async fn ingestion_and_delivery_run_apart() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     let mocks = mocks().await;
     let (key, label) = configure(&db, &mocks).await;
     let api = start_serve(&db, &["--no-worker"]).await;
@@ -352,7 +352,7 @@ async fn ingestion_and_delivery_run_apart() {
 #[tokio::test]
 async fn the_worker_flags_set_the_whole_retry_schedule() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     let key = create_acme(&db).await;
     let hook = MockPlatform::start(MockResponse::empty(503)).await;
     // The first refusal asks for a second (Retry-After in seconds), the second for a moment
@@ -447,7 +447,7 @@ async fn the_worker_flags_set_the_whole_retry_schedule() {
 #[tokio::test]
 async fn integration_test_sends_one_event_in_each_platforms_test_mode() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     let mocks = mocks().await;
     configure(&db, &mocks).await;
     mocks
@@ -531,7 +531,7 @@ async fn integration_test_sends_one_event_in_each_platforms_test_mode() {
 #[tokio::test]
 async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     let key = create_acme(&db).await;
     let microsoft =
         MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
@@ -682,7 +682,7 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
 #[tokio::test]
 async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_once() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     let mocks = mocks().await;
     let (key, label) = configure(&db, &mocks).await;
     let crm = MockPlatform::start(MockResponse::empty(204)).await;

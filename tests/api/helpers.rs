@@ -1,11 +1,15 @@
-//! `spawn_app()`: a server on port 0 over a fresh temporary database.
+//! `spawn_app()`: a server on port 0 over a fresh database: a temporary SQLite file, or a
+//! PostgreSQL database with `LEADTRACK_TEST_BACKEND=postgres`.
 
 use chrono::Utc;
 use leadtrack::client::Client;
-use leadtrack::core::Admin;
+use std::sync::Arc;
+
+use leadtrack::core::Store;
 use leadtrack::core::label::{LabelMapping, NewLabel};
 use leadtrack::core::project::{NewProject, Project};
 use leadtrack::sqlite::SqliteStore;
+use leadtrack_postgres::PgStore;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -17,7 +21,7 @@ pub(crate) struct TestApp {
     /// A client with the project's API key.
     pub(crate) client: Client,
     /// The store behind the server, for arranging state tests do not go through HTTP for.
-    pub(crate) store: SqliteStore,
+    pub(crate) store: Arc<dyn Store>,
     /// The project of `client`'s key, public id `prj_e2e`.
     pub(crate) project: Project,
     shutdown: Option<oneshot::Sender<()>>,
@@ -25,9 +29,20 @@ pub(crate) struct TestApp {
 
 /// Starts a server on an already-bound listener (no waiting: the port accepts at once).
 pub(crate) async fn spawn_app() -> TestApp {
-    let store = SqliteStore::open_temporary()
-        .await
-        .expect("temporary store");
+    match leadtrack_postgres::testkit::contract_database().await {
+        Some(url) => spawn_app_on(PgStore::connect(&url).await.expect("PostgreSQL store")).await,
+        None => {
+            spawn_app_on(
+                SqliteStore::open_temporary()
+                    .await
+                    .expect("temporary store"),
+            )
+            .await
+        }
+    }
+}
+
+async fn spawn_app_on<S: Store + Clone>(store: S) -> TestApp {
     let project = store
         .create_project(
             NewProject {
@@ -58,7 +73,7 @@ pub(crate) async fn spawn_app() -> TestApp {
     TestApp {
         client: Client::new(&base_url).with_api_key(&api_key),
         base_url,
-        store,
+        store: Arc::new(store),
         project,
         shutdown: Some(shutdown),
     }

@@ -17,7 +17,7 @@ use leadtrack::core::types::LeadStatus;
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_postgres::testkit::{cluster_url, fresh_database};
 
-use crate::process::{admin, admin_ok, create_acme, create_label, start_serve, start_worker};
+use crate::process::{admin, admin_ok, create_acme, create_label, start_serve};
 
 /// A fresh database's URL, or `None` when no cluster is configured (and none is required).
 async fn database(test: &str) -> Option<String> {

@@ -35,6 +35,15 @@ fn locate_or_build_server() -> PathBuf {
     binary
 }
 
+/// A new database for a test of the contract, as `--db` takes it: a SQLite file in `dir`,
+/// or a fresh PostgreSQL database's URL with `LEADTRACK_TEST_BACKEND=postgres`.
+pub(crate) async fn fresh_db(dir: &tempfile::TempDir) -> PathBuf {
+    match leadtrack_postgres::testkit::contract_database().await {
+        Some(url) => PathBuf::from(url),
+        None => dir.path().join("leadtrack.db"),
+    }
+}
+
 /// Runs an admin command to completion.
 pub(crate) async fn admin(db: &Path, args: &[&str]) -> Output {
     Command::new(server_binary())

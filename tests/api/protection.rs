@@ -9,7 +9,7 @@ use crate::process::{admin, admin_json, create_acme, start_serve};
 #[tokio::test]
 async fn rate_limit_flags_and_allowed_origins_reach_the_server() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     create_acme(&db).await;
     let set = admin(
         &db,
@@ -98,6 +98,7 @@ async fn rate_limit_flags_and_allowed_origins_reach_the_server() {
 /// them were refused `503 unavailable`.
 async fn refused_searches(readers: &[&str]) -> usize {
     let dir = tempfile::tempdir().unwrap();
+    // The reader pools are SQLite's.
     let db = dir.path().join("leadtrack.db");
     let key = create_acme(&db).await;
     let mut options = vec!["--rate-limit-key", "off", "--no-worker"];
@@ -156,7 +157,7 @@ async fn reader_pool_flags_reach_the_store() {
 #[tokio::test]
 async fn the_phone_region_and_the_default_consent_are_set_on_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("leadtrack.db");
+    let db = crate::process::fresh_db(&dir).await;
     create_acme(&db).await;
     let set = |flags: &'static [&'static str]| {
         let db = db.clone();

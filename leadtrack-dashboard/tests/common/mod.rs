@@ -1,18 +1,21 @@
-//! The dashboard over a fresh SQLite store with two projects and two users, driven through
-//! `warp::test` (no socket) as a browser would: forms, cookies, `Origin`.
+//! The dashboard over a fresh store with two projects and two users, driven through
+//! `warp::test` (no socket) as a browser would: forms, cookies, `Origin`. The store is a
+//! temporary SQLite file, or a PostgreSQL database with `LEADTRACK_TEST_BACKEND=postgres`.
 
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use leadtrack_core::Store;
 use leadtrack_core::account::{Actor, NewUser, Password, User};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::request::{CreateRoute, NewLead, StatusUpdate};
 use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, Role};
-use leadtrack_core::{Accounts, Admin, LeadStore};
 use leadtrack_dashboard::{Config, routes};
+use leadtrack_postgres::PgStore;
 use leadtrack_sqlite::SqliteStore;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -26,7 +29,7 @@ pub(crate) const OWNER_PASSWORD: &str = "owner password 1";
 pub(crate) const MEMBER_PASSWORD: &str = "member password 1";
 
 pub(crate) struct App {
-    pub(crate) store: SqliteStore,
+    pub(crate) store: Arc<dyn Store>,
     pub(crate) filter: BoxedFilter<(Response,)>,
     /// Owned by `owner`; `member` is a member.
     pub(crate) alpha: Project,
@@ -69,12 +72,12 @@ pub(crate) async fn app() -> App {
     app_with(Config::default()).await
 }
 
-async fn user(store: &SqliteStore, email: &str, name: &str, password: &str) -> User {
+async fn user(store: &impl Store, email: &str, name: &str, password: &str) -> User {
     let new = NewUser::new(email, Some(name), &Password::new(password).unwrap()).unwrap();
     store.create_user(new, Utc::now()).await.unwrap()
 }
 
-async fn project(store: &SqliteStore, id: &str, name: &str) -> Project {
+async fn project(store: &impl Store, id: &str, name: &str) -> Project {
     store
         .create_project(
             NewProject {
@@ -89,7 +92,13 @@ async fn project(store: &SqliteStore, id: &str, name: &str) -> Project {
 }
 
 pub(crate) async fn app_with(config: Config) -> App {
-    let store = SqliteStore::open_temporary().await.unwrap();
+    match leadtrack_postgres::testkit::contract_database().await {
+        Some(url) => app_on(PgStore::connect(&url).await.unwrap(), config).await,
+        None => app_on(SqliteStore::open_temporary().await.unwrap(), config).await,
+    }
+}
+
+async fn app_on<S: Store + Clone>(store: S, config: Config) -> App {
     let alpha = project(&store, "alpha", "Alpha").await;
     let beta = project(&store, "beta", "Beta").await;
     let owner = user(&store, "owner@example.com", "Olive Owner", OWNER_PASSWORD).await;
@@ -106,7 +115,7 @@ pub(crate) async fn app_with(config: Config) -> App {
     }
     let filter = routes(store.clone(), config).boxed();
     App {
-        store,
+        store: Arc::new(store),
         filter,
         alpha,
         beta,
