@@ -1,0 +1,60 @@
+//! Ten processes starting at once on an empty database migrate it once: the migrations run
+//! under an advisory lock, and those that waited find nothing left to do.
+#![cfg(leadtrack_postgres)]
+
+mod support;
+
+use futures::future::join_all;
+use leadtrack_core::LeadStore;
+use leadtrack_postgres::PgStore;
+use leadtrack_postgres::testkit::{URL_VARIABLE, fresh_database};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ten_stores_starting_at_once_migrate_once() {
+    let cluster = std::env::var(URL_VARIABLE).unwrap();
+    let url = fresh_database(&cluster).await;
+    let stores = join_all((0..10).map(|_| PgStore::connect_with(&url, support::options()))).await;
+    for store in &stores {
+        let store = store.as_ref().expect("every store starts");
+        store.ready().await.expect("and finds the schema current");
+    }
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let version: i32 = client
+        .query_one("SELECT version FROM leadtrack_schema", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 1);
+    // One leads table, one trigger: nothing was created twice or half.
+    let triggers: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_trigger WHERE tgname = 'leads_count_status'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(triggers, 1);
+}
+
+#[tokio::test]
+async fn a_database_newer_than_this_build_is_refused() {
+    let (store, url) = support::fresh_store().await;
+    store.close();
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute("UPDATE leadtrack_schema SET version = 99")
+        .await
+        .unwrap();
+    let refused = PgStore::connect(&url).await.unwrap_err();
+    assert!(
+        refused.to_string().contains("upgrade leadtrack"),
+        "{refused}"
+    );
+}
