@@ -9,7 +9,7 @@
 //! expression of their indexes, whatever the database's locale.
 
 use deadpool_postgres::GenericClient;
-use leadtrack_core::lead::{LeadPage, StoredLead};
+use leadtrack_core::lead::StoredLead;
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
@@ -281,11 +281,13 @@ async fn kept_total(
 ///
 /// The total comes from the kept counts when only the status filters (or nothing does),
 /// and is counted otherwise; a page past the end is not read.
-pub(crate) async fn list(
+/// The number of leads `query` matches: a kept count when it filters by nothing but
+/// statuses, else a count of the matches.
+pub(crate) async fn total(
     c: &impl GenericClient,
     project: ProjectId,
     query: &LeadQuery,
-) -> Result<LeadPage, Error> {
+) -> Result<u64, Error> {
     let total = if query.is_unfiltered() {
         kept_total(c, project, None).await?
     } else if let Some(statuses) = query.only_statuses() {
@@ -297,21 +299,13 @@ pub(crate) async fn list(
             None => 0,
         }
     };
-    let total = u64::try_from(total).unwrap_or_default();
-    if query.offset() >= total {
-        return Ok(LeadPage {
-            leads: Vec::new(),
-            total,
-        });
-    }
-    let leads = page(c, project, query).await?;
-    Ok(LeadPage { leads, total })
+    Ok(u64::try_from(total).unwrap_or_default())
 }
 
 /// The page of leads `query` asks for. A sort whose key a lead may lack lists the leads
 /// with one first, then those without (by id), in both directions: read as two parts, each
 /// in the order of an index, the second only when the page reaches it.
-async fn page(
+pub(crate) async fn page(
     c: &impl GenericClient,
     project: ProjectId,
     query: &LeadQuery,

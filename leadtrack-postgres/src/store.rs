@@ -84,7 +84,16 @@ impl LeadStore for PgStore {
     }
 
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
-        read!(self, |c| listing::list(c, project, query))
+        // The total and the page at once, on two connections: a search's count and its page
+        // each read the matches. (A page past the total is empty anyway.)
+        let (total, leads) = tokio::join!(
+            async { read!(self, |c| listing::total(c, project, query)) },
+            async { read!(self, |c| listing::page(c, project, query)) }
+        );
+        Ok(LeadPage {
+            leads: leads?,
+            total: total?,
+        })
     }
 
     async fn status_counts(
