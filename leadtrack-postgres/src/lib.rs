@@ -18,6 +18,12 @@
 //!   that loses a serialisation race or a deadlock is retried.
 //! - The schema is migrated at start, under an advisory lock, so that servers starting
 //!   together migrate once.
+//! - A worker waiting for work `LISTEN`s, and a store that queued work `NOTIFY`s after its
+//!   commit ([`JobQueue::wait_for_work`]), so a delivery starts at once on an idle worker.
+//! - The PostgreSQL end of `server migrate-to` ([`PgStore::import_rows`] and the methods
+//!   beside it) writes a whole database given in `leadtrack_core::transfer`'s form.
+//!
+//! [`JobQueue::wait_for_work`]: leadtrack_core::JobQueue::wait_for_work
 
 #![forbid(unsafe_code)]
 
