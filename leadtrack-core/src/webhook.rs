@@ -275,6 +275,21 @@ pub struct WebhookAttempt {
     pub retry_at: Option<DateTime<Utc>>,
 }
 
+impl WebhookAttempt {
+    /// The state the delivery is stored in after this attempt, and when it is next due: a
+    /// retry is `queued` again, due at its `retry_at`; any other outcome ends it
+    /// (`delivered`, `failed` or `skipped`). `None` for a retry without its time.
+    pub fn next_state(&self) -> Option<(&'static str, Option<DateTime<Utc>>)> {
+        Some(match (self.outcome, self.retry_at) {
+            (AttemptOutcome::Retry, Some(retry_at)) => ("queued", Some(retry_at)),
+            (AttemptOutcome::Retry, None) => return None,
+            (AttemptOutcome::Delivered, _) => ("delivered", None),
+            (AttemptOutcome::Failed, _) => ("failed", None),
+            (AttemptOutcome::Skipped, _) => ("skipped", None),
+        })
+    }
+}
+
 /// A webhook and how its deliveries stand.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebhookStatus {

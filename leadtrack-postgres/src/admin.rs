@@ -7,7 +7,7 @@ use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
-use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
 use tokio_postgres::Row;
@@ -207,21 +207,8 @@ pub(crate) async fn revoke_api_key(
             all(c, &sql, &[&project.0, prefix]).await?
         }
     };
-    let mut matches = found.iter().map(key_info).collect::<Result<Vec<_>, _>>()?;
-    let (id, mut info) = match matches.len() {
-        0 => return Err(not_found(Entity::ApiKey)),
-        1 => matches.remove(0),
-        // Only a prefix can match several keys: hashes are unique.
-        _ => {
-            let named = match key {
-                KeyRef::Prefix(prefix) => prefix.clone(),
-                KeyRef::Hash(_) => String::new(),
-            };
-            return Err(Error::Store(StoreError::Conflict(Conflict::AmbiguousKey(
-                named,
-            ))));
-        }
-    };
+    let matches = found.iter().map(key_info).collect::<Result<Vec<_>, _>>()?;
+    let (id, mut info) = one_key(key, matches)?;
     if info.revoked_at.is_none() {
         run(
             c,

@@ -319,17 +319,12 @@ pub(crate) async fn record_attempt(
             Conflict::WebhookLeaseLost(id),
         )));
     }
-    let (state, due_at) = match (attempt.outcome, attempt.retry_at) {
-        (AttemptOutcome::Retry, Some(retry_at)) => ("queued", Some(to_millis(&retry_at))),
-        (AttemptOutcome::Retry, None) => {
-            return Err(Error::Store(StoreError::Invalid(
-                "a retry needs the time to retry at".to_owned(),
-            )));
-        }
-        (AttemptOutcome::Delivered, _) => ("delivered", None),
-        (AttemptOutcome::Failed, _) => ("failed", None),
-        (AttemptOutcome::Skipped, _) => ("skipped", None),
-    };
+    let (state, due_at) = attempt.next_state().ok_or_else(|| {
+        Error::Store(StoreError::Invalid(
+            "a retry needs the time to retry at".to_owned(),
+        ))
+    })?;
+    let due_at = due_at.as_ref().map(to_millis);
     // A delivered body is not needed again: only the record of the delivery stays.
     run(
         c,

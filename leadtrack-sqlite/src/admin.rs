@@ -6,7 +6,7 @@ use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
-use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
 use rusqlite::{Connection, OptionalExtension};
@@ -161,7 +161,7 @@ pub(crate) fn revoke_api_key(
     key: &KeyRef,
     now: DateTime<Utc>,
 ) -> Result<ApiKeyInfo, Error> {
-    let mut matches: Vec<(i64, ApiKeyInfo)> = match key {
+    let matches: Vec<(i64, ApiKeyInfo)> = match key {
         KeyRef::Hash(hash) => conn
             .prepare_cached(
                 "SELECT id, prefix, created_at, revoked_at FROM api_keys
@@ -177,20 +177,7 @@ pub(crate) fn revoke_api_key(
             .query_map((project.0, prefix), key_info)?
             .collect::<Result<_, _>>()?,
     };
-    let (id, mut info) = match matches.len() {
-        0 => return Err(not_found(Entity::ApiKey)),
-        1 => matches.remove(0),
-        // Only a prefix can match several keys: hashes are unique.
-        _ => {
-            let named = match key {
-                KeyRef::Prefix(prefix) => prefix.clone(),
-                KeyRef::Hash(_) => String::new(),
-            };
-            return Err(Error::Store(StoreError::Conflict(Conflict::AmbiguousKey(
-                named,
-            ))));
-        }
-    };
+    let (id, mut info) = one_key(key, matches)?;
     if info.revoked_at.is_none() {
         conn.prepare_cached("UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1")?
             .execute((id, to_millis(&now)))?;

@@ -7,7 +7,7 @@ use leadtrack_core::integration::Secret;
 use leadtrack_core::job::Lease;
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
-use leadtrack_core::types::{AttemptOutcome, LeadId, LeadIdentifier, ProjectId};
+use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookError,
     WebhookEvent, WebhookEvents, WebhookStatus,
@@ -261,17 +261,12 @@ pub(crate) fn record_attempt(
             )));
         }
     }
-    let (state, due_at) = match (attempt.outcome, attempt.retry_at) {
-        (AttemptOutcome::Retry, Some(retry_at)) => ("queued", Some(to_millis(&retry_at))),
-        (AttemptOutcome::Retry, None) => {
-            return Err(Error::Store(StoreError::Invalid(
-                "a retry needs the time to retry at".to_owned(),
-            )));
-        }
-        (AttemptOutcome::Delivered, _) => ("delivered", None),
-        (AttemptOutcome::Failed, _) => ("failed", None),
-        (AttemptOutcome::Skipped, _) => ("skipped", None),
-    };
+    let (state, due_at) = attempt.next_state().ok_or_else(|| {
+        Error::Store(StoreError::Invalid(
+            "a retry needs the time to retry at".to_owned(),
+        ))
+    })?;
+    let due_at = due_at.as_ref().map(to_millis);
     // A delivered body is not needed again: only the record of the delivery stays.
     conn.prepare_cached(
         "UPDATE webhook_events SET state = ?2, attempts = attempts + 1,

@@ -47,6 +47,20 @@ use crate::types::{
 use crate::webhook::{ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus};
 use uuid::Uuid;
 
+/// The one key of `matches`, the keys of a project that a [`KeyRef`] names: not found
+/// when there is none, [`Conflict::AmbiguousKey`] when a prefix names several (a hash names
+/// one at most). Every backend's `revoke_api_key` picks by it.
+pub fn one_key<T>(key: &KeyRef, mut matches: Vec<T>) -> StoreResult<T> {
+    match matches.len() {
+        0 => Err(StoreError::NotFound(Entity::ApiKey)),
+        1 => Ok(matches.remove(0)),
+        _ => Err(StoreError::Conflict(Conflict::AmbiguousKey(match key {
+            KeyRef::Prefix(prefix) => prefix.clone(),
+            KeyRef::Hash(_) => String::new(),
+        }))),
+    }
+}
+
 /// What the lead routes need: the leads of a project, their status updates and jobs, and
 /// finding the project a request speaks for.
 #[async_trait]
