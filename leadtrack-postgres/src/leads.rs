@@ -35,7 +35,10 @@ pub(crate) async fn create(
     now: DateTime<Utc>,
 ) -> Result<(CreatedLead, bool), Error> {
     let Some(event_id) = row.data.unique_event_id() else {
-        let id = insert(c, project, route, row, now).await?;
+        // Without an event id there is no unique index to meet: the insert always inserts.
+        let id = insert(c, project, route, row, now)
+            .await?
+            .ok_or_else(|| StoreError::Invalid("the lead was not inserted".to_owned()))?;
         return created(c, project, id, row, now).await;
     };
     loop {
@@ -71,7 +74,7 @@ pub(crate) async fn create(
         // Nothing to merge into: insert, unless a concurrent create got there first; then
         // look again.
         if let Some(id) = insert(c, project, route, row, now).await? {
-            return created(c, project, Some(id), row, now).await;
+            return created(c, project, id, row, now).await;
         }
     }
 }
@@ -81,12 +84,10 @@ pub(crate) async fn create(
 async fn created(
     c: &impl GenericClient,
     project: ProjectId,
-    id: Option<LeadId>,
+    id: LeadId,
     row: &LeadRow,
     now: DateTime<Utc>,
 ) -> Result<(CreatedLead, bool), Error> {
-    // Without an event id there is no unique index to meet: the insert always inserts.
-    let id = id.ok_or_else(|| StoreError::Invalid("the lead was not inserted".to_owned()))?;
     activity::record(c, project, id, now, None, &Activity::Created).await?;
     let event = WebhookEvent::LeadCreated;
     let queued = webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;

@@ -9,7 +9,7 @@
 //! expression of their indexes, whatever the database's locale.
 
 use deadpool_postgres::GenericClient;
-use leadtrack_core::lead::StoredLead;
+use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
@@ -281,6 +281,28 @@ async fn kept_total(
 ///
 /// The total comes from the kept counts when only the status filters (or nothing does),
 /// and is counted otherwise; a page past the end is not read.
+/// Whether the total of `query` is a count of its matches (it filters by more than
+/// statuses), which costs about what reading its page does.
+pub(crate) fn counts_matches(query: &LeadQuery) -> bool {
+    !query.is_unfiltered() && query.only_statuses().is_none()
+}
+
+/// A page and its total on one connection, one after the other: for a total that is a
+/// kept count, which a second connection would not make sooner.
+pub(crate) async fn list(
+    c: &impl GenericClient,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<LeadPage, Error> {
+    let total = total(c, project, query).await?;
+    let leads = if query.offset() >= total {
+        Vec::new()
+    } else {
+        page(c, project, query).await?
+    };
+    Ok(LeadPage { leads, total })
+}
+
 /// The number of leads `query` matches: a kept count when it filters by nothing but
 /// statuses, else a count of the matches.
 pub(crate) async fn total(

@@ -84,8 +84,11 @@ impl LeadStore for PgStore {
     }
 
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
-        // The total and the page at once, on two connections: a search's count and its page
-        // each read the matches. (A page past the total is empty anyway.)
+        if !listing::counts_matches(query) {
+            return read!(self, |c| listing::list(c, project, query));
+        }
+        // A count of the matches and the page at once, on two connections: each reads the
+        // matches (a search's, say). A page past the total is empty anyway.
         let (total, leads) = tokio::join!(
             async { read!(self, |c| listing::total(c, project, query)) },
             async { read!(self, |c| listing::page(c, project, query)) }
