@@ -2,9 +2,12 @@
 //! and exports read in batches (keyset pagination), as the SQLite backend lists them.
 //!
 //! Every statement starts with the project (`project_id = $1`), so every plan is an index
-//! search within it. A search term that holds a trigram is matched with `LIKE`, which the
-//! `pg_trgm` GIN index `leads_search` serves; a shorter one (or one of punctuation only)
-//! with `strpos` on the project's leads. Text sorts ignore case as SQLite's `NOCASE` does
+//! search within it. A search reads `lead_search`, each lead's search text and status in a
+//! narrow table of its own (see migration 2). A term that holds a trigram is matched with
+//! `LIKE`, which the `pg_trgm` GIN index `lead_search_text` serves; a shorter one (or one
+//! of punctuation only) with `strpos` on the project's texts. A search filtered by nothing
+//! but statuses is counted in `lead_search` alone; pages, and counts with other filters,
+//! read `leads` and look each lead's text up by its key. Text sorts ignore case as SQLite's `NOCASE` does
 //! (A–Z only, then byte order): `translate(column, 'A…Z', 'a…z') COLLATE "C"`, the
 //! expression of their indexes, whatever the database's locale.
 
@@ -127,9 +130,44 @@ fn like_pattern(term: &str) -> String {
     pattern
 }
 
-/// The WHERE clause of a listing (without `WHERE`) and its parameters; more may be bound
-/// after it. The project is always `$1`.
-fn filter(project: ProjectId, query: &LeadQuery) -> Statement {
+/// The table a listing's WHERE clause is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Table {
+    /// `leads`: a search looks each lead's text up in `lead_search` by its key.
+    Leads,
+    /// `lead_search` alone, which holds the project, the id, the status and the search
+    /// text: for a query that filters by nothing else.
+    Search,
+}
+
+impl Table {
+    /// `lead_search` for a query that searches and filters by nothing but statuses
+    /// (whose count needs no column of `leads`), else `leads`.
+    fn for_count(query: &LeadQuery) -> Self {
+        let others = LeadQuery {
+            status: None,
+            search: None,
+            ..query.clone()
+        };
+        if query.search.is_some() && others.is_unfiltered() {
+            Self::Search
+        } else {
+            Self::Leads
+        }
+    }
+
+    /// The table's name.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Leads => "leads",
+            Self::Search => "lead_search",
+        }
+    }
+}
+
+/// The WHERE clause of a listing on `table` (without `WHERE`) and its parameters; more may
+/// be bound after it. The project is always `$1`.
+fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
     let mut statement = Statement::default();
     let project = statement.bind(project.0);
     statement.push(&format!("project_id = {project}"));
@@ -167,16 +205,24 @@ fn filter(project: ProjectId, query: &LeadQuery) -> Statement {
         statement.push(&format!(" AND created_at <= {to}"));
     }
     if let Some(term) = query.search.as_deref().map(search_term) {
-        if term.contains('\0') {
+        let matches = if term.contains('\0') {
             // No lead's text holds a NUL (PostgreSQL's text cannot).
-            statement.push(" AND false");
+            "false".to_owned()
         } else if has_trigram(&term) {
             let pattern = statement.bind(like_pattern(&term));
-            statement.push(&format!(" AND search_text LIKE {pattern}"));
+            format!("search_text LIKE {pattern}")
         } else {
             // No trigram to look up: each lead of the project is checked.
             let term = statement.bind(term);
-            statement.push(&format!(" AND strpos(search_text, {term}) > 0"));
+            format!("strpos(search_text, {term}) > 0")
+        };
+        match table {
+            Table::Search => statement.push(&format!(" AND {matches}")),
+            Table::Leads => statement.push(&format!(
+                " AND EXISTS (SELECT 1 FROM lead_search
+                     WHERE lead_search.project_id = leads.project_id
+                       AND lead_search.id = leads.id AND {matches})"
+            )),
         }
     }
     for (column, exists) in [
@@ -214,9 +260,11 @@ pub(crate) async fn status_counts(
         )
         .await?
     } else {
-        let mut statement = filter(project, &any_status);
+        let table = Table::for_count(&any_status);
+        let mut statement = filter(project, &any_status, table);
         statement.sql = format!(
-            "SELECT status, count(*) FROM leads WHERE {} GROUP BY status",
+            "SELECT status, count(*) FROM {} WHERE {} GROUP BY status",
+            table.name(),
             statement.sql
         );
         statement.rows(c).await?
@@ -390,9 +438,18 @@ enum Part {
 /// The count of the leads `query` matches (of `part` of them), when no kept count
 /// answers it.
 fn count_statement(project: ProjectId, query: &LeadQuery, part: Part) -> Statement {
-    let mut statement = filter(project, query);
+    // A part is told by the sort's key, which only `leads` holds.
+    let table = match part {
+        Part::All => Table::for_count(query),
+        Part::Keyed | Part::Unkeyed => Table::Leads,
+    };
+    let mut statement = filter(project, query, table);
     restrict(&mut statement, query, part);
-    statement.sql = format!("SELECT count(*) FROM leads WHERE {}", statement.sql);
+    statement.sql = format!(
+        "SELECT count(*) FROM {} WHERE {}",
+        table.name(),
+        statement.sql
+    );
     statement
 }
 
@@ -404,7 +461,7 @@ fn page_statement(
     limit: i64,
     offset: i64,
 ) -> Statement {
-    let mut statement = filter(project, query);
+    let mut statement = filter(project, query, Table::Leads);
     restrict(&mut statement, query, part);
     let (key, _) = sort_key(query.sort.field);
     let direction = direction(query);
@@ -523,7 +580,7 @@ pub(crate) async fn export(
     let mut leads = Vec::new();
     // The part with keys, unless the cursor is already past it.
     if !matches!(cursor, Some((None, _))) {
-        let mut statement = filter(project, query);
+        let mut statement = filter(project, query, Table::Leads);
         if nullable {
             statement.push(&format!(" AND {key} IS NOT NULL"));
         }
@@ -549,7 +606,7 @@ pub(crate) async fn export(
     }
     // Then the part without: only text and price sorts have one.
     if nullable && leads.len() < wanted {
-        let mut statement = filter(project, query);
+        let mut statement = filter(project, query, Table::Leads);
         statement.push(&format!(" AND {key} IS NULL"));
         if let Some((None, id)) = &cursor {
             let id = statement.bind(*id);
@@ -649,7 +706,11 @@ mod plans {
             .unwrap();
         // As autovacuum leaves it: statistics, and the trigram index's pending entries
         // merged (each batch of statements is one transaction, which VACUUM is not).
-        for sql in ["VACUUM ANALYZE leads", "SET enable_seqscan = off"] {
+        for sql in [
+            "VACUUM ANALYZE leads",
+            "VACUUM ANALYZE lead_search",
+            "SET enable_seqscan = off",
+        ] {
             client.batch_execute(sql).await.unwrap();
         }
         let project = ProjectId(1);
@@ -693,18 +754,36 @@ mod plans {
                 assert!(!count.contains("Seq Scan"), "{query:?}:\n{count}");
             }
         }
-        // A search counts its matches in the trigram index, within the project, and pages
-        // them from it (sorting the matches), or, for a term so common that a page fills
-        // soon, along the creation order.
-        let search = LeadQuery::from_pairs([("search", "okafor")]).unwrap();
-        let count = plan(&client, &count_statement(project, &search, Part::All)).await;
-        assert!(count.contains("leads_search"), "{count}");
-        let page = plan(&client, &page_statement(project, &search, Part::All, 50, 0)).await;
-        assert!(
-            page.contains("leads_search") || page.contains("leads_created"),
-            "{page}"
-        );
-        assert!(!page.contains("Seq Scan"), "{page}");
+        // A search, alone or by status, counts its matches in the trigram index and the
+        // narrow `lead_search` alone (with the counts of its tabs), and pages them from the
+        // index (sorting the matches) or, for a term so common that a page fills soon,
+        // along the creation order.
+        for query in [
+            "search=okafor",
+            "search=okafor&status=open",
+            "search=okafor&status=open,lost",
+        ] {
+            let search = LeadQuery::from_pairs(form_urlencoded_pairs(query)).unwrap();
+            let count = plan(&client, &count_statement(project, &search, Part::All)).await;
+            assert!(count.contains("lead_search_text"), "{count}");
+            assert!(!count.contains("on leads"), "{count}");
+            let page = plan(&client, &page_statement(project, &search, Part::All, 50, 0)).await;
+            assert!(
+                page.contains("lead_search_text") || page.contains("leads_created"),
+                "{page}"
+            );
+            assert!(!page.contains("Seq Scan"), "{page}");
+        }
+        // With another filter, the count reads the leads too.
+        let search = LeadQuery::from_pairs([("search", "okafor"), ("formName", "Contact")]);
+        let count = plan(
+            &client,
+            &count_statement(project, &search.unwrap(), Part::All),
+        )
+        .await;
+        assert!(count.contains("lead_search"), "{count}");
+        assert!(count.contains("on leads"), "{count}");
+        assert!(!count.contains("Seq Scan"), "{count}");
     }
 
     fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {

@@ -511,6 +511,35 @@ pub async fn status_totals_follow_every_change<B: Backend>(backend: &B) {
         .unwrap();
     assert_eq!(totals(store.clone()).await, expected(store.clone()).await);
     assert_eq!(totals(store.clone()).await, [4, 0, 1, 1]);
+    // A search's counts per status, and its totals by status, follow the ratings too (a
+    // backend may keep the text it searches, and the status beside it, apart from the
+    // lead).
+    let searched = |status: Option<Vec<LeadStatus>>| LeadQuery {
+        search: Some("a@x.io".into()),
+        status,
+        limit: 1,
+        ..LeadQuery::default()
+    };
+    let counts = store
+        .status_counts(project.id, &searched(None))
+        .await
+        .unwrap();
+    assert_eq!(
+        counts,
+        [
+            (LeadStatus::Open, 4),
+            (LeadStatus::Pending, 0),
+            (LeadStatus::Rated, 1),
+            (LeadStatus::Lost, 1)
+        ]
+    );
+    for (status, count) in counts {
+        let listed = store
+            .list_leads(project.id, &searched(Some(vec![status])))
+            .await
+            .unwrap();
+        assert_eq!(listed.total, count, "{status:?}");
+    }
 
     // With another filter, the counts are of the leads it matches, whatever the status
     // asked for.
