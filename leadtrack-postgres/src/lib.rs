@@ -11,7 +11,8 @@
 //!   rule stays: deduplication is `INSERT … ON CONFLICT` on a partial unique index; the 409
 //!   rule a partial unique index on unfinished jobs, behind a row lock on the lead; job
 //!   claims are `SELECT … FOR UPDATE SKIP LOCKED` with leases; search is a `pg_trgm` GIN
-//!   index, with exact totals.
+//!   index on a narrow copy of each lead's search text (kept by a trigger), with exact
+//!   totals.
 //! - Nothing is cached in the process: a revoked key, a deactivated project or a changed
 //!   setting takes effect on every server with the next request.
 //! - Connections come from a pool ([`PgOptions::pool_size`] per process). A transaction
