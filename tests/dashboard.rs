@@ -1,7 +1,8 @@
 //! The dashboard in a real headless Chromium, as a team uses it: sign in, the inbox's tabs,
 //! keyboard, search and filters, a lead's page, rating one lead (and seeing its webhook
 //! delivered) and several at once, a lead webhook added and removed, and what a member may
-//! not see.
+//! not see. On a temporary SQLite file, or on PostgreSQL with
+//! `LEADTRACK_TEST_BACKEND=postgres` (as `.ci/run` runs them again).
 
 #[path = "support/browser.rs"]
 mod support;
@@ -11,16 +12,17 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use fantoccini::Locator;
 use fantoccini::key::Key;
+use leadtrack::core::Store;
 use leadtrack::core::account::{NewUser, Password};
 use leadtrack::core::integration::{IntegrationSettings, Secret, WebhookSettings};
 use leadtrack::core::label::{LabelMapping, NewLabel};
 use leadtrack::core::project::{NewProject, Project};
 use leadtrack::core::request::{CreateRoute, NewLead};
 use leadtrack::core::types::{LeadId, Role};
-use leadtrack::core::{Accounts, Admin, LeadStore};
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use leadtrack::forward::{Worker, WorkerConfig};
 use leadtrack::sqlite::SqliteStore;
+use leadtrack_postgres::PgStore;
 use serde_json::{Value, json};
 
 use support::{Browser, serve};
@@ -28,15 +30,15 @@ use support::{Browser, serve};
 const OWNER: (&str, &str) = ("olive@example.com", "olive's password");
 const MEMBER: (&str, &str) = ("mo@example.com", "mo's password!");
 
-struct Site {
+struct Site<S> {
     base: String,
-    store: SqliteStore,
+    store: S,
     acme: Project,
     hook: MockPlatform,
     customer: String,
 }
 
-async fn project(store: &SqliteStore, id: &str, name: &str) -> Project {
+async fn project(store: &impl Store, id: &str, name: &str) -> Project {
     let new = NewProject {
         public_id: Some(id.into()),
         name: name.into(),
@@ -45,7 +47,7 @@ async fn project(store: &SqliteStore, id: &str, name: &str) -> Project {
     store.create_project(new, Utc::now()).await.unwrap()
 }
 
-async fn lead(store: &SqliteStore, project: &Project, body: Value) -> LeadId {
+async fn lead(store: &impl Store, project: &Project, body: Value) -> LeadId {
     let mut body = body;
     body["projectId"] = json!(project.public_id);
     let new = NewLead::parse(body.to_string().as_bytes(), CreateRoute::Browser).unwrap();
@@ -58,8 +60,7 @@ async fn lead(store: &SqliteStore, project: &Project, body: Value) -> LeadId {
 
 /// Acme (Olive owns it, Mo is a member) with five leads, a webhook at a local mock, and
 /// `Other`, which neither of them belongs to.
-async fn site() -> Site {
-    let store = SqliteStore::open_temporary().await.unwrap();
+async fn site<S: Store + Clone + 'static>(store: S) -> Site<S> {
     let acme = project(&store, "acme", "Acme").await;
     let other = project(&store, "other", "Other").await;
     for (email, password, role) in [
@@ -136,8 +137,29 @@ async fn site() -> Site {
     }
 }
 
+/// Runs the test `$body` with a browser and a fresh site, on the backend under test: a
+/// temporary SQLite file, or a fresh PostgreSQL database with
+/// `LEADTRACK_TEST_BACKEND=postgres`.
+macro_rules! on_a_site {
+    ($body:ident) => {{
+        let Some(browser) = Browser::start().await else {
+            return;
+        };
+        match leadtrack_postgres::testkit::contract_database().await {
+            Some(url) => $body(browser, site(PgStore::connect(&url).await.unwrap()).await).await,
+            None => {
+                $body(
+                    browser,
+                    site(SqliteStore::open_temporary().await.unwrap()).await,
+                )
+                .await
+            }
+        }
+    }};
+}
+
 /// Runs the conversion worker in the background from now on.
-fn start_worker(store: &SqliteStore) {
+fn start_worker<S: Store + Clone + 'static>(store: &S) {
     let config = WorkerConfig {
         poll_interval: Duration::from_millis(50),
         ..WorkerConfig::default()
@@ -146,7 +168,7 @@ fn start_worker(store: &SqliteStore) {
     tokio::spawn(worker.run(std::future::pending()));
 }
 
-impl Site {
+impl<S> Site<S> {
     async fn sign_in(&self, browser: &Browser, (email, password): (&str, &str)) {
         let c = &browser.client;
         c.goto(&format!("{}/login", self.base)).await.unwrap();
@@ -211,10 +233,13 @@ async fn press(browser: &Browser, key: &str) {
 
 #[tokio::test]
 async fn a_team_rates_leads_in_the_inbox() {
-    let Some(browser) = Browser::start().await else {
-        return;
-    };
-    let site = site().await;
+    on_a_site!(team_rates_leads_in_the_inbox);
+}
+
+async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
+    browser: Browser,
+    site: Site<S>,
+) {
     let c = &browser.client;
     site.sign_in(&browser, OWNER).await;
     let landed = c.current_url().await.unwrap().to_string();
@@ -436,10 +461,13 @@ async fn a_team_rates_leads_in_the_inbox() {
 
 #[tokio::test]
 async fn a_member_sees_no_settings_and_no_other_project() {
-    let Some(browser) = Browser::start().await else {
-        return;
-    };
-    let site = site().await;
+    on_a_site!(member_sees_no_settings_and_no_other_project);
+}
+
+async fn member_sees_no_settings_and_no_other_project<S: Store + Clone + 'static>(
+    browser: Browser,
+    site: Site<S>,
+) {
     let c = &browser.client;
     site.sign_in(&browser, MEMBER).await;
     let landed = c.current_url().await.unwrap().to_string();
@@ -474,10 +502,15 @@ async fn a_member_sees_no_settings_and_no_other_project() {
 
 #[tokio::test]
 async fn an_owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it() {
-    let Some(browser) = Browser::start().await else {
-        return;
-    };
-    let site = site().await;
+    on_a_site!(owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it);
+}
+
+async fn owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it<
+    S: Store + Clone + 'static,
+>(
+    browser: Browser,
+    site: Site<S>,
+) {
     let c = &browser.client;
     let page = format!("{}/projects/acme/settings/webhooks", site.base);
     site.sign_in(&browser, OWNER).await;
