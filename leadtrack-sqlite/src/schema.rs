@@ -467,6 +467,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     DROP INDEX leads_phone_key;
     CREATE INDEX leads_phone_key ON leads (project_id, phone_key, created_at, id)
         WHERE phone_key IS NOT NULL;
+    "#, // 16: the trigram index merges its segments 16 at a time (SQLite's default is 4),
+    // and is forced to only once 64 wait at one level (default 16). Each lead's insert
+    // writes a small segment; fewer, larger merges rewrite each entry fewer times, so the
+    // writer spends less time merging and its commits stall less often: at 300,000
+    // leads, createLead at 64 connections had a p99 of 16 to 20 ms instead of 24 to
+    // 32 ms. A search reads a few more segments (a 3% search's p50 1.5 → 1.6 ms). See
+    // <https://sqlite.org/fts5.html#the_automerge_configuration_option> and
+    // <https://sqlite.org/fts5.html#the_crisismerge_configuration_option>.
+    r#"
+    INSERT INTO leads_search (leads_search, rank) VALUES ('automerge', 16);
+    INSERT INTO leads_search (leads_search, rank) VALUES ('crisismerge', 64);
     "#,
 ];
 
@@ -789,5 +800,25 @@ mod tests {
         .unwrap();
         assert_eq!(found("\"ada\"", 1), [1, 3]);
         assert_eq!(found("\"hopper\"", 1), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn the_trigram_index_merges_its_segments_sixteen_at_a_time() {
+        use rusqlite::OptionalExtension;
+        let mut conn = Connection::open_in_memory().unwrap();
+        let setting = |conn: &Connection, key: &str| -> Option<i64> {
+            conn.query_row(
+                "SELECT v FROM leads_search_config WHERE k = ?1",
+                [key],
+                |row| row.get(0),
+            )
+            .optional()
+            .unwrap()
+        };
+        migrate_to(&mut conn, 15).unwrap();
+        assert_eq!(setting(&conn, "automerge"), None, "SQLite's default");
+        migrate(&mut conn).unwrap();
+        assert_eq!(setting(&conn, "automerge"), Some(16));
+        assert_eq!(setting(&conn, "crisismerge"), Some(64));
     }
 }
