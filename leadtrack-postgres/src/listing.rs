@@ -7,9 +7,10 @@
 //! `LIKE`, which the `pg_trgm` GIN index `lead_search_text` serves; a shorter one (or one
 //! of punctuation only) with `strpos` on the project's texts. A search filtered by nothing
 //! but statuses is counted in `lead_search` alone; pages, and counts with other filters,
-//! read `leads` and look each lead's text up by its key. Text sorts ignore case as SQLite's `NOCASE` does
-//! (A–Z only, then byte order): `translate(column, 'A…Z', 'a…z') COLLATE "C"`, the
-//! expression of their indexes, whatever the database's locale.
+//! read `leads` and look each lead's text up by its key. Text sorts ignore case as
+//! SQLite's `NOCASE` does (A–Z only, then byte order):
+//! `translate(column, 'A…Z', 'a…z') COLLATE "C"`, the expression of their indexes,
+//! whatever the database's locale.
 
 use deadpool_postgres::GenericClient;
 use leadtrack_core::lead::{LeadPage, StoredLead};
