@@ -74,6 +74,13 @@ type ReadOp = Box<dyn FnOnce(&Reader) + Send>;
 /// its caller: a few microseconds of work, so a stopped read ends at once.
 const CHECK_EVERY: std::ffi::c_int = 1_000;
 
+/// Each reader connection's page cache, in KiB (SQLite's default is 2,000 KiB). The six
+/// readers' caches filled with the trigram index's pages after a few searches and made
+/// a tenth of the server's memory; the pages they miss come from the operating system's
+/// file cache. At 1M leads, after 512 connections of first pages and searches, the peak
+/// went from 71 to 62 MiB, and a 3% search's p50 stayed at 3.5–3.8 ms.
+const READER_CACHE_KIB: i64 = 512;
+
 /// Which reader pool serves a read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Lane {
@@ -571,6 +578,9 @@ impl Reader {
         conn.busy_timeout(busy_timeout)
             .map_err(StoreError::backend)?;
         conn.set_prepared_statement_cache_capacity(64);
+        // A negative size is in KiB.
+        conn.pragma_update(None, "cache_size", -READER_CACHE_KIB)
+            .map_err(StoreError::backend)?;
         let watch = Arc::new(Watch::default());
         let handler = Arc::clone(&watch);
         conn.progress_handler(CHECK_EVERY, Some(move || handler.should_stop()))
@@ -802,6 +812,21 @@ mod tests {
             queue,
             time_limit,
         }
+    }
+
+    #[tokio::test]
+    async fn readers_keep_a_small_page_cache() {
+        let (_dir, runtime) = runtime(pool(1, 4, Duration::from_secs(1))).await;
+        for lane in [Lane::Quick, Lane::Heavy(ProjectId(1))] {
+            let size: i64 = runtime
+                .read(lane, |conn| {
+                    Ok(conn.query_row("PRAGMA cache_size", [], |row| row.get(0))?)
+                })
+                .await
+                .unwrap();
+            assert_eq!(size, -512);
+        }
+        runtime.close().await;
     }
 
     #[tokio::test]
