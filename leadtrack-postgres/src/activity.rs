@@ -9,7 +9,7 @@ use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, ProjectId};
 
 use crate::Error;
-use crate::rows::{self, EVENT_COLUMNS};
+use crate::rows::{self, EVENT_COLUMNS, all, run};
 
 /// Adds an event to the lead's history. Called inside the write that makes the change, so
 /// the event commits (or rolls back) with it.
@@ -21,14 +21,10 @@ pub(crate) async fn record(
     by: Option<&Actor>,
     activity: &Activity,
 ) -> Result<(), Error> {
-    let statement = c
-        .prepare_cached(
-            "INSERT INTO lead_events (project_id, lead_id, at, actor, activity)
-             VALUES ($1, $2, $3, $4, $5)",
-        )
-        .await?;
-    c.execute(
-        &statement,
+    run(
+        c,
+        "INSERT INTO lead_events (project_id, lead_id, at, actor, activity)
+         VALUES ($1, $2, $3, $4, $5)",
         &[
             &project.0,
             &lead.0,
@@ -52,7 +48,7 @@ pub(crate) async fn lead_activity(
         "SELECT {EVENT_COLUMNS} FROM lead_events WHERE project_id = $1 AND lead_id = $2
          ORDER BY at, id"
     );
-    c.query(&c.prepare_cached(&sql).await?, &[&project.0, &lead.0])
+    all(c, &sql, &[&project.0, &lead.0])
         .await?
         .iter()
         .map(rows::event)

@@ -13,7 +13,7 @@ use leadtrack_core::webhook::WebhookEvent;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
-use crate::rows::{self, LEAD_COLUMNS, one};
+use crate::rows::{self, LEAD_COLUMNS, one, run};
 use crate::{Error, activity, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
@@ -245,7 +245,7 @@ async fn update(
     let sql = format!(
         "UPDATE leads SET {assignments} WHERE project_id = ${project_at} AND id = ${id_at}"
     );
-    c.execute(&c.prepare_cached(&sql).await?, &values).await?;
+    run(c, &sql, &values).await?;
     Ok(())
 }
 

@@ -17,10 +17,9 @@ use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
-use leadtrack_core::store::StoreError;
+use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
-use strum::VariantArray;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
@@ -226,14 +225,7 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
             )),
         }
     }
-    for (column, exists) in [
-        ("has_gclid", query.gclid_exists),
-        ("has_cid", query.cid_exists),
-        ("has_fbp", query.fbp_exists),
-        ("has_fbc", query.fbc_exists),
-        ("has_msclkid", query.msclkid_exists),
-        ("has_li_fat_id", query.li_fat_id_exists),
-    ] {
+    for (column, exists) in query.presence_filters() {
         if let Some(exists) = exists {
             statement.push(&format!(" AND {column} = {exists}"));
         }
@@ -274,16 +266,7 @@ pub(crate) async fn status_counts(
         .iter()
         .map(|row| Ok((row.try_get::<_, &str>(0)?, row.try_get::<_, i64>(1)?)))
         .collect::<Result<Vec<_>, Error>>()?;
-    Ok(LeadStatus::VARIANTS
-        .iter()
-        .map(|status| {
-            let total = counted
-                .iter()
-                .find(|(name, _)| *name == status.as_ref())
-                .map_or(0, |(_, total)| *total);
-            (*status, u64::try_from(total).unwrap_or_default())
-        })
-        .collect())
+    Ok(per_status(&counted))
 }
 
 /// How many of the project's leads are in `statuses` (all of them for `None`), from the

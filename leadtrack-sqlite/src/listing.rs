@@ -5,12 +5,11 @@ use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
-use leadtrack_core::store::StoreError;
+use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
-use strum::VariantArray;
 
 use crate::rows::{self, Error, LEAD_COLUMNS};
 
@@ -44,16 +43,7 @@ pub(crate) fn status_counts(
         })?
         .collect::<Result<_, _>>()?
     };
-    Ok(LeadStatus::VARIANTS
-        .iter()
-        .map(|status| {
-            let total = counted
-                .iter()
-                .find(|(name, _)| name == status.as_ref())
-                .map_or(0, |(_, total)| *total);
-            (*status, u64::try_from(total).unwrap_or_default())
-        })
-        .collect())
+    Ok(per_status(&counted))
 }
 
 /// A page of the project's leads matching `query`, and how many match in all.
@@ -262,14 +252,7 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
             }
         }
     }
-    for (name, exists) in [
-        ("has_gclid", query.gclid_exists),
-        ("has_cid", query.cid_exists),
-        ("has_fbp", query.fbp_exists),
-        ("has_fbc", query.fbc_exists),
-        ("has_msclkid", query.msclkid_exists),
-        ("has_li_fat_id", query.li_fat_id_exists),
-    ] {
+    for (name, exists) in query.presence_filters() {
         if let Some(exists) = exists {
             sql.push_str(&format!(" AND {} = {}", column(name), i32::from(exists)));
         }
@@ -409,6 +392,7 @@ mod tests {
     use chrono::Utc;
     use leadtrack_core::request::query::Sort;
     use leadtrack_core::types::LeadId;
+    use strum::VariantArray;
 
     /// Every listing's plan reaches leads through an index on the project: no query scans
     /// the table, so no query reads another project's leads.

@@ -324,15 +324,7 @@ impl LeadQuery {
                 )),
             );
         }
-        let exists = [
-            self.gclid_exists,
-            self.cid_exists,
-            self.fbp_exists,
-            self.fbc_exists,
-            self.msclkid_exists,
-            self.li_fat_id_exists,
-        ];
-        for (name, value) in EXISTS_PARAMS.into_iter().zip(exists) {
+        for (name, (_, value)) in EXISTS_PARAMS.into_iter().zip(self.presence_filters()) {
             push(name, value.map(|v| v.to_string()));
         }
         pairs
@@ -347,6 +339,19 @@ impl LeadQuery {
             ..self.clone()
         };
         others.is_unfiltered().then_some(statuses)
+    }
+
+    /// The click-id presence filters (in the order of the query parameters), each with
+    /// the column both backends keep for it: `(column, wanted)`.
+    pub fn presence_filters(&self) -> [(&'static str, Option<bool>); 6] {
+        [
+            ("has_gclid", self.gclid_exists),
+            ("has_cid", self.cid_exists),
+            ("has_fbp", self.fbp_exists),
+            ("has_fbc", self.fbc_exists),
+            ("has_msclkid", self.msclkid_exists),
+            ("has_li_fat_id", self.li_fat_id_exists),
+        ]
     }
 
     /// Whether the query filters nothing (only sorts and pages), so its total is the

@@ -25,6 +25,7 @@ mod row;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
+use strum::VariantArray;
 
 pub use error::{Conflict, Entity, StoreError, StoreResult};
 pub use row::LeadRow;
@@ -46,6 +47,21 @@ use crate::types::{
 };
 use crate::webhook::{ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus};
 use uuid::Uuid;
+
+/// The counts per status a listing's tabs show, in [`LeadStatus`]'s order, from the
+/// `(status name, count)` pairs a backend counted; a status it did not find counts 0.
+pub fn per_status<S: AsRef<str>>(counted: &[(S, i64)]) -> Vec<(LeadStatus, u64)> {
+    LeadStatus::VARIANTS
+        .iter()
+        .map(|status| {
+            let total = counted
+                .iter()
+                .find(|(name, _)| name.as_ref() == status.as_ref())
+                .map_or(0, |(_, total)| *total);
+            (*status, u64::try_from(total).unwrap_or_default())
+        })
+        .collect()
+}
 
 /// The one key of `matches`, the keys of a project that a [`KeyRef`] names: not found
 /// when there is none, [`Conflict::AmbiguousKey`] when a prefix names several (a hash names
