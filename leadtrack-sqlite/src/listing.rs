@@ -11,7 +11,7 @@ use leadtrack_core::types::{LeadStatus, ProjectId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
-use crate::rows::{self, Error, LEAD_COLUMNS};
+use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
 
 /// A `search` term as looked for in [`search_text`].
 pub(crate) fn search_term(term: &str) -> String {
@@ -46,6 +46,28 @@ pub(crate) fn status_counts(
     Ok(per_status(&counted))
 }
 
+/// A page as a reader found it: its leads' rows, parsed by [`RecordPage::parse`] on the
+/// caller's thread (see [`LeadRecord`] for why).
+pub(crate) struct RecordPage {
+    records: Vec<LeadRecord>,
+    total: u64,
+}
+
+impl RecordPage {
+    /// The page of leads it holds.
+    pub(crate) fn parse(self) -> Result<LeadPage, Error> {
+        Ok(LeadPage {
+            leads: parse(self.records)?,
+            total: self.total,
+        })
+    }
+}
+
+/// The leads `records` hold.
+pub(crate) fn parse(records: Vec<LeadRecord>) -> Result<Vec<StoredLead>, Error> {
+    records.into_iter().map(LeadRecord::parse).collect()
+}
+
 /// A page of the project's leads matching `query`, and how many match in all.
 ///
 /// The total comes from a kept count when only the status filters, and from the trigram
@@ -57,7 +79,7 @@ pub(crate) fn list(
     conn: &Connection,
     project: ProjectId,
     query: &LeadQuery,
-) -> Result<LeadPage, Error> {
+) -> Result<RecordPage, Error> {
     let (filter, mut params) = filter(project, query);
     let kept_count = |sql: &str, status: Option<&str>| -> Result<i64, Error> {
         let mut statement = conn.prepare_cached(sql)?;
@@ -97,8 +119,8 @@ pub(crate) fn list(
     };
     let total = u64::try_from(total).unwrap_or_default();
     if query.offset() >= total {
-        return Ok(LeadPage {
-            leads: Vec::new(),
+        return Ok(RecordPage {
+            records: Vec::new(),
             total,
         });
     }
@@ -126,11 +148,11 @@ pub(crate) fn list(
         "SELECT {LEAD_COLUMNS} FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
         order_by(query)
     );
-    let leads = conn
+    let records = conn
         .prepare_cached(&sql)?
-        .query_and_then(params_from_iter(&params), rows::lead)?
+        .query_and_then(params_from_iter(&params), LeadRecord::of)?
         .collect::<Result<_, _>>()?;
-    Ok(LeadPage { leads, total })
+    Ok(RecordPage { records, total })
 }
 
 /// The filter of a search read along the project's leads by creation time: the project
@@ -298,16 +320,16 @@ pub(crate) fn export(
     query: &LeadQuery,
     after: Option<&Cursor>,
     limit: u32,
-) -> Result<Vec<StoredLead>, Error> {
+) -> Result<Vec<LeadRecord>, Error> {
     let (filter, params) = filter(project, query);
     let cursor = match after {
         None => None,
         Some(cursor) => Some((cursor_key(cursor, query.sort.field)?, cursor.id.0)),
     };
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let read = |sql: String, params: Vec<SqlValue>| -> Result<Vec<StoredLead>, Error> {
+    let read = |sql: String, params: Vec<SqlValue>| -> Result<Vec<LeadRecord>, Error> {
         conn.prepare_cached(&sql)?
-            .query_and_then(params_from_iter(&params), rows::lead)?
+            .query_and_then(params_from_iter(&params), LeadRecord::of)?
             .collect()
     };
     let mut leads = Vec::new();

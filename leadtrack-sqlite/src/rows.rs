@@ -123,19 +123,58 @@ pub(crate) const LEAD_COLUMNS: &str =
 
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
-    Ok(StoredLead {
-        id: LeadId(row.get(0)?),
-        project_id: ProjectId(row.get(1)?),
-        status: parse("status", row.get(2)?)?,
-        price: row.get(3)?,
-        note: row.get(4)?,
-        conversion_id: row
-            .get::<_, Option<String>>(5)?
-            .map(|id| parse("conversion_id", id))
-            .transpose()?,
-        created_at: from_millis(row.get(6)?),
-        data: serde_json::from_str(&row.get::<_, String>(7)?)?,
-    })
+    LeadRecord::of(row)?.parse()
+}
+
+/// A row of [`LEAD_COLUMNS`] as SQLite gave it: text not parsed yet.
+///
+/// Listings and exports send these from the reader thread and parse them on the caller's:
+/// a page of 50 leads weighs its stored text (about 30 KB) while it waits for its caller,
+/// where its parsed JSON objects weigh several times that. On a busy core, readers finish
+/// pages faster than the async thread writes them out, and those waiting pages were most of
+/// the server's peak memory.
+pub(crate) struct LeadRecord {
+    id: i64,
+    project_id: i64,
+    status: String,
+    price: Option<i64>,
+    note: Option<String>,
+    conversion_id: Option<String>,
+    created_at: i64,
+    data: String,
+}
+
+impl LeadRecord {
+    /// Reads a row of [`LEAD_COLUMNS`].
+    pub(crate) fn of(row: &Row<'_>) -> Result<Self, Error> {
+        Ok(Self {
+            id: row.get(0)?,
+            project_id: row.get(1)?,
+            status: row.get(2)?,
+            price: row.get(3)?,
+            note: row.get(4)?,
+            conversion_id: row.get(5)?,
+            created_at: row.get(6)?,
+            data: row.get(7)?,
+        })
+    }
+
+    /// The lead it holds.
+    pub(crate) fn parse(self) -> Result<StoredLead, Error> {
+        Ok(StoredLead {
+            id: LeadId(self.id),
+            project_id: ProjectId(self.project_id),
+            status: parse("status", self.status)?,
+            price: self.price,
+            note: self.note,
+            conversion_id: self
+                .conversion_id
+                .map(|id| parse("conversion_id", id))
+                .transpose()?,
+            created_at: from_millis(self.created_at),
+            data: serde_json::from_str(&self.data)?,
+        })
+    }
 }
 
 /// The columns [`project`] reads, in order.

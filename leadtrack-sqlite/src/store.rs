@@ -74,8 +74,10 @@ impl LeadStore for SqliteStore {
 
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {
         let query = query.clone();
-        self.read_heavy(project, move |conn| listing::list(conn, project, &query))
-            .await
+        let page = self
+            .read_heavy(project, move |conn| listing::list(conn, project, &query))
+            .await?;
+        Ok(page.parse()?)
     }
 
     async fn status_counts(
@@ -99,10 +101,12 @@ impl LeadStore for SqliteStore {
     ) -> StoreResult<Vec<StoredLead>> {
         let query = query.clone();
         let after = after.cloned();
-        self.read_heavy(project, move |conn| {
-            listing::export(conn, project, &query, after.as_ref(), limit)
-        })
-        .await
+        let records = self
+            .read_heavy(project, move |conn| {
+                listing::export(conn, project, &query, after.as_ref(), limit)
+            })
+            .await?;
+        Ok(listing::parse(records)?)
     }
 
     async fn report(&self, project: ProjectId, query: &ReportQuery) -> StoreResult<Report> {
