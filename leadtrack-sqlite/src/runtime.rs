@@ -322,13 +322,16 @@ impl Runtime {
 
     /// Runs `f` on a connection of `lane`'s pool, in one read transaction (a consistent
     /// snapshot). Fails at once with [`StoreError::Unavailable`] when the pool's queue is
-    /// full, and with it too when the read runs past the pool's time limit.
+    /// full, and with it too when the read is not done within the pool's time limit of being
+    /// queued: one that waited that long is refused without running, and one that runs past
+    /// it is interrupted.
     pub(crate) async fn read<T, F>(&self, lane: Lane, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
     {
         let (tx, rx) = oneshot::channel();
+        let queued = Instant::now();
         // Raised when this future ends, answered or dropped: a reader skips or stops the read
         // of a caller that has gone.
         let gone = GoneOnDrop(Arc::new(AtomicBool::new(false)));
@@ -337,7 +340,7 @@ impl Runtime {
             if caller.load(Ordering::Relaxed) {
                 return;
             }
-            let _ = tx.send(reader.run(&caller, f));
+            let _ = tx.send(reader.run(&caller, queued, f));
         });
         let (pool, share) = match lane {
             Lane::Quick => (&self.quick, None),
@@ -400,7 +403,7 @@ pub fn describe_metrics() {
     );
     metrics::describe_counter!(
         "leadtrack_sqlite_reads_refused_total",
-        "Reads refused because their pool's queue was full, by pool"
+        "Reads refused because their pool's queue was full or they waited for a reader past its time limit, by pool"
     );
 }
 
@@ -467,7 +470,7 @@ fn open_writer(path: &Path, options: &SqliteOptions) -> Result<Connection, Store
 
 /// Starts a pool's reader threads; returns the sender of its bounded queue.
 fn start_pool(
-    name: &str,
+    name: &'static str,
     path: &Path,
     pool: &ReadPool,
     options: &SqliteOptions,
@@ -486,7 +489,7 @@ fn start_pool(
         let read_rx = read_rx.clone();
         spawn(&format!("leadtrack-sqlite-{name}-{n}"), move || {
             let _exit = exit_tx;
-            match Reader::open(&reader_path, busy_timeout, time_limit) {
+            match Reader::open(&reader_path, name, busy_timeout, time_limit) {
                 Ok(reader) => {
                     let _ = ready_tx.send(Ok(()));
                     run_reader(&reader, &read_rx);
@@ -514,6 +517,8 @@ impl Drop for GoneOnDrop {
 struct Reader {
     conn: Connection,
     watch: Arc<Watch>,
+    /// The pool's name, for its metrics.
+    pool: &'static str,
     time_limit: Duration,
 }
 
@@ -570,7 +575,12 @@ impl Watch {
 }
 
 impl Reader {
-    fn open(path: &Path, busy_timeout: Duration, time_limit: Duration) -> Result<Self, StoreError> {
+    fn open(
+        path: &Path,
+        pool: &'static str,
+        busy_timeout: Duration,
+        time_limit: Duration,
+    ) -> Result<Self, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
@@ -588,21 +598,34 @@ impl Reader {
         Ok(Self {
             conn,
             watch,
+            pool,
             time_limit,
         })
     }
 
-    /// Runs `f` in one read transaction, under the time limit, while the caller waits.
+    /// Runs `f`, queued at `queued`, in one read transaction while the caller waits, unless
+    /// its time limit has passed already: a read answered after its caller waited seconds
+    /// for a reader is an answer no one wanted, and its work is better left to the reads
+    /// queued behind it.
     fn run<T>(
         &self,
         caller_gone: &Arc<AtomicBool>,
+        queued: Instant,
         f: impl FnOnce(&Connection) -> Result<T, Error>,
     ) -> Result<T, StoreError> {
+        let deadline = queued + self.time_limit;
+        if Instant::now() >= deadline {
+            metrics::counter!("leadtrack_sqlite_reads_refused_total", "pool" => self.pool)
+                .increment(1);
+            return Err(StoreError::Unavailable(format!(
+                "a read waited for a reader past its time limit of {:?}",
+                self.time_limit
+            )));
+        }
         self.conn
             .execute_batch("BEGIN DEFERRED")
             .map_err(Error::from)?;
-        self.watch
-            .start(Instant::now() + self.time_limit, caller_gone);
+        self.watch.start(deadline, caller_gone);
         let result = f(&self.conn);
         // Before the COMMIT, which a stopped watch would interrupt too.
         let stopped = self.watch.finish();
@@ -848,6 +871,47 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_read_that_waited_past_its_time_limit_is_refused_without_running() {
+        let (_dir, runtime) = runtime(pool(1, 4, Duration::from_millis(300))).await;
+        // Busy outside SQL, where nothing interrupts it, for twice the limit.
+        let busy = tokio::spawn({
+            let runtime = Arc::clone(&runtime);
+            async move {
+                runtime
+                    .read(Lane::Heavy(ProjectId(1)), |_| {
+                        std::thread::sleep(Duration::from_millis(600));
+                        Ok(7)
+                    })
+                    .await
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let ran = Arc::new(AtomicBool::new(false));
+        let err = runtime
+            .read(Lane::Heavy(ProjectId(2)), {
+                let ran = Arc::clone(&ran);
+                move |conn| {
+                    ran.store(true, Ordering::Relaxed);
+                    one(conn)
+                }
+            })
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, StoreError::Unavailable(message) if message.contains("waited")),
+            "{err}"
+        );
+        assert!(!ran.load(Ordering::Relaxed), "the late read ran");
+        assert_eq!(busy.await.unwrap().unwrap(), 7);
+        // A read queued now has its whole limit again.
+        assert_eq!(
+            runtime.read(Lane::Heavy(ProjectId(2)), one).await.unwrap(),
+            1
+        );
+        runtime.close().await;
+    }
+
+    #[tokio::test]
     async fn a_read_whose_caller_went_away_is_stopped() {
         let (_dir, runtime) = runtime(pool(1, 4, Duration::from_secs(600))).await;
         let gave_up = tokio::time::timeout(
@@ -905,7 +969,7 @@ mod tests {
     #[tokio::test]
     async fn one_project_holds_at_most_half_of_the_heavy_pool() {
         // One reader and three places in its queue: two for each project.
-        let (_dir, runtime) = runtime(pool(1, 3, Duration::from_millis(300))).await;
+        let (_dir, runtime) = runtime(pool(1, 3, Duration::from_secs(600))).await;
         let flood: Vec<_> = (0..2)
             .map(|_| {
                 let runtime = Arc::clone(&runtime);
@@ -919,16 +983,19 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
         // Another project still gets a place, and its answer once the reader is free.
-        assert_eq!(
-            runtime.read(Lane::Heavy(ProjectId(2)), one).await.unwrap(),
-            1
-        );
+        let other = tokio::spawn({
+            let runtime = Arc::clone(&runtime);
+            async move { runtime.read(Lane::Heavy(ProjectId(2)), one).await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!other.is_finished(), "the reader was free");
         for read in flood {
-            assert!(matches!(
-                read.await.unwrap(),
-                Err(StoreError::Unavailable(_))
-            ));
+            read.abort();
         }
+        let answered = tokio::time::timeout(Duration::from_secs(5), other)
+            .await
+            .expect("the other project's read ran once the flood's callers went away");
+        assert_eq!(answered.unwrap().unwrap(), 1);
         // Finished reads give their places back.
         assert_eq!(
             runtime.read(Lane::Heavy(ProjectId(1)), one).await.unwrap(),

@@ -1,4 +1,4 @@
-//! Overload on a real server: a read past its time limit is stopped and answered `503
+//! Overload on a real server: a read past its time limit is refused and answered `503
 //! unavailable` with `Retry-After`, while the quick lookups of other requests go on.
 
 use std::time::Duration;
@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 async fn a_search_past_the_time_limit_answers_503_and_lookups_go_on() {
     let dir = tempfile::tempdir().unwrap();
     let defaults = SqliteOptions::default();
-    // No time at all for heavy reads: every search is stopped at its first check.
+    // No time at all for heavy reads: every search is refused, its limit already past.
     let options = SqliteOptions {
         heavy: ReadPool {
             time_limit: Duration::ZERO,

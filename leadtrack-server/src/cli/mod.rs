@@ -351,7 +351,8 @@ pub(crate) struct ReaderArgs {
     )]
     pub(crate) lookup_queue: usize,
 
-    /// Seconds one lookup may run before it is interrupted.
+    /// Seconds one lookup may take from arriving, waiting for a thread and running, before
+    /// it is refused or interrupted.
     #[arg(
         long,
         env = "LEADTRACK_LOOKUP_TIME_LIMIT",
@@ -382,7 +383,8 @@ pub(crate) struct ReaderArgs {
     )]
     pub(crate) read_queue: usize,
 
-    /// Seconds one listing, search, report or export may run before it is interrupted.
+    /// Seconds one listing, search, report or export batch may take from arriving, waiting
+    /// for a thread and running, before it is refused or interrupted.
     #[arg(
         long,
         env = "LEADTRACK_READ_TIME_LIMIT",
