@@ -213,7 +213,7 @@ impl Runtime {
                 let mut wal = path.as_os_str().to_owned();
                 wal.push("-wal");
                 let syncer_stats = Arc::clone(&stats);
-                spawn("leadtrack-sqlite-syncer", move || {
+                spawn("sqlite-syncer", move || {
                     let _exit = exit_tx;
                     run_syncer(Path::new(&wal), &batches_rx, &syncer_stats);
                 })?;
@@ -221,7 +221,7 @@ impl Runtime {
             }
             Synchronous::Normal => None,
         };
-        spawn("leadtrack-sqlite-writer", move || {
+        spawn("sqlite-writer", move || {
             let _exit = exit_tx;
             let conn = match open_writer(&writer_path, &writer_options) {
                 Ok(conn) => {
@@ -435,6 +435,9 @@ fn take_sender<T>(sender: &RwLock<Option<Sender<T>>>) {
         .take();
 }
 
+/// Starts a thread of the store. Short names (up to 15 bytes, all Linux keeps of a thread's
+/// name) let `top -H`, `perf` and `scripts/profile` tell the writer, the syncer and each
+/// reader apart.
 fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), StoreError> {
     std::thread::Builder::new()
         .name(name.to_owned())
@@ -487,7 +490,7 @@ fn start_pool(
         let busy_timeout = options.busy_timeout;
         let time_limit = pool.time_limit;
         let read_rx = read_rx.clone();
-        spawn(&format!("leadtrack-sqlite-{name}-{n}"), move || {
+        spawn(&format!("sqlite-{name}-{n}"), move || {
             let _exit = exit_tx;
             match Reader::open(&reader_path, name, busy_timeout, time_limit) {
                 Ok(reader) => {
