@@ -15,9 +15,9 @@
 //!   threads serve reads, one for quick lookups (keys, projects, one lead, sessions) and one
 //!   for heavy reads (listings, searches, reports, exports), so heavy reads cannot starve
 //!   the lookups every request makes. The store works under any async runtime.
-//! - Overload fails fast: a read whose pool's queue is full, or that is not done within its
-//!   pool's time limit of being queued, fails with [`StoreError::Unavailable`] (one that
-//!   waited that long does not run at all), and so does a heavy read of a
+//! - Overload fails fast: a read whose pool's queue is full, that waited for a reader longer
+//!   than its pool's time limit (it does not run), or that runs longer than that, fails with
+//!   [`StoreError::Unavailable`], and so does a heavy read of a
 //!   project that already holds half of the heavy readers and their queue; a read whose
 //!   caller has gone is stopped.
 //! - The schema is migrated on open; a database from an older leadtrack is upgraded.
@@ -133,9 +133,9 @@ pub struct ReadPool {
     /// Reads that may wait for a thread (at least 1); past them a read fails at once with
     /// [`StoreError::Unavailable`] rather than queue behind work it cannot overtake.
     pub queue: usize,
-    /// How long one read may take from being queued, waiting and running, before it fails
-    /// with [`StoreError::Unavailable`]: a read that waited that long for a thread is
-    /// refused without running, and one that runs past it is interrupted.
+    /// How long one read may wait for a thread, and then run, before it fails with
+    /// [`StoreError::Unavailable`]: a read that waited longer is refused without running,
+    /// and one that runs longer is interrupted.
     pub time_limit: StdDuration,
 }
 

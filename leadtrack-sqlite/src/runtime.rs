@@ -322,9 +322,8 @@ impl Runtime {
 
     /// Runs `f` on a connection of `lane`'s pool, in one read transaction (a consistent
     /// snapshot). Fails at once with [`StoreError::Unavailable`] when the pool's queue is
-    /// full, and with it too when the read is not done within the pool's time limit of being
-    /// queued: one that waited that long is refused without running, and one that runs past
-    /// it is interrupted.
+    /// full, and with it too when the read waited for a reader longer than the pool's time
+    /// limit (it is refused without running) or runs longer than that (it is interrupted).
     pub(crate) async fn read<T, F>(&self, lane: Lane, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
@@ -606,18 +605,18 @@ impl Reader {
         })
     }
 
-    /// Runs `f`, queued at `queued`, in one read transaction while the caller waits, unless
-    /// its time limit has passed already: a read answered after its caller waited seconds
-    /// for a reader is an answer no one wanted, and its work is better left to the reads
-    /// queued behind it.
+    /// Runs `f`, queued at `queued`, in one read transaction under the time limit while the
+    /// caller waits, unless it waited longer than that limit already: an answer after a
+    /// caller waited many seconds for a reader is one no one wanted, and the reader's time
+    /// is better given to the reads queued behind it. A read that starts has its whole limit
+    /// to run, so none is cut short for having waited, and no started work is wasted.
     fn run<T>(
         &self,
         caller_gone: &Arc<AtomicBool>,
         queued: Instant,
         f: impl FnOnce(&Connection) -> Result<T, Error>,
     ) -> Result<T, StoreError> {
-        let deadline = queued + self.time_limit;
-        if Instant::now() >= deadline {
+        if queued.elapsed() >= self.time_limit {
             metrics::counter!("leadtrack_sqlite_reads_refused_total", "pool" => self.pool)
                 .increment(1);
             return Err(StoreError::Unavailable(format!(
@@ -628,7 +627,8 @@ impl Reader {
         self.conn
             .execute_batch("BEGIN DEFERRED")
             .map_err(Error::from)?;
-        self.watch.start(deadline, caller_gone);
+        self.watch
+            .start(Instant::now() + self.time_limit, caller_gone);
         let result = f(&self.conn);
         // Before the COMMIT, which a stopped watch would interrupt too.
         let stopped = self.watch.finish();
@@ -819,6 +819,16 @@ mod tests {
         Ok(conn.query_row("SELECT 1", [], |row| row.get(0))?)
     }
 
+    /// A statement of some ten thousand steps: long enough for the time limit's checks.
+    fn counted(conn: &Connection) -> Result<i64, Error> {
+        Ok(conn.query_row(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000)
+             SELECT count(*) FROM c",
+            [],
+            |row| row.get(0),
+        )?)
+    }
+
     /// A runtime over a fresh database whose heavy pool is `heavy`.
     async fn runtime(heavy: ReadPool) -> (tempfile::TempDir, Arc<Runtime>) {
         let dir = tempfile::tempdir().unwrap();
@@ -911,6 +921,34 @@ mod tests {
             runtime.read(Lane::Heavy(ProjectId(2)), one).await.unwrap(),
             1
         );
+        runtime.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_read_that_waited_has_its_whole_time_limit_to_run() {
+        // Waiting 600 ms and running 600 ms: 1.2 s in all, each part under the limit.
+        let (_dir, runtime) = runtime(pool(1, 4, Duration::from_secs(1))).await;
+        let busy = tokio::spawn({
+            let runtime = Arc::clone(&runtime);
+            async move {
+                runtime
+                    .read(Lane::Heavy(ProjectId(1)), |conn| {
+                        std::thread::sleep(Duration::from_millis(600));
+                        one(conn)
+                    })
+                    .await
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let late = runtime
+            .read(Lane::Heavy(ProjectId(2)), |conn| {
+                std::thread::sleep(Duration::from_millis(600));
+                // SQL after the sleep, where an interrupted read would fail.
+                counted(conn)
+            })
+            .await;
+        assert_eq!(late.unwrap(), 10_000);
+        assert_eq!(busy.await.unwrap().unwrap(), 1);
         runtime.close().await;
     }
 

@@ -351,8 +351,8 @@ pub(crate) struct ReaderArgs {
     )]
     pub(crate) lookup_queue: usize,
 
-    /// Seconds one lookup may take from arriving, waiting for a thread and running, before
-    /// it is refused or interrupted.
+    /// Seconds one lookup may wait for a thread (or it is refused), and then run (or it is
+    /// interrupted).
     #[arg(
         long,
         env = "LEADTRACK_LOOKUP_TIME_LIMIT",
@@ -383,8 +383,8 @@ pub(crate) struct ReaderArgs {
     )]
     pub(crate) read_queue: usize,
 
-    /// Seconds one listing, search, report or export batch may take from arriving, waiting
-    /// for a thread and running, before it is refused or interrupted.
+    /// Seconds one listing, search, report or export batch may wait for a thread (or it is
+    /// refused), and then run (or it is interrupted).
     #[arg(
         long,
         env = "LEADTRACK_READ_TIME_LIMIT",
