@@ -406,6 +406,11 @@ pub fn describe_metrics() {
     );
 }
 
+/// Counts a read of `pool` refused before it ran.
+fn count_refused(pool: &'static str) {
+    metrics::counter!("leadtrack_sqlite_reads_refused_total", "pool" => pool).increment(1);
+}
+
 /// Queues a read on its pool unless the pool's queue is full.
 fn try_send(
     pool: &RwLock<Option<Sender<ReadOp>>>,
@@ -416,8 +421,7 @@ fn try_send(
     let sender = guard.as_ref().ok_or_else(closed)?;
     let sent = sender.try_send(op).map_err(|err| match err {
         TrySendError::Full(_) => {
-            metrics::counter!("leadtrack_sqlite_reads_refused_total", "pool" => lane.name())
-                .increment(1);
+            count_refused(lane.name());
             StoreError::Unavailable(format!("too many {} reads are waiting", lane.name()))
         }
         TrySendError::Disconnected(_) => closed(),
@@ -617,8 +621,7 @@ impl Reader {
         f: impl FnOnce(&Connection) -> Result<T, Error>,
     ) -> Result<T, StoreError> {
         if queued.elapsed() >= self.time_limit {
-            metrics::counter!("leadtrack_sqlite_reads_refused_total", "pool" => self.pool)
-                .increment(1);
+            count_refused(self.pool);
             return Err(StoreError::Unavailable(format!(
                 "a read waited for a reader past its time limit of {:?}",
                 self.time_limit
@@ -850,6 +853,16 @@ mod tests {
         }
     }
 
+    /// Runs `f` as a heavy read of `project` in a task of its own.
+    fn spawn_read(
+        runtime: &Arc<Runtime>,
+        project: i64,
+        f: impl FnOnce(&Connection) -> Result<i64, Error> + Send + 'static,
+    ) -> tokio::task::JoinHandle<Result<i64, StoreError>> {
+        let runtime = Arc::clone(runtime);
+        tokio::spawn(async move { runtime.read(Lane::Heavy(ProjectId(project)), f).await })
+    }
+
     #[tokio::test]
     async fn readers_keep_a_small_page_cache() {
         let (_dir, runtime) = runtime(pool(1, 4, Duration::from_secs(1))).await;
@@ -887,16 +900,9 @@ mod tests {
     async fn a_read_that_waited_past_its_time_limit_is_refused_without_running() {
         let (_dir, runtime) = runtime(pool(1, 4, Duration::from_millis(300))).await;
         // Busy outside SQL, where nothing interrupts it, for twice the limit.
-        let busy = tokio::spawn({
-            let runtime = Arc::clone(&runtime);
-            async move {
-                runtime
-                    .read(Lane::Heavy(ProjectId(1)), |_| {
-                        std::thread::sleep(Duration::from_millis(600));
-                        Ok(7)
-                    })
-                    .await
-            }
+        let busy = spawn_read(&runtime, 1, |_| {
+            std::thread::sleep(Duration::from_millis(600));
+            Ok(7)
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
         let ran = Arc::new(AtomicBool::new(false));
@@ -928,16 +934,9 @@ mod tests {
     async fn a_read_that_waited_has_its_whole_time_limit_to_run() {
         // Waiting 600 ms and running 600 ms: 1.2 s in all, each part under the limit.
         let (_dir, runtime) = runtime(pool(1, 4, Duration::from_secs(1))).await;
-        let busy = tokio::spawn({
-            let runtime = Arc::clone(&runtime);
-            async move {
-                runtime
-                    .read(Lane::Heavy(ProjectId(1)), |conn| {
-                        std::thread::sleep(Duration::from_millis(600));
-                        one(conn)
-                    })
-                    .await
-            }
+        let busy = spawn_read(&runtime, 1, |conn| {
+            std::thread::sleep(Duration::from_millis(600));
+            one(conn)
         });
         tokio::time::sleep(Duration::from_millis(10)).await;
         let late = runtime
@@ -975,16 +974,10 @@ mod tests {
     #[tokio::test]
     async fn a_read_fails_at_once_when_its_queue_is_full_and_quick_reads_go_on() {
         let (_dir, runtime) = runtime(pool(1, 1, Duration::from_secs(600))).await;
-        let running = tokio::spawn({
-            let runtime = Arc::clone(&runtime);
-            async move { runtime.read(Lane::Heavy(ProjectId(1)), endless).await }
-        });
+        let running = spawn_read(&runtime, 1, endless);
         // Once the reader has taken the first read, the second one fills the queue.
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let waiting = tokio::spawn({
-            let runtime = Arc::clone(&runtime);
-            async move { runtime.read(Lane::Heavy(ProjectId(2)), one).await }
-        });
+        let waiting = spawn_read(&runtime, 2, one);
         tokio::time::sleep(Duration::from_millis(100)).await;
         let started = Instant::now();
         let err = runtime
@@ -1011,12 +1004,7 @@ mod tests {
     async fn one_project_holds_at_most_half_of_the_heavy_pool() {
         // One reader and three places in its queue: two for each project.
         let (_dir, runtime) = runtime(pool(1, 3, Duration::from_secs(600))).await;
-        let flood: Vec<_> = (0..2)
-            .map(|_| {
-                let runtime = Arc::clone(&runtime);
-                tokio::spawn(async move { runtime.read(Lane::Heavy(ProjectId(1)), endless).await })
-            })
-            .collect();
+        let flood: Vec<_> = (0..2).map(|_| spawn_read(&runtime, 1, endless)).collect();
         tokio::time::sleep(Duration::from_millis(50)).await;
         let err = runtime
             .read(Lane::Heavy(ProjectId(1)), one)
@@ -1024,10 +1012,7 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
         // Another project still gets a place, and its answer once the reader is free.
-        let other = tokio::spawn({
-            let runtime = Arc::clone(&runtime);
-            async move { runtime.read(Lane::Heavy(ProjectId(2)), one).await }
-        });
+        let other = spawn_read(&runtime, 2, one);
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(!other.is_finished(), "the reader was free");
         for read in flood {
