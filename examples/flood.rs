@@ -9,7 +9,7 @@
 //! then runs `CONNECTIONS` clients (500 by default, under the server's cap of 512) looping
 //! `getLeads?search=lead` on it, retrying at once whatever the answer, for `SECONDS` (10)
 //! while one client of another project alternates `getLead` and `createLead` and records
-//! their latencies. The figures of the README's "Limits and protection" come from it.
+//! their latencies. The figures of `docs/protection.md` come from it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

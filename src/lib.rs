@@ -1,5 +1,5 @@
-//! leadtrack: capture leads from web forms and backends, rate them later, and forward the
-//! ratings as offline conversions to the ad platforms.
+//! The facade over the leadtrack crates: capture leads from web forms and backends, rate them
+//! later, and forward the ratings as offline conversions to the ad platforms.
 //!
 //! This facade re-exports the workspace crates under one name:
 //!
@@ -8,9 +8,10 @@
 //!   [`core::JobQueue`], [`core::Accounts`]);
 //! - [`sqlite`]: the embedded SQLite store, the default backend;
 //! - [`warp`]: the lead routes as one mountable warp filter;
-//! - [`dashboard`]: the team's web pages (sign-in, projects) as one mountable warp filter;
+//! - [`dashboard`]: the team's web pages (inbox, reports, settings) as one mountable warp filter;
 //! - [`client`]: a typed HTTP client for the same contract;
-//! - [`forward`]: the worker that delivers rated leads to Google Ads, GA4, Meta and webhooks.
+//! - [`forward`]: the worker that delivers rated leads to Google Ads, GA4, Meta, Microsoft
+//!   Advertising, LinkedIn and webhooks.
 
 #![forbid(unsafe_code)]
 

@@ -1,4 +1,4 @@
-//! `loadgen`: the benchmark behind the README's performance figures.
+//! `loadgen`: the benchmark behind `docs/performance.md`.
 //!
 //! ```sh
 //! cargo run --release -p leadtrack-bench              # 1M leads, every route, ~12 min

@@ -2,7 +2,7 @@
 
 /// jemalloc rather than the system allocator: with the server's threads (tokio's, the
 /// SQLite readers', the writer's) it keeps less memory resident and allocates faster than
-/// glibc's per-thread arenas (see the README's performance section).
+/// glibc's per-thread arenas (see `docs/performance.md`).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
