@@ -1,6 +1,8 @@
 //! Generates `conformance_tests!` from the conformance checks themselves, so that the
-//! macro's list of checks cannot miss one: every `pub async fn NAME<B: Backend>` in a file
-//! of `src/testkit/` becomes one `#[tokio::test]` in a module named after the file.
+//! macro's list of checks cannot miss one: every public function of a file of
+//! `src/testkit/` (but `mod.rs`) is a check, however its signature is written, and becomes
+//! one `#[tokio::test]` in a module named after the file. A function there that takes a
+//! backend but is not public fails the build: it would be a check that never runs.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -22,12 +24,7 @@ fn main() {
         println!("cargo::rerun-if-changed={}", file.display());
         let module = file.file_stem().unwrap().to_str().expect("UTF-8 file name");
         let source = fs::read_to_string(file).expect("readable check file");
-        let checks: Vec<&str> = source
-            .lines()
-            .filter_map(|line| line.strip_prefix("pub async fn "))
-            .filter_map(|rest| rest.split_once("<B: Backend>"))
-            .map(|(name, _)| name)
-            .collect();
+        let checks = checks(&source, file);
         assert!(!checks.is_empty(), "{} holds no checks", file.display());
         write!(modules, "mod {module} {{ use super::*; ").unwrap();
         for check in checks {
@@ -50,4 +47,30 @@ fn main() {
     let out =
         Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("conformance_tests.rs");
     fs::write(out, generated).expect("writable OUT_DIR");
+}
+
+/// The names of the public functions of one check file. Helpers stay `pub(crate)` or
+/// private, and take no backend.
+fn checks<'a>(source: &'a str, file: &Path) -> Vec<&'a str> {
+    let mut checks = Vec::new();
+    for line in source.lines() {
+        let public = line
+            .strip_prefix("pub async fn ")
+            .or_else(|| line.strip_prefix("pub fn "));
+        match public {
+            Some(rest) => {
+                let end = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                checks.push(&rest[..end]);
+            }
+            None => assert!(
+                !(line.contains("fn ") && line.contains("Backend")),
+                "{}: `{}` takes a backend but is not a public check",
+                file.display(),
+                line.trim()
+            ),
+        }
+    }
+    checks
 }

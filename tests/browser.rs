@@ -1,6 +1,8 @@
 //! The capture script in real headless browsers, Chromium (through chromedriver) and Firefox
 //! ESR (through geckodriver): every check runs in both (`support/browser.rs`).
 
+#![cfg(leadtrack_browser)]
+
 #[path = "support/browser.rs"]
 mod support;
 
@@ -156,9 +158,7 @@ const LANDING_QUERY: &str =
     "gclid=TESTGCLID&fbclid=TESTFBCLID&utm_source=newsletter&utm_medium=email&utm_campaign=spring";
 
 async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engine) {
-    let Some(browser) = Browser::start_in(engine).await else {
-        return;
-    };
+    let browser = Browser::start_in(engine).await;
     let api = api().await;
     let base = &api.base_url;
 
@@ -355,9 +355,7 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
 }
 
 async fn a_page_on_another_origin_passes_the_preflight(engine: Engine) {
-    let Some(browser) = Browser::start_in(engine).await else {
-        return;
-    };
+    let browser = Browser::start_in(engine).await;
     let api = api().await;
     let site = serve(
         leadtrack::warp::demo_allowing([api.base_url.clone()]).recover(|_| async {
@@ -549,9 +547,7 @@ async fn run(browser: &Browser, script: &str) -> Value {
 }
 
 async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back(engine: Engine) {
-    let Some(browser) = Browser::start_in(engine).await else {
-        return;
-    };
+    let browser = Browser::start_in(engine).await;
     let (store, project, _) = store_with_project().await;
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let api_addr = listener.local_addr().unwrap();
@@ -633,9 +629,7 @@ async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back(engine:
 }
 
 async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead(engine: Engine) {
-    let Some(browser) = Browser::start_in(engine).await else {
-        return;
-    };
+    let browser = Browser::start_in(engine).await;
     let api = api().await;
     let base = &api.base_url;
     let landing = format!("{base}/demo?projectId=prj_browser&ttclid=TTCLID1&li_fat_id=LIFAT1");
@@ -727,9 +721,7 @@ async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead(en
 async fn consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_cookie(
     engine: Engine,
 ) {
-    let Some(browser) = Browser::start_in(engine).await else {
-        return;
-    };
+    let browser = Browser::start_in(engine).await;
     let api = api().await;
     let base = &api.base_url;
     // A page without the tag: the site loads the script itself, waiting for consent.

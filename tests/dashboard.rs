@@ -4,6 +4,8 @@
 //! not see. On a temporary SQLite file, or on PostgreSQL with
 //! `LEADTRACK_TEST_BACKEND=postgres` (as `.ci/run` runs them again).
 
+#![cfg(leadtrack_browser)]
+
 #[path = "support/browser.rs"]
 mod support;
 
@@ -142,9 +144,7 @@ async fn site<S: Store + Clone + 'static>(store: S) -> Site<S> {
 /// `LEADTRACK_TEST_BACKEND=postgres`.
 macro_rules! on_a_site {
     ($body:ident) => {{
-        let Some(browser) = Browser::start().await else {
-            return;
-        };
+        let browser = Browser::start().await;
         match leadtrack_postgres::testkit::contract_database().await {
             Some(url) => $body(browser, site(PgStore::connect(&url).await.unwrap()).await).await,
             None => {

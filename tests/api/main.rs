@@ -9,6 +9,8 @@ mod forwarding;
 mod helpers;
 mod operations;
 mod overload;
+// Built with `LEADTRACK_POSTGRES_TESTS=required` (`build.rs`), which names a cluster.
+#[cfg(leadtrack_postgres)]
 mod postgres;
 mod process;
 mod protection;

@@ -3,8 +3,8 @@
 //! Shared by the browser tests.
 //!
 //! Needs Debian's `chromium` and `chromium-driver`, and `firefox-esr` with `geckodriver`
-//! (`cargo install geckodriver`); `.ci/run` installs them. Without them the tests say so and
-//! pass, unless `LEADTRACK_BROWSER_TESTS=required` (set by `.ci/run`), when they fail loudly.
+//! (`cargo install geckodriver`); `.ci/run` installs them. The suites that use it are built
+//! only with `LEADTRACK_BROWSER_TESTS=required` (`build.rs`), and then fail without them.
 
 #![allow(dead_code)]
 
@@ -25,10 +25,6 @@ use warp::Filter;
 /// Where the browser and its driver are, unless the environment says otherwise.
 pub(crate) fn binary(env: &str, default: &str) -> PathBuf {
     std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from)
-}
-
-pub(crate) fn browser_required() -> bool {
-    std::env::var("LEADTRACK_BROWSER_TESTS").is_ok_and(|v| v == "required")
 }
 
 /// Which browser a test runs in.
@@ -58,15 +54,13 @@ impl Drop for Browser {
 }
 
 impl Browser {
-    /// Starts chromedriver and a headless Chromium; `None` when they are not installed and
-    /// not required.
-    pub(crate) async fn start() -> Option<Self> {
+    /// Starts chromedriver and a headless Chromium.
+    pub(crate) async fn start() -> Self {
         Self::start_in(Engine::Chromium).await
     }
 
-    /// Starts the driver and a headless `engine`; `None` when they are not installed and not
-    /// required.
-    pub(crate) async fn start_in(engine: Engine) -> Option<Self> {
+    /// Starts the driver and a headless `engine`.
+    pub(crate) async fn start_in(engine: Engine) -> Self {
         match engine {
             Engine::Chromium => Self::start_chromium().await,
             Engine::Firefox => Self::start_firefox().await,
@@ -74,7 +68,7 @@ impl Browser {
     }
 
     /// Starts geckodriver and a headless Firefox ESR.
-    async fn start_firefox() -> Option<Self> {
+    async fn start_firefox() -> Self {
         let firefox = binary("LEADTRACK_FIREFOX", "/usr/bin/firefox-esr");
         let home = std::env::var_os("CARGO_HOME")
             .map(PathBuf::from)
@@ -82,20 +76,12 @@ impl Browser {
             .unwrap_or_default();
         let geckodriver = std::env::var_os("LEADTRACK_GECKODRIVER")
             .map_or_else(|| home.join("bin").join("geckodriver"), PathBuf::from);
-        if !(firefox.exists() && geckodriver.exists()) {
-            assert!(
-                !browser_required(),
-                "the browser tests are required but {} or {} is missing; install firefox-esr, and geckodriver with `cargo install geckodriver`",
-                firefox.display(),
-                geckodriver.display()
-            );
-            eprintln!(
-                "skipped: no {} / {}; set LEADTRACK_BROWSER_TESTS=required to fail instead",
-                firefox.display(),
-                geckodriver.display()
-            );
-            return None;
-        }
+        assert!(
+            firefox.exists() && geckodriver.exists(),
+            "the browser tests need {} and {}; install firefox-esr, and geckodriver with `cargo install geckodriver`",
+            firefox.display(),
+            geckodriver.display()
+        );
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
@@ -136,31 +122,23 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .unwrap_or_else(|err| panic!("Firefox did not start under geckodriver: {err}"));
-        Some(Self {
+        Self {
             client,
             driver,
             _profile: profile,
-        })
+        }
     }
 
     /// Starts chromedriver and a headless Chromium.
-    async fn start_chromium() -> Option<Self> {
+    async fn start_chromium() -> Self {
         let chromium = binary("LEADTRACK_CHROMIUM", "/usr/bin/chromium");
         let chromedriver = binary("LEADTRACK_CHROMEDRIVER", "/usr/bin/chromedriver");
-        if !(chromium.exists() && chromedriver.exists()) {
-            assert!(
-                !browser_required(),
-                "the browser tests are required but {} or {} is missing; install chromium and chromium-driver",
-                chromium.display(),
-                chromedriver.display()
-            );
-            eprintln!(
-                "skipped: no {} / {}; set LEADTRACK_BROWSER_TESTS=required to fail instead",
-                chromium.display(),
-                chromedriver.display()
-            );
-            return None;
-        }
+        assert!(
+            chromium.exists() && chromedriver.exists(),
+            "the browser tests need {} and {}; install chromium and chromium-driver",
+            chromium.display(),
+            chromedriver.display()
+        );
         // Its own process group, so that Chromium (chromedriver's child) goes with it even
         // when a failing test never reaches `close`.
         let mut driver = Command::new(&chromedriver)
@@ -208,11 +186,11 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .unwrap_or_else(|err| panic!("Chromium did not start under chromedriver: {err}"));
-        Some(Self {
+        Self {
             client,
             driver,
             _profile: profile,
-        })
+        }
     }
 
     /// Ends the session.

@@ -1,7 +1,7 @@
 //! The conformance suite every backend must pass (feature `testkit`), one file per concern:
 //! [`leads`] (creating, deduplicating, finding, isolation, durability), [`status`] (status
 //! updates), [`listing`] (getLeads), [`admin`] and [`jobs`] (the job queue). A check is a
-//! `pub async fn NAME<B: Backend>(backend: &B)` in one of them. [`accounts`] holds the users,
+//! public function of one of them, `pub async fn NAME<B: Backend>(backend: &B)`. [`accounts`] holds the users,
 //! members, sessions and the sign-in throttle; [`activity`] a lead's history; [`export`]
 //! listings read in batches; [`reports`] leads counted by channel and rating; [`webhooks`]
 //! lead webhooks and their queue of events.
