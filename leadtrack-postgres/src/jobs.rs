@@ -19,13 +19,12 @@ use leadtrack_core::types::*;
 use chrono::Duration;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::Activity;
-use leadtrack_core::api::{Rating, rating_event};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, Delivery, JobRecord, Lease, QueueDepth, QueueDepths, StatusChange,
 };
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
-use leadtrack_core::rules::plan_conversion;
+use leadtrack_core::store::rating::{QueuedRating, Reopening};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use tokio_postgres::Row;
@@ -63,7 +62,8 @@ async fn lock_lead(
 /// Applies updateLeadStatus in the caller's transaction
 /// ([`LeadStore::update_status`](leadtrack_core::LeadStore::update_status)), recording
 /// `by` as who rated the job and the change in the lead's history, and queuing
-/// `lead.converted` or `lead.lost` for the webhooks that hear of it.
+/// `lead.converted` or `lead.lost` for the webhooks that hear of it. The rules are core's
+/// ([`leadtrack_core::store::rating`]).
 ///
 /// The lead's row is locked first, so that concurrent updates of one lead serialise: the
 /// one that waited sees the job the other queued, and answers [`Conflict::JobPending`].
@@ -79,52 +79,9 @@ pub(crate) async fn update_status(
     let lead = lock_lead(c, project, found.id).await?;
     let label = match update.conversion_id {
         ConversionId::Label(id) => Some(admin::label(c, project, id).await?),
-        ConversionId::Open | ConversionId::Lost => None,
+        ConversionId::Lost => None,
+        ConversionId::Open => return reopen(c, project, lead, update, by, now).await,
     };
-    let note_given = update.note.is_some();
-    let note = update.note.clone().flatten();
-    let now_ms = to_millis(&now);
-
-    if update.conversion_id == ConversionId::Open {
-        run(
-            c,
-            "UPDATE leads SET status = 'open', price = coalesce($3, price),
-                note = CASE WHEN $4 THEN $5 ELSE note END, updated_at = $6
-             WHERE project_id = $1 AND id = $2",
-            &[
-                &project.0,
-                &lead.id.0,
-                &update.price,
-                &note_given,
-                &note,
-                &now_ms,
-            ],
-        )
-        .await?;
-        // Only a job no worker has picked up is cancelled; one being delivered finishes,
-        // and the lead, now open, stays open. (A claim holding the job's row makes this
-        // wait, then find the job started.)
-        run(
-            c,
-            "UPDATE jobs SET state = 'cancelled', finished_at = $3
-             WHERE project_id = $1 AND lead_id = $2 AND state = 'queued'
-               AND started_at IS NULL AND finished_at IS NULL",
-            &[&project.0, &lead.id.0, &now_ms],
-        )
-        .await?;
-        let reopened = Activity::Reopened {
-            price: update.price,
-            note,
-        };
-        activity::record(c, project, lead.id, now, Some(by), &reopened).await?;
-        return Ok(StatusChange {
-            lead_id: lead.id,
-            unique_identifier: lead.data.unique_identifier,
-            job: None,
-            warnings: Vec::new(),
-        });
-    }
-
     let pending = one(
         c,
         "SELECT 1 FROM jobs WHERE project_id = $1 AND lead_id = $2 AND finished_at IS NULL",
@@ -136,16 +93,65 @@ pub(crate) async fn update_status(
     }
     let project_row = admin::project(c, project).await?;
     let integrations = admin::integrations(c, project).await?;
-    let job = plan_conversion(
-        &lead,
-        update.conversion_id,
-        update.price,
-        label.as_ref(),
-        &project_row,
-        &integrations,
-        now,
-    );
+    let rating = QueuedRating::plan(&lead, update, label, &project_row, &integrations, now);
+    let job_id = queue(c, project, &lead, &rating, by, now).await?;
+    let (event, about) = rating.webhook(job_id);
+    let event_id = rating.job.event_id;
+    webhooks::enqueue(c, project, lead.id, event, event_id, Some(about), now).await?;
+    activity::record(c, project, lead.id, now, Some(by), &rating.activity(job_id)).await?;
+    Ok(rating.outcome(lead, job_id))
+}
 
+/// Resets `lead` to open ([`Reopening`]).
+async fn reopen(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: StoredLead,
+    update: &StatusUpdate,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<StatusChange, Error> {
+    let reopening = Reopening::of(update);
+    let now_ms = to_millis(&now);
+    run(
+        c,
+        "UPDATE leads SET status = 'open', price = coalesce($3, price),
+            note = CASE WHEN $4 THEN $5 ELSE note END, updated_at = $6
+         WHERE project_id = $1 AND id = $2",
+        &[
+            &project.0,
+            &lead.id.0,
+            &reopening.price,
+            &reopening.note.given,
+            &reopening.note.note,
+            &now_ms,
+        ],
+    )
+    .await?;
+    // A claim holding the job's row makes this wait, then find the job started.
+    run(
+        c,
+        "UPDATE jobs SET state = 'cancelled', finished_at = $3
+         WHERE project_id = $1 AND lead_id = $2 AND state = 'queued'
+           AND started_at IS NULL AND finished_at IS NULL",
+        &[&project.0, &lead.id.0, &now_ms],
+    )
+    .await?;
+    activity::record(c, project, lead.id, now, Some(by), &reopening.activity()).await?;
+    Ok(Reopening::outcome(lead))
+}
+
+/// Marks `lead` pending with the rating, and inserts its job and deliveries; the job's id.
+async fn queue(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: &StoredLead,
+    rating: &QueuedRating,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<JobId, Error> {
+    let job = &rating.job;
+    let now_ms = to_millis(&now);
     let conversion_id = job.conversion_id.to_string();
     run(
         c,
@@ -155,9 +161,9 @@ pub(crate) async fn update_status(
         &[
             &project.0,
             &lead.id.0,
-            &update.price,
-            &note_given,
-            &note,
+            &rating.price_given,
+            &rating.note.given,
+            &rating.note.note,
             &conversion_id,
             &now_ms,
         ],
@@ -183,19 +189,13 @@ pub(crate) async fn update_status(
     .await;
     // The lock on the lead makes this rare, but the unique index on unfinished jobs has
     // the last word.
-    let inserted = match inserted {
-        Err(err) if err.is_unique_violation() => return Err(job_pending(lead.id)),
-        other => other?,
-    };
     let job_id = match inserted {
-        Some(row) => JobId(row.try_get(0)?),
-        None => return Err(admin::not_found(Entity::Job)),
+        Err(err) if err.is_unique_violation() => return Err(job_pending(lead.id)),
+        Ok(Some(row)) => JobId(row.try_get(0)?),
+        Ok(None) => return Err(admin::not_found(Entity::Job)),
+        Err(err) => return Err(err),
     };
-    for planned in &job.deliveries {
-        let (state, detail) = match &planned.skip {
-            Some(skip) => (DeliveryState::Skipped, Some(skip.reason.as_str())),
-            None => (DeliveryState::Pending, None),
-        };
+    for (integration, state, detail) in rating.deliveries() {
         run(
             c,
             "INSERT INTO deliveries (project_id, job_id, integration, state, detail)
@@ -203,35 +203,14 @@ pub(crate) async fn update_status(
             &[
                 &project.0,
                 &job_id.0,
-                &planned.integration.as_ref(),
+                &integration.as_ref(),
                 &state.as_ref(),
                 &detail,
             ],
         )
         .await?;
     }
-    let rating = Rating {
-        job_id,
-        conversion_id: job.conversion_id,
-        label: label.as_ref(),
-        price: job.price,
-    };
-    let event = rating_event(job.conversion_id);
-    webhooks::enqueue(c, project, lead.id, event, job.event_id, Some(rating), now).await?;
-    let rated = Activity::Rated {
-        conversion_id: job.conversion_id,
-        label: label.map(|label| label.name),
-        price: job.price,
-        note,
-        job_id,
-    };
-    activity::record(c, project, lead.id, now, Some(by), &rated).await?;
-    Ok(StatusChange {
-        lead_id: lead.id,
-        unique_identifier: lead.data.unique_identifier,
-        job: Some(job_id),
-        warnings: job.warnings,
-    })
+    Ok(job_id)
 }
 
 /// A lead's jobs, newest first, each with its deliveries (in integration order) and their

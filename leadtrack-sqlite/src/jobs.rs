@@ -3,10 +3,10 @@
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::Activity;
-use leadtrack_core::api::{Rating, rating_event};
 use leadtrack_core::job::{Attempt, ClaimedJob, Delivery, Job, JobRecord, Lease, StatusChange};
+use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
-use leadtrack_core::rules::plan_conversion;
+use leadtrack_core::store::rating::{QueuedRating, Reopening};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{
@@ -20,7 +20,7 @@ use crate::{activity, admin, leads, webhooks};
 
 /// Applies updateLeadStatus in the writer's transaction, recording `by` as who rated the
 /// job and the change in the lead's history, and queuing `lead.converted` or `lead.lost`
-/// for the webhooks that hear of it.
+/// for the webhooks that hear of it. The rules are core's ([`leadtrack_core::store::rating`]).
 pub(crate) fn update_status(
     conn: &Connection,
     project: ProjectId,
@@ -31,38 +31,9 @@ pub(crate) fn update_status(
     let lead = leads::find(conn, project, &update.identifier)?;
     let label = match update.conversion_id {
         ConversionId::Label(id) => Some(admin::label(conn, project, id)?),
-        ConversionId::Open | ConversionId::Lost => None,
+        ConversionId::Lost => None,
+        ConversionId::Open => return reopen(conn, project, lead, update, by, now),
     };
-    let note_given = update.note.is_some();
-    let note = update.note.clone().flatten();
-
-    if update.conversion_id == ConversionId::Open {
-        conn.prepare_cached(
-            "UPDATE leads SET status = 'open', price = coalesce(?2, price),
-                note = CASE WHEN ?3 THEN ?4 ELSE note END, updated_at = ?5
-             WHERE id = ?1",
-        )?
-        .execute((lead.id.0, update.price, note_given, &note, to_millis(&now)))?;
-        // Only a job no worker has picked up is cancelled; one being delivered finishes,
-        // and the lead, now open, stays open.
-        conn.prepare_cached(
-            "UPDATE jobs SET state = 'cancelled', finished_at = ?2
-             WHERE lead_id = ?1 AND state = 'queued' AND started_at IS NULL",
-        )?
-        .execute((lead.id.0, to_millis(&now)))?;
-        let reopened = Activity::Reopened {
-            price: update.price,
-            note,
-        };
-        activity::record(conn, project, lead.id, now, Some(by), &reopened)?;
-        return Ok(StatusChange {
-            lead_id: lead.id,
-            unique_identifier: lead.data.unique_identifier,
-            job: None,
-            warnings: Vec::new(),
-        });
-    }
-
     let pending = conn
         .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND finished_at IS NULL")?
         .query_row([lead.id.0], |_| Ok(()))
@@ -74,16 +45,70 @@ pub(crate) fn update_status(
     }
     let project_row = admin::project(conn, project)?;
     let integrations = admin::integrations(conn, project)?;
-    let job = plan_conversion(
-        &lead,
-        update.conversion_id,
-        update.price,
-        label.as_ref(),
-        &project_row,
-        &integrations,
+    let rating = QueuedRating::plan(&lead, update, label, &project_row, &integrations, now);
+    let job_id = queue(conn, project, &lead, &rating, by, now)?;
+    let (event, about) = rating.webhook(job_id);
+    webhooks::enqueue(
+        conn,
+        project,
+        lead.id,
+        event,
+        rating.job.event_id,
+        Some(about),
         now,
-    );
+    )?;
+    activity::record(
+        conn,
+        project,
+        lead.id,
+        now,
+        Some(by),
+        &rating.activity(job_id),
+    )?;
+    Ok(rating.outcome(lead, job_id))
+}
 
+/// Resets `lead` to open ([`Reopening`]).
+fn reopen(
+    conn: &Connection,
+    project: ProjectId,
+    lead: StoredLead,
+    update: &StatusUpdate,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<StatusChange, Error> {
+    let reopening = Reopening::of(update);
+    conn.prepare_cached(
+        "UPDATE leads SET status = 'open', price = coalesce(?2, price),
+            note = CASE WHEN ?3 THEN ?4 ELSE note END, updated_at = ?5
+         WHERE id = ?1",
+    )?
+    .execute((
+        lead.id.0,
+        reopening.price,
+        reopening.note.given,
+        &reopening.note.note,
+        to_millis(&now),
+    ))?;
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'cancelled', finished_at = ?2
+         WHERE lead_id = ?1 AND state = 'queued' AND started_at IS NULL",
+    )?
+    .execute((lead.id.0, to_millis(&now)))?;
+    activity::record(conn, project, lead.id, now, Some(by), &reopening.activity())?;
+    Ok(Reopening::outcome(lead))
+}
+
+/// Marks `lead` pending with the rating, and inserts its job and deliveries; the job's id.
+fn queue(
+    conn: &Connection,
+    project: ProjectId,
+    lead: &StoredLead,
+    rating: &QueuedRating,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<JobId, Error> {
+    let job = &rating.job;
     conn.prepare_cached(
         "UPDATE leads SET status = 'pending', price = coalesce(?2, price),
             note = CASE WHEN ?3 THEN ?4 ELSE note END, conversion_id = ?5, updated_at = ?6
@@ -91,9 +116,9 @@ pub(crate) fn update_status(
     )?
     .execute((
         lead.id.0,
-        update.price,
-        note_given,
-        &note,
+        rating.price_given,
+        rating.note.given,
+        &rating.note.note,
         job.conversion_id.to_string(),
         to_millis(&now),
     ))?;
@@ -116,43 +141,10 @@ pub(crate) fn update_status(
     let mut insert = conn.prepare_cached(
         "INSERT INTO deliveries (job_id, integration, state, detail) VALUES (?1, ?2, ?3, ?4)",
     )?;
-    for planned in &job.deliveries {
-        let (state, detail) = match &planned.skip {
-            Some(skip) => (DeliveryState::Skipped, Some(skip.reason.as_str())),
-            None => (DeliveryState::Pending, None),
-        };
-        insert.execute((job_id, planned.integration.as_ref(), state.as_ref(), detail))?;
+    for (integration, state, detail) in rating.deliveries() {
+        insert.execute((job_id, integration.as_ref(), state.as_ref(), detail))?;
     }
-    let rating = Rating {
-        job_id: JobId(job_id),
-        conversion_id: job.conversion_id,
-        label: label.as_ref(),
-        price: job.price,
-    };
-    let event = rating_event(job.conversion_id);
-    webhooks::enqueue(
-        conn,
-        project,
-        lead.id,
-        event,
-        job.event_id,
-        Some(rating),
-        now,
-    )?;
-    let rated = Activity::Rated {
-        conversion_id: job.conversion_id,
-        label: label.map(|label| label.name),
-        price: job.price,
-        note,
-        job_id: JobId(job_id),
-    };
-    activity::record(conn, project, lead.id, now, Some(by), &rated)?;
-    Ok(StatusChange {
-        lead_id: lead.id,
-        unique_identifier: lead.data.unique_identifier,
-        job: Some(JobId(job_id)),
-        warnings: job.warnings,
-    })
+    Ok(JobId(job_id))
 }
 
 /// Leases the job due soonest: a queued job due by `now`, or a running one whose lease

@@ -21,6 +21,7 @@
 //! before it is used.
 
 mod error;
+pub mod rating;
 mod row;
 
 use async_trait::async_trait;
