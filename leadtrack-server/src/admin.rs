@@ -14,7 +14,7 @@ use leadtrack_forward::normalize::region_of_calling_code;
 use serde_json::json;
 
 use crate::Failure;
-use crate::cli::{KeyCommand, LabelCommand, ProjectCommand};
+use crate::cli::{KeyCommand, LabelCommand, ProjectCommand, ProjectSetArgs};
 
 /// The project named by a `--project` argument.
 pub(crate) async fn project<S: Admin>(store: &S, public_id: &str) -> Result<Project, Failure> {
@@ -53,46 +53,7 @@ pub(crate) async fn project_command<S: Admin>(
                 say!("The key is shown only this once: store it somewhere safe.");
             }
         }
-        ProjectCommand::List { json } => {
-            let projects = store.projects().await.map_err(Failure::store)?;
-            if json {
-                let list: Vec<_> = projects
-                    .iter()
-                    .map(|p| {
-                        json!({
-                            "projectId": p.public_id,
-                            "name": p.name,
-                            "active": p.active,
-                            "currency": p.currency,
-                            "region": p.region,
-                            "defaultConsent": p.default_consent,
-                            "allowedOrigins": p.allowed_origins,
-                            "createdAt": leadtrack_core::time::format(&p.created_at),
-                        })
-                    })
-                    .collect();
-                print_json(&json!(list));
-            } else if projects.is_empty() {
-                say!("No projects yet: `server project create --name NAME` creates one.");
-            } else {
-                say!(
-                    "{:<24} {:<8} {:<8} NAME",
-                    "PROJECT ID",
-                    "ACTIVE",
-                    "CURRENCY"
-                );
-                for p in projects {
-                    let active = if p.active { "yes" } else { "no" };
-                    say!(
-                        "{:<24} {:<8} {:<8} {}",
-                        p.public_id,
-                        active,
-                        p.currency,
-                        p.name
-                    );
-                }
-            }
-        }
+        ProjectCommand::List { json } => list_projects(store, json).await?,
         ProjectCommand::Deactivate { project: id } => {
             let project = project(store, &id).await?;
             store
@@ -109,90 +70,161 @@ pub(crate) async fn project_command<S: Admin>(
                 .map_err(Failure::store)?;
             say!("Activated project {id}.");
         }
-        ProjectCommand::Set(args) => {
-            let project = project(store, &args.project).await?;
-            let blank_is_none =
-                |value: String| Some(value.trim().to_owned()).filter(|v| !v.is_empty());
-            let lost_changed = args.lost_ga4_event.is_some()
-                || args.lost_meta_event.is_some()
-                || args.lost_google_ads_action.is_some()
-                || args.lost_microsoft_ads_conversion.is_some()
-                || args.lost_linkedin_conversion.is_some()
-                || args.lost_webhook.is_some();
-            let mut lost = project.lost_mapping.clone();
-            if let Some(event) = args.lost_ga4_event {
-                lost.ga4_event = blank_is_none(event);
-            }
-            if let Some(event) = args.lost_meta_event {
-                lost.meta_event = blank_is_none(event);
-            }
-            if let Some(action) = args.lost_google_ads_action {
-                lost.google_ads_action = blank_is_none(action);
-            }
-            if let Some(goal) = args.lost_microsoft_ads_conversion {
-                lost.microsoft_ads_conversion = blank_is_none(goal);
-            }
-            if let Some(rule) = args.lost_linkedin_conversion {
-                lost.linkedin_conversion = blank_is_none(rule);
-            }
-            if let Some(webhook) = args.lost_webhook {
-                lost.webhook = webhook;
-            }
-            let region = match (args.region, args.country_code) {
-                (Some(region), _) => Some(region),
-                (None, Some(code)) if code.trim().is_empty() => Some(code),
-                (None, Some(code)) => match region_of_calling_code(&code) {
-                    Some(region) => Some(region.to_owned()),
-                    None => {
-                        return Err(Failure(format!(
-                            "{code:?} is not a country calling code; give --region with the country's two letters, such as DE"
-                        )));
-                    }
-                },
-                (None, None) => None,
-            };
-            let consent_given =
-                args.consent_ad_user_data.is_some() || args.consent_ad_personalization.is_some();
-            let consent = Consent {
-                ad_user_data: args
-                    .consent_ad_user_data
-                    .map_or(project.default_consent.ad_user_data, |choice| choice.0),
-                ad_personalization: args
-                    .consent_ad_personalization
-                    .map_or(project.default_consent.ad_personalization, |choice| {
-                        choice.0
-                    }),
-            };
-            let settings = ProjectSettings {
-                name: args.name,
-                currency: args.currency,
-                region: region.map(blank_is_none),
-                default_consent: consent_given.then_some(consent),
-                lost_mapping: lost_changed.then_some(lost),
-                allowed_origins: args.allowed_origins.as_deref().map(origin_list),
-            };
-            let updated = store
-                .update_project(project.id, settings)
-                .await
-                .map_err(Failure::store)?;
-            let origins = if updated.allowed_origins.is_empty() {
-                "any".to_owned()
-            } else {
-                updated.allowed_origins.join(", ")
-            };
+        ProjectCommand::Set(args) => set_project(store, args).await?,
+    }
+    Ok(())
+}
+
+/// `project list`
+async fn list_projects<S: Admin>(store: &S, json: bool) -> Result<(), Failure> {
+    let projects = store.projects().await.map_err(Failure::store)?;
+    if json {
+        let list: Vec<_> = projects
+            .iter()
+            .map(|p| {
+                json!({
+                    "projectId": p.public_id,
+                    "name": p.name,
+                    "active": p.active,
+                    "currency": p.currency,
+                    "region": p.region,
+                    "defaultConsent": p.default_consent,
+                    "allowedOrigins": p.allowed_origins,
+                    "createdAt": leadtrack_core::time::format(&p.created_at),
+                })
+            })
+            .collect();
+        print_json(&json!(list));
+    } else if projects.is_empty() {
+        say!("No projects yet: `server project create --name NAME` creates one.");
+    } else {
+        say!(
+            "{:<24} {:<8} {:<8} NAME",
+            "PROJECT ID",
+            "ACTIVE",
+            "CURRENCY"
+        );
+        for p in projects {
+            let active = if p.active { "yes" } else { "no" };
             say!(
-                "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}.",
-                updated.public_id,
-                updated.name,
-                updated.currency,
-                updated.region.as_deref().unwrap_or("none"),
-                describe_consent(updated.default_consent),
-                describe(&updated.lost_mapping),
-                origins
+                "{:<24} {:<8} {:<8} {}",
+                p.public_id,
+                active,
+                p.currency,
+                p.name
             );
         }
     }
     Ok(())
+}
+
+/// `project set`
+async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Failure> {
+    let project = project(store, &args.project).await?;
+    let region = region_setting(args.region.clone(), args.country_code.clone())?;
+    let settings = ProjectSettings {
+        lost_mapping: lost_mapping_setting(&project, &args),
+        default_consent: consent_setting(&project, &args),
+        region: region.map(blank_is_none),
+        allowed_origins: args.allowed_origins.as_deref().map(origin_list),
+        name: args.name,
+        currency: args.currency,
+    };
+    let updated = store
+        .update_project(project.id, settings)
+        .await
+        .map_err(Failure::store)?;
+    let origins = if updated.allowed_origins.is_empty() {
+        "any".to_owned()
+    } else {
+        updated.allowed_origins.join(", ")
+    };
+    say!(
+        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}.",
+        updated.public_id,
+        updated.name,
+        updated.currency,
+        updated.region.as_deref().unwrap_or("none"),
+        describe_consent(updated.default_consent),
+        describe(&updated.lost_mapping),
+        origins
+    );
+    Ok(())
+}
+
+/// A setting as given, `None` when blank (which clears it).
+fn blank_is_none(value: String) -> Option<String> {
+    Some(value.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+/// The new mapping of `lost`, when any `--lost-...` flag is given: the project's own with
+/// those changed.
+fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<LabelMapping> {
+    let changed = args.lost_ga4_event.is_some()
+        || args.lost_meta_event.is_some()
+        || args.lost_google_ads_action.is_some()
+        || args.lost_microsoft_ads_conversion.is_some()
+        || args.lost_linkedin_conversion.is_some()
+        || args.lost_webhook.is_some();
+    if !changed {
+        return None;
+    }
+    let mut lost = project.lost_mapping.clone();
+    let set = |field: &mut Option<String>, given: &Option<String>| {
+        if let Some(value) = given {
+            *field = blank_is_none(value.clone());
+        }
+    };
+    set(&mut lost.ga4_event, &args.lost_ga4_event);
+    set(&mut lost.meta_event, &args.lost_meta_event);
+    set(&mut lost.google_ads_action, &args.lost_google_ads_action);
+    set(
+        &mut lost.microsoft_ads_conversion,
+        &args.lost_microsoft_ads_conversion,
+    );
+    set(
+        &mut lost.linkedin_conversion,
+        &args.lost_linkedin_conversion,
+    );
+    if let Some(webhook) = args.lost_webhook {
+        lost.webhook = webhook;
+    }
+    Some(lost)
+}
+
+/// The phone region `--region` or `--country-code` names (a blank one clears it).
+fn region_setting(
+    region: Option<String>,
+    country_code: Option<String>,
+) -> Result<Option<String>, Failure> {
+    Ok(match (region, country_code) {
+        (Some(region), _) => Some(region),
+        (None, Some(code)) if code.trim().is_empty() => Some(code),
+        (None, Some(code)) => match region_of_calling_code(&code) {
+            Some(region) => Some(region.to_owned()),
+            None => {
+                return Err(Failure(format!(
+                    "{code:?} is not a country calling code; give --region with the country's two letters, such as DE"
+                )));
+            }
+        },
+        (None, None) => None,
+    })
+}
+
+/// The new default consent, when a `--consent-...` flag is given: the project's own with
+/// that signal changed.
+fn consent_setting(project: &Project, args: &ProjectSetArgs) -> Option<Consent> {
+    let given = args.consent_ad_user_data.is_some() || args.consent_ad_personalization.is_some();
+    let current = project.default_consent;
+    given.then(|| Consent {
+        ad_user_data: args
+            .consent_ad_user_data
+            .map_or(current.ad_user_data, |choice| choice.0),
+        ad_personalization: args
+            .consent_ad_personalization
+            .map_or(current.ad_personalization, |choice| choice.0),
+    })
 }
 
 /// A consent for people: `ad user data granted, ad personalization unknown`.

@@ -11,7 +11,7 @@ mod integrations;
 mod webhooks;
 
 pub(crate) use accounts::{MemberCommand, UserCommand};
-pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand};
+pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand, ProjectSetArgs};
 pub(crate) use integrations::IntegrationCommand;
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
