@@ -3,11 +3,13 @@
 
 use bytes::Buf;
 use chrono::Utc;
+use cookie::{Cookie, SameSite};
 use futures_util::Stream;
 use leadtrack_core::account::{Session, SessionToken, User};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, StoreError};
 use leadtrack_warp::BodyError;
+use subtle::ConstantTimeEq;
 use warp::http::header::{self, HeaderValue};
 
 use crate::{Config, Request, render};
@@ -38,10 +40,10 @@ fn presented_token(request: &Request) -> Option<SessionToken> {
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .and_then(|(_, value)| SessionToken::parse(value.trim()))
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == COOKIE)
+        .and_then(|cookie| SessionToken::parse(cookie.value()))
 }
 
 /// The signed-in user, when the request carries a live session; marks the session used.
@@ -81,20 +83,23 @@ pub(crate) fn is_https(request: &Request, config: &Config) -> bool {
 /// long as a session can, and `Secure` over HTTPS.
 pub(crate) fn session_cookie(token: &SessionToken, secure: bool) -> HeaderValue {
     let max_age = leadtrack_core::account::session_lifetime().num_seconds();
-    cookie(
-        &format!("{COOKIE}={}; Max-Age={max_age}", token.expose()),
-        secure,
-    )
+    set_cookie(token.expose().to_owned(), max_age, secure)
 }
 
 /// The `Set-Cookie` that removes the session cookie.
 pub(crate) fn cleared_cookie(secure: bool) -> HeaderValue {
-    cookie(&format!("{COOKIE}=; Max-Age=0"), secure)
+    set_cookie(String::new(), 0, secure)
 }
 
-fn cookie(start: &str, secure: bool) -> HeaderValue {
-    let secure = if secure { "; Secure" } else { "" };
-    HeaderValue::from_str(&format!("{start}; Path=/; HttpOnly; SameSite=Lax{secure}"))
+fn set_cookie(value: String, max_age_seconds: i64, secure: bool) -> HeaderValue {
+    let cookie = Cookie::build((COOKIE, value))
+        .max_age(cookie::time::Duration::seconds(max_age_seconds))
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .build();
+    HeaderValue::from_str(&cookie.to_string())
         .unwrap_or_else(|_| HeaderValue::from_static("lt_session=; Max-Age=0; Path=/"))
 }
 
@@ -187,20 +192,12 @@ pub(crate) fn genuine_form(
     form: &Form,
 ) -> bool {
     let same_site = from_own_site(request, config) == Some(true);
-    let genuine = same_site && constant_time_eq(form.get("csrf"), &viewer.csrf());
+    let presented = form.get("csrf").as_bytes();
+    let genuine = same_site && bool::from(presented.ct_eq(viewer.csrf().as_bytes()));
     if !genuine {
         tracing::warn!(user = %viewer.user.id, "a form failed the anti-forgery check");
     }
     genuine
-}
-
-/// Compares two tokens in time that depends only on their length.
-fn constant_time_eq(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |diff, (x, y)| diff | (x ^ y))
-            == 0
 }
 
 #[cfg(test)]
@@ -269,13 +266,7 @@ mod tests {
             session_cookie(&token, true)
                 .to_str()
                 .unwrap()
-                .ends_with("; Secure")
+                .contains("; Secure")
         );
-    }
-
-    #[test]
-    fn tokens_compare_whole() {
-        assert!(constant_time_eq("abc", "abc"));
-        assert!(!constant_time_eq("abc", "abd") && !constant_time_eq("abc", "ab"));
     }
 }

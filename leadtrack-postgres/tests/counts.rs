@@ -11,7 +11,7 @@ mod support;
 use std::time::Duration;
 
 use chrono::Utc;
-use futures::future::join_all;
+use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::request::{LeadQuery, StatusUpdate};
@@ -111,7 +111,7 @@ async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() 
         let to_rate = if round % 2 == 0 { second } else { first };
         let changes = tokio::time::timeout(
             Duration::from_secs(30),
-            futures::future::join(
+            futures_util::future::join(
                 join_all(to_rate.iter().map(|&lead| rate(lead))),
                 join_all((0..LEADS / 2).map(|_| finish_one())),
             ),

@@ -4,7 +4,7 @@
 
 mod support;
 
-use futures::future::join_all;
+use futures_util::future::join_all;
 use leadtrack_core::LeadStore;
 use leadtrack_postgres::PgStore;
 use leadtrack_postgres::testkit::{URL_VARIABLE, fresh_database};

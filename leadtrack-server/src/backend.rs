@@ -93,22 +93,20 @@ impl fmt::Display for Database {
     }
 }
 
-/// A PostgreSQL URL as logs and messages show it: scheme, user, host and database, without
-/// the password or the query (which can carry one too).
+/// A PostgreSQL URL as logs and messages show it: scheme (as written), user, host and
+/// database, without the password or the query (which can carry one too).
 fn shown_url(url: &str) -> String {
-    let url = url.split_once('?').map_or(url, |(base, _)| base);
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return "postgres://…".to_owned();
+    let scheme = url
+        .split_once("://")
+        .map_or("postgres", |(scheme, _)| scheme);
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return format!("{scheme}://…");
     };
-    match rest.rsplit_once('@') {
-        Some((credentials, host)) => {
-            let user = credentials
-                .split_once(':')
-                .map_or(credentials, |(user, _)| user);
-            format!("{scheme}://{user}@{host}")
-        }
-        None => format!("{scheme}://{rest}"),
-    }
+    // Neither fails on a URL with a host, which every postgres:// URL parsed here has.
+    let _ = parsed.set_password(None);
+    parsed.set_query(None);
+    parsed.set_fragment(None);
+    format!("{scheme}{}", &parsed.as_str()[parsed.scheme().len()..])
 }
 
 /// Whether a `--db` value is a PostgreSQL URL.

@@ -151,8 +151,9 @@ struct Inner {
     opened: Option<storage::FileIdentity>,
     /// A shared lock on the database's lock file, so that a restore knows it is open.
     _open: std::fs::File,
-    /// Keeps a temporary database's directory until the last clone is dropped.
-    _temp_dir: Option<tempfile::TempDir>,
+    /// What lives as long as the store: a temporary database's directory (feature
+    /// `testkit`), deleted when the last clone is dropped.
+    _keep: Option<Box<dyn Send + Sync>>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -183,13 +184,14 @@ impl SqliteStore {
                 opened: storage::identity(path),
                 runtime,
                 _open: open,
-                _temp_dir: None,
+                _keep: None,
             }),
         })
     }
 
     /// Opens a fresh database in a temporary directory that is deleted when the last clone
-    /// of the store is dropped. For tests.
+    /// of the store is dropped. For tests (feature `testkit`).
+    #[cfg(feature = "testkit")]
     pub async fn open_temporary() -> StoreResult<Self> {
         let dir = tempfile::tempdir().map_err(StoreError::backend)?;
         let path = dir.path().join("leadtrack.db");
@@ -200,7 +202,7 @@ impl SqliteStore {
                 opened: storage::identity(&path),
                 runtime,
                 _open: open,
-                _temp_dir: Some(dir),
+                _keep: Some(Box::new(dir)),
             }),
         })
     }

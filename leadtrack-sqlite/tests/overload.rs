@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use futures::future::join_all;
+use futures_util::future::join_all;
 use leadtrack_core::key::KeyHash;
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::testkit::{data, project};

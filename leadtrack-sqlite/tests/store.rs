@@ -2,7 +2,7 @@
 //! files, closing.
 
 use chrono::Utc;
-use futures::future::join_all;
+use futures_util::future::join_all;
 use leadtrack_core::key::{KeyHash, KeyRef};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::store::Entity;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use futures::future::join_all;
+use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
@@ -68,7 +68,7 @@ async fn app_with(config: Config) -> App {
 }
 
 /// Closes a store.
-type Closer = Box<dyn Fn() -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+type Closer = Box<dyn Fn() -> futures_util::future::BoxFuture<'static, ()> + Send + Sync>;
 
 async fn app_on<S: Store + Clone>(store: S, close: Closer, config: Config) -> App {
     let project = store

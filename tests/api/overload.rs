@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use futures::future::join_all;
+use futures_util::future::join_all;
 use leadtrack::client::{Client, Error};
 use leadtrack::core::api::LeadIdentifier;
 use leadtrack::core::project::NewProject;

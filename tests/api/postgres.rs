@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use futures::future::join_all;
+use futures_util::future::join_all;
 use leadtrack::client::{Client, Error as ClientError};
 use leadtrack::core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,

@@ -106,7 +106,7 @@ async fn refused_searches(readers: &[&str]) -> usize {
     let server = start_serve(&db, &options).await;
     let http = reqwest::Client::new();
     let create = format!("{}/api/leads/createServerSideLead", server.base_url);
-    let created = futures::future::join_all((0..400).map(|i| {
+    let created = futures_util::future::join_all((0..400).map(|i| {
         let lead = json!({"projectId": "acme", "userData": {"email": format!("lead{i}@x.io")}});
         http.post(&create)
             .header("x-api-key", &key)
@@ -119,7 +119,7 @@ async fn refused_searches(readers: &[&str]) -> usize {
         "{}/api/leads/getLeads?search=lead&limit=100",
         server.base_url
     );
-    let answers = futures::future::join_all(
+    let answers = futures_util::future::join_all(
         (0..32).map(|_| http.get(&search).header("x-api-key", &key).send()),
     )
     .await;

@@ -1,7 +1,7 @@
 //! Creating and finding leads: deduplication, the matching rules, project isolation and
 //! durability.
 
-use futures::future::join_all;
+use futures_util::future::join_all;
 use serde_json::{Value, json};
 
 use super::{

@@ -1,7 +1,7 @@
 //! Status updates: the 409 rule under concurrency, `open`, and missing leads and labels.
 
 use chrono::Duration;
-use futures::future::join_all;
+use futures_util::future::join_all;
 use serde_json::json;
 use uuid::Uuid;
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use chrono::Duration;
-use futures::future::join_all;
+use futures_util::future::join_all;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
