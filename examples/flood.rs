@@ -54,7 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Config::default()
     };
     let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(leadtrack::warp::serve(
+    let server = tokio::spawn(leadtrack_server::serve(
         listener,
         store.clone(),
         config,

@@ -103,7 +103,7 @@ async fn api() -> Api {
             },
         )
         .untuple_one();
-    let addr = serve(count.and(leadtrack::warp::app(store.clone(), Default::default()))).await;
+    let addr = serve(count.and(leadtrack_server::app(store.clone(), Default::default()))).await;
     Api {
         base_url: format!("http://{addr}"),
         store,
@@ -358,7 +358,7 @@ async fn a_page_on_another_origin_passes_the_preflight(engine: Engine) {
     let browser = Browser::start_in(engine).await;
     let api = api().await;
     let site = serve(
-        leadtrack::warp::demo_allowing([api.base_url.clone()]).recover(|_| async {
+        leadtrack_server::demo_allowing([api.base_url.clone()]).recover(|_| async {
             Ok::<_, std::convert::Infallible>(warp::http::StatusCode::NOT_FOUND)
         }),
     )
@@ -502,9 +502,9 @@ fn serve_until_stopped(
     listener: TcpListener,
 ) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
     let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(leadtrack::warp::serve_app(
+    let task = tokio::spawn(leadtrack_server::serve_app(
         listener,
-        leadtrack::warp::app(store, Default::default()),
+        leadtrack_server::app(store, Default::default()),
         async {
             let _ = stopped.await;
         },
@@ -554,7 +554,7 @@ async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back(engine:
     let api_url = format!("http://{api_addr}");
     let (stop, task) = serve_until_stopped(store.clone(), listener);
     let site = serve(
-        leadtrack::warp::demo_allowing([api_url.clone()]).recover(|_| async {
+        leadtrack_server::demo_allowing([api_url.clone()]).recover(|_| async {
             Ok::<_, std::convert::Infallible>(warp::http::StatusCode::NOT_FOUND)
         }),
     )

@@ -128,7 +128,12 @@ async fn site<S: Store + Clone + 'static>(store: S) -> Site<S> {
     .await;
     let pages =
         leadtrack::dashboard::routes(store.clone(), leadtrack::dashboard::Config::default());
-    let app = leadtrack::warp::app_with(store.clone(), leadtrack::warp::Config::default(), pages);
+    let app = leadtrack_server::app_with(
+        store.clone(),
+        leadtrack::warp::Config::default(),
+        leadtrack_server::Readiness::new(),
+        pages,
+    );
     let addr = serve(app).await;
     Site {
         base: format!("http://{addr}"),

@@ -23,7 +23,8 @@
 //! # let api_key = store.issue_api_key(project.id, chrono::Utc::now()).await?.key;
 //! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! # let base_url = format!("http://{}", listener.local_addr()?);
-//! # tokio::spawn(leadtrack_warp::serve(listener, store, Default::default(), std::future::pending()));
+//! # let routes = leadtrack_warp::routes(store, Default::default());
+//! # tokio::spawn(warp::serve(routes).incoming(listener).run());
 //! let client = Client::new(&base_url).with_api_key(&api_key);
 //!
 //! // A lead from your backend (a CRM import, a phone call, ...).

@@ -559,7 +559,7 @@ pub(crate) async fn rate<S: Store>(
         .update_status(membership.project.id, &update, &by, Utc::now())
         .await;
     if rated.as_ref().is_ok_and(|change| change.job.is_some()) {
-        leadtrack_warp::metrics::rating_queued(&membership.project.public_id);
+        leadtrack_http::metrics::rating_queued(&membership.project.public_id);
     }
     match rated {
         Ok(change) if change.job.is_none() => Ok(Rated::Reset),

@@ -26,15 +26,14 @@
 //! Pages are rendered on the server from compile-time-checked templates (askama); the
 //! stylesheet is compiled into the binary. Every page works without JavaScript.
 //!
-//! Mounted beside the lead API, as the standalone server does:
+//! Served on its own (the standalone server mounts it beside the lead API, with
+//! `leadtrack_server::app_with`):
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let store = leadtrack_sqlite::SqliteStore::open("leadtrack.db").await?;
-//! let pages = leadtrack_dashboard::routes(store.clone(), leadtrack_dashboard::Config::default());
-//! let app = leadtrack_warp::app_with(store, leadtrack_warp::Config::default(), pages);
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! leadtrack_warp::serve_app(listener, app, std::future::pending()).await;
+//! let pages = leadtrack_dashboard::routes(store, leadtrack_dashboard::Config::default());
+//! warp::serve(pages).run(([127, 0, 0, 1], 8080)).await;
 //! # Ok(())
 //! # }
 //! ```
@@ -150,7 +149,7 @@ pub fn routes<S: Store + Clone>(
         })
         .and(warp::method())
         .and(warp::header::headers_cloned())
-        .and(leadtrack_warp::remote())
+        .and(leadtrack_http::remote())
         .and(query)
         .and(warp::body::stream())
         .then(move |path, method, headers, remote, query, body| {

@@ -102,7 +102,7 @@ async fn attempt<S: Accounts>(
 ) -> Result<Response, StoreError> {
     let (email, password) = (form.get("email").trim(), form.get("password"));
     let next = local_path(form.get("next"));
-    let address = leadtrack_warp::client_ip(&request.headers, request.remote, config.trust_proxy)
+    let address = leadtrack_http::client_ip(&request.headers, request.remote, config.trust_proxy)
         .unwrap_or_default();
     let now = Utc::now();
 

@@ -7,7 +7,7 @@ use askama::Template;
 use leadtrack_core::StoreError;
 use leadtrack_core::account::Membership;
 use leadtrack_core::types::Role;
-use leadtrack_warp::StaticAsset;
+use leadtrack_http::StaticAsset;
 use warp::http::StatusCode;
 use warp::http::header::{self, HeaderMap, HeaderValue};
 use warp::reply::Response;
@@ -193,7 +193,7 @@ pub(crate) fn too_large() -> Response {
 pub(crate) fn store_failure(err: StoreError, viewer: Option<&Viewer>) -> Response {
     if let StoreError::Unavailable(reason) = &err {
         tracing::warn!(%reason, "store unavailable");
-        leadtrack_warp::metrics::shed();
+        leadtrack_http::metrics::shed();
         let mut response = error(
             StatusCode::SERVICE_UNAVAILABLE,
             viewer,

@@ -8,7 +8,7 @@ use futures_util::Stream;
 use leadtrack_core::account::{Session, SessionToken, User};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, StoreError};
-use leadtrack_warp::BodyError;
+use leadtrack_http::BodyError;
 use subtle::ConstantTimeEq;
 use warp::http::header::{self, HeaderValue};
 
@@ -170,7 +170,7 @@ where
     B: Stream<Item = Result<D, warp::Error>>,
     D: Buf,
 {
-    match leadtrack_warp::read_limited(&request.headers, body, config.body_limit).await {
+    match leadtrack_http::read_limited(&request.headers, body, config.body_limit).await {
         Ok(bytes) => Ok(Form(form_urlencoded::parse(&bytes).into_owned().collect())),
         Err(BodyError::TooLarge(_)) => Err(render::too_large()),
         Err(BodyError::Broken) => Err(render::error(

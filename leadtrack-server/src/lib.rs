@@ -1,6 +1,10 @@
-//! The standalone leadtrack server: its command line, the admin, integration, user and
-//! member commands, the first run, serving the API and the dashboard, and delivering
-//! conversions.
+//! The standalone leadtrack server: the process that serves the lead API and the dashboard
+//! on a socket (the listener, connection timeouts and cap, compression, health probes,
+//! metrics, the access log, the demo site) and runs the worker, with its command line.
+//!
+//! Its HTTP app is a library too: [`app`] and [`app_with`] are the lead routes with health
+//! probes, the demo, the OpenAPI document and the capture script, and [`serve_app_with`]
+//! serves any warp filter with the server's timeouts and connection cap ([`ServeOptions`]).
 //!
 //! With no command it serves the lead API and the dashboard on `127.0.0.1:8080` from the
 //! SQLite file `./leadtrack.db`, creating it, a first project and its owner on the first
@@ -19,18 +23,29 @@ macro_rules! say {
     }};
 }
 
+mod access;
 mod accounts;
 mod admin;
+mod app;
 mod backend;
 mod backup;
 mod bootstrap;
 mod cli;
 mod config;
+mod connections;
+mod demo;
+mod health;
+mod http_errors;
 mod integrations;
 mod metrics;
 mod migrate;
 mod serve;
 mod webhooks;
+
+pub use app::{app, app_with, serve, serve_app, serve_app_with};
+pub use connections::ServeOptions;
+pub use demo::{demo, demo_allowing};
+pub use health::Readiness;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;

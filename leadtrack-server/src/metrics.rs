@@ -1,8 +1,8 @@
 //! Prometheus metrics: the process-wide recorder every crate's counters go to, and
 //! `GET /metrics`, rendering them in the text exposition format.
 //!
-//! The series come from the libraries (`leadtrack_warp::metrics`, the SQLite store's
-//! runtime, the forwarding worker), from this module (the delivery queues, read from the
+//! The series come from the libraries (`leadtrack_http::metrics`, the SQLite store's
+//! runtime, the forwarding worker), from the access log (`crate::access`), from this module (the delivery queues, read from the
 //! store at each scrape) and from the process collector of `metrics-process` (resident
 //! memory, open files, CPU time).
 
@@ -58,8 +58,9 @@ impl Metrics {
             })
             .and_then(PrometheusBuilder::install_recorder)
             .map_err(failed)?;
-        leadtrack_warp::metrics::set_project_label(project_label);
-        leadtrack_warp::metrics::describe();
+        leadtrack_http::metrics::set_project_label(project_label);
+        leadtrack_http::metrics::describe();
+        crate::access::describe();
         leadtrack_sqlite::describe_metrics();
         leadtrack_forward::describe_metrics();
         metrics::describe_gauge!(
@@ -122,7 +123,7 @@ pub(crate) fn route<S: JobQueue + Clone>(
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     warp::path!("metrics")
         .and(warp::get())
-        .and(leadtrack_warp::remote())
+        .and(leadtrack_http::remote())
         .and(warp::header::headers_cloned())
         .and_then(
             move |peer: Option<SocketAddr>, headers: HeaderMap| async move {

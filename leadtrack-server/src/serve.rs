@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use leadtrack_core::{JobQueue, Store};
 use leadtrack_forward::{Worker, WorkerConfig};
-use leadtrack_warp::{Config, Readiness};
+use leadtrack_warp::Config;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use warp::{Filter, Reply};
@@ -14,7 +14,7 @@ use warp::{Filter, Reply};
 use crate::backend::Database;
 use crate::cli::{MetricsArgs, ServeArgs, WorkerArgs, WorkerCommand};
 use crate::metrics::{self, Metrics};
-use crate::{Failure, bootstrap};
+use crate::{Failure, Readiness, ServeOptions, bootstrap};
 
 /// Binds the address `serve` listens on.
 pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failure> {
@@ -41,7 +41,6 @@ pub(crate) async fn serve<S: Store + Clone>(
     bootstrap::first_run(&store, addr, &args.owner_email).await?;
     let readiness = Readiness::new();
     let config = Config {
-        readiness: readiness.clone(),
         trust_forwarded_for: args.trust_forwarded_for,
         rate_limits: leadtrack_warp::RateLimits {
             per_ip: args.rate_limit_ip,
@@ -75,7 +74,7 @@ pub(crate) async fn serve<S: Store + Clone>(
         Some(tokio::spawn(worker.run(stopped(&stop))))
     };
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
-    let app = leadtrack_warp::app_with(store, config, pages);
+    let app = crate::app_with(store, config, readiness.clone(), pages);
     let options = args.connections.options();
     // On the signal /readyz turns 503 first; the listener closes once the delay is over.
     let stop_accepting = {
@@ -92,7 +91,7 @@ pub(crate) async fn serve<S: Store + Clone>(
             }
         }
     };
-    leadtrack_warp::serve_app_with(listener, app, options, stop_accepting).await;
+    crate::serve_app_with(listener, app, options, stop_accepting).await;
     tracing::info!("stopped accepting requests");
     if let Some(worker) = worker {
         let _ = worker.await;
@@ -135,10 +134,10 @@ async fn serve_metrics<S: JobQueue + Clone>(
         .or(not_found)
         .unify();
     tracing::info!(addr = %local, "metrics on http://{local}/metrics");
-    tokio::spawn(leadtrack_warp::serve_app_with(
+    tokio::spawn(crate::serve_app_with(
         listener,
         app,
-        leadtrack_warp::ServeOptions::default(),
+        ServeOptions::default(),
         stopped(stop),
     ));
     Ok(true)

@@ -65,8 +65,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
+use leadtrack_core::StoreResult;
 use leadtrack_core::types::ProjectId;
-use leadtrack_core::{StoreError, StoreResult};
 
 pub use backup::{BackupSummary, backup, restore};
 pub use export::Export;
@@ -193,7 +193,7 @@ impl SqliteStore {
     /// of the store is dropped. For tests (feature `testkit`).
     #[cfg(feature = "testkit")]
     pub async fn open_temporary() -> StoreResult<Self> {
-        let dir = tempfile::tempdir().map_err(StoreError::backend)?;
+        let dir = tempfile::tempdir().map_err(leadtrack_core::StoreError::backend)?;
         let path = dir.path().join("leadtrack.db");
         let open = backup::hold_open(&path)?;
         let runtime = Runtime::start(&path, &SqliteOptions::default()).await?;

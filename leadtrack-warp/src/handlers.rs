@@ -21,7 +21,7 @@ use warp::reply::Response;
 use crate::rate::Limiters;
 use crate::reply::{self, ApiError};
 use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
-use crate::{Config, Operation, metrics};
+use crate::{Config, Operation};
 
 /// What a handler needs of the request, besides its body.
 pub(crate) struct Request {
@@ -88,7 +88,7 @@ where
     D: Buf,
 {
     let client_ip =
-        request::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
+        leadtrack_http::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
     limiters.check_ip(client_ip.as_deref())?;
     let body = read_json_body(config, request, body).await?;
     let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
@@ -110,7 +110,7 @@ where
         .create_lead_via(project.id, CreateRoute::Browser, lead.data, Utc::now())
         .await?;
     if created.created {
-        metrics::lead_created(Operation::CreateLead.segment(), &project.public_id);
+        leadtrack_http::metrics::lead_created(Operation::CreateLead.segment(), &project.public_id);
     }
     if !sent_identifier {
         // A merge may find an identifier an earlier submission set; this caller did not
@@ -150,7 +150,7 @@ where
         .create_lead_via(project.id, CreateRoute::Server, lead.data, Utc::now())
         .await?;
     if created.created {
-        metrics::lead_created(
+        leadtrack_http::metrics::lead_created(
             Operation::CreateServerSideLead.segment(),
             &project.public_id,
         );
@@ -203,7 +203,7 @@ where
         .update_status(project.id, &update, &by, Utc::now())
         .await?;
     let status = if change.job.is_some() {
-        metrics::rating_queued(&project.public_id);
+        leadtrack_http::metrics::rating_queued(&project.public_id);
         StatusCode::CREATED
     } else {
         StatusCode::OK

@@ -32,8 +32,10 @@
 //! | `GET /api/leads/getLeadActivity` | 200 with the lead's history, oldest first |
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`]. The
-//! routes are described for tools by an OpenAPI 3.1 document, [`OPENAPI`], which the
-//! standalone [`app`] serves at `GET /api/openapi.json` ([`openapi`] mounts it elsewhere).
+//! routes are described for tools by an OpenAPI 3.1 document, [`OPENAPI`], which
+//! [`openapi`] serves at `GET /api/openapi.json`; [`script`] serves the capture script
+//! websites include. Nothing here accepts connections: the standalone server
+//! (`leadtrack-server`) serves these filters with its own listener.
 //!
 //! `createLead` needs no key, so it is rate-limited per client address and per project, and
 //! the keyed routes per API key ([`RateLimits`], `429 rate_limited` with `Retry-After`); it
@@ -42,18 +44,12 @@
 
 #![forbid(unsafe_code)]
 
-mod assets;
-mod body;
-mod connections;
 mod handlers;
-mod health;
-mod http_errors;
-pub mod metrics;
 mod openapi;
 mod rate;
 mod reply;
 mod request;
-mod server;
+mod script;
 
 use std::sync::Arc;
 
@@ -63,14 +59,9 @@ use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-pub use assets::{SCRIPT, StaticAsset, demo, demo_allowing, script};
-pub use body::{BodyError, read_limited};
-pub use connections::{ServeOptions, remote};
-pub use health::Readiness;
 pub use openapi::{OPENAPI, openapi};
 pub use rate::{RateLimit, RateLimits};
-pub use request::client_ip;
-pub use server::{app, app_with, serve, serve_app, serve_app_with};
+pub use script::{SCRIPT, script};
 
 /// Settings of the lead routes.
 #[derive(Clone, Debug)]
@@ -86,9 +77,6 @@ pub struct Config {
     /// Token buckets per client address and project (createLead) and per API key (the
     /// keyed routes); past one, `429 rate_limited`. See [`RateLimits::default`].
     pub rate_limits: RateLimits,
-    /// What `GET /readyz` of [`app`] reports besides the store: mark it draining when a
-    /// graceful shutdown begins. Ready by default.
-    pub readiness: Readiness,
 }
 
 impl Default for Config {
@@ -98,7 +86,6 @@ impl Default for Config {
             trust_forwarded_for: false,
             cors_origins: CorsOrigins::Any,
             rate_limits: RateLimits::default(),
-            readiness: Readiness::default(),
         }
     }
 }
@@ -126,6 +113,13 @@ enum Operation {
     GetLead,
     GetLeadJobs,
     GetLeadActivity,
+}
+
+/// The name of the operation at `path` (`createLead`, ...), if it is one of the routes'
+/// paths: a bounded label for logs and metrics.
+pub fn operation_at(path: &str) -> Option<&'static str> {
+    let segment = path.strip_prefix("/api/leads/")?;
+    Operation::from_segment(segment).map(Operation::segment)
 }
 
 impl Operation {
@@ -157,14 +151,6 @@ pub fn routes<S: LeadStore>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
-    shared_routes(Arc::new(store), config)
-}
-
-/// [`routes`] on a store other filters share.
-fn shared_routes<S: LeadStore>(
-    store: Arc<S>,
-    config: Config,
-) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let limiters = rate::Limiters::new(&config.rate_limits);
     let state = Arc::new((store, config, limiters));
     let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
@@ -177,7 +163,7 @@ fn shared_routes<S: LeadStore>(
         })
         .and(warp::method())
         .and(warp::header::headers_cloned())
-        .and(connections::remote())
+        .and(leadtrack_http::remote())
         .and(query)
         .and(warp::body::stream())
         .then(move |operation, method, headers, remote, query, body| {
@@ -191,7 +177,7 @@ fn shared_routes<S: LeadStore>(
                     remote,
                     query,
                 };
-                handlers::handle(&**store, config, limiters, request, body).await
+                handlers::handle(store, config, limiters, request, body).await
             }
         })
 }

@@ -8,7 +8,7 @@ use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use crate::StaticAsset;
+use leadtrack_http::StaticAsset;
 
 /// The OpenAPI 3.1 document of every lead route, as JSON.
 pub const OPENAPI: &str = include_str!("../assets/openapi.json");

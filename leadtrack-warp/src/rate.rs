@@ -155,7 +155,7 @@ fn check<K: Clone + Hash + Eq>(
 ) -> Result<(), ApiError> {
     match (bucket, key) {
         (Some(bucket), Some(key)) => bucket.check(key).inspect_err(|_| {
-            crate::metrics::rate_limited(limit);
+            leadtrack_http::metrics::rate_limited(limit);
         }),
         _ => Ok(()),
     }

@@ -3,31 +3,13 @@
 use leadtrack_core::api::{ErrorBody, messages};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::{ErrorCode, StoreError, ValidationError};
-use serde::Serialize;
 use warp::http::header::{self, HeaderMap, HeaderValue};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::CorsOrigins;
 
-/// A JSON response with `status`.
-pub(crate) fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    match serde_json::to_vec(body) {
-        Ok(bytes) => {
-            let mut response = Response::new(bytes.into());
-            *response.status_mut() = status;
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
-        }
-        Err(err) => {
-            tracing::error!(error = %err, "could not serialize a response");
-            ApiError::internal().into_response()
-        }
-    }
-}
+pub(crate) use leadtrack_http::json;
 
 /// An error answer: a status, the contract's error body, and the headers some codes need.
 #[derive(Debug)]
@@ -81,9 +63,7 @@ impl ApiError {
 
     /// The response.
     pub(crate) fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.body.code.http_status())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut response = json(status, &self.body);
+        let mut response = leadtrack_http::error_body(self.body);
         let headers = response.headers_mut();
         if let Some(allow) = self.allow {
             headers.insert(header::ALLOW, HeaderValue::from_static(allow));
@@ -131,7 +111,7 @@ impl From<StoreError> for ApiError {
             },
             StoreError::Unavailable(reason) => {
                 tracing::warn!(%reason, "store unavailable");
-                crate::metrics::shed();
+                leadtrack_http::metrics::shed();
                 Self::unavailable("Service temporarily unavailable, retry shortly")
             }
             other => {

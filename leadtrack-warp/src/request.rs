@@ -1,8 +1,6 @@
 //! Reading a request: the API key, the content type, the body within its limit, the query
 //! string and the client's address.
 
-use std::net::{IpAddr, SocketAddr};
-
 use bytes::{Buf, Bytes};
 use futures_util::Stream;
 use leadtrack_core::account::Actor;
@@ -11,9 +9,9 @@ use leadtrack_core::project::Project;
 use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::header::{self, HeaderMap};
 
-use crate::body::{BodyError, read_limited};
 use crate::rate::Limiters;
 use crate::reply::ApiError;
+use leadtrack_http::{BodyError, read_limited};
 
 /// The header that carries API keys.
 pub(crate) const API_KEY_HEADER: &str = "x-api-key";
@@ -151,24 +149,6 @@ pub(crate) fn query_pairs(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The client's address: the first `X-Forwarded-For` address when the proxy is trusted
-/// and the header holds one, else the peer's.
-pub fn client_ip(
-    headers: &HeaderMap,
-    remote: Option<SocketAddr>,
-    trust_forwarded_for: bool,
-) -> Option<String> {
-    let forwarded = trust_forwarded_for
-        .then(|| headers.get("x-forwarded-for"))
-        .flatten()
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .and_then(|first| first.trim().parse::<IpAddr>().ok());
-    forwarded
-        .or(remote.map(|addr| addr.ip()))
-        .map(|ip| ip.to_canonical().to_string())
-}
-
 /// The request's `User-Agent`, if any.
 pub(crate) fn user_agent(headers: &HeaderMap) -> Option<String> {
     headers
@@ -215,30 +195,6 @@ mod tests {
                 "{bad}"
             );
         }
-    }
-
-    #[test]
-    fn forwarded_addresses_count_only_when_trusted() {
-        let remote = Some(SocketAddr::from(([10, 0, 0, 1], 4000)));
-        let forwarded = headers(&[("x-forwarded-for", " 203.0.113.7 , 10.0.0.2")]);
-        assert_eq!(
-            client_ip(&forwarded, remote, false).as_deref(),
-            Some("10.0.0.1")
-        );
-        assert_eq!(
-            client_ip(&forwarded, remote, true).as_deref(),
-            Some("203.0.113.7")
-        );
-        let garbage = headers(&[("x-forwarded-for", "unknown")]);
-        assert_eq!(
-            client_ip(&garbage, remote, true).as_deref(),
-            Some("10.0.0.1")
-        );
-        let mapped = Some("[::ffff:192.0.2.9]:80".parse().unwrap());
-        assert_eq!(
-            client_ip(&HeaderMap::new(), mapped, false).as_deref(),
-            Some("192.0.2.9")
-        );
     }
 
     #[test]

@@ -62,7 +62,7 @@ async fn spawn_app_on<S: Store + Clone>(store: S) -> TestApp {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
     let base_url = format!("http://{}", listener.local_addr().expect("local address"));
     let (shutdown, stop) = oneshot::channel::<()>();
-    tokio::spawn(leadtrack::warp::serve(
+    tokio::spawn(leadtrack_server::serve(
         listener,
         store.clone(),
         Default::default(),

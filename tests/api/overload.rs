@@ -66,7 +66,7 @@ async fn a_search_past_the_time_limit_answers_503_and_lookups_go_on() {
     let client =
         Client::new(format!("http://{}", listener.local_addr().unwrap())).with_api_key(&key);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(leadtrack::warp::serve(
+    let server = tokio::spawn(leadtrack_server::serve(
         listener,
         store.clone(),
         Default::default(),

@@ -15,7 +15,9 @@ pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand, ProjectSetArgs}
 pub(crate) use integrations::IntegrationCommand;
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
-use leadtrack_warp::{RateLimit, RateLimits, ServeOptions};
+use leadtrack_warp::{RateLimit, RateLimits};
+
+use crate::ServeOptions;
 pub(crate) use webhooks::WebhookCommand;
 
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.

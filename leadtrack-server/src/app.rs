@@ -1,78 +1,70 @@
-//! The standalone HTTP app: the lead routes plus what a server on its own needs (a health
-//! check, request logs, a JSON 404), served on an already-bound listener until a shutdown
-//! signal.
+//! The standalone HTTP app: the lead routes plus what a server on its own needs (health
+//! probes, the demo, request logs, a JSON 404), served on an already-bound listener until
+//! a shutdown signal.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 
 use leadtrack_core::{ErrorCode, LeadStore};
+use leadtrack_warp::Config;
 use tokio::net::TcpListener;
 use warp::reply::Response;
 use warp::{Filter, Rejection, Reply};
 
-use crate::reply::ApiError;
-use crate::{Config, ServeOptions, shared_routes};
+use crate::{Readiness, ServeOptions, access, demo, health};
 
 /// The lead routes, their OpenAPI document (`/api/openapi.json`), the capture script
 /// (`/leadtrack.js`), the demo pages (`/demo`, and `/demo/lead`, where the demo's contact
 /// page reads back the lead it sent), `GET /health`, the probes `GET /healthz`
-/// (liveness) and `GET /readyz` (readiness, see [`crate::Readiness`]), and a JSON `404
-/// not_found` for every other path; one log line per request (method, path without the
-/// query, route, status, latency) and its metrics (see [`crate::metrics`]).
-pub fn app<S: LeadStore>(
+/// (liveness) and `GET /readyz` (readiness, always ready here: see [`app_with`]), and a
+/// JSON `404 not_found` for every other path; one log line per request (method, path
+/// without the query, route, status, latency) and its metrics.
+pub fn app<S: LeadStore + Clone>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (impl Reply,), Error = Infallible> + Clone + Send + Sync + 'static {
     app_with(
         store,
         config,
+        Readiness::new(),
         warp::any().and_then(|| async { Err(warp::reject::not_found()) }),
     )
 }
 
-/// [`app`] with `pages` (say, a dashboard) answering the paths it claims before the 404.
+/// [`app`] with `pages` (say, a dashboard) answering the paths it claims before the 404,
+/// and `/readyz` also saying what `readiness` says (mark it draining when a graceful
+/// shutdown begins).
 pub fn app_with<S, P>(
     store: S,
     config: Config,
+    readiness: Readiness,
     pages: P,
 ) -> impl Filter<Extract = (impl Reply,), Error = Infallible> + Clone + Send + Sync + 'static
 where
-    S: LeadStore,
+    S: LeadStore + Clone,
     P: Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static,
 {
-    let not_found =
-        warp::any().map(|| ApiError::new(ErrorCode::NotFound, "Not found").into_response());
-    let store = Arc::new(store);
-    let probes = crate::health::routes(Arc::clone(&store), config.readiness.clone());
-    let demo_lead = crate::assets::demo_lead(Arc::clone(&store));
-    shared_routes(store, config)
+    let not_found = warp::any().map(|| leadtrack_http::error(ErrorCode::NotFound, "Not found"));
+    let shared = Arc::new(store.clone());
+    let probes = health::routes(Arc::clone(&shared), readiness);
+    let demo_lead = demo::demo_lead(shared);
+    leadtrack_warp::routes(store, config)
         .or(probes)
         .unify()
         .or(demo_lead)
         .unify()
-        .or(crate::openapi())
+        .or(leadtrack_warp::openapi())
         .unify()
-        .or(crate::script())
+        .or(leadtrack_warp::script())
         .unify()
-        .or(crate::demo())
+        .or(demo::demo())
         .unify()
         .or(pages)
         .unify()
         .or(not_found)
         .unify()
-        .with(warp::log::custom(|info| {
-            let route = crate::metrics::route(info.path());
-            crate::metrics::request(route, info.status().as_u16(), info.elapsed());
-            tracing::info!(
-                route,
-                method = %info.method(),
-                path = info.path(),
-                status = info.status().as_u16(),
-                latency_ms = info.elapsed().as_secs_f64() * 1000.0,
-                "request"
-            );
-        }))
+        .with(access::log())
 }
 
 /// Serves [`app`] on `listener` until `shutdown` resolves, then lets requests in flight
@@ -81,7 +73,7 @@ where
 ///
 /// Binding is left to the caller, so tests bind port 0 and know the address before the
 /// server starts, and a port in use is reported before anything else happens.
-pub async fn serve<S: LeadStore>(
+pub async fn serve<S: LeadStore + Clone>(
     listener: TcpListener,
     store: S,
     config: Config,

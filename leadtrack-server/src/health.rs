@@ -10,13 +10,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use leadtrack_core::LeadStore;
+use leadtrack_core::{ErrorCode, LeadStore};
 use serde_json::json;
 use warp::http::StatusCode;
+use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
-
-use crate::reply::{self, ApiError};
 
 /// How long `/readyz` waits for the store before it says `503`.
 const STORE_DEADLINE: Duration = Duration::from_secs(1);
@@ -52,7 +51,7 @@ pub(crate) fn routes<S: LeadStore>(
         .or(warp::path!("health"))
         .unify()
         .and(warp::get())
-        .map(|| reply::json(StatusCode::OK, &json!({"message": "ok"})));
+        .map(|| leadtrack_http::json(StatusCode::OK, &json!({"message": "ok"})));
     let readyz = warp::path!("readyz").and(warp::get()).then(move || {
         let (store, readiness) = (Arc::clone(&store), readiness.clone());
         async move { ready(&*store, &readiness).await }
@@ -62,12 +61,18 @@ pub(crate) fn routes<S: LeadStore>(
 
 /// `200` when the server is ready, else the contract's `503 unavailable` saying why.
 async fn ready<S: LeadStore>(store: &S, readiness: &Readiness) -> Response {
-    let unavailable = |message: &str| ApiError::unavailable(message).into_response();
+    let unavailable = |message: &str| {
+        let mut response = leadtrack_http::error(ErrorCode::Unavailable, message);
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(1));
+        response
+    };
     if readiness.is_draining() {
         return unavailable("The server is shutting down");
     }
     match tokio::time::timeout(STORE_DEADLINE, store.ready()).await {
-        Ok(Ok(())) => reply::json(StatusCode::OK, &json!({"message": "ready"})),
+        Ok(Ok(())) => leadtrack_http::json(StatusCode::OK, &json!({"message": "ready"})),
         Ok(Err(err)) => {
             tracing::warn!(error = %err, "not ready: the store did not answer");
             unavailable("The store is not ready")

@@ -4,8 +4,9 @@ use chrono::Utc;
 use leadtrack_core::project::NewProject;
 use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::{Admin, LeadStore};
+use leadtrack_server::app;
 use leadtrack_sqlite::SqliteStore;
-use leadtrack_warp::{Config, app};
+use leadtrack_warp::Config;
 use serde_json::{Value, json};
 use warp::http::StatusCode;
 

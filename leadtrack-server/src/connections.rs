@@ -32,6 +32,8 @@ use warp::http::Request;
 use warp::http::header::{HeaderMap, HeaderName, HeaderValue};
 use warp::{Filter, Reply};
 
+use leadtrack_http::PeerAddr;
+
 use crate::http_errors;
 
 /// How the standalone server treats connections: its timeouts and its connection cap.
@@ -64,21 +66,6 @@ impl Default for ServeOptions {
             max_connections: 512,
         }
     }
-}
-
-/// The client's address as the standalone server saw it, for requests it serves (warp's
-/// `warp::addr::remote()` only knows the address under warp's own server).
-#[derive(Clone, Copy, Debug)]
-struct PeerAddr(SocketAddr);
-
-/// The address of the client at the other end of the connection: under
-/// [`crate::serve_app_with`], warp's own server, or `warp::test` with a remote address.
-pub fn remote() -> impl Filter<Extract = (Option<SocketAddr>,), Error = Infallible> + Copy {
-    warp::addr::remote()
-        .and(warp::ext::optional::<PeerAddr>())
-        .map(|warp: Option<SocketAddr>, ours: Option<PeerAddr>| {
-            warp.or(ours.map(|PeerAddr(addr)| addr))
-        })
 }
 
 /// Serves `app` on `listener` with `options` until `shutdown` resolves, then lets requests

@@ -1,7 +1,8 @@
 //! The standalone app serves the OpenAPI document of the lead routes.
 
+use leadtrack_server::app;
 use leadtrack_sqlite::SqliteStore;
-use leadtrack_warp::{Config, OPENAPI, app};
+use leadtrack_warp::{Config, OPENAPI};
 use serde_json::Value;
 use warp::http::StatusCode;
 use warp::http::header::{CONTENT_TYPE, ETAG, IF_NONE_MATCH};

@@ -11,7 +11,7 @@ use http_body_util::{BodyExt, Empty};
 use hyper::Request;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
-use leadtrack_warp::ServeOptions;
+use leadtrack_server::ServeOptions;
 use std::convert::Infallible;
 use tokio::net::{TcpListener, TcpStream};
 
@@ -34,7 +34,7 @@ async fn spawn() -> SocketAddr {
         .unify()
         .recover(|_| async { Ok::<_, Infallible>(StatusCode::NOT_FOUND.into_response()) })
         .unify();
-    tokio::spawn(leadtrack_warp::serve_app_with(
+    tokio::spawn(leadtrack_server::serve_app_with(
         listener,
         app,
         ServeOptions::default(),

@@ -1,8 +1,10 @@
 //! The probes of the standalone app: `/healthz` (liveness) and `/readyz` (readiness).
 
+use leadtrack_server::{Readiness, app, app_with};
 use leadtrack_sqlite::SqliteStore;
-use leadtrack_warp::{Config, Readiness, app};
+use leadtrack_warp::Config;
 use serde_json::{Value, json};
+use warp::Filter;
 use warp::http::StatusCode;
 
 /// `GET path` from `app`: its status, `Retry-After` and JSON body.
@@ -27,12 +29,11 @@ async fn probe(
 async fn readyz_turns_503_once_draining_while_healthz_stays_200() {
     let store = SqliteStore::open_temporary().await.unwrap();
     let readiness = Readiness::new();
-    let app = app(
+    let app = app_with(
         store,
-        Config {
-            readiness: readiness.clone(),
-            ..Config::default()
-        },
+        Config::default(),
+        readiness.clone(),
+        warp::any().and_then(|| async { Err(warp::reject::not_found()) }),
     );
     let alive = (StatusCode::OK, None, json!({"message": "ok"}));
     assert_eq!(probe(&app, "/healthz").await, alive);

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use leadtrack_warp::ServeOptions;
+use leadtrack_server::ServeOptions;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
@@ -20,18 +20,18 @@ async fn spawn(options: ServeOptions) -> (SocketAddr, oneshot::Sender<()>) {
         .and(warp::body::stream())
         .then(|body| async move {
             let headers = warp::http::HeaderMap::new();
-            match leadtrack_warp::read_limited(&headers, body, 1000).await {
+            match leadtrack_http::read_limited(&headers, body, 1000).await {
                 Ok(body) => format!("read {}", body.len()),
                 Err(_) => "no body".to_owned(),
             }
         });
     let app = body
         .or(warp::any()
-            .and(leadtrack_warp::remote())
+            .and(leadtrack_http::remote())
             .map(|peer: Option<SocketAddr>| format!("peer {}", peer.is_some())))
         .unify();
     let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(leadtrack_warp::serve_app_with(
+    tokio::spawn(leadtrack_server::serve_app_with(
         listener,
         app,
         options,

@@ -1,0 +1,96 @@
+//! The access log and the request metrics: one log line and one count per request the
+//! standalone app answers, under a route label from a bounded set.
+//!
+//! - `leadtrack_http_requests_total{route, status}` and
+//!   `leadtrack_http_request_duration_seconds{route}`. `route` is the operation
+//!   (`createLead`, `getLeads`, ...), `openapi`, `script`, `demo`, `health`, `healthz`,
+//!   `readyz`, `metrics`, `assets`, `login`, `logout`, `dashboard`, or `other`.
+
+use std::time::Duration;
+
+use warp::filters::log::{Info, Log};
+
+/// Gives the series above their help text (call once, after installing the recorder).
+pub(crate) fn describe() {
+    metrics::describe_counter!(
+        "leadtrack_http_requests_total",
+        "HTTP requests answered, by route and status"
+    );
+    metrics::describe_histogram!(
+        "leadtrack_http_request_duration_seconds",
+        metrics::Unit::Seconds,
+        "How long requests took to answer, by route"
+    );
+}
+
+/// The filter wrapper that logs and counts each request (method, path without the query,
+/// route, status, latency).
+pub(crate) fn log() -> Log<impl Fn(Info<'_>) + Copy> {
+    warp::log::custom(|info| {
+        let route = route(info.path());
+        request(route, info.status().as_u16(), info.elapsed());
+        tracing::info!(
+            route,
+            method = %info.method(),
+            path = info.path(),
+            status = info.status().as_u16(),
+            latency_ms = info.elapsed().as_secs_f64() * 1000.0,
+            "request"
+        );
+    })
+}
+
+/// A request to `route` (see [`route`]) answered `status` after `elapsed`.
+fn request(route: &'static str, status: u16, elapsed: Duration) {
+    metrics::counter!("leadtrack_http_requests_total", "route" => route, "status" => status.to_string())
+        .increment(1);
+    metrics::histogram!("leadtrack_http_request_duration_seconds", "route" => route)
+        .record(elapsed.as_secs_f64());
+}
+
+/// The `route` label of a path: one of a fixed set, so that made-up paths cannot add
+/// series.
+fn route(path: &str) -> &'static str {
+    if path.starts_with("/api/leads/") {
+        return leadtrack_warp::operation_at(path).unwrap_or("other");
+    }
+    match path {
+        "/api/openapi.json" => "openapi",
+        "/leadtrack.js" => "script",
+        "/health" => "health",
+        "/healthz" => "healthz",
+        "/readyz" => "readyz",
+        "/metrics" => "metrics",
+        "/login" => "login",
+        "/logout" => "logout",
+        "/" => "dashboard",
+        _ if path == "/demo" || path.starts_with("/demo/") => "demo",
+        _ if path.starts_with("/assets/") => "assets",
+        _ if path.starts_with("/projects/") || path == "/projects" => "dashboard",
+        _ => "other",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_are_a_bounded_set() {
+        for (path, route_label) in [
+            ("/api/leads/createLead", "createLead"),
+            ("/api/leads/getLeadActivity", "getLeadActivity"),
+            ("/api/leads/nothing", "other"),
+            ("/api/leads/createLead/x", "other"),
+            ("/api/openapi.json", "openapi"),
+            ("/readyz", "readyz"),
+            ("/demo/contact", "demo"),
+            ("/demonstration", "other"),
+            ("/assets/app.css", "assets"),
+            ("/projects/acme/leads/7", "dashboard"),
+            ("/wp-login.php", "other"),
+        ] {
+            assert_eq!(route(path), route_label, "{path}");
+        }
+    }
+}
