@@ -34,7 +34,7 @@ use warp::{Filter, Reply};
 
 use leadtrack_http::PeerAddr;
 
-use crate::http_errors;
+use crate::{header_limits, http_errors};
 
 /// How the standalone server treats connections: its timeouts and its connection cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,10 +80,14 @@ pub(crate) async fn run<A>(
     A::Extract: Reply,
 {
     let mut builder = auto::Builder::new(TokioExecutor::new());
+    // hyper's header limits sit above ours, which header_limits answers with the contract's
+    // 431: hyper refuses by itself only what is far past them.
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(options.header_read_timeout);
+        .header_read_timeout(options.header_read_timeout)
+        .max_headers(header_limits::HYPER_MAX_FIELDS)
+        .max_buf_size(header_limits::HYPER_MAX_BUFFER);
     builder.http2().timer(TokioTimer::new());
     let builder = Arc::new(builder);
     let registry = Arc::new(Registry::default());
@@ -117,7 +121,7 @@ pub(crate) async fn run<A>(
         };
         // Responses are gzipped for clients that accept it (listings, the capture script,
         // the dashboard's pages), unless they are tiny or already compressed.
-        let service = Compression::new(warp::service(app.clone()));
+        let service = Compression::new(warp::service(header_limits::guard(app.clone())));
         let builder = Arc::clone(&builder);
         let watcher = graceful.watcher();
         tokio::spawn(async move {
@@ -132,6 +136,7 @@ pub(crate) async fn run<A>(
                     deadline,
                 });
                 request.extensions_mut().insert(PeerAddr(peer));
+                header_limits::check(&mut request);
                 let id = request_id(request.headers_mut());
                 let span = tracing::info_span!(
                     "request",

@@ -1,8 +1,9 @@
 //! The contract's JSON error body for the requests hyper refuses itself.
 //!
-//! A request line that is not HTTP, a URL over hyper's 64 KiB limit, or too many or too
-//! large header fields never reach a route: hyper answers them on its own, with an empty
-//! body and no CORS header, and closes the connection. It offers no hook for that answer,
+//! A request line that is not HTTP, or a URL over hyper's fixed 64 KiB limit, never reaches
+//! a route: hyper answers it on its own, with an empty body and no CORS header, and closes
+//! the connection. So does a request far past the header limits, whose ordinary excess
+//! `header_limits` answers itself (hyper's own limits are set above ours). It offers no hook for that answer,
 //! but it always writes it the same way and as the last bytes of the connection:
 //!
 //! ```text

@@ -34,6 +34,7 @@ mod cli;
 mod config;
 mod connections;
 mod demo;
+mod header_limits;
 mod health;
 mod http_errors;
 mod integrations;

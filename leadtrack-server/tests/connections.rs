@@ -285,6 +285,34 @@ async fn requests_http_refuses_get_json_errors_and_clients_leaving_are_not_logge
     assert_eq!(warnings.text(), "", "client faults are logged at debug");
 }
 
+/// Header fields far past the server's limits are refused by hyper itself, before the
+/// server's own check; the answer is still the contract's JSON 431.
+#[tokio::test]
+async fn headers_far_past_the_limits_still_get_the_json_431() {
+    let (addr, _stop) = spawn(short()).await;
+    let mut many = String::from("GET /x HTTP/1.1\r\nhost: t\r\n");
+    for i in 0..1_000 {
+        many.push_str(&format!("x-h{i}: v\r\n"));
+    }
+    many.push_str("\r\n");
+    let many = exchange(addr, many.as_bytes()).await;
+    assert_refused(
+        &many,
+        "431 Request Header Fields Too Large",
+        "headers_too_large",
+    );
+    let huge = format!(
+        "GET /x HTTP/1.1\r\nhost: t\r\nx-big: {}\r\n\r\n",
+        "b".repeat(2_000_000)
+    );
+    let huge = exchange(addr, huge.as_bytes()).await;
+    assert_refused(
+        &huge,
+        "431 Request Header Fields Too Large",
+        "headers_too_large",
+    );
+}
+
 /// One request with `headers` (`name: value` lines) on a new connection; the response's
 /// `x-request-id` header, if any.
 async fn request_id_answered(addr: SocketAddr, headers: &str) -> Option<String> {
