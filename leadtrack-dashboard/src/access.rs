@@ -2,12 +2,11 @@
 //! need its membership (else `404`, so ids cannot be probed); an owner's action needs the
 //! owner role (else `403`).
 
-use bytes::Buf;
-use futures_util::Stream;
 use leadtrack_core::account::Membership;
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::Role;
 use leadtrack_core::{Accounts, StoreError};
+use leadtrack_http::Body;
 use warp::http::Method;
 use warp::reply::Response;
 
@@ -64,18 +63,16 @@ pub(crate) async fn project_page<S: Accounts>(
 
 /// A project form's viewer, membership and fields: signed in, the form genuine (same site,
 /// the session's token; else `403` and nothing changes), a member with `needed`'s role.
-pub(crate) async fn project_form<S, B, D>(
+pub(crate) async fn project_form<S>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
     needed: Role,
-    body: B,
+    body: Body,
 ) -> Result<(Viewer, Membership, Form), Response>
 where
     S: Accounts,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let viewer = signed_in(store, request).await?;
     let form = session::read_form(request, config, body).await?;

@@ -1,47 +1,40 @@
 //! Everything under `/projects/{projectId}/leads`: the inbox, a lead's page, and rating.
 
-use bytes::Buf;
-use futures_util::Stream;
 use leadtrack_core::Store;
 use leadtrack_core::types::{LeadId, Role};
-use warp::http::{Method, StatusCode};
+use leadtrack_http::{Body, Params};
+use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::lead::{self, Rated, Rating, display_name};
 use crate::list::{self, BulkResult};
+use crate::routes::Leads;
 use crate::view::InboxView;
 use crate::{Config, Request, access, render};
 
-/// Answers a request under `/projects/{projectId}/leads`.
-pub(crate) async fn handle<S, B, D>(
+/// Answers the inbox's `page` (under `/projects/{project}/leads`).
+pub(crate) async fn handle<S: Store>(
     store: &S,
     config: &Config,
     request: &Request,
-    public_id: &str,
-    rest: &[&str],
-    body: B,
-) -> Response
-where
-    S: Store,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
-{
-    let get = matches!(request.method, Method::GET | Method::HEAD);
-    let post = request.method == Method::POST;
-    match rest {
-        [] if get => list_view(store, request, public_id).await,
-        ["new"] if get => new_leads(store, request, public_id).await,
-        ["rate"] if post => bulk_rate(store, config, request, public_id, body).await,
-        [id] if get => match parse_id(id) {
+    page: Leads,
+    params: &Params<'_>,
+    body: Body,
+) -> Response {
+    let public_id = params.get("project");
+    let lead = || parse_id(params.get("lead"));
+    match page {
+        Leads::List => list_view(store, request, public_id).await,
+        Leads::New => new_leads(store, request, public_id).await,
+        Leads::BulkRate => bulk_rate(store, config, request, public_id, body).await,
+        Leads::Lead => match lead() {
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        [id, "rate"] if post => match parse_id(id) {
+        Leads::Rate => match lead() {
             Some(id) => rate_lead(store, config, request, public_id, id, body).await,
             None => render::not_found(None),
         },
-        [] | [_] | [_, "rate"] => render::method_not_allowed(),
-        _ => render::not_found(None),
     }
 }
 
@@ -84,18 +77,16 @@ async fn show_lead<S: Store>(
 
 /// `POST /projects/{projectId}/leads/{leadId}/rate`: then back to the lead (`303`), or the
 /// page again with the problem at the form.
-async fn rate_lead<S, B, D>(
+async fn rate_lead<S>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
     id: LeadId,
-    body: B,
+    body: Body,
 ) -> Response
 where
     S: Store,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let (viewer, membership, form) =
         match access::project_form(store, config, request, public_id, Role::Member, body).await {
@@ -180,17 +171,15 @@ async fn new_leads<S: Store>(store: &S, request: &Request, public_id: &str) -> R
 
 /// `POST /projects/{projectId}/leads/rate`: rates every selected lead with one rating, each
 /// by the same rules as one at a time; the inbox then lists the leads refused and why.
-async fn bulk_rate<S, B, D>(
+async fn bulk_rate<S>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
-    body: B,
+    body: Body,
 ) -> Response
 where
     S: Store,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let (viewer, membership, form) =
         match access::project_form(store, config, request, public_id, Role::Member, body).await {

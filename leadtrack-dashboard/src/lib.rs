@@ -51,17 +51,20 @@ mod login;
 mod pages;
 mod render;
 mod reports;
+mod routes;
 mod session;
 mod settings;
 mod view;
 
+use routes::Route;
+pub use routes::label;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use bytes::Buf;
-use futures_util::Stream;
 use leadtrack_core::Store;
 use leadtrack_core::account::LoginThrottle;
+use leadtrack_http::{Body, Found, Params};
 use warp::http::{HeaderMap, Method};
 use warp::path::FullPath;
 use warp::reply::Response;
@@ -122,15 +125,6 @@ pub(crate) fn query_param(query: &str, name: &str) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
-/// Whether a path is the dashboard's: everything else falls through to the host's routes.
-fn claims(path: &str) -> bool {
-    matches!(
-        path,
-        "/" | "/login" | "/logout" | "/assets/app.css" | "/assets/app.js"
-    ) || path == "/projects"
-        || path.starts_with("/projects/")
-}
-
 /// The dashboard, answered from `store`. Combine it with the lead API and a host's own
 /// routes by `.or(...)`: it claims only its own paths and answers every outcome on them.
 pub fn routes<S: Store + Clone>(
@@ -141,7 +135,7 @@ pub fn routes<S: Store + Clone>(
     let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
     warp::path::full()
         .and_then(|path: FullPath| async move {
-            if claims(path.as_str()) {
+            if routes::claims(path.as_str()) {
                 Ok(path.as_str().to_owned())
             } else {
                 Err(warp::reject::not_found())
@@ -151,7 +145,7 @@ pub fn routes<S: Store + Clone>(
         .and(warp::header::headers_cloned())
         .and(leadtrack_http::remote())
         .and(query)
-        .and(warp::body::stream())
+        .and(leadtrack_http::body())
         .then(move |path, method, headers, remote, query, body| {
             let context = Arc::clone(&context);
             async move {
@@ -167,43 +161,38 @@ pub fn routes<S: Store + Clone>(
         })
 }
 
-/// Routes a claimed request to its page.
-async fn handle<S, B, D>(context: &Context<S>, request: Request, body: B) -> Response
-where
-    S: Store + Clone,
-    B: Stream<Item = Result<D, warp::Error>> + Send,
-    D: Buf,
-{
-    let Context { store, config } = context;
-    let segments: Vec<&str> = request.path.trim_matches('/').split('/').collect();
-    let get = matches!(request.method, Method::GET | Method::HEAD);
-    let mut response = match segments.as_slice() {
-        ["assets", "app.css"] if get => render::stylesheet(&request),
-        ["assets", "app.js"] if get => render::script(&request),
-        ["login"] if get => login::form(store, config, &request).await,
-        ["login"] if request.method == Method::POST => {
-            login::sign_in(store, config, &request, body).await
-        }
-        ["logout"] if request.method == Method::POST => {
-            login::sign_out(store, config, &request, body).await
-        }
-        [""] if get => pages::projects(store, config, &request).await,
-        ["projects", project] if get => pages::project(store, &request, project).await,
-        ["projects", project, "leads", rest @ ..] => {
-            inbox::handle(store, config, &request, project, rest, body).await
-        }
-        ["projects", project, "leads.csv"] if get => {
-            export::handle(store, config, &request, project).await
-        }
-        ["projects", project, "reports", rest @ ..] => {
-            reports::handle(store, config, &request, project, rest, body).await
-        }
-        ["projects", project, "settings", rest @ ..] => {
-            settings::handle(store, config, &request, project, rest, body).await
-        }
-        ["login" | "logout" | ""] | ["assets", _] | ["projects", _] => render::method_not_allowed(),
-        _ => render::not_found(None),
+/// Answers a claimed request: its route's page, or the `405` or `404` page.
+async fn handle<S: Store + Clone>(context: &Context<S>, request: Request, body: Body) -> Response {
+    let mut response = match routes::ROUTES.find(&request.method, &request.path) {
+        Found::Route(route, params) => page(context, &request, route, &params, body).await,
+        Found::MethodNotAllowed(_) => render::method_not_allowed(),
+        Found::NotFound => render::not_found(None),
     };
     render::secure_headers(response.headers_mut());
     response
+}
+
+/// The page or form `route` answers.
+async fn page<S: Store + Clone>(
+    context: &Context<S>,
+    request: &Request,
+    route: Route,
+    params: &Params<'_>,
+    body: Body,
+) -> Response {
+    let Context { store, config } = context;
+    let project = params.get("project");
+    match route {
+        Route::Stylesheet => render::stylesheet(request),
+        Route::Script => render::script(request),
+        Route::SignInForm => login::form(store, config, request).await,
+        Route::SignIn => login::sign_in(store, config, request, body).await,
+        Route::SignOut => login::sign_out(store, config, request, body).await,
+        Route::Projects => pages::projects(store, config, request).await,
+        Route::Project => pages::project(store, request, project).await,
+        Route::Leads(page) => inbox::handle(store, config, request, page, params, body).await,
+        Route::Export => export::handle(store, config, request, project).await,
+        Route::Reports => reports::page(store, request, project).await,
+        Route::Settings(page) => settings::handle(store, config, request, page, params, body).await,
+    }
 }

@@ -7,12 +7,11 @@
 //! `429` with `Retry-After` until the window has passed.
 
 use askama::Template;
-use bytes::Buf;
 use chrono::Utc;
-use futures_util::Stream;
 use leadtrack_core::account::{PasswordHash, SessionToken, User, email_key};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, StoreError};
+use leadtrack_http::Body;
 use warp::http::StatusCode;
 use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
@@ -68,16 +67,14 @@ pub(crate) async fn form<S: Accounts>(store: &S, _config: &Config, request: &Req
 }
 
 /// `POST /login`.
-pub(crate) async fn sign_in<S, B, D>(
+pub(crate) async fn sign_in<S>(
     store: &S,
     config: &Config,
     request: &Request,
-    body: B,
+    body: Body,
 ) -> Response
 where
     S: Accounts,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let form = match session::read_form(request, config, body).await {
         Ok(form) => form,
@@ -173,16 +170,14 @@ async fn check_password<S: Accounts>(
 }
 
 /// `POST /logout`: ends every session of the user (on every device) and clears the cookie.
-pub(crate) async fn sign_out<S, B, D>(
+pub(crate) async fn sign_out<S>(
     store: &S,
     config: &Config,
     request: &Request,
-    body: B,
+    body: Body,
 ) -> Response
 where
     S: Accounts,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let viewer = match session::viewer(store, request).await {
         Ok(Some(viewer)) => viewer,

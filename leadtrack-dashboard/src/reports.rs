@@ -6,21 +6,19 @@
 //! not parse is replaced by its default, and the page says so.
 
 use askama::Template;
-use bytes::Buf;
 use chrono::{Days, NaiveDate, Utc};
-use futures_util::Stream;
 use leadtrack_core::channel::NOT_SET;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::report::{Grouping, MAX_DAYS, Report, ReportQuery, Tally, Touchpoint};
 use leadtrack_core::types::Role;
 use leadtrack_core::{Store, StoreError};
 use strum::VariantArray;
-use warp::http::{Method, StatusCode};
+use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::chart::{DayChart, TOP_GROUPS, ValueChart};
 use crate::render::{self, Layout};
-use crate::{Config, Request, access, format};
+use crate::{Request, access, format};
 
 /// Days in the default range, today included.
 const DEFAULT_DAYS: u64 = 30;
@@ -32,29 +30,6 @@ const QUICK_RANGES: [(u64, &str); 4] = [
     (90, "Last 90 days"),
     (365, "Last 365 days"),
 ];
-
-/// Answers a request under `/projects/{projectId}/reports`.
-pub(crate) async fn handle<S, B, D>(
-    store: &S,
-    _config: &Config,
-    request: &Request,
-    public_id: &str,
-    rest: &[&str],
-    _body: B,
-) -> Response
-where
-    S: Store,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
-{
-    match rest {
-        [] if matches!(request.method, Method::GET | Method::HEAD) => {
-            page(store, request, public_id).await
-        }
-        [] => render::method_not_allowed(),
-        _ => render::not_found(None),
-    }
-}
 
 /// The report a query string asks for on `today`, and what in it was replaced by a
 /// default, in words.
@@ -212,7 +187,8 @@ fn href(query: &ReportQuery) -> String {
         .finish()
 }
 
-async fn page<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
+/// `GET /projects/{project}/reports`: the report its query asks for.
+pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
     let (viewer, membership) =
         match access::project_page(store, request, public_id, Role::Member).await {
             Ok(found) => found,

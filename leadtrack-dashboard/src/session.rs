@@ -1,14 +1,12 @@
 //! Who is asking: the session cookie, the signed-in [`Viewer`], and the checks that a form
 //! came from this site (its origin and the session's anti-forgery token).
 
-use bytes::Buf;
 use chrono::Utc;
 use cookie::{Cookie, SameSite};
-use futures_util::Stream;
 use leadtrack_core::account::{Session, SessionToken, User};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, StoreError};
-use leadtrack_http::BodyError;
+use leadtrack_http::{Body, BodyError};
 use subtle::ConstantTimeEq;
 use warp::http::header::{self, HeaderValue};
 
@@ -161,16 +159,12 @@ impl Form {
 }
 
 /// Reads an `application/x-www-form-urlencoded` body within the size limit.
-pub(crate) async fn read_form<B, D>(
+pub(crate) async fn read_form(
     request: &Request,
     config: &Config,
-    body: B,
-) -> Result<Form, Response>
-where
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
-{
-    match leadtrack_http::read_limited(&request.headers, body, config.body_limit).await {
+    body: Body,
+) -> Result<Form, Response> {
+    match body.read(&request.headers, config.body_limit).await {
         Ok(bytes) => Ok(Form(form_urlencoded::parse(&bytes).into_owned().collect())),
         Err(BodyError::TooLarge(_)) => Err(render::too_large()),
         Err(BodyError::Broken) => Err(render::error(

@@ -1,6 +1,6 @@
 //! The HTTP pieces both of leadtrack's web crates use (the lead API, `leadtrack-warp`, and
-//! the dashboard, `leadtrack-dashboard`): the client's address, bodies read within a limit,
-//! JSON and the contract's error answers, static assets with entity tags and
+//! the dashboard, `leadtrack-dashboard`): route tables, the client's address, bodies read
+//! once within a limit, JSON and the contract's error answers, static assets with entity tags and
 //! precompression, and the counters both record.
 
 #![forbid(unsafe_code)]
@@ -10,8 +10,10 @@ mod body;
 pub mod metrics;
 mod peer;
 mod reply;
+mod router;
 
 pub use asset::StaticAsset;
-pub use body::{BodyError, read_limited};
+pub use body::{Body, BodyError, body};
 pub use peer::{PeerAddr, client_ip, remote};
 pub use reply::{error, error_body, json};
+pub use router::{Found, Params, Router, Row};

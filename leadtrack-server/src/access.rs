@@ -51,24 +51,20 @@ fn request(route: &'static str, status: u16, elapsed: Duration) {
 /// The `route` label of a path: one of a fixed set, so that made-up paths cannot add
 /// series.
 fn route(path: &str) -> &'static str {
-    if path.starts_with("/api/leads/") {
-        return leadtrack_warp::operation_at(path).unwrap_or("other");
-    }
-    match path {
-        "/api/openapi.json" => "openapi",
-        "/leadtrack.js" => "script",
-        "/health" => "health",
-        "/healthz" => "healthz",
-        "/readyz" => "readyz",
-        "/metrics" => "metrics",
-        "/login" => "login",
-        "/logout" => "logout",
-        "/" => "dashboard",
-        _ if path == "/demo" || path.starts_with("/demo/") => "demo",
-        _ if path.starts_with("/assets/") => "assets",
-        _ if path.starts_with("/projects/") || path == "/projects" => "dashboard",
-        _ => "other",
-    }
+    let server = match path {
+        "/api/openapi.json" => Some("openapi"),
+        "/leadtrack.js" => Some("script"),
+        "/health" => Some("health"),
+        "/healthz" => Some("healthz"),
+        "/readyz" => Some("readyz"),
+        "/metrics" => Some("metrics"),
+        _ if path == "/demo" || path.starts_with("/demo/") => Some("demo"),
+        _ => None,
+    };
+    server
+        .or_else(|| leadtrack_warp::operation_at(path))
+        .or_else(|| leadtrack_dashboard::label(path))
+        .unwrap_or("other")
 }
 
 #[cfg(test)]
@@ -87,6 +83,9 @@ mod tests {
             ("/demo/contact", "demo"),
             ("/demonstration", "other"),
             ("/assets/app.css", "assets"),
+            ("/assets/nothing.css", "other"),
+            ("/login", "login"),
+            ("/", "dashboard"),
             ("/projects/acme/leads/7", "dashboard"),
             ("/wp-login.php", "other"),
         ] {

@@ -16,15 +16,15 @@ use warp::Filter;
 async fn spawn(options: ServeOptions) -> (SocketAddr, oneshot::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let body = warp::path!("body")
-        .and(warp::body::stream())
-        .then(|body| async move {
+    let body = warp::path!("body").and(leadtrack_http::body()).then(
+        |body: leadtrack_http::Body| async move {
             let headers = warp::http::HeaderMap::new();
-            match leadtrack_http::read_limited(&headers, body, 1000).await {
+            match body.read(&headers, 1000).await {
                 Ok(body) => format!("read {}", body.len()),
                 Err(_) => "no body".to_owned(),
             }
-        });
+        },
+    );
     let app = body
         .or(warp::any()
             .and(leadtrack_http::remote())

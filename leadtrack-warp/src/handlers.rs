@@ -3,9 +3,8 @@
 
 use std::net::SocketAddr;
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use chrono::Utc;
-use futures_util::Stream;
 use leadtrack_core::api::{
     CreateLeadResponse, GetLeadActivityResponse, GetLeadJobsResponse, GetLeadResponse,
     GetLeadsResponse, Lead, UpdateLeadStatusResponse, messages,
@@ -21,50 +20,48 @@ use warp::reply::Response;
 use crate::rate::Limiters;
 use crate::reply::{self, ApiError};
 use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
+use leadtrack_http::{Body, Found};
+
 use crate::{Config, Operation};
 
 /// What a handler needs of the request, besides its body.
 pub(crate) struct Request {
-    pub(crate) operation: Operation,
     pub(crate) method: Method,
     pub(crate) headers: HeaderMap,
     pub(crate) remote: Option<SocketAddr>,
     pub(crate) query: String,
 }
 
-/// Answers a request on one of the lead paths, CORS headers included.
-pub(crate) async fn handle<S, B, D>(
+/// Answers a request on one of the lead paths, as the route table `found` it, CORS headers
+/// included.
+pub(crate) async fn handle<S: LeadStore>(
     store: &S,
     config: &Config,
     limiters: &Limiters,
+    found: Found<'_, Operation>,
     request: Request,
-    body: B,
-) -> Response
-where
-    S: LeadStore,
-    B: Stream<Item = Result<D, warp::Error>> + Send,
-    D: Buf,
-{
-    let operation = request.operation;
-    let mut response = if request.method == Method::OPTIONS {
-        reply::preflight()
-    } else if request.method != operation.method() {
-        ApiError::method_not_allowed(reply::allow_header(&operation.method())).into_response()
-    } else {
-        let result = match operation {
-            Operation::CreateLead => create_lead(store, config, limiters, &request, body).await,
-            Operation::CreateServerSideLead => {
-                create_server_side_lead(store, config, limiters, &request, body).await
-            }
-            Operation::UpdateLeadStatus => {
-                update_lead_status(store, config, limiters, &request, body).await
-            }
-            Operation::GetLeads => get_leads(store, limiters, &request).await,
-            Operation::GetLead => get_lead(store, limiters, &request).await,
-            Operation::GetLeadJobs => get_lead_jobs(store, limiters, &request).await,
-            Operation::GetLeadActivity => get_lead_activity(store, limiters, &request).await,
-        };
-        result.unwrap_or_else(ApiError::into_response)
+    body: Body,
+) -> Response {
+    let mut response = match found {
+        _ if request.method == Method::OPTIONS => reply::preflight(),
+        Found::Route(operation, _) => {
+            let result = match operation {
+                Operation::CreateLead => create_lead(store, config, limiters, &request, body).await,
+                Operation::CreateServerSideLead => {
+                    create_server_side_lead(store, config, limiters, &request, body).await
+                }
+                Operation::UpdateLeadStatus => {
+                    update_lead_status(store, config, limiters, &request, body).await
+                }
+                Operation::GetLeads => get_leads(store, limiters, &request).await,
+                Operation::GetLead => get_lead(store, limiters, &request).await,
+                Operation::GetLeadJobs => get_lead_jobs(store, limiters, &request).await,
+                Operation::GetLeadActivity => get_lead_activity(store, limiters, &request).await,
+            };
+            result.unwrap_or_else(ApiError::into_response)
+        }
+        Found::MethodNotAllowed(allowed) => ApiError::method_not_allowed(&allowed).into_response(),
+        Found::NotFound => ApiError::new(ErrorCode::NotFound, "Not found").into_response(),
     };
     reply::apply_cors(&mut response, &request.headers, &config.cors_origins);
     response
@@ -75,17 +72,15 @@ where
 /// Anyone may call it with any project's id, so it is limited per client address and per
 /// project, refuses origins the project does not list, merges only into leads created
 /// here too, and answers only the `uniqueIdentifier` the request itself sent.
-async fn create_lead<S, B, D>(
+async fn create_lead<S>(
     store: &S,
     config: &Config,
     limiters: &Limiters,
     request: &Request,
-    body: B,
+    body: Body,
 ) -> Result<Response, ApiError>
 where
     S: LeadStore,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let client_ip =
         leadtrack_http::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
@@ -121,17 +116,15 @@ where
 }
 
 /// `POST /api/leads/createServerSideLead`: from backends, with a key.
-async fn create_server_side_lead<S, B, D>(
+async fn create_server_side_lead<S>(
     store: &S,
     config: &Config,
     limiters: &Limiters,
     request: &Request,
-    body: B,
+    body: Body,
 ) -> Result<Response, ApiError>
 where
     S: LeadStore,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let project = authenticate(store, limiters, &request.headers).await?;
     let body = read_json_body(config, request, body).await?;
@@ -160,15 +153,7 @@ where
 
 /// The body of a POST: `415` for a content type other than JSON or text, `413` past the
 /// limit.
-async fn read_json_body<B, D>(
-    config: &Config,
-    request: &Request,
-    body: B,
-) -> Result<Bytes, ApiError>
-where
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
-{
+async fn read_json_body(config: &Config, request: &Request, body: Body) -> Result<Bytes, ApiError> {
     check_content_type(&request.headers)?;
     read_body(&request.headers, body, config.body_limit).await
 }
@@ -184,17 +169,15 @@ fn created_reply(created: &CreatedLead) -> Response {
 
 /// `POST /api/leads/updateLeadStatus`: `open`, `lost` or a conversion label, applied by the
 /// request's key (which the lead's history and the job record by its display prefix).
-async fn update_lead_status<S, B, D>(
+async fn update_lead_status<S>(
     store: &S,
     config: &Config,
     limiters: &Limiters,
     request: &Request,
-    body: B,
+    body: Body,
 ) -> Result<Response, ApiError>
 where
     S: LeadStore,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let (project, by) = authenticate_as(store, limiters, &request.headers).await?;
     let body = read_json_body(config, request, body).await?;

@@ -51,11 +51,13 @@ mod reply;
 mod request;
 mod script;
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use leadtrack_core::LeadStore;
-use strum::{EnumString, IntoStaticStr, VariantArray};
+use leadtrack_http::Router;
+use strum::{IntoStaticStr, VariantArray};
 use warp::http::Method;
+use warp::path::FullPath;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -101,9 +103,8 @@ pub enum CorsOrigins {
 
 /// The operations, one per path: the contract's five, `getLeadJobs` and `getLeadActivity`.
 ///
-/// Each is named in its path as written here (`createLead`, ...); the OpenAPI document's
-/// tests walk [`VariantArray::VARIANTS`], so a new operation cannot go undocumented.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumString, IntoStaticStr, VariantArray)]
+/// Each is named in its path as written here (`createLead`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "camelCase")]
 enum Operation {
     CreateLead,
@@ -115,32 +116,51 @@ enum Operation {
     GetLeadActivity,
 }
 
-/// The name of the operation at `path` (`createLead`, ...), if it is one of the routes'
-/// paths: a bounded label for logs and metrics.
-pub fn operation_at(path: &str) -> Option<&'static str> {
-    let segment = path.strip_prefix("/api/leads/")?;
-    Operation::from_segment(segment).map(Operation::segment)
-}
-
 impl Operation {
-    /// The operation whose path ends in `segment`.
-    fn from_segment(segment: &str) -> Option<Self> {
-        segment.parse().ok()
-    }
-
     /// The last segment of the operation's path.
     fn segment(self) -> &'static str {
         self.into()
     }
+}
 
-    fn method(self) -> Method {
-        match self {
-            Self::GetLeads | Self::GetLead | Self::GetLeadJobs | Self::GetLeadActivity => {
-                Method::GET
-            }
-            Self::CreateLead | Self::CreateServerSideLead | Self::UpdateLeadStatus => Method::POST,
-        }
-    }
+/// The lead API's routes, declared once: the dispatch, the `405` answers and their `Allow`,
+/// the paths the filter claims, the metrics' labels and the OpenAPI document's tests all
+/// read this table.
+static ROUTES: LazyLock<Router<Operation>> = LazyLock::new(|| {
+    Router::new(
+        [
+            (Method::POST, "/api/leads/createLead", Operation::CreateLead),
+            (
+                Method::POST,
+                "/api/leads/createServerSideLead",
+                Operation::CreateServerSideLead,
+            ),
+            (
+                Method::POST,
+                "/api/leads/updateLeadStatus",
+                Operation::UpdateLeadStatus,
+            ),
+            (Method::GET, "/api/leads/getLeads", Operation::GetLeads),
+            (Method::GET, "/api/leads/getLead", Operation::GetLead),
+            (
+                Method::GET,
+                "/api/leads/getLeadJobs",
+                Operation::GetLeadJobs,
+            ),
+            (
+                Method::GET,
+                "/api/leads/getLeadActivity",
+                Operation::GetLeadActivity,
+            ),
+        ],
+        false,
+    )
+});
+
+/// The name of the operation at `path` (`createLead`, ...), if it is one of the routes'
+/// paths: a bounded label for logs and metrics.
+pub fn operation_at(path: &str) -> Option<&'static str> {
+    ROUTES.route_at(path).map(Operation::segment)
 }
 
 /// The lead routes, answered from `store`.
@@ -154,30 +174,33 @@ pub fn routes<S: LeadStore>(
     let limiters = rate::Limiters::new(&config.rate_limits);
     let state = Arc::new((store, config, limiters));
     let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
-    warp::path("api")
-        .and(warp::path("leads"))
-        .and(warp::path::param::<String>())
-        .and(warp::path::end())
-        .and_then(|segment: String| async move {
-            Operation::from_segment(&segment).ok_or_else(warp::reject::not_found)
+    warp::path::full()
+        .and_then(|path: FullPath| async move {
+            if ROUTES.has_path(path.as_str()) {
+                Ok(path)
+            } else {
+                Err(warp::reject::not_found())
+            }
         })
         .and(warp::method())
         .and(warp::header::headers_cloned())
         .and(leadtrack_http::remote())
         .and(query)
-        .and(warp::body::stream())
-        .then(move |operation, method, headers, remote, query, body| {
-            let state = Arc::clone(&state);
-            async move {
-                let (store, config, limiters) = &*state;
-                let request = handlers::Request {
-                    operation,
-                    method,
-                    headers,
-                    remote,
-                    query,
-                };
-                handlers::handle(store, config, limiters, request, body).await
-            }
-        })
+        .and(leadtrack_http::body())
+        .then(
+            move |path: FullPath, method, headers, remote, query, body| {
+                let state = Arc::clone(&state);
+                async move {
+                    let (store, config, limiters) = &*state;
+                    let request = handlers::Request {
+                        method,
+                        headers,
+                        remote,
+                        query,
+                    };
+                    let found = ROUTES.find(&request.method, path.as_str());
+                    handlers::handle(store, config, limiters, found, request, body).await
+                }
+            },
+        )
 }

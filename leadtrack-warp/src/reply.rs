@@ -15,7 +15,7 @@ pub(crate) use leadtrack_http::json;
 #[derive(Debug)]
 pub(crate) struct ApiError {
     body: ErrorBody,
-    allow: Option<&'static str>,
+    allow: Option<String>,
     retry_after: Option<u32>,
 }
 
@@ -42,10 +42,12 @@ impl ApiError {
         }
     }
 
-    /// `405`, with the `Allow` header.
-    pub(crate) fn method_not_allowed(allow: &'static str) -> Self {
+    /// `405`, with the `Allow` header: the `allowed` methods, and `OPTIONS`.
+    pub(crate) fn method_not_allowed(allowed: &[Method]) -> Self {
+        let mut allow: Vec<&str> = allowed.iter().map(Method::as_str).collect();
+        allow.push("OPTIONS");
         Self {
-            allow: Some(allow),
+            allow: Some(allow.join(", ")),
             ..Self::new(ErrorCode::MethodNotAllowed, "Method not allowed")
         }
     }
@@ -65,8 +67,11 @@ impl ApiError {
     pub(crate) fn into_response(self) -> Response {
         let mut response = leadtrack_http::error_body(self.body);
         let headers = response.headers_mut();
-        if let Some(allow) = self.allow {
-            headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+        if let Some(allow) = self
+            .allow
+            .and_then(|allow| HeaderValue::from_str(&allow).ok())
+        {
+            headers.insert(header::ALLOW, allow);
         }
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
@@ -172,13 +177,4 @@ pub(crate) fn apply_cors(response: &mut Response, request: &HeaderMap, origins: 
         header::ACCESS_CONTROL_EXPOSE_HEADERS,
         HeaderValue::from_static("Retry-After"),
     );
-}
-
-/// The methods of a path, for its `Allow` header.
-pub(crate) fn allow_header(method: &Method) -> &'static str {
-    if method == Method::GET {
-        "GET, OPTIONS"
-    } else {
-        "POST, OPTIONS"
-    }
 }

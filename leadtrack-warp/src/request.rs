@@ -1,8 +1,7 @@
 //! Reading a request: the API key, the content type, the body within its limit, the query
 //! string and the client's address.
 
-use bytes::{Buf, Bytes};
-use futures_util::Stream;
+use bytes::Bytes;
 use leadtrack_core::account::Actor;
 use leadtrack_core::key::KeyHash;
 use leadtrack_core::project::Project;
@@ -11,7 +10,7 @@ use warp::http::header::{self, HeaderMap};
 
 use crate::rate::Limiters;
 use crate::reply::ApiError;
-use leadtrack_http::{BodyError, read_limited};
+use leadtrack_http::{Body, BodyError};
 
 /// The header that carries API keys.
 pub(crate) const API_KEY_HEADER: &str = "x-api-key";
@@ -119,26 +118,20 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
 
 /// Reads the body, answering `413` as soon as it exceeds `limit` bytes (by its declared
 /// length, or while it streams in).
-pub(crate) async fn read_body<B, D>(
+pub(crate) async fn read_body(
     headers: &HeaderMap,
-    body: B,
+    body: Body,
     limit: usize,
-) -> Result<Bytes, ApiError>
-where
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
-{
-    read_limited(headers, body, limit)
-        .await
-        .map_err(|err| match err {
-            BodyError::TooLarge(limit) => ApiError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("Request body is larger than {limit} bytes"),
-            ),
-            BodyError::Broken => {
-                ApiError::new(ErrorCode::InvalidJson, "Could not read the request body")
-            }
-        })
+) -> Result<Bytes, ApiError> {
+    body.read(headers, limit).await.map_err(|err| match err {
+        BodyError::TooLarge(limit) => ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("Request body is larger than {limit} bytes"),
+        ),
+        BodyError::Broken => {
+            ApiError::new(ErrorCode::InvalidJson, "Could not read the request body")
+        }
+    })
 }
 
 /// The query string's decoded `(name, value)` pairs; `%5B`/`%5D` and literal brackets in

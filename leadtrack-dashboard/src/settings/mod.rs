@@ -33,78 +33,58 @@ mod platforms;
 mod project;
 mod webhooks;
 
-use bytes::Buf;
-use futures_util::Stream;
 use leadtrack_core::account::Membership;
 use leadtrack_core::project::Project;
 use leadtrack_core::types::Role;
 use leadtrack_core::{Accounts, Store};
-use warp::http::Method;
+use leadtrack_http::{Body, Params};
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::{Form, Viewer};
 use crate::{Config, Request, access};
 
-/// Answers a request under `/projects/{projectId}/settings`.
-pub(crate) async fn handle<S, B, D>(
+/// Answers the settings `page` (under `/projects/{project}/settings`).
+pub(crate) async fn handle<S: Store>(
     store: &S,
     config: &Config,
     request: &Request,
-    public_id: &str,
-    rest: &[&str],
-    body: B,
-) -> Response
-where
-    S: Store,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
-{
-    let get = matches!(request.method, Method::GET | Method::HEAD);
-    let post = request.method == Method::POST;
+    page: Settings,
+    params: &Params<'_>,
+    body: Body,
+) -> Response {
+    let public_id = params.get("project");
     let form = || owner_form(store, config, request, public_id, body);
-    let page = || owner_page(store, request, public_id);
+    let owner = || owner_page(store, request, public_id);
+    let (id, kind, user) = (params.get("id"), params.get("kind"), params.get("user"));
     let answer: Answer = async {
-        match rest {
-            [] if get => Ok(page().await?.redirect(Area::Labels.slug(), None)),
-            ["labels"] if get => labels::list(store, request, page().await?).await,
-            ["labels"] if post => labels::create(store, form().await?).await,
-            ["labels", id] if get => labels::edit(store, request, page().await?, id).await,
-            ["labels", id] if post => labels::update(store, form().await?, id).await,
-            ["integrations"] if get => integrations::page(store, request, page().await?).await,
-            ["integrations", kind, "test"] if post => {
-                integrations::test(store, form().await?, kind).await
-            }
-            ["integrations", kind] if post => integrations::save(store, form().await?, kind).await,
-            ["integrations", kind, "disconnect"] if post => {
+        match page {
+            Settings::Root => Ok(owner().await?.redirect(Area::Labels.slug(), None)),
+            Settings::Labels => labels::list(store, request, owner().await?).await,
+            Settings::CreateLabel => labels::create(store, form().await?).await,
+            Settings::Label => labels::edit(store, request, owner().await?, id).await,
+            Settings::UpdateLabel => labels::update(store, form().await?, id).await,
+            Settings::Integrations => integrations::page(store, request, owner().await?).await,
+            Settings::SaveIntegration => integrations::save(store, form().await?, kind).await,
+            Settings::DisconnectIntegration => {
                 integrations::disconnect(store, form().await?, kind).await
             }
-            ["webhooks"] if get => webhooks::page(store, request, page().await?).await,
-            ["webhooks"] if post => webhooks::add(store, form().await?).await,
-            ["webhooks", id, "remove"] if post => webhooks::remove(store, form().await?, id).await,
-            ["keys"] if get => keys::page(store, request, page().await?).await,
-            ["keys"] if post => keys::create(store, form().await?).await,
-            ["keys", "revoke"] if post => keys::revoke(store, form().await?).await,
-            ["members"] if get => members::page(store, request, page().await?).await,
-            ["members"] if post => members::add(store, form().await?).await,
-            ["members", user] if post => members::change_role(store, form().await?, user).await,
-            ["members", user, "remove"] if post => {
-                members::remove(store, form().await?, user).await
-            }
-            ["project"] if get => project::page(store, request, page().await?).await,
-            ["project"] if post => project::save(store, form().await?).await,
-            ["install"] if get => Ok(install::page(config, request, page().await?)),
-            ["install", "test-lead"] if post => install::test_lead(store, form().await?).await,
-            []
-            | [
-                "labels" | "integrations" | "webhooks" | "keys" | "members" | "project" | "install",
-            ]
-            | ["labels" | "integrations" | "members", _]
-            | ["integrations", _, "disconnect" | "test"]
-            | ["members" | "webhooks", _, "remove"]
-            | ["keys", "revoke"]
-            | ["install", "test-lead"] => Ok(render::method_not_allowed()),
-            _ => Ok(render::not_found(None)),
+            Settings::TestIntegration => integrations::test(store, form().await?, kind).await,
+            Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
+            Settings::AddWebhook => webhooks::add(store, form().await?).await,
+            Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,
+            Settings::Keys => keys::page(store, request, owner().await?).await,
+            Settings::CreateKey => keys::create(store, form().await?).await,
+            Settings::RevokeKey => keys::revoke(store, form().await?).await,
+            Settings::Members => members::page(store, request, owner().await?).await,
+            Settings::AddMember => members::add(store, form().await?).await,
+            Settings::ChangeRole => members::change_role(store, form().await?, user).await,
+            Settings::RemoveMember => members::remove(store, form().await?, user).await,
+            Settings::Project => project::page(store, request, owner().await?).await,
+            Settings::SaveProject => project::save(store, form().await?).await,
+            Settings::Install => Ok(install::page(config, request, owner().await?)),
+            Settings::TestLead => install::test_lead(store, form().await?).await,
         }
     }
     .await;
@@ -132,17 +112,15 @@ async fn owner_page<S: Accounts>(
 }
 
 /// A signed-in owner of `public_id` and their genuine form.
-async fn owner_form<S, B, D>(
+async fn owner_form<S>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
-    body: B,
+    body: Body,
 ) -> Result<(Owner, Form), Response>
 where
     S: Accounts,
-    B: Stream<Item = Result<D, warp::Error>>,
-    D: Buf,
 {
     let (viewer, membership, form) =
         access::project_form(store, config, request, public_id, Role::Owner, body).await?;

@@ -1,0 +1,338 @@
+//! The dashboard's routes, declared once: every page and form with its method and path. The
+//! dispatch (`crate::handle`), the `405` answers, the paths the dashboard claims and the
+//! metrics' route labels all come from [`ROUTES`].
+
+use std::sync::LazyLock;
+
+use leadtrack_http::Router;
+use warp::http::Method;
+
+/// A page or a form of the dashboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// The stylesheet.
+    Stylesheet,
+    /// The inbox's script.
+    Script,
+    /// The sign-in form.
+    SignInForm,
+    /// Signing in.
+    SignIn,
+    /// Signing out.
+    SignOut,
+    /// The projects the viewer belongs to.
+    Projects,
+    /// One project: on to its inbox.
+    Project,
+    /// The inbox and a lead's page (`{project}`, `{lead}`).
+    Leads(Leads),
+    /// The inbox's view as CSV.
+    Export,
+    /// Reports.
+    Reports,
+    /// The project's settings, for owners.
+    Settings(Settings),
+}
+
+/// The pages and forms under `/projects/{project}/leads`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Leads {
+    /// The inbox.
+    List,
+    /// How many leads arrived since the inbox was shown.
+    New,
+    /// Rating the ticked leads.
+    BulkRate,
+    /// A lead's page.
+    Lead,
+    /// Rating one lead.
+    Rate,
+}
+
+/// The pages and forms under `/projects/{project}/settings`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Settings {
+    /// On to the labels.
+    Root,
+    /// The labels.
+    Labels,
+    /// Creating a label.
+    CreateLabel,
+    /// A label's form (`{id}`).
+    Label,
+    /// Changing a label.
+    UpdateLabel,
+    /// The integrations' cards.
+    Integrations,
+    /// Connecting or updating an integration (`{kind}`).
+    SaveIntegration,
+    /// Disconnecting one.
+    DisconnectIntegration,
+    /// One test event.
+    TestIntegration,
+    /// The lead webhooks.
+    Webhooks,
+    /// Adding one.
+    AddWebhook,
+    /// Removing one (`{id}`).
+    RemoveWebhook,
+    /// The API keys.
+    Keys,
+    /// Creating one.
+    CreateKey,
+    /// Revoking one.
+    RevokeKey,
+    /// The members.
+    Members,
+    /// Adding one.
+    AddMember,
+    /// Changing a role (`{user}`).
+    ChangeRole,
+    /// Removing one.
+    RemoveMember,
+    /// The project's own settings.
+    Project,
+    /// Saving them.
+    SaveProject,
+    /// The install snippet.
+    Install,
+    /// Creating a test lead.
+    TestLead,
+}
+
+/// Every route of the dashboard. `HEAD` finds the `GET` routes.
+pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
+    use Method as M;
+    use Settings as S;
+    Router::new(
+        [
+            (M::GET, "/assets/app.css", Route::Stylesheet),
+            (M::GET, "/assets/app.js", Route::Script),
+            (M::GET, "/login", Route::SignInForm),
+            (M::POST, "/login", Route::SignIn),
+            (M::POST, "/logout", Route::SignOut),
+            (M::GET, "/", Route::Projects),
+            (M::GET, "/projects/{project}", Route::Project),
+            (
+                M::GET,
+                "/projects/{project}/leads",
+                Route::Leads(Leads::List),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/leads/new",
+                Route::Leads(Leads::New),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/rate",
+                Route::Leads(Leads::BulkRate),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/leads/{lead}",
+                Route::Leads(Leads::Lead),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/rate",
+                Route::Leads(Leads::Rate),
+            ),
+            (M::GET, "/projects/{project}/leads.csv", Route::Export),
+            (M::GET, "/projects/{project}/reports", Route::Reports),
+            (
+                M::GET,
+                "/projects/{project}/settings",
+                Route::Settings(S::Root),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/labels",
+                Route::Settings(S::Labels),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/labels",
+                Route::Settings(S::CreateLabel),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/labels/{id}",
+                Route::Settings(S::Label),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/labels/{id}",
+                Route::Settings(S::UpdateLabel),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/integrations",
+                Route::Settings(S::Integrations),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/integrations/{kind}",
+                Route::Settings(S::SaveIntegration),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/integrations/{kind}/disconnect",
+                Route::Settings(S::DisconnectIntegration),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/integrations/{kind}/test",
+                Route::Settings(S::TestIntegration),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/webhooks",
+                Route::Settings(S::Webhooks),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/webhooks",
+                Route::Settings(S::AddWebhook),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/webhooks/{id}/remove",
+                Route::Settings(S::RemoveWebhook),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/keys",
+                Route::Settings(S::Keys),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/keys",
+                Route::Settings(S::CreateKey),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/keys/revoke",
+                Route::Settings(S::RevokeKey),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/members",
+                Route::Settings(S::Members),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/members",
+                Route::Settings(S::AddMember),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/members/{user}",
+                Route::Settings(S::ChangeRole),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/members/{user}/remove",
+                Route::Settings(S::RemoveMember),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/project",
+                Route::Settings(S::Project),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/project",
+                Route::Settings(S::SaveProject),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/install",
+                Route::Settings(S::Install),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/install/test-lead",
+                Route::Settings(S::TestLead),
+            ),
+        ],
+        true,
+    )
+});
+
+/// Whether a path is the dashboard's: one of its routes, or anything under `/projects`
+/// (where the dashboard answers its own 404). Everything else falls through to the host.
+pub(crate) fn claims(path: &str) -> bool {
+    ROUTES.has_path(path) || path == "/projects" || path.starts_with("/projects/")
+}
+
+/// The label of a path the dashboard claims, for logs and metrics: `assets`, `login`,
+/// `logout` or `dashboard`.
+pub fn label(path: &str) -> Option<&'static str> {
+    if !claims(path) {
+        return None;
+    }
+    Some(match ROUTES.route_at(path) {
+        Some(Route::Stylesheet | Route::Script) => "assets",
+        Some(Route::SignInForm | Route::SignIn) => "login",
+        Some(Route::SignOut) => "logout",
+        _ => "dashboard",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leadtrack_http::Found;
+
+    #[test]
+    fn the_dashboard_claims_its_routes_and_everything_under_projects() {
+        for path in [
+            "/",
+            "/login",
+            "/assets/app.css",
+            "/projects",
+            "/projects/a/nothing",
+        ] {
+            assert!(claims(path), "{path}");
+        }
+        for path in [
+            "/api/leads/getLeads",
+            "/assets/other.css",
+            "/demo",
+            "/projectsx",
+        ] {
+            assert!(!claims(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_fixed_segment_wins_over_a_parameter_in_its_place() {
+        let found = ROUTES.find(&Method::GET, "/projects/acme/leads/new");
+        assert!(matches!(found, Found::Route(Route::Leads(Leads::New), _)));
+        let Found::Route(Route::Leads(Leads::Lead), params) =
+            ROUTES.find(&Method::HEAD, "/projects/acme/leads/7")
+        else {
+            panic!("a lead's page");
+        };
+        assert_eq!((params.get("project"), params.get("lead")), ("acme", "7"));
+        assert_eq!(
+            ROUTES.find(&Method::GET, "/projects/acme/settings/keys/revoke"),
+            Found::MethodNotAllowed(vec![Method::POST])
+        );
+    }
+
+    #[test]
+    fn labels_name_the_route_a_path_belongs_to() {
+        for (path, expected) in [
+            ("/login", Some("login")),
+            ("/logout", Some("logout")),
+            ("/assets/app.js", Some("assets")),
+            ("/projects/a/leads/1", Some("dashboard")),
+            ("/projects/a/unknown", Some("dashboard")),
+            ("/metrics", None),
+        ] {
+            assert_eq!(label(path), expected, "{path}");
+        }
+    }
+}
