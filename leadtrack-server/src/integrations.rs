@@ -6,31 +6,23 @@
 
 use chrono::Utc;
 use leadtrack_core::Admin;
-use leadtrack_core::integration::{
-    Ga4Input, GoogleAdsInput, Integrations, LinkedinInput, MetaInput, MicrosoftAdsInput, Secret,
-    SettingsError, SettingsInput, WebhookInput,
-};
+use leadtrack_core::integration::{Integrations, PLATFORMS, SettingsError, SettingsInput, Shown};
 use leadtrack_core::project::Project;
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_forward::check::{self, TestRequest, send_test};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use crate::Failure;
 use crate::admin::project;
-use crate::cli::IntegrationCommand;
+use crate::cli::{ConnectCommand, IntegrationCommand};
 
 /// `integration ...`: connects, changes, disconnects or lists.
 pub(crate) async fn integration_command<S: Admin>(
     store: &S,
     command: IntegrationCommand,
 ) -> Result<(), Failure> {
-    let (target, kind) = match &command {
-        IntegrationCommand::Ga4 { target, .. } => (target, IntegrationKind::Ga4),
-        IntegrationCommand::Meta { target, .. } => (target, IntegrationKind::Meta),
-        IntegrationCommand::GoogleAds { target, .. } => (target, IntegrationKind::GoogleAds),
-        IntegrationCommand::MicrosoftAds { target, .. } => (target, IntegrationKind::MicrosoftAds),
-        IntegrationCommand::Linkedin { target, .. } => (target, IntegrationKind::Linkedin),
-        IntegrationCommand::Webhook { target, .. } => (target, IntegrationKind::Webhook),
+    let connect = match command {
+        IntegrationCommand::Connect(connect) => connect,
         IntegrationCommand::Test {
             project: id,
             kind,
@@ -38,26 +30,32 @@ pub(crate) async fn integration_command<S: Admin>(
             test_event_code,
             conversion_action,
         } => {
-            let project = project(store, id).await?;
+            let project = project(store, &id).await?;
             let request = TestRequest {
-                event: event.clone(),
-                test_event_code: test_event_code.clone(),
-                conversion_action: conversion_action.clone(),
+                event,
+                test_event_code,
+                conversion_action,
             };
-            return test(store, &project, *kind, &request).await;
+            return test(store, &project, kind, &request).await;
         }
         IntegrationCommand::List { project: id, json } => {
-            let project = project(store, id).await?;
+            let project = project(store, &id).await?;
             let integrations = store
                 .integrations(project.id)
                 .await
                 .map_err(Failure::store)?;
-            print_integrations(&integrations, *json);
+            print_integrations(&integrations, json);
             return Ok(());
         }
     };
-    let project = project(store, &target.project).await?;
-    if target.disconnect {
+    connect_command(store, connect).await
+}
+
+/// `integration PLATFORM ...`: connects, changes or disconnects one platform.
+async fn connect_command<S: Admin>(store: &S, command: ConnectCommand) -> Result<(), Failure> {
+    let kind = command.kind;
+    let project = project(store, &command.target.project).await?;
+    if command.target.disconnect {
         let removed = store
             .remove_integration(project.id, kind)
             .await
@@ -73,7 +71,8 @@ pub(crate) async fn integration_command<S: Admin>(
         .integrations(project.id)
         .await
         .map_err(Failure::store)?;
-    let applied = input(command)?.apply(&current).map_err(failure)?;
+    let input = SettingsInput::from_given(kind, |name| command.given(name));
+    let applied = input.apply(&current).map_err(failure)?;
     store
         .set_integration(project.id, applied.settings, Utc::now())
         .await
@@ -139,124 +138,42 @@ fn failure(err: SettingsError) -> Failure {
     }
 }
 
-/// The settings a command gives, to be merged over the stored ones.
-fn input(command: IntegrationCommand) -> Result<SettingsInput, Failure> {
-    Ok(match command {
-        IntegrationCommand::Ga4 {
-            target,
-            measurement_id,
-            api_secret,
-            validate,
-        } => SettingsInput::Ga4(Ga4Input {
-            measurement_id,
-            api_secret: api_secret.map(Secret::new),
-            validate,
-            base_url: target.base_url,
-        }),
-        IntegrationCommand::Meta {
-            target,
-            pixel_id,
-            access_token,
-            api_version,
-            test_event_code,
-            action_source,
-        } => SettingsInput::Meta(MetaInput {
-            pixel_id,
-            access_token: access_token.map(Secret::new),
-            api_version,
-            test_event_code,
-            action_source,
-            base_url: target.base_url,
-        }),
-        IntegrationCommand::GoogleAds {
-            target,
-            customer_id,
-            login_customer_id,
-            client_id,
-            client_secret,
-            refresh_token,
-            token_url,
-        } => SettingsInput::GoogleAds(GoogleAdsInput {
-            customer_id,
-            login_customer_id,
-            client_id,
-            client_secret: client_secret.map(Secret::new),
-            refresh_token: refresh_token.map(Secret::new),
-            token_url,
-            base_url: target.base_url,
-        }),
-        IntegrationCommand::MicrosoftAds {
-            target,
-            customer_id,
-            account_id,
-            developer_token,
-            client_id,
-            client_secret,
-            refresh_token,
-            token_url,
-        } => SettingsInput::MicrosoftAds(MicrosoftAdsInput {
-            customer_id,
-            account_id,
-            developer_token: developer_token.map(Secret::new),
-            client_id,
-            client_secret: client_secret.map(Secret::new),
-            refresh_token: refresh_token.map(Secret::new),
-            token_url,
-            base_url: target.base_url,
-        }),
-        IntegrationCommand::Linkedin {
-            target,
-            client_id,
-            client_secret,
-            refresh_token,
-            api_version,
-            token_url,
-        } => SettingsInput::Linkedin(LinkedinInput {
-            client_id,
-            client_secret: client_secret.map(Secret::new),
-            refresh_token: refresh_token.map(Secret::new),
-            api_version,
-            token_url,
-            base_url: target.base_url,
-        }),
-        IntegrationCommand::Webhook {
-            target,
-            url,
-            secret,
-        } => SettingsInput::Webhook(WebhookInput {
-            url,
-            secret: secret.map(Secret::new),
-            base_url: target.base_url,
-        }),
-        IntegrationCommand::List { .. } | IntegrationCommand::Test { .. } => {
-            return Err(Failure("this command has no settings to store".to_owned()));
-        }
-    })
+/// What is shown of a project's integrations: everything but the credentials, by the
+/// settings' stored names (`customerId`), `null` where unset.
+fn describe(integrations: &Integrations) -> Value {
+    let described: Map<String, Value> = PLATFORMS
+        .iter()
+        .map(|platform| {
+            let shown = integrations.shown(platform.kind).map(|fields| {
+                let fields: Map<String, Value> = fields
+                    .into_iter()
+                    .map(|(field, shown)| {
+                        let value = match shown {
+                            Shown::Text(text) => text.map_or(Value::Null, Value::from),
+                            Shown::Check(on) => Value::from(on),
+                        };
+                        (field.camel_name(), value)
+                    })
+                    .collect();
+                Value::Object(fields)
+            });
+            (camel(platform.slug), shown.unwrap_or(Value::Null))
+        })
+        .collect();
+    Value::Object(described)
 }
 
-/// What is shown of a project's integrations: everything but the credentials.
-fn describe(integrations: &Integrations) -> Value {
-    json!({
-        "googleAds": integrations.google_ads.as_ref().map(|s| json!({
-            "customerId": s.customer_id, "loginCustomerId": s.login_customer_id, "clientId": s.client_id,
-            "tokenUrl": s.token_url, "baseUrl": s.base_url,
-        })),
-        "ga4": integrations.ga4.as_ref().map(|s| json!({
-            "measurementId": s.measurement_id, "validate": s.validate, "baseUrl": s.base_url,
-        })),
-        "meta": integrations.meta.as_ref().map(|s| json!({
-            "pixelId": s.pixel_id, "apiVersion": s.api_version, "testEventCode": s.test_event_code,
-            "actionSource": s.action_source, "baseUrl": s.base_url,
-        })),
-        "microsoftAds": integrations.microsoft_ads.as_ref().map(|s| json!({
-            "customerId": s.customer_id, "accountId": s.account_id, "clientId": s.client_id,
-            "tokenUrl": s.token_url, "baseUrl": s.base_url,
-        })),
-        "linkedin": integrations.linkedin.as_ref().map(|s| json!({
-            "clientId": s.client_id, "apiVersion": s.api_version, "tokenUrl": s.token_url,
-            "baseUrl": s.base_url,
-        })),
-        "webhook": integrations.webhook.as_ref().map(|s| json!({"url": s.url})),
+/// A platform's key in `integration list --json` (`googleAds`).
+fn camel(slug: &str) -> String {
+    let mut parts = slug.split('-');
+    let first = parts.next().unwrap_or_default().to_owned();
+    parts.fold(first, |mut out, part| {
+        let mut chars = part.chars();
+        if let Some(c) = chars.next() {
+            out.push(c.to_ascii_uppercase());
+            out.push_str(chars.as_str());
+        }
+        out
     })
 }
 
@@ -266,15 +183,9 @@ fn print_integrations(integrations: &Integrations, json: bool) {
         say!("{described}");
         return;
     }
-    for (name, key) in [
-        ("google-ads", "googleAds"),
-        ("ga4", "ga4"),
-        ("meta", "meta"),
-        ("microsoft-ads", "microsoftAds"),
-        ("linkedin", "linkedin"),
-        ("webhook", "webhook"),
-    ] {
-        match described[key].as_object() {
+    for platform in &PLATFORMS {
+        let name = platform.slug;
+        match described[camel(name)].as_object() {
             None => say!("{name:<11} not connected"),
             Some(fields) => {
                 let shown: Vec<String> = fields

@@ -1,7 +1,7 @@
 //! Integration settings: the credentials and options of each platform a project forwards
-//! conversions to, and the rules for settings as a person gives them ([`SettingsInput`]),
-//! which the command line and the dashboard share. Credentials are [`Secret`]s that never
-//! print.
+//! conversions to, each platform's fields described once ([`PLATFORMS`]), and the rules for
+//! settings as a person gives them ([`SettingsInput`]), which the command line and the
+//! dashboard share. Credentials are [`Secret`]s that never print.
 
 use std::fmt;
 
@@ -10,13 +10,19 @@ use strum::VariantArray;
 
 use crate::types::IntegrationKind;
 
-mod input;
+mod platform;
 
-pub use input::{
-    AppliedSettings, DEFAULT_LINKEDIN_API_VERSION, DEFAULT_META_API_VERSION, Ga4Input,
-    GoogleAdsInput, LinkedinInput, MetaInput, MicrosoftAdsInput, SettingsError, SettingsInput,
-    WebhookInput, generate_webhook_secret,
+pub use platform::{
+    AppliedSettings, Field, Input, Need, PLATFORMS, Platform, SettingsError, SettingsInput, Shown,
+    generate_webhook_secret,
 };
+
+/// The Graph API version of a Meta connection that names none.
+pub const DEFAULT_META_API_VERSION: &str = "v23.0";
+
+/// The LinkedIn API version (`LinkedIn-Version`) of a connection that names none. LinkedIn
+/// supports each monthly version for at least a year.
+pub const DEFAULT_LINKEDIN_API_VERSION: &str = "202510";
 
 /// A credential: kept by stores, sent to its platform, never printed.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,7 +9,10 @@ use std::sync::OnceLock;
 use askama::Template;
 use chrono::Utc;
 use leadtrack_core::Admin;
-use leadtrack_core::integration::SettingsError;
+use leadtrack_core::integration::{
+    Field as Setting, Input, Integrations, Platform, SettingsError, SettingsInput,
+    Shown as StoredValue,
+};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::label::LabelMapping;
 use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
@@ -18,7 +21,6 @@ use leadtrack_forward::{Outcome, check, ga4};
 use strum::VariantArray;
 use warp::http::StatusCode;
 
-use super::platforms::{Input, Platform, Spec, input, kind_of, platform, stored};
 use super::{Answer, Area, Frame, Owner, Problems, saved, sentence};
 use crate::Request;
 use crate::format;
@@ -29,14 +31,14 @@ use crate::session::Form;
 struct Field {
     /// Unique on the page: the platform's slug and the setting's name.
     id: String,
-    spec: &'static Spec,
+    spec: &'static Setting,
     value: String,
     problem: Option<String>,
 }
 
 impl Field {
     fn is_text(&self) -> bool {
-        self.spec.input == Input::Text
+        matches!(self.spec.input, Input::Text | Input::Url)
     }
 
     fn is_secret(&self) -> bool {
@@ -97,7 +99,8 @@ struct Card {
     connected: bool,
     last: Option<LastDelivery>,
     fields: Vec<Field>,
-    no_validation: &'static str,
+    /// How to see the platform work without counting a conversion.
+    testing: &'static str,
     /// Whether the form shows open: it has problems to see.
     open: bool,
     /// The test's value: GA4's and Meta's event name, Google Ads' conversion action.
@@ -164,17 +167,14 @@ async fn integrations_page<S: Admin>(
     let cards = IntegrationKind::VARIANTS
         .iter()
         .map(|&kind| {
-            let Platform {
-                title,
-                slug,
-                specs,
-                no_validation,
-            } = platform(kind);
+            let platform = Platform::of(kind);
             let (values, problems) = match shown.typed.take_if(|(of, ..)| *of == kind) {
                 Some((_, values, problems)) => (values, Some(problems)),
                 None => (stored(kind, &integrations), None),
             };
-            let fields = specs
+            let slug = platform.slug;
+            let fields = platform
+                .fields
                 .iter()
                 .map(|spec| Field {
                     id: format!("{slug}-{}", spec.name),
@@ -212,7 +212,7 @@ async fn integrations_page<S: Admin>(
                 .and_then(|meta| meta.test_event_code.clone())
                 .unwrap_or_default();
             Card {
-                title,
+                title: platform.title,
                 slug,
                 connected,
                 last: attempts
@@ -220,7 +220,7 @@ async fn integrations_page<S: Admin>(
                     .find(|attempt| attempt.integration == kind)
                     .map(LastDelivery::from),
                 fields,
-                no_validation,
+                testing: platform.testing,
                 open: problems.is_some(),
                 test_event,
                 test_code,
@@ -243,11 +243,27 @@ async fn integrations_page<S: Admin>(
     ))
 }
 
+/// The stored settings as the form shows them (a check as `on` or blank); credentials are
+/// left out.
+fn stored(kind: IntegrationKind, integrations: &Integrations) -> Vec<(&'static str, String)> {
+    let shown = integrations.shown(kind).unwrap_or_default();
+    shown
+        .into_iter()
+        .map(|(field, value)| {
+            let value = match value {
+                StoredValue::Text(text) => text.unwrap_or_default(),
+                StoredValue::Check(on) => if on { "on" } else { "" }.to_owned(),
+            };
+            (field.name, value)
+        })
+        .collect()
+}
+
 /// The confirmation of `?saved={slug}-{connected|updated|disconnected}`.
 fn notice(request: &Request) -> Option<String> {
     let saved = saved(request)?;
     let (slug, verb) = saved.rsplit_once('-')?;
-    let title = platform(kind_of(slug)?).title;
+    let title = Platform::by_slug(slug)?.title;
     let verb = match verb {
         "connected" => "connected: conversions rated from now on are sent to it",
         "updated" => "settings saved: the next delivery uses them",
@@ -265,7 +281,7 @@ pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -
 
 /// `POST integrations/{kind}`: connects the platform or changes its settings.
 pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form), slug: &str) -> Answer {
-    let Some(kind) = kind_of(slug) else {
+    let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
         return Ok(owner.not_found());
     };
     let project = owner.project().id;
@@ -273,11 +289,12 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form), slug
         .integrations(project)
         .await
         .map_err(|e| owner.failure(e))?;
-    let applied = match input(kind, &form).apply(&current) {
+    let input = SettingsInput::from_given(kind, |name| Some(form.get(name).to_owned()));
+    let applied = match input.apply(&current) {
         Ok(applied) => applied,
         Err(err) => {
             // What was typed, but never a credential.
-            let specs = platform(kind).specs;
+            let specs = Platform::of(kind).fields;
             let typed = specs
                 .iter()
                 .filter(|spec| spec.input != Input::Secret)
@@ -315,7 +332,7 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form), slug
                 new_secret: Some(secret.expose().to_owned()),
                 ..Shown::default()
             };
-            let notice = Some(format!("{} {verb}.", platform(kind).title));
+            let notice = Some(format!("{} {verb}.", Platform::of(kind).title));
             integrations_page(store, &owner, StatusCode::CREATED, notice, shown).await
         }
         None => Ok(owner.redirect("integrations", Some(&format!("{slug}-{verb}")))),
@@ -328,7 +345,7 @@ pub(super) async fn disconnect<S: Admin>(
     (owner, _): (Owner, Form),
     slug: &str,
 ) -> Answer {
-    let Some(kind) = kind_of(slug) else {
+    let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
         return Ok(owner.not_found());
     };
     store
@@ -390,7 +407,7 @@ async fn test_ga4<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
 /// for Microsoft Advertising and LinkedIn, which have none, a token from the credentials.
 /// Nothing counts as a conversion and nothing is queued.
 pub(super) async fn test<S: Admin>(store: &S, (owner, form): (Owner, Form), slug: &str) -> Answer {
-    let Some(kind) = kind_of(slug) else {
+    let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
         return Ok(owner.not_found());
     };
     if kind == IntegrationKind::Ga4 {
@@ -411,7 +428,7 @@ pub(super) async fn test<S: Admin>(store: &S, (owner, form): (Owner, Form), slug
         match check::send_test(http(), owner.project(), &integrations, kind, &request).await {
             Ok(answer) if answer.accepted => (StatusCode::OK, TestResult::Accepted(answer.detail)),
             Ok(answer) => {
-                let title = platform(kind).title;
+                let title = Platform::of(kind).title;
                 let said = format!("{title} did not accept the test: {}", answer.detail);
                 (StatusCode::OK, TestResult::Failed(sentence(&said)))
             }

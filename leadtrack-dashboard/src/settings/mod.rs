@@ -29,7 +29,6 @@ mod integrations;
 mod keys;
 mod labels;
 mod members;
-mod platforms;
 mod project;
 mod webhooks;
 

@@ -1,177 +1,17 @@
 //! The integration commands.
 
-use clap::{Args, Subcommand};
+use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, Subcommand};
+use leadtrack_core::integration::{Field, Input, PLATFORMS, Platform};
 use leadtrack_core::types::IntegrationKind;
 
 /// `integration ...`: connect (or change) with the settings given; `--disconnect` removes.
 /// Settings already stored are kept unless given again.
 #[derive(Debug, Subcommand)]
 pub(crate) enum IntegrationCommand {
-    /// Google Analytics 4, Measurement Protocol.
-    Ga4 {
-        #[command(flatten)]
-        target: IntegrationTarget,
-        /// The web stream's measurement id, G-XXXXXXX.
-        #[arg(long, value_name = "ID")]
-        measurement_id: Option<String>,
-        /// A Measurement Protocol API secret of the stream.
-        #[arg(
-            long,
-            env = "LEADTRACK_GA4_API_SECRET",
-            hide_env_values = true,
-            value_name = "SECRET"
-        )]
-        api_secret: Option<String>,
-        /// Send to the validation endpoint and fail on its messages (`--validate false` stops).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        validate: Option<bool>,
-    },
-    /// Meta Conversions API.
-    Meta {
-        #[command(flatten)]
-        target: IntegrationTarget,
-        /// The pixel (dataset) id.
-        #[arg(long, value_name = "ID")]
-        pixel_id: Option<String>,
-        /// A system-user access token.
-        #[arg(
-            long,
-            env = "LEADTRACK_META_ACCESS_TOKEN",
-            hide_env_values = true,
-            value_name = "TOKEN"
-        )]
-        access_token: Option<String>,
-        /// Graph API version (default v23.0).
-        #[arg(long, value_name = "VERSION")]
-        api_version: Option<String>,
-        /// Send to the Test Events tool with this code ("" stops).
-        #[arg(long, value_name = "CODE")]
-        test_event_code: Option<String>,
-        /// Where leads become customers, as Meta's action_source: other (the default),
-        /// website, phone_call, physical_store, email, chat or system_generated.
-        #[arg(long, value_name = "SOURCE")]
-        action_source: Option<String>,
-    },
-    /// Google Ads offline click conversions, through the Data Manager API.
-    GoogleAds {
-        #[command(flatten)]
-        target: IntegrationTarget,
-        /// The Google Ads customer id the conversions belong to.
-        #[arg(long, value_name = "ID")]
-        customer_id: Option<String>,
-        /// The manager account the credentials act through ("" removes it).
-        #[arg(long, value_name = "ID")]
-        login_customer_id: Option<String>,
-        /// OAuth client id.
-        #[arg(long, value_name = "ID")]
-        client_id: Option<String>,
-        /// OAuth client secret.
-        #[arg(
-            long,
-            env = "LEADTRACK_GOOGLE_ADS_CLIENT_SECRET",
-            hide_env_values = true,
-            value_name = "SECRET"
-        )]
-        client_secret: Option<String>,
-        /// OAuth refresh token with the datamanager scope.
-        #[arg(
-            long,
-            env = "LEADTRACK_GOOGLE_ADS_REFRESH_TOKEN",
-            hide_env_values = true,
-            value_name = "TOKEN"
-        )]
-        refresh_token: Option<String>,
-        /// The OAuth token endpoint ("" restores Google's).
-        #[arg(long, value_name = "URL")]
-        token_url: Option<String>,
-    },
-    /// Microsoft Advertising offline conversions (Campaign Management API v13).
-    MicrosoftAds {
-        #[command(flatten)]
-        target: IntegrationTarget,
-        /// The manager account's customer id (CustomerId).
-        #[arg(long, value_name = "ID")]
-        customer_id: Option<String>,
-        /// The ad account's id (CustomerAccountId).
-        #[arg(long, value_name = "ID")]
-        account_id: Option<String>,
-        /// The developer token.
-        #[arg(
-            long,
-            env = "LEADTRACK_MICROSOFT_ADS_DEVELOPER_TOKEN",
-            hide_env_values = true,
-            value_name = "TOKEN"
-        )]
-        developer_token: Option<String>,
-        /// OAuth client id (Microsoft identity platform).
-        #[arg(long, value_name = "ID")]
-        client_id: Option<String>,
-        /// OAuth client secret, for a web application (none for a public one).
-        #[arg(
-            long,
-            env = "LEADTRACK_MICROSOFT_ADS_CLIENT_SECRET",
-            hide_env_values = true,
-            value_name = "SECRET"
-        )]
-        client_secret: Option<String>,
-        /// OAuth refresh token with the msads.manage scope.
-        #[arg(
-            long,
-            env = "LEADTRACK_MICROSOFT_ADS_REFRESH_TOKEN",
-            hide_env_values = true,
-            value_name = "TOKEN"
-        )]
-        refresh_token: Option<String>,
-        /// The OAuth token endpoint ("" restores Microsoft's).
-        #[arg(long, value_name = "URL")]
-        token_url: Option<String>,
-    },
-    /// LinkedIn Conversions API.
-    Linkedin {
-        #[command(flatten)]
-        target: IntegrationTarget,
-        /// OAuth client id.
-        #[arg(long, value_name = "ID")]
-        client_id: Option<String>,
-        /// OAuth client secret.
-        #[arg(
-            long,
-            env = "LEADTRACK_LINKEDIN_CLIENT_SECRET",
-            hide_env_values = true,
-            value_name = "SECRET"
-        )]
-        client_secret: Option<String>,
-        /// OAuth refresh token with the rw_conversions scope.
-        #[arg(
-            long,
-            env = "LEADTRACK_LINKEDIN_REFRESH_TOKEN",
-            hide_env_values = true,
-            value_name = "TOKEN"
-        )]
-        refresh_token: Option<String>,
-        /// API version, YYYYMM (default 202510).
-        #[arg(long, value_name = "VERSION")]
-        api_version: Option<String>,
-        /// The OAuth token endpoint ("" restores LinkedIn's).
-        #[arg(long, value_name = "URL")]
-        token_url: Option<String>,
-    },
-    /// A signed JSON webhook.
-    Webhook {
-        #[command(flatten)]
-        target: IntegrationTarget,
-        /// Where events are posted.
-        #[arg(long, value_name = "URL")]
-        url: Option<String>,
-        /// The signing secret (generated, and shown once, when connecting without one).
-        #[arg(
-            long,
-            env = "LEADTRACK_WEBHOOK_SECRET",
-            hide_env_values = true,
-            value_name = "SECRET"
-        )]
-        secret: Option<String>,
-    },
+    /// `integration google-ads|ga4|meta|microsoft-ads|linkedin|webhook`: one per platform,
+    /// with a flag per field of core's table.
+    #[command(flatten)]
+    Connect(ConnectCommand),
     /// Send one test event in the platform's test mode and print its answer: GA4's
     /// validation endpoint, Meta's Test events (a test event code), Google Ads'
     /// validateOnly, or a signed ping to the webhook. Nothing counts as a conversion.
@@ -228,4 +68,115 @@ fn integration_kind(value: &str) -> Result<IntegrationKind, String> {
         .map_err(|_| {
             format!("{value:?} is not ga4, meta, google-ads, microsoft-ads, linkedin or webhook")
         })
+}
+
+/// Connecting (or changing) one platform: `integration ga4 --project ID --measurement-id
+/// G-X ...`. Its subcommands and their flags are made from core's table of platforms
+/// ([`PLATFORMS`]), so a new platform needs no code here.
+#[derive(Debug)]
+pub(crate) struct ConnectCommand {
+    /// The platform.
+    pub(crate) kind: IntegrationKind,
+    /// The project, `--base-url` and `--disconnect`.
+    pub(crate) target: IntegrationTarget,
+    /// The settings given, by the table's names.
+    pub(crate) given: Vec<(&'static str, String)>,
+}
+
+impl ConnectCommand {
+    /// The value given for `name`, if any.
+    pub(crate) fn given(&self, name: &str) -> Option<String> {
+        if name == "base_url" {
+            return self.target.base_url.clone();
+        }
+        self.given
+            .iter()
+            .find(|(given, _)| *given == name)
+            .map(|(_, value)| value.clone())
+    }
+}
+
+/// A platform's subcommand: the shared options and one flag per field (`base_url` is the
+/// shared `--base-url`).
+fn platform_command(platform: &'static Platform) -> Command {
+    // The shared options' own doc would otherwise stand as the command's about.
+    let command =
+        IntegrationTarget::augment_args(Command::new(platform.slug)).about(platform.summary);
+    platform
+        .fields
+        .iter()
+        .filter(|field| field.name != "base_url")
+        .fold(command, |command, field| {
+            command.arg(field_arg(platform, field))
+        })
+}
+
+/// The flag of one field.
+fn field_arg(platform: &Platform, field: &'static Field) -> Arg {
+    let arg = Arg::new(field.name)
+        .long(field.name.replace('_', "-"))
+        .value_name(field.value_name)
+        .help(if field.help.is_empty() {
+            field.label.to_owned()
+        } else {
+            format!("{}. {}", field.label, field.help)
+        })
+        .action(ArgAction::Set);
+    match field.input {
+        Input::Secret => arg.env(platform.env_name(field)).hide_env_values(true),
+        Input::Check => arg
+            .num_args(0..=1)
+            .default_missing_value("true")
+            .value_parser(clap::value_parser!(bool)),
+        Input::Text | Input::Url => arg,
+    }
+}
+
+impl FromArgMatches for ConnectCommand {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let (name, matches) = matches
+            .subcommand()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingSubcommand))?;
+        let platform = Platform::by_slug(name)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidSubcommand))?;
+        let target = IntegrationTarget::from_arg_matches(matches)?;
+        let given = platform
+            .fields
+            .iter()
+            .filter(|field| field.name != "base_url")
+            .filter_map(|field| {
+                let value = match field.input {
+                    Input::Check => matches.get_one::<bool>(field.name)?.to_string(),
+                    _ => matches.get_one::<String>(field.name)?.clone(),
+                };
+                Some((field.name, value))
+            })
+            .collect();
+        Ok(Self {
+            kind: platform.kind,
+            target,
+            given,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Subcommand for ConnectCommand {
+    fn augment_subcommands(command: Command) -> Command {
+        PLATFORMS.iter().fold(command, |command, platform| {
+            command.subcommand(platform_command(platform))
+        })
+    }
+
+    fn augment_subcommands_for_update(command: Command) -> Command {
+        Self::augment_subcommands(command)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        Platform::by_slug(name).is_some()
+    }
 }

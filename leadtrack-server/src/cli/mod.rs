@@ -12,7 +12,7 @@ mod webhooks;
 
 pub(crate) use accounts::{MemberCommand, UserCommand};
 pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand, ProjectSetArgs};
-pub(crate) use integrations::IntegrationCommand;
+pub(crate) use integrations::{ConnectCommand, IntegrationCommand};
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
