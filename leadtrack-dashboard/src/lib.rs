@@ -59,14 +59,12 @@ mod view;
 use routes::Route;
 pub use routes::label;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use leadtrack_core::Store;
 use leadtrack_core::account::LoginThrottle;
 use leadtrack_http::{Body, Found, Params};
-use warp::http::{HeaderMap, Method};
-use warp::path::FullPath;
+pub(crate) use leadtrack_http::{Request, query_param};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -100,31 +98,6 @@ struct Context<S> {
     config: Config,
 }
 
-/// What a handler needs of a request.
-pub(crate) struct Request {
-    pub(crate) method: Method,
-    pub(crate) path: String,
-    pub(crate) query: String,
-    pub(crate) headers: HeaderMap,
-    pub(crate) remote: Option<SocketAddr>,
-}
-
-impl Request {
-    /// The first value of a query parameter, trimmed, unless it is blank.
-    pub(crate) fn param(&self, name: &str) -> Option<String> {
-        query_param(&self.query, name)
-    }
-}
-
-/// The first value of parameter `name` in the query string `query`, trimmed, unless it is
-/// blank.
-pub(crate) fn query_param(query: &str, name: &str) -> Option<String> {
-    form_urlencoded::parse(query.as_bytes())
-        .find(|(key, _)| key == name)
-        .map(|(_, value)| value.trim().to_owned())
-        .filter(|value| !value.is_empty())
-}
-
 /// The dashboard, answered from `store`. Combine it with the lead API and a host's own
 /// routes by `.or(...)`: it claims only its own paths and answers every outcome on them.
 pub fn routes<S: Store + Clone>(
@@ -132,33 +105,10 @@ pub fn routes<S: Store + Clone>(
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let context = Arc::new(Context { store, config });
-    let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
-    warp::path::full()
-        .and_then(|path: FullPath| async move {
-            if routes::claims(path.as_str()) {
-                Ok(path.as_str().to_owned())
-            } else {
-                Err(warp::reject::not_found())
-            }
-        })
-        .and(warp::method())
-        .and(warp::header::headers_cloned())
-        .and(leadtrack_http::remote())
-        .and(query)
-        .and(leadtrack_http::body())
-        .then(move |path, method, headers, remote, query, body| {
-            let context = Arc::clone(&context);
-            async move {
-                let request = Request {
-                    method,
-                    path,
-                    query,
-                    headers,
-                    remote,
-                };
-                handle(&context, request, body).await
-            }
-        })
+    leadtrack_http::claimed(routes::claims).then(move |request, body| {
+        let context = Arc::clone(&context);
+        async move { handle(&context, request, body).await }
+    })
 }
 
 /// Answers a claimed request: its route's page, or the `405` or `404` page.

@@ -3,11 +3,13 @@
 //! assets.
 
 use std::hash::{Hash, Hasher};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use warp::http::header::{self, HeaderValue};
 use warp::http::{HeaderMap, StatusCode};
 use warp::reply::Response;
+use warp::{Filter, Rejection};
 
 /// A file compiled into the binary, served with its content type, caching headers and an
 /// entity tag made from its content, so a new version is fetched at once and an unchanged
@@ -22,6 +24,24 @@ pub struct StaticAsset {
     /// `(coding, body, entity tag)`, in the order of preference; each body made once and
     /// shared by every response.
     encoded: Vec<(&'static str, Bytes, String)>,
+    /// Readable by pages of any origin (`Access-Control-Allow-Origin: *`).
+    any_origin: bool,
+}
+
+/// `GET` and `HEAD` answered with the asset `make` builds on first use; other methods are
+/// rejected. Put the asset's path in front of it.
+pub fn serve<M>(
+    make: M,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static
+where
+    M: Fn() -> StaticAsset + Clone + Send + Sync + 'static,
+{
+    let asset = Arc::new(OnceLock::new());
+    warp::get()
+        .or(warp::head())
+        .unify()
+        .and(warp::header::headers_cloned())
+        .map(move |request: HeaderMap| asset.get_or_init(make.clone()).response(&request))
 }
 
 /// Brotli's densest setting, and its largest window: paid once per asset.
@@ -43,6 +63,15 @@ impl StaticAsset {
             cache_control,
             etag: format!("\"lt-{:016x}\"", hasher.finish()),
             encoded: Vec::new(),
+            any_origin: false,
+        }
+    }
+
+    /// This asset, readable by pages of any origin.
+    pub fn for_any_origin(self) -> Self {
+        Self {
+            any_origin: true,
+            ..self
         }
     }
 
@@ -125,6 +154,12 @@ impl StaticAsset {
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         );
+        if self.any_origin {
+            headers.insert(
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            );
+        }
         response
     }
 }

@@ -10,10 +10,12 @@ mod body;
 pub mod metrics;
 mod peer;
 mod reply;
+mod request;
 mod router;
 
-pub use asset::StaticAsset;
+pub use asset::{StaticAsset, serve};
 pub use body::{Body, BodyError, body};
 pub use peer::{PeerAddr, client_ip, remote};
 pub use reply::{error, error_body, json};
+pub use request::{Request, claimed, query_param};
 pub use router::{Found, Params, Router, Row};

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::Failure;
 use crate::admin::project;
+use crate::cli::ProjectListing;
 use crate::cli::{MemberCommand, UserCommand};
 
 fn print_json(value: &Value) {
@@ -210,7 +211,7 @@ pub(crate) async fn member_command<S: Accounts + Admin>(
                 say!("{} is now {role} of project {id}.", user.email);
             }
         }
-        MemberCommand::List { project: id, json } => {
+        MemberCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
             let members = store.members(project.id).await.map_err(Failure::store)?;
             if json {

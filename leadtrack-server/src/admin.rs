@@ -14,6 +14,7 @@ use leadtrack_forward::normalize::region_of_calling_code;
 use serde_json::json;
 
 use crate::Failure;
+use crate::cli::ProjectListing;
 use crate::cli::{KeyCommand, LabelCommand, ProjectCommand, ProjectSetArgs};
 
 /// The project named by a `--project` argument.
@@ -288,7 +289,7 @@ pub(crate) async fn key_command<S: Admin>(store: &S, command: KeyCommand) -> Res
                 say!("It is shown only this once: store it somewhere safe.");
             }
         }
-        KeyCommand::List { project: id, json } => {
+        KeyCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
             let keys = store.api_keys(project.id).await.map_err(Failure::store)?;
             let fmt = |t: &chrono::DateTime<Utc>| leadtrack_core::time::format(t);
@@ -377,7 +378,7 @@ pub(crate) async fn label_command<S: Admin>(
                 );
             }
         }
-        LabelCommand::List { project: id, json } => {
+        LabelCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
             let labels = store.labels(project.id).await.map_err(Failure::store)?;
             if json {

@@ -12,7 +12,7 @@ use tokio::net::TcpListener;
 use warp::reply::Response;
 use warp::{Filter, Rejection, Reply};
 
-use crate::{Readiness, ServeOptions, access, demo, health};
+use crate::{Readiness, ServeOptions, access, demo, health, serve_app_with};
 
 /// The lead routes, their OpenAPI document (`/api/openapi.json`), the capture script
 /// (`/leadtrack.js`), the demo pages (`/demo`, and `/demo/lead`, where the demo's contact
@@ -84,32 +84,16 @@ pub async fn serve<S: LeadStore + Clone>(
 
 /// Serves `app` (say, [`app_with`]) on `listener` until `shutdown` resolves, as [`serve`]
 /// does, with the default [`ServeOptions`].
-pub async fn serve_app<A>(
+pub async fn serve_app(
     listener: TcpListener,
-    app: A,
+    app: impl App,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) where
-    A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
-    A::Extract: Reply,
-{
+) {
     serve_app_with(listener, app, ServeOptions::default(), shutdown).await;
 }
 
-/// [`serve_app`] with `options`: the header, body and idle timeouts and the connection cap.
-///
-/// Requests hyper cannot parse (a request line that is not HTTP, a URL over 64 KiB, more
-/// than 100 headers or about 400 KiB of them) are answered before any route with `400
-/// bad_request`, `414 uri_too_long` or `431 headers_too_large`, the contract's JSON error
-/// body and `Access-Control-Allow-Origin: *`. They, timeouts and clients that disconnect
-/// are logged at `debug`; other connection errors at `warn`.
-pub async fn serve_app_with<A>(
-    listener: TcpListener,
-    app: A,
-    options: ServeOptions,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) where
-    A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
-    A::Extract: Reply,
-{
-    crate::connections::run(listener, app, options, shutdown).await;
-}
+/// A warp filter the server can serve: one that answers every request.
+pub trait App: Filter<Extract: Reply, Error = Infallible> + Clone + Send + Sync + 'static {}
+
+impl<T> App for T where T: Filter<Extract: Reply, Error = Infallible> + Clone + Send + Sync + 'static
+{}

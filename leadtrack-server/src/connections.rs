@@ -6,7 +6,6 @@
 //! here through hyper-util's builder instead, with a timer and a watchdog per connection.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::future::Future;
 use std::io::IoSlice;
 use std::net::SocketAddr;
@@ -30,11 +29,10 @@ use tracing::Instrument;
 use uuid::Uuid;
 use warp::http::Request;
 use warp::http::header::{HeaderMap, HeaderName, HeaderValue};
-use warp::{Filter, Reply};
 
 use leadtrack_http::PeerAddr;
 
-use crate::{header_limits, http_errors};
+use crate::{App, header_limits, http_errors};
 
 /// How the standalone server treats connections: its timeouts and its connection cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,17 +66,22 @@ impl Default for ServeOptions {
     }
 }
 
-/// Serves `app` on `listener` with `options` until `shutdown` resolves, then lets requests
+/// [`crate::serve_app`] with `options`: the header, body and idle timeouts and the
+/// connection cap. Serves `app` on `listener` until `shutdown` resolves, then lets requests
 /// in flight finish.
-pub(crate) async fn run<A>(
+///
+/// Requests hyper cannot parse (a request line that is not HTTP, a URL over 64 KiB, header
+/// fields far past the limits) and requests over the header limits (more than 100 fields
+/// or 400 KiB of them) are answered before any route with `400 bad_request`,
+/// `414 uri_too_long` or `431 headers_too_large`, the contract's JSON error body and
+/// `Access-Control-Allow-Origin: *`. They, timeouts and clients that disconnect are logged
+/// at `debug`; other connection errors at `warn`.
+pub async fn serve_app_with(
     listener: TcpListener,
-    app: A,
+    app: impl App,
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) where
-    A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
-    A::Extract: Reply,
-{
+) {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // hyper's header limits sit above ours, which header_limits answers with the contract's
     // 431: hyper refuses by itself only what is far past them.

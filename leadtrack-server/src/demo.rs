@@ -9,8 +9,8 @@ use leadtrack_core::lead::StoredLead;
 use leadtrack_core::types::{LeadId, LeadIdentifier};
 use leadtrack_core::{ErrorCode, LeadStore};
 use leadtrack_http::StaticAsset;
+use warp::http::StatusCode;
 use warp::http::header::{self, HeaderValue};
-use warp::http::{HeaderMap, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -143,15 +143,12 @@ fn demo_asset(
     body: &'static str,
     content_type: &'static str,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
-    let asset = Arc::new(
-        StaticAsset::new(body.as_bytes(), content_type, "public, max-age=300").compressed(),
-    );
     warp::path("demo")
         .and(warp::path(name))
         .and(warp::path::end())
-        .and(warp::get().or(warp::head()).unify())
-        .and(warp::header::headers_cloned())
-        .map(move |request: HeaderMap| asset.response(&request))
+        .and(leadtrack_http::serve(move || {
+            StaticAsset::new(body.as_bytes(), content_type, "public, max-age=300").compressed()
+        }))
 }
 
 #[derive(Clone, Copy)]

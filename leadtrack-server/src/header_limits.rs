@@ -6,13 +6,13 @@
 //! that it refuses on its own only what is far past them, and that answer is the one
 //! `http_errors` rewrites.
 
-use std::convert::Infallible;
-
 use leadtrack_core::ErrorCode;
 use warp::http::Request;
 use warp::http::header::{self, HeaderMap, HeaderValue};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
+
+use crate::App;
 
 /// The most header fields a request may carry.
 pub(crate) const MAX_FIELDS: usize = 100;
@@ -66,13 +66,7 @@ pub(crate) fn answer()
 }
 
 /// [`answer`] in front of `app`.
-pub(crate) fn guard<A>(
-    app: A,
-) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone + Send + Sync + 'static
-where
-    A: Filter<Error = Infallible> + Clone + Send + Sync + 'static,
-    A::Extract: warp::Reply,
-{
+pub(crate) fn guard(app: impl App) -> impl App {
     answer().or(app)
 }
 

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::Failure;
 use crate::admin::project;
+use crate::cli::ProjectListing;
 use crate::cli::{ConnectCommand, IntegrationCommand};
 
 /// `integration ...`: connects, changes, disconnects or lists.
@@ -38,7 +39,7 @@ pub(crate) async fn integration_command<S: Admin>(
             };
             return test(store, &project, kind, &request).await;
         }
-        IntegrationCommand::List { project: id, json } => {
+        IntegrationCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
             let integrations = store
                 .integrations(project.id)

@@ -43,8 +43,8 @@ mod migrate;
 mod serve;
 mod webhooks;
 
-pub use app::{app, app_with, serve, serve_app, serve_app_with};
-pub use connections::ServeOptions;
+pub use app::{App, app, app_with, serve, serve_app};
+pub use connections::{ServeOptions, serve_app_with};
 pub use demo::{demo, demo_allowing};
 pub use health::Readiness;
 

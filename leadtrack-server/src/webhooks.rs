@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::Failure;
 use crate::admin::project;
+use crate::cli::ProjectListing;
 use crate::cli::WebhookCommand;
 
 /// `webhook ...`: adds, lists or removes.
@@ -55,7 +56,7 @@ pub(crate) async fn webhook_command<S: Admin>(
             }
             Ok(())
         }
-        WebhookCommand::List { project: id, json } => {
+        WebhookCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
             let hooks = store.webhooks(project.id).await.map_err(Failure::store)?;
             if json {

@@ -1,8 +1,6 @@
 //! One handler per route. Each answers every outcome itself: domain errors are replies,
 //! never rejections, so a host app's routes and recovery stay untouched.
 
-use std::net::SocketAddr;
-
 use bytes::Bytes;
 use chrono::Utc;
 use leadtrack_core::api::{
@@ -14,23 +12,15 @@ use leadtrack_core::project::Project;
 use leadtrack_core::request::query::lead_identifier_from_pairs;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
 use leadtrack_core::{ErrorCode, LeadStore};
-use warp::http::{HeaderMap, Method, StatusCode};
+use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::rate::Limiters;
 use crate::reply::{self, ApiError};
 use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
-use leadtrack_http::{Body, Found};
+use leadtrack_http::{Body, Found, Request};
 
 use crate::{Config, Operation};
-
-/// What a handler needs of the request, besides its body.
-pub(crate) struct Request {
-    pub(crate) method: Method,
-    pub(crate) headers: HeaderMap,
-    pub(crate) remote: Option<SocketAddr>,
-    pub(crate) query: String,
-}
 
 /// Answers a request on one of the lead paths, as the route table `found` it, CORS headers
 /// included.
@@ -39,24 +29,24 @@ pub(crate) async fn handle<S: LeadStore>(
     config: &Config,
     limiters: &Limiters,
     found: Found<'_, Operation>,
-    request: Request,
+    request: &Request,
     body: Body,
 ) -> Response {
     let mut response = match found {
         _ if request.method == Method::OPTIONS => reply::preflight(),
         Found::Route(operation, _) => {
             let result = match operation {
-                Operation::CreateLead => create_lead(store, config, limiters, &request, body).await,
+                Operation::CreateLead => create_lead(store, config, limiters, request, body).await,
                 Operation::CreateServerSideLead => {
-                    create_server_side_lead(store, config, limiters, &request, body).await
+                    create_server_side_lead(store, config, limiters, request, body).await
                 }
                 Operation::UpdateLeadStatus => {
-                    update_lead_status(store, config, limiters, &request, body).await
+                    update_lead_status(store, config, limiters, request, body).await
                 }
-                Operation::GetLeads => get_leads(store, limiters, &request).await,
-                Operation::GetLead => get_lead(store, limiters, &request).await,
-                Operation::GetLeadJobs => get_lead_jobs(store, limiters, &request).await,
-                Operation::GetLeadActivity => get_lead_activity(store, limiters, &request).await,
+                Operation::GetLeads => get_leads(store, limiters, request).await,
+                Operation::GetLead => get_lead(store, limiters, request).await,
+                Operation::GetLeadJobs => get_lead_jobs(store, limiters, request).await,
+                Operation::GetLeadActivity => get_lead_activity(store, limiters, request).await,
             };
             result.unwrap_or_else(ApiError::into_response)
         }

@@ -54,10 +54,9 @@ mod script;
 use std::sync::{Arc, LazyLock};
 
 use leadtrack_core::LeadStore;
-use leadtrack_http::Router;
+use leadtrack_http::{Request, Router};
 use strum::{IntoStaticStr, VariantArray};
 use warp::http::Method;
-use warp::path::FullPath;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -173,34 +172,12 @@ pub fn routes<S: LeadStore>(
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let limiters = rate::Limiters::new(&config.rate_limits);
     let state = Arc::new((store, config, limiters));
-    let query = warp::query::raw().or_else(|_| async { Ok::<_, Rejection>((String::new(),)) });
-    warp::path::full()
-        .and_then(|path: FullPath| async move {
-            if ROUTES.has_path(path.as_str()) {
-                Ok(path)
-            } else {
-                Err(warp::reject::not_found())
-            }
-        })
-        .and(warp::method())
-        .and(warp::header::headers_cloned())
-        .and(leadtrack_http::remote())
-        .and(query)
-        .and(leadtrack_http::body())
-        .then(
-            move |path: FullPath, method, headers, remote, query, body| {
-                let state = Arc::clone(&state);
-                async move {
-                    let (store, config, limiters) = &*state;
-                    let request = handlers::Request {
-                        method,
-                        headers,
-                        remote,
-                        query,
-                    };
-                    let found = ROUTES.find(&request.method, path.as_str());
-                    handlers::handle(store, config, limiters, found, request, body).await
-                }
-            },
-        )
+    leadtrack_http::claimed(|path| ROUTES.has_path(path)).then(move |request: Request, body| {
+        let state = Arc::clone(&state);
+        async move {
+            let (store, config, limiters) = &*state;
+            let found = ROUTES.find(&request.method, &request.path);
+            handlers::handle(store, config, limiters, found, &request, body).await
+        }
+    })
 }

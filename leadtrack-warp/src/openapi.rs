@@ -1,10 +1,6 @@
 //! The OpenAPI 3.1 document of the lead routes, `GET /api/openapi.json`, for tools (client
 //! generators, the schemathesis fuzzing in CI). `docs/CONTRACT.md` stays authoritative.
 
-use std::sync::OnceLock;
-
-use warp::http::HeaderMap;
-use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -17,21 +13,9 @@ pub const OPENAPI: &str = include_str!("../assets/openapi.json");
 /// document is seen at once.
 pub fn openapi()
 -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
-    static ASSET: OnceLock<StaticAsset> = OnceLock::new();
-    warp::path!("api" / "openapi.json")
-        .and(warp::get().or(warp::head()).unify())
-        .and(warp::header::headers_cloned())
-        .map(|request: HeaderMap| {
-            let asset = ASSET.get_or_init(|| {
-                StaticAsset::new(OPENAPI.as_bytes(), "application/json", "no-cache")
-            });
-            let mut response = asset.response(&request);
-            response.headers_mut().insert(
-                header::ACCESS_CONTROL_ALLOW_ORIGIN,
-                HeaderValue::from_static("*"),
-            );
-            response
-        })
+    warp::path!("api" / "openapi.json").and(leadtrack_http::serve(|| {
+        StaticAsset::new(OPENAPI.as_bytes(), "application/json", "no-cache").for_any_origin()
+    }))
 }
 
 #[cfg(test)]

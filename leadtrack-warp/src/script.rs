@@ -1,11 +1,7 @@
 //! The browser capture script, `GET /leadtrack.js`, which an embedding app serves beside the
 //! lead routes.
 
-use std::sync::OnceLock;
-
 use leadtrack_http::StaticAsset;
-use warp::http::HeaderMap;
-use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -21,26 +17,12 @@ const SCRIPT_MAX_AGE: &str = "public, max-age=3600, stale-while-revalidate=86400
 /// Mount it beside [`crate::routes`] in an embedding app.
 pub fn script()
 -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
-    static ASSET: OnceLock<StaticAsset> = OnceLock::new();
-    warp::path!("leadtrack.js")
-        .and(warp::get().or(warp::head()).unify())
-        .and(warp::header::headers_cloned())
-        .map(|request: HeaderMap| {
-            let asset = ASSET.get_or_init(|| {
-                StaticAsset::new(
-                    SCRIPT.as_bytes(),
-                    "text/javascript; charset=utf-8",
-                    SCRIPT_MAX_AGE,
-                )
-                .compressed()
-            });
-            let mut response = asset.response(&request);
-            response.headers_mut().insert(
-                header::ACCESS_CONTROL_ALLOW_ORIGIN,
-                HeaderValue::from_static("*"),
-            );
-            response
-        })
+    warp::path!("leadtrack.js").and(leadtrack_http::serve(|| {
+        let script = SCRIPT.as_bytes();
+        StaticAsset::new(script, "text/javascript; charset=utf-8", SCRIPT_MAX_AGE)
+            .compressed()
+            .for_any_origin()
+    }))
 }
 
 #[cfg(test)]

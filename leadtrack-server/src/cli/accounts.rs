@@ -1,5 +1,6 @@
 //! The user and member commands.
 
+use super::ProjectListing;
 use clap::Subcommand;
 use leadtrack_core::types::Role;
 
@@ -79,14 +80,7 @@ pub(crate) enum MemberCommand {
         json: bool,
     },
     /// List a project's members.
-    List {
-        /// The public project id.
-        #[arg(long, value_name = "ID")]
-        project: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(ProjectListing),
     /// Remove a user from a project.
     Remove {
         /// The public project id.

@@ -1,5 +1,6 @@
 //! The admin commands of projects, API keys and conversion labels.
 
+use super::ProjectListing;
 use clap::{Args, Subcommand};
 use leadtrack_core::types::ConsentStatus;
 
@@ -109,14 +110,7 @@ pub(crate) enum KeyCommand {
         json: bool,
     },
     /// List a project's keys (their prefixes).
-    List {
-        /// The public project id.
-        #[arg(long, value_name = "ID")]
-        project: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(ProjectListing),
     /// Revoke an API key, named by the whole key or its prefix.
     Revoke {
         /// The public project id.
@@ -165,14 +159,7 @@ pub(crate) enum LabelCommand {
         json: bool,
     },
     /// List a project's labels.
-    List {
-        /// The public project id.
-        #[arg(long, value_name = "ID")]
-        project: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(ProjectListing),
 }
 
 /// A `--consent-*` value: a signal, or `None` for unknown.

@@ -1,5 +1,6 @@
 //! The integration commands.
 
+use super::ProjectListing;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, Subcommand};
 use leadtrack_core::integration::{Field, Input, PLATFORMS, Platform};
 use leadtrack_core::types::IntegrationKind;
@@ -33,14 +34,7 @@ pub(crate) enum IntegrationCommand {
         conversion_action: Option<String>,
     },
     /// Show a project's integrations (credentials hidden).
-    List {
-        /// The public project id.
-        #[arg(long, value_name = "ID")]
-        project: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(ProjectListing),
 }
 
 /// The options every `integration` command shares.

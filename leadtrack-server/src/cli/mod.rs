@@ -20,6 +20,17 @@ use leadtrack_warp::{RateLimit, RateLimits};
 use crate::ServeOptions;
 pub(crate) use webhooks::WebhookCommand;
 
+/// `--project ID [--json]`: what a command listing one project's things takes.
+#[derive(Debug, Args)]
+pub(crate) struct ProjectListing {
+    /// The public project id.
+    #[arg(long, value_name = "ID")]
+    pub(crate) project: String,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
 ///
 /// With no command, serves the API on an embedded SQLite file, creating it (and a first

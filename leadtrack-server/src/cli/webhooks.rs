@@ -1,5 +1,6 @@
 //! The lead webhook commands.
 
+use super::ProjectListing;
 use clap::Subcommand;
 use leadtrack_core::webhook::WebhookEvents;
 use uuid::Uuid;
@@ -32,14 +33,7 @@ pub(crate) enum WebhookCommand {
         json: bool,
     },
     /// List a project's webhooks and how their deliveries stand (secrets hidden).
-    List {
-        /// The public project id.
-        #[arg(long, value_name = "ID")]
-        project: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(ProjectListing),
     /// Remove a webhook, with the events not yet delivered to it.
     Remove {
         /// The public project id.
