@@ -1,5 +1,5 @@
-//! The heart of leadtrack: the types, records and rules every server shell and backend
-//! share, the HTTP contract's wire types and request parsers, and the store traits.
+//! The rules of leadtrack, stated once: the types, records and rules every web crate and
+//! backend share, the HTTP contract's wire types and request parsers, and the store traits.
 //!
 //! This crate does no I/O: no database, no HTTP, no async runtime.
 //!

@@ -7,15 +7,15 @@
 //! | `POST /logout` | ends the session |
 //! | `GET /` | the projects the user is a member of |
 //! | `GET /projects/{projectId}` | `303` to the project's inbox |
-//! | `GET /projects/{projectId}/reports` | leads by first or last touch, their ratings and value, over a range of days ([`reports`]) |
-//! | `GET /projects/{projectId}/leads.csv` | an inbox view's leads as CSV, streamed ([`export`]) |
-//! | `/projects/{projectId}/settings/...` | owners: labels, integrations, API keys, members, the project, installing ([`settings`]) |
+//! | `GET /projects/{projectId}/reports` | leads by first or last touch, their ratings and value, over a range of days |
+//! | `GET /projects/{projectId}/leads.csv` | an inbox view's leads as CSV, streamed |
+//! | `/projects/{projectId}/settings/...` | owners: labels, integrations, API keys, members, the project, installing |
 //! | `GET /assets/app.css` | the stylesheet, cached and revalidated by `ETag` |
 //!
 //! The rules every page follows, in one place each:
-//! - who may see what ([`access`]): a project the user is not a member of is `404`, an
+//! - who may see what: a project the user is not a member of is `404`, an
 //!   owner's action by a member is `403`;
-//! - sessions ([`session`]): an `HttpOnly`, `SameSite=Lax` cookie holding a random token
+//! - sessions: an `HttpOnly`, `SameSite=Lax` cookie holding a random token
 //!   that the store keeps only as a hash, `Secure` over HTTPS;
 //! - forgery: every state-changing request of a session must come from this site's own
 //!   origin (`Origin`, else `Referer`) and carry the session's anti-forgery token, or it is

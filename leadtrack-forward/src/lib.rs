@@ -1,6 +1,7 @@
 //! Forwarding rated leads as offline conversions: the deliveries to Google Ads (Data Manager
-//! API), Google Analytics 4 (Measurement Protocol), Meta (Conversions API) and a signed
-//! webhook, and the [`Worker`] that drives them from any [`leadtrack_core::JobQueue`].
+//! API), Google Analytics 4 (Measurement Protocol), Meta (Conversions API), Microsoft
+//! Advertising (Campaign Management API), LinkedIn (Conversions API) and signed webhooks,
+//! and the [`Worker`] that drives them from any [`leadtrack_core::JobQueue`].
 //!
 //! A status update queues a job with one delivery per connected and mapped integration
 //! (CONTRACT.md sections 5, 6 and 8). The worker claims due jobs with a lease, sends each

@@ -1,6 +1,9 @@
 //! The schema, as a constant list of migrations, applied at start in one transaction under
 //! an advisory lock: of ten servers starting at once, one migrates and the others wait for
 //! it, then find nothing left to do. `leadtrack_schema` records how many have been applied.
+//! (Not a runner such as `refinery`: every migration here is applied in the one
+//! transaction that holds the advisory lock, and the version is the same count the SQLite
+//! backend keeps; a runner would own the transactions and keep a history table of its own.)
 //!
 //! Every table of a project's data carries `project_id` first in its primary key and in
 //! each unique key, so that it can be distributed by project (Citus'

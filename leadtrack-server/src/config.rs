@@ -6,6 +6,12 @@
 //! environment variable sets. A value from the file takes the place of the setting's
 //! default, so the order is: flags, then environment variables, then the file, then the
 //! defaults. A key that names no setting is an error that names it.
+//!
+//! Kept by hand rather than layered with figment or config: the file's values become clap's
+//! defaults, so one parser keeps the order above, validates a file's value with the flag's
+//! own parser and error message, and `config check` reads where each value came from off
+//! clap's `ValueSource`. A layering crate would need a second, serde-typed copy of every
+//! option, and its own errors.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -17,7 +17,7 @@
 //!   the lookups every request makes. The store works under any async runtime.
 //! - Overload fails fast: a read whose pool's queue is full, that waited for a reader longer
 //!   than its pool's time limit (it does not run), or that runs longer than that, fails with
-//!   [`StoreError::Unavailable`], and so does a heavy read of a
+//!   [`StoreError::Unavailable`](leadtrack_core::StoreError::Unavailable), and so does a heavy read of a
 //!   project that already holds half of the heavy readers and their queue; a read whose
 //!   caller has gone is stopped.
 //! - The schema is migrated on open; a database from an older leadtrack is upgraded.
@@ -131,10 +131,10 @@ pub struct ReadPool {
     /// Threads (and connections); at least 1.
     pub readers: usize,
     /// Reads that may wait for a thread (at least 1); past them a read fails at once with
-    /// [`StoreError::Unavailable`] rather than queue behind work it cannot overtake.
+    /// [`StoreError::Unavailable`](leadtrack_core::StoreError::Unavailable) rather than queue behind work it cannot overtake.
     pub queue: usize,
     /// How long one read may wait for a thread, and then run, before it fails with
-    /// [`StoreError::Unavailable`]: a read that waited longer is refused without running,
+    /// [`StoreError::Unavailable`](leadtrack_core::StoreError::Unavailable): a read that waited longer is refused without running,
     /// and one that runs longer is interrupted.
     pub time_limit: StdDuration,
 }
@@ -172,7 +172,7 @@ impl SqliteStore {
 
     /// Opens (creating it if needed) the database at `path`.
     ///
-    /// Refused ([`StoreError::Invalid`], saying why) when an existing file cannot be
+    /// Refused ([`StoreError::Invalid`](leadtrack_core::StoreError::Invalid), saying why) when an existing file cannot be
     /// written, or when the file is missing but its write-ahead log is there.
     pub async fn open_with(path: impl AsRef<Path>, options: SqliteOptions) -> StoreResult<Self> {
         let path = path.as_ref();
@@ -213,7 +213,7 @@ impl SqliteStore {
     }
 
     /// Commits every write already submitted, then closes the connections. Later calls on
-    /// any clone fail with [`StoreError::Unavailable`].
+    /// any clone fail with [`StoreError::Unavailable`](leadtrack_core::StoreError::Unavailable).
     pub async fn close(&self) {
         self.inner.runtime.close().await;
     }

@@ -1,5 +1,9 @@
 //! The schema, as a constant list of migrations. `PRAGMA user_version` records how many
 //! have been applied; opening a database applies the rest in one transaction.
+//!
+//! Not `rusqlite_migration`: the migrations run on the writer's own connection, inside the
+//! transaction that opens the store, before the writer's group commit starts; a runner
+//! owning the connection and its transactions does not fit that.
 
 use leadtrack_core::StoreError;
 use rusqlite::{Connection, TransactionBehavior};

@@ -1,8 +1,9 @@
 //! The leadtrack lead routes as one warp [`Filter`], to mount inside any warp app.
 //!
-//! [`routes`] serves the five paths of the HTTP contract under `/api/leads/` (and
-//! `getLeadJobs` and `getLeadActivity`, which show what became of a lead's conversions and
-//! everything that happened to it), generic over any [`LeadStore`]. It claims a request only
+//! [`routes`] serves the seven paths of the HTTP contract under `/api/leads/` (its first
+//! five, and `getLeadJobs` and `getLeadActivity`, which show what became of a lead's
+//! conversions and everything that happened to it), generic over any [`LeadStore`], each
+//! declared once in a route table. It claims a request only
 //! when its path is one of those; everything else is rejected untouched, so the host's own
 //! routes and its 404 keep working. Once a path is claimed, every outcome (errors, 405, CORS
 //! preflight) is answered by leadtrack itself: the host needs no `.recover()`.
