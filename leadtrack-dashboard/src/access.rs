@@ -63,17 +63,14 @@ pub(crate) async fn project_page<S: Accounts>(
 
 /// A project form's viewer, membership and fields: signed in, the form genuine (same site,
 /// the session's token; else `403` and nothing changes), a member with `needed`'s role.
-pub(crate) async fn project_form<S>(
+pub(crate) async fn project_form<S: Accounts>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
     needed: Role,
     body: Body,
-) -> Result<(Viewer, Membership, Form), Response>
-where
-    S: Accounts,
-{
+) -> Result<(Viewer, Membership, Form), Response> {
     let viewer = signed_in(store, request).await?;
     let form = session::read_form(request, config, body).await?;
     if !session::genuine_form(request, config, &viewer, &form) {

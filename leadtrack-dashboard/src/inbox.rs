@@ -77,17 +77,14 @@ async fn show_lead<S: Store>(
 
 /// `POST /projects/{projectId}/leads/{leadId}/rate`: then back to the lead (`303`), or the
 /// page again with the problem at the form.
-async fn rate_lead<S>(
+async fn rate_lead<S: Store>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
     id: LeadId,
     body: Body,
-) -> Response
-where
-    S: Store,
-{
+) -> Response {
     let (viewer, membership, form) =
         match access::project_form(store, config, request, public_id, Role::Member, body).await {
             Ok(found) => found,
@@ -171,16 +168,13 @@ async fn new_leads<S: Store>(store: &S, request: &Request, public_id: &str) -> R
 
 /// `POST /projects/{projectId}/leads/rate`: rates every selected lead with one rating, each
 /// by the same rules as one at a time; the inbox then lists the leads refused and why.
-async fn bulk_rate<S>(
+async fn bulk_rate<S: Store>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
     body: Body,
-) -> Response
-where
-    S: Store,
-{
+) -> Response {
     let (viewer, membership, form) =
         match access::project_form(store, config, request, public_id, Role::Member, body).await {
             Ok(found) => found,

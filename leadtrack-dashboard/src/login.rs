@@ -67,15 +67,12 @@ pub(crate) async fn form<S: Accounts>(store: &S, _config: &Config, request: &Req
 }
 
 /// `POST /login`.
-pub(crate) async fn sign_in<S>(
+pub(crate) async fn sign_in<S: Accounts>(
     store: &S,
     config: &Config,
     request: &Request,
     body: Body,
-) -> Response
-where
-    S: Accounts,
-{
+) -> Response {
     let form = match session::read_form(request, config, body).await {
         Ok(form) => form,
         Err(response) => return response,
@@ -170,15 +167,12 @@ async fn check_password<S: Accounts>(
 }
 
 /// `POST /logout`: ends every session of the user (on every device) and clears the cookie.
-pub(crate) async fn sign_out<S>(
+pub(crate) async fn sign_out<S: Accounts>(
     store: &S,
     config: &Config,
     request: &Request,
     body: Body,
-) -> Response
-where
-    S: Accounts,
-{
+) -> Response {
     let viewer = match session::viewer(store, request).await {
         Ok(Some(viewer)) => viewer,
         Ok(None) => return render::redirect("/login"),

@@ -232,6 +232,22 @@ fn assert_refused(response: &str, status: &str, code: &str) {
     );
 }
 
+/// Asserts that a request with `fields` header fields, and one with a field of
+/// `field_bytes`, each get the JSON 431.
+async fn assert_headers_refused(addr: SocketAddr, fields: usize, field_bytes: usize) {
+    let mut many = String::from("GET /x HTTP/1.1\r\nhost: t\r\n");
+    for i in 0..fields {
+        many.push_str(&format!("x-h{i}: v\r\n"));
+    }
+    let huge = format!("x-big: {}\r\n", "b".repeat(field_bytes));
+    let big = format!("GET /x HTTP/1.1\r\nhost: t\r\n{huge}");
+    for request in [many, big] {
+        let answer = exchange(addr, format!("{request}\r\n").as_bytes()).await;
+        let refused = "431 Request Header Fields Too Large";
+        assert_refused(&answer, refused, "headers_too_large");
+    }
+}
+
 #[tokio::test]
 async fn requests_http_refuses_get_json_errors_and_clients_leaving_are_not_logged_as_errors() {
     let warnings = Warnings::default();
@@ -242,27 +258,7 @@ async fn requests_http_refuses_get_json_errors_and_clients_leaving_are_not_logge
     let long_url = format!("GET /{} HTTP/1.1\r\nhost: t\r\n\r\n", "a".repeat(70_000));
     let long = exchange(addr, long_url.as_bytes()).await;
     assert_refused(&long, "414 URI Too Long", "uri_too_long");
-    let mut many = String::from("GET /x HTTP/1.1\r\nhost: t\r\n");
-    for i in 0..200 {
-        many.push_str(&format!("x-h{i}: v\r\n"));
-    }
-    many.push_str("\r\n");
-    let many = exchange(addr, many.as_bytes()).await;
-    assert_refused(
-        &many,
-        "431 Request Header Fields Too Large",
-        "headers_too_large",
-    );
-    let huge = format!(
-        "GET /x HTTP/1.1\r\nhost: t\r\nx-big: {}\r\n\r\n",
-        "b".repeat(500_000)
-    );
-    let huge = exchange(addr, huge.as_bytes()).await;
-    assert_refused(
-        &huge,
-        "431 Request Header Fields Too Large",
-        "headers_too_large",
-    );
+    assert_headers_refused(addr, 200, 500_000).await;
     // Behind a response on the same connection (pipelined), the refusal is still JSON.
     let pipelined = format!("GET /x HTTP/1.1\r\nhost: t\r\n\r\n{long_url}");
     let pipelined = exchange(addr, pipelined.as_bytes()).await;
@@ -290,27 +286,7 @@ async fn requests_http_refuses_get_json_errors_and_clients_leaving_are_not_logge
 #[tokio::test]
 async fn headers_far_past_the_limits_still_get_the_json_431() {
     let (addr, _stop) = spawn(short()).await;
-    let mut many = String::from("GET /x HTTP/1.1\r\nhost: t\r\n");
-    for i in 0..1_000 {
-        many.push_str(&format!("x-h{i}: v\r\n"));
-    }
-    many.push_str("\r\n");
-    let many = exchange(addr, many.as_bytes()).await;
-    assert_refused(
-        &many,
-        "431 Request Header Fields Too Large",
-        "headers_too_large",
-    );
-    let huge = format!(
-        "GET /x HTTP/1.1\r\nhost: t\r\nx-big: {}\r\n\r\n",
-        "b".repeat(2_000_000)
-    );
-    let huge = exchange(addr, huge.as_bytes()).await;
-    assert_refused(
-        &huge,
-        "431 Request Header Fields Too Large",
-        "headers_too_large",
-    );
+    assert_headers_refused(addr, 1_000, 2_000_000).await;
 }
 
 /// One request with `headers` (`name: value` lines) on a new connection; the response's

@@ -7,8 +7,7 @@ use leadtrack_core::api::{
     CreateLeadResponse, GetLeadActivityResponse, GetLeadJobsResponse, GetLeadResponse,
     GetLeadsResponse, Lead, UpdateLeadStatusResponse, messages,
 };
-use leadtrack_core::lead::{CreatedLead, StoredLead};
-use leadtrack_core::project::Project;
+use leadtrack_core::lead::CreatedLead;
 use leadtrack_core::request::query::lead_identifier_from_pairs;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
 use leadtrack_core::{ErrorCode, LeadStore};
@@ -44,9 +43,9 @@ pub(crate) async fn handle<S: LeadStore>(
                     update_lead_status(store, config, limiters, request, body).await
                 }
                 Operation::GetLeads => get_leads(store, limiters, request).await,
-                Operation::GetLead => get_lead(store, limiters, request).await,
-                Operation::GetLeadJobs => get_lead_jobs(store, limiters, request).await,
-                Operation::GetLeadActivity => get_lead_activity(store, limiters, request).await,
+                Operation::GetLead | Operation::GetLeadJobs | Operation::GetLeadActivity => {
+                    one_lead(store, limiters, request, operation).await
+                }
             };
             result.unwrap_or_else(ApiError::into_response)
         }
@@ -62,16 +61,13 @@ pub(crate) async fn handle<S: LeadStore>(
 /// Anyone may call it with any project's id, so it is limited per client address and per
 /// project, refuses origins the project does not list, merges only into leads created
 /// here too, and answers only the `uniqueIdentifier` the request itself sent.
-async fn create_lead<S>(
+async fn create_lead<S: LeadStore>(
     store: &S,
     config: &Config,
     limiters: &Limiters,
     request: &Request,
     body: Body,
-) -> Result<Response, ApiError>
-where
-    S: LeadStore,
-{
+) -> Result<Response, ApiError> {
     let client_ip =
         leadtrack_http::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
     limiters.check_ip(client_ip.as_deref())?;
@@ -106,16 +102,13 @@ where
 }
 
 /// `POST /api/leads/createServerSideLead`: from backends, with a key.
-async fn create_server_side_lead<S>(
+async fn create_server_side_lead<S: LeadStore>(
     store: &S,
     config: &Config,
     limiters: &Limiters,
     request: &Request,
     body: Body,
-) -> Result<Response, ApiError>
-where
-    S: LeadStore,
-{
+) -> Result<Response, ApiError> {
     let project = authenticate(store, limiters, &request.headers).await?;
     let body = read_json_body(config, request, body).await?;
     let lead = NewLead::parse(&body, CreateRoute::Server)?;
@@ -159,16 +152,13 @@ fn created_reply(created: &CreatedLead) -> Response {
 
 /// `POST /api/leads/updateLeadStatus`: `open`, `lost` or a conversion label, applied by the
 /// request's key (which the lead's history and the job record by its display prefix).
-async fn update_lead_status<S>(
+async fn update_lead_status<S: LeadStore>(
     store: &S,
     config: &Config,
     limiters: &Limiters,
     request: &Request,
     body: Body,
-) -> Result<Response, ApiError>
-where
-    S: LeadStore,
-{
+) -> Result<Response, ApiError> {
     let (project, by) = authenticate_as(store, limiters, &request.headers).await?;
     let body = read_json_body(config, request, body).await?;
     let update = StatusUpdate::parse(&body)?;
@@ -200,58 +190,36 @@ async fn get_leads<S: LeadStore>(
     Ok(reply::json(StatusCode::OK, &response))
 }
 
-/// The lead named by the query (as getLead finds it) in the key's project.
-async fn find_lead<S: LeadStore>(
+/// `GET /api/leads/getLead` (by id, uniqueIdentifier, email or phone), `getLeadJobs` (its
+/// conversion jobs with every delivery and attempt) and `getLeadActivity` (its history,
+/// oldest first): the lead the query names, as getLead finds it in the key's project.
+async fn one_lead<S: LeadStore>(
     store: &S,
     limiters: &Limiters,
     request: &Request,
-) -> Result<(Project, StoredLead), ApiError> {
+    operation: Operation,
+) -> Result<Response, ApiError> {
     let project = authenticate(store, limiters, &request.headers).await?;
     let identifier = lead_identifier_from_pairs(request::query_pairs(&request.query))?;
     let lead = store.find_lead(project.id, &identifier).await?;
-    Ok((project, lead))
-}
-
-/// `GET /api/leads/getLead`: by id, uniqueIdentifier, email or phone.
-async fn get_lead<S: LeadStore>(
-    store: &S,
-    limiters: &Limiters,
-    request: &Request,
-) -> Result<Response, ApiError> {
-    let (_, lead) = find_lead(store, limiters, request).await?;
-    Ok(reply::json(
-        StatusCode::OK,
-        &GetLeadResponse {
-            message: messages::LEAD_RETRIEVED.to_owned(),
-            lead: Lead::from(&lead),
-        },
-    ))
-}
-
-/// `GET /api/leads/getLeadJobs`: the lead's conversion jobs with every delivery and attempt.
-async fn get_lead_jobs<S: LeadStore>(
-    store: &S,
-    limiters: &Limiters,
-    request: &Request,
-) -> Result<Response, ApiError> {
-    let (project, lead) = find_lead(store, limiters, request).await?;
-    let jobs = store.lead_jobs(project.id, lead.id).await?;
-    Ok(reply::json(
-        StatusCode::OK,
-        &GetLeadJobsResponse::new(lead.id, &jobs),
-    ))
-}
-
-/// `GET /api/leads/getLeadActivity`: the lead's history, oldest first.
-async fn get_lead_activity<S: LeadStore>(
-    store: &S,
-    limiters: &Limiters,
-    request: &Request,
-) -> Result<Response, ApiError> {
-    let (project, lead) = find_lead(store, limiters, request).await?;
-    let events = store.lead_activity(project.id, lead.id).await?;
-    Ok(reply::json(
-        StatusCode::OK,
-        &GetLeadActivityResponse::new(lead.id, &events),
-    ))
+    Ok(match operation {
+        Operation::GetLeadJobs => {
+            let jobs = store.lead_jobs(project.id, lead.id).await?;
+            reply::json(StatusCode::OK, &GetLeadJobsResponse::new(lead.id, &jobs))
+        }
+        Operation::GetLeadActivity => {
+            let events = store.lead_activity(project.id, lead.id).await?;
+            reply::json(
+                StatusCode::OK,
+                &GetLeadActivityResponse::new(lead.id, &events),
+            )
+        }
+        _ => reply::json(
+            StatusCode::OK,
+            &GetLeadResponse {
+                message: messages::LEAD_RETRIEVED.to_owned(),
+                lead: Lead::from(&lead),
+            },
+        ),
+    })
 }

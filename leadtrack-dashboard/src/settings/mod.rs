@@ -111,16 +111,13 @@ async fn owner_page<S: Accounts>(
 }
 
 /// A signed-in owner of `public_id` and their genuine form.
-async fn owner_form<S>(
+async fn owner_form<S: Accounts>(
     store: &S,
     config: &Config,
     request: &Request,
     public_id: &str,
     body: Body,
-) -> Result<(Owner, Form), Response>
-where
-    S: Accounts,
-{
+) -> Result<(Owner, Form), Response> {
     let (viewer, membership, form) =
         access::project_form(store, config, request, public_id, Role::Owner, body).await?;
     Ok((Owner { viewer, membership }, form))
