@@ -1,23 +1,13 @@
-//! The end-to-end suites that need a browser or a PostgreSQL server are compiled only when
-//! asked for, so that a run without them cannot pass by skipping them:
-//!
-//! - `LEADTRACK_BROWSER_TESTS=required` builds `tests/browser.rs` and `tests/dashboard.rs`
-//!   (`cfg(leadtrack_browser)`), which then fail without Chromium, Firefox ESR and their
-//!   drivers;
-//! - `LEADTRACK_POSTGRES_TESTS=required` (set by `scripts/with-postgres`) builds the
-//!   PostgreSQL process tests of `tests/api/postgres.rs` (`cfg(leadtrack_postgres)`).
-//!
-//! `.ci/run` sets both. `tests/required.rs` says which suites a run left out.
+//! The end-to-end suites that need a browser, `tests/browser.rs` and `tests/dashboard.rs`,
+//! are compiled only with `LEADTRACK_BROWSER_TESTS=required` (`cfg(leadtrack_browser)`), so
+//! that a run without browsers cannot pass by skipping them; built, they fail without
+//! Chromium, Firefox ESR and their drivers. `.ci/run` sets it; `tests/required.rs` says when
+//! a run left them out.
 
 fn main() {
-    for (cfg, variable) in [
-        ("leadtrack_browser", "LEADTRACK_BROWSER_TESTS"),
-        ("leadtrack_postgres", "LEADTRACK_POSTGRES_TESTS"),
-    ] {
-        println!("cargo::rustc-check-cfg=cfg({cfg})");
-        println!("cargo::rerun-if-env-changed={variable}");
-        if std::env::var_os(variable).is_some_and(|value| value == "required") {
-            println!("cargo::rustc-cfg={cfg}");
-        }
+    println!("cargo::rustc-check-cfg=cfg(leadtrack_browser)");
+    println!("cargo::rerun-if-env-changed=LEADTRACK_BROWSER_TESTS");
+    if std::env::var_os("LEADTRACK_BROWSER_TESTS").is_some_and(|value| value == "required") {
+        println!("cargo::rustc-cfg=leadtrack_browser");
     }
 }

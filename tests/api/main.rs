@@ -1,17 +1,6 @@
-//! End-to-end tests: the real server on a random port, driven by the typed client, and the
-//! compiled `server` example run as a user runs it (the API, the admin commands, and
-//! signing in to the dashboard).
+//! End-to-end tests of the lead API through the typed client, against the real server on a
+//! random port. The standalone server's own tests (the binary as a process) are in
+//! `leadtrack-server/tests/process`.
 
-mod accounts;
 mod client;
-mod faults;
-mod forwarding;
 mod helpers;
-mod operations;
-mod overload;
-// Built with `LEADTRACK_POSTGRES_TESTS=required` (`build.rs`), which names a cluster.
-#[cfg(leadtrack_postgres)]
-mod postgres;
-mod process;
-mod protection;
-mod server_process;

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use leadtrack::client::Client;
-use leadtrack::core::api::{
+use leadtrack_client::Client;
+use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::request::LeadQuery;
-use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_core::request::LeadQuery;
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::{Value, json};
 
 use crate::process::{admin, admin_json, admin_ok, create_acme, start_serve};
@@ -572,7 +572,7 @@ async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_de
     assert!(server.terminate().await.success());
 
     // The example file of docs/deploy is valid.
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/deploy/leadtrack.toml");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/deploy/leadtrack.toml");
     let (code, out, err) = server_with_env(&["--config", example, "config", "check"], &[]).await;
     assert_eq!(code, 0, "{err}");
     assert!(

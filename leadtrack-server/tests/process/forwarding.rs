@@ -4,14 +4,14 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use leadtrack::client::Client;
-use leadtrack::core::api::{
+use leadtrack_client::Client;
+use leadtrack_core::api::{
     AttributionData, ConversionId, CreateLeadRequest, LeadIdentifier, LeadStatus,
     UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::types::{AttemptOutcome, DeliveryState, JobState, LeadId};
-use leadtrack::forward::normalize::sha256_hex;
-use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_core::types::{AttemptOutcome, DeliveryState, JobState, LeadId};
+use leadtrack_forward::normalize::sha256_hex;
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
 use crate::process::{
@@ -640,7 +640,7 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
         .await
         .unwrap();
     let found = client
-        .get_leads(&leadtrack::core::request::LeadQuery {
+        .get_leads(&leadtrack_core::request::LeadQuery {
             msclkid_exists: Some(true),
             li_fat_id_exists: Some(true),
             ..Default::default()

@@ -8,13 +8,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
-use leadtrack::client::{Client, Error as ClientError};
-use leadtrack::core::api::{
+use leadtrack_client::{Client, Error as ClientError};
+use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::request::{CreateRoute, LeadQuery, NewLead};
-use leadtrack::core::types::LeadStatus;
-use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead};
+use leadtrack_core::types::LeadStatus;
+use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_postgres::testkit::{cluster_url, fresh_database};
 
 use crate::process::{admin, admin_ok, create_acme, create_label, start_serve};
@@ -370,8 +370,8 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
     }
     assert!(server.terminate().await.success());
     // Many more, written in-process, so that the copy takes many batches.
-    let store = leadtrack::sqlite::SqliteStore::open(&db).await.unwrap();
-    let acme = leadtrack::core::Admin::project(&store, "acme")
+    let store = leadtrack_sqlite::SqliteStore::open(&db).await.unwrap();
+    let acme = leadtrack_core::Admin::project(&store, "acme")
         .await
         .unwrap();
     for chunk in (100..2100).collect::<Vec<usize>>().chunks(250) {
@@ -383,7 +383,7 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
             });
             let body = body.as_object().unwrap().clone();
             let data = NewLead::from_object(body, CreateRoute::Server).unwrap().data;
-            leadtrack::core::LeadStore::create_lead(&store, acme.id, data, chrono::Utc::now())
+            leadtrack_core::LeadStore::create_lead(&store, acme.id, data, chrono::Utc::now())
         }))
         .await
         .into_iter()

@@ -1,38 +1,17 @@
-//! Running the compiled `server` example as a process, as a user runs it.
+//! Running the compiled `leadtrack-server` binary as a process, as a user runs it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-/// The example binary, built by `cargo test` beside this test's own binary.
+/// The server's binary, which cargo builds for these tests.
 pub(crate) fn server_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(locate_or_build_server).clone()
-}
-
-fn locate_or_build_server() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target profile directory");
-    let binary = profile_dir
-        .join("examples")
-        .join(format!("server{}", std::env::consts::EXE_SUFFIX));
-    // A filtered run (`cargo test --test api`) does not build examples, and a binary left
-    // from an earlier build may be stale: build it (a no-op when it is up to date).
-    let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--example", "server"])
-        .status()
-        .expect("run cargo build");
-    assert!(status.success(), "cargo build --example server failed");
-    assert!(binary.exists(), "{} was built", binary.display());
-    binary
+    PathBuf::from(env!("CARGO_BIN_EXE_leadtrack-server"))
 }
 
 /// A new database for a test of the contract, as `--db` takes it: a SQLite file in `dir`,

@@ -1,11 +1,11 @@
 //! The compiled `server` example, run as a process the way a user runs it.
 
-use leadtrack::client::Client;
-use leadtrack::core::ErrorCode;
-use leadtrack::core::api::{
+use leadtrack_client::Client;
+use leadtrack_core::ErrorCode;
+use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack::core::request::LeadQuery;
+use leadtrack_core::request::LeadQuery;
 
 use crate::process::{
     Server, admin, admin_json, create_acme, create_label, start, start_serve_with_open_files,

@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use chrono::Utc;
 use futures_util::future::join_all;
-use leadtrack::client::{Client, Error};
-use leadtrack::core::api::LeadIdentifier;
-use leadtrack::core::project::NewProject;
-use leadtrack::core::request::{CreateRoute, LeadQuery, NewLead};
-use leadtrack::core::{Admin, ErrorCode, LeadStore};
-use leadtrack::sqlite::{ReadPool, SqliteOptions, SqliteStore};
+use leadtrack_client::{Client, Error};
+use leadtrack_core::api::LeadIdentifier;
+use leadtrack_core::project::NewProject;
+use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead};
+use leadtrack_core::{Admin, ErrorCode, LeadStore};
+use leadtrack_sqlite::{ReadPool, SqliteOptions, SqliteStore};
 use serde_json::json;
 use tokio::net::TcpListener;
 

@@ -1,0 +1,15 @@
+//! The standalone server as its users run it: the compiled `leadtrack-server` binary as a
+//! process (serving, the admin commands, the worker, signals and restarts), and its app
+//! served in-process under load.
+
+mod accounts;
+mod faults;
+mod forwarding;
+mod operations;
+mod overload;
+// Built with `LEADTRACK_POSTGRES_TESTS=required` (`build.rs`), which names a cluster.
+#[cfg(leadtrack_postgres)]
+mod postgres;
+mod process;
+mod protection;
+mod server_process;
