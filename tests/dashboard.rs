@@ -22,34 +22,36 @@ use leadtrack::core::project::{NewProject, Project};
 use leadtrack::core::request::{CreateRoute, NewLead};
 use leadtrack::core::types::{LeadId, Role};
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
-use leadtrack::forward::{Worker, WorkerConfig};
-use leadtrack::sqlite::SqliteStore;
-use leadtrack_postgres::PgStore;
+use leadtrack_server::testkit::{Parts, TestApp, spawn_app};
 use serde_json::{Value, json};
 
-use support::{Browser, serve};
+use support::Browser;
 
 const OWNER: (&str, &str) = ("olive@example.com", "olive's password");
 const MEMBER: (&str, &str) = ("mo@example.com", "mo's password!");
 
-struct Site<S> {
-    base: String,
-    store: S,
-    acme: Project,
+/// The app (lead API and dashboard) for project Acme, and what the tests arranged in it.
+struct Site {
+    app: TestApp,
     hook: MockPlatform,
     customer: String,
 }
 
-async fn project(store: &impl Store, id: &str, name: &str) -> Project {
-    let new = NewProject {
-        public_id: Some(id.into()),
-        name: name.into(),
-        currency: Some("EUR".into()),
-    };
-    store.create_project(new, Utc::now()).await.unwrap()
+impl Site {
+    fn base(&self) -> &str {
+        &self.app.base_url
+    }
+
+    fn store(&self) -> &dyn Store {
+        &*self.app.store
+    }
+
+    fn acme(&self) -> &Project {
+        &self.app.project
+    }
 }
 
-async fn lead(store: &impl Store, project: &Project, body: Value) -> LeadId {
+async fn lead(store: &dyn Store, project: &Project, body: Value) -> LeadId {
     let mut body = body;
     body["projectId"] = json!(project.public_id);
     let new = NewLead::parse(body.to_string().as_bytes(), CreateRoute::Browser).unwrap();
@@ -61,10 +63,23 @@ async fn lead(store: &impl Store, project: &Project, body: Value) -> LeadId {
 }
 
 /// Acme (Olive owns it, Mo is a member) with five leads, a webhook at a local mock, and
-/// `Other`, which neither of them belongs to.
-async fn site<S: Store + Clone + 'static>(store: S) -> Site<S> {
-    let acme = project(&store, "acme", "Acme").await;
-    let other = project(&store, "other", "Other").await;
+/// `Other`, which neither of them belongs to; on the backend under test (a temporary SQLite
+/// file, or PostgreSQL with `LEADTRACK_TEST_BACKEND=postgres`).
+async fn site() -> Site {
+    let parts = Parts {
+        project: "acme",
+        dashboard: true,
+        ..Parts::default()
+    };
+    let app = spawn_app(parts).await;
+    let store = &*app.store;
+    let acme = app.project.clone();
+    let new = NewProject {
+        public_id: Some("other".into()),
+        name: "Other".into(),
+        currency: Some("EUR".into()),
+    };
+    let other = store.create_project(new, Utc::now()).await.unwrap();
     for (email, password, role) in [
         (OWNER.0, OWNER.1, Role::Owner),
         (MEMBER.0, MEMBER.1, Role::Member),
@@ -114,69 +129,29 @@ async fn site<S: Store + Clone + 'static>(store: S) -> Site<S> {
             attribution["gclid"] = json!(format!("Cj0-{first}"));
         }
         lead(
-            &store,
+            store,
             &acme,
             json!({"userData": {"firstName": first, "email": email}, "attributionData": attribution, "formData": {"formName": "Contact"}}),
         )
         .await;
     }
     lead(
-        &store,
+        store,
         &other,
         json!({"userData": {"email": "secret@other.example"}}),
     )
     .await;
-    let pages =
-        leadtrack::dashboard::routes(store.clone(), leadtrack::dashboard::Config::default());
-    let app = leadtrack_server::app_with(
-        store.clone(),
-        leadtrack::warp::Config::default(),
-        leadtrack_server::Readiness::new(),
-        pages,
-    );
-    let addr = serve(app).await;
     Site {
-        base: format!("http://{addr}"),
-        store,
-        acme,
+        app,
         hook,
         customer,
     }
 }
 
-/// Runs the test `$body` with a browser and a fresh site, on the backend under test: a
-/// temporary SQLite file, or a fresh PostgreSQL database with
-/// `LEADTRACK_TEST_BACKEND=postgres`.
-macro_rules! on_a_site {
-    ($body:ident) => {{
-        let browser = Browser::start().await;
-        match leadtrack_postgres::testkit::contract_database().await {
-            Some(url) => $body(browser, site(PgStore::connect(&url).await.unwrap()).await).await,
-            None => {
-                $body(
-                    browser,
-                    site(SqliteStore::open_temporary().await.unwrap()).await,
-                )
-                .await
-            }
-        }
-    }};
-}
-
-/// Runs the conversion worker in the background from now on.
-fn start_worker<S: Store + Clone + 'static>(store: &S) {
-    let config = WorkerConfig {
-        poll_interval: Duration::from_millis(50),
-        ..WorkerConfig::default()
-    };
-    let worker = Worker::new(store.clone(), config).unwrap();
-    tokio::spawn(worker.run(std::future::pending()));
-}
-
-impl<S> Site<S> {
+impl Site {
     async fn sign_in(&self, browser: &Browser, (email, password): (&str, &str)) {
         let c = &browser.client;
-        c.goto(&format!("{}/login", self.base)).await.unwrap();
+        c.goto(&format!("{}/login", self.base())).await.unwrap();
         c.find(Locator::Css("input[name=email]"))
             .await
             .unwrap()
@@ -238,13 +213,10 @@ async fn press(browser: &Browser, key: &str) {
 
 #[tokio::test]
 async fn a_team_rates_leads_in_the_inbox() {
-    on_a_site!(team_rates_leads_in_the_inbox);
+    team_rates_leads_in_the_inbox(Browser::start().await, site().await).await;
 }
 
-async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
-    browser: Browser,
-    site: Site<S>,
-) {
+async fn team_rates_leads_in_the_inbox(browser: Browser, site: Site) {
     let c = &browser.client;
     site.sign_in(&browser, OWNER).await;
     let landed = c.current_url().await.unwrap().to_string();
@@ -254,7 +226,7 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
     );
 
     // The inbox: tabs with counts, newest first.
-    c.goto(&format!("{}/projects/acme/leads", site.base))
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
         .await
         .unwrap();
     let tabs = c
@@ -298,12 +270,12 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
     assert!(text(&browser).await.contains("katherine@example.com"));
 
     // A lead arriving while the inbox is open shows up as a bar within 10 seconds.
-    c.goto(&format!("{}/projects/acme/leads", site.base))
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
         .await
         .unwrap();
     lead(
-        &site.store,
-        &site.acme,
+        site.store(),
+        site.acme(),
         json!({"userData": {"email": "new@example.com"}}),
     )
     .await;
@@ -316,7 +288,7 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
     assert_eq!(bar.text().await.unwrap(), "1 new lead · Show them");
 
     // Search with `/`, then a click-id filter.
-    c.goto(&format!("{}/projects/acme/leads", site.base))
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
         .await
         .unwrap();
     press(&browser, "/").await;
@@ -334,7 +306,7 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
     let rows = c.find_all(Locator::Css("a[data-open]")).await.unwrap();
     assert_eq!(rows.len(), 1);
     assert!(text(&browser).await.contains("Page 1 of 1 (1 lead)"));
-    c.goto(&format!("{}/projects/acme/leads?gclid=yes", site.base))
+    c.goto(&format!("{}/projects/acme/leads?gclid=yes", site.base()))
         .await
         .unwrap();
     let mut with_click = Vec::new();
@@ -345,7 +317,7 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
 
     // Several at once. While the page is open, someone rates Alan through the API, so his
     // rating is refused with the reason, and Ada's goes through.
-    c.goto(&format!("{}/projects/acme/leads", site.base))
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
         .await
         .unwrap();
     let alan = LeadId(3);
@@ -356,8 +328,8 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
         note: None,
     };
     let by = leadtrack::core::account::Actor::api_key("lt_browser00");
-    site.store
-        .update_status(site.acme.id, &update, &by, Utc::now())
+    site.store()
+        .update_status(site.acme().id, &update, &by, Utc::now())
         .await
         .unwrap();
     for id in [1, 3] {
@@ -394,8 +366,8 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
     );
 
     // Rate Grace with a label mapped to the webhook; watch the delivery on her page.
-    start_worker(&site.store);
-    c.goto(&format!("{}/projects/acme/leads/2", site.base))
+    site.app.start_worker();
+    c.goto(&format!("{}/projects/acme/leads/2", site.base()))
         .await
         .unwrap();
     press(&browser, "1").await;
@@ -466,13 +438,10 @@ async fn team_rates_leads_in_the_inbox<S: Store + Clone + 'static>(
 
 #[tokio::test]
 async fn a_member_sees_no_settings_and_no_other_project() {
-    on_a_site!(member_sees_no_settings_and_no_other_project);
+    member_sees_no_settings_and_no_other_project(Browser::start().await, site().await).await;
 }
 
-async fn member_sees_no_settings_and_no_other_project<S: Store + Clone + 'static>(
-    browser: Browser,
-    site: Site<S>,
-) {
+async fn member_sees_no_settings_and_no_other_project(browser: Browser, site: Site) {
     let c = &browser.client;
     site.sign_in(&browser, MEMBER).await;
     let landed = c.current_url().await.unwrap().to_string();
@@ -480,7 +449,7 @@ async fn member_sees_no_settings_and_no_other_project<S: Store + Clone + 'static
         landed.ends_with("/projects/acme/leads"),
         "one project, so its inbox: {landed}"
     );
-    c.goto(&format!("{}/projects/acme/leads", site.base))
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
         .await
         .unwrap();
     let nav = c
@@ -492,13 +461,13 @@ async fn member_sees_no_settings_and_no_other_project<S: Store + Clone + 'static
         .unwrap();
     assert!(nav.contains("Inbox") && nav.contains("Reports"), "{nav}");
     assert!(!nav.contains("Settings"), "{nav}");
-    c.goto(&format!("{}/projects/other/leads", site.base))
+    c.goto(&format!("{}/projects/other/leads", site.base()))
         .await
         .unwrap();
     let shown = text(&browser).await;
     assert!(shown.contains("Page not found"), "{shown}");
     assert!(!shown.contains("secret@other.example"));
-    c.goto(&format!("{}/projects/other/leads/6", site.base))
+    c.goto(&format!("{}/projects/other/leads/6", site.base()))
         .await
         .unwrap();
     assert!(text(&browser).await.contains("Page not found"));
@@ -507,17 +476,19 @@ async fn member_sees_no_settings_and_no_other_project<S: Store + Clone + 'static
 
 #[tokio::test]
 async fn an_owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it() {
-    on_a_site!(owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it);
+    owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it(
+        Browser::start().await,
+        site().await,
+    )
+    .await;
 }
 
-async fn owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it<
-    S: Store + Clone + 'static,
->(
+async fn owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it(
     browser: Browser,
-    site: Site<S>,
+    site: Site,
 ) {
     let c = &browser.client;
-    let page = format!("{}/projects/acme/settings/webhooks", site.base);
+    let page = format!("{}/projects/acme/settings/webhooks", site.base());
     site.sign_in(&browser, OWNER).await;
     c.goto(&page).await.unwrap();
     assert!(text(&browser).await.contains("No webhooks yet."));
@@ -561,9 +532,9 @@ async fn owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it<
     );
 
     // A new lead reaches the CRM, signed with the secret the page showed.
-    start_worker(&site.store);
+    site.app.start_worker();
     let hedy = json!({"userData": {"firstName": "Hedy", "email": "hedy@example.com"}});
-    let id = lead(&site.store, &site.acme, hedy).await;
+    let id = lead(site.store(), site.acme(), hedy).await;
     let posts = crm.wait_for(1, Duration::from_secs(15)).await;
     assert_eq!(posts.len(), 1);
     let body = posts[0].json();

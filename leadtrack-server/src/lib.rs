@@ -41,6 +41,8 @@ mod integrations;
 mod metrics;
 mod migrate;
 mod serve;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 mod webhooks;
 
 pub use app::{App, app, app_with, serve, serve_app};

@@ -16,7 +16,7 @@ use leadtrack::core::{ErrorCode, FieldError, LeadId};
 use serde_json::{Map, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::helpers::spawn_app;
+use crate::helpers::{label, spawn_app};
 
 fn user(email: &str) -> Option<UserData> {
     Some(UserData {
@@ -100,7 +100,7 @@ async fn create_lead_then_deduplicate_and_read_back_every_field() {
     assert_eq!(updated.unique_identifier, None);
 
     let lead = app
-        .client
+        .client()
         .get_lead(&LeadIdentifier::LeadId(created.lead_id))
         .await
         .unwrap();
@@ -242,7 +242,7 @@ async fn create_lead_errors() {
         .await
         .unwrap();
     assert_eq!(
-        app.client
+        app.client()
             .get_leads(&LeadQuery::default())
             .await
             .unwrap()
@@ -259,7 +259,11 @@ async fn create_server_side_lead_and_its_errors() {
         user_data: user("b@x.io"),
         ..CreateLeadRequest::default()
     };
-    let created = app.client.create_server_side_lead(&request).await.unwrap();
+    let created = app
+        .client()
+        .create_server_side_lead(&request)
+        .await
+        .unwrap();
     assert_eq!(
         (created.message.as_str(), created.unique_identifier),
         ("Lead created successfully", None)
@@ -286,7 +290,7 @@ async fn create_server_side_lead_and_its_errors() {
         ..request.clone()
     };
     assert_eq!(
-        api_error(app.client.create_server_side_lead(&mismatch).await),
+        api_error(app.client().create_server_side_lead(&mismatch).await),
         (
             403,
             body(
@@ -302,7 +306,7 @@ async fn create_server_side_lead_and_its_errors() {
         }),
         ..CreateLeadRequest::default()
     };
-    let (status, error) = api_error(app.client.create_server_side_lead(&no_user).await);
+    let (status, error) = api_error(app.client().create_server_side_lead(&no_user).await);
     assert_eq!(
         (status, error.code, error.message.as_str()),
         (
@@ -311,7 +315,7 @@ async fn create_server_side_lead_and_its_errors() {
             "Missing required field: userData"
         )
     );
-    let page = app.client.get_leads(&LeadQuery::default()).await.unwrap();
+    let page = app.client().get_leads(&LeadQuery::default()).await.unwrap();
     assert_eq!(page.total, 1);
     assert_eq!(page.leads[0].id, created.lead_id);
 }
@@ -319,9 +323,9 @@ async fn create_server_side_lead_and_its_errors() {
 #[tokio::test]
 async fn update_lead_status_flows_and_errors() {
     let app = spawn_app().await;
-    let label = app.label(LabelMapping::default()).await;
+    let label = label(&app, LabelMapping::default()).await;
     let lead = app
-        .client
+        .client()
         .create_server_side_lead(&CreateLeadRequest {
             user_data: user("c@x.io"),
             unique_identifier: Some("crm-c".into()),
@@ -337,7 +341,7 @@ async fn update_lead_status_flows_and_errors() {
     };
 
     let open = app
-        .client
+        .client()
         .update_lead_status(&rate(ConversionId::Open, Some(2500)))
         .await
         .unwrap();
@@ -346,7 +350,7 @@ async fn update_lead_status_flows_and_errors() {
         json!({"message": "Lead status updated to open", "leadId": lead.lead_id, "uniqueIdentifier": "crm-c", "status": "open", "queued": false})
     );
     let queued = app
-        .client
+        .client()
         .update_lead_status(&rate(ConversionId::Label(label), None))
         .await
         .unwrap();
@@ -355,7 +359,7 @@ async fn update_lead_status_flows_and_errors() {
         json!({"message": "Lead queued for processing", "leadId": lead.lead_id, "uniqueIdentifier": "crm-c", "status": "pending", "queued": true, "warnings": []})
     );
     let (status, error) = api_error(
-        app.client
+        app.client()
             .update_lead_status(&rate(ConversionId::Lost, Some(1)))
             .await,
     );
@@ -369,7 +373,7 @@ async fn update_lead_status_flows_and_errors() {
     );
 
     let read = app
-        .client
+        .client()
         .get_lead(&LeadIdentifier::UniqueIdentifier("crm-c".into()))
         .await
         .unwrap();
@@ -387,12 +391,12 @@ async fn update_lead_status_flows_and_errors() {
         ..rate(ConversionId::Open, None)
     };
     assert_eq!(
-        api_error(app.client.update_lead_status(&missing).await),
+        api_error(app.client().update_lead_status(&missing).await),
         (404, body(ErrorCode::LeadNotFound, "Lead not found"))
     );
     let unknown_label = rate(ConversionId::Label(uuid::Uuid::new_v4()), None);
     assert_eq!(
-        api_error(app.client.update_lead_status(&unknown_label).await),
+        api_error(app.client().update_lead_status(&unknown_label).await),
         (
             404,
             body(
@@ -402,7 +406,7 @@ async fn update_lead_status_flows_and_errors() {
         )
     );
     let (status, error) = api_error(
-        app.client
+        app.client()
             .update_lead_status(&rate(ConversionId::Open, Some(-5)))
             .await,
     );
@@ -429,9 +433,9 @@ async fn update_lead_status_flows_and_errors() {
 #[tokio::test]
 async fn lead_activity_shows_each_change_and_who_made_it() {
     let app = spawn_app().await;
-    let label = app.label(LabelMapping::default()).await;
+    let label = label(&app, LabelMapping::default()).await;
     let lead = app
-        .client
+        .client()
         .create_server_side_lead(&CreateLeadRequest {
             user_data: user("h@x.io"),
             unique_identifier: Some("crm-h".into()),
@@ -440,7 +444,7 @@ async fn lead_activity_shows_each_change_and_who_made_it() {
         .await
         .unwrap();
     let identifier = LeadIdentifier::UniqueIdentifier("crm-h".into());
-    app.client
+    app.client()
         .update_lead_status(&UpdateLeadStatusRequest {
             identifier: identifier.clone(),
             conversion_id: ConversionId::Open,
@@ -449,7 +453,7 @@ async fn lead_activity_shows_each_change_and_who_made_it() {
         })
         .await
         .unwrap();
-    app.client
+    app.client()
         .update_lead_status(&UpdateLeadStatusRequest {
             identifier: identifier.clone(),
             conversion_id: ConversionId::Label(label),
@@ -461,9 +465,9 @@ async fn lead_activity_shows_each_change_and_who_made_it() {
 
     let key = &app.store.api_keys(app.project.id).await.unwrap()[0];
     let by = format!("API key {}", key.prefix);
-    let jobs = app.client.get_lead_jobs(&identifier).await.unwrap();
+    let jobs = app.client().get_lead_jobs(&identifier).await.unwrap();
     assert_eq!(jobs.jobs[0].rated_by.as_deref(), Some(by.as_str()));
-    let activity = app.client.get_lead_activity(&identifier).await.unwrap();
+    let activity = app.client().get_lead_activity(&identifier).await.unwrap();
     assert_eq!(
         (activity.message.as_str(), activity.lead_id),
         ("Lead activity retrieved", lead.lead_id)
@@ -503,7 +507,7 @@ async fn lead_activity_shows_each_change_and_who_made_it() {
     );
     assert_eq!(
         api_error(
-            app.client
+            app.client()
                 .get_lead_activity(&LeadIdentifier::LeadId(LeadId(999_999)))
                 .await
         ),
@@ -514,9 +518,9 @@ async fn lead_activity_shows_each_change_and_who_made_it() {
 #[tokio::test]
 async fn concurrent_ratings_over_real_sockets_queue_one_job() {
     let app = spawn_app().await;
-    let label = app.label(LabelMapping::default()).await;
+    let label = label(&app, LabelMapping::default()).await;
     let lead = app
-        .client
+        .client()
         .create_server_side_lead(&CreateLeadRequest {
             user_data: user("d@x.io"),
             ..Default::default()
@@ -525,7 +529,7 @@ async fn concurrent_ratings_over_real_sockets_queue_one_job() {
         .unwrap();
     let tasks: Vec<_> = (0..16)
         .map(|_| {
-            let client = app.client.clone();
+            let client = app.client().clone();
             tokio::spawn(async move {
                 client
                     .update_lead_status(&UpdateLeadStatusRequest {
@@ -577,7 +581,7 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
             ..CreateLeadRequest::default()
         };
         ids.push(
-            app.client
+            app.client()
                 .create_server_side_lead(&request)
                 .await
                 .unwrap()
@@ -592,7 +596,7 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
         limit: 2,
         ..LeadQuery::default()
     };
-    let page = app.client.get_leads(&by_name).await.unwrap();
+    let page = app.client().get_leads(&by_name).await.unwrap();
     assert_eq!(
         page.leads.iter().map(|l| l.id).collect::<Vec<_>>(),
         [ids[1], ids[2]]
@@ -608,7 +612,7 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
         (3, 1, 2, 2, true)
     );
     let second = app
-        .client
+        .client()
         .get_leads(&LeadQuery {
             page: 2,
             ..by_name.clone()
@@ -620,14 +624,14 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
         (1, ids[0], false)
     );
     let past = app
-        .client
+        .client()
         .get_leads(&LeadQuery { page: 3, ..by_name })
         .await
         .unwrap();
     assert_eq!((past.leads.len(), past.total), (0, 3));
 
     let clicked = app
-        .client
+        .client()
         .get_leads(&LeadQuery {
             gclid_exists: Some(true),
             ..LeadQuery::default()
@@ -639,7 +643,7 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
         [ids[1]]
     );
     let searched = app
-        .client
+        .client()
         .get_leads(&LeadQuery {
             search: Some("BO".into()),
             ..LeadQuery::default()
@@ -651,7 +655,7 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
         [ids[2]]
     );
     let today = app
-        .client
+        .client()
         .get_leads(&LeadQuery {
             created_from: Some(chrono::Utc::now() - chrono::Duration::hours(1)),
             ..LeadQuery::default()
@@ -659,14 +663,14 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
         .await
         .unwrap();
     assert_eq!(today.total, 3);
-    let newest_first = app.client.get_leads(&LeadQuery::default()).await.unwrap();
+    let newest_first = app.client().get_leads(&LeadQuery::default()).await.unwrap();
     assert_eq!(
         newest_first.leads.iter().map(|l| l.id).collect::<Vec<_>>(),
         [ids[2], ids[1], ids[0]]
     );
 
     let (status, error) = api_error(
-        app.client
+        app.client()
             .get_leads(&LeadQuery {
                 limit: 0,
                 ..LeadQuery::default()
@@ -682,7 +686,7 @@ async fn get_leads_filters_sorts_pages_and_rejects_bad_queries() {
         )
     );
     let (status, error) = api_error(
-        app.client
+        app.client()
             .get_leads(&LeadQuery {
                 search: Some("x".into()),
                 ..LeadQuery::default()
@@ -705,7 +709,7 @@ async fn get_lead_by_each_identifier_and_its_errors() {
         ..CreateLeadRequest::default()
     };
     let id = app
-        .client
+        .client()
         .create_server_side_lead(&request)
         .await
         .unwrap()
@@ -717,21 +721,21 @@ async fn get_lead_by_each_identifier_and_its_errors() {
         LeadIdentifier::Phone("+1-555-010-0001".into()),
     ] {
         assert_eq!(
-            app.client.get_lead(&identifier).await.unwrap().id,
+            app.client().get_lead(&identifier).await.unwrap().id,
             id,
             "{identifier:?}"
         );
     }
     assert_eq!(
         api_error(
-            app.client
+            app.client()
                 .get_lead(&LeadIdentifier::LeadId(LeadId(id.0 + 1)))
                 .await
         ),
         (404, body(ErrorCode::LeadNotFound, "Lead not found"))
     );
     let (status, error) = api_error(
-        app.client
+        app.client()
             .get_lead(&LeadIdentifier::LeadId(LeadId(0)))
             .await,
     );
@@ -743,7 +747,7 @@ async fn get_lead_by_each_identifier_and_its_errors() {
         )
     );
     let (status, error) = api_error(
-        app.client
+        app.client()
             .get_lead(&LeadIdentifier::Email(String::new()))
             .await,
     );

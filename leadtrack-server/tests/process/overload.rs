@@ -5,14 +5,13 @@ use std::time::Duration;
 
 use chrono::Utc;
 use futures_util::future::join_all;
-use leadtrack_client::{Client, Error};
+use leadtrack_client::Error;
 use leadtrack_core::api::LeadIdentifier;
-use leadtrack_core::project::NewProject;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead};
-use leadtrack_core::{Admin, ErrorCode, LeadStore};
+use leadtrack_core::{ErrorCode, LeadStore};
+use leadtrack_server::testkit::{Parts, spawn_app_on};
 use leadtrack_sqlite::{ReadPool, SqliteOptions, SqliteStore};
 use serde_json::json;
-use tokio::net::TcpListener;
 
 #[tokio::test]
 async fn a_search_past_the_time_limit_answers_503_and_lookups_go_on() {
@@ -29,22 +28,12 @@ async fn a_search_past_the_time_limit_answers_503_and_lookups_go_on() {
     let store = SqliteStore::open_with(dir.path().join("db"), options)
         .await
         .unwrap();
-    let project = store
-        .create_project(
-            NewProject {
-                public_id: Some("acme".into()),
-                name: "ACME".into(),
-                currency: None,
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap();
-    let key = store
-        .issue_api_key(project.id, Utc::now())
-        .await
-        .unwrap()
-        .key;
+    let parts = Parts {
+        project: "acme",
+        ..Parts::default()
+    };
+    let app = spawn_app_on(store.clone(), parts).await;
+    let project = app.project.clone();
     let created = join_all((0..200).map(|i| {
         let store = store.clone();
         let body = json!({"projectId": "acme", "userData": {"email": format!("lead{i}@x.io")}});
@@ -62,18 +51,7 @@ async fn a_search_past_the_time_limit_answers_503_and_lookups_go_on() {
     }))
     .await;
     let lead = created[0].as_ref().unwrap().lead_id;
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let client =
-        Client::new(format!("http://{}", listener.local_addr().unwrap())).with_api_key(&key);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(leadtrack_server::serve(
-        listener,
-        store.clone(),
-        Default::default(),
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let client = app.client();
 
     let search = LeadQuery {
         search: Some("lead".into()),
@@ -97,7 +75,6 @@ async fn a_search_past_the_time_limit_answers_503_and_lookups_go_on() {
         .unwrap();
     assert_eq!(found.id, lead);
 
-    let _ = stop.send(());
-    server.await.unwrap();
+    drop(app);
     store.close().await;
 }
