@@ -148,9 +148,18 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
     assert_eq!(jobs[0].job.conversion_id, ConversionId::Lost);
 }
 
-/// Claim, attempts, retry scheduling and finishing, as the worker drives them.
-pub async fn job_queue_lifecycle<B: Backend>(backend: &B) {
-    let store = backend.open().await;
+/// A project with every integration, a label mapped to GA4 and the webhook, and a lead
+/// with a GA4 client id rated with it (price 42.00) at minute 1: a job for GA4 and the
+/// webhook, due at once.
+struct Rated<S> {
+    store: S,
+    project: crate::project::Project,
+    label_id: uuid::Uuid,
+    lead: crate::lead::CreatedLead,
+    change: crate::job::StatusChange,
+}
+
+async fn rated<S: crate::store::Store>(store: S) -> Rated<S> {
     let project = project(&store, "p1").await;
     for settings in all_integrations() {
         store
@@ -179,6 +188,25 @@ pub async fn job_queue_lifecycle<B: Backend>(backend: &B) {
         .update_status(project.id, &priced, &by(), at(1))
         .await
         .unwrap();
+    Rated {
+        store,
+        project,
+        label_id,
+        lead,
+        change,
+    }
+}
+
+/// The worker's claim: nothing before the job is due, then the job with everything a
+/// delivery needs, leased, and nothing more while the lease holds.
+pub async fn job_queue_claims_a_due_job_with_what_a_delivery_needs<B: Backend>(backend: &B) {
+    let Rated {
+        store,
+        label_id,
+        lead,
+        change,
+        ..
+    } = rated(backend.open().await).await;
     assert!(
         store
             .claim_job(at(0), Duration::minutes(5))
@@ -216,7 +244,17 @@ pub async fn job_queue_lifecycle<B: Backend>(backend: &B) {
             .is_none(),
         "leased"
     );
+}
 
+/// Attempts recorded under the lease; a retry reschedules the job, which ends the lease, and
+/// the job comes back when due with each delivery where it stood.
+pub async fn job_queue_records_attempts_and_reschedules_retries<B: Backend>(backend: &B) {
+    let Rated { store, .. } = rated(backend.open().await).await;
+    let claimed = store
+        .claim_job(at(1), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("due job");
     let delivered = Attempt {
         integration: IntegrationKind::Ga4,
         at: at(2),
@@ -287,6 +325,46 @@ pub async fn job_queue_lifecycle<B: Backend>(backend: &B) {
         [(DeliveryState::Delivered, 1), (DeliveryState::Pending, 1)]
     );
     assert_eq!(again.deliveries[1].next_attempt_at, Some(at(12)));
+}
+
+/// A job whose deliveries all ended finishes, the lead takes its final status, the job's
+/// history keeps every attempt, and the lead may be rated again.
+pub async fn job_queue_finishes_a_job_and_the_lead_takes_its_status<B: Backend>(backend: &B) {
+    let Rated {
+        store,
+        project,
+        lead,
+        ..
+    } = rated(backend.open().await).await;
+    let again = store
+        .claim_job(at(1), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("due job");
+    let ga4_done = Attempt {
+        integration: IntegrationKind::Ga4,
+        at: at(2),
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(204),
+        error: None,
+        retry_at: None,
+    };
+    store
+        .record_attempt(again.job.id, again.lease.token, &ga4_done)
+        .await
+        .unwrap();
+    let retry = Attempt {
+        integration: IntegrationKind::Webhook,
+        at: at(2),
+        outcome: AttemptOutcome::Retry,
+        http_status: Some(503),
+        error: Some("HTTP 503".into()),
+        retry_at: Some(at(12)),
+    };
+    store
+        .record_attempt(again.job.id, again.lease.token, &retry)
+        .await
+        .unwrap();
     let webhook_done = Attempt {
         at: at(12),
         outcome: AttemptOutcome::Delivered,

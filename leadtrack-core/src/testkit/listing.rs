@@ -12,9 +12,27 @@ use crate::types::LeadId;
 use crate::types::{ConversionId, LeadStatus};
 use strum::VariantArray;
 
-/// Every getLeads filter, alone and combined.
-pub async fn listing_filters<B: Backend>(backend: &B) {
-    let store = backend.open().await;
+/// Three leads of project `p1`, each with different data, the second rated with a label
+/// and the third lost: what every filter check lists.
+struct Three<S> {
+    store: S,
+    project: crate::types::ProjectId,
+    a: LeadId,
+    b: LeadId,
+    c: LeadId,
+}
+
+impl<S: LeadStore> Three<S> {
+    /// The ids `query` lists, in id order.
+    async fn list(&self, query: LeadQuery) -> Vec<LeadId> {
+        let page = self.store.list_leads(self.project, &query).await.unwrap();
+        let mut found = ids(&page.leads);
+        found.sort_unstable();
+        found
+    }
+}
+
+async fn three<S: crate::store::Store>(store: S) -> Three<S> {
     let project = project(&store, "p1").await;
     let label_id = label(&store, &project, true, LabelMapping::default()).await;
     let a = create(&store, &project, json!({
@@ -46,123 +64,136 @@ pub async fn listing_filters<B: Backend>(backend: &B) {
         .await
         .unwrap();
 
-    let list = |query: LeadQuery| {
-        let store = store.clone();
-        async move {
-            let mut found = ids(&store.list_leads(project.id, &query).await.unwrap().leads);
-            found.sort_unstable();
-            found
-        }
-    };
-    let q = LeadQuery::default;
-    assert_eq!(list(q()).await, [a, b, c]);
+    Three {
+        project: project.id,
+        store,
+        a,
+        b,
+        c,
+    }
+}
+
+/// getLeads by status, form, identifier, email and phone.
+pub async fn listing_filters_by_status_form_and_contact<B: Backend>(backend: &B) {
+    let f = three(backend.open().await).await;
+    assert_eq!(f.list(LeadQuery::default()).await, [f.a, f.b, f.c]);
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             status: Some(vec![LeadStatus::Pending]),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [b, c]
+        [f.b, f.c]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             status: Some(vec![LeadStatus::Open, LeadStatus::Rated]),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a]
+        [f.a]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             status: Some(vec![]),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
         Vec::<LeadId>::new()
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             form_name: Some("Contact".into()),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a],
+        [f.a],
         "case-sensitive"
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             unique_identifier: Some("crm-b".into()),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [b]
+        [f.b]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             email: Some(" ADA@example.com".into()),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a]
+        [f.a]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             phone: Some("5552223333".into()),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [c]
+        [f.c]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             phone: Some("-".into()),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
         Vec::<LeadId>::new()
     );
+}
+
+/// getLeads by creation time, both ends inclusive.
+pub async fn listing_filters_by_creation_time<B: Backend>(backend: &B) {
+    let f = three(backend.open().await).await;
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             created_from: Some(at(60)),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [b, c],
+        [f.b, f.c],
         "inclusive"
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             created_to: Some(at(60)),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a, b],
+        [f.a, f.b],
         "inclusive"
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             created_from: Some(at(1)),
             created_to: Some(at(24 * 60 - 1)),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [b]
+        [f.b]
     );
+}
+
+/// getLeads' search: names, email, company, phone, unicode; never a pattern.
+pub async fn listing_search_matches_text_and_never_a_pattern<B: Backend>(backend: &B) {
+    let f = three(backend.open().await).await;
     let searches: [(&str, Vec<LeadId>, &str); 8] = [
-        ("LOVE", vec![a], "last name"),
-        ("navy", vec![b], "email and company"),
-        ("labs", vec![b], "company"),
-        ("éd", vec![c], "unicode"),
-        ("222-33", vec![c], "phone"),
-        ("example", vec![a, c], ""),
+        ("LOVE", vec![f.a], "last name"),
+        ("navy", vec![f.b], "email and company"),
+        ("labs", vec![f.b], "company"),
+        ("éd", vec![f.c], "unicode"),
+        ("222-33", vec![f.c], "phone"),
+        ("example", vec![f.a, f.c], ""),
         ("ada lovelace", vec![], ""),
         ("%", vec![], ""),
     ];
     for (term, expected, why) in searches {
         assert_eq!(
-            list(LeadQuery {
+            f.list(LeadQuery {
                 search: Some(term.into()),
-                ..q()
+                ..LeadQuery::default()
             })
             .await,
             expected,
@@ -171,80 +202,85 @@ pub async fn listing_filters<B: Backend>(backend: &B) {
     }
     for term in ["a\0b", "love\0", "\0\0\0"] {
         assert_eq!(
-            list(LeadQuery {
+            f.list(LeadQuery {
                 search: Some(term.into()),
-                ..q()
+                ..LeadQuery::default()
             })
             .await,
             Vec::<LeadId>::new(),
             "a NUL byte is only a character to look for: {term:?}"
         );
     }
+}
+
+/// getLeads by each click id's presence (blank is no value), combined with AND.
+pub async fn listing_filters_by_click_ids<B: Backend>(backend: &B) {
+    let f = three(backend.open().await).await;
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             gclid_exists: Some(true),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a],
+        [f.a],
         "blank is not a value"
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             gclid_exists: Some(false),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [b, c]
+        [f.b, f.c]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             cid_exists: Some(true),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a]
+        [f.a]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             fbp_exists: Some(true),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [b]
+        [f.b]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             fbc_exists: Some(false),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a, c]
+        [f.a, f.c]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             msclkid_exists: Some(true),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a]
+        [f.a]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             li_fat_id_exists: Some(false),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [a, c]
+        [f.a, f.c]
     );
     assert_eq!(
-        list(LeadQuery {
+        f.list(LeadQuery {
             search: Some("example".into()),
             gclid_exists: Some(false),
-            ..q()
+            ..LeadQuery::default()
         })
         .await,
-        [c],
+        [f.c],
         "filters combine with AND"
     );
 }
