@@ -8,8 +8,8 @@ use super::{Backend, at, by, create, project};
 use crate::label::{LabelMapping, NewLabel};
 use crate::report::{Grouping, Report, ReportQuery, Touchpoint};
 use crate::request::StatusUpdate;
-use crate::store::{Admin, LeadStore};
-use crate::types::{ConversionId, LeadId, LeadIdentifier};
+use crate::store::{LeadStore, Store};
+use crate::types::{ConversionId, LeadId, LeadIdentifier, ProjectId};
 
 /// `(group, leads, [per label], lost, value)` of every row of a report, in its order.
 type Rows = Vec<(String, u64, Vec<u64>, u64, i64)>;
@@ -44,9 +44,31 @@ fn row(
 
 /// A small known project: six leads in the range (one merged into a channel after it was
 /// created, one with the cookie form of a channel path), one the day before, one of another
-/// project; every grouping and touch counts them exactly.
-pub async fn report_counts_by_touch_group_rating_and_day<B: Backend>(backend: &B) {
-    let store = backend.open().await;
+/// project, rated with its two labels (Qualified, Customer) or lost.
+struct Known<S> {
+    store: S,
+    project: ProjectId,
+    labels: [Uuid; 2],
+}
+
+impl<S: Store> Known<S> {
+    /// The report of 1 to 3 March 2026 by `touch` and `by`.
+    async fn report(&self, touch: Touchpoint, by: Grouping) -> Report {
+        let query = ReportQuery {
+            from: march(1),
+            to: march(3),
+            touch,
+            by,
+        };
+        self.store.report(self.project, &query).await.unwrap()
+    }
+}
+
+fn march(day: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 3, day).unwrap()
+}
+
+async fn known<S: Store + Clone>(store: S) -> Known<S> {
     let project = project(&store, "p1").await;
     let other = super::project(&store, "p2").await;
     let label = |name: &str| NewLabel {
@@ -147,18 +169,19 @@ pub async fn report_counts_by_touch_group_rating_and_day<B: Backend>(backend: &B
     rate(e, ConversionId::Label(customer), Some(30_000)).await;
     rate(before, ConversionId::Label(customer), Some(1)).await;
 
-    let report = |touch: Touchpoint, by: Grouping| {
-        let store = store.clone();
-        async move {
-            let query = ReportQuery {
-                from: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
-                to: NaiveDate::from_ymd_opt(2026, 3, 3).unwrap(),
-                touch,
-                by,
-            };
-            store.report(project.id, &query).await.unwrap()
-        }
-    };
+    Known {
+        store,
+        project: project.id,
+        labels,
+    }
+}
+
+/// By first touch and source / medium, every group, the totals and each day count the
+/// known project's leads, ratings and value exactly.
+pub async fn report_counts_by_first_touch_with_totals_and_days<B: Backend>(backend: &B) {
+    let known = known(backend.open().await).await;
+    let (labels, [qualified, customer]) = (known.labels, known.labels);
+    let report = |touch, by| known.report(touch, by);
     let first = report(Touchpoint::First, Grouping::SourceMedium).await;
     assert_eq!(
         rows(&first, &labels),
@@ -186,9 +209,14 @@ pub async fn report_counts_by_touch_group_rating_and_day<B: Backend>(backend: &B
         .iter()
         .map(|d| (d.date, d.leads, d.converted))
         .collect();
-    let march = |d| NaiveDate::from_ymd_opt(2026, 3, d).unwrap();
     assert_eq!(days, [(march(1), 2, 2), (march(2), 2, 0), (march(3), 2, 1)]);
+}
 
+/// By last touch, and by source, campaign and medium alone.
+pub async fn report_counts_by_last_touch_and_each_grouping<B: Backend>(backend: &B) {
+    let known = known(backend.open().await).await;
+    let labels = known.labels;
+    let report = |touch, by| known.report(touch, by);
     assert_eq!(
         rows(&report(Touchpoint::Last, Grouping::Source).await, &labels),
         [
@@ -219,11 +247,15 @@ pub async fn report_counts_by_touch_group_rating_and_day<B: Backend>(backend: &B
             row("email", 1, [0, 0], 1, 0),
         ]
     );
+}
 
-    // A range without leads has its days and no group.
+/// A range without leads has its days and no group.
+pub async fn report_of_an_empty_range_has_its_days_and_no_group<B: Backend>(backend: &B) {
+    let known = known(backend.open().await).await;
+    let (store, project) = (&known.store, known.project);
     let empty = store
         .report(
-            project.id,
+            project,
             &ReportQuery {
                 from: march(10),
                 to: march(10) + Duration::days(6),
