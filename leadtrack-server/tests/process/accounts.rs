@@ -134,13 +134,40 @@ async fn create_user(db: &Path, email: &str, name: &str, password: &str) -> Valu
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-#[tokio::test]
-async fn user_and_member_commands_take_effect_while_the_server_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+/// A server on acme, whose first run made `owner@localhost`, and its database.
+async fn acme_served(dir: &tempfile::TempDir) -> (std::path::PathBuf, Server) {
+    let db = crate::process::fresh_db(dir).await;
     create_acme(&db).await;
     let server = start(&db).await;
+    (db, server)
+}
 
+/// `member add --project acme --email EMAIL --role ROLE --json`.
+async fn add_member(db: &Path, email: &str, role: &str) -> Value {
+    let args = ["member", "add", "--project", "acme", "--email", email];
+    let args = [&args[..], &["--role", role, "--json"]].concat();
+    admin_json(db, &args).await
+}
+
+/// Bob, with a generated password, a member of acme; his password.
+async fn bob(db: &Path) -> String {
+    let bob = admin_json(
+        db,
+        &["user", "create", "--email", "bob@example.com", "--json"],
+    )
+    .await;
+    let bobs_password = bob["password"]
+        .as_str()
+        .expect("a generated password")
+        .to_owned();
+    add_member(db, "bob@example.com", "member").await;
+    bobs_password
+}
+
+#[tokio::test]
+async fn users_are_created_once_per_email_with_a_long_enough_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, server) = acme_served(&dir).await;
     let ada = create_user(&db, "ada@example.com", "Ada", "ada's long password").await;
     assert_eq!(
         (ada["email"].as_str(), ada["name"].as_str()),
@@ -151,15 +178,7 @@ async fn user_and_member_commands_take_effect_while_the_server_runs() {
         Value::Null,
         "a chosen password is not printed"
     );
-    let bob = admin_json(
-        &db,
-        &["user", "create", "--email", "bob@example.com", "--json"],
-    )
-    .await;
-    let bobs_password = bob["password"]
-        .as_str()
-        .expect("a generated password")
-        .to_owned();
+    bob(&db).await;
     let taken = admin(&db, &["user", "create", "--email", "ADA@example.com"]).await;
     assert_eq!(taken.status.code(), Some(1));
     assert_eq!(
@@ -183,6 +202,30 @@ async fn user_and_member_commands_take_effect_while_the_server_runs() {
         "error: a password must be 10 to 256 characters\n"
     );
 
+    let users = admin_json(&db, &["user", "list", "--json"]).await;
+    let emails: Vec<_> = users
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["email"].clone())
+        .collect();
+    assert_eq!(
+        emails,
+        ["owner@localhost", "ada@example.com", "bob@example.com"]
+    );
+    let listed = String::from_utf8_lossy(&admin(&db, &["user", "list"]).await.stdout).into_owned();
+    assert!(
+        listed.contains("ada@example.com") && !listed.contains("argon2"),
+        "{listed}"
+    );
+    assert!(server.terminate().await.success());
+}
+
+#[tokio::test]
+async fn members_added_while_the_server_runs_see_the_project_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, server) = acme_served(&dir).await;
+    create_user(&db, "ada@example.com", "Ada", "ada's long password").await;
     // Not yet a member of anything: signed in, but no project.
     let (_, cookie) = sign_in(&server, "ada@example.com", "ada's long password").await;
     let cookie = cookie.expect("ada signs in");
@@ -192,35 +235,9 @@ async fn user_and_member_commands_take_effect_while_the_server_runs() {
             .2
             .contains("not a member of any project")
     );
-    let added = admin_json(
-        &db,
-        &[
-            "member",
-            "add",
-            "--project",
-            "acme",
-            "--email",
-            "ada@example.com",
-            "--role",
-            "owner",
-            "--json",
-        ],
-    )
-    .await;
+    let added = add_member(&db, "ada@example.com", "owner").await;
+    bob(&db).await;
     assert_eq!(added["role"], "owner");
-    admin_json(
-        &db,
-        &[
-            "member",
-            "add",
-            "--project",
-            "acme",
-            "--email",
-            "bob@example.com",
-            "--json",
-        ],
-    )
-    .await;
     let members = admin_json(&db, &["member", "list", "--project", "acme", "--json"]).await;
     let roles: Vec<_> = members
         .as_array()
@@ -250,6 +267,18 @@ async fn user_and_member_commands_take_effect_while_the_server_runs() {
         "an owner sees the project's settings"
     );
 
+    assert!(server.terminate().await.success());
+}
+
+#[tokio::test]
+async fn a_new_password_or_disabling_ends_a_users_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, server) = acme_served(&dir).await;
+    create_user(&db, "ada@example.com", "Ada", "ada's long password").await;
+    add_member(&db, "ada@example.com", "owner").await;
+    let bobs_password = bob(&db).await;
+    let (_, cookie) = sign_in(&server, "ada@example.com", "ada's long password").await;
+    let cookie = cookie.expect("ada signs in");
     // A new password ends Ada's session at once.
     let changed = admin_with_input(
         &db,
@@ -333,21 +362,5 @@ async fn user_and_member_commands_take_effect_while_the_server_runs() {
         "error: bob@example.com is not a member of project acme\n"
     );
 
-    let users = admin_json(&db, &["user", "list", "--json"]).await;
-    let emails: Vec<_> = users
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| u["email"].clone())
-        .collect();
-    assert_eq!(
-        emails,
-        ["owner@localhost", "ada@example.com", "bob@example.com"]
-    );
-    let listed = String::from_utf8_lossy(&admin(&db, &["user", "list"]).await.stdout).into_owned();
-    assert!(
-        listed.contains("ada@example.com") && !listed.contains("argon2"),
-        "{listed}"
-    );
     assert!(server.terminate().await.success());
 }
