@@ -62,85 +62,8 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
     f.platforms
         .token
         .push(MockResponse::json(500, json!({"echo": ADS_CLIENT_SECRET})));
-    // Microsoft and LinkedIn too: one's platform and the other's token endpoint echo the
-    // credentials they were sent.
-    let microsoft =
-        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
-    microsoft.push(MockResponse::json(
-        500,
-        json!({"Errors": [{"Code": 0, "Message": format!("echo {MS_DEVELOPER_TOKEN}")}]}),
-    ));
-    // LinkedIn's token endpoint, and its API (which answers the same 200).
-    let li_tokens = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"access_token": "access", "expires_in": 3600}),
-    ))
-    .await;
-    li_tokens.push(MockResponse::json(
-        500,
-        json!({"echo": [LI_CLIENT_SECRET, LI_REFRESH_TOKEN]}),
-    ));
-    let ms_tokens = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"access_token": "access", "expires_in": 3600}),
-    ))
-    .await;
-    for settings in [
-        IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
-            customer_id: "1".into(),
-            account_id: "2".into(),
-            developer_token: Secret::new(MS_DEVELOPER_TOKEN),
-            client_id: "ms".into(),
-            client_secret: Some(Secret::new(MS_CLIENT_SECRET)),
-            refresh_token: Secret::new(MS_REFRESH_TOKEN),
-            token_url: Some(ms_tokens.url().to_owned()),
-            base_url: Some(microsoft.url().to_owned()),
-        }),
-        IntegrationSettings::Linkedin(LinkedinSettings {
-            client_id: "li".into(),
-            client_secret: Secret::new(LI_CLIENT_SECRET),
-            refresh_token: Secret::new(LI_REFRESH_TOKEN),
-            api_version: "202510".into(),
-            token_url: Some(li_tokens.url().to_owned()),
-            base_url: Some(li_tokens.url().to_owned()),
-        }),
-    ] {
-        f.store
-            .set_integration(f.project.id, settings, Utc::now())
-            .await
-            .unwrap();
-    }
-    let mut label = f.store.label(f.project.id, f.label).await.unwrap();
-    label.mapping.microsoft_ads_conversion = Some("Goal".into());
-    label.mapping.linkedin_conversion = Some("1".into());
-    f.store
-        .update_label(
-            f.project.id,
-            f.label,
-            NewLabel {
-                name: label.name,
-                mark_as_done: label.mark_as_done,
-                mapping: label.mapping,
-            },
-        )
-        .await
-        .unwrap();
-    // A lead webhook whose receiver echoes its secret once.
-    let receiver = MockPlatform::start(MockResponse::empty(200)).await;
-    receiver.push(MockResponse::json(
-        500,
-        json!({"echo": LEAD_WEBHOOK_SECRET}),
-    ));
-    let hook = NewWebhook::new(
-        receiver.url(),
-        Some(Secret::new(LEAD_WEBHOOK_SECRET)),
-        WebhookEvents::all(),
-    )
-    .unwrap();
-    f.store
-        .create_webhook(f.project.id, hook, Utc::now())
-        .await
-        .unwrap();
+    let _platforms = connect_echoing_microsoft_and_linkedin(&f).await;
+    let receiver = add_echoing_lead_webhook(&f).await;
     let mut body = full_lead();
     body["attributionData"]["msclkid"] = json!("M");
     let lead = f.rated_lead(body, None).await;
@@ -203,4 +126,92 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
         !logs.contains("Ada.Lovelace@Gmail.com"),
         "no personal data in the logs either"
     );
+}
+
+/// Microsoft Advertising and LinkedIn connected, and mapped by the fixture's label: one's
+/// platform and the other's token endpoint echo the credentials they were sent. The mock
+/// servers, which stop when dropped.
+async fn connect_echoing_microsoft_and_linkedin(f: &Fixture) -> [MockPlatform; 3] {
+    let microsoft =
+        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
+    microsoft.push(MockResponse::json(
+        500,
+        json!({"Errors": [{"Code": 0, "Message": format!("echo {MS_DEVELOPER_TOKEN}")}]}),
+    ));
+    // LinkedIn's token endpoint, and its API (which answers the same 200).
+    let li_tokens = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"access_token": "access", "expires_in": 3600}),
+    ))
+    .await;
+    li_tokens.push(MockResponse::json(
+        500,
+        json!({"echo": [LI_CLIENT_SECRET, LI_REFRESH_TOKEN]}),
+    ));
+    let ms_tokens = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"access_token": "access", "expires_in": 3600}),
+    ))
+    .await;
+    for settings in [
+        IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
+            customer_id: "1".into(),
+            account_id: "2".into(),
+            developer_token: Secret::new(MS_DEVELOPER_TOKEN),
+            client_id: "ms".into(),
+            client_secret: Some(Secret::new(MS_CLIENT_SECRET)),
+            refresh_token: Secret::new(MS_REFRESH_TOKEN),
+            token_url: Some(ms_tokens.url().to_owned()),
+            base_url: Some(microsoft.url().to_owned()),
+        }),
+        IntegrationSettings::Linkedin(LinkedinSettings {
+            client_id: "li".into(),
+            client_secret: Secret::new(LI_CLIENT_SECRET),
+            refresh_token: Secret::new(LI_REFRESH_TOKEN),
+            api_version: "202510".into(),
+            token_url: Some(li_tokens.url().to_owned()),
+            base_url: Some(li_tokens.url().to_owned()),
+        }),
+    ] {
+        f.store
+            .set_integration(f.project.id, settings, Utc::now())
+            .await
+            .unwrap();
+    }
+    let mut label = f.store.label(f.project.id, f.label).await.unwrap();
+    label.mapping.microsoft_ads_conversion = Some("Goal".into());
+    label.mapping.linkedin_conversion = Some("1".into());
+    f.store
+        .update_label(
+            f.project.id,
+            f.label,
+            NewLabel {
+                name: label.name,
+                mark_as_done: label.mark_as_done,
+                mapping: label.mapping,
+            },
+        )
+        .await
+        .unwrap();
+    [microsoft, li_tokens, ms_tokens]
+}
+
+/// A lead webhook whose receiver echoes its secret once; the receiver.
+async fn add_echoing_lead_webhook(f: &Fixture) -> MockPlatform {
+    let receiver = MockPlatform::start(MockResponse::empty(200)).await;
+    receiver.push(MockResponse::json(
+        500,
+        json!({"echo": LEAD_WEBHOOK_SECRET}),
+    ));
+    let hook = NewWebhook::new(
+        receiver.url(),
+        Some(Secret::new(LEAD_WEBHOOK_SECRET)),
+        WebhookEvents::all(),
+    )
+    .unwrap();
+    f.store
+        .create_webhook(f.project.id, hook, Utc::now())
+        .await
+        .unwrap();
+    receiver
 }
