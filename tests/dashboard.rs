@@ -211,12 +211,11 @@ async fn press(browser: &Browser, key: &str) {
         .unwrap();
 }
 
+/// Signed in, an owner lands in the inbox: tabs with counts, newest first; `j`, `j`,
+/// Enter opens the second lead.
 #[tokio::test]
-async fn a_team_rates_leads_in_the_inbox() {
-    team_rates_leads_in_the_inbox(Browser::start().await, site().await).await;
-}
-
-async fn team_rates_leads_in_the_inbox(browser: Browser, site: Site) {
+async fn an_owner_lands_in_the_inbox_and_opens_a_lead_by_keyboard() {
+    let (browser, site) = (Browser::start().await, site().await);
     let c = &browser.client;
     site.sign_in(&browser, OWNER).await;
     let landed = c.current_url().await.unwrap().to_string();
@@ -269,6 +268,16 @@ async fn team_rates_leads_in_the_inbox(browser: Browser, site: Site) {
     .await;
     assert!(text(&browser).await.contains("katherine@example.com"));
 
+    browser.close().await;
+}
+
+/// A lead arriving while the inbox is open shows up as a bar; `/` searches, and a
+/// click-id filter narrows the list.
+#[tokio::test]
+async fn new_leads_show_up_and_search_and_filters_narrow_the_inbox() {
+    let (browser, site) = (Browser::start().await, site().await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
     // A lead arriving while the inbox is open shows up as a bar within 10 seconds.
     c.goto(&format!("{}/projects/acme/leads", site.base()))
         .await
@@ -315,6 +324,16 @@ async fn team_rates_leads_in_the_inbox(browser: Browser, site: Site) {
     }
     assert_eq!(with_click, ["Alan", "Ada"]);
 
+    browser.close().await;
+}
+
+/// A bulk rating rates what it may and says why it refused the rest; the Lost tab's CSV
+/// then holds the lost lead.
+#[tokio::test]
+async fn several_leads_are_rated_at_once_and_the_lost_tab_exports() {
+    let (browser, site) = (Browser::start().await, site().await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
     // Several at once. While the page is open, someone rates Alan through the API, so his
     // rating is refused with the reason, and Ada's goes through.
     c.goto(&format!("{}/projects/acme/leads", site.base()))
@@ -365,6 +384,45 @@ async fn team_rates_leads_in_the_inbox(browser: Browser, site: Site) {
         "{said}"
     );
 
+    // The CSV export of a view, as the browser downloads it with its session, once the
+    // worker has sent Ada's rating and she is lost.
+    site.app.start_worker();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let csv = loop {
+        let csv = c
+            .execute_async(
+                "fetch('/projects/acme/leads.csv?tab=lost').then(r => r.text()).then(arguments[0]);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let csv = csv.as_str().unwrap().to_owned();
+        if csv.lines().count() > 1 || Instant::now() > deadline {
+            break csv;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "a header and Ada, the one lost lead: {csv}");
+    assert!(lines[0].starts_with("id,created,status"), "{}", lines[0]);
+    assert!(
+        lines[1].starts_with("1,")
+            && lines[1].contains("ada@example.com")
+            && lines[1].contains(",lost,"),
+        "{}",
+        lines[1]
+    );
+
+    browser.close().await;
+}
+
+/// `1`, `p`, a typed price and submit rate a lead on its page; the worker delivers it to
+/// the webhook once, with the price, and the page shows the delivery.
+#[tokio::test]
+async fn a_lead_rated_on_its_page_reaches_the_webhook_once() {
+    let (browser, site) = (Browser::start().await, site().await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
     // Rate Grace with a label mapped to the webhook; watch the delivery on her page.
     site.app.start_worker();
     c.goto(&format!("{}/projects/acme/leads/2", site.base()))
@@ -412,26 +470,6 @@ async fn team_rates_leads_in_the_inbox(browser: Browser, site: Site) {
         .collect();
     assert_eq!(graces.len(), 1);
     assert_eq!(graces[0].json()["price"], 125_050);
-
-    // The CSV export of a view, as the browser downloads it with its session.
-    let csv = c
-        .execute_async(
-            "fetch('/projects/acme/leads.csv?tab=lost').then(r => r.text()).then(arguments[0]);",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let csv = csv.as_str().unwrap();
-    let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines.len(), 2, "a header and Ada, the one lost lead: {csv}");
-    assert!(lines[0].starts_with("id,created,status"), "{}", lines[0]);
-    assert!(
-        lines[1].starts_with("1,")
-            && lines[1].contains("ada@example.com")
-            && lines[1].contains(",lost,"),
-        "{}",
-        lines[1]
-    );
 
     browser.close().await;
 }
