@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use fantoccini::Locator;
 use leadtrack::client::Client as ApiClient;
-use leadtrack::core::api::{LeadId, LeadIdentifier};
+use leadtrack::core::api::{Lead, LeadId, LeadIdentifier};
 use leadtrack::core::project::{NewProject, Project};
 use leadtrack::core::request::LeadQuery;
 use leadtrack::core::types::{Consent, ConsentStatus};
@@ -259,6 +259,15 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
     assert_eq!(stored["id"], json!(lead.id.0));
     assert_eq!(stored["email"], "ada@example.com");
     assert_eq!(stored["attributionData"]["gclid"], "TESTGCLID");
+    assert_contact(lead);
+    assert_attribution(lead);
+    assert_channel_flow(lead, &landing);
+    assert_device(&api, lead.id, engine).await;
+    browser.close().await;
+}
+
+/// The contact form's fields, as the lead holds them.
+fn assert_contact(lead: &Lead) {
     assert_eq!(lead.form_name.as_deref(), Some("Demo contact"));
     assert_eq!(
         (
@@ -285,7 +294,11 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
             .is_some_and(|id| id.len() >= 8),
         "{form:?}"
     );
+}
 
+/// Every click id and campaign of the visit, kept across the navigation, with `_fbc`
+/// built from `fbclid`.
+fn assert_attribution(lead: &Lead) {
     let attribution = lead.attribution_data.as_ref().expect("attribution");
     assert_eq!(
         attribution["gclid"], "TESTGCLID",
@@ -314,7 +327,10 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
         ),
         (Some("newsletter"), Some("email"), Some("spring"))
     );
+}
 
+/// One session, one channel: the landing page's campaign.
+fn assert_channel_flow(lead: &Lead, landing: &str) {
     let flow: Value =
         serde_json::from_str(lead.channel_flow.as_deref().expect("a channel flow")).expect("JSON");
     let entries = flow.as_array().expect("an array");
@@ -328,10 +344,13 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
         (Utc::now().timestamp_millis() - entries[0]["t"].as_i64().expect("a timestamp")).abs()
             < 120_000
     );
+}
 
+/// The address and user agent the server filled in.
+async fn assert_device(api: &Api, lead: LeadId, engine: Engine) {
     let stored = api
         .store
-        .find_lead(api.project.id, &LeadIdentifier::LeadId(lead.id))
+        .find_lead(api.project.id, &LeadIdentifier::LeadId(lead))
         .await
         .unwrap();
     assert_eq!(
@@ -350,8 +369,6 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
         Engine::Firefox => "Firefox",
     };
     assert!(agent.contains(browser_name), "{agent}");
-
-    browser.close().await;
 }
 
 async fn a_page_on_another_origin_passes_the_preflight(engine: Engine) {
