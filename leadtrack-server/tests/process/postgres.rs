@@ -13,11 +13,12 @@ use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead};
-use leadtrack_core::types::LeadStatus;
+use leadtrack_core::types::{LeadId, LeadStatus};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_postgres::testkit::{cluster_url, fresh_database};
+use uuid::Uuid;
 
-use crate::process::{admin, admin_ok, create_acme, create_label, start_serve};
+use crate::process::{Server, admin, admin_ok, create_acme, create_label, start_serve};
 
 /// A fresh database's URL on the cluster the run was given (this module is built only with
 /// one, `cfg(leadtrack_postgres)`).
@@ -339,82 +340,11 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
     admin_ok(&db, &events).await;
     let label = create_label(&db, "Customer", &["--webhook"]).await;
 
-    // Leads through the API, some rated and delivered: jobs, deliveries, attempts, history
-    // and webhook events to copy.
-    let server = start_serve(&db, &[]).await;
-    let client = Client::new(&server.base_url).with_api_key(&key);
-    let mut rated = Vec::new();
-    for n in 0..12 {
-        let created = client.create_server_side_lead(&lead(n)).await.unwrap();
-        if n % 3 == 0 {
-            client
-                .update_lead_status(&UpdateLeadStatusRequest {
-                    identifier: LeadIdentifier::LeadId(created.lead_id),
-                    conversion_id: ConversionId::Label(label),
-                    price: Some(990),
-                    note: Some("called back".into()),
-                })
-                .await
-                .unwrap();
-            rated.push(created.lead_id);
-        }
-    }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while hook.requests().len() < 12 + rated.len() {
-        assert!(
-            Instant::now() < deadline,
-            "{} deliveries",
-            hook.requests().len()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(server.terminate().await.success());
-    // Many more, written in-process, so that the copy takes many batches.
-    let store = leadtrack_sqlite::SqliteStore::open(&db).await.unwrap();
-    let acme = leadtrack_core::Admin::project(&store, "acme")
-        .await
-        .unwrap();
-    for chunk in (100..2100).collect::<Vec<usize>>().chunks(250) {
-        join_all(chunk.iter().map(|&n| {
-            let body = serde_json::json!({
-                "userData": {"email": format!("bulk{n}@example.com"), "firstName": "Bülk", "phone": "+49 170 555 0101"},
-                "attributionData": {"gclid": format!("G-{n}")},
-                "formData": {"uniqueEventId": format!("bulk-{n}"), "formMessage": "hello\nworld"}
-            });
-            let body = body.as_object().unwrap().clone();
-            let data = NewLead::from_object(body, CreateRoute::Server).unwrap().data;
-            leadtrack_core::LeadStore::create_lead(&store, acme.id, data, chrono::Utc::now())
-        }))
-        .await
-        .into_iter()
-        .for_each(|created| assert!(created.unwrap().created));
-    }
-    store.close().await;
-    drop(store);
+    let rated = rate_and_deliver(&db, &key, label, &hook).await;
+    write_in_bulk(&db).await;
     const TOTAL: u64 = 2012;
 
-    // The first copy is killed while it copies leads.
-    let mut first = tokio::process::Command::new(crate::process::server_binary())
-        .args(["migrate-to", "--from"])
-        .arg(&db)
-        .args(["--to", &url, "--batch", "100"])
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines =
-        tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(first.stdout.take().unwrap()));
-    loop {
-        let line = lines
-            .next_line()
-            .await
-            .unwrap()
-            .expect("progress until killed");
-        if line.starts_with("leads: ") && line.ends_with("rows written") {
-            break;
-        }
-    }
-    first.kill().await.unwrap();
+    kill_a_copy_midway(&db, &url).await;
     // Another database's copy is refused where one stopped half-way.
     let other = dir.path().join("other.db");
     create_acme(&other).await;
@@ -466,11 +396,116 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
         "{again:?}"
     );
 
-    // Both databases answer the same, through servers on each.
-    let on_sqlite = start_serve(&db, &["--no-worker"]).await;
-    let on_postgres = start_serve(Path::new(&url), &["--no-worker"]).await;
+    let [on_sqlite, on_postgres] = [
+        start_serve(&db, &["--no-worker"]).await,
+        start_serve(Path::new(&url), &["--no-worker"]).await,
+    ];
+    let postgres = Client::new(&on_postgres.base_url).with_api_key(&key);
+    assert_both_answer_the_same(&on_sqlite, &on_postgres, &key, &rated).await;
+    let page = postgres.get_leads(&LeadQuery::default()).await.unwrap();
+    assert_eq!(page.total, TOTAL);
+    // New leads get new ids, after the copied ones.
+    let newest = page.leads.iter().map(|lead| lead.id.0).max().unwrap();
+    let created = postgres.create_server_side_lead(&lead(9999)).await.unwrap();
+    assert!(created.lead_id.0 > newest);
+    for server in [on_sqlite, on_postgres] {
+        assert!(server.terminate().await.success());
+    }
+}
+
+/// Twelve leads through the API, every third rated with `label` and delivered to `hook`:
+/// jobs, deliveries, attempts, history and webhook events to copy. The rated leads.
+async fn rate_and_deliver(db: &Path, key: &str, label: Uuid, hook: &MockPlatform) -> Vec<LeadId> {
+    let server = start_serve(db, &[]).await;
+    let client = Client::new(&server.base_url).with_api_key(key);
+    let mut rated = Vec::new();
+    for n in 0..12 {
+        let created = client.create_server_side_lead(&lead(n)).await.unwrap();
+        if n % 3 == 0 {
+            client
+                .update_lead_status(&UpdateLeadStatusRequest {
+                    identifier: LeadIdentifier::LeadId(created.lead_id),
+                    conversion_id: ConversionId::Label(label),
+                    price: Some(990),
+                    note: Some("called back".into()),
+                })
+                .await
+                .unwrap();
+            rated.push(created.lead_id);
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while hook.requests().len() < 12 + rated.len() {
+        assert!(
+            Instant::now() < deadline,
+            "{} deliveries",
+            hook.requests().len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(server.terminate().await.success());
+    rated
+}
+
+/// 2,000 more leads, written in-process, so that a copy takes many batches.
+async fn write_in_bulk(db: &Path) {
+    let store = leadtrack_sqlite::SqliteStore::open(db).await.unwrap();
+    let acme = leadtrack_core::Admin::project(&store, "acme")
+        .await
+        .unwrap();
+    for chunk in (100..2100).collect::<Vec<usize>>().chunks(250) {
+        join_all(chunk.iter().map(|&n| {
+            let body = serde_json::json!({
+                "userData": {"email": format!("bulk{n}@example.com"), "firstName": "Bülk", "phone": "+49 170 555 0101"},
+                "attributionData": {"gclid": format!("G-{n}")},
+                "formData": {"uniqueEventId": format!("bulk-{n}"), "formMessage": "hello\nworld"}
+            });
+            let body = body.as_object().unwrap().clone();
+            let data = NewLead::from_object(body, CreateRoute::Server).unwrap().data;
+            leadtrack_core::LeadStore::create_lead(&store, acme.id, data, chrono::Utc::now())
+        }))
+        .await
+        .into_iter()
+        .for_each(|created| assert!(created.unwrap().created));
+    }
+    store.close().await;
+    drop(store);
+}
+
+/// Starts a copy of `db` to `url` and kills it while it copies leads.
+async fn kill_a_copy_midway(db: &Path, url: &str) {
+    let mut first = tokio::process::Command::new(crate::process::server_binary())
+        .args(["migrate-to", "--from"])
+        .arg(db)
+        .args(["--to", url, "--batch", "100"])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines =
+        tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(first.stdout.take().unwrap()));
+    loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("progress until killed");
+        if line.starts_with("leads: ") && line.ends_with("rows written") {
+            break;
+        }
+    }
+    first.kill().await.unwrap();
+}
+
+/// The two servers answer listings and jobs alike.
+async fn assert_both_answer_the_same(
+    on_sqlite: &Server,
+    on_postgres: &Server,
+    key: &str,
+    rated: &[LeadId],
+) {
     let [sqlite, postgres] =
-        [&on_sqlite, &on_postgres].map(|server| Client::new(&server.base_url).with_api_key(&key));
+        [on_sqlite, on_postgres].map(|server| Client::new(&server.base_url).with_api_key(key));
     let http = reqwest::Client::new();
     for query in [
         "limit=50",
@@ -480,10 +515,10 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
         "sort=firstName:asc&limit=20",
     ] {
         let mut bodies = Vec::new();
-        for server in [&on_sqlite, &on_postgres] {
+        for server in [on_sqlite, on_postgres] {
             let body = http
                 .get(format!("{}/api/leads/getLeads?{query}", server.base_url))
-                .header("x-api-key", &key)
+                .header("x-api-key", key)
                 .send()
                 .await
                 .unwrap()
@@ -494,21 +529,12 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
         }
         assert_eq!(bodies[0], bodies[1], "getLeads?{query}");
     }
-    for &id in &rated {
+    for &id in rated {
         let identifier = LeadIdentifier::LeadId(id);
         assert_eq!(
             sqlite.get_lead_jobs(&identifier).await.unwrap(),
             postgres.get_lead_jobs(&identifier).await.unwrap()
         );
-    }
-    let page = postgres.get_leads(&LeadQuery::default()).await.unwrap();
-    assert_eq!(page.total, TOTAL);
-    // New leads get new ids, after the copied ones.
-    let newest = page.leads.iter().map(|lead| lead.id.0).max().unwrap();
-    let created = postgres.create_server_side_lead(&lead(9999)).await.unwrap();
-    assert!(created.lead_id.0 > newest);
-    for server in [on_sqlite, on_postgres] {
-        assert!(server.terminate().await.success());
     }
 }
 
