@@ -101,8 +101,33 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
 
     // 2. Every lead is sent to both servers at once, as a retry that crossed servers: each
     // event id is one lead, whichever server answered.
-    let mut ids = vec![None; LEADS];
-    for batch in (0..LEADS).collect::<Vec<_>>().chunks(100) {
+    let ids = create_on_both(&clients, LEADS).await;
+    // 3. Every lead is rated through both servers at once. 4. One worker is killed
+    // (SIGKILL) midway.
+    let queued = rate_on_both_killing_midway(&clients, &ids, label, &hook, doomed).await;
+    // 5. The surviving worker delivers every conversion: those the killed one held too,
+    // once their lease ran out.
+    assert_delivered_once(&hook, queued).await;
+    for &id in &ids {
+        let status = clients[0]
+            .get_lead(&LeadIdentifier::LeadId(id))
+            .await
+            .unwrap()
+            .status;
+        assert_eq!(status, LeadStatus::Rated, "lead {id:?}");
+    }
+
+    admin_changes_reach_every_server(db, &servers, &clients, &key).await;
+    for process in servers.into_iter().chain([survivor]) {
+        assert!(process.terminate().await.success());
+    }
+}
+
+/// Leads `0..count`, each sent to every client's server at once: each event id is one
+/// lead, whichever server answered, and each server counts every lead once. Their ids.
+async fn create_on_both(clients: &[Client], count: usize) -> Vec<LeadId> {
+    let mut ids = vec![None; count];
+    for batch in (0..count).collect::<Vec<_>>().chunks(100) {
         let creates = batch.iter().flat_map(|&n| {
             clients.iter().map(move |client| async move {
                 let created = client.create_server_side_lead(&lead(n)).await.unwrap();
@@ -117,17 +142,28 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
         }
     }
     let ids: Vec<_> = ids.into_iter().map(Option::unwrap).collect();
-    for client in &clients {
+    for client in clients {
         let page = client.get_leads(&LeadQuery::default()).await.unwrap();
         assert_eq!(
-            page.total, LEADS as u64,
+            page.total, count as u64,
             "both servers count every lead once"
         );
     }
 
-    // 3. Every lead is rated through both servers at once: one rating queues a conversion,
-    // the other is refused 409 while it waits (or, if the workers delivered it in between,
-    // queues a second one). 4. One worker is killed (SIGKILL) midway.
+    ids
+}
+
+/// Rates every lead through both clients' servers at once: one rating queues a
+/// conversion, the other is refused 409 while it waits (or, if the workers delivered it in
+/// between, queues a second one). `doomed` is killed (SIGKILL) midway, while it delivers.
+/// The conversions queued.
+async fn rate_on_both_killing_midway(
+    clients: &[Client],
+    ids: &[LeadId],
+    label: Uuid,
+    hook: &MockPlatform,
+    doomed: Server,
+) -> usize {
     let mut queued = 0;
     let mut doomed = Some(doomed);
     for (at, batch) in ids.chunks(100).enumerate() {
@@ -167,8 +203,12 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     }
     assert!(doomed.is_none(), "the worker was killed midway");
 
-    // 5. The surviving worker delivers every conversion: those the killed one held too,
-    // once their lease ran out.
+    queued
+}
+
+/// Every queued conversion reaches the hook, signed; only those in flight when the worker
+/// died (at most its 4 at once) go out a second time, with the same event id.
+async fn assert_delivered_once(hook: &MockPlatform, queued: usize) {
     let deadline = Instant::now() + Duration::from_secs(120);
     let delivered_ids = || -> HashSet<String> {
         hook.requests()
@@ -197,15 +237,16 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     for request in &delivered {
         request.assert_signed("whsec_pg");
     }
-    for &id in &ids {
-        let status = clients[0]
-            .get_lead(&LeadIdentifier::LeadId(id))
-            .await
-            .unwrap()
-            .status;
-        assert_eq!(status, LeadStatus::Rated, "lead {id:?}");
-    }
+}
 
+/// A project deactivated, then activated, and a key revoked through admin commands take
+/// effect on every server at once.
+async fn admin_changes_reach_every_server(
+    db: &Path,
+    servers: &[Server],
+    clients: &[Client],
+    key: &str,
+) {
     // A project deactivated through an admin command is refused by every server at once,
     // and served again once activated.
     let browser_create = |server: usize, n: usize| {
@@ -221,7 +262,7 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     };
     admin_ok(db, &["project", "deactivate", "--project", "acme"]).await;
     for server in 0..2 {
-        let refused = browser_create(server, LEADS + server).await.unwrap_err();
+        let refused = browser_create(server, 100_000 + server).await.unwrap_err();
         assert!(
             matches!(refused, ClientError::Api { status: 403, .. }),
             "{refused:?}"
@@ -229,7 +270,7 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     }
     admin_ok(db, &["project", "activate", "--project", "acme"]).await;
     for server in 0..2 {
-        browser_create(server, LEADS + server).await.unwrap();
+        browser_create(server, 100_000 + server).await.unwrap();
     }
 
     // A key revoked through an admin command is refused by every server from then on.
@@ -238,16 +279,12 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
         &["key", "revoke", "--project", "acme", "--key", &key[..11]],
     )
     .await;
-    for client in &clients {
+    for client in clients {
         let refused = client.get_leads(&LeadQuery::default()).await.unwrap_err();
         assert!(
             matches!(refused, ClientError::Api { status: 401, .. }),
             "{refused:?}"
         );
-    }
-
-    for process in servers.into_iter().chain([survivor]) {
-        assert!(process.terminate().await.success());
     }
 }
 
