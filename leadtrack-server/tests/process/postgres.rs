@@ -614,158 +614,21 @@ async fn every_admin_command_says_the_same_on_postgres_as_on_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = dir.path().join("leadtrack.db");
     let hook = "https://hooks.example.com/leads";
-    let script: &[&[&str]] = &[
-        &[
-            "project", "create", "--name", "Acme", "--id", "acme", "--json",
-        ],
-        &[
-            "project",
-            "create",
-            "--name",
-            "Beta",
-            "--id",
-            "beta",
-            "--currency",
-            "USD",
-        ],
-        &["project", "create", "--name", "Dup", "--id", "acme"],
-        &[
-            "project",
-            "set",
-            "--project",
-            "acme",
-            "--region",
-            "DE",
-            "--lost-webhook",
-            "true",
-        ],
-        &["project", "deactivate", "--project", "beta"],
-        &["project", "list", "--json"],
-        &["project", "activate", "--project", "beta"],
-        &["key", "create", "--project", "acme", "--json"],
-        &["key", "list", "--project", "acme", "--json"],
-        &["key", "revoke", "--project", "acme", "--key", "lt_"],
-        &[
-            "label",
-            "create",
-            "--project",
-            "acme",
-            "--name",
-            "Customer",
-            "--mark-as-done",
-            "--ga4-event",
-            "purchase",
-            "--webhook",
-        ],
-        &["label", "create", "--project", "acme", "--name", ""],
-        &["label", "list", "--project", "acme", "--json"],
-        &[
-            "integration",
-            "ga4",
-            "--project",
-            "acme",
-            "--measurement-id",
-            "G-TEST",
-            "--api-secret",
-            "s3cret",
-        ],
-        &[
-            "integration",
-            "webhook",
-            "--project",
-            "acme",
-            "--url",
-            hook,
-            "--secret",
-            "whsec_x",
-        ],
-        &["integration", "list", "--project", "acme", "--json"],
-        &["integration", "ga4", "--project", "acme", "--disconnect"],
-        &["integration", "list", "--project", "acme"],
-        &[
-            "webhook",
-            "add",
-            "--project",
-            "acme",
-            "--url",
-            hook,
-            "--events",
-            "lead.created,lead.lost",
-            "--secret",
-            "whsec_y",
-        ],
-        &["webhook", "list", "--project", "acme", "--json"],
-        &[
-            "webhook",
-            "remove",
-            "--project",
-            "acme",
-            "00000000-0000-4000-8000-000000000000",
-        ],
-        &[
-            "user",
-            "create",
-            "--email",
-            "ada@example.com",
-            "--name",
-            "Ada",
-            "--password-stdin",
-            "--json",
-        ],
-        &[
-            "user",
-            "create",
-            "--email",
-            "ADA@example.com",
-            "--password-stdin",
-        ],
-        &["user", "list", "--json"],
-        &[
-            "member",
-            "add",
-            "--project",
-            "acme",
-            "--email",
-            "ada@example.com",
-            "--role",
-            "owner",
-            "--json",
-        ],
-        &[
-            "member",
-            "add",
-            "--project",
-            "acme",
-            "--email",
-            "ada@example.com",
-            "--role",
-            "member",
-        ],
-        &["member", "list", "--project", "acme", "--json"],
-        &[
-            "user",
-            "set-password",
-            "--email",
-            "ada@example.com",
-            "--password-stdin",
-        ],
-        &["user", "disable", "--email", "ada@example.com", "--json"],
-        &["user", "enable", "--email", "ada@example.com"],
-        &[
-            "member",
-            "remove",
-            "--project",
-            "acme",
-            "--email",
-            "ada@example.com",
-        ],
-        &["project", "list"],
-    ];
+    let script = ADMIN_SCRIPT.iter().map(|line| {
+        line.split(' ')
+            .map(|word| match word {
+                "\"\"" => String::new(),
+                "{hook}" => hook.to_owned(),
+                word => word.to_owned(),
+            })
+            .collect::<Vec<String>>()
+    });
     let password = "a long enough password\n";
     for args in script {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut said = Vec::new();
         for db in [sqlite.as_path(), Path::new(&url)] {
-            let output = crate::process::admin_with_input(db, args, password).await;
+            let output = crate::process::admin_with_input(db, &args, password).await;
             said.push((
                 output.status.code(),
                 masked(&String::from_utf8_lossy(&output.stdout)),
@@ -775,6 +638,43 @@ async fn every_admin_command_says_the_same_on_postgres_as_on_sqlite() {
         assert_eq!(said[0], said[1], "{args:?}: SQLite, then PostgreSQL");
     }
 }
+
+/// Every kind of admin command, once each, some of them refused: one command line each,
+/// split on spaces (`""` is an empty argument, `{hook}` a webhook's address).
+const ADMIN_SCRIPT: &[&str] = &[
+    "project create --name Acme --id acme --json",
+    "project create --name Beta --id beta --currency USD",
+    "project create --name Dup --id acme",
+    "project set --project acme --region DE --lost-webhook true",
+    "project deactivate --project beta",
+    "project list --json",
+    "project activate --project beta",
+    "key create --project acme --json",
+    "key list --project acme --json",
+    "key revoke --project acme --key lt_",
+    "label create --project acme --name Customer --mark-as-done --ga4-event purchase --webhook",
+    r#"label create --project acme --name """#,
+    "label list --project acme --json",
+    "integration ga4 --project acme --measurement-id G-TEST --api-secret s3cret",
+    "integration webhook --project acme --url {hook} --secret whsec_x",
+    "integration list --project acme --json",
+    "integration ga4 --project acme --disconnect",
+    "integration list --project acme",
+    "webhook add --project acme --url {hook} --events lead.created,lead.lost --secret whsec_y",
+    "webhook list --project acme --json",
+    "webhook remove --project acme 00000000-0000-4000-8000-000000000000",
+    "user create --email ada@example.com --name Ada --password-stdin --json",
+    "user create --email ADA@example.com --password-stdin",
+    "user list --json",
+    "member add --project acme --email ada@example.com --role owner --json",
+    "member add --project acme --email ada@example.com --role member",
+    "member list --project acme --json",
+    "user set-password --email ada@example.com --password-stdin",
+    "user disable --email ada@example.com --json",
+    "user enable --email ada@example.com",
+    "member remove --project acme --email ada@example.com",
+    "project list",
+];
 
 #[test]
 fn masking_hides_what_differs_between_runs() {
