@@ -443,12 +443,15 @@ pub async fn listing_pages<B: Backend>(backend: &B) {
     assert_eq!(page(7, 1).await, (created[6..7].to_vec(), 7, 7, false));
 }
 
-/// The total of a listing filtered by status alone (an inbox tab) follows every change of
-/// status: new leads, ratings, a finished job, a reset, and another project's leads.
-pub async fn status_totals_follow_every_change<B: Backend>(backend: &B) {
-    use crate::store::JobQueue;
+/// Six leads of `p1` (and one of `p2`), and a label that marks leads as done.
+struct Six<S> {
+    store: S,
+    project: crate::project::Project,
+    leads: Vec<LeadId>,
+    done: uuid::Uuid,
+}
 
-    let store = backend.open().await;
+async fn six<S: crate::store::Store>(store: S) -> Six<S> {
     let other = project(&store, "p2").await;
     let project = project(&store, "p1").await;
     let done = label(&store, &project, true, LabelMapping::default()).await;
@@ -466,6 +469,61 @@ pub async fn status_totals_follow_every_change<B: Backend>(backend: &B) {
         );
     }
     create(&store, &other, json!({"userData": {"email": "b@x.io"}}), 0).await;
+    Six {
+        store,
+        project,
+        leads,
+        done,
+    }
+}
+
+impl<S: crate::store::Store> Six<S> {
+    /// Rates the first lead with the label and the next two lost.
+    async fn rate_three(&self) {
+        let (store, project, leads, done) = (&self.store, &self.project, &self.leads, self.done);
+        for (lead, conversion) in [
+            (leads[0], ConversionId::Label(done)),
+            (leads[1], ConversionId::Lost),
+            (leads[2], ConversionId::Lost),
+        ] {
+            store
+                .update_status(project.id, &update(lead, conversion), &by(), at(10))
+                .await
+                .unwrap();
+        }
+    }
+
+    /// A worker ends the first job (rated) and the second (lost); the third is reset.
+    async fn finish_two_and_reset_one(&self) {
+        let (store, project, leads) = (&self.store, &self.project, &self.leads);
+        for _ in 0..2 {
+            let claimed = store
+                .claim_job(at(11), chrono::Duration::minutes(5))
+                .await
+                .unwrap()
+                .unwrap();
+            store
+                .finish_job(claimed.job.id, claimed.lease.token, at(11))
+                .await
+                .unwrap();
+        }
+        store
+            .update_status(
+                project.id,
+                &update(leads[2], ConversionId::Open),
+                &by(),
+                at(12),
+            )
+            .await
+            .unwrap();
+    }
+}
+
+/// The total of a listing filtered by status alone (an inbox tab) follows every change of
+/// status: new leads, ratings, a finished job, a reset, and another project's leads.
+pub async fn status_totals_follow_every_change<B: Backend>(backend: &B) {
+    let six = six(backend.open().await).await;
+    let (store, project) = (six.store.clone(), six.project.clone());
     // The truth, counted lead by lead.
     let expected = |store: B::Store| async move {
         let all = store
@@ -512,41 +570,21 @@ pub async fn status_totals_follow_every_change<B: Backend>(backend: &B) {
         counts
     };
     assert_eq!(totals(store.clone()).await, [6, 0, 0, 0]);
-    for (lead, conversion) in [
-        (leads[0], ConversionId::Label(done)),
-        (leads[1], ConversionId::Lost),
-        (leads[2], ConversionId::Lost),
-    ] {
-        store
-            .update_status(project.id, &update(lead, conversion), &by(), at(10))
-            .await
-            .unwrap();
-    }
+    six.rate_three().await;
     assert_eq!(totals(store.clone()).await, expected(store.clone()).await);
     assert_eq!(totals(store.clone()).await, [3, 3, 0, 0]);
-    // A worker ends the first job (rated) and the second (lost); the third is reset.
-    for _ in 0..2 {
-        let claimed = store
-            .claim_job(at(11), chrono::Duration::minutes(5))
-            .await
-            .unwrap()
-            .unwrap();
-        store
-            .finish_job(claimed.job.id, claimed.lease.token, at(11))
-            .await
-            .unwrap();
-    }
-    store
-        .update_status(
-            project.id,
-            &update(leads[2], ConversionId::Open),
-            &by(),
-            at(12),
-        )
-        .await
-        .unwrap();
+    six.finish_two_and_reset_one().await;
     assert_eq!(totals(store.clone()).await, expected(store.clone()).await);
     assert_eq!(totals(store.clone()).await, [4, 0, 1, 1]);
+}
+
+/// A search's counts per status, and its totals by status, follow the ratings; with
+/// another filter, the counts are of the leads it matches, whatever the status asked for.
+pub async fn status_counts_follow_ratings_and_other_filters<B: Backend>(backend: &B) {
+    let six = six(backend.open().await).await;
+    six.rate_three().await;
+    six.finish_two_and_reset_one().await;
+    let (store, project) = (&six.store, &six.project);
     // A search's counts per status, and its totals by status, follow the ratings too (a
     // backend may keep the text it searches, and the status beside it, apart from the
     // lead).
