@@ -163,6 +163,11 @@ impl Site {
         field.send_keys(&Key::Enter.to_string()).await.unwrap();
         browser.wait_for("main").await;
         wait_until(browser, "signed in", |url, _| !url.contains("/login")).await;
+        let landed = browser.client.current_url().await.unwrap().to_string();
+        assert!(
+            landed.ends_with("/projects/acme/leads"),
+            "one project, so straight to its inbox: {landed}"
+        );
     }
 }
 
@@ -218,16 +223,8 @@ async fn an_owner_lands_in_the_inbox_and_opens_a_lead_by_keyboard() {
     let (browser, site) = (Browser::start().await, site().await);
     let c = &browser.client;
     site.sign_in(&browser, OWNER).await;
-    let landed = c.current_url().await.unwrap().to_string();
-    assert!(
-        landed.ends_with("/projects/acme/leads"),
-        "straight to the inbox: {landed}"
-    );
 
     // The inbox: tabs with counts, newest first.
-    c.goto(&format!("{}/projects/acme/leads", site.base()))
-        .await
-        .unwrap();
     let tabs = c
         .find(Locator::Css("nav.tabs"))
         .await
@@ -482,14 +479,6 @@ async fn a_member_sees_no_settings_and_no_other_project() {
 async fn member_sees_no_settings_and_no_other_project(browser: Browser, site: Site) {
     let c = &browser.client;
     site.sign_in(&browser, MEMBER).await;
-    let landed = c.current_url().await.unwrap().to_string();
-    assert!(
-        landed.ends_with("/projects/acme/leads"),
-        "one project, so its inbox: {landed}"
-    );
-    c.goto(&format!("{}/projects/acme/leads", site.base()))
-        .await
-        .unwrap();
     let nav = c
         .find(Locator::Css("header nav"))
         .await

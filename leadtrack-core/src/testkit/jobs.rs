@@ -197,6 +197,41 @@ async fn rated<S: crate::store::Store>(store: S) -> Rated<S> {
     }
 }
 
+/// The due job claimed at minute 1, GA4's delivery recorded as delivered and the webhook's
+/// as to retry at minute 12: the claim, and the two attempts.
+async fn delivered_to_ga4_webhook_to_retry<S: crate::store::Store>(
+    store: &S,
+) -> (crate::job::ClaimedJob, Attempt, Attempt) {
+    let claimed = store
+        .claim_job(at(1), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("due job");
+    let delivered = Attempt {
+        integration: IntegrationKind::Ga4,
+        at: at(2),
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(204),
+        error: None,
+        retry_at: None,
+    };
+    let retry = Attempt {
+        integration: IntegrationKind::Webhook,
+        at: at(2),
+        outcome: AttemptOutcome::Retry,
+        http_status: Some(503),
+        error: Some("HTTP 503".into()),
+        retry_at: Some(at(12)),
+    };
+    for attempt in [&delivered, &retry] {
+        store
+            .record_attempt(claimed.job.id, claimed.lease.token, attempt)
+            .await
+            .unwrap();
+    }
+    (claimed, delivered, retry)
+}
+
 /// The worker's claim: nothing before the job is due, then the job with everything a
 /// delivery needs, leased, and nothing more while the lease holds.
 pub async fn job_queue_claims_a_due_job_with_what_a_delivery_needs<B: Backend>(backend: &B) {
@@ -250,35 +285,7 @@ pub async fn job_queue_claims_a_due_job_with_what_a_delivery_needs<B: Backend>(b
 /// the job comes back when due with each delivery where it stood.
 pub async fn job_queue_records_attempts_and_reschedules_retries<B: Backend>(backend: &B) {
     let Rated { store, .. } = rated(backend.open().await).await;
-    let claimed = store
-        .claim_job(at(1), Duration::minutes(5))
-        .await
-        .unwrap()
-        .expect("due job");
-    let delivered = Attempt {
-        integration: IntegrationKind::Ga4,
-        at: at(2),
-        outcome: AttemptOutcome::Delivered,
-        http_status: Some(204),
-        error: None,
-        retry_at: None,
-    };
-    store
-        .record_attempt(claimed.job.id, claimed.lease.token, &delivered)
-        .await
-        .unwrap();
-    let retry = Attempt {
-        integration: IntegrationKind::Webhook,
-        at: at(2),
-        outcome: AttemptOutcome::Retry,
-        http_status: Some(503),
-        error: Some("HTTP 503".into()),
-        retry_at: Some(at(12)),
-    };
-    store
-        .record_attempt(claimed.job.id, claimed.lease.token, &retry)
-        .await
-        .unwrap();
+    let (claimed, delivered, _) = delivered_to_ga4_webhook_to_retry(&store).await;
     let unfinished = store
         .finish_job(claimed.job.id, claimed.lease.token, at(2))
         .await
@@ -336,35 +343,7 @@ pub async fn job_queue_finishes_a_job_and_the_lead_takes_its_status<B: Backend>(
         lead,
         ..
     } = rated(backend.open().await).await;
-    let again = store
-        .claim_job(at(1), Duration::minutes(5))
-        .await
-        .unwrap()
-        .expect("due job");
-    let ga4_done = Attempt {
-        integration: IntegrationKind::Ga4,
-        at: at(2),
-        outcome: AttemptOutcome::Delivered,
-        http_status: Some(204),
-        error: None,
-        retry_at: None,
-    };
-    store
-        .record_attempt(again.job.id, again.lease.token, &ga4_done)
-        .await
-        .unwrap();
-    let retry = Attempt {
-        integration: IntegrationKind::Webhook,
-        at: at(2),
-        outcome: AttemptOutcome::Retry,
-        http_status: Some(503),
-        error: Some("HTTP 503".into()),
-        retry_at: Some(at(12)),
-    };
-    store
-        .record_attempt(again.job.id, again.lease.token, &retry)
-        .await
-        .unwrap();
+    let (again, _, retry) = delivered_to_ga4_webhook_to_retry(&store).await;
     let webhook_done = Attempt {
         at: at(12),
         outcome: AttemptOutcome::Delivered,

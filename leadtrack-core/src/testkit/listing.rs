@@ -216,73 +216,49 @@ pub async fn listing_search_matches_text_and_never_a_pattern<B: Backend>(backend
 /// getLeads by each click id's presence (blank is no value), combined with AND.
 pub async fn listing_filters_by_click_ids<B: Backend>(backend: &B) {
     let f = three(backend.open().await).await;
-    assert_eq!(
-        f.list(LeadQuery {
-            gclid_exists: Some(true),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.a],
-        "blank is not a value"
-    );
-    assert_eq!(
-        f.list(LeadQuery {
-            gclid_exists: Some(false),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.b, f.c]
-    );
-    assert_eq!(
-        f.list(LeadQuery {
-            cid_exists: Some(true),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.a]
-    );
-    assert_eq!(
-        f.list(LeadQuery {
-            fbp_exists: Some(true),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.b]
-    );
-    assert_eq!(
-        f.list(LeadQuery {
-            fbc_exists: Some(false),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.a, f.c]
-    );
-    assert_eq!(
-        f.list(LeadQuery {
-            msclkid_exists: Some(true),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.a]
-    );
-    assert_eq!(
-        f.list(LeadQuery {
-            li_fat_id_exists: Some(false),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.a, f.c]
-    );
-    assert_eq!(
-        f.list(LeadQuery {
-            search: Some("example".into()),
-            gclid_exists: Some(false),
-            ..LeadQuery::default()
-        })
-        .await,
-        [f.c],
-        "filters combine with AND"
-    );
+    let exists = |set: fn(&mut LeadQuery, Option<bool>), present: bool| {
+        let mut query = LeadQuery::default();
+        set(&mut query, Some(present));
+        query
+    };
+    let checks: [(LeadQuery, Vec<LeadId>, &str); 7] = [
+        (
+            exists(|q, v| q.gclid_exists = v, true),
+            vec![f.a],
+            "blank is not a value",
+        ),
+        (
+            exists(|q, v| q.gclid_exists = v, false),
+            vec![f.b, f.c],
+            "gclid",
+        ),
+        (exists(|q, v| q.cid_exists = v, true), vec![f.a], "cid"),
+        (exists(|q, v| q.fbp_exists = v, true), vec![f.b], "fbp"),
+        (
+            exists(|q, v| q.fbc_exists = v, false),
+            vec![f.a, f.c],
+            "fbc",
+        ),
+        (
+            exists(|q, v| q.msclkid_exists = v, true),
+            vec![f.a],
+            "msclkid",
+        ),
+        (
+            exists(|q, v| q.li_fat_id_exists = v, false),
+            vec![f.a, f.c],
+            "li_fat_id",
+        ),
+    ];
+    for (query, expected, what) in checks {
+        assert_eq!(f.list(query).await, expected, "{what}");
+    }
+    let combined = LeadQuery {
+        search: Some("example".into()),
+        gclid_exists: Some(false),
+        ..LeadQuery::default()
+    };
+    assert_eq!(f.list(combined).await, [f.c], "filters combine with AND");
 }
 
 /// Every sort field in both directions: nulls last either way, ties broken on the id in the

@@ -149,6 +149,11 @@ async fn add_member(db: &Path, email: &str, role: &str) -> Value {
     admin_json(db, &args).await
 }
 
+/// Ada, with her own password: what `user create --json` said.
+async fn ada(db: &Path) -> Value {
+    create_user(db, "ada@example.com", "Ada", "ada's long password").await
+}
+
 /// Bob, with a generated password, a member of acme; his password.
 async fn bob(db: &Path) -> String {
     let bob = admin_json(
@@ -168,7 +173,7 @@ async fn bob(db: &Path) -> String {
 async fn users_are_created_once_per_email_with_a_long_enough_password() {
     let dir = tempfile::tempdir().unwrap();
     let (db, server) = acme_served(&dir).await;
-    let ada = create_user(&db, "ada@example.com", "Ada", "ada's long password").await;
+    let ada = ada(&db).await;
     assert_eq!(
         (ada["email"].as_str(), ada["name"].as_str()),
         (Some("ada@example.com"), Some("Ada"))
@@ -225,7 +230,7 @@ async fn users_are_created_once_per_email_with_a_long_enough_password() {
 async fn members_added_while_the_server_runs_see_the_project_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let (db, server) = acme_served(&dir).await;
-    create_user(&db, "ada@example.com", "Ada", "ada's long password").await;
+    ada(&db).await;
     // Not yet a member of anything: signed in, but no project.
     let (_, cookie) = sign_in(&server, "ada@example.com", "ada's long password").await;
     let cookie = cookie.expect("ada signs in");
@@ -274,7 +279,7 @@ async fn members_added_while_the_server_runs_see_the_project_at_once() {
 async fn a_new_password_or_disabling_ends_a_users_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let (db, server) = acme_served(&dir).await;
-    create_user(&db, "ada@example.com", "Ada", "ada's long password").await;
+    ada(&db).await;
     add_member(&db, "ada@example.com", "owner").await;
     let bobs_password = bob(&db).await;
     let (_, cookie) = sign_in(&server, "ada@example.com", "ada's long password").await;
