@@ -6,7 +6,7 @@
 //! curl http://127.0.0.1:3000/api/leads/getLeads -H 'X-API-Key: ...'   # leadtrack
 //! ```
 //!
-//! The app keeps its routes and its own 404; leadtrack answers only its five paths.
+//! The app keeps its routes and its own 404; leadtrack answers only its seven paths.
 
 use chrono::Utc;
 use leadtrack::core::Admin;

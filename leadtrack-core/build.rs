@@ -1,8 +1,9 @@
 //! Generates `conformance_tests!` from the conformance checks themselves, so that the
 //! macro's list of checks cannot miss one: every public function of a file of
-//! `src/testkit/` (but `mod.rs`) is a check, however its signature is written, and becomes
-//! one `#[tokio::test]` in a module named after the file. A function there that takes a
-//! backend but is not public fails the build: it would be a check that never runs.
+//! `src/testkit/` (but `mod.rs`) is a check, however its generics are written, and becomes
+//! one `#[tokio::test]` in a module named after the file. A public function that is not
+//! async, or one that takes a backend but is not public, fails the build with a message: it
+//! would be a check that cannot run, or one that never does.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -54,9 +55,13 @@ fn main() {
 fn checks<'a>(source: &'a str, file: &Path) -> Vec<&'a str> {
     let mut checks = Vec::new();
     for line in source.lines() {
-        let public = line
-            .strip_prefix("pub async fn ")
-            .or_else(|| line.strip_prefix("pub fn "));
+        assert!(
+            !line.starts_with("pub fn "),
+            "{}: `{}`: a check is an async function of a backend",
+            file.display(),
+            line.trim()
+        );
+        let public = line.strip_prefix("pub async fn ");
         match public {
             Some(rest) => {
                 let end = rest

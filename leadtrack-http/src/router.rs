@@ -1,5 +1,6 @@
 //! Routes declared once: a table of method, path pattern and route, from which a web crate
-//! takes its dispatch, its `405` answers (with `Allow`) and the paths it claims.
+//! takes its dispatch, its `405` answers (and the methods an `Allow` lists) and the paths it
+//! claims.
 //!
 //! A pattern is a path whose `{name}` segments match any one non-empty segment, which the
 //! handler reads back by name: `/projects/{project}/leads/{lead}/rate`.
@@ -95,7 +96,9 @@ impl<R: Copy> Router<R> {
             if row_method == method {
                 return Found::Route(*route, params);
             }
-            allowed.push(row_method.clone());
+            if !allowed.contains(row_method) {
+                allowed.push(row_method.clone());
+            }
         }
         if allowed.is_empty() {
             Found::NotFound
@@ -139,10 +142,10 @@ fn parse(pattern: &'static str) -> Vec<Segment> {
         .collect()
 }
 
-/// A path's segments: `/` is none, `/a/b` is `a`, `b`; a path not starting with `/` has no
-/// route.
+/// A path's segments: `/` is none, `/a/b` and `/a/b/` are `a`, `b`; a path not starting
+/// with `/` has no route.
 fn split(path: &str) -> Option<Vec<&str>> {
-    match path.strip_prefix('/')? {
+    match path.strip_prefix('/')?.trim_end_matches('/') {
         "" => Some(Vec::new()),
         rest => Some(rest.split('/').collect()),
     }
@@ -228,7 +231,6 @@ mod tests {
             "/projects",
             "/projects/acme/leads",
             "/projects//leads/7",
-            "/projects/acme/leads/7/",
             "/projects/acme/leads/7/rate/x",
             "",
         ] {
@@ -236,6 +238,13 @@ mod tests {
             assert!(!router.has_path(path), "{path}");
         }
         assert!(router.has_path("/projects/a/leads/1/rate"));
+        assert!(
+            matches!(
+                router.find(&Method::GET, "/projects/a/leads/1/"),
+                Found::Route(Page::Lead, _)
+            ),
+            "a trailing slash is the same path"
+        );
     }
 
     #[test]

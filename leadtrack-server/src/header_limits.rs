@@ -20,8 +20,9 @@ pub(crate) const MAX_FIELDS: usize = 100;
 pub(crate) const MAX_BYTES: usize = 400 * 1024;
 /// hyper's limit on fields, above [`MAX_FIELDS`].
 pub(crate) const HYPER_MAX_FIELDS: usize = 4 * MAX_FIELDS;
-/// hyper's read buffer, which bounds the request line and headers, above [`MAX_BYTES`].
-pub(crate) const HYPER_MAX_BUFFER: usize = 1024 * 1024;
+/// hyper's read buffer, which bounds the request line and headers, above [`MAX_BYTES`] and
+/// a 64 KiB URL (hyper's default is about 408 KiB).
+pub(crate) const HYPER_MAX_BUFFER: usize = 512 * 1024;
 
 /// Marks a request whose header fields were over the limits; its headers are dropped.
 #[derive(Clone, Copy, Debug)]

@@ -12,8 +12,8 @@
 //!
 //! [`split`] recognises exactly that tail of a write, and [`rewrite`] replaces it with the
 //! same status, the contract's error body and `Access-Control-Allow-Origin: *`. No response
-//! of a route can take that form: routes' responses carry a `content-type`, and no route
-//! answers 414 or 431, nor 400 without a body.
+//! of a route can take that form: routes' responses (`header_limits`' 431 too) carry a
+//! `content-type` and a body.
 
 use leadtrack_core::ErrorCode;
 use leadtrack_core::api::ErrorBody;

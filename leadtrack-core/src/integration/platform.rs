@@ -19,7 +19,8 @@ pub enum Input {
     /// An `http://` or `https://` address. A blank one is not kept: the `base_url` given
     /// with it (the command line's `--base-url`) stands in for it.
     Url,
-    /// A credential: never shown back; blank keeps the stored one; not trimmed.
+    /// A credential: never shown back; blank keeps the stored one; trimmed only when
+    /// required.
     Secret,
     /// On or off.
     Check,
@@ -430,10 +431,29 @@ pub static PLATFORMS: [Platform; 6] = [
 /// platform's default applies again) but keeps a required setting or a credential as
 /// stored, so a form can leave credentials blank to keep them. Given values are trimmed,
 /// credentials excepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct SettingsInput {
     kind: IntegrationKind,
     given: Vec<(&'static str, String)>,
+}
+
+/// Credentials show as `***`, as [`Secret`]s do.
+impl std::fmt::Debug for SettingsInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let platform = self.platform();
+        let given: Vec<(&str, &str)> = self
+            .given
+            .iter()
+            .map(|(name, value)| match platform.field(name) {
+                Some(field) if field.input == Input::Secret => (*name, "***"),
+                _ => (*name, value.as_str()),
+            })
+            .collect();
+        f.debug_struct("SettingsInput")
+            .field("kind", &self.kind)
+            .field("given", &given)
+            .finish()
+    }
 }
 
 /// Settings ready to store, from [`SettingsInput::apply`].
@@ -583,6 +603,12 @@ impl SettingsInput {
             }
             (Input::Secret, need) => {
                 let given = given.filter(|value| !value.trim().is_empty());
+                // A required credential is trimmed (a pasted token's stray space or newline
+                // would fail every delivery); others are kept exactly as given.
+                let given = match need {
+                    Need::Required => given.map(str::trim),
+                    _ => given,
+                };
                 match (given.map(str::to_owned).or(old_text), need) {
                     (Some(value), _) => Some(value),
                     (None, Need::Generated) => {
@@ -782,8 +808,13 @@ mod tests {
         );
         assert_eq!(missing.setting(), "measurement_id");
 
-        let given = [("measurement_id", " G-ONE "), ("api_secret", "s3cret")];
+        let given = [("measurement_id", " G-ONE "), ("api_secret", " s3cret\n")];
         let applied = input(IntegrationKind::Ga4, &given).apply(&current).unwrap();
+        let debug = format!("{:?}", input(IntegrationKind::Ga4, &given));
+        assert!(
+            !debug.contains("s3cret") && debug.contains("G-ONE"),
+            "{debug}"
+        );
         assert_eq!(applied.generated_secret, None);
         current.set(applied.settings);
         let stored = current.ga4.clone().unwrap();

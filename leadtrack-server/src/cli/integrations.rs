@@ -2,7 +2,7 @@
 
 use super::ProjectListing;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, Subcommand};
-use leadtrack_core::integration::{Field, Input, PLATFORMS, Platform};
+use leadtrack_core::integration::{Field, Input, Need, PLATFORMS, Platform};
 use leadtrack_core::types::IntegrationKind;
 
 /// `integration ...`: connect (or change) with the settings given; `--disconnect` removes.
@@ -110,11 +110,7 @@ fn field_arg(platform: &Platform, field: &'static Field) -> Arg {
     let arg = Arg::new(field.name)
         .long(field.name.replace('_', "-"))
         .value_name(field.value_name)
-        .help(if field.help.is_empty() {
-            field.label.to_owned()
-        } else {
-            format!("{}. {}", field.label, field.help)
-        })
+        .help(flag_help(field))
         .action(ArgAction::Set);
     match field.input {
         Input::Secret => arg.env(platform.env_name(field)).hide_env_values(true),
@@ -124,6 +120,22 @@ fn field_arg(platform: &Platform, field: &'static Field) -> Arg {
             .value_parser(clap::value_parser!(bool)),
         Input::Text | Input::Url => arg,
     }
+}
+
+/// A field's help on the command line: its label, its help, and what a blank or missing
+/// value does there.
+fn flag_help(field: &Field) -> String {
+    let mut help = field.label.to_owned();
+    if !field.help.is_empty() {
+        help = format!("{help}. {}", field.help);
+    }
+    let how = match (field.input, field.need) {
+        (Input::Check, _) => format!(" (--{} false turns it off)", field.name.replace('_', "-")),
+        (_, Need::Default(value)) => format!(" (default {value})"),
+        (Input::Text, Need::Optional) => " (\"\" removes it)".to_owned(),
+        _ => String::new(),
+    };
+    help + &how
 }
 
 impl FromArgMatches for ConnectCommand {
