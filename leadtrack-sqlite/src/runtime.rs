@@ -77,8 +77,7 @@ const CHECK_EVERY: std::ffi::c_int = 1_000;
 /// Each reader connection's page cache, in KiB (SQLite's default is 2,000 KiB). The six
 /// readers' caches filled with the trigram index's pages after a few searches and made
 /// a tenth of the server's memory; the pages they miss come from the operating system's
-/// file cache. In the benchmark at 1M leads the server's peak went from 71 to 64 MiB, and
-/// a 3% search's p50 from 3.8 to 3.5 ms (within the runs' noise).
+/// file cache, at no measurable cost to searches (`docs/performance.md`).
 const READER_CACHE_KIB: i64 = 512;
 
 /// Which reader pool serves a read.

@@ -474,9 +474,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "#, // 16: the trigram index merges its segments 16 at a time (SQLite's default is 4),
     // and is forced to only once 64 wait at one level (default 16). Each lead's insert
     // writes a small segment; fewer, larger merges rewrite each entry fewer times, so the
-    // writer spends less time merging and its commits stall less often: at 300,000
-    // leads, createLead at 64 connections had a p99 of 16 to 20 ms instead of 24 to
-    // 32 ms. A search reads a few more segments (a 3% search's p50 1.5 → 1.6 ms). See
+    // writer spends less time merging and its commits stall less often (createLead's p99
+    // under load, in `docs/performance.md`), while a search reads a few more segments. See
     // <https://sqlite.org/fts5.html#the_automerge_configuration_option> and
     // <https://sqlite.org/fts5.html#the_crisismerge_configuration_option>.
     r#"
