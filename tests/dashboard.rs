@@ -103,14 +103,7 @@ async fn site() -> Site {
     let customer = store
         .create_label(
             acme.id,
-            NewLabel {
-                name: "Customer".into(),
-                mark_as_done: true,
-                mapping: LabelMapping {
-                    webhook: true,
-                    ..LabelMapping::default()
-                },
-            },
+            NewLabel::done("Customer", LabelMapping::webhook_only()),
             Utc::now(),
         )
         .await

@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::account::Actor;
-use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, JobId};
+use crate::time::to_millis;
+use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, JobId, LeadId, ProjectId};
 
 /// One event of a lead's history.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,6 +18,40 @@ pub struct LeadEvent {
     pub by: Option<Actor>,
     /// What happened.
     pub activity: Activity,
+}
+
+/// An event as a backend writes it: built before the write, its actor and activity as
+/// the JSON their columns hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    /// The lead's project.
+    pub project: ProjectId,
+    /// The lead.
+    pub lead: LeadId,
+    /// When it happened, in milliseconds since the epoch.
+    pub at: i64,
+    /// Who did it, as JSON; `None` for the service itself.
+    pub actor: Option<String>,
+    /// What happened, as JSON.
+    pub activity: String,
+}
+
+impl EventRow {
+    /// The row of `activity`, done to `lead` at `at` by `by`.
+    pub fn of(
+        (project, lead): (ProjectId, LeadId),
+        at: DateTime<Utc>,
+        by: Option<&Actor>,
+        activity: &Activity,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            project,
+            lead,
+            at: to_millis(&at),
+            actor: by.map(serde_json::to_string).transpose()?,
+            activity: serde_json::to_string(activity)?,
+        })
+    }
 }
 
 /// What happened to a lead.

@@ -56,6 +56,11 @@ impl LabelMapping {
 
     /// The mapping of `lost` in a new project: only the webhook hears of lost leads.
     pub fn default_lost() -> Self {
+        Self::webhook_only()
+    }
+
+    /// A mapping that sends to the conversion webhook alone.
+    pub fn webhook_only() -> Self {
         Self {
             webhook: true,
             ..Self::default()
@@ -107,6 +112,15 @@ pub struct NewLabel {
 }
 
 impl NewLabel {
+    /// A label that marks its leads done (`rated`) and sends as `mapping` says.
+    pub fn done(name: &str, mapping: LabelMapping) -> Self {
+        Self {
+            name: name.to_owned(),
+            mark_as_done: true,
+            mapping,
+        }
+    }
+
     /// Checks the label and trims its name; the error says what is wrong.
     pub fn validate(mut self) -> Result<Self, String> {
         let name = self.name.trim();
@@ -153,11 +167,7 @@ mod tests {
 
     #[test]
     fn labels_need_a_name() {
-        let label = NewLabel {
-            name: " Customer ".into(),
-            mark_as_done: true,
-            mapping: LabelMapping::default(),
-        };
+        let label = NewLabel::done(" Customer ", LabelMapping::default());
         assert_eq!(label.clone().validate().unwrap().name, "Customer");
         let blank = NewLabel {
             name: "  ".into(),

@@ -180,15 +180,7 @@ fn lead_query() -> impl Strategy<Value = LeadQuery> {
     (1..=100_u32, 1..=u32::MAX, filters, sort, flags).prop_map(
         |(limit, page, filters, sort, flags)| {
             let (status, form_name, unique_identifier, email, phone, from, to, search) = filters;
-            let [
-                gclid_exists,
-                cid_exists,
-                fbp_exists,
-                fbc_exists,
-                msclkid_exists,
-                li_fat_id_exists,
-            ] = flags;
-            LeadQuery {
+            let query = LeadQuery {
                 limit,
                 page,
                 status,
@@ -200,13 +192,9 @@ fn lead_query() -> impl Strategy<Value = LeadQuery> {
                 created_to: to,
                 search,
                 sort,
-                gclid_exists,
-                cid_exists,
-                fbp_exists,
-                fbc_exists,
-                msclkid_exists,
-                li_fat_id_exists,
-            }
+                ..LeadQuery::default()
+            };
+            query.with_presence_filters(flags)
         },
     )
 }

@@ -87,11 +87,7 @@ async fn main() {
         .expect("project");
     let mut labels = Vec::new();
     for name in ["Qualified", "Customer", "Repeat customer"] {
-        let label = NewLabel {
-            name: name.into(),
-            mark_as_done: true,
-            mapping: LabelMapping::default(),
-        };
+        let label = NewLabel::done(name, LabelMapping::default());
         labels.push(
             store
                 .create_label(project.id, label, now)

@@ -1,6 +1,7 @@
 //! Everything under `/projects/{projectId}/leads`: the inbox, a lead's page, and rating.
 
 use leadtrack_core::Store;
+use leadtrack_core::account::Membership;
 use leadtrack_core::types::{LeadId, Role};
 use leadtrack_http::{Body, Params};
 use warp::http::StatusCode;
@@ -9,8 +10,13 @@ use warp::reply::Response;
 use crate::lead::{self, Rated, Rating, display_name};
 use crate::list::{self, BulkResult};
 use crate::routes::Leads;
+use crate::session::{Form, Viewer};
 use crate::view::InboxView;
 use crate::{Config, Request, access, render};
+
+/// A member's posted form, genuine: who posted it, their membership of the project, and
+/// the form.
+type MemberForm = (Viewer, Membership, Form);
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
 pub(crate) async fn handle<S: Store>(
@@ -26,15 +32,23 @@ pub(crate) async fn handle<S: Store>(
     match page {
         Leads::List => list_view(store, request, public_id).await,
         Leads::New => new_leads(store, request, public_id).await,
-        Leads::BulkRate => bulk_rate(store, config, request, public_id, body).await,
         Leads::Lead => match lead() {
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        Leads::Rate => match lead() {
-            Some(id) => rate_lead(store, config, request, public_id, id, body).await,
-            None => render::not_found(None),
-        },
+        Leads::Rate if lead().is_none() => render::not_found(None),
+        Leads::Rate | Leads::BulkRate => {
+            let found =
+                access::project_form(store, config, request, public_id, Role::Member, body).await;
+            let member = match found {
+                Ok(member) => member,
+                Err(response) => return response,
+            };
+            match lead() {
+                Some(id) => rate_lead(store, member, id).await,
+                None => bulk_rate(store, member).await,
+            }
+        }
     }
 }
 
@@ -77,19 +91,8 @@ async fn show_lead<S: Store>(
 
 /// `POST /projects/{projectId}/leads/{leadId}/rate`: then back to the lead (`303`), or the
 /// page again with the problem at the form.
-async fn rate_lead<S: Store>(
-    store: &S,
-    config: &Config,
-    request: &Request,
-    public_id: &str,
-    id: LeadId,
-    body: Body,
-) -> Response {
-    let (viewer, membership, form) =
-        match access::project_form(store, config, request, public_id, Role::Member, body).await {
-            Ok(found) => found,
-            Err(response) => return response,
-        };
+async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
+    let (viewer, membership, form) = member;
     match lead::rate(store, &viewer, &membership, id, &form).await {
         Ok(rated) => render::redirect(&format!(
             "/projects/{}/leads/{id}?done={}",
@@ -114,17 +117,8 @@ async fn rate_lead<S: Store>(
 async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
     match access::project_page(store, request, public_id, Role::Member).await {
         Ok((viewer, membership)) => {
-            let (view, query) = InboxView::from_query(&request.query);
-            list::page(
-                store,
-                &viewer,
-                &membership,
-                view,
-                query,
-                StatusCode::OK,
-                None,
-            )
-            .await
+            let shown = InboxView::from_query(&request.query);
+            list::page(store, &viewer, &membership, shown, None).await
         }
         Err(response) => response,
     }
@@ -168,19 +162,9 @@ async fn new_leads<S: Store>(store: &S, request: &Request, public_id: &str) -> R
 
 /// `POST /projects/{projectId}/leads/rate`: rates every selected lead with one rating, each
 /// by the same rules as one at a time; the inbox then lists the leads refused and why.
-async fn bulk_rate<S: Store>(
-    store: &S,
-    config: &Config,
-    request: &Request,
-    public_id: &str,
-    body: Body,
-) -> Response {
-    let (viewer, membership, form) =
-        match access::project_form(store, config, request, public_id, Role::Member, body).await {
-            Ok(found) => found,
-            Err(response) => return response,
-        };
-    let (view, query) = InboxView::from_query(form.get("back"));
+async fn bulk_rate<S: Store>(store: &S, member: MemberForm) -> Response {
+    let (viewer, membership, form) = member;
+    let shown = InboxView::from_query(form.get("back"));
     let ids: Vec<LeadId> = form.all("lead").filter_map(parse_id).collect();
     let mut result = BulkResult::default();
     if ids.is_empty() {
@@ -218,19 +202,5 @@ async fn bulk_rate<S: Store>(
             }
         }
     }
-    let status = if result.problem.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
-    list::page(
-        store,
-        &viewer,
-        &membership,
-        view,
-        query,
-        status,
-        Some(result),
-    )
-    .await
+    list::page(store, &viewer, &membership, shown, Some(result)).await
 }

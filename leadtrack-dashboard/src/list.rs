@@ -180,16 +180,21 @@ fn columns(view: &InboxView) -> Vec<Column> {
     .collect()
 }
 
-/// The inbox page of `view`, with `bulk`'s result above it when a bulk rating just ran.
+/// The inbox page of `view` (and its `query`), with `bulk`'s result above it when a bulk
+/// rating just ran: `400` when that rating had a problem of the form.
 pub(crate) async fn page<S: Store>(
     store: &S,
     viewer: &Viewer,
     membership: &Membership,
-    view: InboxView,
-    query: LeadQuery,
-    status: StatusCode,
+    (view, query): (InboxView, LeadQuery),
     bulk: Option<BulkResult>,
 ) -> Response {
+    let status = match &bulk {
+        Some(BulkResult {
+            problem: Some(_), ..
+        }) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    };
     let project = &membership.project;
     let now = Utc::now();
     let read = async {

@@ -23,11 +23,7 @@ async fn lead(app: &App, body: Value) -> LeadId {
 }
 
 async fn label(app: &App, name: &str) -> String {
-    let new = NewLabel {
-        name: name.into(),
-        mark_as_done: true,
-        mapping: LabelMapping::default(),
-    };
+    let new = NewLabel::done(name, LabelMapping::default());
     app.store
         .create_label(app.alpha.id, new, Utc::now())
         .await
@@ -304,8 +300,7 @@ async fn the_live_count_says_how_many_leads_arrived_since() {
 #[tokio::test]
 async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_problem() {
     use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
-    use leadtrack_core::job::Attempt;
-    use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
+    use leadtrack_core::types::ConversionId;
 
     let app = app().await;
     let webhook = IntegrationSettings::Webhook(WebhookSettings {
@@ -316,14 +311,7 @@ async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_
         .set_integration(app.alpha.id, webhook, Utc::now())
         .await
         .unwrap();
-    let new = NewLabel {
-        name: "Customer".into(),
-        mark_as_done: true,
-        mapping: LabelMapping {
-            webhook: true,
-            ..LabelMapping::default()
-        },
-    };
+    let new = NewLabel::done("Customer", LabelMapping::webhook_only());
     let customer = app
         .store
         .create_label(app.alpha.id, new, Utc::now())
@@ -335,38 +323,9 @@ async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_
     let home = app.get("/", &owner).await;
     assert!(home.text.contains("No problem"), "{}", home.text);
 
-    let update = leadtrack_core::request::StatusUpdate {
-        identifier: LeadIdentifier::LeadId(id),
-        conversion_id: leadtrack_core::types::ConversionId::Label(customer.id),
-        price: None,
-        note: None,
-    };
-    let by = leadtrack_core::account::Actor::api_key("lt_test0000");
-    let job = app
-        .store
-        .update_status(app.alpha.id, &update, &by, Utc::now())
-        .await
-        .unwrap()
-        .job
-        .unwrap();
-    let claimed = app
-        .store
-        .claim_job(Utc::now(), chrono::Duration::minutes(1))
-        .await
-        .unwrap()
-        .unwrap();
-    let attempt = Attempt {
-        integration: IntegrationKind::Webhook,
-        at: Utc::now(),
-        outcome: AttemptOutcome::Failed,
-        http_status: Some(410),
-        error: Some("HTTP 410: gone".into()),
-        retry_at: None,
-    };
-    app.store
-        .record_attempt(job, claimed.lease.token, &attempt)
-        .await
-        .unwrap();
+    app.rate(&app.alpha, id, ConversionId::Label(customer.id), None)
+        .await;
+    app.fail_next_job("HTTP 410: gone").await;
     let home = app.get("/", &owner).await;
     let row = home.text.split("/projects/alpha/leads").nth(1).unwrap();
     let cells: Vec<&str> = row

@@ -3,35 +3,19 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use common::*;
+use tracing::Level;
 use warp::http::StatusCode;
-
-/// Captures log lines.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test(flavor = "current_thread")]
 async fn sign_in_logs_hold_no_secret_and_no_email() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    // The subscriber appends each line to this file, which the test then reads.
+    let captured = tempfile::NamedTempFile::new().unwrap();
+    let log = Arc::new(captured.reopen().unwrap());
+    let subscriber = tracing_subscriber::fmt().with_max_level(Level::TRACE);
+    let _guard = tracing::subscriber::set_default(subscriber.with_writer(log).finish());
 
     let app = app().await;
     let failed = app.sign_in("owner@example.com", "a wrong password").await;
@@ -48,7 +32,7 @@ async fn sign_in_logs_hold_no_secret_and_no_email() {
         .await;
     assert_eq!(signed_out.status, StatusCode::SEE_OTHER);
 
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = std::fs::read_to_string(captured.path()).unwrap();
     for expected in ["sign-in failed", "signed in", "anti-forgery", "signed out"] {
         assert!(logs.contains(expected), "{expected:?} logged: {logs}");
     }

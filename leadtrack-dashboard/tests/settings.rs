@@ -8,12 +8,11 @@ use common::*;
 use leadtrack_core::StoreError;
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::integration::{Secret, WebhookSettings};
-use leadtrack_core::job::Attempt;
 use leadtrack_core::key::KeyHash;
 use leadtrack_core::label::LabelMapping;
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{
-    AttemptOutcome, Consent, ConsentStatus, ConversionId, IntegrationKind, LeadIdentifier, Role,
+    Consent, ConsentStatus, ConversionId, IntegrationKind, LeadIdentifier, Role,
 };
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -594,24 +593,7 @@ async fn each_integration_shows_its_last_delivery() {
         )
         .await;
     app.rate(&app.alpha, lead, ConversionId::Lost, None).await;
-    let claimed = app
-        .store
-        .claim_job(Utc::now(), Duration::minutes(5))
-        .await
-        .unwrap()
-        .unwrap();
-    let attempt = Attempt {
-        integration: IntegrationKind::Webhook,
-        at: Utc::now(),
-        outcome: AttemptOutcome::Failed,
-        http_status: Some(410),
-        error: Some("HTTP 410: the hook is gone".into()),
-        retry_at: None,
-    };
-    app.store
-        .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
-        .await
-        .unwrap();
+    app.fail_next_job("HTTP 410: the hook is gone").await;
     let page = app
         .get("/projects/alpha/settings/integrations", &owner.cookie)
         .await;

@@ -10,15 +10,15 @@ use warp::http::StatusCode;
 async fn signing_in_sets_a_session_cookie_and_lands_on_the_projects() {
     let app = app().await;
     let page = app.send(browser("GET", "/login")).await;
-    assert_eq!(page.status, StatusCode::OK);
-    for label in [
-        "<label for=\"email\">Email</label>",
-        "<label for=\"password\">Password</label>",
-        "name=\"email\"",
-        "name=\"password\"",
-    ] {
-        assert!(page.text.contains(label), "{label} in {}", page.text);
-    }
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<label for=\"email\">Email</label>",
+            "<label for=\"password\">Password</label>",
+            "name=\"email\"",
+            "name=\"password\"",
+        ],
+    );
 
     let reply = app.sign_in(" Owner@Example.com ", OWNER_PASSWORD).await;
     assert_eq!(reply.status, StatusCode::SEE_OTHER);

@@ -158,16 +158,15 @@ pub async fn send_test(
                 "projectId": project.public_id,
             });
             let secret = &settings.secret;
-            webhook::post(
-                http,
-                &settings.url,
+            let post = webhook::Post {
+                url: &settings.url,
                 secret,
-                &event_id,
-                ping.to_string(),
-                now,
-            )
-            .await
-            .map(|answer| described(&answer, |a| a.by_status(|| webhook::error_of(a, secret))))
+                event_id: &event_id,
+                body: ping.to_string(),
+            };
+            webhook::post(http, post, now)
+                .await
+                .map(|answer| described(&answer, |a| a.by_status(|| webhook::error_of(a, secret))))
         }
     };
     Ok(answer.unwrap_or_else(unanswered))

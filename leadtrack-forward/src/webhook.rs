@@ -62,16 +62,13 @@ pub(crate) async fn deliver(
     job: &ClaimedJob,
     now: DateTime<Utc>,
 ) -> Outcome {
-    let body = payload(job).to_json();
-    send(
-        http,
-        &settings.url,
-        &settings.secret,
-        &job.job.event_id.to_string(),
-        body,
-        now,
-    )
-    .await
+    let post = Post {
+        url: &settings.url,
+        secret: &settings.secret,
+        event_id: &job.job.event_id.to_string(),
+        body: payload(job).to_json(),
+    };
+    send(http, post, now).await
 }
 
 /// Posts a lead webhook's claimed event: its body as stored, signed with the webhook's
@@ -81,29 +78,19 @@ pub(crate) async fn deliver_event(
     claimed: &ClaimedWebhookEvent,
     now: DateTime<Utc>,
 ) -> Outcome {
-    let hook = &claimed.webhook;
-    let event_id = claimed.event_id.to_string();
-    send(
-        http,
-        &hook.url,
-        &hook.secret,
-        &event_id,
-        claimed.body.clone(),
-        now,
-    )
-    .await
+    let post = Post {
+        url: &claimed.webhook.url,
+        secret: &claimed.webhook.secret,
+        event_id: &claimed.event_id.to_string(),
+        body: claimed.body.clone(),
+    };
+    send(http, post, now).await
 }
 
-/// Posts `body` and reads the outcome off the answer's status.
-async fn send(
-    http: &reqwest::Client,
-    url: &str,
-    secret: &Secret,
-    event_id: &str,
-    body: String,
-    now: DateTime<Utc>,
-) -> Outcome {
-    match post(http, url, secret, event_id, body, now).await {
+/// Posts and reads the outcome off the answer's status.
+async fn send(http: &reqwest::Client, post: Post<'_>, now: DateTime<Utc>) -> Outcome {
+    let secret = post.secret;
+    match self::post(http, post, now).await {
         Ok(answer) => answer.by_status(|| error_of(&answer, secret)),
         Err(failure) => failure,
     }
@@ -117,13 +104,27 @@ pub(crate) fn error_of(answer: &Answer, secret: &Secret) -> String {
     )
 }
 
-/// Posts `body`, signed at `now` with `secret`, to `url`.
+/// One signed post to a webhook.
+pub(crate) struct Post<'a> {
+    /// Where to.
+    pub(crate) url: &'a str,
+    /// What signs it.
+    pub(crate) secret: &'a Secret,
+    /// The event's id, in its own header.
+    pub(crate) event_id: &'a str,
+    /// The JSON body.
+    pub(crate) body: String,
+}
+
+/// Posts `post`, signed at `now`.
 pub(crate) async fn post(
     http: &reqwest::Client,
-    url: &str,
-    secret: &Secret,
-    event_id: &str,
-    body: String,
+    Post {
+        url,
+        secret,
+        event_id,
+        body,
+    }: Post<'_>,
     now: DateTime<Utc>,
 ) -> Result<Answer, Outcome> {
     let body = body.into_bytes();

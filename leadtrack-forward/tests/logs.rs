@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use chrono::Utc;
 use common::*;
@@ -15,6 +15,7 @@ use leadtrack_core::label::NewLabel;
 use leadtrack_core::webhook::{NewWebhook, WebhookEvents};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
+use tracing::Level;
 
 const MS_DEVELOPER_TOKEN: &str = "ms-developer-token-secret";
 const MS_CLIENT_SECRET: &str = "ms-client-secret-value";
@@ -23,30 +24,13 @@ const LI_CLIENT_SECRET: &str = "li-client-secret-value";
 const LI_REFRESH_TOKEN: &str = "li-refresh-token-secret";
 const LEAD_WEBHOOK_SECRET: &str = "whsec_lead_webhook_secret";
 
-/// Captures log lines, to check that no credential is ever logged.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    // The subscriber appends each line to this file, which the test then reads.
+    let captured = tempfile::NamedTempFile::new().unwrap();
+    let log = Arc::new(captured.reopen().unwrap());
+    let subscriber = tracing_subscriber::fmt().with_max_level(Level::TRACE);
+    let _guard = tracing::subscriber::set_default(subscriber.with_writer(log).finish());
 
     let f = fixture().await;
     f.platforms.meta.push(MockResponse::json(
@@ -88,7 +72,7 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
         .filter_map(|s| s.last_attempt.as_ref()?.error.clone())
         .collect();
 
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = std::fs::read_to_string(captured.path()).unwrap();
     assert!(
         logs.contains("delivery attempt"),
         "the worker logged: {logs}"

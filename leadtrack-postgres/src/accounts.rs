@@ -14,7 +14,7 @@ use deadpool_postgres::GenericClient;
 use leadtrack_core::account::{
     LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User, email_key,
 };
-use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{ProjectId, Role, UserId};
 use tokio_postgres::Row;
@@ -242,12 +242,7 @@ pub(crate) async fn members(
 /// The columns of a membership: the project's ([`PROJECT_COLUMNS`] of `projects p`), then
 /// the role.
 fn membership_columns() -> String {
-    let project = PROJECT_COLUMNS
-        .split(", ")
-        .map(|column| format!("p.{column}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    format!("{project}, m.role")
+    format!("{}, m.role", sql::qualified(PROJECT_COLUMNS, "p"))
 }
 
 /// A membership from a row of [`membership_columns`].

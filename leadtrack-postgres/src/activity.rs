@@ -1,11 +1,8 @@
 //! A lead's history: events recorded by the writes that change a lead, in their own
 //! transaction, and read back oldest first.
 
-use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use leadtrack_core::account::Actor;
-use leadtrack_core::activity::{Activity, LeadEvent};
-use leadtrack_core::time::to_millis;
+use leadtrack_core::activity::{EventRow, LeadEvent};
 use leadtrack_core::types::{LeadId, ProjectId};
 
 use crate::Error;
@@ -13,24 +10,17 @@ use crate::rows::{self, EVENT_COLUMNS, all, run};
 
 /// Adds an event to the lead's history. Called inside the write that makes the change, so
 /// the event commits (or rolls back) with it.
-pub(crate) async fn record(
-    c: &impl GenericClient,
-    project: ProjectId,
-    lead: LeadId,
-    at: DateTime<Utc>,
-    by: Option<&Actor>,
-    activity: &Activity,
-) -> Result<(), Error> {
+pub(crate) async fn record(c: &impl GenericClient, event: &EventRow) -> Result<(), Error> {
     run(
         c,
         "INSERT INTO lead_events (project_id, lead_id, at, actor, activity)
          VALUES ($1, $2, $3, $4, $5)",
         &[
-            &project.0,
-            &lead.0,
-            &to_millis(&at),
-            &rows::actor_json(by)?,
-            &serde_json::to_string(activity)?,
+            &event.project.0,
+            &event.lead.0,
+            &event.at,
+            &event.actor,
+            &event.activity,
         ],
     )
     .await?;

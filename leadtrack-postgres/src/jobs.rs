@@ -18,7 +18,7 @@ use leadtrack_core::types::*;
 
 use chrono::Duration;
 use leadtrack_core::account::Actor;
-use leadtrack_core::activity::Activity;
+use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, Delivery, JobRecord, Lease, QueueDepth, QueueDepths, StatusChange,
 };
@@ -98,7 +98,8 @@ pub(crate) async fn update_status(
     let (event, about) = rating.webhook(job_id);
     let event_id = rating.job.event_id;
     webhooks::enqueue(c, project, lead.id, event, event_id, Some(about), now).await?;
-    activity::record(c, project, lead.id, now, Some(by), &rating.activity(job_id)).await?;
+    let event = EventRow::of((project, lead.id), now, Some(by), &rating.activity(job_id))?;
+    activity::record(c, &event).await?;
     Ok(rating.outcome(lead, job_id))
 }
 
@@ -137,7 +138,8 @@ async fn reopen(
         &[&project.0, &lead.id.0, &now_ms],
     )
     .await?;
-    activity::record(c, project, lead.id, now, Some(by), &reopening.activity()).await?;
+    let event = EventRow::of((project, lead.id), now, Some(by), &reopening.activity())?;
+    activity::record(c, &event).await?;
     Ok(Reopening::outcome(lead))
 }
 
@@ -557,7 +559,8 @@ pub(crate) async fn record_attempt(
         http_status: attempt.http_status,
         error: attempt.error.clone(),
     };
-    activity::record(c, project, lead, attempt.at, None, &delivery).await?;
+    let event = EventRow::of((project, lead), attempt.at, None, &delivery)?;
+    activity::record(c, &event).await?;
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use leadtrack_core::activity::Activity;
+use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::lead::{CreatedLead, LeadData, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
@@ -60,7 +60,8 @@ pub(crate) async fn create(
             merged.merge(row.data.clone());
             let merged = LeadRow::of(merged)?;
             update(c, project, id, &merged, now).await?;
-            activity::record(c, project, id, now, None, &Activity::Merged).await?;
+            let event = EventRow::of((project, id), now, None, &Activity::Merged)?;
+            activity::record(c, &event).await?;
             let event = WebhookEvent::LeadUpdated;
             let queued =
                 webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
@@ -88,7 +89,8 @@ async fn created(
     row: &LeadRow,
     now: DateTime<Utc>,
 ) -> Result<(CreatedLead, bool), Error> {
-    activity::record(c, project, id, now, None, &Activity::Created).await?;
+    let event = EventRow::of((project, id), now, None, &Activity::Created)?;
+    activity::record(c, &event).await?;
     let event = WebhookEvent::LeadCreated;
     let queued = webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
     let created = CreatedLead {

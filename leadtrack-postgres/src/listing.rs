@@ -240,10 +240,7 @@ pub(crate) async fn status_counts(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<Vec<(LeadStatus, u64)>, Error> {
-    let any_status = LeadQuery {
-        status: None,
-        ..query.clone()
-    };
+    let any_status = query.any_status();
     let rows = if any_status.is_unfiltered() {
         all(
             c,

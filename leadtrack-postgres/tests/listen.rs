@@ -27,14 +27,7 @@ async fn a_waiting_worker_wakes_when_another_process_queues_a_job() {
     let label = api
         .create_label(
             acme.id,
-            NewLabel {
-                name: "Customer".into(),
-                mark_as_done: true,
-                mapping: LabelMapping {
-                    webhook: true,
-                    ..LabelMapping::default()
-                },
-            },
+            NewLabel::done("Customer", LabelMapping::webhook_only()),
             Utc::now(),
         )
         .await

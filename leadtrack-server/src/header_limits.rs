@@ -56,12 +56,13 @@ pub(crate) fn answer()
             ErrorCode::HeadersTooLarge,
             "The request header fields are too many or too large",
         );
-        let headers = response.headers_mut();
-        headers.insert(
-            header::ACCESS_CONTROL_ALLOW_ORIGIN,
-            HeaderValue::from_static("*"),
-        );
-        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        response.headers_mut().extend([
+            (
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            ),
+            (header::CONNECTION, HeaderValue::from_static("close")),
+        ]);
         response
     })
 }

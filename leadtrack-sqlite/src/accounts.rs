@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
     LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User, email_key,
 };
-use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{ProjectId, Role, UserId};
 use rusqlite::{Connection, OptionalExtension};
@@ -188,14 +188,10 @@ pub(crate) fn members(conn: &Connection, project: ProjectId) -> Result<Vec<Membe
     .collect()
 }
 
-/// The columns of a membership: the project's, then the role.
+/// The columns of a membership: the project's ([`PROJECT_COLUMNS`] of `projects p`), then
+/// the role.
 fn membership_columns() -> String {
-    let project = PROJECT_COLUMNS
-        .split(", ")
-        .map(|column| format!("p.{column}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    format!("{project}, m.role")
+    format!("{}, m.role", sql::qualified(PROJECT_COLUMNS, "p"))
 }
 
 fn membership(row: &rusqlite::Row<'_>) -> Result<Membership, Error> {

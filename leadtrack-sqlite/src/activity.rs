@@ -1,10 +1,7 @@
 //! A lead's history: events recorded by the writes that change a lead, in their own
 //! transaction, and read back oldest first.
 
-use chrono::{DateTime, Utc};
-use leadtrack_core::account::Actor;
-use leadtrack_core::activity::{Activity, LeadEvent};
-use leadtrack_core::time::to_millis;
+use leadtrack_core::activity::{EventRow, LeadEvent};
 use leadtrack_core::types::{LeadId, ProjectId};
 use rusqlite::Connection;
 
@@ -12,24 +9,17 @@ use crate::rows::{self, EVENT_COLUMNS, Error};
 
 /// Adds an event to the lead's history. Called inside the write that makes the change, so
 /// the event commits (or rolls back) with it.
-pub(crate) fn record(
-    conn: &Connection,
-    project: ProjectId,
-    lead: LeadId,
-    at: DateTime<Utc>,
-    by: Option<&Actor>,
-    activity: &Activity,
-) -> Result<(), Error> {
+pub(crate) fn record(conn: &Connection, event: &EventRow) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT INTO lead_events (lead_id, project_id, at, actor, activity)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute((
-        lead.0,
-        project.0,
-        to_millis(&at),
-        rows::actor_json(by)?,
-        serde_json::to_string(activity)?,
+        event.lead.0,
+        event.project.0,
+        event.at,
+        &event.actor,
+        &event.activity,
     ))?;
     Ok(())
 }

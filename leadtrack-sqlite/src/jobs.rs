@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::Actor;
-use leadtrack_core::activity::Activity;
+use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::job::{Attempt, ClaimedJob, Delivery, Job, JobRecord, Lease, StatusChange};
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
@@ -57,14 +57,8 @@ pub(crate) fn update_status(
         Some(about),
         now,
     )?;
-    activity::record(
-        conn,
-        project,
-        lead.id,
-        now,
-        Some(by),
-        &rating.activity(job_id),
-    )?;
+    let event = EventRow::of((project, lead.id), now, Some(by), &rating.activity(job_id))?;
+    activity::record(conn, &event)?;
     Ok(rating.outcome(lead, job_id))
 }
 
@@ -95,7 +89,8 @@ fn reopen(
          WHERE lead_id = ?1 AND state = 'queued' AND started_at IS NULL",
     )?
     .execute((lead.id.0, to_millis(&now)))?;
-    activity::record(conn, project, lead.id, now, Some(by), &reopening.activity())?;
+    let event = EventRow::of((project, lead.id), now, Some(by), &reopening.activity())?;
+    activity::record(conn, &event)?;
     Ok(Reopening::outcome(lead))
 }
 
@@ -297,14 +292,13 @@ pub(crate) fn record_attempt(
         http_status: attempt.http_status,
         error: attempt.error.clone(),
     };
-    activity::record(
-        conn,
-        ProjectId(project),
-        LeadId(lead),
+    let event = EventRow::of(
+        (ProjectId(project), LeadId(lead)),
         attempt.at,
         None,
         &delivery,
     )?;
+    activity::record(conn, &event)?;
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! Leads: create with deduplication, lookup, and the filtered, sorted, paged listing.
 
 use chrono::{DateTime, Utc};
-use leadtrack_core::activity::Activity;
+use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::channel;
 use leadtrack_core::lead::{CreatedLead, LeadData, StoredLead};
 use leadtrack_core::matching;
@@ -51,7 +51,8 @@ pub(crate) fn create(
             merged.merge(row.data);
             let merged = LeadRow::of(merged)?;
             write_row(conn, Write::Update(id), project, &merged, now)?;
-            activity::record(conn, project, LeadId(id), now, None, &Activity::Merged)?;
+            let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Merged)?;
+            activity::record(conn, &event)?;
             let event = WebhookEvent::LeadUpdated;
             webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
             return Ok(CreatedLead {
@@ -62,7 +63,8 @@ pub(crate) fn create(
         }
     }
     let id = write_row(conn, Write::Insert(route), project, &row, now)?;
-    activity::record(conn, project, LeadId(id), now, None, &Activity::Created)?;
+    let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Created)?;
+    activity::record(conn, &event)?;
     let event = WebhookEvent::LeadCreated;
     webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
     Ok(CreatedLead {

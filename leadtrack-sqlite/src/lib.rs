@@ -304,11 +304,7 @@ mod tests {
         let label = store
             .create_label(
                 project.id,
-                NewLabel {
-                    name: "Won".into(),
-                    mark_as_done: true,
-                    mapping: LabelMapping::default(),
-                },
+                NewLabel::done("Won", LabelMapping::default()),
                 Utc::now(),
             )
             .await

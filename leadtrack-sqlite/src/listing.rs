@@ -25,10 +25,7 @@ pub(crate) fn status_counts(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<Vec<(LeadStatus, u64)>, Error> {
-    let any_status = LeadQuery {
-        status: None,
-        ..query.clone()
-    };
+    let any_status = query.any_status();
     let counted: Vec<(String, i64)> = if any_status.is_unfiltered() {
         conn.prepare_cached("SELECT status, total FROM lead_status_counts WHERE project_id = ?1")?
             .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?

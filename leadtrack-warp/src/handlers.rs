@@ -21,12 +21,20 @@ use leadtrack_http::{Body, Found, Request};
 
 use crate::{Config, Operation};
 
+/// What every handler answers from: the store, the configuration and the rate limiters.
+pub(crate) struct Api<S> {
+    /// Where leads live.
+    pub(crate) store: S,
+    /// The routes' configuration.
+    pub(crate) config: Config,
+    /// The limiters built from `config`.
+    pub(crate) limiters: Limiters,
+}
+
 /// Answers a request on one of the lead paths, as the route table `found` it, CORS headers
 /// included.
 pub(crate) async fn handle<S: LeadStore>(
-    store: &S,
-    config: &Config,
-    limiters: &Limiters,
+    api: &Api<S>,
     found: Found<'_, Operation>,
     request: &Request,
     body: Body,
@@ -35,16 +43,14 @@ pub(crate) async fn handle<S: LeadStore>(
         _ if request.method == Method::OPTIONS => reply::preflight(),
         Found::Route(operation, _) => {
             let result = match operation {
-                Operation::CreateLead => create_lead(store, config, limiters, request, body).await,
+                Operation::CreateLead => create_lead(api, request, body).await,
                 Operation::CreateServerSideLead => {
-                    create_server_side_lead(store, config, limiters, request, body).await
+                    create_server_side_lead(api, request, body).await
                 }
-                Operation::UpdateLeadStatus => {
-                    update_lead_status(store, config, limiters, request, body).await
-                }
-                Operation::GetLeads => get_leads(store, limiters, request).await,
+                Operation::UpdateLeadStatus => update_lead_status(api, request, body).await,
+                Operation::GetLeads => get_leads(api, request).await,
                 Operation::GetLead | Operation::GetLeadJobs | Operation::GetLeadActivity => {
-                    one_lead(store, limiters, request, operation).await
+                    one_lead(api, request, operation).await
                 }
             };
             result.unwrap_or_else(ApiError::into_response)
@@ -52,7 +58,7 @@ pub(crate) async fn handle<S: LeadStore>(
         Found::MethodNotAllowed(allowed) => ApiError::method_not_allowed(&allowed).into_response(),
         Found::NotFound => ApiError::new(ErrorCode::NotFound, "Not found").into_response(),
     };
-    reply::apply_cors(&mut response, &request.headers, &config.cors_origins);
+    reply::apply_cors(&mut response, &request.headers, &api.config.cors_origins);
     response
 }
 
@@ -62,23 +68,24 @@ pub(crate) async fn handle<S: LeadStore>(
 /// project, refuses origins the project does not list, merges only into leads created
 /// here too, and answers only the `uniqueIdentifier` the request itself sent.
 async fn create_lead<S: LeadStore>(
-    store: &S,
-    config: &Config,
-    limiters: &Limiters,
+    api: &Api<S>,
     request: &Request,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let client_ip =
-        leadtrack_http::client_ip(&request.headers, request.remote, config.trust_forwarded_for);
-    limiters.check_ip(client_ip.as_deref())?;
-    let body = read_json_body(config, request, body).await?;
+    let client_ip = leadtrack_http::client_ip(
+        &request.headers,
+        request.remote,
+        api.config.trust_forwarded_for,
+    );
+    api.limiters.check_ip(client_ip.as_deref())?;
+    let body = read_json_body(&api.config, request, body).await?;
     let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
     let public_id = lead.project_id.as_deref().unwrap_or_default();
-    let project = store.project_by_public_id(public_id).await?;
+    let project = api.store.project_by_public_id(public_id).await?;
     request::log_project(&project);
     request::ensure_active(&project)?;
     request::ensure_origin_allowed(&project, &request.headers)?;
-    limiters.check_project(project.id)?;
+    api.limiters.check_project(project.id)?;
     let device = &mut lead.data.device_data;
     if device.ip_address.is_none() {
         device.ip_address = client_ip;
@@ -87,7 +94,8 @@ async fn create_lead<S: LeadStore>(
         device.user_agent = request::user_agent(&request.headers);
     }
     let sent_identifier = lead.data.unique_identifier.is_some();
-    let mut created = store
+    let mut created = api
+        .store
         .create_lead_via(project.id, CreateRoute::Browser, lead.data, Utc::now())
         .await?;
     if created.created {
@@ -103,14 +111,12 @@ async fn create_lead<S: LeadStore>(
 
 /// `POST /api/leads/createServerSideLead`: from backends, with a key.
 async fn create_server_side_lead<S: LeadStore>(
-    store: &S,
-    config: &Config,
-    limiters: &Limiters,
+    api: &Api<S>,
     request: &Request,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let project = authenticate(store, limiters, &request.headers).await?;
-    let body = read_json_body(config, request, body).await?;
+    let project = authenticate(&api.store, &api.limiters, &request.headers).await?;
+    let body = read_json_body(&api.config, request, body).await?;
     let lead = NewLead::parse(&body, CreateRoute::Server)?;
     if lead
         .project_id
@@ -122,7 +128,8 @@ async fn create_server_side_lead<S: LeadStore>(
             "projectId does not match the project of the API key",
         ));
     }
-    let created = store
+    let created = api
+        .store
         .create_lead_via(project.id, CreateRoute::Server, lead.data, Utc::now())
         .await?;
     if created.created {
@@ -153,16 +160,15 @@ fn created_reply(created: &CreatedLead) -> Response {
 /// `POST /api/leads/updateLeadStatus`: `open`, `lost` or a conversion label, applied by the
 /// request's key (which the lead's history and the job record by its display prefix).
 async fn update_lead_status<S: LeadStore>(
-    store: &S,
-    config: &Config,
-    limiters: &Limiters,
+    api: &Api<S>,
     request: &Request,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let (project, by) = authenticate_as(store, limiters, &request.headers).await?;
-    let body = read_json_body(config, request, body).await?;
+    let (project, by) = authenticate_as(&api.store, &api.limiters, &request.headers).await?;
+    let body = read_json_body(&api.config, request, body).await?;
     let update = StatusUpdate::parse(&body)?;
-    let change = store
+    let change = api
+        .store
         .update_status(project.id, &update, &by, Utc::now())
         .await?;
     let status = if change.job.is_some() {
@@ -178,14 +184,10 @@ async fn update_lead_status<S: LeadStore>(
 }
 
 /// `GET /api/leads/getLeads`: filtered, sorted, paged.
-async fn get_leads<S: LeadStore>(
-    store: &S,
-    limiters: &Limiters,
-    request: &Request,
-) -> Result<Response, ApiError> {
-    let project = authenticate(store, limiters, &request.headers).await?;
+async fn get_leads<S: LeadStore>(api: &Api<S>, request: &Request) -> Result<Response, ApiError> {
+    let project = authenticate(&api.store, &api.limiters, &request.headers).await?;
     let query = LeadQuery::from_pairs(request::query_pairs(&request.query))?;
-    let page = store.list_leads(project.id, &query).await?;
+    let page = api.store.list_leads(project.id, &query).await?;
     let response = GetLeadsResponse::new(&page, query.page, query.limit);
     Ok(reply::json(StatusCode::OK, &response))
 }
@@ -194,21 +196,20 @@ async fn get_leads<S: LeadStore>(
 /// conversion jobs with every delivery and attempt) and `getLeadActivity` (its history,
 /// oldest first): the lead the query names, as getLead finds it in the key's project.
 async fn one_lead<S: LeadStore>(
-    store: &S,
-    limiters: &Limiters,
+    api: &Api<S>,
     request: &Request,
     operation: Operation,
 ) -> Result<Response, ApiError> {
-    let project = authenticate(store, limiters, &request.headers).await?;
+    let project = authenticate(&api.store, &api.limiters, &request.headers).await?;
     let identifier = lead_identifier_from_pairs(request::query_pairs(&request.query))?;
-    let lead = store.find_lead(project.id, &identifier).await?;
+    let lead = api.store.find_lead(project.id, &identifier).await?;
     Ok(match operation {
         Operation::GetLeadJobs => {
-            let jobs = store.lead_jobs(project.id, lead.id).await?;
+            let jobs = api.store.lead_jobs(project.id, lead.id).await?;
             reply::json(StatusCode::OK, &GetLeadJobsResponse::new(lead.id, &jobs))
         }
         Operation::GetLeadActivity => {
-            let events = store.lead_activity(project.id, lead.id).await?;
+            let events = api.store.lead_activity(project.id, lead.id).await?;
             reply::json(
                 StatusCode::OK,
                 &GetLeadActivityResponse::new(lead.id, &events),

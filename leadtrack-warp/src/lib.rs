@@ -172,13 +172,16 @@ pub fn routes<S: LeadStore>(
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let limiters = rate::Limiters::new(&config.rate_limits);
-    let state = Arc::new((store, config, limiters));
+    let api = Arc::new(handlers::Api {
+        store,
+        config,
+        limiters,
+    });
     leadtrack_http::claimed(|path| ROUTES.has_path(path)).then(move |request: Request, body| {
-        let state = Arc::clone(&state);
+        let api = Arc::clone(&api);
         async move {
-            let (store, config, limiters) = &*state;
             let found = ROUTES.find(&request.method, &request.path);
-            handlers::handle(store, config, limiters, found, &request, body).await
+            handlers::handle(&api, found, &request, body).await
         }
     })
 }

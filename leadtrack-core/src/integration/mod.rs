@@ -68,21 +68,9 @@ pub struct Ga4Settings {
 /// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/server-event>.
 /// Meta asks that it be accurate ("you agree that the action_source parameter is accurate
 /// to the best of your knowledge").
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::AsRefStr,
-    strum::Display,
-    strum::EnumString,
-    VariantArray,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::AsRefStr, strum::Display, strum::EnumString, VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum MetaActionSource {
     /// "Conversion happened in a way that is not listed": the default, since a web-form

@@ -220,15 +220,7 @@ impl LeadQuery {
         for (slot, name) in exists.iter_mut().zip(EXISTS_PARAMS) {
             *slot = params.raw(name).map(|v| parse_bool(name, v)).transpose()?;
         }
-        let [
-            gclid_exists,
-            cid_exists,
-            fbp_exists,
-            fbc_exists,
-            msclkid_exists,
-            li_fat_id_exists,
-        ] = exists;
-        Ok(Self {
+        let query = Self {
             limit: match params.raw("limit") {
                 None => DEFAULT_LIMIT,
                 Some(v) => parse_number(v)
@@ -266,13 +258,9 @@ impl LeadQuery {
                 .map(parse_sort)
                 .transpose()?
                 .unwrap_or_default(),
-            gclid_exists,
-            cid_exists,
-            fbp_exists,
-            fbc_exists,
-            msclkid_exists,
-            li_fat_id_exists,
-        })
+            ..Self::default()
+        };
+        Ok(query.with_presence_filters(exists))
     }
 
     /// The query as parameters, for a client to send. Parsing them gives this query back.
@@ -354,6 +342,28 @@ impl LeadQuery {
         ]
     }
 
+    /// The query with its click-id presence filters set, in the order of
+    /// [`Self::presence_filters`].
+    pub fn with_presence_filters(mut self, wanted: [Option<bool>; 6]) -> Self {
+        [
+            self.gclid_exists,
+            self.cid_exists,
+            self.fbp_exists,
+            self.fbc_exists,
+            self.msclkid_exists,
+            self.li_fat_id_exists,
+        ] = wanted;
+        self
+    }
+
+    /// The query but for its status filter: what a count per status counts.
+    pub fn any_status(&self) -> Self {
+        Self {
+            status: None,
+            ..self.clone()
+        }
+    }
+
     /// Whether the query filters nothing (only sorts and pages), so its total is the
     /// project's lead count.
     pub fn is_unfiltered(&self) -> bool {
@@ -369,12 +379,13 @@ impl LeadQuery {
             created_from,
             created_to,
             search,
-            gclid_exists,
-            cid_exists,
-            fbp_exists,
-            fbc_exists,
-            msclkid_exists,
-            li_fat_id_exists,
+            // The click-id filters, as `presence_filters` gives them.
+            gclid_exists: _,
+            cid_exists: _,
+            fbp_exists: _,
+            fbc_exists: _,
+            msclkid_exists: _,
+            li_fat_id_exists: _,
         } = self;
         status.is_none()
             && form_name.is_none()
@@ -384,16 +395,10 @@ impl LeadQuery {
             && created_from.is_none()
             && created_to.is_none()
             && search.is_none()
-            && [
-                gclid_exists,
-                cid_exists,
-                fbp_exists,
-                fbc_exists,
-                msclkid_exists,
-                li_fat_id_exists,
-            ]
-            .iter()
-            .all(|flag| flag.is_none())
+            && self
+                .presence_filters()
+                .iter()
+                .all(|(_, wanted)| wanted.is_none())
     }
 
     /// How many leads precede this page.

@@ -23,6 +23,7 @@
 mod error;
 pub mod rating;
 mod row;
+pub mod sql;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};

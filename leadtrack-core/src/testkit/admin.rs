@@ -208,11 +208,7 @@ pub async fn labels_and_integrations<B: Backend>(backend: &B) {
     let created = store
         .create_label(
             project.id,
-            NewLabel {
-                name: " Customer ".into(),
-                mark_as_done: true,
-                mapping: all_mapped(),
-            },
+            NewLabel::done(" Customer ", all_mapped()),
             at(1),
         )
         .await
@@ -296,11 +292,7 @@ pub async fn labels_are_edited_within_their_project<B: Backend>(backend: &B) {
     let p1 = project(&store, "p1").await;
     let p2 = project(&store, "p2").await;
     let id = label(&store, &p1, false, LabelMapping::default()).await;
-    let changed = NewLabel {
-        name: " Customer ".into(),
-        mark_as_done: true,
-        mapping: all_mapped(),
-    };
+    let changed = NewLabel::done(" Customer ", all_mapped());
     let updated = store
         .update_label(p1.id, id, changed.clone())
         .await

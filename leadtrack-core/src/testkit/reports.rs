@@ -71,11 +71,7 @@ fn march(day: u32) -> NaiveDate {
 async fn known<S: Store + Clone>(store: S) -> Known<S> {
     let project = project(&store, "p1").await;
     let other = super::project(&store, "p2").await;
-    let label = |name: &str| NewLabel {
-        name: name.to_owned(),
-        mark_as_done: true,
-        mapping: LabelMapping::default(),
-    };
+    let label = |name: &str| NewLabel::done(name, LabelMapping::default());
     let qualified = store
         .create_label(project.id, label("Qualified"), at(0))
         .await

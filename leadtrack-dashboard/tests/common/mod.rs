@@ -10,10 +10,13 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use leadtrack_core::Store;
 use leadtrack_core::account::{Actor, NewUser, Password, User};
+use leadtrack_core::job::Attempt;
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::request::{CreateRoute, NewLead, StatusUpdate};
-use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, Role};
+use leadtrack_core::types::{
+    AttemptOutcome, ConversionId, IntegrationKind, LeadId, LeadIdentifier, Role,
+};
 use leadtrack_dashboard::{Config, routes};
 use leadtrack_postgres::PgStore;
 use leadtrack_sqlite::SqliteStore;
@@ -49,6 +52,15 @@ pub(crate) struct Reply {
 impl Reply {
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).map(|v| v.to_str().unwrap())
+    }
+
+    /// Asserts the answer's status and that its page shows each of `shown`.
+    #[track_caller]
+    pub(crate) fn assert_shows(&self, status: StatusCode, shown: &[&str]) {
+        assert_eq!(self.status, status, "{}", self.text);
+        for expected in shown {
+            assert!(self.text.contains(expected), "{expected} in {}", self.text);
+        }
     }
 
     /// The session cookie a sign-in set: `lt_session=TOKEN`.
@@ -195,11 +207,7 @@ impl App {
 
     /// Creates a conversion label of `project` that marks leads done.
     pub(crate) async fn label(&self, project: &Project, name: &str) -> ConversionLabel {
-        let new = NewLabel {
-            name: name.into(),
-            mark_as_done: true,
-            mapping: LabelMapping::default(),
-        };
+        let new = NewLabel::done(name, LabelMapping::default());
         self.store
             .create_label(project.id, new, Utc::now())
             .await
@@ -227,6 +235,29 @@ impl App {
                 &Actor::api_key("lt_test0000"),
                 Utc::now(),
             )
+            .await
+            .unwrap();
+    }
+
+    /// Claims the next job and records that the webhook refused it for good: `410`, with
+    /// `error` as the reason.
+    pub(crate) async fn fail_next_job(&self, error: &str) {
+        let claimed = self
+            .store
+            .claim_job(Utc::now(), chrono::Duration::minutes(5))
+            .await
+            .unwrap()
+            .expect("a job to claim");
+        let attempt = Attempt {
+            integration: IntegrationKind::Webhook,
+            at: Utc::now(),
+            outcome: AttemptOutcome::Failed,
+            http_status: Some(410),
+            error: Some(error.into()),
+            retry_at: None,
+        };
+        self.store
+            .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
             .await
             .unwrap();
     }

@@ -15,7 +15,7 @@ use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
 use crate::process::{
-    admin, admin_ok, create_acme, create_label, start, start_serve, start_worker,
+    admin, admin_ok, connect_webhook, create_acme, create_label, start, start_serve, start_worker,
 };
 
 struct Mocks {
@@ -105,21 +105,7 @@ async fn configure(db: &Path, mocks: &Mocks) -> (String, uuid::Uuid) {
         ],
     )
     .await;
-    let hook_url = format!("{}/hook", mocks.hook.url());
-    admin_ok(
-        db,
-        &[
-            "integration",
-            "webhook",
-            "--project",
-            "acme",
-            "--url",
-            &hook_url,
-            "--secret",
-            "whsec_e2e",
-        ],
-    )
-    .await;
+    connect_webhook(db, &mocks.hook, "whsec_e2e").await;
     let label = create_label(
         db,
         "Customer",
@@ -363,18 +349,7 @@ async fn the_worker_flags_set_the_whole_retry_schedule() {
         .to_string();
     hook.push(MockResponse::empty(503).with_header("retry-after", "1"));
     hook.push(MockResponse::empty(503).with_header("retry-after", &date));
-    let hook_url = format!("{}/hook", hook.url());
-    let connect = [
-        "integration",
-        "webhook",
-        "--project",
-        "acme",
-        "--url",
-        &hook_url,
-        "--secret",
-        "whsec_r",
-    ];
-    admin_ok(&db, &connect).await;
+    connect_webhook(&db, &hook, "whsec_r").await;
     let label = create_label(&db, "Customer", &["--webhook"]).await;
     let server = start_serve(
         &db,

@@ -14,7 +14,7 @@ use leadtrack_core::request::LeadQuery;
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::{Value, json};
 
-use crate::process::{admin, admin_json, admin_ok, create_acme, start_serve};
+use crate::process::{admin, admin_json, connect_webhook, create_acme, start_serve};
 
 #[tokio::test]
 async fn shutdown_turns_readyz_503_before_the_listener_closes_and_the_json_log_names_no_secret() {
@@ -305,21 +305,7 @@ async fn metrics_count_requests_leads_ratings_and_deliveries_as_they_happen() {
     // The first conversion is accepted, every later one refused for good.
     let hook = MockPlatform::start(MockResponse::empty(410)).await;
     hook.push(MockResponse::json(200, json!({})));
-    let hook_url = format!("{}/hook", hook.url());
-    admin_ok(
-        &db,
-        &[
-            "integration",
-            "webhook",
-            "--project",
-            "acme",
-            "--url",
-            &hook_url,
-            "--secret",
-            "whsec_metrics",
-        ],
-    )
-    .await;
+    connect_webhook(&db, &hook, "whsec_metrics").await;
     let label = crate::process::create_label(&db, "Customer", &["--webhook"]).await;
     let server = start_serve(&db, &[]).await;
     let metrics_url = format!("{}/metrics", server.base_url);

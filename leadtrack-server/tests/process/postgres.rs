@@ -18,7 +18,9 @@ use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_postgres::testkit::{cluster_url, fresh_database};
 use uuid::Uuid;
 
-use crate::process::{Server, admin, admin_ok, create_acme, create_label, start_serve};
+use crate::process::{
+    Server, admin, admin_ok, connect_webhook, create_acme, create_label, start_serve,
+};
 
 /// A fresh database's URL on the cluster the run was given (this module is built only with
 /// one, `cfg(leadtrack_postgres)`).
@@ -31,18 +33,7 @@ async fn database(test: &str) -> String {
 /// (signed with `secret`); and its URL.
 async fn connect_hook(db: &Path, secret: &str) -> (MockPlatform, String) {
     let hook = MockPlatform::start(MockResponse::json(200, serde_json::json!({}))).await;
-    let url = format!("{}/hook", hook.url());
-    let connect = [
-        "integration",
-        "webhook",
-        "--project",
-        "acme",
-        "--url",
-        &url,
-        "--secret",
-        secret,
-    ];
-    admin_ok(db, &connect).await;
+    let url = connect_webhook(db, &hook, secret).await;
     (hook, url)
 }
 

@@ -5,6 +5,7 @@ use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use leadtrack_forward::testkit::MockPlatform;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -102,6 +103,15 @@ pub(crate) async fn create_label(db: &Path, name: &str, options: &[&str]) -> uui
     args.push("--json");
     let label = admin_json(db, &args).await;
     label["labelId"].as_str().unwrap().parse().unwrap()
+}
+
+/// `integration webhook --project acme --url URL --secret SECRET`: connects `hook`'s
+/// `/hook` as acme's conversion webhook; returns that URL.
+pub(crate) async fn connect_webhook(db: &Path, hook: &MockPlatform, secret: &str) -> String {
+    let url = format!("{}/hook", hook.url());
+    let connect = ["integration", "webhook", "--project", "acme", "--url", &url];
+    admin_ok(db, &[&connect[..], &["--secret", secret]].concat()).await;
+    url
 }
 
 pub(crate) fn free_port() -> u16 {

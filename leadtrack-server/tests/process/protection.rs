@@ -11,18 +11,11 @@ async fn rate_limit_flags_and_allowed_origins_reach_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let db = crate::process::fresh_db(&dir).await;
     create_acme(&db).await;
-    let set = admin(
-        &db,
-        &[
-            "project",
-            "set",
-            "--project",
-            "acme",
-            "--allowed-origins",
-            "https://Shop.example, https://www.shop.example",
-        ],
-    )
-    .await;
+    let set_origins = async |origins| {
+        let set = ["project", "set", "--project", "acme", "--allowed-origins"];
+        admin(&db, &[&set[..], &[origins]].concat()).await
+    };
+    let set = set_origins("https://Shop.example, https://www.shop.example").await;
     assert!(
         set.status.success(),
         "{}",
@@ -33,18 +26,7 @@ async fn rate_limit_flags_and_allowed_origins_reach_the_server() {
         listed[0]["allowedOrigins"],
         json!(["https://shop.example", "https://www.shop.example"])
     );
-    let bad = admin(
-        &db,
-        &[
-            "project",
-            "set",
-            "--project",
-            "acme",
-            "--allowed-origins",
-            "shop.example",
-        ],
-    )
-    .await;
+    let bad = set_origins("shop.example").await;
     assert!(
         !bad.status.success(),
         "an origin without a scheme is refused"

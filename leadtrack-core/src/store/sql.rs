@@ -1,0 +1,25 @@
+//! SQL text that both backends build the same way.
+
+/// `columns` (a list separated by `", "`) each qualified by the table alias `table`, for a
+/// select over a join: `qualified("id, name", "p")` is `"p.id, p.name"`.
+pub fn qualified(columns: &str, table: &str) -> String {
+    columns
+        .split(", ")
+        .map(|column| format!("{table}.{column}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::qualified;
+
+    #[test]
+    fn each_column_takes_the_alias() {
+        assert_eq!(
+            qualified("id, public_id, name", "p"),
+            "p.id, p.public_id, p.name"
+        );
+        assert_eq!(qualified("id", "m"), "m.id");
+    }
+}
