@@ -11,8 +11,8 @@ use crate::label::{ConversionLabel, LabelMapping, mapping_for};
 use crate::lead::StoredLead;
 use crate::project::Project;
 use crate::types::{
-    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JobState, LeadId,
-    LeadStatus, ProjectId,
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobId, JobState,
+    LeadId, LeadStatus, ProjectId,
 };
 
 /// One integration that a queued conversion will skip, and why.
@@ -43,6 +43,8 @@ pub struct Skip {
 pub struct PlannedDelivery {
     /// The integration.
     pub integration: IntegrationKind,
+    /// What it does there.
+    pub action: DeliveryAction,
     /// Why it is skipped, if it is.
     pub skip: Option<Skip>,
 }
@@ -50,8 +52,13 @@ pub struct PlannedDelivery {
 /// A conversion job a status update queues, decided by [`crate::rules::plan_conversion`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewJob {
-    /// The stable event id platforms deduplicate on.
+    /// The job's own event id (contract section 10).
     pub event_id: Uuid,
+    /// The conversion's id, which every platform receives: an earlier job's of the same
+    /// conversion, else this job's event id.
+    pub conversion_event_id: Uuid,
+    /// When the conversion was first rated: its time at every platform.
+    pub converted_at: DateTime<Utc>,
     /// The label or `lost`.
     pub conversion_id: ConversionId,
     /// The status the lead takes when the job is done.
@@ -82,8 +89,14 @@ pub struct StatusChange {
 pub struct Job {
     /// Its id.
     pub id: JobId,
-    /// The stable event id every platform receives for this conversion, across retries.
+    /// The job's own event id, stable across its retries.
     pub event_id: Uuid,
+    /// The conversion's id (the same for every job of one lead and label, or of one lead and
+    /// `lost`): what every platform receives, so each sees one conversion however often it
+    /// is rated.
+    pub conversion_event_id: Uuid,
+    /// When the conversion was first rated: its time at every platform.
+    pub converted_at: DateTime<Utc>,
     /// The lead's project.
     pub project_id: ProjectId,
     /// The lead.
@@ -113,6 +126,8 @@ pub struct Job {
 pub struct Delivery {
     /// The integration.
     pub integration: IntegrationKind,
+    /// What it does at the platform.
+    pub action: DeliveryAction,
     /// Where it stands.
     pub state: DeliveryState,
     /// Attempts made so far.

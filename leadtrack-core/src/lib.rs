@@ -17,7 +17,8 @@
 //!    sessions, who did what), [`integration`], [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history),
 //!    [`report`] (leads counted by where they came from);
-//! 6. [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
+//! 6. [`conversion`]: one identity per conversion, and what a rating again sends;
+//!    [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
 //! 7. [`api`]: the request and response wire types, with `From` conversions from the
 //!    records;
 //! 8. [`request`]: the body and query parsers, one file per route family;
@@ -73,6 +74,8 @@ pub mod activity;
 
 pub mod report;
 
+pub mod conversion;
+
 pub mod rules;
 
 pub mod api;
@@ -98,7 +101,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 21] = [
+    const CHAIN: [&str; 22] = [
         "time",
         "error",
         "types",
@@ -114,6 +117,7 @@ mod chain {
         "webhook",
         "activity",
         "report",
+        "conversion",
         "rules",
         "api",
         "request",

@@ -5,12 +5,13 @@ use chrono::{DateTime, Duration, Utc};
 use strum::VariantArray;
 use uuid::Uuid;
 
+use crate::conversion::{self, Earlier};
 use crate::integration::Integrations;
 use crate::job::{NewJob, PlannedDelivery, Skip, Warning};
 use crate::label::{ConversionLabel, LabelMapping, mapping_for};
 use crate::lead::StoredLead;
 use crate::project::Project;
-use crate::types::{ConversionId, IntegrationKind, LeadStatus};
+use crate::types::{ConversionId, DeliveryAction, IntegrationKind, LeadStatus};
 
 /// Google Ads accepts conversions for clicks at most this old.
 pub fn google_ads_click_window() -> Duration {
@@ -116,6 +117,7 @@ pub fn plan_deliveries(
         .filter(|kind| connected.contains(kind) && mapping.maps(*kind))
         .map(|integration| PlannedDelivery {
             integration,
+            action: DeliveryAction::Send,
             skip: skip_reason(integration, lead, now),
         })
         .collect()
@@ -130,30 +132,53 @@ pub fn final_status(conversion: ConversionId, label: Option<&ConversionLabel>) -
     }
 }
 
-/// Decides the job a label or `lost` queues for `lead` at `price` (the update's, else the
-/// lead's), once the store has checked that the label exists (`label` is `None` only for
-/// `lost`) and that the lead has no unfinished job.
+/// What a rating rates: the conversion, its label (`None` only for `lost`), the price
+/// given (else the lead's), and what the lead's earlier jobs say of the conversion.
+#[derive(Clone, Copy, Debug)]
+pub struct Rated<'a> {
+    /// The label or `lost`.
+    pub conversion_id: ConversionId,
+    /// The label, once the store has checked it exists.
+    pub label: Option<&'a ConversionLabel>,
+    /// The price the update gives, in cents.
+    pub price: Option<i64>,
+    /// The conversion's earlier jobs, if it has any.
+    pub earlier: Option<&'a Earlier>,
+}
+
+/// Decides the job `rated` queues for `lead`, once the store has checked that the lead has
+/// no unfinished job. A conversion rated before keeps its id and time, and each platform
+/// that has it gets what [`conversion::again`] says.
 ///
 /// Every backend calls this inside the transaction that queues the job, so the rules of
 /// CONTRACT.md sections 5 and 6 live in one place.
 pub fn plan_conversion(
     lead: &StoredLead,
-    conversion_id: ConversionId,
-    price: Option<i64>,
-    label: Option<&ConversionLabel>,
+    rated: Rated<'_>,
     project: &Project,
     integrations: &Integrations,
     now: DateTime<Utc>,
 ) -> NewJob {
-    let mapping = mapping_for(label, &project.lost_mapping);
+    let mapping = mapping_for(rated.label, &project.lost_mapping);
     let connected = integrations.connected();
+    let event_id = Uuid::new_v4();
+    let price = rated.price.or(lead.price);
+    let deliveries = plan_deliveries(lead, &connected, mapping, now)
+        .into_iter()
+        .map(|planned| match rated.earlier {
+            Some(earlier) => conversion::again(planned, earlier, price),
+            None => planned,
+        })
+        .collect();
     NewJob {
-        event_id: Uuid::new_v4(),
-        conversion_id,
-        final_status: final_status(conversion_id, label),
-        price: price.or(lead.price),
+        event_id,
+        conversion_event_id: rated.earlier.map_or(event_id, |e| e.event_id),
+        converted_at: rated.earlier.map_or(now, |e| e.converted_at),
+        conversion_id: rated.conversion_id,
+        final_status: final_status(rated.conversion_id, rated.label),
+        price,
         warnings: warnings(lead, &connected, mapping, now),
-        deliveries: plan_deliveries(lead, &connected, mapping, now),
+        deliveries,
     }
 }
 

@@ -261,6 +261,8 @@ pub const TABLES: &[Table] = &[
             column("started_at", Int),
             column("finished_at", Int),
             column("rated_by", Text),
+            column("conversion_event_id", Kind::Uuid),
+            column("converted_at", Int),
         ],
     },
     Table {
@@ -274,6 +276,7 @@ pub const TABLES: &[Table] = &[
             column("attempts", Int32),
             column("next_attempt_at", Int),
             column("detail", Text),
+            column("action", Text),
         ],
     },
     Table {

@@ -150,6 +150,22 @@ pub enum DeliveryState {
     Failed,
 }
 
+/// What a delivery does at its platform: the first report of a conversion, a new value
+/// for one already reported, or the withdrawal of one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[derive(AsRefStr, Display, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
+pub enum DeliveryAction {
+    /// Reports the conversion.
+    #[default]
+    Send,
+    /// Reports a new value for a conversion the platform already has.
+    Restate,
+    /// Withdraws a conversion the platform already has.
+    Retract,
+}
+
 /// How one delivery attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

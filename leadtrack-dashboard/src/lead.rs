@@ -14,7 +14,8 @@ use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::rules::skip_reason;
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{
-    Consent, ConsentStatus, ConversionId, JsonObject, LeadId, LeadIdentifier, LeadStatus,
+    Consent, ConsentStatus, ConversionId, DeliveryAction, JsonObject, LeadId, LeadIdentifier,
+    LeadStatus,
 };
 use leadtrack_core::{Store, StoreError};
 use serde_json::Value;
@@ -68,6 +69,8 @@ pub(crate) struct EventRow {
 /// A delivery of a job, as the history shows it.
 pub(crate) struct DeliveryRow {
     pub(crate) platform: &'static str,
+    /// "restatement" or "retraction"; `None` for the conversion itself.
+    pub(crate) action: Option<&'static str>,
     pub(crate) state: String,
     pub(crate) attempts: usize,
     pub(crate) last: Option<String>,
@@ -398,6 +401,11 @@ fn job_row(record: &JobRecord, labels: &[ConversionLabel]) -> JobRow {
             .iter()
             .map(|(delivery, attempts)| DeliveryRow {
                 platform: platform_name(delivery.integration),
+                action: match delivery.action {
+                    DeliveryAction::Send => None,
+                    DeliveryAction::Restate => Some("restatement"),
+                    DeliveryAction::Retract => Some("retraction"),
+                },
                 state: delivery.state.to_string(),
                 attempts: attempts.len(),
                 last: delivery.detail.clone().or_else(|| {

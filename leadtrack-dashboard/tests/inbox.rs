@@ -325,7 +325,7 @@ async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_
 
     app.rate(&app.alpha, id, ConversionId::Label(customer.id), None)
         .await;
-    app.fail_next_job("HTTP 410: gone").await;
+    app.settle_next_job(Some("HTTP 410: gone")).await;
     let home = app.get("/", &owner).await;
     let row = home.text.split("/projects/alpha/leads").nth(1).unwrap();
     let cells: Vec<&str> = row
@@ -380,5 +380,64 @@ async fn a_leads_page_shows_its_consent_and_the_projects_default() {
     assert!(
         page.text
             .contains("<dt>Ad personalization</dt><dd>Granted (project default)</dd>")
+    );
+}
+
+#[tokio::test]
+async fn a_lead_page_shows_a_restatement_and_why_a_platform_got_nothing() {
+    use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret, WebhookSettings};
+    use leadtrack_core::types::ConversionId;
+
+    let app = app().await;
+    for settings in [
+        IntegrationSettings::Webhook(WebhookSettings {
+            url: "https://hooks.example.com/x".into(),
+            secret: Secret::new("whsec_x"),
+        }),
+        IntegrationSettings::Ga4(Ga4Settings {
+            measurement_id: "G-1".into(),
+            api_secret: Secret::new("ga4-secret"),
+            validate: false,
+            base_url: None,
+        }),
+    ] {
+        app.store
+            .set_integration(app.alpha.id, settings, Utc::now())
+            .await
+            .unwrap();
+    }
+    let mapping = LabelMapping {
+        ga4_event: Some("purchase".into()),
+        ..LabelMapping::webhook_only()
+    };
+    let new = NewLabel::done("Customer", mapping);
+    let customer = app.store.create_label(app.alpha.id, new, Utc::now());
+    let customer = ConversionId::Label(customer.await.unwrap().id);
+    let body = json!({"userData": {"email": "ada@example.com"}, "attributionData": {"cid": "1.2"}});
+    let id = lead(&app, body).await;
+    app.rate(&app.alpha, id, customer, Some(1000)).await;
+    app.settle_next_job(None).await;
+    app.rate(&app.alpha, id, customer, Some(2500)).await;
+
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app
+        .get(&format!("/projects/alpha/leads/{id}"), &member)
+        .await;
+    let newest = page.text.split("class=\"card job\"").nth(1).unwrap();
+    let webhook = newest
+        .split("<tr>")
+        .find(|row| row.contains("Webhook"))
+        .unwrap();
+    assert!(
+        webhook.contains("<span class=\"badge\">restatement</span>") && webhook.contains("pending"),
+        "{webhook}"
+    );
+    let ga4 = newest
+        .split("<tr>")
+        .find(|row| row.contains("GA4"))
+        .unwrap();
+    assert!(
+        ga4.contains("skipped") && ga4.contains("GA4 cannot restate a conversion&#39;s value"),
+        "{ga4}"
     );
 }

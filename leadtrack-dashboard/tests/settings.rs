@@ -593,7 +593,8 @@ async fn each_integration_shows_its_last_delivery() {
         )
         .await;
     app.rate(&app.alpha, lead, ConversionId::Lost, None).await;
-    app.fail_next_job("HTTP 410: the hook is gone").await;
+    app.settle_next_job(Some("HTTP 410: the hook is gone"))
+        .await;
     let page = app
         .get("/projects/alpha/settings/integrations", &owner.cookie)
         .await;

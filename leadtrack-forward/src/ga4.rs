@@ -37,14 +37,20 @@ pub fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) -> Option
         params.insert("value".into(), json!(cents as f64 / 100.0));
         params.insert("currency".into(), json!(job.project.currency));
     }
-    params.insert("transaction_id".into(), json!(job.job.event_id.to_string()));
+    params.insert(
+        "transaction_id".into(),
+        json!(job.job.conversion_event_id.to_string()),
+    );
 
     let mut body = Map::new();
     body.insert("client_id".into(), json!(client_id));
-    if now - job.job.created_at < chrono::Duration::hours(MAX_BACKDATE_HOURS) {
+    // The conversion's time is its first rating's; past GA4's window the event goes
+    // without one, and GA4 takes the time it arrives.
+    let converted_at = job.job.converted_at;
+    if now - converted_at < chrono::Duration::hours(MAX_BACKDATE_HOURS) {
         body.insert(
             "timestamp_micros".into(),
-            json!(job.job.created_at.timestamp_micros()),
+            json!(converted_at.timestamp_micros()),
         );
     }
     // https://developers.google.com/analytics/devguides/collection/protocol/ga4/reference:

@@ -2,8 +2,12 @@
 //! the path Google opened to new developers in June 2026.
 //!
 //! One event per conversion: the click ids (`gclid`, `gbraid`, `wbraid`), the conversion
-//! action as the destination, value and currency, `transactionId` = the stable event id, and
-//! hashed email and phone as user identifiers (enhanced conversions for leads). The OAuth
+//! action as the destination, value and currency, `transactionId` = the conversion's id, and
+//! hashed email and phone as user identifiers (enhanced conversions for leads). A new price
+//! is the same event again: "send the event again with the same transactionId ... You don't
+//! need to specify an adjustment type", and the new value replaces the old without counting
+//! a second conversion
+//! (<https://developers.google.com/data-manager/api/devguides/events/google-ads/conversion-adjustments>). The OAuth
 //! access token comes from a refresh token, is cached until it expires, and is refreshed
 //! once when the API answers 401.
 
@@ -83,8 +87,8 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
         identifiers.push(json!({"phoneNumber": hash}));
     }
     let mut event = json!({
-        "transactionId": job.job.event_id.to_string(),
-        "eventTimestamp": leadtrack_core::time::format(&job.job.created_at),
+        "transactionId": job.job.conversion_event_id.to_string(),
+        "eventTimestamp": leadtrack_core::time::format(&job.job.converted_at),
         "eventSource": "WEB",
         "adIdentifiers": ad_identifiers,
     });
@@ -112,7 +116,7 @@ pub fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> 
     })
 }
 
-/// Sends `job` to Google Ads.
+/// Sends `job` to Google Ads: its conversion, or the conversion's new value.
 pub(crate) async fn deliver(
     http: &reqwest::Client,
     tokens: &TokenCache,
@@ -125,7 +129,7 @@ pub(crate) async fn deliver(
     if leadtrack_core::rules::skip_reason(
         leadtrack_core::types::IntegrationKind::GoogleAds,
         &job.lead,
-        job.job.created_at,
+        job.job.converted_at,
     )
     .is_some()
     {

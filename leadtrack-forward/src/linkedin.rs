@@ -38,9 +38,9 @@ pub fn payload(job: &ClaimedJob, conversion: &str) -> Value {
     }
     let mut event = json!({
         "conversion": conversion,
-        "conversionHappenedAt": job.job.created_at.timestamp_millis(),
+        "conversionHappenedAt": job.job.converted_at.timestamp_millis(),
         "user": {"userIds": user_ids},
-        "eventId": job.job.event_id.to_string(),
+        "eventId": job.job.conversion_event_id.to_string(),
     });
     if let Some(cents) = job.job.price {
         event["conversionValue"] = json!({
@@ -106,9 +106,11 @@ pub(crate) async fn deliver(
     let Some(conversion) = job.mapping().linkedin_conversion.as_deref() else {
         return Outcome::skipped("the conversion is not mapped to a LinkedIn conversion rule");
     };
-    if let Some(skip) =
-        leadtrack_core::rules::skip_reason(IntegrationKind::Linkedin, &job.lead, job.job.created_at)
-    {
+    if let Some(skip) = leadtrack_core::rules::skip_reason(
+        IntegrationKind::Linkedin,
+        &job.lead,
+        job.job.converted_at,
+    ) {
         return Outcome::skipped(skip.reason);
     }
     let event = payload(job, conversion);

@@ -4,6 +4,7 @@
 //! `action_source` the integration's settings give (`other` unless told). Graph API errors
 //! name their code; the temporary ones are retried.
 
+use chrono::{DateTime, Utc};
 use leadtrack_core::channel::touches;
 use leadtrack_core::integration::{MetaActionSource, MetaSettings};
 use leadtrack_core::job::ClaimedJob;
@@ -77,9 +78,9 @@ pub fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSettings) -> V
     }
     let mut event = json!({
         "event_name": event_name,
-        "event_time": job.job.created_at.timestamp(),
+        "event_time": job.job.converted_at.timestamp(),
         "action_source": settings.action_source,
-        "event_id": job.job.event_id.to_string(),
+        "event_id": job.job.conversion_event_id.to_string(),
         "user_data": user_data,
         "custom_data": custom_data,
     });
@@ -162,15 +163,30 @@ pub(crate) fn classify(answer: &Answer, secrets: &[&str]) -> Outcome {
     }
 }
 
+/// How old an event Meta takes: "event_time ... can be up to 7 days before you send an
+/// event to Meta. If any event_time in data is greater than 7 days in the past, we return
+/// an error for the entire request"
+/// (<https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/server-event#event-time>).
+fn max_event_age() -> chrono::Duration {
+    chrono::Duration::days(7)
+}
+
 /// Sends `job` to Meta.
 pub(crate) async fn deliver(
     http: &reqwest::Client,
     settings: &MetaSettings,
     job: &ClaimedJob,
+    now: DateTime<Utc>,
 ) -> Outcome {
     let Some(event_name) = job.mapping().meta_event.as_deref() else {
         return Outcome::skipped("the conversion is not mapped to a Meta event");
     };
+    if now - job.job.converted_at > max_event_age() {
+        return Outcome::skipped(
+            "The conversion was first rated more than 7 days ago, and Meta refuses events \
+             older than that",
+        );
+    }
     let body = payload(job, event_name, settings);
     match post(http, settings, &body).await {
         Ok(answer) => classify(&answer, &[settings.access_token.expose()]),

@@ -7,15 +7,19 @@
 //! (<https://learn.microsoft.com/en-us/advertising/campaign-management-service/applyofflineconversions>,
 //! <https://learn.microsoft.com/en-us/advertising/campaign-management-service/offlineconversion>).
 //! A conversion with the same click id, name and time is applied once, so a resent
-//! delivery (the time is the rating's) is not counted twice.
+//! delivery (the time is the conversion's first rating) is not counted twice. A new price
+//! for it is a `Restate` adjustment, `POST {base}/CampaignManagement/v13/
+//! OfflineConversionAdjustments/Apply`, naming the same click id, name and time
+//! (<https://learn.microsoft.com/en-us/advertising/campaign-management-service/applyofflineconversionadjustments?view=bingads-13>).
 //!
 //! Errors come as `PartialErrors` of a 200 answer, or as the fault body of a 4xx or 5xx
 //! (`OperationErrors` or `Errors`); each has a numeric `Code`. Internal errors (0) and the
 //! call rate limit (117) are retried, as is any 429 or 5xx; other codes fail the delivery.
 
+use chrono::{DateTime, Utc};
 use leadtrack_core::integration::MicrosoftAdsSettings;
 use leadtrack_core::job::ClaimedJob;
-use leadtrack_core::types::IntegrationKind;
+use leadtrack_core::types::{DeliveryAction, IntegrationKind};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -40,7 +44,7 @@ pub fn payload(job: &ClaimedJob, conversion: &str) -> Value {
     offline.insert("ConversionName".into(), json!(conversion));
     offline.insert(
         "ConversionTime".into(),
-        json!(leadtrack_core::time::format(&job.job.created_at)),
+        json!(leadtrack_core::time::format(&job.job.converted_at)),
     );
     if let Some(id) = lead.attribution("msclkid") {
         offline.insert("MicrosoftClickId".into(), json!(id));
@@ -62,6 +66,26 @@ pub fn payload(job: &ClaimedJob, conversion: &str) -> Value {
         offline.insert("HashedPhoneNumber".into(), json!(hash));
     }
     json!({"OfflineConversions": [offline]})
+}
+
+/// The `ApplyOfflineConversionAdjustments` body restating `job`'s conversion to its new
+/// price, at `now`; `None` without a price. Per
+/// <https://learn.microsoft.com/en-us/advertising/campaign-management-service/offlineconversionadjustment?view=bingads-13>,
+/// the conversion name, its time and the click id identify the conversion applied before;
+/// "Restate" requires `AdjustmentValue`, and "the adjustment time cannot be earlier than
+/// the original offline conversion date and time".
+pub fn adjustment(job: &ClaimedJob, conversion: &str, now: DateTime<Utc>) -> Option<Value> {
+    let cents = job.job.price?;
+    let click_id = job.lead.data.attribution("msclkid")?;
+    Some(json!({"OfflineConversionAdjustments": [{
+        "AdjustmentCurrencyCode": job.project.currency,
+        "AdjustmentTime": leadtrack_core::time::format(&now.max(job.job.converted_at)),
+        "AdjustmentType": "Restate",
+        "AdjustmentValue": cents as f64 / 100.0,
+        "ConversionName": conversion,
+        "ConversionTime": leadtrack_core::time::format(&job.job.converted_at),
+        "MicrosoftClickId": click_id,
+    }]}))
 }
 
 /// One error of an answer.
@@ -164,18 +188,21 @@ pub(crate) fn grant(settings: &MicrosoftAdsSettings) -> RefreshGrant<'_> {
     }
 }
 
-/// Posts `body` to `OfflineConversions/Apply`, with a token and the account headers.
+/// Where offline conversions are applied.
+const APPLY_PATH: &str = "/CampaignManagement/v13/OfflineConversions/Apply";
+/// Where adjustments to applied offline conversions go.
+const ADJUST_PATH: &str = "/CampaignManagement/v13/OfflineConversionAdjustments/Apply";
+
+/// Posts `body` to `path` (offline conversions or their adjustments), with a token and the
+/// account headers.
 pub(crate) async fn apply(
     http: &reqwest::Client,
     tokens: &TokenCache,
     settings: &MicrosoftAdsSettings,
+    path: &str,
     body: &Value,
 ) -> Result<Answer, Outcome> {
-    let url = outcome::endpoint(
-        settings.base_url.as_deref(),
-        DEFAULT_BASE_URL,
-        "/CampaignManagement/v13/OfflineConversions/Apply",
-    );
+    let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, path);
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
         http.post(&url)
             .bearer_auth(token)
@@ -197,12 +224,13 @@ pub(crate) fn secrets(settings: &MicrosoftAdsSettings) -> Vec<&str> {
     secrets
 }
 
-/// Sends `job` to Microsoft Advertising.
+/// Does `action` for `job` at Microsoft Advertising: applies the offline conversion, or
+/// restates its value.
 pub(crate) async fn deliver(
-    http: &reqwest::Client,
-    tokens: &TokenCache,
-    settings: &MicrosoftAdsSettings,
+    (http, tokens, settings): (&reqwest::Client, &TokenCache, &MicrosoftAdsSettings),
     job: &ClaimedJob,
+    action: DeliveryAction,
+    now: DateTime<Utc>,
 ) -> Outcome {
     let Some(conversion) = job.mapping().microsoft_ads_conversion.as_deref() else {
         return Outcome::skipped("the conversion is not mapped to a Microsoft Advertising goal");
@@ -210,12 +238,18 @@ pub(crate) async fn deliver(
     if let Some(skip) = leadtrack_core::rules::skip_reason(
         IntegrationKind::MicrosoftAds,
         &job.lead,
-        job.job.created_at,
+        job.job.converted_at,
     ) {
         return Outcome::skipped(skip.reason);
     }
-    let body = payload(job, conversion);
-    match apply(http, tokens, settings, &body).await {
+    let (path, body) = match action {
+        DeliveryAction::Send => (APPLY_PATH, payload(job, conversion)),
+        _ => match adjustment(job, conversion, now) {
+            Some(body) => (ADJUST_PATH, body),
+            None => return Outcome::skipped("a restatement needs a price"),
+        },
+    };
+    match apply(http, tokens, settings, path, &body).await {
         Ok(answer) => classify(&answer, &secrets(settings)),
         Err(failure) => failure,
     }

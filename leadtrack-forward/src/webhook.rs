@@ -12,6 +12,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use leadtrack_core::api::{Rating, WebhookBody, rating_event};
 use leadtrack_core::integration::{Secret, WebhookSettings};
 use leadtrack_core::job::ClaimedJob;
+use leadtrack_core::types::DeliveryAction;
 use leadtrack_core::webhook::ClaimedWebhookEvent;
 use sha2::Sha256;
 
@@ -22,11 +23,13 @@ pub const SIGNATURE_HEADER: &str = "X-Leadtrack-Signature";
 /// The event id header.
 pub const EVENT_HEADER: &str = "X-Leadtrack-Event";
 
-/// The event posted for `job`: `lead.converted` for a label, `lead.lost` for `lost`, with
-/// the job's event id, at the rating's time.
-pub fn payload(job: &ClaimedJob) -> WebhookBody {
+/// The event `action` posts for `job`: `lead.converted` for a label, `lead.lost` for
+/// `lost`, with the job's event id and the conversion's, at the conversion's time.
+pub fn payload(job: &ClaimedJob, action: DeliveryAction) -> WebhookBody {
     let rating = Rating {
         job_id: job.job.id,
+        conversion_event_id: job.job.conversion_event_id,
+        action,
         conversion_id: job.job.conversion_id,
         label: job.label.as_ref(),
         price: job.job.price,
@@ -34,7 +37,7 @@ pub fn payload(job: &ClaimedJob) -> WebhookBody {
     WebhookBody::new(
         rating_event(job.job.conversion_id),
         job.job.event_id,
-        job.job.created_at,
+        job.job.converted_at,
         &job.project,
         &job.lead,
         Some(rating),
@@ -60,13 +63,14 @@ pub(crate) async fn deliver(
     http: &reqwest::Client,
     settings: &WebhookSettings,
     job: &ClaimedJob,
+    action: DeliveryAction,
     now: DateTime<Utc>,
 ) -> Outcome {
     let post = Post {
         url: &settings.url,
         secret: &settings.secret,
         event_id: &job.job.event_id.to_string(),
-        body: payload(job).to_json(),
+        body: payload(job, action).to_json(),
     };
     send(http, post, now).await
 }

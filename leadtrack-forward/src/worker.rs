@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
+use leadtrack_core::conversion;
 use leadtrack_core::integration::{Integrations, Secret};
-use leadtrack_core::job::{Attempt, ClaimedJob};
+use leadtrack_core::job::{Attempt, ClaimedJob, Delivery};
 use leadtrack_core::store::{Conflict, Entity};
-use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
+use leadtrack_core::types::{AttemptOutcome, DeliveryAction, DeliveryState, IntegrationKind};
 use leadtrack_core::webhook::WebhookAttempt;
 use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
@@ -70,25 +71,32 @@ impl Deliverer {
         })
     }
 
-    /// Delivers `job` to `kind`, with the settings the job was claimed with.
+    /// Does `delivery` of `job` at its platform, with the settings the job was claimed
+    /// with: sends the conversion, or restates its value.
     pub async fn deliver(
         &self,
-        kind: IntegrationKind,
+        delivery: &Delivery,
         job: &ClaimedJob,
         now: chrono::DateTime<Utc>,
     ) -> Outcome {
+        let (kind, action) = (delivery.integration, delivery.action);
         let integrations = &job.integrations;
         let disconnected = || Outcome::skipped(format!("{kind} is no longer connected"));
+        if action != DeliveryAction::Send && !conversion::can_restate(kind) {
+            // Planned deliveries never ask this; a row from elsewhere might.
+            return Outcome::skipped(format!("{kind} cannot {action} a conversion"));
+        }
         match kind {
             IntegrationKind::Ga4 => match &integrations.ga4 {
                 Some(settings) => ga4::deliver(&self.http, settings, job, now).await,
                 None => disconnected(),
             },
             IntegrationKind::Meta => match &integrations.meta {
-                Some(settings) => meta::deliver(&self.http, settings, job).await,
+                Some(settings) => meta::deliver(&self.http, settings, job, now).await,
                 None => disconnected(),
             },
             IntegrationKind::GoogleAds => match &integrations.google_ads {
+                // A restatement is the same event again, with the same transaction id.
                 Some(settings) => {
                     google_ads::deliver(&self.http, &self.tokens, settings, job).await
                 }
@@ -96,7 +104,8 @@ impl Deliverer {
             },
             IntegrationKind::MicrosoftAds => match &integrations.microsoft_ads {
                 Some(settings) => {
-                    microsoft_ads::deliver(&self.http, &self.tokens, settings, job).await
+                    let account = (&self.http, &self.tokens, settings);
+                    microsoft_ads::deliver(account, job, action, now).await
                 }
                 None => disconnected(),
             },
@@ -105,7 +114,7 @@ impl Deliverer {
                 None => disconnected(),
             },
             IntegrationKind::Webhook => match &integrations.webhook {
-                Some(settings) => webhook::deliver(&self.http, settings, job, now).await,
+                Some(settings) => webhook::deliver(&self.http, settings, job, action, now).await,
                 None => disconnected(),
             },
         }
@@ -284,10 +293,7 @@ impl<S: JobQueue + Clone> Worker<S> {
             .iter()
             .map(|delivery| async move {
                 let started = Instant::now();
-                let outcome = self
-                    .deliverer
-                    .deliver(delivery.integration, claimed, now)
-                    .await;
+                let outcome = self.deliverer.deliver(delivery, claimed, now).await;
                 (*delivery, outcome, started.elapsed())
             })
             .collect();

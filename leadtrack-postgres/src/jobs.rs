@@ -93,7 +93,9 @@ pub(crate) async fn update_status(
     }
     let project_row = admin::project(c, project).await?;
     let integrations = admin::integrations(c, project).await?;
-    let rating = QueuedRating::plan(&lead, update, label, &project_row, &integrations, now);
+    let earlier = lead_jobs(c, project, lead.id).await?;
+    let rated = (label, earlier.as_slice());
+    let rating = QueuedRating::plan(&lead, update, rated, &project_row, &integrations, now);
     let job_id = queue(c, project, &lead, &rating, by, now).await?;
     let (event, about) = rating.webhook(job_id);
     let event_id = rating.job.event_id;
@@ -174,8 +176,8 @@ async fn queue(
     let inserted = one(
         c,
         "INSERT INTO jobs (project_id, event_id, lead_id, conversion_id, final_status, price,
-            state, created_at, due_at, rated_by)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $7, $8)
+            state, created_at, due_at, rated_by, conversion_event_id, converted_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $7, $8, $9, $10)
          RETURNING id",
         &[
             &project.0,
@@ -186,6 +188,8 @@ async fn queue(
             &job.price,
             &now_ms,
             &rows::actor_json(Some(by))?,
+            &job.conversion_event_id,
+            &to_millis(&job.converted_at),
         ],
     )
     .await;
@@ -197,15 +201,16 @@ async fn queue(
         Ok(None) => return Err(admin::not_found(Entity::Job)),
         Err(err) => return Err(err),
     };
-    for (integration, state, detail) in rating.deliveries() {
+    for (integration, action, state, detail) in rating.deliveries() {
         run(
             c,
-            "INSERT INTO deliveries (project_id, job_id, integration, state, detail)
-             VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO deliveries (project_id, job_id, integration, action, state, detail)
+             VALUES ($1, $2, $3, $4, $5, $6)",
             &[
                 &project.0,
                 &job_id.0,
                 &integration.as_ref(),
+                &action.as_ref(),
                 &state.as_ref(),
                 &detail,
             ],
@@ -274,7 +279,7 @@ async fn deliveries(
 ) -> Result<Vec<Delivery>, Error> {
     let rows = all(
         c,
-        "SELECT integration, state, attempts, next_attempt_at, detail
+        "SELECT integration, state, attempts, next_attempt_at, detail, action
          FROM deliveries WHERE project_id = $1 AND job_id = $2",
         &[&project.0, &job.0],
     )
@@ -284,7 +289,8 @@ async fn deliveries(
     Ok(deliveries)
 }
 
-/// A delivery from a row of `integration, state, attempts, next_attempt_at, detail`.
+/// A delivery from a row of `integration, state, attempts, next_attempt_at, detail,
+/// action`.
 fn delivery(row: &Row) -> Result<Delivery, Error> {
     Ok(Delivery {
         integration: rows::parse("deliveries.integration", row.try_get(0)?)?,
@@ -292,6 +298,7 @@ fn delivery(row: &Row) -> Result<Delivery, Error> {
         attempts: count("deliveries.attempts", row.try_get(2)?)?,
         next_attempt_at: row.try_get::<_, Option<i64>>(3)?.map(from_millis),
         detail: row.try_get(4)?,
+        action: rows::parse("deliveries.action", row.try_get(5)?)?,
     })
 }
 

@@ -45,7 +45,9 @@ pub(crate) fn update_status(
     }
     let project_row = admin::project(conn, project)?;
     let integrations = admin::integrations(conn, project)?;
-    let rating = QueuedRating::plan(&lead, update, label, &project_row, &integrations, now);
+    let earlier = lead_jobs(conn, project, lead.id)?;
+    let rated = (label, earlier.as_slice());
+    let rating = QueuedRating::plan(&lead, update, rated, &project_row, &integrations, now);
     let job_id = queue(conn, project, &lead, &rating, by, now)?;
     let (event, about) = rating.webhook(job_id);
     webhooks::enqueue(
@@ -119,8 +121,8 @@ fn queue(
     ))?;
     conn.prepare_cached(
         "INSERT INTO jobs (event_id, project_id, lead_id, conversion_id, final_status, price,
-            state, created_at, due_at, rated_by)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7, ?8)",
+            state, created_at, due_at, rated_by, conversion_event_id, converted_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7, ?8, ?9, ?10)",
     )?
     .execute((
         job.event_id.to_string(),
@@ -131,13 +133,17 @@ fn queue(
         job.price,
         to_millis(&now),
         rows::actor_json(Some(by))?,
+        job.conversion_event_id.to_string(),
+        to_millis(&job.converted_at),
     ))?;
     let job_id = conn.last_insert_rowid();
     let mut insert = conn.prepare_cached(
-        "INSERT INTO deliveries (job_id, integration, state, detail) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO deliveries (job_id, integration, action, state, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    for (integration, state, detail) in rating.deliveries() {
-        insert.execute((job_id, integration.as_ref(), state.as_ref(), detail))?;
+    for (integration, action, state, detail) in rating.deliveries() {
+        let kind = integration.as_ref();
+        insert.execute((job_id, kind, action.as_ref(), state.as_ref(), detail))?;
     }
     Ok(JobId(job_id))
 }
@@ -207,7 +213,7 @@ fn job(conn: &Connection, id: JobId) -> Result<Job, Error> {
 fn deliveries(conn: &Connection, job: JobId) -> Result<Vec<Delivery>, Error> {
     let mut deliveries = conn
         .prepare_cached(
-            "SELECT integration, state, attempts, next_attempt_at, detail
+            "SELECT integration, state, attempts, next_attempt_at, detail, action
              FROM deliveries WHERE job_id = ?1",
         )?
         .query_and_then([job.0], |row| -> Result<Delivery, Error> {
@@ -217,6 +223,7 @@ fn deliveries(conn: &Connection, job: JobId) -> Result<Vec<Delivery>, Error> {
                 attempts: row.get(2)?,
                 next_attempt_at: row.get::<_, Option<i64>>(3)?.map(from_millis),
                 detail: row.get(4)?,
+                action: rows::parse("deliveries.action", row.get(5)?)?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

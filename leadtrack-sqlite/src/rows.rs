@@ -216,7 +216,8 @@ pub(crate) fn label(row: &Row<'_>) -> Result<ConversionLabel, Error> {
 
 /// The columns [`job`] reads, in order.
 pub(crate) const JOB_COLUMNS: &str = "id, event_id, project_id, lead_id, conversion_id, \
-     final_status, price, state, created_at, due_at, started_at, finished_at, rated_by";
+     final_status, price, state, created_at, due_at, started_at, finished_at, rated_by, \
+     conversion_event_id, converted_at";
 
 /// A job from a row of [`JOB_COLUMNS`].
 pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
@@ -234,6 +235,8 @@ pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
         started_at: row.get::<_, Option<i64>>(10)?.map(from_millis),
         finished_at: row.get::<_, Option<i64>>(11)?.map(from_millis),
         rated_by: actor(row.get(12)?)?,
+        conversion_event_id: parse("jobs.conversion_event_id", row.get(13)?)?,
+        converted_at: from_millis(row.get(14)?),
     })
 }
 

@@ -1652,6 +1652,7 @@ mod get_lead_jobs {
                 [
                     "id",
                     "eventId",
+                    "conversionEventId",
                     "conversionId",
                     "status",
                     "price",
@@ -1682,8 +1683,16 @@ mod get_lead_jobs {
             // GA4 is connected and mapped but the lead has no cid: skipped, with the reason.
             let ga4 = &job["deliveries"][0];
             assert_eq!(
-                (ga4["integration"].as_str(), ga4["status"].as_str()),
-                (Some("ga4"), Some("skipped"))
+                (
+                    ga4["integration"].as_str(),
+                    ga4["action"].as_str(),
+                    ga4["status"].as_str()
+                ),
+                (Some("ga4"), Some("send"), Some("skipped"))
+            );
+            assert_eq!(
+                job["conversionEventId"], job["eventId"],
+                "a conversion's first job gives it its id"
             );
             assert!(ga4["detail"].as_str().unwrap().contains("client id"));
             assert_eq!(ga4["attempts"], json!([]));

@@ -7,7 +7,8 @@ use uuid::Uuid;
 use super::messages;
 use crate::job::{Attempt, Delivery, JobRecord};
 use crate::types::{
-    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JobState, LeadId,
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobId, JobState,
+    LeadId,
 };
 
 /// Response of getLeadJobs: a lead's conversion jobs, newest first, with every delivery and
@@ -29,8 +30,11 @@ pub struct GetLeadJobsResponse {
 pub struct JobView {
     /// The job's id.
     pub id: JobId,
-    /// The event id every platform received for this conversion.
+    /// The job's own event id (stable across its retries).
     pub event_id: Uuid,
+    /// The conversion's id, the one every platform receives: the same for every job of
+    /// one lead and label (or of one lead and `lost`).
+    pub conversion_event_id: Uuid,
     /// The label or `lost` applied.
     pub conversion_id: ConversionId,
     /// `queued`, `running`, `done` or `cancelled`.
@@ -59,6 +63,8 @@ pub struct JobView {
 pub struct DeliveryView {
     /// The integration.
     pub integration: IntegrationKind,
+    /// What it does at the platform: `send`, `restate` or `retract`.
+    pub action: DeliveryAction,
     /// `pending`, `delivered`, `skipped` or `failed`.
     pub status: DeliveryState,
     /// When the next attempt is due, while pending.
@@ -104,6 +110,7 @@ impl From<&(Delivery, Vec<Attempt>)> for DeliveryView {
     fn from((delivery, attempts): &(Delivery, Vec<Attempt>)) -> Self {
         Self {
             integration: delivery.integration,
+            action: delivery.action,
             status: delivery.state,
             next_attempt_at: delivery.next_attempt_at,
             detail: delivery.detail.clone(),
@@ -118,6 +125,7 @@ impl From<&JobRecord> for JobView {
         Self {
             id: job.id,
             event_id: job.event_id,
+            conversion_event_id: job.conversion_event_id,
             conversion_id: job.conversion_id,
             status: job.state,
             price: job.price,

@@ -9,7 +9,7 @@ use super::Lead;
 use crate::label::ConversionLabel;
 use crate::lead::StoredLead;
 use crate::project::Project;
-use crate::types::{ConversionId, JobId};
+use crate::types::{ConversionId, DeliveryAction, JobId};
 use crate::webhook::WebhookEvent;
 
 /// A webhook post's body.
@@ -40,6 +40,15 @@ pub struct WebhookBody {
 pub struct WebhookConversion {
     /// The conversion job, as getLeadJobs lists it.
     pub job_id: JobId,
+    /// The conversion's id, the same for every rating of one lead with one label (or
+    /// `lost`): what receivers count conversions by.
+    pub conversion_event_id: Uuid,
+    /// Present (`true`) when this post gives a new value for a conversion posted before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restated: bool,
+    /// Present (`true`) when this post withdraws a conversion posted before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retracted: bool,
     /// The label's UUID, or `lost`.
     pub conversion_id: ConversionId,
     /// The label (`null` for `lost`).
@@ -77,6 +86,10 @@ impl From<&ConversionLabel> for WebhookLabel {
 pub struct Rating<'a> {
     /// The job queued.
     pub job_id: JobId,
+    /// The conversion's id.
+    pub conversion_event_id: Uuid,
+    /// What the post does: a restatement or a retraction says so.
+    pub action: DeliveryAction,
     /// The label or `lost`.
     pub conversion_id: ConversionId,
     /// The label, for a label.
@@ -103,6 +116,9 @@ impl WebhookBody {
             project_id: project.public_id.clone(),
             conversion: rating.map(|rating| WebhookConversion {
                 job_id: rating.job_id,
+                conversion_event_id: rating.conversion_event_id,
+                restated: rating.action == DeliveryAction::Restate,
+                retracted: rating.action == DeliveryAction::Retract,
                 conversion_id: rating.conversion_id,
                 label: rating.label.map(WebhookLabel::from),
                 price: rating.price,

@@ -7,14 +7,15 @@ use chrono::{DateTime, Utc};
 
 use crate::activity::Activity;
 use crate::api::{Rating, rating_event};
+use crate::conversion::Earlier;
 use crate::integration::Integrations;
-use crate::job::{NewJob, StatusChange};
+use crate::job::{JobRecord, NewJob, StatusChange};
 use crate::label::ConversionLabel;
 use crate::lead::StoredLead;
 use crate::project::Project;
 use crate::request::StatusUpdate;
-use crate::rules::plan_conversion;
-use crate::types::{DeliveryState, IntegrationKind, JobId};
+use crate::rules::{Rated, plan_conversion};
+use crate::types::{DeliveryAction, DeliveryState, IntegrationKind, JobId};
 use crate::webhook::WebhookEvent;
 
 /// The note a status update writes: `None` keeps the lead's note, `Some(None)` clears it.
@@ -90,24 +91,24 @@ pub struct QueuedRating {
 
 impl QueuedRating {
     /// Plans the rating `update` of `lead` (with its `label`) for the project's
-    /// `integrations`, at `now`.
+    /// `integrations`, at `now`; `earlier` is the lead's job records, from which the
+    /// conversion's earlier jobs are found.
     pub fn plan(
         lead: &StoredLead,
         update: &StatusUpdate,
-        label: Option<ConversionLabel>,
+        (label, earlier): (Option<ConversionLabel>, &[JobRecord]),
         project: &Project,
         integrations: &Integrations,
         now: DateTime<Utc>,
     ) -> Self {
-        let job = plan_conversion(
-            lead,
-            update.conversion_id,
-            update.price,
-            label.as_ref(),
-            project,
-            integrations,
-            now,
-        );
+        let earlier = Earlier::of(earlier, update.conversion_id);
+        let rated = Rated {
+            conversion_id: update.conversion_id,
+            label: label.as_ref(),
+            price: update.price,
+            earlier: earlier.as_ref(),
+        };
+        let job = plan_conversion(lead, rated, project, integrations, now);
         Self {
             job,
             label,
@@ -116,22 +117,18 @@ impl QueuedRating {
         }
     }
 
-    /// Each delivery as it is first stored: its integration, state (pending, or skipped)
-    /// and the skip's reason.
+    /// Each delivery as it is first stored: its integration, what it does, its state
+    /// (pending, or skipped) and the skip's reason.
     pub fn deliveries(
         &self,
-    ) -> impl Iterator<Item = (IntegrationKind, DeliveryState, Option<&str>)> {
-        self.job
-            .deliveries
-            .iter()
-            .map(|planned| match &planned.skip {
-                Some(skip) => (
-                    planned.integration,
-                    DeliveryState::Skipped,
-                    Some(skip.reason.as_str()),
-                ),
-                None => (planned.integration, DeliveryState::Pending, None),
-            })
+    ) -> impl Iterator<Item = (IntegrationKind, DeliveryAction, DeliveryState, Option<&str>)> {
+        self.job.deliveries.iter().map(|planned| {
+            let (state, reason) = match &planned.skip {
+                Some(skip) => (DeliveryState::Skipped, Some(skip.reason.as_str())),
+                None => (DeliveryState::Pending, None),
+            };
+            (planned.integration, planned.action, state, reason)
+        })
     }
 
     /// The lead webhook event the rating queues (`lead.converted` or `lead.lost`), and what
@@ -139,6 +136,8 @@ impl QueuedRating {
     pub fn webhook(&self, job_id: JobId) -> (WebhookEvent, Rating<'_>) {
         let rating = Rating {
             job_id,
+            conversion_event_id: self.job.conversion_event_id,
+            action: DeliveryAction::Send,
             conversion_id: self.job.conversion_id,
             label: self.label.as_ref(),
             price: self.job.price,

@@ -4,7 +4,8 @@
 //! public function of one of them, `pub async fn NAME<B: Backend>(backend: &B)`. [`accounts`] holds the users,
 //! members, sessions and the sign-in throttle; [`activity`] a lead's history; [`export`]
 //! listings read in batches; [`reports`] leads counted by channel and rating; [`webhooks`]
-//! lead webhooks and their queue of events.
+//! lead webhooks and their queue of events; [`conversions`] one identity per conversion and
+//! what a rating again sends.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -34,6 +35,7 @@
 pub mod accounts;
 pub mod activity;
 pub mod admin;
+pub mod conversions;
 pub mod export;
 pub mod jobs;
 pub mod leads;

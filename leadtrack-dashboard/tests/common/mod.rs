@@ -15,7 +15,7 @@ use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::request::{CreateRoute, NewLead, StatusUpdate};
 use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, IntegrationKind, LeadId, LeadIdentifier, Role,
+    AttemptOutcome, ConversionId, DeliveryState, LeadId, LeadIdentifier, Role,
 };
 use leadtrack_dashboard::{Config, routes};
 use leadtrack_postgres::PgStore;
@@ -239,27 +239,41 @@ impl App {
             .unwrap();
     }
 
-    /// Claims the next job and records that the webhook refused it for good: `410`, with
-    /// `error` as the reason.
-    pub(crate) async fn fail_next_job(&self, error: &str) {
+    /// Claims the next job and records one attempt at each of its pending deliveries:
+    /// refused for good (`410`, with `error` as the reason), or, with `None`, delivered and
+    /// the job finished.
+    pub(crate) async fn settle_next_job(&self, error: Option<&str>) {
         let claimed = self
             .store
             .claim_job(Utc::now(), chrono::Duration::minutes(5))
             .await
             .unwrap()
             .expect("a job to claim");
-        let attempt = Attempt {
-            integration: IntegrationKind::Webhook,
-            at: Utc::now(),
-            outcome: AttemptOutcome::Failed,
-            http_status: Some(410),
-            error: Some(error.into()),
-            retry_at: None,
-        };
-        self.store
-            .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
-            .await
-            .unwrap();
+        let pending = claimed
+            .deliveries
+            .iter()
+            .filter(|delivery| delivery.state == DeliveryState::Pending);
+        for delivery in pending {
+            let attempt = Attempt {
+                integration: delivery.integration,
+                at: Utc::now(),
+                outcome: match error {
+                    Some(_) => AttemptOutcome::Failed,
+                    None => AttemptOutcome::Delivered,
+                },
+                http_status: Some(if error.is_some() { 410 } else { 200 }),
+                error: error.map(str::to_owned),
+                retry_at: None,
+            };
+            self.store
+                .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
+                .await
+                .unwrap();
+        }
+        if error.is_none() {
+            let (job, token) = (claimed.job.id, claimed.lease.token);
+            self.store.finish_job(job, token, Utc::now()).await.unwrap();
+        }
     }
 
     /// How many API keys a project has.

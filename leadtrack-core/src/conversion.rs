@@ -1,0 +1,120 @@
+//! One identity per conversion. A lead's conversion is (lead, label), or (lead, `lost`):
+//! every job of it carries the id of its first job and the time of its first rating, so
+//! each platform sees one conversion however often the lead is rated. Rated again, it
+//! sends nothing where the platform already has it at that price, and restates the value
+//! where the platform can take a new one ([`again`]).
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::integration::Platform;
+use crate::job::{JobRecord, PlannedDelivery, Skip};
+use crate::types::{
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobState,
+};
+
+/// What a lead's earlier jobs say of one of its conversions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Earlier {
+    /// The conversion's id, as its first job set it.
+    pub event_id: Uuid,
+    /// When it was first rated.
+    pub converted_at: DateTime<Utc>,
+    /// Each platform that has it, with the value it has: the last one delivered.
+    pub sent: Vec<Sent>,
+}
+
+/// One platform's copy of a conversion: the price it was last sent or restated with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sent {
+    /// The integration.
+    pub integration: IntegrationKind,
+    /// The price it has, in cents.
+    pub price: Option<i64>,
+    /// When it was delivered.
+    pub at: DateTime<Utc>,
+}
+
+impl Earlier {
+    /// What the lead's job `records` say of `conversion`; `None` when none of its jobs
+    /// stands. A cancelled job never counts: an undo leaves nothing behind.
+    pub fn of(records: &[JobRecord], conversion: ConversionId) -> Option<Self> {
+        let mut jobs: Vec<&JobRecord> = records
+            .iter()
+            .filter(|r| r.job.conversion_id == conversion && r.job.state != JobState::Cancelled)
+            .collect();
+        jobs.sort_by_key(|r| (r.job.created_at, r.job.id.0));
+        let first = &jobs.first()?.job;
+        let mut sent: Vec<Sent> = Vec::new();
+        for record in &jobs {
+            for (delivery, attempts) in &record.deliveries {
+                if delivery.state != DeliveryState::Delivered
+                    || delivery.action == DeliveryAction::Retract
+                {
+                    continue;
+                }
+                let at = attempts
+                    .iter()
+                    .rev()
+                    .find(|a| a.outcome == AttemptOutcome::Delivered)
+                    .map_or(record.job.created_at, |a| a.at);
+                sent.retain(|s| s.integration != delivery.integration);
+                sent.push(Sent {
+                    integration: delivery.integration,
+                    price: record.job.price,
+                    at,
+                });
+            }
+        }
+        Some(Self {
+            event_id: first.conversion_event_id,
+            converted_at: first.converted_at,
+            sent,
+        })
+    }
+
+    /// What `kind`'s platform has of the conversion, if it has it.
+    pub fn sent_to(&self, kind: IntegrationKind) -> Option<&Sent> {
+        self.sent.iter().find(|sent| sent.integration == kind)
+    }
+}
+
+/// Whether `kind`'s platform takes a new value for a conversion it has: Google Ads
+/// (conversion adjustments), Microsoft Advertising (`ApplyOfflineConversionAdjustments`
+/// with `Restate`) and the conversion webhook (`restated: true`). GA4, Meta and LinkedIn
+/// deduplicate a conversion sent again and keep the first value.
+pub fn can_restate(kind: IntegrationKind) -> bool {
+    matches!(
+        kind,
+        IntegrationKind::GoogleAds | IntegrationKind::MicrosoftAds | IntegrationKind::Webhook
+    )
+}
+
+/// `planned`, for a conversion `earlier` says the platform may already have, rated again at
+/// `price`: skipped when it has it at that price, a restatement when the price is new and
+/// the platform takes one, skipped with the reason when it does not.
+pub fn again(planned: PlannedDelivery, earlier: &Earlier, price: Option<i64>) -> PlannedDelivery {
+    let Some(sent) = earlier.sent_to(planned.integration) else {
+        return planned;
+    };
+    let on = sent.at.format("%Y-%m-%d %H:%M UTC");
+    let (action, skip) = if sent.price == price {
+        (
+            DeliveryAction::Send,
+            Some(format!("Already sent on {on}, at this price")),
+        )
+    } else if can_restate(planned.integration) {
+        (DeliveryAction::Restate, None)
+    } else {
+        let reason = format!(
+            "{} cannot restate a conversion's value: it keeps the value sent on {on}",
+            Platform::of(planned.integration).title
+        );
+        (DeliveryAction::Restate, Some(reason))
+    };
+    PlannedDelivery {
+        integration: planned.integration,
+        action,
+        skip: skip.map(|reason| Skip { field: "", reason }),
+    }
+}

@@ -1,0 +1,321 @@
+//! One identity per conversion, against the mock platforms: every platform receives the
+//! conversion's id; a rating again with the same label and price sends nothing; a new
+//! price is restated where the platform can (Google Ads, Microsoft Advertising, the
+//! webhook) and skipped with the reason where it cannot; another label is its own
+//! conversion; a retried restatement keeps the ids.
+
+mod common;
+
+use chrono::{DateTime, Utc};
+use common::*;
+use leadtrack_core::integration::{
+    IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,
+};
+use leadtrack_core::job::JobRecord;
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::request::StatusUpdate;
+use leadtrack_core::types::{
+    ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId, LeadIdentifier,
+};
+use leadtrack_core::{Admin, LeadStore};
+use leadtrack_forward::testkit::{MockPlatform, MockResponse, Recorded};
+use serde_json::{Value, json};
+
+/// The fixture, with Microsoft Advertising and LinkedIn connected too, and a label
+/// `Customer` mapped to all six platforms.
+struct Six {
+    f: Fixture,
+    microsoft: MockPlatform,
+    linkedin: MockPlatform,
+    customer: ConversionId,
+}
+
+async fn six() -> Six {
+    let f = fixture().await;
+    let microsoft =
+        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
+    let linkedin = MockPlatform::start(MockResponse::empty(201)).await;
+    let token_url = Some(format!("{}/token", f.platforms.token.url()));
+    for settings in [
+        IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
+            customer_id: "1111".into(),
+            account_id: "2222".into(),
+            developer_token: Secret::new("ms-developer-token"),
+            client_id: "ms-client".into(),
+            client_secret: None,
+            refresh_token: Secret::new("ms-refresh-token"),
+            token_url: token_url.clone(),
+            base_url: Some(microsoft.url().to_owned()),
+        }),
+        IntegrationSettings::Linkedin(LinkedinSettings {
+            client_id: "li-client".into(),
+            client_secret: Secret::new("li-client-secret"),
+            refresh_token: Secret::new("li-refresh-token"),
+            api_version: "202510".into(),
+            token_url,
+            base_url: Some(linkedin.url().to_owned()),
+        }),
+    ] {
+        f.store
+            .set_integration(f.project.id, settings, Utc::now())
+            .await
+            .unwrap();
+    }
+    let mapping = LabelMapping {
+        ga4_event: Some("purchase".into()),
+        meta_event: Some("Purchase".into()),
+        google_ads_action: Some("987654".into()),
+        microsoft_ads_conversion: Some("Offline purchase".into()),
+        linkedin_conversion: Some("987".into()),
+        webhook: true,
+    };
+    let customer = f
+        .store
+        .create_label(
+            f.project.id,
+            NewLabel::done("Customer", mapping),
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .id;
+    Six {
+        f,
+        microsoft,
+        linkedin,
+        customer: ConversionId::Label(customer),
+    }
+}
+
+impl Six {
+    /// Every platform's mock, by integration, in [`IntegrationKind`] order.
+    fn mocks(&self) -> [(IntegrationKind, &MockPlatform); 6] {
+        let p = &self.f.platforms;
+        [
+            (IntegrationKind::GoogleAds, &p.ads),
+            (IntegrationKind::Ga4, &p.ga4),
+            (IntegrationKind::Meta, &p.meta),
+            (IntegrationKind::MicrosoftAds, &self.microsoft),
+            (IntegrationKind::Linkedin, &self.linkedin),
+            (IntegrationKind::Webhook, &p.hook),
+        ]
+    }
+
+    /// How many requests each platform has had.
+    fn counts(&self) -> Vec<usize> {
+        self.mocks()
+            .iter()
+            .map(|(_, mock)| mock.requests().len())
+            .collect()
+    }
+
+    /// Rates `lead` again and lets a worker deliver the job; the job.
+    async fn rate(&self, lead: LeadId, conversion: ConversionId, price: i64) -> JobRecord {
+        let update = StatusUpdate {
+            identifier: LeadIdentifier::LeadId(lead),
+            conversion_id: conversion,
+            price: Some(price),
+            note: None,
+        };
+        self.f
+            .store
+            .update_status(self.f.project.id, &update, &rater(), Utc::now())
+            .await
+            .unwrap();
+        self.f
+            .run_until_done(&worker(&self.f.store, fast()), lead)
+            .await
+    }
+}
+
+/// The conversion id `request` (to `kind`'s platform) carries.
+fn conversion_id_of(kind: IntegrationKind, request: &Recorded) -> Value {
+    let body = request.json();
+    match kind {
+        IntegrationKind::GoogleAds => body["events"][0]["transactionId"].clone(),
+        IntegrationKind::Ga4 => body["events"][0]["params"]["transaction_id"].clone(),
+        IntegrationKind::Meta => body["data"][0]["event_id"].clone(),
+        IntegrationKind::Linkedin => body["eventId"].clone(),
+        IntegrationKind::Webhook => body["conversionEventId"].clone(),
+        IntegrationKind::MicrosoftAds => Value::Null,
+    }
+}
+
+fn lead_body() -> Value {
+    let mut body = full_lead();
+    body["attributionData"]["msclkid"] = json!("a1b2c3d4e5f60718293a4b5c6d7e8f90");
+    body
+}
+
+#[tokio::test]
+async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
+    let s = six().await;
+    let lead = s.f.rated_lead(lead_body(), Some(s.customer)).await;
+    let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
+    let id = first.job.conversion_event_id;
+    assert_eq!(id, first.job.event_id, "the first job names the conversion");
+    assert_eq!(s.counts(), [1; 6]);
+    for (kind, mock) in s.mocks() {
+        if kind != IntegrationKind::MicrosoftAds {
+            assert_eq!(
+                conversion_id_of(kind, &mock.requests()[0]),
+                json!(id),
+                "{kind}"
+            );
+        }
+    }
+
+    // The same label at the same price: nothing leaves, and each delivery says why.
+    let again = s.rate(lead, s.customer, 4999).await;
+    assert_eq!(s.counts(), [1; 6], "no platform hears of it twice");
+    for (delivery, attempts) in &again.deliveries {
+        assert_eq!(
+            (delivery.action, delivery.state, attempts.len()),
+            (DeliveryAction::Send, DeliveryState::Skipped, 0)
+        );
+        let detail = delivery.detail.as_deref().unwrap();
+        assert!(detail.starts_with("Already sent on "), "{detail}");
+    }
+
+    // A new price, with Google Ads failing once: restated where the platform can.
+    s.f.platforms.ads.push(MockResponse::empty(503));
+    let repriced = s.rate(lead, s.customer, 7500).await;
+    assert_eq!(s.counts(), [3, 1, 1, 2, 1, 2]);
+    assert_restated(&s, &first, &repriced);
+
+    // Another label is a conversion of its own, sent to every platform it maps.
+    let qualified = s.rate(lead, ConversionId::Label(s.f.label), 7500).await;
+    let stage = qualified.job.conversion_event_id;
+    assert_ne!(stage, id);
+    assert_eq!(s.counts(), [4, 2, 2, 2, 1, 3]);
+    for (kind, mock) in s.mocks() {
+        if matches!(
+            kind,
+            IntegrationKind::MicrosoftAds | IntegrationKind::Linkedin
+        ) {
+            continue;
+        }
+        let last = mock.requests().pop().unwrap();
+        assert_eq!(conversion_id_of(kind, &last), json!(stage), "{kind}");
+    }
+}
+
+/// What `repriced` sent: Google Ads the same event with the new value (twice, the retry
+/// keeping the transaction id), Microsoft a `Restate` adjustment naming the first
+/// rating's time, the webhook `restated: true` with the same conversion id; GA4, Meta and
+/// LinkedIn nothing, with the reason.
+fn assert_restated(s: &Six, first: &JobRecord, repriced: &JobRecord) {
+    let id = json!(first.job.conversion_event_id);
+    let first_time = leadtrack_core::time::format(&first.job.converted_at);
+    let ads = s.f.platforms.ads.requests();
+    for retry in &ads[1..] {
+        let event = &retry.json()["events"][0];
+        assert_eq!(
+            (&event["transactionId"], &event["conversionValue"]),
+            (&id, &json!(75.0))
+        );
+        assert_eq!(event["eventTimestamp"], json!(first_time));
+    }
+    let ms = s.microsoft.requests().pop().unwrap();
+    assert_eq!(
+        ms.path,
+        "/CampaignManagement/v13/OfflineConversionAdjustments/Apply"
+    );
+    let adjustment = &ms.json()["OfflineConversionAdjustments"][0];
+    let adjusted_at: DateTime<Utc> = adjustment["AdjustmentTime"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(adjusted_at >= first.job.converted_at);
+    assert_eq!(
+        ms.json(),
+        json!({"OfflineConversionAdjustments": [{
+            "AdjustmentCurrencyCode": "EUR",
+            "AdjustmentTime": adjustment["AdjustmentTime"],
+            "AdjustmentType": "Restate",
+            "AdjustmentValue": 75.0,
+            "ConversionName": "Offline purchase",
+            "ConversionTime": first_time,
+            "MicrosoftClickId": "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+        }]})
+    );
+    let hook = s.f.platforms.hook.requests().pop().unwrap().json();
+    assert_eq!(
+        (
+            &hook["conversionEventId"],
+            &hook["restated"],
+            &hook["price"],
+            &hook["occurredAt"]
+        ),
+        (&id, &json!(true), &json!(7500), &json!(first_time))
+    );
+    assert_eq!(
+        hook["id"],
+        json!(repriced.job.event_id),
+        "the job's own event id"
+    );
+    for (delivery, _) in &repriced.deliveries {
+        let restates = matches!(
+            delivery.integration,
+            IntegrationKind::GoogleAds | IntegrationKind::MicrosoftAds | IntegrationKind::Webhook
+        );
+        let state = if restates {
+            DeliveryState::Delivered
+        } else {
+            DeliveryState::Skipped
+        };
+        assert_eq!(
+            (delivery.action, delivery.state),
+            (DeliveryAction::Restate, state),
+            "{}",
+            delivery.integration
+        );
+    }
+}
+
+#[tokio::test]
+async fn past_a_platforms_window_for_event_times_its_own_rule_applies() {
+    let f = fixture().await;
+    let lead = f
+        .store
+        .create_lead(
+            f.project.id,
+            leadtrack_core::testkit::data(full_lead()),
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .lead_id;
+    let update = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lead),
+        conversion_id: ConversionId::Label(f.label),
+        price: Some(100),
+        note: None,
+    };
+    let rated_at = Utc::now() - chrono::Duration::days(8);
+    f.store
+        .update_status(f.project.id, &update, &rater(), rated_at)
+        .await
+        .unwrap();
+    let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
+    // Meta refuses events older than 7 days: skipped, with the reason.
+    let (meta, _) = delivery_of(&record, IntegrationKind::Meta);
+    assert_eq!(meta.state, DeliveryState::Skipped);
+    assert!(
+        meta.detail
+            .as_deref()
+            .unwrap()
+            .contains("more than 7 days ago")
+    );
+    assert!(f.platforms.meta.requests().is_empty());
+    // GA4 takes timestamps up to 72 hours old: past that the event goes without one.
+    let ga4 = f.platforms.ga4.requests()[0].json();
+    assert_eq!(ga4["timestamp_micros"], Value::Null, "{ga4}");
+    // Google Ads keeps the conversion's own time.
+    let ads = f.platforms.ads.requests()[0].json();
+    assert_eq!(
+        ads["events"][0]["eventTimestamp"],
+        json!(leadtrack_core::time::format(&record.job.converted_at))
+    );
+}
