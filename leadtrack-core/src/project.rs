@@ -29,6 +29,9 @@ pub struct Project {
     /// The browser origins createLead accepts (`https://shop.example`, as
     /// [`validate_origin`] writes them); empty: any.
     pub allowed_origins: Vec<String>,
+    /// How long a rating made in the dashboard waits, undoable, before anything leaves:
+    /// whole seconds, [`MAX_UNDO_WINDOW_SECONDS`] at the most.
+    pub undo_window_seconds: u32,
     /// When it was created.
     pub created_at: DateTime<Utc>,
 }
@@ -44,6 +47,11 @@ impl Project {
                 .any(|allowed| allowed.eq_ignore_ascii_case(origin.trim()))
     }
 }
+
+/// The undo window of a new project, in seconds.
+pub const DEFAULT_UNDO_WINDOW_SECONDS: u32 = 10;
+/// The longest undo window, in seconds: ten minutes.
+pub const MAX_UNDO_WINDOW_SECONDS: u32 = 600;
 
 /// The currency of a project created without one.
 pub const DEFAULT_CURRENCY: &str = "USD";
@@ -75,6 +83,8 @@ pub struct ProjectSettings {
     /// New allowed browser origins, each checked by [`validate_origin`]; `Some(vec![])`
     /// allows any origin again.
     pub allowed_origins: Option<Vec<String>>,
+    /// A new undo window, in seconds (0 to [`MAX_UNDO_WINDOW_SECONDS`]).
+    pub undo_window_seconds: Option<u32>,
 }
 
 /// A fresh random public project id, `prj_` and 16 hex digits.
@@ -144,6 +154,14 @@ impl ProjectSettings {
                 }
             }
             changed.allowed_origins = valid;
+        }
+        if let Some(seconds) = self.undo_window_seconds {
+            if seconds > MAX_UNDO_WINDOW_SECONDS {
+                return Err(format!(
+                    "the undo window is whole seconds from 0 to {MAX_UNDO_WINDOW_SECONDS}"
+                ));
+            }
+            changed.undo_window_seconds = seconds;
         }
         *project = changed;
         Ok(())
@@ -321,8 +339,27 @@ mod tests {
             default_consent: Consent::default(),
             lost_mapping: LabelMapping::default_lost(),
             allowed_origins: Vec::new(),
+            undo_window_seconds: DEFAULT_UNDO_WINDOW_SECONDS,
             created_at: DateTime::<Utc>::MIN_UTC,
         }
+    }
+
+    #[test]
+    fn the_undo_window_is_whole_seconds_up_to_ten_minutes() {
+        let mut project = acme();
+        let window = |seconds| ProjectSettings {
+            undo_window_seconds: Some(seconds),
+            ..ProjectSettings::default()
+        };
+        window(0).apply(&mut project).unwrap();
+        assert_eq!(project.undo_window_seconds, 0);
+        window(600).apply(&mut project).unwrap();
+        assert_eq!(project.undo_window_seconds, 600);
+        assert_eq!(
+            window(601).apply(&mut project).unwrap_err(),
+            "the undo window is whole seconds from 0 to 600"
+        );
+        assert_eq!(project.undo_window_seconds, 600);
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub(crate) async fn update_project(
     run(
         c,
         "UPDATE projects SET name = $2, currency = $3, region = $4, lost_mapping = $5,
-            allowed_origins = $6, default_consent = $7
+            allowed_origins = $6, default_consent = $7, undo_window_seconds = $8
          WHERE id = $1",
         &[
             &id.0,
@@ -115,6 +115,7 @@ pub(crate) async fn update_project(
             &serde_json::to_string(&project.lost_mapping)?,
             &serde_json::to_string(&project.allowed_origins)?,
             &serde_json::to_string(&project.default_consent)?,
+            &i32::try_from(project.undo_window_seconds).unwrap_or(i32::MAX),
         ],
     )
     .await?;

@@ -151,7 +151,7 @@ pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds";
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row) -> Result<Project, Error> {
@@ -165,6 +165,13 @@ pub(crate) fn project(row: &Row) -> Result<Project, Error> {
         lost_mapping: serde_json::from_str(row.try_get::<_, &str>(6)?)?,
         created_at: from_millis(row.try_get(7)?),
         allowed_origins: serde_json::from_str(row.try_get::<_, &str>(8)?)?,
+        undo_window_seconds: {
+            let seconds: i32 = row.try_get(10)?;
+            u32::try_from(seconds).map_err(|_| Error::Corrupt {
+                column: "projects.undo_window_seconds",
+                value: seconds.to_string(),
+            })?
+        },
         default_consent: serde_json::from_str(row.try_get::<_, &str>(9)?)?,
     })
 }

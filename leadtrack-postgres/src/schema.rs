@@ -399,6 +399,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ALTER COLUMN converted_at SET NOT NULL;
     ALTER TABLE deliveries ADD COLUMN action text NOT NULL DEFAULT 'send';
     "#,
+    // 4: the undo window of dashboard ratings, per project.
+    r#"
+    ALTER TABLE projects ADD COLUMN undo_window_seconds integer NOT NULL DEFAULT 10;
+    "#,
 ];
 
 /// Creates the table recording the schema version, and applies the migrations the

@@ -91,6 +91,7 @@ async fn list_projects<S: Admin>(store: &S, json: bool) -> Result<(), Failure> {
                     "region": p.region,
                     "defaultConsent": p.default_consent,
                     "allowedOrigins": p.allowed_origins,
+                    "undoWindowSeconds": p.undo_window_seconds,
                     "createdAt": leadtrack_core::time::format(&p.created_at),
                 })
             })
@@ -130,6 +131,7 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
         allowed_origins: args.allowed_origins.as_deref().map(origin_list),
         name: args.name,
         currency: args.currency,
+        undo_window_seconds: args.undo_window,
     };
     let updated = store
         .update_project(project.id, settings)
@@ -141,14 +143,15 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
         updated.allowed_origins.join(", ")
     };
     say!(
-        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}.",
+        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}, undo window {} s.",
         updated.public_id,
         updated.name,
         updated.currency,
         updated.region.as_deref().unwrap_or("none"),
         describe_consent(updated.default_consent),
         describe(&updated.lost_mapping),
-        origins
+        origins,
+        updated.undo_window_seconds
     );
     Ok(())
 }

@@ -178,10 +178,10 @@ impl LeadRecord {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds";
 
 /// How many columns [`PROJECT_COLUMNS`] names: the index of the first column after them.
-pub(crate) const PROJECT_COLUMN_COUNT: usize = 10;
+pub(crate) const PROJECT_COLUMN_COUNT: usize = 11;
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
@@ -195,6 +195,7 @@ pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
         lost_mapping: serde_json::from_str(&row.get::<_, String>(6)?)?,
         created_at: from_millis(row.get(7)?),
         allowed_origins: serde_json::from_str(&row.get::<_, String>(8)?)?,
+        undo_window_seconds: row.get(10)?,
         default_consent: serde_json::from_str(&row.get::<_, String>(9)?)?,
     })
 }

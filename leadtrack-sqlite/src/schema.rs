@@ -489,6 +489,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN converted_at INTEGER;
     UPDATE jobs SET conversion_event_id = event_id, converted_at = created_at;
     ALTER TABLE deliveries ADD COLUMN action TEXT NOT NULL DEFAULT 'send';
+    "#, // 18: the undo window of dashboard ratings, per project.
+    r#"
+    ALTER TABLE projects ADD COLUMN undo_window_seconds INTEGER NOT NULL DEFAULT 10;
     "#,
 ];
 

@@ -21,6 +21,8 @@ struct ProjectForm {
     region: String,
     /// Origins separated by commas, spaces or lines.
     allowed_origins: String,
+    /// Whole seconds, as typed.
+    undo_window: String,
     /// `granted`, `denied`, or blank for unknown.
     consent_ad_user_data: String,
     /// `granted`, `denied`, or blank for unknown.
@@ -35,14 +37,21 @@ impl ProjectForm {
             currency: form.get("currency").to_owned(),
             region: form.get("region").to_owned(),
             allowed_origins: form.get("allowed_origins").to_owned(),
+            undo_window: form.get("undo_window").to_owned(),
             consent_ad_user_data: form.get("consent_ad_user_data").to_owned(),
             consent_ad_personalization: form.get("consent_ad_personalization").to_owned(),
             lost: MappingForm::read(form),
         }
     }
 
+    /// The undo window the form asks for, if it is a whole number of seconds.
+    fn undo_window_seconds(&self) -> Option<u32> {
+        self.undo_window.trim().parse().ok()
+    }
+
     /// The settings the form asks for; a consent choice that is neither `granted` nor
-    /// `denied` (only a forged form sends one) is unknown.
+    /// `denied` (only a forged form sends one) is unknown, and an undo window that is not
+    /// a number keeps the project's.
     fn settings(&self) -> ProjectSettings {
         let signal = |choice: &str| choice.parse::<ConsentStatus>().ok();
         let region = self.region.trim();
@@ -62,6 +71,7 @@ impl ProjectForm {
                 ad_user_data: signal(&self.consent_ad_user_data),
                 ad_personalization: signal(&self.consent_ad_personalization),
             }),
+            undo_window_seconds: self.undo_window_seconds(),
         }
     }
 }
@@ -129,6 +139,7 @@ pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -
         currency: project.currency.clone(),
         region: project.region.clone().unwrap_or_default(),
         allowed_origins: project.allowed_origins.join(", "),
+        undo_window: project.undo_window_seconds.to_string(),
         consent_ad_user_data: choice(project.default_consent.ad_user_data),
         consent_ad_personalization: choice(project.default_consent.ad_personalization),
         lost: MappingForm::of(&project.lost_mapping),
@@ -178,6 +189,14 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> A
             "allowed_origins",
             ProjectSettings {
                 allowed_origins: settings.allowed_origins.clone(),
+                ..none()
+            },
+        ),
+        (
+            "undo_window",
+            ProjectSettings {
+                // A window that is not a number is one no project can have.
+                undo_window_seconds: Some(typed.undo_window_seconds().unwrap_or(u32::MAX)),
                 ..none()
             },
         ),

@@ -95,6 +95,10 @@ pub(crate) struct ProjectSetArgs {
     /// an Origin header (servers, the WordPress plugin) are always accepted.
     #[arg(long, value_name = "ORIGINS")]
     pub(crate) allowed_origins: Option<String>,
+    /// How long a rating made in the dashboard waits, undoable, before anything is sent:
+    /// whole seconds from 0 to 600 (10 for a new project). API ratings are never held.
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) undo_window: Option<u32>,
 }
 
 /// `key ...`

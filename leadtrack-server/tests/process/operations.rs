@@ -14,7 +14,7 @@ use leadtrack_core::request::LeadQuery;
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::{Value, json};
 
-use crate::process::{admin, admin_json, connect_webhook, create_acme, start_serve};
+use crate::process::{admin, admin_json, admin_ok, connect_webhook, create_acme, start_serve};
 
 #[tokio::test]
 async fn shutdown_turns_readyz_503_before_the_listener_closes_and_the_json_log_names_no_secret() {
@@ -589,4 +589,24 @@ async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_de
             "{err}"
         );
     }
+}
+
+#[tokio::test]
+async fn the_undo_window_is_set_from_the_command_line_and_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::process::fresh_db(&dir).await;
+    create_acme(&db).await;
+    let window = async || {
+        let listed = admin_json(&db, &["project", "list", "--json"]).await;
+        listed[0]["undoWindowSeconds"].clone()
+    };
+    assert_eq!(window().await, json!(10), "ten seconds for a new project");
+    let set = ["project", "set", "--project", "acme", "--undo-window"];
+    admin_ok(&db, &[&set[..], &["0"]].concat()).await;
+    assert_eq!(window().await, json!(0));
+    let refused = admin(&db, &[&set[..], &["601"]].concat()).await;
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("whole seconds from 0 to 600"), "{said}");
+    assert_eq!(window().await, json!(0), "a refused window changes nothing");
 }
