@@ -86,6 +86,12 @@ pub enum Activity {
         /// The note given with the reset.
         note: Option<String>,
     },
+    /// A rating was undone inside its undo window: its job was cancelled before anything
+    /// left, and the lead is back as it was.
+    Undone {
+        /// The cancelled job.
+        job_id: JobId,
+    },
     /// A delivery attempt of a conversion job ended.
     Delivery {
         /// The job.

@@ -71,6 +71,52 @@ pub struct NewJob {
     pub warnings: Vec<Warning>,
 }
 
+/// A lead's rating as it stood before a rating changed it: what an undo restores.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriorRating {
+    /// Its status.
+    pub status: LeadStatus,
+    /// Its label or `lost`, if it had one.
+    pub conversion_id: Option<ConversionId>,
+    /// Its price, in cents.
+    pub price: Option<i64>,
+    /// Its note.
+    pub note: Option<String>,
+}
+
+impl PriorRating {
+    /// What `lead` has now.
+    pub fn of(lead: &StoredLead) -> Self {
+        Self {
+            status: lead.status,
+            conversion_id: lead.conversion_id,
+            price: lead.price,
+            note: lead.note.clone(),
+        }
+    }
+}
+
+/// A rating made through a form, as the dashboard makes them: held for the project's undo
+/// window, and saved once per form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FormRating {
+    /// The form's one-time token: a second rating of a lead with it is refused
+    /// ([`crate::store::Conflict::AlreadySaved`]); a bulk rating's leads share it.
+    pub token: Uuid,
+    /// How long the job waits, undoable, before a worker may take it.
+    pub hold: chrono::Duration,
+}
+
+/// What an undo takes back: a lead's rating, or every rating of one form (a bulk rating).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UndoTarget {
+    /// The lead's job, if it has not left yet.
+    Lead(LeadId),
+    /// The jobs of the form with this token that have not left yet.
+    Form(Uuid),
+}
+
 /// The outcome of a status update.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusChange {

@@ -366,6 +366,7 @@ fn event_text(event: &LeadEvent, labels: &[ConversionLabel], currency: &str) -> 
             }
             text
         }
+        Activity::Undone { .. } => "Rating undone before anything was sent".to_owned(),
         Activity::Reopened { note, .. } => match note {
             Some(note) => format!("Reset to open: “{note}”"),
             None => "Reset to open".to_owned(),

@@ -1094,10 +1094,13 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
                     "allowed_origins",
                     "https://shop.example, shop.example/contact",
                 ),
+                ("undo_window", "a minute"),
             ],
         )
         .await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    let window = paragraph(&refused.text, "undo_window-problem");
+    assert!(window.contains("whole seconds from 0 to 600"), "{window}");
     let currency = paragraph(&refused.text, "currency-problem");
     assert!(currency.contains("must be an ISO 4217 code"), "{currency}");
     let region = paragraph(&refused.text, "region-problem");
@@ -1128,10 +1131,23 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
                 ("meta_event", "Lost"),
                 ("consent_ad_user_data", "denied"),
                 ("consent_ad_personalization", ""),
+                ("undo_window", " 30 "),
             ],
         )
         .await;
     let page = app.follow(&owner, &saved).await;
+    assert_eq!(
+        app.store
+            .project("alpha")
+            .await
+            .unwrap()
+            .undo_window_seconds,
+        30
+    );
+    assert!(
+        page.text
+            .contains(r#"id="undo_window" name="undo_window" value="30""#)
+    );
     assert!(
         page.text
             .contains(r#"<option value="denied" selected>Denied</option>"#),

@@ -20,11 +20,12 @@ use chrono::Duration;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::job::{
-    Attempt, ClaimedJob, Delivery, JobRecord, Lease, QueueDepth, QueueDepths, StatusChange,
+    Attempt, ClaimedJob, Delivery, FormRating, JobRecord, Lease, QueueDepth, QueueDepths,
+    StatusChange, UndoTarget,
 };
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
-use leadtrack_core::store::rating::{QueuedRating, Reopening};
+use leadtrack_core::store::rating::{self, QueuedRating, Reopening};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use tokio_postgres::Row;
@@ -59,18 +60,17 @@ async fn lock_lead(
     }
 }
 
-/// Applies updateLeadStatus in the caller's transaction
-/// ([`LeadStore::update_status`](leadtrack_core::LeadStore::update_status)), recording
-/// `by` as who rated the job and the change in the lead's history, and queuing
-/// `lead.converted` or `lead.lost` for the webhooks that hear of it. The rules are core's
-/// ([`leadtrack_core::store::rating`]).
+/// Applies updateLeadStatus (through `form`, if given) in the caller's transaction
+/// ([`LeadStore::update_status_from`](leadtrack_core::LeadStore::update_status_from)),
+/// recording `by` as who rated the job and the change in the lead's history. The rules are
+/// core's ([`leadtrack_core::store::rating`]).
 ///
 /// The lead's row is locked first, so that concurrent updates of one lead serialise: the
 /// one that waited sees the job the other queued, and answers [`Conflict::JobPending`].
 pub(crate) async fn update_status(
     c: &impl GenericClient,
     project: ProjectId,
-    update: &StatusUpdate,
+    (update, form): (&StatusUpdate, Option<FormRating>),
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
@@ -88,6 +88,18 @@ pub(crate) async fn update_status(
         &[&project.0, &lead.id.0],
     )
     .await?;
+    if let Some(form) = form {
+        let saved = one(
+            c,
+            "SELECT 1 FROM jobs WHERE project_id = $1 AND lead_id = $2 AND form_token = $3",
+            &[&project.0, &lead.id.0, &form.token],
+        )
+        .await?;
+        if saved.is_some() {
+            let conflict = Conflict::AlreadySaved { lead_id: lead.id };
+            return Err(Error::Store(StoreError::Conflict(conflict)));
+        }
+    }
     if pending.is_some() {
         return Err(job_pending(lead.id));
     }
@@ -95,11 +107,9 @@ pub(crate) async fn update_status(
     let integrations = admin::integrations(c, project).await?;
     let earlier = lead_jobs(c, project, lead.id).await?;
     let rated = (label, earlier.as_slice());
-    let rating = QueuedRating::plan(&lead, update, rated, &project_row, &integrations, now);
+    let asked = (update, form);
+    let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
     let job_id = queue(c, project, &lead, &rating, by, now).await?;
-    let (event, about) = rating.webhook(job_id);
-    let event_id = rating.job.event_id;
-    webhooks::enqueue(c, project, lead.id, event, event_id, Some(about), now).await?;
     let event = EventRow::of((project, lead.id), now, Some(by), &rating.activity(job_id))?;
     activity::record(c, &event).await?;
     Ok(rating.outcome(lead, job_id))
@@ -176,8 +186,9 @@ async fn queue(
     let inserted = one(
         c,
         "INSERT INTO jobs (project_id, event_id, lead_id, conversion_id, final_status, price,
-            state, created_at, due_at, rated_by, conversion_event_id, converted_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $7, $8, $9, $10)
+            state, created_at, due_at, rated_by, conversion_event_id, converted_at,
+            form_token, prior)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $11, $12, $13)
          RETURNING id",
         &[
             &project.0,
@@ -187,9 +198,12 @@ async fn queue(
             &job.final_status.as_ref(),
             &job.price,
             &now_ms,
+            &to_millis(&rating.due_at(now)),
             &rows::actor_json(Some(by))?,
             &job.conversion_event_id,
             &to_millis(&job.converted_at),
+            &rating.form.map(|form| form.token),
+            &rating.prior_json()?,
         ],
     )
     .await;
@@ -410,6 +424,15 @@ pub(crate) async fn claim(
         return Ok(None);
     };
     let lease = new_lease(now, lease_for)?;
+    let first = one(
+        c,
+        "SELECT started_at IS NULL FROM jobs WHERE project_id = $1 AND id = $2",
+        &[&project, &id],
+    )
+    .await?
+    .map(|row| row.try_get::<_, bool>(0))
+    .transpose()?
+    .unwrap_or(false);
     let sql = format!(
         "UPDATE jobs SET state = 'running', lease_token = $3, lease_expires_at = $4,
             started_at = coalesce(started_at, $5)
@@ -440,7 +463,7 @@ pub(crate) async fn claim(
         ConversionId::Open | ConversionId::Lost => None,
     };
     let integrations = admin::integrations(c, job.project_id).await?;
-    Ok(Some(ClaimedJob {
+    let claimed = ClaimedJob {
         job,
         lease,
         lead,
@@ -448,7 +471,74 @@ pub(crate) async fn claim(
         project,
         label,
         integrations,
-    }))
+    };
+    if first && let Some((event, about)) = rating::emitted(&claimed) {
+        let (project, lead, event_id) = (claimed.project.id, claimed.lead.id, claimed.job.event_id);
+        webhooks::enqueue(c, project, lead, event, event_id, Some(about), now).await?;
+    }
+    Ok(Some(claimed))
+}
+
+/// Undoes the ratings `target` names whose jobs no worker has taken: cancels each job and
+/// gives its lead back the rating it had before ([`rating::restored`]). The jobs are
+/// locked first, so a claim either took a job before (and it is not undone) or skips it.
+pub(crate) async fn undo(
+    c: &impl GenericClient,
+    project: ProjectId,
+    target: UndoTarget,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<LeadId>, Error> {
+    let sql = |filter: &str| {
+        format!(
+            "SELECT id, lead_id, prior FROM jobs
+             WHERE project_id = $1 AND {filter} AND state = 'queued' AND started_at IS NULL
+             FOR UPDATE"
+        )
+    };
+    let held = match target {
+        UndoTarget::Lead(lead) => all(c, &sql("lead_id = $2"), &[&project.0, &lead.0]).await?,
+        UndoTarget::Form(token) => all(c, &sql("form_token = $2"), &[&project.0, &token]).await?,
+    };
+    let mut restored = Vec::with_capacity(held.len());
+    for row in held {
+        let (job, lead): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+        let lead = lock_lead(c, project, LeadId(lead)).await?;
+        let prior = row.try_get::<_, Option<&str>>(2)?;
+        let prior = prior.map(serde_json::from_str).transpose()?;
+        let back = rating::restored(prior, &lead);
+        run(
+            c,
+            "UPDATE jobs SET state = 'cancelled', finished_at = $3
+             WHERE project_id = $1 AND id = $2",
+            &[&project.0, &job, &to_millis(&now)],
+        )
+        .await?;
+        run(
+            c,
+            "UPDATE leads SET status = $3, conversion_id = $4, price = $5, note = $6,
+                updated_at = $7
+             WHERE project_id = $1 AND id = $2",
+            &[
+                &project.0,
+                &lead.id.0,
+                &back.status.as_ref(),
+                &back.conversion_id.map(|id| id.to_string()),
+                &back.price,
+                &back.note,
+                &to_millis(&now),
+            ],
+        )
+        .await?;
+        let undone = Activity::Undone { job_id: JobId(job) };
+        activity::record(
+            c,
+            &EventRow::of((project, lead.id), now, Some(by), &undone)?,
+        )
+        .await?;
+        restored.push(lead.id);
+    }
+    Ok(restored)
 }
 
 /// How the job and webhook event queues stand at `now`.

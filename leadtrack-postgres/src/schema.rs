@@ -403,6 +403,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE projects ADD COLUMN undo_window_seconds integer NOT NULL DEFAULT 10;
     "#,
+    // 5: a job of a form remembers the form's one-time token (at most one job per lead and
+    // token) and the lead's rating before it, which an undo restores.
+    r#"
+    ALTER TABLE jobs ADD COLUMN form_token uuid;
+    ALTER TABLE jobs ADD COLUMN prior text;
+    CREATE UNIQUE INDEX jobs_form ON jobs (project_id, lead_id, form_token)
+        WHERE form_token IS NOT NULL;
+    "#,
 ];
 
 /// Creates the table recording the schema version, and applies the migrations the

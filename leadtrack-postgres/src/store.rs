@@ -8,7 +8,9 @@ use leadtrack_core::account::{
 };
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
-use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
+use leadtrack_core::job::{
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, StatusChange, UndoTarget,
+};
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -121,21 +123,36 @@ impl LeadStore for PgStore {
         read!(self, |c| report::report(c, project, query))
     }
 
-    async fn update_status(
+    async fn update_status_from(
         &self,
         project: ProjectId,
         update: &StatusUpdate,
         by: &Actor,
         now: DateTime<Utc>,
+        form: Option<FormRating>,
     ) -> StoreResult<StatusChange> {
         let change = transaction!(self, |tx| jobs::update_status(
-            &tx, project, update, by, now
+            &tx,
+            project,
+            (update, form),
+            by,
+            now
         )
         .await?)?;
         if change.job.is_some() {
             self.listener.queued();
         }
         Ok(change)
+    }
+
+    async fn undo(
+        &self,
+        project: ProjectId,
+        target: UndoTarget,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>> {
+        transaction!(self, |tx| jobs::undo(&tx, project, target, by, now).await?)
     }
 
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>> {

@@ -4,6 +4,9 @@
 
 use uuid::Uuid;
 
+/// The schema version this build migrates a database to: its number of migrations.
+pub const SCHEMA_VERSION: usize = crate::schema::MIGRATIONS.len();
+
 /// The variable naming the test cluster's maintenance database.
 pub const URL_VARIABLE: &str = "LEADTRACK_POSTGRES_URL";
 

@@ -3,14 +3,16 @@
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
-use leadtrack_core::job::{Attempt, ClaimedJob, Delivery, Job, JobRecord, Lease, StatusChange};
+use leadtrack_core::job::{
+    Attempt, ClaimedJob, Delivery, FormRating, Job, JobRecord, Lease, StatusChange, UndoTarget,
+};
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
-use leadtrack_core::store::rating::{QueuedRating, Reopening};
+use leadtrack_core::store::rating::{self, QueuedRating, Reopening};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{
-    ConversionId, DeliveryState, JobId, JobState, LeadId, LeadStatus, ProjectId,
+    ConversionId, DeliveryState, JobId, JobState, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
@@ -18,13 +20,13 @@ use uuid::Uuid;
 use crate::rows::{self, ATTEMPT_COLUMNS, Error, JOB_COLUMNS, LEAD_COLUMNS};
 use crate::{activity, admin, leads, webhooks};
 
-/// Applies updateLeadStatus in the writer's transaction, recording `by` as who rated the
-/// job and the change in the lead's history, and queuing `lead.converted` or `lead.lost`
-/// for the webhooks that hear of it. The rules are core's ([`leadtrack_core::store::rating`]).
+/// Applies updateLeadStatus (through `form`, if given) in the writer's transaction,
+/// recording `by` as who rated the job and the change in the lead's history. The rules are
+/// core's ([`leadtrack_core::store::rating`]).
 pub(crate) fn update_status(
     conn: &Connection,
     project: ProjectId,
-    update: &StatusUpdate,
+    (update, form): (&StatusUpdate, Option<FormRating>),
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
@@ -38,6 +40,16 @@ pub(crate) fn update_status(
         .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND finished_at IS NULL")?
         .query_row([lead.id.0], |_| Ok(()))
         .optional()?;
+    if let Some(form) = form {
+        let saved = conn
+            .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND form_token = ?2")?
+            .query_row((lead.id.0, form.token.to_string()), |_| Ok(()))
+            .optional()?;
+        if saved.is_some() {
+            let conflict = Conflict::AlreadySaved { lead_id: lead.id };
+            return Err(Error::Store(StoreError::Conflict(conflict)));
+        }
+    }
     if pending.is_some() {
         return Err(Error::Store(StoreError::Conflict(Conflict::JobPending {
             lead_id: lead.id,
@@ -47,18 +59,9 @@ pub(crate) fn update_status(
     let integrations = admin::integrations(conn, project)?;
     let earlier = lead_jobs(conn, project, lead.id)?;
     let rated = (label, earlier.as_slice());
-    let rating = QueuedRating::plan(&lead, update, rated, &project_row, &integrations, now);
+    let asked = (update, form);
+    let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
     let job_id = queue(conn, project, &lead, &rating, by, now)?;
-    let (event, about) = rating.webhook(job_id);
-    webhooks::enqueue(
-        conn,
-        project,
-        lead.id,
-        event,
-        rating.job.event_id,
-        Some(about),
-        now,
-    )?;
     let event = EventRow::of((project, lead.id), now, Some(by), &rating.activity(job_id))?;
     activity::record(conn, &event)?;
     Ok(rating.outcome(lead, job_id))
@@ -121,10 +124,11 @@ fn queue(
     ))?;
     conn.prepare_cached(
         "INSERT INTO jobs (event_id, project_id, lead_id, conversion_id, final_status, price,
-            state, created_at, due_at, rated_by, conversion_event_id, converted_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7, ?8, ?9, ?10)",
+            state, created_at, due_at, rated_by, conversion_event_id, converted_at,
+            form_token, prior)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?
-    .execute((
+    .execute(rusqlite::params![
         job.event_id.to_string(),
         project.0,
         lead.id.0,
@@ -132,10 +136,13 @@ fn queue(
         job.final_status.as_ref(),
         job.price,
         to_millis(&now),
+        to_millis(&rating.due_at(now)),
         rows::actor_json(Some(by))?,
         job.conversion_event_id.to_string(),
         to_millis(&job.converted_at),
-    ))?;
+        rating.form.map(|form| form.token.to_string()),
+        rating.prior_json()?,
+    ])?;
     let job_id = conn.last_insert_rowid();
     let mut insert = conn.prepare_cached(
         "INSERT INTO deliveries (job_id, integration, action, state, detail)
@@ -159,6 +166,9 @@ pub(crate) fn claim(
     let Some(id) = rows::due(conn, "jobs", now_ms)? else {
         return Ok(None);
     };
+    let first = conn
+        .prepare_cached("SELECT started_at IS NULL FROM jobs WHERE id = ?1")?
+        .query_row([id], |row| row.get::<_, bool>(0))?;
     let lease = Lease {
         token: Uuid::new_v4(),
         expires_at: leadtrack_core::time::truncate_to_millis(now + lease_for),
@@ -192,7 +202,7 @@ pub(crate) fn claim(
         ConversionId::Open | ConversionId::Lost => None,
     };
     let integrations = admin::integrations(conn, job.project_id)?;
-    Ok(Some(ClaimedJob {
+    let claimed = ClaimedJob {
         job,
         lease,
         lead,
@@ -200,7 +210,68 @@ pub(crate) fn claim(
         project,
         label,
         integrations,
-    }))
+    };
+    if first && let Some((event, about)) = rating::emitted(&claimed) {
+        let (project, lead, event_id) = (claimed.project.id, claimed.lead.id, claimed.job.event_id);
+        webhooks::enqueue(conn, project, lead, event, event_id, Some(about), now)?;
+    }
+    Ok(Some(claimed))
+}
+
+/// Undoes the ratings `target` names whose jobs no worker has taken: cancels each job and
+/// gives its lead back the rating it had before ([`rating::restored`]).
+pub(crate) fn undo(
+    conn: &Connection,
+    project: ProjectId,
+    target: UndoTarget,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<LeadId>, Error> {
+    let sql = |filter: &str| {
+        format!(
+            "SELECT id, lead_id, prior FROM jobs
+             WHERE project_id = ?1 AND {filter} AND state = 'queued' AND started_at IS NULL"
+        )
+    };
+    let row = |row: &rusqlite::Row<'_>| Ok((row.get(0)?, row.get(1)?, row.get(2)?));
+    let held: Vec<(i64, i64, Option<String>)> = match target {
+        UndoTarget::Lead(lead) => conn
+            .prepare_cached(&sql("lead_id = ?2"))?
+            .query_map((project.0, lead.0), row)?
+            .collect::<Result<_, _>>()?,
+        UndoTarget::Form(token) => conn
+            .prepare_cached(&sql("form_token = ?2"))?
+            .query_map((project.0, token.to_string()), row)?
+            .collect::<Result<_, _>>()?,
+    };
+    let mut restored = Vec::with_capacity(held.len());
+    for (job, lead, prior) in held {
+        let lead = leads::find(conn, project, &LeadIdentifier::LeadId(LeadId(lead)))?;
+        let prior = prior.map(|json| serde_json::from_str(&json)).transpose()?;
+        let back = rating::restored(prior, &lead);
+        conn.prepare_cached("UPDATE jobs SET state = 'cancelled', finished_at = ?2 WHERE id = ?1")?
+            .execute((job, to_millis(&now)))?;
+        conn.prepare_cached(
+            "UPDATE leads SET status = ?2, conversion_id = ?3, price = ?4, note = ?5,
+                updated_at = ?6
+             WHERE id = ?1",
+        )?
+        .execute((
+            lead.id.0,
+            back.status.as_ref(),
+            back.conversion_id.map(|id| id.to_string()),
+            back.price,
+            &back.note,
+            to_millis(&now),
+        ))?;
+        let undone = Activity::Undone { job_id: JobId(job) };
+        activity::record(
+            conn,
+            &EventRow::of((project, lead.id), now, Some(by), &undone)?,
+        )?;
+        restored.push(lead.id);
+    }
+    Ok(restored)
 }
 
 fn job(conn: &Connection, id: JobId) -> Result<Job, Error> {

@@ -492,6 +492,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "#, // 18: the undo window of dashboard ratings, per project.
     r#"
     ALTER TABLE projects ADD COLUMN undo_window_seconds INTEGER NOT NULL DEFAULT 10;
+    "#, // 19: a job of a form remembers the form's one-time token (at most one job per lead
+    // and token) and the lead's rating before it, which an undo restores.
+    r#"
+    ALTER TABLE jobs ADD COLUMN form_token TEXT;
+    ALTER TABLE jobs ADD COLUMN prior TEXT;
+    CREATE UNIQUE INDEX jobs_form ON jobs (lead_id, form_token) WHERE form_token IS NOT NULL;
     "#,
 ];
 

@@ -9,7 +9,9 @@ use leadtrack_core::account::{
 };
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
-use leadtrack_core::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
+use leadtrack_core::job::{
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, StatusChange, UndoTarget,
+};
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -115,16 +117,29 @@ impl LeadStore for SqliteStore {
             .await
     }
 
-    async fn update_status(
+    async fn update_status_from(
         &self,
         project: ProjectId,
         update: &StatusUpdate,
         by: &Actor,
         now: DateTime<Utc>,
+        form: Option<FormRating>,
     ) -> StoreResult<StatusChange> {
         let update = update.clone();
         let by = by.clone();
-        self.write(move |conn| jobs::update_status(conn, project, &update, &by, now))
+        self.write(move |conn| jobs::update_status(conn, project, (&update, form), &by, now))
+            .await
+    }
+
+    async fn undo(
+        &self,
+        project: ProjectId,
+        target: UndoTarget,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>> {
+        let by = by.clone();
+        self.write(move |conn| jobs::undo(conn, project, target, &by, now))
             .await
     }
 

@@ -10,7 +10,7 @@ use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
-use leadtrack_core::job::{JobRecord, StatusChange};
+use leadtrack_core::job::{FormRating, JobRecord, StatusChange, UndoTarget};
 use leadtrack_core::key::{KeyHash, KeyRef};
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -407,13 +407,23 @@ mod general {
         async fn report(&self, _: ProjectId, _: &ReportQuery) -> StoreResult<Report> {
             Err((self.fail)())
         }
-        async fn update_status(
+        async fn update_status_from(
             &self,
             _: ProjectId,
             _: &StatusUpdate,
             _: &Actor,
             _: DateTime<Utc>,
+            _: Option<FormRating>,
         ) -> StoreResult<StatusChange> {
+            Err((self.fail)())
+        }
+        async fn undo(
+            &self,
+            _: ProjectId,
+            _: UndoTarget,
+            _: &Actor,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Vec<LeadId>> {
             Err((self.fail)())
         }
         async fn lead_jobs(&self, _: ProjectId, _: LeadId) -> StoreResult<Vec<JobRecord>> {

@@ -88,6 +88,11 @@ pub enum Conflict {
     WebhookLeaseLost(i64),
     /// The change would leave the project without an owner.
     LastOwner,
+    /// The form's rating was saved already (a double click, a repeated Enter, a replay).
+    AlreadySaved {
+        /// The lead.
+        lead_id: LeadId,
+    },
 }
 
 impl fmt::Display for Conflict {
@@ -108,6 +113,9 @@ impl fmt::Display for Conflict {
             }
             Self::LastOwner => {
                 f.write_str("that is the project's last owner; make another member an owner first")
+            }
+            Self::AlreadySaved { lead_id } => {
+                write!(f, "the rating of lead {lead_id} was already saved")
             }
         }
     }

@@ -37,7 +37,9 @@ use crate::account::{
 };
 use crate::activity::LeadEvent;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
-use crate::job::{Attempt, ClaimedJob, JobRecord, QueueDepths, StatusChange};
+use crate::job::{
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, StatusChange, UndoTarget,
+};
 use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -174,9 +176,9 @@ pub trait LeadStore: Send + Sync + 'static {
     /// [`Conflict::JobPending`] when the lead has an unfinished job; otherwise `price` and
     /// `note` apply, the lead becomes `pending` with the `conversionId` recorded, and the job
     /// of [`crate::rules::plan_conversion`] is queued, due at once, recording `by` as who
-    /// rated it. The lead's history gains `reopened` or `rated`, by `by`. A rating queues,
-    /// in the same transaction, `lead.converted` (a label) or `lead.lost` for every webhook
-    /// of the project subscribed to it, with the job's event id.
+    /// rated it. The lead's history gains `reopened` or `rated`, by `by`. The job emits
+    /// `lead.converted` or `lead.lost` to the lead webhooks when a worker first takes it
+    /// ([`rating::emitted`]).
     ///
     /// Errors: [`Entity::Lead`] or [`Entity::Label`] not found.
     async fn update_status(
@@ -185,7 +187,35 @@ pub trait LeadStore: Send + Sync + 'static {
         update: &StatusUpdate,
         by: &Actor,
         now: DateTime<Utc>,
+    ) -> StoreResult<StatusChange> {
+        self.update_status_from(project, update, by, now, None)
+            .await
+    }
+
+    /// [`Self::update_status`], for a rating made through `form` when one is given: its
+    /// job is due only once `form.hold` has passed, it remembers the lead's rating before
+    /// it for [`Self::undo`], and a second rating of the lead with the form's token fails
+    /// with [`Conflict::AlreadySaved`].
+    async fn update_status_from(
+        &self,
+        project: ProjectId,
+        update: &StatusUpdate,
+        by: &Actor,
+        now: DateTime<Utc>,
+        form: Option<FormRating>,
     ) -> StoreResult<StatusChange>;
+
+    /// Undoes the ratings `target` names whose jobs no worker has taken yet: each job is
+    /// cancelled, its lead gets back the rating it had before ([`rating::restored`]), and
+    /// the lead's history gains `undone`, by `by`. The leads restored, none when every job
+    /// had left.
+    async fn undo(
+        &self,
+        project: ProjectId,
+        target: UndoTarget,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>>;
 
     /// A lead's jobs, newest first, with their deliveries and attempts.
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>>;

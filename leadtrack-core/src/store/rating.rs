@@ -9,7 +9,7 @@ use crate::activity::Activity;
 use crate::api::{Rating, rating_event};
 use crate::conversion::Earlier;
 use crate::integration::Integrations;
-use crate::job::{JobRecord, NewJob, StatusChange};
+use crate::job::{ClaimedJob, FormRating, JobRecord, NewJob, PriorRating, StatusChange};
 use crate::label::ConversionLabel;
 use crate::lead::StoredLead;
 use crate::project::Project;
@@ -76,11 +76,16 @@ impl Reopening {
 
 /// A rating (a label or `lost`) of a lead with no unfinished job: the lead becomes
 /// `pending` with the conversion's id, price and note, and one job is queued with a delivery
-/// per connected integration, a webhook event and a history entry.
+/// per connected integration and a history entry. A rating through a form is held for the
+/// form's undo window, and remembers the lead's rating before it for an undo.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueuedRating {
     /// The job to queue, with its deliveries and warnings.
     pub job: NewJob,
+    /// The lead's rating before this one: what an undo restores.
+    pub prior: PriorRating,
+    /// The form it came through, if any.
+    pub form: Option<FormRating>,
     /// The label rated with; `None` for `lost`.
     pub label: Option<ConversionLabel>,
     /// The price given with the rating, in cents; `None` keeps the lead's.
@@ -95,7 +100,7 @@ impl QueuedRating {
     /// conversion's earlier jobs are found.
     pub fn plan(
         lead: &StoredLead,
-        update: &StatusUpdate,
+        (update, form): (&StatusUpdate, Option<FormRating>),
         (label, earlier): (Option<ConversionLabel>, &[JobRecord]),
         project: &Project,
         integrations: &Integrations,
@@ -111,10 +116,24 @@ impl QueuedRating {
         let job = plan_conversion(lead, rated, project, integrations, now);
         Self {
             job,
+            prior: PriorRating::of(lead),
+            form,
             label,
             price_given: update.price,
             note: NoteChange::of(update),
         }
+    }
+
+    /// When the job is due: at once, or once the form's undo window has passed.
+    pub fn due_at(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        now + self
+            .form
+            .map_or_else(chrono::Duration::zero, |form| form.hold)
+    }
+
+    /// The prior rating as its column holds it.
+    pub fn prior_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(&self.prior)
     }
 
     /// Each delivery as it is first stored: its integration, what it does, its state
@@ -129,20 +148,6 @@ impl QueuedRating {
             };
             (planned.integration, planned.action, state, reason)
         })
-    }
-
-    /// The lead webhook event the rating queues (`lead.converted` or `lead.lost`), and what
-    /// it reports of the rating, once the job is `job_id`.
-    pub fn webhook(&self, job_id: JobId) -> (WebhookEvent, Rating<'_>) {
-        let rating = Rating {
-            job_id,
-            conversion_event_id: self.job.conversion_event_id,
-            action: DeliveryAction::Send,
-            conversion_id: self.job.conversion_id,
-            label: self.label.as_ref(),
-            price: self.job.price,
-        };
-        (rating_event(self.job.conversion_id), rating)
     }
 
     /// The entry the rating adds to the lead's history.
@@ -165,4 +170,38 @@ impl QueuedRating {
             warnings: self.job.warnings,
         }
     }
+}
+
+/// The lead webhook event a job emits when it first leaves its undo window (when a worker
+/// first takes it): `lead.converted` or `lead.lost`, with its rating. A rating again that
+/// sends nothing new (every platform has the conversion at that value) emits none, so
+/// undone and repeated ratings never reach the lead webhooks.
+pub fn emitted(claimed: &ClaimedJob) -> Option<(WebhookEvent, Rating<'_>)> {
+    let job = &claimed.job;
+    let new_conversion = job.conversion_event_id == job.event_id;
+    let sends = claimed
+        .deliveries
+        .iter()
+        .any(|delivery| delivery.state == DeliveryState::Pending);
+    (new_conversion || sends).then(|| {
+        let rating = Rating {
+            job_id: job.id,
+            conversion_event_id: job.conversion_event_id,
+            action: DeliveryAction::Send,
+            conversion_id: job.conversion_id,
+            label: claimed.label.as_ref(),
+            price: job.price,
+        };
+        (rating_event(job.conversion_id), rating)
+    })
+}
+
+/// What an undo restores: the lead's rating before the undone one (a job from before this
+/// was recorded restores `open`, keeping the lead's price and note).
+pub fn restored(prior: Option<PriorRating>, lead: &StoredLead) -> PriorRating {
+    prior.unwrap_or_else(|| PriorRating {
+        status: crate::types::LeadStatus::Open,
+        conversion_id: None,
+        ..PriorRating::of(lead)
+    })
 }

@@ -2,16 +2,15 @@
 //! the conversion's first rating, and a rating again plans, per platform, nothing at the
 //! same price and a restatement (or a skip with the reason) at a new one.
 
-use chrono::Duration;
 use serde_json::json;
 
-use super::{Backend, all_integrations, all_mapped, at, by, create, label, project, update};
-use crate::job::{Attempt, JobRecord};
-use crate::project::Project;
-use crate::store::{Admin, JobQueue, LeadStore};
-use crate::types::{
-    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId,
+use super::{
+    Backend, all_integrations, all_mapped, at, by, create, deliver_all, label, project, update,
 };
+use crate::job::JobRecord;
+use crate::project::Project;
+use crate::store::{Admin, LeadStore};
+use crate::types::{ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId};
 
 /// Rates `lead` with `conversion` at `price` at minute `minute`; the lead's newest job.
 async fn rate<S: LeadStore>(
@@ -29,37 +28,6 @@ async fn rate<S: LeadStore>(
         .unwrap();
     let mut jobs = store.lead_jobs(project.id, lead).await.unwrap();
     jobs.remove(0)
-}
-
-/// Claims the due job at minute `minute`, records every pending delivery as delivered,
-/// and finishes it.
-async fn deliver_all<S: JobQueue>(store: &S, minute: i64) {
-    let claimed = store
-        .claim_job(at(minute), Duration::minutes(5))
-        .await
-        .unwrap()
-        .expect("a due job");
-    for delivery in &claimed.deliveries {
-        if delivery.state != DeliveryState::Pending {
-            continue;
-        }
-        let attempt = Attempt {
-            integration: delivery.integration,
-            at: at(minute),
-            outcome: AttemptOutcome::Delivered,
-            http_status: Some(200),
-            error: None,
-            retry_at: None,
-        };
-        store
-            .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
-            .await
-            .unwrap();
-    }
-    store
-        .finish_job(claimed.job.id, claimed.lease.token, at(minute))
-        .await
-        .unwrap();
 }
 
 /// Each delivery of `record` as `(integration, action, state, detail)`.

@@ -42,6 +42,7 @@ pub mod leads;
 pub mod listing;
 pub mod reports;
 pub mod status;
+pub mod undo;
 pub mod webhooks;
 
 use async_trait::async_trait;
@@ -54,12 +55,15 @@ use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
     MetaSettings, MicrosoftAdsSettings, Secret, WebhookSettings,
 };
+use crate::job::Attempt;
 use crate::label::{LabelMapping, NewLabel};
 use crate::lead::{CreatedLead, LeadData, StoredLead};
 use crate::project::{NewProject, Project};
 use crate::request::{CreateRoute, NewLead, StatusUpdate};
-use crate::store::{Admin, Entity, LeadStore, StoreError, StoreResult};
-use crate::types::{ConversionId, JsonObject, LeadId, LeadIdentifier};
+use crate::store::{Admin, Entity, JobQueue, LeadStore, StoreError, StoreResult};
+use crate::types::{
+    AttemptOutcome, ConversionId, DeliveryState, JsonObject, LeadId, LeadIdentifier,
+};
 use strum::VariantArray;
 
 /// How the suite gets stores of the backend under test.
@@ -243,6 +247,37 @@ pub(crate) fn all_mapped() -> LabelMapping {
         linkedin_conversion: Some("urn:lla:llaPartnerConversion:555".into()),
         webhook: true,
     }
+}
+
+/// Claims the due job at minute `minute`, records every pending delivery as delivered,
+/// and finishes it.
+pub(crate) async fn deliver_all<S: JobQueue>(store: &S, minute: i64) {
+    let claimed = store
+        .claim_job(at(minute), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("a due job");
+    for delivery in &claimed.deliveries {
+        if delivery.state != DeliveryState::Pending {
+            continue;
+        }
+        let attempt = Attempt {
+            integration: delivery.integration,
+            at: at(minute),
+            outcome: AttemptOutcome::Delivered,
+            http_status: Some(200),
+            error: None,
+            retry_at: None,
+        };
+        store
+            .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
+            .await
+            .unwrap();
+    }
+    store
+        .finish_job(claimed.job.id, claimed.lease.token, at(minute))
+        .await
+        .unwrap();
 }
 
 /// The actor of the suite's status updates: an API key.

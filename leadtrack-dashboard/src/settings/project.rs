@@ -195,8 +195,9 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> A
         (
             "undo_window",
             ProjectSettings {
-                // A window that is not a number is one no project can have.
-                undo_window_seconds: Some(typed.undo_window_seconds().unwrap_or(u32::MAX)),
+                // A window typed but not a number is one no project can have.
+                undo_window_seconds: (!typed.undo_window.trim().is_empty())
+                    .then(|| typed.undo_window_seconds().unwrap_or(u32::MAX)),
                 ..none()
             },
         ),
