@@ -71,7 +71,7 @@ pub(crate) async fn project_command<S: Admin>(
                 .map_err(Failure::store)?;
             say!("Activated project {id}.");
         }
-        ProjectCommand::Set(args) => set_project(store, args).await?,
+        ProjectCommand::Set(args) => set_project(store, *args).await?,
     }
     Ok(())
 }

@@ -41,7 +41,7 @@ pub(crate) enum ProjectCommand {
         project: String,
     },
     /// Change a project's settings; what is not given stays as it is.
-    Set(ProjectSetArgs),
+    Set(Box<ProjectSetArgs>),
 }
 
 /// `project set`
