@@ -18,7 +18,7 @@ use leadtrack::core::Store;
 use leadtrack::core::account::{NewUser, Password};
 use leadtrack::core::integration::{IntegrationSettings, Secret, WebhookSettings};
 use leadtrack::core::label::{LabelMapping, NewLabel};
-use leadtrack::core::project::{NewProject, Project};
+use leadtrack::core::project::{NewProject, Project, ProjectSettings};
 use leadtrack::core::request::{CreateRoute, NewLead};
 use leadtrack::core::types::{LeadId, Role};
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
@@ -134,11 +134,22 @@ async fn site() -> Site {
         json!({"userData": {"email": "secret@other.example"}}),
     )
     .await;
+    // A short undo window, so that the tests wait little for deliveries.
+    site_window(store, &acme, 2).await;
     Site {
         app,
         hook,
         customer,
     }
+}
+
+/// Sets the project's undo window to `seconds`.
+async fn site_window(store: &dyn Store, project: &Project, seconds: u32) {
+    let window = ProjectSettings {
+        undo_window_seconds: Some(seconds),
+        ..ProjectSettings::default()
+    };
+    store.update_project(project.id, window).await.unwrap();
 }
 
 impl Site {
@@ -368,11 +379,16 @@ async fn several_leads_are_rated_at_once_and_the_lost_tab_exports() {
     })
     .await;
     let said = text(&browser).await;
-    assert!(said.contains("1 lead rated."), "{said}");
+    assert!(said.contains("1 lead rated"), "{said}");
     assert!(
-        said.contains("Alan (#3): This lead's last rating is still being sent"),
+        said.contains("Alan (#3): its last rating is still being sent"),
         "{said}"
     );
+    // The result is a page of its own: a reload shows it again and rates nobody again.
+    c.refresh().await.unwrap();
+    assert!(text(&browser).await.contains("1 lead rated"));
+    let adas = site.store().lead_jobs(site.acme().id, LeadId(1)).await;
+    assert_eq!(adas.unwrap().len(), 1, "one job for Ada");
 
     // The CSV export of a view, as the browser downloads it with its session, once the
     // worker has sent Ada's rating and she is lost.
@@ -586,5 +602,145 @@ async fn owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it(
         shown.contains("Webhook removed") && shown.contains("No webhooks yet.")
     })
     .await;
+    browser.close().await;
+}
+
+/// Inside the undo window, `u` takes a rating back and nothing reaches the conversion
+/// webhook or the lead webhooks; `1`, `p`, a typed price and Enter (twice) then rate the
+/// lead once, delivered after the window; the same form posted twice queues one job.
+#[tokio::test]
+async fn undo_in_the_window_sends_nothing_and_a_repeated_enter_rates_once() {
+    let (browser, site) = (Browser::start().await, site().await);
+    let c = &browser.client;
+    let (store, acme) = (site.store(), site.acme());
+    site_window(store, acme, 5).await;
+    let crm = MockPlatform::start(MockResponse::empty(204)).await;
+    let events = leadtrack::core::webhook::WebhookEvents::parse_list("lead.converted").unwrap();
+    let new =
+        leadtrack::core::webhook::NewWebhook::new(&format!("{}/crm", crm.url()), None, events);
+    store
+        .create_webhook(acme.id, new.unwrap(), Utc::now())
+        .await
+        .unwrap();
+    site.sign_in(&browser, OWNER).await;
+    site.app.start_worker();
+    let katherine = format!("{}/projects/acme/leads/4", site.base());
+    c.goto(&katherine).await.unwrap();
+    rate_by_keyboard(&browser, "99").await;
+    wait_until(&browser, "the held rating", |_, text| {
+        text.contains("is saved, and sent in")
+    })
+    .await;
+    press(&browser, "u").await;
+    wait_until(&browser, "the undo", |_, text| {
+        text.contains("Undone. Nothing was sent")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert!(
+        site.hook.requests().is_empty(),
+        "no conversion after an undo"
+    );
+    assert!(crm.requests().is_empty(), "no lead.converted after an undo");
+
+    // Rated again, with Enter pressed twice: one job, delivered once the window is over.
+    c.goto(&katherine).await.unwrap();
+    rate_by_keyboard(&browser, "99").await;
+    press(&browser, &Key::Enter.to_string()).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while site.hook.requests().is_empty() || crm.requests().is_empty() {
+        assert!(Instant::now() < deadline, "never delivered");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let posts = site.hook.requests();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].json()["price"], 9900, "the typed price was saved");
+    assert_eq!(crm.requests().len(), 1);
+    let jobs = store.lead_jobs(acme.id, LeadId(4)).await.unwrap();
+    assert_eq!(jobs.len(), 2, "the undone job and the delivered one");
+
+    // The same form posted twice (a double click that got through): one job.
+    c.goto(&format!("{}/projects/acme/leads/5", site.base()))
+        .await
+        .unwrap();
+    let posted = c
+        .execute_async(
+            "const f = document.querySelector('[data-rate-form]');
+             f.querySelector('input[name=conversionId]').checked = true;
+             const body = new URLSearchParams(new FormData(f));
+             const post = () => fetch(f.action, {method: 'POST', body});
+             Promise.all([post(), post()]).then(() => arguments[0](true));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(posted, json!(true));
+    let jobs = store.lead_jobs(acme.id, LeadId(5)).await.unwrap();
+    assert_eq!(jobs.len(), 1, "one job for Linus");
+    browser.close().await;
+}
+
+/// On a lead's page: `1` picks the first label, `p` goes to the price (from the radio
+/// button it left focused), `price` is typed, and Enter saves.
+async fn rate_by_keyboard(browser: &Browser, price: &str) {
+    press(browser, "1").await;
+    let focused = browser.client.active_element().await.unwrap();
+    focused.send_keys("p").await.unwrap();
+    let price_field = browser.client.active_element().await.unwrap();
+    assert_eq!(
+        price_field.attr("name").await.unwrap().as_deref(),
+        Some("price")
+    );
+    price_field.send_keys(price).await.unwrap();
+    price_field
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .unwrap();
+}
+
+/// A lead's page with a conversion and its deliveries fits a 390 px phone: nothing scrolls
+/// sideways.
+#[tokio::test]
+async fn a_lead_page_with_a_conversion_fits_a_phone() {
+    let (browser, site) = (Browser::start().await, site().await);
+    let c = &browser.client;
+    let (store, acme) = (site.store(), site.acme());
+    let update = leadtrack::core::request::StatusUpdate {
+        identifier: leadtrack::core::types::LeadIdentifier::LeadId(LeadId(1)),
+        conversion_id: site.customer.parse().unwrap(),
+        price: Some(125_050),
+        note: Some(Some(
+            "Signed the yearly plan after a long call with the whole team".into(),
+        )),
+    };
+    let by = leadtrack::core::account::Actor::api_key("lt_browser00");
+    store
+        .update_status(acme.id, &update, &by, Utc::now())
+        .await
+        .unwrap();
+    site.sign_in(&browser, OWNER).await;
+    c.set_window_size(390, 844).await.unwrap();
+    c.goto(&format!("{}/projects/acme/leads/1", site.base()))
+        .await
+        .unwrap();
+    let overflow = c
+        .execute(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let wide = c
+        .execute(
+            "const w = document.documentElement.clientWidth;
+             return [...document.querySelectorAll('body *')]
+               .filter(e => e.getBoundingClientRect().right > w + 1)
+               .slice(0, 8)
+               .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().width));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(overflow, json!(0), "wider than the screen: {wide}");
     browser.close().await;
 }

@@ -9,10 +9,13 @@
     return Array.prototype.slice.call((root || d).querySelectorAll(selector));
   }
 
-  // A key typed into a field is the field's, not a shortcut.
+  // A key typed into a field is the field's, not a shortcut. A radio button or a checkbox
+  // takes no text, so keys pressed on one (after picking a rating with 2) stay shortcuts.
   function typing(event) {
     var t = event.target;
-    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    if (!t) return false;
+    if (t.tagName === "INPUT") return !/^(radio|checkbox|button|submit|reset)$/.test(t.type);
+    return t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName);
   }
 
   // ---- the inbox: j / k move between rows, Enter opens, x selects, / searches ----
@@ -70,24 +73,63 @@
         }
       }
     }
-    // ---- a lead's rating form: number keys pick a label, p the price ----
+    // ---- a rating waiting out its undo window: u takes it back ----
+    var undo = d.querySelector("[data-undo-form]");
+    if (undo && event.key === "u" && !undo.hidden) {
+      event.preventDefault();
+      undo.requestSubmit ? undo.requestSubmit() : undo.submit();
+      return;
+    }
+    // ---- a lead's rating form: 1-9 pick a label, 0 Lost, o Open, p the price,
+    // Enter saves ----
     var form = d.querySelector("[data-rate-form]");
     if (form) {
-      if (/^[1-9]$/.test(event.key)) {
-        var choice = form.querySelector('input[data-key="' + event.key + '"]');
-        if (choice) {
-          event.preventDefault();
-          choice.checked = true;
-          choice.focus();
-        }
+      var choice = form.querySelector('input[data-key="' + event.key + '"]');
+      if (choice) {
+        event.preventDefault();
+        choice.checked = true;
+        choice.focus();
       } else if (event.key === "p") {
         var price = form.querySelector("[name=price]");
         if (price) {
           event.preventDefault();
           price.focus();
+          price.select();
         }
+      } else if (event.key === "Enter" && form.contains(event.target)) {
+        event.preventDefault();
+        form.requestSubmit ? form.requestSubmit() : form.submit();
       }
     }
+  });
+
+  // One submission per rating form: a second Enter or click while the first is on its way
+  // does nothing (the server refuses a replay of the form's token too).
+  all("form[data-rate-form], form#bulk, form[data-undo-form]").forEach(function (f) {
+    f.addEventListener("submit", function (event) {
+      if (f.getAttribute("data-sent")) event.preventDefault();
+      else f.setAttribute("data-sent", "1");
+    });
+  });
+
+  // ---- the undo window: a live countdown; when it ends, the Undo goes ----
+  all("[data-held]").forEach(function (held) {
+    var ends = Date.now() + Number(held.getAttribute("data-held"));
+    var countdown = held.querySelector("[data-countdown]");
+    var form = held.querySelector("[data-undo-form]");
+    var tick = function () {
+      var left = Math.ceil((ends - Date.now()) / 1000);
+      if (left > 0) {
+        countdown.textContent = left + " s";
+        return;
+      }
+      clearInterval(timer);
+      held.querySelector("[data-held-text]").textContent =
+        "The undo window has passed: the rating is on its way.";
+      if (form) form.hidden = true;
+    };
+    var timer = setInterval(tick, 250);
+    tick();
   });
 
   // ---- live: "N new leads" without a reload, at most 5 seconds late ----

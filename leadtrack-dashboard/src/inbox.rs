@@ -2,12 +2,15 @@
 
 use leadtrack_core::Store;
 use leadtrack_core::account::Membership;
+use leadtrack_core::job::UndoTarget;
 use leadtrack_core::types::{LeadId, Role};
 use leadtrack_http::{Body, Params};
+use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::lead::{self, Rated, Rating, display_name};
+use crate::bulk::{self, Refusal};
+use crate::lead::{self, Rated, Rating};
 use crate::list::{self, BulkResult};
 use crate::routes::Leads;
 use crate::session::{Form, Viewer};
@@ -36,17 +39,19 @@ pub(crate) async fn handle<S: Store>(
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        Leads::Rate if lead().is_none() => render::not_found(None),
-        Leads::Rate | Leads::BulkRate => {
+        Leads::Rate | Leads::Undo if lead().is_none() => render::not_found(None),
+        Leads::Rate | Leads::BulkRate | Leads::Undo | Leads::BulkUndo => {
             let found =
                 access::project_form(store, config, request, public_id, Role::Member, body).await;
             let member = match found {
                 Ok(member) => member,
                 Err(response) => return response,
             };
-            match lead() {
-                Some(id) => rate_lead(store, member, id).await,
-                None => bulk_rate(store, member).await,
+            match (page, lead()) {
+                (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
+                (Leads::BulkUndo, _) => bulk_undo(store, member).await,
+                (_, Some(id)) => rate_lead(store, member, id).await,
+                (_, None) => bulk_rate(store, member).await,
             }
         }
     }
@@ -64,10 +69,8 @@ fn parse_id(text: &str) -> Option<LeadId> {
 
 /// What the lead page says after a rating, from its `?done=` parameter (a fixed sentence
 /// per outcome, never text from the link).
-fn notice(query: &str) -> Option<&'static str> {
-    crate::query_param(query, "done")
-        .and_then(|value| value.parse::<Rated>().ok())
-        .map(Rated::notice)
+fn done(query: &str) -> Option<Rated> {
+    crate::query_param(query, "done").and_then(|value| value.parse::<Rated>().ok())
 }
 
 /// `GET /projects/{projectId}/leads/{leadId}`.
@@ -80,7 +83,7 @@ async fn show_lead<S: Store>(
     match access::project_page(store, request, public_id, Role::Member).await {
         Ok((viewer, membership)) => {
             let rating = Rating {
-                notice: notice(&request.query),
+                done: done(&request.query),
                 ..Rating::default()
             };
             lead::page(store, &viewer, &membership, id, StatusCode::OK, rating).await
@@ -106,10 +109,24 @@ async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
                 price: form.get("price").to_owned(),
                 note: form.get("note").to_owned(),
                 problem: Some(problem),
-                notice: None,
+                done: None,
             };
             lead::page(store, &viewer, &membership, id, status, rating).await
         }
+    }
+}
+
+/// `POST /projects/{projectId}/leads/{leadId}/undo`: takes the rating back if it has not
+/// left yet, then back to the lead (`303`), which says which.
+async fn undo_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
+    let (viewer, membership, _) = member;
+    match lead::undo(store, &viewer, &membership, id).await {
+        Ok(done) => render::redirect(&format!(
+            "/projects/{}/leads/{id}?done={}",
+            membership.project.public_id,
+            done.as_ref()
+        )),
+        Err(err) => render::store_failure(err, Some(&viewer)),
     }
 }
 
@@ -118,7 +135,15 @@ async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> R
     match access::project_page(store, request, public_id, Role::Member).await {
         Ok((viewer, membership)) => {
             let shown = InboxView::from_query(&request.query);
-            list::page(store, &viewer, &membership, shown, None).await
+            let project = membership.project.id;
+            let now = chrono::Utc::now();
+            let bulk = match bulk::Outcome::from_query(&request.query) {
+                Some(outcome) => Some(outcome.result(store, project, now).await),
+                None => crate::query_param(&request.query, "undone")
+                    .and_then(|count| count.parse().ok())
+                    .map(bulk::undone),
+            };
+            list::page(store, &viewer, &membership, shown, bulk).await
         }
         Err(response) => response,
     }
@@ -161,46 +186,89 @@ async fn new_leads<S: Store>(store: &S, request: &Request, public_id: &str) -> R
 }
 
 /// `POST /projects/{projectId}/leads/rate`: rates every selected lead with one rating, each
-/// by the same rules as one at a time; the inbox then lists the leads refused and why.
+/// by the same rules as one at a time, and all through the one form (one token, one undo
+/// window); then back to the inbox (`303`), which lists the leads refused and why. A
+/// problem of the form itself (nothing picked, a bad price) shows the inbox again with it.
 async fn bulk_rate<S: Store>(store: &S, member: MemberForm) -> Response {
     let (viewer, membership, form) = member;
-    let shown = InboxView::from_query(form.get("back"));
+    let back = form.get("back").to_owned();
     let ids: Vec<LeadId> = form.all("lead").filter_map(parse_id).collect();
-    let mut result = BulkResult::default();
-    if ids.is_empty() {
-        result.problem = Some("Select the leads to rate first.".to_owned());
+    let problem = if ids.is_empty() {
+        Some("Select the leads to rate first.".to_owned())
     } else if form.get("conversionId").is_empty() {
-        result.problem = Some("Pick the rating for the selected leads.".to_owned());
-    }
-    if result.problem.is_none() {
-        for id in ids {
-            match lead::rate(store, &viewer, &membership, id, &form).await {
-                Ok(_) => result.rated += 1,
-                Err((status, problem)) if status == StatusCode::BAD_REQUEST => {
-                    // A problem of the form (a bad price): the same for every lead.
-                    result.problem = Some(problem);
-                    break;
-                }
-                Err((_, problem)) => {
-                    let who = match store
-                        .find_lead(
-                            membership.project.id,
-                            &leadtrack_core::types::LeadIdentifier::LeadId(id),
-                        )
-                        .await
-                    {
-                        Ok(lead) => format!("{} (#{id})", display_name(&lead)),
-                        Err(_) => format!("Lead #{id}"),
-                    };
-                    let problem = if problem.is_empty() {
-                        "not found in this project".to_owned()
-                    } else {
-                        problem
-                    };
-                    result.refused.push((who, problem));
-                }
-            }
+        Some("Pick the rating for the selected leads.".to_owned())
+    } else {
+        None
+    };
+    let rated = match problem {
+        Some(problem) => Err(problem),
+        None => rate_all(store, (&viewer, &membership), &form, &ids).await,
+    };
+    match rated {
+        Ok(outcome) => render::redirect(&format!(
+            "/projects/{}/leads?{back}&{}",
+            membership.project.public_id,
+            outcome.query()
+        )),
+        Err(problem) => {
+            let result = BulkResult {
+                problem: Some(problem),
+                ..BulkResult::default()
+            };
+            let shown = InboxView::from_query(&back);
+            list::page(store, &viewer, &membership, shown, Some(result)).await
         }
     }
-    list::page(store, &viewer, &membership, shown, Some(result)).await
+}
+
+/// Rates each of `ids` with the form; `Err` with a problem of the form itself.
+async fn rate_all<S: Store>(
+    store: &S,
+    (viewer, membership): (&Viewer, &Membership),
+    form: &Form,
+    ids: &[LeadId],
+) -> Result<bulk::Outcome, String> {
+    let window = chrono::Duration::seconds(i64::from(membership.project.undo_window_seconds));
+    let mut outcome = bulk::Outcome {
+        token: form.get("form").parse().unwrap_or_else(|_| Uuid::new_v4()),
+        rated: 0,
+        already: 0,
+        refused: Vec::new(),
+        until: chrono::Utc::now() + window,
+    };
+    for id in ids {
+        match lead::rate_as(store, viewer, membership, *id, form, outcome.token).await {
+            Ok(Rated::Already) => outcome.already += 1,
+            Ok(_) => outcome.rated += 1,
+            // A problem of the form (a bad price) is the same for every lead.
+            Err((StatusCode::BAD_REQUEST, problem)) => return Err(problem),
+            Err((StatusCode::CONFLICT, _)) => outcome.refused.push((*id, Refusal::Pending)),
+            Err((StatusCode::NOT_FOUND, _)) => outcome.refused.push((*id, Refusal::Missing)),
+            Err(_) => outcome.refused.push((*id, Refusal::Failed)),
+        }
+    }
+    Ok(outcome)
+}
+
+/// `POST /projects/{projectId}/leads/undo`: takes back every rating of the batch (its
+/// form's token) that has not left yet; then back to the inbox, which says how many.
+async fn bulk_undo<S: Store>(store: &S, member: MemberForm) -> Response {
+    let (viewer, membership, form) = member;
+    let target = match form.get("bulk").parse() {
+        Ok(token) => UndoTarget::Form(token),
+        Err(_) => return render::not_found(Some(&viewer)),
+    };
+    let project = &membership.project;
+    let undone = store
+        .undo(project.id, target, &viewer.actor(), chrono::Utc::now())
+        .await;
+    match undone {
+        Ok(leads) => render::redirect(&format!(
+            "/projects/{}/leads?{}&undone={}",
+            project.public_id,
+            form.get("back"),
+            leads.len()
+        )),
+        Err(err) => render::store_failure(err, Some(&viewer)),
+    }
 }

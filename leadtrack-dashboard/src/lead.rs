@@ -2,24 +2,25 @@
 //! history with every delivery; and rating it, with the same rules as updateLeadStatus.
 
 use askama::Template;
-use chrono::Utc;
-use leadtrack_core::account::{Actor, Membership};
+use chrono::{DateTime, Utc};
+use leadtrack_core::account::Membership;
 use leadtrack_core::activity::{Activity, LeadEvent};
 use leadtrack_core::channel;
 use leadtrack_core::integration::Integrations;
-use leadtrack_core::job::JobRecord;
+use leadtrack_core::job::{FormRating, JobRecord, UndoTarget};
 use leadtrack_core::label::{ConversionLabel, mapping_for};
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::rules::skip_reason;
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{
-    Consent, ConsentStatus, ConversionId, DeliveryAction, JsonObject, LeadId, LeadIdentifier,
-    LeadStatus,
+    Consent, ConsentStatus, ConversionId, DeliveryAction, DeliveryState, JobState, JsonObject,
+    LeadId, LeadIdentifier, LeadStatus,
 };
 use leadtrack_core::{Store, StoreError};
 use serde_json::Value;
 use strum::VariantArray;
+use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
@@ -31,6 +32,8 @@ use crate::session::{Form, Viewer};
 pub(crate) struct Field {
     pub(crate) name: String,
     pub(crate) value: String,
+    /// Where the value leads: `mailto:` an email, `tel:` a phone.
+    pub(crate) href: Option<String>,
 }
 
 /// One touch of the channel path, as the timeline shows it.
@@ -52,8 +55,8 @@ pub(crate) struct PlatformChip {
 pub(crate) struct RatingChoice {
     pub(crate) value: String,
     pub(crate) name: String,
-    /// The number key that picks it (labels 1 to 9).
-    pub(crate) key: Option<usize>,
+    /// The key that picks it: labels 1 to 9, `0` for Lost, `o` for Open.
+    pub(crate) key: Option<String>,
     pub(crate) hint: &'static str,
     pub(crate) platforms: Vec<PlatformChip>,
 }
@@ -145,11 +148,35 @@ struct LeadPage {
     note_input: String,
     currency: String,
     problem: Option<String>,
-    notice: Option<&'static str>,
-    can_undo: bool,
+    notice: Option<String>,
+    /// The rating waiting out its undo window, if one is.
+    held: Option<Held>,
+    /// The rating form's one-time token.
+    form_token: String,
     events: Vec<EventRow>,
     jobs: Vec<JobRow>,
     csrf: String,
+}
+
+/// A rating waiting out its undo window: what it is, and how long it still waits.
+pub(crate) struct Held {
+    pub(crate) what: String,
+    /// Milliseconds until a worker may take it, when the page was made.
+    pub(crate) ms_left: i64,
+    /// The same in whole seconds, rounded up, for pages without the script.
+    pub(crate) seconds_left: i64,
+}
+
+impl Held {
+    /// The wait until `due`, seen at `now`; `None` once it is due.
+    pub(crate) fn until(what: String, due: DateTime<Utc>, now: DateTime<Utc>) -> Option<Self> {
+        let ms_left = (due - now).num_milliseconds();
+        (ms_left > 0).then(|| Self {
+            what,
+            ms_left,
+            seconds_left: (ms_left + 999) / 1000,
+        })
+    }
 }
 
 /// What the rating form holds when the page is shown again.
@@ -159,7 +186,8 @@ pub(crate) struct Rating {
     pub(crate) price: String,
     pub(crate) note: String,
     pub(crate) problem: Option<String>,
-    pub(crate) notice: Option<&'static str>,
+    /// How the last form went, as the page's `?done=` names it.
+    pub(crate) done: Option<Rated>,
 }
 
 /// Each consent signal the lead gives, or its project gives by default, for people.
@@ -186,6 +214,7 @@ fn consent_fields(given: Consent, default: Consent) -> Vec<Field> {
         Some(Field {
             name: name.to_owned(),
             value,
+            href: None,
         })
     })
     .collect()
@@ -262,8 +291,31 @@ fn fields(object: &JsonObject, skip: &[&str]) -> Vec<Field> {
     lines
         .into_iter()
         .filter(|(_, value)| !value.is_empty())
-        .map(|(name, value)| Field { name, value })
+        .map(|(name, value)| Field {
+            name,
+            value,
+            href: None,
+        })
         .collect()
+}
+
+/// The lead's contact details as lines, its email and phone as links to write or call.
+fn contact(user: &JsonObject) -> Vec<Field> {
+    let mut lines = fields(user, &[]);
+    for line in &mut lines {
+        line.href = match line.name.as_str() {
+            "email" => Some(format!("mailto:{}", line.value.trim())),
+            "phone" => Some(format!(
+                "tel:{}",
+                line.value
+                    .chars()
+                    .filter(|c| c.is_ascii_digit() || *c == '+')
+                    .collect::<String>()
+            )),
+            _ => None,
+        };
+    }
+    lines
 }
 
 /// The lead's name for headings: its name, else its email, else its number.
@@ -317,7 +369,7 @@ fn choices(
         .map(|(i, label)| RatingChoice {
             value: label.id.to_string(),
             name: label.name.clone(),
-            key: (i < 9).then_some(i + 1),
+            key: (i < 9).then(|| (i + 1).to_string()),
             hint: if label.mark_as_done {
                 "marks the lead rated"
             } else {
@@ -329,14 +381,14 @@ fn choices(
     choices.push(RatingChoice {
         value: "lost".to_owned(),
         name: "Lost".to_owned(),
-        key: None,
+        key: Some("0".to_owned()),
         hint: "the lead did not buy",
         platforms: platforms(None),
     });
     choices.push(RatingChoice {
         value: "open".to_owned(),
         name: "Open".to_owned(),
-        key: None,
+        key: Some("o".to_owned()),
         hint: "reset: sends nothing, cancels a conversion not yet started",
         platforms: Vec::new(),
     });
@@ -447,10 +499,16 @@ pub(crate) async fn page<S: Store>(
     };
     let data = &lead.data;
     let currency = project.currency.clone();
-    let can_undo = jobs.first().is_some_and(|record| {
-        record.job.state == leadtrack_core::types::JobState::Queued
-            && record.job.started_at.is_none()
+    let now = Utc::now();
+    let held = jobs.first().and_then(|record| {
+        let job = &record.job;
+        let waiting = job.state == JobState::Queued && job.started_at.is_none();
+        let what = conversion_name(job.conversion_id, &labels);
+        waiting
+            .then(|| Held::until(what, job.due_at, now))
+            .flatten()
     });
+    let notice = rating.done.map(|done| done.notice(&jobs));
     let page = LeadPage {
         layout: Layout::for_project(display_name(&lead), viewer, membership, "leads"),
         project_id: project.public_id.clone(),
@@ -464,7 +522,7 @@ pub(crate) async fn page<S: Store>(
         note: lead.note.clone(),
         created_exact: format::exact(&lead.created_at),
         created_iso: format::iso(&lead.created_at),
-        contact: fields(&data.user_data, &[]),
+        contact: contact(&data.user_data),
         form_name: data.form_name().map(str::to_owned),
         form_fields: fields(&data.form_data, &["formName", "uniqueEventId"]),
         attribution: fields(&data.attribution_data, &[]),
@@ -484,8 +542,9 @@ pub(crate) async fn page<S: Store>(
         note_input: rating.note,
         currency: currency.clone(),
         problem: rating.problem,
-        notice: rating.notice,
-        can_undo,
+        notice,
+        held,
+        form_token: Uuid::new_v4().to_string(),
         events: events
             .iter()
             .rev()
@@ -512,19 +571,65 @@ pub(crate) enum Rated {
     Partly,
     /// Reset to open.
     Reset,
+    /// The form had been saved already (a double click, a repeated Enter, a replay).
+    Already,
+    /// Undone inside its window.
+    Undone,
+    /// Undo asked for after the rating had left.
+    Late,
 }
 
 impl Rated {
-    /// The sentence the lead page shows.
-    pub(crate) fn notice(self) -> &'static str {
+    /// The sentence the lead page shows, given the lead's jobs (newest first): a reset
+    /// says what the last rating had already sent, and where.
+    pub(crate) fn notice(self, jobs: &[JobRecord]) -> String {
         match self {
-            Self::Queued => "Rated. The conversion is on its way to every platform it maps to.",
-            Self::Partly => {
-                "Rated. Some platforms are skipped: the lead lacks what they need (see Conversions)."
+            Self::Queued => "Rated. Nothing is sent until the undo window has passed; then the \
+                conversion goes to every platform it maps to."
+                .to_owned(),
+            Self::Partly => "Rated. Some platforms are skipped: the lead lacks what they need \
+                (see Conversions)."
+                .to_owned(),
+            Self::Reset => {
+                let sent: Vec<&str> = jobs
+                    .iter()
+                    .find(|record| record.job.state != JobState::Cancelled)
+                    .into_iter()
+                    .flat_map(|record| &record.deliveries)
+                    .filter(|(delivery, _)| delivery.state == DeliveryState::Delivered)
+                    .map(|(delivery, _)| platform_name(delivery.integration))
+                    .collect();
+                if sent.is_empty() {
+                    "Reset to open. Nothing was sent.".to_owned()
+                } else {
+                    format!("Reset to open. Already sent: {}.", sent.join(", "))
+                }
             }
-            Self::Reset => "Reset to open. Nothing is sent.",
+            Self::Already => "This rating was already saved.".to_owned(),
+            Self::Undone => "Undone. Nothing was sent, and the lead is as it was.".to_owned(),
+            Self::Late => "Too late to undo: the rating has been sent. Rate the lead again, or \
+                reset it to Open."
+                .to_owned(),
         }
     }
+}
+
+/// Undoes the lead's rating if it has not left yet.
+pub(crate) async fn undo<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    membership: &Membership,
+    lead_id: LeadId,
+) -> Result<Rated, StoreError> {
+    let target = UndoTarget::Lead(lead_id);
+    let undone = store
+        .undo(membership.project.id, target, &viewer.actor(), Utc::now())
+        .await?;
+    Ok(if undone.is_empty() {
+        Rated::Late
+    } else {
+        Rated::Undone
+    })
 }
 
 /// Applies a rating form to the lead: the same rules as updateLeadStatus, by the viewer.
@@ -535,6 +640,19 @@ pub(crate) async fn rate<S: Store>(
     membership: &Membership,
     lead_id: LeadId,
     form: &Form,
+) -> Result<Rated, (StatusCode, String)> {
+    let token = form.get("form").parse().unwrap_or_else(|_| Uuid::new_v4());
+    rate_as(store, viewer, membership, lead_id, form, token).await
+}
+
+/// [`rate`], through the form with one-time token `token`.
+pub(crate) async fn rate_as<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    membership: &Membership,
+    lead_id: LeadId,
+    form: &Form,
+    token: Uuid,
 ) -> Result<Rated, (StatusCode, String)> {
     let conversion_id: ConversionId = form.get("conversionId").trim().parse().map_err(|_| {
         (
@@ -560,12 +678,17 @@ pub(crate) async fn rate<S: Store>(
         price,
         note: (!note.is_empty()).then(|| Some(note.to_owned())),
     };
-    let by = Actor::User {
-        id: viewer.user.id,
-        name: viewer.user.name.clone(),
-    };
     let rated = store
-        .update_status(membership.project.id, &update, &by, Utc::now())
+        .update_status_from(
+            membership.project.id,
+            &update,
+            &viewer.actor(),
+            Utc::now(),
+            Some(FormRating {
+                token,
+                hold: chrono::Duration::seconds(i64::from(membership.project.undo_window_seconds)),
+            }),
+        )
         .await;
     if rated.as_ref().is_ok_and(|change| change.job.is_some()) {
         leadtrack_http::metrics::rating_queued(&membership.project.public_id);
@@ -574,6 +697,7 @@ pub(crate) async fn rate<S: Store>(
         Ok(change) if change.job.is_none() => Ok(Rated::Reset),
         Ok(change) if change.warnings.is_empty() => Ok(Rated::Queued),
         Ok(_) => Ok(Rated::Partly),
+        Err(StoreError::Conflict(Conflict::AlreadySaved { .. })) => Ok(Rated::Already),
         Err(StoreError::Conflict(Conflict::JobPending { .. })) => Err((
             StatusCode::CONFLICT,
             "This lead's last rating is still being sent. Rate it again once its deliveries \

@@ -41,6 +41,7 @@
 #![forbid(unsafe_code)]
 
 mod access;
+mod bulk;
 mod chart;
 mod export;
 mod format;
@@ -65,6 +66,7 @@ use leadtrack_core::Store;
 use leadtrack_core::account::LoginThrottle;
 use leadtrack_http::{Body, Found, Params};
 pub(crate) use leadtrack_http::{Request, query_param};
+use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -115,6 +117,11 @@ pub fn routes<S: Store + Clone>(
 async fn handle<S: Store + Clone>(context: &Context<S>, request: Request, body: Body) -> Response {
     let mut response = match routes::ROUTES.find(&request.method, &request.path) {
         Found::Route(route, params) => page(context, &request, route, &params, body).await,
+        // A form's address asked for as a page (a reload, a bookmark): its page.
+        Found::MethodNotAllowed(_) if matches!(request.method, Method::GET | Method::HEAD) => {
+            routes::page_of(&request.path)
+                .map_or_else(render::method_not_allowed, |page| render::redirect(&page))
+        }
         Found::MethodNotAllowed(_) => render::method_not_allowed(),
         Found::NotFound => render::not_found(None),
     };

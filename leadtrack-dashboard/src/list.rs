@@ -16,7 +16,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::format;
-use crate::lead::{conversion_name, display_name};
+use crate::lead::{Held, conversion_name, display_name};
 use crate::render::{self, Layout};
 use crate::session::Viewer;
 use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
@@ -77,6 +77,10 @@ pub(crate) struct BulkResult {
     pub(crate) refused: Vec<(String, String)>,
     /// A problem with the form itself (no lead picked, no rating picked, a bad price).
     pub(crate) problem: Option<String>,
+    /// A sentence of its own: the form was saved already, or an undo's outcome.
+    pub(crate) notice: Option<String>,
+    /// The batch's token and its wait, while it can be undone.
+    pub(crate) undo: Option<(String, Held)>,
 }
 
 #[derive(Template)]
@@ -102,6 +106,8 @@ struct InboxPage {
     currency: String,
     csrf: String,
     back: String,
+    /// The bulk rating form's one-time token.
+    form_token: String,
     since: i64,
     export: String,
     bulk: Option<BulkResult>,
@@ -255,6 +261,7 @@ pub(crate) async fn page<S: Store>(
         currency: project.currency.clone(),
         csrf: viewer.csrf(),
         back: view.href(&[("page", &view.page.to_string())]),
+        form_token: uuid::Uuid::new_v4().to_string(),
         since: now.timestamp_millis(),
         export: view.href(&[]),
         view,

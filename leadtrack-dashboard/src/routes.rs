@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use leadtrack_http::Router;
+use leadtrack_http::{Found, Router};
 use warp::http::Method;
 
 /// A page or a form of the dashboard.
@@ -47,6 +47,10 @@ pub(crate) enum Leads {
     Lead,
     /// Rating one lead.
     Rate,
+    /// Undoing a lead's rating inside its window.
+    Undo,
+    /// Undoing a bulk rating inside its window.
+    BulkUndo,
 }
 
 /// The pages and forms under `/projects/{project}/settings`.
@@ -129,6 +133,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 Route::Leads(Leads::BulkRate),
             ),
             (
+                M::POST,
+                "/projects/{project}/leads/undo",
+                Route::Leads(Leads::BulkUndo),
+            ),
+            (
                 M::GET,
                 "/projects/{project}/leads/{lead}",
                 Route::Leads(Leads::Lead),
@@ -137,6 +146,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/rate",
                 Route::Leads(Leads::Rate),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/undo",
+                Route::Leads(Leads::Undo),
             ),
             (M::GET, "/projects/{project}/leads.csv", Route::Export),
             (M::GET, "/projects/{project}/reports", Route::Reports),
@@ -280,10 +294,24 @@ pub fn label(path: &str) -> Option<&'static str> {
     })
 }
 
+/// The page a form's path belongs to: the nearest path above it that a `GET` finds
+/// (`/projects/a/leads/7/rate` belongs to `/projects/a/leads/7`), where a browser that
+/// asks for a form's address with a `GET` is sent.
+pub(crate) fn page_of(path: &str) -> Option<String> {
+    let mut path = path.trim_end_matches('/');
+    while let Some(cut) = path.rfind('/') {
+        path = &path[..cut];
+        let page = if path.is_empty() { "/" } else { path };
+        if matches!(ROUTES.find(&Method::GET, page), Found::Route(..)) {
+            return Some(page.to_owned());
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leadtrack_http::Found;
 
     #[test]
     fn the_dashboard_claims_its_routes_and_everything_under_projects() {
@@ -320,6 +348,30 @@ mod tests {
             ROUTES.find(&Method::GET, "/projects/acme/settings/keys/revoke"),
             Found::MethodNotAllowed(vec![Method::POST])
         );
+        assert_eq!(
+            ROUTES.find(&Method::GET, "/projects/acme/leads/rate"),
+            Found::MethodNotAllowed(vec![Method::POST]),
+            "a form's fixed path is no lead called `rate`"
+        );
+    }
+
+    #[test]
+    fn a_form_belongs_to_the_page_above_it() {
+        for (form, page) in [
+            ("/projects/a/leads/7/rate", "/projects/a/leads/7"),
+            ("/projects/a/leads/rate", "/projects/a/leads"),
+            (
+                "/projects/a/settings/integrations/ga4/test",
+                "/projects/a/settings/integrations",
+            ),
+            (
+                "/projects/a/settings/members/3/remove",
+                "/projects/a/settings/members",
+            ),
+            ("/logout", "/"),
+        ] {
+            assert_eq!(page_of(form).as_deref(), Some(page), "{form}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use chrono::Utc;
 use cookie::{Cookie, SameSite};
-use leadtrack_core::account::{Session, SessionToken, User};
+use leadtrack_core::account::{Actor, Session, SessionToken, User};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, StoreError};
 use leadtrack_http::{Body, BodyError};
@@ -28,6 +28,14 @@ impl Viewer {
     /// The session's anti-forgery token, for forms.
     pub(crate) fn csrf(&self) -> String {
         self.token.csrf_token()
+    }
+
+    /// The viewer as the store records who did something.
+    pub(crate) fn actor(&self) -> Actor {
+        Actor::User {
+            id: self.user.id,
+            name: self.user.name.clone(),
+        }
     }
 }
 

@@ -147,8 +147,10 @@ async fn rating_a_lead_records_who_and_queues_the_conversion() {
         .await;
     assert!(page.text.contains("name=\"conversionId\"") && page.text.contains("Customer"));
     let path = format!("/projects/alpha/leads/{id}/rate");
+    let token = page.hidden("form");
     let body = encode(&[
         ("csrf", &page.csrf()),
+        ("form", &token),
         ("conversionId", &customer),
         ("price", "1,500.50"),
         ("note", "signed"),
@@ -189,30 +191,89 @@ async fn rating_a_lead_records_who_and_queues_the_conversion() {
             .as_deref(),
         Some("Mo Member")
     );
-    let shown = app.get(&after, &member).await;
-    assert!(shown.text.contains("Rated. The conversion is on its way"));
-    assert!(
-        shown
-            .text
-            .contains("Rated Customer, 1,500.50 USD: “signed”"),
-        "{}",
-        shown.text
+    let window = jobs[0].job.due_at - jobs[0].job.created_at;
+    assert_eq!(
+        window.num_seconds(),
+        10,
+        "held for the project's undo window"
     );
-    assert!(shown.text.contains("Undo the rating"));
+    let shown = app.get(&after, &member).await;
+    shown.assert_shows(
+        StatusCode::OK,
+        &[
+            "Rated. Nothing is sent until the undo window has passed",
+            "Rated Customer, 1,500.50 USD: “signed”",
+            "<strong>Customer</strong> is saved, and sent in <span data-countdown>10 s</span>",
+            &format!("action=\"/projects/alpha/leads/{id}/undo\" data-undo-form"),
+        ],
+    );
 
-    // Rated again while the job waits: the 409 rule, explained at the form.
-    let again = app.send(form(&path, &body).header("cookie", &member)).await;
-    assert_eq!(again.status, StatusCode::CONFLICT);
-    assert!(again.text.contains("still being sent"));
+    // The same form again (a double click, a repeated Enter, a replay): saved once.
+    let replay = app.send(form(&path, &body).header("cookie", &member)).await;
+    assert_eq!(
+        replay.header("location"),
+        Some(format!("/projects/alpha/leads/{id}?done=already").as_str())
+    );
+    let again = app.get(replay.header("location").unwrap(), &member).await;
+    assert!(again.text.contains("This rating was already saved."));
+    assert_eq!(
+        app.store.lead_jobs(app.alpha.id, id).await.unwrap().len(),
+        1
+    );
+    // Another form while the job waits: the 409 rule, explained at the form.
+    let other = body.replace(
+        &page.csrf(),
+        &format!("{}&form={}", page.csrf(), uuid::Uuid::new_v4()),
+    );
+    let conflict = app
+        .send(form(&path, &other).header("cookie", &member))
+        .await;
+    assert_eq!(conflict.status, StatusCode::CONFLICT);
+    assert!(conflict.text.contains("still being sent"));
 
-    // Undo: open cancels the job no worker has started.
-    let undo = encode(&[("csrf", &page.csrf()), ("conversionId", "open")]);
-    let reply = app.send(form(&path, &undo).header("cookie", &member)).await;
+    // Undo inside the window: nothing is sent, and the lead is as it was.
+    let undo = encode(&[("csrf", &page.csrf())]);
+    let undo_path = format!("/projects/alpha/leads/{id}/undo");
+    let reply = app
+        .send(form(&undo_path, &undo).header("cookie", &member))
+        .await;
     assert_eq!(
         reply.header("location"),
-        Some(format!("/projects/alpha/leads/{id}?done=reset").as_str())
+        Some(format!("/projects/alpha/leads/{id}?done=undone").as_str())
     );
-    assert_eq!(stored(&app, id).await.status, LeadStatus::Open);
+    let lead = stored(&app, id).await;
+    assert_eq!(
+        (lead.status, lead.price, lead.note, lead.conversion_id),
+        (LeadStatus::Open, None, None, None)
+    );
+    let undone = app.get(reply.header("location").unwrap(), &member).await;
+    assert!(undone.text.contains("Undone. Nothing was sent"));
+    assert!(
+        undone
+            .text
+            .contains("Rating undone before anything was sent")
+    );
+    assert!(
+        !undone.text.contains("data-undo-form"),
+        "nothing left to undo"
+    );
+    let late = app
+        .send(form(&undo_path, &undo).header("cookie", &member))
+        .await;
+    assert_eq!(
+        late.header("location"),
+        Some(format!("/projects/alpha/leads/{id}?done=late").as_str())
+    );
+
+    // A form's address asked for as a page leads to its page.
+    let reload = app.get(&path, &member).await;
+    assert_eq!(
+        (reload.status, reload.header("location")),
+        (
+            StatusCode::SEE_OTHER,
+            Some(format!("/projects/alpha/leads/{id}").as_str())
+        )
+    );
 
     // The notice is one of the page's own sentences, never text from the link.
     let spoofed = app
@@ -248,17 +309,61 @@ async fn rating_several_leads_lists_the_refused_and_rates_the_rest() {
         ("lead", &c),
         ("conversionId", "lost"),
     ]);
+    let body = format!("{body}&form={}", uuid::Uuid::new_v4());
     let reply = app
         .send(form("/projects/alpha/leads/rate", &body).header("cookie", &owner))
         .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
-    assert!(reply.text.contains("2 leads rated."), "{}", reply.text);
-    assert!(reply.text.contains("Grace (#"), "{}", reply.text);
-    assert!(reply.text.contains("still being sent"));
+    assert_eq!(reply.status, StatusCode::SEE_OTHER, "{}", reply.text);
+    let after = reply.header("location").unwrap().to_owned();
+    assert!(
+        after.starts_with("/projects/alpha/leads?tab=open&bulk="),
+        "{after}"
+    );
+    let page = app.get(&after, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<strong>2 leads rated</strong>, sent in <span data-countdown>",
+            "Undo all <kbd>u</kbd>",
+            "Grace (#",
+            "its last rating is still being sent",
+        ],
+    );
     for (id, status) in [
         (&a, LeadStatus::Pending),
         (&b, LeadStatus::Pending),
         (&c, LeadStatus::Pending),
+    ] {
+        let lead = stored(&app, LeadId(id.parse().unwrap())).await;
+        assert_eq!(lead.status, status, "lead {id}");
+    }
+    // A reload re-posts nothing; a replayed form rates nobody twice.
+    let replay = app
+        .send(form("/projects/alpha/leads/rate", &body).header("cookie", &owner))
+        .await;
+    let replayed = app.get(replay.header("location").unwrap(), &owner).await;
+    assert!(replayed.text.contains("This rating was already saved."));
+    let jobs = app
+        .store
+        .lead_jobs(app.alpha.id, LeadId(a.parse().unwrap()));
+    assert_eq!(jobs.await.unwrap().len(), 1);
+
+    // One Undo takes the batch back, and only the batch (Grace keeps her own rating).
+    let token = page.hidden("bulk");
+    let undo = encode(&[("csrf", &csrf), ("back", "tab=open"), ("bulk", &token)]);
+    let reply = app
+        .send(form("/projects/alpha/leads/undo", &undo).header("cookie", &owner))
+        .await;
+    assert_eq!(
+        reply.header("location"),
+        Some("/projects/alpha/leads?tab=open&undone=2")
+    );
+    let page = app.get(reply.header("location").unwrap(), &owner).await;
+    assert!(page.text.contains("2 ratings undone. Nothing was sent."));
+    for (id, status) in [
+        (&a, LeadStatus::Open),
+        (&b, LeadStatus::Pending),
+        (&c, LeadStatus::Open),
     ] {
         let lead = stored(&app, LeadId(id.parse().unwrap())).await;
         assert_eq!(lead.status, status, "lead {id}");

@@ -78,7 +78,9 @@ impl<R: Copy> Router<R> {
             .map(|(_, _, route)| *route)
     }
 
-    /// The route for `method` on `path`.
+    /// The route for `method` on `path`. Where patterns of several routes match, the one
+    /// with the most fixed segments speaks for the path: `/leads/rate`, a `POST` route, is
+    /// no lead called `rate` for a `GET`, but a `405`.
     pub fn find<'a>(&self, method: &Method, path: &'a str) -> Found<'a, R> {
         let Some(segments) = split(path) else {
             return Found::NotFound;
@@ -88,11 +90,22 @@ impl<R: Copy> Router<R> {
         } else {
             method
         };
+        let matched: Vec<_> = self
+            .rows
+            .iter()
+            .filter_map(|(row_method, pattern, route)| {
+                let params = matches(pattern, &segments)?;
+                Some((literals(pattern), row_method, route, params))
+            })
+            .collect();
+        let Some(fixed) = matched.iter().map(|(fixed, ..)| *fixed).max() else {
+            return Found::NotFound;
+        };
         let mut allowed = Vec::new();
-        for (row_method, pattern, route) in &self.rows {
-            let Some(params) = matches(pattern, &segments) else {
+        for (literals, row_method, route, params) in matched {
+            if literals < fixed {
                 continue;
-            };
+            }
             if row_method == method {
                 return Found::Route(*route, params);
             }
@@ -100,11 +113,7 @@ impl<R: Copy> Router<R> {
                 allowed.push(row_method.clone());
             }
         }
-        if allowed.is_empty() {
-            Found::NotFound
-        } else {
-            Found::MethodNotAllowed(allowed)
-        }
+        Found::MethodNotAllowed(allowed)
     }
 
     /// Every route with its method and pattern, in table order (for documents and tests).
@@ -149,6 +158,14 @@ fn split(path: &str) -> Option<Vec<&str>> {
         "" => Some(Vec::new()),
         rest => Some(rest.split('/').collect()),
     }
+}
+
+/// How many of a pattern's segments are fixed.
+fn literals(pattern: &[Segment]) -> usize {
+    pattern
+        .iter()
+        .filter(|segment| matches!(segment, Segment::Literal(_)))
+        .count()
 }
 
 fn matches<'a>(pattern: &[Segment], segments: &[&'a str]) -> Option<Params<'a>> {

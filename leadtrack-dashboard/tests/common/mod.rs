@@ -71,11 +71,17 @@ impl Reply {
 
     /// The value of the hidden `csrf` field on the page.
     pub(crate) fn csrf(&self) -> String {
+        self.hidden("csrf")
+    }
+
+    /// The value of the page's first field `name`.
+    pub(crate) fn hidden(&self, name: &str) -> String {
+        let attribute = format!("name=\"{name}\" value=\"");
         let at = self
             .text
-            .find("name=\"csrf\" value=\"")
-            .expect("a csrf field");
-        let rest = &self.text[at + "name=\"csrf\" value=\"".len()..];
+            .find(&attribute)
+            .unwrap_or_else(|| panic!("a {name} field"));
+        let rest = &self.text[at + attribute.len()..];
         rest[..rest.find('"').unwrap()].to_owned()
     }
 }

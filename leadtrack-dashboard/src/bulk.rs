@@ -1,0 +1,166 @@
+//! Rating several leads at once. The form's leads share one one-time token, so a reload or a
+//! second click rates none twice, and one Undo takes the whole batch back while it waits out
+//! the undo window. What the rating did travels to the inbox in the `303`'s query, as ids
+//! and codes only: the page says it in its own words.
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use leadtrack_core::Store;
+use leadtrack_core::types::{LeadId, LeadIdentifier};
+use uuid::Uuid;
+
+use crate::lead::{Held, display_name};
+use crate::list::BulkResult;
+
+/// Why a lead of a bulk rating was not rated, as the redirect names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::AsRefStr, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
+pub(crate) enum Refusal {
+    /// Its last rating is still waiting or being sent.
+    Pending,
+    /// Not a lead of this project.
+    Missing,
+    /// The store failed; nothing changed for it.
+    Failed,
+}
+
+impl Refusal {
+    fn sentence(self) -> &'static str {
+        match self {
+            Self::Pending => "its last rating is still being sent",
+            Self::Missing => "not found in this project",
+            Self::Failed => "something went wrong on our side; nothing was changed",
+        }
+    }
+}
+
+/// What a bulk rating did: the leads rated, those refused and why, those the form had
+/// rated already, the form's token, and when its window ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    pub(crate) token: Uuid,
+    pub(crate) rated: usize,
+    pub(crate) already: usize,
+    pub(crate) refused: Vec<(LeadId, Refusal)>,
+    pub(crate) until: DateTime<Utc>,
+}
+
+impl Outcome {
+    /// The outcome as query parameters, to follow the inbox view's own.
+    pub(crate) fn query(&self) -> String {
+        let refused: Vec<String> = self
+            .refused
+            .iter()
+            .map(|(id, why)| format!("{id}.{}", why.as_ref()))
+            .collect();
+        let mut query = format!(
+            "bulk={}&rated={}&already={}&until={}",
+            self.token,
+            self.rated,
+            self.already,
+            self.until.timestamp_millis()
+        );
+        if !refused.is_empty() {
+            let _ = write!(query, "&refused={}", refused.join(","));
+        }
+        query
+    }
+
+    /// The outcome a query carries, if it carries one; parts that do not parse are left out.
+    pub(crate) fn from_query(query: &str) -> Option<Self> {
+        let param = |name| crate::query_param(query, name);
+        let count = |name| param(name).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let refused = param("refused")
+            .into_iter()
+            .flat_map(|list| list.split(',').map(str::to_owned).collect::<Vec<_>>())
+            .filter_map(|item| {
+                let (id, why) = item.split_once('.')?;
+                Some((LeadId(id.parse().ok()?), why.parse().ok()?))
+            })
+            .collect();
+        let until = param("until")
+            .and_then(|ms| ms.parse().ok())
+            .and_then(DateTime::from_timestamp_millis)?;
+        Some(Self {
+            token: param("bulk")?.parse().ok()?,
+            rated: count("rated"),
+            already: count("already"),
+            refused,
+            until,
+        })
+    }
+
+    /// The banner of the outcome, as seen at `now`: the refused leads by name, and the
+    /// batch's Undo while it waits.
+    pub(crate) async fn result<S: Store>(
+        &self,
+        store: &S,
+        project: leadtrack_core::ProjectId,
+        now: DateTime<Utc>,
+    ) -> BulkResult {
+        let mut refused = Vec::with_capacity(self.refused.len());
+        for (id, why) in &self.refused {
+            let found = store.find_lead(project, &LeadIdentifier::LeadId(*id)).await;
+            let who = found.map_or_else(
+                |_| format!("Lead #{id}"),
+                |lead| format!("{} (#{id})", display_name(&lead)),
+            );
+            refused.push((who, why.sentence().to_owned()));
+        }
+        let what = match self.rated {
+            1 => "1 lead rated".to_owned(),
+            n => format!("{n} leads rated"),
+        };
+        let held = (self.rated > 0)
+            .then(|| Held::until(what, self.until, now))
+            .flatten();
+        BulkResult {
+            rated: self.rated,
+            refused,
+            notice: (self.already > 0).then(|| "This rating was already saved.".to_owned()),
+            undo: held.map(|held| (self.token.to_string(), held)),
+            ..BulkResult::default()
+        }
+    }
+}
+
+/// The banner after an undo of a batch: how many ratings it took back.
+pub(crate) fn undone(count: usize) -> BulkResult {
+    let notice = match count {
+        0 => "Too late to undo: the ratings have been sent.".to_owned(),
+        1 => "1 rating undone. Nothing was sent.".to_owned(),
+        n => format!("{n} ratings undone. Nothing was sent."),
+    };
+    BulkResult {
+        notice: Some(notice),
+        ..BulkResult::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outcome_survives_its_query_and_nothing_else_gets_in() {
+        let outcome = Outcome {
+            token: Uuid::new_v4(),
+            rated: 2,
+            already: 0,
+            refused: vec![
+                (LeadId(12), Refusal::Pending),
+                (LeadId(15), Refusal::Missing),
+            ],
+            until: DateTime::from_timestamp_millis(1_780_000_000_123).unwrap(),
+        };
+        let query = format!("tab=open&page=2&{}", outcome.query());
+        assert_eq!(Outcome::from_query(&query), Some(outcome.clone()));
+        let forged = query.replace("15.missing", "15.<script>,x.pending,16.lies");
+        assert_eq!(
+            Outcome::from_query(&forged).unwrap().refused,
+            [(LeadId(12), Refusal::Pending)]
+        );
+        assert_eq!(Outcome::from_query("tab=open"), None);
+    }
+}
