@@ -8,7 +8,10 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::integration::Platform;
-use crate::job::{JobRecord, PlannedDelivery, Skip};
+use strum::VariantArray;
+
+use crate::job::{JobRecord, PlannedDelivery, Retraction, Skip};
+use crate::label::ConversionLabel;
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobState,
 };
@@ -66,6 +69,12 @@ impl Earlier {
                 });
             }
         }
+        let retracted = retracted(records, first.conversion_event_id);
+        sent.retain(|s| {
+            !retracted
+                .iter()
+                .any(|(kind, at)| *kind == s.integration && *at >= s.at)
+        });
         Some(Self {
             event_id: first.conversion_event_id,
             converted_at: first.converted_at,
@@ -77,6 +86,112 @@ impl Earlier {
     pub fn sent_to(&self, kind: IntegrationKind) -> Option<&Sent> {
         self.sent.iter().find(|sent| sent.integration == kind)
     }
+}
+
+/// Where and when the conversion `event_id` was withdrawn: each delivered retraction of a
+/// later `lost` job that names it.
+fn retracted(records: &[JobRecord], event_id: Uuid) -> Vec<(IntegrationKind, DateTime<Utc>)> {
+    records
+        .iter()
+        .filter(|r| {
+            r.job
+                .retracts
+                .iter()
+                .any(|x| x.conversion_event_id == event_id)
+        })
+        .flat_map(|r| &r.deliveries)
+        .filter(|(d, _)| d.action == DeliveryAction::Retract && d.state == DeliveryState::Delivered)
+        .filter_map(|(d, attempts)| Some((d.integration, attempts.last()?.at)))
+        .collect()
+}
+
+/// The lead's label conversions that some platform still has, for a `lost` rating to
+/// withdraw: each with the label as it is now (`labels`, the project's).
+pub fn retractions(records: &[JobRecord], labels: &[ConversionLabel]) -> Vec<Retraction> {
+    let mut seen: Vec<ConversionId> = Vec::new();
+    let mut retractions = Vec::new();
+    for record in records {
+        let id = record.job.conversion_id;
+        let ConversionId::Label(label_id) = id else {
+            continue;
+        };
+        if seen.contains(&id) {
+            continue;
+        }
+        seen.push(id);
+        let Some(earlier) = Earlier::of(records, id).filter(|e| !e.sent.is_empty()) else {
+            continue;
+        };
+        let label = labels.iter().find(|label| label.id == label_id);
+        let last = earlier.sent.iter().max_by_key(|sent| sent.at);
+        retractions.push(Retraction {
+            label_id,
+            label_name: label.map_or_else(String::new, |label| label.name.clone()),
+            mark_as_done: label.is_some_and(|label| label.mark_as_done),
+            conversion_event_id: earlier.event_id,
+            converted_at: earlier.converted_at,
+            price: last.and_then(|sent| sent.price),
+            microsoft_ads_conversion: label
+                .and_then(|label| label.mapping.microsoft_ads_conversion.clone()),
+            sent_to: earlier.sent.iter().map(|sent| sent.integration).collect(),
+        });
+    }
+    retractions
+}
+
+/// Whether `kind`'s platform can withdraw a conversion it has: Microsoft Advertising
+/// (`ApplyOfflineConversionAdjustments` with `Retract`) and the conversion webhook
+/// (`retracted: true`). Google Ads' Data Manager API has no retraction.
+pub fn can_retract(kind: IntegrationKind) -> bool {
+    matches!(
+        kind,
+        IntegrationKind::MicrosoftAds | IntegrationKind::Webhook
+    )
+}
+
+/// `planned` (a `lost` rating's deliveries) with the retractions of `retracts`: a platform
+/// that has a label conversion and can withdraw it gets a delivery that does (and sends
+/// `lost` too where `lost` maps to it); one that cannot is told nothing, and its delivery
+/// says why.
+pub fn with_retractions(
+    mut planned: Vec<PlannedDelivery>,
+    retracts: &[Retraction],
+) -> Vec<PlannedDelivery> {
+    for kind in IntegrationKind::VARIANTS {
+        let holding: Vec<&Retraction> = retracts
+            .iter()
+            .filter(|r| r.sent_to.contains(kind))
+            .collect();
+        if holding.is_empty() {
+            continue;
+        }
+        let existing = planned.iter_mut().find(|p| p.integration == *kind);
+        match (existing, can_retract(*kind)) {
+            (Some(delivery), true) => {
+                delivery.action = DeliveryAction::Retract;
+                delivery.skip = None;
+            }
+            (Some(_), false) => {}
+            (None, retracts) => planned.push(PlannedDelivery {
+                integration: *kind,
+                action: DeliveryAction::Retract,
+                skip: (!retracts).then(|| Skip {
+                    field: "",
+                    reason: format!(
+                        "{} cannot retract a conversion: it keeps {}",
+                        Platform::of(*kind).title,
+                        holding
+                            .iter()
+                            .map(|r| r.label_name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }),
+            }),
+        }
+    }
+    planned.sort_by_key(|p| p.integration);
+    planned
 }
 
 /// Whether `kind`'s platform takes a new value for a conversion it has: Google Ads

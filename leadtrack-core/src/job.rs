@@ -49,6 +49,29 @@ pub struct PlannedDelivery {
     pub skip: Option<Skip>,
 }
 
+/// A label conversion a `lost` rating withdraws where the platform that has it can: what the
+/// retraction names, as it was when the conversion was sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Retraction {
+    /// The label's id.
+    pub label_id: Uuid,
+    /// The label's name.
+    pub label_name: String,
+    /// Whether the label marks leads done.
+    pub mark_as_done: bool,
+    /// The conversion's id.
+    pub conversion_event_id: Uuid,
+    /// When it was first rated.
+    pub converted_at: DateTime<Utc>,
+    /// The price the platforms have, in cents.
+    pub price: Option<i64>,
+    /// The Microsoft Advertising goal it was applied to, if it was.
+    pub microsoft_ads_conversion: Option<String>,
+    /// The platforms that have it.
+    pub sent_to: Vec<IntegrationKind>,
+}
+
 /// A conversion job a status update queues, decided by [`crate::rules::plan_conversion`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewJob {
@@ -59,6 +82,8 @@ pub struct NewJob {
     pub conversion_event_id: Uuid,
     /// When the conversion was first rated: its time at every platform.
     pub converted_at: DateTime<Utc>,
+    /// For `lost`: the lead's label conversions it withdraws.
+    pub retracts: Vec<Retraction>,
     /// The label or `lost`.
     pub conversion_id: ConversionId,
     /// The status the lead takes when the job is done.
@@ -143,6 +168,8 @@ pub struct Job {
     pub conversion_event_id: Uuid,
     /// When the conversion was first rated: its time at every platform.
     pub converted_at: DateTime<Utc>,
+    /// For `lost`: the lead's label conversions it withdraws.
+    pub retracts: Vec<Retraction>,
     /// The lead's project.
     pub project_id: ProjectId,
     /// The lead.

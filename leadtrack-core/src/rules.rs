@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::conversion::{self, Earlier};
 use crate::integration::Integrations;
-use crate::job::{NewJob, PlannedDelivery, Skip, Warning};
+use crate::job::{NewJob, PlannedDelivery, Retraction, Skip, Warning};
 use crate::label::{ConversionLabel, LabelMapping, mapping_for};
 use crate::lead::StoredLead;
 use crate::project::Project;
@@ -144,6 +144,8 @@ pub struct Rated<'a> {
     pub price: Option<i64>,
     /// The conversion's earlier jobs, if it has any.
     pub earlier: Option<&'a Earlier>,
+    /// For `lost`: the label conversions it withdraws.
+    pub retracts: &'a [Retraction],
 }
 
 /// Decides the job `rated` queues for `lead`, once the store has checked that the lead has
@@ -170,8 +172,10 @@ pub fn plan_conversion(
             None => planned,
         })
         .collect();
+    let deliveries = conversion::with_retractions(deliveries, rated.retracts);
     NewJob {
         event_id,
+        retracts: rated.retracts.to_vec(),
         conversion_event_id: rated.earlier.map_or(event_id, |e| e.event_id),
         converted_at: rated.earlier.map_or(now, |e| e.converted_at),
         conversion_id: rated.conversion_id,

@@ -99,6 +99,7 @@ pub const TABLES: &[Table] = &[
             column("created_at", Int),
             column("allowed_origins", Text),
             column("default_consent", Text),
+            column("undo_window_seconds", Int32),
         ],
     },
     Table {
@@ -263,6 +264,9 @@ pub const TABLES: &[Table] = &[
             column("rated_by", Text),
             column("conversion_event_id", Kind::Uuid),
             column("converted_at", Int),
+            column("form_token", Kind::Uuid),
+            column("prior", Text),
+            column("retracts", Text),
         ],
     },
     Table {

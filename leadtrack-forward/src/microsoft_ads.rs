@@ -224,17 +224,15 @@ pub(crate) fn secrets(settings: &MicrosoftAdsSettings) -> Vec<&str> {
     secrets
 }
 
-/// Does `action` for `job` at Microsoft Advertising: applies the offline conversion, or
-/// restates its value.
+/// Does `action` for `job` at Microsoft Advertising: applies the offline conversion,
+/// restates its value, or (for `lost`) applies `lost` where it maps to a goal and then
+/// retracts the label conversions Microsoft has.
 pub(crate) async fn deliver(
     (http, tokens, settings): (&reqwest::Client, &TokenCache, &MicrosoftAdsSettings),
     job: &ClaimedJob,
     action: DeliveryAction,
     now: DateTime<Utc>,
 ) -> Outcome {
-    let Some(conversion) = job.mapping().microsoft_ads_conversion.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a Microsoft Advertising goal");
-    };
     if let Some(skip) = leadtrack_core::rules::skip_reason(
         IntegrationKind::MicrosoftAds,
         &job.lead,
@@ -242,15 +240,59 @@ pub(crate) async fn deliver(
     ) {
         return Outcome::skipped(skip.reason);
     }
-    let (path, body) = match action {
-        DeliveryAction::Send => (APPLY_PATH, payload(job, conversion)),
-        _ => match adjustment(job, conversion, now) {
-            Some(body) => (ADJUST_PATH, body),
+    let goal = job.mapping().microsoft_ads_conversion.as_deref();
+    let mut requests = Vec::new();
+    match (action, goal) {
+        (DeliveryAction::Send | DeliveryAction::Retract, Some(goal)) => {
+            requests.push((APPLY_PATH, payload(job, goal)));
+        }
+        (DeliveryAction::Restate, Some(goal)) => match adjustment(job, goal, now) {
+            Some(body) => requests.push((ADJUST_PATH, body)),
             None => return Outcome::skipped("a restatement needs a price"),
         },
-    };
-    match apply(http, tokens, settings, path, &body).await {
-        Ok(answer) => classify(&answer, &secrets(settings)),
-        Err(failure) => failure,
+        (DeliveryAction::Send | DeliveryAction::Restate, None) => {
+            return Outcome::skipped(
+                "the conversion is not mapped to a Microsoft Advertising goal",
+            );
+        }
+        (DeliveryAction::Retract, None) => {}
     }
+    if action == DeliveryAction::Retract {
+        requests.extend(retraction(job, now).map(|body| (ADJUST_PATH, body)));
+    }
+    let mut outcome = Outcome::skipped("nothing to retract");
+    for (path, body) in requests {
+        outcome = match apply(http, tokens, settings, path, &body).await {
+            Ok(answer) => classify(&answer, &secrets(settings)),
+            Err(failure) => failure,
+        };
+        if !matches!(outcome, Outcome::Delivered { .. }) {
+            break;
+        }
+    }
+    outcome
+}
+
+/// The `ApplyOfflineConversionAdjustments` body retracting, at `now`, each label conversion
+/// of a `lost` job that Microsoft has: "Retract" takes no value; the goal, the conversion's
+/// time and the click id name it
+/// (<https://learn.microsoft.com/en-us/advertising/campaign-management-service/offlineconversionadjustment?view=bingads-13>).
+pub fn retraction(job: &ClaimedJob, now: DateTime<Utc>) -> Option<Value> {
+    let click_id = job.lead.data.attribution("msclkid")?;
+    let adjustments: Vec<Value> = job
+        .job
+        .retracts
+        .iter()
+        .filter(|r| r.sent_to.contains(&IntegrationKind::MicrosoftAds))
+        .filter_map(|r| {
+            Some(json!({
+                "AdjustmentTime": leadtrack_core::time::format(&now.max(r.converted_at)),
+                "AdjustmentType": "Retract",
+                "ConversionName": r.microsoft_ads_conversion.as_deref()?,
+                "ConversionTime": leadtrack_core::time::format(&r.converted_at),
+                "MicrosoftClickId": click_id,
+            }))
+        })
+        .collect();
+    (!adjustments.is_empty()).then(|| json!({"OfflineConversionAdjustments": adjustments}))
 }

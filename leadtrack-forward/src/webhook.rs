@@ -9,12 +9,14 @@
 
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, KeyInit, Mac};
-use leadtrack_core::api::{Rating, WebhookBody, rating_event};
+use leadtrack_core::api::{Rating, WebhookBody, WebhookLabel, rating_event};
 use leadtrack_core::integration::{Secret, WebhookSettings};
 use leadtrack_core::job::ClaimedJob;
-use leadtrack_core::types::DeliveryAction;
+use leadtrack_core::types::{ConversionId, DeliveryAction, IntegrationKind};
 use leadtrack_core::webhook::ClaimedWebhookEvent;
+use leadtrack_core::webhook::WebhookEvent;
 use sha2::Sha256;
+use uuid::Uuid;
 
 use crate::outcome::{self, Answer, Outcome};
 
@@ -58,7 +60,11 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     )
 }
 
-/// Posts `job` to the conversion webhook.
+/// Does `action` for `job` at the conversion webhook: posts the conversion (a
+/// restatement says `restated: true`); a retraction posts `lost` where `lost` maps to the
+/// webhook, then each label conversion it withdraws, `retracted: true`. Each post has an
+/// event id of its own, the same in every attempt, so a receiver that saw one already
+/// drops it when a later post of the delivery failed and it is tried again.
 pub(crate) async fn deliver(
     http: &reqwest::Client,
     settings: &WebhookSettings,
@@ -66,13 +72,65 @@ pub(crate) async fn deliver(
     action: DeliveryAction,
     now: DateTime<Utc>,
 ) -> Outcome {
-    let post = Post {
-        url: &settings.url,
-        secret: &settings.secret,
-        event_id: &job.job.event_id.to_string(),
-        body: payload(job, action).to_json(),
-    };
-    send(http, post, now).await
+    let mut bodies = Vec::new();
+    if action != DeliveryAction::Retract || job.mapping().webhook {
+        let own = match action {
+            DeliveryAction::Retract => DeliveryAction::Send,
+            other => other,
+        };
+        bodies.push((job.job.event_id, payload(job, own)));
+    }
+    if action == DeliveryAction::Retract {
+        bodies.extend(retractions(job));
+    }
+    let mut outcome = Outcome::skipped("nothing to post");
+    for (event_id, body) in bodies {
+        let post = Post {
+            url: &settings.url,
+            secret: &settings.secret,
+            event_id: &event_id.to_string(),
+            body: body.to_json(),
+        };
+        outcome = send(http, post, now).await;
+        if !matches!(outcome, Outcome::Delivered { .. }) {
+            break;
+        }
+    }
+    outcome
+}
+
+/// The retraction posts of a `lost` job: for each label conversion the webhook has, the
+/// conversion again (its id, time and price) with `retracted: true`, under an event id
+/// derived from the job's and the conversion's.
+pub fn retractions(job: &ClaimedJob) -> Vec<(Uuid, WebhookBody)> {
+    job.job
+        .retracts
+        .iter()
+        .filter(|r| r.sent_to.contains(&IntegrationKind::Webhook))
+        .map(|r| {
+            let event_id = Uuid::new_v5(&job.job.event_id, r.conversion_event_id.as_bytes());
+            let rating = Rating {
+                job_id: job.job.id,
+                conversion_event_id: r.conversion_event_id,
+                action: DeliveryAction::Retract,
+                conversion_id: ConversionId::Label(r.label_id),
+                label: None,
+                price: r.price,
+            };
+            let event = WebhookEvent::LeadConverted;
+            let at = r.converted_at;
+            let mut body =
+                WebhookBody::new(event, event_id, at, &job.project, &job.lead, Some(rating));
+            if let Some(conversion) = &mut body.conversion {
+                conversion.label = Some(WebhookLabel {
+                    id: r.label_id,
+                    name: r.label_name.clone(),
+                    mark_as_done: r.mark_as_done,
+                });
+            }
+            (event_id, body)
+        })
+        .collect()
 }
 
 /// Posts a lead webhook's claimed event: its body as stored, signed with the webhook's

@@ -82,7 +82,12 @@ impl Deliverer {
         let (kind, action) = (delivery.integration, delivery.action);
         let integrations = &job.integrations;
         let disconnected = || Outcome::skipped(format!("{kind} is no longer connected"));
-        if action != DeliveryAction::Send && !conversion::can_restate(kind) {
+        let able = match action {
+            DeliveryAction::Send => true,
+            DeliveryAction::Restate => conversion::can_restate(kind),
+            DeliveryAction::Retract => conversion::can_retract(kind),
+        };
+        if !able {
             // Planned deliveries never ask this; a row from elsewhere might.
             return Outcome::skipped(format!("{kind} cannot {action} a conversion"));
         }

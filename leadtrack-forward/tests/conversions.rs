@@ -319,3 +319,83 @@ async fn past_a_platforms_window_for_event_times_its_own_rule_applies() {
         json!(leadtrack_core::time::format(&record.job.converted_at))
     );
 }
+
+#[tokio::test]
+async fn lost_after_a_label_retracts_it_where_the_platform_can() {
+    let s = six().await;
+    let lead = s.f.rated_lead(lead_body(), Some(s.customer)).await;
+    let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
+    let customer_id = json!(first.job.conversion_event_id);
+    let first_time = leadtrack_core::time::format(&first.job.converted_at);
+    assert_eq!(s.counts(), [1; 6]);
+
+    // The project's `lost` sends to the webhook alone (the default).
+    let lost = s.rate(lead, ConversionId::Lost, 4999).await;
+    assert_eq!(
+        s.counts(),
+        [1, 1, 1, 2, 1, 3],
+        "Microsoft once, the webhook twice"
+    );
+    let ms = s.microsoft.requests().pop().unwrap();
+    assert_eq!(
+        ms.path,
+        "/CampaignManagement/v13/OfflineConversionAdjustments/Apply"
+    );
+    let adjustment = &ms.json()["OfflineConversionAdjustments"][0];
+    assert_eq!(
+        ms.json(),
+        json!({"OfflineConversionAdjustments": [{
+            "AdjustmentTime": adjustment["AdjustmentTime"],
+            "AdjustmentType": "Retract",
+            "ConversionName": "Offline purchase",
+            "ConversionTime": first_time,
+            "MicrosoftClickId": "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+        }]})
+    );
+    let hooks = s.f.platforms.hook.requests();
+    let (own, withdrawn) = (hooks[1].json(), hooks[2].json());
+    assert_eq!(
+        (&own["type"], &own["conversionId"], own.get("retracted")),
+        (&json!("lead.lost"), &json!("lost"), None)
+    );
+    assert_eq!(
+        own["conversionEventId"],
+        json!(lost.job.conversion_event_id)
+    );
+    assert_eq!(
+        (
+            &withdrawn["conversionEventId"],
+            &withdrawn["retracted"],
+            &withdrawn["label"]["name"]
+        ),
+        (&customer_id, &json!(true), &json!("Customer"))
+    );
+    assert_ne!(withdrawn["id"], own["id"], "each post its own event id");
+    let ads = delivery_of(&lost, IntegrationKind::GoogleAds).0.clone();
+    assert_eq!(
+        (ads.action, ads.state),
+        (DeliveryAction::Retract, DeliveryState::Skipped)
+    );
+    let reason = ads.detail.unwrap();
+    assert_eq!(
+        reason,
+        "Google Ads cannot retract a conversion: it keeps Customer"
+    );
+
+    // Rated Customer again after the retraction: the platforms that withdrew it hear it
+    // again, as the same conversion; the others already have it.
+    let again = s.rate(lead, s.customer, 4999).await;
+    assert_eq!(again.job.conversion_event_id, first.job.conversion_event_id);
+    for (delivery, _) in &again.deliveries {
+        let resent = matches!(
+            delivery.integration,
+            IntegrationKind::MicrosoftAds | IntegrationKind::Webhook
+        );
+        let state = if resent {
+            DeliveryState::Delivered
+        } else {
+            DeliveryState::Skipped
+        };
+        assert_eq!(delivery.state, state, "{}", delivery.integration);
+    }
+}

@@ -106,7 +106,8 @@ pub(crate) async fn update_status(
     let project_row = admin::project(c, project).await?;
     let integrations = admin::integrations(c, project).await?;
     let earlier = lead_jobs(c, project, lead.id).await?;
-    let rated = (label, earlier.as_slice());
+    let labels = admin::labels(c, project).await?;
+    let rated = (label, earlier.as_slice(), labels.as_slice());
     let asked = (update, form);
     let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
     let job_id = queue(c, project, &lead, &rating, by, now).await?;
@@ -187,8 +188,8 @@ async fn queue(
         c,
         "INSERT INTO jobs (project_id, event_id, lead_id, conversion_id, final_status, price,
             state, created_at, due_at, rated_by, conversion_event_id, converted_at,
-            form_token, prior)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $11, $12, $13)
+            form_token, prior, retracts)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $11, $12, $13, $14)
          RETURNING id",
         &[
             &project.0,
@@ -204,6 +205,7 @@ async fn queue(
             &to_millis(&job.converted_at),
             &rating.form.map(|form| form.token),
             &rating.prior_json()?,
+            &rating.retracts_json()?,
         ],
     )
     .await;

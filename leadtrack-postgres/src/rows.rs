@@ -194,7 +194,7 @@ pub(crate) fn label(row: &Row) -> Result<ConversionLabel, Error> {
 /// The columns [`job`] reads, in order.
 pub(crate) const JOB_COLUMNS: &str = "id, event_id, project_id, lead_id, conversion_id, \
      final_status, price, state, created_at, due_at, started_at, finished_at, rated_by, \
-     conversion_event_id, converted_at";
+     conversion_event_id, converted_at, retracts";
 
 /// A job from a row of [`JOB_COLUMNS`].
 pub(crate) fn job(row: &Row) -> Result<Job, Error> {
@@ -214,6 +214,10 @@ pub(crate) fn job(row: &Row) -> Result<Job, Error> {
         rated_by: actor(row.try_get(12)?)?,
         conversion_event_id: row.try_get(13)?,
         converted_at: from_millis(row.try_get(14)?),
+        retracts: match row.try_get::<_, Option<String>>(15)? {
+            Some(json) => serde_json::from_str(&json)?,
+            None => Vec::new(),
+        },
     })
 }
 

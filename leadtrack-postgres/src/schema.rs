@@ -411,6 +411,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX jobs_form ON jobs (project_id, lead_id, form_token)
         WHERE form_token IS NOT NULL;
     "#,
+    // 6: a `lost` job remembers the label conversions it withdraws.
+    r#"
+    ALTER TABLE jobs ADD COLUMN retracts text;
+    "#,
 ];
 
 /// Creates the table recording the schema version, and applies the migrations the

@@ -58,7 +58,8 @@ pub(crate) fn update_status(
     let project_row = admin::project(conn, project)?;
     let integrations = admin::integrations(conn, project)?;
     let earlier = lead_jobs(conn, project, lead.id)?;
-    let rated = (label, earlier.as_slice());
+    let labels = admin::labels(conn, project)?;
+    let rated = (label, earlier.as_slice(), labels.as_slice());
     let asked = (update, form);
     let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
     let job_id = queue(conn, project, &lead, &rating, by, now)?;
@@ -125,8 +126,8 @@ fn queue(
     conn.prepare_cached(
         "INSERT INTO jobs (event_id, project_id, lead_id, conversion_id, final_status, price,
             state, created_at, due_at, rated_by, conversion_event_id, converted_at,
-            form_token, prior)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            form_token, prior, retracts)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?
     .execute(rusqlite::params![
         job.event_id.to_string(),
@@ -142,6 +143,7 @@ fn queue(
         to_millis(&job.converted_at),
         rating.form.map(|form| form.token.to_string()),
         rating.prior_json()?,
+        rating.retracts_json()?,
     ])?;
     let job_id = conn.last_insert_rowid();
     let mut insert = conn.prepare_cached(

@@ -498,6 +498,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN form_token TEXT;
     ALTER TABLE jobs ADD COLUMN prior TEXT;
     CREATE UNIQUE INDEX jobs_form ON jobs (lead_id, form_token) WHERE form_token IS NOT NULL;
+    "#, // 20: a `lost` job remembers the label conversions it withdraws.
+    r#"
+    ALTER TABLE jobs ADD COLUMN retracts TEXT;
     "#,
 ];
 

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::activity::Activity;
 use crate::api::{Rating, rating_event};
-use crate::conversion::Earlier;
+use crate::conversion::{self, Earlier};
 use crate::integration::Integrations;
 use crate::job::{ClaimedJob, FormRating, JobRecord, NewJob, PriorRating, StatusChange};
 use crate::label::ConversionLabel;
@@ -15,7 +15,7 @@ use crate::lead::StoredLead;
 use crate::project::Project;
 use crate::request::StatusUpdate;
 use crate::rules::{Rated, plan_conversion};
-use crate::types::{DeliveryAction, DeliveryState, IntegrationKind, JobId};
+use crate::types::{ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobId};
 use crate::webhook::WebhookEvent;
 
 /// The note a status update writes: `None` keeps the lead's note, `Some(None)` clears it.
@@ -96,22 +96,28 @@ pub struct QueuedRating {
 
 impl QueuedRating {
     /// Plans the rating `update` of `lead` (with its `label`) for the project's
-    /// `integrations`, at `now`; `earlier` is the lead's job records, from which the
-    /// conversion's earlier jobs are found.
+    /// `integrations`, at `now`; `records` is the lead's jobs, from which the conversion's
+    /// earlier jobs are found and, for `lost`, the label conversions it withdraws
+    /// (`labels` is the project's).
     pub fn plan(
         lead: &StoredLead,
         (update, form): (&StatusUpdate, Option<FormRating>),
-        (label, earlier): (Option<ConversionLabel>, &[JobRecord]),
+        (label, records, labels): (Option<ConversionLabel>, &[JobRecord], &[ConversionLabel]),
         project: &Project,
         integrations: &Integrations,
         now: DateTime<Utc>,
     ) -> Self {
-        let earlier = Earlier::of(earlier, update.conversion_id);
+        let earlier = Earlier::of(records, update.conversion_id);
+        let retracts = match update.conversion_id {
+            ConversionId::Lost => conversion::retractions(records, labels),
+            _ => Vec::new(),
+        };
         let rated = Rated {
             conversion_id: update.conversion_id,
             label: label.as_ref(),
             price: update.price,
             earlier: earlier.as_ref(),
+            retracts: &retracts,
         };
         let job = plan_conversion(lead, rated, project, integrations, now);
         Self {
@@ -129,6 +135,11 @@ impl QueuedRating {
         now + self
             .form
             .map_or_else(chrono::Duration::zero, |form| form.hold)
+    }
+
+    /// The retractions as their column holds them.
+    pub fn retracts_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(&self.job.retracts)
     }
 
     /// The prior rating as its column holds it.

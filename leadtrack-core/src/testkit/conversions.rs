@@ -152,3 +152,62 @@ pub async fn a_cancelled_rating_leaves_no_conversion_behind<B: Backend>(backend:
         .map(|(d, _)| (d.action, d.state));
     assert_eq!(ga4, Some((DeliveryAction::Send, DeliveryState::Pending)));
 }
+
+/// `lost` after a delivered label withdraws it: the job names the conversion and where it
+/// was sent, Microsoft Advertising and the webhook retract it (the webhook also hearing of
+/// `lost`), the others cannot and say so; rated again, the label is sent again where it
+/// was withdrawn, as the same conversion.
+pub async fn lost_after_a_label_plans_its_retraction<B: Backend>(backend: &B) {
+    use DeliveryAction::{Retract, Send};
+    use DeliveryState::{Pending, Skipped};
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    for settings in all_integrations() {
+        store
+            .set_integration(project.id, settings, at(0))
+            .await
+            .unwrap();
+    }
+    let customer = ConversionId::Label(label(&store, &project, true, all_mapped()).await);
+    let body = json!({"userData": {"email": "a@x.io"},
+                      "attributionData": {"gclid": "G", "cid": "1.2", "msclkid": "M"}});
+    let lead = create(&store, &project, body, 0).await.lead_id;
+    let first = rate(&store, &project, lead, (customer, Some(1000)), 1).await;
+    deliver_all(&store, 2).await;
+
+    let lost = rate(&store, &project, lead, (ConversionId::Lost, None), 3).await;
+    assert_eq!(lost.job.retracts.len(), 1);
+    let retracted = &lost.job.retracts[0];
+    assert_eq!(
+        (
+            retracted.conversion_event_id,
+            retracted.converted_at,
+            retracted.price
+        ),
+        (first.job.conversion_event_id, at(1), Some(1000))
+    );
+    assert_eq!(retracted.sent_to.len(), 6);
+    assert_eq!(
+        retracted.microsoft_ads_conversion.as_deref(),
+        Some("Qualified lead")
+    );
+    for (kind, action, state, detail) in plan(&lost) {
+        let expected = match kind {
+            IntegrationKind::MicrosoftAds | IntegrationKind::Webhook => (Retract, Pending),
+            _ => (Retract, Skipped),
+        };
+        assert_eq!((action, state), expected, "{kind}: {detail}");
+    }
+    deliver_all(&store, 4).await;
+
+    let again = rate(&store, &project, lead, (customer, Some(1000)), 5).await;
+    assert_eq!(again.job.conversion_event_id, first.job.conversion_event_id);
+    for (kind, action, state, _) in plan(&again) {
+        let resent = matches!(
+            kind,
+            IntegrationKind::MicrosoftAds | IntegrationKind::Webhook
+        );
+        let expected = if resent { Pending } else { Skipped };
+        assert_eq!((action, state), (Send, expected), "{kind}");
+    }
+}
