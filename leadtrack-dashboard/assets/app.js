@@ -81,7 +81,7 @@
       return;
     }
     // ---- a lead's rating form: 1-9 pick a label, 0 Lost, o Open, p the price,
-    // Enter saves ----
+    // Enter saves, n saves and opens the next open lead ----
     var form = d.querySelector("[data-rate-form]");
     if (form) {
       var choice = form.querySelector('input[data-key="' + event.key + '"]');
@@ -96,8 +96,9 @@
           price.focus();
           price.select();
         }
-      } else if (event.key === "Enter" && form.contains(event.target)) {
+      } else if ((event.key === "Enter" && form.contains(event.target)) || event.key === "n") {
         event.preventDefault();
+        if (event.key === "n") form.querySelector("[data-next]").value = "1";
         form.requestSubmit ? form.requestSubmit() : form.submit();
       }
     }

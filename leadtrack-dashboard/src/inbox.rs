@@ -97,6 +97,15 @@ async fn show_lead<S: Store>(
 async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
     let (viewer, membership, form) = member;
     match lead::rate(store, &viewer, &membership, id, &form).await {
+        // `n`: saved, on to the next open lead (the inbox when there is none).
+        Ok(Rated::Queued | Rated::Partly) if form.get("next") == "1" => {
+            let next = next_open(store, &membership, id).await;
+            let public_id = &membership.project.public_id;
+            render::redirect(&match next {
+                Some(next) => format!("/projects/{public_id}/leads/{next}"),
+                None => format!("/projects/{public_id}/leads"),
+            })
+        }
         Ok(rated) => render::redirect(&format!(
             "/projects/{}/leads/{id}?done={}",
             membership.project.public_id,
@@ -114,6 +123,20 @@ async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
             lead::page(store, &viewer, &membership, id, status, rating).await
         }
     }
+}
+
+/// The newest open lead but `rated`, as the inbox's Open tab lists it first.
+async fn next_open<S: Store>(store: &S, membership: &Membership, rated: LeadId) -> Option<LeadId> {
+    let query = leadtrack_core::request::LeadQuery {
+        status: Some(vec![leadtrack_core::types::LeadStatus::Open]),
+        limit: 2,
+        ..leadtrack_core::request::LeadQuery::default()
+    };
+    let page = store.list_leads(membership.project.id, &query).await.ok()?;
+    page.leads
+        .iter()
+        .map(|lead| lead.id)
+        .find(|id| *id != rated)
 }
 
 /// `POST /projects/{projectId}/leads/{leadId}/undo`: takes the rating back if it has not

@@ -83,6 +83,8 @@ pub(crate) struct DeliveryRow {
 /// A conversion job, as the history shows it.
 pub(crate) struct JobRow {
     pub(crate) what: String,
+    /// The note typed with the rating.
+    pub(crate) note: Option<String>,
     pub(crate) state: String,
     pub(crate) rated_by: Option<String>,
     pub(crate) at: String,
@@ -442,10 +444,24 @@ fn event_text(event: &LeadEvent, labels: &[ConversionLabel], currency: &str) -> 
     }
 }
 
-fn job_row(record: &JobRecord, labels: &[ConversionLabel]) -> JobRow {
+/// A job as the Conversions list shows it: its label with the price and the note typed
+/// with the rating (from the lead's `events`), who rated it, when, and each platform.
+fn job_row(
+    record: &JobRecord,
+    (labels, events, currency): (&[ConversionLabel], &[LeadEvent], &str),
+) -> JobRow {
     let job = &record.job;
+    let note = events.iter().find_map(|event| match &event.activity {
+        Activity::Rated { job_id, note, .. } if *job_id == job.id => note.clone(),
+        _ => None,
+    });
+    let mut what = conversion_name(job.conversion_id, labels);
+    if let Some(price) = job.price {
+        what.push_str(&format!(", {} {currency}", format::money(price)));
+    }
     JobRow {
-        what: conversion_name(job.conversion_id, labels),
+        what,
+        note,
         state: job.state.to_string(),
         rated_by: job.rated_by.as_ref().map(ToString::to_string),
         at: format::exact(&job.created_at),
@@ -555,7 +571,10 @@ pub(crate) async fn page<S: Store>(
                 text: event_text(event, &labels, &currency),
             })
             .collect(),
-        jobs: jobs.iter().map(|record| job_row(record, &labels)).collect(),
+        jobs: jobs
+            .iter()
+            .map(|record| job_row(record, (&labels, &events, &currency)))
+            .collect(),
         csrf: viewer.csrf(),
     };
     render::page(status, &page)

@@ -204,6 +204,8 @@ async fn rating_a_lead_records_who_and_queues_the_conversion() {
             "Rated. Nothing is sent until the undo window has passed",
             "Rated Customer, 1,500.50 USD: “signed”",
             "<strong>Customer</strong> is saved, and sent in <span data-countdown>10 s</span>",
+            "<strong>Customer, 1,500.50 USD</strong> · <span class=\"badge\">queued</span>",
+            "<p class=\"note\">“signed”</p>",
             &format!("action=\"/projects/alpha/leads/{id}/undo\" data-undo-form"),
         ],
     );
@@ -544,5 +546,46 @@ async fn a_lead_page_shows_a_restatement_and_why_a_platform_got_nothing() {
     assert!(
         ga4.contains("skipped") && ga4.contains("GA4 cannot restate a conversion&#39;s value"),
         "{ga4}"
+    );
+}
+
+#[tokio::test]
+async fn n_saves_and_opens_the_next_open_lead() {
+    let app = app().await;
+    let customer = label(&app, "Customer").await;
+    let older = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
+    let newer = lead(&app, json!({"userData": {"email": "grace@example.com"}})).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app
+        .get(&format!("/projects/alpha/leads/{newer}"), &member)
+        .await;
+    let body = encode(&[
+        ("csrf", &page.csrf()),
+        ("form", &page.hidden("form")),
+        ("conversionId", &customer),
+        ("next", "1"),
+    ]);
+    let path = format!("/projects/alpha/leads/{newer}/rate");
+    let reply = app.send(form(&path, &body).header("cookie", &member)).await;
+    assert_eq!(
+        reply.header("location"),
+        Some(format!("/projects/alpha/leads/{older}").as_str())
+    );
+    assert_eq!(stored(&app, newer).await.status, LeadStatus::Pending);
+    let page = app
+        .get(&format!("/projects/alpha/leads/{older}"), &member)
+        .await;
+    let body = encode(&[
+        ("csrf", &page.csrf()),
+        ("form", &page.hidden("form")),
+        ("conversionId", &customer),
+        ("next", "1"),
+    ]);
+    let path = format!("/projects/alpha/leads/{older}/rate");
+    let reply = app.send(form(&path, &body).header("cookie", &member)).await;
+    assert_eq!(
+        reply.header("location"),
+        Some("/projects/alpha/leads"),
+        "none left"
     );
 }
