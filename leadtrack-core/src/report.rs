@@ -12,7 +12,8 @@ use strum::{AsRefStr, Display, EnumString, VariantArray};
 use uuid::Uuid;
 
 use crate::channel::{NOT_SET, Touch};
-use crate::types::ConversionId;
+use crate::label::ConversionLabel;
+use crate::types::{ConversionId, LeadStatus};
 
 /// The longest range a report covers, in days.
 pub const MAX_DAYS: u64 = 366;
@@ -189,6 +190,8 @@ pub struct ReportLead<'a> {
     pub campaign: Option<&'a str>,
     /// The lead's conversion id.
     pub conversion_id: Option<ConversionId>,
+    /// Its status now.
+    pub status: LeadStatus,
     /// Its price in cents.
     pub price: Option<i64>,
 }
@@ -225,11 +228,13 @@ pub struct ReportBuilder {
     days: Vec<ReportDay>,
     /// Reused for every lead's group name, so counting allocates only for a new group.
     name: String,
+    /// The labels that mark a lead done: an open lead with one of them was reset.
+    done_labels: Vec<Uuid>,
 }
 
 impl ReportBuilder {
-    /// An empty report for `query`.
-    pub fn new(query: &ReportQuery) -> Self {
+    /// An empty report for `query`, of a project whose labels are `labels`.
+    pub fn new(query: &ReportQuery, labels: &[ConversionLabel]) -> Self {
         Self {
             query: *query,
             start: query.start(),
@@ -244,6 +249,24 @@ impl ReportBuilder {
                 })
                 .collect(),
             name: String::new(),
+            done_labels: labels
+                .iter()
+                .filter(|label| label.mark_as_done)
+                .map(|label| label.id)
+                .collect(),
+        }
+    }
+
+    /// What `lead` counts as now: its conversion, unless it was reset to open since (an
+    /// open lead with `lost`, or with a label that marks leads done, was reset; one with a
+    /// label that keeps leads open, such as Qualified, is that label's).
+    fn current(&self, lead: &ReportLead<'_>) -> Option<ConversionId> {
+        match (lead.status, lead.conversion_id) {
+            (LeadStatus::Open, Some(ConversionId::Lost)) => None,
+            (LeadStatus::Open, Some(ConversionId::Label(id))) if self.done_labels.contains(&id) => {
+                None
+            }
+            (_, conversion) => conversion,
         }
     }
 
@@ -278,11 +301,12 @@ impl ReportBuilder {
             }
         };
         let value = lead.price.unwrap_or_default();
-        self.groups[at].tally.add(lead.conversion_id, 1, value);
+        let conversion = self.current(&lead);
+        self.groups[at].tally.add(conversion, 1, value);
         let day = (lead.created_at - self.start).num_days();
         if let Some(day) = usize::try_from(day).ok().and_then(|d| self.days.get_mut(d)) {
             day.leads += 1;
-            if matches!(lead.conversion_id, Some(ConversionId::Label(_))) {
+            if matches!(conversion, Some(ConversionId::Label(_))) {
                 day.converted += 1;
             }
         }
@@ -330,8 +354,51 @@ mod tests {
             medium: touch.map(|t| t.1),
             campaign: touch.and_then(|t| t.2),
             conversion_id,
+            status: match conversion_id {
+                None => LeadStatus::Open,
+                Some(_) => LeadStatus::Rated,
+            },
             price,
         }
+    }
+
+    #[test]
+    fn a_lead_reset_to_open_counts_as_open() {
+        let won = Uuid::from_u128(1);
+        let qualified = Uuid::from_u128(2);
+        let label = |id, mark_as_done| ConversionLabel {
+            id,
+            project_id: crate::types::ProjectId(1),
+            name: String::new(),
+            mark_as_done,
+            mapping: crate::label::LabelMapping::default(),
+            created_at: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
+        };
+        let labels = [label(won, true), label(qualified, false)];
+        let mut builder = ReportBuilder::new(&query(Grouping::Source), &labels);
+        let google = Some(("google", "cpc", None));
+        for (conversion, status) in [
+            (ConversionId::Label(won), LeadStatus::Open),
+            (ConversionId::Lost, LeadStatus::Open),
+            (ConversionId::Label(qualified), LeadStatus::Open),
+            (ConversionId::Lost, LeadStatus::Pending),
+        ] {
+            builder.add(ReportLead {
+                status,
+                ..lead(1, google, Some(conversion), Some(100))
+            });
+        }
+        let tally = &builder.finish().groups[0].tally;
+        assert_eq!(
+            (
+                tally.leads,
+                tally.label(won),
+                tally.label(qualified),
+                tally.lost
+            ),
+            (4, 0, 1, 1),
+            "the reset ones count as open; Qualified keeps leads open; pending counts"
+        );
     }
 
     #[test]
@@ -354,7 +421,7 @@ mod tests {
     fn leads_are_counted_by_group_rating_and_day() {
         let won = Uuid::from_u128(1);
         let google = Some(("google", "cpc", Some("spring")));
-        let mut builder = ReportBuilder::new(&query(Grouping::SourceMedium));
+        let mut builder = ReportBuilder::new(&query(Grouping::SourceMedium), &[]);
         builder.add(lead(1, google, Some(ConversionId::Label(won)), Some(5_000)));
         builder.add(lead(1, google, Some(ConversionId::Lost), Some(900)));
         builder.add(lead(3, google, None, Some(100)));
@@ -382,7 +449,7 @@ mod tests {
 
     #[test]
     fn campaigns_and_media_of_unknown_leads_are_not_set() {
-        let mut builder = ReportBuilder::new(&query(Grouping::Campaign));
+        let mut builder = ReportBuilder::new(&query(Grouping::Campaign), &[]);
         builder.add(lead(1, Some(("google", "cpc", None)), None, None));
         builder.add(lead(1, None, None, None));
         builder.add(lead(1, Some(("google", "cpc", Some("x"))), None, None));

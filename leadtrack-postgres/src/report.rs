@@ -30,7 +30,8 @@ pub(crate) async fn report(
     let start = to_millis(&query.start());
     let end = to_millis(&query.end());
     let rows = all(c, &sql(query.touch), &[&project.0, &start, &end]).await?;
-    let mut builder = ReportBuilder::new(query);
+    let labels = crate::admin::labels(c, project).await?;
+    let mut builder = ReportBuilder::new(query, &labels);
     for row in &rows {
         let day: i64 = row.try_get(0)?;
         let conversion_id = row
@@ -44,6 +45,7 @@ pub(crate) async fn report(
             medium: row.try_get(2)?,
             campaign: row.try_get(3)?,
             conversion_id,
+            status: rows::parse("leads.status", row.try_get::<_, String>(7)?)?,
             price: row.try_get(6)?,
         };
         for n in 0..leads {
@@ -70,8 +72,8 @@ fn sql(touch: Touchpoint) -> String {
     };
     format!(
         "SELECT (created_at - $2) / {DAY_MS}, {touch}_source, {touch}_medium, {touch}_campaign,
-                conversion_id, count(*), sum(price)::bigint
+                conversion_id, count(*), sum(price)::bigint, status
          FROM leads WHERE project_id = $1 AND created_at >= $2 AND created_at < $3
-         GROUP BY 1, 2, 3, 4, 5"
+         GROUP BY 1, 2, 3, 4, 5, 8"
     )
 }

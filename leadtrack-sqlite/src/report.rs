@@ -25,7 +25,8 @@ pub(crate) fn report(
         to_millis(&query.start()),
         to_millis(&query.end()),
     ))?;
-    let mut builder = ReportBuilder::new(query);
+    let labels = crate::admin::labels(conn, project)?;
+    let mut builder = ReportBuilder::new(query, &labels);
     while let Some(row) = rows.next()? {
         let conversion_id = match text(row, 4)? {
             None => None,
@@ -40,6 +41,7 @@ pub(crate) fn report(
             medium: text(row, 2)?,
             campaign: text(row, 3)?,
             conversion_id,
+            status: crate::rows::parse("leads.status", row.get::<_, String>(6)?)?,
             price: row.get(5)?,
         });
     }
@@ -64,7 +66,8 @@ fn sql(touch: Touchpoint) -> String {
         Touchpoint::Last => "last",
     };
     format!(
-        "SELECT created_at, {touch}_source, {touch}_medium, {touch}_campaign, conversion_id, price
+        "SELECT created_at, {touch}_source, {touch}_medium, {touch}_campaign, conversion_id, price,
+                status
          FROM leads WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3"
     )
 }

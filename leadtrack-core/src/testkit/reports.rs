@@ -208,6 +208,39 @@ pub async fn report_counts_by_first_touch_with_totals_and_days<B: Backend>(backe
     assert_eq!(days, [(march(1), 2, 2), (march(2), 2, 0), (march(3), 2, 1)]);
 }
 
+/// A lead reset to open counts as open, whatever it was rated before: the lost lead of the
+/// newsletter, reset, is no longer lost.
+pub async fn a_lead_reset_to_open_is_reported_open<B: Backend>(backend: &B) {
+    let known = known(backend.open().await).await;
+    let page = known
+        .store
+        .list_leads(known.project, &crate::request::LeadQuery::default())
+        .await
+        .unwrap();
+    let lost = page
+        .leads
+        .iter()
+        .find(|lead| lead.conversion_id == Some(ConversionId::Lost))
+        .expect("the known project's lost lead");
+    let reset = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lost.id),
+        conversion_id: ConversionId::Open,
+        price: None,
+        note: None,
+    };
+    known
+        .store
+        .update_status(known.project, &reset, &by(), at(60 * 24 * 6))
+        .await
+        .unwrap();
+    let report = known
+        .report(Touchpoint::First, Grouping::SourceMedium)
+        .await;
+    let newsletter = rows(&report, &known.labels).pop().unwrap();
+    assert_eq!(newsletter, row("newsletter / email", 1, [0, 0], 0, 0));
+    assert_eq!(report.totals().lost, 0);
+}
+
 /// By last touch, and by source, campaign and medium alone.
 pub async fn report_counts_by_last_touch_and_each_grouping<B: Backend>(backend: &B) {
     let known = known(backend.open().await).await;
