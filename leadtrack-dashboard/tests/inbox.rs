@@ -556,36 +556,23 @@ async fn n_saves_and_opens_the_next_open_lead() {
     let older = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
     let newer = lead(&app, json!({"userData": {"email": "grace@example.com"}})).await;
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
-    let page = app
-        .get(&format!("/projects/alpha/leads/{newer}"), &member)
-        .await;
-    let body = encode(&[
-        ("csrf", &page.csrf()),
-        ("form", &page.hidden("form")),
-        ("conversionId", &customer),
-        ("next", "1"),
-    ]);
-    let path = format!("/projects/alpha/leads/{newer}/rate");
-    let reply = app.send(form(&path, &body).header("cookie", &member)).await;
-    assert_eq!(
-        reply.header("location"),
-        Some(format!("/projects/alpha/leads/{older}").as_str())
-    );
+    // Rates `id` from its page as `n` does; where the dashboard goes next.
+    let rate_and_next = async |id: LeadId| {
+        let lead_page = format!("/projects/alpha/leads/{id}");
+        let page = app.get(&lead_page, &member).await;
+        let body = encode(&[
+            ("csrf", &page.csrf()),
+            ("form", &page.hidden("form")),
+            ("conversionId", &customer),
+            ("next", "1"),
+        ]);
+        let path = format!("{lead_page}/rate");
+        let reply = app.send(form(&path, &body).header("cookie", &member)).await;
+        reply.header("location").map(str::to_owned)
+    };
+    let next = rate_and_next(newer).await;
+    assert_eq!(next, Some(format!("/projects/alpha/leads/{older}")));
     assert_eq!(stored(&app, newer).await.status, LeadStatus::Pending);
-    let page = app
-        .get(&format!("/projects/alpha/leads/{older}"), &member)
-        .await;
-    let body = encode(&[
-        ("csrf", &page.csrf()),
-        ("form", &page.hidden("form")),
-        ("conversionId", &customer),
-        ("next", "1"),
-    ]);
-    let path = format!("/projects/alpha/leads/{older}/rate");
-    let reply = app.send(form(&path, &body).header("cookie", &member)).await;
-    assert_eq!(
-        reply.header("location"),
-        Some("/projects/alpha/leads"),
-        "none left"
-    );
+    let last = rate_and_next(older).await;
+    assert_eq!(last.as_deref(), Some("/projects/alpha/leads"), "none left");
 }

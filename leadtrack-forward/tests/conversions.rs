@@ -13,10 +13,7 @@ use leadtrack_core::integration::{
 };
 use leadtrack_core::job::JobRecord;
 use leadtrack_core::label::{LabelMapping, NewLabel};
-use leadtrack_core::request::StatusUpdate;
-use leadtrack_core::types::{
-    ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId, LeadIdentifier,
-};
+use leadtrack_core::types::{ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId};
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse, Recorded};
 use serde_json::{Value, json};
@@ -111,17 +108,7 @@ impl Six {
 
     /// Rates `lead` again and lets a worker deliver the job; the job.
     async fn rate(&self, lead: LeadId, conversion: ConversionId, price: i64) -> JobRecord {
-        let update = StatusUpdate {
-            identifier: LeadIdentifier::LeadId(lead),
-            conversion_id: conversion,
-            price: Some(price),
-            note: None,
-        };
-        self.f
-            .store
-            .update_status(self.f.project.id, &update, &rater(), Utc::now())
-            .await
-            .unwrap();
+        self.f.rate(lead, (conversion, price), Utc::now()).await;
         self.f
             .run_until_done(&worker(&self.f.store, fast()), lead)
             .await
@@ -287,17 +274,9 @@ async fn past_a_platforms_window_for_event_times_its_own_rule_applies() {
         .await
         .unwrap()
         .lead_id;
-    let update = StatusUpdate {
-        identifier: LeadIdentifier::LeadId(lead),
-        conversion_id: ConversionId::Label(f.label),
-        price: Some(100),
-        note: None,
-    };
     let rated_at = Utc::now() - chrono::Duration::days(8);
-    f.store
-        .update_status(f.project.id, &update, &rater(), rated_at)
-        .await
-        .unwrap();
+    f.rate(lead, (ConversionId::Label(f.label), 100), rated_at)
+        .await;
     let record = f.run_until_done(&worker(&f.store, fast()), lead).await;
     // Meta refuses events older than 7 days: skipped, with the reason.
     let (meta, _) = delivery_of(&record, IntegrationKind::Meta);

@@ -229,20 +229,16 @@ pub(crate) fn undo(
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<Vec<LeadId>, Error> {
-    let sql = |filter: &str| {
-        format!(
-            "SELECT id, lead_id, prior FROM jobs
-             WHERE project_id = ?1 AND {filter} AND state = 'queued' AND started_at IS NULL"
-        )
-    };
+    const HELD: &str = "SELECT id, lead_id, prior FROM jobs
+         WHERE project_id = ?1 AND state = 'queued' AND started_at IS NULL AND ";
     let row = |row: &rusqlite::Row<'_>| Ok((row.get(0)?, row.get(1)?, row.get(2)?));
     let held: Vec<(i64, i64, Option<String>)> = match target {
         UndoTarget::Lead(lead) => conn
-            .prepare_cached(&sql("lead_id = ?2"))?
+            .prepare_cached(&format!("{HELD}lead_id = ?2"))?
             .query_map((project.0, lead.0), row)?
             .collect::<Result<_, _>>()?,
         UndoTarget::Form(token) => conn
-            .prepare_cached(&sql("form_token = ?2"))?
+            .prepare_cached(&format!("{HELD}form_token = ?2"))?
             .query_map((project.0, token.to_string()), row)?
             .collect::<Result<_, _>>()?,
     };

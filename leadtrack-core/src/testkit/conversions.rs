@@ -4,12 +4,10 @@
 
 use serde_json::json;
 
-use super::{
-    Backend, all_integrations, all_mapped, at, by, create, deliver_all, label, project, update,
-};
+use super::{Backend, all_mapped, at, by, connected_project, create, deliver_all, label, update};
 use crate::job::JobRecord;
 use crate::project::Project;
-use crate::store::{Admin, LeadStore};
+use crate::store::LeadStore;
 use crate::types::{ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId};
 
 /// Rates `lead` with `conversion` at `price` at minute `minute`; the lead's newest job.
@@ -50,13 +48,7 @@ pub async fn a_conversion_keeps_its_identity_and_is_sent_once_per_value<B: Backe
     use DeliveryAction::{Restate, Send};
     use DeliveryState::{Pending, Skipped};
     let store = backend.open().await;
-    let project = project(&store, "p1").await;
-    for settings in all_integrations() {
-        store
-            .set_integration(project.id, settings, at(0))
-            .await
-            .unwrap();
-    }
+    let project = connected_project(&store).await;
     let customer = ConversionId::Label(label(&store, &project, true, all_mapped()).await);
     let qualified = ConversionId::Label(label(&store, &project, false, all_mapped()).await);
     let body = json!({"userData": {"email": "a@x.io"},
@@ -130,13 +122,7 @@ pub async fn a_conversion_keeps_its_identity_and_is_sent_once_per_value<B: Backe
 /// conversion starts anew, with the new job's id and time.
 pub async fn a_cancelled_rating_leaves_no_conversion_behind<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let project = project(&store, "p1").await;
-    for settings in all_integrations() {
-        store
-            .set_integration(project.id, settings, at(0))
-            .await
-            .unwrap();
-    }
+    let project = connected_project(&store).await;
     let customer = ConversionId::Label(label(&store, &project, true, all_mapped()).await);
     let body = json!({"userData": {"email": "a@x.io"}, "attributionData": {"cid": "1.2"}});
     let lead = create(&store, &project, body, 0).await.lead_id;
@@ -161,13 +147,7 @@ pub async fn lost_after_a_label_plans_its_retraction<B: Backend>(backend: &B) {
     use DeliveryAction::{Retract, Send};
     use DeliveryState::{Pending, Skipped};
     let store = backend.open().await;
-    let project = project(&store, "p1").await;
-    for settings in all_integrations() {
-        store
-            .set_integration(project.id, settings, at(0))
-            .await
-            .unwrap();
-    }
+    let project = connected_project(&store).await;
     let customer = ConversionId::Label(label(&store, &project, true, all_mapped()).await);
     let body = json!({"userData": {"email": "a@x.io"},
                       "attributionData": {"gclid": "G", "cid": "1.2", "msclkid": "M"}});

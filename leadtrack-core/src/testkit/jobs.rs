@@ -4,7 +4,7 @@ use chrono::Duration;
 use serde_json::json;
 
 use super::{
-    Backend, all_integrations, all_kinds, all_mapped, at, by, create, label, lead_by_id, project,
+    Backend, all_kinds, all_mapped, at, by, connected_project, create, label, lead_by_id, project,
     update, webhook, webhook_label,
 };
 use crate::integration::IntegrationSettings;
@@ -21,13 +21,7 @@ use crate::webhook::{NewWebhook, WebhookEvents};
 /// data for are skipped, with the response's warnings.
 pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let project = project(&store, "p1").await;
-    for settings in all_integrations() {
-        store
-            .set_integration(project.id, settings, at(0))
-            .await
-            .unwrap();
-    }
+    let project = connected_project(&store).await;
     let label_id = label(&store, &project, true, all_mapped()).await;
     let complete = create(
         &store,
@@ -160,13 +154,7 @@ struct Rated<S> {
 }
 
 async fn rated<S: crate::store::Store>(store: S) -> Rated<S> {
-    let project = project(&store, "p1").await;
-    for settings in all_integrations() {
-        store
-            .set_integration(project.id, settings, at(0))
-            .await
-            .unwrap();
-    }
+    let project = connected_project(&store).await;
     let mapping = LabelMapping {
         ga4_event: Some("qualify".into()),
         webhook: true,

@@ -280,6 +280,18 @@ pub(crate) async fn deliver_all<S: JobQueue>(store: &S, minute: i64) {
         .unwrap();
 }
 
+/// Project `p1` with every integration connected (as [`all_integrations`]).
+pub(crate) async fn connected_project<S: Admin>(store: &S) -> Project {
+    let project = project(store, "p1").await;
+    for settings in all_integrations() {
+        store
+            .set_integration(project.id, settings, at(0))
+            .await
+            .expect("connect an integration");
+    }
+    project
+}
+
 /// The actor of the suite's status updates: an API key.
 pub(crate) fn by() -> Actor {
     Actor::api_key("lt_testkit0")

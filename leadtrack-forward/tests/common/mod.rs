@@ -226,6 +226,25 @@ impl Fixture {
         lead
     }
 
+    /// Rates `lead` with `conversion` at `price` cents, as of `at`.
+    pub(crate) async fn rate(
+        &self,
+        lead: LeadId,
+        (conversion_id, price): (ConversionId, i64),
+        at: chrono::DateTime<Utc>,
+    ) {
+        let update = StatusUpdate {
+            identifier: LeadIdentifier::LeadId(lead),
+            conversion_id,
+            price: Some(price),
+            note: None,
+        };
+        self.store
+            .update_status(self.project.id, &update, &rater(), at)
+            .await
+            .unwrap();
+    }
+
     pub(crate) async fn job(&self, lead: LeadId) -> JobRecord {
         self.store
             .lead_jobs(self.project.id, lead)
