@@ -366,6 +366,8 @@ pub enum Actor {
         /// The key's display prefix.
         prefix: String,
     },
+    /// The server's admin commands (`job retry`), run by whoever runs the server.
+    Admin,
 }
 
 impl Actor {
@@ -383,6 +385,7 @@ impl fmt::Display for Actor {
         match self {
             Self::User { name, .. } => f.write_str(name),
             Self::ApiKey { prefix } => write!(f, "API key {prefix}"),
+            Self::Admin => f.write_str("the admin commands"),
         }
     }
 }

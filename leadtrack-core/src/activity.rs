@@ -92,6 +92,12 @@ pub enum Activity {
         /// The cancelled job.
         job_id: JobId,
     },
+    /// The deliveries of a conversion that had failed for good were queued again, as the
+    /// job named.
+    Retried {
+        /// The job that sends them again.
+        job_id: JobId,
+    },
     /// A delivery attempt of a conversion job ended.
     Delivery {
         /// The job.

@@ -142,6 +142,20 @@ pub enum UndoTarget {
     Form(Uuid),
 }
 
+/// Which failed deliveries to try again: a lead's, or an integration's since a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryTarget {
+    /// The lead's last conversion, every platform it failed at.
+    Lead(LeadId),
+    /// The conversions rated since `since` that failed at `kind`.
+    Integration {
+        /// The platform.
+        kind: IntegrationKind,
+        /// The earliest rating time.
+        since: DateTime<Utc>,
+    },
+}
+
 /// The outcome of a status update.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusChange {

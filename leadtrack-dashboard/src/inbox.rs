@@ -2,7 +2,7 @@
 
 use leadtrack_core::Store;
 use leadtrack_core::account::Membership;
-use leadtrack_core::job::UndoTarget;
+use leadtrack_core::job::{RetryTarget, UndoTarget};
 use leadtrack_core::types::{LeadId, Role};
 use leadtrack_http::{Body, Params};
 use uuid::Uuid;
@@ -39,16 +39,21 @@ pub(crate) async fn handle<S: Store>(
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        Leads::Rate | Leads::Undo if lead().is_none() => render::not_found(None),
-        Leads::Rate | Leads::BulkRate | Leads::Undo | Leads::BulkUndo => {
-            let found =
-                access::project_form(store, config, request, public_id, Role::Member, body).await;
+        Leads::Rate | Leads::Undo | Leads::Retry if lead().is_none() => render::not_found(None),
+        Leads::Rate | Leads::BulkRate | Leads::Undo | Leads::BulkUndo | Leads::Retry => {
+            // Sending failed deliveries again is an owner's decision; rating, anyone's.
+            let needed = match page {
+                Leads::Retry => Role::Owner,
+                _ => Role::Member,
+            };
+            let found = access::project_form(store, config, request, public_id, needed, body).await;
             let member = match found {
                 Ok(member) => member,
                 Err(response) => return response,
             };
             match (page, lead()) {
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
+                (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,
                 (_, Some(id)) => rate_lead(store, member, id).await,
                 (_, None) => bulk_rate(store, member).await,
@@ -123,6 +128,32 @@ async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
             lead::page(store, &viewer, &membership, id, status, rating).await
         }
     }
+}
+
+/// `POST /projects/{projectId}/leads/{leadId}/retry`: sends the failed deliveries of the
+/// lead's last conversion again; then back to the lead, which says whether it did.
+async fn retry_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
+    let (viewer, membership, _) = member;
+    let project = &membership.project;
+    let retried = store
+        .retry_failed(
+            project.id,
+            RetryTarget::Lead(id),
+            &viewer.actor(),
+            chrono::Utc::now(),
+        )
+        .await;
+    let done = match retried {
+        Ok(jobs) if jobs.is_empty() => Rated::Unretried,
+        Ok(_) => Rated::Retried,
+        Err(leadtrack_core::StoreError::NotFound(_)) => return render::not_found(Some(&viewer)),
+        Err(err) => return render::store_failure(err, Some(&viewer)),
+    };
+    render::redirect(&format!(
+        "/projects/{}/leads/{id}?done={}",
+        project.public_id,
+        done.as_ref()
+    ))
 }
 
 /// The newest open lead but `rated`, as the inbox's Open tab lists it first.

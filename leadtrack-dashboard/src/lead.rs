@@ -15,7 +15,7 @@ use leadtrack_core::rules::skip_reason;
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{
     Consent, ConsentStatus, ConversionId, DeliveryAction, DeliveryState, JobState, JsonObject,
-    LeadId, LeadIdentifier, LeadStatus,
+    LeadId, LeadIdentifier, LeadStatus, Role,
 };
 use leadtrack_core::{Store, StoreError};
 use serde_json::Value;
@@ -82,6 +82,9 @@ pub(crate) struct DeliveryRow {
 
 /// A conversion job, as the history shows it.
 pub(crate) struct JobRow {
+    /// Whether an owner may send its failed deliveries again (the lead's newest job,
+    /// ended, with a delivery failed for good).
+    pub(crate) retryable: bool,
     pub(crate) what: String,
     /// The note typed with the rating.
     pub(crate) note: Option<String>,
@@ -421,6 +424,7 @@ fn event_text(event: &LeadEvent, labels: &[ConversionLabel], currency: &str) -> 
             text
         }
         Activity::Undone { .. } => "Rating undone before anything was sent".to_owned(),
+        Activity::Retried { .. } => "Failed deliveries queued again".to_owned(),
         Activity::Reopened { note, .. } => match note {
             Some(note) => format!("Reset to open: “{note}”"),
             None => "Reset to open".to_owned(),
@@ -460,6 +464,11 @@ fn job_row(
         what.push_str(&format!(", {} {currency}", format::money(price)));
     }
     JobRow {
+        retryable: job.state == JobState::Done
+            && record
+                .deliveries
+                .iter()
+                .any(|(delivery, _)| delivery.state == DeliveryState::Failed),
         what,
         note,
         state: job.state.to_string(),
@@ -573,7 +582,12 @@ pub(crate) async fn page<S: Store>(
             .collect(),
         jobs: jobs
             .iter()
-            .map(|record| job_row(record, (&labels, &events, &currency)))
+            .enumerate()
+            .map(|(i, record)| {
+                let mut row = job_row(record, (&labels, &events, &currency));
+                row.retryable &= i == 0 && membership.role == Role::Owner;
+                row
+            })
             .collect(),
         csrf: viewer.csrf(),
     };
@@ -596,6 +610,10 @@ pub(crate) enum Rated {
     Undone,
     /// Undo asked for after the rating had left.
     Late,
+    /// Failed deliveries queued again.
+    Retried,
+    /// Nothing to send again (nothing failed, or a rating is still being sent).
+    Unretried,
 }
 
 impl Rated {
@@ -625,6 +643,12 @@ impl Rated {
                 }
             }
             Self::Already => "This rating was already saved.".to_owned(),
+            Self::Retried => "The failed deliveries are being sent again, as the same \
+                conversion."
+                .to_owned(),
+            Self::Unretried => "Nothing to send again: no delivery of the last conversion \
+                failed, or a rating is still being sent."
+                .to_owned(),
             Self::Undone => "Undone. Nothing was sent, and the lead is as it was.".to_owned(),
             Self::Late => "Too late to undo: the rating has been sent. Rate the lead again, or \
                 reset it to Open."

@@ -49,6 +49,8 @@ pub(crate) enum Leads {
     Rate,
     /// Undoing a lead's rating inside its window.
     Undo,
+    /// Sending a lead's failed deliveries again (owners).
+    Retry,
     /// Undoing a bulk rating inside its window.
     BulkUndo,
 }
@@ -151,6 +153,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/undo",
                 Route::Leads(Leads::Undo),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/retry",
+                Route::Leads(Leads::Retry),
             ),
             (M::GET, "/projects/{project}/leads.csv", Route::Export),
             (M::GET, "/projects/{project}/reports", Route::Reports),

@@ -576,3 +576,64 @@ async fn n_saves_and_opens_the_next_open_lead() {
     let last = rate_and_next(older).await;
     assert_eq!(last.as_deref(), Some("/projects/alpha/leads"), "none left");
 }
+
+#[tokio::test]
+async fn an_owner_sends_the_failed_deliveries_of_a_lead_again() {
+    use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
+    use leadtrack_core::types::ConversionId;
+
+    let app = app().await;
+    let webhook = IntegrationSettings::Webhook(WebhookSettings {
+        url: "https://hooks.example.com/x".into(),
+        secret: Secret::new("whsec_x"),
+    });
+    app.store
+        .set_integration(app.alpha.id, webhook, Utc::now())
+        .await
+        .unwrap();
+    let new = NewLabel::done("Customer", LabelMapping::webhook_only());
+    let customer = app.store.create_label(app.alpha.id, new, Utc::now());
+    let customer = ConversionId::Label(customer.await.unwrap().id);
+    let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
+    app.rate(&app.alpha, id, customer, Some(1000)).await;
+    app.settle_next_job(Some("HTTP 410: gone")).await;
+    let path = format!("/projects/alpha/leads/{id}");
+    let retry = format!("{path}/retry");
+
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app.get(&path, &member).await;
+    assert!(!page.text.contains(&retry), "a member is not offered it");
+    let refused = app
+        .send(form(&retry, &encode(&[("csrf", &page.csrf())])).header("cookie", &member))
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let page = app.get(&path, &owner).await;
+    assert!(page.text.contains("Send the failed deliveries again"));
+    let body = encode(&[("csrf", &page.csrf())]);
+    let reply = app.send(form(&retry, &body).header("cookie", &owner)).await;
+    assert_eq!(
+        reply.header("location"),
+        Some(format!("{path}?done=retried").as_str())
+    );
+    let jobs = app.store.lead_jobs(app.alpha.id, id).await.unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(
+        jobs[0].job.conversion_event_id,
+        jobs[1].job.conversion_event_id
+    );
+    assert_eq!(stored(&app, id).await.status, LeadStatus::Pending);
+    let shown = app.get(reply.header("location").unwrap(), &owner).await;
+    assert!(
+        shown
+            .text
+            .contains("The failed deliveries are being sent again")
+    );
+    assert!(shown.text.contains("Failed deliveries queued again"));
+    let again = app.send(form(&retry, &body).header("cookie", &owner)).await;
+    assert_eq!(
+        again.header("location"),
+        Some(format!("{path}?done=unretried").as_str())
+    );
+}

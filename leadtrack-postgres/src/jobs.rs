@@ -21,7 +21,7 @@ use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, Delivery, FormRating, JobRecord, Lease, QueueDepth, QueueDepths,
-    StatusChange, UndoTarget,
+    RetryTarget, StatusChange, UndoTarget,
 };
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
@@ -479,6 +479,64 @@ pub(crate) async fn claim(
         webhooks::enqueue(c, project, lead, event, event_id, Some(about), now).await?;
     }
     Ok(Some(claimed))
+}
+
+/// Queues again what the newest job of each lead `target` names failed to deliver
+/// ([`rating::retry_of`]); a lead with an unfinished job is left as it is. Each lead is
+/// locked first, as a rating locks it.
+pub(crate) async fn retry_failed(
+    c: &impl GenericClient,
+    project: ProjectId,
+    target: RetryTarget,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<JobId>, Error> {
+    let (ids, kind): (Vec<i64>, _) = match target {
+        RetryTarget::Lead(lead) => (vec![lead.0], None),
+        RetryTarget::Integration { kind, since } => {
+            let rows = all(
+                c,
+                "SELECT DISTINCT j.lead_id FROM jobs j
+                 JOIN deliveries d ON d.project_id = j.project_id AND d.job_id = j.id
+                 WHERE j.project_id = $1 AND d.integration = $2 AND d.state = 'failed'
+                    AND j.created_at >= $3
+                 ORDER BY j.lead_id",
+                &[&project.0, &kind.as_ref(), &to_millis(&since)],
+            )
+            .await?;
+            let ids = rows
+                .iter()
+                .map(|row| row.try_get(0))
+                .collect::<Result<_, _>>()?;
+            (ids, Some(kind))
+        }
+    };
+    let mut queued = Vec::new();
+    for id in ids {
+        let lead = lock_lead(c, project, LeadId(id)).await?;
+        let unfinished = one(
+            c,
+            "SELECT 1 FROM jobs WHERE project_id = $1 AND lead_id = $2 AND finished_at IS NULL",
+            &[&project.0, &lead.id.0],
+        )
+        .await?;
+        let records = lead_jobs(c, project, lead.id).await?;
+        let retry = records
+            .first()
+            .and_then(|newest| rating::retry_of(newest, kind));
+        let (None, Some(retry)) = (unfinished, retry) else {
+            continue;
+        };
+        let job_id = queue(c, project, &lead, &retry, by, now).await?;
+        let retried = Activity::Retried { job_id };
+        activity::record(
+            c,
+            &EventRow::of((project, lead.id), now, Some(by), &retried)?,
+        )
+        .await?;
+        queued.push(job_id);
+    }
+    Ok(queued)
 }
 
 /// Undoes the ratings `target` names whose jobs no worker has taken: cancels each job and

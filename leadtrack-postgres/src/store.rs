@@ -9,7 +9,7 @@ use leadtrack_core::account::{
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
-    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
 };
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
@@ -143,6 +143,21 @@ impl LeadStore for PgStore {
             self.listener.queued();
         }
         Ok(change)
+    }
+
+    async fn retry_failed(
+        &self,
+        project: ProjectId,
+        target: RetryTarget,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<JobId>> {
+        let queued = transaction!(self, |tx| jobs::retry_failed(&tx, project, target, by, now)
+            .await?)?;
+        if !queued.is_empty() {
+            self.listener.queued();
+        }
+        Ok(queued)
     }
 
     async fn undo(

@@ -38,6 +38,7 @@ mod header_limits;
 mod health;
 mod http_errors;
 mod integrations;
+mod jobs;
 mod metrics;
 mod migrate;
 mod serve;
@@ -221,6 +222,7 @@ impl Job {
                     integrations::integration_command(&store, command).await
                 }
                 Command::Webhook(command) => webhooks::webhook_command(&store, command).await,
+                Command::Job(command) => jobs::job_command(&store, command).await,
                 Command::User(command) => accounts::user_command(&store, command).await,
                 Command::Member(command) => accounts::member_command(&store, command).await,
                 Command::Serve(_)

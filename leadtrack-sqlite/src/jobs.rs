@@ -4,7 +4,8 @@ use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::job::{
-    Attempt, ClaimedJob, Delivery, FormRating, Job, JobRecord, Lease, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, Delivery, FormRating, Job, JobRecord, Lease, RetryTarget, StatusChange,
+    UndoTarget,
 };
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
@@ -218,6 +219,57 @@ pub(crate) fn claim(
         webhooks::enqueue(conn, project, lead, event, event_id, Some(about), now)?;
     }
     Ok(Some(claimed))
+}
+
+/// Queues again what the newest job of each lead `target` names failed to deliver
+/// ([`rating::retry_of`]); a lead with an unfinished job is left as it is.
+pub(crate) fn retry_failed(
+    conn: &Connection,
+    project: ProjectId,
+    target: RetryTarget,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<JobId>, Error> {
+    let (ids, kind): (Vec<i64>, _) = match target {
+        RetryTarget::Lead(lead) => (vec![lead.0], None),
+        RetryTarget::Integration { kind, since } => {
+            let failed = conn
+                .prepare_cached(
+                    "SELECT DISTINCT j.lead_id FROM jobs j JOIN deliveries d ON d.job_id = j.id
+                     WHERE j.project_id = ?1 AND d.integration = ?2 AND d.state = 'failed'
+                        AND j.created_at >= ?3
+                     ORDER BY j.lead_id",
+                )?
+                .query_map((project.0, kind.as_ref(), to_millis(&since)), |row| {
+                    row.get(0)
+                })?
+                .collect::<Result<_, _>>()?;
+            (failed, Some(kind))
+        }
+    };
+    let mut queued = Vec::new();
+    for id in ids {
+        let lead = leads::find(conn, project, &LeadIdentifier::LeadId(LeadId(id)))?;
+        let unfinished = conn
+            .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND finished_at IS NULL")?
+            .query_row([lead.id.0], |_| Ok(()))
+            .optional()?;
+        let records = lead_jobs(conn, project, lead.id)?;
+        let retry = records
+            .first()
+            .and_then(|newest| rating::retry_of(newest, kind));
+        let (None, Some(retry)) = (unfinished, retry) else {
+            continue;
+        };
+        let job_id = queue(conn, project, &lead, &retry, by, now)?;
+        let retried = Activity::Retried { job_id };
+        activity::record(
+            conn,
+            &EventRow::of((project, lead.id), now, Some(by), &retried)?,
+        )?;
+        queued.push(job_id);
+    }
+    Ok(queued)
 }
 
 /// Undoes the ratings `target` names whose jobs no worker has taken: cancels each job and

@@ -10,7 +10,7 @@ use leadtrack_core::account::{
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
-    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
 };
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
@@ -128,6 +128,18 @@ impl LeadStore for SqliteStore {
         let update = update.clone();
         let by = by.clone();
         self.write(move |conn| jobs::update_status(conn, project, (&update, form), &by, now))
+            .await
+    }
+
+    async fn retry_failed(
+        &self,
+        project: ProjectId,
+        target: RetryTarget,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<JobId>> {
+        let by = by.clone();
+        self.write(move |conn| jobs::retry_failed(conn, project, target, &by, now))
             .await
     }
 

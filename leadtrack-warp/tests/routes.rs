@@ -10,7 +10,7 @@ use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
-use leadtrack_core::job::{FormRating, JobRecord, StatusChange, UndoTarget};
+use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, UndoTarget};
 use leadtrack_core::key::{KeyHash, KeyRef};
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -415,6 +415,15 @@ mod general {
             _: DateTime<Utc>,
             _: Option<FormRating>,
         ) -> StoreResult<StatusChange> {
+            Err((self.fail)())
+        }
+        async fn retry_failed(
+            &self,
+            _: ProjectId,
+            _: RetryTarget,
+            _: &Actor,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Vec<leadtrack_core::JobId>> {
             Err((self.fail)())
         }
         async fn undo(

@@ -38,7 +38,7 @@ use crate::account::{
 use crate::activity::LeadEvent;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{
-    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
 };
 use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
@@ -216,6 +216,19 @@ pub trait LeadStore: Send + Sync + 'static {
         by: &Actor,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<LeadId>>;
+
+    /// For each lead `target` names whose newest job ended with deliveries that failed for
+    /// good (at the integration, rated since the time, for an integration), queues the job
+    /// of [`rating::retry_of`]: the failed platforms again, with the same conversion; the
+    /// lead is `pending` until it ends, and its history gains `retried`, by `by`. A lead
+    /// with an unfinished job is left as it is (the 409 rule). The jobs queued.
+    async fn retry_failed(
+        &self,
+        project: ProjectId,
+        target: RetryTarget,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<JobId>>;
 
     /// A lead's jobs, newest first, with their deliveries and attempts.
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>>;

@@ -9,7 +9,9 @@ use crate::activity::Activity;
 use crate::api::{Rating, rating_event};
 use crate::conversion::{self, Earlier};
 use crate::integration::Integrations;
-use crate::job::{ClaimedJob, FormRating, JobRecord, NewJob, PriorRating, StatusChange};
+use crate::job::{
+    ClaimedJob, FormRating, JobRecord, NewJob, PlannedDelivery, PriorRating, StatusChange,
+};
 use crate::label::ConversionLabel;
 use crate::lead::StoredLead;
 use crate::project::Project;
@@ -214,5 +216,57 @@ pub fn restored(prior: Option<PriorRating>, lead: &StoredLead) -> PriorRating {
         status: crate::types::LeadStatus::Open,
         conversion_id: None,
         ..PriorRating::of(lead)
+    })
+}
+
+/// The job that sends again what the lead's job `record` failed to deliver for good (at
+/// `kind` alone, when given): the same conversion (label, price, id, time, retractions),
+/// a delivery for each failed platform doing what it did. `None` when the job has not
+/// ended or nothing of it failed.
+pub fn retry_of(record: &JobRecord, kind: Option<IntegrationKind>) -> Option<QueuedRating> {
+    let job = &record.job;
+    if job.state != crate::types::JobState::Done {
+        return None;
+    }
+    let deliveries: Vec<PlannedDelivery> = record
+        .deliveries
+        .iter()
+        .map(|(delivery, _)| delivery)
+        .filter(|d| d.state == DeliveryState::Failed && kind.is_none_or(|k| k == d.integration))
+        .map(|d| PlannedDelivery {
+            integration: d.integration,
+            action: d.action,
+            skip: None,
+        })
+        .collect();
+    if deliveries.is_empty() {
+        return None;
+    }
+    let new = NewJob {
+        event_id: uuid::Uuid::new_v4(),
+        conversion_event_id: job.conversion_event_id,
+        converted_at: job.converted_at,
+        retracts: job.retracts.clone(),
+        conversion_id: job.conversion_id,
+        final_status: job.final_status,
+        price: job.price,
+        deliveries,
+        warnings: Vec::new(),
+    };
+    Some(QueuedRating {
+        job: new,
+        prior: PriorRating {
+            status: crate::types::LeadStatus::Open,
+            conversion_id: Some(job.conversion_id),
+            price: job.price,
+            note: None,
+        },
+        form: None,
+        label: None,
+        price_given: None,
+        note: NoteChange {
+            given: false,
+            note: None,
+        },
     })
 }

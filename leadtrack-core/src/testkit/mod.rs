@@ -41,6 +41,7 @@ pub mod jobs;
 pub mod leads;
 pub mod listing;
 pub mod reports;
+pub mod retry;
 pub mod status;
 pub mod undo;
 pub mod webhooks;

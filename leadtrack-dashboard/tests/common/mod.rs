@@ -245,9 +245,9 @@ impl App {
             .unwrap();
     }
 
-    /// Claims the next job and records one attempt at each of its pending deliveries:
-    /// refused for good (`410`, with `error` as the reason), or, with `None`, delivered and
-    /// the job finished.
+    /// Claims the next job, records one attempt at each of its pending deliveries (refused
+    /// for good: `410`, with `error` as the reason; or, with `None`, delivered) and finishes
+    /// the job, as a worker does.
     pub(crate) async fn settle_next_job(&self, error: Option<&str>) {
         let claimed = self
             .store
@@ -276,10 +276,8 @@ impl App {
                 .await
                 .unwrap();
         }
-        if error.is_none() {
-            let (job, token) = (claimed.job.id, claimed.lease.token);
-            self.store.finish_job(job, token, Utc::now()).await.unwrap();
-        }
+        let (job, token) = (claimed.job.id, claimed.lease.token);
+        self.store.finish_job(job, token, Utc::now()).await.unwrap();
     }
 
     /// How many API keys a project has.

@@ -8,11 +8,13 @@ use clap::{Args, Parser, Subcommand};
 mod accounts;
 mod admin;
 mod integrations;
+mod jobs;
 mod webhooks;
 
 pub(crate) use accounts::{MemberCommand, UserCommand};
 pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand, ProjectSetArgs};
 pub(crate) use integrations::{ConnectCommand, IntegrationCommand};
+pub(crate) use jobs::{JobCommand, JobRetryArgs};
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
@@ -127,6 +129,9 @@ pub(crate) enum Command {
     /// happen.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Send failed deliveries again.
+    #[command(subcommand)]
+    Job(JobCommand),
     /// Check a configuration file (--config FILE) and show the settings in effect.
     #[command(subcommand)]
     Config(ConfigCommand),

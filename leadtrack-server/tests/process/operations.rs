@@ -610,3 +610,74 @@ async fn the_undo_window_is_set_from_the_command_line_and_listed() {
     assert!(said.contains("whole seconds from 0 to 600"), "{said}");
     assert_eq!(window().await, json!(0), "a refused window changes nothing");
 }
+
+#[tokio::test]
+async fn a_failed_delivery_is_sent_again_from_the_command_line_as_the_same_conversion() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    // The receiver is gone at first (410, a failure for good), then back.
+    let hook = MockPlatform::start(MockResponse::empty(200)).await;
+    hook.push(MockResponse::empty(410));
+    connect_webhook(&db, &hook, "whsec_retry").await;
+    let label = crate::process::create_label(&db, "Customer", &["--webhook"]).await;
+    let server = start_serve(&db, &[]).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let lead = CreateLeadRequest {
+        user_data: Some(UserData {
+            email: Some("retry@example.com".into()),
+            ..UserData::default()
+        }),
+        ..CreateLeadRequest::default()
+    };
+    let lead = client.create_server_side_lead(&lead).await.unwrap().lead_id;
+    let rating = UpdateLeadStatusRequest {
+        identifier: LeadIdentifier::LeadId(lead),
+        conversion_id: ConversionId::Label(label),
+        price: Some(4200),
+        note: None,
+    };
+    client.update_lead_status(&rating).await.unwrap();
+    hook.wait_for(1, Duration::from_secs(20)).await;
+
+    let retry = ["job", "retry", "--project", "acme", "--json"];
+    let mut queued = Value::Null;
+    for _ in 0..100 {
+        // The worker records the failure just after the answer: until then, nothing to retry.
+        queued = admin_json(&db, &[&retry[..], &["--lead", &lead.to_string()]].concat()).await;
+        if queued["queued"] == json!(1) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(queued["queued"], json!(1), "{queued}");
+    let posts = hook.wait_for(2, Duration::from_secs(20)).await;
+    let (first, again) = (posts[0].json(), posts[1].json());
+    assert_eq!(again["conversionEventId"], first["conversionEventId"]);
+    assert_eq!(
+        (&again["price"], &again["occurredAt"]),
+        (&json!(4200), &first["occurredAt"])
+    );
+    assert_ne!(again["id"], first["id"], "a job of its own");
+    let none = admin_json(
+        &db,
+        &[
+            &retry[..],
+            &["--integration", "webhook", "--since", "2026-01-01"],
+        ]
+        .concat(),
+    )
+    .await;
+    assert_eq!(none["queued"], json!(0), "nothing failed any more");
+    let unknown = admin(
+        &db,
+        &[
+            &retry[..],
+            &["--integration", "tiktok", "--since", "2026-01-01"],
+        ]
+        .concat(),
+    )
+    .await;
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown integration"));
+    assert!(server.terminate().await.success());
+}

@@ -1,0 +1,161 @@
+//! Failed deliveries tried again: a lead's, or an integration's since a time, as one job
+//! per lead with the same conversion, and never beside an unfinished job.
+
+use chrono::Duration;
+use serde_json::json;
+
+use super::{Backend, at, by, create, deliver_all, project, update, webhook, webhook_label};
+use crate::activity::Activity;
+use crate::integration::IntegrationSettings;
+use crate::job::{Attempt, RetryTarget};
+use crate::project::Project;
+use crate::store::{Admin, JobQueue, LeadStore};
+use crate::types::{
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId,
+    LeadStatus,
+};
+
+/// Claims the due job at minute `minute` and fails each pending delivery for good.
+async fn fail_all<S: JobQueue>(store: &S, minute: i64) {
+    let claimed = store
+        .claim_job(at(minute), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("a due job");
+    for delivery in &claimed.deliveries {
+        let attempt = Attempt {
+            integration: delivery.integration,
+            at: at(minute),
+            outcome: AttemptOutcome::Failed,
+            http_status: Some(410),
+            error: Some("HTTP 410: gone".to_owned()),
+            retry_at: None,
+        };
+        let token = claimed.lease.token;
+        store
+            .record_attempt(claimed.job.id, token, &attempt)
+            .await
+            .unwrap();
+    }
+    let token = claimed.lease.token;
+    store
+        .finish_job(claimed.job.id, token, at(minute))
+        .await
+        .unwrap();
+}
+
+/// A rated lead whose webhook delivery failed for good at minute `minute`.
+async fn failed_lead<S: LeadStore + JobQueue>(
+    store: &S,
+    project: &Project,
+    conversion: ConversionId,
+    minute: i64,
+) -> LeadId {
+    let body = json!({"userData": {"email": format!("{minute}@x.io")}});
+    let lead = create(store, project, body, minute).await.lead_id;
+    let rating = update(lead, conversion);
+    store
+        .update_status(project.id, &rating, &by(), at(minute))
+        .await
+        .unwrap();
+    fail_all(store, minute).await;
+    lead
+}
+
+/// A lead's failed deliveries go again in a job of the same conversion: the lead is
+/// pending until it ends, its history says so, and no second retry joins the first.
+/// An integration's failures since a time go again for each lead whose newest job has one.
+pub async fn failed_deliveries_are_retried_as_the_same_conversion<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let hook = IntegrationSettings::Webhook(webhook());
+    store
+        .set_integration(project.id, hook, at(0))
+        .await
+        .unwrap();
+    let customer = ConversionId::Label(webhook_label(&store, &project).await);
+    let early = failed_lead(&store, &project, customer, 1).await;
+    let late = failed_lead(&store, &project, ConversionId::Lost, 10).await;
+    assert_eq!(
+        store
+            .find_lead(project.id, &crate::types::LeadIdentifier::LeadId(early))
+            .await
+            .unwrap()
+            .status,
+        LeadStatus::Rated
+    );
+
+    let queued = store
+        .retry_failed(project.id, RetryTarget::Lead(early), &by(), at(20))
+        .await
+        .unwrap();
+    assert_eq!(queued.len(), 1);
+    let jobs = store.lead_jobs(project.id, early).await.unwrap();
+    let (retry, failed) = (&jobs[0], &jobs[1]);
+    assert_eq!(Some(retry.job.id), queued.first().copied());
+    assert_ne!(retry.job.event_id, failed.job.event_id, "a job of its own");
+    assert_eq!(
+        (
+            retry.job.conversion_event_id,
+            retry.job.converted_at,
+            retry.job.price
+        ),
+        (failed.job.conversion_event_id, at(1), failed.job.price)
+    );
+    let plan: Vec<_> = retry
+        .deliveries
+        .iter()
+        .map(|(d, _)| (d.integration, d.action, d.state))
+        .collect();
+    assert_eq!(
+        plan,
+        [(
+            IntegrationKind::Webhook,
+            DeliveryAction::Send,
+            DeliveryState::Pending
+        )]
+    );
+    let history = store.lead_activity(project.id, early).await.unwrap();
+    assert_eq!(
+        history.last().unwrap().activity,
+        Activity::Retried {
+            job_id: retry.job.id
+        }
+    );
+    let again = store
+        .retry_failed(project.id, RetryTarget::Lead(early), &by(), at(21))
+        .await
+        .unwrap();
+    assert!(again.is_empty(), "not beside an unfinished job");
+    deliver_all(&store, 22).await;
+
+    let since = |minute| RetryTarget::Integration {
+        kind: IntegrationKind::Webhook,
+        since: at(minute),
+    };
+    let queued = store
+        .retry_failed(project.id, since(5), &by(), at(30))
+        .await
+        .unwrap();
+    assert_eq!(
+        queued.len(),
+        1,
+        "only the lost lead's failure is that recent"
+    );
+    let jobs = store.lead_jobs(project.id, late).await.unwrap();
+    assert_eq!(Some(jobs[0].job.id), queued.first().copied());
+    assert_eq!(jobs[0].job.conversion_id, ConversionId::Lost);
+    let other = project_two(&store).await;
+    let elsewhere = store
+        .retry_failed(other.id, since(0), &by(), at(31))
+        .await
+        .unwrap();
+    assert!(
+        elsewhere.is_empty(),
+        "another project's failures are its own"
+    );
+}
+
+async fn project_two<S: Admin>(store: &S) -> Project {
+    project(store, "p2").await
+}
