@@ -76,6 +76,8 @@ pub(crate) enum Settings {
     DisconnectIntegration,
     /// One test event.
     TestIntegration,
+    /// Sending its failed deliveries of the last 30 days again.
+    RetryIntegration,
     /// The lead webhooks.
     Webhooks,
     /// Adding one.
@@ -205,6 +207,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/integrations/{kind}/test",
                 Route::Settings(S::TestIntegration),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/integrations/{kind}/retry",
+                Route::Settings(S::RetryIntegration),
             ),
             (
                 M::GET,

@@ -605,6 +605,29 @@ async fn each_integration_shows_its_last_delivery() {
     let ga4 =
         &page.text[page.text.find("id=\"ga4\"").unwrap()..page.text.find("id=\"meta\"").unwrap()];
     assert!(ga4.contains("Not connected") && ga4.contains("No delivery yet."));
+
+    // The failed delivery goes again, as the same conversion; then nothing is left to retry.
+    let retry = "/projects/alpha/settings/integrations/webhook/retry";
+    let again = app.post(&owner, retry, &[]).await;
+    let page = app.follow(&owner, &again).await;
+    assert!(
+        page.text
+            .contains("Webhook deliveries that failed in the last 30 days are being sent again."),
+        "{}",
+        page.text
+    );
+    let jobs = app.store.lead_jobs(app.alpha.id, lead).await.unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(
+        jobs[0].job.conversion_event_id,
+        jobs[1].job.conversion_event_id
+    );
+    let nothing = app.post(&owner, retry, &[]).await;
+    let page = app.follow(&owner, &nothing).await;
+    assert!(
+        page.text
+            .contains("Webhook deliveries: none failed in the last 30 days")
+    );
 }
 
 #[tokio::test]

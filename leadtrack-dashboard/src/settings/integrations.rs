@@ -8,14 +8,14 @@ use std::sync::OnceLock;
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::Admin;
 use leadtrack_core::integration::{
     Field as Setting, Input, Integrations, Platform, SettingsError, SettingsInput,
     Shown as StoredValue,
 };
-use leadtrack_core::job::Attempt;
+use leadtrack_core::job::{Attempt, RetryTarget};
 use leadtrack_core::label::LabelMapping;
 use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
+use leadtrack_core::{Admin, Store};
 use leadtrack_forward::check::{TestError, TestRequest};
 use leadtrack_forward::{Outcome, check, ga4};
 use strum::VariantArray;
@@ -268,6 +268,8 @@ fn notice(request: &Request) -> Option<String> {
         "connected" => "connected: conversions rated from now on are sent to it",
         "updated" => "settings saved: the next delivery uses them",
         "disconnected" => "disconnected: nothing more is sent to it",
+        "retried" => "deliveries that failed in the last 30 days are being sent again",
+        "unretried" => "deliveries: none failed in the last 30 days, so nothing is sent again",
         _ => return None,
     };
     Some(format!("{title} {verb}."))
@@ -354,6 +356,32 @@ pub(super) async fn disconnect<S: Admin>(
         .map_err(|e| owner.failure(e))?;
     tracing::info!(user = %owner.viewer.user.id, integration = %kind, "integration disconnected");
     Ok(owner.redirect("integrations", Some(&format!("{slug}-disconnected"))))
+}
+
+/// How far back `POST integrations/{kind}/retry` looks for failed deliveries.
+const RETRY_DAYS: i64 = 30;
+
+/// `POST integrations/{kind}/retry`: sends the platform's deliveries of the last 30 days
+/// that failed for good again, as the same conversions.
+pub(super) async fn retry<S: Store>(store: &S, (owner, _): (Owner, Form), slug: &str) -> Answer {
+    let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
+        return Ok(owner.not_found());
+    };
+    let now = Utc::now();
+    let target = RetryTarget::Integration {
+        kind,
+        since: now - chrono::Duration::days(RETRY_DAYS),
+    };
+    let queued = store
+        .retry_failed(owner.project().id, target, &owner.viewer.actor(), now)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let outcome = if queued.is_empty() {
+        "unretried"
+    } else {
+        "retried"
+    };
+    Ok(owner.redirect("integrations", Some(&format!("{slug}-{outcome}"))))
 }
 
 /// The client that asks GA4's validator: short timeouts, as a person is waiting.

@@ -70,6 +70,7 @@ pub(crate) async fn handle<S: Store>(
                 integrations::disconnect(store, form().await?, kind).await
             }
             Settings::TestIntegration => integrations::test(store, form().await?, kind).await,
+            Settings::RetryIntegration => integrations::retry(store, form().await?, kind).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
             Settings::AddWebhook => webhooks::add(store, form().await?).await,
             Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,
