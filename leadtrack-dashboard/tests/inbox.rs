@@ -32,6 +32,22 @@ async fn label(app: &App, name: &str) -> String {
         .to_string()
 }
 
+/// Alpha with a conversion webhook connected, and its label `Customer`, sent to it alone.
+async fn webhook_customer(app: &App) -> leadtrack_core::types::ConversionId {
+    use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
+    let webhook = IntegrationSettings::Webhook(WebhookSettings {
+        url: "https://hooks.example.com/x".into(),
+        secret: Secret::new("whsec_x"),
+    });
+    app.store
+        .set_integration(app.alpha.id, webhook, Utc::now())
+        .await
+        .unwrap();
+    let new = NewLabel::done("Customer", LabelMapping::webhook_only());
+    let customer = app.store.create_label(app.alpha.id, new, Utc::now()).await;
+    leadtrack_core::types::ConversionId::Label(customer.unwrap().id)
+}
+
 async fn stored(app: &App, id: LeadId) -> leadtrack_core::lead::StoredLead {
     app.store
         .find_lead(app.alpha.id, &LeadIdentifier::LeadId(id))
@@ -406,32 +422,15 @@ async fn the_live_count_says_how_many_leads_arrived_since() {
 
 #[tokio::test]
 async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_problem() {
-    use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
-    use leadtrack_core::types::ConversionId;
-
     let app = app().await;
-    let webhook = IntegrationSettings::Webhook(WebhookSettings {
-        url: "https://hooks.example.com/x".into(),
-        secret: Secret::new("whsec_x"),
-    });
-    app.store
-        .set_integration(app.alpha.id, webhook, Utc::now())
-        .await
-        .unwrap();
-    let new = NewLabel::done("Customer", LabelMapping::webhook_only());
-    let customer = app
-        .store
-        .create_label(app.alpha.id, new, Utc::now())
-        .await
-        .unwrap();
+    let customer = webhook_customer(&app).await;
     let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
     lead(&app, json!({"userData": {"email": "grace@example.com"}})).await;
     let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
     let home = app.get("/", &owner).await;
     assert!(home.text.contains("No problem"), "{}", home.text);
 
-    app.rate(&app.alpha, id, ConversionId::Label(customer.id), None)
-        .await;
+    app.rate(&app.alpha, id, customer, None).await;
     app.settle_next_job(Some("HTTP 410: gone")).await;
     let home = app.get("/", &owner).await;
     let row = home.text.split("/projects/alpha/leads").nth(1).unwrap();
@@ -579,21 +578,8 @@ async fn n_saves_and_opens_the_next_open_lead() {
 
 #[tokio::test]
 async fn an_owner_sends_the_failed_deliveries_of_a_lead_again() {
-    use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
-    use leadtrack_core::types::ConversionId;
-
     let app = app().await;
-    let webhook = IntegrationSettings::Webhook(WebhookSettings {
-        url: "https://hooks.example.com/x".into(),
-        secret: Secret::new("whsec_x"),
-    });
-    app.store
-        .set_integration(app.alpha.id, webhook, Utc::now())
-        .await
-        .unwrap();
-    let new = NewLabel::done("Customer", LabelMapping::webhook_only());
-    let customer = app.store.create_label(app.alpha.id, new, Utc::now());
-    let customer = ConversionId::Label(customer.await.unwrap().id);
+    let customer = webhook_customer(&app).await;
     let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
     app.rate(&app.alpha, id, customer, Some(1000)).await;
     app.settle_next_job(Some("HTTP 410: gone")).await;

@@ -253,11 +253,18 @@ pub(crate) fn all_mapped() -> LabelMapping {
 /// Claims the due job at minute `minute`, records every pending delivery as delivered,
 /// and finishes it.
 pub(crate) async fn deliver_all<S: JobQueue>(store: &S, minute: i64) {
+    settle_all(store, minute, AttemptOutcome::Delivered).await;
+}
+
+/// Claims the due job at minute `minute`, records one attempt ending as `outcome` (a
+/// delivery, or a failure for good) for each pending delivery, and finishes the job.
+pub(crate) async fn settle_all<S: JobQueue>(store: &S, minute: i64, outcome: AttemptOutcome) {
     let claimed = store
         .claim_job(at(minute), Duration::minutes(5))
         .await
         .unwrap()
         .expect("a due job");
+    let failed = outcome == AttemptOutcome::Failed;
     for delivery in &claimed.deliveries {
         if delivery.state != DeliveryState::Pending {
             continue;
@@ -265,9 +272,9 @@ pub(crate) async fn deliver_all<S: JobQueue>(store: &S, minute: i64) {
         let attempt = Attempt {
             integration: delivery.integration,
             at: at(minute),
-            outcome: AttemptOutcome::Delivered,
-            http_status: Some(200),
-            error: None,
+            outcome,
+            http_status: Some(if failed { 410 } else { 200 }),
+            error: failed.then(|| "HTTP 410: gone".to_owned()),
             retry_at: None,
         };
         store

@@ -1,48 +1,20 @@
 //! Failed deliveries tried again: a lead's, or an integration's since a time, as one job
 //! per lead with the same conversion, and never beside an unfinished job.
 
-use chrono::Duration;
 use serde_json::json;
 
-use super::{Backend, at, by, create, deliver_all, project, update, webhook, webhook_label};
+use super::{
+    Backend, at, by, create, deliver_all, project, settle_all, update, webhook, webhook_label,
+};
 use crate::activity::Activity;
 use crate::integration::IntegrationSettings;
-use crate::job::{Attempt, RetryTarget};
+use crate::job::RetryTarget;
 use crate::project::Project;
 use crate::store::{Admin, JobQueue, LeadStore};
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId,
     LeadStatus,
 };
-
-/// Claims the due job at minute `minute` and fails each pending delivery for good.
-async fn fail_all<S: JobQueue>(store: &S, minute: i64) {
-    let claimed = store
-        .claim_job(at(minute), Duration::minutes(5))
-        .await
-        .unwrap()
-        .expect("a due job");
-    for delivery in &claimed.deliveries {
-        let attempt = Attempt {
-            integration: delivery.integration,
-            at: at(minute),
-            outcome: AttemptOutcome::Failed,
-            http_status: Some(410),
-            error: Some("HTTP 410: gone".to_owned()),
-            retry_at: None,
-        };
-        let token = claimed.lease.token;
-        store
-            .record_attempt(claimed.job.id, token, &attempt)
-            .await
-            .unwrap();
-    }
-    let token = claimed.lease.token;
-    store
-        .finish_job(claimed.job.id, token, at(minute))
-        .await
-        .unwrap();
-}
 
 /// A rated lead whose webhook delivery failed for good at minute `minute`.
 async fn failed_lead<S: LeadStore + JobQueue>(
@@ -58,7 +30,7 @@ async fn failed_lead<S: LeadStore + JobQueue>(
         .update_status(project.id, &rating, &by(), at(minute))
         .await
         .unwrap();
-    fail_all(store, minute).await;
+    settle_all(store, minute, AttemptOutcome::Failed).await;
     lead
 }
 
