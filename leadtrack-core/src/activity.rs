@@ -86,6 +86,13 @@ pub enum Activity {
         /// The note given with the reset.
         note: Option<String>,
     },
+    /// The note typed with a rating: it belongs to that rating's job.
+    Note {
+        /// The note.
+        note: String,
+        /// The rating's job.
+        job_id: JobId,
+    },
     /// A rating was undone inside its undo window: its job was cancelled before anything
     /// left, and the lead is back as it was.
     Undone {

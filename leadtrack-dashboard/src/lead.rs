@@ -400,7 +400,21 @@ fn choices(
     choices
 }
 
-fn event_text(event: &LeadEvent, labels: &[ConversionLabel], currency: &str) -> String {
+/// Whether the history `events` has a `note` of `rated`'s job.
+fn events_note(events: &[LeadEvent], rated: &LeadEvent) -> bool {
+    let Activity::Rated { job_id, .. } = rated.activity else {
+        return false;
+    };
+    events
+        .iter()
+        .any(|event| matches!(event.activity, Activity::Note { job_id: of, .. } if of == job_id))
+}
+
+fn event_text(
+    event: &LeadEvent,
+    events: &[LeadEvent],
+    (labels, currency): (&[ConversionLabel], &str),
+) -> String {
     match &event.activity {
         Activity::Created => "Lead created".to_owned(),
         Activity::Merged => "Another submission of the same form was merged in".to_owned(),
@@ -418,11 +432,14 @@ fn event_text(event: &LeadEvent, labels: &[ConversionLabel], currency: &str) -> 
             if let Some(price) = price {
                 text.push_str(&format!(", {} {currency}", format::money(*price)));
             }
-            if let Some(note) = note {
+            // A rating from before `note` events carries its note itself.
+            let has_own_note = events_note(events, event);
+            if let (Some(note), false) = (note, has_own_note) {
                 text.push_str(&format!(": “{note}”"));
             }
             text
         }
+        Activity::Note { note, .. } => format!("Note with the rating: “{note}”"),
         Activity::Undone { .. } => "Rating undone before anything was sent".to_owned(),
         Activity::Retried { .. } => "Failed deliveries queued again".to_owned(),
         Activity::Reopened { note, .. } => match note {
@@ -577,7 +594,7 @@ pub(crate) async fn page<S: Store>(
                 at: format::exact(&event.at),
                 at_iso: format::iso(&event.at),
                 by: event.by.as_ref().map(ToString::to_string),
-                text: event_text(event, &labels, &currency),
+                text: event_text(event, &events, (&labels, &currency)),
             })
             .collect(),
         jobs: jobs

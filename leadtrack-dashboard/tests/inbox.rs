@@ -218,7 +218,8 @@ async fn rating_a_lead_records_who_and_queues_the_conversion() {
         StatusCode::OK,
         &[
             "Rated. Nothing is sent until the undo window has passed",
-            "Rated Customer, 1,500.50 USD: “signed”",
+            "Rated Customer, 1,500.50 USD</span>",
+            "Note with the rating: “signed”",
             "<strong>Customer</strong> is saved, and sent in <span data-countdown>10 s</span>",
             "<strong>Customer, 1,500.50 USD</strong> · <span class=\"badge\">queued</span>",
             "<p class=\"note\">“signed”</p>",

@@ -111,8 +111,10 @@ pub(crate) async fn update_status(
     let asked = (update, form);
     let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
     let job_id = queue(c, project, &lead, &rating, by, now).await?;
-    let event = EventRow::of((project, lead.id), now, Some(by), &rating.activity(job_id))?;
-    activity::record(c, &event).await?;
+    for done in rating.activities(job_id) {
+        let event = EventRow::of((project, lead.id), now, Some(by), &done)?;
+        activity::record(c, &event).await?;
+    }
     Ok(rating.outcome(lead, job_id))
 }
 

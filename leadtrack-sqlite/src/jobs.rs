@@ -64,8 +64,10 @@ pub(crate) fn update_status(
     let asked = (update, form);
     let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
     let job_id = queue(conn, project, &lead, &rating, by, now)?;
-    let event = EventRow::of((project, lead.id), now, Some(by), &rating.activity(job_id))?;
-    activity::record(conn, &event)?;
+    for done in rating.activities(job_id) {
+        let event = EventRow::of((project, lead.id), now, Some(by), &done)?;
+        activity::record(conn, &event)?;
+    }
     Ok(rating.outcome(lead, job_id))
 }
 

@@ -1805,7 +1805,8 @@ mod get_lead_activity {
                         "price": 1500,
                         "note": "signed",
                         "jobId": job.0
-                    }
+                    },
+                    {"at": "<at>", "by": by, "type": "note", "note": "signed", "jobId": job.0}
                 ]
             })
         );
@@ -1824,7 +1825,7 @@ mod get_lead_activity {
             if query.starts_with("leadId") {
                 assert_error(&reply, 404, "lead_not_found");
             } else {
-                assert_eq!(reply.json()["events"].as_array().unwrap().len(), 3);
+                assert_eq!(reply.json()["events"].as_array().unwrap().len(), 4);
             }
         }
     }

@@ -163,15 +163,22 @@ impl QueuedRating {
         })
     }
 
-    /// The entry the rating adds to the lead's history.
-    pub fn activity(&self, job_id: JobId) -> Activity {
-        Activity::Rated {
+    /// The entries the rating adds to the lead's history: `rated`, then the note typed
+    /// with it, if any, as a `note` of the same job.
+    pub fn activities(&self, job_id: JobId) -> Vec<Activity> {
+        let rated = Activity::Rated {
             conversion_id: self.job.conversion_id,
             label: self.label.as_ref().map(|label| label.name.clone()),
             price: self.job.price,
             note: self.note.note.clone(),
             job_id,
-        }
+        };
+        let note = self
+            .note
+            .note
+            .clone()
+            .map(|note| Activity::Note { note, job_id });
+        std::iter::once(rated).chain(note).collect()
     }
 
     /// What the caller is answered: the job and its warnings.

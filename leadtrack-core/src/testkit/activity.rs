@@ -92,6 +92,14 @@ pub async fn lead_history_records_every_change_and_who_made_it<B: Backend>(backe
                 }
             ),
             (
+                at(2),
+                Some(ada.clone()),
+                Activity::Note {
+                    note: "signed".into(),
+                    job_id: job,
+                }
+            ),
+            (
                 at(3),
                 None,
                 Activity::Delivery {
