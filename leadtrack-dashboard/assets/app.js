@@ -73,12 +73,18 @@
         }
       }
     }
-    // ---- a rating waiting out its undo window: u takes it back ----
-    var undo = d.querySelector("[data-undo-form]");
-    if (undo && event.key === "u" && !undo.hidden) {
-      event.preventDefault();
-      undo.requestSubmit ? undo.requestSubmit() : undo.submit();
-      return;
+    // ---- a rating waiting out its undo window: u takes it back (in the inbox, the
+    // current row's, else the first one shown) ----
+    if (event.key === "u") {
+      var row = current >= 0 ? rows[current] : null;
+      var undo = (row && row.querySelector("[data-undo]")) ||
+        d.querySelector("form[data-undo-form]:not([hidden]), [data-undo]:not([hidden])");
+      if (undo) {
+        event.preventDefault();
+        if (undo.tagName === "FORM") undo.requestSubmit ? undo.requestSubmit() : undo.submit();
+        else undo.click();
+        return;
+      }
     }
     // ---- a lead's rating form: 1-9 pick a label, 0 Lost, o Open, p the price,
     // Enter saves, n saves and opens the next open lead ----
@@ -117,7 +123,7 @@
   all("[data-held]").forEach(function (held) {
     var ends = Date.now() + Number(held.getAttribute("data-held"));
     var countdown = held.querySelector("[data-countdown]");
-    var form = held.querySelector("[data-undo-form]");
+    var form = held.querySelector("[data-undo-form], [data-undo]");
     var tick = function () {
       var left = Math.ceil((ends - Date.now()) / 1000);
       if (left > 0) {
@@ -125,8 +131,9 @@
         return;
       }
       clearInterval(timer);
-      held.querySelector("[data-held-text]").textContent =
-        "The undo window has passed: the rating is on its way.";
+      held.querySelector("[data-held-text]").textContent = held.classList.contains("held-row")
+        ? "sending"
+        : "The undo window has passed: the rating is on its way.";
       if (form) form.hidden = true;
     };
     var timer = setInterval(tick, 250);

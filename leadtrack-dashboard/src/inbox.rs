@@ -173,8 +173,15 @@ async fn next_open<S: Store>(store: &S, membership: &Membership, rated: LeadId) 
 /// `POST /projects/{projectId}/leads/{leadId}/undo`: takes the rating back if it has not
 /// left yet, then back to the lead (`303`), which says which.
 async fn undo_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
-    let (viewer, membership, _) = member;
+    let (viewer, membership, form) = member;
+    let public_id = &membership.project.public_id;
     match lead::undo(store, &viewer, &membership, id).await {
+        // From an inbox row: back to that view, which says how it went.
+        Ok(done) if form.all("back").next().is_some() => render::redirect(&format!(
+            "/projects/{public_id}/leads?{}&undone={}",
+            form.get("back"),
+            usize::from(done == Rated::Undone)
+        )),
         Ok(done) => render::redirect(&format!(
             "/projects/{}/leads/{id}?done={}",
             membership.project.public_id,

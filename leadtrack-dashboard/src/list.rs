@@ -10,7 +10,7 @@ use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::{SortDirection, SortField};
-use leadtrack_core::types::{LeadId, LeadStatus};
+use leadtrack_core::types::{JobState, LeadId, LeadStatus};
 use leadtrack_core::{Store, StoreError};
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -58,6 +58,8 @@ pub(crate) struct Row {
     pub(crate) meta: bool,
     pub(crate) status: LeadStatus,
     pub(crate) rating: Option<String>,
+    /// The rating waiting out its undo window, if the lead has one.
+    pub(crate) held: Option<Held>,
     pub(crate) price: Option<String>,
 }
 
@@ -150,10 +152,37 @@ fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateT
         meta: has("fbc") || has("fbp"),
         status: lead.status,
         rating: lead.conversion_id.map(|id| conversion_name(id, labels)),
+        held: None,
         price: lead
             .price
             .map(|cents| format!("{} {currency}", format::money(cents))),
     }
+}
+
+/// For each of `leads`, its rating still in the undo window: only pending leads have one,
+/// so only their jobs are read.
+async fn held<S: Store>(
+    store: &S,
+    project: leadtrack_core::ProjectId,
+    leads: &[StoredLead],
+    now: DateTime<Utc>,
+) -> Result<Vec<Option<Held>>, StoreError> {
+    let mut held = Vec::with_capacity(leads.len());
+    for lead in leads {
+        if lead.status != LeadStatus::Pending {
+            held.push(None);
+            continue;
+        }
+        let jobs = store.lead_jobs(project, lead.id).await?;
+        held.push(jobs.first().and_then(|record| {
+            let job = &record.job;
+            let waiting = job.state == JobState::Queued && job.started_at.is_none();
+            waiting
+                .then(|| Held::until(String::new(), job.due_at, now))
+                .flatten()
+        }));
+    }
+    Ok(held)
 }
 
 fn columns(view: &InboxView) -> Vec<Column> {
@@ -212,9 +241,10 @@ pub(crate) async fn page<S: Store>(
             .map(|(_, count)| count)
             .collect();
         let labels = store.labels(project.id).await?;
-        Ok::<_, StoreError>((page, counts, labels))
+        let held = held(store, project.id, &page.leads, now).await?;
+        Ok::<_, StoreError>((page, counts, labels, held))
     };
-    let (found, counts, labels) = match read.await {
+    let (found, counts, labels, held) = match read.await {
         Ok(read) => read,
         Err(err) => return render::store_failure(err, Some(viewer)),
     };
@@ -241,7 +271,11 @@ pub(crate) async fn page<S: Store>(
         rows: found
             .leads
             .iter()
-            .map(|lead| row(lead, &labels, &project.currency, now))
+            .zip(held)
+            .map(|(lead, held)| Row {
+                held,
+                ..row(lead, &labels, &project.currency, now)
+            })
             .collect(),
         total: found.total,
         page: view.page,

@@ -624,3 +624,43 @@ async fn an_owner_sends_the_failed_deliveries_of_a_lead_again() {
         Some(format!("{path}?done=unretried").as_str())
     );
 }
+
+#[tokio::test]
+async fn the_inbox_shows_a_held_rating_with_its_undo() {
+    let app = app().await;
+    let customer = label(&app, "Customer").await;
+    let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let page = app
+        .get(&format!("/projects/alpha/leads/{id}"), &member)
+        .await;
+    let body = encode(&[
+        ("csrf", &page.csrf()),
+        ("form", &page.hidden("form")),
+        ("conversionId", &customer),
+    ]);
+    let path = format!("/projects/alpha/leads/{id}/rate");
+    app.send(form(&path, &body).header("cookie", &member)).await;
+
+    let inbox = app.get("/projects/alpha/leads?tab=pending", &member).await;
+    inbox.assert_shows(
+        StatusCode::OK,
+        &[
+            "sent in <span data-countdown>10 s</span>",
+            &format!("form=\"undo-{id}\""),
+            &format!("id=\"undo-{id}\" method=\"post\" action=\"/projects/alpha/leads/{id}/undo\""),
+        ],
+    );
+    let undo = encode(&[("csrf", &inbox.csrf()), ("back", "tab=pending")]);
+    let undo_path = format!("/projects/alpha/leads/{id}/undo");
+    let reply = app
+        .send(form(&undo_path, &undo).header("cookie", &member))
+        .await;
+    assert_eq!(
+        reply.header("location"),
+        Some("/projects/alpha/leads?tab=pending&undone=1")
+    );
+    let after = app.get(reply.header("location").unwrap(), &member).await;
+    assert!(after.text.contains("1 rating undone. Nothing was sent."));
+    assert_eq!(stored(&app, id).await.status, LeadStatus::Open);
+}
