@@ -105,8 +105,16 @@ pub(crate) async fn update_status(
     }
     let project_row = admin::project(c, project).await?;
     let integrations = admin::integrations(c, project).await?;
-    let earlier = lead_jobs(c, project, lead.id).await?;
-    let labels = admin::labels(c, project).await?;
+    let earlier = if QueuedRating::needs_history(&lead) {
+        lead_jobs(c, project, lead.id).await?
+    } else {
+        Vec::new()
+    };
+    let labels = if QueuedRating::needs_labels(update, &earlier) {
+        admin::labels(c, project).await?
+    } else {
+        Vec::new()
+    };
     let rated = (label, earlier.as_slice(), labels.as_slice());
     let asked = (update, form);
     let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);

@@ -58,8 +58,16 @@ pub(crate) fn update_status(
     }
     let project_row = admin::project(conn, project)?;
     let integrations = admin::integrations(conn, project)?;
-    let earlier = lead_jobs(conn, project, lead.id)?;
-    let labels = admin::labels(conn, project)?;
+    let earlier = if QueuedRating::needs_history(&lead) {
+        lead_jobs(conn, project, lead.id)?
+    } else {
+        Vec::new()
+    };
+    let labels = if QueuedRating::needs_labels(update, &earlier) {
+        admin::labels(conn, project)?
+    } else {
+        Vec::new()
+    };
     let rated = (label, earlier.as_slice(), labels.as_slice());
     let asked = (update, form);
     let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);

@@ -97,6 +97,19 @@ pub struct QueuedRating {
 }
 
 impl QueuedRating {
+    /// Whether planning a rating of `lead` needs the lead's job records: only a lead rated
+    /// before has a conversion to keep, restate or retract (an undo gives a lead never
+    /// rated back its empty rating). Most ratings are a lead's first, and skip the read.
+    pub fn needs_history(lead: &StoredLead) -> bool {
+        lead.conversion_id.is_some()
+    }
+
+    /// Whether planning `update` needs the project's labels: only `lost`, to name the label
+    /// conversions it withdraws, and only when the lead has jobs.
+    pub fn needs_labels(update: &StatusUpdate, records: &[JobRecord]) -> bool {
+        update.conversion_id == ConversionId::Lost && !records.is_empty()
+    }
+
     /// Plans the rating `update` of `lead` (with its `label`) for the project's
     /// `integrations`, at `now`; `records` is the lead's jobs, from which the conversion's
     /// earlier jobs are found and, for `lost`, the label conversions it withdraws
