@@ -638,8 +638,8 @@ impl Rated {
     /// says what the last rating had already sent, and where.
     pub(crate) fn notice(self, jobs: &[JobRecord]) -> String {
         match self {
-            Self::Queued => "Rated. Nothing is sent until the undo window has passed; then the \
-                conversion goes to every platform it maps to."
+            Self::Queued => "Rated. Once the undo window has passed, the conversion goes to \
+                every platform it maps to."
                 .to_owned(),
             Self::Partly => "Rated. Some platforms are skipped: the lead lacks what they need \
                 (see Conversions)."

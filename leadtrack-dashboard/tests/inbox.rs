@@ -217,7 +217,7 @@ async fn rating_a_lead_records_who_and_queues_the_conversion() {
     shown.assert_shows(
         StatusCode::OK,
         &[
-            "Rated. Nothing is sent until the undo window has passed",
+            "Rated. Once the undo window has passed, the conversion goes to",
             "Rated Customer, 1,500.50 USD</span>",
             "Note with the rating: “signed”",
             "<strong>Customer</strong> is saved, and sent in <span data-countdown>10 s</span>",

@@ -9,9 +9,11 @@
 //! timeouts, connection errors, Meta's transient codes) are retried with exponential backoff
 //! and jitter, honouring `Retry-After`, within [`RetryPolicy`]; other failures end the
 //! delivery at once. Deliveries that succeeded are never sent again. When every delivery has
-//! ended, the lead moves to its final status. Every platform receives the job's stable
-//! event id (Meta `event_id`, GA4 and Google Ads transaction id, the webhook's `id`), so
-//! a delivery repeated after a crash is deduplicated.
+//! ended, the lead moves to its final status. Every platform receives the conversion's id
+//! (Meta `event_id`, GA4 and Google Ads transaction id, LinkedIn `eventId`, the webhook's
+//! `conversionEventId`), the same for every job of one lead and label, so a delivery
+//! repeated after a crash, or a rating repeated, is one conversion; a delivery's action
+//! says whether it sends, restates or retracts it ([`leadtrack_core::conversion`]).
 //!
 //! Email, phone and names leave the service only as SHA-256 hashes of their normalised form
 //! ([`normalize`]); credentials never appear in logs or recorded errors.
