@@ -173,6 +173,16 @@ pub(crate) struct Held {
 }
 
 impl Held {
+    /// The rating of a lead's newest job `record`, named `what`, if it still waits out its
+    /// window at `now`: queued, untouched by any worker, and not yet due.
+    pub(crate) fn of(record: &JobRecord, what: String, now: DateTime<Utc>) -> Option<Self> {
+        let job = &record.job;
+        let waiting = job.state == JobState::Queued && job.started_at.is_none();
+        waiting
+            .then(|| Self::until(what, job.due_at, now))
+            .flatten()
+    }
+
     /// The wait until `due`, seen at `now`; `None` once it is due.
     pub(crate) fn until(what: String, due: DateTime<Utc>, now: DateTime<Utc>) -> Option<Self> {
         let ms_left = (due - now).num_milliseconds();
@@ -543,12 +553,11 @@ pub(crate) async fn page<S: Store>(
     let currency = project.currency.clone();
     let now = Utc::now();
     let held = jobs.first().and_then(|record| {
-        let job = &record.job;
-        let waiting = job.state == JobState::Queued && job.started_at.is_none();
-        let what = conversion_name(job.conversion_id, &labels);
-        waiting
-            .then(|| Held::until(what, job.due_at, now))
-            .flatten()
+        Held::of(
+            record,
+            conversion_name(record.job.conversion_id, &labels),
+            now,
+        )
     });
     let notice = rating.done.map(|done| done.notice(&jobs));
     let page = LeadPage {

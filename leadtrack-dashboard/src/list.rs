@@ -10,7 +10,7 @@ use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::{SortDirection, SortField};
-use leadtrack_core::types::{JobState, LeadId, LeadStatus};
+use leadtrack_core::types::{LeadId, LeadStatus};
 use leadtrack_core::{Store, StoreError};
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -174,13 +174,10 @@ async fn held<S: Store>(
             continue;
         }
         let jobs = store.lead_jobs(project, lead.id).await?;
-        held.push(jobs.first().and_then(|record| {
-            let job = &record.job;
-            let waiting = job.state == JobState::Queued && job.started_at.is_none();
-            waiting
-                .then(|| Held::until(String::new(), job.due_at, now))
-                .flatten()
-        }));
+        held.push(
+            jobs.first()
+                .and_then(|record| Held::of(record, String::new(), now)),
+        );
     }
     Ok(held)
 }

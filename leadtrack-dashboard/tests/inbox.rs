@@ -48,6 +48,19 @@ async fn webhook_customer(app: &App) -> leadtrack_core::types::ConversionId {
     leadtrack_core::types::ConversionId::Label(customer.unwrap().id)
 }
 
+/// Rates lead `id` from its page as `cookie`'s user, with `fields` besides the form's
+/// anti-forgery and one-time tokens; the answer.
+async fn rate_from_page(app: &App, id: LeadId, cookie: &str, fields: &[(&str, &str)]) -> Reply {
+    let lead_page = format!("/projects/alpha/leads/{id}");
+    let page = app.get(&lead_page, cookie).await;
+    let (csrf, token) = (page.csrf(), page.hidden("form"));
+    let mut all = vec![("csrf", csrf.as_str()), ("form", token.as_str())];
+    all.extend_from_slice(fields);
+    let path = format!("{lead_page}/rate");
+    app.send(form(&path, &encode(&all)).header("cookie", cookie))
+        .await
+}
+
 async fn stored(app: &App, id: LeadId) -> leadtrack_core::lead::StoredLead {
     app.store
         .find_lead(app.alpha.id, &LeadIdentifier::LeadId(id))
@@ -558,16 +571,8 @@ async fn n_saves_and_opens_the_next_open_lead() {
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
     // Rates `id` from its page as `n` does; where the dashboard goes next.
     let rate_and_next = async |id: LeadId| {
-        let lead_page = format!("/projects/alpha/leads/{id}");
-        let page = app.get(&lead_page, &member).await;
-        let body = encode(&[
-            ("csrf", &page.csrf()),
-            ("form", &page.hidden("form")),
-            ("conversionId", &customer),
-            ("next", "1"),
-        ]);
-        let path = format!("{lead_page}/rate");
-        let reply = app.send(form(&path, &body).header("cookie", &member)).await;
+        let fields = [("conversionId", customer.as_str()), ("next", "1")];
+        let reply = rate_from_page(&app, id, &member, &fields).await;
         reply.header("location").map(str::to_owned)
     };
     let next = rate_and_next(newer).await;
@@ -631,16 +636,7 @@ async fn the_inbox_shows_a_held_rating_with_its_undo() {
     let customer = label(&app, "Customer").await;
     let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
-    let page = app
-        .get(&format!("/projects/alpha/leads/{id}"), &member)
-        .await;
-    let body = encode(&[
-        ("csrf", &page.csrf()),
-        ("form", &page.hidden("form")),
-        ("conversionId", &customer),
-    ]);
-    let path = format!("/projects/alpha/leads/{id}/rate");
-    app.send(form(&path, &body).header("cookie", &member)).await;
+    rate_from_page(&app, id, &member, &[("conversionId", &customer)]).await;
 
     let inbox = app.get("/projects/alpha/leads?tab=pending", &member).await;
     inbox.assert_shows(

@@ -436,15 +436,6 @@ pub(crate) async fn claim(
         return Ok(None);
     };
     let lease = new_lease(now, lease_for)?;
-    let first = one(
-        c,
-        "SELECT started_at IS NULL FROM jobs WHERE project_id = $1 AND id = $2",
-        &[&project, &id],
-    )
-    .await?
-    .map(|row| row.try_get::<_, bool>(0))
-    .transpose()?
-    .unwrap_or(false);
     let sql = format!(
         "UPDATE jobs SET state = 'running', lease_token = $3, lease_expires_at = $4,
             started_at = coalesce(started_at, $5)
@@ -484,7 +475,7 @@ pub(crate) async fn claim(
         label,
         integrations,
     };
-    if first && let Some((event, about)) = rating::emitted(&claimed) {
+    if let Some((event, about)) = rating::emitted(&claimed, now) {
         let (project, lead, event_id) = (claimed.project.id, claimed.lead.id, claimed.job.event_id);
         webhooks::enqueue(c, project, lead, event, event_id, Some(about), now).await?;
     }

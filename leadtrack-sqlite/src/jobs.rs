@@ -179,9 +179,6 @@ pub(crate) fn claim(
     let Some(id) = rows::due(conn, "jobs", now_ms)? else {
         return Ok(None);
     };
-    let first = conn
-        .prepare_cached("SELECT started_at IS NULL FROM jobs WHERE id = ?1")?
-        .query_row([id], |row| row.get::<_, bool>(0))?;
     let lease = Lease {
         token: Uuid::new_v4(),
         expires_at: leadtrack_core::time::truncate_to_millis(now + lease_for),
@@ -224,7 +221,7 @@ pub(crate) fn claim(
         label,
         integrations,
     };
-    if first && let Some((event, about)) = rating::emitted(&claimed) {
+    if let Some((event, about)) = rating::emitted(&claimed, now) {
         let (project, lead, event_id) = (claimed.project.id, claimed.lead.id, claimed.job.event_id);
         webhooks::enqueue(conn, project, lead, event, event_id, Some(about), now)?;
     }

@@ -205,12 +205,16 @@ impl QueuedRating {
     }
 }
 
-/// The lead webhook event a job emits when it first leaves its undo window (when a worker
-/// first takes it): `lead.converted` or `lead.lost`, with its rating. A rating again that
-/// sends nothing new (every platform has the conversion at that value) emits none, so
-/// undone and repeated ratings never reach the lead webhooks.
-pub fn emitted(claimed: &ClaimedJob) -> Option<(WebhookEvent, Rating<'_>)> {
+/// The lead webhook event a job claimed at `now` emits: `lead.converted` or `lead.lost`,
+/// with its rating, when this claim is the first (the job leaves its undo window; a claim
+/// set `started_at` to its own time, so a later claim of a lapsed lease finds an earlier
+/// one). A rating again that sends nothing new (every platform has the conversion at that
+/// value) emits none, so undone and repeated ratings never reach the lead webhooks.
+pub fn emitted(claimed: &ClaimedJob, now: DateTime<Utc>) -> Option<(WebhookEvent, Rating<'_>)> {
     let job = &claimed.job;
+    if job.started_at != Some(crate::time::truncate_to_millis(now)) {
+        return None;
+    }
     let new_conversion = job.conversion_event_id == job.event_id;
     let sends = claimed
         .deliveries
