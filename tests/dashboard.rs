@@ -68,7 +68,7 @@ async fn lead(store: &dyn Store, project: &Project, body: Value) -> LeadId {
 async fn site() -> Site {
     let parts = Parts {
         project: "acme",
-        dashboard: true,
+        dashboard: Some(leadtrack_dashboard::Config::default()),
         ..Parts::default()
     };
     let app = spawn_app(parts).await;

@@ -26,8 +26,8 @@ pub struct Parts {
     pub project: &'static str,
     /// The lead routes' settings.
     pub config: leadtrack_warp::Config,
-    /// Serve the dashboard too.
-    pub dashboard: bool,
+    /// Serve the dashboard too, with these settings.
+    pub dashboard: Option<leadtrack_dashboard::Config>,
     /// Run the conversion worker from the start (else [`TestApp::start_worker`]).
     pub worker: bool,
 }
@@ -38,7 +38,7 @@ impl Default for Parts {
         Self {
             project: "prj_e2e",
             config: leadtrack_warp::Config::default(),
-            dashboard: false,
+            dashboard: None,
             worker: false,
         }
     }
@@ -119,13 +119,11 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
             let _ = stopped.wait_for(|stop| *stop).await;
         }
     };
-    let pages = if parts.dashboard {
-        let config = leadtrack_dashboard::Config::default();
-        leadtrack_dashboard::routes(store.clone(), config).boxed()
-    } else {
-        warp::any()
+    let pages = match parts.dashboard {
+        Some(config) => leadtrack_dashboard::routes(store.clone(), config).boxed(),
+        None => warp::any()
             .and_then(|| async { Err(warp::reject::not_found()) })
-            .boxed()
+            .boxed(),
     };
     let app = crate::app_with(store.clone(), parts.config, Readiness::new(), pages);
     tokio::spawn(crate::serve_app(listener, app, until_stopped()));

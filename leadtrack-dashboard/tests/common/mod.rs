@@ -1,10 +1,11 @@
-//! The dashboard over a fresh store with two projects and two users, driven through
-//! `warp::test` (no socket) as a browser would: forms, cookies, `Origin`. The store is a
-//! temporary SQLite file, or a PostgreSQL database with `LEADTRACK_TEST_BACKEND=postgres`.
+//! The dashboard over a fresh store with two projects and two users, served by the whole
+//! service (`spawn_app`) on a port of its own and driven over real sockets as a browser
+//! would: forms, cookies, `Origin`. The store is a temporary SQLite file, or a PostgreSQL
+//! database with `LEADTRACK_TEST_BACKEND=postgres`.
 
 #![allow(dead_code)]
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -17,13 +18,10 @@ use leadtrack_core::request::{CreateRoute, NewLead, StatusUpdate};
 use leadtrack_core::types::{
     AttemptOutcome, ConversionId, DeliveryState, LeadId, LeadIdentifier, Role,
 };
-use leadtrack_dashboard::{Config, routes};
-use leadtrack_postgres::PgStore;
-use leadtrack_sqlite::SqliteStore;
-use warp::Filter;
-use warp::filters::BoxedFilter;
-use warp::http::{HeaderMap, StatusCode};
-use warp::reply::Response;
+use leadtrack_dashboard::Config;
+use leadtrack_server::testkit::{Parts, TestApp, spawn_app};
+use reqwest::redirect::Policy;
+use warp::http::{HeaderMap, Method, StatusCode};
 
 /// The host every request names, and so this site's origin.
 pub(crate) const HOST: &str = "leads.test";
@@ -33,13 +31,41 @@ pub(crate) const MEMBER_PASSWORD: &str = "member password 1";
 
 pub(crate) struct App {
     pub(crate) store: Arc<dyn Store>,
-    pub(crate) filter: BoxedFilter<(Response,)>,
+    /// The running service; it stops when the `App` is dropped.
+    pub(crate) service: TestApp,
     /// Owned by `owner`; `member` is a member.
     pub(crate) alpha: Project,
     /// Owned by `owner` alone.
     pub(crate) beta: Project,
     pub(crate) owner: User,
     pub(crate) member: User,
+}
+
+/// A request to send with [`App::send`].
+pub(crate) struct Request {
+    method: Method,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: String,
+    from: Ipv4Addr,
+}
+
+impl Request {
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    pub(crate) fn body(mut self, body: impl Into<String>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    /// Sent from another loopback address, as another client: `127.0.0.{host}`.
+    pub(crate) fn sent_from(mut self, host: u8) -> Self {
+        self.from = Ipv4Addr::new(127, 0, 0, host);
+        self
+    }
 }
 
 /// A response, read.
@@ -90,12 +116,12 @@ pub(crate) async fn app() -> App {
     app_with(Config::default()).await
 }
 
-async fn user(store: &impl Store, email: &str, name: &str, password: &str) -> User {
+async fn user(store: &dyn Store, email: &str, name: &str, password: &str) -> User {
     let new = NewUser::new(email, Some(name), &Password::new(password).unwrap()).unwrap();
     store.create_user(new, Utc::now()).await.unwrap()
 }
 
-async fn project(store: &impl Store, id: &str, name: &str) -> Project {
+async fn project(store: &dyn Store, id: &str, name: &str) -> Project {
     store
         .create_project(
             NewProject {
@@ -110,17 +136,16 @@ async fn project(store: &impl Store, id: &str, name: &str) -> Project {
 }
 
 pub(crate) async fn app_with(config: Config) -> App {
-    match leadtrack_postgres::testkit::contract_database().await {
-        Some(url) => app_on(PgStore::connect(&url).await.unwrap(), config).await,
-        None => app_on(SqliteStore::open_temporary().await.unwrap(), config).await,
-    }
-}
-
-async fn app_on<S: Store + Clone>(store: S, config: Config) -> App {
-    let alpha = project(&store, "alpha", "Alpha").await;
-    let beta = project(&store, "beta", "Beta").await;
-    let owner = user(&store, "owner@example.com", "Olive Owner", OWNER_PASSWORD).await;
-    let member = user(&store, "member@example.com", "Mo Member", MEMBER_PASSWORD).await;
+    let parts = Parts {
+        dashboard: Some(config),
+        ..Parts::default()
+    };
+    let service = spawn_app(parts).await;
+    let store = &*service.store;
+    let alpha = project(store, "alpha", "Alpha").await;
+    let beta = project(store, "beta", "Beta").await;
+    let owner = user(store, "owner@example.com", "Olive Owner", OWNER_PASSWORD).await;
+    let member = user(store, "member@example.com", "Mo Member", MEMBER_PASSWORD).await;
     for (project, user, role) in [
         (&alpha, &owner, Role::Owner),
         (&beta, &owner, Role::Owner),
@@ -131,10 +156,9 @@ async fn app_on<S: Store + Clone>(store: S, config: Config) -> App {
             .await
             .unwrap();
     }
-    let filter = routes(store.clone(), config).boxed();
     App {
-        store: Arc::new(store),
-        filter,
+        store: service.store.clone(),
+        service,
         alpha,
         beta,
         owner,
@@ -143,16 +167,18 @@ async fn app_on<S: Store + Clone>(store: S, config: Config) -> App {
 }
 
 /// A request as a browser on this site sends it.
-pub(crate) fn browser(method: &str, path: &str) -> warp::test::RequestBuilder {
-    warp::test::request()
-        .method(method)
-        .path(path)
-        .header("host", HOST)
-        .remote_addr(SocketAddr::from(([198, 51, 100, 7], 52000)))
+pub(crate) fn browser(method: &str, path: &str) -> Request {
+    Request {
+        method: method.parse().expect("an HTTP method"),
+        path: path.to_owned(),
+        headers: vec![("host".to_owned(), HOST.to_owned())],
+        body: String::new(),
+        from: Ipv4Addr::LOCALHOST,
+    }
 }
 
 /// A form post from this site's pages.
-pub(crate) fn form(path: &str, body: &str) -> warp::test::RequestBuilder {
+pub(crate) fn form(path: &str, body: &str) -> Request {
     browser("POST", path)
         .header("origin", ORIGIN)
         .header("content-type", "application/x-www-form-urlencoded")
@@ -167,12 +193,23 @@ pub(crate) fn encode(pairs: &[(&str, &str)]) -> String {
 }
 
 impl App {
-    pub(crate) async fn send(&self, request: warp::test::RequestBuilder) -> Reply {
-        let response = request.reply(&self.filter).await;
+    /// Sends `request` from its own connection, without following redirects.
+    pub(crate) async fn send(&self, request: Request) -> Reply {
+        let client = reqwest::Client::builder()
+            .redirect(Policy::none())
+            .local_address(IpAddr::V4(request.from))
+            .build()
+            .unwrap();
+        let url = format!("{}{}", self.service.base_url, request.path);
+        let mut builder = client.request(request.method, url).body(request.body);
+        for (name, value) in &request.headers {
+            builder = builder.header(name, value);
+        }
+        let response = builder.send().await.unwrap();
         Reply {
             status: response.status(),
             headers: response.headers().clone(),
-            text: String::from_utf8(response.body().to_vec()).unwrap(),
+            text: response.text().await.unwrap(),
         }
     }
 
