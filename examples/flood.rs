@@ -48,7 +48,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = Config {
         rate_limits: RateLimits {
             per_ip: RateLimit::OFF,
-            per_project: RateLimit::OFF,
             per_key: RateLimit::OFF,
         },
         ..Config::default()

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::account::Actor;
+use crate::spam::SpamReason;
 use crate::time::to_millis;
 use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, JobId, LeadId, ProjectId};
 
@@ -105,6 +106,13 @@ pub enum Activity {
         /// The job that sends them again.
         job_id: JobId,
     },
+    /// The lead was held as spam by a person (a lead held on arrival says why itself).
+    Spam {
+        /// Why.
+        reason: SpamReason,
+    },
+    /// A person took the lead out of spam: it is a real lead after all.
+    NotSpam,
     /// A delivery attempt of a conversion job ended.
     Delivery {
         /// The job.

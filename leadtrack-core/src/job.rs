@@ -111,10 +111,14 @@ pub struct PriorRating {
 }
 
 impl PriorRating {
-    /// What `lead` has now.
+    /// What `lead` has now; a spam lead, once rated, is a real lead, so `open`.
     pub fn of(lead: &StoredLead) -> Self {
+        let status = match lead.status {
+            LeadStatus::Spam => LeadStatus::Open,
+            status => status,
+        };
         Self {
-            status: lead.status,
+            status,
             conversion_id: lead.conversion_id,
             price: lead.price,
             note: lead.note.clone(),

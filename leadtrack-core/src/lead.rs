@@ -6,7 +6,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::matching;
+use crate::spam::{SpamReason, Submitted};
 use crate::types::{Consent, ConversionId, DeviceData, JsonObject, LeadId, LeadStatus, ProjectId};
+
+/// How far back a new lead's email or phone finds the lead it duplicates, in days.
+pub const DUPLICATE_WINDOW_DAYS: i64 = 30;
+
+/// Where the window of [`DUPLICATE_WINDOW_DAYS`] before `now` starts.
+pub fn duplicate_window_start(now: DateTime<Utc>) -> DateTime<Utc> {
+    now - chrono::Duration::days(DUPLICATE_WINDOW_DAYS)
+}
 
 /// What a create request submits about a lead, after the input rules of CONTRACT.md section 3.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -30,6 +39,14 @@ pub struct LeadData {
 }
 
 impl LeadData {
+    /// What spam rules read of it.
+    pub fn submitted(&self) -> Submitted<'_> {
+        Submitted {
+            user: &self.user_data,
+            form: &self.form_data,
+        }
+    }
+
     /// Applies a deduplicated create to this lead: objects merge key by key (new values win,
     /// absent keys keep their old value); `channelFlow` and `uniqueIdentifier` are replaced
     /// when given.
@@ -209,6 +226,11 @@ pub struct StoredLead {
     pub created_at: DateTime<Utc>,
     /// What was submitted.
     pub data: LeadData,
+    /// Why it is spam, while its status is [`LeadStatus::Spam`].
+    pub spam_reason: Option<SpamReason>,
+    /// The earlier lead of the same person that this one duplicates: the first of the
+    /// project's leads with its email or phone in the [`DUPLICATE_WINDOW_DAYS`] before it.
+    pub duplicate_of: Option<LeadId>,
 }
 
 /// The outcome of a create: a new lead, or a deduplicated one updated.

@@ -52,6 +52,8 @@ pub mod types;
 
 pub mod matching;
 
+pub mod spam;
+
 pub mod lead;
 
 pub mod channel;
@@ -101,11 +103,12 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 22] = [
+    const CHAIN: [&str; 23] = [
         "time",
         "error",
         "types",
         "matching",
+        "spam",
         "lead",
         "channel",
         "label",

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::label::LabelMapping;
+use crate::spam::SpamRules;
 use crate::types::{Consent, ProjectId, random_bytes};
 
 /// A project: the unit every lead, key, label and integration belongs to.
@@ -32,6 +33,8 @@ pub struct Project {
     /// How long a rating made in the dashboard waits, undoable, before anything leaves:
     /// whole seconds, [`MAX_UNDO_WINDOW_SECONDS`] at the most.
     pub undo_window_seconds: u32,
+    /// What holds its leads as spam, and how many an hour it may hold.
+    pub spam_rules: SpamRules,
     /// When it was created.
     pub created_at: DateTime<Utc>,
 }
@@ -85,6 +88,8 @@ pub struct ProjectSettings {
     pub allowed_origins: Option<Vec<String>>,
     /// A new undo window, in seconds (0 to [`MAX_UNDO_WINDOW_SECONDS`]).
     pub undo_window_seconds: Option<u32>,
+    /// New spam rules.
+    pub spam_rules: Option<SpamRules>,
 }
 
 /// A fresh random public project id, `prj_` and 16 hex digits.
@@ -162,6 +167,9 @@ impl ProjectSettings {
                 ));
             }
             changed.undo_window_seconds = seconds;
+        }
+        if let Some(rules) = self.spam_rules {
+            changed.spam_rules = rules;
         }
         *project = changed;
         Ok(())
@@ -340,6 +348,7 @@ mod tests {
             lost_mapping: LabelMapping::default_lost(),
             allowed_origins: Vec::new(),
             undo_window_seconds: DEFAULT_UNDO_WINDOW_SECONDS,
+            spam_rules: SpamRules::default(),
             created_at: DateTime::<Utc>::MIN_UTC,
         }
     }

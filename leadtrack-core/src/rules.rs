@@ -208,6 +208,8 @@ mod tests {
                 attribution_data: serde_json::from_value(attribution).unwrap(),
                 ..LeadData::default()
             },
+            spam_reason: None,
+            duplicate_of: None,
         }
     }
 

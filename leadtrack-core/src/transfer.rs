@@ -100,6 +100,7 @@ pub const TABLES: &[Table] = &[
             column("allowed_origins", Text),
             column("default_consent", Text),
             column("undo_window_seconds", Int32),
+            column("spam_rules", Text),
         ],
     },
     Table {
@@ -229,6 +230,8 @@ pub const TABLES: &[Table] = &[
             column("last_medium", Text),
             column("last_campaign", Text),
             column("created_via", Text),
+            column("spam_reason", Text),
+            column("duplicate_of", Int),
         ],
     },
     Table {

@@ -70,6 +70,14 @@ pub enum LeadStatus {
     Rated,
     /// Processed with `lost`.
     Lost,
+    /// Held out of the inbox as junk ([`crate::spam::SpamReason`] says why): never
+    /// forwarded, counted or announced, and left out of listings that name no status.
+    Spam,
+}
+
+impl LeadStatus {
+    /// The statuses a listing that names none shows: all but [`LeadStatus::Spam`].
+    pub const LISTED: [LeadStatus; 4] = [Self::Open, Self::Pending, Self::Rated, Self::Lost];
 }
 
 /// The platforms a conversion is forwarded to, in the order warnings are reported.

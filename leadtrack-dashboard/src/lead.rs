@@ -452,6 +452,8 @@ fn event_text(
         Activity::Note { note, .. } => format!("Note with the rating: “{note}”"),
         Activity::Undone { .. } => "Rating undone before anything was sent".to_owned(),
         Activity::Retried { .. } => "Failed deliveries queued again".to_owned(),
+        Activity::Spam { reason } => format!("Held as spam: {reason}"),
+        Activity::NotSpam => "Taken out of spam".to_owned(),
         Activity::Reopened { note, .. } => match note {
             Some(note) => format!("Reset to open: “{note}”"),
             None => "Reset to open".to_owned(),

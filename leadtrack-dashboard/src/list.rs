@@ -124,6 +124,10 @@ fn tab_words(status: LeadStatus) -> (&'static str, &'static str) {
         ),
         LeadStatus::Rated => ("Rated", "Leads rated with a label that marks them done."),
         LeadStatus::Lost => ("Lost", "Leads that did not buy."),
+        LeadStatus::Spam => (
+            "Spam",
+            "Junk held out of the inbox: never sent to the platforms or counted.",
+        ),
     }
 }
 

@@ -129,7 +129,11 @@ async fn tabs_count_and_views_filter_sort_and_page() {
         .skip(1)
         .map(|rest| rest.split('<').next().unwrap().to_owned())
         .collect::<Vec<_>>();
-    assert_eq!(counts, ["3", "0", "0", "0"], "open, pending, rated, lost");
+    assert_eq!(
+        counts,
+        ["3", "0", "0", "0", "0"],
+        "open, pending, rated, lost, spam"
+    );
     let order: Vec<&str> = ["Alan", "Grace", "Ada"]
         .into_iter()
         .filter(|n| inbox.text.contains(n))

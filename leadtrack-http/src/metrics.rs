@@ -30,6 +30,10 @@ pub fn describe() {
         "New leads, by route and project"
     );
     metrics::describe_counter!(
+        "leadtrack_leads_held_total",
+        "Leads held as spam on arrival, by reason"
+    );
+    metrics::describe_counter!(
         "leadtrack_ratings_queued_total",
         "Ratings that queued a conversion job, by project"
     );
@@ -66,6 +70,11 @@ pub fn rating_queued(project: &str) {
 /// A request refused `503` because the store was overloaded.
 pub fn shed() {
     metrics::counter!("leadtrack_requests_shed_total").increment(1);
+}
+
+/// A lead held as spam on arrival, by its reason.
+pub fn held(reason: &'static str) {
+    metrics::counter!("leadtrack_leads_held_total", "reason" => reason).increment(1);
 }
 
 /// A request refused `429` by the `limit` bucket.

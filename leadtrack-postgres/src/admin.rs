@@ -105,7 +105,8 @@ pub(crate) async fn update_project(
     run(
         c,
         "UPDATE projects SET name = $2, currency = $3, region = $4, lost_mapping = $5,
-            allowed_origins = $6, default_consent = $7, undo_window_seconds = $8
+            allowed_origins = $6, default_consent = $7, undo_window_seconds = $8,
+            spam_rules = $9
          WHERE id = $1",
         &[
             &id.0,
@@ -116,6 +117,7 @@ pub(crate) async fn update_project(
             &serde_json::to_string(&project.allowed_origins)?,
             &serde_json::to_string(&project.default_consent)?,
             &i32::try_from(project.undo_window_seconds).unwrap_or(i32::MAX),
+            &serde_json::to_string(&project.spam_rules)?,
         ],
     )
     .await?;

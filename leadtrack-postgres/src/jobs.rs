@@ -76,12 +76,19 @@ pub(crate) async fn update_status(
 ) -> Result<StatusChange, Error> {
     let found = leads::find(c, project, &update.identifier).await?;
     // As it is once locked: a concurrent merge may have changed it meanwhile.
-    let lead = lock_lead(c, project, found.id).await?;
+    let mut lead = lock_lead(c, project, found.id).await?;
     let label = match update.conversion_id {
         ConversionId::Label(id) => Some(admin::label(c, project, id).await?),
-        ConversionId::Lost => None,
-        ConversionId::Open => return reopen(c, project, lead, update, by, now).await,
+        _ => None,
     };
+    if lead.status == LeadStatus::Spam {
+        leads::release_spam(c, project, &lead, by, now).await?;
+        (lead.status, lead.spam_reason) = (LeadStatus::Open, None);
+    }
+    match update.conversion_id {
+        ConversionId::Open => return reopen(c, project, lead, update, by, now).await,
+        ConversionId::Label(_) | ConversionId::Lost => {}
+    }
     let pending = one(
         c,
         "SELECT 1 FROM jobs WHERE project_id = $1 AND lead_id = $2 AND finished_at IS NULL",

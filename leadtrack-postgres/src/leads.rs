@@ -2,10 +2,13 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
+use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
-use leadtrack_core::lead::{CreatedLead, LeadData, StoredLead};
+use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
+use leadtrack_core::spam::SpamReason;
+use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::store::{Entity, LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
@@ -30,16 +33,26 @@ use crate::{Error, activity, webhooks};
 pub(crate) async fn create(
     c: &impl GenericClient,
     project: ProjectId,
-    route: CreateRoute,
+    (route, spam): (CreateRoute, Option<SpamReason>),
     row: &LeadRow,
     now: DateTime<Utc>,
 ) -> Result<(CreatedLead, bool), Error> {
+    // A spam lead is nobody's original, and is announced only once a person frees it.
+    let duplicate_of = match spam {
+        None => duplicate_of(c, project, &row.keys, now).await?,
+        Some(_) => None,
+    };
+    let arrival = Arrival {
+        route,
+        spam,
+        duplicate_of,
+    };
     let Some(event_id) = row.data.unique_event_id() else {
         // Without an event id there is no unique index to meet: the insert always inserts.
-        let id = insert(c, project, route, row, now)
+        let id = insert(c, project, &arrival, row, now)
             .await?
             .ok_or_else(|| StoreError::Invalid("the lead was not inserted".to_owned()))?;
-        return created(c, project, id, row, now).await;
+        return created(c, project, (id, spam), row, now).await;
     };
     loop {
         // A browser create sees only browser leads; a server create prefers its own
@@ -74,25 +87,30 @@ pub(crate) async fn create(
         }
         // Nothing to merge into: insert, unless a concurrent create got there first; then
         // look again.
-        if let Some(id) = insert(c, project, route, row, now).await? {
-            return created(c, project, id, row, now).await;
+        if let Some(id) = insert(c, project, &arrival, row, now).await? {
+            return created(c, project, (id, spam), row, now).await;
         }
     }
 }
 
 /// What a create that inserted `id` answers, after recording it in the lead's history and
-/// queueing `lead.created`, and whether that queued an event.
+/// queueing `lead.created` unless it is `spam`, and whether that queued an event.
 async fn created(
     c: &impl GenericClient,
     project: ProjectId,
-    id: LeadId,
+    (id, spam): (LeadId, Option<SpamReason>),
     row: &LeadRow,
     now: DateTime<Utc>,
 ) -> Result<(CreatedLead, bool), Error> {
     let event = EventRow::of((project, id), now, None, &Activity::Created)?;
     activity::record(c, &event).await?;
-    let event = WebhookEvent::LeadCreated;
-    let queued = webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
+    let queued = match spam {
+        None => {
+            let event = WebhookEvent::LeadCreated;
+            webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?
+        }
+        Some(_) => false,
+    };
     let created = CreatedLead {
         lead_id: id,
         unique_identifier: row.data.unique_identifier.clone(),
@@ -192,28 +210,72 @@ fn fields(data: &LeadData) -> [Option<&str>; 7] {
     ]
 }
 
+/// How a new lead arrived: its route, why it is spam (if it is), and the lead it
+/// duplicates (if any).
+struct Arrival {
+    route: CreateRoute,
+    spam: Option<SpamReason>,
+    duplicate_of: Option<i64>,
+}
+
+/// The lead a new lead with `keys` duplicates ([`StoredLead::duplicate_of`]): the original
+/// of the newest lead of the project, not spam, with its email, else its phone, in the
+/// window before `now`.
+async fn duplicate_of(
+    c: &impl GenericClient,
+    project: ProjectId,
+    keys: &LeadKeys,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>, Error> {
+    let since = to_millis(&lead::duplicate_window_start(now));
+    for (column, key) in [("email_key", &keys.email), ("phone_key", &keys.phone)] {
+        let Some(key) = key else { continue };
+        let sql = format!(
+            "SELECT coalesce(duplicate_of, id) FROM leads
+             WHERE project_id = $1 AND {column} = $2 AND created_at >= $3 AND {NOT_SPAM}
+             ORDER BY created_at DESC, id DESC LIMIT 1"
+        );
+        if let Some(row) = one(c, &sql, &[&project.0, key, &since]).await? {
+            return Ok(Some(row.try_get(0)?));
+        }
+    }
+    Ok(None)
+}
+
 /// Inserts a new lead; `None` when its event id and route are taken (by a concurrent
 /// create).
 async fn insert(
     c: &impl GenericClient,
     project: ProjectId,
-    route: CreateRoute,
+    arrival: &Arrival,
     row: &LeadRow,
     now: DateTime<Utc>,
 ) -> Result<Option<LeadId>, Error> {
     let now = to_millis(&now);
     let fields = fields(&row.data);
     let mut values = row_values(row, &project.0, &now, &fields);
-    let status = LeadStatus::Open.as_ref();
-    let via = route_name(route);
-    values.extend([&status as &(dyn ToSql + Sync), &now, &via]);
+    let status = match arrival.spam {
+        Some(_) => LeadStatus::Spam.as_ref(),
+        None => LeadStatus::Open.as_ref(),
+    };
+    let via = route_name(arrival.route);
+    let reason = arrival.spam.map(<&str>::from);
+    values.extend([
+        &status as &(dyn ToSql + Sync),
+        &now,
+        &via,
+        &reason,
+        &arrival.duplicate_of,
+    ]);
     let columns = ROW_COLUMNS.join(", ");
     let placeholders = (1..=values.len())
         .map(|n| format!("${n}"))
         .collect::<Vec<_>>()
         .join(", ");
     let sql = format!(
-        "INSERT INTO leads ({columns}, status, created_at, created_via) VALUES ({placeholders})
+        "INSERT INTO leads ({columns}, status, created_at, created_via, spam_reason,
+            duplicate_of)
+         VALUES ({placeholders})
          ON CONFLICT (project_id, unique_event_id, created_via)
              WHERE unique_event_id IS NOT NULL DO NOTHING
          RETURNING id"
@@ -255,33 +317,89 @@ fn lead_not_found() -> Error {
     Error::Store(StoreError::NotFound(Entity::Lead))
 }
 
-/// Finds a lead of the project by id, or the newest match of another identifier.
+/// Finds a lead of the project by id, or the newest match of another identifier,
+/// preferring a lead that is not spam to a newer spam one.
 pub(crate) async fn find(
     c: &impl GenericClient,
     project: ProjectId,
     identifier: &LeadIdentifier,
 ) -> Result<StoredLead, Error> {
-    let found = match identifier {
-        LeadIdentifier::LeadId(id) => one(c, &find_sql("id"), &[&project.0, &id.0]).await?,
-        LeadIdentifier::UniqueIdentifier(value) => {
-            one(c, &find_sql("unique_identifier"), &[&project.0, value]).await?
+    let (column, key) = match identifier {
+        LeadIdentifier::LeadId(id) => {
+            let found = one(c, &find_sql("id", "true"), &[&project.0, &id.0]).await?;
+            return rows::lead(&found.ok_or_else(lead_not_found)?);
         }
-        LeadIdentifier::Email(email) => match matching::email_key(email) {
-            Some(key) => one(c, &find_sql("email_key"), &[&project.0, &key]).await?,
-            None => None,
-        },
-        LeadIdentifier::Phone(phone) => match matching::phone_key(phone) {
-            Some(key) => one(c, &find_sql("phone_key"), &[&project.0, &key]).await?,
-            None => None,
-        },
+        LeadIdentifier::UniqueIdentifier(value) => ("unique_identifier", Some(value.clone())),
+        LeadIdentifier::Email(email) => ("email_key", matching::email_key(email)),
+        LeadIdentifier::Phone(phone) => ("phone_key", matching::phone_key(phone)),
     };
-    rows::lead(&found.ok_or_else(lead_not_found)?)
+    let key = key.ok_or_else(lead_not_found)?;
+    for condition in [NOT_SPAM, "true"] {
+        if let Some(found) = one(c, &find_sql(column, condition), &[&project.0, &key]).await? {
+            return rows::lead(&found);
+        }
+    }
+    Err(lead_not_found())
 }
 
-/// The lookup of [`find`] by `column`: the newest lead of the project with the value.
-fn find_sql(column: &str) -> String {
+/// The lookup of [`find`] by `column`: the newest lead of the project with the value that
+/// meets `condition`.
+fn find_sql(column: &str, condition: &str) -> String {
     format!(
         "SELECT {LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND {column} = $2
+           AND {condition}
          ORDER BY created_at DESC, id DESC LIMIT 1"
     )
+}
+
+/// Holds each of `leads` that is open as spam, marked by `by` ([`LeadStore::mark_spam`]).
+///
+/// [`LeadStore::mark_spam`]: leadtrack_core::LeadStore::mark_spam
+pub(crate) async fn mark_spam(
+    c: &impl GenericClient,
+    project: ProjectId,
+    leads: &[LeadId],
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<LeadId>, Error> {
+    let reason = SpamReason::Marked;
+    let mut held = Vec::new();
+    for lead in leads {
+        let marked = run(
+            c,
+            "UPDATE leads SET status = 'spam', spam_reason = $3, updated_at = $4
+             WHERE project_id = $1 AND id = $2 AND status = 'open'",
+            &[&project.0, &lead.0, &reason.as_ref(), &to_millis(&now)],
+        )
+        .await?;
+        if marked == 1 {
+            let event = EventRow::of((project, *lead), now, Some(by), &Activity::Spam { reason })?;
+            activity::record(c, &event).await?;
+            held.push(*lead);
+        }
+    }
+    Ok(held)
+}
+
+/// Takes a spam `lead` out of spam before a person's status change: its reason goes, its
+/// history gains `not_spam`, and the webhooks hear `lead.created` at last (the workers'
+/// poll finds the event: a person's click needs no notification's haste).
+pub(crate) async fn release_spam(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: &StoredLead,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    run(
+        c,
+        "UPDATE leads SET status = 'open', spam_reason = NULL WHERE id = $1",
+        &[&lead.id.0],
+    )
+    .await?;
+    let event = EventRow::of((project, lead.id), now, Some(by), &Activity::NotSpam)?;
+    activity::record(c, &event).await?;
+    let event = WebhookEvent::LeadCreated;
+    webhooks::enqueue(c, project, lead.id, event, Uuid::new_v4(), None, now).await?;
+    Ok(())
 }

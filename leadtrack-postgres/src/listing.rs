@@ -17,6 +17,7 @@ use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
+use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
@@ -183,6 +184,8 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
             let list: Vec<String> = names.iter().map(|name| format!("'{name}'")).collect();
             statement.push(&format!(" AND status IN ({})", list.join(", ")));
         }
+    } else {
+        statement.push(&format!(" AND {NOT_SPAM}"));
     }
     if let Some(form_name) = &query.form_name {
         statement.and_equal("form_name", Some(form_name.clone()));
@@ -241,7 +244,7 @@ pub(crate) async fn status_counts(
     query: &LeadQuery,
 ) -> Result<Vec<(LeadStatus, u64)>, Error> {
     let any_status = query.any_status();
-    let rows = if any_status.is_unfiltered() {
+    let rows = if any_status.only_statuses().is_some() {
         all(
             c,
             "SELECT status, sum(total)::bigint FROM lead_status_counts
@@ -266,40 +269,27 @@ pub(crate) async fn status_counts(
     Ok(per_status(&counted))
 }
 
-/// How many of the project's leads are in `statuses` (all of them for `None`), from the
-/// counts the trigger keeps, each summed over its slots.
+/// How many of the project's leads are in `statuses`, from the counts the trigger keeps,
+/// each summed over its slots.
 async fn kept_total(
     c: &impl GenericClient,
     project: ProjectId,
-    statuses: Option<&[LeadStatus]>,
+    statuses: &[LeadStatus],
 ) -> Result<i64, Error> {
-    let row = match statuses {
-        None => {
-            one(
-                c,
-                "SELECT coalesce(sum(total), 0)::bigint FROM lead_status_counts
-                 WHERE project_id = $1",
-                &[&project.0],
-            )
-            .await?
-        }
-        Some(statuses) => {
-            // A status listed twice counts once.
-            let mut names: Vec<String> = statuses
-                .iter()
-                .map(|status| status.as_ref().to_owned())
-                .collect();
-            names.sort_unstable();
-            names.dedup();
-            one(
-                c,
-                "SELECT coalesce(sum(total), 0)::bigint FROM lead_status_counts
-                 WHERE project_id = $1 AND status = ANY($2)",
-                &[&project.0, &names],
-            )
-            .await?
-        }
-    };
+    // A status listed twice counts once.
+    let mut names: Vec<String> = statuses
+        .iter()
+        .map(|status| status.as_ref().to_owned())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let row = one(
+        c,
+        "SELECT coalesce(sum(total), 0)::bigint FROM lead_status_counts
+         WHERE project_id = $1 AND status = ANY($2)",
+        &[&project.0, &names],
+    )
+    .await?;
     Ok(match row {
         Some(row) => row.try_get(0)?,
         None => 0,
@@ -313,7 +303,7 @@ async fn kept_total(
 /// Whether the total of `query` is a count of its matches (it filters by more than
 /// statuses), which costs about what reading its page does.
 pub(crate) fn counts_matches(query: &LeadQuery) -> bool {
-    !query.is_unfiltered() && query.only_statuses().is_none()
+    query.only_statuses().is_none()
 }
 
 /// A page and its total on one connection, one after the other: for a total that is a
@@ -339,10 +329,8 @@ pub(crate) async fn total(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<u64, Error> {
-    let total = if query.is_unfiltered() {
-        kept_total(c, project, None).await?
-    } else if let Some(statuses) = query.only_statuses() {
-        kept_total(c, project, Some(statuses)).await?
+    let total = if let Some(statuses) = query.only_statuses() {
+        kept_total(c, project, statuses).await?
     } else {
         let count = count_statement(project, query, Part::All);
         match one(c, &count.sql, &count.params()).await? {

@@ -7,6 +7,7 @@
 
 use deadpool_postgres::GenericClient;
 use leadtrack_core::report::{Report, ReportBuilder, ReportLead, ReportQuery, Touchpoint};
+use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::ProjectId;
 
@@ -74,6 +75,7 @@ fn sql(touch: Touchpoint) -> String {
         "SELECT (created_at - $2) / {DAY_MS}, {touch}_source, {touch}_medium, {touch}_campaign,
                 conversion_id, count(*), sum(price)::bigint, status
          FROM leads WHERE project_id = $1 AND created_at >= $2 AND created_at < $3
+           AND {NOT_SPAM}
          GROUP BY 1, 2, 3, 4, 5, 8"
     )
 }

@@ -130,8 +130,7 @@ pub(crate) fn parse<T: FromStr>(column: &'static str, value: String) -> Result<T
 }
 
 /// The columns [`lead`] reads, in order.
-pub(crate) const LEAD_COLUMNS: &str =
-    "id, project_id, status, price, note, conversion_id, created_at, data";
+pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of";
 
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
@@ -147,11 +146,16 @@ pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
             .transpose()?,
         created_at: from_millis(row.try_get(6)?),
         data: serde_json::from_str(row.try_get::<_, &str>(7)?)?,
+        spam_reason: row
+            .try_get::<_, Option<String>>(8)?
+            .map(|reason| parse("spam_reason", reason))
+            .transpose()?,
+        duplicate_of: row.try_get::<_, Option<i64>>(9)?.map(LeadId),
     })
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules";
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row) -> Result<Project, Error> {
@@ -173,6 +177,7 @@ pub(crate) fn project(row: &Row) -> Result<Project, Error> {
             })?
         },
         default_consent: serde_json::from_str(row.try_get::<_, &str>(9)?)?,
+        spam_rules: serde_json::from_str(row.try_get::<_, &str>(11)?)?,
     })
 }
 

@@ -415,6 +415,13 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE jobs ADD COLUMN retracts text;
     "#,
+    // 7: spam and duplicates: why a lead is spam, the lead it duplicates, and each
+    // project's spam rules (a JSON object, `{}`: the defaults).
+    r#"
+    ALTER TABLE leads ADD COLUMN spam_reason text;
+    ALTER TABLE leads ADD COLUMN duplicate_of bigint;
+    ALTER TABLE projects ADD COLUMN spam_rules text NOT NULL DEFAULT '{}';
+    "#,
 ];
 
 /// Creates the table recording the schema version, and applies the migrations the

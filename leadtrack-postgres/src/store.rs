@@ -17,6 +17,7 @@ use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::LeadRow;
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -59,22 +60,37 @@ impl LeadStore for PgStore {
         read!(self, |c| admin::project_by_public_id(c, public_id))
     }
 
-    async fn create_lead_via(
+    async fn create_screened_lead(
         &self,
         project: ProjectId,
         route: CreateRoute,
         data: LeadData,
+        spam: Option<SpamReason>,
         now: DateTime<Utc>,
     ) -> StoreResult<CreatedLead> {
         // The row is made before a connection is taken.
         let row = LeadRow::of(data).map_err(StoreError::backend)?;
+        let arrival = (route, spam);
         let (created, queued) =
-            transaction!(self, |tx| leads::create(&tx, project, route, &row, now)
+            transaction!(self, |tx| leads::create(&tx, project, arrival, &row, now)
                 .await?)?;
         if queued {
             self.listener.queued();
         }
         Ok(created)
+    }
+
+    async fn mark_spam(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>> {
+        Ok(transaction!(self, |tx| leads::mark_spam(
+            &tx, project, leads, by, now
+        )
+        .await?)?)
     }
 
     async fn find_lead(

@@ -7,6 +7,7 @@ use chrono::Utc;
 use leadtrack_core::key::KeyRef;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::spam::{self, SpamRulesInput};
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{Consent, ConsentStatus};
 use leadtrack_core::{Admin, StoreError};
@@ -92,6 +93,9 @@ async fn list_projects<S: Admin>(store: &S, json: bool) -> Result<(), Failure> {
                     "defaultConsent": p.default_consent,
                     "allowedOrigins": p.allowed_origins,
                     "undoWindowSeconds": p.undo_window_seconds,
+                    "heldBudget": p.spam_rules.held_budget,
+                    "trustedAddresses": spam::networks_text(&p.spam_rules.trusted_addresses)
+                        .lines().collect::<Vec<_>>(),
                     "createdAt": leadtrack_core::time::format(&p.created_at),
                 })
             })
@@ -124,6 +128,14 @@ async fn list_projects<S: Admin>(store: &S, json: bool) -> Result<(), Failure> {
 async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Failure> {
     let project = project(store, &args.project).await?;
     let region = region_setting(args.region.clone(), args.country_code.clone())?;
+    let spam = SpamRulesInput {
+        held_budget: args.held_budget,
+        trusted_addresses: args.trusted_addresses.clone(),
+        blocked_domains: args.blocked_domains.clone(),
+        blocked_addresses: args.blocked_addresses.clone(),
+        blocked_words: args.blocked_words.clone(),
+    };
+    let spam_rules = spam.apply(&project.spam_rules).map_err(Failure)?;
     let settings = ProjectSettings {
         lost_mapping: lost_mapping_setting(&project, &args),
         default_consent: consent_setting(&project, &args),
@@ -132,6 +144,7 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
         name: args.name,
         currency: args.currency,
         undo_window_seconds: args.undo_window,
+        spam_rules,
     };
     let updated = store
         .update_project(project.id, settings)
@@ -142,8 +155,13 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
     } else {
         updated.allowed_origins.join(", ")
     };
+    let rules = &updated.spam_rules;
+    let trusted = match rules.trusted_addresses.is_empty() {
+        true => "none".to_owned(),
+        false => spam::networks_text(&rules.trusted_addresses).replace('\n', ", "),
+    };
     say!(
-        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}, undo window {} s.",
+        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}, undo window {} s, held budget {} an hour, trusted addresses {}.",
         updated.public_id,
         updated.name,
         updated.currency,
@@ -151,7 +169,9 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
         describe_consent(updated.default_consent),
         describe(&updated.lost_mapping),
         origins,
-        updated.undo_window_seconds
+        updated.undo_window_seconds,
+        rules.held_budget,
+        trusted
     );
     Ok(())
 }

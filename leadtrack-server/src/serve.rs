@@ -40,11 +40,15 @@ pub(crate) async fn serve<S: Store + Clone>(
 ) -> Result<(), Failure> {
     bootstrap::first_run(&store, addr, &args.owner_email).await?;
     let readiness = Readiness::new();
+    if args.rate_limit_project.is_some() {
+        tracing::warn!(
+            "--rate-limit-project is retired and ignored: leads past a rate are held as spam, within each project's held budget (`server project set --held-budget`)"
+        );
+    }
     let config = Config {
         trust_forwarded_for: args.trust_forwarded_for,
         rate_limits: leadtrack_warp::RateLimits {
             per_ip: args.rate_limit_ip,
-            per_project: args.rate_limit_project,
             per_key: args.rate_limit_key,
         },
         ..Config::default()

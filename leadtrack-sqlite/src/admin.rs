@@ -87,7 +87,8 @@ pub(crate) fn update_project(
     settings.apply(&mut project).map_err(invalid)?;
     conn.prepare_cached(
         "UPDATE projects SET name = ?2, currency = ?3, region = ?4, lost_mapping = ?5,
-            allowed_origins = ?6, default_consent = ?7, undo_window_seconds = ?8
+            allowed_origins = ?6, default_consent = ?7, undo_window_seconds = ?8,
+            spam_rules = ?9
          WHERE id = ?1",
     )?
     .execute((
@@ -99,6 +100,7 @@ pub(crate) fn update_project(
         serde_json::to_string(&project.allowed_origins)?,
         serde_json::to_string(&project.default_consent)?,
         project.undo_window_seconds,
+        serde_json::to_string(&project.spam_rules)?,
     ))?;
     Ok(project)
 }

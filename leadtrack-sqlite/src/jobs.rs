@@ -31,12 +31,19 @@ pub(crate) fn update_status(
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
-    let lead = leads::find(conn, project, &update.identifier)?;
+    let mut lead = leads::find(conn, project, &update.identifier)?;
     let label = match update.conversion_id {
         ConversionId::Label(id) => Some(admin::label(conn, project, id)?),
-        ConversionId::Lost => None,
-        ConversionId::Open => return reopen(conn, project, lead, update, by, now),
+        _ => None,
     };
+    if lead.status == LeadStatus::Spam {
+        leads::release_spam(conn, project, &lead, by, now)?;
+        (lead.status, lead.spam_reason) = (LeadStatus::Open, None);
+    }
+    match update.conversion_id {
+        ConversionId::Open => return reopen(conn, project, lead, update, by, now),
+        ConversionId::Label(_) | ConversionId::Lost => {}
+    }
     let pending = conn
         .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND finished_at IS NULL")?
         .query_row([lead.id.0], |_| Ok(()))

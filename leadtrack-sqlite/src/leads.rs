@@ -1,12 +1,15 @@
 //! Leads: create with deduplication, lookup, and the filtered, sorted, paged listing.
 
 use chrono::{DateTime, Utc};
+use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::channel;
-use leadtrack_core::lead::{CreatedLead, LeadData, StoredLead};
+use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::report;
 use leadtrack_core::request::CreateRoute;
+use leadtrack_core::spam::SpamReason;
+use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::store::{Entity, LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
@@ -28,7 +31,7 @@ use crate::{activity, webhooks};
 pub(crate) fn create(
     conn: &Connection,
     project: ProjectId,
-    route: CreateRoute,
+    (route, spam): (CreateRoute, Option<SpamReason>),
     row: LeadRow,
     now: DateTime<Utc>,
 ) -> Result<CreatedLead, Error> {
@@ -62,11 +65,23 @@ pub(crate) fn create(
             });
         }
     }
-    let id = write_row(conn, Write::Insert(route), project, &row, now)?;
+    // A spam lead is nobody's original, and is announced only once a person frees it.
+    let duplicate_of = match spam {
+        None => duplicate_of(conn, project, &row.keys, now)?,
+        Some(_) => None,
+    };
+    let arrival = Arrival {
+        route,
+        spam,
+        duplicate_of,
+    };
+    let id = write_row(conn, Write::Insert(arrival), project, &row, now)?;
     let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Created)?;
     activity::record(conn, &event)?;
-    let event = WebhookEvent::LeadCreated;
-    webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
+    if spam.is_none() {
+        let event = WebhookEvent::LeadCreated;
+        webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
+    }
     Ok(CreatedLead {
         lead_id: LeadId(id),
         unique_identifier: row.data.unique_identifier,
@@ -82,10 +97,46 @@ fn route_name(route: CreateRoute) -> &'static str {
     }
 }
 
-/// What [`write_row`] does: insert a lead created through a route, or rewrite a lead.
+/// What [`write_row`] does: insert a lead as it arrived, or rewrite a lead.
 enum Write {
-    Insert(CreateRoute),
+    Insert(Arrival),
     Update(i64),
+}
+
+/// How a new lead arrived: its route, why it is spam (if it is), and the lead it
+/// duplicates (if any).
+struct Arrival {
+    route: CreateRoute,
+    spam: Option<SpamReason>,
+    duplicate_of: Option<i64>,
+}
+
+/// The lead a new lead with `keys` duplicates ([`StoredLead::duplicate_of`]): the original
+/// of the newest lead of the project, not spam, with its email, else its phone, in the
+/// window before `now`.
+fn duplicate_of(
+    conn: &Connection,
+    project: ProjectId,
+    keys: &LeadKeys,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>, Error> {
+    let since = to_millis(&lead::duplicate_window_start(now));
+    for (column, key) in [("email_key", &keys.email), ("phone_key", &keys.phone)] {
+        let Some(key) = key else { continue };
+        let found = conn
+            .prepare_cached(&format!(
+                "SELECT coalesce(duplicate_of, id) FROM leads
+                 WHERE project_id = ?1 AND {column} = ?2 AND created_at >= ?3
+                   AND {NOT_SPAM}
+                 ORDER BY created_at DESC, id DESC LIMIT 1"
+            ))?
+            .query_row((project.0, key, since), |row| row.get(0))
+            .optional()?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
 }
 
 /// Inserts a new lead or rewrites an existing lead's row. Returns the lead's id.
@@ -159,23 +210,31 @@ fn write_row(
             .execute(params.as_slice())?;
             Ok(*id)
         }
-        Write::Insert(route) => {
-            let status = LeadStatus::Open.as_ref();
-            let created_via = route_name(*route);
+        Write::Insert(arrival) => {
+            let status = match arrival.spam {
+                Some(_) => LeadStatus::Spam.as_ref(),
+                None => LeadStatus::Open.as_ref(),
+            };
+            let created_via = route_name(arrival.route);
+            let spam_reason = arrival.spam.map(<&str>::from);
             params.push((":status", &status));
             params.push((":created_via", &created_via));
+            params.push((":spam_reason", &spam_reason));
+            params.push((":duplicate_of", &arrival.duplicate_of));
             conn.prepare_cached(
                 "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
                 first_name, last_name, email, phone, company_name, unique_identifier,
                 unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
                 has_fbp, has_fbc, has_msclkid, has_li_fat_id, first_source, first_medium,
-                first_campaign, last_source, last_medium, last_campaign, created_via)
+                first_campaign, last_source, last_medium, last_campaign, created_via,
+                spam_reason, duplicate_of)
              VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
                 :last_name, :email, :phone, :company_name, :unique_identifier,
                 :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
                 :has_fbp, :has_fbc, :has_msclkid, :has_li_fat_id, :first_source,
                 :first_medium, :first_campaign,
-                :last_source, :last_medium, :last_campaign, :created_via)",
+                :last_source, :last_medium, :last_campaign, :created_via,
+                :spam_reason, :duplicate_of)",
             )?
             .execute(params.as_slice())?;
             Ok(conn.last_insert_rowid())
@@ -212,6 +271,49 @@ pub(crate) fn backfill_touches(conn: &Connection) -> Result<(), Error> {
     }
 }
 
+/// Holds each of `leads` that is open as spam, marked by `by` ([`LeadStore::mark_spam`]).
+///
+/// [`LeadStore::mark_spam`]: leadtrack_core::LeadStore::mark_spam
+pub(crate) fn mark_spam(
+    conn: &Connection,
+    project: ProjectId,
+    leads: &[LeadId],
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<LeadId>, Error> {
+    let reason = SpamReason::Marked;
+    let mut held = Vec::new();
+    let mut mark = conn.prepare_cached(
+        "UPDATE leads SET status = 'spam', spam_reason = ?3, updated_at = ?4
+         WHERE project_id = ?1 AND id = ?2 AND status = 'open'",
+    )?;
+    for lead in leads {
+        if mark.execute((project.0, lead.0, reason.as_ref(), to_millis(&now)))? == 1 {
+            let event = EventRow::of((project, *lead), now, Some(by), &Activity::Spam { reason })?;
+            activity::record(conn, &event)?;
+            held.push(*lead);
+        }
+    }
+    Ok(held)
+}
+
+/// Takes a spam `lead` out of spam before a person's status change: its reason goes, its
+/// history gains `not_spam`, and the webhooks hear `lead.created` at last.
+pub(crate) fn release_spam(
+    conn: &Connection,
+    project: ProjectId,
+    lead: &StoredLead,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    conn.prepare_cached("UPDATE leads SET status = 'open', spam_reason = NULL WHERE id = ?1")?
+        .execute([lead.id.0])?;
+    let event = EventRow::of((project, lead.id), now, Some(by), &Activity::NotSpam)?;
+    activity::record(conn, &event)?;
+    let event = WebhookEvent::LeadCreated;
+    webhooks::enqueue(conn, project, lead.id, event, Uuid::new_v4(), None, now)
+}
+
 fn lead_not_found() -> Error {
     Error::Store(StoreError::NotFound(Entity::Lead))
 }
@@ -236,16 +338,31 @@ pub(crate) fn find(
             None => return Err(lead_not_found()),
         },
     };
-    conn.prepare_cached(&find_sql(column))?
-        .query_and_then((project.0, value), rows::lead)?
-        .next()
-        .ok_or_else(lead_not_found)?
+    // An id finds any lead; a value prefers a lead that is not spam to a newer spam one.
+    let passes: &[&str] = if column == "id" {
+        &["1"]
+    } else {
+        &[NOT_SPAM, "1"]
+    };
+    for condition in passes {
+        let found = conn
+            .prepare_cached(&find_sql(column, condition))?
+            .query_and_then((project.0, &value), rows::lead)?
+            .next()
+            .transpose()?;
+        if let Some(lead) = found {
+            return Ok(lead);
+        }
+    }
+    Err(lead_not_found())
 }
 
-/// The lookup of [`find`] by `column`: the newest lead of the project with the value.
-fn find_sql(column: &str) -> String {
+/// The lookup of [`find`] by `column`: the newest lead of the project with the value that
+/// meets `condition`.
+fn find_sql(column: &str, condition: &str) -> String {
     format!(
         "SELECT {LEAD_COLUMNS} FROM leads WHERE project_id = ?1 AND {column} = ?2
+           AND {condition}
          ORDER BY created_at DESC, id DESC LIMIT 1"
     )
 }
@@ -265,8 +382,9 @@ mod tests {
             ("email_key", "leads_email_key"),
             ("phone_key", "leads_phone_key"),
         ] {
+            let sql = find_sql(column, NOT_SPAM);
             let plan: Vec<String> = conn
-                .prepare(&format!("EXPLAIN QUERY PLAN {}", find_sql(column)))
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
                 .unwrap()
                 .query_map((1, "x"), |row| row.get::<_, String>(3))
                 .unwrap()

@@ -5,6 +5,7 @@ use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
+use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
@@ -26,7 +27,7 @@ pub(crate) fn status_counts(
     query: &LeadQuery,
 ) -> Result<Vec<(LeadStatus, u64)>, Error> {
     let any_status = query.any_status();
-    let counted: Vec<(String, i64)> = if any_status.is_unfiltered() {
+    let counted: Vec<(String, i64)> = if any_status.only_statuses().is_some() {
         conn.prepare_cached("SELECT status, total FROM lead_status_counts WHERE project_id = ?1")?
             .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?
@@ -94,9 +95,7 @@ pub(crate) fn list(
     }
     .is_unfiltered();
     let searched = term.as_deref().and_then(phrase).filter(|_| only_search);
-    let total: i64 = if query.is_unfiltered() {
-        project_total()?
-    } else if let Some(statuses) = query.only_statuses() {
+    let total: i64 = if let Some(statuses) = query.only_statuses() {
         let mut counted: Vec<LeadStatus> = statuses.to_vec();
         counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
         counted.dedup();
@@ -214,10 +213,9 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
             None => sql.push_str(" AND 0"),
         }
     };
-    if let Some(statuses) = &query.status {
-        if statuses.is_empty() {
-            sql.push_str(" AND 0");
-        } else {
+    match &query.status {
+        Some(statuses) if statuses.is_empty() => sql.push_str(" AND 0"),
+        Some(statuses) => {
             let list: Vec<String> = statuses
                 .iter()
                 .map(|s| format!("'{}'", s.as_ref()))
@@ -228,6 +226,7 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
                 list.join(", ")
             ));
         }
+        None => sql.push_str(&format!(" AND {}", column(NOT_SPAM))),
     }
     if let Some(form_name) = &query.form_name {
         equals(&mut sql, "form_name", Some(form_name.clone()));

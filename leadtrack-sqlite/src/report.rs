@@ -1,6 +1,7 @@
 //! Reports: one pass over the project's leads in a range of creation times, through the
 //! covering index `leads_report` (migration 6), counted by core's [`ReportBuilder`].
 
+use leadtrack_core::store::sql::NOT_SPAM;
 use std::str::FromStr;
 
 use leadtrack_core::report::{Report, ReportBuilder, ReportLead, ReportQuery, Touchpoint};
@@ -68,7 +69,8 @@ fn sql(touch: Touchpoint) -> String {
     format!(
         "SELECT created_at, {touch}_source, {touch}_medium, {touch}_campaign, conversion_id, price,
                 status
-         FROM leads WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3"
+         FROM leads WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3
+           AND {NOT_SPAM}"
     )
 }
 

@@ -118,8 +118,7 @@ pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<Queue
 }
 
 /// The columns [`lead`] reads, in order.
-pub(crate) const LEAD_COLUMNS: &str =
-    "id, project_id, status, price, note, conversion_id, created_at, data";
+pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of";
 
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
@@ -142,6 +141,8 @@ pub(crate) struct LeadRecord {
     conversion_id: Option<String>,
     created_at: i64,
     data: String,
+    spam_reason: Option<String>,
+    duplicate_of: Option<i64>,
 }
 
 impl LeadRecord {
@@ -156,6 +157,8 @@ impl LeadRecord {
             conversion_id: row.get(5)?,
             created_at: row.get(6)?,
             data: row.get(7)?,
+            spam_reason: row.get(8)?,
+            duplicate_of: row.get(9)?,
         })
     }
 
@@ -173,15 +176,20 @@ impl LeadRecord {
                 .transpose()?,
             created_at: from_millis(self.created_at),
             data: serde_json::from_str(&self.data)?,
+            spam_reason: self
+                .spam_reason
+                .map(|reason| parse("spam_reason", reason))
+                .transpose()?,
+            duplicate_of: self.duplicate_of.map(LeadId),
         })
     }
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules";
 
 /// How many columns [`PROJECT_COLUMNS`] names: the index of the first column after them.
-pub(crate) const PROJECT_COLUMN_COUNT: usize = 11;
+pub(crate) const PROJECT_COLUMN_COUNT: usize = 12;
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
@@ -197,6 +205,7 @@ pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
         allowed_origins: serde_json::from_str(&row.get::<_, String>(8)?)?,
         undo_window_seconds: row.get(10)?,
         default_consent: serde_json::from_str(&row.get::<_, String>(9)?)?,
+        spam_rules: serde_json::from_str(&row.get::<_, String>(11)?)?,
     })
 }
 

@@ -501,6 +501,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "#, // 20: a `lost` job remembers the label conversions it withdraws.
     r#"
     ALTER TABLE jobs ADD COLUMN retracts TEXT;
+    "#, // 21: spam and duplicates: why a lead is spam, the lead it duplicates, and each
+    // project's spam rules (a JSON object, `{}`: the defaults).
+    r#"
+    ALTER TABLE leads ADD COLUMN spam_reason TEXT;
+    ALTER TABLE leads ADD COLUMN duplicate_of INTEGER;
+    ALTER TABLE projects ADD COLUMN spam_rules TEXT NOT NULL DEFAULT '{}';
     "#,
 ];
 
@@ -722,14 +728,21 @@ mod tests {
             leadtrack_core::store::LeadRow::of(data).unwrap()
         };
         let now = chrono::Utc::now();
-        let browser =
-            crate::leads::create(&conn, ProjectId(1), CreateRoute::Browser, row(), now).unwrap();
+        let browser = crate::leads::create(
+            &conn,
+            ProjectId(1),
+            (CreateRoute::Browser, None),
+            row(),
+            now,
+        )
+        .unwrap();
         assert!(
             browser.created,
             "a browser create does not merge into the old lead"
         );
         let server =
-            crate::leads::create(&conn, ProjectId(1), CreateRoute::Server, row(), now).unwrap();
+            crate::leads::create(&conn, ProjectId(1), (CreateRoute::Server, None), row(), now)
+                .unwrap();
         assert_eq!((server.lead_id, server.created), (LeadId(1), false));
     }
 

@@ -18,6 +18,7 @@ use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::LeadRow;
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -51,16 +52,29 @@ impl LeadStore for SqliteStore {
             .await
     }
 
-    async fn create_lead_via(
+    async fn create_screened_lead(
         &self,
         project: ProjectId,
         route: CreateRoute,
         data: LeadData,
+        spam: Option<SpamReason>,
         now: DateTime<Utc>,
     ) -> StoreResult<CreatedLead> {
         // The row is made here, off the writer thread.
         let row = LeadRow::of(data).map_err(StoreError::backend)?;
-        self.write(move |conn| leads::create(conn, project, route, row, now))
+        self.write(move |conn| leads::create(conn, project, (route, spam), row, now))
+            .await
+    }
+
+    async fn mark_spam(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>> {
+        let (leads, by) = (leads.to_vec(), by.clone());
+        self.write(move |conn| leads::mark_spam(conn, project, &leads, &by, now))
             .await
     }
 

@@ -1,6 +1,8 @@
 //! One handler per route. Each answers every outcome itself: domain errors are replies,
 //! never rejections, so a host app's routes and recovery stay untouched.
 
+use std::net::IpAddr;
+
 use bytes::Bytes;
 use chrono::Utc;
 use leadtrack_core::api::{
@@ -8,8 +10,10 @@ use leadtrack_core::api::{
     GetLeadsResponse, Lead, UpdateLeadStatusResponse, messages,
 };
 use leadtrack_core::lead::CreatedLead;
+use leadtrack_core::project::Project;
 use leadtrack_core::request::query::lead_identifier_from_pairs;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
+use leadtrack_core::spam::SpamReason;
 use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
@@ -64,9 +68,11 @@ pub(crate) async fn handle<S: LeadStore>(
 
 /// `POST /api/leads/createLead`: from browsers, no key; the project comes from the body.
 ///
-/// Anyone may call it with any project's id, so it is limited per client address and per
-/// project, refuses origins the project does not list, merges only into leads created
-/// here too, and answers only the `uniqueIdentifier` the request itself sent.
+/// Anyone may call it with any project's id, so it refuses origins the project does not
+/// list, merges only into leads created here too, and answers only the `uniqueIdentifier`
+/// the request itself sent. A well-formed lead is never refused for its rate: a lead that
+/// meets a spam rule, or comes from an untrusted address past its rate, is stored and held
+/// as spam, within the project's held budget.
 async fn create_lead<S: LeadStore>(
     api: &Api<S>,
     request: &Request,
@@ -77,7 +83,9 @@ async fn create_lead<S: LeadStore>(
         request.remote,
         api.config.trust_forwarded_for,
     );
-    api.limiters.check_ip(client_ip.as_deref())?;
+    let address = client_ip
+        .as_deref()
+        .and_then(|ip| ip.parse::<IpAddr>().ok());
     let body = read_json_body(&api.config, request, body).await?;
     let mut lead = NewLead::parse(&body, CreateRoute::Browser)?;
     let public_id = lead.project_id.as_deref().unwrap_or_default();
@@ -85,7 +93,7 @@ async fn create_lead<S: LeadStore>(
     request::log_project(&project);
     request::ensure_active(&project)?;
     request::ensure_origin_allowed(&project, &request.headers)?;
-    api.limiters.check_project(project.id)?;
+    let spam = screen(api, &project, &lead, address)?;
     let device = &mut lead.data.device_data;
     if device.ip_address.is_none() {
         device.ip_address = client_ip;
@@ -96,7 +104,13 @@ async fn create_lead<S: LeadStore>(
     let sent_identifier = lead.data.unique_identifier.is_some();
     let mut created = api
         .store
-        .create_lead_via(project.id, CreateRoute::Browser, lead.data, Utc::now())
+        .create_screened_lead(
+            project.id,
+            CreateRoute::Browser,
+            lead.data,
+            spam,
+            Utc::now(),
+        )
         .await?;
     if created.created {
         leadtrack_http::metrics::lead_created(Operation::CreateLead.segment(), &project.public_id);
@@ -107,6 +121,28 @@ async fn create_lead<S: LeadStore>(
         created.unique_identifier = None;
     }
     Ok(created_reply(&created))
+}
+
+/// Why a lead from `address` is spam, if it is: the project's rules first, then the
+/// address's rate unless the project trusts it. A lead held counts against the project's
+/// held budget, and is refused (`429`) once the budget is spent.
+fn screen<S>(
+    api: &Api<S>,
+    project: &Project,
+    lead: &NewLead,
+    address: Option<IpAddr>,
+) -> Result<Option<SpamReason>, ApiError> {
+    let rules = &project.spam_rules;
+    let trusted = address.is_some_and(|address| rules.trusts(address));
+    let past_rate = !trusted && api.limiters.past_ip_rate(address);
+    let spam = rules
+        .screen(lead.data.submitted(), &lead.bot_check, address)
+        .or(past_rate.then_some(SpamReason::Burst));
+    if let Some(reason) = spam {
+        api.limiters.hold(project.id, rules.held_budget)?;
+        leadtrack_http::metrics::held(reason.into());
+    }
+    Ok(spam)
 }
 
 /// `POST /api/leads/createServerSideLead`: from backends, with a key.

@@ -1,10 +1,12 @@
-//! Protection of the lead routes through `warp::test`: rate limits, a project's allowed
+//! Protection of the lead routes through `warp::test`: rates and holds, a project's allowed
 //! browser origins, and browser creates that cannot overwrite server-side leads.
 
 use std::net::SocketAddr;
 
 use chrono::Utc;
 use leadtrack_core::project::{Project, ProjectSettings};
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::spam::SpamRulesInput;
 use leadtrack_core::testkit::project;
 use leadtrack_core::types::{LeadId, LeadIdentifier};
 use leadtrack_core::{Admin, LeadStore};
@@ -49,7 +51,6 @@ async fn app(limits: RateLimits) -> App {
 fn only(set: impl FnOnce(&mut RateLimits)) -> RateLimits {
     let mut limits = RateLimits {
         per_ip: RateLimit::OFF,
-        per_project: RateLimit::OFF,
         per_key: RateLimit::OFF,
     };
     set(&mut limits);
@@ -147,54 +148,109 @@ fn assert_limited(reply: &Reply) {
 mod rate_limits {
     use super::*;
 
-    #[tokio::test]
-    async fn create_lead_past_the_client_bucket_is_429_with_retry_after_and_cors() {
-        let app = app(only(|l| l.per_ip = RateLimit::new(1, 2))).await;
-        for _ in 0..2 {
-            let reply = app.browser_lead(CLIENT, "prj_a").await;
-            assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
-        }
-        let reply = app.browser_lead(CLIENT, "prj_a").await;
-        assert_limited(&reply);
-        // A minute refills one token: the client is told to wait most of it.
-        let seconds: u64 = reply.retry_after.unwrap().parse().unwrap();
-        assert!((2..=60).contains(&seconds), "{seconds}");
+    /// The status and spam reason of the lead a reply created.
+    async fn held(app: &App, reply: &Reply) -> (String, Option<String>) {
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        let id = LeadId(reply.body["leadId"].as_i64().unwrap());
+        let lead = app
+            .store
+            .find_lead(app.project.id, &LeadIdentifier::LeadId(id))
+            .await
+            .unwrap();
+        let reason = lead.spam_reason.map(|reason| reason.to_string());
+        (lead.status.to_string(), reason)
+    }
+
+    fn open() -> (String, Option<String>) {
+        ("open".to_owned(), None)
+    }
+
+    fn burst() -> (String, Option<String>) {
+        ("spam".to_owned(), Some("burst from one address".to_owned()))
     }
 
     #[tokio::test]
-    async fn client_and_project_buckets_are_independent() {
-        let app = app(only(|l| l.per_ip = RateLimit::new(1, 1))).await;
+    async fn past_its_rate_a_client_s_leads_are_stored_and_held_not_refused() {
+        let app = app(only(|l| l.per_ip = RateLimit::new(1, 2))).await;
         project(&app.store, "prj_b").await;
-        assert_eq!(
-            app.browser_lead(CLIENT, "prj_a").await.status,
-            StatusCode::CREATED
-        );
-        // The client's bucket is empty for every project; other clients are not affected.
-        assert_limited(&app.browser_lead(CLIENT, "prj_b").await);
-        assert_eq!(
-            app.browser_lead([203, 0, 113, 9], "prj_a").await.status,
-            StatusCode::CREATED
-        );
+        for _ in 0..2 {
+            assert_eq!(
+                held(&app, &app.browser_lead(CLIENT, "prj_a").await).await,
+                open()
+            );
+        }
+        for project in ["prj_a", "prj_b"] {
+            let reply = app.browser_lead(CLIENT, project).await;
+            assert_eq!(reply.retry_after, None);
+            if project == "prj_a" {
+                assert_eq!(held(&app, &reply).await, burst());
+            }
+        }
+        // Another client of the project is not held for this one's burst.
+        let other = app.browser_lead([203, 0, 113, 9], "prj_a").await;
+        assert_eq!(held(&app, &other).await, open());
+    }
 
-        let app = app_with_project_limit().await;
-        project(&app.store, "prj_b").await;
+    #[tokio::test]
+    async fn past_the_held_budget_what_would_be_held_is_refused_and_nothing_else() {
+        let app = app(only(|l| l.per_ip = RateLimit::new(1, 1))).await;
+        let rules = SpamRulesInput {
+            held_budget: Some(1),
+            ..SpamRulesInput::default()
+        };
+        set_rules(&app, rules).await;
         assert_eq!(
-            app.browser_lead(CLIENT, "prj_a").await.status,
-            StatusCode::CREATED
+            held(&app, &app.browser_lead(CLIENT, "prj_a").await).await,
+            open()
         );
-        // The project's bucket is empty whichever client calls; other projects are not
-        // affected, and neither are the keyed routes.
-        assert_limited(&app.browser_lead([203, 0, 113, 9], "prj_a").await);
         assert_eq!(
-            app.browser_lead(CLIENT, "prj_b").await.status,
-            StatusCode::CREATED
+            held(&app, &app.browser_lead(CLIENT, "prj_a").await).await,
+            burst()
         );
+        assert_limited(&app.browser_lead(CLIENT, "prj_a").await);
+        let others = app.browser_lead([203, 0, 113, 9], "prj_a").await;
+        assert_eq!(held(&app, &others).await, open());
         let server = app.server(json!({"userData": {"email": "s@x.io"}})).await;
         assert_eq!(server.status, StatusCode::CREATED, "{}", server.body);
+        let every = LeadQuery::default().any_status();
+        let page = app.store.list_leads(app.project.id, &every).await.unwrap();
+        assert_eq!(page.total, 4, "the refused lead was not stored");
     }
 
-    async fn app_with_project_limit() -> App {
-        app(only(|l| l.per_project = RateLimit::new(1, 1))).await
+    #[tokio::test]
+    async fn a_trusted_address_is_never_held_for_its_rate() {
+        let app = app(only(|l| l.per_ip = RateLimit::new(1, 1))).await;
+        let rules = SpamRulesInput {
+            trusted_addresses: Some("198.51.100.0/24".to_owned()),
+            ..SpamRulesInput::default()
+        };
+        set_rules(&app, rules).await;
+        for _ in 0..5 {
+            assert_eq!(
+                held(&app, &app.browser_lead(CLIENT, "prj_a").await).await,
+                open()
+            );
+        }
+        let untrusted = [203, 0, 113, 9];
+        assert_eq!(
+            held(&app, &app.browser_lead(untrusted, "prj_a").await).await,
+            open()
+        );
+        assert_eq!(
+            held(&app, &app.browser_lead(untrusted, "prj_a").await).await,
+            burst()
+        );
+    }
+
+    async fn set_rules(app: &App, input: SpamRulesInput) {
+        let settings = ProjectSettings {
+            spam_rules: input.apply(&app.project.spam_rules).unwrap(),
+            ..ProjectSettings::default()
+        };
+        app.store
+            .update_project(app.project.id, settings)
+            .await
+            .unwrap();
     }
 
     #[tokio::test]
@@ -354,5 +410,92 @@ mod overwrite {
             .await;
         assert_eq!(server.status, StatusCode::OK, "{}", server.body);
         assert_eq!(server.body["uniqueIdentifier"], "visitor-1");
+    }
+}
+
+mod spam {
+    use super::*;
+
+    async fn leads(app: &App, query: &str) -> Value {
+        let reply = app
+            .send(
+                from(CLIENT)
+                    .method("GET")
+                    .path(&format!("/api/leads/getLeads{query}"))
+                    .header("x-api-key", &app.key),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        reply.body
+    }
+
+    /// `(id, status, spamReason)` of each lead a getLeads body lists.
+    fn listed(body: &Value) -> Vec<(i64, String, Value)> {
+        let leads = body["leads"].as_array().unwrap();
+        let row = |lead: &Value| {
+            let status = lead["status"].as_str().unwrap().to_owned();
+            (
+                lead["id"].as_i64().unwrap(),
+                status,
+                lead["spamReason"].clone(),
+            )
+        };
+        leads.iter().map(row).collect()
+    }
+
+    #[tokio::test]
+    async fn bots_are_held_with_their_reason_and_listed_only_when_asked_for() {
+        let app = app(RateLimits::default()).await;
+        let created = |body: Value| {
+            let app = &app;
+            async move {
+                let reply = app.browser(CLIENT, None, body).await;
+                assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+                reply.body["leadId"].as_i64().unwrap()
+            }
+        };
+        let person = created(
+            json!({"projectId": "prj_a", "userData": {"email": "ada@x.io"},
+            "botCheck": {"honeypot": "", "elapsedMs": 8000}}),
+        )
+        .await;
+        let honeypot = created(
+            json!({"projectId": "prj_a", "userData": {"email": "b@x.io"},
+            "botCheck": {"honeypot": "http://spam.example", "elapsedMs": 8000}}),
+        )
+        .await;
+        let hasty = created(
+            json!({"projectId": "prj_a", "userData": {"email": "c@x.io"},
+            "botCheck": {"elapsedMs": 300}}),
+        )
+        .await;
+        let disposable =
+            created(json!({"projectId": "prj_a", "userData": {"email": "d@mailinator.com"}})).await;
+        // A malformed botCheck is ignored, as any unknown property is.
+        let odd = created(
+            json!({"projectId": "prj_a", "userData": {"email": "e@x.io"},
+            "botCheck": "yes"}),
+        )
+        .await;
+        let trusted = app
+            .server(json!({"userData": {"email": "f@mailinator.com"}}))
+            .await;
+        assert_eq!(trusted.status, StatusCode::CREATED, "{}", trusted.body);
+        let server = trusted.body["leadId"].as_i64().unwrap();
+
+        let open = |id| (id, "open".to_owned(), Value::Null);
+        let default = leads(&app, "").await;
+        assert_eq!(listed(&default), [open(server), open(odd), open(person)]);
+        assert_eq!(default["total"], 3);
+        let spam = |id, reason: &str| (id, "spam".to_owned(), json!(reason));
+        assert_eq!(
+            listed(&leads(&app, "?status=spam").await),
+            [
+                spam(disposable, "disposable email domain"),
+                spam(hasty, "sent within 2 seconds of the form showing"),
+                spam(honeypot, "honeypot field filled"),
+            ]
+        );
+        assert_eq!(listed(&leads(&app, "?status=open").await).len(), 3);
     }
 }

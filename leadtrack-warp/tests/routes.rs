@@ -17,6 +17,7 @@ use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::spam::SpamReason;
 use leadtrack_core::types::{
     Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
@@ -373,13 +374,23 @@ mod general {
         async fn project_by_public_id(&self, _: &str) -> StoreResult<Project> {
             Ok(self.project.clone())
         }
-        async fn create_lead_via(
+        async fn create_screened_lead(
             &self,
             _: ProjectId,
             _: CreateRoute,
             _: LeadData,
+            _: Option<SpamReason>,
             _: DateTime<Utc>,
         ) -> StoreResult<CreatedLead> {
+            Err((self.fail)())
+        }
+        async fn mark_spam(
+            &self,
+            _: ProjectId,
+            _: &[LeadId],
+            _: &Actor,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Vec<LeadId>> {
             Err((self.fail)())
         }
         async fn find_lead(&self, _: ProjectId, _: &LeadIdentifier) -> StoreResult<StoredLead> {
@@ -1410,7 +1421,9 @@ mod get_leads {
                 "channelFlow",
                 "uniqueIdentifier",
                 "createdAt",
-                "conversionId"
+                "conversionId",
+                "spamReason",
+                "duplicateOf"
             ]
         );
         assert_eq!(

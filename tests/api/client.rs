@@ -137,6 +137,8 @@ async fn create_lead_then_deduplicate_and_read_back_every_field() {
         unique_identifier: Some("crm-42".into()),
         created_at: lead.created_at,
         conversion_id: None,
+        spam_reason: None,
+        duplicate_of: None,
     };
     assert_eq!(lead, expected);
     let age = chrono::Utc::now() - lead.created_at;

@@ -92,6 +92,12 @@ pub struct Lead {
     pub created_at: DateTime<Utc>,
     /// The last label UUID or `lost` applied.
     pub conversion_id: Option<ConversionId>,
+    /// Why the lead is spam, while its status is `spam` (an addition).
+    #[serde(default)]
+    pub spam_reason: Option<String>,
+    /// The earlier lead of the same person this one duplicates (an addition).
+    #[serde(default)]
+    pub duplicate_of: Option<LeadId>,
 }
 
 impl From<&StoredLead> for Lead {
@@ -117,6 +123,8 @@ impl From<&StoredLead> for Lead {
             unique_identifier: data.unique_identifier.clone(),
             created_at: stored.created_at,
             conversion_id: stored.conversion_id,
+            spam_reason: stored.spam_reason.map(|reason| reason.as_ref().to_owned()),
+            duplicate_of: stored.duplicate_of,
         }
     }
 }
@@ -313,6 +321,8 @@ mod tests {
             unique_identifier: None,
             created_at: crate::time::from_millis(1_773_570_600_000),
             conversion_id: Some(ConversionId::Lost),
+            spam_reason: None,
+            duplicate_of: Some(LeadId(41)),
         }
     }
 
@@ -321,7 +331,7 @@ mod tests {
         let text = serde_json::to_string(&sample_lead()).unwrap();
         assert_eq!(
             text,
-            r#"{"id":42,"status":"pending","formName":"Contact","firstName":"Ada","lastName":null,"phone":null,"email":"ada@example.com","companyName":null,"price":5000,"note":null,"formData":null,"userData":null,"attributionData":null,"channelFlow":null,"uniqueIdentifier":null,"createdAt":"2026-03-15T10:30:00.000Z","conversionId":"lost"}"#
+            r#"{"id":42,"status":"pending","formName":"Contact","firstName":"Ada","lastName":null,"phone":null,"email":"ada@example.com","companyName":null,"price":5000,"note":null,"formData":null,"userData":null,"attributionData":null,"channelFlow":null,"uniqueIdentifier":null,"createdAt":"2026-03-15T10:30:00.000Z","conversionId":"lost","spamReason":null,"duplicateOf":41}"#
         );
         let back: Lead = serde_json::from_str(&text).unwrap();
         assert_eq!(back, sample_lead());

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::fields::{self, Errors};
 use crate::error::ValidationError;
 use crate::lead::LeadData;
+use crate::spam::BotCheck;
 use crate::types::{Consent, ConsentStatus, DeviceData, JsonObject};
 
 /// Which create route a body arrived on; their rules differ slightly.
@@ -43,6 +44,9 @@ pub struct NewLead {
     pub project_id: Option<String>,
     /// The lead's data, ready to store or merge.
     pub data: LeadData,
+    /// The capture script's `botCheck` (an addition); default when absent, and ignored,
+    /// like any unknown property, when it is not an object of the expected shape.
+    pub bot_check: BotCheck,
 }
 
 impl NewLead {
@@ -80,6 +84,10 @@ impl NewLead {
         let consent = fields::take_object(&mut body, "consent", &mut errors)
             .map(|consent| check_consent(consent, &mut errors))
             .unwrap_or_default();
+        let bot_check = body
+            .remove("botCheck")
+            .and_then(|check| serde_json::from_value(check).ok())
+            .unwrap_or_default();
         let channel_flow = take_channel_flow(&mut body, &mut errors);
         let unique_identifier = fields::take_string(
             &mut body,
@@ -106,7 +114,11 @@ impl NewLead {
         if !has_content(&data.user_data) && !has_content(&data.attribution_data) {
             return Err(ValidationError::no_lead_data());
         }
-        Ok(Self { project_id, data })
+        Ok(Self {
+            project_id,
+            data,
+            bot_check,
+        })
     }
 }
 

@@ -318,10 +318,16 @@ impl LeadQuery {
         pairs
     }
 
-    /// The statuses the query filters by, when that is its only filter: its total is then
-    /// the count of the project's leads in those statuses.
+    /// The statuses the query lists: those it names, else [`LeadStatus::LISTED`] (every
+    /// status but spam).
+    pub fn statuses(&self) -> &[LeadStatus] {
+        self.status.as_deref().unwrap_or(&LeadStatus::LISTED)
+    }
+
+    /// The statuses the query lists ([`Self::statuses`]), when they are its only filter:
+    /// its total is then the count of the project's leads in those statuses.
     pub fn only_statuses(&self) -> Option<&[LeadStatus]> {
-        let statuses = self.status.as_deref()?;
+        let statuses = self.statuses();
         let others = Self {
             status: None,
             ..self.clone()
@@ -356,10 +362,11 @@ impl LeadQuery {
         self
     }
 
-    /// The query but for its status filter: what a count per status counts.
+    /// The query with every status, spam included, for its status filter: what a count
+    /// per status counts.
     pub fn any_status(&self) -> Self {
         Self {
-            status: None,
+            status: Some(LeadStatus::VARIANTS.to_vec()),
             ..self.clone()
         }
     }

@@ -46,6 +46,7 @@ use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
 use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use crate::spam::SpamReason;
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -129,10 +130,38 @@ pub trait LeadStore: Send + Sync + 'static {
         route: CreateRoute,
         data: LeadData,
         now: DateTime<Utc>,
+    ) -> StoreResult<CreatedLead> {
+        self.create_screened_lead(project, route, data, None, now)
+            .await
+    }
+
+    /// [`Self::create_lead_via`] for a lead that `spam` names the reason it is spam, if it
+    /// is. A new spam lead is created `spam` with its reason, duplicates no lead and is not
+    /// announced: its history gains `created`, and no webhook hears of it. A new lead that
+    /// is not spam records the lead it duplicates ([`StoredLead::duplicate_of`]). A merge
+    /// leaves the lead's status as it is.
+    async fn create_screened_lead(
+        &self,
+        project: ProjectId,
+        route: CreateRoute,
+        data: LeadData,
+        spam: Option<SpamReason>,
+        now: DateTime<Utc>,
     ) -> StoreResult<CreatedLead>;
 
+    /// Holds each of `leads` that is `open` as spam ([`SpamReason::Marked`]); its history
+    /// gains `spam`, by `by`. The leads held; others are left as they are.
+    async fn mark_spam(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>>;
+
     /// Finds a lead by id, or the most recently created match of the other identifiers
-    /// (ties: the higher id), by the matching rules of [`crate::matching`].
+    /// (ties: the higher id), by the matching rules of [`crate::matching`], preferring a
+    /// lead that is not spam to a newer spam one.
     /// Errors: [`Entity::Lead`] not found.
     async fn find_lead(
         &self,
@@ -169,7 +198,9 @@ pub trait LeadStore: Send + Sync + 'static {
     /// of [`crate::report`] (a [`crate::report::ReportBuilder`]).
     async fn report(&self, project: ProjectId, query: &ReportQuery) -> StoreResult<Report>;
 
-    /// Applies updateLeadStatus atomically.
+    /// Applies updateLeadStatus atomically. A spam lead is taken out of spam first (a
+    /// person judged it real): its reason goes, its history gains `not_spam`, and the lead
+    /// webhooks hear `lead.created`.
     ///
     /// `open`: the lead becomes `open`, `price` and `note` apply, and a job of the lead that
     /// no worker has started is cancelled. A label or `lost`: fails with

@@ -1,5 +1,9 @@
 //! SQL text that both backends build the same way.
 
+/// The condition of a lead that is not spam: listings that name no status, lookups by a
+/// value (which prefer such a lead), reports and duplicates see only these.
+pub const NOT_SPAM: &str = "status <> 'spam'";
+
 /// `columns` (a list separated by `", "`) each qualified by the table alias `table`, for a
 /// select over a join: `qualified("id, name", "p")` is `"p.id, p.name"`.
 pub fn qualified(columns: &str, table: &str) -> String {

@@ -580,7 +580,8 @@ pub async fn status_counts_follow_ratings_and_other_filters<B: Backend>(backend:
             (LeadStatus::Open, 4),
             (LeadStatus::Pending, 0),
             (LeadStatus::Rated, 1),
-            (LeadStatus::Lost, 1)
+            (LeadStatus::Lost, 1),
+            (LeadStatus::Spam, 0)
         ]
     );
     for (status, count) in counts {
@@ -613,7 +614,8 @@ pub async fn status_counts_follow_ratings_and_other_filters<B: Backend>(backend:
             (LeadStatus::Open, 1),
             (LeadStatus::Pending, 0),
             (LeadStatus::Rated, 0),
-            (LeadStatus::Lost, 0)
+            (LeadStatus::Lost, 0),
+            (LeadStatus::Spam, 0)
         ]
     );
 }

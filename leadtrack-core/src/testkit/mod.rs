@@ -5,7 +5,7 @@
 //! members, sessions and the sign-in throttle; [`activity`] a lead's history; [`export`]
 //! listings read in batches; [`reports`] leads counted by channel and rating; [`webhooks`]
 //! lead webhooks and their queue of events; [`conversions`] one identity per conversion and
-//! what a rating again sends.
+//! what a rating again sends; [`spam`] spam leads and duplicates.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -42,6 +42,7 @@ pub mod leads;
 pub mod listing;
 pub mod reports;
 pub mod retry;
+pub mod spam;
 pub mod status;
 pub mod undo;
 pub mod webhooks;

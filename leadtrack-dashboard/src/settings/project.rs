@@ -72,6 +72,7 @@ impl ProjectForm {
                 ad_personalization: signal(&self.consent_ad_personalization),
             }),
             undo_window_seconds: self.undo_window_seconds(),
+            spam_rules: None,
         }
     }
 }

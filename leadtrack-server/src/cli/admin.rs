@@ -99,6 +99,24 @@ pub(crate) struct ProjectSetArgs {
     /// whole seconds from 0 to 600 (10 for a new project). API ratings are never held.
     #[arg(long, value_name = "SECONDS")]
     pub(crate) undo_window: Option<u32>,
+    /// Leads an hour the project may hold as spam (20000 for a new project); past it,
+    /// createLead answers 429 to what it would hold. Leads that are not spam are never
+    /// refused.
+    #[arg(long, value_name = "N")]
+    pub(crate) held_budget: Option<u32>,
+    /// Addresses and networks whose leads are never held for their rate (the site's own
+    /// server, its CDN), comma-separated CIDRs ("192.0.2.10,198.51.100.0/24"); "" trusts none.
+    #[arg(long, value_name = "CIDRS")]
+    pub(crate) trusted_addresses: Option<String>,
+    /// Email domains whose leads are spam, comma-separated; "" blocks none.
+    #[arg(long, value_name = "DOMAINS")]
+    pub(crate) blocked_domains: Option<String>,
+    /// Addresses and networks whose leads are spam, comma-separated CIDRs; "" blocks none.
+    #[arg(long, value_name = "CIDRS")]
+    pub(crate) blocked_addresses: Option<String>,
+    /// Words or phrases whose leads are spam, comma-separated; "" blocks none.
+    #[arg(long, value_name = "WORDS")]
+    pub(crate) blocked_words: Option<String>,
 }
 
 /// `key ...`

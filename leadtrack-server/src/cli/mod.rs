@@ -205,7 +205,8 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) owner_email: String,
 
-    /// createLead requests per client address: PER_MINUTE:BURST, or off.
+    /// createLead requests per client address past which its leads are stored but held as
+    /// spam (never refused): PER_MINUTE:BURST, or off. Addresses a project trusts are exempt.
     #[arg(
         long,
         env = "LEADTRACK_RATE_LIMIT_IP",
@@ -214,14 +215,15 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) rate_limit_ip: RateLimit,
 
-    /// createLead requests per project, all clients together: PER_MINUTE:BURST, or off.
+    /// Retired (accepted, and ignored with a warning): a project's leads are no longer
+    /// refused for their rate; see `server project set --held-budget`.
     #[arg(
         long,
         env = "LEADTRACK_RATE_LIMIT_PROJECT",
-        default_value_t = RateLimits::default().per_project,
-        value_name = "PER_MINUTE:BURST"
+        value_name = "PER_MINUTE:BURST",
+        hide = true
     )]
-    pub(crate) rate_limit_project: RateLimit,
+    pub(crate) rate_limit_project: Option<RateLimit>,
 
     /// Requests per API key on the keyed routes: PER_MINUTE:BURST, or off.
     #[arg(

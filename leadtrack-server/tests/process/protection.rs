@@ -1,5 +1,5 @@
-//! The CLI's protection settings on a real server: rate-limit flags and a project's allowed
-//! browser origins.
+//! The CLI's protection settings on a real server: rate flags, a project's spam settings
+//! and its allowed browser origins.
 
 use reqwest::StatusCode;
 use serde_json::json;
@@ -7,36 +7,42 @@ use serde_json::json;
 use crate::process::{admin, admin_json, create_acme, start_serve};
 
 #[tokio::test]
-async fn rate_limit_flags_and_allowed_origins_reach_the_server() {
+async fn rate_flags_spam_settings_and_allowed_origins_reach_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let db = crate::process::fresh_db(&dir).await;
-    create_acme(&db).await;
-    let set_origins = async |origins| {
-        let set = ["project", "set", "--project", "acme", "--allowed-origins"];
-        admin(&db, &[&set[..], &[origins]].concat()).await
+    let key = create_acme(&db).await;
+    let set_project = async |flag: &str, value: &str| {
+        let set = ["project", "set", "--project", "acme", flag, value];
+        admin(&db, &set).await
     };
-    let set = set_origins("https://Shop.example, https://www.shop.example").await;
+    let set = set_project(
+        "--allowed-origins",
+        "https://Shop.example, https://www.shop.example",
+    )
+    .await;
     assert!(
         set.status.success(),
         "{}",
         String::from_utf8_lossy(&set.stderr)
     );
+    assert!(set_project("--held-budget", "1").await.status.success());
     let listed = admin_json(&db, &["project", "list", "--json"]).await;
     assert_eq!(
         listed[0]["allowedOrigins"],
         json!(["https://shop.example", "https://www.shop.example"])
     );
-    let bad = set_origins("shop.example").await;
+    assert_eq!(listed[0]["heldBudget"], 1);
+    let bad = set_project("--allowed-origins", "shop.example").await;
     assert!(
         !bad.status.success(),
         "an origin without a scheme is refused"
     );
+    let bad = set_project("--trusted-addresses", "10.0.0.300").await;
+    assert!(!bad.status.success(), "nor is an address that is none");
 
-    let server = start_serve(
-        &db,
-        &["--rate-limit-ip", "60:2", "--rate-limit-project", "off"],
-    )
-    .await;
+    // The retired flag is still accepted.
+    let options = ["--rate-limit-ip", "60:2", "--rate-limit-project", "off"];
+    let server = start_serve(&db, &options).await;
     let http = reqwest::Client::new();
     let url = format!("{}/api/leads/createLead", server.base_url);
     let lead = json!({"projectId": "acme", "userData": {"email": "a@x.io"}});
@@ -51,28 +57,47 @@ async fn rate_limit_flags_and_allowed_origins_reach_the_server() {
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     let body: serde_json::Value = refused.json().await.unwrap();
     assert_eq!(body["code"], "origin_not_allowed");
-    let accepted = post(Some("https://www.shop.example")).await.unwrap();
-    assert_eq!(accepted.status(), StatusCode::CREATED);
-    // The third request from this address empties the bucket of two.
+    for _ in 0..2 {
+        let accepted = post(Some("https://www.shop.example")).await.unwrap();
+        assert_eq!(accepted.status(), StatusCode::CREATED);
+    }
+    // The third from this address is past the bucket of two: held, within the budget of
+    // one; the fourth would be held past it, and is refused.
+    assert_eq!(post(None).await.unwrap().status(), StatusCode::CREATED);
     let limited = post(None).await.unwrap();
     assert_eq!(limited.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(limited.headers().contains_key("retry-after"));
+    let spam = format!("{}/api/leads/getLeads?status=spam", server.base_url);
+    let held: serde_json::Value = http
+        .get(&spam)
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(held["total"], 1);
+    assert_eq!(held["leads"][0]["spamReason"], "burst from one address");
 
-    let cleared = admin(
-        &db,
-        &[
-            "project",
-            "set",
-            "--project",
-            "acme",
-            "--allowed-origins",
-            "",
-        ],
-    )
-    .await;
+    // Trusted, this address is held no more.
+    let trusted = set_project("--trusted-addresses", "127.0.0.1, 10.0.0.0/8").await;
+    assert!(trusted.status.success());
+    assert!(
+        String::from_utf8_lossy(&trusted.stdout)
+            .contains("trusted addresses 127.0.0.1, 10.0.0.0/8"),
+        "{}",
+        String::from_utf8_lossy(&trusted.stdout)
+    );
+    assert_eq!(post(None).await.unwrap().status(), StatusCode::CREATED);
+    let cleared = set_project("--allowed-origins", "").await;
     assert!(cleared.status.success());
     let listed = admin_json(&db, &["project", "list", "--json"]).await;
     assert_eq!(listed[0]["allowedOrigins"], json!([]));
+    assert_eq!(
+        listed[0]["trustedAddresses"],
+        json!(["127.0.0.1", "10.0.0.0/8"])
+    );
     assert!(server.terminate().await.success());
 }
 
