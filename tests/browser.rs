@@ -54,6 +54,7 @@ in_both_browsers!(
     a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back,
     route_changes_late_forms_and_every_platforms_click_id_reach_the_lead,
     consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_cookie,
+    bots_are_held_as_spam_and_people_are_not,
 );
 
 /// The API (the standalone app, in this process) over a fresh store, counting the CORS
@@ -132,7 +133,13 @@ impl Api {
     }
 }
 
-/// Fills the demo contact form.
+/// Waits as a person does before sending a form: past the 2 seconds within which the
+/// capture script's time to fill marks a bot.
+async fn as_a_person() {
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+}
+
+/// Fills the demo contact form, as a person types it.
 async fn fill_form(browser: &Browser) {
     for (name, value) in [
         ("first_name", "Ada"),
@@ -152,6 +159,7 @@ async fn fill_form(browser: &Browser) {
             .await
             .expect("typing");
     }
+    as_a_person().await;
 }
 
 const LANDING_QUERY: &str =
@@ -459,6 +467,7 @@ async fn a_page_on_another_origin_passes_the_preflight(engine: Engine) {
         .send_keys("reader@example.com")
         .await
         .expect("typing");
+    as_a_person().await;
     let before = api.store.write_stats().writes;
     browser.click_and_wait("subscribe", "thanks-page").await;
     api.wait_for_writes(before, 1).await;
@@ -843,5 +852,106 @@ async fn consent_comes_from_consent_mode_or_init_and_wait_for_consent_sets_no_co
             ad_personalization: Some(ConsentStatus::Granted),
         }
     );
+    browser.close().await;
+}
+
+/// The contact form's honeypot is off-screen, hidden from assistive tech, nameless and out
+/// of the tab order; a bot that fills it, or sends the form at once, leaves a lead held as
+/// spam with its reason, and a person typing leaves an open one.
+async fn bots_are_held_as_spam_and_people_are_not(engine: Engine) {
+    let browser = Browser::start_in(engine).await;
+    let api = api().await;
+    let base = &api.base_url;
+    let contact = format!("{base}/demo/contact?projectId=prj_browser");
+    visit(&browser, base, &[], &contact).await;
+    wait_for_script(&browser).await;
+    let honeypot = run(
+        &browser,
+        "const hp = document.querySelector('#contact-form [data-leadtrack-honeypot]');
+         const box = hp.getBoundingClientRect();
+         return {offscreen: box.right <= 0, hidden: !!hp.closest('[aria-hidden=true]'),
+                 tabIndex: hp.tabIndex, named: hp.hasAttribute('name')};",
+    )
+    .await;
+    assert_eq!(
+        honeypot,
+        json!({"offscreen": true, "hidden": true, "tabIndex": -1, "named": false})
+    );
+    // Tabbing from the first field through the whole form never reaches it.
+    run(
+        &browser,
+        "document.querySelector('#contact-form [name=first_name]').focus(); return 1;",
+    )
+    .await;
+    for _ in 0..12 {
+        let active = browser.client.active_element().await.expect("the focus");
+        active.send_keys("\u{E004}").await.expect("Tab");
+        let on_it = run(
+            &browser,
+            "return document.activeElement.hasAttribute('data-leadtrack-honeypot');",
+        )
+        .await;
+        assert_eq!(on_it, json!(false), "Tab reached the honeypot");
+    }
+
+    let send = |setup: String| {
+        let browser = &browser;
+        let contact = &contact;
+        async move {
+            browser
+                .client
+                .goto(contact)
+                .await
+                .expect("the contact page");
+            wait_for_script(browser).await;
+            run(browser, &setup).await;
+        }
+    };
+    let fill = "const f = document.getElementById('contact-form');
+        f.querySelector('[name=email]').value = 'bot' + Math.random() + '@example.com';
+        f.querySelector('[name=first_name]').value = 'Bot';";
+    let before = api.store.write_stats().writes;
+    // A bot that fills every field, honeypot included, but takes its time.
+    let filled = format!(
+        "{fill} f.querySelector('[data-leadtrack-honeypot]').value = 'http://spam.example'; return 1;"
+    );
+    send(filled).await;
+    as_a_person().await;
+    run(
+        &browser,
+        "document.getElementById('contact-form').requestSubmit(); return 1;",
+    )
+    .await;
+    api.wait_for_writes(before, 1).await;
+    // A bot that sends at once.
+    let hasty = format!("{fill} f.requestSubmit(); return 1;");
+    send(hasty).await;
+    api.wait_for_writes(before, 2).await;
+    // A person.
+    send("return 1;".to_owned()).await;
+    fill_form(&browser).await;
+    browser.click_and_wait("send", "thanks").await;
+    api.wait_for_writes(before, 3).await;
+
+    let spam = LeadQuery {
+        status: Some(vec![leadtrack::core::types::LeadStatus::Spam]),
+        ..LeadQuery::default()
+    };
+    let held = api.client().get_leads(&spam).await.expect("spam leads");
+    let reasons: Vec<Option<String>> = held
+        .leads
+        .iter()
+        .map(|lead| lead.spam_reason.clone())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            Some("sent within 2 seconds of the form showing".to_owned()),
+            Some("honeypot field filled".to_owned()),
+        ]
+    );
+    let open = api.client().get_leads(&LeadQuery::default()).await.unwrap();
+    assert_eq!(open.total, 1);
+    assert_eq!(open.leads[0].email.as_deref(), Some("ada@example.com"));
     browser.close().await;
 }

@@ -40,6 +40,11 @@
   // The event id last sent per form, with a fingerprint of what was sent (kept here, not in
   // the DOM, so no personal data ends up in attributes).
   var formIds = typeof WeakMap === "function" ? new WeakMap() : null;
+  // Each captured form gets a honeypot field that people never see or reach (bots fill every
+  // field), and the time it was first shown: the server holds a lead as spam when the field
+  // is filled or the form was sent within 2 seconds. The field has no name, so the host's
+  // own submission carries nothing of it.
+  var HONEYPOT = "data-leadtrack-honeypot", shownAt = formIds && new WeakMap();
 
   // ---- cookies: values are encodeURIComponent'ed on write, decoded on read ----
   function getCookie(name, isPrefix) {
@@ -324,11 +329,37 @@
         formData: fd, channelFlow: readFlow() }, given = consent();
       if (o.uniqueIdentifier != null && o.uniqueIdentifier !== "") body.uniqueIdentifier = String(o.uniqueIdentifier);
       if (given) body.consent = given;
+      if (viaForm && o.botCheck) body.botCheck = o.botCheck;
       return deliver(fd.uniqueEventId, JSON.stringify(body), viaForm).then(function (id) {
         emit("lead", { leadId: id, formName: fd.formName, uniqueEventId: fd.uniqueEventId });
         return id;
       }, fail);
     } catch (e) { return fail(e); }
+  }
+
+  // ---- the honeypot and the time to fill ----
+  function arm(f) {
+    if (!shownAt || shownAt.has(f)) return;
+    shownAt.set(f, Date.now());
+    var box = d.createElement("div"), input = d.createElement("input");
+    box.setAttribute("aria-hidden", "true"); // hidden from assistive tech, and off-screen
+    box.style.cssText = "position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden";
+    input.type = "text"; input.tabIndex = -1; input.autocomplete = "off"; input.placeholder = "Website";
+    input.setAttribute(HONEYPOT, ""); input.setAttribute("data-leadtrack-ignore", "");
+    box.appendChild(input);
+    f.appendChild(box);
+  }
+  function armAll() { [].forEach.call(d.querySelectorAll("form[data-leadtrack]"), arm); }
+  function watchForms() { // forms a single-page app adds later are armed as they appear
+    if (typeof MutationObserver !== "function") return;
+    var pending = 0;
+    new MutationObserver(function () {
+      if (!pending) pending = setTimeout(function () { pending = 0; armAll(); }, 50);
+    }).observe(d.documentElement, { childList: true, subtree: true });
+  }
+  function botCheck(f) { // null for a form never armed: nothing is known of it
+    var at = shownAt && shownAt.get(f), hp = f.querySelector("[" + HONEYPOT + "]");
+    return at ? { honeypot: hp ? String(hp.value || "") : "", elapsedMs: Date.now() - at } : null;
   }
 
   // ---- automatic <form data-leadtrack> capture ----
@@ -369,7 +400,7 @@
     if (formIds) formIds.set(f, { print: print, id: fd.uniqueEventId });
     fd.formName = f.getAttribute("data-leadtrack") || f.getAttribute("name") || f.getAttribute("id") || NO_NAME;
     fd.formFields = fields;
-    return { userData: u, formData: fd };
+    return { userData: u, formData: fd, botCheck: botCheck(f) };
   }
   function onSubmit(e) {
     try {
@@ -394,6 +425,8 @@
     started = true;
     capture();
     d.addEventListener("submit", onSubmit, true); // capture phase on document: later forms work too
+    if (d.readyState === "loading") d.addEventListener("DOMContentLoaded", guard(armAll)); else armAll();
+    watchForms();
     watchRoutes();
     w.addEventListener("online", guard(flush));
     flush(); // what an earlier page could not send

@@ -1,0 +1,187 @@
+//! No lead lost at the front door, with the service's default settings, over real sockets
+//! from several loopback addresses: a site's own server relaying a busy form keeps every
+//! lead in Open, a flood from one address stays out of Open without refusing anything,
+//! another visitor is untouched by it, and an address the project trusts is never held.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use leadtrack_core::ProjectId;
+use leadtrack_core::project::ProjectSettings;
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::spam::SpamRulesInput;
+use leadtrack_core::types::LeadStatus;
+use leadtrack_server::testkit::{Parts, TestApp, spawn_app};
+use serde_json::{Value, json};
+use tokio::time::{Instant, MissedTickBehavior, interval};
+use uuid::Uuid;
+
+/// A client sending from `127.0.0.{host}`.
+fn client_at(host: u8) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, host)))
+        .build()
+        .expect("a client")
+}
+
+/// A lead as the WordPress plugin posts it from the site's server: no `Origin`, the
+/// company as `company`, the form's name and its own event id.
+fn wordpress_lead(project: &str, n: usize) -> Value {
+    json!({
+        "projectId": project,
+        "userData": {
+            "firstName": format!("Ada{n}"),
+            "lastName": "Lovelace",
+            "email": format!("ada{n}@example.com"),
+            "phone": format!("+44 20 7946 {n:04}"),
+            "company": "Analytical Engines"
+        },
+        "formData": {
+            "formName": "Contact",
+            "formMessage": "Please call me back",
+            "uniqueEventId": Uuid::new_v4().to_string()
+        },
+        "attributionData": {"gclid": format!("G-{n}")}
+    })
+}
+
+/// Starts posting `lead` to the createLead of the app at `base` from `client`, now; its
+/// status, once answered.
+fn post(base: &str, client: &reqwest::Client, lead: Value) -> tokio::task::JoinHandle<u16> {
+    let url = format!("{base}/api/leads/createLead");
+    let sent = client.post(url).json(&lead).send();
+    tokio::spawn(async move { sent.await.expect("an answer").status().as_u16() })
+}
+
+/// The statuses of the posts `sent`.
+async fn answered(sent: Vec<tokio::task::JoinHandle<u16>>) -> Vec<u16> {
+    let answers = join_all(sent).await;
+    answers
+        .into_iter()
+        .map(|answer| answer.expect("a post"))
+        .collect()
+}
+
+/// How many of the project's leads are in `status`.
+async fn count(app: &TestApp, project: ProjectId, status: LeadStatus) -> u64 {
+    let query = LeadQuery {
+        status: Some(vec![status]),
+        ..LeadQuery::default()
+    };
+    let page = app
+        .store
+        .list_leads(project, &query)
+        .await
+        .expect("a listing");
+    page.total
+}
+
+async fn app() -> TestApp {
+    let parts = Parts {
+        project: "site",
+        ..Parts::default()
+    };
+    spawn_app(parts).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sites_server_relaying_240_leads_at_12_a_second_keeps_all_in_open() {
+    let app = app().await;
+    let wordpress = client_at(2);
+    let mut tick = interval(Duration::from_millis(1_000 / 12));
+    tick.set_missed_tick_behavior(MissedTickBehavior::Burst);
+    let started = Instant::now();
+    let mut sent = Vec::new();
+    for n in 0..240 {
+        tick.tick().await;
+        sent.push(post(&app.base_url, &wordpress, wordpress_lead("site", n)));
+    }
+    let statuses = answered(sent).await;
+    let took = started.elapsed();
+    assert!(statuses.iter().all(|status| *status == 201), "{statuses:?}");
+    let project = app.project.id;
+    assert_eq!(count(&app, project, LeadStatus::Open).await, 240);
+    assert_eq!(count(&app, project, LeadStatus::Spam).await, 0);
+    eprintln!("240 leads in {took:?}: 240 open, 0 spam");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_from_one_address_stays_out_of_open_and_other_visitors_are_untouched() {
+    let app = app().await;
+    let (flooder, visitor) = (client_at(3), client_at(4));
+    let junk = |n: usize| json!({"projectId": "site", "userData": {"email": format!("junk{n}@spam.test")}});
+    let started = Instant::now();
+    // 3,000 in 15 seconds: 20 every 100 ms, each batch at once.
+    let mut tick = interval(Duration::from_millis(100));
+    let mut sent = Vec::new();
+    for batch in 0..150 {
+        tick.tick().await;
+        for i in 0..20 {
+            sent.push(post(&app.base_url, &flooder, junk(batch * 20 + i)));
+        }
+        if batch % 15 == 0 {
+            // Meanwhile, another visitor of the same project sends a lead now and then.
+            sent.push(post(&app.base_url, &visitor, wordpress_lead("site", batch)));
+        }
+    }
+    let statuses = answered(sent).await;
+    let took = started.elapsed();
+    assert_eq!(statuses.len(), 3_010);
+    assert!(
+        statuses.iter().all(|status| *status == 201),
+        "nothing refused"
+    );
+    let project = app.project.id;
+    let (open, spam) = (
+        count(&app, project, LeadStatus::Open).await,
+        count(&app, project, LeadStatus::Spam).await,
+    );
+    assert_eq!(open + spam, 3_010, "every lead stored");
+    assert!(open <= 600 + 10, "{open} in Open");
+    let visitors = LeadQuery {
+        search: Some("Lovelace".into()),
+        status: Some(vec![LeadStatus::Open]),
+        ..LeadQuery::default()
+    };
+    let page = app.store.list_leads(project, &visitors).await.unwrap();
+    assert_eq!(page.total, 10, "the other visitor's leads are all in Open");
+    eprintln!(
+        "3,000 junk leads in {took:?}: {} in Open, {spam} held as spam",
+        open - 10
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_address_is_never_held_for_its_rate() {
+    let app = app().await;
+    let trusted = SpamRulesInput {
+        trusted_addresses: Some("127.0.0.5".to_owned()),
+        ..SpamRulesInput::default()
+    };
+    let settings = ProjectSettings {
+        spam_rules: trusted.apply(&app.project.spam_rules).unwrap(),
+        ..ProjectSettings::default()
+    };
+    app.store
+        .update_project(app.project.id, settings)
+        .await
+        .unwrap();
+    let (cdn, other) = (client_at(5), client_at(6));
+    let at_once = |client: &reqwest::Client, from: usize| {
+        let sent =
+            (from..from + 300).map(|n| post(&app.base_url, client, wordpress_lead("site", n)));
+        answered(sent.collect())
+    };
+    let statuses = at_once(&cdn, 0).await;
+    assert!(statuses.iter().all(|status| *status == 201));
+    let project = app.project.id;
+    assert_eq!(count(&app, project, LeadStatus::Open).await, 300);
+    let statuses = at_once(&other, 300).await;
+    assert!(statuses.iter().all(|status| *status == 201));
+    let held = count(&app, project, LeadStatus::Spam).await;
+    assert!(
+        held >= 150,
+        "an untrusted address past its burst is held: {held}"
+    );
+}
