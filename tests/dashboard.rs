@@ -272,6 +272,64 @@ async fn an_owner_lands_in_the_inbox_and_opens_a_lead_by_keyboard() {
     browser.close().await;
 }
 
+/// `s` marks the inbox's current lead as spam, and takes it out again from the Spam tab;
+/// on a lead's page it does the same for that lead.
+#[tokio::test]
+async fn s_holds_a_lead_as_spam_and_takes_it_out_again() {
+    let (browser, site) = (Browser::start().await, site().await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    press(&browser, "j").await;
+    press(&browser, "s").await;
+    wait_until(&browser, "the lead marked", |_, text| {
+        text.contains("1 lead marked as spam")
+    })
+    .await;
+    let shown = text(&browser).await;
+    assert!(
+        shown.contains("Open 4") && shown.contains("Spam 1"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Linus"), "{shown}");
+
+    c.goto(&format!("{}/projects/acme/leads?tab=spam", site.base()))
+        .await
+        .unwrap();
+    assert!(text(&browser).await.contains("marked as spam"));
+    press(&browser, "j").await;
+    press(&browser, "s").await;
+    wait_until(&browser, "the lead freed", |_, text| {
+        text.contains("1 lead taken out of spam, to Open.")
+    })
+    .await;
+    assert!(text(&browser).await.contains("Open 5"));
+
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
+        .await
+        .unwrap();
+    c.find(Locator::LinkText("Ada"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(&browser, "Ada's page", |_, text| {
+        text.contains("Rate this lead")
+    })
+    .await;
+    press(&browser, "s").await;
+    wait_until(&browser, "Ada held", |_, text| {
+        text.contains("Held as spam: marked as spam")
+    })
+    .await;
+    press(&browser, "s").await;
+    wait_until(&browser, "Ada freed", |_, text| {
+        text.contains("Taken out of spam")
+    })
+    .await;
+    browser.close().await;
+}
+
 /// A lead arriving while the inbox is open shows up as a bar; `/` searches, and a
 /// click-id filter narrows the list.
 #[tokio::test]

@@ -88,6 +88,9 @@ pub struct SpamRules {
     pub held_budget: u32,
     /// Addresses whose leads are never held for their rate (a site's own server, a CDN).
     pub trusted_addresses: Vec<IpNet>,
+    /// Email domains (and their subdomains) whose leads the domain rules never hold,
+    /// lowercase.
+    pub trusted_domains: Vec<String>,
     /// Email domains (and their subdomains) whose leads are spam, lowercase.
     pub blocked_domains: Vec<String>,
     /// Addresses whose leads are spam.
@@ -101,6 +104,7 @@ impl Default for SpamRules {
         Self {
             held_budget: DEFAULT_HELD_BUDGET,
             trusted_addresses: Vec::new(),
+            trusted_domains: Vec::new(),
             blocked_domains: Vec::new(),
             blocked_addresses: Vec::new(),
             blocked_words: Vec::new(),
@@ -116,6 +120,23 @@ impl SpamRules {
             .any(|net| net.contains(&address))
     }
 
+    /// Trusts `address` from now on (and blocks it no more).
+    pub fn trust_address(&mut self, address: IpAddr) {
+        self.blocked_addresses.retain(|net| !net.contains(&address));
+        if !self.trusts(address) {
+            self.trusted_addresses.push(IpNet::from(address));
+        }
+    }
+
+    /// Trusts the email domain `domain` from now on (and blocks it no more).
+    pub fn trust_domain(&mut self, domain: &str) {
+        let domain = domain.to_ascii_lowercase();
+        self.blocked_domains.retain(|blocked| *blocked != domain);
+        if !within(&domain, &self.trusted_domains) {
+            self.trusted_domains.push(domain);
+        }
+    }
+
     /// Why a lead (its `userData` and `formData`) sent from `address` with `check` is
     /// spam, by the first rule it meets; `None` for a lead that meets none.
     pub fn screen(
@@ -125,7 +146,7 @@ impl SpamRules {
         address: Option<IpAddr>,
     ) -> Option<SpamReason> {
         let blocked = |net: &IpNet| address.is_some_and(|address| net.contains(&address));
-        let domain = email_domain(lead);
+        let domain = email_domain(lead).filter(|d| !within(d, &self.trusted_domains));
         let message = message(lead);
         if self.blocked_addresses.iter().any(blocked) {
             Some(SpamReason::BlockedAddress)
@@ -199,7 +220,7 @@ pub struct Submitted<'a> {
 }
 
 /// The lowercase domain of the lead's email, if it has one.
-fn email_domain(lead: Submitted<'_>) -> Option<String> {
+pub fn email_domain(lead: Submitted<'_>) -> Option<String> {
     let email = lead.user.get("email")?.as_str()?;
     let (_, domain) = email.trim().rsplit_once('@')?;
     Some(domain.trim_end_matches('.').to_ascii_lowercase())
@@ -269,6 +290,8 @@ pub struct SpamRulesInput {
     pub held_budget: Option<u32>,
     /// Trusted addresses and networks.
     pub trusted_addresses: Option<String>,
+    /// Trusted email domains.
+    pub trusted_domains: Option<String>,
     /// Blocked email domains.
     pub blocked_domains: Option<String>,
     /// Blocked addresses and networks.
@@ -294,6 +317,9 @@ impl SpamRulesInput {
         }
         if let Some(text) = self.trusted_addresses {
             changed.trusted_addresses = parse_networks(&text)?;
+        }
+        if let Some(text) = self.trusted_domains {
+            changed.trusted_domains = parse_domains(&text)?;
         }
         if let Some(text) = self.blocked_domains {
             changed.blocked_domains = parse_domains(&text)?;
@@ -529,6 +555,31 @@ mod tests {
             networks_text(&rules.trusted_addresses),
             "192.0.2.10\n2001:db8::/32"
         );
+    }
+
+    #[test]
+    fn trusting_an_address_or_a_domain_unblocks_it() {
+        let mut rules = SpamRules {
+            blocked_domains: parse_domains("mailinator.com other.example").unwrap(),
+            blocked_addresses: parse_networks("203.0.113.0/24").unwrap(),
+            ..SpamRules::default()
+        };
+        let disposable = lead(json!({"email": "x@mailinator.com"}), json!({}));
+        assert_eq!(screen(&rules, &disposable), Some(SpamReason::BlockedDomain));
+        rules.trust_domain("Mailinator.com");
+        rules.trust_domain("mailinator.com");
+        assert_eq!(rules.trusted_domains, ["mailinator.com"]);
+        assert_eq!(rules.blocked_domains, ["other.example"]);
+        assert_eq!(
+            screen(&rules, &disposable),
+            None,
+            "nor is it disposable now"
+        );
+        let address: IpAddr = "203.0.113.9".parse().unwrap();
+        rules.trust_address(address);
+        rules.trust_address(address);
+        assert!(rules.blocked_addresses.is_empty());
+        assert_eq!(networks_text(&rules.trusted_addresses), "203.0.113.9");
     }
 
     #[test]

@@ -86,6 +86,21 @@
         return;
       }
     }
+    // ---- s: marks the lead (in the inbox, the current row's) as spam, or takes a spam
+    // lead out ----
+    if (event.key === "s") {
+      var spam = d.querySelector("[data-spam-button]");
+      var pick = rows.length && current >= 0 ? rows[current].querySelector("input[data-select]") : null;
+      if (spam && (!rows.length || pick)) {
+        event.preventDefault();
+        if (pick) {
+          boxes.forEach(function (b) { b.checked = false; });
+          pick.checked = true;
+        }
+        spam.click();
+        return;
+      }
+    }
     // ---- a lead's rating form: 1-9 pick a label, 0 Lost, o Open, p the price,
     // Enter saves, n saves and opens the next open lead ----
     var form = d.querySelector("[data-rate-form]");

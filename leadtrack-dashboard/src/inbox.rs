@@ -15,11 +15,11 @@ use crate::list::{self, BulkResult};
 use crate::routes::Leads;
 use crate::session::{Form, Viewer};
 use crate::view::InboxView;
-use crate::{Config, Request, access, render};
+use crate::{Config, Request, access, render, spam};
 
 /// A member's posted form, genuine: who posted it, their membership of the project, and
 /// the form.
-type MemberForm = (Viewer, Membership, Form);
+pub(crate) type MemberForm = (Viewer, Membership, Form);
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
 pub(crate) async fn handle<S: Store>(
@@ -39,11 +39,14 @@ pub(crate) async fn handle<S: Store>(
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        Leads::Rate | Leads::Undo | Leads::Retry if lead().is_none() => render::not_found(None),
-        Leads::Rate | Leads::BulkRate | Leads::Undo | Leads::BulkUndo | Leads::Retry => {
-            // Sending failed deliveries again is an owner's decision; rating, anyone's.
+        Leads::Rate | Leads::Undo | Leads::Retry | Leads::Trust if lead().is_none() => {
+            render::not_found(None)
+        }
+        _ => {
+            // Sending failed deliveries again and trusting addresses are an owner's
+            // decisions; rating and sorting out spam, anyone's.
             let needed = match page {
-                Leads::Retry => Role::Owner,
+                Leads::Retry | Leads::Trust => Role::Owner,
                 _ => Role::Member,
             };
             let found = access::project_form(store, config, request, public_id, needed, body).await;
@@ -52,6 +55,9 @@ pub(crate) async fn handle<S: Store>(
                 Err(response) => return response,
             };
             match (page, lead()) {
+                (Leads::MarkSpam, _) => spam::mark(store, member).await,
+                (Leads::NotSpam, _) => spam::free(store, member).await,
+                (Leads::Trust, Some(id)) => spam::trust(store, member, id).await,
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,
@@ -62,8 +68,8 @@ pub(crate) async fn handle<S: Store>(
     }
 }
 
-/// A lead id in a path: a positive number.
-fn parse_id(text: &str) -> Option<LeadId> {
+/// A lead id in a path or a form: a positive number.
+pub(crate) fn parse_id(text: &str) -> Option<LeadId> {
     let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
     digits
         .then(|| text.parse().ok())
@@ -202,7 +208,8 @@ async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> R
                 Some(outcome) => Some(outcome.result(store, project, now).await),
                 None => crate::query_param(&request.query, "undone")
                     .and_then(|count| count.parse().ok())
-                    .map(bulk::undone),
+                    .map(bulk::undone)
+                    .or_else(|| spam::notice(&request.query)),
             };
             list::page(store, &viewer, &membership, shown, bulk).await
         }

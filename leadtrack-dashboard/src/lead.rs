@@ -27,6 +27,7 @@ use warp::reply::Response;
 use crate::format;
 use crate::render::{self, Layout};
 use crate::session::{Form, Viewer};
+use crate::spam::SpamCard;
 
 /// A `key: value` line of the lead's data.
 pub(crate) struct Field {
@@ -160,6 +161,8 @@ struct LeadPage {
     form_token: String,
     events: Vec<EventRow>,
     jobs: Vec<JobRow>,
+    /// Spam, and the same person's other leads.
+    spam: SpamCard,
     csrf: String,
 }
 
@@ -536,6 +539,7 @@ pub(crate) async fn page<S: Store>(
     rating: Rating,
 ) -> Response {
     let project = &membership.project;
+    let freed = rating.done == Some(Rated::Freed);
     let found = async {
         let lead = store
             .find_lead(project.id, &LeadIdentifier::LeadId(lead_id))
@@ -544,9 +548,11 @@ pub(crate) async fn page<S: Store>(
         let integrations = store.integrations(project.id).await?;
         let events = store.lead_activity(project.id, lead_id).await?;
         let jobs = store.lead_jobs(project.id, lead_id).await?;
-        Ok::<_, StoreError>((lead, labels, integrations, events, jobs))
+        let standing = |other: &StoredLead| standing(other, &labels);
+        let spam = SpamCard::of(store, membership, (&lead, freed), standing).await?;
+        Ok::<_, StoreError>((lead, labels, integrations, events, jobs, spam))
     };
-    let (lead, labels, integrations, events, jobs) = match found.await {
+    let (lead, labels, integrations, events, jobs, spam) = match found.await {
         Ok(found) => found,
         Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
         Err(err) => return render::store_failure(err, Some(viewer)),
@@ -617,9 +623,19 @@ pub(crate) async fn page<S: Store>(
                 row
             })
             .collect(),
+        spam,
         csrf: viewer.csrf(),
     };
     render::page(status, &page)
+}
+
+/// Where a lead stands, as the same person's other leads are listed: its status, and its
+/// rating when it has one.
+fn standing(lead: &StoredLead, labels: &[ConversionLabel]) -> String {
+    match lead.conversion_id {
+        Some(id) => format!("{} · {}", lead.status, conversion_name(id, labels)),
+        None => lead.status.to_string(),
+    }
 }
 
 /// How a rating went, named in the lead page's `?done=` so that the page says it.
@@ -642,6 +658,12 @@ pub(crate) enum Rated {
     Retried,
     /// Nothing to send again (nothing failed, or a rating is still being sent).
     Unretried,
+    /// Marked as spam.
+    Spammed,
+    /// Taken out of spam.
+    Freed,
+    /// Its address or domain trusted.
+    Trusted,
 }
 
 impl Rated {
@@ -681,6 +703,13 @@ impl Rated {
             Self::Late => "Too late to undo: the rating has been sent. Rate the lead again, or \
                 reset it to Open."
                 .to_owned(),
+            Self::Spammed => "Marked as spam: it is out of the inbox, and nothing about it is \
+                sent. Not spam takes it back."
+                .to_owned(),
+            Self::Freed => "Taken out of spam: the lead is open, and the lead webhooks hear \
+                of it now."
+                .to_owned(),
+            Self::Trusted => "Trusted: leads from there are no longer held for it.".to_owned(),
         }
     }
 }

@@ -55,6 +55,7 @@ mod reports;
 mod routes;
 mod session;
 mod settings;
+mod spam;
 mod view;
 
 use routes::Route;

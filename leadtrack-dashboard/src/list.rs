@@ -61,6 +61,10 @@ pub(crate) struct Row {
     /// The rating waiting out its undo window, if the lead has one.
     pub(crate) held: Option<Held>,
     pub(crate) price: Option<String>,
+    /// Why it is spam, in the Spam tab.
+    pub(crate) spam_reason: Option<String>,
+    /// The lead of the same person it duplicates.
+    pub(crate) duplicate_of: Option<LeadId>,
 }
 
 /// A click-id filter of the filter form.
@@ -95,6 +99,7 @@ struct InboxPage {
     tab_name: &'static str,
     tab_sentence: &'static str,
     open_tab: bool,
+    spam_tab: bool,
     columns: Vec<Column>,
     rows: Vec<Row>,
     total: u64,
@@ -160,6 +165,8 @@ fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateT
         price: lead
             .price
             .map(|cents| format!("{} {currency}", format::money(cents))),
+        spam_reason: lead.spam_reason.map(|reason| reason.to_string()),
+        duplicate_of: lead.duplicate_of,
     }
 }
 
@@ -268,6 +275,7 @@ pub(crate) async fn page<S: Store>(
         tab_name,
         tab_sentence,
         open_tab: view.tab == LeadStatus::Open,
+        spam_tab: view.tab == LeadStatus::Spam,
         columns: columns(&view),
         rows: found
             .leads

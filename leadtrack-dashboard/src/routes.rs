@@ -53,6 +53,12 @@ pub(crate) enum Leads {
     Retry,
     /// Undoing a bulk rating inside its window.
     BulkUndo,
+    /// Marking the posted leads as spam.
+    MarkSpam,
+    /// Taking the posted leads out of spam.
+    NotSpam,
+    /// Trusting a lead's address or email domain (owners).
+    Trust,
 }
 
 /// The pages and forms under `/projects/{project}/settings`.
@@ -102,6 +108,10 @@ pub(crate) enum Settings {
     Project,
     /// Saving them.
     SaveProject,
+    /// The spam settings.
+    Spam,
+    /// Saving them.
+    SaveSpam,
     /// The install snippet.
     Install,
     /// Creating a test lead.
@@ -142,6 +152,16 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 Route::Leads(Leads::BulkUndo),
             ),
             (
+                M::POST,
+                "/projects/{project}/leads/spam",
+                Route::Leads(Leads::MarkSpam),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/not-spam",
+                Route::Leads(Leads::NotSpam),
+            ),
+            (
                 M::GET,
                 "/projects/{project}/leads/{lead}",
                 Route::Leads(Leads::Lead),
@@ -160,6 +180,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/retry",
                 Route::Leads(Leads::Retry),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/trust",
+                Route::Leads(Leads::Trust),
             ),
             (M::GET, "/projects/{project}/leads.csv", Route::Export),
             (M::GET, "/projects/{project}/reports", Route::Reports),
@@ -272,6 +297,16 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/project",
                 Route::Settings(S::SaveProject),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/spam",
+                Route::Settings(S::Spam),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/spam",
+                Route::Settings(S::SaveSpam),
             ),
             (
                 M::GET,

@@ -4,11 +4,12 @@
 //!
 //! | parameter | values |
 //! |---|---|
-//! | `tab` | `open` (default), `pending`, `rated`, `lost` |
+//! | `tab` | `open` (default), `pending`, `rated`, `lost`, `spam` |
 //! | `search` | text, 2 characters or more |
 //! | `formName` | a form's exact name |
 //! | `from`, `to` | `YYYY-MM-DD`, created on or after / on or before that UTC day |
 //! | `gclid`, `cid`, `fbp`, `fbc` | `yes` or `no`: whether the lead has it |
+//! | `duplicates` | `yes`: only leads that duplicate an earlier lead of the same person |
 //! | `sort` | getLeads' `field:direction`, default `createdAt:desc` |
 //! | `page` | from 1 |
 //!
@@ -16,7 +17,7 @@
 //! shared link never fails to open.
 
 use leadtrack_core::request::LeadQuery;
-use leadtrack_core::request::query::{Sort, SortDirection, SortField};
+use leadtrack_core::request::query::{DuplicateFilter, Sort, SortDirection, SortField};
 use leadtrack_core::types::LeadStatus;
 use strum::VariantArray;
 
@@ -41,6 +42,8 @@ pub(crate) struct InboxView {
     pub(crate) to: String,
     /// `[exists]` filters, in [`CLICK_IDS`] order.
     pub(crate) click_ids: [Option<bool>; 4],
+    /// Only duplicates.
+    pub(crate) duplicates: bool,
     /// The sort.
     pub(crate) sort: Sort,
     /// The page, from 1.
@@ -68,6 +71,7 @@ impl InboxView {
             from: param("from").unwrap_or_default(),
             to: param("to").unwrap_or_default(),
             click_ids: [None; 4],
+            duplicates: param("duplicates").as_deref() == Some("yes"),
             sort: Sort::default(),
             page: 1,
             problems,
@@ -126,7 +130,10 @@ impl InboxView {
         let sorted = sort.is_some_and(|sort| accept("sort", &sort, "The sort"));
         let page = param("page");
         let paged = page.is_some_and(|page| accept("page", &page, "The page number"));
-        let query = LeadQuery::from_pairs(core_pairs).unwrap_or_default();
+        let mut query = LeadQuery::from_pairs(core_pairs).unwrap_or_default();
+        if view.duplicates {
+            query.duplicates = Some(DuplicateFilter::All);
+        }
         if sorted {
             view.sort = query.sort;
         }
@@ -160,6 +167,10 @@ impl InboxView {
         for (exists, name) in self.click_ids.iter().zip(CLICK_IDS) {
             params.push((name, yes_no(*exists).to_owned()));
         }
+        params.push((
+            "duplicates",
+            yes_no(self.duplicates.then_some(true)).to_owned(),
+        ));
         params.push((
             "sort",
             if self.sort == Sort::default() {
@@ -214,7 +225,8 @@ impl InboxView {
             && self.form_name.is_empty()
             && self.from.is_empty()
             && self.to.is_empty()
-            && self.click_ids.iter().all(Option::is_none))
+            && self.click_ids.iter().all(Option::is_none)
+            && !self.duplicates)
     }
 }
 

@@ -233,6 +233,9 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
             statement.push(&format!(" AND {column} = {exists}"));
         }
     }
+    if let Some(duplicates) = query.duplicates {
+        statement.push(&format!(" AND {}", duplicates.condition()));
+    }
     statement
 }
 

@@ -131,6 +131,7 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
     let spam = SpamRulesInput {
         held_budget: args.held_budget,
         trusted_addresses: args.trusted_addresses.clone(),
+        trusted_domains: args.trusted_domains.clone(),
         blocked_domains: args.blocked_domains.clone(),
         blocked_addresses: args.blocked_addresses.clone(),
         blocked_words: args.blocked_words.clone(),

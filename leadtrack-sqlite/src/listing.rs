@@ -275,6 +275,9 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
             sql.push_str(&format!(" AND {} = {}", column(name), i32::from(exists)));
         }
     }
+    if let Some(duplicates) = query.duplicates {
+        sql.push_str(&format!(" AND {}", column(&duplicates.condition())));
+    }
     (sql, params)
 }
 

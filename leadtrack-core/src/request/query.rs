@@ -149,6 +149,27 @@ pub struct LeadQuery {
     pub msclkid_exists: Option<bool>,
     /// The same for `li_fat_id` (LinkedIn's click id).
     pub li_fat_id_exists: Option<bool>,
+    /// Duplicates only, or the duplicates of one lead (the dashboard's; no API parameter).
+    pub duplicates: Option<DuplicateFilter>,
+}
+
+/// Which duplicates a listing shows ([`crate::lead::StoredLead::duplicate_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DuplicateFilter {
+    /// Every lead that duplicates another.
+    All,
+    /// The leads that duplicate this one.
+    Of(LeadId),
+}
+
+impl DuplicateFilter {
+    /// The SQL condition of the filter, the same for both backends.
+    pub fn condition(self) -> String {
+        match self {
+            Self::All => "duplicate_of IS NOT NULL".to_owned(),
+            Self::Of(lead) => format!("duplicate_of = {}", lead.0),
+        }
+    }
 }
 
 impl Default for LeadQuery {
@@ -171,6 +192,7 @@ impl Default for LeadQuery {
             fbc_exists: None,
             msclkid_exists: None,
             li_fat_id_exists: None,
+            duplicates: None,
         }
     }
 }
@@ -393,8 +415,10 @@ impl LeadQuery {
             fbc_exists: _,
             msclkid_exists: _,
             li_fat_id_exists: _,
+            duplicates,
         } = self;
         status.is_none()
+            && duplicates.is_none()
             && form_name.is_none()
             && unique_identifier.is_none()
             && email.is_none()
@@ -758,6 +782,7 @@ mod tests {
             fbc_exists: Some(true),
             msclkid_exists: Some(true),
             li_fat_id_exists: Some(false),
+            duplicates: None,
         };
         assert_eq!(LeadQuery::from_pairs(q.to_pairs()).unwrap(), q);
         assert_eq!(

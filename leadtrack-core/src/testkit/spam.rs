@@ -10,6 +10,7 @@ use crate::activity::Activity;
 use crate::lead::CreatedLead;
 use crate::project::Project;
 use crate::report::{Grouping, ReportQuery, Touchpoint};
+use crate::request::query::DuplicateFilter;
 use crate::request::{CreateRoute, LeadQuery};
 use crate::spam::SpamReason;
 use crate::store::{Admin, JobQueue, LeadStore};
@@ -293,4 +294,15 @@ pub async fn a_lead_of_the_same_person_duplicates_the_first<B: Backend>(backend:
             .duplicate_of,
         None
     );
+
+    let of_first = LeadQuery {
+        duplicates: Some(DuplicateFilter::Of(first)),
+        ..LeadQuery::default()
+    };
+    assert_eq!(ids(&store, &p, &of_first).await, [third, again]);
+    let all = LeadQuery {
+        duplicates: Some(DuplicateFilter::All),
+        ..LeadQuery::default()
+    };
+    assert_eq!(ids(&store, &p, &all).await, [within, rung, third, again]);
 }

@@ -30,6 +30,7 @@ mod keys;
 mod labels;
 mod members;
 mod project;
+mod spam;
 mod webhooks;
 
 use leadtrack_core::account::Membership;
@@ -83,6 +84,8 @@ pub(crate) async fn handle<S: Store>(
             Settings::RemoveMember => members::remove(store, form().await?, user).await,
             Settings::Project => project::page(store, request, owner().await?).await,
             Settings::SaveProject => project::save(store, form().await?).await,
+            Settings::Spam => Ok(spam::page(request, owner().await?)),
+            Settings::SaveSpam => spam::save(store, form().await?).await,
             Settings::Install => Ok(install::page(config, request, owner().await?)),
             Settings::TestLead => install::test_lead(store, form().await?).await,
         }
@@ -180,18 +183,21 @@ pub(crate) enum Area {
     Members,
     /// The project's own settings.
     Project,
+    /// What holds leads as spam.
+    Spam,
     /// The capture script for a website.
     Install,
 }
 
 impl Area {
-    const ALL: [Area; 7] = [
+    const ALL: [Area; 8] = [
         Area::Labels,
         Area::Integrations,
         Area::Webhooks,
         Area::Keys,
         Area::Members,
         Area::Project,
+        Area::Spam,
         Area::Install,
     ];
 
@@ -204,6 +210,7 @@ impl Area {
             Self::Keys => "keys",
             Self::Members => "members",
             Self::Project => "project",
+            Self::Spam => "spam",
             Self::Install => "install",
         }
     }
@@ -217,6 +224,7 @@ impl Area {
             Self::Keys => "API keys",
             Self::Members => "Members",
             Self::Project => "Project",
+            Self::Spam => "Spam",
             Self::Install => "Install",
         }
     }

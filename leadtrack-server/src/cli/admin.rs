@@ -108,6 +108,10 @@ pub(crate) struct ProjectSetArgs {
     /// server, its CDN), comma-separated CIDRs ("192.0.2.10,198.51.100.0/24"); "" trusts none.
     #[arg(long, value_name = "CIDRS")]
     pub(crate) trusted_addresses: Option<String>,
+    /// Email domains whose leads the domain rules (disposable, blocked) never hold,
+    /// comma-separated; "" trusts none.
+    #[arg(long, value_name = "DOMAINS")]
+    pub(crate) trusted_domains: Option<String>,
     /// Email domains whose leads are spam, comma-separated; "" blocks none.
     #[arg(long, value_name = "DOMAINS")]
     pub(crate) blocked_domains: Option<String>,
