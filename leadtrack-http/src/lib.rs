@@ -15,7 +15,7 @@ mod router;
 
 pub use asset::{StaticAsset, serve};
 pub use body::{Body, BodyError, body};
-pub use peer::{PeerAddr, client_ip, remote};
+pub use peer::{PeerAddr, client_ip, client_network, remote};
 pub use reply::{error, error_body, json};
 pub use request::{Request, claimed, query_param};
 pub use router::{Found, Params, Router, Row};

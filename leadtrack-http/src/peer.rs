@@ -41,6 +41,19 @@ pub fn client_ip(
         .map(|ip| ip.to_canonical().to_string())
 }
 
+/// The network one client is known by: an IPv4 address itself, an IPv6 client by its /64,
+/// the network one subscriber usually gets whole, so that cycling addresses within it gains
+/// nothing (rates and connection shares are counted per network).
+pub fn client_network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(bits.into())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
 //! The standalone server's connections: the accept loop, the timeouts that close slow and
-//! idle connections, and the cap on how many are open at once.
+//! idle connections, the cap on how many are open at once, and each client address's share
+//! of them.
 //!
 //! warp's own server sets no timer, so a client that opens a socket and sends nothing (or a
 //! header a byte at a time) keeps it, and a file descriptor, forever. The filter is served
@@ -8,7 +9,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::io::IoSlice;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -47,21 +48,29 @@ pub struct ServeOptions {
     /// How long a connection stays open with no request in flight and no byte moving
     /// either way (say, a response the client stopped reading, or an HTTP/2 connection).
     pub idle_timeout: Duration,
-    /// The most connections open at once. A new connection past it closes the connection
-    /// that has been idle longest, or, when every one is busy with a request, is closed at
-    /// once itself; the server never stops accepting.
+    /// The most connections open at once. A new connection past it closes a connection of
+    /// the address holding the most (its idlest, else its newest), never another address's;
+    /// the server never stops accepting.
     pub max_connections: usize,
+    /// The most connections one client address (an IPv6 client by its /64) holds at once;
+    /// its new connection past it closes its own idlest, or is closed at once when all of
+    /// its connections are busy. 0: no share, for a server behind a proxy, where every
+    /// connection comes from the proxy's address.
+    pub max_connections_per_address: usize,
 }
 
 impl Default for ServeOptions {
     /// 10 s for headers, 30 s for a body, 60 s idle, 512 connections (half of a common
-    /// limit of 1,024 open files, leaving the rest to the database and outgoing calls).
+    /// limit of 1,024 open files, leaving the rest to the database and outgoing calls), 64
+    /// of them per address (a browser opens 6 per site; an office behind one address, a
+    /// few dozen).
     fn default() -> Self {
         Self {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             max_connections: 512,
+            max_connections_per_address: 64,
         }
     }
 }
@@ -112,8 +121,8 @@ pub async fn serve_app_with(
                 continue;
             }
         };
-        let Some(conn) = registry.admit(options.max_connections) else {
-            tracing::debug!(%peer, "connection refused: every connection is busy");
+        let Some(conn) = registry.admit(peer.ip(), &options) else {
+            tracing::debug!(%peer, "connection refused: its address's connections are busy");
             drop(stream);
             continue;
         };
@@ -246,6 +255,8 @@ fn io_error<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::i
 /// What the server knows of one open connection.
 struct Conn {
     id: u64,
+    /// The client's network ([`leadtrack_http::client_network`]).
+    address: IpAddr,
     opened: Instant,
     /// Milliseconds from `opened` to the last byte read or written.
     last_active: AtomicU64,
@@ -271,6 +282,16 @@ impl Conn {
     fn idle(&self) -> bool {
         self.in_flight.load(Ordering::Acquire) == 0
     }
+
+    fn staying(&self) -> bool {
+        !self.evicted.load(Ordering::Relaxed)
+    }
+
+    /// Asks the connection to close.
+    fn evict(&self) {
+        self.evicted.store(true, Ordering::Relaxed);
+        self.close.notify_one();
+    }
 }
 
 /// The open connections, for the cap.
@@ -281,19 +302,37 @@ struct Registry {
 }
 
 impl Registry {
-    /// A new connection, closing the idlest one when `max` are open; `None` when all of
-    /// them are busy.
-    fn admit(&self, max: usize) -> Option<Arc<Conn>> {
+    /// A new connection from `peer`, making room as [`ServeOptions`] says: past its
+    /// address's share, one of its own goes (its idlest; none busy); past the cap, one of
+    /// the address holding the most (its idlest, else its newest). `None` when the new
+    /// connection is the one to go.
+    fn admit(&self, peer: IpAddr, options: &ServeOptions) -> Option<Arc<Conn>> {
+        let address = leadtrack_http::client_network(peer);
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let staying = open
-            .values()
-            .filter(|conn| !conn.evicted.load(Ordering::Relaxed))
-            .count();
-        if staying >= max && !evict(&open) {
-            return None;
+        let share = options.max_connections_per_address;
+        let held = |of: IpAddr| {
+            let of_it = |conn: &&Arc<Conn>| conn.staying() && conn.address == of;
+            open.values().filter(of_it).count()
+        };
+        let staying = open.values().filter(|conn| conn.staying()).count();
+        if share > 0 && held(address) >= share {
+            if !evict(&open, Some(address)) {
+                return None;
+            }
+        } else if staying >= options.max_connections {
+            match hog(&open) {
+                Some(hog) if hog != address => evict_from(&open, hog),
+                // The new connection is the hog's own: its idlest goes, or it does.
+                _ => {
+                    if !evict(&open, Some(address)) {
+                        return None;
+                    }
+                }
+            }
         }
         let conn = Arc::new(Conn {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            address,
             opened: Instant::now(),
             last_active: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
@@ -307,7 +346,10 @@ impl Registry {
 
     /// Asks the connection idle longest to close; `false` when none is idle.
     fn evict_idlest(&self) -> bool {
-        evict(&self.open.lock().unwrap_or_else(PoisonError::into_inner))
+        evict(
+            &self.open.lock().unwrap_or_else(PoisonError::into_inner),
+            None,
+        )
     }
 
     fn remove(&self, id: u64) {
@@ -318,20 +360,39 @@ impl Registry {
     }
 }
 
-/// Asks the connection idle longest to close; `false` when none is idle.
-fn evict(open: &HashMap<u64, Arc<Conn>>) -> bool {
+/// Asks the connection idle longest (of `address`, when given) to close; `false` when
+/// none is idle.
+fn evict(open: &HashMap<u64, Arc<Conn>>, address: Option<IpAddr>) -> bool {
     let idlest = open
         .values()
-        .filter(|conn| conn.idle() && !conn.evicted.load(Ordering::Relaxed))
+        .filter(|conn| conn.idle() && conn.staying())
+        .filter(|conn| address.is_none_or(|address| conn.address == address))
         .min_by_key(|conn| conn.last_active());
-    match idlest {
-        Some(conn) => {
-            conn.evicted.store(true, Ordering::Relaxed);
-            conn.close.notify_one();
-            true
+    idlest.inspect(|conn| conn.evict()).is_some()
+}
+
+/// Asks a connection of `address` to close: its idlest, else its newest.
+fn evict_from(open: &HashMap<u64, Arc<Conn>>, address: IpAddr) {
+    if !evict(open, Some(address)) {
+        let newest = open
+            .values()
+            .filter(|conn| conn.staying() && conn.address == address)
+            .max_by_key(|conn| conn.id);
+        if let Some(conn) = newest {
+            conn.evict();
         }
-        None => false,
     }
+}
+
+/// The address holding the most connections that stay.
+fn hog(open: &HashMap<u64, Arc<Conn>>) -> Option<IpAddr> {
+    let mut held: HashMap<IpAddr, usize> = HashMap::new();
+    for conn in open.values().filter(|conn| conn.staying()) {
+        *held.entry(conn.address).or_default() += 1;
+    }
+    held.into_iter()
+        .max_by_key(|(_, count)| *count)
+        .map(|(address, _)| address)
 }
 
 /// One connection's task: it leaves the registry when it ends, however it ends.

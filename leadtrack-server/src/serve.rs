@@ -79,7 +79,11 @@ pub(crate) async fn serve<S: Store + Clone>(
     };
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
     let app = crate::app_with(store, config, readiness.clone(), pages);
-    let options = args.connections.options();
+    let mut options = args.connections.options();
+    if args.trust_forwarded_for {
+        // Every connection comes from the proxy: the share would be the proxy's.
+        options.max_connections_per_address = 0;
+    }
     // On the signal /readyz turns 503 first; the listener closes once the delay is over.
     let stop_accepting = {
         let (stopped, delay) = (stopped(&stop), args.shutdown_delay);

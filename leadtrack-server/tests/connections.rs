@@ -1,5 +1,6 @@
 //! The standalone server's connection handling, over real sockets: slow and idle clients
-//! are closed, and a flood of idle connections does not lock others out.
+//! are closed, a flood of idle connections does not lock others out, and one address holds
+//! only its share: real sockets from several loopback addresses.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -7,7 +8,7 @@ use std::time::Duration;
 
 use leadtrack_server::ServeOptions;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::oneshot;
 use tokio::time::{Instant, timeout};
 use warp::Filter;
@@ -48,6 +49,7 @@ fn short() -> ServeOptions {
         body_read_timeout: Duration::from_secs(1),
         idle_timeout: Duration::from_secs(2),
         max_connections: 16,
+        max_connections_per_address: 16,
     }
 }
 
@@ -339,4 +341,105 @@ async fn every_response_carries_the_request_id_the_client_sent_or_a_new_one() {
             "{bad} gave {replaced}"
         );
     }
+}
+
+/// A connection to `addr` from `127.0.0.{host}`.
+async fn connect_from(host: u8, addr: SocketAddr) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket
+        .bind(SocketAddr::from(([127, 0, 0, host], 0)))
+        .unwrap();
+    socket.connect(addr).await.unwrap()
+}
+
+/// One request from `127.0.0.{host}` on a new connection; the whole response.
+async fn get_from(host: u8, addr: SocketAddr) -> String {
+    let mut stream = connect_from(host, addr).await;
+    stream
+        .write_all(b"GET /x HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut response = String::new();
+    timeout(Duration::from_secs(5), stream.read_to_string(&mut response))
+        .await
+        .expect("an answer within 5 s")
+        .expect("no reset");
+    response
+}
+
+/// How many of `streams` the server keeps open (those it closed are closed at once).
+async fn still_open(streams: &mut [TcpStream]) -> usize {
+    let mut open = 0;
+    for stream in streams {
+        if !closed_within(stream, Duration::from_millis(50)).await {
+            open += 1;
+        }
+    }
+    open
+}
+
+fn shares(max_connections: usize, per_address: usize) -> ServeOptions {
+    ServeOptions {
+        header_read_timeout: Duration::from_secs(60),
+        idle_timeout: Duration::from_secs(60),
+        max_connections,
+        max_connections_per_address: per_address,
+        ..ServeOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn one_address_holds_only_its_share_and_others_are_served_meanwhile() {
+    let (addr, _stop) = spawn(shares(64, 8)).await;
+    let mut visitors = Vec::new();
+    for host in 3..=6 {
+        visitors.push(connect_from(host, addr).await);
+    }
+    let mut hog = Vec::new();
+    for _ in 0..40 {
+        hog.push(connect_from(2, addr).await);
+    }
+    for host in 3..=12 {
+        let response = get_from(host, addr).await;
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    }
+    // Its own oldest made room for its newest: 8 stay, the 8 newest.
+    assert_eq!(still_open(&mut hog).await, 8);
+    assert_eq!(still_open(&mut hog[32..]).await, 8);
+    assert_eq!(
+        still_open(&mut visitors).await,
+        4,
+        "no other address's connection closed"
+    );
+}
+
+#[tokio::test]
+async fn at_the_cap_the_address_holding_most_makes_room_never_another() {
+    let (addr, _stop) = spawn(shares(16, 12)).await;
+    let mut hog = Vec::new();
+    for _ in 0..12 {
+        hog.push(connect_from(2, addr).await);
+    }
+    let mut visitor = Vec::new();
+    for _ in 0..4 {
+        visitor.push(connect_from(3, addr).await);
+    }
+    // The server is full: each newcomer's room comes from the address holding the most.
+    let mut newcomers = Vec::new();
+    for host in 4..=9 {
+        newcomers.push(connect_from(host, addr).await);
+    }
+    let response = get_from(10, addr).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert_eq!(
+        still_open(&mut visitor).await,
+        4,
+        "the visitor keeps every connection"
+    );
+    assert_eq!(still_open(&mut newcomers).await, 6);
+    assert_eq!(
+        still_open(&mut hog).await,
+        5,
+        "one of the hog's per newcomer"
+    );
 }

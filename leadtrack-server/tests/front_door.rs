@@ -185,3 +185,75 @@ async fn a_trusted_address_is_never_held_for_its_rate() {
         "an untrusted address past its burst is held: {held}"
     );
 }
+
+/// Lets this process open as many files as its hard limit allows: the hog's thousand
+/// sockets and the server's own live in it.
+fn raise_open_file_limit() {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    let hard = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .and_then(|line| line.split_whitespace().nth(4))
+        .unwrap_or("4096")
+        .to_owned();
+    let nofile = format!("--nofile={hard}:{hard}");
+    let raised = std::process::Command::new("prlimit")
+        .args(["--pid", &std::process::id().to_string(), &nofile])
+        .status()
+        .expect("run prlimit (util-linux)");
+    assert!(raised.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_holding_a_thousand_connections_resets_no_one_elses() {
+    raise_open_file_limit();
+    let app = app().await;
+    let address = app.base_url.trim_start_matches("http://").to_owned();
+    // The hog: a thousand connections from one address, each a createLead whose body
+    // never comes, so that every one of them is busy.
+    let mut hog = Vec::new();
+    for _ in 0..1_000 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.20:0".parse().unwrap()).unwrap();
+        let Ok(mut stream) = socket.connect(address.parse().unwrap()).await else {
+            continue;
+        };
+        let head = format!(
+            "POST /api/leads/createLead HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{{"
+        );
+        let _ = tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes()).await;
+        hog.push(stream);
+    }
+    // Meanwhile, twenty visitors of the project, each from an address of its own, send a
+    // lead and read it back with the project's key.
+    let started = Instant::now();
+    let visitors = (30..50).map(|host| {
+        let (base, key) = (app.base_url.clone(), app.api_key.clone());
+        tokio::spawn(async move {
+            let client = client_at(host);
+            let lead = wordpress_lead("site", usize::from(host));
+            let created = client
+                .post(format!("{base}/api/leads/createLead"))
+                .json(&lead);
+            let created: Value = created
+                .send()
+                .await
+                .expect("no reset")
+                .json()
+                .await
+                .unwrap();
+            let id = created["leadId"].as_i64().expect("created");
+            let read = client
+                .get(format!("{base}/api/leads/getLead?leadId={id}"))
+                .header("x-api-key", key);
+            read.send().await.expect("no reset").status().as_u16()
+        })
+    });
+    let read = answered(visitors.collect()).await;
+    let took = started.elapsed();
+    assert_eq!(read, [200; 20]);
+    eprintln!(
+        "20 visitors sent and read their leads in {took:?} beside {} hog connections",
+        hog.len()
+    );
+}

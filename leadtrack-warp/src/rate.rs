@@ -126,7 +126,7 @@ impl Limiters {
     /// Takes a token of the client address's bucket: whether the address is past its rate
     /// (no address, no rate).
     pub(crate) fn past_ip_rate(&self, ip: Option<IpAddr>) -> bool {
-        let ip = ip.map(network);
+        let ip = ip.map(leadtrack_http::client_network);
         check(self.ip.as_ref(), ip.as_ref(), "ip").is_err()
     }
 
@@ -143,18 +143,6 @@ impl Limiters {
     /// Takes a token of the API key's bucket.
     pub(crate) fn check_key(&self, key: &KeyHash) -> Result<(), ApiError> {
         check(self.key.as_ref(), Some(key), "key")
-    }
-}
-
-/// The address a client is limited by: an IPv6 client by its /64, the network one
-/// subscriber usually gets whole, so that cycling addresses within it gains nothing.
-fn network(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => {
-            let bits = u128::from(v6) & !((1u128 << 64) - 1);
-            IpAddr::V6(bits.into())
-        }
     }
 }
 

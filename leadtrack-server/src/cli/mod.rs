@@ -333,6 +333,18 @@ pub(crate) struct ConnectionArgs {
         value_name = "N"
     )]
     pub(crate) max_connections: usize,
+
+    /// The most connections one client address holds at once; past it, its own longest
+    /// idle one is closed. Not applied with --trust-forwarded-for, where every connection
+    /// comes from the proxy (cap them per client there, e.g. nginx's limit_conn).
+    #[arg(
+        long,
+        env = "LEADTRACK_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = ServeOptions::default().max_connections_per_address,
+        value_parser = at_least_one(),
+        value_name = "N"
+    )]
+    pub(crate) max_connections_per_address: usize,
 }
 
 impl ConnectionArgs {
@@ -343,6 +355,7 @@ impl ConnectionArgs {
             body_read_timeout: Duration::from_secs(self.body_timeout),
             idle_timeout: Duration::from_secs(self.idle_timeout),
             max_connections: self.max_connections,
+            max_connections_per_address: self.max_connections_per_address,
         }
     }
 }
