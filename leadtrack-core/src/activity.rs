@@ -128,6 +128,32 @@ pub enum Activity {
     },
 }
 
+/// One event of a project's own history: what happened to it beyond its leads' histories.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProjectEvent {
+    /// When it happened.
+    pub at: DateTime<Utc>,
+    /// Who did it.
+    pub by: Option<Actor>,
+    /// What happened.
+    pub activity: ProjectActivity,
+}
+
+/// What happened to a project.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ProjectActivity {
+    /// A lead was deleted, with its history, jobs and events: only its id remains.
+    LeadDeleted {
+        /// The lead's id.
+        lead_id: LeadId,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -247,6 +247,17 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "project_events",
+        key: Some("id"),
+        columns: &[
+            column("id", Int),
+            column("project_id", Int),
+            column("at", Int),
+            column("actor", Text),
+            column("activity", Text),
+        ],
+    },
+    Table {
         name: "jobs",
         key: Some("id"),
         columns: &[

@@ -15,7 +15,7 @@ use crate::list::{self, BulkResult};
 use crate::routes::Leads;
 use crate::session::{Form, Viewer};
 use crate::view::InboxView;
-use crate::{Config, Request, access, render, spam};
+use crate::{Config, Request, access, delete, render, spam};
 
 /// A member's posted form, genuine: who posted it, their membership of the project, and
 /// the form.
@@ -39,14 +39,23 @@ pub(crate) async fn handle<S: Store>(
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        Leads::Rate | Leads::Undo | Leads::Retry | Leads::Trust if lead().is_none() => {
+        Leads::AskDelete => match lead() {
+            Some(id) => match access::project_page(store, request, public_id, Role::Owner).await {
+                Ok(owner) => delete::ask(store, owner, id).await,
+                Err(response) => response,
+            },
+            None => render::not_found(None),
+        },
+        Leads::Rate | Leads::Undo | Leads::Retry | Leads::Trust | Leads::Delete
+            if lead().is_none() =>
+        {
             render::not_found(None)
         }
         _ => {
             // Sending failed deliveries again and trusting addresses are an owner's
             // decisions; rating and sorting out spam, anyone's.
             let needed = match page {
-                Leads::Retry | Leads::Trust => Role::Owner,
+                Leads::Retry | Leads::Trust | Leads::Delete => Role::Owner,
                 _ => Role::Member,
             };
             let found = access::project_form(store, config, request, public_id, needed, body).await;
@@ -58,6 +67,7 @@ pub(crate) async fn handle<S: Store>(
                 (Leads::MarkSpam, _) => spam::mark(store, member).await,
                 (Leads::NotSpam, _) => spam::free(store, member).await,
                 (Leads::Trust, Some(id)) => spam::trust(store, member, id).await,
+                (Leads::Delete, Some(id)) => delete::delete(store, member, id).await,
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,
@@ -209,7 +219,8 @@ async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> R
                 None => crate::query_param(&request.query, "undone")
                     .and_then(|count| count.parse().ok())
                     .map(bulk::undone)
-                    .or_else(|| spam::notice(&request.query)),
+                    .or_else(|| spam::notice(&request.query))
+                    .or_else(|| delete::notice(&request.query)),
             };
             list::page(store, &viewer, &membership, shown, bulk).await
         }

@@ -163,6 +163,8 @@ struct LeadPage {
     jobs: Vec<JobRow>,
     /// Spam, and the same person's other leads.
     spam: SpamCard,
+    /// Whether the viewer owns the project (and may delete the lead).
+    owner: bool,
     csrf: String,
 }
 
@@ -624,6 +626,7 @@ pub(crate) async fn page<S: Store>(
             })
             .collect(),
         spam,
+        owner: membership.role == Role::Owner,
         csrf: viewer.csrf(),
     };
     render::page(status, &page)
@@ -664,6 +667,8 @@ pub(crate) enum Rated {
     Freed,
     /// Its address or domain trusted.
     Trusted,
+    /// Not deleted: its conversion may still be on its way.
+    Undeletable,
 }
 
 impl Rated {
@@ -710,6 +715,9 @@ impl Rated {
                 of it now."
                 .to_owned(),
             Self::Trusted => "Trusted: leads from there are no longer held for it.".to_owned(),
+            Self::Undeletable => "Not deleted: its conversion is still waiting or being sent. \
+                Undo it, or delete the lead once it has gone."
+                .to_owned(),
         }
     }
 }

@@ -43,6 +43,7 @@
 mod access;
 mod bulk;
 mod chart;
+mod delete;
 mod export;
 mod format;
 mod inbox;

@@ -59,6 +59,10 @@ pub(crate) enum Leads {
     NotSpam,
     /// Trusting a lead's address or email domain (owners).
     Trust,
+    /// The page that asks whether to delete a lead (owners).
+    AskDelete,
+    /// Deleting a lead (owners).
+    Delete,
 }
 
 /// The pages and forms under `/projects/{project}/settings`.
@@ -185,6 +189,16 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/trust",
                 Route::Leads(Leads::Trust),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/leads/{lead}/delete",
+                Route::Leads(Leads::AskDelete),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/delete",
+                Route::Leads(Leads::Delete),
             ),
             (M::GET, "/projects/{project}/leads.csv", Route::Export),
             (M::GET, "/projects/{project}/reports", Route::Reports),

@@ -1,12 +1,17 @@
 //! A lead's history: events recorded by the writes that change a lead, in their own
-//! transaction, and read back oldest first.
+//! transaction, and read back oldest first; and deleting a lead, which leaves its id in the
+//! project's history.
 
+use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use leadtrack_core::activity::{EventRow, LeadEvent};
+use leadtrack_core::account::Actor;
+use leadtrack_core::activity::{EventRow, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
 
 use crate::Error;
-use crate::rows::{self, EVENT_COLUMNS, all, run};
+use crate::rows::{self, EVENT_COLUMNS, all, one, run};
 
 /// Adds an event to the lead's history. Called inside the write that makes the change, so
 /// the event commits (or rolls back) with it.
@@ -42,5 +47,90 @@ pub(crate) async fn lead_activity(
         .await?
         .iter()
         .map(rows::event)
+        .collect()
+}
+
+/// The statements that delete a lead's rows, children first: `$1` the project, `$2` the
+/// lead. An integration's last attempt that was the lead's is forgotten with it.
+const DELETE_LEAD: [&str; 7] = [
+    "DELETE FROM last_attempts WHERE project_id = $1 AND attempt_id IN (SELECT a.id
+        FROM attempts a JOIN jobs j ON j.project_id = a.project_id AND j.id = a.job_id
+        WHERE j.project_id = $1 AND j.lead_id = $2)",
+    "DELETE FROM attempts WHERE project_id = $1 AND job_id IN
+        (SELECT id FROM jobs WHERE project_id = $1 AND lead_id = $2)",
+    "DELETE FROM deliveries WHERE project_id = $1 AND job_id IN
+        (SELECT id FROM jobs WHERE project_id = $1 AND lead_id = $2)",
+    "DELETE FROM jobs WHERE project_id = $1 AND lead_id = $2",
+    "DELETE FROM lead_events WHERE project_id = $1 AND lead_id = $2",
+    "DELETE FROM webhook_events WHERE project_id = $1 AND lead_id = $2",
+    "DELETE FROM leads WHERE project_id = $1 AND id = $2",
+];
+
+/// Deletes a lead and everything of it, and records it in the project's history
+/// ([`leadtrack_core::LeadStore::delete_lead`]). The lead is locked first, so a rating
+/// cannot queue a job beside the deletion.
+pub(crate) async fn delete_lead(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: LeadId,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    let locked = one(
+        c,
+        "SELECT id FROM leads WHERE project_id = $1 AND id = $2 FOR UPDATE",
+        &[&project.0, &lead.0],
+    )
+    .await?;
+    if locked.is_none() {
+        return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
+    }
+    let unfinished = one(
+        c,
+        "SELECT 1 FROM jobs WHERE project_id = $1 AND lead_id = $2 AND finished_at IS NULL",
+        &[&project.0, &lead.0],
+    )
+    .await?;
+    if unfinished.is_some() {
+        let conflict = Conflict::JobPending { lead_id: lead };
+        return Err(Error::Store(StoreError::Conflict(conflict)));
+    }
+    for sql in DELETE_LEAD {
+        run(c, sql, &[&project.0, &lead.0]).await?;
+    }
+    let activity = serde_json::to_string(&ProjectActivity::LeadDeleted { lead_id: lead })?;
+    run(
+        c,
+        "INSERT INTO project_events (project_id, at, actor, activity) VALUES ($1, $2, $3, $4)",
+        &[
+            &project.0,
+            &to_millis(&now),
+            &rows::actor_json(Some(by))?,
+            &activity,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The project's history, newest first, at most `limit` events.
+pub(crate) async fn project_history(
+    c: &impl GenericClient,
+    project: ProjectId,
+    limit: u32,
+) -> Result<Vec<ProjectEvent>, Error> {
+    let sql = format!(
+        "SELECT {EVENT_COLUMNS} FROM project_events WHERE project_id = $1
+         ORDER BY at DESC, id DESC LIMIT $2"
+    );
+    let rows = all(c, &sql, &[&project.0, &i64::from(limit)]).await?;
+    rows.iter()
+        .map(|row| {
+            Ok(ProjectEvent {
+                at: from_millis(row.try_get(0)?),
+                by: rows::actor(row.try_get(1)?)?,
+                activity: serde_json::from_str(row.try_get::<_, &str>(2)?)?,
+            })
+        })
         .collect()
 }

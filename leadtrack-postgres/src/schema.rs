@@ -424,6 +424,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         WHERE duplicate_of IS NOT NULL;
     ALTER TABLE projects ADD COLUMN spam_rules text NOT NULL DEFAULT '{}';
     "#,
+    // 8: the project's own history (a deleted lead leaves its id here).
+    r#"
+    CREATE TABLE project_events (
+        id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        project_id bigint NOT NULL REFERENCES projects (id),
+        at         bigint NOT NULL,
+        actor      text,
+        activity   text   NOT NULL
+    );
+    CREATE INDEX project_events_project ON project_events (project_id, at, id);
+    "#,
 ];
 
 /// Creates the table recording the schema version, and applies the migrations the

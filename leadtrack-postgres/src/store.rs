@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
 };
-use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::activity::{LeadEvent, ProjectEvent};
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -192,6 +192,27 @@ impl LeadStore for PgStore {
 
     async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>> {
         read!(self, |c| activity::lead_activity(c, project, lead))
+    }
+
+    async fn delete_lead(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| activity::delete_lead(
+            &tx, project, lead, by, now
+        )
+        .await?)
+    }
+
+    async fn project_history(
+        &self,
+        project: ProjectId,
+        limit: u32,
+    ) -> StoreResult<Vec<ProjectEvent>> {
+        read!(self, |c| activity::project_history(c, project, limit))
     }
 }
 

@@ -1,9 +1,14 @@
 //! A lead's history: events recorded by the writes that change a lead, in their own
-//! transaction, and read back oldest first.
+//! transaction, and read back oldest first; and deleting a lead, which leaves its id in the
+//! project's history.
 
-use leadtrack_core::activity::{EventRow, LeadEvent};
+use chrono::{DateTime, Utc};
+use leadtrack_core::account::Actor;
+use leadtrack_core::activity::{EventRow, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::rows::{self, EVENT_COLUMNS, Error};
 
@@ -36,5 +41,81 @@ pub(crate) fn lead_activity(
          ORDER BY at, id"
     ))?
     .query_and_then((lead.0, project.0), rows::event)?
+    .collect()
+}
+
+/// The statements that delete a lead's rows, children first: `?1` the project, `?2` the
+/// lead. An integration's last attempt that was the lead's is forgotten with it.
+const DELETE_LEAD: [&str; 7] = [
+    "DELETE FROM last_attempts WHERE attempt_id IN (SELECT a.id FROM attempts a
+        JOIN jobs j ON j.id = a.job_id WHERE j.project_id = ?1 AND j.lead_id = ?2)",
+    "DELETE FROM attempts WHERE job_id IN
+        (SELECT id FROM jobs WHERE project_id = ?1 AND lead_id = ?2)",
+    "DELETE FROM deliveries WHERE job_id IN
+        (SELECT id FROM jobs WHERE project_id = ?1 AND lead_id = ?2)",
+    "DELETE FROM jobs WHERE project_id = ?1 AND lead_id = ?2",
+    "DELETE FROM lead_events WHERE project_id = ?1 AND lead_id = ?2",
+    // Lead ids are unique across projects here, and this table has no project column.
+    "DELETE FROM webhook_events WHERE lead_id = ?2",
+    "DELETE FROM leads WHERE project_id = ?1 AND id = ?2",
+];
+
+/// Deletes a lead and everything of it, and records it in the project's history
+/// ([`leadtrack_core::LeadStore::delete_lead`]).
+pub(crate) fn delete_lead(
+    conn: &Connection,
+    project: ProjectId,
+    lead: LeadId,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    let unfinished: Option<bool> = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM jobs WHERE lead_id = l.id AND finished_at IS NULL)
+             FROM leads l WHERE l.project_id = ?1 AND l.id = ?2",
+        )?
+        .query_row((project.0, lead.0), |row| row.get(0))
+        .optional()?;
+    match unfinished {
+        None => return Err(Error::Store(StoreError::NotFound(Entity::Lead))),
+        Some(true) => {
+            let conflict = Conflict::JobPending { lead_id: lead };
+            return Err(Error::Store(StoreError::Conflict(conflict)));
+        }
+        Some(false) => {}
+    }
+    for sql in DELETE_LEAD {
+        conn.prepare_cached(sql)?.execute((project.0, lead.0))?;
+    }
+    let activity = ProjectActivity::LeadDeleted { lead_id: lead };
+    conn.prepare_cached(
+        "INSERT INTO project_events (project_id, at, actor, activity) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute((
+        project.0,
+        to_millis(&now),
+        rows::actor_json(Some(by))?,
+        serde_json::to_string(&activity)?,
+    ))?;
+    Ok(())
+}
+
+/// The project's history, newest first, at most `limit` events.
+pub(crate) fn project_history(
+    conn: &Connection,
+    project: ProjectId,
+    limit: u32,
+) -> Result<Vec<ProjectEvent>, Error> {
+    conn.prepare_cached(&format!(
+        "SELECT {EVENT_COLUMNS} FROM project_events WHERE project_id = ?1
+         ORDER BY at DESC, id DESC LIMIT ?2"
+    ))?
+    .query_and_then((project.0, limit), |row| {
+        Ok(ProjectEvent {
+            at: from_millis(row.get(0)?),
+            by: rows::actor(row.get(1)?)?,
+            activity: serde_json::from_str(&row.get::<_, String>(2)?)?,
+        })
+    })?
     .collect()
 }

@@ -509,6 +509,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX leads_duplicate ON leads (project_id, duplicate_of, created_at, id)
         WHERE duplicate_of IS NOT NULL;
     ALTER TABLE projects ADD COLUMN spam_rules TEXT NOT NULL DEFAULT '{}';
+    "#, // 22: the project's own history (a deleted lead leaves its id here).
+    r#"
+    CREATE TABLE project_events (
+        id         INTEGER PRIMARY KEY,
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        at         INTEGER NOT NULL,
+        actor      TEXT,
+        activity   TEXT    NOT NULL
+    );
+    CREATE INDEX project_events_project ON project_events (project_id, at, id);
     "#,
 ];
 

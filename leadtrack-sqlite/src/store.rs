@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
 };
-use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::activity::{LeadEvent, ProjectEvent};
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -176,6 +176,27 @@ impl LeadStore for SqliteStore {
 
     async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>> {
         self.read(move |conn| activity::lead_activity(conn, project, lead))
+            .await
+    }
+
+    async fn delete_lead(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let by = by.clone();
+        self.write(move |conn| activity::delete_lead(conn, project, lead, &by, now))
+            .await
+    }
+
+    async fn project_history(
+        &self,
+        project: ProjectId,
+        limit: u32,
+    ) -> StoreResult<Vec<ProjectEvent>> {
+        self.read(move |conn| activity::project_history(conn, project, limit))
             .await
     }
 }

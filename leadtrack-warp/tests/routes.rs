@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
-use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::activity::{LeadEvent, ProjectEvent};
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
 use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, UndoTarget};
 use leadtrack_core::key::{KeyHash, KeyRef};
@@ -391,6 +391,18 @@ mod general {
             _: &Actor,
             _: DateTime<Utc>,
         ) -> StoreResult<Vec<LeadId>> {
+            Err((self.fail)())
+        }
+        async fn delete_lead(
+            &self,
+            _: ProjectId,
+            _: LeadId,
+            _: &Actor,
+            _: DateTime<Utc>,
+        ) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn project_history(&self, _: ProjectId, _: u32) -> StoreResult<Vec<ProjectEvent>> {
             Err((self.fail)())
         }
         async fn find_lead(&self, _: ProjectId, _: &LeadIdentifier) -> StoreResult<StoredLead> {

@@ -35,7 +35,7 @@ pub use row::LeadRow;
 use crate::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
 };
-use crate::activity::LeadEvent;
+use crate::activity::{LeadEvent, ProjectEvent};
 use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -266,6 +266,25 @@ pub trait LeadStore: Send + Sync + 'static {
 
     /// A lead's history, oldest first (ties in the order recorded).
     async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>>;
+
+    /// Deletes a lead with everything of it (its history, jobs, deliveries and attempts,
+    /// and its webhook events), and records `lead_deleted` in the project's history, by
+    /// `by`. Fails with [`Conflict::JobPending`] while the lead has an unfinished job (a
+    /// conversion may be on its way), and [`Entity::Lead`] not found.
+    async fn delete_lead(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// The project's own history, newest first, at most `limit` events.
+    async fn project_history(
+        &self,
+        project: ProjectId,
+        limit: u32,
+    ) -> StoreResult<Vec<ProjectEvent>>;
 }
 
 /// Administration: projects, API keys, conversion labels and integrations.

@@ -13,7 +13,7 @@ use crate::key::{KeyHash, KeyRef};
 use crate::label::LabelMapping;
 use crate::lead::CreatedLead;
 use crate::request::{CreateRoute, LeadQuery, StatusUpdate};
-use crate::store::{Admin, Entity, LeadStore, StoreError};
+use crate::store::{Admin, Entity, JobQueue, LeadStore, StoreError};
 use crate::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
 
 /// 64 concurrent creates with one `uniqueEventId` make one lead: one "created", 63
@@ -526,5 +526,117 @@ pub async fn browser_creates_never_merge_into_server_leads<B: Backend>(backend: 
     assert_eq!(
         (later.lead_id, later.created),
         (browser_only.lead_id, false)
+    );
+}
+
+/// Deleting a lead takes everything of it (its history, jobs, deliveries and attempts, its
+/// webhook events) and leaves its id, who and when in the project's history; a lead whose
+/// conversion may still be on its way, another project's and an unknown one are refused.
+pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backend>(backend: &B) {
+    use crate::activity::ProjectActivity;
+    use crate::job::Attempt;
+    use crate::types::{AttemptOutcome, IntegrationKind};
+    use crate::webhook::{NewWebhook, WebhookEvents};
+
+    let store = backend.open().await;
+    let p = project(&store, "p").await;
+    let hook = NewWebhook::new(
+        "https://crm.example/h",
+        None,
+        WebhookEvents::parse_list("lead.created").unwrap(),
+    );
+    store
+        .create_webhook(p.id, hook.unwrap(), at(0))
+        .await
+        .unwrap();
+    store
+        .set_integration(p.id, IntegrationSettings::Webhook(webhook()), at(0))
+        .await
+        .unwrap();
+    let label = webhook_label(&store, &p).await;
+    let gone = create(&store, &p, json!({"userData": {"email": "gone@x.io"}}), 1)
+        .await
+        .lead_id;
+    let kept = create(&store, &p, json!({"userData": {"email": "kept@x.io"}}), 2)
+        .await
+        .lead_id;
+    let rated = update(gone, ConversionId::Label(label));
+    let job = store
+        .update_status(p.id, &rated, &by(), at(3))
+        .await
+        .unwrap()
+        .job
+        .unwrap();
+    let refused = store.delete_lead(p.id, gone, &by(), at(4)).await;
+    assert!(
+        matches!(refused, Err(StoreError::Conflict(_))),
+        "{refused:?}"
+    );
+    let claimed = store
+        .claim_job(at(5), chrono::Duration::minutes(5))
+        .await
+        .unwrap()
+        .unwrap();
+    let attempt = Attempt {
+        integration: IntegrationKind::Webhook,
+        at: at(5),
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(200),
+        error: None,
+        retry_at: None,
+    };
+    store
+        .record_attempt(job, claimed.lease.token, &attempt)
+        .await
+        .unwrap();
+    store
+        .finish_job(job, claimed.lease.token, at(5))
+        .await
+        .unwrap();
+
+    let other = project(&store, "other").await;
+    let theirs = store.delete_lead(other.id, gone, &by(), at(6)).await;
+    assert_not_found(theirs, Entity::Lead);
+    store.delete_lead(p.id, gone, &by(), at(6)).await.unwrap();
+    assert_not_found(
+        store.find_lead(p.id, &LeadIdentifier::LeadId(gone)).await,
+        Entity::Lead,
+    );
+    assert_not_found(
+        store.delete_lead(p.id, gone, &by(), at(7)).await,
+        Entity::Lead,
+    );
+    assert!(store.lead_jobs(p.id, gone).await.unwrap().is_empty());
+    assert!(store.lead_activity(p.id, gone).await.unwrap().is_empty());
+    assert!(
+        store.last_attempts(p.id).await.unwrap().is_empty(),
+        "its attempt is gone too"
+    );
+    let listed = store.list_leads(p.id, &LeadQuery::default()).await.unwrap();
+    assert_eq!(ids(&listed.leads), [kept]);
+    assert_eq!(listed.total, 1);
+    let queued = store
+        .queue_depth(at(100))
+        .await
+        .unwrap()
+        .webhook_events
+        .queued;
+    assert_eq!(
+        queued, 1,
+        "only the kept lead's lead.created is left to send"
+    );
+    let history = store.project_history(p.id, 10).await.unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(
+        history[0].activity,
+        ProjectActivity::LeadDeleted { lead_id: gone }
+    );
+    assert_eq!((history[0].at, history[0].by.clone()), (at(6), Some(by())));
+    assert!(
+        store
+            .project_history(other.id, 10)
+            .await
+            .unwrap()
+            .is_empty()
     );
 }

@@ -3,9 +3,10 @@
 //! each problem is shown at its field.
 
 use askama::Template;
+use leadtrack_core::activity::{ProjectActivity, ProjectEvent};
 use leadtrack_core::project::ProjectSettings;
 use leadtrack_core::types::{Consent, ConsentStatus};
-use leadtrack_core::{Admin, StoreError};
+use leadtrack_core::{Admin, LeadStore, StoreError};
 use warp::http::StatusCode;
 
 use super::labels::{Connected, MappingForm};
@@ -99,12 +100,23 @@ struct ProjectPage {
     connected: Connected,
     form: ProjectForm,
     problems: Problems,
+    /// The project's own history, newest first: when, what, and by whom.
+    history: Vec<(String, String, Option<String>)>,
+}
+
+/// A project event as the page lists it.
+fn history_row(event: &ProjectEvent) -> (String, String, Option<String>) {
+    let what = match &event.activity {
+        ProjectActivity::LeadDeleted { lead_id } => format!("Lead #{lead_id} deleted"),
+    };
+    let by = event.by.as_ref().map(ToString::to_string);
+    (crate::format::exact(&event.at), what, by)
 }
 
 const NOTICES: &[(&str, &str)] = &[("saved", "Project settings saved.")];
 
 /// The project page, with its form as given.
-async fn project_page<S: Admin>(
+async fn project_page<S: Admin + LeadStore>(
     store: &S,
     owner: &Owner,
     status: StatusCode,
@@ -115,6 +127,10 @@ async fn project_page<S: Admin>(
     let project = owner.project();
     let integrations = store
         .integrations(project.id)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let history = store
+        .project_history(project.id, 20)
         .await
         .map_err(|e| owner.failure(e))?;
     let (layout, frame) = owner.frame(Area::Project, notice);
@@ -128,12 +144,17 @@ async fn project_page<S: Admin>(
             connected: Connected::from(&integrations),
             form,
             problems,
+            history: history.iter().map(history_row).collect(),
         },
     ))
 }
 
 /// `GET project`.
-pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -> Answer {
+pub(super) async fn page<S: Admin + LeadStore>(
+    store: &S,
+    request: &Request,
+    owner: Owner,
+) -> Answer {
     let project = owner.project();
     let form = ProjectForm {
         name: project.name.clone(),
@@ -158,7 +179,7 @@ pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -
 }
 
 /// `POST project`: saves the settings, or shows each field's problem.
-pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+pub(super) async fn save<S: Admin + LeadStore>(store: &S, (owner, form): (Owner, Form)) -> Answer {
     let typed = ProjectForm::read(&form);
     let settings = typed.settings();
     // Core applies settings all or nothing and names the first problem; applying each
