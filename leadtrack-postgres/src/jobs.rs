@@ -112,11 +112,12 @@ pub(crate) async fn update_status(
     }
     let project_row = admin::project(c, project).await?;
     let integrations = admin::integrations(c, project).await?;
-    let earlier = if QueuedRating::needs_history(&lead) {
-        lead_jobs(c, project, lead.id).await?
-    } else {
-        Vec::new()
-    };
+    let earlier =
+        if QueuedRating::needs_history(&lead) || has_duplicates(c, project, lead.id).await? {
+            jobs_of(c, project, Jobs::Person(rating::person(&lead))).await?
+        } else {
+            Vec::new()
+        };
     let labels = if QueuedRating::needs_labels(update, &earlier) {
         admin::labels(c, project).await?
     } else {
@@ -253,6 +254,24 @@ async fn queue(
     Ok(job_id)
 }
 
+/// Whether other leads duplicate `lead` (one probe of the `leads_duplicate` index).
+async fn has_duplicates(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<bool, Error> {
+    let sql = "SELECT 1 FROM leads WHERE project_id = $1 AND duplicate_of = $2 LIMIT 1";
+    Ok(one(c, sql, &[&project.0, &lead.0]).await?.is_some())
+}
+
+/// Whose jobs [`jobs_of`] reads.
+enum Jobs {
+    /// One lead's.
+    Lead(LeadId),
+    /// Those of a person's leads ([`rating::person`]): the lead and its duplicates.
+    Person(LeadId),
+}
+
 /// A lead's jobs, newest first, each with its deliveries (in integration order) and their
 /// attempts (oldest first); none for a lead that is not the project's.
 pub(crate) async fn lead_jobs(
@@ -260,8 +279,25 @@ pub(crate) async fn lead_jobs(
     project: ProjectId,
     lead: LeadId,
 ) -> Result<Vec<JobRecord>, Error> {
+    jobs_of(c, project, Jobs::Lead(lead)).await
+}
+
+/// The jobs of `whose`, as [`lead_jobs`] gives one lead's.
+async fn jobs_of(
+    c: &impl GenericClient,
+    project: ProjectId,
+    whose: Jobs,
+) -> Result<Vec<JobRecord>, Error> {
+    let (leads, lead) = match whose {
+        Jobs::Lead(lead) => ("lead_id = $2", lead),
+        Jobs::Person(lead) => (
+            "lead_id IN (SELECT id FROM leads WHERE project_id = $1
+                AND (id = $2 OR duplicate_of = $2))",
+            lead,
+        ),
+    };
     let sql = format!(
-        "SELECT {JOB_COLUMNS} FROM jobs WHERE project_id = $1 AND lead_id = $2
+        "SELECT {JOB_COLUMNS} FROM jobs WHERE project_id = $1 AND {leads}
          ORDER BY id DESC"
     );
     let jobs = all(c, &sql, &[&project.0, &lead.0])
@@ -276,7 +312,7 @@ pub(crate) async fn lead_jobs(
     let sql = format!(
         "SELECT a.job_id, {ATTEMPT_COLUMNS} FROM attempts a
          JOIN jobs j ON j.project_id = a.project_id AND j.id = a.job_id
-         WHERE j.project_id = $1 AND j.lead_id = $2
+         WHERE j.project_id = $1 AND j.{leads}
          ORDER BY a.id"
     );
     let mut attempts: Vec<(i64, Attempt)> = Vec::new();

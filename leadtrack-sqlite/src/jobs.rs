@@ -65,8 +65,8 @@ pub(crate) fn update_status(
     }
     let project_row = admin::project(conn, project)?;
     let integrations = admin::integrations(conn, project)?;
-    let earlier = if QueuedRating::needs_history(&lead) {
-        lead_jobs(conn, project, lead.id)?
+    let earlier = if QueuedRating::needs_history(&lead) || has_duplicates(conn, project, lead.id)? {
+        jobs_of(conn, project, Jobs::Person(rating::person(&lead)))?
     } else {
         Vec::new()
     };
@@ -493,14 +493,44 @@ pub(crate) fn finish(
     rows::parse("leads.status", status)
 }
 
+/// Whether other leads duplicate `lead` (one probe of the `leads_duplicate` index).
+fn has_duplicates(conn: &Connection, project: ProjectId, lead: LeadId) -> Result<bool, Error> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM leads WHERE project_id = ?1 AND duplicate_of = ?2 LIMIT 1")?
+        .query_row((project.0, lead.0), |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Whose jobs [`jobs_of`] reads.
+enum Jobs {
+    /// One lead's.
+    Lead(LeadId),
+    /// Those of a person's leads ([`rating::person`]): the lead and its duplicates.
+    Person(LeadId),
+}
+
 pub(crate) fn lead_jobs(
     conn: &Connection,
     project: ProjectId,
     lead: LeadId,
 ) -> Result<Vec<JobRecord>, Error> {
+    jobs_of(conn, project, Jobs::Lead(lead))
+}
+
+/// The jobs of `whose`, newest first, each with its deliveries and their attempts.
+fn jobs_of(conn: &Connection, project: ProjectId, whose: Jobs) -> Result<Vec<JobRecord>, Error> {
+    let (leads, lead) = match whose {
+        Jobs::Lead(lead) => ("lead_id = ?1", lead),
+        Jobs::Person(lead) => (
+            "lead_id IN (SELECT id FROM leads WHERE id = ?1
+                UNION SELECT id FROM leads WHERE project_id = ?2 AND duplicate_of = ?1)",
+            lead,
+        ),
+    };
     let jobs: Vec<Job> = conn
         .prepare_cached(&format!(
-            "SELECT {JOB_COLUMNS} FROM jobs WHERE lead_id = ?1 AND project_id = ?2
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE {leads} AND project_id = ?2
              ORDER BY id DESC"
         ))?
         .query_and_then((lead.0, project.0), rows::job)?

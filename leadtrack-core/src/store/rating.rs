@@ -17,7 +17,7 @@ use crate::lead::StoredLead;
 use crate::project::Project;
 use crate::request::StatusUpdate;
 use crate::rules::{Rated, plan_conversion};
-use crate::types::{ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobId};
+use crate::types::{ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobId, LeadId};
 use crate::webhook::WebhookEvent;
 
 /// The note a status update writes: `None` keeps the lead's note, `Some(None)` clears it.
@@ -97,11 +97,13 @@ pub struct QueuedRating {
 }
 
 impl QueuedRating {
-    /// Whether planning a rating of `lead` needs the lead's job records: only a lead rated
-    /// before has a conversion to keep, restate or retract (an undo gives a lead never
-    /// rated back its empty rating). Most ratings are a lead's first, and skip the read.
+    /// Whether planning a rating of `lead` needs the job records of its person
+    /// ([`person`]): a lead rated before has a conversion to keep, restate or retract (an
+    /// undo gives a lead never rated back its empty rating), and a duplicate shares its
+    /// original's. Stores also read them for a lead that others duplicate. Most ratings
+    /// are a lead's first, and skip the read.
     pub fn needs_history(lead: &StoredLead) -> bool {
-        lead.conversion_id.is_some()
+        lead.conversion_id.is_some() || lead.duplicate_of.is_some()
     }
 
     /// Whether planning `update` needs the project's labels: only `lost`, to name the label
@@ -241,6 +243,14 @@ pub fn restored(prior: Option<PriorRating>, lead: &StoredLead) -> PriorRating {
         conversion_id: None,
         ..PriorRating::of(lead)
     })
+}
+
+/// The person a rating of `lead` re-rates: the lead it duplicates, else itself. The jobs of
+/// the person's leads (it and its duplicates) are one conversion history, so that rating
+/// any of them keeps, restates or retracts the one conversion, and a platform never counts
+/// one person twice.
+pub fn person(lead: &StoredLead) -> LeadId {
+    lead.duplicate_of.unwrap_or(lead.id)
 }
 
 /// The job that sends again what the lead's job `record` failed to deliver for good (at

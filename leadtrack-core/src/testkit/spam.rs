@@ -306,3 +306,82 @@ pub async fn a_lead_of_the_same_person_duplicates_the_first<B: Backend>(backend:
     };
     assert_eq!(ids(&store, &p, &all).await, [within, rung, third, again]);
 }
+
+/// Rates `lead` with `conversion` at `minute`, and delivers its job to the webhook as a
+/// worker does; the job as its lead's records hold it.
+async fn rate_and_send<S: LeadStore + JobQueue>(
+    store: &S,
+    project: &Project,
+    (lead, conversion): (LeadId, ConversionId),
+    minute: i64,
+) -> crate::job::Job {
+    use crate::job::Attempt;
+    use crate::types::{AttemptOutcome, IntegrationKind};
+    let rated = update(lead, conversion);
+    let change = store
+        .update_status(project.id, &rated, &by(), at(minute))
+        .await;
+    let job = change.expect("rated").job.expect("a job");
+    let claimed = store
+        .claim_job(at(minute), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("its job");
+    let attempt = Attempt {
+        integration: IntegrationKind::Webhook,
+        at: at(minute),
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(200),
+        error: None,
+        retry_at: None,
+    };
+    let token = claimed.lease.token;
+    store.record_attempt(job, token, &attempt).await.unwrap();
+    store.finish_job(job, token, at(minute)).await.unwrap();
+    let records = store.lead_jobs(project.id, lead).await.unwrap();
+    records
+        .into_iter()
+        .find(|record| record.job.id == job)
+        .unwrap()
+        .job
+}
+
+/// Rating a duplicate re-rates its person's one conversion, whichever lead of the person
+/// was rated first: the same conversion id and time, and `lost` withdraws it.
+pub async fn a_duplicate_shares_its_originals_conversion<B: Backend>(backend: &B) {
+    use crate::integration::IntegrationSettings;
+    let store = backend.open().await;
+    let p = project(&store, "p").await;
+    let hook = IntegrationSettings::Webhook(super::webhook());
+    store.set_integration(p.id, hook, at(0)).await.unwrap();
+    let customer = ConversionId::Label(super::webhook_label(&store, &p).await);
+    let first = create(&store, &p, json!({"userData": {"email": "ada@x.io"}}), 1).await;
+    let again = create(&store, &p, json!({"userData": {"email": "ada@x.io"}}), 2).await;
+    let third = create(&store, &p, json!({"userData": {"email": "ada@x.io"}}), 3).await;
+    let original = rate_and_send(&store, &p, (first.lead_id, customer), 10).await;
+    let restated = rate_and_send(&store, &p, (again.lead_id, customer), 20).await;
+    assert_eq!(restated.conversion_event_id, original.conversion_event_id);
+    assert_eq!(restated.converted_at, original.converted_at);
+    let lost = rate_and_send(&store, &p, (third.lead_id, ConversionId::Lost), 30).await;
+    assert!(
+        !lost.retracts.is_empty(),
+        "lost withdraws the person's conversion"
+    );
+
+    // The duplicate rated first: its original shares that conversion.
+    let bo = create(
+        &store,
+        &p,
+        json!({"userData": {"phone": "+1 555 0100"}}),
+        40,
+    )
+    .await;
+    let bo_again = create(&store, &p, json!({"userData": {"phone": "+15550100"}}), 41).await;
+    let early = rate_and_send(&store, &p, (bo_again.lead_id, customer), 50).await;
+    let late = rate_and_send(&store, &p, (bo.lead_id, customer), 60).await;
+    assert_eq!(late.conversion_event_id, early.conversion_event_id);
+    assert_ne!(
+        early.conversion_event_id, original.conversion_event_id,
+        "another person"
+    );
+}
