@@ -2,7 +2,7 @@
 //! next request as soon as the last is answered, for a time or until a number of requests
 //! is reached. Every latency goes into a histogram.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -13,7 +13,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 /// One request to send: method, path and query, headers, body.
 pub(crate) struct Call {
@@ -109,10 +109,11 @@ pub(crate) async fn run(
         Until::Elapsed(_) => u64::MAX,
     };
     let tasks: Vec<_> = (0..connections)
-        .map(|_| {
+        .map(|index| {
             let (next, make, inspect) = (Arc::clone(&next), Arc::clone(&make), inspect.clone());
+            let route = (visitor(index), addr);
             tokio::spawn(connection(
-                addr, deadline, limit, expect, next, make, inspect,
+                route, deadline, limit, expect, next, make, inspect,
             ))
         })
         .collect();
@@ -143,8 +144,43 @@ fn histogram() -> Histogram<u64> {
 }
 
 /// One connection's loop; reconnects when the server closes the connection.
+/// Opens `count` connections from `127.0.0.2`, each a createLead whose body never comes,
+/// and keeps those the server keeps: one client trying to hold the server's connections
+/// while the load is measured. Dropping them closes them.
+pub(crate) async fn hog(addr: SocketAddr, count: usize) -> Vec<TcpStream> {
+    let head = format!(
+        "POST /api/leads/createLead HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{{"
+    );
+    let mut held = Vec::with_capacity(count);
+    for _ in 0..count {
+        let Ok(socket) = TcpSocket::new_v4() else {
+            break;
+        };
+        let from = SocketAddr::from(([127, 0, 0, 2], 0));
+        if socket.bind(from).is_err() {
+            break;
+        }
+        let Ok(mut stream) = socket.connect(addr).await else {
+            continue;
+        };
+        let sent = tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes()).await;
+        if sent.is_ok() {
+            held.push(stream);
+        }
+    }
+    held
+}
+
+/// The loopback address connection `index` comes from: the load stands for many visitors,
+/// a few connections each (127.0.0.10 to 127.0.0.249), as the server's share per address
+/// expects.
+pub(crate) fn visitor(index: usize) -> IpAddr {
+    let host = 10 + u8::try_from(index % 240).unwrap_or(0);
+    IpAddr::V4(Ipv4Addr::new(127, 0, 0, host))
+}
+
 async fn connection(
-    addr: SocketAddr,
+    (from, addr): (IpAddr, SocketAddr),
     deadline: Option<Instant>,
     limit: u64,
     expect: u16,
@@ -167,7 +203,7 @@ async fn connection(
             break;
         }
         if sender.is_none() {
-            match connect(addr).await {
+            match connect(from, addr).await {
                 Ok(connected) => sender = Some(connected),
                 Err(error) => {
                     fail(&mut stats, error);
@@ -236,8 +272,12 @@ async fn connection(
 
 type Sender = http1::SendRequest<Full<Bytes>>;
 
-async fn connect(addr: SocketAddr) -> Result<Sender, String> {
-    let stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+async fn connect(from: IpAddr, addr: SocketAddr) -> Result<Sender, String> {
+    let socket = TcpSocket::new_v4().map_err(|e| e.to_string())?;
+    socket
+        .bind(SocketAddr::new(from, 0))
+        .map_err(|e| e.to_string())?;
+    let stream = socket.connect(addr).await.map_err(|e| e.to_string())?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
     let (sender, connection) = http1::handshake(TokioIo::new(stream))
         .await

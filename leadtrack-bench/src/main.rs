@@ -67,6 +67,11 @@ struct Args {
     /// SQLite file.
     #[arg(long, value_name = "URL")]
     db: Option<String>,
+    /// While each route is measured, one more client (from 127.0.0.2) tries to hold this
+    /// many connections, each a createLead whose body never comes: the load's latency
+    /// beside a client hogging connections [default: 0].
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    hog: usize,
     /// The server binary to measure [default: built by cargo].
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
@@ -264,6 +269,7 @@ async fn bench(args: Args) -> Result<(), Failure> {
                 next_new: Arc::clone(&next_new),
                 next_rated: Arc::clone(&next_rated),
             });
+            let hogging = load::hog(server.addr, args.hog).await;
             let stats = load::run(
                 server.addr,
                 count,
@@ -273,6 +279,7 @@ async fn bench(args: Args) -> Result<(), Failure> {
                 None,
             )
             .await;
+            drop(hogging);
             check(scenario.route, &stats)?;
             let (_, peak_rss) = server.memory();
             println!(

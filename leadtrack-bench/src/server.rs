@@ -97,8 +97,6 @@ impl Server {
             &addr.to_string(),
             "--rate-limit-ip",
             "off",
-            "--rate-limit-project",
-            "off",
             "--rate-limit-key",
             "off",
             "--max-connections",
