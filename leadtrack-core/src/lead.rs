@@ -231,6 +231,8 @@ pub struct StoredLead {
     /// The earlier lead of the same person that this one duplicates: the first of the
     /// project's leads with its email or phone in the [`DUPLICATE_WINDOW_DAYS`] before it.
     pub duplicate_of: Option<LeadId>,
+    /// Whether later leads duplicate this one (it is their original).
+    pub duplicated: bool,
 }
 
 /// The outcome of a create: a new lead, or a deduplicated one updated.

@@ -210,6 +210,7 @@ mod tests {
             },
             spam_reason: None,
             duplicate_of: None,
+            duplicated: false,
         }
     }
 

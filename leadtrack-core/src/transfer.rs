@@ -232,6 +232,7 @@ pub const TABLES: &[Table] = &[
             column("created_via", Text),
             column("spam_reason", Text),
             column("duplicate_of", Int),
+            column("duplicated", Bool),
         ],
     },
     Table {

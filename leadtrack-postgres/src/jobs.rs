@@ -112,12 +112,11 @@ pub(crate) async fn update_status(
     }
     let project_row = admin::project(c, project).await?;
     let integrations = admin::integrations(c, project).await?;
-    let earlier =
-        if QueuedRating::needs_history(&lead) || has_duplicates(c, project, lead.id).await? {
-            jobs_of(c, project, Jobs::Person(rating::person(&lead))).await?
-        } else {
-            Vec::new()
-        };
+    let earlier = if QueuedRating::needs_history(&lead) {
+        jobs_of(c, project, Jobs::Person(rating::person(&lead))).await?
+    } else {
+        Vec::new()
+    };
     let labels = if QueuedRating::needs_labels(update, &earlier) {
         admin::labels(c, project).await?
     } else {
@@ -252,16 +251,6 @@ async fn queue(
         .await?;
     }
     Ok(job_id)
-}
-
-/// Whether other leads duplicate `lead` (one probe of the `leads_duplicate` index).
-async fn has_duplicates(
-    c: &impl GenericClient,
-    project: ProjectId,
-    lead: LeadId,
-) -> Result<bool, Error> {
-    let sql = "SELECT 1 FROM leads WHERE project_id = $1 AND duplicate_of = $2 LIMIT 1";
-    Ok(one(c, sql, &[&project.0, &lead.0]).await?.is_some())
 }
 
 /// Whose jobs [`jobs_of`] reads.

@@ -47,6 +47,15 @@ pub(crate) async fn create(
         spam,
         duplicate_of,
     };
+    if let Some(original) = duplicate_of {
+        // Its original learns it has a duplicate, so that rating it reads the person's jobs.
+        run(
+            c,
+            "UPDATE leads SET duplicated = true WHERE project_id = $1 AND id = $2",
+            &[&project.0, &original],
+        )
+        .await?;
+    }
     let Some(event_id) = row.data.unique_event_id() else {
         // Without an event id there is no unique index to meet: the insert always inserts.
         let id = insert(c, project, &arrival, row, now)

@@ -130,7 +130,7 @@ pub(crate) fn parse<T: FromStr>(column: &'static str, value: String) -> Result<T
 }
 
 /// The columns [`lead`] reads, in order.
-pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of";
+pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated";
 
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
@@ -151,6 +151,7 @@ pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
             .map(|reason| parse("spam_reason", reason))
             .transpose()?,
         duplicate_of: row.try_get::<_, Option<i64>>(9)?.map(LeadId),
+        duplicated: row.try_get(10)?,
     })
 }
 

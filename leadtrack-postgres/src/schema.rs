@@ -420,6 +420,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE leads ADD COLUMN spam_reason text;
     ALTER TABLE leads ADD COLUMN duplicate_of bigint;
+    ALTER TABLE leads ADD COLUMN duplicated boolean NOT NULL DEFAULT false;
     CREATE INDEX leads_duplicate ON leads (project_id, duplicate_of, created_at, id)
         WHERE duplicate_of IS NOT NULL;
     ALTER TABLE projects ADD COLUMN spam_rules text NOT NULL DEFAULT '{}';

@@ -65,7 +65,7 @@ pub(crate) fn update_status(
     }
     let project_row = admin::project(conn, project)?;
     let integrations = admin::integrations(conn, project)?;
-    let earlier = if QueuedRating::needs_history(&lead) || has_duplicates(conn, project, lead.id)? {
+    let earlier = if QueuedRating::needs_history(&lead) {
         jobs_of(conn, project, Jobs::Person(rating::person(&lead)))?
     } else {
         Vec::new()
@@ -491,15 +491,6 @@ pub(crate) fn finish(
         .prepare_cached("SELECT status FROM leads WHERE id = ?1")?
         .query_row([job.lead_id.0], |row| row.get(0))?;
     rows::parse("leads.status", status)
-}
-
-/// Whether other leads duplicate `lead` (one probe of the `leads_duplicate` index).
-fn has_duplicates(conn: &Connection, project: ProjectId, lead: LeadId) -> Result<bool, Error> {
-    Ok(conn
-        .prepare_cached("SELECT 1 FROM leads WHERE project_id = ?1 AND duplicate_of = ?2 LIMIT 1")?
-        .query_row((project.0, lead.0), |_| Ok(()))
-        .optional()?
-        .is_some())
 }
 
 /// Whose jobs [`jobs_of`] reads.

@@ -76,6 +76,10 @@ pub(crate) fn create(
         duplicate_of,
     };
     let id = write_row(conn, Write::Insert(arrival), project, &row, now)?;
+    if let Some(original) = duplicate_of {
+        conn.prepare_cached("UPDATE leads SET duplicated = 1 WHERE id = ?1")?
+            .execute([original])?;
+    }
     let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Created)?;
     activity::record(conn, &event)?;
     if spam.is_none() {

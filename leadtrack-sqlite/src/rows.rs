@@ -118,7 +118,7 @@ pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<Queue
 }
 
 /// The columns [`lead`] reads, in order.
-pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of";
+pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated";
 
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
@@ -143,6 +143,7 @@ pub(crate) struct LeadRecord {
     data: String,
     spam_reason: Option<String>,
     duplicate_of: Option<i64>,
+    duplicated: bool,
 }
 
 impl LeadRecord {
@@ -159,6 +160,7 @@ impl LeadRecord {
             data: row.get(7)?,
             spam_reason: row.get(8)?,
             duplicate_of: row.get(9)?,
+            duplicated: row.get(10)?,
         })
     }
 
@@ -181,6 +183,7 @@ impl LeadRecord {
                 .map(|reason| parse("spam_reason", reason))
                 .transpose()?,
             duplicate_of: self.duplicate_of.map(LeadId),
+            duplicated: self.duplicated,
         })
     }
 }

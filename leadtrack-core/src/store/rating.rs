@@ -99,11 +99,10 @@ pub struct QueuedRating {
 impl QueuedRating {
     /// Whether planning a rating of `lead` needs the job records of its person
     /// ([`person`]): a lead rated before has a conversion to keep, restate or retract (an
-    /// undo gives a lead never rated back its empty rating), and a duplicate shares its
-    /// original's. Stores also read them for a lead that others duplicate. Most ratings
-    /// are a lead's first, and skip the read.
+    /// undo gives a lead never rated back its empty rating), and a duplicate and its
+    /// original share one conversion. Most ratings are a lead's first, and skip the read.
     pub fn needs_history(lead: &StoredLead) -> bool {
-        lead.conversion_id.is_some() || lead.duplicate_of.is_some()
+        lead.conversion_id.is_some() || lead.duplicate_of.is_some() || lead.duplicated
     }
 
     /// Whether planning `update` needs the project's labels: only `lost`, to name the label
