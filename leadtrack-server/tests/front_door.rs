@@ -257,3 +257,86 @@ async fn a_client_holding_a_thousand_connections_resets_no_one_elses() {
         hog.len()
     );
 }
+
+/// Spam is never forwarded: with the worker running, a lead webhook hears of the person's
+/// lead and never of the bot's, and a bot's lead cannot be rated into a conversion without
+/// a person taking it out of spam first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spam_reaches_no_webhook_and_no_platform() {
+    use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
+    use leadtrack_core::label::{LabelMapping, NewLabel};
+    use leadtrack_core::webhook::{NewWebhook, WebhookEvents};
+    use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+
+    let parts = Parts {
+        project: "site",
+        worker: true,
+        ..Parts::default()
+    };
+    let app = spawn_app(parts).await;
+    let (store, project) = (&app.store, app.project.id);
+    let crm = MockPlatform::start(MockResponse::empty(200)).await;
+    let events = WebhookEvents::parse_list("lead.created,lead.converted").unwrap();
+    let hook = NewWebhook::new(&format!("{}/crm", crm.url()), None, events).unwrap();
+    store
+        .create_webhook(project, hook, chrono::Utc::now())
+        .await
+        .unwrap();
+    let platform = MockPlatform::start(MockResponse::empty(200)).await;
+    let conversions = IntegrationSettings::Webhook(WebhookSettings {
+        url: format!("{}/conversions", platform.url()),
+        secret: Secret::new("whsec_front_door"),
+    });
+    store
+        .set_integration(project, conversions, chrono::Utc::now())
+        .await
+        .unwrap();
+    let label = NewLabel::done("Customer", LabelMapping::webhook_only());
+    let customer = store
+        .create_label(project, label, chrono::Utc::now())
+        .await
+        .unwrap();
+
+    let bot = json!({"projectId": "site", "userData": {"email": "bot@example.com"},
+        "botCheck": {"honeypot": "http://spam.example", "elapsedMs": 9000}});
+    let person = wordpress_lead("site", 1);
+    let web = client_at(7);
+    let mut ids = Vec::new();
+    for lead in [bot, person] {
+        let sent = web
+            .post(format!("{}/api/leads/createLead", app.base_url))
+            .json(&lead);
+        let created: Value = sent.send().await.unwrap().json().await.unwrap();
+        ids.push(created["leadId"].as_i64().unwrap());
+    }
+    let heard = crm.wait_for(1, Duration::from_secs(10)).await;
+    assert_eq!(
+        heard[0].json()["lead"]["id"],
+        json!(ids[1]),
+        "the person's lead"
+    );
+    // The bot's lead rated through the API: it leaves spam first, so it is announced, then
+    // converted, as a person judged it; but never before.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(crm.requests().len(), 1, "nothing of the bot's");
+    assert!(platform.requests().is_empty());
+    let rated = app
+        .client()
+        .update_lead_status(&leadtrack_core::api::UpdateLeadStatusRequest {
+            identifier: leadtrack_core::api::LeadIdentifier::LeadId(leadtrack_core::LeadId(ids[0])),
+            conversion_id: leadtrack_core::types::ConversionId::Label(customer.id),
+            price: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(rated.status, LeadStatus::Pending);
+    let converted = platform.wait_for(1, Duration::from_secs(10)).await;
+    assert_eq!(converted.len(), 1);
+    let heard = crm.wait_for(3, Duration::from_secs(10)).await;
+    let events: Vec<String> = heard
+        .iter()
+        .map(|r| r.json()["type"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(events, ["lead.created", "lead.created", "lead.converted"]);
+}
