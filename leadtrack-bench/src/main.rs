@@ -191,12 +191,53 @@ async fn bench(args: Args) -> Result<(), Failure> {
         .to_owned();
     let keys = Arc::new(keys);
 
-    // The data set, through createServerSideLead; the first project's lead ids are kept.
+    let (fill, raw, first) = fill(&server, keys, leads).await?;
+    let filled_size = server.database_size().await;
+    println!(
+        "filled in {:.1} s: {:.0} leads/s (64 connections), p50 {:.1} ms, p99 {:.1} ms",
+        fill.elapsed.as_secs_f64(),
+        fill.rate(),
+        fill.ms(50.0),
+        fill.ms(99.0)
+    );
+
+    let context = Context {
+        project: server.project.clone(),
+        key: server.key.clone(),
+        label,
+        first,
+        next_new: Arc::new(AtomicU64::new(leads)),
+        next_rated: Arc::new(AtomicU64::new(0)),
+    };
+    let rows = measure(&args, &server, &context, (&connections, duration)).await?;
+    let (rss, peak) = server.memory();
+    let size = server.database_size().await;
+    server.stop().await;
+    report(
+        &args,
+        leads,
+        &fill,
+        raw,
+        filled_size,
+        size,
+        (rss, peak),
+        &rows,
+    )
+}
+
+/// Fills the data set, `leads` leads through createServerSideLead into the projects of
+/// `keys`: the fill's figures, the raw JSON's size, and the first project's leads
+/// (`(index in the data set, lead id)`, in order).
+async fn fill(
+    server: &Server,
+    keys: Arc<Vec<String>>,
+    leads: u64,
+) -> Result<(load::Stats, u64, Arc<Vec<(u64, i64)>>), Failure> {
     println!("filling {leads} leads ...");
     let raw_json = Arc::new(AtomicU64::new(0));
     let first_project: Arc<Mutex<HashMap<u64, i64>>> = Arc::default();
     let make = {
-        let (keys, raw_json) = (Arc::clone(&keys), Arc::clone(&raw_json));
+        let raw_json = Arc::clone(&raw_json);
         Arc::new(move |n: u64| {
             let body = data::lead(n).to_string().into_bytes();
             raw_json.fetch_add(body.len() as u64, Ordering::Relaxed);
@@ -221,15 +262,8 @@ async fn bench(args: Args) -> Result<(), Failure> {
             }
         })
     };
-    let fill = load::run(
-        server.addr,
-        64,
-        Until::Count(leads),
-        201,
-        make,
-        Some(inspect),
-    )
-    .await;
+    let until = Until::Count(leads);
+    let fill = load::run(server.addr, 64, until, 201, make, Some(inspect)).await;
     check("createServerSideLead (filling)", &fill)?;
     let mut first: Vec<(u64, i64)> = first_project
         .lock()
@@ -237,21 +271,18 @@ async fn bench(args: Args) -> Result<(), Failure> {
         .drain()
         .collect();
     first.sort_unstable();
-    let first = Arc::new(first);
-    let filled_size = server.database_size().await;
-    let raw = raw_json.load(Ordering::Relaxed);
-    println!(
-        "filled in {:.1} s: {:.0} leads/s (64 connections), p50 {:.1} ms, p99 {:.1} ms",
-        fill.elapsed.as_secs_f64(),
-        fill.rate(),
-        fill.ms(50.0),
-        fill.ms(99.0)
-    );
+    Ok((fill, raw_json.load(Ordering::Relaxed), Arc::new(first)))
+}
 
+/// Measures each chosen route at each connection count, printing a line per row, beside
+/// the hog when `--hog` asks for one.
+async fn measure(
+    args: &Args,
+    server: &Server,
+    context: &Context,
+    (connections, duration): (&[usize], Duration),
+) -> Result<Vec<Row>, Failure> {
     let mut rows: Vec<Row> = Vec::new();
-    let (project, key) = (server.project.clone(), server.key.clone());
-    let next_new = Arc::new(AtomicU64::new(leads));
-    let next_rated = Arc::new(AtomicU64::new(0));
     let chosen = |route: &str| {
         route.starts_with("static")
             || args
@@ -260,25 +291,11 @@ async fn bench(args: Args) -> Result<(), Failure> {
                 .is_none_or(|wanted| wanted.iter().any(|w| route.contains(w.as_str())))
     };
     for scenario in scenarios().into_iter().filter(|s| chosen(s.route)) {
-        for &count in &connections {
-            let make = scenario.call(&Context {
-                project: project.clone(),
-                key: key.clone(),
-                label: label.clone(),
-                first: Arc::clone(&first),
-                next_new: Arc::clone(&next_new),
-                next_rated: Arc::clone(&next_rated),
-            });
+        for &count in connections {
+            let make = scenario.call(context);
             let hogging = load::hog(server.addr, args.hog).await;
-            let stats = load::run(
-                server.addr,
-                count,
-                Until::Elapsed(duration),
-                scenario.expect,
-                make,
-                None,
-            )
-            .await;
+            let until = Until::Elapsed(duration);
+            let stats = load::run(server.addr, count, until, scenario.expect, make, None).await;
             drop(hogging);
             check(scenario.route, &stats)?;
             let (_, peak_rss) = server.memory();
@@ -299,19 +316,7 @@ async fn bench(args: Args) -> Result<(), Failure> {
             });
         }
     }
-    let (rss, peak) = server.memory();
-    let size = server.database_size().await;
-    server.stop().await;
-    report(
-        &args,
-        leads,
-        &fill,
-        raw,
-        filled_size,
-        size,
-        (rss, peak),
-        &rows,
-    )
+    Ok(rows)
 }
 
 /// Fails the run when a request failed, or when none was answered at all (requests shed

@@ -139,17 +139,14 @@ pub struct ProjectEvent {
     pub activity: ProjectActivity,
 }
 
-/// What happened to a project.
+/// What happened to a project (stored as JSON tagged by `type`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ProjectActivity {
     /// A lead was deleted, with its history, jobs and events: only its id remains.
     LeadDeleted {
         /// The lead's id.
+        #[serde(rename = "leadId")]
         lead_id: LeadId,
     },
 }

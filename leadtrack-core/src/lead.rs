@@ -207,6 +207,16 @@ pub struct LeadKeys {
     pub has_li_fat_id: bool,
 }
 
+impl LeadKeys {
+    /// The keys a new lead's person is found by, with their columns, in the order they are
+    /// tried: its email's, then its phone's.
+    pub fn person_keys(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [("email_key", &self.email), ("phone_key", &self.phone)]
+            .into_iter()
+            .filter_map(|(column, key)| Some((column, key.as_deref()?)))
+    }
+}
+
 /// A lead as stored: its data plus what the service manages.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredLead {

@@ -3,13 +3,13 @@
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::types::{LeadId, LeadIdentifier};
+use leadtrack_core::types::LeadId;
 use leadtrack_core::{Store, StoreError};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::inbox::MemberForm;
-use crate::lead::{Rated, display_name};
+use crate::lead::{self, Rated, display_name};
 use crate::list::BulkResult;
 use crate::render::{self, Layout};
 use crate::session::Viewer;
@@ -32,13 +32,9 @@ pub(crate) async fn ask<S: Store>(
     id: LeadId,
 ) -> Response {
     let project = &membership.project;
-    let lead = match store
-        .find_lead(project.id, &LeadIdentifier::LeadId(id))
-        .await
-    {
+    let lead = match lead::found(store, &viewer, project.id, id).await {
         Ok(lead) => lead,
-        Err(StoreError::NotFound(_)) => return render::not_found(Some(&viewer)),
-        Err(err) => return render::store_failure(err, Some(&viewer)),
+        Err(answer) => return answer,
     };
     let name = display_name(&lead);
     let page = DeletePage {

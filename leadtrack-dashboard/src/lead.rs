@@ -722,6 +722,20 @@ impl Rated {
     }
 }
 
+/// The project's lead `id`, or the page to answer instead: `404`, or the store's failure.
+pub(crate) async fn found<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    project: leadtrack_core::ProjectId,
+    id: LeadId,
+) -> Result<StoredLead, Response> {
+    match store.find_lead(project, &LeadIdentifier::LeadId(id)).await {
+        Ok(lead) => Ok(lead),
+        Err(StoreError::NotFound(_)) => Err(render::not_found(Some(viewer))),
+        Err(err) => Err(render::store_failure(err, Some(viewer))),
+    }
+}
+
 /// Undoes the lead's rating if it has not left yet.
 pub(crate) async fn undo<S: Store>(
     store: &S,

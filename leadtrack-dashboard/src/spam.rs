@@ -16,7 +16,7 @@ use strum::VariantArray;
 use warp::reply::Response;
 
 use crate::inbox::{MemberForm, parse_id};
-use crate::lead::{Rated, display_name};
+use crate::lead::{self, Rated, display_name};
 use crate::list::BulkResult;
 use crate::render;
 
@@ -115,13 +115,9 @@ pub(crate) fn notice(query: &str) -> Option<BulkResult> {
 pub(crate) async fn trust<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
     let (viewer, membership, form) = member;
     let project = &membership.project;
-    let lead = match store
-        .find_lead(project.id, &LeadIdentifier::LeadId(id))
-        .await
-    {
+    let lead = match lead::found(store, &viewer, project.id, id).await {
         Ok(lead) => lead,
-        Err(StoreError::NotFound(_)) => return render::not_found(Some(&viewer)),
-        Err(err) => return render::store_failure(err, Some(&viewer)),
+        Err(answer) => return answer,
     };
     let mut rules = project.spam_rules.clone();
     match (form.get("what"), address(&lead), domain(&lead)) {

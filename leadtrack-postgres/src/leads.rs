@@ -8,7 +8,7 @@ use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::store::sql::NOT_SPAM;
+use leadtrack_core::store::sql::{self, NOT_SPAM};
 use leadtrack_core::store::{Entity, LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
@@ -16,7 +16,7 @@ use leadtrack_core::webhook::WebhookEvent;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
-use crate::rows::{self, LEAD_COLUMNS, one, run};
+use crate::rows::{self, LEAD_COLUMNS, all, one, run};
 use crate::{Error, activity, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
@@ -227,9 +227,7 @@ struct Arrival {
     duplicate_of: Option<i64>,
 }
 
-/// The lead a new lead with `keys` duplicates ([`StoredLead::duplicate_of`]): the original
-/// of the newest lead of the project, not spam, with its email, else its phone, in the
-/// window before `now`.
+/// The lead a new lead with `keys` duplicates, by core's [`sql::duplicate_lookup`].
 async fn duplicate_of(
     c: &impl GenericClient,
     project: ProjectId,
@@ -237,14 +235,9 @@ async fn duplicate_of(
     now: DateTime<Utc>,
 ) -> Result<Option<i64>, Error> {
     let since = to_millis(&lead::duplicate_window_start(now));
-    for (column, key) in [("email_key", &keys.email), ("phone_key", &keys.phone)] {
-        let Some(key) = key else { continue };
-        let sql = format!(
-            "SELECT coalesce(duplicate_of, id) FROM leads
-             WHERE project_id = $1 AND {column} = $2 AND created_at >= $3 AND {NOT_SPAM}
-             ORDER BY created_at DESC, id DESC LIMIT 1"
-        );
-        if let Some(row) = one(c, &sql, &[&project.0, key, &since]).await? {
+    for (column, key) in keys.person_keys() {
+        let sql = sql::duplicate_lookup(column, ["$1", "$2", "$3"]);
+        if let Some(row) = one(c, &sql, &[&project.0, &key, &since]).await? {
             return Ok(Some(row.try_get(0)?));
         }
     }
@@ -372,20 +365,24 @@ pub(crate) async fn mark_spam(
     now: DateTime<Utc>,
 ) -> Result<Vec<LeadId>, Error> {
     let reason = SpamReason::Marked;
-    let mut held = Vec::new();
-    for lead in leads {
-        let marked = run(
-            c,
-            "UPDATE leads SET status = 'spam', spam_reason = $3, updated_at = $4
-             WHERE project_id = $1 AND id = $2 AND status = 'open'",
-            &[&project.0, &lead.0, &reason.as_ref(), &to_millis(&now)],
-        )
-        .await?;
-        if marked == 1 {
-            let event = EventRow::of((project, *lead), now, Some(by), &Activity::Spam { reason })?;
-            activity::record(c, &event).await?;
-            held.push(*lead);
-        }
+    let ids: Vec<i64> = leads.iter().map(|lead| lead.0).collect();
+    // One statement for all of them; the leads held come back in id order.
+    let held = all(
+        c,
+        "UPDATE leads SET status = 'spam', spam_reason = $3, updated_at = $4
+         WHERE project_id = $1 AND id = ANY($2) AND status = 'open'
+         RETURNING id",
+        &[&project.0, &ids, &reason.as_ref(), &to_millis(&now)],
+    )
+    .await?;
+    let mut held: Vec<LeadId> = held
+        .iter()
+        .map(|row| row.try_get(0).map(LeadId))
+        .collect::<Result<_, _>>()?;
+    held.sort_unstable_by_key(|lead| lead.0);
+    for lead in &held {
+        let event = EventRow::of((project, *lead), now, Some(by), &Activity::Spam { reason })?;
+        activity::record(c, &event).await?;
     }
     Ok(held)
 }

@@ -55,17 +55,7 @@ fn short() -> ServeOptions {
 
 /// One request on a new connection; the whole response.
 async fn get(addr: SocketAddr) -> String {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream
-        .write_all(b"GET /x HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let mut response = String::new();
-    timeout(Duration::from_secs(5), stream.read_to_string(&mut response))
-        .await
-        .expect("an answer within 5 s")
-        .unwrap();
-    response
+    get_from(1, addr).await
 }
 
 /// Whether the server closed `stream` (end of file or a reset) within `within`.

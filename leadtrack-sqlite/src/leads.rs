@@ -9,7 +9,7 @@ use leadtrack_core::matching;
 use leadtrack_core::report;
 use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::store::sql::NOT_SPAM;
+use leadtrack_core::store::sql::{self, NOT_SPAM};
 use leadtrack_core::store::{Entity, LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
@@ -115,9 +115,7 @@ struct Arrival {
     duplicate_of: Option<i64>,
 }
 
-/// The lead a new lead with `keys` duplicates ([`StoredLead::duplicate_of`]): the original
-/// of the newest lead of the project, not spam, with its email, else its phone, in the
-/// window before `now`.
+/// The lead a new lead with `keys` duplicates, by core's [`sql::duplicate_lookup`].
 fn duplicate_of(
     conn: &Connection,
     project: ProjectId,
@@ -125,15 +123,9 @@ fn duplicate_of(
     now: DateTime<Utc>,
 ) -> Result<Option<i64>, Error> {
     let since = to_millis(&lead::duplicate_window_start(now));
-    for (column, key) in [("email_key", &keys.email), ("phone_key", &keys.phone)] {
-        let Some(key) = key else { continue };
+    for (column, key) in keys.person_keys() {
         let found = conn
-            .prepare_cached(&format!(
-                "SELECT coalesce(duplicate_of, id) FROM leads
-                 WHERE project_id = ?1 AND {column} = ?2 AND created_at >= ?3
-                   AND {NOT_SPAM}
-                 ORDER BY created_at DESC, id DESC LIMIT 1"
-            ))?
+            .prepare_cached(&sql::duplicate_lookup(column, ["?1", "?2", "?3"]))?
             .query_row((project.0, key, since), |row| row.get(0))
             .optional()?;
         if found.is_some() {

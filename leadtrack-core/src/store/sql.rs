@@ -4,6 +4,19 @@
 /// value (which prefer such a lead), reports and duplicates see only these.
 pub const NOT_SPAM: &str = "status <> 'spam'";
 
+/// The lookup of the lead a new lead duplicates ([`crate::lead::StoredLead::duplicate_of`])
+/// by `column` (`email_key` or `phone_key`, as [`crate::lead::LeadKeys::person_keys`] gives
+/// them), with the backend's placeholders for the project, the key and the start of the
+/// window: the original of the project's newest lead, not spam, with the key, in the window.
+pub fn duplicate_lookup(column: &str, [project, key, since]: [&str; 3]) -> String {
+    format!(
+        "SELECT coalesce(duplicate_of, id) FROM leads
+         WHERE project_id = {project} AND {column} = {key} AND created_at >= {since}
+           AND {NOT_SPAM}
+         ORDER BY created_at DESC, id DESC LIMIT 1"
+    )
+}
+
 /// `columns` (a list separated by `", "`) each qualified by the table alias `table`, for a
 /// select over a join: `qualified("id, name", "p")` is `"p.id, p.name"`.
 pub fn qualified(columns: &str, table: &str) -> String {

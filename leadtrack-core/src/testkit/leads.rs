@@ -534,8 +534,6 @@ pub async fn browser_creates_never_merge_into_server_leads<B: Backend>(backend: 
 /// conversion may still be on its way, another project's and an unknown one are refused.
 pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backend>(backend: &B) {
     use crate::activity::ProjectActivity;
-    use crate::job::Attempt;
-    use crate::types::{AttemptOutcome, IntegrationKind};
     use crate::webhook::{NewWebhook, WebhookEvents};
 
     let store = backend.open().await;
@@ -572,27 +570,7 @@ pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backen
         matches!(refused, Err(StoreError::Conflict(_))),
         "{refused:?}"
     );
-    let claimed = store
-        .claim_job(at(5), chrono::Duration::minutes(5))
-        .await
-        .unwrap()
-        .unwrap();
-    let attempt = Attempt {
-        integration: IntegrationKind::Webhook,
-        at: at(5),
-        outcome: AttemptOutcome::Delivered,
-        http_status: Some(200),
-        error: None,
-        retry_at: None,
-    };
-    store
-        .record_attempt(job, claimed.lease.token, &attempt)
-        .await
-        .unwrap();
-    store
-        .finish_job(job, claimed.lease.token, at(5))
-        .await
-        .unwrap();
+    super::deliver(&store, job, 5).await;
 
     let other = project(&store, "other").await;
     let theirs = store.delete_lead(other.id, gone, &by(), at(6)).await;

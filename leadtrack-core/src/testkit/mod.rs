@@ -64,7 +64,8 @@ use crate::project::{NewProject, Project};
 use crate::request::{CreateRoute, NewLead, StatusUpdate};
 use crate::store::{Admin, Entity, JobQueue, LeadStore, StoreError, StoreResult};
 use crate::types::{
-    AttemptOutcome, ConversionId, DeliveryState, JsonObject, LeadId, LeadIdentifier,
+    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JsonObject, LeadId,
+    LeadIdentifier,
 };
 use strum::VariantArray;
 
@@ -143,6 +144,28 @@ pub(crate) fn update(id: LeadId, conversion_id: ConversionId) -> StatusUpdate {
         price: None,
         note: None,
     }
+}
+
+/// Claims the job due at `minute` (it must be `job`), records its delivery to the
+/// conversion webhook and finishes it, as a worker does.
+pub(crate) async fn deliver<S: JobQueue>(store: &S, job: JobId, minute: i64) {
+    let claimed = store
+        .claim_job(at(minute), Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("a job is due");
+    assert_eq!(claimed.job.id, job);
+    let attempt = Attempt {
+        integration: IntegrationKind::Webhook,
+        at: at(minute),
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(200),
+        error: None,
+        retry_at: None,
+    };
+    let token = claimed.lease.token;
+    store.record_attempt(job, token, &attempt).await.unwrap();
+    store.finish_job(job, token, at(minute)).await.unwrap();
 }
 
 /// A label that marks the lead done and forwards to the conversion webhook only.

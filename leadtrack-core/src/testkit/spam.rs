@@ -315,29 +315,12 @@ async fn rate_and_send<S: LeadStore + JobQueue>(
     (lead, conversion): (LeadId, ConversionId),
     minute: i64,
 ) -> crate::job::Job {
-    use crate::job::Attempt;
-    use crate::types::{AttemptOutcome, IntegrationKind};
     let rated = update(lead, conversion);
     let change = store
         .update_status(project.id, &rated, &by(), at(minute))
         .await;
     let job = change.expect("rated").job.expect("a job");
-    let claimed = store
-        .claim_job(at(minute), Duration::minutes(5))
-        .await
-        .unwrap()
-        .expect("its job");
-    let attempt = Attempt {
-        integration: IntegrationKind::Webhook,
-        at: at(minute),
-        outcome: AttemptOutcome::Delivered,
-        http_status: Some(200),
-        error: None,
-        retry_at: None,
-    };
-    let token = claimed.lease.token;
-    store.record_attempt(job, token, &attempt).await.unwrap();
-    store.finish_job(job, token, at(minute)).await.unwrap();
+    super::deliver(store, job, minute).await;
     let records = store.lead_jobs(project.id, lead).await.unwrap();
     records
         .into_iter()

@@ -56,15 +56,7 @@ async fn a_full_disk_answers_503_and_the_server_recovers_without_a_restart() {
         let url = format!("{}/api/leads/getLeads?limit=1", server.base_url);
         let key = key.clone();
         async move {
-            let page: Value = http
-                .get(url)
-                .header("x-api-key", key)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let page = crate::process::get_json(&http, &url, &key).await;
             page["total"].as_u64().unwrap()
         }
     };

@@ -272,3 +272,9 @@ impl Server {
         self.child.kill().await.unwrap();
     }
 }
+
+/// A JSON answer of the server's keyed route `url`, with `key`.
+pub(crate) async fn get_json(http: &reqwest::Client, url: &str, key: &str) -> serde_json::Value {
+    let answer = http.get(url).header("x-api-key", key).send().await;
+    answer.unwrap().json().await.unwrap()
+}

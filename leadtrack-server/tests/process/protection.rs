@@ -68,15 +68,7 @@ async fn rate_flags_spam_settings_and_allowed_origins_reach_the_server() {
     assert_eq!(limited.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(limited.headers().contains_key("retry-after"));
     let spam = format!("{}/api/leads/getLeads?status=spam", server.base_url);
-    let held: serde_json::Value = http
-        .get(&spam)
-        .header("x-api-key", &key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let held = crate::process::get_json(&http, &spam, &key).await;
     assert_eq!(held["total"], 1);
     assert_eq!(held["leads"][0]["spamReason"], "burst from one address");
 
