@@ -332,9 +332,12 @@ async fn a_refresh_token_the_platform_rotates_is_kept_and_used_next() {
     };
     assert_eq!(kept.expose(), "ms-refresh-rotated");
 
-    // The next refresh of that platform presents the rotated token, not the first one.
+    // The next refresh of that platform presents the rotated token, not the first one
+    // (another person's conversion: the same person's would be the same conversion).
+    let mut other = lead();
+    other["userData"] = json!({"email": "ann.lee@example.com", "phone": "030 11223344"});
     let second =
-        s.f.rated_lead(lead(), Some(ConversionId::Label(s.label)))
+        s.f.rated_lead(other, Some(ConversionId::Label(s.label)))
             .await;
     s.f.run_until_done(&worker(&s.f.store, fast()), second)
         .await;

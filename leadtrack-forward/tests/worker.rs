@@ -262,10 +262,11 @@ async fn raw_cookie_values_and_written_numbers_reach_each_platform_in_its_docume
         )
         .await
         .unwrap();
-    for phone in ["06 6982 1234", "12345"] {
+    // Two people, so that the second is no duplicate of the first.
+    for (email, phone) in [("a@b.it", "06 6982 1234"), ("c@d.it", "12345")] {
         let lead = f
             .rated_lead(
-                json!({"userData": {"email": "a@b.it", "phone": phone},
+                json!({"userData": {"email": email, "phone": phone},
                        "attributionData": {"gclid": "G", "cid": "1.2", "fbclid": "F"}}),
                 None,
             )
@@ -305,7 +306,8 @@ async fn consent_reaches_google_and_denied_user_data_sends_click_ids_only() {
         )
         .await
         .unwrap();
-    let mut denied = full_lead();
+    // Two people, so that the second is no duplicate of the first.
+    let mut denied = another_person(1);
     denied["consent"] = json!({"adUserData": "denied"});
     for body in [denied, full_lead()] {
         let lead = f.rated_lead(body, None).await;
@@ -353,7 +355,7 @@ async fn consent_reaches_google_and_denied_user_data_sends_click_ids_only() {
     // Meta is not Google: its consent rules are the advertiser's, and it gets the lead.
     assert_eq!(
         meta[0].json()["data"][0]["user_data"]["em"],
-        json!([sha256_hex("ada.lovelace@gmail.com")])
+        json!([sha256_hex("ada1.lovelace@gmail.com")])
     );
 }
 
@@ -592,7 +594,7 @@ async fn google_tokens_are_cached_and_refreshed_once_on_401() {
     let w = worker(&f.store, fast());
     let first = f.rated_lead(full_lead(), None).await;
     f.run_until_done(&w, first).await;
-    let second = f.rated_lead(full_lead(), None).await;
+    let second = f.rated_lead(another_person(1), None).await;
     f.run_until_done(&w, second).await;
     assert_eq!(
         f.platforms.token.requests().len(),
@@ -609,7 +611,7 @@ async fn google_tokens_are_cached_and_refreshed_once_on_401() {
         200,
         json!({"access_token": "ya29.second", "expires_in": 3599}),
     ));
-    let third = f.rated_lead(full_lead(), None).await;
+    let third = f.rated_lead(another_person(2), None).await;
     let record = f.run_until_done(&w, third).await;
     assert_eq!(f.platforms.token.requests().len(), 2, "refreshed once");
     let ads = f.platforms.ads.requests();

@@ -202,6 +202,15 @@ pub(crate) fn full_lead() -> Value {
     })
 }
 
+/// [`full_lead`] of another person, number `n`: another email and phone, so that it is no
+/// duplicate of the first (whose ratings are the same person's one conversion).
+pub(crate) fn another_person(n: u32) -> Value {
+    let mut lead = full_lead();
+    lead["userData"]["email"] = json!(format!("ada{n}.lovelace@gmail.com"));
+    lead["userData"]["phone"] = json!(format!("030 76543{n:02}"));
+    lead
+}
+
 impl Fixture {
     /// Creates a lead and rates it with the label at `price` cents.
     pub(crate) async fn rated_lead(&self, body: Value, conversion: Option<ConversionId>) -> LeadId {

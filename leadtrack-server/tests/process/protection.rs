@@ -100,7 +100,14 @@ async fn refused_searches(readers: &[&str]) -> usize {
     // The reader pools are SQLite's.
     let db = dir.path().join("leadtrack.db");
     let key = create_acme(&db).await;
-    let mut options = vec!["--rate-limit-key", "off", "--no-worker"];
+    // The test's one client stands for many: 400 requests at once from one address.
+    let mut options = vec![
+        "--rate-limit-key",
+        "off",
+        "--no-worker",
+        "--max-connections-per-address",
+        "512",
+    ];
     options.extend_from_slice(readers);
     let server = start_serve(&db, &options).await;
     let http = reqwest::Client::new();
