@@ -70,15 +70,16 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     let label = create_label(db, "Customer", &["--webhook", "--mark-as-done"]).await;
 
     // 1. Two API servers and two workers on the database.
-    // Rate limits are each server's own; these clients send thousands of requests.
+    // Rate limits are each server's own; these clients send thousands of requests, a
+    // hundred at once from one address, standing for many clients.
     let serve = [
         "--no-worker",
         "--pool-size",
         "8",
         "--rate-limit-key",
         "off",
-        "--rate-limit-project",
-        "off",
+        "--max-connections-per-address",
+        "512",
     ];
     let servers = [start_serve(db, &serve).await, start_serve(db, &serve).await];
     let worker = ["worker", "--worker-lease", LEASE];
