@@ -54,8 +54,8 @@ pub(crate) struct Row {
     pub(crate) company: String,
     pub(crate) form: String,
     pub(crate) source: String,
-    pub(crate) google: bool,
-    pub(crate) meta: bool,
+    /// The platforms whose click or browser id the lead carries: name, and what it has.
+    pub(crate) badges: Vec<(&'static str, &'static str)>,
     pub(crate) status: LeadStatus,
     pub(crate) rating: Option<String>,
     /// The rating waiting out its undo window, if the lead has one.
@@ -136,6 +136,23 @@ fn tab_words(status: LeadStatus) -> (&'static str, &'static str) {
     }
 }
 
+/// A platform's badge: its name, the attribution ids that earn it, and what they are.
+const BADGES: [(&str, &[&str], &str); 5] = [
+    (
+        "Google",
+        &["gclid", "gbraid", "wbraid"],
+        "Has a Google Ads click id",
+    ),
+    ("Meta", &["fbc", "fbp"], "Has Meta's browser or click id"),
+    (
+        "Microsoft",
+        &["msclkid"],
+        "Has a Microsoft Advertising click id",
+    ),
+    ("LinkedIn", &["li_fat_id"], "Has a LinkedIn click id"),
+    ("TikTok", &["ttclid"], "Has a TikTok click id"),
+];
+
 fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateTime<Utc>) -> Row {
     let data = &lead.data;
     let text = |value: Option<&str>| value.unwrap_or_default().to_owned();
@@ -157,8 +174,11 @@ fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateT
         company: text(data.user("companyName")),
         form: text(data.form_name()),
         source,
-        google: has("gclid") || has("gbraid") || has("wbraid"),
-        meta: has("fbc") || has("fbp"),
+        badges: BADGES
+            .iter()
+            .filter(|(_, ids, _)| ids.iter().any(|id| has(id)))
+            .map(|(name, _, what)| (*name, *what))
+            .collect(),
         status: lead.status,
         rating: lead.conversion_id.map(|id| conversion_name(id, labels)),
         held: None,

@@ -664,3 +664,27 @@ async fn the_inbox_shows_a_held_rating_with_its_undo() {
     assert!(after.text.contains("1 rating undone. Nothing was sent."));
     assert_eq!(stored(&app, id).await.status, LeadStatus::Open);
 }
+
+#[tokio::test]
+async fn each_platform_with_a_click_id_has_its_badge() {
+    let app = app().await;
+    let ids =
+        json!({"gbraid": "B", "fbp": "fb.1.1.1", "msclkid": "M", "li_fat_id": "L", "ttclid": "T"});
+    lead(
+        &app,
+        json!({"userData": {"firstName": "Every"}, "attributionData": ids}),
+    )
+    .await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let inbox = app.get("/projects/alpha/leads", &owner).await;
+    let badges: Vec<&str> = inbox
+        .text
+        .split("<span class=\"badge\" title=\"Has ")
+        .skip(1)
+        .map(|rest| rest.split('>').nth(1).unwrap().split('<').next().unwrap())
+        .collect();
+    assert_eq!(
+        badges,
+        ["Google", "Meta", "Microsoft", "LinkedIn", "TikTok"]
+    );
+}
