@@ -10,6 +10,7 @@ use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::ProjectSettings;
 use leadtrack_core::request::query::DuplicateFilter;
 use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::store::rating;
 use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus, Role};
 use leadtrack_core::{Store, StoreError, spam};
 use strum::VariantArray;
@@ -203,8 +204,12 @@ async fn same_person<S: Store>(
     membership: &Membership,
     lead: &StoredLead,
 ) -> Result<Vec<StoredLead>, StoreError> {
+    // A lead alone of its person (most leads) needs no listing: the lead says so itself.
+    if lead.duplicate_of.is_none() && !lead.duplicated {
+        return Ok(Vec::new());
+    }
     let project = membership.project.id;
-    let original = lead.duplicate_of.unwrap_or(lead.id);
+    let original = rating::person(lead);
     let query = LeadQuery {
         status: Some(LeadStatus::VARIANTS.to_vec()),
         duplicates: Some(DuplicateFilter::Of(original)),
