@@ -36,6 +36,46 @@ pub struct User {
     pub disabled: bool,
     /// When the user was created.
     pub created_at: DateTime<Utc>,
+    /// How the dashboard looks to them.
+    pub preferences: Preferences,
+}
+
+/// What a user chose for how the dashboard looks to them; kept as a JSON object, and read
+/// leniently: what a store holds that does not parse is the default, never a failure.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Preferences {
+    /// The inbox's columns, by the names the dashboard gives them; `None`: its defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inbox_columns: Option<Vec<String>>,
+    /// Light or dark; `None`: as the system prefers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Theme>,
+}
+
+impl Preferences {
+    /// The preferences a stored JSON object holds; the default when it does not parse.
+    pub fn from_json(json: &str) -> Self {
+        serde_json::from_str(json).unwrap_or_default()
+    }
+
+    /// As a store keeps them.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
+    }
+}
+
+/// A colour scheme of the dashboard.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::AsRefStr, strum::EnumString,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Theme {
+    /// Dark text on light paper.
+    Light,
+    /// Light text on dark paper.
+    Dark,
 }
 
 /// A user to create, checked and with the password already hashed.

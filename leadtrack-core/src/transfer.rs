@@ -126,6 +126,7 @@ pub const TABLES: &[Table] = &[
             column("password_hash", Text),
             column("disabled", Bool),
             column("created_at", Int),
+            column("preferences", Text),
         ],
     },
     Table {

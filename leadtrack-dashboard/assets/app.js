@@ -18,15 +18,122 @@
     return t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName);
   }
 
-  // ---- the inbox: j / k move between rows, Enter opens, x selects, / searches ----
+  // ---- the inbox: j / k move between rows; a row's rating is saved where it is ----
   var rows = all("[data-row]");
   var current = -1;
-  function moveTo(index) {
+  function select(index, focus) {
     if (!rows.length) return;
     current = Math.max(0, Math.min(rows.length - 1, index));
     rows.forEach(function (row, i) { row.classList.toggle("current", i === current); });
     var link = rows[current].querySelector("a[data-open]");
-    if (link) link.focus();
+    if (focus && link) {
+      link.focus();
+      rows[current].scrollIntoView({ block: "nearest" });
+    }
+  }
+  function moveTo(index) { select(index, true); }
+  rows.forEach(function (row, i) {
+    row.addEventListener("focusin", function () { if (current !== i) select(i, false); });
+  });
+
+  function control(row, name) { return row && row.querySelector("[data-" + name + "]"); }
+  function rowForm(row) { return d.getElementById(row.id.replace("lead-", "row-")); }
+  // A row whose rating or price differs from what is saved.
+  function dirty(row) {
+    var rating = control(row, "rating");
+    var price = control(row, "price");
+    return Boolean((rating && rating.value !== rating.getAttribute("data-initial")) ||
+      (price && price.value !== price.getAttribute("data-initial")));
+  }
+  function showMarks(row) {
+    var rating = control(row, "rating");
+    if (!rating) return;
+    all("[data-marks]", row).forEach(function (marks) {
+      marks.hidden = marks.getAttribute("data-marks") !== rating.value;
+    });
+  }
+  function changed(row) {
+    showMarks(row);
+    row.classList.toggle("dirty", dirty(row));
+    row.classList.remove("saved");
+  }
+  rows.forEach(function (row) {
+    ["rating", "price"].forEach(function (name) {
+      var field = control(row, name);
+      if (field) field.addEventListener(name === "price" ? "input" : "change", function () { changed(row); });
+    });
+  });
+
+  // Saves a row with fetch (the same form and token as without the script), then goes to
+  // the next row. Should fetch itself fail, the form is posted as it would be without us.
+  function saveRow(row) {
+    var form = rowForm(row);
+    if (!form || row.getAttribute("data-saving")) return;
+    var problem = control(row, "problem");
+    if (!window.fetch || !window.URLSearchParams) { form.submit(); return; }
+    row.setAttribute("data-saving", "1");
+    fetch(form.action, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams(new FormData(form))
+    }).then(function (response) {
+      return response.json().then(function (answer) { return { ok: response.ok, answer: answer }; });
+    }).then(function (reply) {
+      row.removeAttribute("data-saving");
+      if (!reply.ok) {
+        if (problem) { problem.textContent = reply.answer.problem || "Not saved."; problem.hidden = false; }
+        return;
+      }
+      if (problem) problem.hidden = true;
+      ["rating", "price"].forEach(function (name) {
+        var field = control(row, name);
+        if (field) field.setAttribute("data-initial", field.value);
+      });
+      form.querySelector("[name=form]").value = reply.answer.form;
+      row.classList.remove("dirty");
+      row.classList.add("saved");
+      var held = row.querySelector("[data-held]");
+      if (held && reply.answer.heldMs > 0) {
+        held.setAttribute("data-held", String(reply.answer.heldMs));
+        held.hidden = false;
+        countDown(held);
+      }
+      var index = rows.indexOf(row);
+      if (index === current || current < 0) moveTo(index + 1);
+    }).catch(function () {
+      row.removeAttribute("data-saving");
+      form.submit();
+    });
+  }
+  all("form[data-row-form]").forEach(function (form) {
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var row = d.getElementById(form.id.replace("row-", "lead-"));
+      if (row) saveRow(row);
+    });
+  });
+
+  // Keys on the current row: 1-9 a label, 0 Lost, o Open, p the price, Enter saves.
+  function rowKey(event, row) {
+    var rating = control(row, "rating");
+    var option = rating && rating.querySelector('option[data-key="' + event.key + '"]');
+    if (option) {
+      rating.value = option.value;
+      changed(row);
+      return true;
+    }
+    if (event.key === "p" && control(row, "price")) {
+      var price = control(row, "price");
+      price.focus();
+      price.select();
+      return true;
+    }
+    if (event.key === "Enter" && dirty(row)) {
+      saveRow(row);
+      return true;
+    }
+    return false;
   }
 
   // ---- selection for rating several leads at once ----
@@ -61,7 +168,28 @@
       }
       return;
     }
+    var help = d.querySelector("[data-keys-help]");
+    if (event.key === "?" && help && !typing(event)) {
+      event.preventDefault();
+      if (help.open) help.close(); else help.showModal();
+      return;
+    }
+    // In a row's price or rating: Enter saves the row, Escape leaves the field.
+    var inRow = current >= 0 && rows[current].contains(event.target);
+    if (inRow && typing(event)) {
+      if (event.key === "Enter" && event.target.tagName === "SELECT") {
+        event.preventDefault();
+        saveRow(rows[current]);
+      } else if (event.key === "Escape") {
+        select(current, true);
+      }
+      return;
+    }
     if (typing(event)) return;
+    if (current >= 0 && rowKey(event, rows[current])) {
+      event.preventDefault();
+      return;
+    }
     if (rows.length) {
       if (event.key === "j") { event.preventDefault(); moveTo(current + 1); }
       else if (event.key === "k") { event.preventDefault(); moveTo(current - 1); }
@@ -77,8 +205,9 @@
     // current row's, else the first one shown) ----
     if (event.key === "u") {
       var row = current >= 0 ? rows[current] : null;
-      var undo = (row && row.querySelector("[data-undo]")) ||
-        d.querySelector("form[data-undo-form]:not([hidden]), [data-undo]:not([hidden])");
+      var waiting = ".held-row:not([hidden]) [data-undo]:not([hidden])";
+      var undo = (row && row.querySelector(waiting)) ||
+        d.querySelector("form[data-undo-form]:not([hidden]), " + waiting);
       if (undo) {
         event.preventDefault();
         if (undo.tagName === "FORM") undo.requestSubmit ? undo.requestSubmit() : undo.submit();
@@ -135,10 +264,11 @@
   });
 
   // ---- the undo window: a live countdown; when it ends, the Undo goes ----
-  all("[data-held]").forEach(function (held) {
+  function countDown(held) {
     var ends = Date.now() + Number(held.getAttribute("data-held"));
     var countdown = held.querySelector("[data-countdown]");
     var form = held.querySelector("[data-undo-form], [data-undo]");
+    var timer;
     var tick = function () {
       var left = Math.ceil((ends - Date.now()) / 1000);
       if (left > 0) {
@@ -151,8 +281,11 @@
         : "The undo window has passed: the rating is on its way.";
       if (form) form.hidden = true;
     };
-    var timer = setInterval(tick, 250);
+    timer = setInterval(tick, 250);
     tick();
+  }
+  all("[data-held]").forEach(function (held) {
+    if (!held.hidden && held.getAttribute("data-held")) countDown(held);
   });
 
   // ---- live: "N new leads" without a reload, at most 5 seconds late ----

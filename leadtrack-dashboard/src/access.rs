@@ -61,8 +61,24 @@ pub(crate) async fn project_page<S: Accounts>(
     Ok((viewer, membership))
 }
 
-/// A project form's viewer, membership and fields: signed in, the form genuine (same site,
-/// the session's token; else `403` and nothing changes), a member with `needed`'s role.
+/// A form's viewer and fields: signed in, the form genuine (same site, the session's
+/// token; else `403` and nothing changes).
+pub(crate) async fn user_form<S: Accounts>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    body: Body,
+) -> Result<(Viewer, Form), Response> {
+    let viewer = signed_in(store, request).await?;
+    let form = session::read_form(request, config, body).await?;
+    if !session::genuine_form(request, config, &viewer, &form) {
+        return Err(render::forged(Some(&viewer)));
+    }
+    Ok((viewer, form))
+}
+
+/// A project form's viewer, membership and fields: a genuine form ([`user_form`]) of a
+/// member with `needed`'s role.
 pub(crate) async fn project_form<S: Accounts>(
     store: &S,
     config: &Config,
@@ -71,11 +87,7 @@ pub(crate) async fn project_form<S: Accounts>(
     needed: Role,
     body: Body,
 ) -> Result<(Viewer, Membership, Form), Response> {
-    let viewer = signed_in(store, request).await?;
-    let form = session::read_form(request, config, body).await?;
-    if !session::genuine_form(request, config, &viewer, &form) {
-        return Err(render::forged(Some(&viewer)));
-    }
+    let (viewer, form) = user_form(store, config, request, body).await?;
     let membership = project(store, &viewer, public_id, needed).await?;
     Ok((viewer, membership, form))
 }

@@ -15,7 +15,7 @@ use crate::list::{self, BulkResult};
 use crate::routes::Leads;
 use crate::session::{Form, Viewer};
 use crate::view::InboxView;
-use crate::{Config, Request, access, delete, render, spam};
+use crate::{Config, Request, access, delete, render, row, spam};
 
 /// A member's posted form, genuine: who posted it, their membership of the project, and
 /// the form.
@@ -71,6 +71,10 @@ pub(crate) async fn handle<S: Store>(
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,
+                // From an inbox row: its form names the view to go back to.
+                (_, Some(id)) if member.2.all("back").next().is_some() => {
+                    row::save(store, member, id, row::wants_json(request)).await
+                }
                 (_, Some(id)) => rate_lead(store, member, id).await,
                 (_, None) => bulk_rate(store, member).await,
             }
@@ -248,18 +252,7 @@ async fn new_leads<S: Store>(store: &S, request: &Request, public_id: &str) -> R
         );
     };
     match list::new_since(store, &membership, since).await {
-        Ok(count) => {
-            let mut response = Response::new(format!("{{\"count\":{count}}}").into());
-            response.headers_mut().insert(
-                warp::http::header::CONTENT_TYPE,
-                warp::http::HeaderValue::from_static("application/json"),
-            );
-            response.headers_mut().insert(
-                warp::http::header::CACHE_CONTROL,
-                warp::http::HeaderValue::from_static("no-store"),
-            );
-            response
-        }
+        Ok(count) => render::json(StatusCode::OK, &serde_json::json!({ "count": count })),
         Err(err) => render::store_failure(err, Some(&viewer)),
     }
 }

@@ -48,6 +48,8 @@ pub(crate) struct TouchRow {
 /// What a choice of the rating form sends, to one platform, for this lead.
 pub(crate) struct PlatformChip {
     pub(crate) name: &'static str,
+    /// Its mark where room is short (the inbox's rows).
+    pub(crate) short: &'static str,
     /// Why this lead cannot be sent there, when it cannot.
     pub(crate) missing: Option<String>,
 }
@@ -253,6 +255,19 @@ pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'s
     }
 }
 
+/// A platform's mark in the inbox's rows: a few letters, its name in the mark's title.
+fn platform_mark(kind: leadtrack_core::types::IntegrationKind) -> &'static str {
+    use leadtrack_core::types::IntegrationKind::*;
+    match kind {
+        GoogleAds => "Ads",
+        Ga4 => "GA4",
+        Meta => "Meta",
+        MicrosoftAds => "MS",
+        Linkedin => "LI",
+        Webhook => "Hook",
+    }
+}
+
 /// A JSON value as one line of text.
 fn text(value: &Value) -> String {
     match value {
@@ -365,7 +380,9 @@ pub(crate) fn conversion_name(id: ConversionId, labels: &[ConversionLabel]) -> S
     }
 }
 
-fn choices(
+/// The ratings `lead` can be given, each with the platforms it goes to and what the lead
+/// lacks for each: the labels (keys 1 to 9), Lost (0), then Open (o).
+pub(crate) fn choices(
     lead: &StoredLead,
     labels: &[ConversionLabel],
     integrations: &Integrations,
@@ -379,6 +396,7 @@ fn choices(
             .filter(|kind| integrations.is_connected(**kind) && mapping.maps(**kind))
             .map(|kind| PlatformChip {
                 name: platform_name(*kind),
+                short: platform_mark(*kind),
                 missing: skip_reason(*kind, lead, now).map(|skip| skip.reason),
             })
             .collect()

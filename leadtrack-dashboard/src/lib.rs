@@ -43,6 +43,7 @@
 mod access;
 mod bulk;
 mod chart;
+mod columns;
 mod delete;
 mod export;
 mod format;
@@ -51,9 +52,11 @@ mod lead;
 mod list;
 mod login;
 mod pages;
+mod preferences;
 mod render;
 mod reports;
 mod routes;
+mod row;
 mod session;
 mod settings;
 mod spam;
@@ -153,5 +156,8 @@ async fn page<S: Store + Clone>(
         Route::Export => export::handle(store, config, request, project).await,
         Route::Reports => reports::page(store, request, project).await,
         Route::Settings(page) => settings::handle(store, config, request, page, params, body).await,
+        Route::SaveColumns | Route::SaveTheme => {
+            preferences::save(store, config, request, route, body).await
+        }
     }
 }

@@ -6,17 +6,20 @@ use askama::Template;
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::Membership;
 use leadtrack_core::channel;
+use leadtrack_core::integration::Integrations;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::LeadQuery;
-use leadtrack_core::request::query::{SortDirection, SortField};
+use leadtrack_core::request::query::SortDirection;
 use leadtrack_core::types::{LeadId, LeadStatus};
 use leadtrack_core::{Store, StoreError};
+use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
+use crate::columns::Col;
 use crate::format;
-use crate::lead::{Held, conversion_name, display_name};
+use crate::lead::{Held, RatingChoice, choices, display_name};
 use crate::render::{self, Layout};
 use crate::session::Viewer;
 use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
@@ -29,20 +32,26 @@ pub(crate) struct Tab {
     pub(crate) current: bool,
 }
 
-/// A sortable column heading.
+/// A column heading, sortable or not.
 pub(crate) struct Column {
+    pub(crate) col: Col,
     pub(crate) name: &'static str,
+    /// The view sorted by it, if it sorts.
     pub(crate) href: String,
     /// `ascending` or `descending` when the view is sorted by it.
     pub(crate) sorted: Option<&'static str>,
     /// Sorted by it, ascending.
     pub(crate) ascending: bool,
-    pub(crate) numeric: bool,
-    /// Shown on wide screens only.
-    pub(crate) wide_only: bool,
 }
 
-/// A lead as its inbox row shows it.
+/// A column the chooser offers: its name, heading, and whether it is shown.
+pub(crate) struct ColumnChoice {
+    pub(crate) name: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) shown: bool,
+}
+
+/// A lead as its inbox row shows it, with its rating controls.
 pub(crate) struct Row {
     pub(crate) id: LeadId,
     pub(crate) created: String,
@@ -54,17 +63,25 @@ pub(crate) struct Row {
     pub(crate) company: String,
     pub(crate) form: String,
     pub(crate) source: String,
+    pub(crate) campaign: String,
+    pub(crate) landing_page: String,
     /// The platforms whose click or browser id the lead carries: name, and what it has.
     pub(crate) badges: Vec<(&'static str, &'static str)>,
-    pub(crate) status: LeadStatus,
-    pub(crate) rating: Option<String>,
+    /// The ratings to pick from (Open first), each with the platforms it goes to and
+    /// whether this lead has what each needs.
+    pub(crate) choices: Vec<RatingChoice>,
+    /// The value of the choice the lead holds now.
+    pub(crate) selected: String,
+    /// The price as the input shows it (no currency).
+    pub(crate) price: String,
     /// The rating waiting out its undo window, if the lead has one.
     pub(crate) held: Option<Held>,
-    pub(crate) price: Option<String>,
     /// Why it is spam, in the Spam tab.
     pub(crate) spam_reason: Option<String>,
     /// The lead of the same person it duplicates.
     pub(crate) duplicate_of: Option<LeadId>,
+    /// The row's rating form's one-time token.
+    pub(crate) token: String,
 }
 
 /// A click-id filter of the filter form.
@@ -101,6 +118,8 @@ struct InboxPage {
     open_tab: bool,
     spam_tab: bool,
     columns: Vec<Column>,
+    /// Every column, for the chooser.
+    column_choices: Vec<ColumnChoice>,
     rows: Vec<Row>,
     total: u64,
     page: u32,
@@ -108,7 +127,10 @@ struct InboxPage {
     previous: Option<String>,
     next: Option<String>,
     click_filters: Vec<ClickFilter>,
-    has_click_filter: bool,
+    /// A filter of the filter panel is set: the panel shows open.
+    has_filter: bool,
+    /// The price column is shown (else each row's form carries the price as it is).
+    price_shown: bool,
     labels: Vec<(String, String)>,
     currency: String,
     csrf: String,
@@ -153,7 +175,15 @@ const BADGES: [(&str, &[&str], &str); 5] = [
     ("TikTok", &["ttclid"], "Has a TikTok click id"),
 ];
 
-fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateTime<Utc>) -> Row {
+/// What a row needs besides its lead: the labels, the integrations and the project.
+struct RowContext<'a> {
+    labels: &'a [ConversionLabel],
+    integrations: &'a Integrations,
+    project: &'a leadtrack_core::project::Project,
+    now: DateTime<Utc>,
+}
+
+fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
     let data = &lead.data;
     let text = |value: Option<&str>| value.unwrap_or_default().to_owned();
     let touches = channel::touches(data);
@@ -162,10 +192,15 @@ fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateT
         Some((first, _)) => first.label(),
         None => String::new(),
     };
+    let last = touches.last();
     let has = |name: &str| data.attribution(name).is_some();
+    let lost = &context.project.lost_mapping;
+    let mut choices = choices(lead, context.labels, context.integrations, lost);
+    // Open heads the list, as the lead's state before any rating.
+    choices.rotate_right(1);
     Row {
         id: lead.id,
-        created: format::relative(&lead.created_at, now),
+        created: format::relative(&lead.created_at, context.now),
         created_exact: format::exact(&lead.created_at),
         created_iso: format::iso(&lead.created_at),
         name: display_name(lead),
@@ -174,19 +209,22 @@ fn row(lead: &StoredLead, labels: &[ConversionLabel], currency: &str, now: DateT
         company: text(data.user("companyName")),
         form: text(data.form_name()),
         source,
+        campaign: text(last.and_then(|touch| touch.campaign.as_deref())),
+        landing_page: text(last.and_then(|touch| touch.landing_page.as_deref())),
         badges: BADGES
             .iter()
             .filter(|(_, ids, _)| ids.iter().any(|id| has(id)))
             .map(|(name, _, what)| (*name, *what))
             .collect(),
-        status: lead.status,
-        rating: lead.conversion_id.map(|id| conversion_name(id, labels)),
+        choices,
+        selected: lead
+            .conversion_id
+            .map_or_else(|| "open".to_owned(), |id| id.to_string()),
+        price: lead.price.map(format::money).unwrap_or_default(),
         held: None,
-        price: lead
-            .price
-            .map(|cents| format!("{} {currency}", format::money(cents))),
         spam_reason: lead.spam_reason.map(|reason| reason.to_string()),
         duplicate_of: lead.duplicate_of,
+        token: uuid::Uuid::new_v4().to_string(),
     }
 }
 
@@ -213,34 +251,25 @@ async fn held<S: Store>(
     Ok(held)
 }
 
-fn columns(view: &InboxView) -> Vec<Column> {
-    [
-        ("Created", Some(SortField::CreatedAt), false),
-        ("Name", Some(SortField::FirstName), false),
-        ("Email", Some(SortField::Email), false),
-        ("Phone", None, false),
-        ("Company", None, false),
-        ("Form", None, false),
-        ("Source", None, false),
-        ("Price", Some(SortField::Price), true),
-    ]
-    .into_iter()
-    .map(|(name, field, numeric)| {
-        let ascending = view.sort.direction == SortDirection::Asc;
-        Column {
-            name,
-            href: field.map_or_else(String::new, |field| {
-                view.href(&[("sort", &view.sort_by(field))])
-            }),
-            sorted: field
-                .filter(|field| view.sort.field == *field)
-                .map(|_| if ascending { "ascending" } else { "descending" }),
-            ascending,
-            numeric,
-            wide_only: matches!(name, "Phone" | "Company"),
-        }
-    })
-    .collect()
+fn columns(view: &InboxView, shown: &[Col]) -> Vec<Column> {
+    let ascending = view.sort.direction == SortDirection::Asc;
+    shown
+        .iter()
+        .map(|col| {
+            let field = col.sort_field();
+            Column {
+                col: *col,
+                name: col.title(),
+                href: field.map_or_else(String::new, |field| {
+                    view.href(&[("sort", &view.sort_by(field))])
+                }),
+                sorted: field
+                    .filter(|field| view.sort.field == *field)
+                    .map(|_| if ascending { "ascending" } else { "descending" }),
+                ascending,
+            }
+        })
+        .collect()
 }
 
 /// The inbox page of `view` (and its `query`), with `bulk`'s result above it when a bulk
@@ -269,16 +298,24 @@ pub(crate) async fn page<S: Store>(
             .map(|(_, count)| count)
             .collect();
         let labels = store.labels(project.id).await?;
+        let integrations = store.integrations(project.id).await?;
         let held = held(store, project.id, &page.leads, now).await?;
-        Ok::<_, StoreError>((page, counts, labels, held))
+        Ok::<_, StoreError>((page, counts, (labels, integrations), held))
     };
-    let (found, counts, labels, held) = match read.await {
+    let (found, counts, (labels, integrations), held) = match read.await {
         Ok(read) => read,
         Err(err) => return render::store_failure(err, Some(viewer)),
     };
     let pages = found.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
     let page_href = |page: u32| format!("?{}", view.href(&[("page", &page.to_string())]));
     let (tab_name, tab_sentence) = tab_words(view.tab);
+    let shown = Col::chosen(viewer.user.preferences.inbox_columns.as_deref());
+    let context = RowContext {
+        labels: &labels,
+        integrations: &integrations,
+        project,
+        now,
+    };
     let page = InboxPage {
         layout: Layout::for_project(format!("{tab_name} leads"), viewer, membership, "leads"),
         project_id: project.public_id.clone(),
@@ -296,14 +333,22 @@ pub(crate) async fn page<S: Store>(
         tab_sentence,
         open_tab: view.tab == LeadStatus::Open,
         spam_tab: view.tab == LeadStatus::Spam,
-        columns: columns(&view),
+        columns: columns(&view, &shown),
+        column_choices: Col::VARIANTS
+            .iter()
+            .map(|col| ColumnChoice {
+                name: col.as_ref(),
+                title: col.title(),
+                shown: shown.contains(col),
+            })
+            .collect(),
         rows: found
             .leads
             .iter()
             .zip(held)
             .map(|(lead, held)| Row {
                 held,
-                ..row(lead, &labels, &project.currency, now)
+                ..row(lead, &context)
             })
             .collect(),
         total: found.total,
@@ -316,7 +361,8 @@ pub(crate) async fn page<S: Store>(
             .zip(view.click_ids)
             .map(|(name, value)| ClickFilter { name, value })
             .collect(),
-        has_click_filter: view.click_ids.iter().any(Option::is_some),
+        has_filter: view.has_filter(),
+        price_shown: shown.contains(&Col::Price),
         labels: labels
             .iter()
             .map(|label| (label.id.to_string(), label.name.clone()))

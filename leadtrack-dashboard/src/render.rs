@@ -43,6 +43,8 @@ pub(crate) struct ViewerView {
     pub(crate) name: String,
     /// The anti-forgery token of their session, for the sign-out form.
     pub(crate) csrf: String,
+    /// The colour scheme they chose (`light` or `dark`); `None`: the system's.
+    pub(crate) theme: Option<String>,
 }
 
 impl Layout {
@@ -53,6 +55,11 @@ impl Layout {
             viewer: viewer.map(|viewer| ViewerView {
                 name: viewer.user.name.clone(),
                 csrf: viewer.csrf(),
+                theme: viewer
+                    .user
+                    .preferences
+                    .theme
+                    .map(|theme| theme.as_ref().to_owned()),
             }),
             project: None,
         }
@@ -244,6 +251,19 @@ pub(crate) fn script(request: &Request) -> Response {
             )
         })
         .response(&request.headers)
+}
+
+/// A JSON answer for a page's script; never cached.
+pub(crate) fn json(status: StatusCode, body: &serde_json::Value) -> Response {
+    let mut response = Response::new(body.to_string().into());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// Headers every dashboard response carries: no framing (clickjacking), no sniffing, no

@@ -32,6 +32,10 @@ pub(crate) enum Route {
     Reports,
     /// The project's settings, for owners.
     Settings(Settings),
+    /// Saving the viewer's inbox columns.
+    SaveColumns,
+    /// Saving the viewer's colour scheme.
+    SaveTheme,
 }
 
 /// The pages and forms under `/projects/{project}/leads`.
@@ -133,6 +137,8 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
             (M::GET, "/login", Route::SignInForm),
             (M::POST, "/login", Route::SignIn),
             (M::POST, "/logout", Route::SignOut),
+            (M::POST, "/preferences/columns", Route::SaveColumns),
+            (M::POST, "/preferences/theme", Route::SaveTheme),
             (M::GET, "/", Route::Projects),
             (M::GET, "/projects/{project}", Route::Project),
             (

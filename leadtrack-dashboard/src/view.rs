@@ -221,8 +221,12 @@ impl InboxView {
 
     /// Whether any filter besides the tab is applied.
     pub(crate) fn is_filtered(&self) -> bool {
-        !(self.search.is_empty()
-            && self.form_name.is_empty()
+        !self.search.is_empty() || self.has_filter()
+    }
+
+    /// Whether a filter of the filter panel (all but the search) is set.
+    pub(crate) fn has_filter(&self) -> bool {
+        !(self.form_name.is_empty()
             && self.from.is_empty()
             && self.to.is_empty()
             && self.click_ids.iter().all(Option::is_none)

@@ -12,7 +12,8 @@
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::account::{
-    LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User, email_key,
+    LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session, SessionHash,
+    User, email_key,
 };
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
@@ -144,6 +145,25 @@ pub(crate) async fn set_user_disabled(
     Ok(updated)
 }
 
+/// Replaces the user's preferences.
+pub(crate) async fn set_preferences(
+    c: &impl GenericClient,
+    user: UserId,
+    preferences: &Preferences,
+) -> Result<(), Error> {
+    let json = preferences.to_json();
+    let changed = c
+        .execute(
+            "UPDATE users SET preferences = $2 WHERE id = $1",
+            &[&user.0, &json],
+        )
+        .await?;
+    if changed == 0 {
+        return Err(not_found(Entity::User));
+    }
+    Ok(())
+}
+
 // ----- members -----
 
 /// Adds the member, or changes the role of one (who keeps their original `created_at`).
@@ -233,7 +253,7 @@ pub(crate) async fn members(
         .map(|row| {
             Ok(Member {
                 user: rows::user(row)?,
-                role: rows::parse("members.role", row.try_get(5)?)?,
+                role: rows::parse("members.role", row.try_get(rows::USER_WIDTH)?)?,
             })
         })
         .collect()
@@ -349,7 +369,7 @@ pub(crate) async fn session(
          JOIN users u ON u.id = s.user_id WHERE s.hash = $1"
     );
     let found = match one(c, &sql, &[&&hash.0[..]]).await? {
-        Some(row) => Some((rows::user(&row)?, rows::session(&row, 5)?)),
+        Some(row) => Some((rows::user(&row)?, rows::session(&row, rows::USER_WIDTH)?)),
         None => None,
     };
     match found {

@@ -436,6 +436,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX project_events_project ON project_events (project_id, at, id);
     "#,
+    // 9: each user's dashboard preferences (a JSON object, `{}`: the defaults).
+    r#"
+    ALTER TABLE users ADD COLUMN preferences text NOT NULL DEFAULT '{}';
+    "#,
 ];
 
 /// Creates the table recording the schema version, and applies the migrations the

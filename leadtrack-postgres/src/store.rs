@@ -4,7 +4,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
+    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, User,
 };
 use leadtrack_core::activity::{LeadEvent, ProjectEvent};
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
@@ -447,6 +448,11 @@ impl Accounts for PgStore {
 
     async fn set_user_disabled(&self, user: UserId, disabled: bool) -> StoreResult<User> {
         transaction!(self, |tx| accounts::set_user_disabled(&tx, user, disabled)
+            .await?)
+    }
+
+    async fn set_preferences(&self, user: UserId, preferences: &Preferences) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::set_preferences(&tx, user, preferences)
             .await?)
     }
 

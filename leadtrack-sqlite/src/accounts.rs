@@ -6,7 +6,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User, email_key,
+    LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session, SessionHash,
+    User, email_key,
 };
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis};
@@ -123,6 +124,21 @@ pub(crate) fn set_user_disabled(
     user(conn, id)
 }
 
+/// Replaces the user's preferences.
+pub(crate) fn set_preferences(
+    conn: &Connection,
+    id: UserId,
+    preferences: &Preferences,
+) -> Result<(), Error> {
+    let changed = conn
+        .prepare_cached("UPDATE users SET preferences = ?2 WHERE id = ?1")?
+        .execute((id.0, preferences.to_json()))?;
+    if changed == 0 {
+        return Err(not_found(Entity::User));
+    }
+    Ok(())
+}
+
 // ----- members -----
 
 /// Adds the member, or changes the role of one (who keeps their original `created_at`).
@@ -182,7 +198,7 @@ pub(crate) fn members(conn: &Connection, project: ProjectId) -> Result<Vec<Membe
     .query_and_then([project.0], |row| {
         Ok(Member {
             user: rows::user(row)?,
-            role: rows::parse("members.role", row.get(5)?)?,
+            role: rows::parse("members.role", row.get(rows::USER_WIDTH)?)?,
         })
     })?
     .collect()
@@ -278,7 +294,7 @@ pub(crate) fn session(
              JOIN users u ON u.id = s.user_id WHERE s.hash = ?1"
         ))?
         .query_and_then([&hash.0[..]], |row| -> Result<_, Error> {
-            Ok((rows::user(row)?, rows::session(row, 5)?))
+            Ok((rows::user(row)?, rows::session(row, rows::USER_WIDTH)?))
         })?
         .next()
         .transpose()?;

@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use leadtrack_core::StoreError;
-use leadtrack_core::account::{Actor, Session, User};
+use leadtrack_core::account::{Actor, Preferences, Session, User};
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::job::{Attempt, Job, QueueDepth};
 use leadtrack_core::label::ConversionLabel;
@@ -284,7 +284,11 @@ pub(crate) fn actor_json(actor: Option<&Actor>) -> Result<Option<String>, Error>
 }
 
 /// The columns [`user`] reads, in order (of `users`, which queries may alias `u`).
-pub(crate) const USER_COLUMNS: &str = "u.id, u.email, u.name, u.disabled, u.created_at";
+pub(crate) const USER_COLUMNS: &str =
+    "u.id, u.email, u.name, u.disabled, u.created_at, u.preferences";
+
+/// How many columns [`USER_COLUMNS`] has: a query's next column is at this index.
+pub(crate) const USER_WIDTH: usize = 6;
 
 /// A user from a row of [`USER_COLUMNS`] (the password hash is never part of it).
 pub(crate) fn user(row: &Row<'_>) -> Result<User, Error> {
@@ -294,6 +298,7 @@ pub(crate) fn user(row: &Row<'_>) -> Result<User, Error> {
         name: row.get(2)?,
         disabled: row.get(3)?,
         created_at: from_millis(row.get(4)?),
+        preferences: Preferences::from_json(&row.get::<_, String>(5)?),
     })
 }
 

@@ -520,6 +520,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         activity   TEXT    NOT NULL
     );
     CREATE INDEX project_events_project ON project_events (project_id, at, id);
+    "#, // 23: each user's dashboard preferences (a JSON object, `{}`: the defaults).
+    r#"
+    ALTER TABLE users ADD COLUMN preferences TEXT NOT NULL DEFAULT '{}';
     "#,
 ];
 

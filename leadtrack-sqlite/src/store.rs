@@ -5,7 +5,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
+    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, User,
 };
 use leadtrack_core::activity::{LeadEvent, ProjectEvent};
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
@@ -449,6 +450,12 @@ impl Accounts for SqliteStore {
 
     async fn set_user_disabled(&self, user: UserId, disabled: bool) -> StoreResult<User> {
         self.write(move |conn| accounts::set_user_disabled(conn, user, disabled))
+            .await
+    }
+
+    async fn set_preferences(&self, user: UserId, preferences: &Preferences) -> StoreResult<()> {
+        let preferences = preferences.clone();
+        self.write(move |conn| accounts::set_preferences(conn, user, &preferences))
             .await
     }
 

@@ -36,10 +36,34 @@ pub(crate) enum Engine {
     Firefox,
 }
 
+/// A DevTools command sent through chromedriver (`POST /session/{id}/goog/cdp/execute`).
+#[derive(Debug)]
+struct Cdp(&'static str, Value);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (warp::http::Method, Option<String>) {
+        let body = json!({"cmd": self.0, "params": self.1});
+        (warp::http::Method::POST, Some(body.to_string()))
+    }
+}
+
 /// A browser session and the driver process behind it.
 pub(crate) struct Browser {
     /// The WebDriver session.
     pub(crate) client: fantoccini::Client,
+    /// Which browser it is.
+    pub(crate) engine: Engine,
     driver: Child,
     _profile: tempfile::TempDir,
 }
@@ -65,6 +89,61 @@ impl Browser {
             Engine::Chromium => Self::start_chromium().await,
             Engine::Firefox => Self::start_firefox().await,
         }
+    }
+
+    /// Makes the page itself (the viewport) `width` × `height` CSS pixels: a laptop's screen,
+    /// or a phone's, narrower than Chromium lets a window be (500 px), so Chromium emulates
+    /// it (DevTools' `Emulation.setDeviceMetricsOverride`), and Firefox's window is sized
+    /// around it.
+    pub(crate) async fn viewport(&self, width: u32, height: u32) {
+        let c = &self.client;
+        if self.engine == Engine::Chromium {
+            let metrics =
+                json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false});
+            c.issue_cmd(Cdp("Emulation.setDeviceMetricsOverride", metrics))
+                .await
+                .expect("emulate the screen");
+        } else {
+            self.bidi_viewport(width, height).await;
+        }
+        let inner = c
+            .execute("return [window.innerWidth, window.innerHeight];", vec![])
+            .await
+            .unwrap();
+        assert_eq!(inner, json!([width, height]), "the viewport");
+    }
+
+    /// Firefox's viewport through WebDriver BiDi's `browsingContext.setViewport`
+    /// (<https://w3c.github.io/webdriver-bidi/#command-browsingContext-setViewport>): its
+    /// windows are 500 px wide at the least, and the command sizes the page inside.
+    async fn bidi_viewport(&self, width: u32, height: u32) {
+        use futures_util::{SinkExt, StreamExt};
+        use tokio_tungstenite::tungstenite::Message;
+        let url = self
+            .client
+            .capabilities()
+            .and_then(|caps| caps.get("webSocketUrl"))
+            .and_then(Value::as_str)
+            .expect("Firefox gives a BiDi address")
+            .to_owned();
+        let context: String = self.client.window().await.unwrap().into();
+        let (mut socket, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("connect to BiDi");
+        let command = json!({"id": 1, "method": "browsingContext.setViewport",
+            "params": {"context": context, "viewport": {"width": width, "height": height}}});
+        socket
+            .send(Message::text(command.to_string()))
+            .await
+            .unwrap();
+        while let Some(message) = socket.next().await {
+            let reply: Value = serde_json::from_str(message.unwrap().to_text().unwrap()).unwrap();
+            if reply["id"] == 1 {
+                assert_eq!(reply["type"], "success", "{reply}");
+                break;
+            }
+        }
+        let _ = socket.close(None).await;
     }
 
     /// Starts geckodriver and a headless Firefox ESR.
@@ -98,6 +177,8 @@ impl Browser {
         let profile = tempfile::tempdir().expect("a browser profile directory");
         let mut capabilities = Capabilities::new();
         capabilities.insert("browserName".into(), json!("firefox"));
+        // WebDriver BiDi, for sizing the page below the window's 500 px ([`Self::viewport`]).
+        capabilities.insert("webSocketUrl".into(), json!(true));
         capabilities.insert(
             "moz:firefoxOptions".into(),
             json!({
@@ -124,6 +205,7 @@ impl Browser {
             .unwrap_or_else(|err| panic!("Firefox did not start under geckodriver: {err}"));
         Self {
             client,
+            engine: Engine::Firefox,
             driver,
             _profile: profile,
         }
@@ -188,6 +270,7 @@ impl Browser {
             .unwrap_or_else(|err| panic!("Chromium did not start under chromedriver: {err}"));
         Self {
             client,
+            engine: Engine::Chromium,
             driver,
             _profile: profile,
         }

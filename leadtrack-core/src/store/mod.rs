@@ -33,7 +33,8 @@ pub use error::{Conflict, Entity, StoreError, StoreResult};
 pub use row::LeadRow;
 
 use crate::account::{
-    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Session, SessionHash, User,
+    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, User,
 };
 use crate::activity::{LeadEvent, ProjectEvent};
 use crate::integration::{IntegrationSettings, Integrations, Secret};
@@ -542,6 +543,9 @@ pub trait Accounts: Send + Sync + 'static {
     /// Disables or enables a user; disabling ends all their sessions.
     /// Errors: [`Entity::User`] not found.
     async fn set_user_disabled(&self, user: UserId, disabled: bool) -> StoreResult<User>;
+
+    /// Replaces the user's dashboard preferences. Errors: [`Entity::User`] not found.
+    async fn set_preferences(&self, user: UserId, preferences: &Preferences) -> StoreResult<()>;
 
     // ----- members -----
 

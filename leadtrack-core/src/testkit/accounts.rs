@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 use chrono::Duration;
 
 use crate::account::{
-    NewUser, Password, PasswordHash, SessionHash, SessionToken, User, session_lifetime,
+    NewUser, Password, PasswordHash, Preferences, SessionHash, SessionToken, Theme, User,
+    session_lifetime,
 };
 use crate::store::{Accounts, Conflict, Entity, StoreError};
 use crate::types::{Role, UserId};
@@ -292,6 +293,36 @@ pub async fn disabled_users_have_no_sessions<B: Backend>(backend: &B) {
     assert!(!live(&store, &before, 3).await, "ended sessions stay ended");
     let after = session(&store, ada.id, 3).await;
     assert!(live(&store, &after, 4).await);
+}
+
+/// Each user's dashboard preferences are kept as given, apart from anyone else's, and a
+/// user has none until they choose.
+pub async fn preferences_are_kept_per_user<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let ada = user(&store, "ada@example.com").await;
+    let grace = user(&store, "grace@example.com").await;
+    assert_eq!(ada.preferences, Preferences::default());
+    let chosen = Preferences {
+        inbox_columns: Some(vec!["name".to_owned(), "price".to_owned()]),
+        theme: Some(Theme::Dark),
+    };
+    store.set_preferences(ada.id, &chosen).await.unwrap();
+    let read = |email: &'static str| store.user_by_email(email);
+    assert_eq!(read("ada@example.com").await.unwrap().preferences, chosen);
+    assert_eq!(
+        read("grace@example.com").await.unwrap().preferences,
+        Preferences::default()
+    );
+    let light = Preferences {
+        theme: Some(Theme::Light),
+        ..Preferences::default()
+    };
+    store.set_preferences(ada.id, &light).await.unwrap();
+    assert_eq!(read("ada@example.com").await.unwrap().preferences, light);
+    let nobody = store
+        .set_preferences(UserId(grace.id.0 + 100), &light)
+        .await;
+    assert_not_found(nobody, Entity::User);
 }
 
 /// Failed sign-ins are counted per email (in any case) and per address, within the time
