@@ -196,6 +196,7 @@ async fn several_leads_are_rated_at_once_and_the_lost_tab_exports() {
     let (browser, site) = (Browser::start().await, site().await);
     let c = &browser.client;
     site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
     // Several at once. While the page is open, someone rates Alan through the API, so his
     // rating is refused with the reason, and Ada's goes through.
     c.goto(&format!("{}/projects/acme/leads", site.base()))
@@ -580,7 +581,7 @@ async fn a_lead_page_with_a_conversion_fits_a_phone() {
         .await
         .unwrap();
     site.sign_in(&browser, OWNER).await;
-    c.set_window_size(390, 844).await.unwrap();
+    browser.viewport(390, 844).await;
     c.goto(&format!("{}/projects/acme/leads/1", site.base()))
         .await
         .unwrap();

@@ -16,6 +16,9 @@ mod support;
 
 use std::path::PathBuf;
 
+use fantoccini::Locator;
+use fantoccini::key::Key;
+use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus};
 use serde_json::{Value, json};
 
 use site::*;
@@ -188,6 +191,98 @@ async fn every_page_fits_a_laptop_and_a_phone() {
                 );
             }
         }
+        browser.close().await;
+    }
+}
+
+/// The id of the inbox's current row (`tr.current`), once there is one.
+async fn current_row(browser: &Browser) -> i64 {
+    let c = &browser.client;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Ok(row) = c.find(Locator::Css("tr.current")).await {
+            let id = row.attr("id").await.unwrap().unwrap_or_default();
+            return id.trim_start_matches("lead-").parse().unwrap();
+        }
+        assert!(std::time::Instant::now() < deadline, "no current row");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Rates the current row by keyboard: `1` picks the first label, `p` goes to the price,
+/// `price` is typed, and Enter saves; then the next row is the current one.
+async fn rate_current_row(browser: &Browser, price: &str) -> i64 {
+    let id = current_row(browser).await;
+    press(browser, "1").await;
+    press(browser, "p").await;
+    let field = browser.client.active_element().await.unwrap();
+    assert_eq!(
+        field.attr("id").await.unwrap(),
+        Some(format!("price-{id}")),
+        "p goes to the row's price"
+    );
+    field.send_keys(price).await.unwrap();
+    field.send_keys(&Key::Enter.to_string()).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while current_row(browser).await == id {
+        assert!(std::time::Instant::now() < deadline, "saving moves on");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    id
+}
+
+/// Two rows rated by keyboard, each with its price, without leaving the list: each is a
+/// rating like any other (waiting out its undo window, one job), the row says so, and `?`
+/// lists the keys.
+#[tokio::test]
+async fn two_rows_are_rated_by_keyboard_with_prices() {
+    for engine in ENGINES {
+        let site = busy_site().await;
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        site_window(site.store(), site.acme(), 30).await;
+        c.goto(&format!("{}/projects/acme/leads", site.base()))
+            .await
+            .unwrap();
+        press(&browser, "j").await;
+        let first = rate_current_row(&browser, "1500").await;
+        let second = rate_current_row(&browser, "250.50").await;
+        assert_ne!(first, second);
+        for (id, cents) in [(first, 150_000), (second, 25_050)] {
+            let lead = site
+                .store()
+                .find_lead(site.acme().id, &LeadIdentifier::LeadId(LeadId(id)))
+                .await
+                .unwrap();
+            assert_eq!(
+                (
+                    lead.status,
+                    lead.price,
+                    lead.conversion_id.map(|c| c.to_string())
+                ),
+                (
+                    LeadStatus::Pending,
+                    Some(cents),
+                    Some(site.customer.clone())
+                ),
+                "{engine:?}: lead {id}"
+            );
+            let jobs = site.store().lead_jobs(site.acme().id, LeadId(id)).await;
+            assert_eq!(jobs.unwrap().len(), 1, "one rating, one job");
+            let waiting = c
+                .find(Locator::Css(&format!("#lead-{id} .held-row")))
+                .await
+                .unwrap();
+            assert!(
+                waiting.text().await.unwrap().starts_with("sent in"),
+                "{engine:?}: the row shows its rating waiting"
+            );
+        }
+        press(&browser, "?").await;
+        let help = c.find(Locator::Css("dialog[open]")).await.unwrap();
+        assert!(help.text().await.unwrap().contains("Keys in the inbox"));
         browser.close().await;
     }
 }

@@ -688,3 +688,171 @@ async fn each_platform_with_a_click_id_has_its_badge() {
         ["Google", "Meta", "Microsoft", "LinkedIn", "TikTok"]
     );
 }
+
+/// The one-time token of lead `id`'s row form on an inbox page.
+fn row_token(page: &Reply, id: LeadId) -> String {
+    let form = format!("<form id=\"row-{id}\"");
+    let rest = &page.text[page.text.find(&form).expect("the row's form")..];
+    let field = "name=\"form\" value=\"";
+    let rest = &rest[rest.find(field).unwrap() + field.len()..];
+    rest[..rest.find('"').unwrap()].to_owned()
+}
+
+/// A row saved from the inbox is the lead page's rating: without the script it goes back
+/// to the view (`303`) or shows the inbox with the problem; with it (`Accept: JSON`) the
+/// answer says how it went, how long the rating waits, and the token for the next save.
+#[tokio::test]
+async fn a_row_saves_with_a_303_or_as_json_by_the_same_rules() {
+    let app = app().await;
+    let customer = webhook_customer(&app).await.to_string();
+    let ada = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
+    let grace = lead(&app, json!({"userData": {"email": "grace@example.com"}})).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let inbox = app.get("/projects/alpha/leads?tab=open", &member).await;
+    assert!(inbox.text.contains(&format!("id=\"rating-{ada}\"")));
+    let csrf = inbox.csrf();
+    let save = |id: LeadId, token: &str, price: &str| {
+        let body = encode(&[
+            ("csrf", &csrf),
+            ("form", token),
+            ("back", "tab=open&page=1"),
+            ("conversionId", &customer),
+            ("price", price),
+        ]);
+        form(&format!("/projects/alpha/leads/{id}/rate"), &body).header("cookie", &member)
+    };
+
+    // A bad price: the inbox again, with the problem; nothing changes.
+    let token = row_token(&inbox, ada);
+    let refused = app.send(save(ada, &token, "lots")).await;
+    refused.assert_shows(StatusCode::BAD_REQUEST, &["The price must be an amount"]);
+    assert_eq!(stored(&app, ada).await.status, LeadStatus::Open);
+
+    // Without the script: back to the view, at the row; a replay rates nothing again.
+    let saved = app.send(save(ada, &token, "1,500")).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        saved.header("location"),
+        Some(format!("/projects/alpha/leads?tab=open&page=1#lead-{ada}").as_str())
+    );
+    let again = app.send(save(ada, &token, "1,500")).await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER);
+    let lead = stored(&app, ada).await;
+    assert_eq!(
+        (lead.status, lead.price),
+        (LeadStatus::Pending, Some(150_000))
+    );
+    assert_eq!(
+        app.store.lead_jobs(app.alpha.id, ada).await.unwrap().len(),
+        1
+    );
+    let shown = app.get("/projects/alpha/leads?tab=pending", &member).await;
+    assert!(shown.text.contains("sent in"), "the row's rating waits");
+
+    // With the script: JSON.
+    let json_save = |request: Request| request.header("accept", "application/json");
+    let token = row_token(&inbox, grace);
+    let saved = app.send(json_save(save(grace, &token, "250.50"))).await;
+    assert_eq!(saved.status, StatusCode::OK, "{}", saved.text);
+    let answer: Value = serde_json::from_str(&saved.text).unwrap();
+    assert_eq!(answer["rated"], "queued");
+    let held = answer["heldMs"].as_i64().unwrap();
+    assert!(held > 0 && held <= 10_000, "waits out the window: {held}");
+    assert!(
+        answer["form"]
+            .as_str()
+            .unwrap()
+            .parse::<uuid::Uuid>()
+            .is_ok()
+    );
+    assert_eq!(stored(&app, grace).await.price, Some(25_050));
+    // Rated again while its rating waits: refused, and said so.
+    let fresh = answer["form"].as_str().unwrap().to_owned();
+    let refused = app.send(json_save(save(grace, &fresh, "99"))).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    let answer: Value = serde_json::from_str(&refused.text).unwrap();
+    assert!(
+        answer["problem"]
+            .as_str()
+            .unwrap()
+            .contains("still being sent")
+    );
+    assert_eq!(stored(&app, grace).await.price, Some(25_050));
+}
+
+/// The inbox's columns and the colour scheme are each user's own, kept across sign-ins;
+/// a forged form changes nothing, and a form never sends anyone off the site.
+#[tokio::test]
+async fn columns_and_theme_are_kept_per_user() {
+    let app = app().await;
+    lead(&app, json!({"userData": {"email": "ada@example.com"}, "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring"}})).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let heading = |name: &str| format!("data-col=\"{name}\"");
+    let inbox = app.get("/projects/alpha/leads", &member).await;
+    assert!(inbox.text.contains(&heading("email")) && !inbox.text.contains(&heading("campaign")));
+    let csrf = inbox.csrf();
+    let choose = |back: &str| {
+        let body = encode(&[
+            ("csrf", &csrf),
+            ("back", back),
+            ("column", "campaign"),
+            ("column", "status"),
+            ("column", "nonsense"),
+        ]);
+        form("/preferences/columns", &body).header("cookie", &member)
+    };
+    let forged = app
+        .send(form("/preferences/columns", "column=campaign").header("cookie", &member))
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let saved = app.send(choose("/projects/alpha/leads?tab=open")).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        saved.header("location"),
+        Some("/projects/alpha/leads?tab=open")
+    );
+    let inbox = app.get("/projects/alpha/leads", &member).await;
+    assert!(inbox.text.contains("spring"), "the campaign shows");
+    for (name, shown) in [
+        ("name", true),
+        ("campaign", true),
+        ("status", true),
+        ("email", false),
+        ("created", false),
+    ] {
+        assert_eq!(inbox.text.contains(&heading(name)), shown, "{name}");
+    }
+    let owners = app.get("/projects/alpha/leads", &owner).await;
+    assert!(
+        owners.text.contains(&heading("email")),
+        "the owner's own columns"
+    );
+    let elsewhere = app.send(choose("https://evil.example/")).await;
+    assert_eq!(elsewhere.header("location"), Some("/"));
+
+    // The theme: back to the page it was switched on; `system` follows the system again.
+    let theme = |value: &str| {
+        form(
+            "/preferences/theme",
+            &encode(&[("csrf", &csrf), ("theme", value)]),
+        )
+        .header("cookie", &member)
+        .header(
+            "referer",
+            &format!("{ORIGIN}/projects/alpha/reports?from=2026-01-01"),
+        )
+    };
+    let dark = app.send(theme("dark")).await;
+    assert_eq!(
+        dark.header("location"),
+        Some("/projects/alpha/reports?from=2026-01-01")
+    );
+    let page = app.get("/projects/alpha/reports", &member).await;
+    assert!(page.text.contains("<html lang=\"en\" data-theme=\"dark\">"));
+    let owners = app.get("/projects/alpha/reports", &owner).await;
+    assert!(owners.text.contains("<html lang=\"en\">"));
+    app.send(theme("system")).await;
+    let page = app.get("/projects/alpha/reports", &member).await;
+    assert!(page.text.contains("<html lang=\"en\">"));
+}
