@@ -1,6 +1,6 @@
-//! The end-to-end suites that need a browser, `tests/browser.rs` and `tests/dashboard.rs`,
-//! are compiled only with `LEADTRACK_BROWSER_TESTS=required` (`cfg(leadtrack_browser)`), so
-//! that a run without browsers cannot pass by skipping them; built, they fail without
+//! The end-to-end suites that need a browser, `tests/browser.rs`, `tests/dashboard.rs` and
+//! `tests/inbox.rs`, are compiled only with `LEADTRACK_BROWSER_TESTS=required`
+//! (`cfg(leadtrack_browser)`), so that a run without browsers cannot pass by skipping them; built, they fail without
 //! Chromium, Firefox ESR and their drivers. `.ci/run` sets it; `tests/required.rs` says when
 //! a run left them out.
 

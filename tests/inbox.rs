@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use fantoccini::Locator;
 use fantoccini::key::Key;
+use leadtrack::core::project::ProjectSettings;
 use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus};
 use serde_json::{Value, json};
 
@@ -284,5 +285,311 @@ async fn two_rows_are_rated_by_keyboard_with_prices() {
         let help = c.find(Locator::Css("dialog[open]")).await.unwrap();
         assert!(help.text().await.unwrap().contains("Keys in the inbox"));
         browser.close().await;
+    }
+}
+
+/// What the API says of lead `id`: its status, price (in cents) and how many jobs it has.
+async fn seen_by_api(site: &Site, id: i64) -> (String, Option<i64>, usize) {
+    let client = site.app.client();
+    let identifier = leadtrack::core::api::LeadIdentifier::LeadId(LeadId(id));
+    let lead = client.get_lead(&identifier).await.unwrap();
+    let jobs = client.get_lead_jobs(&identifier).await.unwrap();
+    let lead = serde_json::to_value(&lead).unwrap();
+    let price = lead["price"].as_i64();
+    (
+        lead["status"].as_str().unwrap().to_owned(),
+        price,
+        jobs.jobs.len(),
+    )
+}
+
+/// With "review before sending", ratings made in the rows are drafts: the API sees none
+/// of them (no status, no job), until "Send the ratings" sends them as one batch, which
+/// one Undo (`u`) takes back whole.
+#[tokio::test]
+async fn drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo() {
+    for engine in ENGINES {
+        let site = busy_site().await;
+        let review = ProjectSettings {
+            review_ratings: Some(true),
+            undo_window_seconds: Some(60),
+            ..ProjectSettings::default()
+        };
+        site.store()
+            .update_project(site.acme().id, review)
+            .await
+            .unwrap();
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        press(&browser, "j").await;
+        let first = rate_current_row(&browser, "1200").await;
+        let second = rate_current_row(&browser, "80").await;
+        let bar = c.find(Locator::Css("[data-drafts-bar]")).await.unwrap();
+        assert!(
+            bar.text()
+                .await
+                .unwrap()
+                .starts_with("2 ratings kept as drafts")
+        );
+        for id in [first, second] {
+            let badge = c
+                .find(Locator::Css(&format!("#lead-{id} [data-draft-badge]")))
+                .await
+                .unwrap();
+            assert!(
+                badge.is_displayed().await.unwrap(),
+                "{engine:?}: the row's draft"
+            );
+            assert_eq!(seen_by_api(&site, id).await, ("open".to_owned(), None, 0));
+        }
+        // Shown as drafts to the rest of the team, after a reload too.
+        c.refresh().await.unwrap();
+        let shown = c
+            .find(Locator::Css(&format!("#price-{first}")))
+            .await
+            .unwrap();
+        assert_eq!(
+            shown.prop("value").await.unwrap().as_deref(),
+            Some("1,200.00")
+        );
+
+        c.find(Locator::Css("[data-drafts-bar] button"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until(&browser, "the batch sent", |_, text| {
+            text.contains("2 leads rated")
+        })
+        .await;
+        assert_eq!(
+            seen_by_api(&site, first).await,
+            ("pending".to_owned(), Some(120_000), 1)
+        );
+        assert_eq!(
+            seen_by_api(&site, second).await,
+            ("pending".to_owned(), Some(8_000), 1)
+        );
+        assert!(
+            site.store()
+                .drafts(site.acme().id)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+
+        press(&browser, "u").await;
+        wait_until(&browser, "the batch undone", |_, text| {
+            text.contains("2 ratings undone")
+        })
+        .await;
+        for id in [first, second] {
+            let (status, _, _) = seen_by_api(&site, id).await;
+            assert_eq!(status, "open", "{engine:?}: undone, nothing left to send");
+        }
+        browser.close().await;
+    }
+}
+
+/// The text on the page whose contrast with what is behind it is below WCAG AA (4.5:1, or
+/// 3:1 for large text), as `tag.class "text" ratio` lines.
+async fn low_contrast(browser: &Browser) -> Value {
+    browser
+        .client
+        .execute(
+            r#"
+            const parse = (c) => { const m = c.match(/[\d.]+/g) || [0, 0, 0, 0];
+              return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
+            const lum = ([r, g, b]) => { const f = (v) => { v /= 255;
+              return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+              return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+            const over = (top, under) => { const a = top[3];
+              return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat([1]); };
+            const behind = (e) => { const layers = [];
+              for (let n = e; n; n = n.parentElement) {
+                const bg = parse(getComputedStyle(n).backgroundColor);
+                if (bg[3] > 0) { layers.push(bg); if (bg[3] >= 1) break; } }
+              let color = parse(getComputedStyle(document.documentElement).backgroundColor);
+              if (color[3] === 0) color = [255, 255, 255, 1];
+              for (const layer of layers.reverse()) color = over(layer, color);
+              return color; };
+            const low = [];
+            for (const e of document.querySelectorAll('body *')) {
+              if (e.offsetParent === null || e.closest('.visually-hidden, [hidden], svg')) continue;
+              const text = [...e.childNodes].filter((n) => n.nodeType === 3)
+                .map((n) => n.textContent.trim()).join('');
+              if (!text) continue;
+              const style = getComputedStyle(e);
+              const back = behind(e);
+              const fore = over(parse(style.color), back);
+              const [a, b] = [lum(fore), lum(back)];
+              const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+              const size = parseFloat(style.fontSize), bold = +style.fontWeight >= 700;
+              const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+              if (ratio < needed) low.push(e.tagName + '.' + e.className + ' "' + text.slice(0, 30) + '" ' + ratio.toFixed(2));
+            }
+            return low;"#,
+            vec![],
+        )
+        .await
+        .unwrap()
+}
+
+/// Dark mode: the system's preference is followed (Chromium emulates a dark system), and
+/// the header's switch, remembered per user, sets it in both browsers; every page keeps
+/// WCAG AA contrast in both schemes.
+#[tokio::test]
+async fn dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast() {
+    let site = busy_site().await;
+    let pages = [
+        "/projects/acme/leads",
+        "/projects/acme/leads/1",
+        "/projects/acme/reports",
+        "/projects/acme/settings/labels",
+        "/projects/acme/settings/integrations",
+        "/projects/acme/settings/project",
+        "/",
+    ];
+    let background = "return getComputedStyle(document.documentElement).backgroundColor;";
+    for engine in ENGINES {
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        for path in pages {
+            c.goto(&format!("{}{path}", site.base())).await.unwrap();
+            assert_eq!(
+                low_contrast(&browser).await,
+                json!([]),
+                "{engine:?} light {path}"
+            );
+        }
+        if engine == Engine::Chromium {
+            browser.prefer_dark(true).await;
+            c.refresh().await.unwrap();
+            assert_eq!(
+                c.execute(background, vec![]).await.unwrap(),
+                json!("rgb(13, 17, 23)")
+            );
+            browser.prefer_dark(false).await;
+        }
+        // The switch: dark, on every page, and remembered.
+        c.goto(&format!("{}/projects/acme/reports", site.base()))
+            .await
+            .unwrap();
+        c.find(Locator::Css("button.to-dark"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until(&browser, "dark", |url, _| {
+            url.ends_with("/projects/acme/reports")
+        })
+        .await;
+        for path in pages {
+            c.goto(&format!("{}{path}", site.base())).await.unwrap();
+            assert_eq!(
+                c.execute(background, vec![]).await.unwrap(),
+                json!("rgb(13, 17, 23)"),
+                "{path}"
+            );
+            assert_eq!(
+                low_contrast(&browser).await,
+                json!([]),
+                "{engine:?} dark {path}"
+            );
+            let name = path.trim_matches('/').replace('/', "-");
+            photograph(&browser, &format!("{engine:?}-dark-{name}").to_lowercase()).await;
+        }
+        c.find(Locator::Css("button.to-light"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until(&browser, "light", |url, _| url.ends_with('/')).await;
+        assert_eq!(
+            c.execute(background, vec![]).await.unwrap(),
+            json!("rgb(245, 247, 250)")
+        );
+        browser.close().await;
+    }
+}
+
+/// The headings of the inbox's columns, in order.
+async fn headings(browser: &Browser) -> Vec<String> {
+    let mut names = Vec::new();
+    for th in browser
+        .client
+        .find_all(Locator::Css("table.inbox th[data-col]"))
+        .await
+        .unwrap()
+    {
+        names.push(th.attr("data-col").await.unwrap().unwrap_or_default());
+    }
+    names
+}
+
+/// The column chooser: a user shows the campaign and hides the email; the choice is kept
+/// for them across sessions, and is theirs alone.
+#[tokio::test]
+async fn the_column_chooser_is_remembered_per_user() {
+    let site = busy_site().await;
+    for engine in ENGINES {
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        c.find(Locator::Css(".popover.columns summary"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        for name in ["email", "campaign"] {
+            let selector = format!(".popover.columns input[value={name}]");
+            c.find(Locator::Css(&selector))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+        }
+        c.find(Locator::Css(".popover.columns button"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until(&browser, "the chosen columns", |_, text| {
+            text.contains("spring_sale")
+        })
+        .await;
+        let chosen = [
+            "created", "name", "form", "source", "campaign", "clickIds", "price", "status",
+        ];
+        assert_eq!(headings(&browser).await, chosen, "{engine:?}");
+        browser.close().await;
+
+        // A new session of the same user: the same columns. Another user: the defaults.
+        let again = Browser::start_in(engine).await;
+        site.sign_in(&again, OWNER).await;
+        assert_eq!(headings(&again).await, chosen, "{engine:?}: kept");
+        again.close().await;
+        let member = Browser::start_in(engine).await;
+        site.sign_in(&member, MEMBER).await;
+        assert!(headings(&member).await.contains(&"email".to_owned()));
+        member.close().await;
+        // Back to the defaults for the next browser.
+        let owner = site.store().user_by_email(OWNER.0).await.unwrap();
+        let defaults = leadtrack::core::account::Preferences::default();
+        site.store()
+            .set_preferences(owner.id, &defaults)
+            .await
+            .unwrap();
     }
 }

@@ -15,7 +15,7 @@
 //! 4. [`matching`]: how emails, phones and search terms match;
 //! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`integration`], [`job`], [`webhook`] (lead webhooks),
-//!    [`activity`] (a lead's history),
+//!    [`activity`] (a lead's history), [`draft`] (ratings kept for review before sending),
 //!    [`report`] (leads counted by where they came from);
 //! 6. [`conversion`]: one identity per conversion, and what a rating again sends;
 //!    [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
@@ -74,6 +74,8 @@ pub mod webhook;
 
 pub mod activity;
 
+pub mod draft;
+
 pub mod report;
 
 pub mod conversion;
@@ -103,7 +105,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 23] = [
+    const CHAIN: [&str; 24] = [
         "time",
         "error",
         "types",
@@ -119,6 +121,7 @@ mod chain {
         "job",
         "webhook",
         "activity",
+        "draft",
         "report",
         "conversion",
         "rules",

@@ -35,6 +35,9 @@ pub struct Project {
     pub undo_window_seconds: u32,
     /// What holds its leads as spam, and how many an hour it may hold.
     pub spam_rules: SpamRules,
+    /// Whether ratings made in the inbox are drafts, sent only once reviewed
+    /// ([`crate::draft`]).
+    pub review_ratings: bool,
     /// When it was created.
     pub created_at: DateTime<Utc>,
 }
@@ -90,6 +93,8 @@ pub struct ProjectSettings {
     pub undo_window_seconds: Option<u32>,
     /// New spam rules.
     pub spam_rules: Option<SpamRules>,
+    /// Review the inbox's ratings before sending them, or not.
+    pub review_ratings: Option<bool>,
 }
 
 /// A fresh random public project id, `prj_` and 16 hex digits.
@@ -170,6 +175,9 @@ impl ProjectSettings {
         }
         if let Some(rules) = self.spam_rules {
             changed.spam_rules = rules;
+        }
+        if let Some(review) = self.review_ratings {
+            changed.review_ratings = review;
         }
         *project = changed;
         Ok(())
@@ -349,6 +357,7 @@ mod tests {
             allowed_origins: Vec::new(),
             undo_window_seconds: DEFAULT_UNDO_WINDOW_SECONDS,
             spam_rules: SpamRules::default(),
+            review_ratings: false,
             created_at: DateTime::<Utc>::MIN_UTC,
         }
     }

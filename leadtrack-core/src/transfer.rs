@@ -101,6 +101,7 @@ pub const TABLES: &[Table] = &[
             column("default_consent", Text),
             column("undo_window_seconds", Int32),
             column("spam_rules", Text),
+            column("review_ratings", Bool),
         ],
     },
     Table {
@@ -246,6 +247,18 @@ pub const TABLES: &[Table] = &[
             column("at", Int),
             column("actor", Text),
             column("activity", Text),
+        ],
+    },
+    Table {
+        name: "rating_drafts",
+        key: Some("lead_id"),
+        columns: &[
+            column("project_id", Int),
+            column("lead_id", Int),
+            column("conversion_id", Text),
+            column("price", Int),
+            column("actor", Text),
+            column("at", Int),
         ],
     },
     Table {

@@ -93,6 +93,7 @@
       form.querySelector("[name=form]").value = reply.answer.form;
       row.classList.remove("dirty");
       row.classList.add("saved");
+      if (reply.answer.drafts !== undefined) drafted(row, reply.answer);
       var held = row.querySelector("[data-held]");
       if (held && reply.answer.heldMs > 0) {
         held.setAttribute("data-held", String(reply.answer.heldMs));
@@ -105,6 +106,17 @@
       row.removeAttribute("data-saving");
       form.submit();
     });
+  }
+  // A row kept as a draft (a project that reviews ratings): its badge, and the bar that
+  // sends them all.
+  function drafted(row, answer) {
+    var badge = row.querySelector("[data-draft-badge]");
+    if (badge) badge.hidden = answer.rated !== "draft";
+    var bar = d.querySelector("[data-drafts-bar]");
+    if (!bar) return;
+    bar.hidden = answer.drafts === 0;
+    bar.querySelector("[data-drafts-text]").textContent =
+      answer.drafts === 1 ? "1 rating" : answer.drafts + " ratings";
   }
   all("form[data-row-form]").forEach(function (form) {
     form.addEventListener("submit", function (event) {

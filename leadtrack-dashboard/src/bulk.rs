@@ -9,8 +9,9 @@ use chrono::{DateTime, Utc};
 use leadtrack_core::Store;
 use leadtrack_core::types::{LeadId, LeadIdentifier};
 use uuid::Uuid;
+use warp::http::StatusCode;
 
-use crate::lead::{Held, display_name};
+use crate::lead::{Held, Rated, display_name};
 use crate::list::BulkResult;
 
 /// Why a lead of a bulk rating was not rated, as the redirect names it.
@@ -23,6 +24,8 @@ pub(crate) enum Refusal {
     Missing,
     /// The store failed; nothing changed for it.
     Failed,
+    /// Its draft no longer applies (its label was deleted).
+    Invalid,
 }
 
 impl Refusal {
@@ -31,6 +34,7 @@ impl Refusal {
             Self::Pending => "its last rating is still being sent",
             Self::Missing => "not found in this project",
             Self::Failed => "something went wrong on our side; nothing was changed",
+            Self::Invalid => "its rating's label no longer exists; rate it again",
         }
     }
 }
@@ -42,11 +46,43 @@ pub(crate) struct Outcome {
     pub(crate) token: Uuid,
     pub(crate) rated: usize,
     pub(crate) already: usize,
+    /// Kept as drafts, in a project that reviews ratings before sending them.
+    pub(crate) drafted: usize,
     pub(crate) refused: Vec<(LeadId, Refusal)>,
     pub(crate) until: DateTime<Utc>,
 }
 
 impl Outcome {
+    /// A batch through the form with one-time token `token`, whose ratings wait `window`.
+    pub(crate) fn new(token: Uuid, window: chrono::Duration) -> Self {
+        Self {
+            token,
+            rated: 0,
+            already: 0,
+            drafted: 0,
+            refused: Vec::new(),
+            until: Utc::now() + window,
+        }
+    }
+
+    /// Counts how the rating of lead `id` went; `Err` with a problem of the form itself
+    /// (a bad price), which is the same for every lead.
+    pub(crate) fn count(
+        &mut self,
+        id: LeadId,
+        rated: Result<Rated, (StatusCode, String)>,
+    ) -> Result<(), String> {
+        match rated {
+            Ok(Rated::Already) => self.already += 1,
+            Ok(_) => self.rated += 1,
+            Err((StatusCode::BAD_REQUEST, problem)) => return Err(problem),
+            Err((StatusCode::CONFLICT, _)) => self.refused.push((id, Refusal::Pending)),
+            Err((StatusCode::NOT_FOUND, _)) => self.refused.push((id, Refusal::Missing)),
+            Err(_) => self.refused.push((id, Refusal::Failed)),
+        }
+        Ok(())
+    }
+
     /// The outcome as query parameters, to follow the inbox view's own.
     pub(crate) fn query(&self) -> String {
         let refused: Vec<String> = self
@@ -55,10 +91,11 @@ impl Outcome {
             .map(|(id, why)| format!("{id}.{}", why.as_ref()))
             .collect();
         let mut query = format!(
-            "bulk={}&rated={}&already={}&until={}",
+            "bulk={}&rated={}&already={}&drafted={}&until={}",
             self.token,
             self.rated,
             self.already,
+            self.drafted,
             self.until.timestamp_millis()
         );
         if !refused.is_empty() {
@@ -86,6 +123,7 @@ impl Outcome {
             token: param("bulk")?.parse().ok()?,
             rated: count("rated"),
             already: count("already"),
+            drafted: count("drafted"),
             refused,
             until,
         })
@@ -115,10 +153,20 @@ impl Outcome {
         let held = (self.rated > 0)
             .then(|| Held::until(what, self.until, now))
             .flatten();
+        let notice = match (self.already, self.drafted) {
+            (0, 0) => None,
+            (0, 1) => Some(
+                "1 rating kept as a draft: nothing is sent until the drafts are sent.".to_owned(),
+            ),
+            (0, n) => Some(format!(
+                "{n} ratings kept as drafts: nothing is sent until the drafts are sent."
+            )),
+            _ => Some("This rating was already saved.".to_owned()),
+        };
         BulkResult {
             rated: self.rated,
             refused,
-            notice: (self.already > 0).then(|| "This rating was already saved.".to_owned()),
+            notice,
             undo: held.map(|held| (self.token.to_string(), held)),
             ..BulkResult::default()
         }
@@ -148,6 +196,7 @@ mod tests {
             token: Uuid::new_v4(),
             rated: 2,
             already: 0,
+            drafted: 0,
             refused: vec![
                 (LeadId(12), Refusal::Pending),
                 (LeadId(15), Refusal::Missing),

@@ -15,7 +15,7 @@ use crate::list::{self, BulkResult};
 use crate::routes::Leads;
 use crate::session::{Form, Viewer};
 use crate::view::InboxView;
-use crate::{Config, Request, access, delete, render, row, spam};
+use crate::{Config, Request, access, delete, drafts, render, row, spam};
 
 /// A member's posted form, genuine: who posted it, their membership of the project, and
 /// the form.
@@ -71,6 +71,7 @@ pub(crate) async fn handle<S: Store>(
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,
+                (Leads::SendDrafts, _) => drafts::send(store, member).await,
                 // From an inbox row: its form names the view to go back to.
                 (_, Some(id)) if member.2.all("back").next().is_some() => {
                     row::save(store, member, id, row::wants_json(request)).await
@@ -293,7 +294,8 @@ async fn bulk_rate<S: Store>(store: &S, member: MemberForm) -> Response {
     }
 }
 
-/// Rates each of `ids` with the form; `Err` with a problem of the form itself.
+/// Rates each of `ids` with the form (or keeps each rating as a draft, in a project that
+/// reviews them before sending); `Err` with a problem of the form itself.
 async fn rate_all<S: Store>(
     store: &S,
     (viewer, membership): (&Viewer, &Membership),
@@ -301,23 +303,20 @@ async fn rate_all<S: Store>(
     ids: &[LeadId],
 ) -> Result<bulk::Outcome, String> {
     let window = chrono::Duration::seconds(i64::from(membership.project.undo_window_seconds));
-    let mut outcome = bulk::Outcome {
-        token: form.get("form").parse().unwrap_or_else(|_| Uuid::new_v4()),
-        rated: 0,
-        already: 0,
-        refused: Vec::new(),
-        until: chrono::Utc::now() + window,
-    };
+    let token = form.get("form").parse().unwrap_or_else(|_| Uuid::new_v4());
+    let mut outcome = bulk::Outcome::new(token, window);
     for id in ids {
-        match lead::rate_as(store, viewer, membership, *id, form, outcome.token).await {
-            Ok(Rated::Already) => outcome.already += 1,
-            Ok(_) => outcome.rated += 1,
-            // A problem of the form (a bad price) is the same for every lead.
-            Err((StatusCode::BAD_REQUEST, problem)) => return Err(problem),
-            Err((StatusCode::CONFLICT, _)) => outcome.refused.push((*id, Refusal::Pending)),
-            Err((StatusCode::NOT_FOUND, _)) => outcome.refused.push((*id, Refusal::Missing)),
-            Err(_) => outcome.refused.push((*id, Refusal::Failed)),
+        let update = lead::update_of(*id, form).map_err(|(_, problem)| problem)?;
+        if membership.project.review_ratings {
+            match drafts::keep(store, (viewer, membership), &update).await {
+                Ok(_) => outcome.drafted += 1,
+                Err((StatusCode::BAD_REQUEST, problem)) => return Err(problem),
+                Err(_) => outcome.refused.push((*id, Refusal::Missing)),
+            }
+            continue;
         }
+        let rated = lead::apply(store, (viewer, membership), &update, token).await;
+        outcome.count(*id, rated)?;
     }
     Ok(outcome)
 }

@@ -794,6 +794,15 @@ pub(crate) async fn rate_as<S: Store>(
     form: &Form,
     token: Uuid,
 ) -> Result<Rated, (StatusCode, String)> {
+    let update = update_of(lead_id, form)?;
+    apply(store, (viewer, membership), &update, token).await
+}
+
+/// The rating a form asks of lead `lead_id`; `Err` with the problem of the form.
+pub(crate) fn update_of(
+    lead_id: LeadId,
+    form: &Form,
+) -> Result<StatusUpdate, (StatusCode, String)> {
     let conversion_id: ConversionId = form.get("conversionId").trim().parse().map_err(|_| {
         (
             StatusCode::BAD_REQUEST,
@@ -812,16 +821,26 @@ pub(crate) async fn rate_as<S: Store>(
         })?)
     };
     let note = form.get("note").trim();
-    let update = StatusUpdate {
+    Ok(StatusUpdate {
         identifier: LeadIdentifier::LeadId(lead_id),
         conversion_id,
         price,
         note: (!note.is_empty()).then(|| Some(note.to_owned())),
-    };
+    })
+}
+
+/// Applies `update` by the viewer, through a form with one-time token `token` (its
+/// rating waits out the project's undo window).
+pub(crate) async fn apply<S: Store>(
+    store: &S,
+    (viewer, membership): (&Viewer, &Membership),
+    update: &StatusUpdate,
+    token: Uuid,
+) -> Result<Rated, (StatusCode, String)> {
     let rated = store
         .update_status_from(
             membership.project.id,
-            &update,
+            update,
             &viewer.actor(),
             Utc::now(),
             Some(FormRating {

@@ -45,6 +45,7 @@ mod bulk;
 mod chart;
 mod columns;
 mod delete;
+mod drafts;
 mod export;
 mod format;
 mod inbox;

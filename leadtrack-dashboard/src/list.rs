@@ -6,6 +6,7 @@ use askama::Template;
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::Membership;
 use leadtrack_core::channel;
+use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
@@ -82,6 +83,8 @@ pub(crate) struct Row {
     pub(crate) duplicate_of: Option<LeadId>,
     /// The row's rating form's one-time token.
     pub(crate) token: String,
+    /// The rating shown is the lead's draft, not yet sent.
+    pub(crate) draft: bool,
 }
 
 /// A click-id filter of the filter form.
@@ -137,6 +140,12 @@ struct InboxPage {
     back: String,
     /// The bulk rating form's one-time token.
     form_token: String,
+    /// The Send the ratings form's one-time token.
+    send_token: String,
+    /// How many drafts the project has, to send.
+    drafts: usize,
+    /// The project reviews ratings before sending them.
+    review: bool,
     since: i64,
     export: String,
     bulk: Option<BulkResult>,
@@ -225,6 +234,20 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
         spam_reason: lead.spam_reason.map(|reason| reason.to_string()),
         duplicate_of: lead.duplicate_of,
         token: uuid::Uuid::new_v4().to_string(),
+        draft: false,
+    }
+}
+
+/// `row` showing `draft`, the lead's rating waiting to be reviewed.
+fn with_draft(row: Row, draft: Option<&Draft>) -> Row {
+    match draft {
+        Some(draft) => Row {
+            selected: draft.conversion_id.to_string(),
+            price: draft.price.map(format::money).unwrap_or_default(),
+            draft: true,
+            ..row
+        },
+        None => row,
     }
 }
 
@@ -300,9 +323,10 @@ pub(crate) async fn page<S: Store>(
         let labels = store.labels(project.id).await?;
         let integrations = store.integrations(project.id).await?;
         let held = held(store, project.id, &page.leads, now).await?;
-        Ok::<_, StoreError>((page, counts, (labels, integrations), held))
+        let drafts = store.drafts(project.id).await?;
+        Ok::<_, StoreError>((page, counts, (labels, integrations, drafts), held))
     };
-    let (found, counts, (labels, integrations), held) = match read.await {
+    let (found, counts, (labels, integrations, drafts), held) = match read.await {
         Ok(read) => read,
         Err(err) => return render::store_failure(err, Some(viewer)),
     };
@@ -346,11 +370,19 @@ pub(crate) async fn page<S: Store>(
             .leads
             .iter()
             .zip(held)
-            .map(|(lead, held)| Row {
-                held,
-                ..row(lead, &context)
+            .map(|(lead, held)| {
+                let draft = drafts.iter().find(|draft| draft.lead_id == lead.id);
+                with_draft(
+                    Row {
+                        held,
+                        ..row(lead, &context)
+                    },
+                    draft,
+                )
             })
             .collect(),
+        drafts: drafts.len(),
+        review: project.review_ratings,
         total: found.total,
         page: view.page,
         pages,
@@ -371,6 +403,7 @@ pub(crate) async fn page<S: Store>(
         csrf: viewer.csrf(),
         back: view.href(&[("page", &view.page.to_string())]),
         form_token: uuid::Uuid::new_v4().to_string(),
+        send_token: uuid::Uuid::new_v4().to_string(),
         since: now.timestamp_millis(),
         export: view.href(&[]),
         view,

@@ -57,6 +57,8 @@ pub(crate) enum Leads {
     Retry,
     /// Undoing a bulk rating inside its window.
     BulkUndo,
+    /// Sending the project's draft ratings as one batch.
+    SendDrafts,
     /// Marking the posted leads as spam.
     MarkSpam,
     /// Taking the posted leads out of spam.
@@ -160,6 +162,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/undo",
                 Route::Leads(Leads::BulkUndo),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/send-drafts",
+                Route::Leads(Leads::SendDrafts),
             ),
             (
                 M::POST,

@@ -453,8 +453,9 @@ async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_
     let home = app.get("/", &owner).await;
     let row = home.text.split("/projects/alpha/leads").nth(1).unwrap();
     let cells: Vec<&str> = row
-        .split("class=\"num\">")
+        .split("class=\"num\" data-label=")
         .skip(1)
+        .filter_map(|cell| cell.split_once('>').map(|(_, rest)| rest))
         .take(2)
         .map(|c| c.split('<').next().unwrap())
         .collect();

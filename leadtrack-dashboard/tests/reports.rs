@@ -21,7 +21,7 @@ fn march(day: u32, hour: u32) -> DateTime<Utc> {
 /// The rows of the page's report table, each as its cells' text joined by `|`.
 fn report_rows(html: &str) -> Vec<String> {
     let start = html
-        .find("<table class=\"report\">")
+        .find("<table class=\"report stack\">")
         .expect("a report table");
     let table = &html[start..start + html[start..].find("</table>").unwrap()];
     table

@@ -106,7 +106,7 @@ pub(crate) async fn update_project(
         c,
         "UPDATE projects SET name = $2, currency = $3, region = $4, lost_mapping = $5,
             allowed_origins = $6, default_consent = $7, undo_window_seconds = $8,
-            spam_rules = $9
+            spam_rules = $9, review_ratings = $10
          WHERE id = $1",
         &[
             &id.0,
@@ -118,6 +118,7 @@ pub(crate) async fn update_project(
             &serde_json::to_string(&project.default_consent)?,
             &i32::try_from(project.undo_window_seconds).unwrap_or(i32::MAX),
             &serde_json::to_string(&project.spam_rules)?,
+            &project.review_ratings,
         ],
     )
     .await?;

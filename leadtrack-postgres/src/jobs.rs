@@ -33,7 +33,7 @@ use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use crate::rows::{self, ATTEMPT_COLUMNS, JOB_COLUMNS, LEAD_COLUMNS, all, one, run};
-use crate::{activity, admin, leads, webhooks};
+use crate::{activity, admin, drafts, leads, webhooks};
 
 /// The error of a job (`id`) whose lease the caller no longer holds.
 fn lease_lost(id: JobId) -> Error {
@@ -77,6 +77,7 @@ pub(crate) async fn update_status(
     let found = leads::find(c, project, &update.identifier).await?;
     // As it is once locked: a concurrent merge may have changed it meanwhile.
     let mut lead = lock_lead(c, project, found.id).await?;
+    drafts::discard(c, project, lead.id).await?;
     let label = match update.conversion_id {
         ConversionId::Label(id) => Some(admin::label(c, project, id).await?),
         _ => None,

@@ -156,7 +156,7 @@ pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules, review_ratings";
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row) -> Result<Project, Error> {
@@ -179,6 +179,7 @@ pub(crate) fn project(row: &Row) -> Result<Project, Error> {
         },
         default_consent: serde_json::from_str(row.try_get::<_, &str>(9)?)?,
         spam_rules: serde_json::from_str(row.try_get::<_, &str>(11)?)?,
+        review_ratings: row.try_get(12)?,
     })
 }
 

@@ -8,6 +8,7 @@ use leadtrack_core::account::{
     SessionHash, User,
 };
 use leadtrack_core::activity::{LeadEvent, ProjectEvent};
+use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -30,7 +31,8 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, jobs, leads, listing, report, schema, transaction, webhooks,
+    PgStore, accounts, activity, admin, drafts, jobs, leads, listing, report, schema, transaction,
+    webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -214,6 +216,18 @@ impl LeadStore for PgStore {
         limit: u32,
     ) -> StoreResult<Vec<ProjectEvent>> {
         read!(self, |c| activity::project_history(c, project, limit))
+    }
+
+    async fn save_draft(&self, project: ProjectId, draft: &Draft) -> StoreResult<()> {
+        transaction!(self, |tx| drafts::save(&tx, project, draft).await?)
+    }
+
+    async fn discard_draft(&self, project: ProjectId, lead: LeadId) -> StoreResult<bool> {
+        transaction!(self, |tx| drafts::discard(&tx, project, lead).await?)
+    }
+
+    async fn drafts(&self, project: ProjectId) -> StoreResult<Vec<Draft>> {
+        read!(self, |c| drafts::list(c, project))
     }
 }
 

@@ -93,6 +93,7 @@ async fn list_projects<S: Admin>(store: &S, json: bool) -> Result<(), Failure> {
                     "defaultConsent": p.default_consent,
                     "allowedOrigins": p.allowed_origins,
                     "undoWindowSeconds": p.undo_window_seconds,
+                    "reviewRatings": p.review_ratings,
                     "heldBudget": p.spam_rules.held_budget,
                     "trustedAddresses": spam::networks_text(&p.spam_rules.trusted_addresses)
                         .lines().collect::<Vec<_>>(),
@@ -146,6 +147,7 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
         currency: args.currency,
         undo_window_seconds: args.undo_window,
         spam_rules,
+        review_ratings: args.review_ratings,
     };
     let updated = store
         .update_project(project.id, settings)
@@ -162,7 +164,7 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
         false => spam::networks_text(&rules.trusted_addresses).replace('\n', ", "),
     };
     say!(
-        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}, undo window {} s, held budget {} an hour, trusted addresses {}.",
+        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}, undo window {} s, review before sending {}, held budget {} an hour, trusted addresses {}.",
         updated.public_id,
         updated.name,
         updated.currency,
@@ -171,6 +173,7 @@ async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Fa
         describe(&updated.lost_mapping),
         origins,
         updated.undo_window_seconds,
+        if updated.review_ratings { "on" } else { "off" },
         rules.held_budget,
         trusted
     );

@@ -88,7 +88,7 @@ pub(crate) fn update_project(
     conn.prepare_cached(
         "UPDATE projects SET name = ?2, currency = ?3, region = ?4, lost_mapping = ?5,
             allowed_origins = ?6, default_consent = ?7, undo_window_seconds = ?8,
-            spam_rules = ?9
+            spam_rules = ?9, review_ratings = ?10
          WHERE id = ?1",
     )?
     .execute((
@@ -101,6 +101,7 @@ pub(crate) fn update_project(
         serde_json::to_string(&project.default_consent)?,
         project.undo_window_seconds,
         serde_json::to_string(&project.spam_rules)?,
+        project.review_ratings,
     ))?;
     Ok(project)
 }

@@ -19,7 +19,7 @@ use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
 use crate::rows::{self, ATTEMPT_COLUMNS, Error, JOB_COLUMNS, LEAD_COLUMNS};
-use crate::{activity, admin, leads, webhooks};
+use crate::{activity, admin, drafts, leads, webhooks};
 
 /// Applies updateLeadStatus (through `form`, if given) in the writer's transaction,
 /// recording `by` as who rated the job and the change in the lead's history. The rules are
@@ -32,6 +32,7 @@ pub(crate) fn update_status(
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
     let mut lead = leads::find(conn, project, &update.identifier)?;
+    drafts::discard(conn, project, lead.id)?;
     let label = match update.conversion_id {
         ConversionId::Label(id) => Some(admin::label(conn, project, id)?),
         _ => None,

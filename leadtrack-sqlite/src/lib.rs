@@ -49,6 +49,7 @@ mod accounts;
 mod activity;
 mod admin;
 mod backup;
+mod drafts;
 mod export;
 mod jobs;
 mod leads;

@@ -189,10 +189,10 @@ impl LeadRecord {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules, review_ratings";
 
 /// How many columns [`PROJECT_COLUMNS`] names: the index of the first column after them.
-pub(crate) const PROJECT_COLUMN_COUNT: usize = 12;
+pub(crate) const PROJECT_COLUMN_COUNT: usize = 13;
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
@@ -209,6 +209,7 @@ pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
         undo_window_seconds: row.get(10)?,
         default_consent: serde_json::from_str(&row.get::<_, String>(9)?)?,
         spam_rules: serde_json::from_str(&row.get::<_, String>(11)?)?,
+        review_ratings: row.get(12)?,
     })
 }
 

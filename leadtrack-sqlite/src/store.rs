@@ -9,6 +9,7 @@ use leadtrack_core::account::{
     SessionHash, User,
 };
 use leadtrack_core::activity::{LeadEvent, ProjectEvent};
+use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -32,7 +33,8 @@ use uuid::Uuid;
 
 use crate::rows::Error;
 use crate::{
-    SqliteStore, accounts, activity, admin, jobs, leads, listing, report, rows, schema, webhooks,
+    SqliteStore, accounts, activity, admin, drafts, jobs, leads, listing, report, rows, schema,
+    webhooks,
 };
 
 #[async_trait]
@@ -199,6 +201,21 @@ impl LeadStore for SqliteStore {
     ) -> StoreResult<Vec<ProjectEvent>> {
         self.read(move |conn| activity::project_history(conn, project, limit))
             .await
+    }
+
+    async fn save_draft(&self, project: ProjectId, draft: &Draft) -> StoreResult<()> {
+        let draft = draft.clone();
+        self.write(move |conn| drafts::save(conn, project, &draft))
+            .await
+    }
+
+    async fn discard_draft(&self, project: ProjectId, lead: LeadId) -> StoreResult<bool> {
+        self.write(move |conn| drafts::discard(conn, project, lead))
+            .await
+    }
+
+    async fn drafts(&self, project: ProjectId) -> StoreResult<Vec<Draft>> {
+        self.read(move |conn| drafts::list(conn, project)).await
     }
 }
 

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{LeadEvent, ProjectEvent};
+use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
 use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, UndoTarget};
 use leadtrack_core::key::{KeyHash, KeyRef};
@@ -403,6 +404,15 @@ mod general {
             Err((self.fail)())
         }
         async fn project_history(&self, _: ProjectId, _: u32) -> StoreResult<Vec<ProjectEvent>> {
+            Err((self.fail)())
+        }
+        async fn save_draft(&self, _: ProjectId, _: &Draft) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn discard_draft(&self, _: ProjectId, _: LeadId) -> StoreResult<bool> {
+            Err((self.fail)())
+        }
+        async fn drafts(&self, _: ProjectId) -> StoreResult<Vec<Draft>> {
             Err((self.fail)())
         }
         async fn find_lead(&self, _: ProjectId, _: &LeadIdentifier) -> StoreResult<StoredLead> {

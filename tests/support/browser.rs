@@ -113,6 +113,17 @@ impl Browser {
         assert_eq!(inner, json!([width, height]), "the viewport");
     }
 
+    /// Makes Chromium's pages see a dark (or a light) system: `prefers-color-scheme`
+    /// (DevTools' `Emulation.setEmulatedMedia`).
+    pub(crate) async fn prefer_dark(&self, dark: bool) {
+        let scheme = if dark { "dark" } else { "light" };
+        let media = json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]});
+        self.client
+            .issue_cmd(Cdp("Emulation.setEmulatedMedia", media))
+            .await
+            .expect("emulate the colour scheme");
+    }
+
     /// Firefox's viewport through WebDriver BiDi's `browsingContext.setViewport`
     /// (<https://w3c.github.io/webdriver-bidi/#command-browsingContext-setViewport>): its
     /// windows are 500 px wide at the least, and the command sizes the page inside.
@@ -161,12 +172,17 @@ impl Browser {
             firefox.display(),
             geckodriver.display()
         );
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
+        let free_port = || {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .expect("a free port")
+                .port()
+        };
+        let (port, bidi) = (free_port(), free_port());
+        // BiDi's own port too: Firefoxes of tests running at once would share 9222.
         let driver = Command::new(&geckodriver)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--websocket-port", &bidi.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .process_group(0)

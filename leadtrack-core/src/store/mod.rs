@@ -37,6 +37,7 @@ use crate::account::{
     SessionHash, User,
 };
 use crate::activity::{LeadEvent, ProjectEvent};
+use crate::draft::Draft;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -201,7 +202,8 @@ pub trait LeadStore: Send + Sync + 'static {
 
     /// Applies updateLeadStatus atomically. A spam lead is taken out of spam first (a
     /// person judged it real): its reason goes, its history gains `not_spam`, and the lead
-    /// webhooks hear `lead.created`.
+    /// webhooks hear `lead.created`. The lead's draft, if it has one, is discarded: a
+    /// rating decides ([`crate::draft`]).
     ///
     /// `open`: the lead becomes `open`, `price` and `note` apply, and a job of the lead that
     /// no worker has started is cancelled. A label or `lost`: fails with
@@ -286,6 +288,18 @@ pub trait LeadStore: Send + Sync + 'static {
         project: ProjectId,
         limit: u32,
     ) -> StoreResult<Vec<ProjectEvent>>;
+
+    // ----- drafts ([`crate::draft`]) -----
+
+    /// Keeps `draft` as its lead's draft, in place of any it had. Nothing else changes:
+    /// no status, no job. Errors: [`Entity::Lead`] not found in the project.
+    async fn save_draft(&self, project: ProjectId, draft: &Draft) -> StoreResult<()>;
+
+    /// Drops the lead's draft; whether it had one.
+    async fn discard_draft(&self, project: ProjectId, lead: LeadId) -> StoreResult<bool>;
+
+    /// The project's drafts, oldest first.
+    async fn drafts(&self, project: ProjectId) -> StoreResult<Vec<Draft>>;
 }
 
 /// Administration: projects, API keys, conversion labels and integrations.

@@ -5,7 +5,8 @@
 //! members, sessions and the sign-in throttle; [`activity`] a lead's history; [`export`]
 //! listings read in batches; [`reports`] leads counted by channel and rating; [`webhooks`]
 //! lead webhooks and their queue of events; [`conversions`] one identity per conversion and
-//! what a rating again sends; [`spam`] spam leads and duplicates.
+//! what a rating again sends; [`spam`] spam leads and duplicates; [`drafts`] ratings kept
+//! for review.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -36,6 +37,7 @@ pub mod accounts;
 pub mod activity;
 pub mod admin;
 pub mod conversions;
+pub mod drafts;
 pub mod export;
 pub mod jobs;
 pub mod leads;

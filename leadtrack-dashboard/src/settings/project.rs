@@ -24,6 +24,8 @@ struct ProjectForm {
     allowed_origins: String,
     /// Whole seconds, as typed.
     undo_window: String,
+    /// Ratings made in the inbox are drafts until sent.
+    review_ratings: bool,
     /// `granted`, `denied`, or blank for unknown.
     consent_ad_user_data: String,
     /// `granted`, `denied`, or blank for unknown.
@@ -39,6 +41,7 @@ impl ProjectForm {
             region: form.get("region").to_owned(),
             allowed_origins: form.get("allowed_origins").to_owned(),
             undo_window: form.get("undo_window").to_owned(),
+            review_ratings: form.get("review_ratings") == "on",
             consent_ad_user_data: form.get("consent_ad_user_data").to_owned(),
             consent_ad_personalization: form.get("consent_ad_personalization").to_owned(),
             lost: MappingForm::read(form),
@@ -74,6 +77,7 @@ impl ProjectForm {
             }),
             undo_window_seconds: self.undo_window_seconds(),
             spam_rules: None,
+            review_ratings: Some(self.review_ratings),
         }
     }
 }
@@ -162,6 +166,7 @@ pub(super) async fn page<S: Admin + LeadStore>(
         region: project.region.clone().unwrap_or_default(),
         allowed_origins: project.allowed_origins.join(", "),
         undo_window: project.undo_window_seconds.to_string(),
+        review_ratings: project.review_ratings,
         consent_ad_user_data: choice(project.default_consent.ad_user_data),
         consent_ad_personalization: choice(project.default_consent.ad_personalization),
         lost: MappingForm::of(&project.lost_mapping),

@@ -99,6 +99,10 @@ pub(crate) struct ProjectSetArgs {
     /// whole seconds from 0 to 600 (10 for a new project). API ratings are never held.
     #[arg(long, value_name = "SECONDS")]
     pub(crate) undo_window: Option<u32>,
+    /// Whether ratings made in the dashboard's inbox rows are drafts, sent only once
+    /// reviewed ("Send ratings"): true or false (false for a new project).
+    #[arg(long, value_name = "BOOL")]
+    pub(crate) review_ratings: Option<bool>,
     /// Leads an hour the project may hold as spam (20000 for a new project); past it,
     /// createLead answers 429 to what it would hold. Leads that are not spam are never
     /// refused.
