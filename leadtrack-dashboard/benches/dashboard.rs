@@ -1,6 +1,7 @@
-//! Server time of the inbox (its first page, and a filtered and searched page), a lead's
-//! page, the reports page and a CSV export of about 100,000 rows, in a project of 1,000,000
-//! leads: `cargo bench -p leadtrack-dashboard --bench dashboard`.
+//! Server time of the inbox (its first page, and a filtered and searched page), saving a
+//! rating in an inbox row, a lead's page, the reports page and a CSV export of about
+//! 100,000 rows, in a project of 1,000,000 leads: `cargo bench -p leadtrack-dashboard
+//! --bench dashboard`.
 //!
 //! Fills a temporary SQLite store through the store API (leads over the last 365 days, with
 //! channel paths, labels and ratings), then times `warp::test` requests, which run the
@@ -54,6 +55,56 @@ fn lead_data(n: usize) -> LeadData {
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
+}
+
+/// Times saving a rating in an inbox row, as the page's script posts it (the row's form,
+/// `Accept: application/json`), on the `open` leads, one save each.
+async fn row_saves(
+    routes: &warp::filters::BoxedFilter<(warp::reply::Response,)>,
+    cookie: &str,
+    label: uuid::Uuid,
+    open: &[leadtrack_core::types::LeadId],
+) {
+    let page = warp::test::request()
+        .path("/projects/bench/leads")
+        .header("host", "bench.test")
+        .header("cookie", cookie)
+        .reply(routes)
+        .await;
+    let html = String::from_utf8_lossy(page.body()).into_owned();
+    let field = "name=\"csrf\" value=\"";
+    let at = html.find(field).expect("a csrf field") + field.len();
+    let csrf = &html[at..at + html[at..].find('"').unwrap()];
+    let mut times = Vec::new();
+    for id in open {
+        let body = form_urlencoded::Serializer::new(String::new())
+            .append_pair("csrf", csrf)
+            .append_pair("form", &uuid::Uuid::new_v4().to_string())
+            .append_pair("back", "tab=open&page=1")
+            .append_pair("conversionId", &label.to_string())
+            .append_pair("price", "1,250.00")
+            .finish();
+        let started = Instant::now();
+        let reply = warp::test::request()
+            .method("POST")
+            .path(&format!("/projects/bench/leads/{id}/rate"))
+            .header("host", "bench.test")
+            .header("origin", "http://bench.test")
+            .header("cookie", cookie)
+            .header("accept", "application/json")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .reply(routes)
+            .await;
+        times.push(started.elapsed());
+        assert_eq!(reply.status(), StatusCode::OK, "{:?}", reply.body());
+    }
+    let min = *times.iter().min().unwrap();
+    println!(
+        "saving a row's rating ({} leads): median {:.1?}, best {min:.1?}",
+        times.len(),
+        median(times)
+    );
 }
 
 #[tokio::main(flavor = "multi_thread")]
@@ -192,6 +243,14 @@ async fn main() {
     };
     let today = now.date_naive();
     time("/projects/bench/leads".into()).await;
+    let newest = LeadQuery {
+        status: Some(vec![LeadStatus::Open]),
+        limit: 25,
+        ..LeadQuery::default()
+    };
+    let open = store.list_leads(project.id, &newest).await.unwrap().leads;
+    let open: Vec<_> = open.iter().map(|lead| lead.id).collect();
+    row_saves(&routes, &cookie, labels[1], &open).await;
     // A search that matches one lead in 90 (every lead is called "Lead<n>"), with filters
     // and another sort; and a search for one person.
     time("/projects/bench/leads?search=lead12&formName=Contact&gclid=yes&sort=email:asc".into())

@@ -857,3 +857,57 @@ async fn columns_and_theme_are_kept_per_user() {
     let page = app.get("/projects/alpha/reports", &member).await;
     assert!(page.text.contains("<html lang=\"en\">"));
 }
+
+/// Each row's label shows the platforms it goes to, struck through (`off`, with why) where
+/// the lead lacks what the platform needs; Open goes nowhere and shows none.
+#[tokio::test]
+async fn a_rows_marks_say_which_platforms_the_lead_can_reach() {
+    use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
+    let app = app().await;
+    let ga4 = IntegrationSettings::Ga4(Ga4Settings {
+        measurement_id: "G-1".into(),
+        api_secret: Secret::new("ga4-secret"),
+        validate: false,
+        base_url: None,
+    });
+    app.store
+        .set_integration(app.alpha.id, ga4, Utc::now())
+        .await
+        .unwrap();
+    let mapping = LabelMapping {
+        ga4_event: Some("purchase".into()),
+        ..LabelMapping::default()
+    };
+    let label = NewLabel::done("Customer", mapping);
+    let customer = app.store.create_label(app.alpha.id, label, Utc::now());
+    let customer = customer.await.unwrap().id.to_string();
+    let with = lead(
+        &app,
+        json!({"userData": {"email": "ada@example.com"}, "attributionData": {"cid": "1.2"}}),
+    )
+    .await;
+    let without = lead(&app, json!({"userData": {"email": "bob@example.com"}})).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let inbox = app.get("/projects/alpha/leads", &member).await;
+    let marks = |id: LeadId| {
+        let row = inbox
+            .text
+            .split(&format!("id=\"lead-{id}\""))
+            .nth(1)
+            .unwrap();
+        let row = &row[..row.find("</tr>").unwrap()];
+        let customer = format!("data-marks=\"{customer}\"");
+        let marks = row.split(&customer).nth(1).unwrap();
+        marks[..marks.find("</span></span>").unwrap()].to_owned()
+    };
+    assert!(marks(with).contains("class=\"mark on\" title=\"Google Analytics 4: sent\""));
+    let off = marks(without);
+    assert!(
+        off.contains("class=\"mark off\" title=\"Google Analytics 4: not sent,"),
+        "{off}"
+    );
+    assert!(
+        !inbox.text.contains("data-marks=\"open\""),
+        "Open sends nothing"
+    );
+}
