@@ -230,12 +230,7 @@ async fn several_leads_are_rated_at_once_and_the_lost_tab_exports() {
         .select_by_value("lost")
         .await
         .unwrap();
-    c.find(Locator::Css(".bulk-bar button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, ".bulk-bar button").await;
     wait_until(&browser, "the bulk result", |_, text| {
         text.contains("not rated")
     })
@@ -304,12 +299,7 @@ async fn a_lead_rated_on_its_page_reaches_the_webhook_once() {
         .send_keys("1,250.50")
         .await
         .unwrap();
-    c.find(Locator::Css("form[data-rate-form] button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "form[data-rate-form] button[type=submit]").await;
     wait_until(&browser, "the rating saved", |_, text| {
         text.contains("Rated.")
     })
@@ -399,18 +389,8 @@ async fn owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it(
         .await
         .unwrap();
     // New leads are chosen already; lost ones too.
-    c.find(Locator::Css("input[name=event][value='lead.lost']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.find(Locator::Css("form.card button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "input[name=event][value='lead.lost']").await;
+    click(c, "form.card button[type=submit]").await;
     wait_until(&browser, "the new secret", |_, shown| {
         shown.contains("Copy it now")
     })
@@ -454,12 +434,7 @@ async fn owner_adds_a_lead_webhook_that_hears_new_leads_then_removes_it(
         assert!(Instant::now() < deadline, "never counted: {shown}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    c.find(Locator::Css("td.actions button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "td.actions button").await;
     wait_until(&browser, "the webhook removed", |_, shown| {
         shown.contains("Webhook removed") && shown.contains("No webhooks yet.")
     })
@@ -558,51 +533,4 @@ async fn rate_by_keyboard(browser: &Browser, price: &str) {
         .send_keys(&Key::Enter.to_string())
         .await
         .unwrap();
-}
-
-/// A lead's page with a conversion and its deliveries fits a 390 px phone: nothing scrolls
-/// sideways.
-#[tokio::test]
-async fn a_lead_page_with_a_conversion_fits_a_phone() {
-    let (browser, site) = (Browser::start().await, site().await);
-    let c = &browser.client;
-    let (store, acme) = (site.store(), site.acme());
-    let update = leadtrack::core::request::StatusUpdate {
-        identifier: leadtrack::core::types::LeadIdentifier::LeadId(LeadId(1)),
-        conversion_id: site.customer.parse().unwrap(),
-        price: Some(125_050),
-        note: Some(Some(
-            "Signed the yearly plan after a long call with the whole team".into(),
-        )),
-    };
-    let by = leadtrack::core::account::Actor::api_key("lt_browser00");
-    store
-        .update_status(acme.id, &update, &by, Utc::now())
-        .await
-        .unwrap();
-    site.sign_in(&browser, OWNER).await;
-    browser.viewport(390, 844).await;
-    c.goto(&format!("{}/projects/acme/leads/1", site.base()))
-        .await
-        .unwrap();
-    let overflow = c
-        .execute(
-            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let wide = c
-        .execute(
-            "const w = document.documentElement.clientWidth;
-             return [...document.querySelectorAll('body *')]
-               .filter(e => e.getBoundingClientRect().right > w + 1)
-               .slice(0, 8)
-               .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().width));",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(overflow, json!(0), "wider than the screen: {wide}");
-    browser.close().await;
 }

@@ -18,7 +18,9 @@ use std::path::PathBuf;
 
 use fantoccini::Locator;
 use fantoccini::key::Key;
+use leadtrack::core::account::Actor;
 use leadtrack::core::project::ProjectSettings;
+use leadtrack::core::request::StatusUpdate;
 use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus};
 use serde_json::{Value, json};
 
@@ -132,13 +134,28 @@ async fn photograph(browser: &Browser, name: &str) {
     std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
 }
 
-/// Every page a team member sees, at a laptop's width and a phone's, in both browsers:
+/// Every page a team member sees (a lead's with a conversion and its deliveries), at a
+/// laptop's width and a phone's, in both browsers:
 /// no page scrolls sideways and no text is cut off; the laptop shows at least 12 leads
 /// without scrolling, and the phone shows leads as cards with the first in the first
 /// screen.
 #[tokio::test]
 async fn every_page_fits_a_laptop_and_a_phone() {
     let site = busy_site().await;
+    // Ada's page shows a conversion with its deliveries and a long note.
+    let update = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(LeadId(1)),
+        conversion_id: site.customer.parse().unwrap(),
+        price: Some(125_050),
+        note: Some(Some(
+            "Signed the yearly plan after a long call with the whole team".into(),
+        )),
+    };
+    let by = Actor::api_key("lt_browser00");
+    site.store()
+        .update_status(site.acme().id, &update, &by, chrono::Utc::now())
+        .await
+        .unwrap();
     let pages = [
         ("projects", "/"),
         ("inbox", "/projects/acme/leads"),
@@ -355,12 +372,7 @@ async fn drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo() {
             Some("1,200.00")
         );
 
-        c.find(Locator::Css("[data-drafts-bar] button"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(c, "[data-drafts-bar] button").await;
         wait_until(&browser, "the batch sent", |_, text| {
             text.contains("2 leads rated")
         })
@@ -480,12 +492,7 @@ async fn dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast() {
         c.goto(&format!("{}/projects/acme/reports", site.base()))
             .await
             .unwrap();
-        c.find(Locator::Css("button.to-dark"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(c, "button.to-dark").await;
         wait_until(&browser, "dark", |url, _| {
             url.ends_with("/projects/acme/reports")
         })
@@ -505,12 +512,7 @@ async fn dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast() {
             let name = path.trim_matches('/').replace('/', "-");
             photograph(&browser, &format!("{engine:?}-dark-{name}").to_lowercase()).await;
         }
-        c.find(Locator::Css("button.to-light"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(c, "button.to-light").await;
         wait_until(&browser, "light", |url, _| url.ends_with('/')).await;
         assert_eq!(
             c.execute(background, vec![]).await.unwrap(),
@@ -544,27 +546,12 @@ async fn the_column_chooser_is_remembered_per_user() {
         let c = &browser.client;
         site.sign_in(&browser, OWNER).await;
         browser.viewport(1366, 768).await;
-        c.find(Locator::Css(".popover.columns summary"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(c, ".popover.columns summary").await;
         for name in ["email", "campaign"] {
             let selector = format!(".popover.columns input[value={name}]");
-            c.find(Locator::Css(&selector))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
+            click(c, &selector).await;
         }
-        c.find(Locator::Css(".popover.columns button"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(c, ".popover.columns button").await;
         wait_until(&browser, "the chosen columns", |_, text| {
             text.contains("spring_sale")
         })

@@ -18,7 +18,7 @@ use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::LeadData;
 use leadtrack_core::project::NewProject;
 use leadtrack_core::request::{LeadQuery, StatusUpdate};
-use leadtrack_core::types::{ConversionId, LeadIdentifier, LeadStatus, Role};
+use leadtrack_core::types::{ConversionId, LeadIdentifier, LeadStatus, ProjectId, Role};
 use leadtrack_core::{Accounts, Admin, LeadStore};
 use leadtrack_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use serde_json::json;
@@ -107,6 +107,80 @@ async fn row_saves(
     );
 }
 
+/// Fills the project with `leads` leads evenly over the last 365 days, oldest first;
+/// every 10th rated with one of `labels` and a price, every 20th lost.
+async fn fill(store: &SqliteStore, project: ProjectId, labels: &[uuid::Uuid], leads: usize) {
+    let now = Utc::now();
+    let span = TimeDelta::days(365).num_milliseconds() as f64;
+    let oldest = now - TimeDelta::days(365);
+    for first in (0..leads).step_by(WRITES_AT_ONCE) {
+        let batch = first..(first + WRITES_AT_ONCE).min(leads);
+        let created = join_all(batch.clone().map(|n| {
+            let at = oldest + TimeDelta::milliseconds((n as f64 / leads as f64 * span) as i64);
+            store.create_lead(project, lead_data(n), at)
+        }))
+        .await;
+        let ratings = created.iter().zip(batch).filter_map(|(created, n)| {
+            let id = created.as_ref().expect("lead").lead_id;
+            let conversion_id = match n % 20 {
+                0 | 10 => ConversionId::Label(labels[n / 20 % labels.len()]),
+                5 => ConversionId::Lost,
+                _ => return None,
+            };
+            let update = StatusUpdate {
+                identifier: LeadIdentifier::LeadId(id),
+                conversion_id,
+                price: Some((n % 50 + 1) as i64 * 1_000),
+                note: None,
+            };
+            Some(async move {
+                store
+                    .update_status(project, &update, &Actor::api_key("lt_bench000"), now)
+                    .await
+                    .expect("rating")
+            })
+        });
+        join_all(ratings).await;
+    }
+}
+
+/// A member of the project, signed in: their session cookie.
+async fn sign_in(
+    store: &SqliteStore,
+    project: ProjectId,
+    routes: &warp::filters::BoxedFilter<(warp::reply::Response,)>,
+) -> String {
+    let now = Utc::now();
+    let password = Password::new("bench password 1").expect("password");
+    let user = store
+        .create_user(
+            NewUser::new("bench@example.com", Some("Bench"), &password).unwrap(),
+            now,
+        )
+        .await
+        .expect("user");
+    store
+        .add_member(project, user.id, Role::Member, now)
+        .await
+        .expect("member");
+    let signed_in = warp::test::request()
+        .method("POST")
+        .path("/login")
+        .header("host", "bench.test")
+        .header("origin", "http://bench.test")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("email=bench%40example.com&password=bench+password+1")
+        .reply(routes)
+        .await;
+    signed_in.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     if !std::env::args().any(|arg| arg == "--bench") {
@@ -148,74 +222,13 @@ async fn main() {
         );
     }
 
-    // Leads evenly over the last 365 days, oldest first; every 10th rated with a label and
-    // a price, every 20th lost.
     let started = Instant::now();
-    let span = TimeDelta::days(365).num_milliseconds() as f64;
-    let oldest = now - TimeDelta::days(365);
-    for first in (0..leads).step_by(WRITES_AT_ONCE) {
-        let batch = first..(first + WRITES_AT_ONCE).min(leads);
-        let created = join_all(batch.clone().map(|n| {
-            let at = oldest + TimeDelta::milliseconds((n as f64 / leads as f64 * span) as i64);
-            store.create_lead(project.id, lead_data(n), at)
-        }))
-        .await;
-        let ratings = created.iter().zip(batch).filter_map(|(created, n)| {
-            let id = created.as_ref().expect("lead").lead_id;
-            let conversion_id = match n % 20 {
-                0 | 10 => ConversionId::Label(labels[n / 20 % labels.len()]),
-                5 => ConversionId::Lost,
-                _ => return None,
-            };
-            let update = StatusUpdate {
-                identifier: LeadIdentifier::LeadId(id),
-                conversion_id,
-                price: Some((n % 50 + 1) as i64 * 1_000),
-                note: None,
-            };
-            let store = &store;
-            Some(async move {
-                store
-                    .update_status(project.id, &update, &Actor::api_key("lt_bench000"), now)
-                    .await
-                    .expect("rating")
-            })
-        });
-        join_all(ratings).await;
-    }
+    fill(&store, project.id, &labels, leads).await;
     println!("filled {leads} leads in {:.1?}", started.elapsed());
 
-    let password = Password::new("bench password 1").expect("password");
-    let user = store
-        .create_user(
-            NewUser::new("bench@example.com", Some("Bench"), &password).unwrap(),
-            now,
-        )
-        .await
-        .expect("user");
-    store
-        .add_member(project.id, user.id, Role::Member, now)
-        .await
-        .expect("member");
     let routes =
         leadtrack_dashboard::routes(store.clone(), leadtrack_dashboard::Config::default()).boxed();
-    let signed_in = warp::test::request()
-        .method("POST")
-        .path("/login")
-        .header("host", "bench.test")
-        .header("origin", "http://bench.test")
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("email=bench%40example.com&password=bench+password+1")
-        .reply(&routes)
-        .await;
-    let cookie = signed_in.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-
+    let cookie = sign_in(&store, project.id, &routes).await;
     let time = |path: String| {
         let routes = routes.clone();
         let cookie = cookie.clone();

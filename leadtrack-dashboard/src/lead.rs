@@ -171,6 +171,7 @@ struct LeadPage {
 }
 
 /// A rating waiting out its undo window: what it is, and how long it still waits.
+#[derive(Clone)]
 pub(crate) struct Held {
     pub(crate) what: String,
     /// Milliseconds until a worker may take it, when the page was made.

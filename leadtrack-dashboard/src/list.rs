@@ -9,7 +9,7 @@ use leadtrack_core::channel;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::label::ConversionLabel;
-use leadtrack_core::lead::StoredLead;
+use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::SortDirection;
 use leadtrack_core::types::{LeadId, LeadStatus};
@@ -295,6 +295,72 @@ fn columns(view: &InboxView, shown: &[Col]) -> Vec<Column> {
         .collect()
 }
 
+/// What an inbox page reads from the store.
+struct Found {
+    page: LeadPage,
+    /// Each tab's count, in [`tabs`] order.
+    counts: Vec<u64>,
+    labels: Vec<ConversionLabel>,
+    integrations: Integrations,
+    drafts: Vec<Draft>,
+    /// Each lead's rating waiting out its undo window.
+    held: Vec<Option<Held>>,
+}
+
+async fn read<S: Store>(
+    store: &S,
+    project: leadtrack_core::ProjectId,
+    query: &LeadQuery,
+    now: DateTime<Utc>,
+) -> Result<Found, StoreError> {
+    let page = store.list_leads(project, query).await?;
+    let counts = store.status_counts(project, query).await?;
+    let held = held(store, project, &page.leads, now).await?;
+    Ok(Found {
+        counts: counts.into_iter().map(|(_, count)| count).collect(),
+        labels: store.labels(project).await?,
+        integrations: store.integrations(project).await?,
+        drafts: store.drafts(project).await?,
+        held,
+        page,
+    })
+}
+
+/// The tabs of `view`'s inbox, with their `counts`.
+fn tab_list(view: &InboxView, counts: &[u64]) -> Vec<Tab> {
+    tabs()
+        .iter()
+        .zip(counts)
+        .map(|(status, count)| Tab {
+            name: tab_words(*status).0,
+            count: *count,
+            href: format!("?{}", view.href(&[("tab", status.as_ref())])),
+            current: *status == view.tab,
+        })
+        .collect()
+}
+
+/// The rows of the page, each with its held rating and its draft.
+fn rows(found: &Found, context: &RowContext<'_>) -> Vec<Row> {
+    found
+        .page
+        .leads
+        .iter()
+        .zip(&found.held)
+        .map(|(lead, held)| {
+            let draft = found.drafts.iter().find(|draft| draft.lead_id == lead.id);
+            let held = held.clone();
+            with_draft(
+                Row {
+                    held,
+                    ..row(lead, context)
+                },
+                draft,
+            )
+        })
+        .collect()
+}
+
 /// The inbox page of `view` (and its `query`), with `bulk`'s result above it when a bulk
 /// rating just ran: `400` when that rating had a problem of the form.
 pub(crate) async fn page<S: Store>(
@@ -312,47 +378,24 @@ pub(crate) async fn page<S: Store>(
     };
     let project = &membership.project;
     let now = Utc::now();
-    let read = async {
-        let page = store.list_leads(project.id, &query).await?;
-        let counts: Vec<u64> = store
-            .status_counts(project.id, &query)
-            .await?
-            .into_iter()
-            .map(|(_, count)| count)
-            .collect();
-        let labels = store.labels(project.id).await?;
-        let integrations = store.integrations(project.id).await?;
-        let held = held(store, project.id, &page.leads, now).await?;
-        let drafts = store.drafts(project.id).await?;
-        Ok::<_, StoreError>((page, counts, (labels, integrations, drafts), held))
-    };
-    let (found, counts, (labels, integrations, drafts), held) = match read.await {
-        Ok(read) => read,
+    let found = match read(store, project.id, &query, now).await {
+        Ok(found) => found,
         Err(err) => return render::store_failure(err, Some(viewer)),
     };
-    let pages = found.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
+    let pages = found.page.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
     let page_href = |page: u32| format!("?{}", view.href(&[("page", &page.to_string())]));
     let (tab_name, tab_sentence) = tab_words(view.tab);
     let shown = Col::chosen(viewer.user.preferences.inbox_columns.as_deref());
     let context = RowContext {
-        labels: &labels,
-        integrations: &integrations,
+        labels: &found.labels,
+        integrations: &found.integrations,
         project,
         now,
     };
     let page = InboxPage {
         layout: Layout::for_project(format!("{tab_name} leads"), viewer, membership, "leads"),
         project_id: project.public_id.clone(),
-        tabs: tabs()
-            .iter()
-            .zip(counts)
-            .map(|(status, count)| Tab {
-                name: tab_words(*status).0,
-                count,
-                href: format!("?{}", view.href(&[("tab", status.as_ref())])),
-                current: *status == view.tab,
-            })
-            .collect(),
+        tabs: tab_list(&view, &found.counts),
         tab_name,
         tab_sentence,
         open_tab: view.tab == LeadStatus::Open,
@@ -366,24 +409,10 @@ pub(crate) async fn page<S: Store>(
                 shown: shown.contains(col),
             })
             .collect(),
-        rows: found
-            .leads
-            .iter()
-            .zip(held)
-            .map(|(lead, held)| {
-                let draft = drafts.iter().find(|draft| draft.lead_id == lead.id);
-                with_draft(
-                    Row {
-                        held,
-                        ..row(lead, &context)
-                    },
-                    draft,
-                )
-            })
-            .collect(),
-        drafts: drafts.len(),
+        rows: rows(&found, &context),
+        drafts: found.drafts.len(),
         review: project.review_ratings,
-        total: found.total,
+        total: found.page.total,
         page: view.page,
         pages,
         previous: (view.page > 1).then(|| page_href(view.page - 1)),
@@ -395,7 +424,8 @@ pub(crate) async fn page<S: Store>(
             .collect(),
         has_filter: view.has_filter(),
         price_shown: shown.contains(&Col::Price),
-        labels: labels
+        labels: found
+            .labels
             .iter()
             .map(|label| (label.id.to_string(), label.name.clone()))
             .collect(),

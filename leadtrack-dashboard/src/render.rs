@@ -88,17 +88,7 @@ impl Layout {
 /// A page rendered with `status`; never stored by caches, since pages show private data.
 pub(crate) fn page(status: StatusCode, template: &impl Template) -> Response {
     match template.render() {
-        Ok(html) => {
-            let mut response = Response::new(html.into());
-            *response.status_mut() = status;
-            let headers = response.headers_mut();
-            headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            );
-            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            response
-        }
+        Ok(html) => uncached(status, html, "text/html; charset=utf-8"),
         Err(err) => {
             tracing::error!(error = %err, "a page failed to render");
             plain(
@@ -255,13 +245,15 @@ pub(crate) fn script(request: &Request) -> Response {
 
 /// A JSON answer for a page's script; never cached.
 pub(crate) fn json(status: StatusCode, body: &serde_json::Value) -> Response {
-    let mut response = Response::new(body.to_string().into());
+    uncached(status, body.to_string(), "application/json")
+}
+
+/// `body` as `content_type`, with `status`, kept by no cache: it is private to the viewer.
+fn uncached(status: StatusCode, body: String, content_type: &'static str) -> Response {
+    let mut response = Response::new(body.into());
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }

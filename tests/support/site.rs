@@ -203,6 +203,16 @@ pub(crate) async fn wait_until(browser: &Browser, what: &str, ready: impl Fn(&st
     }
 }
 
+/// Clicks the element `css` finds.
+pub(crate) async fn click(c: &fantoccini::Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|err| panic!("{css}: {err}"))
+        .click()
+        .await
+        .unwrap();
+}
+
 /// Presses `key` on the page (outside any field).
 pub(crate) async fn press(browser: &Browser, key: &str) {
     browser
