@@ -321,7 +321,7 @@ async fn seen_by_api(site: &Site, id: i64) -> (String, Option<i64>, usize) {
 }
 
 /// With "review before sending", ratings made in the rows are drafts: the API sees none
-/// of them (no status, no job), until "Send the ratings" sends them as one batch, which
+/// of them (no status, no job), until "Send N ratings" sends them as one batch, which
 /// one Undo (`u`) takes back whole.
 #[tokio::test]
 async fn drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo() {
@@ -344,12 +344,9 @@ async fn drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo() {
         let first = rate_current_row(&browser, "1200").await;
         let second = rate_current_row(&browser, "80").await;
         let bar = c.find(Locator::Css("[data-drafts-bar]")).await.unwrap();
-        assert!(
-            bar.text()
-                .await
-                .unwrap()
-                .starts_with("2 ratings kept as drafts")
-        );
+        let said = bar.text().await.unwrap();
+        assert!(said.starts_with("2 ratings kept as drafts"), "{said}");
+        assert!(said.ends_with("Send 2 ratings"), "{said}");
         for id in [first, second] {
             let badge = c
                 .find(Locator::Css(&format!("#lead-{id} [data-draft-badge]")))

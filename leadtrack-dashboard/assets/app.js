@@ -115,8 +115,9 @@
     var bar = d.querySelector("[data-drafts-bar]");
     if (!bar) return;
     bar.hidden = answer.drafts === 0;
-    bar.querySelector("[data-drafts-text]").textContent =
-      answer.drafts === 1 ? "1 rating" : answer.drafts + " ratings";
+    var count = answer.drafts === 1 ? "1 rating" : answer.drafts + " ratings";
+    bar.querySelector("[data-drafts-text]").textContent = count;
+    bar.querySelector("[data-drafts-send]").textContent = "Send " + count;
   }
   all("form[data-row-form]").forEach(function (form) {
     form.addEventListener("submit", function (event) {

@@ -140,7 +140,7 @@ struct InboxPage {
     back: String,
     /// The bulk rating form's one-time token.
     form_token: String,
-    /// The Send the ratings form's one-time token.
+    /// The Send N ratings form's one-time token.
     send_token: String,
     /// How many drafts the project has, to send.
     drafts: usize,
