@@ -267,7 +267,11 @@ async fn several_leads_are_rated_at_once_and_the_lost_tab_exports() {
     };
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 2, "a header and Ada, the one lost lead: {csv}");
-    assert!(lines[0].starts_with("id,created,status"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("\u{feff}id,created,status"),
+        "{}",
+        lines[0]
+    );
     assert!(
         lines[1].starts_with("1,")
             && lines[1].contains("ada@example.com")

@@ -7,6 +7,9 @@
 //! batch continuing after the last lead of the one before) and hands each batch's CSV to
 //! the response, waiting while the client is slow, so a million leads never sit in memory.
 //!
+//! The file starts with UTF-8's byte-order mark, which is how Excel knows the file is
+//! UTF-8 (without it, "Müller" opens garbled); times are ISO 8601 in UTC.
+//!
 //! Spreadsheets run a cell that starts with `=`, `+`, `-` or `@` (or a tab or a carriage
 //! return) as a formula; such a cell gets a leading `'`, so a lead's data cannot put a
 //! formula into someone's spreadsheet.
@@ -16,11 +19,12 @@ use std::borrow::Cow;
 use bytes::Bytes;
 use chrono::Utc;
 use leadtrack_core::Store;
+use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::channel;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::{Cursor, LeadQuery};
-use leadtrack_core::types::{ProjectId, Role};
+use leadtrack_core::types::{LeadId, ProjectId, Role};
 use tokio::sync::mpsc;
 use warp::Reply;
 use warp::http::StatusCode;
@@ -34,7 +38,7 @@ use crate::{Config, Request, access, lead, render};
 pub(crate) const BATCH: u32 = 1_000;
 
 /// The columns, in order.
-pub(crate) const COLUMNS: [&str; 29] = [
+pub(crate) const COLUMNS: [&str; 35] = [
     "id",
     "created",
     "status",
@@ -49,6 +53,8 @@ pub(crate) const COLUMNS: [&str; 29] = [
     "note",
     "conversion_id",
     "label",
+    "rated_at",
+    "rated_by",
     "unique_identifier",
     "first_touch",
     "first_campaign",
@@ -60,6 +66,10 @@ pub(crate) const COLUMNS: [&str; 29] = [
     "cid",
     "fbp",
     "fbc",
+    "fbclid",
+    "msclkid",
+    "li_fat_id",
+    "ttclid",
     "utm_source",
     "utm_medium",
     "utm_campaign",
@@ -183,14 +193,26 @@ impl Export {
                 .export_leads(self.project, &self.query, after.as_ref(), BATCH)
                 .await?;
             // RFC 4180 ends records with CRLF (the crate's default is LF).
+            let start = if after.is_none() { BOM } else { &[] };
             let mut csv = csv::WriterBuilder::new()
                 .terminator(csv::Terminator::CRLF)
-                .from_writer(Vec::new());
+                .from_writer(start.to_vec());
             if after.is_none() {
                 csv.write_record(COLUMNS)?;
             }
+            let rated: Vec<LeadId> = batch
+                .iter()
+                .filter(|lead| lead.conversion_id.is_some())
+                .map(|lead| lead.id)
+                .collect();
+            let ratings = store.last_ratings(self.project, &rated).await?;
             for lead in &batch {
-                csv.write_record(self.row(lead).iter().map(|cell| cell.as_bytes()))?;
+                let rating = ratings
+                    .iter()
+                    .find(|(id, _)| *id == lead.id)
+                    .map(|(_, event)| event);
+                let row = self.row(lead, rating);
+                csv.write_record(row.iter().map(|cell| cell.as_bytes()))?;
             }
             let chunk = csv.into_inner().map_err(|err| err.into_error())?;
             sender
@@ -206,8 +228,8 @@ impl Export {
         }
     }
 
-    /// A lead's row, in [`COLUMNS`] order.
-    fn row<'a>(&'a self, lead: &'a StoredLead) -> Vec<Cow<'a, str>> {
+    /// A lead's row, in [`COLUMNS`] order, with its current `rating`'s event if it has one.
+    fn row<'a>(&'a self, lead: &'a StoredLead, rating: Option<&LeadEvent>) -> Vec<Cow<'a, str>> {
         let data = &lead.data;
         let touches = channel::touches(data);
         let ends = channel::first_and_last(&touches);
@@ -232,6 +254,10 @@ impl Export {
             lead.conversion_id.map(|id| Cow::Owned(id.to_string())),
             lead.conversion_id
                 .map(|id| Cow::Owned(lead::conversion_name(id, &self.labels))),
+            rating.and_then(|event| owned(leadtrack_core::time::format(&event.at))),
+            rating
+                .and_then(|event| event.by.as_ref())
+                .and_then(|by| owned(by.to_string())),
             data.unique_identifier.as_deref().map(Cow::Borrowed),
             ends.and_then(|(first, _)| owned(first.label())),
             campaign(ends.map(|(first, _)| first)),
@@ -242,7 +268,11 @@ impl Export {
             attribution("wbraid"),
             attribution("cid"),
             attribution("fbp"),
-            attribution("fbc"),
+            data.meta_click_id(lead.created_at).map(Cow::Owned),
+            attribution("fbclid"),
+            attribution("msclkid"),
+            attribution("li_fat_id"),
+            attribution("ttclid"),
             attribution("utm_source"),
             attribution("utm_medium"),
             attribution("utm_campaign"),
@@ -257,6 +287,9 @@ impl Export {
             .collect()
     }
 }
+
+/// UTF-8's byte-order mark, which the file starts with.
+const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// Cents as a plain decimal, as spreadsheets read numbers: `150050` is `1500.50`.
 fn decimal(cents: i64) -> String {

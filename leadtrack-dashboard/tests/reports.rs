@@ -269,7 +269,7 @@ fn records(text: &str) -> Vec<&str> {
         .collect()
 }
 
-const HEADER: &str = "id,created,status,form_name,first_name,last_name,email,phone,company,price,currency,note,conversion_id,label,unique_identifier,first_touch,first_campaign,last_touch,last_campaign,gclid,gbraid,wbraid,cid,fbp,fbc,utm_source,utm_medium,utm_campaign,form_fields";
+const HEADER: &str = "\u{feff}id,created,status,form_name,first_name,last_name,email,phone,company,price,currency,note,conversion_id,label,rated_at,rated_by,unique_identifier,first_touch,first_campaign,last_touch,last_campaign,gclid,gbraid,wbraid,cid,fbp,fbc,fbclid,msclkid,li_fat_id,ttclid,utm_source,utm_medium,utm_campaign,form_fields";
 
 #[tokio::test]
 async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
@@ -295,7 +295,7 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
     let flow = r#"[{"ch":{"s":"facebook","m":"paid_social"}},{"ch":{"s":"google","m":"cpc","cm":"retarget"}}]"#;
     app.lead_at(
         &app.alpha,
-        json!({"userData": {"firstName": "Bo", "email": "bo@x.io"}, "attributionData": {"fbp": "fb.1.1", "fbc": "fb.1.2"}, "channelFlow": flow}),
+        json!({"userData": {"firstName": "Bo", "email": "bo@x.io"}, "attributionData": {"fbp": "fb.1.1", "fbclid": "IwAR-bo", "msclkid": "ms-bo", "li_fat_id": "li-bo", "ttclid": "tt-bo"}, "channelFlow": flow}),
         march(2, 9),
     )
     .await;
@@ -328,8 +328,17 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
         .await
         .unwrap();
     let customer = app.label(&app.alpha, "Customer").await.id;
-    app.rate(&app.alpha, rated, ConversionId::Label(customer), Some(99))
-        .await;
+    let won = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(rated),
+        conversion_id: ConversionId::Label(customer),
+        price: Some(99),
+        note: None,
+    };
+    let by = Actor::api_key("lt_test0000");
+    app.store
+        .update_status(app.alpha.id, &won, &by, march(3, 12))
+        .await
+        .unwrap();
 
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
     let open = app.get("/projects/alpha/leads.csv", &member).await;
@@ -343,12 +352,18 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
         )
     );
     assert_eq!(open.header("cache-control"), Some("no-store"));
+    assert!(
+        open.text
+            .as_bytes()
+            .starts_with(&[0xEF, 0xBB, 0xBF, b'i', b'd']),
+        "UTF-8's byte-order mark, then the header"
+    );
     assert_eq!(
         open.text,
         [
             HEADER,
-            "2,2026-03-02T09:00:00.000Z,open,,Bo,,bo@x.io,,,,USD,,,,,facebook / paid_social,,google / cpc,retarget,,,,,fb.1.1,fb.1.2,,,,",
-            "1,2026-03-01T10:00:00.000Z,open,Contact,\"'=HYPERLINK(\"\"http://evil.example\"\")\",\"O'Hara, \"\"Scarlett\"\"\",s@x.io,'+1 555 0100,'@corp,1500.50,USD,\"'-2+3\tsum\r\nsecond line\",,,crm-1,google / cpc,spring,google / cpc,spring,G1,,,,,,google,cpc,spring,\"{\"\"formName\"\":\"\"Contact\"\",\"\"message\"\":\"\"line1\\nline2\"\"}\"",
+            &format!("2,2026-03-02T09:00:00.000Z,open,,Bo,,bo@x.io,,,,USD,,,,,,,facebook / paid_social,,google / cpc,retarget,,,,,fb.1.1,fb.1.{}.IwAR-bo,IwAR-bo,ms-bo,li-bo,tt-bo,,,,", march(2, 9).timestamp_millis()),
+            "1,2026-03-01T10:00:00.000Z,open,Contact,\"'=HYPERLINK(\"\"http://evil.example\"\")\",\"O'Hara, \"\"Scarlett\"\"\",s@x.io,'+1 555 0100,'@corp,1500.50,USD,\"'-2+3\tsum\r\nsecond line\",,,,,crm-1,google / cpc,spring,google / cpc,spring,G1,,,,,,,,,,google,cpc,spring,\"{\"\"formName\"\":\"\"Contact\"\",\"\"message\"\":\"\"line1\\nline2\"\"}\"",
             "",
         ]
         .join("\r\n")
@@ -361,7 +376,7 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
         [
             HEADER.to_owned(),
             format!(
-                "3,2026-03-03T09:00:00.000Z,pending,,,,won@x.io,,,0.99,USD,,{customer},Customer,,,,,,,,,,,,,,,"
+                "3,2026-03-03T09:00:00.000Z,pending,,,,won@x.io,,,0.99,USD,,{customer},Customer,2026-03-03T12:00:00.000Z,API key lt_test0000,,,,,,,,,,,,,,,,,,,"
             )
         ]
     );

@@ -11,6 +11,8 @@ use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
 
 use crate::Error;
+use leadtrack_core::store::sql::RATED_EVENT;
+
 use crate::rows::{self, EVENT_COLUMNS, all, one, run};
 
 /// Adds an event to the lead's history. Called inside the write that makes the change, so
@@ -47,6 +49,25 @@ pub(crate) async fn lead_activity(
         .await?
         .iter()
         .map(rows::event)
+        .collect()
+}
+
+/// The newest rating in the history of each of `leads` that has one.
+pub(crate) async fn last_ratings(
+    c: &impl GenericClient,
+    project: ProjectId,
+    leads: &[LeadId],
+) -> Result<Vec<(LeadId, LeadEvent)>, Error> {
+    let ids: Vec<i64> = leads.iter().map(|lead| lead.0).collect();
+    let sql = format!(
+        "SELECT DISTINCT ON (lead_id) lead_id, {EVENT_COLUMNS} FROM lead_events
+         WHERE project_id = $1 AND lead_id = ANY($2) AND {RATED_EVENT}
+         ORDER BY lead_id, at DESC, id DESC"
+    );
+    all(c, &sql, &[&project.0, &ids])
+        .await?
+        .iter()
+        .map(|row| Ok((LeadId(row.try_get(0)?), rows::event_at(row, 1)?)))
         .collect()
 }
 

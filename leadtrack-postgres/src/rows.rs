@@ -292,9 +292,14 @@ pub(crate) const EVENT_COLUMNS: &str = "at, actor, activity";
 
 /// A lead event from a row of [`EVENT_COLUMNS`].
 pub(crate) fn event(row: &Row) -> Result<LeadEvent, Error> {
+    event_at(row, 0)
+}
+
+/// A lead event from the columns of [`EVENT_COLUMNS`] starting at column `at`.
+pub(crate) fn event_at(row: &Row, at: usize) -> Result<LeadEvent, Error> {
     Ok(LeadEvent {
-        at: from_millis(row.try_get(0)?),
-        by: actor(row.try_get(1)?)?,
-        activity: serde_json::from_str(row.try_get::<_, &str>(2)?)?,
+        at: from_millis(row.try_get(at)?),
+        by: actor(row.try_get(at + 1)?)?,
+        activity: serde_json::from_str(row.try_get::<_, &str>(at + 2)?)?,
     })
 }

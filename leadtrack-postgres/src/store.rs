@@ -197,6 +197,14 @@ impl LeadStore for PgStore {
         read!(self, |c| activity::lead_activity(c, project, lead))
     }
 
+    async fn last_ratings(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+    ) -> StoreResult<Vec<(LeadId, LeadEvent)>> {
+        read!(self, |c| activity::last_ratings(c, project, leads))
+    }
+
     async fn delete_lead(
         &self,
         project: ProjectId,

@@ -10,6 +10,8 @@ use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
 use rusqlite::{Connection, OptionalExtension};
 
+use leadtrack_core::store::sql::RATED_EVENT;
+
 use crate::rows::{self, EVENT_COLUMNS, Error};
 
 /// Adds an event to the lead's history. Called inside the write that makes the change, so
@@ -42,6 +44,28 @@ pub(crate) fn lead_activity(
     ))?
     .query_and_then((lead.0, project.0), rows::event)?
     .collect()
+}
+
+/// The newest rating in the history of each of `leads` that has one.
+pub(crate) fn last_ratings(
+    conn: &Connection,
+    project: ProjectId,
+    leads: &[LeadId],
+) -> Result<Vec<(LeadId, LeadEvent)>, Error> {
+    let mut newest = conn.prepare_cached(&format!(
+        "SELECT {EVENT_COLUMNS} FROM lead_events
+         WHERE project_id = ?1 AND lead_id = ?2 AND {RATED_EVENT}
+         ORDER BY at DESC, id DESC LIMIT 1"
+    ))?;
+    let mut found = Vec::new();
+    for lead in leads {
+        let event = newest
+            .query_and_then((project.0, lead.0), rows::event)?
+            .next()
+            .transpose()?;
+        found.extend(event.map(|event| (*lead, event)));
+    }
+    Ok(found)
 }
 
 /// The statements that delete a lead's rows, children first: `?1` the project, `?2` the

@@ -182,6 +182,16 @@ impl LeadStore for SqliteStore {
             .await
     }
 
+    async fn last_ratings(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+    ) -> StoreResult<Vec<(LeadId, LeadEvent)>> {
+        let leads = leads.to_vec();
+        self.read(move |conn| activity::last_ratings(conn, project, &leads))
+            .await
+    }
+
     async fn delete_lead(
         &self,
         project: ProjectId,

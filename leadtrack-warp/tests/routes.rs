@@ -406,6 +406,13 @@ mod general {
         async fn project_history(&self, _: ProjectId, _: u32) -> StoreResult<Vec<ProjectEvent>> {
             Err((self.fail)())
         }
+        async fn last_ratings(
+            &self,
+            _: ProjectId,
+            _: &[LeadId],
+        ) -> StoreResult<Vec<(LeadId, LeadEvent)>> {
+            Err((self.fail)())
+        }
         async fn save_draft(&self, _: ProjectId, _: &Draft) -> StoreResult<()> {
             Err((self.fail)())
         }

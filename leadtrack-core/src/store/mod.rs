@@ -270,6 +270,14 @@ pub trait LeadStore: Send + Sync + 'static {
     /// A lead's history, oldest first (ties in the order recorded).
     async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>>;
 
+    /// The newest rating (with a label or `lost`) in the history of each of `leads` that
+    /// has one, as `(lead, event)`: when, and by whom.
+    async fn last_ratings(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+    ) -> StoreResult<Vec<(LeadId, LeadEvent)>>;
+
     /// Deletes a lead with everything of it (its history, jobs, deliveries and attempts,
     /// and its webhook events), and records `lead_deleted` in the project's history, by
     /// `by`. Fails with [`Conflict::JobPending`] while the lead has an unfinished job (a

@@ -4,6 +4,10 @@
 /// value (which prefer such a lead), reports and duplicates see only these.
 pub const NOT_SPAM: &str = "status <> 'spam'";
 
+/// The condition of a lead event that is a rating with a label or `lost`
+/// ([`crate::activity::Activity::Rated`], kept as JSON led by its `type`).
+pub const RATED_EVENT: &str = "activity LIKE '{\"type\":\"rated\"%'";
+
 /// The lookup of the lead a new lead duplicates ([`crate::lead::StoredLead::duplicate_of`])
 /// by `column` (`email_key` or `phone_key`, as [`crate::lead::LeadKeys::person_keys`] gives
 /// them), with the backend's placeholders for the project, the key and the start of the

@@ -143,3 +143,47 @@ pub async fn lead_history_records_every_change_and_who_made_it<B: Backend>(backe
             .is_empty()
     );
 }
+
+/// Each lead's newest rating (a label or `lost`; a reset is not one), when and by whom; a
+/// lead never rated, or of another project, has none.
+pub async fn the_newest_rating_of_each_lead_is_found<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let other = project(&store, "other").await;
+    let label = webhook_label(&store, &acme).await;
+    let ada = create(&store, &acme, json!({"userData": {"email": "ada@x.io"}}), 0).await;
+    let bob = create(&store, &acme, json!({"userData": {"email": "bob@x.io"}}), 0).await;
+    let cy = create(&store, &other, json!({"userData": {"email": "cy@x.io"}}), 0).await;
+    let olive = Actor::User {
+        id: UserId(7),
+        name: "Olive".to_owned(),
+    };
+    let rate = |lead: LeadId, conversion: ConversionId, who: Actor, minute: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .update_status(acme.id, &update(lead, conversion), &who, at(minute))
+                .await
+                .unwrap();
+        }
+    };
+    rate(ada.lead_id, ConversionId::Label(label), by(), 1).await;
+    rate(ada.lead_id, ConversionId::Open, by(), 2).await;
+    rate(ada.lead_id, ConversionId::Lost, olive.clone(), 3).await;
+    let leads = [ada.lead_id, bob.lead_id, cy.lead_id];
+    let found = store.last_ratings(acme.id, &leads).await.unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (lead, event) = &found[0];
+    assert_eq!(
+        (*lead, event.at, event.by.clone()),
+        (ada.lead_id, at(3), Some(olive))
+    );
+    assert!(matches!(
+        event.activity,
+        Activity::Rated {
+            conversion_id: ConversionId::Lost,
+            ..
+        }
+    ));
+    assert!(store.last_ratings(acme.id, &[]).await.unwrap().is_empty());
+}
