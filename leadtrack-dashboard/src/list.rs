@@ -3,7 +3,7 @@
 //! shown.
 
 use askama::Template;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use leadtrack_core::account::Membership;
 use leadtrack_core::channel;
 use leadtrack_core::draft::Draft;
@@ -90,6 +90,8 @@ pub(crate) struct Row {
 /// A click-id filter of the filter form.
 pub(crate) struct ClickFilter {
     pub(crate) name: &'static str,
+    /// What people call it ("Google click").
+    pub(crate) label: &'static str,
     /// Whether the lead must have it (`Some(true)`), lack it, or either.
     pub(crate) value: Option<bool>,
 }
@@ -130,6 +132,10 @@ struct InboxPage {
     previous: Option<String>,
     next: Option<String>,
     click_filters: Vec<ClickFilter>,
+    /// The forms the form filter offers (the view's own among them).
+    forms: Vec<String>,
+    /// Quick date ranges: name, the view with it, whether the view has it.
+    presets: Vec<(&'static str, String, bool)>,
     /// A filter of the filter panel is set: the panel shows open.
     has_filter: bool,
     /// The price column is shown (else each row's form carries the price as it is).
@@ -303,6 +309,8 @@ struct Found {
     labels: Vec<ConversionLabel>,
     integrations: Integrations,
     drafts: Vec<Draft>,
+    /// The project's forms, for the form filter.
+    forms: Vec<String>,
     /// Each lead's rating waiting out its undo window.
     held: Vec<Option<Held>>,
 }
@@ -321,9 +329,39 @@ async fn read<S: Store>(
         labels: store.labels(project).await?,
         integrations: store.integrations(project).await?,
         drafts: store.drafts(project).await?,
+        forms: store.form_names(project).await?,
         held,
         page,
     })
+}
+
+/// The forms the filter offers: the project's, and the view's own if a shared link names
+/// one it does not have.
+fn forms(found: &Found, view: &InboxView) -> Vec<String> {
+    let mut forms = found.forms.clone();
+    if !view.form_name.is_empty() && !forms.contains(&view.form_name) {
+        forms.insert(0, view.form_name.clone());
+    }
+    forms
+}
+
+/// The quick date ranges of the filter panel, ending `today` (UTC): each as the view's
+/// link with it, and whether the view shows it now.
+fn presets(view: &InboxView, today: chrono::NaiveDate) -> Vec<(&'static str, String, bool)> {
+    let first_of_month = today.with_day(1).unwrap_or(today);
+    [
+        ("Today", today),
+        ("Last 7 days", today - chrono::Days::new(6)),
+        ("Last 30 days", today - chrono::Days::new(29)),
+        ("This month", first_of_month),
+    ]
+    .into_iter()
+    .map(|(name, from)| {
+        let (from, to) = (from.to_string(), today.to_string());
+        let href = view.href(&[("from", &from), ("to", &to), ("page", "1")]);
+        (name, format!("?{href}"), view.from == from && view.to == to)
+    })
+    .collect()
 }
 
 /// The tabs of `view`'s inbox, with their `counts`.
@@ -420,8 +458,10 @@ pub(crate) async fn page<S: Store>(
         click_filters: CLICK_IDS
             .iter()
             .zip(view.click_ids)
-            .map(|(name, value)| ClickFilter { name, value })
+            .map(|((name, label), value)| ClickFilter { name, label, value })
             .collect(),
+        forms: forms(&found, &view),
+        presets: presets(&view, now.date_naive()),
         has_filter: view.has_filter(),
         price_shown: shown.contains(&Col::Price),
         labels: found

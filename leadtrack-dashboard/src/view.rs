@@ -8,7 +8,7 @@
 //! | `search` | text, 2 characters or more |
 //! | `formName` | a form's exact name |
 //! | `from`, `to` | `YYYY-MM-DD`, created on or after / on or before that UTC day |
-//! | `gclid`, `cid`, `fbp`, `fbc` | `yes` or `no`: whether the lead has it |
+//! | `gclid`, `cid`, `fbp`, `fbc`, `msclkid`, `li_fat_id` | `yes` or `no`: whether the lead has it |
 //! | `duplicates` | `yes`: only leads that duplicate an earlier lead of the same person |
 //! | `sort` | getLeads' `field:direction`, default `createdAt:desc` |
 //! | `page` | from 1 |
@@ -24,8 +24,15 @@ use strum::VariantArray;
 /// Leads per inbox page.
 pub(crate) const PAGE_SIZE: u32 = 50;
 
-/// The click ids a view can filter by, with their parameter names.
-pub(crate) const CLICK_IDS: [&str; 4] = ["gclid", "cid", "fbp", "fbc"];
+/// The click ids a view can filter by: their parameter names, and what people call them.
+pub(crate) const CLICK_IDS: [(&str, &str); 6] = [
+    ("gclid", "Google click"),
+    ("cid", "GA4 client"),
+    ("fbp", "Meta browser"),
+    ("fbc", "Meta click"),
+    ("msclkid", "Microsoft click"),
+    ("li_fat_id", "LinkedIn click"),
+];
 
 /// An inbox view as its URL says it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +48,7 @@ pub(crate) struct InboxView {
     /// Created on or before this day.
     pub(crate) to: String,
     /// `[exists]` filters, in [`CLICK_IDS`] order.
-    pub(crate) click_ids: [Option<bool>; 4],
+    pub(crate) click_ids: [Option<bool>; 6],
     /// Only duplicates.
     pub(crate) duplicates: bool,
     /// The sort.
@@ -70,13 +77,13 @@ impl InboxView {
             form_name: param("formName").unwrap_or_default(),
             from: param("from").unwrap_or_default(),
             to: param("to").unwrap_or_default(),
-            click_ids: [None; 4],
+            click_ids: [None; 6],
             duplicates: param("duplicates").as_deref() == Some("yes"),
             sort: Sort::default(),
             page: 1,
             problems,
         };
-        for (slot, name) in view.click_ids.iter_mut().zip(CLICK_IDS) {
+        for (slot, (name, _)) in view.click_ids.iter_mut().zip(CLICK_IDS) {
             *slot = match param(name).as_deref() {
                 Some("yes") => Some(true),
                 Some("no") => Some(false),
@@ -117,7 +124,7 @@ impl InboxView {
         if !to.is_empty() && !accept("createdAt[lte]", &to, "The end date") {
             view.to.clear();
         }
-        for (exists, name) in view.click_ids.into_iter().zip(CLICK_IDS) {
+        for (exists, (name, _)) in view.click_ids.into_iter().zip(CLICK_IDS) {
             if let Some(exists) = exists {
                 accept(
                     &format!("{name}[exists]"),
@@ -164,7 +171,7 @@ impl InboxView {
             ("from", self.from.clone()),
             ("to", self.to.clone()),
         ];
-        for (exists, name) in self.click_ids.iter().zip(CLICK_IDS) {
+        for (exists, (name, _)) in self.click_ids.iter().zip(CLICK_IDS) {
             params.push((name, yes_no(*exists).to_owned()));
         }
         params.push((

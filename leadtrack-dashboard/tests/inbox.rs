@@ -911,3 +911,50 @@ async fn a_rows_marks_say_which_platforms_the_lead_can_reach() {
         "Open sends nothing"
     );
 }
+
+/// The filter panel offers the project's forms as a list, every platform's click id under
+/// its name (Microsoft and LinkedIn included), and quick date ranges.
+#[tokio::test]
+async fn filters_list_the_forms_every_click_id_and_date_ranges() {
+    let app = app().await;
+    let bing = lead(&app, json!({"userData": {"email": "ada@example.com"}, "attributionData": {"msclkid": "ms-1"}, "formData": {"formName": "Quote"}})).await;
+    let linkedin = lead(&app, json!({"userData": {"email": "bob@example.com"}, "attributionData": {"li_fat_id": "li-1"}, "formData": {"formName": "Contact"}})).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let inbox = app.get("/projects/alpha/leads", &member).await;
+    let forms = inbox.text.split("id=\"formName\"").nth(1).unwrap();
+    let forms = &forms[..forms.find("</select>").unwrap()];
+    assert!(
+        forms.contains(
+            "<option value=\"Contact\">Contact</option><option value=\"Quote\">Quote</option>"
+        ),
+        "{forms}"
+    );
+    for label in [
+        "Google click",
+        "Meta click",
+        "Microsoft click",
+        "LinkedIn click",
+    ] {
+        assert!(inbox.text.contains(&format!(">{label}</label>")), "{label}");
+    }
+    let only = |query: &str| {
+        let app = &app;
+        let member = member.clone();
+        let query = query.to_owned();
+        async move {
+            let page = app
+                .get(&format!("/projects/alpha/leads?{query}"), &member)
+                .await;
+            [bing, linkedin].map(|id| page.text.contains(&format!("id=\"lead-{id}\"")))
+        }
+    };
+    assert_eq!(only("msclkid=yes").await, [true, false]);
+    assert_eq!(only("li_fat_id=yes").await, [false, true]);
+    assert_eq!(only("msclkid=no&formName=Contact").await, [false, true]);
+    let today = Utc::now().date_naive();
+    let week = format!("from={}&#38;to={today}", today - chrono::Days::new(6));
+    let presets = inbox.text.split("class=\"presets\"").nth(1).unwrap();
+    let presets = &presets[..presets.find("</p>").unwrap()];
+    assert!(presets.contains(&week), "the last 7 days, as a link: {presets}");
+    assert_eq!(only(&week.replace("&#38;", "&")).await, [true, true]);
+}

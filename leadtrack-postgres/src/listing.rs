@@ -239,6 +239,19 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
     statement
 }
 
+/// The names of the project's forms, in order.
+pub(crate) async fn form_names(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Vec<String>, Error> {
+    let sql = leadtrack_core::store::sql::form_names("$1");
+    all(c, &sql, &[&project.0])
+        .await?
+        .iter()
+        .map(|row| Ok(row.try_get(0)?))
+        .collect()
+}
+
 /// The counts per status of the leads matching `query` but for its status: from the kept
 /// counts when nothing else filters, else in one grouped pass.
 pub(crate) async fn status_counts(

@@ -120,6 +120,10 @@ impl LeadStore for PgStore {
         })
     }
 
+    async fn form_names(&self, project: ProjectId) -> StoreResult<Vec<String>> {
+        read!(self, |c| listing::form_names(c, project))
+    }
+
     async fn status_counts(
         &self,
         project: ProjectId,

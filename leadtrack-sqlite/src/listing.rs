@@ -5,7 +5,7 @@ use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
-use leadtrack_core::store::sql::NOT_SPAM;
+use leadtrack_core::store::sql::{self, NOT_SPAM};
 use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
@@ -42,6 +42,14 @@ pub(crate) fn status_counts(
         .collect::<Result<_, _>>()?
     };
     Ok(per_status(&counted))
+}
+
+/// The names of the project's forms, in order.
+pub(crate) fn form_names(conn: &Connection, project: ProjectId) -> Result<Vec<String>, Error> {
+    conn.prepare_cached(&sql::form_names("?1"))?
+        .query_map([project.0], |row| row.get(0))?
+        .collect::<Result<_, _>>()
+        .map_err(Error::from)
 }
 
 /// A page as a reader found it: its leads' rows, parsed by [`RecordPage::parse`] on the

@@ -99,6 +99,11 @@ impl LeadStore for SqliteStore {
         Ok(page.parse()?)
     }
 
+    async fn form_names(&self, project: ProjectId) -> StoreResult<Vec<String>> {
+        self.read(move |conn| listing::form_names(conn, project))
+            .await
+    }
+
     async fn status_counts(
         &self,
         project: ProjectId,

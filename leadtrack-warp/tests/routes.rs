@@ -413,6 +413,9 @@ mod general {
         ) -> StoreResult<Vec<(LeadId, LeadEvent)>> {
             Err((self.fail)())
         }
+        async fn form_names(&self, _: ProjectId) -> StoreResult<Vec<String>> {
+            Err((self.fail)())
+        }
         async fn save_draft(&self, _: ProjectId, _: &Draft) -> StoreResult<()> {
             Err((self.fail)())
         }

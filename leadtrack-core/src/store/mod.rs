@@ -183,6 +183,9 @@ pub trait LeadStore: Send + Sync + 'static {
         query: &LeadQuery,
     ) -> StoreResult<Vec<(LeadStatus, u64)>>;
 
+    /// The names of the project's forms, in order (at most [`sql::FORM_NAMES`]).
+    async fn form_names(&self, project: ProjectId) -> StoreResult<Vec<String>>;
+
     /// The project's leads matching `query`, in its order, read in batches (for exports):
     /// at most `limit` leads, starting strictly after `after` ([`Cursor::after`] the last
     /// lead of the previous batch), or from the first when `None`. `query.limit` and

@@ -8,8 +8,8 @@ use crate::label::LabelMapping;
 use crate::request::query::{Sort, SortDirection, SortField};
 use crate::request::{LeadQuery, StatusUpdate};
 use crate::store::LeadStore;
-use crate::types::LeadId;
 use crate::types::{ConversionId, LeadStatus};
+use crate::types::{LeadId, ProjectId};
 use strum::VariantArray;
 
 /// Three leads of project `p1`, each with different data, the second rated with a label
@@ -682,4 +682,33 @@ pub async fn searches_agree_however_they_are_read<B: Backend>(backend: &B) {
         31,
         "lead1, lead10 to lead19, lead100 to lead119"
     );
+}
+
+/// The project's form names, each once, in order; another project's are not among them.
+pub async fn form_names_are_listed_once_each_in_order<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let other = project(&store, "other").await;
+    for (i, form) in ["Quote", "Contact", "Quote", "Demo request", "Contact"]
+        .iter()
+        .enumerate()
+    {
+        let body =
+            json!({"userData": {"email": format!("p{i}@x.io")}, "formData": {"formName": form}});
+        create(&store, &acme, body, 0).await;
+    }
+    create(
+        &store,
+        &acme,
+        json!({"userData": {"email": "none@x.io"}}),
+        0,
+    )
+    .await;
+    let body = json!({"userData": {"email": "o@x.io"}, "formData": {"formName": "Other form"}});
+    create(&store, &other, body, 0).await;
+    assert_eq!(
+        store.form_names(acme.id).await.unwrap(),
+        ["Contact", "Demo request", "Quote"]
+    );
+    assert!(store.form_names(ProjectId(999)).await.unwrap().is_empty());
 }
