@@ -125,6 +125,12 @@ impl Tally {
         (self.leads > 0).then(|| self.converted() as f64 * 100.0 / self.leads as f64)
     }
 
+    /// The share of the leads (in percent) whose last rating is `label`: each label's own
+    /// conversion rate; `None` without leads.
+    pub fn label_rate(&self, label: Uuid) -> Option<f64> {
+        (self.leads > 0).then(|| self.label(label) as f64 * 100.0 / self.leads as f64)
+    }
+
     fn merge(&mut self, other: &Tally) {
         self.leads += other.leads;
         for (id, count) in &other.labels {

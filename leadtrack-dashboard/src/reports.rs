@@ -108,7 +108,8 @@ struct Row {
     name: String,
     not_set: bool,
     leads: u64,
-    labels: Vec<u64>,
+    /// Each label's count, and its own conversion rate.
+    labels: Vec<(u64, String)>,
     lost: u64,
     rate: String,
     value: String,
@@ -120,7 +121,10 @@ impl Row {
             name: name.to_owned(),
             not_set: name == NOT_SET,
             leads: tally.leads,
-            labels: labels.iter().map(|label| tally.label(label.id)).collect(),
+            labels: labels
+                .iter()
+                .map(|label| (tally.label(label.id), percent(tally.label_rate(label.id))))
+                .collect(),
             lost: tally.lost,
             rate: rate(tally),
             value: format::money(tally.value),
@@ -130,9 +134,12 @@ impl Row {
 
 /// A conversion rate as the page writes it: `12.5%`, or `–` without leads.
 fn rate(tally: &Tally) -> String {
-    tally
-        .conversion_rate()
-        .map_or_else(|| "–".to_owned(), |rate| format!("{rate:.1}%"))
+    percent(tally.conversion_rate())
+}
+
+/// A share as the page writes it: `12.5%`, or `–` when there is none.
+fn percent(share: Option<f64>) -> String {
+    share.map_or_else(|| "–".to_owned(), |rate| format!("{rate:.1}%"))
 }
 
 #[derive(Template)]

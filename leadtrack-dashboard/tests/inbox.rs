@@ -955,6 +955,9 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
     let week = format!("from={}&#38;to={today}", today - chrono::Days::new(6));
     let presets = inbox.text.split("class=\"presets\"").nth(1).unwrap();
     let presets = &presets[..presets.find("</p>").unwrap()];
-    assert!(presets.contains(&week), "the last 7 days, as a link: {presets}");
+    assert!(
+        presets.contains(&week),
+        "the last 7 days, as a link: {presets}"
+    );
     assert_eq!(only(&week.replace("&#38;", "&")).await, [true, true]);
 }

@@ -145,17 +145,20 @@ async fn the_report_counts_leads_by_channel_and_rating() {
         .map(|label| label.name)
         .collect();
     let header = format!(
-        "Source / medium|Leads|{}|Lost|Conversion rate|Value (USD)",
+        "Source / medium|Leads|{}|Lost|Any label|Value (USD)",
         labels.join("|")
     );
+    // Each label's count with its own conversion rate; Any label, all labels together.
+    let share = |count: u32, rate: &str| format!("{count} <span class=\"share\">{rate}</span>");
+    let (half, none, quarter) = (share(1, "50.0%"), share(0, "0.0%"), share(1, "25.0%"));
     assert_eq!(
         report_rows(&page.text),
         [
-            header.as_str(),
-            "google / cpc|2|1|1|0|100.0%|1,250.00",
-            "(not set)|1|0|0|0|0.0%|0.00",
-            "newsletter / email|1|0|0|1|0.0%|0.00",
-            "Total|4|1|1|1|50.0%|1,250.00",
+            header,
+            format!("google / cpc|2|{half}|{half}|0|100.0%|1,250.00"),
+            format!("(not set)|1|{none}|{none}|0|0.0%|0.00"),
+            format!("newsletter / email|1|{none}|{none}|1|0.0%|0.00"),
+            format!("Total|4|{quarter}|{quarter}|1|50.0%|1,250.00"),
         ]
     );
     for fact in [
@@ -192,19 +195,20 @@ async fn the_report_counts_leads_by_channel_and_rating() {
             &member,
         )
         .await;
+    let (all, nothing) = (share(1, "100.0%"), share(0, "0.0%"));
     let (qualified, customer) = if labels[0] == "Qualified" {
-        ("1|0", "0|1")
+        (format!("{all}|{nothing}"), format!("{nothing}|{all}"))
     } else {
-        ("0|1", "1|0")
+        (format!("{nothing}|{all}"), format!("{all}|{nothing}"))
     };
     assert_eq!(
         report_rows(&last.text)[1..],
         [
             format!("(direct)|1|{customer}|0|100.0%|1,200.00"),
-            "(not set)|1|0|0|0|0.0%|0.00".to_owned(),
+            format!("(not set)|1|{none}|{none}|0|0.0%|0.00"),
             format!("google|1|{qualified}|0|100.0%|50.00"),
-            "newsletter|1|0|0|1|0.0%|0.00".to_owned(),
-            "Total|4|1|1|1|50.0%|1,250.00".to_owned(),
+            format!("newsletter|1|{none}|{none}|1|0.0%|0.00"),
+            format!("Total|4|{quarter}|{quarter}|1|50.0%|1,250.00"),
         ]
     );
     assert!(
