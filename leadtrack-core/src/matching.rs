@@ -23,9 +23,56 @@ pub fn search_term(term: &str) -> String {
     term.trim().to_lowercase()
 }
 
+/// Text as a `q` search matches it: lowercased, with accents and other marks dropped
+/// (Unicode's compatibility decomposition, NFKD, then no combining marks: "Müller" is
+/// "muller"), and the letters that decompose to nothing plainer written as people type
+/// them ("ß" is "ss", "ø" is "o", "ł" is "l").
+pub fn fold(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    let mut folded = String::with_capacity(text.len());
+    for c in text.nfkd().filter(|c| !is_combining_mark(*c)) {
+        match c {
+            'ß' | 'ẞ' => folded.push_str("ss"),
+            'æ' | 'Æ' => folded.push_str("ae"),
+            'œ' | 'Œ' => folded.push_str("oe"),
+            'þ' | 'Þ' => folded.push_str("th"),
+            'ø' | 'Ø' => folded.push('o'),
+            'ł' | 'Ł' => folded.push('l'),
+            'đ' | 'Đ' => folded.push('d'),
+            'ı' => folded.push('i'),
+            c => folded.extend(c.to_lowercase()),
+        }
+    }
+    folded
+}
+
+/// The words of a `q` search, [`fold`]ed: a lead matches when each is a substring of its
+/// [`crate::store::q_text`].
+pub fn q_words(q: &str) -> Vec<String> {
+    fold(q).split_whitespace().map(str::to_owned).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folding_drops_case_and_accents_as_people_type() {
+        for (text, folded) in [
+            ("Müller", "muller"),
+            ("JOSÉ Núñez", "jose nunez"),
+            ("Straße", "strasse"),
+            ("Søren Łukasz", "soren lukasz"),
+            ("ﬁle", "file"),
+            ("Ærø", "aero"),
+            ("東京", "東京"),
+        ] {
+            assert_eq!(fold(text), folded, "{text}");
+        }
+        assert_eq!(q_words("  Jonas   KAYA "), ["jonas", "kaya"]);
+        assert!(q_words(" \t ").is_empty());
+    }
 
     #[test]
     fn email_ignores_case_and_surrounding_space() {

@@ -219,6 +219,7 @@ pub const TABLES: &[Table] = &[
             column("email_key", Text),
             column("phone_key", Text),
             column("search_text", Text),
+            column("q_text", Text),
             column("has_gclid", Bool),
             column("has_cid", Bool),
             column("has_fbp", Bool),

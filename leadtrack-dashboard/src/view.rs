@@ -5,7 +5,7 @@
 //! | parameter | values |
 //! |---|---|
 //! | `tab` | `open` (default), `pending`, `rated`, `lost`, `spam` |
-//! | `search` | text, 2 characters or more |
+//! | `q` (or `search`, as older links say) | words, 2 characters or more in all: each must be in the lead's name, email, phone, company, CRM id, campaign, form message or a click id, whatever the case and accents |
 //! | `formName` | a form's exact name |
 //! | `from`, `to` | `YYYY-MM-DD`, created on or after / on or before that UTC day |
 //! | `gclid`, `cid`, `fbp`, `fbc`, `msclkid`, `li_fat_id` | `yes` or `no`: whether the lead has it |
@@ -73,7 +73,9 @@ impl InboxView {
         };
         let mut view = Self {
             tab,
-            search: param("search").unwrap_or_default(),
+            // `q` (every word, any case and accents, in more fields); `search` is how links
+            // from before it said so.
+            search: param("q").or_else(|| param("search")).unwrap_or_default(),
             form_name: param("formName").unwrap_or_default(),
             from: param("from").unwrap_or_default(),
             to: param("to").unwrap_or_default(),
@@ -109,7 +111,7 @@ impl InboxView {
             accepted
         };
         let search = view.search.clone();
-        if !search.is_empty() && !accept("search", &search, "The search") {
+        if !search.is_empty() && !accept("q", &search, "The search") {
             view.search.clear();
         }
         let form_name = view.form_name.clone();
@@ -166,7 +168,7 @@ impl InboxView {
         };
         let mut params: Vec<(&str, String)> = vec![
             ("tab", self.tab.as_ref().to_owned()),
-            ("search", self.search.clone()),
+            ("q", self.search.clone()),
             ("formName", self.form_name.clone()),
             ("from", self.from.clone()),
             ("to", self.to.clone()),
@@ -268,7 +270,7 @@ mod tests {
         );
         assert_eq!(view.tab, LeadStatus::Rated);
         assert_eq!(query.status, Some(vec![LeadStatus::Rated]));
-        assert_eq!(query.search.as_deref(), Some("ada"));
+        assert_eq!(query.q, ["ada"]);
         assert_eq!(query.form_name.as_deref(), Some("Contact"));
         assert!(query.created_from.is_some() && query.created_to.is_some());
         assert_eq!(
@@ -278,10 +280,11 @@ mod tests {
         assert_eq!(query.sort.field, SortField::Email);
         assert_eq!(query.page, 2);
         assert!(view.is_filtered());
+        // An older link's `search` is written as `q`.
         let href = view.href(&[("page", "3")]);
         assert_eq!(
             href,
-            "tab=rated&search=ada&formName=Contact&from=2026-03-01&to=2026-03-31&gclid=yes&fbp=no&sort=email%3Aasc&page=3"
+            "tab=rated&q=ada&formName=Contact&from=2026-03-01&to=2026-03-31&gclid=yes&fbp=no&sort=email%3Aasc&page=3"
         );
         assert!(
             !view.href(&[("tab", "lost")]).contains("page="),
@@ -294,7 +297,7 @@ mod tests {
         let (view, query) =
             InboxView::from_query("tab=done&search=a&from=yesterday&sort=nope&page=0&cid=maybe");
         assert_eq!(view.tab, LeadStatus::Open);
-        assert_eq!(query.search, None);
+        assert!(query.q.is_empty());
         assert_eq!(query.created_from, None);
         assert_eq!(query.sort, Sort::default());
         assert_eq!((query.page, query.cid_exists), (1, None));

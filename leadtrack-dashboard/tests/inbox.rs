@@ -961,3 +961,30 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
     );
     assert_eq!(only(&week.replace("&#38;", "&")).await, [true, true]);
 }
+
+/// The inbox's search box finds full names in either order, without accents, and CRM ids;
+/// a link from before (`search=`) still opens its view.
+#[tokio::test]
+async fn the_search_box_finds_what_people_type() {
+    let app = app().await;
+    let jonas = lead(&app, json!({"userData": {"firstName": "Jonas", "lastName": "Kaya", "email": "jk@example.com"}, "uniqueIdentifier": "HUB-31"})).await;
+    let anna = lead(
+        &app,
+        json!({"userData": {"firstName": "Anna", "lastName": "Müller", "email": "am@example.com"}}),
+    )
+    .await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    for (query, expected) in [
+        ("q=Jonas+Kaya", [true, false]),
+        ("q=kaya+jonas", [true, false]),
+        ("q=muller", [false, true]),
+        ("q=hub-31", [true, false]),
+        ("search=jonas", [true, false]),
+    ] {
+        let page = app
+            .get(&format!("/projects/alpha/leads?{query}"), &member)
+            .await;
+        let shown = [jonas, anna].map(|id| page.text.contains(&format!("id=\"lead-{id}\"")));
+        assert_eq!(shown, expected, "{query}");
+    }
+}

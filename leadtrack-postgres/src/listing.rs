@@ -207,6 +207,17 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
         let to = statement.bind(to_millis(to));
         statement.push(&format!(" AND created_at <= {to}"));
     }
+    for word in &query.q {
+        // Words hold no NUL (core's parser refuses one).
+        let matches = if has_trigram(word) {
+            let pattern = statement.bind(like_pattern(word));
+            format!("q_text LIKE {pattern}")
+        } else {
+            let word = statement.bind(word.clone());
+            format!("strpos(q_text, {word}) > 0")
+        };
+        statement.push(&format!(" AND {matches}"));
+    }
     if let Some(term) = query.search.as_deref().map(search_term) {
         let matches = if term.contains('\0') {
             // No lead's text holds a NUL (PostgreSQL's text cannot).

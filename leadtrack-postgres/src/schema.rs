@@ -455,7 +455,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX rating_drafts_project ON rating_drafts (project_id, at);
     "#,
+    // 11: the `q` search: its folded text (filled by `leads::backfill_q_text` right after),
+    // with a trigram index keyed by project as `lead_search_text` is.
+    r#"
+    ALTER TABLE leads ADD COLUMN q_text text NOT NULL DEFAULT '';
+    CREATE INDEX leads_q_text ON leads USING gin (project_id, q_text gin_trgm_ops);
+    "#,
 ];
+
+/// The index in [`MIGRATIONS`] of migration 11, after which `leads::backfill_q_text` fills
+/// the leads stored before it.
+const Q_TEXT_MIGRATION: usize = 10;
 
 /// Creates the table recording the schema version, and applies the migrations the
 /// database lacks, in one transaction holding the migration lock. A database newer than
@@ -475,6 +485,9 @@ pub(crate) async fn migrate(client: &mut deadpool_postgres::Object) -> Result<()
     let current = check_known(&tx).await?;
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current) {
         tx.batch_execute(sql).await?;
+        if index == Q_TEXT_MIGRATION {
+            crate::leads::backfill_q_text(&tx).await?;
+        }
         let version = i32::try_from(index + 1).unwrap_or(i32::MAX);
         tx.execute("UPDATE leadtrack_schema SET version = $1", &[&version])
             .await?;
@@ -537,7 +550,7 @@ mod tests {
     use crate::testkit::{URL_VARIABLE, fresh_database};
 
     #[tokio::test]
-    async fn migration_2_copies_every_lead_to_the_search_table() {
+    async fn migrations_copy_every_lead_to_the_search_table_and_fill_its_q_text() {
         let cluster = std::env::var(URL_VARIABLE).unwrap();
         let url = fresh_database(&cluster).await;
         let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
@@ -559,7 +572,8 @@ mod tests {
                      last_name, search_text, has_gclid, has_cid, has_fbp, has_fbc,
                      has_msclkid, has_li_fat_id, created_via)
                  SELECT 1 + n % 2, CASE WHEN n % 3 = 0 THEN 'lost' ELSE 'open' END, n, n,
-                     '{}', 'Okafor', 'okafor' || n, false, false, false, false, false,
+                     '{\"userData\":{\"lastName\":\"Okafor-Müller\"}}', 'Okafor',
+                     'okafor' || n, false, false, false, false, false,
                      false, 'server'
                  FROM generate_series(1, 30) AS n;",
             )
@@ -583,5 +597,11 @@ mod tests {
             .unwrap();
         assert!(counts.contains(&(LeadStatus::Open, 10)), "{counts:?}");
         assert!(counts.contains(&(LeadStatus::Lost, 5)), "{counts:?}");
+        // Migration 11 gave every lead its `q` text.
+        let q = LeadQuery {
+            q: vec!["muller".to_owned()],
+            ..LeadQuery::default()
+        };
+        assert_eq!(store.list_leads(ProjectId(1), &q).await.unwrap().total, 15);
     }
 }

@@ -173,6 +173,7 @@ fn write_row(
         (":email_key", &keys.email),
         (":phone_key", &keys.phone),
         (":search_text", &row.search_text),
+        (":q_text", &row.q_text),
         (":has_gclid", &keys.has_gclid),
         (":has_cid", &keys.has_cid),
         (":has_fbp", &keys.has_fbp),
@@ -195,6 +196,7 @@ fn write_row(
                 phone = :phone, company_name = :company_name,
                 unique_identifier = :unique_identifier, unique_event_id = :unique_event_id,
                 email_key = :email_key, phone_key = :phone_key, search_text = :search_text,
+                q_text = :q_text,
                 has_gclid = :has_gclid, has_cid = :has_cid, has_fbp = :has_fbp,
                 has_fbc = :has_fbc, has_msclkid = :has_msclkid, has_li_fat_id = :has_li_fat_id,
                 first_source = :first_source,
@@ -223,14 +225,14 @@ fn write_row(
                 unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
                 has_fbp, has_fbc, has_msclkid, has_li_fat_id, first_source, first_medium,
                 first_campaign, last_source, last_medium, last_campaign, created_via,
-                spam_reason, duplicate_of)
+                spam_reason, duplicate_of, q_text)
              VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
                 :last_name, :email, :phone, :company_name, :unique_identifier,
                 :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
                 :has_fbp, :has_fbc, :has_msclkid, :has_li_fat_id, :first_source,
                 :first_medium, :first_campaign,
                 :last_source, :last_medium, :last_campaign, :created_via,
-                :spam_reason, :duplicate_of)",
+                :spam_reason, :duplicate_of, :q_text)",
             )?
             .execute(params.as_slice())?;
             Ok(conn.last_insert_rowid())
@@ -263,6 +265,26 @@ pub(crate) fn backfill_touches(conn: &Connection) -> Result<(), Error> {
             if a.is_some() {
                 update.execute((id, a, b, c, d, e, f))?;
             }
+        }
+    }
+}
+
+/// Fills `q_text` (migration 25) for the leads stored before it, a thousand at a time.
+pub(crate) fn backfill_q_text(conn: &Connection) -> Result<(), Error> {
+    let mut after = 0_i64;
+    loop {
+        let batch: Vec<(i64, String)> = conn
+            .prepare_cached("SELECT id, data FROM leads WHERE id > ?1 ORDER BY id LIMIT 1000")?
+            .query_map([after], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let Some((last, _)) = batch.last() else {
+            return Ok(());
+        };
+        after = *last;
+        let mut update = conn.prepare_cached("UPDATE leads SET q_text = ?2 WHERE id = ?1")?;
+        for (id, data) in batch {
+            let data: LeadData = serde_json::from_str(&data)?;
+            update.execute((id, leadtrack_core::store::q_text(&data)))?;
         }
     }
 }

@@ -182,6 +182,13 @@ fn phrase(term: &str) -> Option<String> {
         .then(|| format!("\"{}\"", term.replace('"', "\"\"")))
 }
 
+/// The `q` index's query for the `q` words that have trigrams: each word's phrase, all of
+/// them required; `None` when no word has three characters.
+fn q_match(words: &[String]) -> Option<String> {
+    let phrases: Vec<String> = words.iter().filter_map(|word| phrase(word)).collect();
+    (!phrases.is_empty()).then(|| phrases.join(" AND "))
+}
+
 /// How many of the project's leads contain `phrase`, from the trigram index alone.
 fn count_matches(conn: &Connection, project: ProjectId, phrase: &str) -> Result<i64, Error> {
     let (low, high) = project_rowids(project);
@@ -201,7 +208,8 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     // SQLite from walking, say, every open lead of the project to test each one against
     // the search's few).
     let term = query.search.as_deref().map(search_term);
-    let by_search = term.as_deref().and_then(phrase).is_some();
+    let q_phrases = q_match(&query.q);
+    let by_search = term.as_deref().and_then(phrase).is_some() || q_phrases.is_some();
     let column = |name: &str| {
         if by_search {
             format!("+{name}")
@@ -277,6 +285,25 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
                 params.push(SqlValue::Text(term));
             }
         }
+    }
+    // A `q` search: its words of three characters or more in its trigram index at once,
+    // and the shorter ones checked on each lead that index leaves.
+    if let Some(phrases) = q_phrases {
+        let (low, high) = project_rowids(project);
+        sql.push_str(&format!(
+            " AND id IN (SELECT rowid & {} FROM leads_q
+               WHERE leads_q MATCH ? AND rowid BETWEEN ? AND ?)",
+            (1_i64 << LEAD_BITS) - 1
+        ));
+        params.extend([
+            SqlValue::Text(phrases),
+            SqlValue::Integer(low),
+            SqlValue::Integer(high),
+        ]);
+    }
+    for word in query.q.iter().filter(|word| phrase(word).is_none()) {
+        sql.push_str(" AND instr(q_text, ?) > 0");
+        params.push(SqlValue::Text(word.clone()));
     }
     for (name, exists) in query.presence_filters() {
         if let Some(exists) = exists {

@@ -535,6 +535,25 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         at            INTEGER NOT NULL
     ) STRICT;
     CREATE INDEX rating_drafts_project ON rating_drafts (project_id, at);
+    "#, // 25: the `q` search: its folded text (filled by `leads::backfill_q_text`), in a
+    // trigram index of its own whose rowids carry the lead's project, as `leads_search`'s.
+    r#"
+    ALTER TABLE leads ADD COLUMN q_text TEXT NOT NULL DEFAULT '';
+    CREATE VIRTUAL TABLE leads_q USING fts5 (
+        q_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
+    );
+    CREATE TRIGGER leads_q_insert AFTER INSERT ON leads BEGIN
+        INSERT INTO leads_q (rowid, q_text) VALUES (new.project_id << 36 | new.id, new.q_text);
+    END;
+    CREATE TRIGGER leads_q_update AFTER UPDATE OF q_text ON leads BEGIN
+        DELETE FROM leads_q WHERE rowid = old.project_id << 36 | old.id;
+        INSERT INTO leads_q (rowid, q_text) VALUES (new.project_id << 36 | new.id, new.q_text);
+    END;
+    CREATE TRIGGER leads_q_delete AFTER DELETE ON leads BEGIN
+        DELETE FROM leads_q WHERE rowid = old.project_id << 36 | old.id;
+    END;
+    INSERT INTO leads_q (leads_q, rank) VALUES ('automerge', 16);
+    INSERT INTO leads_q (leads_q, rank) VALUES ('crisismerge', 64);
     "#,
 ];
 
@@ -543,7 +562,10 @@ type Backfill = fn(&Connection) -> Result<(), Error>;
 
 /// Work a migration needs that SQL cannot do, run right after it in the same transaction:
 /// `(migration number, step)`.
-const BACKFILLS: &[(usize, Backfill)] = &[(5, crate::leads::backfill_touches)];
+const BACKFILLS: &[(usize, Backfill)] = &[
+    (5, crate::leads::backfill_touches),
+    (25, crate::leads::backfill_q_text),
+];
 
 /// Applies the migrations `conn`'s database lacks. A database newer than this build is
 /// refused rather than misread.
@@ -864,6 +886,37 @@ mod tests {
         .unwrap();
         assert_eq!(found("\"ada\"", 1), [1, 3]);
         assert_eq!(found("\"hopper\"", 1), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn leads_of_an_older_database_get_their_q_text_and_its_index() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 24).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+                 VALUES (1, 'a', 'A', 'EUR', '{}', 0);
+             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                 search_text, has_gclid, has_cid, has_fbp, has_fbc)
+             VALUES (1, 1, 'open', 0, 0,
+                 '{"userData":{"firstName":"Anna","lastName":"Müller"},"uniqueIdentifier":"CRM-1"}',
+                 'anna', 0, 0, 0, 0);"#,
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let q_text: String = conn
+            .query_row("SELECT q_text FROM leads WHERE id = 1", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(q_text, "anna\nmuller\ncrm-1");
+        let found: i64 = conn
+            .query_row(
+                "SELECT rowid & 68719476735 FROM leads_q WHERE leads_q MATCH '\"mul\"'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(found, 1);
     }
 
     #[test]

@@ -1586,6 +1586,35 @@ mod get_leads {
             "unknown parameters are ignored; other projects never listed"
         );
     }
+
+    /// `q` (an addition): every word, in any order, whatever the case and accents, in
+    /// more fields than `search`; bad ones are `400 invalid_query`.
+    #[tokio::test]
+    async fn q_finds_every_word_in_any_order_case_and_accents() {
+        let app = app().await;
+        let anna = app
+            .create(json!({"userData": {"firstName": "Anna", "lastName": "Müller", "email": "am@example.com"}, "uniqueIdentifier": "CRM-9"}))
+            .await;
+        app.create(json!({"userData": {"firstName": "Anna", "lastName": "Kaya"}}))
+            .await;
+        for query in ["q=muller", "q=MULLER%20anna", "q=crm-9", "q=m%C3%BCller"] {
+            let body = app
+                .get(&format!("/api/leads/getLeads?{query}"))
+                .await
+                .json();
+            assert_eq!(body["total"], 1, "{query}: {body}");
+            assert_eq!(body["leads"][0]["id"], anna);
+        }
+        let body = app.get("/api/leads/getLeads?q=anna").await.json();
+        assert_eq!(body["total"], 2);
+        let body = app.get("/api/leads/getLeads?search=muller").await.json();
+        assert_eq!(body["total"], 0, "search folds no accents");
+        for query in ["q=a", "q=a+b+c+d+e+f+g+h+i"] {
+            let reply = app.get(&format!("/api/leads/getLeads?{query}")).await;
+            let body = assert_error(&reply, 400, "invalid_query");
+            assert_eq!(body["errors"][0]["field"], "q", "{query}");
+        }
+    }
 }
 
 mod get_lead {

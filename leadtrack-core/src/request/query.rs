@@ -10,6 +10,7 @@ use strum::{AsRefStr, EnumString, VariantArray};
 use super::fields;
 use crate::error::ValidationError;
 use crate::lead::StoredLead;
+use crate::matching;
 use crate::types::{LeadId, LeadIdentifier, LeadStatus};
 
 /// Leads per page when `limit` is absent.
@@ -135,6 +136,10 @@ pub struct LeadQuery {
     /// Case-insensitive substring of first or last name, email, phone or company name.
     /// Every character is looked for as it is, a NUL byte or a quote included.
     pub search: Option<String>,
+    /// The words of a `q` search ([`crate::matching::q_words`]): a lead matches when each
+    /// is in its `q` text (the store's `q_text`), whatever the case and accents. Empty: no
+    /// `q`.
+    pub q: Vec<String>,
     /// The order.
     pub sort: Sort,
     /// Whether `attributionData.gclid` must be non-empty (`true`) or empty (`false`).
@@ -185,6 +190,7 @@ impl Default for LeadQuery {
             created_from: None,
             created_to: None,
             search: None,
+            q: Vec::new(),
             sort: Sort::default(),
             gclid_exists: None,
             cid_exists: None,
@@ -275,6 +281,11 @@ impl LeadQuery {
                 .map(|v| parse_bound("createdAt[lte]", v, true))
                 .transpose()?,
             search: params.raw("search").map(parse_search).transpose()?,
+            q: params
+                .raw("q")
+                .map(parse_q)
+                .transpose()?
+                .unwrap_or_default(),
             sort: params
                 .raw("sort")
                 .map(parse_sort)
@@ -324,6 +335,7 @@ impl LeadQuery {
             self.created_to.as_ref().map(crate::time::format),
         );
         push("search", self.search.clone());
+        push("q", (!self.q.is_empty()).then(|| self.q.join(" ")));
         if self.sort != Sort::default() {
             push(
                 "sort",
@@ -408,6 +420,7 @@ impl LeadQuery {
             created_from,
             created_to,
             search,
+            q,
             // The click-id filters, as `presence_filters` gives them.
             gclid_exists: _,
             cid_exists: _,
@@ -426,6 +439,7 @@ impl LeadQuery {
             && created_from.is_none()
             && created_to.is_none()
             && search.is_none()
+            && q.is_empty()
             && self
                 .presence_filters()
                 .iter()
@@ -478,6 +492,27 @@ fn parse_search(value: &str) -> Result<String, ValidationError> {
         ));
     }
     Ok(term.to_owned())
+}
+
+/// The most words a `q` search holds.
+pub const MAX_Q_WORDS: usize = 8;
+
+fn parse_q(value: &str) -> Result<Vec<String>, ValidationError> {
+    let words = matching::q_words(value);
+    let chars: usize = words.iter().map(|word| word.chars().count()).sum();
+    if chars < MIN_SEARCH_CHARS {
+        return Err(ValidationError::invalid_query(
+            "q",
+            "must be at least 2 characters",
+        ));
+    }
+    if words.len() > MAX_Q_WORDS || words.iter().any(|word| word.contains('\0')) {
+        return Err(ValidationError::invalid_query(
+            "q",
+            "must be at most 8 words, without NUL characters",
+        ));
+    }
+    Ok(words)
 }
 
 fn parse_sort(value: &str) -> Result<Sort, ValidationError> {
@@ -760,6 +795,17 @@ mod tests {
     }
 
     #[test]
+    fn q_is_words_folded_at_least_two_characters_at_most_eight_words() {
+        assert_eq!(
+            query(&[("q", " Jonas  MÜLLER ")]).unwrap().q,
+            ["jonas", "muller"]
+        );
+        for bad in ["", " a ", "a b c d e f g h i", "ab\0"] {
+            assert_eq!(invalid(&[("q", bad)]), "q", "{bad:?}");
+        }
+    }
+
+    #[test]
     fn pairs_round_trip() {
         let q = LeadQuery {
             limit: 10,
@@ -772,6 +818,7 @@ mod tests {
             created_from: Some(Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap()),
             created_to: Some(Utc.with_ymd_and_hms(2026, 2, 1, 0, 0, 0).unwrap()),
             search: Some("ada".into()),
+            q: vec!["jonas".into(), "muller".into()],
             sort: Sort {
                 field: SortField::Price,
                 direction: SortDirection::Asc,

@@ -30,7 +30,7 @@ use chrono::{DateTime, Duration, Utc};
 use strum::VariantArray;
 
 pub use error::{Conflict, Entity, StoreError, StoreResult};
-pub use row::LeadRow;
+pub use row::{LeadRow, q_text};
 
 use crate::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,

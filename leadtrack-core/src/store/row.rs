@@ -15,6 +15,8 @@ pub struct LeadRow {
     /// across two fields (a search term has its line breaks folded to spaces, see
     /// [`crate::matching::search_term`]).
     pub search_text: String,
+    /// What a `q` search looks in ([`q_text`]).
+    pub q_text: String,
     /// The normalised values the lead is matched and filtered by.
     pub keys: LeadKeys,
     /// The first touch's source, medium and campaign, then the last touch's
@@ -32,9 +34,68 @@ impl LeadRow {
         Ok(Self {
             json: serde_json::to_string(&data)?,
             search_text: keys.searchable.join("\n"),
+            q_text: q_text(&data),
             touches,
             keys,
             data,
         })
+    }
+}
+
+/// The attribution values a `q` search looks in: the campaign and every platform's click id.
+const Q_ATTRIBUTION: [&str; 9] = [
+    "utm_campaign",
+    "gclid",
+    "gbraid",
+    "wbraid",
+    "fbclid",
+    "fbc",
+    "msclkid",
+    "li_fat_id",
+    "ttclid",
+];
+
+/// What a `q` search looks in, one value a line (so that no word matches across two) and
+/// [`crate::matching::fold`]ed: the fields of `search` (first and last name, email, phone,
+/// company), the CRM id (`uniqueIdentifier`), the campaigns of the channel path and of
+/// `utm_campaign`, the form's message, and every click id.
+pub fn q_text(data: &LeadData) -> String {
+    let user = ["firstName", "lastName", "email", "phone", "companyName"]
+        .into_iter()
+        .filter_map(|field| data.user(field));
+    let touches = crate::channel::touches(data);
+    let campaigns = touches.iter().filter_map(|touch| touch.campaign.as_deref());
+    let attribution = Q_ATTRIBUTION
+        .into_iter()
+        .filter_map(|name| data.attribution(name));
+    let message = data.form_data.get("message").and_then(|m| m.as_str());
+    let values: Vec<String> = user
+        .chain(data.unique_identifier.as_deref())
+        .chain(campaigns)
+        .chain(attribution)
+        .chain(message)
+        .map(|value| crate::matching::fold(value).replace(['\n', '\r'], " "))
+        .collect();
+    values.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn q_text_holds_every_searched_value_folded_one_a_line() {
+        let data: LeadData = serde_json::from_value(serde_json::json!({
+            "userData": {"firstName": "Jonas", "lastName": "Müller", "email": "J@X.io"},
+            "attributionData": {"utm_campaign": "Frühling", "msclkid": "MsClk-1", "fbp": "fb.1.2"},
+            "formData": {"message": "Call me\nafter 5"},
+            "uniqueIdentifier": "CRM-42",
+            "channelFlow": r#"[{"ch":{"s":"google","m":"cpc","cm":"Brand"}}]"#
+        }))
+        .unwrap();
+        assert_eq!(
+            q_text(&data),
+            "jonas\nmuller\nj@x.io\ncrm-42\nbrand\nfruhling\nmsclk-1\ncall me after 5"
+        );
     }
 }

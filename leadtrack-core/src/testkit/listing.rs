@@ -712,3 +712,70 @@ pub async fn form_names_are_listed_once_each_in_order<B: Backend>(backend: &B) {
     );
     assert!(store.form_names(ProjectId(999)).await.unwrap().is_empty());
 }
+
+/// `q` finds what people type: full names in either order, any case and accents, the CRM
+/// id, campaigns, click ids and the form's message; every word must match. `search`
+/// keeps its meaning (no folding).
+pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let other = project(&store, "other").await;
+    let mut leads = Vec::new();
+    for (i, body) in [
+        json!({"userData": {"firstName": "Jonas", "lastName": "Kaya", "email": "jk@x.io"}}),
+        json!({"userData": {"firstName": "Anna", "lastName": "Müller", "email": "am@x.io"}}),
+        json!({"userData": {"email": "bob@x.io"}, "uniqueIdentifier": "CRM-77"}),
+        json!({"userData": {"email": "cy@x.io"}, "attributionData": {"utm_source": "google", "utm_campaign": "Spring_Sale"}}),
+        json!({"userData": {"email": "dee@x.io"}, "attributionData": {"gclid": "Cj0-XYZ"}}),
+        json!({"userData": {"email": "eve@x.io"}, "formData": {"message": "Call me about pricing"}}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let minute = i64::try_from(i).unwrap();
+        leads.push(create(&store, &acme, body, minute).await.lead_id);
+    }
+    let body = json!({"userData": {"firstName": "Jonas", "lastName": "Kaya"}});
+    create(&store, &other, body, 9).await;
+    let found = |q: &str, search: Option<&str>| {
+        let store = store.clone();
+        let query = LeadQuery {
+            q: crate::matching::q_words(q),
+            search: search.map(str::to_owned),
+            ..LeadQuery::default()
+        };
+        async move {
+            let page = store.list_leads(acme.id, &query).await.unwrap();
+            assert_eq!(
+                page.total,
+                page.leads.len() as u64,
+                "the total counts the page"
+            );
+            let mut found = super::ids(&page.leads);
+            found.sort();
+            found
+        }
+    };
+    let [jonas, anna, bob, cy, dee, eve] = leads[..] else {
+        unreachable!()
+    };
+    for (q, expected) in [
+        ("Jonas Kaya", vec![jonas]),
+        ("kaya JONAS", vec![jonas]),
+        ("jo ka", vec![jonas]),
+        ("muller", vec![anna]),
+        ("MÜLLER", vec![anna]),
+        ("crm-77", vec![bob]),
+        ("spring", vec![cy]),
+        ("cj0-xyz", vec![dee]),
+        ("pricing", vec![eve]),
+        ("jonas muller", vec![]),
+        ("x.io", vec![jonas, anna, bob, cy, dee, eve]),
+    ] {
+        assert_eq!(found(q, None).await, expected, "q={q}");
+    }
+    // `search` is as it was: the fields of the contract, exactly, accents included.
+    assert_eq!(found("", Some("muller")).await, Vec::<LeadId>::new());
+    assert_eq!(found("", Some("Müller")).await, [anna]);
+    assert_eq!(found("anna", Some("am@")).await, [anna]);
+}
