@@ -394,6 +394,26 @@ fn scenarios() -> Vec<Scenario> {
             200,
             search(&data::RARE_SURNAME[..2]),
         ),
+        get(
+            "getLeads q=okafor (3%)",
+            200,
+            format!("/api/leads/getLeads?q={}", data::RARE_SURNAME),
+        ),
+        get(
+            "getLeads q=ada okafor (two words)",
+            200,
+            format!("/api/leads/getLeads?q=ada+{}", data::RARE_SURNAME),
+        ),
+        get(
+            "getLeads q=ok (2 characters)",
+            200,
+            format!("/api/leads/getLeads?q={}", &data::RARE_SURNAME[..2]),
+        ),
+        get(
+            "getLeads msclkid[exists] (3%)",
+            200,
+            "/api/leads/getLeads?msclkid%5Bexists%5D=true".into(),
+        ),
         Scenario {
             route: "getLead by email",
             expect: 200,
