@@ -240,9 +240,13 @@ fn write_row(
     }
 }
 
-/// Fills the touch columns of migration 5 from the data of the leads already stored, a
-/// thousand at a time in id order (an update never runs under an open read of its table).
-pub(crate) fn backfill_touches(conn: &Connection) -> Result<(), Error> {
+/// Calls `step` with each stored lead's id and data, a thousand leads at a time, in id
+/// order (each batch read whole first: an update never runs under an open read of its
+/// table): a migration's backfill of columns derived from the data.
+fn each_lead(
+    conn: &Connection,
+    mut step: impl FnMut(i64, LeadData) -> Result<(), Error>,
+) -> Result<(), Error> {
     let mut after = 0_i64;
     loop {
         let batch: Vec<(i64, String)> = conn
@@ -253,40 +257,36 @@ pub(crate) fn backfill_touches(conn: &Connection) -> Result<(), Error> {
             return Ok(());
         };
         after = *last;
-        let mut update = conn.prepare_cached(
-            "UPDATE leads SET first_source = ?2, first_medium = ?3, first_campaign = ?4,
-                last_source = ?5, last_medium = ?6, last_campaign = ?7
-             WHERE id = ?1",
-        )?;
         for (id, data) in batch {
-            let data: LeadData = serde_json::from_str(&data)?;
-            let touches = channel::touches(&data);
-            let [a, b, c, d, e, f] = report::touch_columns(&touches);
-            if a.is_some() {
-                update.execute((id, a, b, c, d, e, f))?;
-            }
+            step(id, serde_json::from_str(&data)?)?;
         }
     }
 }
 
-/// Fills `q_text` (migration 25) for the leads stored before it, a thousand at a time.
-pub(crate) fn backfill_q_text(conn: &Connection) -> Result<(), Error> {
-    let mut after = 0_i64;
-    loop {
-        let batch: Vec<(i64, String)> = conn
-            .prepare_cached("SELECT id, data FROM leads WHERE id > ?1 ORDER BY id LIMIT 1000")?
-            .query_map([after], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        let Some((last, _)) = batch.last() else {
-            return Ok(());
-        };
-        after = *last;
-        let mut update = conn.prepare_cached("UPDATE leads SET q_text = ?2 WHERE id = ?1")?;
-        for (id, data) in batch {
-            let data: LeadData = serde_json::from_str(&data)?;
-            update.execute((id, leadtrack_core::store::q_text(&data)))?;
+/// Fills the touch columns (migration 5) for the leads stored before them.
+pub(crate) fn backfill_touches(conn: &Connection) -> Result<(), Error> {
+    let mut update = conn.prepare_cached(
+        "UPDATE leads SET first_source = ?2, first_medium = ?3, first_campaign = ?4,
+            last_source = ?5, last_medium = ?6, last_campaign = ?7
+         WHERE id = ?1",
+    )?;
+    each_lead(conn, |id, data| {
+        let touches = channel::touches(&data);
+        let [a, b, c, d, e, f] = report::touch_columns(&touches);
+        if a.is_some() {
+            update.execute((id, a, b, c, d, e, f))?;
         }
-    }
+        Ok(())
+    })
+}
+
+/// Fills `q_text` (migration 25) for the leads stored before it.
+pub(crate) fn backfill_q_text(conn: &Connection) -> Result<(), Error> {
+    let mut update = conn.prepare_cached("UPDATE leads SET q_text = ?2 WHERE id = ?1")?;
+    each_lead(conn, |id, data| {
+        update.execute((id, leadtrack_core::store::q_text(&data)))?;
+        Ok(())
+    })
 }
 
 /// Holds each of `leads` that is open as spam, marked by `by` ([`LeadStore::mark_spam`]).

@@ -189,6 +189,27 @@ fn q_match(words: &[String]) -> Option<String> {
     (!phrases.is_empty()).then(|| phrases.join(" AND "))
 }
 
+/// Adds to a filter that the lead is among the project's matches of `query` in the
+/// trigram index `table` (`leads_search` or `leads_q`).
+fn in_index(
+    sql: &mut String,
+    params: &mut Vec<SqlValue>,
+    (table, query): (&str, String),
+    project: ProjectId,
+) {
+    let (low, high) = project_rowids(project);
+    sql.push_str(&format!(
+        " AND id IN (SELECT rowid & {} FROM {table}
+           WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?)",
+        (1_i64 << LEAD_BITS) - 1
+    ));
+    params.extend([
+        SqlValue::Text(query),
+        SqlValue::Integer(low),
+        SqlValue::Integer(high),
+    ]);
+}
+
 /// How many of the project's leads contain `phrase`, from the trigram index alone.
 fn count_matches(conn: &Connection, project: ProjectId, phrase: &str) -> Result<i64, Error> {
     let (low, high) = project_rowids(project);
@@ -266,19 +287,7 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     }
     if let Some(term) = term {
         match phrase(&term) {
-            Some(phrase) => {
-                let (low, high) = project_rowids(project);
-                sql.push_str(&format!(
-                    " AND id IN (SELECT rowid & {} FROM leads_search
-                       WHERE leads_search MATCH ? AND rowid BETWEEN ? AND ?)",
-                    (1_i64 << LEAD_BITS) - 1
-                ));
-                params.extend([
-                    SqlValue::Text(phrase),
-                    SqlValue::Integer(low),
-                    SqlValue::Integer(high),
-                ]);
-            }
+            Some(phrase) => in_index(&mut sql, &mut params, ("leads_search", phrase), project),
             // Too short for a trigram: each lead of the project is checked.
             None => {
                 sql.push_str(" AND instr(search_text, ?) > 0");
@@ -289,17 +298,7 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     // A `q` search: its words of three characters or more in its trigram index at once,
     // and the shorter ones checked on each lead that index leaves.
     if let Some(phrases) = q_phrases {
-        let (low, high) = project_rowids(project);
-        sql.push_str(&format!(
-            " AND id IN (SELECT rowid & {} FROM leads_q
-               WHERE leads_q MATCH ? AND rowid BETWEEN ? AND ?)",
-            (1_i64 << LEAD_BITS) - 1
-        ));
-        params.extend([
-            SqlValue::Text(phrases),
-            SqlValue::Integer(low),
-            SqlValue::Integer(high),
-        ]);
+        in_index(&mut sql, &mut params, ("leads_q", phrases), project);
     }
     for word in query.q.iter().filter(|word| phrase(word).is_none()) {
         sql.push_str(" AND instr(q_text, ?) > 0");
