@@ -269,6 +269,17 @@ async fn main() {
     time("/projects/bench/leads?search=lead12&formName=Contact&gclid=yes&sort=email:asc".into())
         .await;
     time("/projects/bench/leads?search=lead765432%40example&tab=open".into()).await;
+    // The search box (`q`): one person; two words of many leads; two characters; and the
+    // filters of the panel: a form, the last 7 days.
+    time("/projects/bench/leads?q=lead765432".into()).await;
+    time("/projects/bench/leads?q=lead12+example".into()).await;
+    time("/projects/bench/leads?q=le".into()).await;
+    time("/projects/bench/leads?formName=Quote".into()).await;
+    time(format!(
+        "/projects/bench/leads?from={}&to={today}",
+        today - Days::new(6)
+    ))
+    .await;
     time(format!("/projects/bench/leads/{}", leads / 2)).await;
     time("/projects/bench/reports".into()).await;
     time("/projects/bench/reports?touch=last&by=campaign".into()).await;

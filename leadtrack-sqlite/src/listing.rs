@@ -96,13 +96,7 @@ pub(crate) fn list(
         Ok(found.optional()?.unwrap_or(0))
     };
     let project_total = || kept_count("SELECT total FROM lead_counts WHERE project_id = ?1", None);
-    let term = query.search.as_deref().map(search_term);
-    let only_search = LeadQuery {
-        search: None,
-        ..query.clone()
-    }
-    .is_unfiltered();
-    let searched = term.as_deref().and_then(phrase).filter(|_| only_search);
+    let searched = indexed_search(project, query);
     let total: i64 = if let Some(statuses) = query.only_statuses() {
         let mut counted: Vec<LeadStatus> = statuses.to_vec();
         counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
@@ -115,8 +109,8 @@ pub(crate) fn list(
             )?;
         }
         total
-    } else if let Some(phrase) = &searched {
-        count_matches(conn, project, phrase)?
+    } else if let Some(searched) = &searched {
+        count_matches(conn, project, searched)?
     } else {
         conn.prepare_cached(&format!("SELECT count(*) FROM leads WHERE {filter}"))?
             .query_row(params_from_iter(&params), |row| row.get(0))?
@@ -135,14 +129,12 @@ pub(crate) fn list(
         let project = u128::try_from(project_total()?).unwrap_or_default();
         wanted * project < u128::from(total) * u128::from(total)
     };
-    let filter = if walk {
-        params = vec![
-            SqlValue::Integer(project.0),
-            SqlValue::Text(term.unwrap_or_default()),
-        ];
-        WALK_FILTER.to_owned()
-    } else {
-        filter
+    let filter = match searched {
+        Some(searched) if walk => {
+            params = searched.walk_params;
+            searched.walk_filter
+        }
+        _ => filter,
     };
     params.push(SqlValue::Integer(i64::from(query.limit)));
     params.push(SqlValue::Integer(
@@ -159,9 +151,55 @@ pub(crate) fn list(
     Ok(RecordPage { records, total })
 }
 
-/// The filter of a search read along the project's leads by creation time: the project
-/// and the term.
-const WALK_FILTER: &str = "project_id = ? AND instr(search_text, ?) > 0";
+/// A search that its trigram index counts alone, and that a page can also be read for
+/// along the project's leads by creation time: `search` (in `leads_search`) or `q` (in
+/// `leads_q`, when every word has a trigram, so that the index's matches are exact), in a
+/// query that filters by nothing else.
+struct IndexedSearch {
+    /// The trigram index.
+    table: &'static str,
+    /// Its query.
+    phrase: String,
+    /// The filter of the walk along creation times, and its parameters.
+    walk_filter: String,
+    walk_params: Vec<SqlValue>,
+}
+
+fn indexed_search(project: ProjectId, query: &LeadQuery) -> Option<IndexedSearch> {
+    let alone = LeadQuery {
+        search: None,
+        q: Vec::new(),
+        ..query.clone()
+    }
+    .is_unfiltered();
+    let term = query.search.as_deref().map(search_term);
+    let mut walk_params = vec![SqlValue::Integer(project.0)];
+    match term {
+        Some(term) if alone && query.q.is_empty() => Some(IndexedSearch {
+            table: "leads_search",
+            phrase: phrase(&term)?,
+            walk_filter: "project_id = ? AND instr(search_text, ?) > 0".to_owned(),
+            walk_params: {
+                walk_params.push(SqlValue::Text(term));
+                walk_params
+            },
+        }),
+        None if alone && query.q.iter().all(|word| phrase(word).is_some()) => {
+            let mut walk_filter = "project_id = ?".to_owned();
+            for word in &query.q {
+                walk_filter.push_str(" AND instr(q_text, ?) > 0");
+                walk_params.push(SqlValue::Text(word.clone()));
+            }
+            Some(IndexedSearch {
+                table: "leads_q",
+                phrase: q_match(&query.q)?,
+                walk_filter,
+                walk_params,
+            })
+        }
+        _ => None,
+    }
+}
 
 /// The bits of a trigram index rowid that hold the lead's id; the project is above them
 /// (migration 14).
@@ -210,15 +248,19 @@ fn in_index(
     ]);
 }
 
-/// How many of the project's leads contain `phrase`, from the trigram index alone.
-fn count_matches(conn: &Connection, project: ProjectId, phrase: &str) -> Result<i64, Error> {
+/// How many of the project's leads match `searched`, from its trigram index alone.
+fn count_matches(
+    conn: &Connection,
+    project: ProjectId,
+    searched: &IndexedSearch,
+) -> Result<i64, Error> {
     let (low, high) = project_rowids(project);
+    let table = searched.table;
     Ok(conn
-        .prepare_cached(
-            "SELECT count(*) FROM leads_search
-             WHERE leads_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
-        )?
-        .query_row((phrase, low, high), |row| row.get(0))?)
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM {table} WHERE {table} MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
+        ))?
+        .query_row((&searched.phrase, low, high), |row| row.get(0))?)
 }
 
 /// The WHERE clause of a listing and its parameters. Always starts with the project, so
@@ -571,16 +613,25 @@ mod tests {
                 },
                 ..LeadQuery::default()
             };
-            let walk = plan(&format!(
-                "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY {} LIMIT 10 OFFSET 0",
-                WALK_FILTER.replacen('?', "1", 1).replacen('?', "'ada'", 1),
-                order_by(&query)
-            ));
-            assert_eq!(
-                walk,
-                ["SEARCH leads USING INDEX leads_created (project_id=?)"],
-                "{direction:?}"
-            );
+            // `search`'s walk, and `q`'s (two words).
+            let q = LeadQuery {
+                search: None,
+                q: vec!["ada".into(), "kay".into()],
+                ..query.clone()
+            };
+            for query in [query, q] {
+                let walk = indexed_search(ProjectId(1), &query).unwrap().walk_filter;
+                let walk = plan(&format!(
+                    "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY {} LIMIT 10 OFFSET 0",
+                    walk.replacen('?', "1", 1).replace('?', "'ada'"),
+                    order_by(&query)
+                ));
+                assert_eq!(
+                    walk,
+                    ["SEARCH leads USING INDEX leads_created (project_id=?)"],
+                    "{direction:?}"
+                );
+            }
         }
     }
 
