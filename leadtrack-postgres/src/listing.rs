@@ -208,8 +208,10 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
         statement.push(&format!(" AND created_at <= {to}"));
     }
     for word in &query.q {
-        // Words hold no NUL (core's parser refuses one).
-        let matches = if has_trigram(word) {
+        let matches = if word.contains('\0') {
+            // No lead's text holds a NUL (PostgreSQL's text cannot).
+            "false".to_owned()
+        } else if has_trigram(word) {
             let pattern = statement.bind(like_pattern(word));
             format!("q_text LIKE {pattern}")
         } else {

@@ -1609,7 +1609,7 @@ mod get_leads {
         assert_eq!(body["total"], 2);
         let body = app.get("/api/leads/getLeads?search=muller").await.json();
         assert_eq!(body["total"], 0, "search folds no accents");
-        for query in ["q=a", "q=a+b+c+d+e+f+g+h+i"] {
+        for query in ["q=a", "q=+b+"] {
             let reply = app.get(&format!("/api/leads/getLeads?{query}")).await;
             let body = assert_error(&reply, 400, "invalid_query");
             assert_eq!(body["errors"][0]["field"], "q", "{query}");

@@ -770,6 +770,7 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
         ("cj0-xyz", vec![dee]),
         ("pricing", vec![eve]),
         ("jonas muller", vec![]),
+        ("jo\u{0}nas", vec![]),
         ("x.io", vec![jonas, anna, bob, cy, dee, eve]),
     ] {
         assert_eq!(found(q, None).await, expected, "q={q}");
