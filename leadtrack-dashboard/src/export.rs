@@ -15,6 +15,7 @@
 //! formula into someone's spreadsheet.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use bytes::Bytes;
 use chrono::Utc;
@@ -205,13 +206,13 @@ impl Export {
                 .filter(|lead| lead.conversion_id.is_some())
                 .map(|lead| lead.id)
                 .collect();
-            let ratings = store.last_ratings(self.project, &rated).await?;
+            let ratings: HashMap<LeadId, LeadEvent> = store
+                .last_ratings(self.project, &rated)
+                .await?
+                .into_iter()
+                .collect();
             for lead in &batch {
-                let rating = ratings
-                    .iter()
-                    .find(|(id, _)| *id == lead.id)
-                    .map(|(_, event)| event);
-                let row = self.row(lead, rating);
+                let row = self.row(lead, ratings.get(&lead.id));
                 csv.write_record(row.iter().map(|cell| cell.as_bytes()))?;
             }
             let chunk = csv.into_inner().map_err(|err| err.into_error())?;
