@@ -23,6 +23,12 @@ pub fn search_term(term: &str) -> String {
     term.trim().to_lowercase()
 }
 
+/// A form name as the `form` filter matches it: lowercased, so that "Contact" and
+/// "contact" are one form.
+pub fn form_key(form_name: &str) -> String {
+    form_name.to_lowercase()
+}
+
 /// Text as a `q` search matches it: lowercased, with accents and other marks dropped
 /// (Unicode's compatibility decomposition, NFKD, then no combining marks: "Müller" is
 /// "muller"), and the letters that decompose to nothing plainer written as people type

@@ -5,15 +5,16 @@
 use askama::Template;
 use chrono::{DateTime, Datelike, Utc};
 use leadtrack_core::account::Membership;
-use leadtrack_core::channel;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::SortDirection;
+use leadtrack_core::store::Listed;
 use leadtrack_core::types::{LeadId, LeadStatus};
 use leadtrack_core::{Store, StoreError};
+use leadtrack_core::{channel, matching};
 use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -96,6 +97,19 @@ pub(crate) struct ClickFilter {
     pub(crate) value: Option<bool>,
 }
 
+/// A filter of the filter panel picked from a list: form, source, medium, campaign, label.
+pub(crate) struct Picker {
+    /// The view's parameter.
+    pub(crate) name: &'static str,
+    pub(crate) label: &'static str,
+    /// The first option's words, which filters nothing.
+    pub(crate) any: &'static str,
+    /// `(value, words)` of each option.
+    pub(crate) options: Vec<(String, String)>,
+    /// The view's value; empty for any.
+    pub(crate) selected: String,
+}
+
 /// What a bulk rating did, for the banner above the inbox.
 #[derive(Default)]
 pub(crate) struct BulkResult {
@@ -132,8 +146,8 @@ struct InboxPage {
     previous: Option<String>,
     next: Option<String>,
     click_filters: Vec<ClickFilter>,
-    /// The forms the form filter offers (the view's own among them).
-    forms: Vec<String>,
+    /// The filters picked from a list.
+    pickers: Vec<Picker>,
     /// Quick date ranges: name, the view with it, whether the view has it.
     presets: Vec<(&'static str, String, bool)>,
     /// A filter of the filter panel is set: the panel shows open.
@@ -309,8 +323,8 @@ struct Found {
     labels: Vec<ConversionLabel>,
     integrations: Integrations,
     drafts: Vec<Draft>,
-    /// The project's forms, for the form filter.
-    forms: Vec<String>,
+    /// The values the pickers offer: forms, sources, mediums and campaigns.
+    listed: [Vec<String>; 4],
     /// Each lead's rating waiting out its undo window.
     held: Vec<Option<Held>>,
 }
@@ -329,20 +343,75 @@ async fn read<S: Store>(
         labels: store.labels(project).await?,
         integrations: store.integrations(project).await?,
         drafts: store.drafts(project).await?,
-        forms: store.form_names(project).await?,
+        listed: [
+            store.listed_values(project, Listed::FormName).await?,
+            store.listed_values(project, Listed::Source).await?,
+            store.listed_values(project, Listed::Medium).await?,
+            store.listed_values(project, Listed::Campaign).await?,
+        ],
         held,
         page,
     })
 }
 
-/// The forms the filter offers: the project's, and the view's own if a shared link names
-/// one it does not have.
-fn forms(found: &Found, view: &InboxView) -> Vec<String> {
-    let mut forms = found.forms.clone();
-    if !view.form_name.is_empty() && !forms.contains(&view.form_name) {
-        forms.insert(0, view.form_name.clone());
+/// The pickers of the filter panel: the form (its case variants as one), the first
+/// touch's source, medium and campaign, and the label. A shared link's value that the
+/// project lacks is offered too, so the page says what it filters by.
+fn pickers(found: &Found, view: &InboxView) -> Vec<Picker> {
+    let [forms, sources, mediums, campaigns] = &found.listed;
+    let mut form_options: Vec<(String, String)> = Vec::new();
+    for name in forms {
+        let key = matching::form_key(name);
+        if !form_options.iter().any(|(known, _)| *known == key) {
+            form_options.push((key, name.clone()));
+        }
     }
-    forms
+    let same = |values: &[String]| values.iter().map(|v| (v.clone(), v.clone())).collect();
+    let mut labels: Vec<(String, String)> = found
+        .labels
+        .iter()
+        .map(|label| (label.id.to_string(), label.name.clone()))
+        .collect();
+    labels.push(("lost".to_owned(), "Lost".to_owned()));
+    [
+        ("form", "Form", "Any form", form_options, &view.form),
+        (
+            "source",
+            "Source",
+            "Any source",
+            same(sources),
+            &view.source,
+        ),
+        (
+            "medium",
+            "Medium",
+            "Any medium",
+            same(mediums),
+            &view.medium,
+        ),
+        (
+            "campaign",
+            "Campaign",
+            "Any campaign",
+            same(campaigns),
+            &view.campaign,
+        ),
+        ("label", "Label", "Any label", labels, &view.label),
+    ]
+    .into_iter()
+    .map(|(name, label, any, mut options, selected)| {
+        if !selected.is_empty() && !options.iter().any(|(value, _)| value == selected) {
+            options.insert(0, (selected.clone(), selected.clone()));
+        }
+        Picker {
+            name,
+            label,
+            any,
+            options,
+            selected: selected.clone(),
+        }
+    })
+    .collect()
 }
 
 /// The quick date ranges of the filter panel, ending `today` (UTC): each as the view's
@@ -460,7 +529,7 @@ pub(crate) async fn page<S: Store>(
             .zip(view.click_ids)
             .map(|((name, label), value)| ClickFilter { name, label, value })
             .collect(),
-        forms: forms(&found, &view),
+        pickers: pickers(&found, &view),
         presets: presets(&view, now.date_naive()),
         has_filter: view.has_filter(),
         price_shown: shown.contains(&Col::Price),

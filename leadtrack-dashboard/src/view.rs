@@ -6,7 +6,10 @@
 //! |---|---|
 //! | `tab` | `open` (default), `pending`, `rated`, `lost`, `spam` |
 //! | `q` (or `search`, as older links say) | words, 2 characters or more in all: each must be in the lead's name, email, phone, company, CRM id, campaign, form message or a click id, whatever the case and accents |
-//! | `formName` | a form's exact name |
+//! | `form` | a form's name, whatever its case |
+//! | `formName` | a form's exact name (as older links say) |
+//! | `source`, `medium`, `campaign` | the first touch's, exactly |
+//! | `label` | the lead's last rating: `lost` or a label's id |
 //! | `from`, `to` | `YYYY-MM-DD`, created on or after / on or before that UTC day |
 //! | `gclid`, `cid`, `fbp`, `fbc`, `msclkid`, `li_fat_id` | `yes` or `no`: whether the lead has it |
 //! | `duplicates` | `yes`: only leads that duplicate an earlier lead of the same person |
@@ -41,8 +44,18 @@ pub(crate) struct InboxView {
     pub(crate) tab: LeadStatus,
     /// The search text, trimmed.
     pub(crate) search: String,
-    /// The form name filter.
+    /// The exact form name filter (older links).
     pub(crate) form_name: String,
+    /// The form filter, whatever the case.
+    pub(crate) form: String,
+    /// The first touch's source.
+    pub(crate) source: String,
+    /// The first touch's medium.
+    pub(crate) medium: String,
+    /// The first touch's campaign.
+    pub(crate) campaign: String,
+    /// The last rating: `lost` or a label's id.
+    pub(crate) label: String,
     /// Created on or after this day (`YYYY-MM-DD`).
     pub(crate) from: String,
     /// Created on or before this day.
@@ -77,6 +90,11 @@ impl InboxView {
             // from before it said so.
             search: param("q").or_else(|| param("search")).unwrap_or_default(),
             form_name: param("formName").unwrap_or_default(),
+            form: param("form").unwrap_or_default(),
+            source: param("source").unwrap_or_default(),
+            medium: param("medium").unwrap_or_default(),
+            campaign: param("campaign").unwrap_or_default(),
+            label: param("label").unwrap_or_default(),
             from: param("from").unwrap_or_default(),
             to: param("to").unwrap_or_default(),
             click_ids: [None; 6],
@@ -114,9 +132,17 @@ impl InboxView {
         if !search.is_empty() && !accept("q", &search, "The search") {
             view.search.clear();
         }
-        let form_name = view.form_name.clone();
-        if !form_name.is_empty() && !accept("formName", &form_name, "The form name") {
-            view.form_name.clear();
+        for (value, name, what) in [
+            (&mut view.form_name, "formName", "The form name"),
+            (&mut view.form, "form", "The form"),
+            (&mut view.source, "source", "The source"),
+            (&mut view.medium, "medium", "The medium"),
+            (&mut view.campaign, "campaign", "The campaign"),
+            (&mut view.label, "conversionId", "The label"),
+        ] {
+            if !value.is_empty() && !accept(name, value, what) {
+                value.clear();
+            }
         }
         let from = view.from.clone();
         if !from.is_empty() && !accept("createdAt[gte]", &from, "The start date") {
@@ -170,6 +196,11 @@ impl InboxView {
             ("tab", self.tab.as_ref().to_owned()),
             ("q", self.search.clone()),
             ("formName", self.form_name.clone()),
+            ("form", self.form.clone()),
+            ("source", self.source.clone()),
+            ("medium", self.medium.clone()),
+            ("campaign", self.campaign.clone()),
+            ("label", self.label.clone()),
             ("from", self.from.clone()),
             ("to", self.to.clone()),
         ];
@@ -236,6 +267,11 @@ impl InboxView {
     /// Whether a filter of the filter panel (all but the search) is set.
     pub(crate) fn has_filter(&self) -> bool {
         !(self.form_name.is_empty()
+            && self.form.is_empty()
+            && self.source.is_empty()
+            && self.medium.is_empty()
+            && self.campaign.is_empty()
+            && self.label.is_empty()
             && self.from.is_empty()
             && self.to.is_empty()
             && self.click_ids.iter().all(Option::is_none)

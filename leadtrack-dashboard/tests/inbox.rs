@@ -917,18 +917,35 @@ async fn a_rows_marks_say_which_platforms_the_lead_can_reach() {
 #[tokio::test]
 async fn filters_list_the_forms_every_click_id_and_date_ranges() {
     let app = app().await;
-    let bing = lead(&app, json!({"userData": {"email": "ada@example.com"}, "attributionData": {"msclkid": "ms-1"}, "formData": {"formName": "Quote"}})).await;
-    let linkedin = lead(&app, json!({"userData": {"email": "bob@example.com"}, "attributionData": {"li_fat_id": "li-1"}, "formData": {"formName": "Contact"}})).await;
+    let bing = lead(&app, json!({"userData": {"email": "ada@example.com"}, "attributionData": {"msclkid": "ms-1", "utm_source": "bing", "utm_medium": "cpc", "utm_campaign": "brand"}, "formData": {"formName": "Quote"}})).await;
+    let linkedin = lead(&app, json!({"userData": {"email": "bob@example.com"}, "attributionData": {"li_fat_id": "li-1", "utm_source": "linkedin", "utm_medium": "paid-social"}, "formData": {"formName": "Contact"}})).await;
+    let shouting = lead(
+        &app,
+        json!({"userData": {"email": "cy@example.com"}, "formData": {"formName": "CONTACT"}}),
+    )
+    .await;
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
     let inbox = app.get("/projects/alpha/leads", &member).await;
-    let forms = inbox.text.split("id=\"formName\"").nth(1).unwrap();
-    let forms = &forms[..forms.find("</select>").unwrap()];
+    let select = |id: &str| {
+        let options = inbox.text.split(&format!("id=\"f-{id}\"")).nth(1).unwrap();
+        options[..options.find("</select>").unwrap()]
+            .trim_end()
+            .to_owned()
+    };
+    // One form whatever its case, named as the first variant in order.
     assert!(
-        forms.contains(
-            "<option value=\"Contact\">Contact</option><option value=\"Quote\">Quote</option>"
+        select("form").ends_with(
+            "<option value=\"contact\">CONTACT</option><option value=\"quote\">Quote</option>"
         ),
-        "{forms}"
+        "{}",
+        select("form")
     );
+    assert!(select("source").ends_with(
+        "<option value=\"bing\">bing</option><option value=\"linkedin\">linkedin</option>"
+    ));
+    assert!(select("medium").contains("<option value=\"paid-social\">paid-social</option>"));
+    assert!(select("campaign").ends_with("<option value=\"brand\">brand</option>"));
+    assert!(select("label").ends_with("<option value=\"lost\">Lost</option>"));
     for label in [
         "Google click",
         "Meta click",
@@ -945,12 +962,21 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
             let page = app
                 .get(&format!("/projects/alpha/leads?{query}"), &member)
                 .await;
-            [bing, linkedin].map(|id| page.text.contains(&format!("id=\"lead-{id}\"")))
+            [bing, linkedin, shouting].map(|id| page.text.contains(&format!("id=\"lead-{id}\"")))
         }
     };
-    assert_eq!(only("msclkid=yes").await, [true, false]);
-    assert_eq!(only("li_fat_id=yes").await, [false, true]);
-    assert_eq!(only("msclkid=no&formName=Contact").await, [false, true]);
+    assert_eq!(only("msclkid=yes").await, [true, false, false]);
+    assert_eq!(only("li_fat_id=yes").await, [false, true, false]);
+    assert_eq!(only("form=contact").await, [false, true, true]);
+    assert_eq!(
+        only("formName=Contact").await,
+        [false, true, false],
+        "an older link's exact form"
+    );
+    assert_eq!(only("msclkid=no&form=contact").await, [false, true, true]);
+    assert_eq!(only("source=bing").await, [true, false, false]);
+    assert_eq!(only("medium=paid-social").await, [false, true, false]);
+    assert_eq!(only("campaign=brand").await, [true, false, false]);
     let today = Utc::now().date_naive();
     let week = format!("from={}&#38;to={today}", today - chrono::Days::new(6));
     let presets = inbox.text.split("class=\"presets\"").nth(1).unwrap();
@@ -959,7 +985,27 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
         presets.contains(&week),
         "the last 7 days, as a link: {presets}"
     );
-    assert_eq!(only(&week.replace("&#38;", "&")).await, [true, true]);
+    assert_eq!(only(&week.replace("&#38;", "&")).await, [true, true, true]);
+    // Rated lost (pending while it can be undone), found by the label filter.
+    let rated = rate_from_page(&app, linkedin, &member, &[("conversionId", "lost")]).await;
+    assert_eq!(rated.status, 303);
+    let status = stored(&app, linkedin).await.status;
+    let lost = app
+        .get(
+            &format!("/projects/alpha/leads?tab={status}&label=lost"),
+            &member,
+        )
+        .await;
+    assert!(lost.text.contains(&format!("id=\"lead-{linkedin}\"")));
+    assert!(
+        lost.text
+            .contains("<option value=\"lost\" selected>Lost</option>")
+    );
+    let bad = app.get("/projects/alpha/leads?label=won", &member).await;
+    assert!(
+        bad.text.contains("The label was not understood"),
+        "a bad link is said, not failed"
+    );
 }
 
 /// The inbox's search box finds full names in either order, without accents, and CRM ids;

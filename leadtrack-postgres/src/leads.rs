@@ -137,7 +137,7 @@ fn route_name(route: CreateRoute) -> &'static str {
 }
 
 /// The columns a lead's row sets from its data, in the order of [`row_values`].
-const ROW_COLUMNS: [&str; 27] = [
+const ROW_COLUMNS: [&str; 28] = [
     "data",
     "form_name",
     "first_name",
@@ -151,6 +151,7 @@ const ROW_COLUMNS: [&str; 27] = [
     "phone_key",
     "search_text",
     "q_text",
+    "form_key",
     "has_gclid",
     "has_cid",
     "has_fbp",
@@ -190,6 +191,7 @@ fn row_values<'a>(
         &keys.phone,
         &row.search_text,
         &row.q_text,
+        &row.form_key,
         &keys.has_gclid,
         &keys.has_cid,
         &keys.has_fbp,
@@ -323,10 +325,15 @@ fn lead_not_found() -> Error {
 
 /// Finds a lead of the project by id, or the newest match of another identifier,
 /// preferring a lead that is not spam to a newer spam one.
-/// Fills `q_text` (migration 11) for the leads stored before it, a thousand at a time, in
-/// the migration's transaction.
-pub(crate) async fn backfill_q_text(c: &impl GenericClient) -> Result<(), Error> {
+/// Fills `column`, derived from a lead's data by `value`, for the leads stored before a
+/// migration added it, a thousand at a time, in the migration's transaction.
+pub(crate) async fn backfill(
+    c: &impl GenericClient,
+    column: &str,
+    value: fn(&LeadData) -> Option<String>,
+) -> Result<(), Error> {
     let (mut project, mut after) = (0_i64, 0_i64);
+    let update = format!("UPDATE leads SET {column} = $3 WHERE project_id = $1 AND id = $2");
     loop {
         let batch = all(
             c,
@@ -341,14 +348,10 @@ pub(crate) async fn backfill_q_text(c: &impl GenericClient) -> Result<(), Error>
         (project, after) = (last.try_get(0)?, last.try_get(1)?);
         for row in &batch {
             let data: LeadData = serde_json::from_str(row.try_get::<_, &str>(2)?)?;
-            let q_text = leadtrack_core::store::q_text(&data);
             let key: (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
-            run(
-                c,
-                "UPDATE leads SET q_text = $3 WHERE project_id = $1 AND id = $2",
-                &[&key.0, &key.1, &q_text],
-            )
-            .await?;
+            if let Some(value) = value(&data) {
+                run(c, &update, &[&key.0, &key.1, &value]).await?;
+            }
         }
     }
 }

@@ -15,9 +15,9 @@
 use deadpool_postgres::GenericClient;
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
-use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
+use leadtrack_core::request::query::{Facet, FacetValue, SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
-use leadtrack_core::store::sql::NOT_SPAM;
+use leadtrack_core::store::sql::{self, Listed, NOT_SPAM};
 use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
@@ -190,6 +190,14 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
     if let Some(form_name) = &query.form_name {
         statement.and_equal("form_name", Some(form_name.clone()));
     }
+    for facet in query.facets() {
+        match facet.value {
+            FacetValue::Text(value) => statement.and_equal(facet.column, Some(value)),
+            FacetValue::Flag(exists) => {
+                statement.push(&format!(" AND {} = {exists}", facet.column))
+            }
+        }
+    }
     if let Some(id) = &query.unique_identifier {
         statement.and_equal("unique_identifier", Some(id.clone()));
     }
@@ -241,23 +249,19 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
             )),
         }
     }
-    for (column, exists) in query.presence_filters() {
-        if let Some(exists) = exists {
-            statement.push(&format!(" AND {column} = {exists}"));
-        }
-    }
     if let Some(duplicates) = query.duplicates {
         statement.push(&format!(" AND {}", duplicates.condition()));
     }
     statement
 }
 
-/// The names of the project's forms, in order.
-pub(crate) async fn form_names(
+/// The distinct values of a column among the project's leads, in order.
+pub(crate) async fn listed_values(
     c: &impl GenericClient,
     project: ProjectId,
+    listed: Listed,
 ) -> Result<Vec<String>, Error> {
-    let sql = leadtrack_core::store::sql::form_names("$1");
+    let sql = sql::distinct_values(listed, "$1");
     all(c, &sql, &[&project.0])
         .await?
         .iter()
@@ -281,6 +285,8 @@ pub(crate) async fn status_counts(
             &[&project.0],
         )
         .await?
+    } else if let Some(facet) = any_status.only_facet() {
+        facet_counts(c, project, &facet).await?
     } else {
         let table = Table::for_count(&any_status);
         let mut statement = filter(project, &any_status, table);
@@ -296,6 +302,27 @@ pub(crate) async fn status_counts(
         .map(|row| Ok((row.try_get::<_, &str>(0)?, row.try_get::<_, i64>(1)?)))
         .collect::<Result<Vec<_>, Error>>()?;
     Ok(per_status(&counted))
+}
+
+/// The kept counts of the project's leads with `facet`'s value, per status, each summed
+/// over its slots. A click id's absence is counted as its presence is: the facet's value
+/// is the flag.
+async fn facet_counts(
+    c: &impl GenericClient,
+    project: ProjectId,
+    facet: &Facet,
+) -> Result<Vec<Row>, Error> {
+    let value = match &facet.value {
+        FacetValue::Text(value) => value.clone(),
+        FacetValue::Flag(flag) => flag.to_string(),
+    };
+    all(
+        c,
+        "SELECT status, sum(total)::bigint FROM lead_facet_counts
+         WHERE project_id = $1 AND facet = $2 AND value = $3 GROUP BY status",
+        &[&project.0, &facet.column, &value],
+    )
+    .await
 }
 
 /// How many of the project's leads are in `statuses`, from the counts the trigger keeps,
@@ -332,7 +359,7 @@ async fn kept_total(
 /// Whether the total of `query` is a count of its matches (it filters by more than
 /// statuses), which costs about what reading its page does.
 pub(crate) fn counts_matches(query: &LeadQuery) -> bool {
-    query.only_statuses().is_none()
+    query.only_statuses().is_none() && query.only_facet().is_none()
 }
 
 /// A page and its total on one connection, one after the other: for a total that is a
@@ -360,6 +387,16 @@ pub(crate) async fn total(
 ) -> Result<u64, Error> {
     let total = if let Some(statuses) = query.only_statuses() {
         kept_total(c, project, statuses).await?
+    } else if let Some(facet) = query.only_facet() {
+        let statuses = query.statuses();
+        let mut total = 0;
+        for row in facet_counts(c, project, &facet).await? {
+            let status: &str = row.try_get(0)?;
+            if statuses.iter().any(|s| s.as_ref() == status) {
+                total += row.try_get::<_, i64>(1)?;
+            }
+        }
+        total
     } else {
         let count = count_statement(project, query, Part::All);
         match one(c, &count.sql, &count.params()).await? {

@@ -13,6 +13,8 @@
 
 use deadpool_postgres::GenericClient;
 use leadtrack_core::StoreError;
+use leadtrack_core::lead::LeadData;
+use leadtrack_core::matching;
 
 use crate::Error;
 
@@ -460,12 +462,102 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE leads ADD COLUMN q_text text NOT NULL DEFAULT '';
     CREATE INDEX leads_q_text ON leads USING gin (project_id, q_text gin_trgm_ops);
+    "#, // 12: the form name as the case-insensitive `form` filter matches it (core's
+    // `matching::form_key`, filled by `leads::backfill` right after).
+    r#"
+    ALTER TABLE leads ADD COLUMN form_key text;
+    "#,
+    // 13: the filters of every source (form, first touch, rating, click ids), each read
+    // along an index by creation time, and counted from kept counts: per project, facet
+    // (the filtered column, as core's `LeadQuery::facets` names it), value and status, how
+    // many leads have it, spread over 16 slots as `lead_status_counts` is. A click id's
+    // value is its flag as text (`true`, `false`).
+    r#"
+    CREATE INDEX leads_form_key       ON leads (project_id, form_key, created_at, id) INCLUDE (status);
+    CREATE INDEX leads_first_source   ON leads (project_id, first_source, created_at, id) INCLUDE (status);
+    CREATE INDEX leads_first_medium   ON leads (project_id, first_medium, created_at, id) INCLUDE (status);
+    CREATE INDEX leads_first_campaign ON leads (project_id, first_campaign, created_at, id) INCLUDE (status);
+    CREATE INDEX leads_conversion     ON leads (project_id, conversion_id, created_at, id) INCLUDE (status);
+    CREATE INDEX leads_has_gclid      ON leads (project_id, created_at, id) INCLUDE (status) WHERE has_gclid;
+    CREATE INDEX leads_has_cid        ON leads (project_id, created_at, id) INCLUDE (status) WHERE has_cid;
+    CREATE INDEX leads_has_fbp        ON leads (project_id, created_at, id) INCLUDE (status) WHERE has_fbp;
+    CREATE INDEX leads_has_fbc        ON leads (project_id, created_at, id) INCLUDE (status) WHERE has_fbc;
+    CREATE INDEX leads_has_msclkid    ON leads (project_id, created_at, id) INCLUDE (status) WHERE has_msclkid;
+    CREATE INDEX leads_has_li_fat_id  ON leads (project_id, created_at, id) INCLUDE (status) WHERE has_li_fat_id;
+
+    CREATE TABLE lead_facet_counts (
+        project_id bigint   NOT NULL REFERENCES projects (id),
+        facet      text     NOT NULL,
+        value      text     NOT NULL,
+        status     text     NOT NULL,
+        slot       smallint NOT NULL,
+        total      bigint   NOT NULL,
+        PRIMARY KEY (project_id, facet, value, status, slot)
+    );
+    -- A lead's facets with a value.
+    CREATE FUNCTION lead_facets(l leads) RETURNS TABLE (facet text, value text)
+    LANGUAGE sql STABLE AS $$
+        SELECT f.facet, f.value FROM (VALUES
+            ('form_key', l.form_key),
+            ('first_source', l.first_source),
+            ('first_medium', l.first_medium),
+            ('first_campaign', l.first_campaign),
+            ('conversion_id', l.conversion_id),
+            ('has_gclid', l.has_gclid::text),
+            ('has_cid', l.has_cid::text),
+            ('has_fbp', l.has_fbp::text),
+            ('has_fbc', l.has_fbc::text),
+            ('has_msclkid', l.has_msclkid::text),
+            ('has_li_fat_id', l.has_li_fat_id::text)
+        ) AS f (facet, value) WHERE f.value IS NOT NULL
+    $$;
+    INSERT INTO lead_facet_counts (project_id, facet, value, status, slot, total)
+        SELECT l.project_id, f.facet, f.value, l.status, (l.id % 16)::smallint, count(*)
+        FROM leads l CROSS JOIN LATERAL lead_facets(l) f
+        GROUP BY 1, 2, 3, 4, 5;
+    -- The counts a lead leaves and joins, summed so that no count is touched twice, and
+    -- locked in one order (the key's), so that two writes never wait for each other's.
+    CREATE FUNCTION leads_count_facets() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'UPDATE' AND (OLD.status, OLD.form_key, OLD.first_source, OLD.first_medium, OLD.first_campaign, OLD.conversion_id, OLD.has_gclid, OLD.has_cid, OLD.has_fbp, OLD.has_fbc, OLD.has_msclkid, OLD.has_li_fat_id)
+            IS NOT DISTINCT FROM (NEW.status, NEW.form_key, NEW.first_source, NEW.first_medium, NEW.first_campaign, NEW.conversion_id, NEW.has_gclid, NEW.has_cid, NEW.has_fbp, NEW.has_fbc, NEW.has_msclkid, NEW.has_li_fat_id) THEN
+            RETURN NULL;
+        END IF;
+        INSERT INTO lead_facet_counts (project_id, facet, value, status, slot, total)
+            SELECT project_id, facet, value, status, slot, sum(change) FROM (
+                SELECT OLD.project_id AS project_id, f.facet, f.value, OLD.status AS status,
+                    (OLD.id % 16)::smallint AS slot, -1 AS change
+                FROM lead_facets(OLD) f WHERE TG_OP <> 'INSERT'
+                UNION ALL
+                SELECT NEW.project_id, f.facet, f.value, NEW.status, (NEW.id % 16)::smallint, 1
+                FROM lead_facets(NEW) f WHERE TG_OP <> 'DELETE'
+            ) AS changes
+            GROUP BY project_id, facet, value, status, slot HAVING sum(change) <> 0
+            ORDER BY project_id, facet, value, status, slot
+            ON CONFLICT (project_id, facet, value, status, slot)
+            DO UPDATE SET total = lead_facet_counts.total + excluded.total;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER leads_count_facets AFTER INSERT OR UPDATE OR DELETE ON leads
+        FOR EACH ROW EXECUTE FUNCTION leads_count_facets();
     "#,
 ];
 
-/// The index in [`MIGRATIONS`] of migration 11, after which `leads::backfill_q_text` fills
-/// the leads stored before it.
-const Q_TEXT_MIGRATION: usize = 10;
+/// A column's value derived from a lead's data.
+type DerivedColumn = fn(&LeadData) -> Option<String>;
+
+/// Columns derived from a lead's data that a migration adds, filled by `leads::backfill`
+/// right after it for the leads stored before: (the migration's index in [`MIGRATIONS`],
+/// the column, its value).
+const BACKFILLS: [(usize, &str, DerivedColumn); 2] = [
+    (10, "q_text", |data| {
+        Some(leadtrack_core::store::q_text(data))
+    }),
+    (11, "form_key", |data| {
+        data.form_name().map(matching::form_key)
+    }),
+];
 
 /// Creates the table recording the schema version, and applies the migrations the
 /// database lacks, in one transaction holding the migration lock. A database newer than
@@ -485,8 +577,8 @@ pub(crate) async fn migrate(client: &mut deadpool_postgres::Object) -> Result<()
     let current = check_known(&tx).await?;
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current) {
         tx.batch_execute(sql).await?;
-        if index == Q_TEXT_MIGRATION {
-            crate::leads::backfill_q_text(&tx).await?;
+        for (_, column, value) in BACKFILLS.iter().filter(|(after, ..)| *after == index) {
+            crate::leads::backfill(&tx, column, *value).await?;
         }
         let version = i32::try_from(index + 1).unwrap_or(i32::MAX);
         tx.execute("UPDATE leadtrack_schema SET version = $1", &[&version])

@@ -20,7 +20,7 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::store::LeadRow;
+use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -120,8 +120,8 @@ impl LeadStore for PgStore {
         })
     }
 
-    async fn form_names(&self, project: ProjectId) -> StoreResult<Vec<String>> {
-        read!(self, |c| listing::form_names(c, project))
+    async fn listed_values(&self, project: ProjectId, listed: Listed) -> StoreResult<Vec<String>> {
+        read!(self, |c| listing::listed_values(c, project, listed))
     }
 
     async fn status_counts(

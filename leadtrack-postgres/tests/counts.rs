@@ -1,4 +1,4 @@
-//! The per-status counts under concurrent changes the opposite way: ratings (open to
+//! The per-status and per-facet counts under concurrent changes the opposite way: ratings (open to
 //! pending) and finished jobs (pending to open) on leads that share count slots. Each
 //! change locks two counts, always in the order of their statuses; in two orders, two such
 //! changes can deadlock (the benchmark saw 33 in 5 seconds at 64 connections). PostgreSQL
@@ -59,17 +59,19 @@ async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() 
         .await
         .unwrap()
         .id;
-    let mut leads = Vec::new();
-    for n in 0..LEADS {
-        let body = json!({"userData": {"email": format!("l{n}@example.com")}});
-        leads.push(
-            store
-                .create_lead(acme.id, data(body), Utc::now())
-                .await
-                .unwrap()
-                .lead_id,
-        );
-    }
+    // Created all at once: each create adds to the same facet counts (form, source,
+    // click ids), in one order, so none waits for another's lock in a cycle.
+    let leads: Vec<LeadId> = join_all((0..LEADS).map(|n| {
+        let store = store.clone();
+        let body = json!({"userData": {"email": format!("l{n}@example.com")},
+            "formData": {"formName": if n % 2 == 0 { "Contact" } else { "CONTACT" }},
+            "attributionData": {"utm_source": "google", "gclid": format!("g{n}")}});
+        async move {
+            let created = store.create_lead(acme.id, data(body), Utc::now()).await;
+            created.unwrap().lead_id
+        }
+    }))
+    .await;
     let rate = |lead: LeadId| {
         let store = store.clone();
         async move {
@@ -140,4 +142,21 @@ async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() 
         .await
         .unwrap();
     assert_eq!(pending.total, half, "the kept count is the listing's");
+    for facet in ["form=contact", "source=google", "gclid[exists]=true"] {
+        let (name, value) = facet.split_once('=').unwrap();
+        let query = LeadQuery::from_pairs([(name, value)]).unwrap();
+        let counts = store.status_counts(acme.id, &query).await.unwrap();
+        let count = |status| counts.iter().find(|(s, _)| *s == status).unwrap().1;
+        assert_eq!(
+            (count(LeadStatus::Open), count(LeadStatus::Pending)),
+            (half, half),
+            "{facet}"
+        );
+        let pending = LeadQuery {
+            status: Some(vec![LeadStatus::Pending]),
+            ..query
+        };
+        let page = store.list_leads(acme.id, &pending).await.unwrap();
+        assert_eq!(page.total, half, "{facet}");
+    }
 }

@@ -174,6 +174,7 @@ fn write_row(
         (":phone_key", &keys.phone),
         (":search_text", &row.search_text),
         (":q_text", &row.q_text),
+        (":form_key", &row.form_key),
         (":has_gclid", &keys.has_gclid),
         (":has_cid", &keys.has_cid),
         (":has_fbp", &keys.has_fbp),
@@ -196,7 +197,7 @@ fn write_row(
                 phone = :phone, company_name = :company_name,
                 unique_identifier = :unique_identifier, unique_event_id = :unique_event_id,
                 email_key = :email_key, phone_key = :phone_key, search_text = :search_text,
-                q_text = :q_text,
+                q_text = :q_text, form_key = :form_key,
                 has_gclid = :has_gclid, has_cid = :has_cid, has_fbp = :has_fbp,
                 has_fbc = :has_fbc, has_msclkid = :has_msclkid, has_li_fat_id = :has_li_fat_id,
                 first_source = :first_source,
@@ -225,14 +226,14 @@ fn write_row(
                 unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
                 has_fbp, has_fbc, has_msclkid, has_li_fat_id, first_source, first_medium,
                 first_campaign, last_source, last_medium, last_campaign, created_via,
-                spam_reason, duplicate_of, q_text)
+                spam_reason, duplicate_of, q_text, form_key)
              VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
                 :last_name, :email, :phone, :company_name, :unique_identifier,
                 :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
                 :has_fbp, :has_fbc, :has_msclkid, :has_li_fat_id, :first_source,
                 :first_medium, :first_campaign,
                 :last_source, :last_medium, :last_campaign, :created_via,
-                :spam_reason, :duplicate_of, :q_text)",
+                :spam_reason, :duplicate_of, :q_text, :form_key)",
             )?
             .execute(params.as_slice())?;
             Ok(conn.last_insert_rowid())
@@ -285,6 +286,17 @@ pub(crate) fn backfill_q_text(conn: &Connection) -> Result<(), Error> {
     let mut update = conn.prepare_cached("UPDATE leads SET q_text = ?2 WHERE id = ?1")?;
     each_lead(conn, |id, data| {
         update.execute((id, leadtrack_core::store::q_text(&data)))?;
+        Ok(())
+    })
+}
+
+/// Fills `form_key` (migration 26) for the leads stored before it.
+pub(crate) fn backfill_form_key(conn: &Connection) -> Result<(), Error> {
+    let mut update = conn.prepare_cached("UPDATE leads SET form_key = ?2 WHERE id = ?1")?;
+    each_lead(conn, |id, data| {
+        if let Some(form_name) = data.form_name() {
+            update.execute((id, matching::form_key(form_name)))?;
+        }
         Ok(())
     })
 }

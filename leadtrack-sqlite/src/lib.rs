@@ -321,6 +321,49 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn leads_from_before_the_facet_counts_are_counted_and_found_by_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v25.db");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            schema::migrate_to(&mut conn, 25).unwrap();
+            conn.execute_batch(
+                r#"INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                       VALUES ('old', 'Old', 'EUR', '{}', 0);
+                   INSERT INTO leads (project_id, status, created_at, updated_at, data,
+                       form_name, search_text, has_gclid, has_cid, has_fbp, has_fbc,
+                       first_source, conversion_id)
+                   VALUES
+                   (1, 'open', 1, 1, '{"formData":{"formName":"Contact"}}', 'Contact', '',
+                       1, 0, 0, 0, 'google', NULL),
+                   (1, 'lost', 2, 2, '{"formData":{"formName":"CONTACT"}}', 'CONTACT', '',
+                       0, 0, 0, 0, 'google', 'lost'),
+                   (1, 'open', 3, 3, '{}', NULL, '', 1, 0, 0, 0, NULL, NULL);"#,
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).await.unwrap();
+        let project = store.project_by_public_id("old").await.unwrap();
+        for (pairs, expected) in [
+            ([("form", "contact")], 2),
+            ([("source", "google")], 2),
+            ([("gclid[exists]", "true")], 2),
+            ([("gclid[exists]", "false")], 1),
+            ([("conversionId", "lost")], 1),
+        ] {
+            let query = LeadQuery::from_pairs(pairs).unwrap();
+            assert!(query.only_facet().is_some());
+            let page = store.list_leads(project.id, &query).await.unwrap();
+            assert_eq!(
+                (page.total, page.leads.len()),
+                (expected, expected as usize),
+                "{pairs:?}"
+            );
+        }
+        store.close().await;
+    }
+
+    #[tokio::test]
     async fn jobs_from_before_accounts_have_no_rater_and_leads_no_history() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v3.db");

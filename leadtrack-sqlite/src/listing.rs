@@ -3,9 +3,9 @@
 
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
-use leadtrack_core::request::query::{SortDirection, SortField, SortKey};
+use leadtrack_core::request::query::{Facet, FacetValue, SortDirection, SortField, SortKey};
 use leadtrack_core::request::{Cursor, LeadQuery};
-use leadtrack_core::store::sql::{self, NOT_SPAM};
+use leadtrack_core::store::sql::{self, Listed, NOT_SPAM};
 use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
@@ -31,6 +31,8 @@ pub(crate) fn status_counts(
         conn.prepare_cached("SELECT status, total FROM lead_status_counts WHERE project_id = ?1")?
             .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?
+    } else if let Some(facet) = any_status.only_facet() {
+        facet_counts(conn, project, &facet)?
     } else {
         let (filter, params) = filter(project, &any_status);
         conn.prepare_cached(&format!(
@@ -44,9 +46,36 @@ pub(crate) fn status_counts(
     Ok(per_status(&counted))
 }
 
-/// The names of the project's forms, in order.
-pub(crate) fn form_names(conn: &Connection, project: ProjectId) -> Result<Vec<String>, Error> {
-    conn.prepare_cached(&sql::form_names("?1"))?
+/// The kept counts of the project's leads with `facet`'s value, per status. A click id's
+/// absence is counted as its presence is: the facet's value is the flag.
+fn facet_counts(
+    conn: &Connection,
+    project: ProjectId,
+    facet: &Facet,
+) -> Result<Vec<(String, i64)>, Error> {
+    let value = match &facet.value {
+        FacetValue::Text(value) => value.as_str(),
+        FacetValue::Flag(true) => "1",
+        FacetValue::Flag(false) => "0",
+    };
+    conn.prepare_cached(
+        "SELECT status, total FROM lead_facet_counts
+         WHERE project_id = ?1 AND facet = ?2 AND value = ?3",
+    )?
+    .query_map((project.0, facet.column, value), |row| {
+        Ok((row.get(0)?, row.get(1)?))
+    })?
+    .collect::<Result<_, _>>()
+    .map_err(Error::from)
+}
+
+/// The distinct values of a column among the project's leads, in order.
+pub(crate) fn listed_values(
+    conn: &Connection,
+    project: ProjectId,
+    listed: Listed,
+) -> Result<Vec<String>, Error> {
+    conn.prepare_cached(&sql::distinct_values(listed, "?1"))?
         .query_map([project.0], |row| row.get(0))?
         .collect::<Result<_, _>>()
         .map_err(Error::from)
@@ -109,6 +138,13 @@ pub(crate) fn list(
             )?;
         }
         total
+    } else if let Some(facet) = query.only_facet() {
+        let statuses = query.statuses();
+        facet_counts(conn, project, &facet)?
+            .into_iter()
+            .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
+            .map(|(_, total)| total)
+            .sum()
     } else if let Some(searched) = &searched {
         count_matches(conn, project, searched)?
     } else {
@@ -310,6 +346,18 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     if let Some(form_name) = &query.form_name {
         equals(&mut sql, "form_name", Some(form_name.clone()));
     }
+    for facet in query.facets() {
+        match facet.value {
+            FacetValue::Text(value) => equals(&mut sql, facet.column, Some(value)),
+            FacetValue::Flag(exists) => {
+                sql.push_str(&format!(
+                    " AND {} = {}",
+                    column(facet.column),
+                    i32::from(exists)
+                ));
+            }
+        }
+    }
     if let Some(id) = &query.unique_identifier {
         equals(&mut sql, "unique_identifier", Some(id.clone()));
     }
@@ -345,11 +393,6 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     for word in query.q.iter().filter(|word| phrase(word).is_none()) {
         sql.push_str(" AND instr(q_text, ?) > 0");
         params.push(SqlValue::Text(word.clone()));
-    }
-    for (name, exists) in query.presence_filters() {
-        if let Some(exists) = exists {
-            sql.push_str(&format!(" AND {} = {}", column(name), i32::from(exists)));
-        }
     }
     if let Some(duplicates) = query.duplicates {
         sql.push_str(&format!(" AND {}", column(&duplicates.condition())));

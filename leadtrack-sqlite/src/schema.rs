@@ -554,6 +554,115 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     END;
     INSERT INTO leads_q (leads_q, rank) VALUES ('automerge', 16);
     INSERT INTO leads_q (leads_q, rank) VALUES ('crisismerge', 64);
+    "#, // 26: the form name as the case-insensitive `form` filter matches it (core's
+    // `matching::form_key`, filled by `leads::backfill_form_key`).
+    r#"
+    ALTER TABLE leads ADD COLUMN form_key TEXT;
+    "#,
+    // 27: the filters of every source (form, first touch, rating, click ids), each read
+    // along an index by creation time, and counted from kept counts: per project, facet
+    // (the filtered column, as core's `LeadQuery::facets` names it), value and status, how
+    // many leads have it. Triggers keep them; a click id's value is its flag as text.
+    r#"
+    CREATE INDEX leads_form_key       ON leads (project_id, form_key, created_at, id, status);
+    CREATE INDEX leads_first_source   ON leads (project_id, first_source, created_at, id, status);
+    CREATE INDEX leads_first_medium   ON leads (project_id, first_medium, created_at, id, status);
+    CREATE INDEX leads_first_campaign ON leads (project_id, first_campaign, created_at, id, status);
+    CREATE INDEX leads_conversion     ON leads (project_id, conversion_id, created_at, id, status);
+    CREATE INDEX leads_has_gclid      ON leads (project_id, created_at, id, status) WHERE has_gclid = 1;
+    CREATE INDEX leads_has_cid        ON leads (project_id, created_at, id, status) WHERE has_cid = 1;
+    CREATE INDEX leads_has_fbp        ON leads (project_id, created_at, id, status) WHERE has_fbp = 1;
+    CREATE INDEX leads_has_fbc        ON leads (project_id, created_at, id, status) WHERE has_fbc = 1;
+    CREATE INDEX leads_has_msclkid    ON leads (project_id, created_at, id, status) WHERE has_msclkid = 1;
+    CREATE INDEX leads_has_li_fat_id  ON leads (project_id, created_at, id, status) WHERE has_li_fat_id = 1;
+
+    CREATE TABLE lead_facet_counts (
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        facet      TEXT    NOT NULL,
+        value      TEXT    NOT NULL,
+        status     TEXT    NOT NULL,
+        total      INTEGER NOT NULL,
+        PRIMARY KEY (project_id, facet, value, status)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO lead_facet_counts (project_id, facet, value, status, total)
+        SELECT project_id, facet, value, status, count(*) FROM (
+        SELECT project_id, status, 'form_key' AS facet, form_key AS value FROM leads UNION ALL
+        SELECT project_id, status, 'first_source' AS facet, first_source AS value FROM leads UNION ALL
+        SELECT project_id, status, 'first_medium' AS facet, first_medium AS value FROM leads UNION ALL
+        SELECT project_id, status, 'first_campaign' AS facet, first_campaign AS value FROM leads UNION ALL
+        SELECT project_id, status, 'conversion_id' AS facet, conversion_id AS value FROM leads UNION ALL
+        SELECT project_id, status, 'has_gclid', CAST(has_gclid AS TEXT) FROM leads UNION ALL
+        SELECT project_id, status, 'has_cid', CAST(has_cid AS TEXT) FROM leads UNION ALL
+        SELECT project_id, status, 'has_fbp', CAST(has_fbp AS TEXT) FROM leads UNION ALL
+        SELECT project_id, status, 'has_fbc', CAST(has_fbc AS TEXT) FROM leads UNION ALL
+        SELECT project_id, status, 'has_msclkid', CAST(has_msclkid AS TEXT) FROM leads UNION ALL
+        SELECT project_id, status, 'has_li_fat_id', CAST(has_li_fat_id AS TEXT) FROM leads
+        ) WHERE value IS NOT NULL GROUP BY project_id, facet, value, status;
+    CREATE TRIGGER leads_facets_insert AFTER INSERT ON leads BEGIN
+        INSERT INTO lead_facet_counts (project_id, facet, value, status, total)
+            SELECT new.project_id, facet, value, new.status, 1 FROM (
+            SELECT 'form_key' AS facet, new.form_key AS value UNION ALL
+            SELECT 'first_source', new.first_source UNION ALL
+            SELECT 'first_medium', new.first_medium UNION ALL
+            SELECT 'first_campaign', new.first_campaign UNION ALL
+            SELECT 'conversion_id', new.conversion_id UNION ALL
+            SELECT 'has_gclid', CAST(new.has_gclid AS TEXT) UNION ALL
+            SELECT 'has_cid', CAST(new.has_cid AS TEXT) UNION ALL
+            SELECT 'has_fbp', CAST(new.has_fbp AS TEXT) UNION ALL
+            SELECT 'has_fbc', CAST(new.has_fbc AS TEXT) UNION ALL
+            SELECT 'has_msclkid', CAST(new.has_msclkid AS TEXT) UNION ALL
+            SELECT 'has_li_fat_id', CAST(new.has_li_fat_id AS TEXT))
+            WHERE value IS NOT NULL
+            ON CONFLICT (project_id, facet, value, status) DO UPDATE SET total = total + 1;
+    END;
+    CREATE TRIGGER leads_facets_update AFTER UPDATE OF status, form_key, first_source, first_medium, first_campaign, conversion_id, has_gclid, has_cid, has_fbp, has_fbc, has_msclkid, has_li_fat_id ON leads
+    WHEN (old.status, old.form_key, old.first_source, old.first_medium, old.first_campaign, old.conversion_id, old.has_gclid, old.has_cid, old.has_fbp, old.has_fbc, old.has_msclkid, old.has_li_fat_id)
+        IS NOT (new.status, new.form_key, new.first_source, new.first_medium, new.first_campaign, new.conversion_id, new.has_gclid, new.has_cid, new.has_fbp, new.has_fbc, new.has_msclkid, new.has_li_fat_id)
+    BEGIN
+        UPDATE lead_facet_counts SET total = total - 1
+            WHERE project_id = old.project_id AND status = old.status AND (facet, value) IN (
+            SELECT 'form_key' AS facet, old.form_key AS value UNION ALL
+            SELECT 'first_source', old.first_source UNION ALL
+            SELECT 'first_medium', old.first_medium UNION ALL
+            SELECT 'first_campaign', old.first_campaign UNION ALL
+            SELECT 'conversion_id', old.conversion_id UNION ALL
+            SELECT 'has_gclid', CAST(old.has_gclid AS TEXT) UNION ALL
+            SELECT 'has_cid', CAST(old.has_cid AS TEXT) UNION ALL
+            SELECT 'has_fbp', CAST(old.has_fbp AS TEXT) UNION ALL
+            SELECT 'has_fbc', CAST(old.has_fbc AS TEXT) UNION ALL
+            SELECT 'has_msclkid', CAST(old.has_msclkid AS TEXT) UNION ALL
+            SELECT 'has_li_fat_id', CAST(old.has_li_fat_id AS TEXT));
+        INSERT INTO lead_facet_counts (project_id, facet, value, status, total)
+            SELECT new.project_id, facet, value, new.status, 1 FROM (
+            SELECT 'form_key' AS facet, new.form_key AS value UNION ALL
+            SELECT 'first_source', new.first_source UNION ALL
+            SELECT 'first_medium', new.first_medium UNION ALL
+            SELECT 'first_campaign', new.first_campaign UNION ALL
+            SELECT 'conversion_id', new.conversion_id UNION ALL
+            SELECT 'has_gclid', CAST(new.has_gclid AS TEXT) UNION ALL
+            SELECT 'has_cid', CAST(new.has_cid AS TEXT) UNION ALL
+            SELECT 'has_fbp', CAST(new.has_fbp AS TEXT) UNION ALL
+            SELECT 'has_fbc', CAST(new.has_fbc AS TEXT) UNION ALL
+            SELECT 'has_msclkid', CAST(new.has_msclkid AS TEXT) UNION ALL
+            SELECT 'has_li_fat_id', CAST(new.has_li_fat_id AS TEXT))
+            WHERE value IS NOT NULL
+            ON CONFLICT (project_id, facet, value, status) DO UPDATE SET total = total + 1;
+    END;
+    CREATE TRIGGER leads_facets_delete AFTER DELETE ON leads BEGIN
+        UPDATE lead_facet_counts SET total = total - 1
+            WHERE project_id = old.project_id AND status = old.status AND (facet, value) IN (
+            SELECT 'form_key' AS facet, old.form_key AS value UNION ALL
+            SELECT 'first_source', old.first_source UNION ALL
+            SELECT 'first_medium', old.first_medium UNION ALL
+            SELECT 'first_campaign', old.first_campaign UNION ALL
+            SELECT 'conversion_id', old.conversion_id UNION ALL
+            SELECT 'has_gclid', CAST(old.has_gclid AS TEXT) UNION ALL
+            SELECT 'has_cid', CAST(old.has_cid AS TEXT) UNION ALL
+            SELECT 'has_fbp', CAST(old.has_fbp AS TEXT) UNION ALL
+            SELECT 'has_fbc', CAST(old.has_fbc AS TEXT) UNION ALL
+            SELECT 'has_msclkid', CAST(old.has_msclkid AS TEXT) UNION ALL
+            SELECT 'has_li_fat_id', CAST(old.has_li_fat_id AS TEXT));
+    END;
     "#,
 ];
 
@@ -565,6 +674,7 @@ type Backfill = fn(&Connection) -> Result<(), Error>;
 const BACKFILLS: &[(usize, Backfill)] = &[
     (5, crate::leads::backfill_touches),
     (25, crate::leads::backfill_q_text),
+    (26, crate::leads::backfill_form_key),
 ];
 
 /// Applies the migrations `conn`'s database lacks. A database newer than this build is

@@ -21,7 +21,7 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::store::LeadRow;
+use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -99,8 +99,8 @@ impl LeadStore for SqliteStore {
         Ok(page.parse()?)
     }
 
-    async fn form_names(&self, project: ProjectId) -> StoreResult<Vec<String>> {
-        self.read(move |conn| listing::form_names(conn, project))
+    async fn listed_values(&self, project: ProjectId, listed: Listed) -> StoreResult<Vec<String>> {
+        self.read(move |conn| listing::listed_values(conn, project, listed))
             .await
     }
 

@@ -19,6 +19,7 @@ use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::store::Listed;
 use leadtrack_core::types::{
     Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
@@ -413,7 +414,7 @@ mod general {
         ) -> StoreResult<Vec<(LeadId, LeadEvent)>> {
             Err((self.fail)())
         }
-        async fn form_names(&self, _: ProjectId) -> StoreResult<Vec<String>> {
+        async fn listed_values(&self, _: ProjectId, _: Listed) -> StoreResult<Vec<String>> {
             Err((self.fail)())
         }
         async fn save_draft(&self, _: ProjectId, _: &Draft) -> StoreResult<()> {
@@ -1530,6 +1531,8 @@ mod get_leads {
             ("createdAt%5Bgte%5D=yesterday", "createdAt[gte]"),
             ("createdAt[lte]=2026-02-30", "createdAt[lte]"),
             ("fbc%5Bexists%5D=yes", "fbc[exists]"),
+            ("conversionId=open", "conversionId"),
+            ("conversionId=%20lost", "conversionId"),
         ] {
             let reply = app.get(&format!("/api/leads/getLeads?{query}")).await;
             let body = assert_error(&reply, 400, "invalid_query");
@@ -1613,6 +1616,40 @@ mod get_leads {
             let reply = app.get(&format!("/api/leads/getLeads?{query}")).await;
             let body = assert_error(&reply, 400, "invalid_query");
             assert_eq!(body["errors"][0]["field"], "q", "{query}");
+        }
+    }
+
+    #[tokio::test]
+    async fn form_touch_and_rating_filters_are_additions() {
+        let app = app().await;
+        let ada = app
+            .create(json!({"userData": {"email": "ada@example.com"}, "formData": {"formName": "Contact"},
+                "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring"}}))
+            .await;
+        app.create(
+            json!({"userData": {"email": "bob@example.com"}, "formData": {"formName": "Quote"}}),
+        )
+        .await;
+        for query in [
+            "form=CONTACT",
+            "source=google",
+            "medium=cpc",
+            "campaign=spring",
+            "form=contact&source=google&formName=Contact",
+        ] {
+            let body = app
+                .get(&format!("/api/leads/getLeads?{query}"))
+                .await
+                .json();
+            assert_eq!(body["total"], 1, "{query}: {body}");
+            assert_eq!(body["leads"][0]["id"], ada);
+        }
+        for query in ["formName=contact", "source=Google", "conversionId=lost"] {
+            let body = app
+                .get(&format!("/api/leads/getLeads?{query}"))
+                .await
+                .json();
+            assert_eq!(body["total"], 0, "{query}: {body}");
         }
     }
 }

@@ -11,7 +11,7 @@ use super::fields;
 use crate::error::ValidationError;
 use crate::lead::StoredLead;
 use crate::matching;
-use crate::types::{LeadId, LeadIdentifier, LeadStatus};
+use crate::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
 
 /// Leads per page when `limit` is absent.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -123,6 +123,17 @@ pub struct LeadQuery {
     pub status: Option<Vec<LeadStatus>>,
     /// Exact, case-sensitive form name.
     pub form_name: Option<String>,
+    /// A form name whatever its case: the [`crate::matching::form_key`] of the `form`
+    /// parameter, compared with each lead's.
+    pub form: Option<String>,
+    /// The first touch's source ([`crate::report::touch_columns`]), exact.
+    pub source: Option<String>,
+    /// The first touch's medium, exact.
+    pub medium: Option<String>,
+    /// The first touch's campaign, exact.
+    pub campaign: Option<String>,
+    /// The lead's last rating: `lost` or a label ([`crate::lead::StoredLead::conversion_id`]).
+    pub conversion: Option<ConversionId>,
     /// Exact `uniqueIdentifier`.
     pub unique_identifier: Option<String>,
     /// Email, by the matching rule of [`crate::matching::email_key`].
@@ -158,6 +169,36 @@ pub struct LeadQuery {
     pub duplicates: Option<DuplicateFilter>,
 }
 
+/// A filter a store keeps counts by: a column of the lead's row and the value wanted.
+/// Both backends keep, per project, status and facet value, how many leads have it, so a
+/// listing filtered by one facet alone counts its total and tabs without a scan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Facet {
+    /// The column (`form_key`, `first_source`, `has_gclid`, ...), also the facet's name in
+    /// the kept counts.
+    pub column: &'static str,
+    /// The value wanted.
+    pub value: FacetValue,
+}
+
+impl Facet {
+    fn text(column: &'static str, value: String) -> Self {
+        Self {
+            column,
+            value: FacetValue::Text(value),
+        }
+    }
+}
+
+/// The value a [`Facet`] wants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FacetValue {
+    /// A text column's value.
+    Text(String),
+    /// A click-id presence column's: whether the lead has it.
+    Flag(bool),
+}
+
 /// Which duplicates a listing shows ([`crate::lead::StoredLead::duplicate_of`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DuplicateFilter {
@@ -184,6 +225,11 @@ impl Default for LeadQuery {
             page: 1,
             status: None,
             form_name: None,
+            form: None,
+            source: None,
+            medium: None,
+            campaign: None,
+            conversion: None,
             unique_identifier: None,
             email: None,
             phone: None,
@@ -269,6 +315,16 @@ impl LeadQuery {
             },
             status: params.raw("status").and_then(parse_statuses),
             form_name: params.filter("formName", false),
+            form: params
+                .filter("form", false)
+                .map(|form| matching::form_key(&form)),
+            source: params.filter("source", false),
+            medium: params.filter("medium", false),
+            campaign: params.filter("campaign", false),
+            conversion: params
+                .filter("conversionId", false)
+                .map(|value| parse_conversion(&value))
+                .transpose()?,
             unique_identifier: params.filter("uniqueIdentifier", false),
             email: params.filter("email", true),
             phone: params.filter("phone", true),
@@ -323,6 +379,11 @@ impl LeadQuery {
             }),
         );
         push("formName", self.form_name.clone());
+        push("form", self.form.clone());
+        push("source", self.source.clone());
+        push("medium", self.medium.clone());
+        push("campaign", self.campaign.clone());
+        push("conversionId", self.conversion.map(|c| c.to_string()));
         push("uniqueIdentifier", self.unique_identifier.clone());
         push("email", self.email.clone());
         push("phone", self.phone.clone());
@@ -414,6 +475,11 @@ impl LeadQuery {
             sort: _,
             status,
             form_name,
+            form: _,
+            source: _,
+            medium: _,
+            campaign: _,
+            conversion: _,
             unique_identifier,
             email,
             phone,
@@ -421,6 +487,7 @@ impl LeadQuery {
             created_to,
             search,
             q,
+            // The facets, as `facets` gives them.
             // The click-id filters, as `presence_filters` gives them.
             gclid_exists: _,
             cid_exists: _,
@@ -440,10 +507,51 @@ impl LeadQuery {
             && created_to.is_none()
             && search.is_none()
             && q.is_empty()
-            && self
-                .presence_filters()
-                .iter()
-                .all(|(_, wanted)| wanted.is_none())
+            && self.facets().is_empty()
+    }
+
+    /// The filters set among those a store keeps counts by (per project, value and status;
+    /// see [`Facet`]): the form, the first touch's source, medium and campaign, the rating,
+    /// and the click-id presence filters.
+    pub fn facets(&self) -> Vec<Facet> {
+        let text = [
+            ("form_key", &self.form),
+            ("first_source", &self.source),
+            ("first_medium", &self.medium),
+            ("first_campaign", &self.campaign),
+        ]
+        .into_iter()
+        .filter_map(|(column, value)| Some(Facet::text(column, value.clone()?)));
+        let rating = self
+            .conversion
+            .map(|c| Facet::text("conversion_id", c.to_string()));
+        let presence = self
+            .presence_filters()
+            .into_iter()
+            .filter_map(|(column, wanted)| {
+                Some(Facet {
+                    column,
+                    value: FacetValue::Flag(wanted?),
+                })
+            });
+        text.chain(rating).chain(presence).collect()
+    }
+
+    /// The one kept-count filter of a query that filters by nothing else but status: its
+    /// total and tab counts are then read from the store's kept counts.
+    pub fn only_facet(&self) -> Option<Facet> {
+        let mut facets = self.facets();
+        let others = Self {
+            status: None,
+            form: None,
+            source: None,
+            medium: None,
+            campaign: None,
+            conversion: None,
+            ..self.clone()
+        }
+        .with_presence_filters([None; 6]);
+        (facets.len() == 1 && others.is_unfiltered()).then(|| facets.remove(0))
     }
 
     /// How many leads precede this page.
@@ -481,6 +589,19 @@ fn parse_statuses(value: &str) -> Option<Vec<LeadStatus>> {
         statuses.dedup();
         statuses
     })
+}
+
+/// `conversionId` as a filter: `lost` or a label's UUID, hyphenated as labels are written
+/// (`open` is the Open tab's).
+fn parse_conversion(value: &str) -> Result<ConversionId, ValidationError> {
+    let written = value == "lost" || value.len() == 36;
+    match value.parse().ok().filter(|_| written) {
+        Some(ConversionId::Open) | None => Err(ValidationError::invalid_query(
+            "conversionId",
+            "must be lost or a conversion label's UUID",
+        )),
+        Some(conversion) => Ok(conversion),
+    }
 }
 
 fn parse_search(value: &str) -> Result<String, ValidationError> {
@@ -802,6 +923,11 @@ mod tests {
             page: 2,
             status: Some(vec![LeadStatus::Open, LeadStatus::Lost]),
             form_name: Some("Contact".into()),
+            form: Some("contact us".into()),
+            source: Some("google".into()),
+            medium: Some("cpc".into()),
+            campaign: Some("spring".into()),
+            conversion: Some(ConversionId::Lost),
             unique_identifier: Some("crm-1".into()),
             email: Some("a@x.io".into()),
             phone: Some("+1 555".into()),
@@ -847,6 +973,50 @@ mod tests {
             ("createdAt[gte]", "2026-01-01"),
         ] {
             assert!(!query(&[filter]).unwrap().is_unfiltered(), "{filter:?}");
+        }
+    }
+
+    #[test]
+    fn facets_are_the_form_touch_rating_and_click_filters() {
+        let q = query(&[
+            ("form", "Contact US"),
+            ("source", "google"),
+            ("conversionId", "lost"),
+            ("gclid[exists]", "0"),
+        ])
+        .unwrap();
+        assert_eq!(q.form.as_deref(), Some("contact us"));
+        assert_eq!(
+            q.facets(),
+            [
+                Facet::text("form_key", "contact us".into()),
+                Facet::text("first_source", "google".into()),
+                Facet::text("conversion_id", "lost".into()),
+                Facet {
+                    column: "has_gclid",
+                    value: FacetValue::Flag(false)
+                },
+            ]
+        );
+        assert_eq!(q.only_facet(), None, "four facets are no one facet");
+        let label = "7f0c1f7e-58a4-4c4e-9b55-0f8a64e4c0de";
+        let q = query(&[("conversionId", label), ("status", "rated")]).unwrap();
+        assert_eq!(
+            q.only_facet(),
+            Some(Facet::text("conversion_id", label.into()))
+        );
+        assert!(!q.is_unfiltered());
+        let q = query(&[("campaign", "spring"), ("q", "ada")]).unwrap();
+        assert_eq!(q.only_facet(), None, "a search counts by scanning");
+        for bad in [
+            "open",
+            "won",
+            " lost",
+            "7f0c1f7e",
+            "7f0c1f7e58a44c4e9b550f8a64e4c0de",
+            "{7f0c1f7e-58a4-4c4e-9b55-0f8a64e4c0de}",
+        ] {
+            assert_eq!(invalid(&[("conversionId", bad)]), "conversionId", "{bad:?}");
         }
     }
 

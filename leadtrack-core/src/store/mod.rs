@@ -31,6 +31,7 @@ use strum::VariantArray;
 
 pub use error::{Conflict, Entity, StoreError, StoreResult};
 pub use row::{LeadRow, q_text};
+pub use sql::Listed;
 
 use crate::account::{
     Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
@@ -183,8 +184,9 @@ pub trait LeadStore: Send + Sync + 'static {
         query: &LeadQuery,
     ) -> StoreResult<Vec<(LeadStatus, u64)>>;
 
-    /// The names of the project's forms, in order (at most [`sql::FORM_NAMES`]).
-    async fn form_names(&self, project: ProjectId) -> StoreResult<Vec<String>>;
+    /// The distinct values of a column among the project's leads, in order (at most
+    /// [`sql::LISTED_VALUES`]): what a filter offers to pick from.
+    async fn listed_values(&self, project: ProjectId, listed: Listed) -> StoreResult<Vec<String>>;
 
     /// The project's leads matching `query`, in its order, read in batches (for exports):
     /// at most `limit` leads, starting strictly after `after` ([`Cursor::after`] the last

@@ -19,6 +19,8 @@ pub struct LeadRow {
     pub q_text: String,
     /// The normalised values the lead is matched and filtered by.
     pub keys: LeadKeys,
+    /// The form name as the `form` filter matches it ([`crate::matching::form_key`]).
+    pub form_key: Option<String>,
     /// The first touch's source, medium and campaign, then the last touch's
     /// ([`crate::report::touch_columns`]).
     pub touches: [Option<String>; 6],
@@ -35,6 +37,7 @@ impl LeadRow {
             json: serde_json::to_string(&data)?,
             search_text: keys.searchable.join("\n"),
             q_text: q_text(&data),
+            form_key: data.form_name().map(crate::matching::form_key),
             touches,
             keys,
             data,

@@ -21,25 +21,52 @@ pub fn duplicate_lookup(column: &str, [project, key, since]: [&str; 3]) -> Strin
     )
 }
 
-/// The names of a project's forms, in order, at most [`FORM_NAMES`] of them, with the
-/// backend's placeholder for the project: a walk along the `(project_id, form_name, ...)`
-/// index that jumps from one name to the next, so it costs one index probe per form, not
-/// one row per lead.
-pub fn form_names(project: &str) -> String {
+/// A column whose values a filter offers to pick from: the form names, and the first
+/// touch's sources, mediums and campaigns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Listed {
+    /// `formData.formName`, as sent.
+    FormName,
+    /// The first touch's source.
+    Source,
+    /// The first touch's medium.
+    Medium,
+    /// The first touch's campaign.
+    Campaign,
+}
+
+impl Listed {
+    /// The column of the leads' row, led in an index by the project.
+    pub fn column(self) -> &'static str {
+        match self {
+            Self::FormName => "form_name",
+            Self::Source => "first_source",
+            Self::Medium => "first_medium",
+            Self::Campaign => "first_campaign",
+        }
+    }
+}
+
+/// The distinct values of a [`Listed`] column among a project's leads, in order, at most
+/// [`LISTED_VALUES`] of them, with the backend's placeholder for the project: a walk along
+/// the `(project_id, column, ...)` index that jumps from one value to the next, so it costs
+/// one index probe per value, not one row per lead.
+pub fn distinct_values(listed: Listed, project: &str) -> String {
+    let column = listed.column();
     format!(
-        "WITH RECURSIVE forms (name, n) AS (
-             SELECT min(form_name), 1 FROM leads WHERE project_id = {project}
+        "WITH RECURSIVE found (value, n) AS (
+             SELECT min({column}), 1 FROM leads WHERE project_id = {project}
              UNION ALL
-             SELECT (SELECT min(form_name) FROM leads
-                     WHERE project_id = {project} AND form_name > forms.name), n + 1
-             FROM forms WHERE forms.name IS NOT NULL AND n < {FORM_NAMES}
+             SELECT (SELECT min({column}) FROM leads
+                     WHERE project_id = {project} AND {column} > found.value), n + 1
+             FROM found WHERE found.value IS NOT NULL AND n < {LISTED_VALUES}
          )
-         SELECT name FROM forms WHERE name IS NOT NULL"
+         SELECT value FROM found WHERE value IS NOT NULL"
     )
 }
 
-/// How many form names [`form_names`] reads at most.
-pub const FORM_NAMES: u32 = 200;
+/// How many values [`distinct_values`] reads at most.
+pub const LISTED_VALUES: u32 = 200;
 
 /// `columns` (a list separated by `", "`) each qualified by the table alias `table`, for a
 /// select over a join: `qualified("id, name", "p")` is `"p.id, p.name"`.

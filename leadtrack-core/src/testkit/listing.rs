@@ -7,7 +7,7 @@ use crate::api::GetLeadsResponse;
 use crate::label::LabelMapping;
 use crate::request::query::{Sort, SortDirection, SortField};
 use crate::request::{LeadQuery, StatusUpdate};
-use crate::store::LeadStore;
+use crate::store::{LeadStore, Listed};
 use crate::types::{ConversionId, LeadStatus};
 use crate::types::{LeadId, ProjectId};
 use strum::VariantArray;
@@ -684,17 +684,25 @@ pub async fn searches_agree_however_they_are_read<B: Backend>(backend: &B) {
     );
 }
 
-/// The project's form names, each once, in order; another project's are not among them.
-pub async fn form_names_are_listed_once_each_in_order<B: Backend>(backend: &B) {
+/// The values a filter offers: the project's form names and first touches, each once, in
+/// order; another project's are not among them.
+pub async fn listed_values_are_each_once_in_order<B: Backend>(backend: &B) {
     let store = backend.open().await;
     let acme = project(&store, "acme").await;
     let other = project(&store, "other").await;
-    for (i, form) in ["Quote", "Contact", "Quote", "Demo request", "Contact"]
-        .iter()
-        .enumerate()
+    for (i, (form, source)) in [
+        ("Quote", "google"),
+        ("Contact", "bing"),
+        ("Quote", "google"),
+        ("Demo request", "newsletter"),
+        ("Contact", "google"),
+    ]
+    .iter()
+    .enumerate()
     {
-        let body =
-            json!({"userData": {"email": format!("p{i}@x.io")}, "formData": {"formName": form}});
+        let body = json!({"userData": {"email": format!("p{i}@x.io")},
+            "formData": {"formName": form},
+            "attributionData": {"utm_source": source, "utm_campaign": format!("c{}", i % 2)}});
         create(&store, &acme, body, 0).await;
     }
     create(
@@ -704,13 +712,183 @@ pub async fn form_names_are_listed_once_each_in_order<B: Backend>(backend: &B) {
         0,
     )
     .await;
-    let body = json!({"userData": {"email": "o@x.io"}, "formData": {"formName": "Other form"}});
+    let body = json!({"userData": {"email": "o@x.io"}, "formData": {"formName": "Other form"},
+        "attributionData": {"utm_source": "tiktok"}});
     create(&store, &other, body, 0).await;
+    let listed = |listed: Listed| store.listed_values(acme.id, listed);
     assert_eq!(
-        store.form_names(acme.id).await.unwrap(),
+        listed(Listed::FormName).await.unwrap(),
         ["Contact", "Demo request", "Quote"]
     );
-    assert!(store.form_names(ProjectId(999)).await.unwrap().is_empty());
+    assert_eq!(
+        listed(Listed::Source).await.unwrap(),
+        ["bing", "google", "newsletter"]
+    );
+    assert_eq!(listed(Listed::Medium).await.unwrap(), ["(not set)"]);
+    assert_eq!(listed(Listed::Campaign).await.unwrap(), ["c0", "c1"]);
+    let nothing = store.listed_values(ProjectId(999), Listed::FormName).await;
+    assert!(nothing.unwrap().is_empty());
+}
+
+/// The filters of every source: the form whatever its case, the first touch's source,
+/// medium and campaign, the rating and each click id, alone and together.
+pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let label_id = label(&store, &project, true, LabelMapping::default()).await;
+    let mut leads = Vec::new();
+    for (minute, body) in [
+        json!({"formData": {"formName": "Contact"}, "userData": {"email": "a@x.io"},
+            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring", "gclid": "G"}}),
+        json!({"formData": {"formName": "CONTACT"}, "userData": {"email": "b@x.io"},
+            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "autumn", "msclkid": "M"}}),
+        json!({"formData": {"formName": "Quote"}, "userData": {"email": "c@x.io"},
+            "attributionData": {"utm_source": "newsletter", "utm_medium": "email", "li_fat_id": "L"}}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let minute = i64::try_from(minute).unwrap();
+        leads.push(create(&store, &project, body, minute).await.lead_id);
+    }
+    let [a, b, c] = leads[..] else { unreachable!() };
+    let rate = |lead, conversion| update(lead, conversion);
+    let label = ConversionId::Label(label_id);
+    store
+        .update_status(project.id, &rate(b, label), &by(), at(5))
+        .await
+        .unwrap();
+    store
+        .update_status(project.id, &rate(c, ConversionId::Lost), &by(), at(5))
+        .await
+        .unwrap();
+    let three = Three {
+        store,
+        project: project.id,
+        a,
+        b,
+        c,
+    };
+    let query = |pairs: &[(&str, &str)]| LeadQuery::from_pairs(pairs.iter().copied()).unwrap();
+    let label_text = label_id.to_string();
+    for (pairs, expected) in [
+        (vec![("form", "contact")], vec![a, b]),
+        (vec![("form", "CoNtAcT")], vec![a, b]),
+        (vec![("formName", "CONTACT")], vec![b]),
+        (vec![("source", "google")], vec![a, b]),
+        (vec![("source", "Google")], vec![]),
+        (vec![("medium", "email")], vec![c]),
+        (vec![("campaign", "spring")], vec![a]),
+        (vec![("conversionId", label_text.as_str())], vec![b]),
+        (vec![("conversionId", "lost")], vec![c]),
+        (vec![("gclid[exists]", "true")], vec![a]),
+        (vec![("msclkid[exists]", "1")], vec![b]),
+        (vec![("li_fat_id[exists]", "true")], vec![c]),
+        (vec![("li_fat_id[exists]", "false")], vec![a, b]),
+        (vec![("source", "google"), ("campaign", "autumn")], vec![b]),
+        (vec![("form", "contact"), ("status", "open")], vec![a]),
+        (vec![("source", "google"), ("q", "b@x")], vec![b]),
+    ] {
+        let found = three.list(query(&pairs)).await;
+        assert_eq!(found, expected, "{pairs:?}");
+        let page = three
+            .store
+            .list_leads(three.project, &query(&pairs))
+            .await
+            .unwrap();
+        assert_eq!(page.total, expected.len() as u64, "total of {pairs:?}");
+    }
+}
+
+/// The totals and tab counts of a listing filtered by one facet (read from kept counts)
+/// equal a count of its matches after every change: creates, ratings, a merge that
+/// changes the form and source, spam, a reset and a deletion.
+pub async fn facet_counts_follow_every_change<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let label_id = label(&store, &project, false, LabelMapping::default()).await;
+    let body = |form: &str, source: &str, event: &str| {
+        json!({"formData": {"formName": form, "uniqueEventId": event},
+            "userData": {"email": format!("{event}@x.io")},
+            "attributionData": {"utm_source": source, "utm_medium": "cpc", "gclid": event}})
+    };
+    let check = || async {
+        let queries: Vec<Vec<(&str, &str)>> = vec![
+            vec![("form", "contact")],
+            vec![("form", "quote")],
+            vec![("source", "google")],
+            vec![("source", "bing")],
+            vec![("medium", "cpc")],
+            vec![("conversionId", "lost")],
+            vec![("gclid[exists]", "true")],
+            vec![("gclid[exists]", "false")],
+            vec![("form", "contact"), ("status", "open,lost")],
+        ];
+        for pairs in queries {
+            let kept = LeadQuery::from_pairs(pairs.iter().copied()).unwrap();
+            assert!(kept.only_facet().is_some());
+            // A bound every lead meets: the same leads, counted by a scan.
+            let scanned = LeadQuery {
+                created_from: Some(at(-1)),
+                ..kept.clone()
+            };
+            let total = |query: LeadQuery| {
+                let store = store.clone();
+                async move { store.list_leads(project.id, &query).await.unwrap().total }
+            };
+            assert_eq!(
+                total(kept.clone()).await,
+                total(scanned.clone()).await,
+                "{pairs:?}"
+            );
+            assert_eq!(
+                store.status_counts(project.id, &kept).await.unwrap(),
+                store.status_counts(project.id, &scanned).await.unwrap(),
+                "tab counts of {pairs:?}"
+            );
+        }
+    };
+    let a = create(&store, &project, body("Contact", "google", "e1"), 0)
+        .await
+        .lead_id;
+    let b = create(&store, &project, body("Quote", "google", "e2"), 1)
+        .await
+        .lead_id;
+    let c = create(&store, &project, body("contact", "bing", "e3"), 2)
+        .await
+        .lead_id;
+    check().await;
+    let label = ConversionId::Label(label_id);
+    store
+        .update_status(project.id, &update(a, label), &by(), at(3))
+        .await
+        .unwrap();
+    store
+        .update_status(project.id, &update(b, ConversionId::Lost), &by(), at(3))
+        .await
+        .unwrap();
+    check().await;
+    // The same event again: the lead is merged, its form and source replaced.
+    let merged = create(&store, &project, body("Quote", "bing", "e3"), 4).await;
+    assert_eq!((merged.lead_id, merged.created), (c, false));
+    check().await;
+    store
+        .mark_spam(project.id, &[c], &by(), at(5))
+        .await
+        .unwrap();
+    store
+        .update_status(project.id, &update(b, ConversionId::Open), &by(), at(6))
+        .await
+        .unwrap();
+    check().await;
+    store
+        .delete_lead(project.id, b, &by(), at(7))
+        .await
+        .unwrap();
+    check().await;
+    let quotes = LeadQuery::from_pairs([("form", "quote")]).unwrap();
+    let page = store.list_leads(project.id, &quotes).await.unwrap();
+    assert_eq!(page.total, 0, "the merged lead is spam, the other deleted");
 }
 
 /// `q` finds what people type: full names in either order, any case and accents, the CRM
