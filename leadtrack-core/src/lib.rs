@@ -76,6 +76,8 @@ pub mod activity;
 
 pub mod draft;
 
+pub mod saved_view;
+
 pub mod report;
 
 pub mod conversion;

@@ -58,6 +58,7 @@ mod render;
 mod reports;
 mod routes;
 mod row;
+mod saved_views;
 mod session;
 mod settings;
 mod spam;
@@ -157,6 +158,10 @@ async fn page<S: Store + Clone>(
         Route::Export => export::handle(store, config, request, project).await,
         Route::Reports => reports::page(store, request, project).await,
         Route::Settings(page) => settings::handle(store, config, request, page, params, body).await,
+        Route::SaveView => saved_views::save(store, config, request, project, body).await,
+        Route::DeleteView => {
+            saved_views::delete(store, config, request, (project, params.get("id")), body).await
+        }
         Route::SaveColumns | Route::SaveTheme => {
             preferences::save(store, config, request, route, body).await
         }

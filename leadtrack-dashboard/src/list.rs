@@ -11,6 +11,7 @@ use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::SortDirection;
+use leadtrack_core::saved_view::SavedView;
 use leadtrack_core::store::Listed;
 use leadtrack_core::types::{LeadId, LeadStatus};
 use leadtrack_core::{Store, StoreError};
@@ -23,6 +24,7 @@ use crate::columns::Col;
 use crate::format;
 use crate::lead::{Held, RatingChoice, choices, display_name};
 use crate::render::{self, Layout};
+use crate::saved_views::ViewLink;
 use crate::session::Viewer;
 use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
 
@@ -148,6 +150,12 @@ struct InboxPage {
     click_filters: Vec<ClickFilter>,
     /// The filters picked from a list.
     pickers: Vec<Picker>,
+    /// The saved views, beside the tabs.
+    views: Vec<ViewLink>,
+    /// The name of the saved view shown, if one is.
+    view_name: String,
+    /// The query string the Views panel saves.
+    save_query: String,
     /// Quick date ranges: name, the view with it, whether the view has it.
     presets: Vec<(&'static str, String, bool)>,
     /// A filter of the filter panel is set: the panel shows open.
@@ -327,11 +335,13 @@ struct Found {
     listed: [Vec<String>; 4],
     /// Each lead's rating waiting out its undo window.
     held: Vec<Option<Held>>,
+    /// The views the viewer sees.
+    saved: Vec<SavedView>,
 }
 
 async fn read<S: Store>(
     store: &S,
-    project: leadtrack_core::ProjectId,
+    (project, user): (leadtrack_core::ProjectId, leadtrack_core::UserId),
     query: &LeadQuery,
     now: DateTime<Utc>,
 ) -> Result<Found, StoreError> {
@@ -349,6 +359,7 @@ async fn read<S: Store>(
             store.listed_values(project, Listed::Medium).await?,
             store.listed_values(project, Listed::Campaign).await?,
         ],
+        saved: store.saved_views(project, user).await?,
         held,
         page,
     })
@@ -485,14 +496,23 @@ pub(crate) async fn page<S: Store>(
     };
     let project = &membership.project;
     let now = Utc::now();
-    let found = match read(store, project.id, &query, now).await {
+    let found = match read(store, (project.id, viewer.user.id), &query, now).await {
         Ok(found) => found,
         Err(err) => return render::store_failure(err, Some(viewer)),
     };
     let pages = found.page.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
     let page_href = |page: u32| format!("?{}", view.href(&[("page", &page.to_string())]));
     let (tab_name, tab_sentence) = tab_words(view.tab);
-    let shown = Col::chosen(viewer.user.preferences.inbox_columns.as_deref());
+    // A saved view opened shows its own columns, if it keeps them.
+    let opened = found
+        .saved
+        .iter()
+        .find(|saved| view.saved == Some(saved.id));
+    let columns_chosen = match opened.and_then(|saved| saved.columns.as_deref()) {
+        Some(columns) => Some(columns),
+        None => viewer.user.preferences.inbox_columns.as_deref(),
+    };
+    let shown = Col::chosen(columns_chosen);
     let context = RowContext {
         labels: &found.labels,
         integrations: &found.integrations,
@@ -530,6 +550,17 @@ pub(crate) async fn page<S: Store>(
             .map(|((name, label), value)| ClickFilter { name, label, value })
             .collect(),
         pickers: pickers(&found, &view),
+        views: found
+            .saved
+            .iter()
+            .map(|saved| ViewLink::of(saved, &view, (viewer.user.id, membership.role)))
+            .collect(),
+        view_name: opened.map(|saved| saved.name.clone()).unwrap_or_default(),
+        save_query: InboxView {
+            saved: None,
+            ..view.clone()
+        }
+        .href(&[]),
         presets: presets(&view, now.date_naive()),
         has_filter: view.has_filter(),
         price_shown: shown.contains(&Col::Price),

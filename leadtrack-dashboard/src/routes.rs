@@ -32,6 +32,10 @@ pub(crate) enum Route {
     Reports,
     /// The project's settings, for owners.
     Settings(Settings),
+    /// Saving the inbox's view with a name.
+    SaveView,
+    /// Deleting a saved view (`{id}`).
+    DeleteView,
     /// Saving the viewer's inbox columns.
     SaveColumns,
     /// Saving the viewer's colour scheme.
@@ -214,6 +218,12 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 Route::Leads(Leads::Delete),
             ),
             (M::GET, "/projects/{project}/leads.csv", Route::Export),
+            (M::POST, "/projects/{project}/views", Route::SaveView),
+            (
+                M::POST,
+                "/projects/{project}/views/{id}/delete",
+                Route::DeleteView,
+            ),
             (M::GET, "/projects/{project}/reports", Route::Reports),
             (
                 M::GET,

@@ -14,6 +14,7 @@
 //! | `gclid`, `cid`, `fbp`, `fbc`, `msclkid`, `li_fat_id` | `yes` or `no`: whether the lead has it |
 //! | `duplicates` | `yes`: only leads that duplicate an earlier lead of the same person |
 //! | `sort` | getLeads' `field:direction`, default `createdAt:desc` |
+//! | `view` | the saved view it was opened as (whose columns it shows) |
 //! | `page` | from 1 |
 //!
 //! A value that does not parse is dropped (and said so in [`InboxView::problems`]): a
@@ -68,6 +69,8 @@ pub(crate) struct InboxView {
     pub(crate) sort: Sort,
     /// The page, from 1.
     pub(crate) page: u32,
+    /// The saved view it was opened as.
+    pub(crate) saved: Option<i64>,
     /// What was dropped from the URL, in words.
     pub(crate) problems: Vec<String>,
 }
@@ -101,6 +104,7 @@ impl InboxView {
             duplicates: param("duplicates").as_deref() == Some("yes"),
             sort: Sort::default(),
             page: 1,
+            saved: param("view").and_then(|id| id.parse().ok()),
             problems,
         };
         for (slot, (name, _)) in view.click_ids.iter_mut().zip(CLICK_IDS) {
@@ -218,6 +222,10 @@ impl InboxView {
             } else {
                 sort
             },
+        ));
+        params.push((
+            "view",
+            self.saved.map(|id| id.to_string()).unwrap_or_default(),
         ));
         params.push((
             "page",

@@ -36,7 +36,7 @@ pub enum ImportState {
 
 /// The tables whose ids are identity columns: written as given, and their sequences moved
 /// past the largest afterwards.
-const IDENTITY: [&str; 9] = [
+const IDENTITY: [&str; 10] = [
     "projects",
     "api_keys",
     "users",
@@ -46,6 +46,7 @@ const IDENTITY: [&str; 9] = [
     "jobs",
     "attempts",
     "webhook_events",
+    "saved_views",
 ];
 
 /// A value to bind for a cell of a column of `kind`.

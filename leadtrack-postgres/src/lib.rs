@@ -43,6 +43,7 @@ mod schema;
 mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+mod views;
 mod webhooks;
 
 use std::str::FromStr;

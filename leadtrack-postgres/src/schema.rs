@@ -542,6 +542,23 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER leads_count_facets AFTER INSERT OR UPDATE OR DELETE ON leads
         FOR EACH ROW EXECUTE FUNCTION leads_count_facets();
     "#,
+    // 14: inbox views saved with a name, for their owner or (`shared`) the whole team;
+    // `scope` is the owner for their own views and 0 for the team's, so that a name is
+    // unique in each place.
+    r#"
+    CREATE TABLE saved_views (
+        id         bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        project_id bigint  NOT NULL REFERENCES projects (id),
+        owner_id   bigint  NOT NULL REFERENCES users (id),
+        shared     boolean NOT NULL,
+        scope      bigint  NOT NULL,
+        name       text    NOT NULL,
+        query      text    NOT NULL,
+        columns    text,
+        saved_at   bigint  NOT NULL,
+        UNIQUE (project_id, scope, name)
+    );
+    "#,
 ];
 
 /// A column's value derived from a lead's data.

@@ -19,6 +19,7 @@ use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::saved_view::{NewSavedView, SavedView};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
@@ -32,7 +33,7 @@ use uuid::Uuid;
 
 use crate::{
     PgStore, accounts, activity, admin, drafts, jobs, leads, listing, report, schema, transaction,
-    webhooks,
+    views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -480,6 +481,25 @@ impl Accounts for PgStore {
     async fn set_preferences(&self, user: UserId, preferences: &Preferences) -> StoreResult<()> {
         transaction!(self, |tx| accounts::set_preferences(&tx, user, preferences)
             .await?)
+    }
+
+    async fn save_view(
+        &self,
+        project: ProjectId,
+        owner: UserId,
+        view: &NewSavedView,
+        now: DateTime<Utc>,
+    ) -> StoreResult<SavedView> {
+        transaction!(self, |tx| views::save(&tx, project, owner, view, now)
+            .await?)
+    }
+
+    async fn saved_views(&self, project: ProjectId, user: UserId) -> StoreResult<Vec<SavedView>> {
+        read!(self, |c| views::list(c, project, user))
+    }
+
+    async fn delete_view(&self, project: ProjectId, id: i64) -> StoreResult<bool> {
+        transaction!(self, |tx| views::delete(&tx, project, id).await?)
     }
 
     async fn add_member(

@@ -60,6 +60,7 @@ mod runtime;
 mod schema;
 mod storage;
 mod store;
+mod views;
 mod webhooks;
 
 use std::path::Path;

@@ -20,6 +20,7 @@ use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::saved_view::{NewSavedView, SavedView};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
@@ -34,7 +35,7 @@ use uuid::Uuid;
 use crate::rows::Error;
 use crate::{
     SqliteStore, accounts, activity, admin, drafts, jobs, leads, listing, report, rows, schema,
-    webhooks,
+    views, webhooks,
 };
 
 #[async_trait]
@@ -488,6 +489,28 @@ impl Accounts for SqliteStore {
     async fn set_preferences(&self, user: UserId, preferences: &Preferences) -> StoreResult<()> {
         let preferences = preferences.clone();
         self.write(move |conn| accounts::set_preferences(conn, user, &preferences))
+            .await
+    }
+
+    async fn save_view(
+        &self,
+        project: ProjectId,
+        owner: UserId,
+        view: &NewSavedView,
+        now: DateTime<Utc>,
+    ) -> StoreResult<SavedView> {
+        let view = view.clone();
+        self.write(move |conn| views::save(conn, project, owner, &view, now))
+            .await
+    }
+
+    async fn saved_views(&self, project: ProjectId, user: UserId) -> StoreResult<Vec<SavedView>> {
+        self.read(move |conn| views::list(conn, project, user))
+            .await
+    }
+
+    async fn delete_view(&self, project: ProjectId, id: i64) -> StoreResult<bool> {
+        self.write(move |conn| views::delete(conn, project, id))
             .await
     }
 

@@ -49,6 +49,7 @@ use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
 use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use crate::saved_view::{NewSavedView, SavedView};
 use crate::spam::SpamReason;
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -573,6 +574,24 @@ pub trait Accounts: Send + Sync + 'static {
 
     /// Replaces the user's dashboard preferences. Errors: [`Entity::User`] not found.
     async fn set_preferences(&self, user: UserId, preferences: &Preferences) -> StoreResult<()>;
+
+    // ----- saved views -----
+
+    /// Saves `view` in the project for `owner`, or for the team when it is shared,
+    /// replacing the view of that name there (its owner becomes `owner`).
+    async fn save_view(
+        &self,
+        project: ProjectId,
+        owner: UserId,
+        view: &NewSavedView,
+        now: DateTime<Utc>,
+    ) -> StoreResult<SavedView>;
+
+    /// The project's views `user` sees: their own, by name, then the shared ones, by name.
+    async fn saved_views(&self, project: ProjectId, user: UserId) -> StoreResult<Vec<SavedView>>;
+
+    /// Deletes one of the project's views; `false` when it has none with this id.
+    async fn delete_view(&self, project: ProjectId, id: i64) -> StoreResult<bool>;
 
     // ----- members -----
 

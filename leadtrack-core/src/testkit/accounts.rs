@@ -9,6 +9,7 @@ use crate::account::{
     NewUser, Password, PasswordHash, Preferences, SessionHash, SessionToken, Theme, User,
     session_lifetime,
 };
+use crate::saved_view::NewSavedView;
 use crate::store::{Accounts, Conflict, Entity, StoreError};
 use crate::types::{Role, UserId};
 
@@ -323,6 +324,89 @@ pub async fn preferences_are_kept_per_user<B: Backend>(backend: &B) {
         .set_preferences(UserId(grace.id.0 + 100), &light)
         .await;
     assert_not_found(nobody, Entity::User);
+}
+
+/// Saved views: each user sees their own and the team's, by name; a name saved again in
+/// the same place replaces that view; another project's are not seen; deleting one leaves
+/// the rest.
+pub async fn saved_views_are_a_users_own_and_the_teams<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let other = project(&store, "other").await;
+    let ada = user(&store, "ada@example.com").await;
+    let grace = user(&store, "grace@example.com").await;
+    let new = |name: &str, query: &str, shared: bool| {
+        let columns = shared.then(|| vec!["name".to_owned(), "source".to_owned()]);
+        NewSavedView::new(name, query, columns, shared).unwrap()
+    };
+    let save = |project, owner, view: NewSavedView, minute| {
+        let store = store.clone();
+        async move {
+            store
+                .save_view(project, owner, &view, at(minute))
+                .await
+                .unwrap()
+        }
+    };
+    let mine = save(
+        acme.id,
+        ada.id,
+        new("Zeta", "tab=open&source=bing", false),
+        0,
+    )
+    .await;
+    save(acme.id, ada.id, new("Alpha", "tab=lost", false), 1).await;
+    let team = save(acme.id, ada.id, new("Google", "source=google", true), 2).await;
+    save(acme.id, grace.id, new("Zeta", "tab=rated", false), 3).await;
+    save(other.id, ada.id, new("Elsewhere", "", true), 4).await;
+    assert_eq!(
+        (mine.owner, mine.shared, mine.columns.clone()),
+        (ada.id, false, None)
+    );
+    assert_eq!(team.columns, Some(vec!["name".into(), "source".into()]));
+    let names = |project, user| {
+        let store = store.clone();
+        async move {
+            let views = store.saved_views(project, user).await.unwrap();
+            views
+                .into_iter()
+                .map(|view| (view.name, view.query, view.shared))
+                .collect::<Vec<_>>()
+        }
+    };
+    let shared = ("Google".to_owned(), "source=google".to_owned(), true);
+    assert_eq!(
+        names(acme.id, ada.id).await,
+        [
+            ("Alpha".to_owned(), "tab=lost".to_owned(), false),
+            ("Zeta".to_owned(), "tab=open&source=bing".to_owned(), false),
+            shared.clone(),
+        ]
+    );
+    assert_eq!(
+        names(acme.id, grace.id).await,
+        [("Zeta".to_owned(), "tab=rated".to_owned(), false), shared]
+    );
+    // The team's view saved again, by someone else: replaced, theirs now.
+    let again = save(
+        acme.id,
+        grace.id,
+        new("Google", "source=google&tab=rated", true),
+        5,
+    )
+    .await;
+    assert_eq!((again.id, again.owner), (team.id, grace.id));
+    let views = store.saved_views(acme.id, ada.id).await.unwrap();
+    assert_eq!(views.len(), 3);
+    assert_eq!(views[2].query, "source=google&tab=rated");
+    assert_eq!(views[2].saved_at, at(5));
+    assert!(
+        !store.delete_view(other.id, mine.id).await.unwrap(),
+        "another project's id"
+    );
+    assert!(store.delete_view(acme.id, mine.id).await.unwrap());
+    assert!(!store.delete_view(acme.id, mine.id).await.unwrap());
+    assert_eq!(names(acme.id, ada.id).await.len(), 2);
 }
 
 /// Failed sign-ins are counted per email (in any case) and per address, within the time

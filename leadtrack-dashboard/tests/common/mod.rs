@@ -100,7 +100,8 @@ impl Reply {
         self.hidden("csrf")
     }
 
-    /// The value of the page's first field `name`.
+    /// The value of the page's first field `name`, as a browser reads it (the template's
+    /// character references decoded).
     pub(crate) fn hidden(&self, name: &str) -> String {
         let attribute = format!("name=\"{name}\" value=\"");
         let at = self
@@ -108,7 +109,17 @@ impl Reply {
             .find(&attribute)
             .unwrap_or_else(|| panic!("a {name} field"));
         let rest = &self.text[at + attribute.len()..];
-        rest[..rest.find('"').unwrap()].to_owned()
+        let mut value = rest[..rest.find('"').unwrap()].to_owned();
+        for (reference, character) in [
+            ("&#34;", "\""),
+            ("&#39;", "'"),
+            ("&#60;", "<"),
+            ("&#62;", ">"),
+            ("&#38;", "&"),
+        ] {
+            value = value.replace(reference, character);
+        }
+        value
     }
 }
 
