@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{DateTime, Days, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Days, NaiveDate, Utc};
 use strum::{AsRefStr, Display, EnumString, VariantArray};
 use uuid::Uuid;
 
@@ -162,16 +162,101 @@ pub struct ReportDay {
     pub converted: u64,
 }
 
-/// A report: its groups and its days.
+/// The leads of one group created on one day of the range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportCell {
+    /// The group: its index in [`Report::groups`].
+    pub group: usize,
+    /// The day: its index in [`Report::days`].
+    pub day: usize,
+    /// Their counts.
+    pub tally: Tally,
+}
+
+/// A report: its groups, its days, and each group's days.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
     /// One per group with leads: most leads first, ties by name.
     pub groups: Vec<ReportGroup>,
     /// Every day of the range, oldest first, days without leads included.
     pub days: Vec<ReportDay>,
+    /// The days each group had leads on (only those), by group then day.
+    pub cells: Vec<ReportCell>,
 }
 
+/// How a trend divides a report's range.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, AsRefStr, Display, EnumString, VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
+pub enum Period {
+    /// Each day.
+    #[default]
+    Day,
+    /// Each week, Monday to Sunday (the first and last may be cut by the range).
+    Week,
+}
+
+/// A report's groups over time: the groups with the most leads, each counted per period,
+/// and the rest together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trend {
+    /// The first day of each period, oldest first.
+    pub periods: Vec<NaiveDate>,
+    /// The groups with the most leads, most first, then `Other` for the rest (if any).
+    pub series: Vec<TrendSeries>,
+}
+
+/// One group's counts per period.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrendSeries {
+    /// The group's name, or [`OTHER`].
+    pub name: String,
+    /// One per period of the trend.
+    pub tallies: Vec<Tally>,
+}
+
+/// The name of a trend's series of the groups beyond its top ones.
+pub const OTHER: &str = "Other";
+
 impl Report {
+    /// The trend of the `top` groups with the most leads (the rest as [`OTHER`]), per
+    /// `period`.
+    pub fn trend(&self, period: Period, top: usize) -> Trend {
+        let first = self.days.first().map(|day| day.date);
+        // Days before the first Monday of the range, counted in its first week.
+        let lead_in = first.map_or(0, |date| date.weekday().num_days_from_monday() as usize);
+        let index = |day: usize| match period {
+            Period::Day => day,
+            Period::Week => (day + lead_in) / 7,
+        };
+        let periods: Vec<NaiveDate> = self
+            .days
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| *n == 0 || index(*n) != index(n - 1))
+            .map(|(_, day)| day.date)
+            .collect();
+        let shown = self.groups.len().min(top);
+        let others = self.groups.len() > shown;
+        let mut series: Vec<TrendSeries> = self.groups[..shown]
+            .iter()
+            .map(|group| group.name.clone())
+            .chain(others.then(|| OTHER.to_owned()))
+            .map(|name| TrendSeries {
+                name,
+                tallies: vec![Tally::default(); periods.len()],
+            })
+            .collect();
+        for cell in &self.cells {
+            let row = cell.group.min(shown);
+            if let Some(tally) = series[row].tallies.get_mut(index(cell.day)) {
+                tally.merge(&cell.tally);
+            }
+        }
+        Trend { periods, series }
+    }
+
     /// The counts of every group together.
     pub fn totals(&self) -> Tally {
         let mut totals = Tally::default();
@@ -232,6 +317,8 @@ pub struct ReportBuilder {
     index: HashMap<String, usize>,
     groups: Vec<ReportGroup>,
     days: Vec<ReportDay>,
+    /// Each group's days with leads: `(group, day)` to their counts.
+    cells: HashMap<(usize, usize), Tally>,
     /// Reused for every lead's group name, so counting allocates only for a new group.
     name: String,
     /// The labels that mark a lead done: an open lead with one of them was reset.
@@ -254,6 +341,7 @@ impl ReportBuilder {
                     converted: 0,
                 })
                 .collect(),
+            cells: HashMap::new(),
             name: String::new(),
             done_labels: labels
                 .iter()
@@ -310,26 +398,45 @@ impl ReportBuilder {
         let conversion = self.current(&lead);
         self.groups[at].tally.add(conversion, 1, value);
         let day = (lead.created_at - self.start).num_days();
-        if let Some(day) = usize::try_from(day).ok().and_then(|d| self.days.get_mut(d)) {
-            day.leads += 1;
+        let day = usize::try_from(day).ok().filter(|d| *d < self.days.len());
+        if let Some(day) = day {
+            self.days[day].leads += 1;
             if matches!(conversion, Some(ConversionId::Label(_))) {
-                day.converted += 1;
+                self.days[day].converted += 1;
             }
+            let cell = self.cells.entry((at, day)).or_default();
+            cell.add(conversion, 1, value);
         }
     }
 
     /// The report of the leads counted.
     pub fn finish(self) -> Report {
-        let mut groups = self.groups;
-        groups.sort_by(|a, b| {
+        let mut groups: Vec<(usize, ReportGroup)> = self.groups.into_iter().enumerate().collect();
+        groups.sort_by(|(_, a), (_, b)| {
             b.tally
                 .leads
                 .cmp(&a.tally.leads)
                 .then_with(|| a.name.cmp(&b.name))
         });
+        // Where each group, by the order it was counted in, stands once sorted.
+        let mut rank = vec![0; groups.len()];
+        for (sorted, (counted, _)) in groups.iter().enumerate() {
+            rank[*counted] = sorted;
+        }
+        let mut cells: Vec<ReportCell> = self
+            .cells
+            .into_iter()
+            .map(|((group, day), tally)| ReportCell {
+                group: rank[group],
+                day,
+                tally,
+            })
+            .collect();
+        cells.sort_by_key(|cell| (cell.group, cell.day));
         Report {
-            groups,
+            groups: groups.into_iter().map(|(_, group)| group).collect(),
             days: self.days,
+            cells,
         }
     }
 }
@@ -451,6 +558,49 @@ mod tests {
         let days: Vec<(u64, u64)> = report.days.iter().map(|d| (d.leads, d.converted)).collect();
         assert_eq!(days, [(2, 1), (1, 0), (2, 1)]);
         assert_eq!(Tally::default().conversion_rate(), None);
+    }
+
+    #[test]
+    fn a_trend_counts_the_top_groups_per_day_or_week_and_the_rest_as_other() {
+        let won = Uuid::from_u128(1);
+        let range = ReportQuery {
+            to: NaiveDate::from_ymd_opt(2026, 3, 10).unwrap(),
+            ..query(Grouping::Source)
+        };
+        let mut builder = ReportBuilder::new(&range, &[]);
+        let google = Some(("google", "cpc", None));
+        builder.add(lead(1, google, Some(ConversionId::Label(won)), Some(700)));
+        builder.add(lead(2, google, None, None));
+        builder.add(lead(9, google, Some(ConversionId::Lost), None));
+        builder.add(lead(2, Some(("news", "email", None)), None, None));
+        builder.add(lead(
+            10,
+            Some(("bing", "cpc", None)),
+            Some(ConversionId::Label(won)),
+            Some(50),
+        ));
+        let report = builder.finish();
+        let daily = report.trend(Period::Day, 1);
+        assert_eq!(daily.periods.len(), 10);
+        let names: Vec<&str> = daily.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["google", OTHER]);
+        let leads =
+            |series: &TrendSeries| -> Vec<u64> { series.tallies.iter().map(|t| t.leads).collect() };
+        assert_eq!(leads(&daily.series[0]), [1, 1, 0, 0, 0, 0, 0, 0, 1, 0]);
+        assert_eq!(leads(&daily.series[1]), [0, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
+        // 1 March 2026 is a Sunday: its week is cut to that day, then Mondays.
+        let weekly = report.trend(Period::Week, 5);
+        let starts: Vec<String> = weekly.periods.iter().map(|d| d.to_string()).collect();
+        assert_eq!(starts, ["2026-03-01", "2026-03-02", "2026-03-09"]);
+        let names: Vec<&str> = weekly.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["google", "bing", "news"], "no Other when all fit");
+        let google = &weekly.series[0].tallies;
+        assert_eq!(leads(&weekly.series[0]), [1, 1, 1]);
+        assert_eq!(
+            (google[0].label(won), google[0].value, google[2].lost),
+            (1, 700, 1)
+        );
+        assert_eq!(weekly.series[1].tallies[2].value, 50);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! chart fills any width while its text keeps the page's size (no viewBox scaling shrinks
 //! it on a phone).
 
-use leadtrack_core::report::{ReportDay, ReportGroup};
+use chrono::NaiveDate;
+use leadtrack_core::report::{ReportDay, ReportGroup, Trend};
 
 use crate::format;
 
@@ -90,6 +91,100 @@ pub(crate) struct ValueBar {
     pub(crate) bar_y: f64,
     /// The bar's width, in percent of the chart's width.
     pub(crate) width: String,
+}
+
+/// A small multiple's height in pixels, and its plot's bottom.
+const MULTIPLE_HEIGHT: f64 = 64.0;
+const MULTIPLE_BOTTOM: f64 = 60.0;
+
+/// A trend as small multiples: one small column chart per group, all on one scale so
+/// their heights compare.
+pub(crate) struct TrendChart {
+    /// Each chart's height in pixels.
+    pub(crate) height: f64,
+    /// The baseline's height.
+    pub(crate) baseline: f64,
+    /// One per series, in the trend's order.
+    pub(crate) multiples: Vec<Multiple>,
+    /// The first and the last period's dates, written under each chart.
+    pub(crate) first: String,
+    pub(crate) last: String,
+    /// The largest count of a period, as the scale's top says it.
+    pub(crate) top: String,
+}
+
+/// One group's small chart.
+pub(crate) struct Multiple {
+    pub(crate) name: String,
+    /// The whole range's count, formatted.
+    pub(crate) total: String,
+    /// One column per period with any.
+    pub(crate) bars: Vec<Column>,
+}
+
+/// A period's column of a small multiple.
+pub(crate) struct Column {
+    pub(crate) x: String,
+    pub(crate) width: String,
+    pub(crate) y: f64,
+    pub(crate) height: f64,
+    /// What a pointer resting on it shows: the period and its count.
+    pub(crate) title: String,
+}
+
+impl TrendChart {
+    /// The chart of `trend`, each period's count read by `count` and written by `write`.
+    pub(crate) fn new(
+        trend: &Trend,
+        count: impl Fn(&leadtrack_core::report::Tally) -> i64,
+        write: impl Fn(i64) -> String,
+    ) -> Self {
+        let counts: Vec<Vec<i64>> = trend
+            .series
+            .iter()
+            .map(|series| series.tallies.iter().map(&count).collect())
+            .collect();
+        let most = counts.iter().flatten().copied().max().unwrap_or(0).max(1);
+        let band = 100.0 / trend.periods.len().max(1) as f64;
+        let scale = (MULTIPLE_BOTTOM - 2.0) / most as f64;
+        let date = |date: Option<&NaiveDate>| {
+            date.map(|d| d.format("%b %-d").to_string())
+                .unwrap_or_default()
+        };
+        let multiples = trend
+            .series
+            .iter()
+            .zip(&counts)
+            .map(|(series, counts)| Multiple {
+                name: series.name.clone(),
+                total: write(counts.iter().sum()),
+                bars: counts
+                    .iter()
+                    .zip(&trend.periods)
+                    .enumerate()
+                    .filter(|(_, (count, _))| **count > 0)
+                    .map(|(n, (count, start))| {
+                        let height = (*count as f64 * scale).max(1.0);
+                        Column {
+                            x: percent(n as f64 * band + band * 0.1),
+                            width: percent(band * 0.8),
+                            y: MULTIPLE_BOTTOM - height,
+                            height,
+                            title: format!("{}: {}", start.format("%Y-%m-%d"), write(*count)),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        Self {
+            height: MULTIPLE_HEIGHT,
+            baseline: MULTIPLE_BOTTOM,
+            multiples,
+            first: date(trend.periods.first()),
+            last: date(trend.periods.last()),
+            top: write(most),
+        }
+    }
 }
 
 fn percent(value: f64) -> String {
@@ -235,6 +330,53 @@ mod tests {
         assert_eq!(chart.bars[1].leads_height, 0.0);
         assert_eq!(busy.title, "2026-03-01: 8 leads, 2 converted");
         assert_eq!(chart.dates[1].text, "Mar 2");
+    }
+
+    #[test]
+    fn small_multiples_share_one_scale() {
+        use leadtrack_core::report::TrendSeries;
+        let tallies = |leads: [u64; 3]| {
+            leads
+                .map(|leads| Tally {
+                    leads,
+                    ..Tally::default()
+                })
+                .to_vec()
+        };
+        let trend = Trend {
+            periods: (1..=3)
+                .map(|d| NaiveDate::from_ymd_opt(2026, 3, d).unwrap())
+                .collect(),
+            series: vec![
+                TrendSeries {
+                    name: "google".into(),
+                    tallies: tallies([4, 0, 2]),
+                },
+                TrendSeries {
+                    name: "Other".into(),
+                    tallies: tallies([1, 1, 0]),
+                },
+            ],
+        };
+        let chart = TrendChart::new(&trend, |t| t.leads as i64, |n| n.to_string());
+        assert_eq!(
+            (
+                chart.first.as_str(),
+                chart.last.as_str(),
+                chart.top.as_str()
+            ),
+            ("Mar 1", "Mar 3", "4")
+        );
+        let google = &chart.multiples[0];
+        assert_eq!(google.total, "6");
+        assert_eq!(google.bars.len(), 2, "no column for a period without any");
+        assert_eq!(google.bars[0].height, MULTIPLE_BOTTOM - 2.0);
+        assert_eq!(google.bars[1].x, "70.000%");
+        assert_eq!(
+            chart.multiples[1].bars[0].height,
+            (MULTIPLE_BOTTOM - 2.0) / 4.0
+        );
+        assert_eq!(google.bars[1].title, "2026-03-03: 2");
     }
 
     #[test]

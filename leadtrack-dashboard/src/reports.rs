@@ -2,21 +2,24 @@
 //!
 //! Every view is a URL: `from` and `to` (`YYYY-MM-DD`, inclusive UTC days; the last 30 days
 //! by default), `touch` (`first` or `last`; `first` by default) and `by` (`source`,
-//! `medium`, `campaign` or `source_medium`; `source_medium` by default). A value that does
-//! not parse is replaced by its default, and the page says so.
+//! `medium`, `campaign` or `source_medium`; `source_medium` by default). The trend of the
+//! groups over time takes `per` (`day` or `week`: days for a range of up to 31 days, else
+//! weeks) and `show` (`leads`, `value`, `lost` or a label's id; `leads` by default). A value
+//! that does not parse is replaced by its default, and the page says so.
 
 use askama::Template;
 use chrono::{Days, NaiveDate, Utc};
 use leadtrack_core::channel::NOT_SET;
 use leadtrack_core::label::ConversionLabel;
-use leadtrack_core::report::{Grouping, MAX_DAYS, Report, ReportQuery, Tally, Touchpoint};
+use leadtrack_core::report::{Grouping, MAX_DAYS, Period, Report, ReportQuery, Tally, Touchpoint};
 use leadtrack_core::types::Role;
 use leadtrack_core::{Store, StoreError};
 use strum::VariantArray;
+use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::chart::{DayChart, TOP_GROUPS, ValueChart};
+use crate::chart::{DayChart, TOP_GROUPS, TrendChart, ValueChart};
 use crate::render::{self, Layout};
 use crate::{Request, access, format};
 
@@ -89,11 +92,170 @@ pub(crate) fn parse_query(query: &str, today: NaiveDate) -> (ReportQuery, Vec<St
     )
 }
 
+/// The groups the trend charts one by one (the rest are together as Other).
+const TREND_GROUPS: usize = 6;
+
+/// What the trend counts per period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Metric {
+    Leads,
+    /// The value of the leads rated with a label.
+    Value,
+    Lost,
+    /// The leads whose last rating is this label.
+    Label(Uuid),
+}
+
+impl Metric {
+    /// The `show` value.
+    fn param(self) -> String {
+        match self {
+            Self::Leads => "leads".to_owned(),
+            Self::Value => "value".to_owned(),
+            Self::Lost => "lost".to_owned(),
+            Self::Label(id) => id.to_string(),
+        }
+    }
+
+    /// Its count in `tally` (cents for the value).
+    fn count(self, tally: &Tally) -> i64 {
+        let count = match self {
+            Self::Leads => tally.leads,
+            Self::Value => return tally.value,
+            Self::Lost => tally.lost,
+            Self::Label(id) => tally.label(id),
+        };
+        i64::try_from(count).unwrap_or(i64::MAX)
+    }
+}
+
+/// The trend a query string asks for, of a report of `days` days whose project has
+/// `labels`, and what in it was replaced by a default, in words.
+fn parse_trend(
+    query: &str,
+    days: i64,
+    labels: &[ConversionLabel],
+) -> (Period, Metric, Vec<String>) {
+    let param = |name: &str| crate::query_param(query, name);
+    let mut problems = Vec::new();
+    let default_period = if days <= 31 {
+        Period::Day
+    } else {
+        Period::Week
+    };
+    let period = match param("per") {
+        None => default_period,
+        Some(per) => per.parse().unwrap_or_else(|_| {
+            problems.push(format!("“{per}” is not a period (day or week)."));
+            default_period
+        }),
+    };
+    let metric = match param("show").as_deref() {
+        None | Some("leads") => Metric::Leads,
+        Some("value") => Metric::Value,
+        Some("lost") => Metric::Lost,
+        Some(other) => match other.parse::<Uuid>() {
+            Ok(id) if labels.iter().any(|label| label.id == id) => Metric::Label(id),
+            _ => {
+                problems.push(
+                    "The trend shows leads: the label asked for is not one of this project's."
+                        .to_owned(),
+                );
+                Metric::Leads
+            }
+        },
+    };
+    (period, metric, problems)
+}
+
 /// An option of a `<select>`.
 struct Choice {
-    value: &'static str,
-    label: &'static str,
+    value: String,
+    label: String,
     selected: bool,
+}
+
+/// The options of a `<select>`: `(value, label)`, the one whose value is `selected` chosen.
+fn choices(values: Vec<(String, String)>, selected: &str) -> Vec<Choice> {
+    values
+        .into_iter()
+        .map(|(value, label)| Choice {
+            selected: value == selected,
+            value,
+            label,
+        })
+        .collect()
+}
+
+/// The trend of the report's groups: its choices, its small multiples and its table.
+struct TrendSection {
+    periods: Vec<Choice>,
+    /// `day` or `week`.
+    period_name: &'static str,
+    /// What it can count: leads, each label, lost, value.
+    metrics: Vec<Choice>,
+    /// What it counts, in words.
+    metric_name: String,
+    /// Its series, in order.
+    names: Vec<String>,
+    chart: TrendChart,
+    /// Each period's first day and its count in each series, for the table.
+    rows: Vec<(String, Vec<String>)>,
+}
+
+impl TrendSection {
+    fn new(
+        report: &Report,
+        (period, metric): (Period, Metric),
+        labels: &[ConversionLabel],
+        currency: &str,
+    ) -> Self {
+        let trend = report.trend(period, TREND_GROUPS);
+        let metrics: Vec<(String, String)> = [(Metric::Leads, "Leads".to_owned())]
+            .into_iter()
+            .chain(labels.iter().map(|l| (Metric::Label(l.id), l.name.clone())))
+            .chain([
+                (Metric::Lost, "Lost".to_owned()),
+                (Metric::Value, format!("Value ({currency})")),
+            ])
+            .map(|(metric, name)| (metric.param(), name))
+            .collect();
+        let metric_name = metrics
+            .iter()
+            .find(|(value, _)| *value == metric.param())
+            .map(|(_, name)| name.clone())
+            .unwrap_or_default();
+        let write = |count: i64| match metric {
+            Metric::Value => format::money(count),
+            _ => count.to_string(),
+        };
+        let rows = trend
+            .periods
+            .iter()
+            .enumerate()
+            .map(|(n, start)| {
+                let counts = trend.series.iter();
+                let counts = counts.map(|series| write(metric.count(&series.tallies[n])));
+                (start.to_string(), counts.collect())
+            })
+            .collect();
+        let periods = vec![
+            ("day".to_owned(), "Per day".to_owned()),
+            ("week".to_owned(), "Per week".to_owned()),
+        ];
+        Self {
+            periods: choices(periods, period.as_ref()),
+            period_name: match period {
+                Period::Day => "day",
+                Period::Week => "week",
+            },
+            metrics: choices(metrics, &metric.param()),
+            metric_name,
+            names: trend.series.iter().map(|s| s.name.clone()).collect(),
+            chart: TrendChart::new(&trend, |tally| metric.count(tally), write),
+            rows,
+        }
+    }
 }
 
 /// A quick range's link.
@@ -153,6 +315,7 @@ struct ReportsPage {
     range: String,
     touches: Vec<Choice>,
     groupings: Vec<Choice>,
+    trend: TrendSection,
     quick_ranges: Vec<QuickRange>,
     problems: Vec<String>,
     group_heading: &'static str,
@@ -184,14 +347,21 @@ fn touch_name(touch: Touchpoint) -> &'static str {
     }
 }
 
-/// The report page's query string for `query`.
-fn href(query: &ReportQuery) -> String {
-    form_urlencoded::Serializer::new(String::new())
+/// The report page's query string for `query`, with its trend's `per` and `show` when
+/// they are given.
+fn href(query: &ReportQuery, trend: Option<(Period, Metric)>) -> String {
+    let mut serializer = form_urlencoded::Serializer::new(String::new());
+    serializer
         .append_pair("from", &query.from.to_string())
         .append_pair("to", &query.to.to_string())
         .append_pair("touch", query.touch.as_ref())
-        .append_pair("by", query.by.as_ref())
-        .finish()
+        .append_pair("by", query.by.as_ref());
+    if let Some((period, metric)) = trend {
+        serializer
+            .append_pair("per", period.as_ref())
+            .append_pair("show", &metric.param());
+    }
+    serializer.finish()
 }
 
 /// `GET /projects/{project}/reports`: the report its query asks for.
@@ -213,8 +383,13 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         Ok(read) => read,
         Err(err) => return render::store_failure(err, Some(&viewer)),
     };
-    let Report { groups, days } = &report;
+    let Report { groups, days, .. } = &report;
     let totals = report.totals();
+    let (period, metric, trend_problems) = parse_trend(
+        &request.query,
+        (query.to - query.from).num_days() + 1,
+        &labels,
+    );
     let quick_ranges = QUICK_RANGES
         .into_iter()
         .map(|(days, label)| {
@@ -224,29 +399,19 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
                 ..query
             };
             QuickRange {
-                href: href(&quick),
+                href: href(&quick, Some((period, metric))),
                 label,
                 current: quick == query,
             }
         })
         .collect();
-    let choices = |values: Vec<(&'static str, &'static str)>, selected: &str| {
-        values
-            .into_iter()
-            .map(|(value, label)| Choice {
-                value,
-                label,
-                selected: value == selected,
-            })
-            .collect()
-    };
     let touches = Touchpoint::VARIANTS
         .iter()
-        .map(|t| (t.as_ref(), touch_name(*t)))
+        .map(|t| (t.as_ref().to_owned(), touch_name(*t).to_owned()))
         .collect();
     let groupings = Grouping::VARIANTS
         .iter()
-        .map(|g| (g.as_ref(), grouping_name(*g)))
+        .map(|g| (g.as_ref().to_owned(), grouping_name(*g).to_owned()))
         .collect();
     let page = ReportsPage {
         layout: Layout::for_project("Reports", &viewer, &membership, "reports"),
@@ -261,8 +426,9 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         ),
         touches: choices(touches, query.touch.as_ref()),
         groupings: choices(groupings, query.by.as_ref()),
+        trend: TrendSection::new(&report, (period, metric), &labels, &project.currency),
         quick_ranges,
-        problems,
+        problems: problems.into_iter().chain(trend_problems).collect(),
         group_heading: grouping_name(query.by),
         touch_name: touch_name(query.touch),
         labels: labels.iter().map(|label| label.name.clone()).collect(),
@@ -305,8 +471,12 @@ mod tests {
         );
         assert!(problems.is_empty());
         assert_eq!(
-            href(&query),
+            href(&query, None),
             "from=2026-03-02&to=2026-03-31&touch=first&by=source_medium"
+        );
+        assert_eq!(
+            href(&query, Some((Period::Week, Metric::Value))),
+            "from=2026-03-02&to=2026-03-31&touch=first&by=source_medium&per=week&show=value"
         );
     }
 
@@ -356,5 +526,24 @@ mod tests {
         }
         let (_, problems) = parse_query("from=2025-03-31&to=2026-03-31", today);
         assert!(problems.is_empty(), "366 days are allowed");
+    }
+
+    #[test]
+    fn the_trend_is_per_day_up_to_a_month_and_counts_what_is_asked() {
+        assert_eq!(
+            parse_trend("", 31, &[]),
+            (Period::Day, Metric::Leads, vec![])
+        );
+        assert_eq!(parse_trend("", 32, &[]).0, Period::Week);
+        assert_eq!(
+            parse_trend("per=day&show=value", 90, &[]),
+            (Period::Day, Metric::Value, vec![])
+        );
+        let stranger = Uuid::from_u128(7).to_string();
+        let (period, metric, problems) = parse_trend(&format!("per=hour&show={stranger}"), 7, &[]);
+        assert_eq!(
+            (period, metric, problems.len()),
+            (Period::Day, Metric::Leads, 2)
+        );
     }
 }

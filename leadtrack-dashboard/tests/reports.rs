@@ -20,9 +20,14 @@ fn march(day: u32, hour: u32) -> DateTime<Utc> {
 
 /// The rows of the page's report table, each as its cells' text joined by `|`.
 fn report_rows(html: &str) -> Vec<String> {
+    table_rows(html, "report stack")
+}
+
+/// The rows of the page's table of this class, each as its cells' text joined by `|`.
+fn table_rows(html: &str, class: &str) -> Vec<String> {
     let start = html
-        .find("<table class=\"report stack\">")
-        .expect("a report table");
+        .find(&format!("<table class=\"{class}\">"))
+        .expect("the table");
     let table = &html[start..start + html[start..].find("</table>").unwrap()];
     table
         .split("<tr>")
@@ -169,8 +174,60 @@ async fn the_report_counts_leads_by_channel_and_rating() {
     ] {
         assert!(page.text.contains(fact), "{fact}");
     }
-    // Both charts are images with a name, and their numbers are text too.
-    assert_eq!(page.text.matches("role=\"img\"").count(), 2);
+    // The charts are images with a name (one small multiple per group of the trend), and
+    // their numbers are text too.
+    assert_eq!(page.text.matches("role=\"img\"").count(), 2 + 3);
+    assert_eq!(
+        table_rows(&page.text, "trend"),
+        [
+            "Day|google / cpc|(not set)|newsletter / email",
+            "2026-03-01|2|0|0",
+            "2026-03-02|0|1|1",
+            "2026-03-03|0|0|0",
+        ]
+    );
+    assert!(
+        page.text
+            .contains("<h2 id=\"trend-heading\">Leads per day, by source / medium</h2>")
+    );
+    assert!(page.text.contains(
+        "<span class=\"multiple-name\">google / cpc</span> <span class=\"multiple-total\">2</span>"
+    ));
+    assert!(page.text.contains("<title>2026-03-02: 1</title>"));
+    // Per week (1 March 2026 is a Sunday), counting the value, then one label.
+    let weekly = app
+        .get(
+            "/projects/alpha/reports?from=2026-03-01&to=2026-03-03&per=week&show=value",
+            &member,
+        )
+        .await;
+    assert_eq!(
+        table_rows(&weekly.text, "trend"),
+        [
+            "Week from|google / cpc|(not set)|newsletter / email",
+            "2026-03-01|1,250.00|0.00|0.00",
+            "2026-03-02|0.00|0.00|0.00",
+        ]
+    );
+    let customer = app.store.labels(app.alpha.id).await.unwrap();
+    let customer = customer.iter().find(|l| l.name == "Customer").unwrap().id;
+    let by_label = app
+        .get(
+            &format!(
+                "/projects/alpha/reports?from=2026-03-01&to=2026-03-03&by=source&show={customer}"
+            ),
+            &member,
+        )
+        .await;
+    assert!(
+        by_label
+            .text
+            .contains("<h2 id=\"trend-heading\">Customer per day, by source</h2>")
+    );
+    assert_eq!(table_rows(&by_label.text, "trend")[1], "2026-03-01|1|0|0");
+    assert!(by_label.text.contains(&format!(
+        "<option value=\"{customer}\" selected>Customer</option>"
+    )));
     assert!(
         page.text
             .contains("<title id=\"days-title\">Leads and conversions per day")
