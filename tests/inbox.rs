@@ -21,6 +21,7 @@ use fantoccini::key::Key;
 use leadtrack::core::account::Actor;
 use leadtrack::core::project::ProjectSettings;
 use leadtrack::core::request::StatusUpdate;
+use leadtrack::core::saved_view::NewSavedView;
 use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus};
 use serde_json::{Value, json};
 
@@ -97,6 +98,22 @@ async fn busy_site() -> Site {
         });
         lead(site.store(), site.acme(), body).await;
     }
+    // Two saved views beside the tabs: the owner's own, and one for the team.
+    let owner = site.store().user_by_email(OWNER.0).await.unwrap();
+    for (name, query, shared) in [
+        ("Google, newest", "tab=open&source=google", false),
+        (
+            "Paid social this month",
+            "tab=open&medium=paid_social",
+            true,
+        ),
+    ] {
+        let view = NewSavedView::new(name, query, None, shared).unwrap();
+        let saved = site
+            .store()
+            .save_view(site.acme().id, owner.id, &view, chrono::Utc::now());
+        saved.await.unwrap();
+    }
     site
 }
 
@@ -159,8 +176,16 @@ async fn every_page_fits_a_laptop_and_a_phone() {
     let pages = [
         ("projects", "/"),
         ("inbox", "/projects/acme/leads"),
+        (
+            "inbox-filtered",
+            "/projects/acme/leads?form=contact&source=google&view=1",
+        ),
         ("lead", "/projects/acme/leads/1"),
         ("reports", "/projects/acme/reports"),
+        (
+            "reports-weekly",
+            "/projects/acme/reports?per=week&show=value&by=campaign",
+        ),
         ("labels", "/projects/acme/settings/labels"),
         ("integrations", "/projects/acme/settings/integrations"),
         ("webhooks", "/projects/acme/settings/webhooks"),
@@ -180,8 +205,32 @@ async fn every_page_fits_a_laptop_and_a_phone() {
                 c.goto(&format!("{}{path}", site.base())).await.unwrap();
                 let shot = format!("{engine:?}-{screen}-{name}").to_lowercase();
                 photograph(&browser, &shot).await;
+                if name == "reports-weekly" {
+                    let trend = "document.getElementById('trend-heading').scrollIntoView();";
+                    c.execute(trend, vec![]).await.unwrap();
+                    photograph(&browser, &format!("{shot}-trend")).await;
+                }
                 let (overflow, cut) = misfits(&browser).await;
                 let at = format!("{engine:?} {screen} {name}");
+                assert_eq!(overflow, json!(0), "{at} scrolls sideways");
+                assert_eq!(cut, json!([]), "{at} cuts text off");
+            }
+            c.goto(&format!("{}/projects/acme/leads", site.base()))
+                .await
+                .unwrap();
+            // Each of the inbox's panels, open alone, fits too.
+            for (n, panel) in ["filters", "columns", "views"].into_iter().enumerate() {
+                let open = format!(
+                    "document.querySelectorAll('details.popover').forEach((d, i) => d.open = i === {n});"
+                );
+                c.execute(&open, vec![]).await.unwrap();
+                photograph(
+                    &browser,
+                    &format!("{engine:?}-{screen}-panel-{panel}").to_lowercase(),
+                )
+                .await;
+                let (overflow, cut) = misfits(&browser).await;
+                let at = format!("{engine:?} {screen} the {panel} panel");
                 assert_eq!(overflow, json!(0), "{at} scrolls sideways");
                 assert_eq!(cut, json!([]), "{at} cuts text off");
             }

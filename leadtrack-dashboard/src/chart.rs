@@ -106,7 +106,7 @@ pub(crate) struct TrendChart {
     pub(crate) baseline: f64,
     /// One per series, in the trend's order.
     pub(crate) multiples: Vec<Multiple>,
-    /// The first and the last period's dates, written under each chart.
+    /// The range's first and last days, written under each chart.
     pub(crate) first: String,
     pub(crate) last: String,
     /// The largest count of a period, as the scale's top says it.
@@ -133,9 +133,11 @@ pub(crate) struct Column {
 }
 
 impl TrendChart {
-    /// The chart of `trend`, each period's count read by `count` and written by `write`.
+    /// The chart of `trend`, a range ending on `last_day`, each period's count read by
+    /// `count` and written by `write`.
     pub(crate) fn new(
         trend: &Trend,
+        last_day: NaiveDate,
         count: impl Fn(&leadtrack_core::report::Tally) -> i64,
         write: impl Fn(i64) -> String,
     ) -> Self {
@@ -181,7 +183,7 @@ impl TrendChart {
             baseline: MULTIPLE_BOTTOM,
             multiples,
             first: date(trend.periods.first()),
-            last: date(trend.periods.last()),
+            last: date(Some(&last_day)),
             top: write(most),
         }
     }
@@ -358,7 +360,8 @@ mod tests {
                 },
             ],
         };
-        let chart = TrendChart::new(&trend, |t| t.leads as i64, |n| n.to_string());
+        let last = NaiveDate::from_ymd_opt(2026, 3, 3).unwrap();
+        let chart = TrendChart::new(&trend, last, |t| t.leads as i64, |n| n.to_string());
         assert_eq!(
             (
                 chart.first.as_str(),

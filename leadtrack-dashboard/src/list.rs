@@ -158,7 +158,7 @@ struct InboxPage {
     save_query: String,
     /// Quick date ranges: name, the view with it, whether the view has it.
     presets: Vec<(&'static str, String, bool)>,
-    /// A filter of the filter panel is set: the panel shows open.
+    /// A filter of the filter panel is set: its button says so.
     has_filter: bool,
     /// The price column is shown (else each row's form carries the price as it is).
     price_shown: bool,

@@ -211,6 +211,10 @@ impl TrendSection {
         currency: &str,
     ) -> Self {
         let trend = report.trend(period, TREND_GROUPS);
+        let last_day = report
+            .days
+            .last()
+            .map_or_else(Default::default, |day| day.date);
         let metrics: Vec<(String, String)> = [(Metric::Leads, "Leads".to_owned())]
             .into_iter()
             .chain(labels.iter().map(|l| (Metric::Label(l.id), l.name.clone())))
@@ -252,7 +256,7 @@ impl TrendSection {
             metrics: choices(metrics, &metric.param()),
             metric_name,
             names: trend.series.iter().map(|s| s.name.clone()).collect(),
-            chart: TrendChart::new(&trend, |tally| metric.count(tally), write),
+            chart: TrendChart::new(&trend, last_day, |tally| metric.count(tally), write),
             rows,
         }
     }
