@@ -414,6 +414,36 @@ fn scenarios() -> Vec<Scenario> {
             200,
             "/api/leads/getLeads?msclkid%5Bexists%5D=true".into(),
         ),
+        get(
+            "getLeads gclid[exists] (25%)",
+            200,
+            "/api/leads/getLeads?gclid%5Bexists%5D=true".into(),
+        ),
+        get(
+            "getLeads li_fat_id[exists]=false (98%)",
+            200,
+            "/api/leads/getLeads?li_fat_id%5Bexists%5D=false".into(),
+        ),
+        get(
+            "getLeads form=quote (25%)",
+            200,
+            "/api/leads/getLeads?form=quote".into(),
+        ),
+        get(
+            "getLeads source=linkedin (first touch)",
+            200,
+            "/api/leads/getLeads?source=linkedin".into(),
+        ),
+        get(
+            "getLeads medium=email (first touch)",
+            200,
+            "/api/leads/getLeads?medium=email".into(),
+        ),
+        get(
+            "getLeads campaign=b2b (first touch)",
+            200,
+            "/api/leads/getLeads?campaign=b2b".into(),
+        ),
         Scenario {
             route: "getLead by email",
             expect: 200,

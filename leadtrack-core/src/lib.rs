@@ -16,7 +16,8 @@
 //! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`integration`], [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history), [`draft`] (ratings kept for review before sending),
-//!    [`report`] (leads counted by where they came from);
+//!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
+//!    they came from);
 //! 6. [`conversion`]: one identity per conversion, and what a rating again sends;
 //!    [`rules`]: skips, warnings, the final status and [`rules::plan_conversion`];
 //! 7. [`api`]: the request and response wire types, with `From` conversions from the
@@ -107,7 +108,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 24] = [
+    const CHAIN: [&str; 25] = [
         "time",
         "error",
         "types",
@@ -124,6 +125,7 @@ mod chain {
         "webhook",
         "activity",
         "draft",
+        "saved_view",
         "report",
         "conversion",
         "rules",

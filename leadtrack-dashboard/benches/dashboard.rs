@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use chrono::{Days, TimeDelta, Utc};
+use chrono::{Datelike, Days, TimeDelta, Utc};
 use futures_util::future::join_all;
 use leadtrack_core::account::{Actor, NewUser, Password};
 use leadtrack_core::label::{LabelMapping, NewLabel};
@@ -41,9 +41,17 @@ const WRITES_AT_ONCE: usize = 2_000;
 
 fn lead_data(n: usize) -> LeadData {
     let channel = (n % 10 < 8).then(|| CHANNELS[n * 7 % CHANNELS.len()].to_owned());
+    // Click ids as ads bring them: Google's on 40% of leads, Microsoft's on 3%, LinkedIn's
+    // on 2%.
+    let click = match n % 100 {
+        0..40 => json!({"gclid": format!("G{n}")}),
+        40..43 => json!({"msclkid": format!("M{n}")}),
+        43..45 => json!({"li_fat_id": format!("L{n}")}),
+        _ => json!({}),
+    };
     let data = json!({
         "userData": {"firstName": format!("Lead{n}"), "email": format!("lead{n}@example.com")},
-        "attributionData": {"gclid": format!("G{n}")},
+        "attributionData": click,
         "formData": {"formName": if n.is_multiple_of(4) { "Quote" } else { "Contact" }, "message": "Hello"}
     });
     LeadData {
@@ -274,12 +282,28 @@ async fn main() {
     time("/projects/bench/leads?q=lead765432".into()).await;
     time("/projects/bench/leads?q=lead12+example".into()).await;
     time("/projects/bench/leads?q=le".into()).await;
-    time("/projects/bench/leads?formName=Quote".into()).await;
-    time(format!(
-        "/projects/bench/leads?from={}&to={today}",
-        today - Days::new(6)
-    ))
-    .await;
+    // Every filter of the panel alone: a form (25% and 75%, whatever its case), the first
+    // touch's source, medium and campaign, the rating, the click ids, the date presets.
+    for filter in [
+        "form=quote",
+        "form=contact",
+        "formName=Quote",
+        "source=linkedin",
+        "medium=paid_social",
+        "campaign=may",
+        "tab=lost&label=lost",
+        &format!("label={}", labels[0]),
+        "gclid=yes",
+        "gclid=no",
+        "msclkid=yes",
+        "li_fat_id=yes",
+    ] {
+        time(format!("/projects/bench/leads?{filter}")).await;
+    }
+    let month = today.with_day(1).unwrap_or(today);
+    for from in [today, today - Days::new(6), today - Days::new(29), month] {
+        time(format!("/projects/bench/leads?from={from}&to={today}")).await;
+    }
     time(format!("/projects/bench/leads/{}", leads / 2)).await;
     time("/projects/bench/reports".into()).await;
     time("/projects/bench/reports?touch=last&by=campaign".into()).await;

@@ -5,20 +5,12 @@ mod common;
 
 use chrono::Utc;
 use common::*;
-use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::types::LeadId;
 use serde_json::{Value, json};
 use warp::http::StatusCode;
 
 async fn lead(app: &App, body: Value) -> LeadId {
-    let mut body = body;
-    body["projectId"] = json!("alpha");
-    let new = NewLead::parse(body.to_string().as_bytes(), CreateRoute::Browser).unwrap();
-    app.store
-        .create_lead(app.alpha.id, new.data, Utc::now())
-        .await
-        .unwrap()
-        .lead_id
+    app.lead_at(&app.alpha, body, Utc::now()).await
 }
 
 /// Posts the Views panel's form of the inbox at `inbox` (a query string) as `cookie`'s

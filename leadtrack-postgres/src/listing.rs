@@ -187,9 +187,6 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
     } else {
         statement.push(&format!(" AND {NOT_SPAM}"));
     }
-    if let Some(form_name) = &query.form_name {
-        statement.and_equal("form_name", Some(form_name.clone()));
-    }
     for facet in query.facets() {
         match facet.value {
             FacetValue::Text(value) => statement.and_equal(facet.column, Some(value)),

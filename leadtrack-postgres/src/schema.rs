@@ -467,7 +467,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE leads ADD COLUMN form_key text;
     "#,
-    // 13: the filters of every source (form, first touch, rating, click ids), each read
+    // 13: the filters of every source (the form exact or in any case, first touch, rating,
+    // click ids), each read
     // along an index by creation time, and counted from kept counts: per project, facet
     // (the filtered column, as core's `LeadQuery::facets` names it), value and status, how
     // many leads have it, spread over 16 slots as `lead_status_counts` is. A click id's
@@ -498,6 +499,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE FUNCTION lead_facets(l leads) RETURNS TABLE (facet text, value text)
     LANGUAGE sql STABLE AS $$
         SELECT f.facet, f.value FROM (VALUES
+            ('form_name', l.form_name),
             ('form_key', l.form_key),
             ('first_source', l.first_source),
             ('first_medium', l.first_medium),
@@ -519,8 +521,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     -- locked in one order (the key's), so that two writes never wait for each other's.
     CREATE FUNCTION leads_count_facets() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        IF TG_OP = 'UPDATE' AND (OLD.status, OLD.form_key, OLD.first_source, OLD.first_medium, OLD.first_campaign, OLD.conversion_id, OLD.has_gclid, OLD.has_cid, OLD.has_fbp, OLD.has_fbc, OLD.has_msclkid, OLD.has_li_fat_id)
-            IS NOT DISTINCT FROM (NEW.status, NEW.form_key, NEW.first_source, NEW.first_medium, NEW.first_campaign, NEW.conversion_id, NEW.has_gclid, NEW.has_cid, NEW.has_fbp, NEW.has_fbc, NEW.has_msclkid, NEW.has_li_fat_id) THEN
+        IF TG_OP = 'UPDATE' AND (OLD.status, OLD.form_name, OLD.form_key, OLD.first_source,
+                OLD.first_medium, OLD.first_campaign, OLD.conversion_id, OLD.has_gclid,
+                OLD.has_cid, OLD.has_fbp, OLD.has_fbc, OLD.has_msclkid, OLD.has_li_fat_id)
+            IS NOT DISTINCT FROM (NEW.status, NEW.form_name, NEW.form_key, NEW.first_source,
+                NEW.first_medium, NEW.first_campaign, NEW.conversion_id, NEW.has_gclid,
+                NEW.has_cid, NEW.has_fbp, NEW.has_fbc, NEW.has_msclkid, NEW.has_li_fat_id) THEN
             RETURN NULL;
         END IF;
         INSERT INTO lead_facet_counts (project_id, facet, value, status, slot, total)

@@ -343,9 +343,6 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
         }
         None => sql.push_str(&format!(" AND {}", column(NOT_SPAM))),
     }
-    if let Some(form_name) = &query.form_name {
-        equals(&mut sql, "form_name", Some(form_name.clone()));
-    }
     for facet in query.facets() {
         match facet.value {
             FacetValue::Text(value) => equals(&mut sql, facet.column, Some(value)),

@@ -559,7 +559,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE leads ADD COLUMN form_key TEXT;
     "#,
-    // 27: the filters of every source (form, first touch, rating, click ids), each read
+    // 27: the filters of every source (the form exact or in any case, first touch, rating,
+    // click ids), each read
     // along an index by creation time, and counted from kept counts: per project, facet
     // (the filtered column, as core's `LeadQuery::facets` names it), value and status, how
     // many leads have it. Triggers keep them; a click id's value is its flag as text.
@@ -586,6 +587,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ) STRICT, WITHOUT ROWID;
     INSERT INTO lead_facet_counts (project_id, facet, value, status, total)
         SELECT project_id, facet, value, status, count(*) FROM (
+        SELECT project_id, status, 'form_name' AS facet, form_name AS value FROM leads UNION ALL
         SELECT project_id, status, 'form_key' AS facet, form_key AS value FROM leads UNION ALL
         SELECT project_id, status, 'first_source' AS facet, first_source AS value FROM leads UNION ALL
         SELECT project_id, status, 'first_medium' AS facet, first_medium AS value FROM leads UNION ALL
@@ -601,7 +603,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER leads_facets_insert AFTER INSERT ON leads BEGIN
         INSERT INTO lead_facet_counts (project_id, facet, value, status, total)
             SELECT new.project_id, facet, value, new.status, 1 FROM (
-            SELECT 'form_key' AS facet, new.form_key AS value UNION ALL
+            SELECT 'form_name' AS facet, new.form_name AS value UNION ALL
+            SELECT 'form_key', new.form_key UNION ALL
             SELECT 'first_source', new.first_source UNION ALL
             SELECT 'first_medium', new.first_medium UNION ALL
             SELECT 'first_campaign', new.first_campaign UNION ALL
@@ -615,13 +618,20 @@ pub(crate) const MIGRATIONS: &[&str] = &[
             WHERE value IS NOT NULL
             ON CONFLICT (project_id, facet, value, status) DO UPDATE SET total = total + 1;
     END;
-    CREATE TRIGGER leads_facets_update AFTER UPDATE OF status, form_key, first_source, first_medium, first_campaign, conversion_id, has_gclid, has_cid, has_fbp, has_fbc, has_msclkid, has_li_fat_id ON leads
-    WHEN (old.status, old.form_key, old.first_source, old.first_medium, old.first_campaign, old.conversion_id, old.has_gclid, old.has_cid, old.has_fbp, old.has_fbc, old.has_msclkid, old.has_li_fat_id)
-        IS NOT (new.status, new.form_key, new.first_source, new.first_medium, new.first_campaign, new.conversion_id, new.has_gclid, new.has_cid, new.has_fbp, new.has_fbc, new.has_msclkid, new.has_li_fat_id)
+    CREATE TRIGGER leads_facets_update AFTER UPDATE OF
+        status, form_name, form_key, first_source, first_medium, first_campaign, conversion_id,
+        has_gclid, has_cid, has_fbp, has_fbc, has_msclkid, has_li_fat_id ON leads
+    WHEN (old.status, old.form_name, old.form_key, old.first_source, old.first_medium,
+          old.first_campaign, old.conversion_id, old.has_gclid, old.has_cid, old.has_fbp,
+          old.has_fbc, old.has_msclkid, old.has_li_fat_id)
+      IS NOT (new.status, new.form_name, new.form_key, new.first_source, new.first_medium,
+          new.first_campaign, new.conversion_id, new.has_gclid, new.has_cid, new.has_fbp,
+          new.has_fbc, new.has_msclkid, new.has_li_fat_id)
     BEGIN
         UPDATE lead_facet_counts SET total = total - 1
             WHERE project_id = old.project_id AND status = old.status AND (facet, value) IN (
-            SELECT 'form_key' AS facet, old.form_key AS value UNION ALL
+            SELECT 'form_name' AS facet, old.form_name AS value UNION ALL
+            SELECT 'form_key', old.form_key UNION ALL
             SELECT 'first_source', old.first_source UNION ALL
             SELECT 'first_medium', old.first_medium UNION ALL
             SELECT 'first_campaign', old.first_campaign UNION ALL
@@ -634,7 +644,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
             SELECT 'has_li_fat_id', CAST(old.has_li_fat_id AS TEXT));
         INSERT INTO lead_facet_counts (project_id, facet, value, status, total)
             SELECT new.project_id, facet, value, new.status, 1 FROM (
-            SELECT 'form_key' AS facet, new.form_key AS value UNION ALL
+            SELECT 'form_name' AS facet, new.form_name AS value UNION ALL
+            SELECT 'form_key', new.form_key UNION ALL
             SELECT 'first_source', new.first_source UNION ALL
             SELECT 'first_medium', new.first_medium UNION ALL
             SELECT 'first_campaign', new.first_campaign UNION ALL
@@ -651,7 +662,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER leads_facets_delete AFTER DELETE ON leads BEGIN
         UPDATE lead_facet_counts SET total = total - 1
             WHERE project_id = old.project_id AND status = old.status AND (facet, value) IN (
-            SELECT 'form_key' AS facet, old.form_key AS value UNION ALL
+            SELECT 'form_name' AS facet, old.form_name AS value UNION ALL
+            SELECT 'form_key', old.form_key UNION ALL
             SELECT 'first_source', old.first_source UNION ALL
             SELECT 'first_medium', old.first_medium UNION ALL
             SELECT 'first_campaign', old.first_campaign UNION ALL

@@ -474,7 +474,7 @@ impl LeadQuery {
             page: _,
             sort: _,
             status,
-            form_name,
+            form_name: _,
             form: _,
             source: _,
             medium: _,
@@ -499,7 +499,6 @@ impl LeadQuery {
         } = self;
         status.is_none()
             && duplicates.is_none()
-            && form_name.is_none()
             && unique_identifier.is_none()
             && email.is_none()
             && phone.is_none()
@@ -511,10 +510,11 @@ impl LeadQuery {
     }
 
     /// The filters set among those a store keeps counts by (per project, value and status;
-    /// see [`Facet`]): the form, the first touch's source, medium and campaign, the rating,
-    /// and the click-id presence filters.
+    /// see [`Facet`]): the form (exact, or whatever its case), the first touch's source,
+    /// medium and campaign, the rating, and the click-id presence filters.
     pub fn facets(&self) -> Vec<Facet> {
         let text = [
+            ("form_name", &self.form_name),
             ("form_key", &self.form),
             ("first_source", &self.source),
             ("first_medium", &self.medium),
@@ -543,6 +543,7 @@ impl LeadQuery {
         let mut facets = self.facets();
         let others = Self {
             status: None,
+            form_name: None,
             form: None,
             source: None,
             medium: None,

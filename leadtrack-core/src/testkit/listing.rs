@@ -816,6 +816,7 @@ pub async fn facet_counts_follow_every_change<B: Backend>(backend: &B) {
         let queries: Vec<Vec<(&str, &str)>> = vec![
             vec![("form", "contact")],
             vec![("form", "quote")],
+            vec![("formName", "Contact")],
             vec![("source", "google")],
             vec![("source", "bing")],
             vec![("medium", "cpc")],
