@@ -39,6 +39,9 @@ const CHANNELS: [&str; 8] = [
 
 const WRITES_AT_ONCE: usize = 2_000;
 
+/// The dashboard's routes, as the benchmark requests them.
+type Routes = warp::filters::BoxedFilter<(warp::reply::Response,)>;
+
 fn lead_data(n: usize) -> LeadData {
     let channel = (n % 10 < 8).then(|| CHANNELS[n * 7 % CHANNELS.len()].to_owned());
     // Click ids as ads bring them: Google's on 40% of leads, Microsoft's on 3%, LinkedIn's
@@ -68,7 +71,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 /// Times saving a rating in an inbox row, as the page's script posts it (the row's form,
 /// `Accept: application/json`), on the `open` leads, one save each.
 async fn row_saves(
-    routes: &warp::filters::BoxedFilter<(warp::reply::Response,)>,
+    routes: &Routes,
     cookie: &str,
     label: uuid::Uuid,
     open: &[leadtrack_core::types::LeadId],
@@ -153,11 +156,7 @@ async fn fill(store: &SqliteStore, project: ProjectId, labels: &[uuid::Uuid], le
 }
 
 /// A member of the project, signed in: their session cookie.
-async fn sign_in(
-    store: &SqliteStore,
-    project: ProjectId,
-    routes: &warp::filters::BoxedFilter<(warp::reply::Response,)>,
-) -> String {
+async fn sign_in(store: &SqliteStore, project: ProjectId, routes: &Routes) -> String {
     let now = Utc::now();
     let password = Password::new("bench password 1").expect("password");
     let user = store
@@ -189,6 +188,85 @@ async fn sign_in(
         .to_owned()
 }
 
+/// Times five `GET`s of `path` as the holder of `cookie`: prints the median and the best.
+async fn time(routes: &Routes, cookie: &str, path: &str) {
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..5 {
+        let started = Instant::now();
+        let reply = warp::test::request()
+            .path(path)
+            .header("host", "bench.test")
+            .header("cookie", cookie)
+            .reply(routes)
+            .await;
+        times.push(started.elapsed());
+        assert_eq!(reply.status(), StatusCode::OK, "{path}");
+        bytes = reply.body().len();
+    }
+    let min = *times.iter().min().unwrap();
+    println!(
+        "{path}: median {:.1?}, best {min:.1?} ({bytes} bytes)",
+        median(times)
+    );
+}
+
+/// A store in `dir` with the project `bench` and its three labels.
+async fn project(dir: &std::path::Path) -> (SqliteStore, ProjectId, Vec<uuid::Uuid>) {
+    let options = SqliteOptions {
+        synchronous: Synchronous::Normal,
+        ..SqliteOptions::default()
+    };
+    let store = SqliteStore::open_with(dir.join("bench.db"), options)
+        .await
+        .expect("store");
+    let now = Utc::now();
+    let new = NewProject {
+        public_id: Some("bench".into()),
+        name: "Bench".into(),
+        currency: Some("EUR".into()),
+    };
+    let project = store.create_project(new, now).await.expect("project");
+    let mut labels = Vec::new();
+    for name in ["Qualified", "Customer", "Repeat customer"] {
+        let label = NewLabel::done(name, LabelMapping::default());
+        let created = store.create_label(project.id, label, now).await;
+        labels.push(created.expect("label").id);
+    }
+    (store, project.id, labels)
+}
+
+/// Times the inbox filtered by each filter of its panel alone: a form (25% and 75%,
+/// whatever its case, and an older link's exact name), the first touch's source, medium
+/// and campaign, the rating, the click ids, and the date presets.
+async fn filters(routes: &Routes, cookie: &str, label: uuid::Uuid) {
+    let today = Utc::now().date_naive();
+    let month = today.with_day(1).unwrap_or(today);
+    let label = format!("label={label}");
+    let presets: Vec<String> = [today, today - Days::new(6), today - Days::new(29), month]
+        .iter()
+        .map(|from| format!("from={from}&to={today}"))
+        .collect();
+    let mut filters = vec![
+        "form=quote",
+        "form=contact",
+        "formName=Quote",
+        "source=linkedin",
+        "medium=paid_social",
+        "campaign=may",
+        "tab=lost&label=lost",
+        &label,
+        "gclid=yes",
+        "gclid=no",
+        "msclkid=yes",
+        "li_fat_id=yes",
+    ];
+    filters.extend(presets.iter().map(String::as_str));
+    for filter in filters {
+        time(routes, cookie, &format!("/projects/bench/leads?{filter}")).await;
+    }
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     if !std::env::args().any(|arg| arg == "--bench") {
@@ -199,77 +277,26 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000_000);
     let dir = tempfile::tempdir().expect("temporary directory");
-    let options = SqliteOptions {
-        synchronous: Synchronous::Normal,
-        ..SqliteOptions::default()
-    };
-    let store = SqliteStore::open_with(dir.path().join("bench.db"), options)
-        .await
-        .expect("store");
-    let now = Utc::now();
-    let project = store
-        .create_project(
-            NewProject {
-                public_id: Some("bench".into()),
-                name: "Bench".into(),
-                currency: Some("EUR".into()),
-            },
-            now,
-        )
-        .await
-        .expect("project");
-    let mut labels = Vec::new();
-    for name in ["Qualified", "Customer", "Repeat customer"] {
-        let label = NewLabel::done(name, LabelMapping::default());
-        labels.push(
-            store
-                .create_label(project.id, label, now)
-                .await
-                .expect("label")
-                .id,
-        );
-    }
-
+    let (store, project, labels) = project(dir.path()).await;
     let started = Instant::now();
-    fill(&store, project.id, &labels, leads).await;
+    fill(&store, project, &labels, leads).await;
     println!("filled {leads} leads in {:.1?}", started.elapsed());
 
     let routes =
         leadtrack_dashboard::routes(store.clone(), leadtrack_dashboard::Config::default()).boxed();
-    let cookie = sign_in(&store, project.id, &routes).await;
+    let cookie = sign_in(&store, project, &routes).await;
     let time = |path: String| {
-        let routes = routes.clone();
-        let cookie = cookie.clone();
-        async move {
-            let mut times = Vec::new();
-            let mut bytes = 0;
-            for _ in 0..5 {
-                let started = Instant::now();
-                let reply = warp::test::request()
-                    .path(&path)
-                    .header("host", "bench.test")
-                    .header("cookie", &cookie)
-                    .reply(&routes)
-                    .await;
-                times.push(started.elapsed());
-                assert_eq!(reply.status(), StatusCode::OK, "{path}");
-                bytes = reply.body().len();
-            }
-            let min = *times.iter().min().unwrap();
-            println!(
-                "{path}: median {:.1?}, best {min:.1?} ({bytes} bytes)",
-                median(times)
-            );
-        }
+        let (routes, cookie) = (&routes, &cookie);
+        async move { time(routes, cookie, &path).await }
     };
-    let today = now.date_naive();
+    let today = Utc::now().date_naive();
     time("/projects/bench/leads".into()).await;
     let newest = LeadQuery {
         status: Some(vec![LeadStatus::Open]),
         limit: 25,
         ..LeadQuery::default()
     };
-    let open = store.list_leads(project.id, &newest).await.unwrap().leads;
+    let open = store.list_leads(project, &newest).await.unwrap().leads;
     let open: Vec<_> = open.iter().map(|lead| lead.id).collect();
     row_saves(&routes, &cookie, labels[1], &open).await;
     // A search that matches one lead in 90 (every lead is called "Lead<n>"), with filters
@@ -277,33 +304,11 @@ async fn main() {
     time("/projects/bench/leads?search=lead12&formName=Contact&gclid=yes&sort=email:asc".into())
         .await;
     time("/projects/bench/leads?search=lead765432%40example&tab=open".into()).await;
-    // The search box (`q`): one person; two words of many leads; two characters; and the
-    // filters of the panel: a form, the last 7 days.
+    // The search box (`q`): one person; two words of many leads; two characters.
     time("/projects/bench/leads?q=lead765432".into()).await;
     time("/projects/bench/leads?q=lead12+example".into()).await;
     time("/projects/bench/leads?q=le".into()).await;
-    // Every filter of the panel alone: a form (25% and 75%, whatever its case), the first
-    // touch's source, medium and campaign, the rating, the click ids, the date presets.
-    for filter in [
-        "form=quote",
-        "form=contact",
-        "formName=Quote",
-        "source=linkedin",
-        "medium=paid_social",
-        "campaign=may",
-        "tab=lost&label=lost",
-        &format!("label={}", labels[0]),
-        "gclid=yes",
-        "gclid=no",
-        "msclkid=yes",
-        "li_fat_id=yes",
-    ] {
-        time(format!("/projects/bench/leads?{filter}")).await;
-    }
-    let month = today.with_day(1).unwrap_or(today);
-    for from in [today, today - Days::new(6), today - Days::new(29), month] {
-        time(format!("/projects/bench/leads?from={from}&to={today}")).await;
-    }
+    filters(&routes, &cookie, labels[0]).await;
     time(format!("/projects/bench/leads/{}", leads / 2)).await;
     time("/projects/bench/reports".into()).await;
     time("/projects/bench/reports?touch=last&by=campaign".into()).await;
@@ -320,7 +325,7 @@ async fn main() {
         created_from: Some(from.and_hms_opt(0, 0, 0).unwrap().and_utc()),
         ..LeadQuery::default()
     };
-    let rows = store.list_leads(project.id, &query).await.unwrap().total;
+    let rows = store.list_leads(project, &query).await.unwrap().total;
     println!("the export's view holds {rows} leads");
     time(format!("/projects/bench/leads.csv?tab=open&from={from}")).await;
     store.close().await;
