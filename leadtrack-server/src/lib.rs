@@ -39,6 +39,7 @@ mod health;
 mod http_errors;
 mod integrations;
 mod jobs;
+mod mail;
 mod metrics;
 mod migrate;
 mod serve;
@@ -59,7 +60,9 @@ use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
 use backend::Database;
-use cli::{Cli, Command, ConfigCommand, LogFormat, ProjectCommand, ServeArgs, WorkerCommand};
+use cli::{
+    Cli, Command, ConfigCommand, LogFormat, MailCommand, ProjectCommand, ServeArgs, WorkerCommand,
+};
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]
@@ -150,6 +153,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::MigrateTo { from, to, batch }) => {
             return migrate::migrate_to(from, to, batch, cli.pool_size).await;
         }
+        Some(Command::Mail(MailCommand::Test { to })) => {
+            return mail::test(&cli.mail, &cli.serve.addr, &to).await;
+        }
         None => Job::serve(cli.serve).await?,
         Some(Command::Serve(args)) => Job::serve(args).await?,
         Some(Command::Worker(command)) => Job::Work(command),
@@ -230,8 +236,9 @@ impl Job {
                 | Command::Backup { .. }
                 | Command::Restore { .. }
                 | Command::MigrateTo { .. }
+                | Command::Mail(_)
                 | Command::Config(_) => Err(Failure(
-                    "serve, worker, config, backup, restore and migrate-to do not run on an open store"
+                    "serve, worker, config, mail, backup, restore and migrate-to do not run on an open store"
                         .to_owned(),
                 )),
             },

@@ -80,12 +80,51 @@ pub(crate) struct Cli {
     )]
     pub(crate) log_format: LogFormat,
 
+    /// Outgoing email's settings.
+    #[command(flatten)]
+    pub(crate) mail: MailArgs,
+
     /// Serve options, when no command is given (`server --addr ...` is `server serve --addr ...`).
     #[command(flatten)]
     pub(crate) serve: ServeArgs,
 
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
+}
+
+/// Outgoing email: the SMTP server, the sender, and the address links in messages point to.
+#[derive(Debug, Args)]
+pub(crate) struct MailArgs {
+    /// The SMTP server messages are sent through: `smtp://[user:password@]host[:port]`
+    /// (plain; `?tls=required` for STARTTLS) or `smtps://...` (TLS). Without it, nothing is
+    /// emailed.
+    #[arg(long, global = true, env = "LEADTRACK_SMTP_URL", value_name = "URL")]
+    pub(crate) smtp_url: Option<String>,
+
+    /// The sender of every message: `leads@example.com` or `leadtrack <leads@example.com>`.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_MAIL_FROM",
+        value_name = "ADDRESS"
+    )]
+    pub(crate) mail_from: Option<String>,
+
+    /// The dashboard's address as people reach it (`https://leads.example.com`), which
+    /// links in messages point to; without it, `http://` and the address of `serve`.
+    #[arg(long, global = true, env = "LEADTRACK_PUBLIC_URL", value_name = "URL")]
+    pub(crate) public_url: Option<String>,
+}
+
+/// `mail ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum MailCommand {
+    /// Send one test message through the SMTP server; fails (exit 1) if it refuses it.
+    Test {
+        /// The recipient.
+        #[arg(long, value_name = "ADDRESS")]
+        to: String,
+    },
 }
 
 /// `config ...`.
@@ -135,6 +174,9 @@ pub(crate) enum Command {
     /// Check a configuration file (--config FILE) and show the settings in effect.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Outgoing email: send a test message.
+    #[command(subcommand)]
+    Mail(MailCommand),
     /// Copy the SQLite database to a new file while servers keep running, then check the
     /// copy (SQLite's integrity check) and print its size and lead count.
     Backup {

@@ -5,6 +5,7 @@
 mod accounts;
 mod faults;
 mod forwarding;
+mod mail;
 mod operations;
 mod overload;
 // Built with `LEADTRACK_POSTGRES_TESTS=required` (`build.rs`), which names a cluster.

@@ -478,7 +478,7 @@ async fn with_a_metrics_address_metrics_are_served_there_only() {
 
 /// `server ARGS...` with the environment variables `env` (and no other `LEADTRACK_*`
 /// setting): its exit code, stdout and stderr.
-async fn server_with_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+pub(crate) async fn server_with_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut command = tokio::process::Command::new(crate::process::server_binary());
     for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("LEADTRACK_")) {
         command.env_remove(name);

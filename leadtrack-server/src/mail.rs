@@ -1,0 +1,52 @@
+//! Outgoing email from the command line: the mailer the settings name, the address links
+//! point to, and `server mail test`.
+
+use leadtrack_mail::Mailer;
+
+use crate::Failure;
+use crate::cli::MailArgs;
+
+/// The mailer `--smtp-url` and `--mail-from` name; `None` without an SMTP server.
+pub(crate) fn mailer(settings: &MailArgs) -> Result<Option<Mailer>, Failure> {
+    let Some(url) = settings.smtp_url.as_deref() else {
+        return Ok(None);
+    };
+    let Some(from) = settings.mail_from.as_deref() else {
+        return Err(Failure(
+            "--smtp-url needs --mail-from (LEADTRACK_MAIL_FROM): the sender of every message"
+                .to_owned(),
+        ));
+    };
+    Mailer::new(url, from)
+        .map(Some)
+        .map_err(|err| Failure(err.to_string()))
+}
+
+/// Where links in messages point: `--public-url`, else `http://` and the address `serve`
+/// listens on.
+pub(crate) fn public_url(settings: &MailArgs, addr: &str) -> String {
+    match settings.public_url.as_deref() {
+        Some(url) => url.trim_end_matches('/').to_owned(),
+        None => format!("http://{addr}"),
+    }
+}
+
+/// `server mail test --to ADDRESS`: sends one message, and says where it went.
+pub(crate) async fn test(settings: &MailArgs, addr: &str, to: &str) -> Result<(), Failure> {
+    let Some(mailer) = mailer(settings)? else {
+        return Err(Failure(
+            "no SMTP server: set --smtp-url (LEADTRACK_SMTP_URL) and --mail-from".to_owned(),
+        ));
+    };
+    let body = format!(
+        "This message from leadtrack reached you: its email works.\n\n\
+         Links in its messages point to {}.",
+        public_url(settings, addr)
+    );
+    mailer
+        .send(to, "leadtrack: a test message", &body)
+        .await
+        .map_err(|err| Failure(err.to_string()))?;
+    println!("sent a test message to {to}");
+    Ok(())
+}
