@@ -259,7 +259,39 @@ async fn every_page_fits_a_laptop_and_a_phone() {
             }
         }
         browser.close().await;
+        viewer_pages_fit(&site, engine).await;
     }
+}
+
+/// A viewer's inbox and lead page, at both widths: they fit, and show no rating control.
+async fn viewer_pages_fit(site: &Site, engine: Engine) {
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, VIEWER).await;
+    for (width, height, screen) in WIDTHS {
+        browser.viewport(width, height).await;
+        for (name, path) in [
+            ("inbox", "/projects/acme/leads"),
+            ("lead", "/projects/acme/leads/1"),
+        ] {
+            c.goto(&format!("{}{path}", site.base())).await.unwrap();
+            photograph(
+                &browser,
+                &format!("{engine:?}-{screen}-viewer-{name}").to_lowercase(),
+            )
+            .await;
+            let (overflow, cut) = misfits(&browser).await;
+            let at = format!("{engine:?} {screen} a viewer's {name}");
+            assert_eq!(overflow, json!(0), "{at} scrolls sideways");
+            assert_eq!(cut, json!([]), "{at} cuts text off");
+            let controls = c
+                .execute("return document.querySelectorAll('[data-rating], [data-select], .rate-form, .bulk-bar').length;", vec![])
+                .await
+                .unwrap();
+            assert_eq!(controls, json!(0), "{at} shows rating controls");
+        }
+    }
+    browser.close().await;
 }
 
 /// The id of the inbox's current row (`tr.current`), once there is one.

@@ -106,14 +106,17 @@ pub enum IntegrationKind {
 #[derive(AsRefStr, Display, EnumString, VariantArray)]
 #[strum(serialize_all = "lowercase")]
 pub enum Role {
-    /// Sees and rates leads.
+    /// Sees leads, their history and the reports; rates, exports and changes nothing.
+    Viewer,
+    /// Also rates leads, sorts out spam and exports.
     Member,
     /// Also manages keys, integrations, labels, members and settings.
     Owner,
 }
 
 impl Role {
-    /// Whether this role includes what `needed` allows (an owner can do what a member can).
+    /// Whether this role includes what `needed` allows (an owner can do what a member can,
+    /// and a member what a viewer can).
     pub fn allows(self, needed: Role) -> bool {
         self >= needed
     }

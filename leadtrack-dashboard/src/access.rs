@@ -43,7 +43,8 @@ pub(crate) async fn project<S: Accounts>(
 ) -> Result<Membership, Response> {
     match store.membership(viewer.user.id, public_id).await {
         Ok(membership) if membership.role.allows(needed) => Ok(membership),
-        Ok(_) => Err(render::owners_only(viewer)),
+        Ok(_) if needed == Role::Owner => Err(render::owners_only(viewer)),
+        Ok(_) => Err(render::viewers_read(viewer)),
         Err(StoreError::NotFound(Entity::Project)) => Err(render::not_found(Some(viewer))),
         Err(err) => Err(render::store_failure(err, Some(viewer))),
     }

@@ -106,7 +106,7 @@ async fn show_lead<S: Store>(
     public_id: &str,
     id: LeadId,
 ) -> Response {
-    match access::project_page(store, request, public_id, Role::Member).await {
+    match access::project_page(store, request, public_id, Role::Viewer).await {
         Ok((viewer, membership)) => {
             let rating = Rating {
                 done: done(&request.query),
@@ -214,7 +214,7 @@ async fn undo_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
 
 /// `GET /projects/{projectId}/leads`: the inbox view the query names.
 async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
-    match access::project_page(store, request, public_id, Role::Member).await {
+    match access::project_page(store, request, public_id, Role::Viewer).await {
         Ok((viewer, membership)) => {
             let shown = InboxView::from_query(&request.query);
             let project = membership.project.id;
@@ -237,7 +237,7 @@ async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> R
 /// the inbox page was shown.
 async fn new_leads<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
     let (viewer, membership) =
-        match access::project_page(store, request, public_id, Role::Member).await {
+        match access::project_page(store, request, public_id, Role::Viewer).await {
             Ok(found) => found,
             Err(response) => return response,
         };

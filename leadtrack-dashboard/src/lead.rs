@@ -134,6 +134,8 @@ mod tests {
 #[template(path = "lead.html")]
 struct LeadPage {
     layout: Layout,
+    /// The viewer may rate the lead and sort out spam (not a viewer).
+    can_rate: bool,
     project_id: String,
     lead_id: LeadId,
     heading: String,
@@ -646,6 +648,7 @@ pub(crate) async fn page<S: Store>(
             .collect(),
         spam,
         owner: membership.role == Role::Owner,
+        can_rate: membership.role.allows(Role::Member),
         csrf: viewer.csrf(),
     };
     render::page(status, &page)

@@ -160,6 +160,8 @@ struct InboxPage {
     presets: Vec<(&'static str, String, bool)>,
     /// A filter of the filter panel is set: its button says so.
     has_filter: bool,
+    /// The viewer may rate, sort out spam and export (not a viewer).
+    can_rate: bool,
     /// The price column is shown (else each row's form carries the price as it is).
     price_shown: bool,
     labels: Vec<(String, String)>,
@@ -564,6 +566,7 @@ pub(crate) async fn page<S: Store>(
         presets: presets(&view, now.date_naive()),
         has_filter: view.has_filter(),
         price_shown: shown.contains(&Col::Price),
+        can_rate: membership.role.allows(leadtrack_core::Role::Member),
         labels: found
             .labels
             .iter()

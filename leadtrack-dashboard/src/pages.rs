@@ -122,7 +122,7 @@ pub(crate) async fn projects<S: Store>(store: &S, _config: &Config, request: &Re
 /// `GET /projects/{projectId}`: the project's inbox, for its members (a visitor signs in
 /// first; anyone else gets `404`).
 pub(crate) async fn project<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
-    match access::project_page(store, request, public_id, Role::Member).await {
+    match access::project_page(store, request, public_id, Role::Viewer).await {
         Ok((_, membership)) => {
             render::redirect(&format!("/projects/{}/leads", membership.project.public_id))
         }

@@ -165,6 +165,17 @@ pub(crate) fn owners_only(viewer: &Viewer) -> Response {
     )
 }
 
+/// `403` for what a viewer asked but may not do: rate, export, change.
+pub(crate) fn viewers_read(viewer: &Viewer) -> Response {
+    error(
+        StatusCode::FORBIDDEN,
+        Some(viewer),
+        "Viewers only read",
+        "You can see this project's leads and reports, but not rate, export or change them. \
+         Ask one of its owners for the member role.",
+    )
+}
+
 /// `403` for a form that did not come from this site's own page of this session.
 pub(crate) fn forged(viewer: Option<&Viewer>) -> Response {
     error(

@@ -371,7 +371,7 @@ fn href(query: &ReportQuery, trend: Option<(Period, Metric)>) -> String {
 /// `GET /projects/{project}/reports`: the report its query asks for.
 pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
     let (viewer, membership) =
-        match access::project_page(store, request, public_id, Role::Member).await {
+        match access::project_page(store, request, public_id, Role::Viewer).await {
             Ok(found) => found,
             Err(response) => return response,
         };

@@ -65,7 +65,7 @@ pub(crate) async fn save<S: Store>(
     public_id: &str,
     body: Body,
 ) -> Response {
-    let found = access::project_form(store, config, request, public_id, Role::Member, body).await;
+    let found = access::project_form(store, config, request, public_id, Role::Viewer, body).await;
     let (viewer, membership, form) = match found {
         Ok(found) => found,
         Err(response) => return response,
@@ -117,7 +117,7 @@ pub(crate) async fn delete<S: Store>(
     (public_id, id): (&str, &str),
     body: Body,
 ) -> Response {
-    let found = access::project_form(store, config, request, public_id, Role::Member, body).await;
+    let found = access::project_form(store, config, request, public_id, Role::Viewer, body).await;
     let (viewer, membership, form) = match found {
         Ok(found) => found,
         Err(response) => return response,

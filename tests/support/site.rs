@@ -24,6 +24,7 @@ use crate::support::Browser;
 
 pub(crate) const OWNER: (&str, &str) = ("olive@example.com", "olive's password");
 pub(crate) const MEMBER: (&str, &str) = ("mo@example.com", "mo's password!");
+pub(crate) const VIEWER: (&str, &str) = ("vi@example.com", "vi's password!!");
 
 /// The app (lead API and dashboard) for project Acme, and what the tests arranged in it.
 pub(crate) struct Site {
@@ -78,6 +79,7 @@ pub(crate) async fn site() -> Site {
     for (email, password, role) in [
         (OWNER.0, OWNER.1, Role::Owner),
         (MEMBER.0, MEMBER.1, Role::Member),
+        (VIEWER.0, VIEWER.1, Role::Viewer),
     ] {
         let new = NewUser::new(email, None, &Password::new(password).unwrap()).unwrap();
         let user = store.create_user(new, Utc::now()).await.unwrap();

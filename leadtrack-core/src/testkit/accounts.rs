@@ -103,7 +103,7 @@ pub async fn members_have_one_role_per_project<B: Backend>(backend: &B) {
         .await
         .unwrap();
     store
-        .add_member(p2.id, ada.id, Role::Member, at(3))
+        .add_member(p2.id, ada.id, Role::Viewer, at(3))
         .await
         .unwrap();
 
@@ -115,7 +115,7 @@ pub async fn members_have_one_role_per_project<B: Backend>(backend: &B) {
         .iter()
         .map(|m| (m.project.public_id.as_str(), m.role))
         .collect();
-    assert_eq!(seen, [("p1", Role::Owner), ("p2", Role::Member)]);
+    assert_eq!(seen, [("p1", Role::Owner), ("p2", Role::Viewer)]);
     let found = store.membership(bob.id, "p1").await.unwrap();
     assert_eq!((found.project.id, found.role), (p1.id, Role::Member));
     assert_not_found(store.membership(bob.id, "p2").await, Entity::Project);

@@ -122,7 +122,7 @@ async fn members_page<S: Accounts>(
             layout,
             frame,
             members,
-            roles: &[Role::Member, Role::Owner],
+            roles: &[Role::Viewer, Role::Member, Role::Owner],
             email: outcome.email,
             role: outcome.role,
             problems: outcome.problems,

@@ -71,9 +71,9 @@ pub(crate) enum MemberCommand {
         /// The user's email.
         #[arg(long)]
         email: String,
-        /// `owner` (manages keys, integrations, labels, members, settings) or `member`
-        /// (sees and rates leads).
-        #[arg(long, default_value = "member", value_name = "owner|member")]
+        /// `owner` (manages keys, integrations, labels, members, settings), `member` (sees,
+        /// rates and exports leads) or `viewer` (sees leads and reports).
+        #[arg(long, default_value = "member", value_name = "owner|member|viewer")]
         role: Role,
         /// Print JSON.
         #[arg(long)]

@@ -243,6 +243,9 @@ async fn members_added_while_the_server_runs_see_the_project_at_once() {
     let added = add_member(&db, "ada@example.com", "owner").await;
     bob(&db).await;
     assert_eq!(added["role"], "owner");
+    create_user(&db, "cy@example.com", "Cy", "cy's long password").await;
+    let viewer = add_member(&db, "cy@example.com", "viewer").await;
+    assert_eq!(viewer["role"], "viewer");
     let members = admin_json(&db, &["member", "list", "--project", "acme", "--json"]).await;
     let roles: Vec<_> = members
         .as_array()
@@ -260,7 +263,8 @@ async fn members_added_while_the_server_runs_see_the_project_at_once() {
         [
             ("owner@localhost".to_owned(), "owner".to_owned()),
             ("ada@example.com".to_owned(), "owner".to_owned()),
-            ("bob@example.com".to_owned(), "member".to_owned())
+            ("bob@example.com".to_owned(), "member".to_owned()),
+            ("cy@example.com".to_owned(), "viewer".to_owned())
         ],
         "the first run made its owner an owner of the project that was there"
     );

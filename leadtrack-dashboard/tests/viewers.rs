@@ -1,0 +1,116 @@
+//! The viewer role over HTTP: a viewer reads the inbox, a lead and the reports, without
+//! their rating controls, and is refused (`403`, nothing changed) every rating, spam
+//! decision and export.
+
+mod common;
+
+use chrono::Utc;
+use common::*;
+use leadtrack_core::account::{NewUser, Password};
+use leadtrack_core::types::{LeadIdentifier, LeadStatus, Role};
+use serde_json::json;
+use warp::http::StatusCode;
+
+const VIEWER_PASSWORD: &str = "viewer password 1";
+
+/// Vi Viewer, a viewer of `alpha`, signed in: their cookie.
+async fn viewer(app: &App) -> String {
+    let password = Password::new(VIEWER_PASSWORD).unwrap();
+    let new = NewUser::new("viewer@example.com", Some("Vi Viewer"), &password).unwrap();
+    let user = app.store.create_user(new, Utc::now()).await.unwrap();
+    app.store
+        .add_member(app.alpha.id, user.id, Role::Viewer, Utc::now())
+        .await
+        .unwrap();
+    app.session("viewer@example.com", VIEWER_PASSWORD).await
+}
+
+#[tokio::test]
+async fn a_viewer_reads_leads_and_reports_without_rating_controls() {
+    let app = app().await;
+    let lead = app
+        .lead_at(
+            &app.alpha,
+            json!({"userData": {"firstName": "Ada", "email": "ada@example.com"}}),
+            Utc::now(),
+        )
+        .await;
+    let cookie = viewer(&app).await;
+    let inbox = app.get("/projects/alpha/leads", &cookie).await;
+    assert_eq!(inbox.status, StatusCode::OK);
+    assert!(inbox.text.contains(&format!("id=\"lead-{lead}\"")));
+    for control in [
+        "data-rating",
+        "class=\"bulk-bar\"",
+        "leads.csv",
+        "data-save",
+    ] {
+        assert!(!inbox.text.contains(control), "{control} shown to a viewer");
+    }
+    let page = app
+        .get(&format!("/projects/alpha/leads/{lead}"), &cookie)
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text.contains("Ada"));
+    assert!(!page.text.contains("Rate this lead"));
+    let reports = app.get("/projects/alpha/reports", &cookie).await;
+    assert_eq!(reports.status, StatusCode::OK);
+    // A member sees the controls.
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let theirs = app.get("/projects/alpha/leads", &member).await;
+    assert!(theirs.text.contains("data-rating") && theirs.text.contains("leads.csv"));
+}
+
+#[tokio::test]
+async fn a_viewer_rates_marks_and_exports_nothing() {
+    let app = app().await;
+    let lead = app
+        .lead_at(
+            &app.alpha,
+            json!({"userData": {"email": "ada@example.com"}}),
+            Utc::now(),
+        )
+        .await;
+    let cookie = viewer(&app).await;
+    let page = app
+        .get(&format!("/projects/alpha/leads/{lead}"), &cookie)
+        .await;
+    let csrf = page.csrf();
+    let lead_id = lead.0.to_string();
+    for (path, fields) in [
+        (
+            format!("/projects/alpha/leads/{lead}/rate"),
+            vec![
+                ("conversionId", "lost"),
+                ("form", "6f1c1b1e-8a43-4a5e-9a57-0c1f4d3a2b10"),
+            ],
+        ),
+        (
+            "/projects/alpha/leads/rate".to_owned(),
+            vec![("conversionId", "lost"), ("lead", lead_id.as_str())],
+        ),
+        (
+            "/projects/alpha/leads/spam".to_owned(),
+            vec![("lead", lead_id.as_str())],
+        ),
+    ] {
+        let mut all = vec![("csrf", csrf.as_str())];
+        all.extend(fields);
+        let reply = app
+            .send(form(&path, &encode(&all)).header("cookie", &cookie))
+            .await;
+        reply.assert_shows(StatusCode::FORBIDDEN, &["Viewers only read"]);
+    }
+    let export = app.get("/projects/alpha/leads.csv", &cookie).await;
+    assert_eq!(export.status, StatusCode::FORBIDDEN);
+    let stored = app
+        .store
+        .find_lead(app.alpha.id, &LeadIdentifier::LeadId(lead))
+        .await
+        .unwrap();
+    assert_eq!(
+        (stored.status, stored.conversion_id),
+        (LeadStatus::Open, None),
+        "nothing changed"
+    );
+}
