@@ -237,6 +237,8 @@ pub struct Member {
     pub user: User,
     /// Their role in the project.
     pub role: Role,
+    /// Whether the project's owners let this member export its leads ([`may_export`]).
+    pub can_export: bool,
 }
 
 /// A user's membership of a project, seen from the user.
@@ -246,6 +248,26 @@ pub struct Membership {
     pub project: Project,
     /// The user's role in it.
     pub role: Role,
+    /// Whether the project's owners let this member export its leads ([`may_export`]).
+    pub can_export: bool,
+}
+
+impl Membership {
+    /// Whether the user may export the project's leads ([`may_export`]).
+    pub fn may_export(&self) -> bool {
+        may_export(self.role, self.can_export)
+    }
+}
+
+/// Whether a member of `role`, allowed to export or not (`can_export`), may export the
+/// project's leads as CSV: its personal data, all at once. Owners may; a member may once
+/// an owner allows it; a viewer never.
+pub fn may_export(role: Role, can_export: bool) -> bool {
+    match role {
+        Role::Owner => true,
+        Role::Member => can_export,
+        Role::Viewer => false,
+    }
 }
 
 /// How long a session lasts without a request.

@@ -138,6 +138,7 @@ pub const TABLES: &[Table] = &[
             column("user_id", Int),
             column("role", Text),
             column("created_at", Int),
+            column("can_export", Bool),
         ],
     },
     Table {

@@ -89,6 +89,16 @@ pub(crate) async fn handle<S: Store + Clone>(
             Ok(found) => found,
             Err(response) => return response,
         };
+    // All of a project's personal data at once: owners, and the members they allow.
+    if !membership.may_export() {
+        return render::error(
+            StatusCode::FORBIDDEN,
+            Some(&viewer),
+            "Owners allow exports",
+            "Exporting the project's leads is for its owners and the members they allow. \
+             Ask an owner to allow you in Settings > Members.",
+        );
+    }
     let (view, query) = InboxView::from_query(&request.query);
     // The inbox drops what it cannot read and says so; a file has no room to say it, and
     // an export wider than asked is worse than none.

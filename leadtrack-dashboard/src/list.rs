@@ -160,8 +160,10 @@ struct InboxPage {
     presets: Vec<(&'static str, String, bool)>,
     /// A filter of the filter panel is set: its button says so.
     has_filter: bool,
-    /// The viewer may rate, sort out spam and export (not a viewer).
+    /// The viewer may rate and sort out spam (not a viewer).
     can_rate: bool,
+    /// The viewer may export the view ([`Membership::may_export`]).
+    can_export: bool,
     /// The price column is shown (else each row's form carries the price as it is).
     price_shown: bool,
     labels: Vec<(String, String)>,
@@ -567,6 +569,7 @@ pub(crate) async fn page<S: Store>(
         has_filter: view.has_filter(),
         price_shown: shown.contains(&Col::Price),
         can_rate: membership.role.allows(leadtrack_core::Role::Member),
+        can_export: membership.may_export(),
         labels: found
             .labels
             .iter()

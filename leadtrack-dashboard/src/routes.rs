@@ -116,6 +116,8 @@ pub(crate) enum Settings {
     AddMember,
     /// Changing a role (`{user}`).
     ChangeRole,
+    /// Allowing a member to export, or no longer.
+    MemberExport,
     /// Removing one.
     RemoveMember,
     /// The project's own settings.
@@ -324,6 +326,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/members/{user}/remove",
                 Route::Settings(S::RemoveMember),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/members/{user}/export",
+                Route::Settings(S::MemberExport),
             ),
             (
                 M::GET,

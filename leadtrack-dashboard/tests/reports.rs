@@ -18,6 +18,13 @@ fn march(day: u32, hour: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, day, hour, 0, 0).unwrap()
 }
 
+/// The member, allowed to export by an owner, signed in: their cookie.
+async fn exporter(app: &App) -> String {
+    let (project, member) = (app.alpha.id, app.member.id);
+    app.store.set_export(project, member, true).await.unwrap();
+    app.session("member@example.com", MEMBER_PASSWORD).await
+}
+
 /// The rows of the page's report table, each as its cells' text joined by `|`.
 fn report_rows(html: &str) -> Vec<String> {
     table_rows(html, "report stack")
@@ -109,7 +116,7 @@ async fn reports_are_for_members_of_the_project() {
             Some("/login?next=%2Fprojects%2Falpha%2Freports%3Fby%3Dsource")
         )
     );
-    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let member = exporter(&app).await;
     let page = app.get("/projects/alpha/reports", &member).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.text.contains("<h1>Reports</h1>"));
@@ -132,7 +139,7 @@ async fn reports_are_for_members_of_the_project() {
 async fn the_report_counts_leads_by_channel_and_rating() {
     let app = app().await;
     reported(&app).await;
-    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let member = exporter(&app).await;
     let page = app
         .get(
             "/projects/alpha/reports?from=2026-03-01&to=2026-03-03&touch=first&by=source_medium",
@@ -277,7 +284,7 @@ async fn the_report_counts_leads_by_channel_and_rating() {
 #[tokio::test]
 async fn bad_report_parameters_are_said_and_the_defaults_shown() {
     let app = app().await;
-    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let member = exporter(&app).await;
     let page = app
         .get(
             "/projects/alpha/reports?from=yesterday&to=2026-02-30&touch=middle&by=colour",
@@ -401,7 +408,7 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
         .await
         .unwrap();
 
-    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let member = exporter(&app).await;
     let open = app.get("/projects/alpha/leads.csv", &member).await;
     assert_eq!(open.status, StatusCode::OK);
     assert_eq!(open.header("content-type"), Some("text/csv; charset=utf-8"));
@@ -468,7 +475,7 @@ async fn the_export_applies_the_views_filters_and_access_rules() {
     }
     app.rate(&app.alpha, LeadId(4), ConversionId::Lost, None)
         .await;
-    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let member = exporter(&app).await;
     let views = [
         (
             "",
@@ -565,7 +572,7 @@ async fn an_export_longer_than_a_batch_has_every_lead_once_in_order() {
         }))
         .await;
     }
-    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let member = exporter(&app).await;
     for sort in ["", "&sort=firstName:asc", "&sort=createdAt:asc"] {
         let csv = app
             .get(

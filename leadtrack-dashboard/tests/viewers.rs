@@ -55,10 +55,55 @@ async fn a_viewer_reads_leads_and_reports_without_rating_controls() {
     assert!(!page.text.contains("Rate this lead"));
     let reports = app.get("/projects/alpha/reports", &cookie).await;
     assert_eq!(reports.status, StatusCode::OK);
-    // A member sees the controls.
+    // A member sees the controls, and the export once an owner allows it.
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
     let theirs = app.get("/projects/alpha/leads", &member).await;
-    assert!(theirs.text.contains("data-rating") && theirs.text.contains("leads.csv"));
+    assert!(theirs.text.contains("data-rating") && !theirs.text.contains("leads.csv"));
+}
+
+#[tokio::test]
+async fn members_export_once_an_owner_allows_it_and_no_longer_when_stopped() {
+    let app = app().await;
+    app.lead_at(
+        &app.alpha,
+        json!({"userData": {"email": "ada@example.com"}}),
+        Utc::now(),
+    )
+    .await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let export = |cookie: String| {
+        let app = &app;
+        async move { app.get("/projects/alpha/leads.csv", &cookie).await.status }
+    };
+    assert_eq!(export(owner.clone()).await, StatusCode::OK, "owners export");
+    let refused = app.get("/projects/alpha/leads.csv", &member).await;
+    refused.assert_shows(StatusCode::FORBIDDEN, &["Owners allow exports"]);
+    // The owner allows it on the members page, then stops it.
+    let path = format!("/projects/alpha/settings/members/{}/export", app.member.id);
+    let toggle = |allowed: &'static str| {
+        let (app, owner, path) = (&app, owner.clone(), path.clone());
+        async move {
+            let page = app.get("/projects/alpha/settings/members", &owner).await;
+            let body = encode(&[("csrf", &page.csrf()), ("allowed", allowed)]);
+            app.send(form(&path, &body).header("cookie", &owner)).await
+        }
+    };
+    let allowed = toggle("yes").await;
+    assert_eq!(allowed.status, StatusCode::SEE_OTHER);
+    assert_eq!(export(member.clone()).await, StatusCode::OK);
+    let inbox = app.get("/projects/alpha/leads", &member).await;
+    assert!(inbox.text.contains("leads.csv"), "the Export link shows");
+    let page = app.get("/projects/alpha/settings/members", &owner).await;
+    assert!(page.text.contains("May export"));
+    toggle("").await;
+    assert_eq!(export(member.clone()).await, StatusCode::FORBIDDEN);
+    // A member cannot allow themselves.
+    let theirs = app.get("/projects/alpha/leads", &member).await;
+    let body = encode(&[("csrf", &theirs.csrf()), ("allowed", "yes")]);
+    let own = app.send(form(&path, &body).header("cookie", &member)).await;
+    assert_eq!(own.status, StatusCode::FORBIDDEN);
+    assert_eq!(export(member).await, StatusCode::FORBIDDEN);
 }
 
 #[tokio::test]

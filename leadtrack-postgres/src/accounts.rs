@@ -221,6 +221,25 @@ async fn keep_an_owner(
     Ok(())
 }
 
+/// Lets the member export the project's leads, or no longer.
+pub(crate) async fn set_export(
+    c: &impl GenericClient,
+    project: ProjectId,
+    user: UserId,
+    allowed: bool,
+) -> Result<(), Error> {
+    let changed = run(
+        c,
+        "UPDATE members SET can_export = $3 WHERE project_id = $1 AND user_id = $2",
+        &[&project.0, &user.0, &allowed],
+    )
+    .await?;
+    if changed == 0 {
+        return Err(not_found(Entity::User));
+    }
+    Ok(())
+}
+
 /// Ends the user's membership; `false` when they were not a member. The project's last
 /// owner stays ([`keep_an_owner`]).
 pub(crate) async fn remove_member(
@@ -244,7 +263,8 @@ pub(crate) async fn members(
     project: ProjectId,
 ) -> Result<Vec<Member>, Error> {
     let sql = format!(
-        "SELECT {USER_COLUMNS}, m.role FROM members m JOIN users u ON u.id = m.user_id
+        "SELECT {USER_COLUMNS}, m.role, m.can_export FROM members m
+         JOIN users u ON u.id = m.user_id
          WHERE m.project_id = $1 ORDER BY m.created_at, u.id"
     );
     all(c, &sql, &[&project.0])
@@ -254,25 +274,28 @@ pub(crate) async fn members(
             Ok(Member {
                 user: rows::user(row)?,
                 role: rows::parse("members.role", row.try_get(rows::USER_WIDTH)?)?,
+                can_export: row.try_get(rows::USER_WIDTH + 1)?,
             })
         })
         .collect()
 }
 
 /// The columns of a membership: the project's ([`PROJECT_COLUMNS`] of `projects p`), then
-/// the role.
+/// the role and whether the member may export.
 fn membership_columns() -> String {
-    format!("{}, m.role", sql::qualified(PROJECT_COLUMNS, "p"))
+    format!(
+        "{}, m.role, m.can_export",
+        sql::qualified(PROJECT_COLUMNS, "p")
+    )
 }
 
 /// A membership from a row of [`membership_columns`].
 fn membership(row: &Row) -> Result<Membership, Error> {
+    let role_at = PROJECT_COLUMNS.split(", ").count();
     Ok(Membership {
         project: rows::project(row)?,
-        role: rows::parse(
-            "members.role",
-            row.try_get(PROJECT_COLUMNS.split(", ").count())?,
-        )?,
+        role: rows::parse("members.role", row.try_get(role_at)?)?,
+        can_export: row.try_get(role_at + 1)?,
     })
 }
 

@@ -565,6 +565,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         UNIQUE (project_id, scope, name)
     );
     "#,
+    // 15: whether a member may export the project's leads (owners may; members once an
+    // owner allows it, which none is yet).
+    r#"
+    ALTER TABLE members ADD COLUMN can_export boolean NOT NULL DEFAULT false;
+    "#,
 ];
 
 /// A column's value derived from a lead's data.

@@ -483,6 +483,11 @@ impl Accounts for PgStore {
             .await?)
     }
 
+    async fn set_export(&self, project: ProjectId, user: UserId, allowed: bool) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::set_export(&tx, project, user, allowed)
+            .await?)
+    }
+
     async fn save_view(
         &self,
         project: ProjectId,

@@ -178,6 +178,24 @@ fn keep_an_owner(conn: &Connection, project: ProjectId, user: UserId) -> Result<
     Ok(())
 }
 
+/// Lets the member export the project's leads, or no longer.
+pub(crate) fn set_export(
+    conn: &Connection,
+    project: ProjectId,
+    user: UserId,
+    allowed: bool,
+) -> Result<(), Error> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE members SET can_export = ?3 WHERE project_id = ?1 AND user_id = ?2",
+        )?
+        .execute((project.0, user.0, allowed))?;
+    if changed == 0 {
+        return Err(not_found(Entity::User));
+    }
+    Ok(())
+}
+
 pub(crate) fn remove_member(
     conn: &Connection,
     project: ProjectId,
@@ -192,28 +210,34 @@ pub(crate) fn remove_member(
 
 pub(crate) fn members(conn: &Connection, project: ProjectId) -> Result<Vec<Member>, Error> {
     conn.prepare_cached(&format!(
-        "SELECT {USER_COLUMNS}, m.role FROM members m JOIN users u ON u.id = m.user_id
+        "SELECT {USER_COLUMNS}, m.role, m.can_export FROM members m
+         JOIN users u ON u.id = m.user_id
          WHERE m.project_id = ?1 ORDER BY m.created_at, u.id"
     ))?
     .query_and_then([project.0], |row| {
         Ok(Member {
             user: rows::user(row)?,
             role: rows::parse("members.role", row.get(rows::USER_WIDTH)?)?,
+            can_export: row.get(rows::USER_WIDTH + 1)?,
         })
     })?
     .collect()
 }
 
 /// The columns of a membership: the project's ([`PROJECT_COLUMNS`] of `projects p`), then
-/// the role.
+/// the role and whether the member may export.
 fn membership_columns() -> String {
-    format!("{}, m.role", sql::qualified(PROJECT_COLUMNS, "p"))
+    format!(
+        "{}, m.role, m.can_export",
+        sql::qualified(PROJECT_COLUMNS, "p")
+    )
 }
 
 fn membership(row: &rusqlite::Row<'_>) -> Result<Membership, Error> {
     Ok(Membership {
         project: rows::project(row)?,
         role: rows::parse("members.role", row.get(rows::PROJECT_COLUMN_COUNT)?)?,
+        can_export: row.get(rows::PROJECT_COLUMN_COUNT + 1)?,
     })
 }
 

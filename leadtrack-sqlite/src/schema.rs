@@ -693,6 +693,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         UNIQUE (project_id, scope, name)
     ) STRICT;
     "#,
+    // 29: whether a member may export the project's leads (owners may; members once an
+    // owner allows it, which none is yet).
+    r#"
+    ALTER TABLE members ADD COLUMN can_export INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

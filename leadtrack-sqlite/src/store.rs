@@ -492,6 +492,11 @@ impl Accounts for SqliteStore {
             .await
     }
 
+    async fn set_export(&self, project: ProjectId, user: UserId, allowed: bool) -> StoreResult<()> {
+        self.write(move |conn| accounts::set_export(conn, project, user, allowed))
+            .await
+    }
+
     async fn save_view(
         &self,
         project: ProjectId,

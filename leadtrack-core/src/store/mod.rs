@@ -606,6 +606,11 @@ pub trait Accounts: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
 
+    /// Lets a member of the project export its leads, or no longer
+    /// ([`crate::account::may_export`]). Errors: [`Entity::User`] not found when they are
+    /// not a member.
+    async fn set_export(&self, project: ProjectId, user: UserId, allowed: bool) -> StoreResult<()>;
+
     /// Ends the user's membership; `false` when they were not a member.
     /// Errors: [`Conflict::LastOwner`] when they are the project's last owner.
     async fn remove_member(&self, project: ProjectId, user: UserId) -> StoreResult<bool>;

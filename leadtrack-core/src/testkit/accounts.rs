@@ -118,6 +118,17 @@ pub async fn members_have_one_role_per_project<B: Backend>(backend: &B) {
     assert_eq!(seen, [("p1", Role::Owner), ("p2", Role::Viewer)]);
     let found = store.membership(bob.id, "p1").await.unwrap();
     assert_eq!((found.project.id, found.role), (p1.id, Role::Member));
+    // Exports: a member's, once allowed; never anyone's outside the project.
+    assert!(!found.may_export() && store.membership(ada.id, "p1").await.unwrap().may_export());
+    store.set_export(p1.id, bob.id, true).await.unwrap();
+    let found = store.membership(bob.id, "p1").await.unwrap();
+    assert!(found.can_export && found.may_export());
+    let listed = store.members(p1.id).await.unwrap();
+    assert_eq!(
+        listed.iter().map(|m| m.can_export).collect::<Vec<_>>(),
+        [false, true]
+    );
+    assert_not_found(store.set_export(p2.id, bob.id, true).await, Entity::User);
     assert_not_found(store.membership(bob.id, "p2").await, Entity::Project);
     assert_not_found(store.membership(bob.id, "nope").await, Entity::Project);
 

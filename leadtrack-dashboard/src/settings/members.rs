@@ -24,6 +24,8 @@ struct MemberRow {
     role: Role,
     disabled: bool,
     is_viewer: bool,
+    /// A member (not an owner or a viewer): whether owners let them export.
+    export: Option<bool>,
 }
 
 /// A problem with one member's row: their user id and the sentence.
@@ -51,6 +53,7 @@ const NOTICES: &[(&str, &str)] = &[
         "Member added. They see the project when they next load a page.",
     ),
     ("role", "Role changed."),
+    ("export", "Exports changed."),
     (
         "removed",
         "Member removed: the project's pages are closed to them from now on.",
@@ -113,6 +116,7 @@ async fn members_page<S: Accounts>(
             email: member.user.email,
             role: member.role,
             disabled: member.user.disabled,
+            export: (member.role == Role::Member).then_some(member.can_export),
         })
         .collect();
     let (layout, frame) = owner.frame(Area::Members, notice);
@@ -266,5 +270,24 @@ pub(super) async fn remove<S: Accounts>(
             Ok(owner.redirect("members", Some("removed")))
         }
         Err(err) => refused(store, &owner, &member, err).await,
+    }
+}
+
+/// `POST members/{userId}/export`: lets a member export the project's leads
+/// (`allowed=yes`), or no longer.
+pub(super) async fn export<S: Accounts>(
+    store: &S,
+    (owner, form): (Owner, Form),
+    user: &str,
+) -> Answer {
+    let member = member(store, &owner, user).await?;
+    let allowed = form.get("allowed") == "yes";
+    let id = member.user.id;
+    match store.set_export(owner.project().id, id, allowed).await {
+        Ok(()) => {
+            tracing::info!(user = %owner.viewer.user.id, member = %id, allowed, "exports changed");
+            Ok(owner.redirect("members", Some("export")))
+        }
+        Err(err) => Err(owner.failure(err)),
     }
 }

@@ -82,6 +82,7 @@ pub(crate) async fn handle<S: Store>(
             Settings::AddMember => members::add(store, form().await?).await,
             Settings::ChangeRole => members::change_role(store, form().await?, user).await,
             Settings::RemoveMember => members::remove(store, form().await?, user).await,
+            Settings::MemberExport => members::export(store, form().await?, user).await,
             Settings::Project => project::page(store, request, owner().await?).await,
             Settings::SaveProject => project::save(store, form().await?).await,
             Settings::Spam => Ok(spam::page(request, owner().await?)),
