@@ -237,31 +237,7 @@ impl Browser {
             chromium.display(),
             chromedriver.display()
         );
-        // Its own process group, so that Chromium (chromedriver's child) goes with it even
-        // when a failing test never reaches `close`.
-        let mut driver = Command::new(&chromedriver)
-            .arg("--port=0")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start chromedriver");
-        let mut lines = BufReader::new(driver.stdout.take().expect("chromedriver stdout")).lines();
-        let port = tokio::time::timeout(Duration::from_secs(30), async {
-            while let Ok(Some(line)) = lines.next_line().await {
-                if let Some(rest) = line.split("started successfully on port ").nth(1) {
-                    return rest.trim_end_matches('.').trim().parse::<u16>().ok();
-                }
-            }
-            None
-        })
-        .await
-        .ok()
-        .flatten()
-        .expect("chromedriver announces its port");
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        wait_until_ready(port).await;
+        let (driver, port) = start_chromedriver(&chromedriver).await;
 
         let profile = tempfile::tempdir().expect("a browser profile directory");
         let mut capabilities = Capabilities::new();
@@ -340,6 +316,43 @@ impl Browser {
             .await
             .unwrap_or_else(|err| panic!("#{id} never appeared: {err}"));
     }
+}
+
+/// chromedriver on a port of its own choosing, once it says which and answers there. A
+/// start that says nothing in 30 seconds (seen under a loaded CI machine) is retried, twice.
+async fn start_chromedriver(chromedriver: &std::path::Path) -> (Child, u16) {
+    for _ in 0..3 {
+        // Its own process group, so that Chromium (chromedriver's child) goes with it even
+        // when a failing test never reaches `close`.
+        let mut driver = Command::new(chromedriver)
+            .arg("--port=0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start chromedriver");
+        let mut lines = BufReader::new(driver.stdout.take().expect("chromedriver stdout")).lines();
+        let port = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(rest) = line.split("started successfully on port ").nth(1) {
+                    return rest.trim_end_matches('.').trim().parse::<u16>().ok();
+                }
+            }
+            None
+        })
+        .await
+        .ok()
+        .flatten();
+        let Some(port) = port else {
+            let _ = driver.kill().await;
+            continue;
+        };
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        wait_until_ready(port).await;
+        return (driver, port);
+    }
+    panic!("chromedriver never announced its port, in three starts");
 }
 
 async fn wait_until_ready(port: u16) {
