@@ -529,3 +529,91 @@ async fn rate_by_keyboard(browser: &Browser, price: &str) {
         .await
         .unwrap();
 }
+
+/// An owner invites someone from the members page; the invitation arrives by email (an SMTP
+/// server on loopback); its link, opened signed out, sets up the account and lands in the
+/// inbox, signed in; the link then no longer works.
+#[tokio::test]
+async fn an_invitation_sent_from_the_members_page_is_taken_in_the_browser() {
+    let smtp = leadtrack_mail::testkit::SmtpReceiver::start(&[]).await;
+    let config = leadtrack_dashboard::Config {
+        mailer: Some(leadtrack_mail::Mailer::new(&smtp.url(), "leads@acme.example").unwrap()),
+        ..leadtrack_dashboard::Config::default()
+    };
+    let (browser, site) = (Browser::start().await, site_with(config).await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    c.goto(&format!("{}/projects/acme/settings/members", site.base()))
+        .await
+        .unwrap();
+    c.find(Locator::Id("email"))
+        .await
+        .unwrap()
+        .send_keys("nia@example.com")
+        .await
+        .unwrap();
+    click(c, "select#role option[value=viewer]").await;
+    click(c, "section[aria-labelledby=invite] button[type=submit]").await;
+    wait_until(&browser, "the invitation sent", |_, shown| {
+        shown.contains("Invitation sent.")
+    })
+    .await;
+    let shown = text(&browser).await;
+    assert!(
+        shown.contains("Pending invitations") && shown.contains("nia@example.com"),
+        "{shown}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while smtp.messages().is_empty() {
+        assert!(Instant::now() < deadline, "no invitation arrived");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let body = smtp.messages()[0].body().to_owned();
+    let link = body
+        .lines()
+        .find(|line| line.contains("/invitations/"))
+        .unwrap_or_else(|| panic!("no link in {body}"))
+        .trim()
+        .to_owned();
+    assert!(link.starts_with(site.base()), "{link}");
+
+    click(c, "form[action='/logout'] button").await;
+    wait_until(&browser, "signed out", |url, _| url.contains("/login")).await;
+    c.goto(&link).await.unwrap();
+    wait_until(&browser, "the invitation", |_, shown| {
+        shown.contains("Set up your account to join") && shown.contains("as a viewer")
+    })
+    .await;
+    c.find(Locator::Id("name"))
+        .await
+        .unwrap()
+        .send_keys("Nia Newcomer")
+        .await
+        .unwrap();
+    let password = c.find(Locator::Id("password")).await.unwrap();
+    password.send_keys("nia's long password").await.unwrap();
+    password.send_keys(&Key::Enter.to_string()).await.unwrap();
+    wait_until(&browser, "the inbox", |url, _| {
+        url.ends_with("/projects/acme/leads")
+    })
+    .await;
+    let who = c
+        .find(Locator::Css("header .who"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(who.contains("Nia Newcomer"), "{who}");
+    assert!(
+        text(&browser).await.contains("Ada"),
+        "a viewer sees the leads"
+    );
+
+    c.goto(&link).await.unwrap();
+    wait_until(&browser, "the dead link", |_, shown| {
+        shown.contains("This invitation link no longer works")
+    })
+    .await;
+    browser.close().await;
+}

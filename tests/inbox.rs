@@ -19,10 +19,12 @@ use std::path::PathBuf;
 use fantoccini::Locator;
 use fantoccini::key::Key;
 use leadtrack::core::account::Actor;
+use leadtrack::core::activity::{Attribution, ProjectActivity};
+use leadtrack::core::link::{LinkToken, NewInvitation};
 use leadtrack::core::project::ProjectSettings;
 use leadtrack::core::request::StatusUpdate;
 use leadtrack::core::saved_view::NewSavedView;
-use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus};
+use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus, Role};
 use serde_json::{Value, json};
 
 use site::*;
@@ -173,8 +175,40 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         .update_status(site.acme().id, &update, &by, chrono::Utc::now())
         .await
         .unwrap();
+    // A pending invitation (and its page), an audit event, and links' pages.
+    let invite = LinkToken::generate();
+    let invitation = NewInvitation::new("nia@example.com", Role::Viewer, &by).unwrap();
+    site.store()
+        .invite(
+            site.acme().id,
+            &invitation,
+            &invite.hash(),
+            chrono::Utc::now(),
+        )
+        .await
+        .unwrap();
+    let exported = ProjectActivity::Exported {
+        view: "status=open&form=contact&source=google".into(),
+    };
+    let from = Attribution {
+        actor: by.clone(),
+        address: Some("203.0.113.77".into()),
+    };
+    site.store()
+        .record_project_event(site.acme().id, &from, &exported, chrono::Utc::now())
+        .await
+        .unwrap();
+    let invitation_page = format!("/invitations/{}", invite.expose());
+    let reset_page = format!("/password/reset/{}", LinkToken::generate().expose());
+    let confirm_page = format!("/profile/email/{}", LinkToken::generate().expose());
     let pages = [
         ("projects", "/"),
+        ("profile", "/profile"),
+        ("audit", "/projects/acme/settings/audit"),
+        ("invitation", invitation_page.as_str()),
+        ("forgot-password", "/password/forgot"),
+        ("reset-password", reset_page.as_str()),
+        ("confirm-email", confirm_page.as_str()),
         ("inbox", "/projects/acme/leads"),
         (
             "inbox-filtered",

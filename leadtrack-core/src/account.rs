@@ -95,10 +95,7 @@ impl NewUser {
     pub fn new(email: &str, name: Option<&str>, password: &Password) -> Result<Self, String> {
         let email = validate_email(email)?;
         let name = match name.map(str::trim).filter(|name| !name.is_empty()) {
-            Some(name) if name.chars().count() > 100 => {
-                return Err("a name must be at most 100 characters".to_owned());
-            }
-            Some(name) => name.to_owned(),
+            Some(name) => validate_name(name)?,
             None => email.split('@').next().unwrap_or_default().to_owned(),
         };
         Ok(Self {
@@ -106,6 +103,16 @@ impl NewUser {
             name,
             password_hash: password.hash(),
         })
+    }
+}
+
+/// A user's name as accounts accept it: trimmed, 1 to 100 characters.
+pub fn validate_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    match name.chars().count() {
+        0 => Err("a name cannot be empty".to_owned()),
+        1..=100 => Ok(name.to_owned()),
+        _ => Err("a name must be at most 100 characters".to_owned()),
     }
 }
 
@@ -356,6 +363,39 @@ impl Session {
     pub fn needs_touch(&self, now: DateTime<Utc>) -> bool {
         now - self.last_seen_at >= Duration::minutes(1)
     }
+}
+
+/// The browser a session was started from, as its user sees it in their list of sessions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Device {
+    /// The client address that signed in.
+    pub address: String,
+    /// The browser's `User-Agent`, cut to [`Device::MAX_USER_AGENT`] characters.
+    pub user_agent: String,
+}
+
+impl Device {
+    /// The most characters of a `User-Agent` kept.
+    pub const MAX_USER_AGENT: usize = 200;
+
+    /// The device of a sign-in from `address` with this `User-Agent`.
+    pub fn new(address: &str, user_agent: &str) -> Self {
+        Self {
+            address: address.to_owned(),
+            user_agent: user_agent.chars().take(Self::MAX_USER_AGENT).collect(),
+        }
+    }
+}
+
+/// One of a user's live sessions, as their profile lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The session's hash, to tell the viewer's own session from the others.
+    pub hash: SessionHash,
+    /// The session's times.
+    pub session: Session,
+    /// Where it was started.
+    pub device: Device,
 }
 
 /// The failed sign-ins of one attempt's email and client address within the window, oldest

@@ -1,5 +1,8 @@
 //! A lead's history: what happened to it, when, and by whom. Stores record an event in the
 //! same transaction as the change it describes, so the history never misses one.
+//!
+//! A project's own history, its audit log ([`ProjectEvent`]), records what people did to it
+//! beyond rating leads: exports, team and integration changes, deleted leads.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -7,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::account::Actor;
 use crate::spam::SpamReason;
 use crate::time::to_millis;
-use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, JobId, LeadId, ProjectId};
+use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, JobId, LeadId, ProjectId, Role};
 
 /// One event of a lead's history.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,18 +131,49 @@ pub enum Activity {
     },
 }
 
-/// One event of a project's own history: what happened to it beyond its leads' histories.
+/// One event of a project's own history, its audit log: who exported its leads, changed its
+/// team or its integrations, deleted a lead; when, and from which address. Kept a year
+/// ([`audit_retention`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProjectEvent {
+    /// Its id: later events have larger ids.
+    pub id: i64,
     /// When it happened.
     pub at: DateTime<Utc>,
     /// Who did it.
     pub by: Option<Actor>,
+    /// The client address of the request that did it; `None` from the command line.
+    pub address: Option<String>,
     /// What happened.
     pub activity: ProjectActivity,
 }
 
-/// What happened to a project (stored as JSON tagged by `type`).
+/// How long a project's history keeps an event: a year, after which stores delete it.
+pub fn audit_retention() -> chrono::Duration {
+    chrono::Duration::days(365)
+}
+
+/// Who did something to a project, and from where, as its history records it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attribution {
+    /// Who.
+    pub actor: Actor,
+    /// The client address of their request; `None` from the command line.
+    pub address: Option<String>,
+}
+
+impl Attribution {
+    /// The server's own commands, run from a shell.
+    pub fn admin() -> Self {
+        Self {
+            actor: Actor::Admin,
+            address: None,
+        }
+    }
+}
+
+/// What happened to a project (stored as JSON tagged by `type`). Team members are named by
+/// their email at the time; leads only by their id, which outlives their deletion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ProjectActivity {
@@ -148,6 +182,61 @@ pub enum ProjectActivity {
         /// The lead's id.
         #[serde(rename = "leadId")]
         lead_id: LeadId,
+    },
+    /// Leads were exported as CSV.
+    Exported {
+        /// The inbox view exported, as the query of its address (`status=open&form=…`).
+        view: String,
+    },
+    /// Someone was invited, or invited again with a new link.
+    Invited {
+        /// Their email.
+        email: String,
+        /// The role offered.
+        role: Role,
+    },
+    /// A pending invitation was revoked.
+    InvitationRevoked {
+        /// The invitee's email.
+        email: String,
+    },
+    /// An invitation was taken: the invitee is a member.
+    InvitationAccepted {
+        /// Their email.
+        email: String,
+        /// Their role.
+        role: Role,
+    },
+    /// A user was made a member, or their role changed.
+    RoleSet {
+        /// Their email.
+        email: String,
+        /// The role before; `None` for a new member.
+        from: Option<Role>,
+        /// The role now.
+        to: Role,
+    },
+    /// A member was removed.
+    MemberRemoved {
+        /// Their email.
+        email: String,
+    },
+    /// A member was allowed to export, or no longer.
+    ExportsAllowed {
+        /// Their email.
+        email: String,
+        /// Whether they may now.
+        allowed: bool,
+    },
+    /// An integration was connected, or its settings changed.
+    IntegrationSaved {
+        /// The platform.
+        integration: IntegrationKind,
+    },
+    /// An integration was disconnected.
+    IntegrationRemoved {
+        /// The platform.
+        integration: IntegrationKind,
     },
 }
 

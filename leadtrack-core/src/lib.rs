@@ -14,7 +14,7 @@
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
 //! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
-//!    sessions, who did what), [`integration`], [`job`], [`webhook`] (lead webhooks),
+//!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history), [`draft`] (ratings kept for review before sending),
 //!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
 //!    they came from);
@@ -67,6 +67,8 @@ pub mod key;
 
 pub mod account;
 
+pub mod link;
+
 pub mod integration;
 
 pub mod job;
@@ -108,7 +110,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 25] = [
+    const CHAIN: [&str; 26] = [
         "time",
         "error",
         "types",
@@ -120,6 +122,7 @@ mod chain {
         "project",
         "key",
         "account",
+        "link",
         "integration",
         "job",
         "webhook",

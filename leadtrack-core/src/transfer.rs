@@ -149,6 +149,19 @@ pub const TABLES: &[Table] = &[
             column("user_id", Int),
             column("created_at", Int),
             column("last_seen_at", Int),
+            column("address", Text),
+            column("user_agent", Text),
+        ],
+    },
+    Table {
+        name: "account_links",
+        key: None,
+        columns: &[
+            column("user_id", Int),
+            column("kind", Text),
+            column("link_hash", Bytes),
+            column("email", Text),
+            column("created_at", Int),
         ],
     },
     Table {
@@ -159,6 +172,20 @@ pub const TABLES: &[Table] = &[
             column("email_key", Text),
             column("address", Text),
             column("at", Int),
+        ],
+    },
+    Table {
+        name: "invitations",
+        key: Some("id"),
+        columns: &[
+            column("id", Int),
+            column("project_id", Int),
+            column("email", Text),
+            column("email_key", Text),
+            column("role", Text),
+            column("invited_by", Text),
+            column("link_hash", Bytes),
+            column("sent_at", Int),
         ],
     },
     Table {
@@ -288,6 +315,7 @@ pub const TABLES: &[Table] = &[
             column("at", Int),
             column("actor", Text),
             column("activity", Text),
+            column("address", Text),
         ],
     },
     Table {

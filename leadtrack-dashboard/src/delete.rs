@@ -3,6 +3,7 @@
 
 use askama::Template;
 use chrono::Utc;
+use leadtrack_core::activity::Attribution;
 use leadtrack_core::types::LeadId;
 use leadtrack_core::{Store, StoreError};
 use warp::http::StatusCode;
@@ -49,13 +50,15 @@ pub(crate) async fn ask<S: Store>(
 
 /// `POST /projects/{projectId}/leads/{leadId}/delete`: deletes the lead; then to the inbox,
 /// which says so, or back to the lead while its conversion may still be on its way.
-pub(crate) async fn delete<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
+pub(crate) async fn delete<S: Store>(
+    store: &S,
+    member: MemberForm,
+    id: LeadId,
+    by: &Attribution,
+) -> Response {
     let (viewer, membership, _) = member;
     let project = &membership.project;
-    match store
-        .delete_lead(project.id, id, &viewer.actor(), Utc::now())
-        .await
-    {
+    match store.delete_lead(project.id, id, by, Utc::now()).await {
         Ok(()) => render::redirect(&format!(
             "/projects/{}/leads?deleted={id}",
             project.public_id

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use bytes::Bytes;
 use chrono::Utc;
 use leadtrack_core::Store;
-use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::activity::{LeadEvent, ProjectActivity};
 use leadtrack_core::channel;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
@@ -80,7 +80,7 @@ pub(crate) const COLUMNS: [&str; 35] = [
 /// `GET /projects/{projectId}/leads.csv`.
 pub(crate) async fn handle<S: Store + Clone>(
     store: &S,
-    _config: &Config,
+    config: &Config,
     request: &Request,
     public_id: &str,
 ) -> Response {
@@ -111,6 +111,17 @@ pub(crate) async fn handle<S: Store + Clone>(
         );
     }
     let project = membership.project;
+    // Recorded before the first byte: whoever starts an export has the data.
+    let exported = ProjectActivity::Exported {
+        view: request.query.chars().take(500).collect(),
+    };
+    let by = viewer.attribution(request, config);
+    if let Err(err) = store
+        .record_project_event(project.id, &by, &exported, Utc::now())
+        .await
+    {
+        return render::store_failure(err, Some(&viewer));
+    }
     let labels = match store.labels(project.id).await {
         Ok(labels) => labels,
         Err(err) => return render::store_failure(err, Some(&viewer)),

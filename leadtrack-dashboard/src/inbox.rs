@@ -67,7 +67,10 @@ pub(crate) async fn handle<S: Store>(
                 (Leads::MarkSpam, _) => spam::mark(store, member).await,
                 (Leads::NotSpam, _) => spam::free(store, member).await,
                 (Leads::Trust, Some(id)) => spam::trust(store, member, id).await,
-                (Leads::Delete, Some(id)) => delete::delete(store, member, id).await,
+                (Leads::Delete, Some(id)) => {
+                    let by = member.0.attribution(request, config);
+                    delete::delete(store, member, id, &by).await
+                }
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,

@@ -5,11 +5,16 @@
 //! |---|---|
 //! | `GET /login`, `POST /login` | the sign-in form; on success a session cookie and a redirect to `/` (or a local `next`) |
 //! | `POST /logout` | ends the session |
+//! | `GET /invitations/{token}`, `POST` | an invitation: set up an account (or sign in) and join |
+//! | `GET /password/forgot`, `POST` | asks for a password-reset link by email |
+//! | `GET /password/reset/{token}`, `POST` | sets a new password with a reset link |
+//! | `GET /profile`, `POST /profile/...` | the user's name, email, password and sessions |
+//! | `GET /profile/email/{token}`, `POST` | confirms a new email |
 //! | `GET /` | the projects the user is a member of |
 //! | `GET /projects/{projectId}` | `303` to the project's inbox |
 //! | `GET /projects/{projectId}/reports` | leads by first or last touch, their ratings and value, over a range of days |
 //! | `GET /projects/{projectId}/leads.csv` | an inbox view's leads as CSV, streamed |
-//! | `/projects/{projectId}/settings/...` | owners: labels, integrations, API keys, members, the project, installing |
+//! | `/projects/{projectId}/settings/...` | owners: labels, integrations, API keys, members and invitations, the project, installing, the audit log |
 //! | `GET /assets/app.css` | the stylesheet, cached and revalidated by `ETag` |
 //!
 //! The rules every page follows, in one place each:
@@ -49,11 +54,15 @@ mod drafts;
 mod export;
 mod format;
 mod inbox;
+mod invitations;
 mod lead;
 mod list;
 mod login;
+mod mail;
 mod pages;
+mod password;
 mod preferences;
+mod profile;
 mod render;
 mod reports;
 mod routes;
@@ -65,7 +74,7 @@ mod spam;
 mod view;
 
 use routes::Route;
-pub use routes::label;
+pub use routes::{label, redacted};
 
 use std::sync::Arc;
 
@@ -89,6 +98,14 @@ pub struct Config {
     pub throttle: LoginThrottle,
     /// The largest form body accepted, in bytes.
     pub body_limit: usize,
+    /// The site's address as its users reach it (`https://leads.example.com`), which links
+    /// in messages point to. Without it, a link shown on a page uses the request's own
+    /// origin, and no password-reset message is sent: an anonymous request's `Host` could
+    /// point its link elsewhere.
+    pub public_url: Option<String>,
+    /// Sends invitations, password resets and email confirmations. Without one, owners
+    /// are shown the links to pass on themselves.
+    pub mailer: Option<leadtrack_mail::Mailer>,
 }
 
 impl Default for Config {
@@ -97,6 +114,8 @@ impl Default for Config {
             trust_proxy: false,
             throttle: LoginThrottle::default(),
             body_limit: 16 * 1024,
+            public_url: None,
+            mailer: None,
         }
     }
 }
@@ -152,6 +171,15 @@ async fn page<S: Store + Clone>(
         Route::SignInForm => login::form(store, config, request).await,
         Route::SignIn => login::sign_in(store, config, request, body).await,
         Route::SignOut => login::sign_out(store, config, request, body).await,
+        Route::Invitation => invitations::page(store, config, request, params.get("token")).await,
+        Route::AcceptInvitation => {
+            invitations::accept(store, config, request, params.get("token"), body).await
+        }
+        Route::ForgotForm => password::forgot_form(store, request).await,
+        Route::Forgot => password::forgot(store, config, request, body).await,
+        Route::ResetForm => password::reset_form(store, request, params.get("token")).await,
+        Route::Reset => password::reset(store, config, request, params.get("token"), body).await,
+        Route::Profile(page) => profile::handle(store, config, request, page, params, body).await,
         Route::Projects => pages::projects(store, config, request).await,
         Route::Project => pages::project(store, request, project).await,
         Route::Leads(page) => inbox::handle(store, config, request, page, params, body).await,

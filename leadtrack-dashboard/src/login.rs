@@ -8,7 +8,7 @@
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::account::{PasswordHash, SessionToken, User, email_key};
+use leadtrack_core::account::{PasswordHash, User, email_key};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, StoreError};
 use leadtrack_http::Body;
@@ -42,6 +42,15 @@ fn login_page(status: StatusCode, email: &str, next: &str, problem: Option<Strin
             problem,
         },
     )
+}
+
+/// Whether `password` is the user's (one Argon2id verification, off the async threads).
+pub(crate) async fn verify<S: Accounts>(
+    store: &S,
+    user: &User,
+    password: &str,
+) -> Result<bool, StoreError> {
+    Ok(matches(store.password_hash(user.id).await?, password).await)
 }
 
 /// Where to go after signing in: `next` when it is a path on this site, else `/`.
@@ -96,8 +105,7 @@ async fn attempt<S: Accounts>(
 ) -> Result<Response, StoreError> {
     let (email, password) = (form.get("email").trim(), form.get("password"));
     let next = local_path(form.get("next"));
-    let address = leadtrack_http::client_ip(&request.headers, request.remote, config.trust_proxy)
-        .unwrap_or_default();
+    let address = session::client_address(request, config);
     let now = Utc::now();
 
     let failures = store
@@ -127,8 +135,7 @@ async fn attempt<S: Accounts>(
             Some(NO_MATCH.to_owned()),
         ));
     };
-    let token = SessionToken::generate();
-    store.create_session(user.id, &token.hash(), now).await?;
+    let cookie = session::start(store, config, request, user.id).await?;
     tracing::info!(user = %user.id, "signed in");
     // Someone in one project has nothing to choose: straight to its inbox.
     let landing = match store.memberships(user.id).await?.as_slice() {
@@ -136,10 +143,7 @@ async fn attempt<S: Accounts>(
         _ => next.to_owned(),
     };
     let mut response = render::redirect(&landing);
-    response.headers_mut().insert(
-        header::SET_COOKIE,
-        session::session_cookie(&token, session::is_https(request, config)),
-    );
+    response.headers_mut().insert(header::SET_COOKIE, cookie);
     Ok(response)
 }
 
@@ -159,11 +163,17 @@ async fn check_password<S: Accounts>(
         Some(user) => store.password_hash(user.id).await?,
         None => PasswordHash::decoy().clone(),
     };
-    let password = password.to_owned();
-    let matches = tokio::task::spawn_blocking(move || hash.verify(&password))
-        .await
-        .unwrap_or(false);
+    let matches = matches(hash, password).await;
     Ok(user.filter(|user| matches && !user.disabled))
+}
+
+/// Whether `password` is the one `hash` holds (one Argon2id verification, off the async
+/// threads).
+async fn matches(hash: PasswordHash, password: &str) -> bool {
+    let password = password.to_owned();
+    tokio::task::spawn_blocking(move || hash.verify(&password))
+        .await
+        .unwrap_or(false)
 }
 
 /// `POST /logout`: ends every session of the user (on every device) and clears the cookie.

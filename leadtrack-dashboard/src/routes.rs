@@ -20,6 +20,20 @@ pub(crate) enum Route {
     SignIn,
     /// Signing out.
     SignOut,
+    /// An invitation's page (`{token}`).
+    Invitation,
+    /// Taking an invitation.
+    AcceptInvitation,
+    /// The form that asks for a password-reset link.
+    ForgotForm,
+    /// Asking for one.
+    Forgot,
+    /// A reset link's form (`{token}`).
+    ResetForm,
+    /// Setting the new password.
+    Reset,
+    /// The user's own profile.
+    Profile(Profile),
     /// The projects the viewer belongs to.
     Projects,
     /// One project: on to its inbox.
@@ -40,6 +54,25 @@ pub(crate) enum Route {
     SaveColumns,
     /// Saving the viewer's colour scheme.
     SaveTheme,
+}
+
+/// The pages and forms under `/profile`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Profile {
+    /// The profile.
+    Page,
+    /// Renaming.
+    Name,
+    /// Asking for a new email, confirmed by a link sent to it.
+    Email,
+    /// An email confirmation's page (`{token}`).
+    ConfirmEmailForm,
+    /// Confirming it.
+    ConfirmEmail,
+    /// Changing the password.
+    Password,
+    /// Signing out every other session.
+    EndOtherSessions,
 }
 
 /// The pages and forms under `/projects/{project}/leads`.
@@ -120,6 +153,12 @@ pub(crate) enum Settings {
     MemberExport,
     /// Removing one.
     RemoveMember,
+    /// Sending an invitation again with a new link (`{id}`).
+    ResendInvitation,
+    /// Revoking one.
+    RevokeInvitation,
+    /// The audit log.
+    Audit,
     /// The project's own settings.
     Project,
     /// Saving them.
@@ -137,6 +176,7 @@ pub(crate) enum Settings {
 /// Every route of the dashboard. `HEAD` finds the `GET` routes.
 pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
     use Method as M;
+    use Profile as P;
     use Settings as S;
     Router::new(
         [
@@ -145,6 +185,31 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
             (M::GET, "/login", Route::SignInForm),
             (M::POST, "/login", Route::SignIn),
             (M::POST, "/logout", Route::SignOut),
+            (M::GET, "/invitations/{token}", Route::Invitation),
+            (M::POST, "/invitations/{token}", Route::AcceptInvitation),
+            (M::GET, "/password/forgot", Route::ForgotForm),
+            (M::POST, "/password/forgot", Route::Forgot),
+            (M::GET, "/password/reset/{token}", Route::ResetForm),
+            (M::POST, "/password/reset/{token}", Route::Reset),
+            (M::GET, "/profile", Route::Profile(P::Page)),
+            (M::POST, "/profile/name", Route::Profile(P::Name)),
+            (M::POST, "/profile/email", Route::Profile(P::Email)),
+            (
+                M::GET,
+                "/profile/email/{token}",
+                Route::Profile(P::ConfirmEmailForm),
+            ),
+            (
+                M::POST,
+                "/profile/email/{token}",
+                Route::Profile(P::ConfirmEmail),
+            ),
+            (M::POST, "/profile/password", Route::Profile(P::Password)),
+            (
+                M::POST,
+                "/profile/sessions/end-others",
+                Route::Profile(P::EndOtherSessions),
+            ),
             (M::POST, "/preferences/columns", Route::SaveColumns),
             (M::POST, "/preferences/theme", Route::SaveTheme),
             (M::GET, "/", Route::Projects),
@@ -333,6 +398,21 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 Route::Settings(S::MemberExport),
             ),
             (
+                M::POST,
+                "/projects/{project}/settings/members/invitations/{id}/resend",
+                Route::Settings(S::ResendInvitation),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/members/invitations/{id}/revoke",
+                Route::Settings(S::RevokeInvitation),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/audit",
+                Route::Settings(S::Audit),
+            ),
+            (
                 M::GET,
                 "/projects/{project}/settings/project",
                 Route::Settings(S::Project),
@@ -374,7 +454,7 @@ pub(crate) fn claims(path: &str) -> bool {
 }
 
 /// The label of a path the dashboard claims, for logs and metrics: `assets`, `login`,
-/// `logout` or `dashboard`.
+/// `logout`, `invitation`, `password` or `dashboard`.
 pub fn label(path: &str) -> Option<&'static str> {
     if !claims(path) {
         return None;
@@ -382,9 +462,30 @@ pub fn label(path: &str) -> Option<&'static str> {
     Some(match ROUTES.route_at(path) {
         Some(Route::Stylesheet | Route::Script) => "assets",
         Some(Route::SignInForm | Route::SignIn) => "login",
+        // A link's token is a secret: its route, not its path, is what metrics see.
+        Some(Route::Invitation | Route::AcceptInvitation) => "invitation",
+        Some(Route::ForgotForm | Route::Forgot | Route::ResetForm | Route::Reset) => "password",
         Some(Route::SignOut) => "logout",
         _ => "dashboard",
     })
+}
+
+/// The path as logs may show it: a one-use link's token (an invitation, a password reset,
+/// an email confirmation) is a secret, and is replaced by `…`.
+pub fn redacted(path: &str) -> std::borrow::Cow<'_, str> {
+    use leadtrack_core::link::LinkKind;
+    for kind in [
+        LinkKind::Invitation,
+        LinkKind::PasswordReset,
+        LinkKind::EmailChange,
+    ] {
+        if let Some(token) = path.strip_prefix(kind.path())
+            && !token.is_empty()
+        {
+            return format!("{}…", kind.path()).into();
+        }
+    }
+    path.into()
 }
 
 /// The page a form's path belongs to: the nearest path above it that a `GET` finds
@@ -468,9 +569,24 @@ mod tests {
     }
 
     #[test]
+    fn link_tokens_never_reach_a_log() {
+        let token = "ab".repeat(32);
+        for prefix in ["/invitations/", "/password/reset/", "/profile/email/"] {
+            let path = format!("{prefix}{token}");
+            assert_eq!(redacted(&path), format!("{prefix}…"));
+        }
+        for kept in ["/profile/email", "/password/forgot", "/projects/a/leads/7"] {
+            assert_eq!(redacted(kept), kept);
+        }
+    }
+
+    #[test]
     fn labels_name_the_route_a_path_belongs_to() {
         for (path, expected) in [
             ("/login", Some("login")),
+            ("/invitations/abc", Some("invitation")),
+            ("/password/forgot", Some("password")),
+            ("/profile", Some("dashboard")),
             ("/logout", Some("logout")),
             ("/assets/app.js", Some("assets")),
             ("/projects/a/leads/1", Some("dashboard")),

@@ -3,8 +3,10 @@
 
 use chrono::Utc;
 use cookie::{Cookie, SameSite};
-use leadtrack_core::account::{Actor, Session, SessionToken, User};
+use leadtrack_core::account::{Actor, Device, Session, SessionToken, User};
+use leadtrack_core::activity::Attribution;
 use leadtrack_core::store::Entity;
+use leadtrack_core::types::UserId;
 use leadtrack_core::{Accounts, StoreError};
 use leadtrack_http::{Body, BodyError};
 use subtle::ConstantTimeEq;
@@ -37,6 +39,41 @@ impl Viewer {
             name: self.user.name.clone(),
         }
     }
+
+    /// The viewer and their address, as a project's history records who did something.
+    pub(crate) fn attribution(&self, request: &Request, config: &Config) -> Attribution {
+        Attribution {
+            actor: self.actor(),
+            address: Some(client_address(request, config)),
+        }
+    }
+}
+
+/// The client's address: the peer's, or the one a trusted proxy forwarded.
+pub(crate) fn client_address(request: &Request, config: &Config) -> String {
+    leadtrack_http::client_ip(&request.headers, request.remote, config.trust_proxy)
+        .unwrap_or_default()
+}
+
+/// Starts a session of `user` for the browser that sent `request`, and answers the
+/// `Set-Cookie` that gives it the session.
+pub(crate) async fn start<S: Accounts>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    user: UserId,
+) -> Result<HeaderValue, StoreError> {
+    let token = SessionToken::generate();
+    let user_agent = request
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    let device = Device::new(&client_address(request, config), user_agent);
+    store
+        .create_session(user, &token.hash(), &device, Utc::now())
+        .await?;
+    Ok(session_cookie(&token, is_https(request, config)))
 }
 
 /// The session token the request's cookie holds, if it holds a well-formed one.

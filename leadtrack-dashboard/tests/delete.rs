@@ -66,11 +66,13 @@ async fn an_owner_deletes_a_lead_after_being_asked_and_the_project_remembers_its
         .await;
     assert!(matches!(gone, Err(StoreError::NotFound(_))), "{gone:?}");
     assert_eq!(app.get(&path, &owner).await.status, StatusCode::NOT_FOUND);
-    let settings = app.get("/projects/alpha/settings/project", &owner).await;
-    settings.assert_shows(
+    let audit = app.get("/projects/alpha/settings/audit", &owner).await;
+    audit.assert_shows(
         StatusCode::OK,
         &[&format!(
-            "Lead #{id} deleted <span class=\"by\">by Olive Owner</span>"
+            "<th scope=\"row\" data-label=\"Who\">Olive Owner</th>\n      \
+             <td data-label=\"What\">Lead #{id} deleted</td>\n      \
+             <td class=\"mono\" data-label=\"From\">127.0.0.1</td>"
         )],
     );
 }

@@ -996,36 +996,83 @@ async fn members_are_added_changed_and_removed_but_the_last_owner_stays() {
         }
     };
 
-    let unknown = app
-        .post(
-            &owner,
-            path,
-            &[("email", "nobody@example.com"), ("role", "member")],
-        )
+    let malformed = app
+        .post(&owner, path, &[("email", "nobody"), ("role", "member")])
         .await;
-    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
-    assert!(paragraph(&unknown.text, "email-problem").contains("No one has an account"));
-    assert!(unknown.text.contains("value=\"nobody@example.com\""));
+    assert_eq!(malformed.status, StatusCode::BAD_REQUEST);
+    assert!(
+        paragraph(&malformed.text, "email-problem")
+            .ends_with("</span>Enter the email of the person to invite.")
+    );
+    assert!(malformed.text.contains("value=\"nobody\""));
     let twice = app
         .post(
             &owner,
             path,
-            &[("email", "member@example.com"), ("role", "owner")],
+            &[("email", "Member@example.com"), ("role", "owner")],
         )
         .await;
     assert_eq!(twice.status, StatusCode::CONFLICT);
     assert_eq!(role_of("member@example.com").await, Some(Role::Member));
+    assert!(
+        app.store
+            .invitations(app.alpha.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 
-    let added = app
+    // Carol has an account: without a mailer, the owner is shown her link to pass on; she
+    // signs in, follows it, and joins with one button.
+    let invited = app
         .post(
             &owner,
             path,
             &[("email", " Carol@Example.com "), ("role", "member")],
         )
         .await;
-    let page = app.follow(&owner, &added).await;
-    assert!(page.text.contains("Member added.") && page.text.contains("carol@example.com"));
+    invited.assert_shows(
+        StatusCode::CREATED,
+        &[
+            "This server sends no email: send this link to Carol@Example.com yourself.",
+            "Pending invitations",
+        ],
+    );
+    let link = invited
+        .text
+        .split("http://leads.test/invitations/")
+        .nth(1)
+        .unwrap();
+    let link = format!("/invitations/{}", &link[..64]);
+    let carols = app.browser("carol@example.com", "carol password 1").await;
+    let join = app.get(&link, &carols.cookie).await;
+    join.assert_shows(
+        StatusCode::OK,
+        &[
+            "Olive Owner invited <strong>Carol@Example.com</strong>",
+            "Join Alpha</button>",
+        ],
+    );
+    let joined = app.post(&carols, &link, &[]).await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.text);
+    assert_eq!(joined.header("location"), Some("/projects/alpha/leads"));
     assert_eq!(role_of("carol@example.com").await, Some(Role::Member));
+    assert_eq!(
+        app.get(&link, &carols.cookie).await.status,
+        StatusCode::GONE
+    );
+    let audit = app
+        .get("/projects/alpha/settings/audit", &owner.cookie)
+        .await;
+    let invitation_at = audit
+        .text
+        .find("Invited Carol@Example.com as member")
+        .unwrap();
+    let joined_at = audit
+        .text
+        .find("carol@example.com joined as member, invited")
+        .unwrap();
+    assert!(joined_at < invitation_at, "newest first");
     let carol = app.store.user_by_email("carol@example.com").await.unwrap();
 
     let promoted = app

@@ -17,8 +17,9 @@
 
 use std::time::Duration;
 
+use lettre::message::Body;
 use lettre::message::Mailbox;
-use lettre::message::header::ContentType;
+use lettre::message::header::{ContentTransferEncoding, ContentType};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 #[cfg(feature = "testkit")]
@@ -79,7 +80,7 @@ impl Mailer {
             .to(mailbox(to)?)
             .subject(subject)
             .header(ContentType::TEXT_PLAIN)
-            .body(body.to_owned())
+            .body(plain(body))
             .map_err(|err| MailError::Unavailable(err.to_string()))?;
         match self.transport.send(message).await {
             Ok(_) => Ok(()),
@@ -87,6 +88,20 @@ impl Mailer {
             Err(err) => Err(MailError::Unavailable(err.to_string())),
         }
     }
+}
+
+/// A body as 7bit when it can be: ASCII, no NUL, lines within SMTP's 998 characters (RFC
+/// 5322 section 2.1.1). Then a long link stays on one line as written, where lettre, which
+/// keeps 7bit for lines under 76 characters, would break it with quoted-printable's `=`.
+/// Anything else as lettre chooses.
+fn plain(text: &str) -> Body {
+    let seven_bit =
+        text.is_ascii() && !text.contains('\0') && text.lines().all(|line| line.len() <= 998);
+    if !seven_bit {
+        return Body::new(text.to_owned());
+    }
+    let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
+    Body::dangerous_pre_encoded(crlf.into_bytes(), ContentTransferEncoding::SevenBit)
 }
 
 fn mailbox(address: &str) -> Result<Mailbox, MailError> {

@@ -12,8 +12,8 @@
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::account::{
-    LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session, SessionHash,
-    User, email_key,
+    Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, User, email_key, validate_name,
 };
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
@@ -72,7 +72,7 @@ pub(crate) async fn users(c: &impl GenericClient) -> Result<Vec<User>, Error> {
 /// The user with this id. With `lock`, the row is locked `FOR SHARE` until the
 /// transaction ends, so that a concurrent disable or password change waits for it (and
 /// then sees what it wrote), or has already been applied to the row returned.
-async fn user(c: &impl GenericClient, id: UserId, lock: bool) -> Result<User, Error> {
+pub(crate) async fn user(c: &impl GenericClient, id: UserId, lock: bool) -> Result<User, Error> {
     let sql = if lock {
         format!("SELECT {USER_COLUMNS} FROM users u WHERE u.id = $1 FOR SHARE")
     } else {
@@ -162,6 +162,20 @@ pub(crate) async fn set_preferences(
         return Err(not_found(Entity::User));
     }
     Ok(())
+}
+
+/// Renames the user.
+pub(crate) async fn set_name(
+    c: &impl GenericClient,
+    id: UserId,
+    name: &str,
+) -> Result<User, Error> {
+    let name = validate_name(name).map_err(|e| Error::Store(StoreError::Invalid(e)))?;
+    let sql = format!("UPDATE users u SET name = $2 WHERE u.id = $1 RETURNING {USER_COLUMNS}");
+    match one(c, &sql, &[&id.0, &name]).await? {
+        Some(row) => rows::user(&row),
+        None => Err(not_found(Entity::User)),
+    }
 }
 
 // ----- members -----
@@ -346,6 +360,7 @@ pub(crate) async fn create_session(
     c: &impl GenericClient,
     user_id: UserId,
     hash: &SessionHash,
+    device: &Device,
     now: DateTime<Utc>,
 ) -> Result<Session, Error> {
     let found = user(c, user_id, true).await?;
@@ -374,11 +389,60 @@ pub(crate) async fn create_session(
     }
     run(
         c,
-        "INSERT INTO sessions (hash, user_id, created_at, last_seen_at) VALUES ($1, $2, $3, $3)",
-        &[&&hash.0[..], &user_id.0, &to_millis(&now)],
+        "INSERT INTO sessions (hash, user_id, created_at, last_seen_at, address, user_agent)
+         VALUES ($1, $2, $3, $3, $4, $5)",
+        &[
+            &&hash.0[..],
+            &user_id.0,
+            &to_millis(&now),
+            &device.address,
+            &device.user_agent,
+        ],
     )
     .await?;
     Ok(session)
+}
+
+/// The user's live sessions, the most recently used first.
+pub(crate) async fn sessions(
+    c: &impl GenericClient,
+    user: UserId,
+    now: DateTime<Utc>,
+) -> Result<Vec<SessionInfo>, Error> {
+    let sql = format!(
+        "SELECT s.hash, {SESSION_COLUMNS}, s.address, s.user_agent FROM sessions s
+         WHERE s.user_id = $1 ORDER BY s.last_seen_at DESC, s.created_at DESC"
+    );
+    let mut live = Vec::new();
+    for row in all(c, &sql, &[&user.0]).await? {
+        let hash: Vec<u8> = row.try_get(0)?;
+        let info = SessionInfo {
+            hash: SessionHash(hash.try_into().unwrap_or([0; 32])),
+            session: rows::session(&row, 1)?,
+            device: Device {
+                address: row.try_get(4)?,
+                user_agent: row.try_get(5)?,
+            },
+        };
+        if info.session.is_live(now) {
+            live.push(info);
+        }
+    }
+    Ok(live)
+}
+
+/// Ends every session of the user but `keep`.
+pub(crate) async fn end_other_sessions(
+    c: &impl GenericClient,
+    user: UserId,
+    keep: &SessionHash,
+) -> Result<u64, Error> {
+    run(
+        c,
+        "DELETE FROM sessions WHERE user_id = $1 AND hash <> $2",
+        &[&user.0, &&keep.0[..]],
+    )
+    .await
 }
 
 /// The live session with this hash and its enabled user.

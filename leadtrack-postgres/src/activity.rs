@@ -4,8 +4,9 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use leadtrack_core::account::Actor;
-use leadtrack_core::activity::{EventRow, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::activity::{
+    Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention,
+};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
@@ -95,7 +96,7 @@ pub(crate) async fn delete_lead(
     c: &impl GenericClient,
     project: ProjectId,
     lead: LeadId,
-    by: &Actor,
+    by: &Attribution,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
     let locked = one(
@@ -120,38 +121,70 @@ pub(crate) async fn delete_lead(
     for sql in DELETE_LEAD {
         run(c, sql, &[&project.0, &lead.0]).await?;
     }
-    let activity = serde_json::to_string(&ProjectActivity::LeadDeleted { lead_id: lead })?;
+    let activity = ProjectActivity::LeadDeleted { lead_id: lead };
+    record_project_event(c, project, by, &activity, now).await
+}
+
+/// Adds an event to the project's history, and deletes its events older than a year.
+pub(crate) async fn record_project_event(
+    c: &impl GenericClient,
+    project: ProjectId,
+    by: &Attribution,
+    activity: &ProjectActivity,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
     run(
         c,
-        "INSERT INTO project_events (project_id, at, actor, activity) VALUES ($1, $2, $3, $4)",
+        "DELETE FROM project_events WHERE project_id = $1 AND at < $2",
+        &[&project.0, &to_millis(&(now - audit_retention()))],
+    )
+    .await?;
+    run(
+        c,
+        "INSERT INTO project_events (project_id, at, actor, activity, address)
+         VALUES ($1, $2, $3, $4, $5)",
         &[
             &project.0,
             &to_millis(&now),
-            &rows::actor_json(Some(by))?,
-            &activity,
+            &rows::actor_json(Some(&by.actor))?,
+            &serde_json::to_string(activity)?,
+            &by.address,
         ],
     )
     .await?;
     Ok(())
 }
 
-/// The project's history, newest first, at most `limit` events.
+/// The project's history, newest first: at most `limit` events before the id `before`,
+/// none older than a year at `now`.
 pub(crate) async fn project_history(
     c: &impl GenericClient,
     project: ProjectId,
+    before: Option<i64>,
     limit: u32,
+    now: DateTime<Utc>,
 ) -> Result<Vec<ProjectEvent>, Error> {
-    let sql = format!(
-        "SELECT {EVENT_COLUMNS} FROM project_events WHERE project_id = $1
-         ORDER BY at DESC, id DESC LIMIT $2"
-    );
-    let rows = all(c, &sql, &[&project.0, &i64::from(limit)]).await?;
+    let rows = all(
+        c,
+        "SELECT id, at, actor, activity, address FROM project_events
+         WHERE project_id = $1 AND at >= $2 AND id < $3
+         ORDER BY id DESC LIMIT $4",
+        &[
+            &project.0,
+            &to_millis(&(now - audit_retention())),
+            &before.unwrap_or(i64::MAX),
+            &i64::from(limit),
+        ],
+    )
+    .await?;
     rows.iter()
         .map(|row| {
             Ok(ProjectEvent {
-                at: from_millis(row.try_get(0)?),
-                by: rows::actor(row.try_get(1)?)?,
-                activity: serde_json::from_str(row.try_get::<_, &str>(2)?)?,
+                id: row.try_get(0)?,
+                at: from_millis(row.try_get(1)?),
+                by: rows::actor(row.try_get(2)?)?,
+                activity: serde_json::from_str(row.try_get::<_, &str>(3)?)?,
+                address: row.try_get(4)?,
             })
         })
         .collect()

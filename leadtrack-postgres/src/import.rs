@@ -36,7 +36,7 @@ pub enum ImportState {
 
 /// The tables whose ids are identity columns: written as given, and their sequences moved
 /// past the largest afterwards.
-const IDENTITY: [&str; 10] = [
+const IDENTITY: [&str; 12] = [
     "projects",
     "api_keys",
     "users",
@@ -47,6 +47,8 @@ const IDENTITY: [&str; 10] = [
     "attempts",
     "webhook_events",
     "saved_views",
+    "invitations",
+    "project_events",
 ];
 
 /// A value to bind for a cell of a column of `kind`.

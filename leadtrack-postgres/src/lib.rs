@@ -35,6 +35,7 @@ mod drafts;
 mod import;
 mod jobs;
 mod leads;
+mod links;
 mod listen;
 mod listing;
 mod report;

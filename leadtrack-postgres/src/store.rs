@@ -4,10 +4,10 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, User,
+    Actor, Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, User,
 };
-use leadtrack_core::activity::{LeadEvent, ProjectEvent};
+use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
@@ -16,6 +16,7 @@ use leadtrack_core::job::{
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use leadtrack_core::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -32,8 +33,8 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, drafts, jobs, leads, listing, report, schema, transaction,
-    views, webhooks,
+    PgStore, accounts, activity, admin, drafts, jobs, leads, links, listing, report, schema,
+    transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -214,7 +215,7 @@ impl LeadStore for PgStore {
         &self,
         project: ProjectId,
         lead: LeadId,
-        by: &Actor,
+        by: &Attribution,
         now: DateTime<Utc>,
     ) -> StoreResult<()> {
         transaction!(self, |tx| activity::delete_lead(
@@ -223,12 +224,29 @@ impl LeadStore for PgStore {
         .await?)
     }
 
+    async fn record_project_event(
+        &self,
+        project: ProjectId,
+        by: &Attribution,
+        event: &ProjectActivity,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| activity::record_project_event(
+            &tx, project, by, event, now
+        )
+        .await?)
+    }
+
     async fn project_history(
         &self,
         project: ProjectId,
+        before: Option<i64>,
         limit: u32,
+        now: DateTime<Utc>,
     ) -> StoreResult<Vec<ProjectEvent>> {
-        read!(self, |c| activity::project_history(c, project, limit))
+        read!(self, |c| activity::project_history(
+            c, project, before, limit, now
+        ))
     }
 
     async fn save_draft(&self, project: ProjectId, draft: &Draft) -> StoreResult<()> {
@@ -483,6 +501,82 @@ impl Accounts for PgStore {
             .await?)
     }
 
+    async fn set_name(&self, user: UserId, name: &str) -> StoreResult<User> {
+        transaction!(self, |tx| accounts::set_name(&tx, user, name).await?)
+    }
+
+    async fn issue_link(
+        &self,
+        user: UserId,
+        link: &AccountLink,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| links::issue(&tx, user, link, hash, now).await?)
+    }
+
+    async fn reset_password(
+        &self,
+        hash: &LinkHash,
+        password: &PasswordHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<User> {
+        transaction!(self, |tx| links::reset_password(&tx, hash, password, now)
+            .await?)
+    }
+
+    async fn confirm_email(&self, hash: &LinkHash, now: DateTime<Utc>) -> StoreResult<User> {
+        transaction!(self, |tx| links::confirm_email(&tx, hash, now).await?)
+    }
+
+    async fn invite(
+        &self,
+        project: ProjectId,
+        invitation: &NewInvitation,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Invitation> {
+        transaction!(self, |tx| links::invite(
+            &tx, project, invitation, hash, now
+        )
+        .await?)
+    }
+
+    async fn invitations(&self, project: ProjectId) -> StoreResult<Vec<Invitation>> {
+        read!(self, |c| links::invitations(c, project))
+    }
+
+    async fn renew_invitation(
+        &self,
+        project: ProjectId,
+        id: i64,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Invitation> {
+        transaction!(self, |tx| links::renew(&tx, project, id, hash, now).await?)
+    }
+
+    async fn revoke_invitation(&self, project: ProjectId, id: i64) -> StoreResult<Invitation> {
+        transaction!(self, |tx| links::revoke(&tx, project, id).await?)
+    }
+
+    async fn invitation(
+        &self,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(Invitation, Project)> {
+        read!(self, |c| links::find(c, hash, now))
+    }
+
+    async fn accept_invitation(
+        &self,
+        hash: &LinkHash,
+        account: Acceptance,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(User, Project)> {
+        transaction!(self, |tx| links::accept(&tx, hash, &account, now).await?)
+    }
+
     async fn set_export(&self, project: ProjectId, user: UserId, allowed: bool) -> StoreResult<()> {
         transaction!(self, |tx| accounts::set_export(&tx, project, user, allowed)
             .await?)
@@ -541,9 +635,21 @@ impl Accounts for PgStore {
         &self,
         user: UserId,
         hash: &SessionHash,
+        device: &Device,
         now: DateTime<Utc>,
     ) -> StoreResult<Session> {
-        transaction!(self, |tx| accounts::create_session(&tx, user, hash, now)
+        transaction!(self, |tx| accounts::create_session(
+            &tx, user, hash, device, now
+        )
+        .await?)
+    }
+
+    async fn sessions(&self, user: UserId, now: DateTime<Utc>) -> StoreResult<Vec<SessionInfo>> {
+        read!(self, |c| accounts::sessions(c, user, now))
+    }
+
+    async fn end_other_sessions(&self, user: UserId, keep: &SessionHash) -> StoreResult<u64> {
+        transaction!(self, |tx| accounts::end_other_sessions(&tx, user, keep)
             .await?)
     }
 

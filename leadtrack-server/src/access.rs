@@ -4,7 +4,9 @@
 //! - `leadtrack_http_requests_total{route, status}` and
 //!   `leadtrack_http_request_duration_seconds{route}`. `route` is the operation
 //!   (`createLead`, `getLeads`, ...), `openapi`, `script`, `demo`, `health`, `healthz`,
-//!   `readyz`, `metrics`, `assets`, `login`, `logout`, `dashboard`, or `other`.
+//!   `readyz`, `metrics`, `assets`, `login`, `logout`, `invitation`, `password`,
+//!   `dashboard`, or `other`.
+//! - Paths are logged with a one-use link's token replaced (`leadtrack_dashboard::redacted`).
 
 use std::time::Duration;
 
@@ -23,8 +25,8 @@ pub(crate) fn describe() {
     );
 }
 
-/// The filter wrapper that logs and counts each request (method, path without the query,
-/// route, status, latency).
+/// The filter wrapper that logs and counts each request (method, path without the query
+/// and without a link's token, route, status, latency).
 pub(crate) fn log() -> Log<impl Fn(Info<'_>) + Copy> {
     warp::log::custom(|info| {
         let route = route(info.path());
@@ -32,7 +34,7 @@ pub(crate) fn log() -> Log<impl Fn(Info<'_>) + Copy> {
         tracing::info!(
             route,
             method = %info.method(),
-            path = info.path(),
+            path = %leadtrack_dashboard::redacted(info.path()),
             status = info.status().as_u16(),
             latency_ms = info.elapsed().as_secs_f64() * 1000.0,
             "request"

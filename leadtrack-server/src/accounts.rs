@@ -4,15 +4,18 @@
 use std::io::BufRead;
 
 use chrono::Utc;
-use leadtrack_core::account::{NewUser, Password, User};
+use leadtrack_core::account::{Actor, NewUser, Password, User};
+use leadtrack_core::activity::{Attribution, ProjectActivity};
+use leadtrack_core::link::{AccountLink, LinkKind, LinkToken, NewInvitation};
 use leadtrack_core::store::Entity;
-use leadtrack_core::{Accounts, Admin, StoreError};
+use leadtrack_core::{Accounts, Store, StoreError};
 use serde_json::{Value, json};
 
 use crate::Failure;
 use crate::admin::project;
 use crate::cli::ProjectListing;
 use crate::cli::{MemberCommand, UserCommand};
+use crate::mail::Links;
 
 fn print_json(value: &Value) {
     say!("{value}");
@@ -68,6 +71,7 @@ fn user_json(user: &User) -> Value {
 pub(crate) async fn user_command<S: Accounts>(
     store: &S,
     command: UserCommand,
+    links: &Links,
 ) -> Result<(), Failure> {
     match command {
         UserCommand::Create {
@@ -156,6 +160,28 @@ pub(crate) async fn user_command<S: Accounts>(
                 }
             }
         }
+        UserCommand::ResetLink { email, json } => {
+            let user = user(store, &email).await?;
+            let token = LinkToken::generate();
+            store
+                .issue_link(
+                    user.id,
+                    &AccountLink::PasswordReset,
+                    &token.hash(),
+                    Utc::now(),
+                )
+                .await
+                .map_err(Failure::store)?;
+            let url = LinkKind::PasswordReset.url(&links.public_url(), &token);
+            let body = format!(
+                "Hello {},\n\nFollow this link to choose a new password for your leadtrack \
+                 account:\n\n{url}\n\nThe link works once, for one hour, and signs you out \
+                 everywhere else.\n",
+                user.name
+            );
+            let sent = send(links, &user.email, "Reset your leadtrack password", &body).await?;
+            print_link(&url, sent, &user.email, json);
+        }
         UserCommand::Disable { email, json } => set_disabled(store, &email, true, json).await?,
         UserCommand::Enable { email, json } => set_disabled(store, &email, false, json).await?,
     }
@@ -187,12 +213,77 @@ async fn set_disabled<S: Accounts>(
     Ok(())
 }
 
+/// Sends a message when an SMTP server is set: whether it was sent. A refusal fails the
+/// command (the link is made, and works, all the same).
+async fn send(links: &Links, to: &str, subject: &str, body: &str) -> Result<bool, Failure> {
+    let Some(mailer) = links.mailer()? else {
+        return Ok(false);
+    };
+    match mailer.send(to, subject, body).await {
+        Ok(()) => Ok(true),
+        Err(err) => {
+            eprintln!("warning: {err}; pass the link on yourself");
+            Ok(false)
+        }
+    }
+}
+
+/// Prints a link a command made, as the last line (`--json`: `{"url": ...}`).
+fn print_link(url: &str, sent: bool, to: &str, json: bool) {
+    if json {
+        print_json(&json!({"url": url, "emailed": sent}));
+        return;
+    }
+    if sent {
+        say!("Emailed the link to {to}. It works once:");
+    } else {
+        say!("No email was sent: pass this link on to {to}. It works once:");
+    }
+    say!("{url}");
+}
+
 /// `member ...`
-pub(crate) async fn member_command<S: Accounts + Admin>(
+pub(crate) async fn member_command<S: Store>(
     store: &S,
     command: MemberCommand,
+    links: &Links,
 ) -> Result<(), Failure> {
+    let record = |project, activity| async move {
+        store
+            .record_project_event(project, &Attribution::admin(), &activity, Utc::now())
+            .await
+            .map_err(Failure::store)
+    };
     match command {
+        MemberCommand::Invite {
+            project: id,
+            email,
+            role,
+            json,
+        } => {
+            let project = project(store, &id).await?;
+            let invitation = NewInvitation::new(&email, role, &Actor::Admin).map_err(Failure)?;
+            let token = LinkToken::generate();
+            let sent = store
+                .invite(project.id, &invitation, &token.hash(), Utc::now())
+                .await
+                .map_err(Failure::store)?;
+            let invited = ProjectActivity::Invited {
+                email: sent.email.clone(),
+                role,
+            };
+            record(project.id, invited).await?;
+            let url = LinkKind::Invitation.url(&links.public_url(), &token);
+            let body = format!(
+                "You are invited to join {} on leadtrack as {role}.\n\nFollow this link to set \
+                 up your account (or sign in) and join:\n\n{url}\n\nThe link works once, for \
+                 72 hours.\n",
+                project.name
+            );
+            let subject = format!("You are invited to {} on leadtrack", project.name);
+            let emailed = send(links, &sent.email, &subject, &body).await?;
+            print_link(&url, emailed, &sent.email, json);
+        }
         MemberCommand::Add {
             project: id,
             email,
@@ -201,10 +292,25 @@ pub(crate) async fn member_command<S: Accounts + Admin>(
         } => {
             let project = project(store, &id).await?;
             let user = user(store, &email).await?;
+            let before = store
+                .members(project.id)
+                .await
+                .map_err(Failure::store)?
+                .into_iter()
+                .find(|member| member.user.id == user.id)
+                .map(|member| member.role);
             store
                 .add_member(project.id, user.id, role, Utc::now())
                 .await
                 .map_err(Failure::store)?;
+            if before != Some(role) {
+                let event = ProjectActivity::RoleSet {
+                    email: user.email.clone(),
+                    from: before,
+                    to: role,
+                };
+                record(project.id, event).await?;
+            }
             if json {
                 print_json(&json!({"projectId": id, "email": user.email, "role": role}));
             } else {
@@ -253,6 +359,10 @@ pub(crate) async fn member_command<S: Accounts + Admin>(
                     user.email
                 )));
             }
+            let event = ProjectActivity::MemberRemoved {
+                email: user.email.clone(),
+            };
+            record(project.id, event).await?;
             if json {
                 print_json(&json!({"projectId": id, "email": user.email, "removed": true}));
             } else {

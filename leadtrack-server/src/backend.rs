@@ -124,7 +124,7 @@ fn sqlite_options(job: &Job) -> SqliteOptions {
     let readers = match job {
         Job::Serve { args, .. } => return args.readers.sqlite_options(),
         Job::Work(_) => 2,
-        Job::Administer(_) => 1,
+        Job::Administer { .. } => 1,
     };
     let defaults = SqliteOptions::default();
     SqliteOptions {

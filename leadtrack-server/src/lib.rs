@@ -61,7 +61,8 @@ use tokio::net::TcpListener;
 
 use backend::Database;
 use cli::{
-    Cli, Command, ConfigCommand, LogFormat, MailCommand, ProjectCommand, ServeArgs, WorkerCommand,
+    Cli, Command, ConfigCommand, LogFormat, MailArgs, MailCommand, ProjectCommand, ServeArgs,
+    WorkerCommand,
 };
 
 /// A failure to report: one line saying what is wrong and what to do.
@@ -156,10 +157,16 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Mail(MailCommand::Test { to })) => {
             return mail::test(&cli.mail, &cli.serve.addr, &to).await;
         }
-        None => Job::serve(cli.serve).await?,
-        Some(Command::Serve(args)) => Job::serve(args).await?,
+        None => Job::serve(cli.serve, cli.mail).await?,
+        Some(Command::Serve(args)) => Job::serve(args, cli.mail).await?,
         Some(Command::Worker(command)) => Job::Work(command),
-        Some(command) => Job::Administer(command),
+        Some(command) => Job::Administer {
+            command,
+            links: mail::Links {
+                settings: cli.mail,
+                addr: cli.serve.addr,
+            },
+        },
     };
     let serving = matches!(job, Job::Serve { .. });
     database.run(job).await?;
@@ -180,22 +187,33 @@ pub(crate) enum Job {
         addr: SocketAddr,
         /// The options of `serve`.
         args: ServeArgs,
+        /// Outgoing email, and where links point.
+        links: mail::Links,
     },
     /// `worker`: conversion deliveries, serving nothing but its metrics.
     Work(WorkerCommand),
     /// An admin command: `project`, `key`, `label`, `integration`, `user` or `member`.
-    Administer(Command),
+    Administer {
+        /// The command.
+        command: Command,
+        /// Outgoing email, and where links point (`member invite`, `user reset-link`).
+        links: mail::Links,
+    },
 }
 
 impl Job {
     /// `serve`, with its address bound first: a port in use is reported before the database
     /// is touched.
-    async fn serve(args: ServeArgs) -> Result<Self, Failure> {
+    async fn serve(args: ServeArgs, settings: MailArgs) -> Result<Self, Failure> {
         let (listener, addr) = serve::bind(&args.addr).await?;
         Ok(Self::Serve {
             listener,
             addr,
             args,
+            links: mail::Links {
+                settings,
+                addr: addr.to_string(),
+            },
         })
     }
 
@@ -203,7 +221,11 @@ impl Job {
     pub(crate) fn creates(&self) -> bool {
         matches!(
             self,
-            Self::Serve { .. } | Self::Administer(Command::Project(ProjectCommand::Create { .. }))
+            Self::Serve { .. }
+                | Self::Administer {
+                    command: Command::Project(ProjectCommand::Create { .. }),
+                    ..
+                }
         )
     }
 
@@ -218,9 +240,10 @@ impl Job {
                 listener,
                 addr,
                 args,
-            } => serve::serve(store, listener, addr, args, database).await,
+                links,
+            } => serve::serve(store, listener, (addr, &links), args, database).await,
             Self::Work(args) => serve::work(store, &args, database).await,
-            Self::Administer(command) => match command {
+            Self::Administer { command, links } => match command {
                 Command::Project(command) => admin::project_command(&store, command).await,
                 Command::Key(command) => admin::key_command(&store, command).await,
                 Command::Label(command) => admin::label_command(&store, command).await,
@@ -229,8 +252,10 @@ impl Job {
                 }
                 Command::Webhook(command) => webhooks::webhook_command(&store, command).await,
                 Command::Job(command) => jobs::job_command(&store, command).await,
-                Command::User(command) => accounts::user_command(&store, command).await,
-                Command::Member(command) => accounts::member_command(&store, command).await,
+                Command::User(command) => accounts::user_command(&store, command, &links).await,
+                Command::Member(command) => {
+                    accounts::member_command(&store, command, &links).await
+                }
                 Command::Serve(_)
                 | Command::Worker(_)
                 | Command::Backup { .. }

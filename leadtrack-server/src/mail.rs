@@ -31,6 +31,28 @@ pub(crate) fn public_url(settings: &MailArgs, addr: &str) -> String {
     }
 }
 
+/// The mail settings and the address `serve` listens on: what commands that make a link
+/// need to send it, and to say where it points.
+#[derive(Debug)]
+pub(crate) struct Links {
+    /// `--smtp-url`, `--mail-from`, `--public-url`.
+    pub(crate) settings: MailArgs,
+    /// The address `serve` listens on (or would).
+    pub(crate) addr: String,
+}
+
+impl Links {
+    /// The mailer, if an SMTP server is set.
+    pub(crate) fn mailer(&self) -> Result<Option<Mailer>, Failure> {
+        mailer(&self.settings)
+    }
+
+    /// Where links point.
+    pub(crate) fn public_url(&self) -> String {
+        public_url(&self.settings, &self.addr)
+    }
+}
+
 /// `server mail test --to ADDRESS`: sends one message, and says where it went.
 pub(crate) async fn test(settings: &MailArgs, addr: &str, to: &str) -> Result<(), Failure> {
     let Some(mailer) = mailer(settings)? else {

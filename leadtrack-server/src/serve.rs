@@ -13,6 +13,7 @@ use warp::{Filter, Reply};
 
 use crate::backend::Database;
 use crate::cli::{MetricsArgs, ServeArgs, WorkerArgs, WorkerCommand};
+use crate::mail::Links;
 use crate::metrics::{self, Metrics};
 use crate::{Failure, Readiness, ServeOptions, bootstrap};
 
@@ -34,10 +35,11 @@ pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failur
 pub(crate) async fn serve<S: Store + Clone>(
     store: S,
     listener: TcpListener,
-    addr: SocketAddr,
+    (addr, links): (SocketAddr, &Links),
     args: ServeArgs,
     db: &Database,
 ) -> Result<(), Failure> {
+    let mailer = links.mailer()?;
     bootstrap::first_run(&store, addr, &args.owner_email).await?;
     let readiness = Readiness::new();
     if args.rate_limit_project.is_some() {
@@ -57,6 +59,8 @@ pub(crate) async fn serve<S: Store + Clone>(
         store.clone(),
         leadtrack_dashboard::Config {
             trust_proxy: args.trust_forwarded_for,
+            public_url: Some(links.public_url()),
+            mailer,
             ..leadtrack_dashboard::Config::default()
         },
     );

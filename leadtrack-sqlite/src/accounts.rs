@@ -6,8 +6,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session, SessionHash,
-    User, email_key,
+    Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, User, email_key, validate_name,
 };
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis};
@@ -137,6 +137,18 @@ pub(crate) fn set_preferences(
         return Err(not_found(Entity::User));
     }
     Ok(())
+}
+
+/// Renames the user.
+pub(crate) fn set_name(conn: &Connection, id: UserId, name: &str) -> Result<User, Error> {
+    let name = validate_name(name).map_err(|e| Error::Store(StoreError::Invalid(e)))?;
+    let changed = conn
+        .prepare_cached("UPDATE users SET name = ?2 WHERE id = ?1")?
+        .execute((id.0, name))?;
+    if changed == 0 {
+        return Err(not_found(Entity::User));
+    }
+    user(conn, id)
 }
 
 // ----- members -----
@@ -276,6 +288,7 @@ pub(crate) fn create_session(
     conn: &Connection,
     user_id: UserId,
     hash: &SessionHash,
+    device: &Device,
     now: DateTime<Utc>,
 ) -> Result<Session, Error> {
     let user = user(conn, user_id)?;
@@ -300,10 +313,55 @@ pub(crate) fn create_session(
         delete.execute([dead])?;
     }
     conn.prepare_cached(
-        "INSERT INTO sessions (hash, user_id, created_at, last_seen_at) VALUES (?1, ?2, ?3, ?3)",
+        "INSERT INTO sessions (hash, user_id, created_at, last_seen_at, address, user_agent)
+         VALUES (?1, ?2, ?3, ?3, ?4, ?5)",
     )?
-    .execute((&hash.0[..], user_id.0, to_millis(&now)))?;
+    .execute((
+        &hash.0[..],
+        user_id.0,
+        to_millis(&now),
+        &device.address,
+        &device.user_agent,
+    ))?;
     Ok(session)
+}
+
+/// The user's live sessions, the most recently used first.
+pub(crate) fn sessions(
+    conn: &Connection,
+    user: UserId,
+    now: DateTime<Utc>,
+) -> Result<Vec<SessionInfo>, Error> {
+    let all: Vec<SessionInfo> = conn
+        .prepare_cached(&format!(
+            "SELECT s.hash, {SESSION_COLUMNS}, s.address, s.user_agent FROM sessions s
+             WHERE s.user_id = ?1 ORDER BY s.last_seen_at DESC, s.created_at DESC"
+        ))?
+        .query_and_then([user.0], |row| -> Result<_, Error> {
+            let hash: Vec<u8> = row.get(0)?;
+            Ok(SessionInfo {
+                hash: SessionHash(hash.try_into().unwrap_or([0; 32])),
+                session: rows::session(row, 1)?,
+                device: Device {
+                    address: row.get(4)?,
+                    user_agent: row.get(5)?,
+                },
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(all.into_iter().filter(|s| s.session.is_live(now)).collect())
+}
+
+/// Ends every session of the user but `keep`.
+pub(crate) fn end_other_sessions(
+    conn: &Connection,
+    user: UserId,
+    keep: &SessionHash,
+) -> Result<u64, Error> {
+    let ended = conn
+        .prepare_cached("DELETE FROM sessions WHERE user_id = ?1 AND hash <> ?2")?
+        .execute((user.0, &keep.0[..]))?;
+    Ok(ended as u64)
 }
 
 /// The live session with this hash and its enabled user.

@@ -3,8 +3,9 @@
 //! project's history.
 
 use chrono::{DateTime, Utc};
-use leadtrack_core::account::Actor;
-use leadtrack_core::activity::{EventRow, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::activity::{
+    Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention,
+};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
@@ -91,7 +92,7 @@ pub(crate) fn delete_lead(
     conn: &Connection,
     project: ProjectId,
     lead: LeadId,
-    by: &Actor,
+    by: &Attribution,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
     let unfinished: Option<bool> = conn
@@ -113,34 +114,63 @@ pub(crate) fn delete_lead(
         conn.prepare_cached(sql)?.execute((project.0, lead.0))?;
     }
     let activity = ProjectActivity::LeadDeleted { lead_id: lead };
+    record_project_event(conn, project, by, &activity, now)
+}
+
+/// Adds an event to the project's history, and deletes its events older than a year.
+pub(crate) fn record_project_event(
+    conn: &Connection,
+    project: ProjectId,
+    by: &Attribution,
+    activity: &ProjectActivity,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    conn.prepare_cached("DELETE FROM project_events WHERE project_id = ?1 AND at < ?2")?
+        .execute((project.0, to_millis(&(now - audit_retention()))))?;
     conn.prepare_cached(
-        "INSERT INTO project_events (project_id, at, actor, activity) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO project_events (project_id, at, actor, activity, address)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute((
         project.0,
         to_millis(&now),
-        rows::actor_json(Some(by))?,
-        serde_json::to_string(&activity)?,
+        rows::actor_json(Some(&by.actor))?,
+        serde_json::to_string(activity)?,
+        &by.address,
     ))?;
     Ok(())
 }
 
-/// The project's history, newest first, at most `limit` events.
+/// The project's history, newest first: at most `limit` events before the id `before`,
+/// none older than a year at `now`.
 pub(crate) fn project_history(
     conn: &Connection,
     project: ProjectId,
+    before: Option<i64>,
     limit: u32,
+    now: DateTime<Utc>,
 ) -> Result<Vec<ProjectEvent>, Error> {
-    conn.prepare_cached(&format!(
-        "SELECT {EVENT_COLUMNS} FROM project_events WHERE project_id = ?1
-         ORDER BY at DESC, id DESC LIMIT ?2"
-    ))?
-    .query_and_then((project.0, limit), |row| {
-        Ok(ProjectEvent {
-            at: from_millis(row.get(0)?),
-            by: rows::actor(row.get(1)?)?,
-            activity: serde_json::from_str(&row.get::<_, String>(2)?)?,
-        })
-    })?
+    conn.prepare_cached(
+        "SELECT id, at, actor, activity, address FROM project_events
+         WHERE project_id = ?1 AND at >= ?2 AND id < ?3
+         ORDER BY id DESC LIMIT ?4",
+    )?
+    .query_and_then(
+        (
+            project.0,
+            to_millis(&(now - audit_retention())),
+            before.unwrap_or(i64::MAX),
+            limit,
+        ),
+        |row| {
+            Ok(ProjectEvent {
+                id: row.get(0)?,
+                at: from_millis(row.get(1)?),
+                by: rows::actor(row.get(2)?)?,
+                activity: serde_json::from_str(&row.get::<_, String>(3)?)?,
+                address: row.get(4)?,
+            })
+        },
+    )?
     .collect()
 }

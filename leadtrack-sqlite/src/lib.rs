@@ -53,6 +53,7 @@ mod drafts;
 mod export;
 mod jobs;
 mod leads;
+mod links;
 mod listing;
 mod report;
 mod rows;

@@ -5,10 +5,10 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, User,
+    Actor, Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, User,
 };
-use leadtrack_core::activity::{LeadEvent, ProjectEvent};
+use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
@@ -17,6 +17,7 @@ use leadtrack_core::job::{
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use leadtrack_core::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -34,8 +35,8 @@ use uuid::Uuid;
 
 use crate::rows::Error;
 use crate::{
-    SqliteStore, accounts, activity, admin, drafts, jobs, leads, listing, report, rows, schema,
-    views, webhooks,
+    SqliteStore, accounts, activity, admin, drafts, jobs, leads, links, listing, report, rows,
+    schema, views, webhooks,
 };
 
 #[async_trait]
@@ -202,7 +203,7 @@ impl LeadStore for SqliteStore {
         &self,
         project: ProjectId,
         lead: LeadId,
-        by: &Actor,
+        by: &Attribution,
         now: DateTime<Utc>,
     ) -> StoreResult<()> {
         let by = by.clone();
@@ -210,12 +211,26 @@ impl LeadStore for SqliteStore {
             .await
     }
 
+    async fn record_project_event(
+        &self,
+        project: ProjectId,
+        by: &Attribution,
+        event: &ProjectActivity,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let (by, event) = (by.clone(), event.clone());
+        self.write(move |conn| activity::record_project_event(conn, project, &by, &event, now))
+            .await
+    }
+
     async fn project_history(
         &self,
         project: ProjectId,
+        before: Option<i64>,
         limit: u32,
+        now: DateTime<Utc>,
     ) -> StoreResult<Vec<ProjectEvent>> {
-        self.read(move |conn| activity::project_history(conn, project, limit))
+        self.read(move |conn| activity::project_history(conn, project, before, limit, now))
             .await
     }
 
@@ -492,6 +507,95 @@ impl Accounts for SqliteStore {
             .await
     }
 
+    async fn set_name(&self, user: UserId, name: &str) -> StoreResult<User> {
+        let name = name.to_owned();
+        self.write(move |conn| accounts::set_name(conn, user, &name))
+            .await
+    }
+
+    async fn issue_link(
+        &self,
+        user: UserId,
+        link: &AccountLink,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let (link, hash) = (link.clone(), *hash);
+        self.write(move |conn| links::issue(conn, user, &link, &hash, now))
+            .await
+    }
+
+    async fn reset_password(
+        &self,
+        hash: &LinkHash,
+        password: &PasswordHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<User> {
+        let (hash, password) = (*hash, password.clone());
+        self.write(move |conn| links::reset_password(conn, &hash, &password, now))
+            .await
+    }
+
+    async fn confirm_email(&self, hash: &LinkHash, now: DateTime<Utc>) -> StoreResult<User> {
+        let hash = *hash;
+        self.write(move |conn| links::confirm_email(conn, &hash, now))
+            .await
+    }
+
+    async fn invite(
+        &self,
+        project: ProjectId,
+        invitation: &NewInvitation,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Invitation> {
+        let (invitation, hash) = (invitation.clone(), *hash);
+        self.write(move |conn| links::invite(conn, project, &invitation, &hash, now))
+            .await
+    }
+
+    async fn invitations(&self, project: ProjectId) -> StoreResult<Vec<Invitation>> {
+        self.read(move |conn| links::invitations(conn, project))
+            .await
+    }
+
+    async fn renew_invitation(
+        &self,
+        project: ProjectId,
+        id: i64,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Invitation> {
+        let hash = *hash;
+        self.write(move |conn| links::renew(conn, project, id, &hash, now))
+            .await
+    }
+
+    async fn revoke_invitation(&self, project: ProjectId, id: i64) -> StoreResult<Invitation> {
+        self.write(move |conn| links::revoke(conn, project, id))
+            .await
+    }
+
+    async fn invitation(
+        &self,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(Invitation, Project)> {
+        let hash = *hash;
+        self.read(move |conn| links::find(conn, &hash, now)).await
+    }
+
+    async fn accept_invitation(
+        &self,
+        hash: &LinkHash,
+        account: Acceptance,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(User, Project)> {
+        let hash = *hash;
+        self.write(move |conn| links::accept(conn, &hash, &account, now))
+            .await
+    }
+
     async fn set_export(&self, project: ProjectId, user: UserId, allowed: bool) -> StoreResult<()> {
         self.write(move |conn| accounts::set_export(conn, project, user, allowed))
             .await
@@ -555,10 +659,22 @@ impl Accounts for SqliteStore {
         &self,
         user: UserId,
         hash: &SessionHash,
+        device: &Device,
         now: DateTime<Utc>,
     ) -> StoreResult<Session> {
-        let hash = *hash;
-        self.write(move |conn| accounts::create_session(conn, user, &hash, now))
+        let (hash, device) = (*hash, device.clone());
+        self.write(move |conn| accounts::create_session(conn, user, &hash, &device, now))
+            .await
+    }
+
+    async fn sessions(&self, user: UserId, now: DateTime<Utc>) -> StoreResult<Vec<SessionInfo>> {
+        self.read(move |conn| accounts::sessions(conn, user, now))
+            .await
+    }
+
+    async fn end_other_sessions(&self, user: UserId, keep: &SessionHash) -> StoreResult<u64> {
+        let keep = *keep;
+        self.write(move |conn| accounts::end_other_sessions(conn, user, &keep))
             .await
     }
 

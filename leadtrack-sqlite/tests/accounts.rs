@@ -4,7 +4,7 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use leadtrack_core::Accounts;
 use leadtrack_core::StoreError;
-use leadtrack_core::account::{NewUser, Password, SessionToken, User};
+use leadtrack_core::account::{Device, NewUser, Password, SessionToken, User};
 use leadtrack_core::store::Entity;
 use leadtrack_sqlite::SqliteStore;
 
@@ -44,7 +44,7 @@ async fn only_the_hash_of_a_session_token_is_stored() {
     let ada = ada(&store).await;
     let token = SessionToken::generate();
     store
-        .create_session(ada.id, &token.hash(), at(0))
+        .create_session(ada.id, &token.hash(), &Device::default(), at(0))
         .await
         .unwrap();
     let conn = raw(store).await;
@@ -68,13 +68,19 @@ async fn a_new_session_prunes_the_users_dead_ones() {
     let ada = ada(&store).await;
     let old = SessionToken::generate().hash();
     let live = SessionToken::generate().hash();
-    store.create_session(ada.id, &old, at(0)).await.unwrap();
-    store.create_session(ada.id, &live, at(60)).await.unwrap();
+    store
+        .create_session(ada.id, &old, &Device::default(), at(0))
+        .await
+        .unwrap();
+    store
+        .create_session(ada.id, &live, &Device::default(), at(60))
+        .await
+        .unwrap();
     // 13 hours on, the first has been idle too long; the second was used an hour ago.
     store.touch_session(&live, at(12 * 60)).await.unwrap();
     let newest = SessionToken::generate().hash();
     store
-        .create_session(ada.id, &newest, at(13 * 60))
+        .create_session(ada.id, &newest, &Device::default(), at(13 * 60))
         .await
         .unwrap();
     assert!(store.session(&live, at(13 * 60)).await.is_ok());
@@ -86,7 +92,10 @@ async fn touching_never_moves_a_session_back_in_time() {
     let (_dir, store) = store().await;
     let ada = ada(&store).await;
     let hash = SessionToken::generate().hash();
-    store.create_session(ada.id, &hash, at(0)).await.unwrap();
+    store
+        .create_session(ada.id, &hash, &Device::default(), at(0))
+        .await
+        .unwrap();
     store.touch_session(&hash, at(10 * 60)).await.unwrap();
     store.touch_session(&hash, at(60)).await.unwrap();
     let (_, session) = store.session(&hash, at(20 * 60)).await.unwrap();
@@ -107,14 +116,22 @@ async fn a_session_started_while_disabled_stays_dead_once_enabled() {
     store.set_user_disabled(ada.id, true).await.unwrap();
     // A sign-in that checked the user before they were disabled.
     let raced = SessionToken::generate().hash();
-    store.create_session(ada.id, &raced, at(1)).await.unwrap();
+    store
+        .create_session(ada.id, &raced, &Device::default(), at(1))
+        .await
+        .unwrap();
     store.set_user_disabled(ada.id, false).await.unwrap();
     assert!(matches!(
         store.session(&raced, at(2)).await,
         Err(StoreError::NotFound(Entity::Session))
     ));
     let unknown = store
-        .create_session(leadtrack_core::UserId(i64::MAX), &raced, at(2))
+        .create_session(
+            leadtrack_core::UserId(i64::MAX),
+            &raced,
+            &Device::default(),
+            at(2),
+        )
         .await;
     assert!(matches!(unknown, Err(StoreError::NotFound(Entity::User))));
 }

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
-use leadtrack_core::activity::{LeadEvent, ProjectEvent};
+use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
 use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, UndoTarget};
@@ -399,12 +399,27 @@ mod general {
             &self,
             _: ProjectId,
             _: LeadId,
-            _: &Actor,
+            _: &Attribution,
             _: DateTime<Utc>,
         ) -> StoreResult<()> {
             Err((self.fail)())
         }
-        async fn project_history(&self, _: ProjectId, _: u32) -> StoreResult<Vec<ProjectEvent>> {
+        async fn record_project_event(
+            &self,
+            _: ProjectId,
+            _: &Attribution,
+            _: &ProjectActivity,
+            _: DateTime<Utc>,
+        ) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn project_history(
+            &self,
+            _: ProjectId,
+            _: Option<i64>,
+            _: u32,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Vec<ProjectEvent>> {
             Err((self.fail)())
         }
         async fn last_ratings(

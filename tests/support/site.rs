@@ -62,9 +62,14 @@ pub(crate) async fn lead(store: &dyn Store, project: &Project, body: Value) -> L
 /// `Other`, which neither of them belongs to; on the backend under test (a temporary SQLite
 /// file, or PostgreSQL with `LEADTRACK_TEST_BACKEND=postgres`).
 pub(crate) async fn site() -> Site {
+    site_with(leadtrack_dashboard::Config::default()).await
+}
+
+/// [`site`], with the dashboard configured as `config` says (a mailer, say).
+pub(crate) async fn site_with(config: leadtrack_dashboard::Config) -> Site {
     let parts = Parts {
         project: "acme",
-        dashboard: Some(leadtrack_dashboard::Config::default()),
+        dashboard: Some(config),
         ..Parts::default()
     };
     let app = spawn_app(parts).await;

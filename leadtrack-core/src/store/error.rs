@@ -50,6 +50,11 @@ pub enum Entity {
     Session,
     /// A lead webhook, or one of its event deliveries.
     Webhook,
+    /// An invitation (unknown, taken, revoked, renewed or expired).
+    Invitation,
+    /// A link about an account: a password reset or an email change (unknown, used,
+    /// replaced or expired).
+    Link,
 }
 
 impl fmt::Display for Entity {
@@ -63,6 +68,8 @@ impl fmt::Display for Entity {
             Self::User => "user",
             Self::Session => "session",
             Self::Webhook => "webhook",
+            Self::Invitation => "invitation",
+            Self::Link => "link",
         })
     }
 }

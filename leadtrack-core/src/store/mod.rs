@@ -34,10 +34,10 @@ pub use row::{LeadRow, q_text};
 pub use sql::Listed;
 
 use crate::account::{
-    Actor, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, User,
+    Actor, Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, User,
 };
-use crate::activity::{LeadEvent, ProjectEvent};
+use crate::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use crate::draft::Draft;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{
@@ -46,6 +46,7 @@ use crate::job::{
 use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use crate::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
 use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -286,21 +287,35 @@ pub trait LeadStore: Send + Sync + 'static {
 
     /// Deletes a lead with everything of it (its history, jobs, deliveries and attempts,
     /// and its webhook events), and records `lead_deleted` in the project's history, by
-    /// `by`. Fails with [`Conflict::JobPending`] while the lead has an unfinished job (a
+    /// `by`, in the same transaction. Fails with [`Conflict::JobPending`] while the lead has an unfinished job (a
     /// conversion may be on its way), and [`Entity::Lead`] not found.
     async fn delete_lead(
         &self,
         project: ProjectId,
         lead: LeadId,
-        by: &Actor,
+        by: &Attribution,
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
 
-    /// The project's own history, newest first, at most `limit` events.
+    /// Records an event in the project's history (its audit log), and deletes its events
+    /// older than [`crate::activity::audit_retention`] on the way.
+    async fn record_project_event(
+        &self,
+        project: ProjectId,
+        by: &Attribution,
+        activity: &ProjectActivity,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// The project's own history, newest first: at most `limit` events older than the
+    /// event `before` (an id; `None`: from the newest), none older than
+    /// [`crate::activity::audit_retention`] at `now`.
     async fn project_history(
         &self,
         project: ProjectId,
+        before: Option<i64>,
         limit: u32,
+        now: DateTime<Utc>,
     ) -> StoreResult<Vec<ProjectEvent>>;
 
     // ----- drafts ([`crate::draft`]) -----
@@ -575,6 +590,87 @@ pub trait Accounts: Send + Sync + 'static {
     /// Replaces the user's dashboard preferences. Errors: [`Entity::User`] not found.
     async fn set_preferences(&self, user: UserId, preferences: &Preferences) -> StoreResult<()>;
 
+    /// Renames the user (the name checked by [`crate::account::validate_name`]).
+    /// Errors: [`Entity::User`] not found.
+    async fn set_name(&self, user: UserId, name: &str) -> StoreResult<User>;
+
+    // ----- links about an account ([`crate::link`]) -----
+
+    /// Makes `link` for the user, found later by `hash`, replacing any earlier link of its
+    /// kind. Errors: [`Entity::User`] not found.
+    async fn issue_link(
+        &self,
+        user: UserId,
+        link: &AccountLink,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// Takes a live password-reset link: sets the password and ends every session of its
+    /// user. Errors: [`Entity::Link`] not found (unknown, used, replaced or expired).
+    async fn reset_password(
+        &self,
+        hash: &LinkHash,
+        password: &PasswordHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<User>;
+
+    /// Takes a live email-change link: the email it holds becomes its user's.
+    /// Errors: [`Entity::Link`] not found; [`Conflict::UserExists`] when another user has
+    /// taken that email since (the link is then left as it was).
+    async fn confirm_email(&self, hash: &LinkHash, now: DateTime<Utc>) -> StoreResult<User>;
+
+    // ----- invitations ([`crate::link`]) -----
+
+    /// Invites someone to the project with a link found by `hash`. A pending invitation of
+    /// the same email (in any case) is renewed instead: its role and link are replaced.
+    /// Errors: [`Entity::Project`] not found.
+    async fn invite(
+        &self,
+        project: ProjectId,
+        invitation: &NewInvitation,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Invitation>;
+
+    /// The project's pending invitations (expired ones too: they can be sent again), newest
+    /// first.
+    async fn invitations(&self, project: ProjectId) -> StoreResult<Vec<Invitation>>;
+
+    /// Gives a pending invitation a new link, found by `hash`, lasting from `now`.
+    /// Errors: [`Entity::Invitation`] not found.
+    async fn renew_invitation(
+        &self,
+        project: ProjectId,
+        id: i64,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Invitation>;
+
+    /// Revokes a pending invitation: its link no longer works. Errors:
+    /// [`Entity::Invitation`] not found.
+    async fn revoke_invitation(&self, project: ProjectId, id: i64) -> StoreResult<Invitation>;
+
+    /// The invitation whose link is live at `now`, and its project. Errors:
+    /// [`Entity::Invitation`] not found (unknown, taken, revoked, renewed or expired).
+    async fn invitation(
+        &self,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(Invitation, Project)>;
+
+    /// Takes a live invitation, once: creates the new account, or checks that the existing
+    /// user has the invitation's email, and makes them a member with its role (a member
+    /// already keeps their role). Errors: [`Entity::Invitation`] not found;
+    /// [`Conflict::UserExists`] for a new account whose email is taken; [`StoreError::Invalid`]
+    /// when the account's email is not the invitation's.
+    async fn accept_invitation(
+        &self,
+        hash: &LinkHash,
+        account: Acceptance,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(User, Project)>;
+
     // ----- saved views -----
 
     /// Saves `view` in the project for `owner`, or for the team when it is shared,
@@ -635,8 +731,15 @@ pub trait Accounts: Send + Sync + 'static {
         &self,
         user: UserId,
         hash: &SessionHash,
+        device: &Device,
         now: DateTime<Utc>,
     ) -> StoreResult<Session>;
+
+    /// The user's sessions live at `now`, the most recently used first.
+    async fn sessions(&self, user: UserId, now: DateTime<Utc>) -> StoreResult<Vec<SessionInfo>>;
+
+    /// Ends every session of the user but `keep`; how many ended.
+    async fn end_other_sessions(&self, user: UserId, keep: &SessionHash) -> StoreResult<u64>;
 
     /// The session with this hash and its user, if it is live at `now`
     /// ([`Session::is_live`]) and the user is enabled. Errors: [`Entity::Session`] not

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use chrono::Duration;
 
 use crate::account::{
-    NewUser, Password, PasswordHash, Preferences, SessionHash, SessionToken, Theme, User,
+    Device, NewUser, Password, PasswordHash, Preferences, SessionHash, SessionToken, Theme, User,
     session_lifetime,
 };
 use crate::saved_view::NewSavedView;
@@ -36,7 +36,7 @@ async fn user<S: Accounts>(store: &S, email: &str) -> User {
 async fn session<S: Accounts>(store: &S, user: UserId, minute: i64) -> SessionHash {
     let hash = SessionToken::generate().hash();
     store
-        .create_session(user, &hash, at(minute))
+        .create_session(user, &hash, &Device::default(), at(minute))
         .await
         .expect("create session");
     hash

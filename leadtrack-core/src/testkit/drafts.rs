@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{Backend, assert_not_found, at, by, create, lead_by_id, project, update};
+use super::{Backend, assert_not_found, at, attributed, by, create, lead_by_id, project, update};
 use crate::account::Actor;
 use crate::draft::Draft;
 use crate::label::LabelMapping;
@@ -112,7 +112,7 @@ pub async fn a_rating_or_a_deletion_discards_the_draft<B: Backend>(backend: &B) 
     rate(leads[0], ConversionId::Lost).await;
     rate(leads[1], ConversionId::Open).await;
     store
-        .delete_lead(acme.id, leads[2], &by(), at(21))
+        .delete_lead(acme.id, leads[2], &attributed(), at(21))
         .await
         .unwrap();
     let left: Vec<LeadId> = store

@@ -5,8 +5,8 @@ use futures_util::future::join_all;
 use serde_json::{Value, json};
 
 use super::{
-    Backend, assert_not_found, at, by, create, data, found, ids, label, lead_by_id, project,
-    update, webhook, webhook_label,
+    Backend, assert_not_found, at, attributed, by, create, data, found, ids, label, lead_by_id,
+    project, update, webhook, webhook_label,
 };
 use crate::integration::IntegrationSettings;
 use crate::key::{KeyHash, KeyRef};
@@ -565,7 +565,7 @@ pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backen
         .unwrap()
         .job
         .unwrap();
-    let refused = store.delete_lead(p.id, gone, &by(), at(4)).await;
+    let refused = store.delete_lead(p.id, gone, &attributed(), at(4)).await;
     assert!(
         matches!(refused, Err(StoreError::Conflict(_))),
         "{refused:?}"
@@ -573,15 +573,20 @@ pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backen
     super::deliver(&store, job, 5).await;
 
     let other = project(&store, "other").await;
-    let theirs = store.delete_lead(other.id, gone, &by(), at(6)).await;
+    let theirs = store
+        .delete_lead(other.id, gone, &attributed(), at(6))
+        .await;
     assert_not_found(theirs, Entity::Lead);
-    store.delete_lead(p.id, gone, &by(), at(6)).await.unwrap();
+    store
+        .delete_lead(p.id, gone, &attributed(), at(6))
+        .await
+        .unwrap();
     assert_not_found(
         store.find_lead(p.id, &LeadIdentifier::LeadId(gone)).await,
         Entity::Lead,
     );
     assert_not_found(
-        store.delete_lead(p.id, gone, &by(), at(7)).await,
+        store.delete_lead(p.id, gone, &attributed(), at(7)).await,
         Entity::Lead,
     );
     assert!(store.lead_jobs(p.id, gone).await.unwrap().is_empty());
@@ -603,16 +608,23 @@ pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backen
         queued, 1,
         "only the kept lead's lead.created is left to send"
     );
-    let history = store.project_history(p.id, 10).await.unwrap();
+    let history = store.project_history(p.id, None, 10, at(7)).await.unwrap();
     assert_eq!(history.len(), 1);
     assert_eq!(
         history[0].activity,
         ProjectActivity::LeadDeleted { lead_id: gone }
     );
-    assert_eq!((history[0].at, history[0].by.clone()), (at(6), Some(by())));
+    assert_eq!(
+        (
+            history[0].at,
+            history[0].by.clone(),
+            history[0].address.clone()
+        ),
+        (at(6), Some(by()), attributed().address)
+    );
     assert!(
         store
-            .project_history(other.id, 10)
+            .project_history(other.id, None, 10, at(7))
             .await
             .unwrap()
             .is_empty()

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{Backend, at, by, create, ids, label, project, update};
+use super::{Backend, at, attributed, by, create, ids, label, project, update};
 use crate::api::GetLeadsResponse;
 use crate::label::LabelMapping;
 use crate::request::query::{Sort, SortDirection, SortField};
@@ -883,7 +883,7 @@ pub async fn facet_counts_follow_every_change<B: Backend>(backend: &B) {
         .unwrap();
     check().await;
     store
-        .delete_lead(project.id, b, &by(), at(7))
+        .delete_lead(project.id, b, &attributed(), at(7))
         .await
         .unwrap();
     check().await;

@@ -41,6 +41,7 @@ pub mod drafts;
 pub mod export;
 pub mod jobs;
 pub mod leads;
+pub mod links;
 pub mod listing;
 pub mod reports;
 pub mod retry;
@@ -55,6 +56,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::account::Actor;
+use crate::activity::Attribution;
 use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
     MetaSettings, MicrosoftAdsSettings, Secret, WebhookSettings,
@@ -329,6 +331,14 @@ pub(crate) async fn connected_project<S: Admin>(store: &S) -> Project {
 /// The actor of the suite's status updates: an API key.
 pub(crate) fn by() -> Actor {
     Actor::api_key("lt_testkit0")
+}
+
+/// [`by`], from a documentation address, as a project's history records who did something.
+pub(crate) fn attributed() -> Attribution {
+    Attribution {
+        actor: by(),
+        address: Some("192.0.2.7".to_owned()),
+    }
 }
 
 /// Asserts that `result` is the not-found error of `entity`.

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use askama::Template;
 use chrono::Utc;
+use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::{
     Field as Setting, Input, Integrations, Platform, SettingsError, SettingsInput,
     Shown as StoredValue,
@@ -15,7 +16,7 @@ use leadtrack_core::integration::{
 use leadtrack_core::job::{Attempt, RetryTarget};
 use leadtrack_core::label::LabelMapping;
 use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
-use leadtrack_core::{Admin, Store};
+use leadtrack_core::{Admin, LeadStore, Store};
 use leadtrack_forward::check::{TestError, TestRequest};
 use leadtrack_forward::{Outcome, check, ga4};
 use strum::VariantArray;
@@ -282,7 +283,11 @@ pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -
 }
 
 /// `POST integrations/{kind}`: connects the platform or changes its settings.
-pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form), slug: &str) -> Answer {
+pub(super) async fn save<S: Admin + LeadStore>(
+    store: &S,
+    (owner, form): (Owner, Form),
+    slug: &str,
+) -> Answer {
     let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
         return Ok(owner.not_found());
     };
@@ -328,6 +333,8 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form), slug
         "connected"
     };
     tracing::info!(user = %owner.viewer.user.id, integration = %kind, "integration {verb}");
+    let saved = ProjectActivity::IntegrationSaved { integration: kind };
+    owner.record(store, saved).await?;
     match applied.generated_secret {
         Some(secret) => {
             let shown = Shown {
@@ -342,7 +349,7 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form), slug
 }
 
 /// `POST integrations/{kind}/disconnect`.
-pub(super) async fn disconnect<S: Admin>(
+pub(super) async fn disconnect<S: Admin + LeadStore>(
     store: &S,
     (owner, _): (Owner, Form),
     slug: &str,
@@ -355,6 +362,8 @@ pub(super) async fn disconnect<S: Admin>(
         .await
         .map_err(|e| owner.failure(e))?;
     tracing::info!(user = %owner.viewer.user.id, integration = %kind, "integration disconnected");
+    let removed = ProjectActivity::IntegrationRemoved { integration: kind };
+    owner.record(store, removed).await?;
     Ok(owner.redirect("integrations", Some(&format!("{slug}-disconnected"))))
 }
 

@@ -1,20 +1,22 @@
-//! Members: who may sign in to the project and with which role; adding an existing user by
-//! email, changing a role, removing a member. The store keeps the last owner from being
-//! removed or demoted.
+//! Members: who may sign in to the project and with which role; inviting someone by email
+//! (a one-use link, 72 hours, sent by email or shown to pass on), sending an invitation again
+//! or revoking it; changing a role, allowing exports, removing a member. The store keeps the
+//! last owner from being removed or demoted. Every change is recorded in the audit log.
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::account::Member;
+use leadtrack_core::account::{Member, email_key};
+use leadtrack_core::activity::ProjectActivity;
+use leadtrack_core::link::{Invitation, LinkKind, LinkToken, NewInvitation};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{Role, UserId};
-use leadtrack_core::{Accounts, StoreError};
+use leadtrack_core::{Accounts, Store, StoreError};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
 use super::{Answer, Area, Frame, Owner, Problems, notice};
-use crate::Request;
-use crate::render;
 use crate::session::Form;
+use crate::{Config, Request, format, mail, render};
 
 /// A member as the list shows them.
 struct MemberRow {
@@ -26,6 +28,25 @@ struct MemberRow {
     is_viewer: bool,
     /// A member (not an owner or a viewer): whether owners let them export.
     export: Option<bool>,
+}
+
+/// A pending invitation as the list shows it.
+struct InvitationRow {
+    id: i64,
+    email: String,
+    role: Role,
+    invited_by: String,
+    sent: String,
+    /// When its link stops working, or `None` once it has.
+    expires: Option<String>,
+}
+
+/// A link that was not sent by email, for the owner to pass on.
+struct PassOn {
+    email: String,
+    url: String,
+    /// Whether sending was tried and failed (rather than no mailer being set up).
+    failed: bool,
 }
 
 /// A problem with one member's row: their user id and the sentence.
@@ -40,6 +61,8 @@ struct MembersPage {
     layout: crate::render::Layout,
     frame: Frame,
     members: Vec<MemberRow>,
+    invitations: Vec<InvitationRow>,
+    pass_on: Option<PassOn>,
     roles: &'static [Role],
     email: String,
     role: Role,
@@ -49,9 +72,14 @@ struct MembersPage {
 
 const NOTICES: &[(&str, &str)] = &[
     (
-        "added",
-        "Member added. They see the project when they next load a page.",
+        "invited",
+        "Invitation sent. Its link works once, for 72 hours.",
     ),
+    (
+        "resent",
+        "Invitation sent again with a new link; the old one no longer works.",
+    ),
+    ("revoked", "Invitation revoked: its link no longer works."),
     ("role", "Role changed."),
     ("export", "Exports changed."),
     (
@@ -60,12 +88,13 @@ const NOTICES: &[(&str, &str)] = &[
     ),
 ];
 
-/// What the add form holds, and what went wrong with a form.
+/// What the invite form holds, what went wrong with a form, and a link to pass on.
 struct Outcome {
     email: String,
     role: Role,
     problems: Problems,
     row_problem: Option<RowProblem>,
+    pass_on: Option<PassOn>,
 }
 
 impl Outcome {
@@ -75,6 +104,7 @@ impl Outcome {
             role: Role::Member,
             problems: Problems::default(),
             row_problem: None,
+            pass_on: None,
         }
     }
 
@@ -119,6 +149,23 @@ async fn members_page<S: Accounts>(
             export: (member.role == Role::Member).then_some(member.can_export),
         })
         .collect();
+    let now = Utc::now();
+    let invitations = store
+        .invitations(owner.project().id)
+        .await
+        .map_err(|e| owner.failure(e))?
+        .into_iter()
+        .map(|invitation| InvitationRow {
+            id: invitation.id,
+            sent: format::relative(&invitation.sent_at, now),
+            expires: invitation
+                .is_live(now)
+                .then(|| format::exact(&invitation.expires_at())),
+            email: invitation.email,
+            role: invitation.role,
+            invited_by: invitation.invited_by,
+        })
+        .collect();
     let (layout, frame) = owner.frame(Area::Members, notice);
     Ok(render::page(
         status,
@@ -126,6 +173,8 @@ async fn members_page<S: Accounts>(
             layout,
             frame,
             members,
+            invitations,
+            pass_on: outcome.pass_on,
             roles: &[Role::Viewer, Role::Member, Role::Owner],
             email: outcome.email,
             role: outcome.role,
@@ -141,8 +190,14 @@ pub(super) async fn page<S: Accounts>(store: &S, request: &Request, owner: Owner
     members_page(store, &owner, StatusCode::OK, notice, Outcome::fresh()).await
 }
 
-/// `POST members`: adds an existing user, by email, with a role.
-pub(super) async fn add<S: Accounts>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+/// `POST members`: invites someone by email with a role, and sends them the link (or shows
+/// it, when it could not be sent).
+pub(super) async fn invite<S: Store>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    (owner, form): (Owner, Form),
+) -> Answer {
     let email = form.get("email").trim().to_owned();
     let role = form.get("role").parse::<Role>();
     let mut outcome = Outcome {
@@ -153,29 +208,19 @@ pub(super) async fn add<S: Accounts>(store: &S, (owner, form): (Owner, Form)) ->
     if role.is_err() {
         outcome.problems.add("role", "Pick a role.");
     }
-    if email.is_empty() {
+    let invitation = NewInvitation::new(&email, outcome.role, &owner.viewer.actor());
+    if invitation.is_err() {
         outcome
             .problems
-            .add("email", "Enter the email of the person to add.");
+            .add("email", "Enter the email of the person to invite.");
     }
     let refuse = |status, outcome| members_page(store, &owner, status, None, outcome);
-    if !outcome.problems.is_empty() {
+    let (Ok(invitation), true) = (invitation, outcome.problems.is_empty()) else {
         return refuse(StatusCode::BAD_REQUEST, outcome).await;
-    }
-    let user = match store.user_by_email(&email).await {
-        Ok(user) => user,
-        Err(StoreError::NotFound(Entity::User)) => {
-            outcome.problems.add(
-                "email",
-                "No one has an account with this email. An administrator creates accounts \
-                 with `server user create --email EMAIL`; then add them here.",
-            );
-            return refuse(StatusCode::BAD_REQUEST, outcome).await;
-        }
-        Err(err) => return Err(owner.failure(err)),
     };
     let current = members(store, &owner).await?;
-    if let Some(member) = current.iter().find(|m| m.user.id == user.id) {
+    let key = email_key(&invitation.email);
+    if let Some(member) = current.iter().find(|m| email_key(&m.user.email) == key) {
         let message = format!(
             "{} is already a member ({}). Change their role in the list above.",
             member.user.email, member.role
@@ -183,17 +228,95 @@ pub(super) async fn add<S: Accounts>(store: &S, (owner, form): (Owner, Form)) ->
         outcome.problems.add("email", message);
         return refuse(StatusCode::CONFLICT, outcome).await;
     }
-    let role = outcome.role;
-    match store
-        .add_member(owner.project().id, user.id, role, Utc::now())
+    let token = LinkToken::generate();
+    let sent = store
+        .invite(owner.project().id, &invitation, &token.hash(), Utc::now())
         .await
-    {
-        Ok(()) => {
-            tracing::info!(user = %owner.viewer.user.id, member = %user.id, %role, "member added");
-            Ok(owner.redirect("members", Some("added")))
-        }
-        Err(err) => Err(owner.failure(err)),
-    }
+        .map_err(|e| owner.failure(e))?;
+    let invited = ProjectActivity::Invited {
+        email: sent.email.clone(),
+        role: sent.role,
+    };
+    owner.record(store, invited).await?;
+    tracing::info!(user = %owner.viewer.user.id, role = %sent.role, "invitation made");
+    deliver(store, config, request, &owner, &sent, &token, "invited").await
+}
+
+/// Sends an invitation's link; `303` with `saved` when it went, else the page with the link
+/// to pass on.
+async fn deliver<S: Accounts>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    owner: &Owner,
+    invitation: &Invitation,
+    token: &LinkToken,
+    saved: &str,
+) -> Answer {
+    let url = mail::link(config, request, LinkKind::Invitation, token);
+    let message = mail::invitation(
+        &invitation.email,
+        &owner.project().name,
+        invitation.role,
+        &owner.viewer.user.name,
+        &url,
+    );
+    let failed = match mail::deliver(config, &message).await {
+        mail::Delivery::Sent => return Ok(owner.redirect("members", Some(saved))),
+        mail::Delivery::NoMailer => false,
+        mail::Delivery::Failed => true,
+    };
+    let outcome = Outcome {
+        pass_on: Some(PassOn {
+            email: invitation.email.clone(),
+            url,
+            failed,
+        }),
+        ..Outcome::fresh()
+    };
+    members_page(store, owner, StatusCode::CREATED, None, outcome).await
+}
+
+/// `POST members/invitations/{id}/resend`: a new link (the old one stops working), sent
+/// again.
+pub(super) async fn resend<S: Store>(
+    store: &S,
+    config: &Config,
+    request: &Request,
+    (owner, _): (Owner, Form),
+    id: &str,
+) -> Answer {
+    let id = id.parse::<i64>().map_err(|_| owner.not_found())?;
+    let token = LinkToken::generate();
+    let renewed = store
+        .renew_invitation(owner.project().id, id, &token.hash(), Utc::now())
+        .await;
+    let sent = match renewed {
+        Ok(sent) => sent,
+        Err(StoreError::NotFound(Entity::Invitation)) => return Err(owner.not_found()),
+        Err(err) => return Err(owner.failure(err)),
+    };
+    let invited = ProjectActivity::Invited {
+        email: sent.email.clone(),
+        role: sent.role,
+    };
+    owner.record(store, invited).await?;
+    deliver(store, config, request, &owner, &sent, &token, "resent").await
+}
+
+/// `POST members/invitations/{id}/revoke`.
+pub(super) async fn revoke<S: Store>(store: &S, (owner, _): (Owner, Form), id: &str) -> Answer {
+    let id = id.parse::<i64>().map_err(|_| owner.not_found())?;
+    let revoked = match store.revoke_invitation(owner.project().id, id).await {
+        Ok(revoked) => revoked,
+        Err(StoreError::NotFound(Entity::Invitation)) => return Err(owner.not_found()),
+        Err(err) => return Err(owner.failure(err)),
+    };
+    let event = ProjectActivity::InvitationRevoked {
+        email: revoked.email,
+    };
+    owner.record(store, event).await?;
+    Ok(owner.redirect("members", Some("revoked")))
 }
 
 /// The member `user` names in the owner's project; `404` when there is none.
@@ -228,7 +351,7 @@ async fn refused<S: Accounts>(
 }
 
 /// `POST members/{userId}`: changes a member's role.
-pub(super) async fn change_role<S: Accounts>(
+pub(super) async fn change_role<S: Store>(
     store: &S,
     (owner, form): (Owner, Form),
     user: &str,
@@ -239,10 +362,18 @@ pub(super) async fn change_role<S: Accounts>(
         return members_page(store, &owner, StatusCode::BAD_REQUEST, None, outcome).await;
     };
     let id = member.user.id;
-    match store
+    let changed = store
         .add_member(owner.project().id, id, role, Utc::now())
-        .await
-    {
+        .await;
+    if changed.is_ok() && role != member.role {
+        let event = ProjectActivity::RoleSet {
+            email: member.user.email.clone(),
+            from: Some(member.role),
+            to: role,
+        };
+        owner.record(store, event).await?;
+    }
+    match changed {
         // Owners who made themselves members can no longer see Settings.
         Ok(()) if id == owner.viewer.user.id && role != Role::Owner => Ok(render::redirect(
             &format!("/projects/{}/leads", owner.project().public_id),
@@ -256,14 +387,17 @@ pub(super) async fn change_role<S: Accounts>(
 }
 
 /// `POST members/{userId}/remove`: ends a membership.
-pub(super) async fn remove<S: Accounts>(
-    store: &S,
-    (owner, _): (Owner, Form),
-    user: &str,
-) -> Answer {
+pub(super) async fn remove<S: Store>(store: &S, (owner, _): (Owner, Form), user: &str) -> Answer {
     let member = member(store, &owner, user).await?;
     let id = member.user.id;
-    match store.remove_member(owner.project().id, id).await {
+    let removed = store.remove_member(owner.project().id, id).await;
+    if let Ok(true) = removed {
+        let event = ProjectActivity::MemberRemoved {
+            email: member.user.email.clone(),
+        };
+        owner.record(store, event).await?;
+    }
+    match removed {
         Ok(_) if id == owner.viewer.user.id => Ok(render::redirect("/")),
         Ok(_) => {
             tracing::info!(user = %owner.viewer.user.id, member = %id, "member removed");
@@ -275,7 +409,7 @@ pub(super) async fn remove<S: Accounts>(
 
 /// `POST members/{userId}/export`: lets a member export the project's leads
 /// (`allowed=yes`), or no longer.
-pub(super) async fn export<S: Accounts>(
+pub(super) async fn export<S: Store>(
     store: &S,
     (owner, form): (Owner, Form),
     user: &str,
@@ -285,6 +419,11 @@ pub(super) async fn export<S: Accounts>(
     let id = member.user.id;
     match store.set_export(owner.project().id, id, allowed).await {
         Ok(()) => {
+            let event = ProjectActivity::ExportsAllowed {
+                email: member.user.email.clone(),
+                allowed,
+            };
+            owner.record(store, event).await?;
             tracing::info!(user = %owner.viewer.user.id, member = %id, allowed, "exports changed");
             Ok(owner.redirect("members", Some("export")))
         }

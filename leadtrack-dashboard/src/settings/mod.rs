@@ -1,5 +1,6 @@
 //! The Settings area of a project, for its owners: conversion labels, integrations, lead
-//! webhooks, API keys, members, the project's own settings, and installing the capture script.
+//! webhooks, API keys, members and invitations, the project's own settings, installing the
+//! capture script, and the audit log.
 //!
 //! | path under `/projects/{projectId}/settings` | what |
 //! |---|---|
@@ -13,8 +14,11 @@
 //! | `GET webhooks`, `POST webhooks` | lead webhooks: list, add (a generated secret shown once) |
 //! | `POST webhooks/{id}/remove` | removes a webhook |
 //! | `GET keys`, `POST keys`, `POST keys/revoke` | API keys: list, create (shown once), revoke |
-//! | `GET members`, `POST members` | members: list, add an existing user by email |
+//! | `GET members`, `POST members` | members and pending invitations; `POST` invites by email and role |
 //! | `POST members/{userId}`, `POST members/{userId}/remove` | changes a role, removes |
+//! | `POST members/{userId}/export` | lets a member export, or no longer |
+//! | `POST members/invitations/{id}/resend`, `.../revoke` | sends an invitation again with a new link, revokes it |
+//! | `GET audit` | the audit log, newest first (`?before=ID` for older events) |
 //! | `GET project`, `POST project` | name, currency, phone country, allowed websites, default consent, what `lost` sends |
 //! | `GET install`, `POST install/test-lead` | the snippet; creates a test lead |
 //!
@@ -24,6 +28,7 @@
 //! once: then the page is rendered at once. A form that failed is shown again with what was
 //! typed (never a secret) and the problem next to it, with `400` or `409`.
 
+mod audit;
 mod install;
 mod integrations;
 mod keys;
@@ -33,16 +38,18 @@ mod project;
 mod spam;
 mod webhooks;
 
+use chrono::Utc;
 use leadtrack_core::account::Membership;
+use leadtrack_core::activity::{Attribution, ProjectActivity};
 use leadtrack_core::project::Project;
 use leadtrack_core::types::Role;
-use leadtrack_core::{Accounts, Store};
+use leadtrack_core::{Accounts, LeadStore, Store};
 use leadtrack_http::{Body, Params};
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
 use crate::routes::Settings;
-use crate::session::{Form, Viewer};
+use crate::session::{self, Form, Viewer};
 use crate::{Config, Request, access};
 
 /// Answers the settings `page` (under `/projects/{project}/settings`).
@@ -56,7 +63,7 @@ pub(crate) async fn handle<S: Store>(
 ) -> Response {
     let public_id = params.get("project");
     let form = || owner_form(store, config, request, public_id, body);
-    let owner = || owner_page(store, request, public_id);
+    let owner = || owner_page(store, config, request, public_id);
     let (id, kind, user) = (params.get("id"), params.get("kind"), params.get("user"));
     let answer: Answer = async {
         match page {
@@ -79,7 +86,12 @@ pub(crate) async fn handle<S: Store>(
             Settings::CreateKey => keys::create(store, form().await?).await,
             Settings::RevokeKey => keys::revoke(store, form().await?).await,
             Settings::Members => members::page(store, request, owner().await?).await,
-            Settings::AddMember => members::add(store, form().await?).await,
+            Settings::AddMember => members::invite(store, config, request, form().await?).await,
+            Settings::ResendInvitation => {
+                members::resend(store, config, request, form().await?, id).await
+            }
+            Settings::RevokeInvitation => members::revoke(store, form().await?, id).await,
+            Settings::Audit => audit::page(store, request, owner().await?).await,
             Settings::ChangeRole => members::change_role(store, form().await?, user).await,
             Settings::RemoveMember => members::remove(store, form().await?, user).await,
             Settings::MemberExport => members::export(store, form().await?, user).await,
@@ -103,16 +115,24 @@ type Answer = Result<Response, Response>;
 pub(crate) struct Owner {
     viewer: Viewer,
     membership: Membership,
+    /// The client's address, for the audit log.
+    address: String,
 }
 
 /// A signed-in owner of `public_id`, for a page.
 async fn owner_page<S: Accounts>(
     store: &S,
+    config: &Config,
     request: &Request,
     public_id: &str,
 ) -> Result<Owner, Response> {
     let (viewer, membership) = access::project_page(store, request, public_id, Role::Owner).await?;
-    Ok(Owner { viewer, membership })
+    let address = session::client_address(request, config);
+    Ok(Owner {
+        viewer,
+        membership,
+        address,
+    })
 }
 
 /// A signed-in owner of `public_id` and their genuine form.
@@ -125,7 +145,13 @@ async fn owner_form<S: Accounts>(
 ) -> Result<(Owner, Form), Response> {
     let (viewer, membership, form) =
         access::project_form(store, config, request, public_id, Role::Owner, body).await?;
-    Ok((Owner { viewer, membership }, form))
+    let address = session::client_address(request, config);
+    let owner = Owner {
+        viewer,
+        membership,
+        address,
+    };
+    Ok((owner, form))
 }
 
 impl Owner {
@@ -158,6 +184,22 @@ impl Owner {
         }
     }
 
+    /// Records what the owner did in the project's audit log.
+    async fn record<S: LeadStore>(
+        &self,
+        store: &S,
+        activity: ProjectActivity,
+    ) -> Result<(), Response> {
+        let by = Attribution {
+            actor: self.viewer.actor(),
+            address: Some(self.address.clone()),
+        };
+        store
+            .record_project_event(self.project().id, &by, &activity, Utc::now())
+            .await
+            .map_err(|e| self.failure(e))
+    }
+
     /// A store failure, answered for this owner.
     fn failure(&self, err: leadtrack_core::StoreError) -> Response {
         render::store_failure(err, Some(&self.viewer))
@@ -188,10 +230,12 @@ pub(crate) enum Area {
     Spam,
     /// The capture script for a website.
     Install,
+    /// Who did what to the project.
+    Audit,
 }
 
 impl Area {
-    const ALL: [Area; 8] = [
+    const ALL: [Area; 9] = [
         Area::Labels,
         Area::Integrations,
         Area::Webhooks,
@@ -200,6 +244,7 @@ impl Area {
         Area::Project,
         Area::Spam,
         Area::Install,
+        Area::Audit,
     ];
 
     /// Its path segment.
@@ -213,6 +258,7 @@ impl Area {
             Self::Project => "project",
             Self::Spam => "spam",
             Self::Install => "install",
+            Self::Audit => "audit",
         }
     }
 
@@ -227,6 +273,7 @@ impl Area {
             Self::Project => "Project",
             Self::Spam => "Spam",
             Self::Install => "Install",
+            Self::Audit => "Audit log",
         }
     }
 }
@@ -331,7 +378,7 @@ fn ticked(form: &Form, field: &str) -> bool {
 }
 
 /// A message of core's (lowercase, no period) as a sentence on a page.
-fn sentence(message: &str) -> String {
+pub(crate) fn sentence(message: &str) -> String {
     let mut chars = message.chars();
     let first = chars.next().map(|c| c.to_uppercase().to_string());
     let mut sentence = first.unwrap_or_default() + chars.as_str();

@@ -3,7 +3,6 @@
 //! each problem is shown at its field.
 
 use askama::Template;
-use leadtrack_core::activity::{ProjectActivity, ProjectEvent};
 use leadtrack_core::project::ProjectSettings;
 use leadtrack_core::types::{Consent, ConsentStatus};
 use leadtrack_core::{Admin, LeadStore, StoreError};
@@ -104,17 +103,6 @@ struct ProjectPage {
     connected: Connected,
     form: ProjectForm,
     problems: Problems,
-    /// The project's own history, newest first: when, what, and by whom.
-    history: Vec<(String, String, Option<String>)>,
-}
-
-/// A project event as the page lists it.
-fn history_row(event: &ProjectEvent) -> (String, String, Option<String>) {
-    let what = match &event.activity {
-        ProjectActivity::LeadDeleted { lead_id } => format!("Lead #{lead_id} deleted"),
-    };
-    let by = event.by.as_ref().map(ToString::to_string);
-    (crate::format::exact(&event.at), what, by)
 }
 
 const NOTICES: &[(&str, &str)] = &[("saved", "Project settings saved.")];
@@ -133,10 +121,6 @@ async fn project_page<S: Admin + LeadStore>(
         .integrations(project.id)
         .await
         .map_err(|e| owner.failure(e))?;
-    let history = store
-        .project_history(project.id, 20)
-        .await
-        .map_err(|e| owner.failure(e))?;
     let (layout, frame) = owner.frame(Area::Project, notice);
     Ok(render::page(
         status,
@@ -148,7 +132,6 @@ async fn project_page<S: Admin + LeadStore>(
             connected: Connected::from(&integrations),
             form,
             problems,
-            history: history.iter().map(history_row).collect(),
         },
     ))
 }

@@ -40,6 +40,16 @@ pub(crate) enum UserCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Make a one-use password-reset link (valid one hour) and email it when an SMTP server
+    /// is set; prints the link as the last line.
+    ResetLink {
+        /// The user's email.
+        #[arg(long)]
+        email: String,
+        /// Print JSON: `{"url": ...}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Disable a user: they cannot sign in, and their sessions end.
     Disable {
         /// The user's email.
@@ -76,6 +86,23 @@ pub(crate) enum MemberCommand {
         #[arg(long, default_value = "member", value_name = "owner|member|viewer")]
         role: Role,
         /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Invite someone by email: a one-use link (valid 72 hours) to set up their account (or
+    /// sign in) and join, emailed when an SMTP server is set; prints the link as the last
+    /// line. Inviting an email again replaces its link.
+    Invite {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The invitee's email.
+        #[arg(long)]
+        email: String,
+        /// The role they get.
+        #[arg(long, default_value = "member", value_name = "owner|member|viewer")]
+        role: Role,
+        /// Print JSON: `{"url": ...}`.
         #[arg(long)]
         json: bool,
     },

@@ -373,3 +373,135 @@ async fn a_new_password_or_disabling_ends_a_users_sessions() {
 
     assert!(server.terminate().await.success());
 }
+
+/// Posts a form to a link's page, as a browser without a session does.
+async fn post_link(
+    server: &Server,
+    url: &str,
+    pairs: &[(&str, &str)],
+) -> (StatusCode, Option<String>) {
+    let body: String = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    let reply = browser()
+        .post(url)
+        .header("origin", &server.base_url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let cookie = reply
+        .headers()
+        .get(SET_COOKIE)
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned());
+    (reply.status(), cookie)
+}
+
+#[tokio::test]
+async fn invitations_and_reset_links_come_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, server) = acme_served(&dir).await;
+    let public = ["--public-url", server.base_url.as_str()];
+
+    // Without SMTP, the link is the last line printed (and `url` with --json).
+    let args = [
+        "member",
+        "invite",
+        "--project",
+        "acme",
+        "--email",
+        "dee@example.com",
+    ];
+    let printed = admin(
+        &db,
+        &[&args[..], &["--role", "viewer"], &public[..]].concat(),
+    )
+    .await;
+    assert!(
+        printed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
+    let out = String::from_utf8(printed.stdout).unwrap();
+    let first = out.lines().last().unwrap().to_owned();
+    assert!(
+        first.starts_with(&format!("{}/invitations/", server.base_url)),
+        "{out}"
+    );
+    let json = admin_json(
+        &db,
+        &[&args[..], &["--role", "viewer", "--json"], &public[..]].concat(),
+    )
+    .await;
+    let url = json["url"].as_str().unwrap().to_owned();
+    assert_eq!(json["emailed"], false);
+    assert_ne!(url, first, "inviting again replaces the link");
+    assert_eq!(
+        browser().get(&first).send().await.unwrap().status(),
+        StatusCode::GONE
+    );
+
+    let (status, cookie) = post_link(
+        &server,
+        &url,
+        &[("name", "Dee"), ("password", "dee's long password")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (status, _, text) = page(&server, "/projects/acme/leads", &cookie.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(text.contains("Signed in as <strong>Dee</strong>"));
+    let members = admin_json(&db, &["member", "list", "--project", "acme", "--json"]).await;
+    assert!(
+        members
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["email"] == "dee@example.com" && m["role"] == "viewer"),
+        "{members}"
+    );
+
+    // A reset link, emailed through SMTP on loopback and printed all the same.
+    let smtp = leadtrack_mail::testkit::SmtpReceiver::start(&[]).await;
+    let smtp_url = smtp.url();
+    let mail = [
+        "--smtp-url",
+        smtp_url.as_str(),
+        "--mail-from",
+        "leads@example.com",
+    ];
+    let reset = admin_json(
+        &db,
+        &[
+            &["user", "reset-link", "--email", "dee@example.com", "--json"][..],
+            &public[..],
+            &mail[..],
+        ]
+        .concat(),
+    )
+    .await;
+    assert_eq!(reset["emailed"], true);
+    let url = reset["url"].as_str().unwrap();
+    let received = smtp.messages();
+    assert_eq!(received.len(), 1);
+    assert!(received[0].body().contains(url), "{}", received[0].body());
+    let (status, _) = post_link(&server, url, &[("password", "dee's new password")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        post_link(&server, url, &[("password", "and another one")])
+            .await
+            .0,
+        StatusCode::GONE
+    );
+    let (status, cookie) = sign_in(&server, "dee@example.com", "dee's new password").await;
+    assert_eq!((status, cookie.is_some()), (StatusCode::SEE_OTHER, true));
+
+    let unknown = admin(
+        &db,
+        &["user", "reset-link", "--email", "nobody@example.com"],
+    )
+    .await;
+    assert!(!unknown.status.success());
+    assert!(server.terminate().await.success());
+}

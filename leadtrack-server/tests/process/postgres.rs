@@ -358,6 +358,16 @@ async fn migrate_to_copies_a_whole_database_resumes_after_a_kill_and_checks_the_
         ],
     )
     .await;
+    // A pending invitation, and its line in the audit log, are copied too.
+    let invite = [
+        "member",
+        "invite",
+        "--project",
+        "acme",
+        "--email",
+        "bo@example.com",
+    ];
+    admin_ok(&db, &invite).await;
     let (hook, hook_url) = connect_hook(&db, "whsec_m").await;
     let events = [
         "webhook",
