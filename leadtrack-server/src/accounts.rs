@@ -5,14 +5,14 @@ use std::io::BufRead;
 
 use chrono::Utc;
 use leadtrack_core::account::{Actor, NewUser, Password, User};
-use leadtrack_core::activity::{Attribution, ProjectActivity};
+use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::link::{AccountLink, LinkKind, LinkToken, NewInvitation};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, Store, StoreError};
 use serde_json::{Value, json};
 
 use crate::Failure;
-use crate::admin::project;
+use crate::admin::{audit, project};
 use crate::cli::ProjectListing;
 use crate::cli::{MemberCommand, UserCommand};
 use crate::mail::Links;
@@ -248,12 +248,6 @@ pub(crate) async fn member_command<S: Store>(
     command: MemberCommand,
     links: &Links,
 ) -> Result<(), Failure> {
-    let record = |project, activity| async move {
-        store
-            .record_project_event(project, &Attribution::admin(), &activity, Utc::now())
-            .await
-            .map_err(Failure::store)
-    };
     match command {
         MemberCommand::Invite {
             project: id,
@@ -272,7 +266,7 @@ pub(crate) async fn member_command<S: Store>(
                 email: sent.email.clone(),
                 role,
             };
-            record(project.id, invited).await?;
+            audit(store, project.id, invited).await?;
             let url = LinkKind::Invitation.url(&links.public_url(), &token);
             let body = format!(
                 "You are invited to join {} on leadtrack as {role}.\n\nFollow this link to set \
@@ -309,7 +303,7 @@ pub(crate) async fn member_command<S: Store>(
                     from: before,
                     to: role,
                 };
-                record(project.id, event).await?;
+                audit(store, project.id, event).await?;
             }
             if json {
                 print_json(&json!({"projectId": id, "email": user.email, "role": role}));
@@ -362,7 +356,7 @@ pub(crate) async fn member_command<S: Store>(
             let event = ProjectActivity::MemberRemoved {
                 email: user.email.clone(),
             };
-            record(project.id, event).await?;
+            audit(store, project.id, event).await?;
             if json {
                 print_json(&json!({"projectId": id, "email": user.email, "removed": true}));
             } else {

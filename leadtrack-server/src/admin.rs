@@ -4,13 +4,14 @@
 //! offers the same administration.
 
 use chrono::Utc;
+use leadtrack_core::activity::{Attribution, ProjectActivity};
 use leadtrack_core::key::KeyRef;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::spam::{self, SpamRulesInput};
 use leadtrack_core::store::Entity;
-use leadtrack_core::types::{Consent, ConsentStatus};
-use leadtrack_core::{Admin, StoreError};
+use leadtrack_core::types::{Consent, ConsentStatus, ProjectId};
+use leadtrack_core::{Admin, LeadStore, StoreError};
 use leadtrack_forward::normalize::region_of_calling_code;
 use serde_json::json;
 
@@ -26,6 +27,19 @@ pub(crate) async fn project<S: Admin>(store: &S, public_id: &str) -> Result<Proj
         )),
         other => Failure::store(other),
     })
+}
+
+/// Records what an admin command did to `project` in its audit log, by "the admin
+/// commands", from no address.
+pub(crate) async fn audit<S: LeadStore>(
+    store: &S,
+    project: ProjectId,
+    activity: ProjectActivity,
+) -> Result<(), Failure> {
+    store
+        .record_project_event(project, &Attribution::admin(), &activity, Utc::now())
+        .await
+        .map_err(Failure::store)
 }
 
 fn print_json(value: &serde_json::Value) {

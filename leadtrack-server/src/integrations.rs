@@ -5,20 +5,21 @@
 //! server's worker reads the settings for every job, so changes apply to the next delivery.
 
 use chrono::Utc;
-use leadtrack_core::Admin;
+use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::{Integrations, PLATFORMS, SettingsError, SettingsInput, Shown};
 use leadtrack_core::project::Project;
 use leadtrack_core::types::IntegrationKind;
+use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::check::{self, TestRequest, send_test};
 use serde_json::{Map, Value};
 
 use crate::Failure;
-use crate::admin::project;
+use crate::admin::{audit, project};
 use crate::cli::ProjectListing;
 use crate::cli::{ConnectCommand, IntegrationCommand};
 
 /// `integration ...`: connects, changes, disconnects or lists.
-pub(crate) async fn integration_command<S: Admin>(
+pub(crate) async fn integration_command<S: Admin + LeadStore>(
     store: &S,
     command: IntegrationCommand,
 ) -> Result<(), Failure> {
@@ -53,7 +54,10 @@ pub(crate) async fn integration_command<S: Admin>(
 }
 
 /// `integration PLATFORM ...`: connects, changes or disconnects one platform.
-async fn connect_command<S: Admin>(store: &S, command: ConnectCommand) -> Result<(), Failure> {
+async fn connect_command<S: Admin + LeadStore>(
+    store: &S,
+    command: ConnectCommand,
+) -> Result<(), Failure> {
     let kind = command.kind;
     let project = project(store, &command.target.project).await?;
     if command.target.disconnect {
@@ -62,6 +66,8 @@ async fn connect_command<S: Admin>(store: &S, command: ConnectCommand) -> Result
             .await
             .map_err(Failure::store)?;
         if removed {
+            let event = ProjectActivity::IntegrationRemoved { integration: kind };
+            audit(store, project.id, event).await?;
             say!("Disconnected {kind} from project {}.", project.public_id);
         } else {
             say!("{kind} was not connected to project {}.", project.public_id);
@@ -78,6 +84,8 @@ async fn connect_command<S: Admin>(store: &S, command: ConnectCommand) -> Result
         .set_integration(project.id, applied.settings, Utc::now())
         .await
         .map_err(Failure::store)?;
+    let event = ProjectActivity::IntegrationSaved { integration: kind };
+    audit(store, project.id, event).await?;
     let verb = if current.is_connected(kind) {
         "Updated"
     } else {

@@ -497,6 +497,27 @@ async fn invitations_and_reset_links_come_from_the_command_line() {
     let (status, cookie) = sign_in(&server, "dee@example.com", "dee's new password").await;
     assert_eq!((status, cookie.is_some()), (StatusCode::SEE_OTHER, true));
 
+    // What the commands did is in the audit log, by the admin commands, from no address.
+    add_member(&db, "dee@example.com", "owner").await;
+    let (status, _, audit) = page(&server, "/projects/acme/settings/audit", &cookie.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    for done in [
+        "Changed the role of dee@example.com from viewer to owner",
+        "dee@example.com joined as viewer, invited",
+        "Invited dee@example.com as viewer",
+    ] {
+        let line = format!(
+            "<th scope=\"row\" data-label=\"Who\">{}</th>\n      <td data-label=\"What\">{done}</td>",
+            if done.contains("joined") {
+                "Dee"
+            } else {
+                "the admin commands"
+            }
+        );
+        assert!(audit.contains(&line), "{line} in {audit}");
+    }
+    assert!(audit.contains("data-label=\"From\">command line</td>"));
+
     let unknown = admin(
         &db,
         &["user", "reset-link", "--email", "nobody@example.com"],
