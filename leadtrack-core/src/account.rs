@@ -287,30 +287,57 @@ pub fn session_lifetime() -> Duration {
     Duration::days(30)
 }
 
-/// A session token as the browser holds it: 64 hex digits. Never printed or stored.
+/// 256 random bits as 64 lowercase hex digits: the secret of a session or of a one-use
+/// link ([`crate::link::LinkToken`]), kept by a store only as its SHA-256.
 #[derive(Clone, PartialEq, Eq)]
-pub struct SessionToken(String);
+pub(crate) struct HexSecret(String);
 
-impl SessionToken {
-    /// A fresh token of 256 random bits.
-    pub fn generate() -> Self {
+impl HexSecret {
+    /// A fresh secret.
+    pub(crate) fn generate() -> Self {
         Self(hex::encode(random_bytes::<32>()))
     }
 
-    /// A token presented in a cookie, when it has the right shape.
-    pub fn parse(text: &str) -> Option<Self> {
+    /// A secret as a client presents it, when it has the right shape.
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         (text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| Self(text.to_ascii_lowercase()))
     }
 
+    /// The secret itself.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Its SHA-256, which is all a store keeps.
+    pub(crate) fn sha256(&self) -> [u8; 32] {
+        Sha256::digest(self.0.as_bytes()).into()
+    }
+}
+
+/// A session token as the browser holds it: 64 hex digits. Never printed or stored.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SessionToken(HexSecret);
+
+impl SessionToken {
+    /// A fresh token of 256 random bits.
+    pub fn generate() -> Self {
+        Self(HexSecret::generate())
+    }
+
+    /// A token presented in a cookie, when it has the right shape.
+    pub fn parse(text: &str) -> Option<Self> {
+        HexSecret::parse(text).map(Self)
+    }
+
     /// The token, for the cookie.
     pub fn expose(&self) -> &str {
-        &self.0
+        self.0.expose()
     }
 
     /// What the store keeps and finds the session by.
     pub fn hash(&self) -> SessionHash {
-        SessionHash(Sha256::digest(self.0.as_bytes()).into())
+        SessionHash(self.0.sha256())
     }
 
     /// The session's anti-forgery token for forms: derived from the session token under its
@@ -318,7 +345,7 @@ impl SessionToken {
     pub fn csrf_token(&self) -> String {
         let mut digest = Sha256::new();
         digest.update(b"leadtrack csrf\0");
-        digest.update(self.0.as_bytes());
+        digest.update(self.0.expose().as_bytes());
         hex::encode(&digest.finalize()[..16])
     }
 }

@@ -11,36 +11,33 @@
 
 use std::fmt;
 
+use crate::account::{Actor, HexSecret, NewUser, email_key, validate_email};
+use crate::types::{ProjectId, Role, UserId};
 use chrono::{DateTime, Duration, Utc};
-use sha2::{Digest, Sha256};
-
-use crate::account::{Actor, NewUser, email_key, validate_email};
-use crate::types::{ProjectId, Role, UserId, random_bytes};
 
 /// A link's secret as its URL holds it: 64 hex digits. Never logged or stored.
 #[derive(Clone, PartialEq, Eq)]
-pub struct LinkToken(String);
+pub struct LinkToken(HexSecret);
 
 impl LinkToken {
     /// A fresh token of 256 random bits.
     pub fn generate() -> Self {
-        Self(hex::encode(random_bytes::<32>()))
+        Self(HexSecret::generate())
     }
 
     /// A token from a URL, when it has the right shape.
     pub fn parse(text: &str) -> Option<Self> {
-        (text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| Self(text.to_ascii_lowercase()))
+        HexSecret::parse(text).map(Self)
     }
 
     /// The token, for the URL.
     pub fn expose(&self) -> &str {
-        &self.0
+        self.0.expose()
     }
 
     /// What the store keeps and finds the link by.
     pub fn hash(&self) -> LinkHash {
-        LinkHash(Sha256::digest(self.0.as_bytes()).into())
+        LinkHash(self.0.sha256())
     }
 }
 

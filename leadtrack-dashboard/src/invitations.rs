@@ -179,14 +179,10 @@ pub(crate) async fn accept<S: Store>(
         Ok(viewer) => viewer,
         Err(err) => return render::store_failure(err, None),
     };
-    let form = match session::read_form(request, config, body).await {
+    let form = match session::anonymous_form(request, config, body).await {
         Ok(form) => form,
         Err(response) => return response,
     };
-    // Like a sign-in: a form posted from another site is refused.
-    if session::from_own_site(request, config) == Some(false) {
-        return render::forged(viewer.as_ref());
-    }
     let found = match find(store, token, viewer.as_ref()).await {
         Ok(found) => found,
         Err(response) => return response,
@@ -239,27 +235,20 @@ async fn set_up<S: Store>(
     form: &Form,
 ) -> Result<Response, Response> {
     let name = form.get("name").trim().to_owned();
-    let password = match Password::new(form.get("password")) {
-        Ok(password) => password,
-        Err(problem) => {
-            let problem = crate::settings::sentence(&problem);
-            let page = invitation_page(
-                StatusCode::BAD_REQUEST,
-                request,
-                found,
-                None,
-                &name,
-                Some(problem),
-            );
-            return Err(page);
-        }
-    };
-    let email = found.invitation.email.clone();
-    let named = (!name.is_empty()).then_some(name.clone());
+    let (email, named) = (
+        found.invitation.email.clone(),
+        (!name.is_empty()).then_some(name.clone()),
+    );
     let new =
-        tokio::task::spawn_blocking(move || NewUser::new(&email, named.as_deref(), &password))
+        match Password::new(form.get("password")) {
+            // Hashing takes tens of milliseconds of CPU: off the async threads.
+            Ok(password) => tokio::task::spawn_blocking(move || {
+                NewUser::new(&email, named.as_deref(), &password)
+            })
             .await
-            .map_err(|_| render::store_failure(StoreError::Unavailable("hashing".into()), None))?;
+            .map_err(|_| render::store_failure(StoreError::Unavailable("hashing".into()), None))?,
+            Err(problem) => Err(problem),
+        };
     let new = match new {
         Ok(new) => new,
         Err(problem) => {

@@ -82,15 +82,10 @@ pub(crate) async fn sign_in<S: Accounts>(
     request: &Request,
     body: Body,
 ) -> Response {
-    let form = match session::read_form(request, config, body).await {
+    let form = match session::anonymous_form(request, config, body).await {
         Ok(form) => form,
         Err(response) => return response,
     };
-    // A sign-in posted from another site (login forgery) is refused; one that says nothing
-    // of its origin (a script, an old browser) is let through, as it holds no session.
-    if session::from_own_site(request, config) == Some(false) {
-        return render::forged(None);
-    }
     match attempt(store, config, request, &form).await {
         Ok(response) => response,
         Err(err) => render::store_failure(err, None),

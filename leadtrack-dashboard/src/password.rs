@@ -85,13 +85,10 @@ pub(crate) async fn forgot<S: Store + Clone>(
     request: &Request,
     body: Body,
 ) -> Response {
-    let form = match session::read_form(request, config, body).await {
+    let form = match session::anonymous_form(request, config, body).await {
         Ok(form) => form,
         Err(response) => return response,
     };
-    if session::from_own_site(request, config) == Some(false) {
-        return render::forged(None);
-    }
     let email = form.get("email").trim().to_owned();
     if leadtrack_core::account::validate_email(&email).is_err() {
         let problem = "Enter the email you sign in with.".to_owned();
@@ -161,13 +158,10 @@ pub(crate) async fn reset<S: Accounts>(
     let Some(token) = LinkToken::parse(token) else {
         return gone();
     };
-    let form = match session::read_form(request, config, body).await {
+    let form = match session::anonymous_form(request, config, body).await {
         Ok(form) => form,
         Err(response) => return response,
     };
-    if session::from_own_site(request, config) == Some(false) {
-        return render::forged(None);
-    }
     let password = match Password::new(form.get("password")) {
         Ok(password) => password,
         Err(problem) => {

@@ -394,10 +394,7 @@ async fn confirm<S: Accounts>(
     body: Body,
 ) -> Answer {
     let token = LinkToken::parse(token).ok_or_else(gone)?;
-    session::read_form(request, config, body).await?;
-    if session::from_own_site(request, config) == Some(false) {
-        return Err(render::forged(None));
-    }
+    session::anonymous_form(request, config, body).await?;
     match store.confirm_email(&token.hash(), Utc::now()).await {
         Ok(user) => {
             tracing::info!(user = %user.id, "email changed");

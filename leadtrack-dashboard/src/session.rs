@@ -223,6 +223,22 @@ pub(crate) async fn read_form(
     }
 }
 
+/// A form posted without a session's token (signing in, a one-use link's page): read within
+/// the size limit, and refused with `403` when it comes from another site (login forgery).
+/// One that says nothing of its origin (a script, an old browser) is let through: it holds
+/// no session to abuse.
+pub(crate) async fn anonymous_form(
+    request: &Request,
+    config: &Config,
+    body: Body,
+) -> Result<Form, Response> {
+    let form = read_form(request, config, body).await?;
+    if from_own_site(request, config) == Some(false) {
+        return Err(render::forged(None));
+    }
+    Ok(form)
+}
+
 /// Whether a session's form came from this site: its origin (`Origin` or `Referer`, one
 /// of which is required) and the session's anti-forgery token. A form that fails is to be
 /// answered with [`render::forged`].

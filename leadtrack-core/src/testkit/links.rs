@@ -3,7 +3,7 @@
 
 use chrono::Duration;
 
-use crate::account::{Actor, Device, NewUser, Password, SessionToken};
+use crate::account::{Actor, Device, NewUser, Password, SessionToken, User};
 use crate::activity::{ProjectActivity, audit_retention};
 use crate::link::{Acceptance, AccountLink, LinkHash, LinkKind, LinkToken, NewInvitation};
 use crate::store::{Accounts, Conflict, Entity, LeadStore, StoreError};
@@ -33,6 +33,14 @@ fn account(email: &str, name: &str) -> NewUser {
         &Password::new("invited password").unwrap(),
     )
     .unwrap()
+}
+
+/// The user with `email` and `name`, created at `minute`.
+async fn user<S: Accounts>(store: &S, email: &str, name: &str, minute: i64) -> User {
+    store
+        .create_user(account(email, name), at(minute))
+        .await
+        .expect("create user")
 }
 
 /// An invitation works once, within 72 hours, and only its latest link; it makes a new
@@ -114,14 +122,8 @@ pub async fn invitations_work_once_within_72_hours<B: Backend>(backend: &B) {
 pub async fn invitations_are_taken_by_their_invitee_only<B: Backend>(backend: &B) {
     let store = backend.open().await;
     let acme = project(&store, "acme").await;
-    let ada = store
-        .create_user(account("ada@example.com", "Ada"), at(0))
-        .await
-        .unwrap();
-    let bob = store
-        .create_user(account("bob@example.com", "Bob"), at(0))
-        .await
-        .unwrap();
+    let ada = user(&store, "ada@example.com", "Ada", 0).await;
+    let bob = user(&store, "bob@example.com", "Bob", 0).await;
     let link = fresh();
     store
         .invite(
@@ -260,10 +262,7 @@ pub async fn an_invitation_is_taken_once_under_concurrency<B: Backend>(backend: 
 /// user's sessions.
 pub async fn a_reset_link_works_once_within_the_hour<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let ada = store
-        .create_user(account("ada@example.com", "Ada"), at(0))
-        .await
-        .unwrap();
+    let ada = user(&store, "ada@example.com", "Ada", 0).await;
     let laptop = SessionToken::generate().hash();
     store
         .create_session(ada.id, &laptop, &Device::new("192.0.2.1", "Firefox"), at(0))
@@ -321,10 +320,7 @@ pub async fn a_reset_link_works_once_within_the_hour<B: Backend>(backend: &B) {
 /// in the meantime; a reset link does not confirm an email, nor the reverse.
 pub async fn an_email_changes_when_its_link_is_followed<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let ada = store
-        .create_user(account("ada@example.com", "Ada"), at(0))
-        .await
-        .unwrap();
+    let ada = user(&store, "ada@example.com", "Ada", 0).await;
     let change = AccountLink::email_change("Ada@New.example").unwrap();
     let link = fresh();
     store
@@ -356,10 +352,7 @@ pub async fn an_email_changes_when_its_link_is_followed<B: Backend>(backend: &B)
         )
         .await
         .unwrap();
-    store
-        .create_user(account("bob@example.com", "Bob"), at(3))
-        .await
-        .unwrap();
+    user(&store, "bob@example.com", "Bob", 3).await;
     match store.confirm_email(&taken, at(4)).await {
         Err(StoreError::Conflict(Conflict::UserExists(_))) => {}
         other => panic!("two users with one email: {other:?}"),
@@ -383,14 +376,8 @@ pub async fn an_email_changes_when_its_link_is_followed<B: Backend>(backend: &B)
 /// A user's sessions list where each started, and signing out the others keeps one.
 pub async fn a_user_sees_and_ends_their_other_sessions<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let ada = store
-        .create_user(account("ada@example.com", "Ada"), at(0))
-        .await
-        .unwrap();
-    let bob = store
-        .create_user(account("bob@example.com", "Bob"), at(0))
-        .await
-        .unwrap();
+    let ada = user(&store, "ada@example.com", "Ada", 0).await;
+    let bob = user(&store, "bob@example.com", "Bob", 0).await;
     let start = |user: UserId, address: &'static str, minute: i64| {
         let store = store.clone();
         async move {

@@ -19,11 +19,22 @@ fn browser() -> reqwest::Client {
 
 /// Posts the sign-in form; returns the status and the session cookie, if one was set.
 async fn sign_in(server: &Server, email: &str, password: &str) -> (StatusCode, Option<String>) {
+    let login = format!("{}/login", server.base_url);
+    post_form(server, &login, &[("email", email), ("password", password)]).await
+}
+
+/// Posts a form from the server's own pages without a session (signing in, a link's page);
+/// returns the status and the session cookie, if one was set.
+async fn post_form(
+    server: &Server,
+    url: &str,
+    pairs: &[(&str, &str)],
+) -> (StatusCode, Option<String>) {
     let body: String = form_urlencoded::Serializer::new(String::new())
-        .extend_pairs([("email", email), ("password", password)])
+        .extend_pairs(pairs)
         .finish();
     let reply = browser()
-        .post(format!("{}/login", server.base_url))
+        .post(url)
         .header("origin", &server.base_url)
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body)
@@ -374,30 +385,6 @@ async fn a_new_password_or_disabling_ends_a_users_sessions() {
     assert!(server.terminate().await.success());
 }
 
-/// Posts a form to a link's page, as a browser without a session does.
-async fn post_link(
-    server: &Server,
-    url: &str,
-    pairs: &[(&str, &str)],
-) -> (StatusCode, Option<String>) {
-    let body: String = form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(pairs)
-        .finish();
-    let reply = browser()
-        .post(url)
-        .header("origin", &server.base_url)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    let cookie = reply
-        .headers()
-        .get(SET_COOKIE)
-        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned());
-    (reply.status(), cookie)
-}
-
 #[tokio::test]
 async fn invitations_and_reset_links_come_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -442,7 +429,7 @@ async fn invitations_and_reset_links_come_from_the_command_line() {
         StatusCode::GONE
     );
 
-    let (status, cookie) = post_link(
+    let (status, cookie) = post_form(
         &server,
         &url,
         &[("name", "Dee"), ("password", "dee's long password")],
@@ -486,10 +473,10 @@ async fn invitations_and_reset_links_come_from_the_command_line() {
     let received = smtp.messages();
     assert_eq!(received.len(), 1);
     assert!(received[0].body().contains(url), "{}", received[0].body());
-    let (status, _) = post_link(&server, url, &[("password", "dee's new password")]).await;
+    let (status, _) = post_form(&server, url, &[("password", "dee's new password")]).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(
-        post_link(&server, url, &[("password", "and another one")])
+        post_form(&server, url, &[("password", "and another one")])
             .await
             .0,
         StatusCode::GONE
