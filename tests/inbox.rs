@@ -201,6 +201,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
     let invitation_page = format!("/invitations/{}", invite.expose());
     let reset_page = format!("/password/reset/{}", LinkToken::generate().expose());
     let confirm_page = format!("/profile/email/{}", LinkToken::generate().expose());
+    let label_page = format!("/projects/acme/settings/labels/{}", site.customer);
     let pages = [
         ("projects", "/"),
         ("profile", "/profile"),
@@ -221,6 +222,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
             "/projects/acme/reports?per=week&show=value&by=campaign",
         ),
         ("labels", "/projects/acme/settings/labels"),
+        ("label", label_page.as_str()),
         ("integrations", "/projects/acme/settings/integrations"),
         ("webhooks", "/projects/acme/settings/webhooks"),
         ("keys", "/projects/acme/settings/keys"),

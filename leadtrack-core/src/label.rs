@@ -1,5 +1,10 @@
 //! Conversion labels: what a CRM rating means for each ad platform, and the mapping that
 //! `lost` uses in its place.
+//!
+//! A project's labels have an order, which its owners set: people rate with the labels that
+//! are not archived, in that order, the first nine under the number keys 1 to 9. An archived
+//! label is kept for the leads rated with it, their history, the reports and the API (which
+//! still accepts its id); a label never used can be deleted.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -98,6 +103,42 @@ pub struct ConversionLabel {
     pub mapping: LabelMapping,
     /// When it was created.
     pub created_at: DateTime<Utc>,
+    /// Whether it is archived: no longer offered for rating.
+    pub archived: bool,
+}
+
+/// The labels people rate with, in the project's order: all but the archived ones. The
+/// first nine are picked with the number keys 1 to 9.
+pub fn rateable(labels: &[ConversionLabel]) -> impl Iterator<Item = &ConversionLabel> {
+    labels.iter().filter(|label| !label.archived)
+}
+
+/// Checks that `order` names each of the project's labels (`labels`) exactly once.
+pub fn check_order(labels: &[Uuid], order: &[Uuid]) -> Result<(), String> {
+    let mut given = order.to_vec();
+    given.sort_unstable();
+    let mut known = labels.to_vec();
+    known.sort_unstable();
+    if given.windows(2).any(|pair| pair[0] == pair[1]) {
+        return Err("a new order names a label twice".to_owned());
+    }
+    if given != known {
+        return Err("a new order names each of the project's labels once".to_owned());
+    }
+    Ok(())
+}
+
+/// `order` with `id` moved one place earlier (`up`) or later; unchanged at either end, or
+/// when `id` is not in it.
+pub fn moved(order: &[Uuid], id: Uuid, up: bool) -> Vec<Uuid> {
+    let mut order = order.to_vec();
+    if let Some(at) = order.iter().position(|known| *known == id) {
+        let other = if up { at.checked_sub(1) } else { Some(at + 1) };
+        if let Some(other) = other.filter(|other| *other < order.len()) {
+            order.swap(at, other);
+        }
+    }
+    order
 }
 
 /// What a new label is made of.
@@ -163,6 +204,20 @@ mod tests {
         ] {
             assert!(linkedin_conversion_urn(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn orders_name_every_label_once_and_moves_stop_at_the_ends() {
+        let [a, b, c] = [Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4()];
+        assert_eq!(check_order(&[a, b, c], &[c, a, b]), Ok(()));
+        assert!(check_order(&[a, b, c], &[a, b]).is_err());
+        assert!(check_order(&[a, b], &[a, a]).is_err());
+        assert!(check_order(&[a, b], &[a, Uuid::new_v4()]).is_err());
+        assert_eq!(moved(&[a, b, c], c, true), vec![a, c, b]);
+        assert_eq!(moved(&[a, b, c], a, false), vec![b, a, c]);
+        assert_eq!(moved(&[a, b, c], a, true), vec![a, b, c]);
+        assert_eq!(moved(&[a, b, c], c, false), vec![a, b, c]);
+        assert_eq!(moved(&[a, b], Uuid::new_v4(), true), vec![a, b]);
     }
 
     #[test]

@@ -486,6 +486,7 @@ mod tests {
             mark_as_done,
             mapping: crate::label::LabelMapping::default(),
             created_at: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
+            archived: false,
         };
         let labels = [label(won, true), label(qualified, false)];
         let mut builder = ReportBuilder::new(&query(Grouping::Source), &labels);

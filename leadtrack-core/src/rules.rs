@@ -339,6 +339,7 @@ mod tests {
             mark_as_done,
             mapping: LabelMapping::default(),
             created_at: now(),
+            archived: false,
         };
         let id = ConversionId::Label(uuid::Uuid::nil());
         assert_eq!(final_status(id, Some(&label(true))), LeadStatus::Rated);

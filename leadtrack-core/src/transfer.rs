@@ -198,6 +198,8 @@ pub const TABLES: &[Table] = &[
             column("mark_as_done", Bool),
             column("mapping", Text),
             column("created_at", Int),
+            column("archived", Bool),
+            column("position", Int),
         ],
     },
     Table {

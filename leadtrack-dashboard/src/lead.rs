@@ -8,7 +8,7 @@ use leadtrack_core::activity::{Activity, LeadEvent};
 use leadtrack_core::channel;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::job::{FormRating, JobRecord, UndoTarget};
-use leadtrack_core::label::{ConversionLabel, mapping_for};
+use leadtrack_core::label::{ConversionLabel, mapping_for, rateable};
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::rules::skip_reason;
@@ -384,7 +384,9 @@ pub(crate) fn conversion_name(id: ConversionId, labels: &[ConversionLabel]) -> S
 }
 
 /// The ratings `lead` can be given, each with the platforms it goes to and what the lead
-/// lacks for each: the labels (keys 1 to 9), Lost (0), then Open (o).
+/// lacks for each: the labels not archived, in the project's order (keys 1 to 9), Lost (0),
+/// then Open (o). A lead rated with a label since archived keeps it listed (without a key),
+/// so that its form never quietly rates it with another.
 pub(crate) fn choices(
     lead: &StoredLead,
     labels: &[ConversionLabel],
@@ -404,21 +406,29 @@ pub(crate) fn choices(
             })
             .collect()
     };
-    let mut choices: Vec<RatingChoice> = labels
-        .iter()
+    let choice = |label: &ConversionLabel, key: Option<String>| RatingChoice {
+        value: label.id.to_string(),
+        name: label.name.clone(),
+        key,
+        hint: if label.mark_as_done {
+            "marks the lead rated"
+        } else {
+            "keeps the lead open"
+        },
+        platforms: platforms(Some(label)),
+    };
+    let mut choices: Vec<RatingChoice> = rateable(labels)
         .enumerate()
-        .map(|(i, label)| RatingChoice {
-            value: label.id.to_string(),
-            name: label.name.clone(),
-            key: (i < 9).then(|| (i + 1).to_string()),
-            hint: if label.mark_as_done {
-                "marks the lead rated"
-            } else {
-                "keeps the lead open"
-            },
-            platforms: platforms(Some(label)),
-        })
+        .map(|(i, label)| choice(label, (i < 9).then(|| (i + 1).to_string())))
         .collect();
+    let archived = labels
+        .iter()
+        .find(|label| label.archived && lead.conversion_id == Some(ConversionId::Label(label.id)));
+    if let Some(label) = archived {
+        let mut kept = choice(label, None);
+        kept.name = format!("{} (archived)", label.name);
+        choices.push(kept);
+    }
     choices.push(RatingChoice {
         value: "lost".to_owned(),
         name: "Lost".to_owned(),

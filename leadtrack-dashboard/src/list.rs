@@ -7,7 +7,7 @@ use chrono::{DateTime, Datelike, Utc};
 use leadtrack_core::account::Membership;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::Integrations;
-use leadtrack_core::label::ConversionLabel;
+use leadtrack_core::label::{ConversionLabel, rateable};
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::SortDirection;
@@ -570,9 +570,7 @@ pub(crate) async fn page<S: Store>(
         price_shown: shown.contains(&Col::Price),
         can_rate: membership.role.allows(leadtrack_core::Role::Member),
         can_export: membership.may_export(),
-        labels: found
-            .labels
-            .iter()
+        labels: rateable(&found.labels)
             .map(|label| (label.id.to_string(), label.name.clone()))
             .collect(),
         currency: project.currency.clone(),

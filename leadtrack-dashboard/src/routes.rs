@@ -121,6 +121,12 @@ pub(crate) enum Settings {
     Label,
     /// Changing a label.
     UpdateLabel,
+    /// Moving a label one place up or down in the project's order.
+    MoveLabel,
+    /// Archiving a label, or restoring it.
+    ArchiveLabel,
+    /// Deleting a label never used.
+    DeleteLabel,
     /// The integrations' cards.
     Integrations,
     /// Connecting or updating an integration (`{kind}`).
@@ -316,6 +322,21 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/labels/{id}",
                 Route::Settings(S::UpdateLabel),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/labels/{id}/move",
+                Route::Settings(S::MoveLabel),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/labels/{id}/archive",
+                Route::Settings(S::ArchiveLabel),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/labels/{id}/delete",
+                Route::Settings(S::DeleteLabel),
             ),
             (
                 M::GET,

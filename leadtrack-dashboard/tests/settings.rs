@@ -9,7 +9,7 @@ use leadtrack_core::StoreError;
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::integration::{Secret, WebhookSettings};
 use leadtrack_core::key::KeyHash;
-use leadtrack_core::label::LabelMapping;
+use leadtrack_core::label::{ConversionLabel, LabelMapping};
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{
     Consent, ConsentStatus, ConversionId, IntegrationKind, LeadIdentifier, Role,
@@ -1317,4 +1317,134 @@ async fn the_install_page_shows_the_snippet_and_sends_a_test_lead() {
         .unwrap();
     assert_eq!(lead.data.form_name(), Some("leadtrack test lead"));
     assert_eq!(lead.data.user("email"), Some("test-lead@leadtrack.example"));
+}
+
+/// The number keys 1 to 9 a lead's page gives its labels: `(key, label id)`, in order.
+fn keyed(page: &str) -> Vec<(String, String)> {
+    page.split("name=\"conversionId\" value=\"")
+        .skip(1)
+        .filter_map(|rest| {
+            let value = &rest[..rest.find('"')?];
+            let key = rest[..rest.find('>')?].split("data-key=\"").nth(1)?;
+            Some((key[..key.find('"')?].to_owned(), value.to_owned()))
+        })
+        .filter(|(key, _)| matches!(key.parse::<u8>(), Ok(1..=9)))
+        .collect()
+}
+
+#[tokio::test]
+async fn labels_are_reordered_archived_and_deleted_only_when_unused() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let [a, b, c] = [
+        app.label(&app.alpha, "Qualified").await,
+        app.label(&app.alpha, "Customer").await,
+        app.label(&app.alpha, "Meeting").await,
+    ];
+    let lead = app
+        .lead_at(
+            &app.alpha,
+            json!({"userData": {"email": "ada@x.io"}}),
+            Utc::now(),
+        )
+        .await;
+    let page = format!("/projects/alpha/leads/{lead}");
+    let keys = |labels: &[&ConversionLabel]| {
+        labels
+            .iter()
+            .zip(1..)
+            .map(|(label, key)| (key.to_string(), label.id.to_string()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        keyed(&app.get(&page, &owner.cookie).await.text),
+        keys(&[&a, &b, &c])
+    );
+
+    // Meeting moves up one place: its key follows.
+    let labels = "/projects/alpha/settings/labels";
+    let moved = app
+        .post(
+            &owner,
+            &format!("{labels}/{}/move", c.id),
+            &[("direction", "up")],
+        )
+        .await;
+    app.follow(&owner, &moved)
+        .await
+        .assert_shows(StatusCode::OK, &["Order saved: the number keys follow it."]);
+    assert_eq!(
+        keyed(&app.get(&page, &owner.cookie).await.text),
+        keys(&[&a, &c, &b])
+    );
+
+    // Archived, Qualified leaves the rating menus and the keys move up; a lead rated with
+    // it keeps it shown, without a key.
+    let rated = app
+        .lead_at(
+            &app.alpha,
+            json!({"userData": {"email": "bo@x.io"}}),
+            Utc::now(),
+        )
+        .await;
+    app.rate(&app.alpha, rated, ConversionId::Label(a.id), None)
+        .await;
+    let archived = app
+        .post(
+            &owner,
+            &format!("{labels}/{}/archive", a.id),
+            &[("archived", "yes")],
+        )
+        .await;
+    let list = app.follow(&owner, &archived).await;
+    list.assert_shows(
+        StatusCode::OK,
+        &[
+            "Label archived",
+            "<span class=\"badge muted\">archived</span>",
+        ],
+    );
+    let shown = app.get(&page, &owner.cookie).await.text;
+    assert_eq!(keyed(&shown), keys(&[&c, &b]));
+    assert!(!shown.contains("Qualified"), "{shown}");
+    let rated_page = app
+        .get(&format!("/projects/alpha/leads/{rated}"), &owner.cookie)
+        .await;
+    rated_page.assert_shows(StatusCode::OK, &["Qualified (archived)"]);
+
+    // Used, Qualified cannot be deleted; Customer, never used, can.
+    let refused = app
+        .post(&owner, &format!("{labels}/{}/delete", a.id), &[])
+        .await;
+    refused.assert_shows(StatusCode::CONFLICT, &["archive it instead"]);
+    let deleted = app
+        .post(&owner, &format!("{labels}/{}/delete", b.id), &[])
+        .await;
+    app.follow(&owner, &deleted)
+        .await
+        .assert_shows(StatusCode::OK, &["Label deleted."]);
+    let left: Vec<_> = app
+        .store
+        .labels(app.alpha.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|label| (label.name, label.archived))
+        .collect();
+    assert_eq!(
+        left,
+        [
+            ("Qualified".to_owned(), true),
+            ("Meeting".to_owned(), false)
+        ]
+    );
+    let member = app.member_browser().await;
+    let forbidden = app
+        .post(
+            &member,
+            &format!("{labels}/{}/archive", c.id),
+            &[("archived", "yes")],
+        )
+        .await;
+    assert_eq!(forbidden.status, StatusCode::FORBIDDEN);
 }

@@ -5,7 +5,7 @@ use deadpool_postgres::GenericClient;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
-use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, check_order};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
@@ -240,11 +240,21 @@ pub(crate) async fn create_label(
         mark_as_done: new.mark_as_done,
         mapping: new.mapping,
         created_at: truncate_to_millis(now),
+        archived: false,
     };
+    // Last in the project's order; the project's row, locked, keeps two new labels from
+    // taking one place.
     run(
         c,
-        "INSERT INTO labels (id, project_id, name, mark_as_done, mapping, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)",
+        "SELECT 1 FROM projects WHERE id = $1 FOR UPDATE",
+        &[&project_id.0],
+    )
+    .await?;
+    run(
+        c,
+        "INSERT INTO labels (id, project_id, name, mark_as_done, mapping, created_at, position)
+         VALUES ($1, $2, $3, $4, $5, $6,
+             (SELECT coalesce(max(position) + 1, 0) FROM labels WHERE project_id = $2))",
         &[
             &label.id,
             &project_id.0,
@@ -262,8 +272,9 @@ pub(crate) async fn labels(
     c: &impl GenericClient,
     project: ProjectId,
 ) -> Result<Vec<ConversionLabel>, Error> {
-    let sql =
-        format!("SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = $1 ORDER BY created_at, id");
+    let sql = format!(
+        "SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = $1 ORDER BY position, created_at, id"
+    );
     all(c, &sql, &[&project.0])
         .await?
         .iter()
@@ -305,6 +316,78 @@ pub(crate) async fn update_label(
         Some(row) => rows::label(&row),
         None => Err(not_found(Entity::Label)),
     }
+}
+
+/// Archives the label, or restores it.
+pub(crate) async fn set_label_archived(
+    c: &impl GenericClient,
+    project: ProjectId,
+    id: Uuid,
+    archived: bool,
+) -> Result<ConversionLabel, Error> {
+    let sql = format!(
+        "UPDATE labels SET archived = $3 WHERE project_id = $1 AND id = $2 RETURNING {LABEL_COLUMNS}"
+    );
+    match one(c, &sql, &[&project.0, &id, &archived]).await? {
+        Some(row) => rows::label(&row),
+        None => Err(not_found(Entity::Label)),
+    }
+}
+
+/// Deletes the label if no lead, job or draft has it. The label's row is locked first, so
+/// that a rating with it waits for the deletion and then finds no label.
+pub(crate) async fn delete_label(
+    c: &impl GenericClient,
+    project: ProjectId,
+    id: Uuid,
+) -> Result<(), Error> {
+    let locked = one(
+        c,
+        "SELECT 1 FROM labels WHERE project_id = $1 AND id = $2 FOR UPDATE",
+        &[&project.0, &id],
+    )
+    .await?;
+    if locked.is_none() {
+        return Err(not_found(Entity::Label));
+    }
+    let used = one(
+        c,
+        "SELECT 1 WHERE EXISTS (SELECT 1 FROM leads WHERE project_id = $1 AND conversion_id = $2)
+             OR EXISTS (SELECT 1 FROM jobs WHERE project_id = $1 AND conversion_id = $2)
+             OR EXISTS (SELECT 1 FROM rating_drafts WHERE project_id = $1 AND conversion_id = $2)",
+        &[&project.0, &id.to_string()],
+    )
+    .await?;
+    if used.is_some() {
+        return Err(Error::Store(StoreError::Conflict(Conflict::LabelInUse)));
+    }
+    run(
+        c,
+        "DELETE FROM labels WHERE project_id = $1 AND id = $2",
+        &[&project.0, &id],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Puts the project's labels in `order`.
+pub(crate) async fn reorder_labels(
+    c: &impl GenericClient,
+    project: ProjectId,
+    order: &[Uuid],
+) -> Result<Vec<ConversionLabel>, Error> {
+    let known: Vec<Uuid> = labels(c, project).await?.iter().map(|l| l.id).collect();
+    check_order(&known, order).map_err(invalid)?;
+    let positions: Vec<i64> = (0..).take(order.len()).collect();
+    run(
+        c,
+        "UPDATE labels SET position = placed.position
+         FROM unnest($2::uuid[], $3::bigint[]) AS placed (id, position)
+         WHERE labels.project_id = $1 AND labels.id = placed.id",
+        &[&project.0, &order, &positions],
+    )
+    .await?;
+    labels(c, project).await
 }
 
 pub(crate) async fn integrations(

@@ -184,7 +184,8 @@ pub(crate) fn project(row: &Row) -> Result<Project, Error> {
 }
 
 /// The columns [`label`] reads, in order.
-pub(crate) const LABEL_COLUMNS: &str = "id, project_id, name, mark_as_done, mapping, created_at";
+pub(crate) const LABEL_COLUMNS: &str =
+    "id, project_id, name, mark_as_done, mapping, created_at, archived";
 
 /// A conversion label from a row of [`LABEL_COLUMNS`].
 pub(crate) fn label(row: &Row) -> Result<ConversionLabel, Error> {
@@ -195,6 +196,7 @@ pub(crate) fn label(row: &Row) -> Result<ConversionLabel, Error> {
         mark_as_done: row.try_get(3)?,
         mapping: serde_json::from_str(row.try_get::<_, &str>(4)?)?,
         created_at: from_millis(row.try_get(5)?),
+        archived: row.try_get(6)?,
     })
 }
 

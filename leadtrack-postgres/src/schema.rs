@@ -599,6 +599,20 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE sessions ADD COLUMN user_agent text NOT NULL DEFAULT '';
     ALTER TABLE project_events ADD COLUMN address text;
     "#,
+    // 17: labels in an order the owners set (the number keys follow it; until now, the
+    // order they were created in), and archived labels.
+    r#"
+    ALTER TABLE labels ADD COLUMN archived boolean NOT NULL DEFAULT false;
+    ALTER TABLE labels ADD COLUMN position bigint NOT NULL DEFAULT 0;
+    UPDATE labels SET position = ordered.position
+    FROM (
+        SELECT project_id, id,
+               row_number() OVER (PARTITION BY project_id ORDER BY created_at, id) - 1 AS position
+        FROM labels
+    ) AS ordered
+    WHERE labels.project_id = ordered.project_id AND labels.id = ordered.id;
+    CREATE INDEX labels_order ON labels (project_id, position);
+    "#,
 ];
 
 /// A column's value derived from a lead's data.

@@ -346,6 +346,31 @@ impl Admin for PgStore {
             .await?)
     }
 
+    async fn set_label_archived(
+        &self,
+        project: ProjectId,
+        id: Uuid,
+        archived: bool,
+    ) -> StoreResult<ConversionLabel> {
+        transaction!(self, |tx| admin::set_label_archived(
+            &tx, project, id, archived
+        )
+        .await?)
+    }
+
+    async fn delete_label(&self, project: ProjectId, id: Uuid) -> StoreResult<()> {
+        transaction!(self, |tx| admin::delete_label(&tx, project, id).await?)
+    }
+
+    async fn reorder_labels(
+        &self,
+        project: ProjectId,
+        order: &[Uuid],
+    ) -> StoreResult<Vec<ConversionLabel>> {
+        transaction!(self, |tx| admin::reorder_labels(&tx, project, order)
+            .await?)
+    }
+
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
         read!(self, |c| admin::integrations(c, project))
     }

@@ -6,7 +6,7 @@
 use chrono::Utc;
 use leadtrack_core::activity::{Attribution, ProjectActivity};
 use leadtrack_core::key::KeyRef;
-use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::label::{LabelMapping, NewLabel, rateable};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::spam::{self, SpamRulesInput};
 use leadtrack_core::store::Entity;
@@ -430,6 +430,7 @@ pub(crate) async fn label_command<S: Admin>(
                             "labelId": l.id,
                             "name": l.name,
                             "markAsDone": l.mark_as_done,
+                            "archived": l.archived,
                         });
                         entry["mapping"] = json!(l.mapping);
                         entry
@@ -440,14 +441,79 @@ pub(crate) async fn label_command<S: Admin>(
                 say!("{:<38} {:<6} {:<40} NAME", "LABEL ID", "DONE", "SENDS");
                 for l in labels {
                     let done = if l.mark_as_done { "yes" } else { "no" };
+                    let archived = if l.archived { " (archived)" } else { "" };
                     say!(
-                        "{:<38} {done:<6} {:<40} {}",
+                        "{:<38} {done:<6} {:<40} {}{archived}",
                         l.id,
                         describe(&l.mapping),
                         l.name
                     );
                 }
             }
+        }
+        LabelCommand::Rename {
+            project: id,
+            label,
+            name,
+        } => {
+            let project = project(store, &id).await?;
+            let current = store
+                .label(project.id, label)
+                .await
+                .map_err(Failure::store)?;
+            let renamed = NewLabel {
+                name,
+                mark_as_done: current.mark_as_done,
+                mapping: current.mapping,
+            };
+            let label = store
+                .update_label(project.id, label, renamed)
+                .await
+                .map_err(Failure::store)?;
+            say!("Renamed label {} to {:?}.", label.id, label.name);
+        }
+        LabelCommand::Archive {
+            project: id,
+            label,
+            restore,
+        } => {
+            let project = project(store, &id).await?;
+            let label = store
+                .set_label_archived(project.id, label, !restore)
+                .await
+                .map_err(Failure::store)?;
+            if restore {
+                say!("Restored label {:?}: offered for rating again.", label.name);
+            } else {
+                say!(
+                    "Archived label {:?}: no longer offered for rating.",
+                    label.name
+                );
+            }
+        }
+        LabelCommand::Delete { project: id, label } => {
+            let project = project(store, &id).await?;
+            store
+                .delete_label(project.id, label)
+                .await
+                .map_err(Failure::store)?;
+            say!("Deleted label {label}.");
+        }
+        LabelCommand::Reorder {
+            project: id,
+            labels,
+        } => {
+            let project = project(store, &id).await?;
+            let ordered = store
+                .reorder_labels(project.id, &labels)
+                .await
+                .map_err(Failure::store)?;
+            let keyed: Vec<_> = rateable(&ordered)
+                .take(9)
+                .zip(1..)
+                .map(|(label, key)| format!("{key} {}", label.name))
+                .collect();
+            say!("New order saved. Keys: {}.", keyed.join(", "));
         }
     }
     Ok(())

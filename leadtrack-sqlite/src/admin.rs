@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
-use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, check_order};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis};
@@ -215,10 +215,13 @@ pub(crate) fn create_label(
         mark_as_done: new.mark_as_done,
         mapping: new.mapping,
         created_at: leadtrack_core::time::truncate_to_millis(now),
+        archived: false,
     };
+    // Last in the project's order.
     conn.prepare_cached(
-        "INSERT INTO labels (id, project_id, name, mark_as_done, mapping, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO labels (id, project_id, name, mark_as_done, mapping, created_at, position)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6,
+             (SELECT coalesce(max(position) + 1, 0) FROM labels WHERE project_id = ?2))",
     )?
     .execute((
         label.id.to_string(),
@@ -233,7 +236,8 @@ pub(crate) fn create_label(
 
 pub(crate) fn labels(conn: &Connection, project: ProjectId) -> Result<Vec<ConversionLabel>, Error> {
     conn.prepare_cached(&format!(
-        "SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = ?1 ORDER BY created_at, id"
+        "SELECT {LABEL_COLUMNS} FROM labels WHERE project_id = ?1
+         ORDER BY position, created_at, id"
     ))?
     .query_and_then([project.0], rows::label)?
     .collect()
@@ -275,6 +279,53 @@ pub(crate) fn update_label(
     label.mark_as_done = changed.mark_as_done;
     label.mapping = changed.mapping;
     Ok(label)
+}
+
+/// Archives the label, or restores it.
+pub(crate) fn set_label_archived(
+    conn: &Connection,
+    project: ProjectId,
+    id: Uuid,
+    archived: bool,
+) -> Result<ConversionLabel, Error> {
+    conn.prepare_cached("UPDATE labels SET archived = ?3 WHERE project_id = ?1 AND id = ?2")?
+        .execute((project.0, id.to_string(), archived))?;
+    label(conn, project, id)
+}
+
+/// Deletes the label if no lead, job or draft has it.
+pub(crate) fn delete_label(conn: &Connection, project: ProjectId, id: Uuid) -> Result<(), Error> {
+    label(conn, project, id)?;
+    let used: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM leads WHERE project_id = ?1 AND conversion_id = ?2)
+                 OR EXISTS (SELECT 1 FROM jobs WHERE project_id = ?1 AND conversion_id = ?2)
+                 OR EXISTS (SELECT 1 FROM rating_drafts
+                            WHERE project_id = ?1 AND conversion_id = ?2)",
+        )?
+        .query_row((project.0, id.to_string()), |row| row.get(0))?;
+    if used {
+        return Err(Error::Store(StoreError::Conflict(Conflict::LabelInUse)));
+    }
+    conn.prepare_cached("DELETE FROM labels WHERE project_id = ?1 AND id = ?2")?
+        .execute((project.0, id.to_string()))?;
+    Ok(())
+}
+
+/// Puts the project's labels in `order`.
+pub(crate) fn reorder_labels(
+    conn: &Connection,
+    project: ProjectId,
+    order: &[Uuid],
+) -> Result<Vec<ConversionLabel>, Error> {
+    let known: Vec<Uuid> = labels(conn, project)?.iter().map(|l| l.id).collect();
+    check_order(&known, order).map_err(invalid)?;
+    let mut place =
+        conn.prepare_cached("UPDATE labels SET position = ?3 WHERE project_id = ?1 AND id = ?2")?;
+    for (position, id) in (0_i64..).zip(order) {
+        place.execute((project.0, id.to_string(), position))?;
+    }
+    labels(conn, project)
 }
 
 pub(crate) fn integrations(conn: &Connection, project: ProjectId) -> Result<Integrations, Error> {

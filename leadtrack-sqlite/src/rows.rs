@@ -214,7 +214,8 @@ pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
 }
 
 /// The columns [`label`] reads, in order.
-pub(crate) const LABEL_COLUMNS: &str = "id, project_id, name, mark_as_done, mapping, created_at";
+pub(crate) const LABEL_COLUMNS: &str =
+    "id, project_id, name, mark_as_done, mapping, created_at, archived";
 
 /// A conversion label from a row of [`LABEL_COLUMNS`].
 pub(crate) fn label(row: &Row<'_>) -> Result<ConversionLabel, Error> {
@@ -225,6 +226,7 @@ pub(crate) fn label(row: &Row<'_>) -> Result<ConversionLabel, Error> {
         mark_as_done: row.get(3)?,
         mapping: serde_json::from_str(&row.get::<_, String>(4)?)?,
         created_at: from_millis(row.get(5)?),
+        archived: row.get(6)?,
     })
 }
 

@@ -727,6 +727,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE sessions ADD COLUMN user_agent TEXT NOT NULL DEFAULT '';
     ALTER TABLE project_events ADD COLUMN address TEXT;
     "#,
+    // 31: labels in an order the owners set (the number keys follow it; until now, the
+    // order they were created in), and archived labels.
+    r#"
+    ALTER TABLE labels ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE labels ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+    UPDATE labels SET position = (
+        SELECT count(*) FROM labels o WHERE o.project_id = labels.project_id
+            AND (o.created_at < labels.created_at
+                 OR (o.created_at = labels.created_at AND o.id < labels.id)));
+    CREATE INDEX labels_order ON labels (project_id, position);
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

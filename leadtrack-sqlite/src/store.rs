@@ -337,6 +337,31 @@ impl Admin for SqliteStore {
             .await
     }
 
+    async fn set_label_archived(
+        &self,
+        project: ProjectId,
+        id: Uuid,
+        archived: bool,
+    ) -> StoreResult<ConversionLabel> {
+        self.write(move |conn| admin::set_label_archived(conn, project, id, archived))
+            .await
+    }
+
+    async fn delete_label(&self, project: ProjectId, id: Uuid) -> StoreResult<()> {
+        self.write(move |conn| admin::delete_label(conn, project, id))
+            .await
+    }
+
+    async fn reorder_labels(
+        &self,
+        project: ProjectId,
+        order: &[Uuid],
+    ) -> StoreResult<Vec<ConversionLabel>> {
+        let order = order.to_vec();
+        self.write(move |conn| admin::reorder_labels(conn, project, &order))
+            .await
+    }
+
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
         self.read(move |conn| admin::integrations(conn, project))
             .await

@@ -100,6 +100,8 @@ pub enum Conflict {
         /// The lead.
         lead_id: LeadId,
     },
+    /// The label was used (a lead, a conversion or a draft has it): archive it instead.
+    LabelInUse,
 }
 
 impl fmt::Display for Conflict {
@@ -123,6 +125,9 @@ impl fmt::Display for Conflict {
             }
             Self::AlreadySaved { lead_id } => {
                 write!(f, "the rating of lead {lead_id} was already saved")
+            }
+            Self::LabelInUse => {
+                f.write_str("the label has been used; archive it instead of deleting it")
             }
         }
     }

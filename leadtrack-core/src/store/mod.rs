@@ -405,7 +405,8 @@ pub trait Admin: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<ConversionLabel>;
 
-    /// The project's labels, oldest first.
+    /// The project's labels, archived ones too, in the project's order (a new label comes
+    /// last).
     async fn labels(&self, project: ProjectId) -> StoreResult<Vec<ConversionLabel>>;
 
     /// A label of the project. Errors: [`Entity::Label`] not found.
@@ -420,6 +421,27 @@ pub trait Admin: Send + Sync + 'static {
         id: Uuid,
         label: NewLabel,
     ) -> StoreResult<ConversionLabel>;
+
+    /// Archives a label ([`crate::label`]: no longer offered for rating, kept everywhere
+    /// else), or restores it. Errors: [`Entity::Label`] not found.
+    async fn set_label_archived(
+        &self,
+        project: ProjectId,
+        id: Uuid,
+        archived: bool,
+    ) -> StoreResult<ConversionLabel>;
+
+    /// Deletes a label that was never used. Errors: [`Entity::Label`] not found;
+    /// [`Conflict::LabelInUse`] when a lead, a conversion job or a draft has it.
+    async fn delete_label(&self, project: ProjectId, id: Uuid) -> StoreResult<()>;
+
+    /// Puts the project's labels in `order`, which names each of them once
+    /// ([`crate::label::check_order`], else [`StoreError::Invalid`]); answers them in it.
+    async fn reorder_labels(
+        &self,
+        project: ProjectId,
+        order: &[Uuid],
+    ) -> StoreResult<Vec<ConversionLabel>>;
 
     // ----- integrations -----
 

@@ -329,6 +329,67 @@ pub async fn labels_are_edited_within_their_project<B: Backend>(backend: &B) {
     );
 }
 
+/// Labels keep the order owners give them (a new one comes last); an archived label is
+/// kept, listed as archived, and still rates a lead through the API; a label never used is
+/// deleted, one that was used is not.
+pub async fn labels_are_ordered_archived_and_deleted_only_unused<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p = project(&store, "p1").await;
+    let other = project(&store, "p2").await;
+    let mut made = Vec::new();
+    for (name, minute) in [("A", 1), ("B", 1), ("C", 2)] {
+        let new = NewLabel::done(name, LabelMapping::webhook_only());
+        made.push(store.create_label(p.id, new, at(minute)).await.unwrap());
+    }
+    let names = |labels: Vec<crate::label::ConversionLabel>| {
+        labels.into_iter().map(|l| l.name).collect::<Vec<_>>()
+    };
+    assert_eq!(names(store.labels(p.id).await.unwrap()), ["A", "B", "C"]);
+    let [a, b, c] = [made[0].id, made[1].id, made[2].id];
+    let reordered = store.reorder_labels(p.id, &[c, a, b]).await.unwrap();
+    assert_eq!(names(reordered), ["C", "A", "B"]);
+    for wrong in [vec![c, a], vec![c, a, b, b], vec![c, a, Uuid::new_v4()]] {
+        let refused = store.reorder_labels(p.id, &wrong).await;
+        assert!(
+            matches!(refused, Err(StoreError::Invalid(_))),
+            "{refused:?}"
+        );
+    }
+    let new = NewLabel::done("D", LabelMapping::webhook_only());
+    let d = store.create_label(p.id, new, at(3)).await.unwrap().id;
+    assert_eq!(
+        names(store.labels(p.id).await.unwrap()),
+        ["C", "A", "B", "D"]
+    );
+
+    let archived = store.set_label_archived(p.id, b, true).await.unwrap();
+    assert!(archived.archived);
+    assert_eq!(store.label(p.id, b).await.unwrap(), archived);
+    assert_not_found(
+        store.set_label_archived(other.id, b, true).await,
+        Entity::Label,
+    );
+    let lead = create(&store, &p, json!({"userData": {"email": "a@x.io"}}), 3).await;
+    let rated = update(lead.lead_id, ConversionId::Label(b));
+    store
+        .update_status(p.id, &rated, &by(), at(4))
+        .await
+        .unwrap();
+
+    let used = store.delete_label(p.id, b).await;
+    assert!(
+        matches!(used, Err(StoreError::Conflict(Conflict::LabelInUse))),
+        "{used:?}"
+    );
+    assert_not_found(store.delete_label(other.id, d).await, Entity::Label);
+    store.delete_label(p.id, d).await.unwrap();
+    assert_not_found(store.delete_label(p.id, d).await, Entity::Label);
+    let restored = store.set_label_archived(p.id, b, false).await.unwrap();
+    assert!(!restored.archived);
+    let kept = store.labels(p.id).await.unwrap();
+    assert_eq!(names(kept), ["C", "A", "B"]);
+}
+
 /// An attempt of the suite: `outcome` at `minute`, with an HTTP status.
 fn attempt(kind: IntegrationKind, minute: i64, outcome: AttemptOutcome, status: u16) -> Attempt {
     Attempt {

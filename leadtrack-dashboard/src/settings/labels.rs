@@ -4,8 +4,10 @@
 use askama::Template;
 use chrono::Utc;
 use leadtrack_core::integration::Integrations;
-use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, linkedin_conversion_urn};
-use leadtrack_core::store::Entity;
+use leadtrack_core::label::{
+    ConversionLabel, LabelMapping, NewLabel, linkedin_conversion_urn, moved, rateable,
+};
+use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{ConversionId, IntegrationKind};
 use leadtrack_core::{Admin, StoreError};
 use warp::http::StatusCode;
@@ -169,6 +171,12 @@ impl LabelForm {
 struct LabelRow {
     id: String,
     name: String,
+    /// The number key that picks it when rating (1 to 9), if it has one.
+    key: Option<usize>,
+    archived: bool,
+    /// Whether it is first or last in the order (no move up, or down).
+    first: bool,
+    last: bool,
     mark_as_done: bool,
     google_ads: Option<String>,
     ga4: Option<String>,
@@ -178,10 +186,35 @@ struct LabelRow {
     webhook: bool,
 }
 
+impl LabelRow {
+    /// The rows of `labels`, in the project's order, each with its number key.
+    fn all(labels: Vec<ConversionLabel>) -> Vec<Self> {
+        let count = labels.len();
+        let keys: Vec<_> = rateable(&labels).map(|label| label.id).collect();
+        labels
+            .into_iter()
+            .enumerate()
+            .map(|(at, label)| {
+                let key = keys.iter().position(|id| *id == label.id);
+                Self {
+                    key: key.filter(|key| *key < 9).map(|key| key + 1),
+                    first: at == 0,
+                    last: at + 1 == count,
+                    ..Self::from(label)
+                }
+            })
+            .collect()
+    }
+}
+
 impl From<ConversionLabel> for LabelRow {
     fn from(label: ConversionLabel) -> Self {
         Self {
             id: label.id.to_string(),
+            key: None,
+            archived: label.archived,
+            first: false,
+            last: false,
             name: label.name,
             mark_as_done: label.mark_as_done,
             google_ads: label.mapping.google_ads_action,
@@ -216,12 +249,23 @@ struct LabelPage {
     frame: Frame,
     id: String,
     name: String,
+    archived: bool,
     connected: Connected,
     form: LabelForm,
     problems: Problems,
 }
 
-const NOTICES: &[(&str, &str)] = &[("created", "Label created."), ("saved", "Label saved.")];
+const NOTICES: &[(&str, &str)] = &[
+    ("created", "Label created."),
+    ("saved", "Label saved."),
+    ("moved", "Order saved: the number keys follow it."),
+    (
+        "archived",
+        "Label archived: no longer offered for rating, kept in histories and reports.",
+    ),
+    ("restored", "Label restored: offered for rating again."),
+    ("deleted", "Label deleted."),
+];
 
 /// The labels page, with the new-label form as given.
 async fn labels_page<S: Admin>(
@@ -244,7 +288,7 @@ async fn labels_page<S: Admin>(
         &LabelsPage {
             layout,
             frame,
-            labels: labels.into_iter().map(LabelRow::from).collect(),
+            labels: LabelRow::all(labels),
             connected: Connected::from(&integrations),
             form,
             problems,
@@ -323,6 +367,7 @@ async fn label_page<S: Admin>(
             frame,
             id: label.id.to_string(),
             name: label.name.clone(),
+            archived: label.archived,
             connected: Connected::from(&integrations),
             form,
             problems,
@@ -367,6 +412,61 @@ pub(super) async fn update<S: Admin>(store: &S, (owner, form): (Owner, Form), id
             label_page(store, &owner, status, None, &label, form, problems).await
         }
         Err(StoreError::NotFound(Entity::Label)) => Ok(owner.not_found()),
+        Err(err) => Err(owner.failure(err)),
+    }
+}
+
+/// `POST labels/{id}/move`: one place up (`direction=up`) or down in the project's order.
+pub(super) async fn move_label<S: Admin>(
+    store: &S,
+    (owner, form): (Owner, Form),
+    id: &str,
+) -> Answer {
+    let label = find(store, &owner, id).await?;
+    let project = owner.project().id;
+    let order: Vec<_> = store
+        .labels(project)
+        .await
+        .map_err(|e| owner.failure(e))?
+        .iter()
+        .map(|label| label.id)
+        .collect();
+    let up = form.get("direction") == "up";
+    store
+        .reorder_labels(project, &moved(&order, label.id, up))
+        .await
+        .map_err(|e| owner.failure(e))?;
+    Ok(owner.redirect("labels", Some("moved")))
+}
+
+/// `POST labels/{id}/archive`: archives the label (`archived=yes`), or restores it.
+pub(super) async fn archive<S: Admin>(store: &S, (owner, form): (Owner, Form), id: &str) -> Answer {
+    let label = find(store, &owner, id).await?;
+    let archived = form.get("archived") == "yes";
+    store
+        .set_label_archived(owner.project().id, label.id, archived)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let done = if archived { "archived" } else { "restored" };
+    Ok(owner.redirect("labels", Some(done)))
+}
+
+/// `POST labels/{id}/delete`: deletes a label never used; one that was is kept, and its
+/// page says to archive it.
+pub(super) async fn delete<S: Admin>(store: &S, (owner, _): (Owner, Form), id: &str) -> Answer {
+    let label = find(store, &owner, id).await?;
+    match store.delete_label(owner.project().id, label.id).await {
+        Ok(()) => Ok(owner.redirect("labels", Some("deleted"))),
+        Err(StoreError::Conflict(Conflict::LabelInUse)) => {
+            let problems = Problems::one(
+                "",
+                "Leads were rated with this label, so it stays: archive it instead. It then \
+                 leaves the rating menus and keeps its place in histories and reports.",
+            );
+            let form = LabelForm::of(&label);
+            let status = StatusCode::CONFLICT;
+            label_page(store, &owner, status, None, &label, form, problems).await
+        }
         Err(err) => Err(owner.failure(err)),
     }
 }

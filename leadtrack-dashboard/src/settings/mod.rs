@@ -7,6 +7,7 @@
 //! | (none) | `303` to `labels` |
 //! | `GET labels`, `POST labels` | the labels; `POST` creates one |
 //! | `GET labels/{id}`, `POST labels/{id}` | one label's form; `POST` changes it |
+//! | `POST labels/{id}/move`, `.../archive`, `.../delete` | moves it up or down (`direction`), archives or restores it (`archived=yes|no`), deletes it if never used |
 //! | `GET integrations` | one card per platform: status, last delivery, settings |
 //! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `microsoft-ads`, `linkedin`, `webhook`) |
 //! | `POST integrations/{kind}/disconnect` | disconnects |
@@ -72,6 +73,9 @@ pub(crate) async fn handle<S: Store>(
             Settings::CreateLabel => labels::create(store, form().await?).await,
             Settings::Label => labels::edit(store, request, owner().await?, id).await,
             Settings::UpdateLabel => labels::update(store, form().await?, id).await,
+            Settings::MoveLabel => labels::move_label(store, form().await?, id).await,
+            Settings::ArchiveLabel => labels::archive(store, form().await?, id).await,
+            Settings::DeleteLabel => labels::delete(store, form().await?, id).await,
             Settings::Integrations => integrations::page(store, request, owner().await?).await,
             Settings::SaveIntegration => integrations::save(store, form().await?, kind).await,
             Settings::DisconnectIntegration => {

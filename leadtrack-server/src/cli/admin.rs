@@ -3,6 +3,7 @@
 use super::ProjectListing;
 use clap::{Args, Subcommand};
 use leadtrack_core::types::ConsentStatus;
+use uuid::Uuid;
 
 /// `project ...`
 #[derive(Debug, Subcommand)]
@@ -188,8 +189,52 @@ pub(crate) enum LabelCommand {
         #[arg(long)]
         json: bool,
     },
-    /// List a project's labels.
+    /// List a project's labels, in their order.
     List(ProjectListing),
+    /// Rename a label.
+    Rename {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The label's id.
+        #[arg(long, value_name = "UUID")]
+        label: Uuid,
+        /// Its new name.
+        #[arg(long)]
+        name: String,
+    },
+    /// Archive a label (no longer offered for rating; leads, histories and reports keep
+    /// it, and the API still accepts it), or restore it with --restore.
+    Archive {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The label's id.
+        #[arg(long, value_name = "UUID")]
+        label: Uuid,
+        /// Restore an archived label.
+        #[arg(long)]
+        restore: bool,
+    },
+    /// Delete a label never used (one that was is refused: archive it).
+    Delete {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The label's id.
+        #[arg(long, value_name = "UUID")]
+        label: Uuid,
+    },
+    /// Put a project's labels in a new order (which sets the number keys): every label's
+    /// id once, comma-separated.
+    Reorder {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The labels' ids in their new order.
+        #[arg(long, value_name = "UUID,...", value_delimiter = ',', required = true)]
+        labels: Vec<Uuid>,
+    },
 }
 
 /// A `--consent-*` value: a signal, or `None` for unknown.

@@ -8,7 +8,8 @@ use leadtrack_core::api::{
 use leadtrack_core::request::LeadQuery;
 
 use crate::process::{
-    Server, admin, admin_json, create_acme, create_label, start, start_serve_with_open_files,
+    Server, admin, admin_json, admin_ok, create_acme, create_label, start,
+    start_serve_with_open_files,
 };
 
 #[tokio::test]
@@ -318,5 +319,91 @@ async fn idle_connections_past_the_open_file_limit_do_not_lock_out_a_new_client(
     .expect("a response");
     assert_eq!(health.status(), 200);
     drop(idle);
+    assert!(server.terminate().await.success());
+}
+
+#[tokio::test]
+async fn labels_are_renamed_archived_reordered_and_deleted_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leadtrack.db");
+    let key = create_acme(&db).await;
+    let customer = create_label(&db, "Customer", &["--mark-as-done"]).await;
+    let meeting = create_label(&db, "Meeting", &[]).await;
+    let spare = create_label(&db, "Spare", &[]).await;
+    let label = |id: uuid::Uuid| id.to_string();
+    let (acme, customer_id) = (["--project", "acme"], label(customer));
+
+    let archive = [
+        &["label", "archive", "--label", &customer_id][..],
+        &acme[..],
+    ]
+    .concat();
+    admin_ok(&db, &archive).await;
+    let order = format!("{meeting},{spare},{customer}");
+    let reorder = [&["label", "reorder", "--labels", &order][..], &acme[..]].concat();
+    let said = String::from_utf8(admin_ok(&db, &reorder).await.stdout).unwrap();
+    assert_eq!(said, "New order saved. Keys: 1 Meeting, 2 Spare.\n");
+    let meeting_id = label(meeting);
+    let rename = [
+        "label",
+        "rename",
+        "--label",
+        &meeting_id,
+        "--name",
+        "First call",
+    ];
+    admin_ok(&db, &[&rename[..], &acme[..]].concat()).await;
+    let listed = admin_json(&db, &["label", "list", "--project", "acme", "--json"]).await;
+    let names: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["First call", "Spare", "Customer"]);
+
+    // The API still takes an archived label's id.
+    let server = start(&db).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let lead = CreateLeadRequest {
+        project_id: Some("acme".into()),
+        user_data: Some(UserData {
+            email: Some("ada@example.com".into()),
+            ..UserData::default()
+        }),
+        ..CreateLeadRequest::default()
+    };
+    let id = Client::new(&server.base_url)
+        .create_lead(&lead)
+        .await
+        .unwrap()
+        .lead_id;
+    let rated = client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: LeadIdentifier::LeadId(id),
+            conversion_id: ConversionId::Label(customer),
+            price: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert!(rated.queued);
+
+    let delete = |id: String| {
+        let db = db.clone();
+        async move {
+            admin(
+                &db,
+                &["label", "delete", "--project", "acme", "--label", &id],
+            )
+            .await
+        }
+    };
+    let used = delete(customer_id.clone()).await;
+    assert_eq!(used.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&used.stderr).contains("archive it instead"));
+    assert!(delete(label(spare)).await.status.success());
+    let listed = admin_json(&db, &["label", "list", "--project", "acme", "--json"]).await;
+    assert_eq!(listed.as_array().unwrap().len(), 2);
     assert!(server.terminate().await.success());
 }
