@@ -157,6 +157,8 @@ async fn new_leads_show_up_and_search_and_filters_narrow_the_inbox() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(bar.text().await.unwrap(), "1 new lead · Show them");
+    let title = c.title().await.unwrap();
+    assert!(title.starts_with("(1) "), "the tab says so too: {title}");
 
     // Search with `/`, then a click-id filter.
     c.goto(&format!("{}/projects/acme/leads", site.base()))

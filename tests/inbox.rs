@@ -175,6 +175,17 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         .update_status(site.acme().id, &update, &by, chrono::Utc::now())
         .await
         .unwrap();
+    // A comment of Olive's on Ada's lead, which she may edit.
+    let olive = site.store().user_by_email(OWNER.0).await.unwrap();
+    let olive = Actor::User {
+        id: olive.id,
+        name: olive.name,
+    };
+    let said = "Called twice, no answer. @mo can you try on Monday morning?";
+    site.store()
+        .add_comment(site.acme().id, LeadId(1), &olive, said, chrono::Utc::now())
+        .await
+        .unwrap();
     // A pending invitation (and its page), an audit event, and links' pages.
     let invite = LinkToken::generate();
     let invitation = NewInvitation::new("nia@example.com", Role::Viewer, &by).unwrap();
@@ -241,10 +252,16 @@ async fn every_page_fits_a_laptop_and_a_phone() {
                 c.goto(&format!("{}{path}", site.base())).await.unwrap();
                 let shot = format!("{engine:?}-{screen}-{name}").to_lowercase();
                 photograph(&browser, &shot).await;
-                if name == "reports-weekly" {
-                    let trend = "document.getElementById('trend-heading').scrollIntoView();";
-                    c.execute(trend, vec![]).await.unwrap();
-                    photograph(&browser, &format!("{shot}-trend")).await;
+                // Parts below the fold: the weekly trend, and a lead's comments.
+                let below = match name {
+                    "reports-weekly" => Some(("trend-heading", "trend")),
+                    "lead" => Some(("comments", "comments")),
+                    _ => None,
+                };
+                if let Some((id, part)) = below {
+                    let scroll = format!("document.getElementById('{id}').scrollIntoView();");
+                    c.execute(&scroll, vec![]).await.unwrap();
+                    photograph(&browser, &format!("{shot}-{part}")).await;
                 }
                 let (overflow, cut) = misfits(&browser).await;
                 let at = format!("{engine:?} {screen} {name}");

@@ -116,6 +116,21 @@ pub enum Activity {
     },
     /// A person took the lead out of spam: it is a real lead after all.
     NotSpam,
+    /// A person commented on the lead ([`crate::comment`]; the text is the comment's).
+    Commented {
+        /// The comment.
+        comment_id: i64,
+    },
+    /// Its author edited a comment.
+    CommentEdited {
+        /// The comment.
+        comment_id: i64,
+    },
+    /// Its author deleted a comment.
+    CommentDeleted {
+        /// The comment.
+        comment_id: i64,
+    },
     /// A delivery attempt of a conversion job ended.
     Delivery {
         /// The job.
@@ -129,6 +144,30 @@ pub enum Activity {
         /// What went wrong, briefly.
         error: Option<String>,
     },
+}
+
+impl Activity {
+    /// Whether a person doing this touches the lead, for the time to first touch: a
+    /// comment, a rating, a reset, or sorting it out of or into spam.
+    pub fn touches(&self) -> bool {
+        matches!(
+            self,
+            Self::Rated { .. }
+                | Self::Reopened { .. }
+                | Self::Commented { .. }
+                | Self::Spam { .. }
+                | Self::NotSpam
+        )
+    }
+}
+
+/// The lead's first touch: the first event of its history (`events`, oldest first) in which
+/// a person ([`Actor::User`]) commented on it, rated it or changed its status. What an API
+/// key or the service did is no touch.
+pub fn first_touch(events: &[LeadEvent]) -> Option<&LeadEvent> {
+    events
+        .iter()
+        .find(|event| matches!(event.by, Some(Actor::User { .. })) && event.activity.touches())
 }
 
 /// One event of a project's own history, its audit log: who exported its leads, changed its
@@ -244,6 +283,33 @@ pub enum ProjectActivity {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_first_touch_is_a_persons_comment_rating_or_status_change() {
+        let at = |minute| DateTime::UNIX_EPOCH + chrono::Duration::minutes(minute);
+        let event = |minute, by: Option<Actor>, activity| LeadEvent {
+            at: at(minute),
+            by,
+            activity,
+        };
+        let ada = Actor::User {
+            id: crate::types::UserId(1),
+            name: "Ada".into(),
+        };
+        let mut events = vec![
+            event(0, None, Activity::Created),
+            event(1, Some(Actor::api_key("lt_0123abcd")), Activity::NotSpam),
+            event(2, Some(ada.clone()), Activity::Undone { job_id: JobId(1) }),
+        ];
+        assert_eq!(first_touch(&events), None);
+        events.push(event(
+            3,
+            Some(ada.clone()),
+            Activity::Commented { comment_id: 1 },
+        ));
+        events.push(event(4, Some(ada), Activity::NotSpam));
+        assert_eq!(first_touch(&events).map(|e| e.at), Some(at(3)));
+    }
 
     #[test]
     fn activities_are_tagged_by_type_with_camel_case_fields() {

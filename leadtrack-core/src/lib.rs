@@ -15,7 +15,7 @@
 //! 4. [`matching`]: how emails, phones and search terms match;
 //! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`job`], [`webhook`] (lead webhooks),
-//!    [`activity`] (a lead's history), [`draft`] (ratings kept for review before sending),
+//!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`draft`] (ratings kept for review before sending),
 //!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
 //!    they came from);
 //! 6. [`conversion`]: one identity per conversion, and what a rating again sends;
@@ -77,6 +77,8 @@ pub mod webhook;
 
 pub mod activity;
 
+pub mod comment;
+
 pub mod draft;
 
 pub mod saved_view;
@@ -110,7 +112,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 26] = [
+    const CHAIN: [&str; 27] = [
         "time",
         "error",
         "types",
@@ -127,6 +129,7 @@ mod chain {
         "job",
         "webhook",
         "activity",
+        "comment",
         "draft",
         "saved_view",
         "report",

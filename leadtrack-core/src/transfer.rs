@@ -282,6 +282,20 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "lead_comments",
+        key: Some("id"),
+        columns: &[
+            column("id", Int),
+            column("project_id", Int),
+            column("lead_id", Int),
+            column("author_id", Int),
+            column("author", Text),
+            column("text", Text),
+            column("created_at", Int),
+            column("edited_at", Int),
+        ],
+    },
+    Table {
         name: "rating_drafts",
         key: Some("lead_id"),
         columns: &[

@@ -301,10 +301,12 @@
     if (!held.hidden && held.getAttribute("data-held")) countDown(held);
   });
 
-  // ---- live: "N new leads" without a reload, at most 5 seconds late ----
+  // ---- live: "N new leads" without a reload, at most 5 seconds late, and the count in
+  // the tab's title, so that a tab in the background says a lead came in ----
   var live = d.querySelector("[data-live]");
   if (live && window.fetch) {
     var url = live.getAttribute("data-live");
+    var title = d.title;
     var poll = function () {
       fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(function (r) { return r.ok ? r.json() : null; })
@@ -313,6 +315,7 @@
           var text = live.querySelector("[data-live-text]");
           text.textContent = answer.count === 1 ? "1 new lead" : answer.count + " new leads";
           live.hidden = false;
+          d.title = "(" + answer.count + ") " + title;
         })
         .catch(function () { /* offline for a moment: try again at the next tick */ });
     };

@@ -64,10 +64,44 @@ pub(crate) fn relative(at: &DateTime<Utc>, now: DateTime<Utc>) -> String {
     }
 }
 
+/// A span of time, for people: `40 s`, `12 min`, `3 h 5 min`, `2 days 4 h`.
+pub(crate) fn span(span: chrono::Duration) -> String {
+    let seconds = span.num_seconds().max(0);
+    let (days, hours, minutes) = (
+        seconds / 86_400,
+        seconds % 86_400 / 3_600,
+        seconds % 3_600 / 60,
+    );
+    match (days, hours, minutes) {
+        (0, 0, 0) => format!("{seconds} s"),
+        (0, 0, minutes) => format!("{minutes} min"),
+        (0, hours, 0) => format!("{hours} h"),
+        (0, hours, minutes) => format!("{hours} h {minutes} min"),
+        (1, 0, _) => "1 day".to_owned(),
+        (1, hours, _) => format!("1 day {hours} h"),
+        (days, 0, _) => format!("{days} days"),
+        (days, hours, _) => format!("{days} days {hours} h"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use chrono::{Duration, TimeZone};
+
+    #[test]
+    fn spans_read_in_the_largest_units_that_matter() {
+        for (seconds, read) in [
+            (40, "40 s"),
+            (12 * 60 + 5, "12 min"),
+            (3 * 3_600, "3 h"),
+            (3 * 3_600 + 5 * 60, "3 h 5 min"),
+            (86_400 + 60, "1 day"),
+            (2 * 86_400 + 4 * 3_600, "2 days 4 h"),
+        ] {
+            assert_eq!(span(Duration::seconds(seconds)), read, "{seconds}");
+        }
+    }
 
     #[test]
     fn money_reads_with_separators_and_two_decimals() {

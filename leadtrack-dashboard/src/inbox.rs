@@ -15,14 +15,14 @@ use crate::list::{self, BulkResult};
 use crate::routes::Leads;
 use crate::session::{Form, Viewer};
 use crate::view::InboxView;
-use crate::{Config, Request, access, delete, drafts, render, row, spam};
+use crate::{Config, Request, access, comments, delete, drafts, render, row, spam};
 
 /// A member's posted form, genuine: who posted it, their membership of the project, and
 /// the form.
 pub(crate) type MemberForm = (Viewer, Membership, Form);
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
-pub(crate) async fn handle<S: Store>(
+pub(crate) async fn handle<S: Store + Clone>(
     store: &S,
     config: &Config,
     request: &Request,
@@ -46,7 +46,14 @@ pub(crate) async fn handle<S: Store>(
             },
             None => render::not_found(None),
         },
-        Leads::Rate | Leads::Undo | Leads::Retry | Leads::Trust | Leads::Delete
+        Leads::Rate
+        | Leads::Undo
+        | Leads::Retry
+        | Leads::Trust
+        | Leads::Delete
+        | Leads::Comment
+        | Leads::EditComment
+        | Leads::DeleteComment
             if lead().is_none() =>
         {
             render::not_found(None)
@@ -75,6 +82,18 @@ pub(crate) async fn handle<S: Store>(
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,
                 (Leads::SendDrafts, _) => drafts::send(store, member).await,
+                (Leads::Comment, Some(id)) => {
+                    comments::add(store, (config, request), member, id).await
+                }
+                (Leads::EditComment | Leads::DeleteComment, Some(id)) => {
+                    match params.get("id").parse::<i64>() {
+                        Ok(comment) if page == Leads::EditComment => {
+                            comments::edit(store, member, (id, comment)).await
+                        }
+                        Ok(comment) => comments::delete(store, member, (id, comment)).await,
+                        Err(_) => render::not_found(Some(&member.0)),
+                    }
+                }
                 // From an inbox row: its form names the view to go back to.
                 (_, Some(id)) if member.2.all("back").next().is_some() => {
                     row::save(store, member, id, row::wants_json(request)).await

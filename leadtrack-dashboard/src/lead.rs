@@ -24,6 +24,7 @@ use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
+use crate::comments::{CommentRow, first_touch_text};
 use crate::format;
 use crate::render::{self, Layout};
 use crate::session::{Form, Viewer};
@@ -134,6 +135,10 @@ mod tests {
 #[template(path = "lead.html")]
 struct LeadPage {
     layout: Layout,
+    /// The team's thread about the lead.
+    comments: Vec<CommentRow>,
+    /// How long it waited for a person's first touch.
+    first_touch: String,
     /// The viewer may rate the lead and sort out spam (not a viewer).
     can_rate: bool,
     project_id: String,
@@ -490,6 +495,9 @@ fn event_text(
         Activity::Retried { .. } => "Failed deliveries queued again".to_owned(),
         Activity::Spam { reason } => format!("Held as spam: {reason}"),
         Activity::NotSpam => "Taken out of spam".to_owned(),
+        Activity::Commented { .. } => "Commented".to_owned(),
+        Activity::CommentEdited { .. } => "Edited a comment".to_owned(),
+        Activity::CommentDeleted { .. } => "Deleted a comment".to_owned(),
         Activity::Reopened { note, .. } => match note {
             Some(note) => format!("Reset to open: “{note}”"),
             None => "Reset to open".to_owned(),
@@ -581,11 +589,12 @@ pub(crate) async fn page<S: Store>(
         let integrations = store.integrations(project.id).await?;
         let events = store.lead_activity(project.id, lead_id).await?;
         let jobs = store.lead_jobs(project.id, lead_id).await?;
+        let comments = store.comments(project.id, lead_id).await?;
         let standing = |other: &StoredLead| standing(other, &labels);
         let spam = SpamCard::of(store, membership, (&lead, freed), standing).await?;
-        Ok::<_, StoreError>((lead, labels, integrations, events, jobs, spam))
+        Ok::<_, StoreError>((lead, labels, integrations, (events, comments), jobs, spam))
     };
-    let (lead, labels, integrations, events, jobs, spam) = match found.await {
+    let (lead, labels, integrations, (events, comments), jobs, spam) = match found.await {
         Ok(found) => found,
         Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
         Err(err) => return render::store_failure(err, Some(viewer)),
@@ -603,6 +612,8 @@ pub(crate) async fn page<S: Store>(
     let notice = rating.done.map(|done| done.notice(&jobs));
     let page = LeadPage {
         layout: Layout::for_project(display_name(&lead), viewer, membership, "leads"),
+        comments: CommentRow::all(&comments, viewer),
+        first_touch: first_touch_text(lead.created_at, &events, now),
         project_id: project.public_id.clone(),
         lead_id,
         heading: display_name(&lead),

@@ -49,6 +49,7 @@ mod access;
 mod bulk;
 mod chart;
 mod columns;
+mod comments;
 mod delete;
 mod drafts;
 mod export;

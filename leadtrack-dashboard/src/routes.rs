@@ -106,6 +106,12 @@ pub(crate) enum Leads {
     AskDelete,
     /// Deleting a lead (owners).
     Delete,
+    /// Commenting on a lead.
+    Comment,
+    /// Changing one's comment (`{id}`).
+    EditComment,
+    /// Deleting one's comment.
+    DeleteComment,
 }
 
 /// The pages and forms under `/projects/{project}/settings`.
@@ -289,6 +295,21 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/delete",
                 Route::Leads(Leads::Delete),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/comments",
+                Route::Leads(Leads::Comment),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/comments/{id}",
+                Route::Leads(Leads::EditComment),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/comments/{id}/delete",
+                Route::Leads(Leads::DeleteComment),
             ),
             (M::GET, "/projects/{project}/leads.csv", Route::Export),
             (M::POST, "/projects/{project}/views", Route::SaveView),

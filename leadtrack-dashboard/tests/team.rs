@@ -453,3 +453,94 @@ async fn the_audit_log_records_an_export_and_is_for_owners() {
         StatusCode::FORBIDDEN
     );
 }
+
+#[tokio::test]
+async fn comments_are_the_teams_and_a_mention_emails_the_member_named() {
+    let (app, smtp) = app_with_mail().await;
+    let lead = app
+        .lead_at(
+            &app.alpha,
+            serde_json::json!({"userData": {"firstName": "Hedy", "email": "hedy@lamarr.example", "phone": "+1 555 0100"},
+                "formData": {"formName": "Contact"}, "attributionData": {"utm_source": "newsletter"}}),
+            chrono::Utc::now() - chrono::Duration::minutes(90),
+        )
+        .await;
+    let page = format!("/projects/alpha/leads/{lead}");
+    let owner = app.signed_in("owner@example.com", OWNER_PASSWORD).await;
+    app.get(&page, &owner.cookie).await.assert_shows(
+        StatusCode::OK,
+        &[
+            "no one has touched it yet: waiting 1 h 30 min",
+            "No comments yet.",
+        ],
+    );
+
+    let comments = format!("{page}/comments");
+    let added = app
+        .post_as(
+            &owner,
+            &comments,
+            &[(
+                "text",
+                "Called, no answer. @Mo Member can you try tomorrow?",
+            )],
+        )
+        .await;
+    assert_eq!(added.header("location"), Some(&*format!("{page}#comments")));
+    let shown = app.get(&page, &owner.cookie).await;
+    shown.assert_shows(
+        StatusCode::OK,
+        &[
+            "<p class=\"comment-text\">Called, no answer. @Mo Member can you try tomorrow?</p>",
+            "first touched 1 h 30 min after it arrived, by Olive Owner",
+            "Commented</span> <span class=\"by\">by Olive Owner</span>",
+        ],
+    );
+
+    // Mo is told by email: the lead's name, form and source, and the link; no email or phone.
+    let sent = messages(&smtp, 1).await;
+    assert_eq!(sent[0].to, vec!["member@example.com".to_owned()]);
+    assert!(
+        sent[0]
+            .data
+            .contains("Subject: Olive Owner mentioned you on a lead in Alpha")
+    );
+    let body = sent[0].body();
+    assert!(
+        body.contains("(Hedy, form Contact, from newsletter)")
+            && body.contains(&format!("{ORIGIN}{page}")),
+        "{body}"
+    );
+    assert!(!body.contains("lamarr") && !body.contains("555"), "{body}");
+    assert!(
+        !body.contains("tomorrow"),
+        "the comment stays on the page: {body}"
+    );
+
+    // Only its author changes a comment; a comment never becomes a conversion.
+    let id = app.store.comments(app.alpha.id, lead).await.unwrap()[0].id;
+    let member = app.signed_in("member@example.com", MEMBER_PASSWORD).await;
+    let theirs = format!("{comments}/{id}");
+    let refused = app.post_as(&member, &theirs, &[("text", "Mine now")]).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+    let refused = app.post_as(&member, &format!("{theirs}/delete"), &[]).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+    let edited = app
+        .post_as(&owner, &theirs, &[("text", "Called twice.")])
+        .await;
+    assert_eq!(edited.status, StatusCode::SEE_OTHER);
+    app.get(&page, &owner.cookie).await.assert_shows(
+        StatusCode::OK,
+        &["Called twice.</p>", " · edited</p>", "Edited a comment"],
+    );
+    let empty = app.post_as(&owner, &comments, &[("text", "   ")]).await;
+    empty.assert_shows(StatusCode::BAD_REQUEST, &["A comment cannot be empty."]);
+    let deleted = app.post_as(&owner, &format!("{theirs}/delete"), &[]).await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER);
+    let after = app.get(&page, &owner.cookie).await;
+    after.assert_shows(StatusCode::OK, &["Deleted a comment", "No comments yet."]);
+    assert!(!after.text.contains("Called twice."));
+    let jobs = app.store.lead_jobs(app.alpha.id, lead).await.unwrap();
+    assert!(jobs.is_empty(), "no conversion: {jobs:?}");
+    assert_eq!(smtp.messages().len(), 1, "an edit mentions no one again");
+}

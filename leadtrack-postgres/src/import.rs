@@ -36,7 +36,7 @@ pub enum ImportState {
 
 /// The tables whose ids are identity columns: written as given, and their sequences moved
 /// past the largest afterwards.
-const IDENTITY: [&str; 12] = [
+const IDENTITY: [&str; 13] = [
     "projects",
     "api_keys",
     "users",
@@ -49,6 +49,7 @@ const IDENTITY: [&str; 12] = [
     "saved_views",
     "invitations",
     "project_events",
+    "lead_comments",
 ];
 
 /// A value to bind for a cell of a column of `kind`.

@@ -8,6 +8,7 @@ use leadtrack_core::account::{
     SessionHash, SessionInfo, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
@@ -33,8 +34,8 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, drafts, jobs, leads, links, listing, report, schema,
-    transaction, views, webhooks,
+    PgStore, accounts, activity, admin, comments, drafts, jobs, leads, links, listing, report,
+    schema, transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -247,6 +248,55 @@ impl LeadStore for PgStore {
         read!(self, |c| activity::project_history(
             c, project, before, limit, now
         ))
+    }
+
+    async fn add_comment(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        author: &Actor,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Comment> {
+        transaction!(self, |tx| comments::add(
+            &tx,
+            (project, lead),
+            author,
+            text,
+            now
+        )
+        .await?)
+    }
+
+    async fn comments(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<Comment>> {
+        read!(self, |c| comments::list(c, project, lead))
+    }
+
+    async fn edit_comment(
+        &self,
+        project: ProjectId,
+        comment: (LeadId, i64),
+        author: &Actor,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Comment> {
+        transaction!(self, |tx| comments::edit(
+            &tx, project, comment, author, text, now
+        )
+        .await?)
+    }
+
+    async fn delete_comment(
+        &self,
+        project: ProjectId,
+        comment: (LeadId, i64),
+        author: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| comments::delete(
+            &tx, project, comment, author, now
+        )
+        .await?)
     }
 
     async fn save_draft(&self, project: ProjectId, draft: &Draft) -> StoreResult<()> {

@@ -49,6 +49,7 @@ mod accounts;
 mod activity;
 mod admin;
 mod backup;
+mod comments;
 mod drafts;
 mod export;
 mod jobs;

@@ -9,6 +9,7 @@ use leadtrack_core::account::{
     SessionHash, SessionInfo, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
@@ -35,8 +36,8 @@ use uuid::Uuid;
 
 use crate::rows::Error;
 use crate::{
-    SqliteStore, accounts, activity, admin, drafts, jobs, leads, links, listing, report, rows,
-    schema, views, webhooks,
+    SqliteStore, accounts, activity, admin, comments, drafts, jobs, leads, links, listing, report,
+    rows, schema, views, webhooks,
 };
 
 #[async_trait]
@@ -231,6 +232,49 @@ impl LeadStore for SqliteStore {
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<ProjectEvent>> {
         self.read(move |conn| activity::project_history(conn, project, before, limit, now))
+            .await
+    }
+
+    async fn add_comment(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        author: &Actor,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Comment> {
+        let (author, text) = (author.clone(), text.to_owned());
+        self.write(move |conn| comments::add(conn, (project, lead), &author, &text, now))
+            .await
+    }
+
+    async fn comments(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<Comment>> {
+        self.read(move |conn| comments::list(conn, project, lead))
+            .await
+    }
+
+    async fn edit_comment(
+        &self,
+        project: ProjectId,
+        comment: (LeadId, i64),
+        author: &Actor,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Comment> {
+        let (author, text) = (author.clone(), text.to_owned());
+        self.write(move |conn| comments::edit(conn, project, comment, &author, &text, now))
+            .await
+    }
+
+    async fn delete_comment(
+        &self,
+        project: ProjectId,
+        comment: (LeadId, i64),
+        author: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let author = author.clone();
+        self.write(move |conn| comments::delete(conn, project, comment, &author, now))
             .await
     }
 

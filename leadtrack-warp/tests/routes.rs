@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
 use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, UndoTarget};
@@ -400,6 +401,38 @@ mod general {
             _: ProjectId,
             _: LeadId,
             _: &Attribution,
+            _: DateTime<Utc>,
+        ) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn add_comment(
+            &self,
+            _: ProjectId,
+            _: LeadId,
+            _: &Actor,
+            _: &str,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Comment> {
+            Err((self.fail)())
+        }
+        async fn comments(&self, _: ProjectId, _: LeadId) -> StoreResult<Vec<Comment>> {
+            Err((self.fail)())
+        }
+        async fn edit_comment(
+            &self,
+            _: ProjectId,
+            _: (LeadId, i64),
+            _: &Actor,
+            _: &str,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Comment> {
+            Err((self.fail)())
+        }
+        async fn delete_comment(
+            &self,
+            _: ProjectId,
+            _: (LeadId, i64),
+            _: &Actor,
             _: DateTime<Utc>,
         ) -> StoreResult<()> {
             Err((self.fail)())

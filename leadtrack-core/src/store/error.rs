@@ -55,6 +55,8 @@ pub enum Entity {
     /// A link about an account: a password reset or an email change (unknown, used,
     /// replaced or expired).
     Link,
+    /// A comment on a lead (also one its reader did not write, for editing or deleting).
+    Comment,
 }
 
 impl fmt::Display for Entity {
@@ -70,6 +72,7 @@ impl fmt::Display for Entity {
             Self::Webhook => "webhook",
             Self::Invitation => "invitation",
             Self::Link => "link",
+            Self::Comment => "comment",
         })
     }
 }

@@ -38,6 +38,7 @@ use crate::account::{
     SessionHash, SessionInfo, User,
 };
 use crate::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use crate::comment::Comment;
 use crate::draft::Draft;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{
@@ -317,6 +318,45 @@ pub trait LeadStore: Send + Sync + 'static {
         limit: u32,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<ProjectEvent>>;
+
+    // ----- comments ([`crate::comment`]) -----
+
+    /// Adds a comment by `author` to the lead (its text checked by
+    /// [`crate::comment::comment_text`], else [`StoreError::Invalid`]), and records
+    /// `commented` in its history. Errors: [`Entity::Lead`] not found.
+    async fn add_comment(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        author: &Actor,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Comment>;
+
+    /// The lead's comments, oldest first.
+    async fn comments(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<Comment>>;
+
+    /// Replaces the text of a comment `author` wrote on the lead, and records
+    /// `comment_edited`. Errors: [`Entity::Comment`] not found (none, or someone else's);
+    /// [`StoreError::Invalid`].
+    async fn edit_comment(
+        &self,
+        project: ProjectId,
+        (lead, id): (LeadId, i64),
+        author: &Actor,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Comment>;
+
+    /// Deletes a comment `author` wrote on the lead, and records `comment_deleted`.
+    /// Errors: [`Entity::Comment`] not found (none, or someone else's).
+    async fn delete_comment(
+        &self,
+        project: ProjectId,
+        (lead, id): (LeadId, i64),
+        author: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
 
     // ----- drafts ([`crate::draft`]) -----
 

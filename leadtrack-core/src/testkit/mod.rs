@@ -36,6 +36,7 @@
 pub mod accounts;
 pub mod activity;
 pub mod admin;
+pub mod comments;
 pub mod conversions;
 pub mod drafts;
 pub mod export;
