@@ -256,6 +256,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
                 let below = match name {
                     "reports-weekly" => Some(("trend-heading", "trend")),
                     "lead" => Some(("comments", "comments")),
+                    "reports" => Some(("touch-heading", "touch")),
                     _ => None,
                 };
                 if let Some((id, part)) = below {

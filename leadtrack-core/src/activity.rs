@@ -38,6 +38,9 @@ pub struct EventRow {
     pub actor: Option<String>,
     /// What happened, as JSON.
     pub activity: String,
+    /// The person's name, when this event touches the lead ([`first_touch`]): a store keeps
+    /// the first such event's time and name with the lead, for reports.
+    pub touch: Option<String>,
 }
 
 impl EventRow {
@@ -54,6 +57,10 @@ impl EventRow {
             at: to_millis(&at),
             actor: by.map(serde_json::to_string).transpose()?,
             activity: serde_json::to_string(activity)?,
+            touch: match by {
+                Some(Actor::User { name, .. }) if activity.touches() => Some(name.clone()),
+                _ => None,
+            },
         })
     }
 }

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{DateTime, Datelike, Days, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Days, Duration, NaiveDate, Utc};
 use strum::{AsRefStr, Display, EnumString, VariantArray};
 use uuid::Uuid;
 
@@ -182,6 +182,52 @@ pub struct Report {
     pub days: Vec<ReportDay>,
     /// The days each group had leads on (only those), by group then day.
     pub cells: Vec<ReportCell>,
+    /// How long the range's leads waited for their first touch
+    /// ([`crate::activity::first_touch`]).
+    pub first_touch: FirstTouches,
+}
+
+/// The median time to first touch of the leads a person touched, per group and per
+/// person: how fast the team answers, and where it is slow.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FirstTouches {
+    /// Per group (as [`Report::groups`] names them) with touched leads: the median wait and
+    /// how many leads were touched; by name.
+    pub by_group: Vec<(String, Duration, u64)>,
+    /// Per person who touched leads first: the median wait and how many; by name.
+    pub by_member: Vec<(String, Duration, u64)>,
+}
+
+/// What a report needs to know of a lead a person touched: its credited touch's columns,
+/// how long after its creation the first touch came, and who made it.
+#[derive(Clone, Copy, Debug)]
+pub struct TouchedLead<'a> {
+    /// The touch's source; `None` when nothing is known of where the lead came from.
+    pub source: Option<&'a str>,
+    /// The touch's medium.
+    pub medium: Option<&'a str>,
+    /// The touch's campaign.
+    pub campaign: Option<&'a str>,
+    /// How long after its creation it was first touched, in milliseconds.
+    pub waited_ms: i64,
+    /// The name of the person who touched it first.
+    pub by: &'a str,
+}
+
+/// The median of `values` (the mean of the two middle ones for an even count); `None` for
+/// none.
+pub fn median(values: &mut [i64]) -> Option<i64> {
+    values.sort_unstable();
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        // In 128 bits, so that two large waits cannot overflow their sum.
+        _ => {
+            let middle = (i128::from(values[n / 2 - 1]) + i128::from(values[n / 2])) / 2;
+            i64::try_from(middle).ok()
+        }
+    }
 }
 
 /// How a trend divides a report's range.
@@ -323,6 +369,8 @@ pub struct ReportBuilder {
     name: String,
     /// The labels that mark a lead done: an open lead with one of them was reset.
     done_labels: Vec<Uuid>,
+    /// The waits for a first touch, in milliseconds, per group name and per person.
+    touch_waits: (HashMap<String, Vec<i64>>, HashMap<String, Vec<i64>>),
 }
 
 impl ReportBuilder {
@@ -348,7 +396,38 @@ impl ReportBuilder {
                 .filter(|label| label.mark_as_done)
                 .map(|label| label.id)
                 .collect(),
+            touch_waits: (HashMap::new(), HashMap::new()),
         }
+    }
+
+    /// Puts the name of the group of a lead whose touch has these columns in `self.name`.
+    fn name_group(&mut self, source: Option<&str>, medium: Option<&str>, campaign: Option<&str>) {
+        self.name.clear();
+        match (self.query.by, source) {
+            (_, None) => self.name.push_str(NOT_SET),
+            (Grouping::Source, Some(source)) => self.name.push_str(source),
+            (Grouping::Medium, Some(_)) => self.name.push_str(medium.unwrap_or(NOT_SET)),
+            (Grouping::Campaign, Some(_)) => self.name.push_str(campaign.unwrap_or(NOT_SET)),
+            (Grouping::SourceMedium, Some(source)) => {
+                self.name.push_str(source);
+                self.name.push_str(" / ");
+                self.name.push_str(medium.unwrap_or(NOT_SET));
+            }
+        }
+    }
+
+    /// Counts the first touch of a lead of the range that a person touched.
+    pub fn add_touch(&mut self, lead: TouchedLead<'_>) {
+        self.name_group(lead.source, lead.medium, lead.campaign);
+        let (by_group, by_member) = &mut self.touch_waits;
+        by_group
+            .entry(self.name.clone())
+            .or_default()
+            .push(lead.waited_ms);
+        by_member
+            .entry(lead.by.to_owned())
+            .or_default()
+            .push(lead.waited_ms);
     }
 
     /// What `lead` counts as now: its conversion, unless it was reset to open since (an
@@ -371,18 +450,7 @@ impl ReportBuilder {
 
     /// Counts one lead created in the range.
     pub fn add(&mut self, lead: ReportLead<'_>) {
-        self.name.clear();
-        match (self.query.by, lead.source) {
-            (_, None) => self.name.push_str(NOT_SET),
-            (Grouping::Source, Some(source)) => self.name.push_str(source),
-            (Grouping::Medium, Some(_)) => self.name.push_str(lead.medium.unwrap_or(NOT_SET)),
-            (Grouping::Campaign, Some(_)) => self.name.push_str(lead.campaign.unwrap_or(NOT_SET)),
-            (Grouping::SourceMedium, Some(source)) => {
-                self.name.push_str(source);
-                self.name.push_str(" / ");
-                self.name.push_str(lead.medium.unwrap_or(NOT_SET));
-            }
-        }
+        self.name_group(lead.source, lead.medium, lead.campaign);
         let at = match self.index.get(self.name.as_str()) {
             Some(&at) => at,
             None => {
@@ -433,12 +501,30 @@ impl ReportBuilder {
             })
             .collect();
         cells.sort_by_key(|cell| (cell.group, cell.day));
+        let (by_group, by_member) = self.touch_waits;
         Report {
             groups: groups.into_iter().map(|(_, group)| group).collect(),
             days: self.days,
             cells,
+            first_touch: FirstTouches {
+                by_group: medians(by_group),
+                by_member: medians(by_member),
+            },
         }
     }
+}
+
+/// Each name's median wait and count, by name.
+fn medians(waits: HashMap<String, Vec<i64>>) -> Vec<(String, Duration, u64)> {
+    let mut medians: Vec<_> = waits
+        .into_iter()
+        .filter_map(|(name, mut waits)| {
+            let count = waits.len() as u64;
+            median(&mut waits).map(|ms| (name, Duration::milliseconds(ms), count))
+        })
+        .collect();
+    medians.sort_by(|a, b| a.0.cmp(&b.0));
+    medians
 }
 
 #[cfg(test)]
@@ -512,6 +598,48 @@ mod tests {
             ),
             (4, 0, 1, 1),
             "the reset ones count as open; Qualified keeps leads open; pending counts"
+        );
+    }
+
+    #[test]
+    fn first_touches_are_medians_per_group_and_person() {
+        let mut odd = [5, 1, 3];
+        assert_eq!(median(&mut odd), Some(3));
+        assert_eq!(median(&mut [4, 1, 3, 2]), Some(2));
+        assert_eq!(median(&mut [1, 2]), Some(1));
+        assert_eq!(median(&mut [i64::MAX, i64::MAX]), Some(i64::MAX));
+        assert_eq!(median(&mut []), None);
+        let mut builder = ReportBuilder::new(&query(Grouping::Source), &[]);
+        let minutes = |m: i64| m * 60_000;
+        for (source, waited, by) in [
+            (Some("google"), 10, "Ada"),
+            (Some("google"), 30, "Grace"),
+            (Some("google"), 50, "Ada"),
+            (None, 120, "Ada"),
+        ] {
+            builder.add_touch(TouchedLead {
+                source,
+                medium: Some("cpc"),
+                campaign: None,
+                waited_ms: minutes(waited),
+                by,
+            });
+        }
+        let touches = builder.finish().first_touch;
+        let mins = Duration::minutes;
+        assert_eq!(
+            touches.by_group,
+            [
+                ("(not set)".to_owned(), mins(120), 1),
+                ("google".to_owned(), mins(30), 3)
+            ]
+        );
+        assert_eq!(
+            touches.by_member,
+            [
+                ("Ada".to_owned(), mins(50), 3),
+                ("Grace".to_owned(), mins(30), 1)
+            ]
         );
     }
 

@@ -267,6 +267,8 @@ pub const TABLES: &[Table] = &[
             column("spam_reason", Text),
             column("duplicate_of", Int),
             column("duplicated", Bool),
+            column("first_touch_at", Int),
+            column("first_touch_by", Text),
         ],
     },
     Table {

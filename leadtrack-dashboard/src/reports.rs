@@ -332,6 +332,17 @@ struct ReportsPage {
     value_chart: ValueChart,
     days: Vec<(String, u64, u64)>,
     top_groups: usize,
+    /// The median time to first touch per group and per person: `(name, median, leads)`.
+    touch_groups: Vec<(String, String, u64)>,
+    touch_members: Vec<(String, String, u64)>,
+}
+
+/// Medians of first touches as the page shows them.
+fn touch_rows(medians: &[(String, chrono::Duration, u64)]) -> Vec<(String, String, u64)> {
+    medians
+        .iter()
+        .map(|(name, median, leads)| (name.clone(), crate::format::span(*median), *leads))
+        .collect()
 }
 
 /// The words for a grouping, as a column heading.
@@ -449,6 +460,8 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
             .map(|d| (d.date.to_string(), d.leads, d.converted))
             .collect(),
         top_groups: TOP_GROUPS,
+        touch_groups: touch_rows(&report.first_touch.by_group),
+        touch_members: touch_rows(&report.first_touch.by_member),
     };
     render::page(StatusCode::OK, &page)
 }

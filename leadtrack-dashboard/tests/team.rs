@@ -497,6 +497,17 @@ async fn comments_are_the_teams_and_a_mention_emails_the_member_named() {
         ],
     );
 
+    // The reports count the first touch: per source, and per person.
+    app.get("/projects/alpha/reports", &owner.cookie)
+        .await
+        .assert_shows(
+            StatusCode::OK,
+            &[
+                "<tr><th scope=\"row\">newsletter / (not set)</th><td class=\"num\" data-label=\"Median\">1 h 30 min</td>",
+                "<tr><th scope=\"row\">Olive Owner</th><td class=\"num\" data-label=\"Median\">1 h 30 min</td>",
+            ],
+        );
+
     // Mo is told by email: the lead's name, form and source, and the link; no email or phone.
     let sent = messages(&smtp, 1).await;
     assert_eq!(sent[0].to, vec!["member@example.com".to_owned()]);

@@ -32,6 +32,15 @@ pub(crate) async fn record(c: &impl GenericClient, event: &EventRow) -> Result<(
         ],
     )
     .await?;
+    if let Some(name) = &event.touch {
+        run(
+            c,
+            "UPDATE leads SET first_touch_at = $3, first_touch_by = $4
+             WHERE project_id = $1 AND id = $2 AND first_touch_at IS NULL",
+            &[&event.project.0, &event.lead.0, &event.at, name],
+        )
+        .await?;
+    }
     Ok(())
 }
 

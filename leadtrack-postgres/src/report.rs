@@ -6,7 +6,9 @@
 //! few rows, not one per lead; the builder is then fed each group's leads.
 
 use deadpool_postgres::GenericClient;
-use leadtrack_core::report::{Report, ReportBuilder, ReportLead, ReportQuery, Touchpoint};
+use leadtrack_core::report::{
+    Report, ReportBuilder, ReportLead, ReportQuery, TouchedLead, Touchpoint,
+};
 use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::ProjectId;
@@ -60,7 +62,28 @@ pub(crate) async fn report(
             }
         }
     }
+    // The leads a person touched: how long each waited, and for whom.
+    for row in &all(c, &touch_sql(query.touch), &[&project.0, &start, &end]).await? {
+        builder.add_touch(TouchedLead {
+            source: row.try_get(0)?,
+            medium: row.try_get(1)?,
+            campaign: row.try_get(2)?,
+            waited_ms: row.try_get(3)?,
+            by: row.try_get::<_, Option<&str>>(4)?.unwrap_or_default(),
+        });
+    }
     Ok(builder.finish())
+}
+
+/// The first touches' query, with the report's parameters.
+fn touch_sql(touch: Touchpoint) -> String {
+    let touch = touch.as_ref();
+    format!(
+        "SELECT {touch}_source, {touch}_medium, {touch}_campaign, first_touch_at - created_at,
+                first_touch_by
+         FROM leads WHERE project_id = $1 AND created_at >= $2 AND created_at < $3
+           AND first_touch_at IS NOT NULL AND {NOT_SPAM}"
+    )
 }
 
 /// The report's query: its parameters are the project, the start and the end (exclusive),

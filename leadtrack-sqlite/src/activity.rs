@@ -29,6 +29,13 @@ pub(crate) fn record(conn: &Connection, event: &EventRow) -> Result<(), Error> {
         &event.actor,
         &event.activity,
     ))?;
+    if let Some(name) = &event.touch {
+        conn.prepare_cached(
+            "UPDATE leads SET first_touch_at = ?3, first_touch_by = ?4
+             WHERE project_id = ?1 AND id = ?2 AND first_touch_at IS NULL",
+        )?
+        .execute((event.project.0, event.lead.0, event.at, name))?;
+    }
     Ok(())
 }
 

@@ -4,7 +4,9 @@
 use leadtrack_core::store::sql::NOT_SPAM;
 use std::str::FromStr;
 
-use leadtrack_core::report::{Report, ReportBuilder, ReportLead, ReportQuery, Touchpoint};
+use leadtrack_core::report::{
+    Report, ReportBuilder, ReportLead, ReportQuery, TouchedLead, Touchpoint,
+};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{ConversionId, ProjectId};
 use rusqlite::types::Type;
@@ -46,7 +48,34 @@ pub(crate) fn report(
             price: row.get(5)?,
         });
     }
+    // The leads a person touched: how long each waited, and for whom.
+    let mut statement = conn.prepare_cached(&touch_sql(query.touch))?;
+    let mut rows = statement.query((
+        project.0,
+        to_millis(&query.start()),
+        to_millis(&query.end()),
+    ))?;
+    while let Some(row) = rows.next()? {
+        builder.add_touch(TouchedLead {
+            source: text(row, 0)?,
+            medium: text(row, 1)?,
+            campaign: text(row, 2)?,
+            waited_ms: row.get(3)?,
+            by: text(row, 4)?.unwrap_or_default(),
+        });
+    }
     Ok(builder.finish())
+}
+
+/// The first touches' query, with the report's parameters.
+fn touch_sql(touch: Touchpoint) -> String {
+    let touch = touch.as_ref();
+    format!(
+        "SELECT {touch}_source, {touch}_medium, {touch}_campaign, first_touch_at - created_at,
+                first_touch_by
+         FROM leads WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3
+           AND first_touch_at IS NOT NULL AND {NOT_SPAM}"
+    )
 }
 
 /// A text column, borrowed from the row.

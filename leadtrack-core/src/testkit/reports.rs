@@ -298,3 +298,83 @@ pub async fn report_of_an_empty_range_has_its_days_and_no_group<B: Backend>(back
     assert_eq!(empty.days.len(), 7);
     assert!(empty.days.iter().all(|d| d.leads == 0));
 }
+
+/// The first touch of each lead (a person's first comment, rating or status change, never
+/// an API key's) is kept with it, and reported as medians per group and per person.
+pub async fn first_touches_are_reported_per_group_and_person<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p = project(&store, "p1").await;
+    let person = |id: i64, name: &str| crate::account::Actor::User {
+        id: crate::types::UserId(id),
+        name: name.to_owned(),
+    };
+    let (ada, grace) = (person(1, "Ada"), person(2, "Grace"));
+    let lead = |source: &'static str, minute: i64| {
+        let store = store.clone();
+        let p = p.clone();
+        async move {
+            let body = json!({"userData": {"email": format!("{source}{minute}@x.io")},
+                "attributionData": {"utm_source": source, "utm_medium": "cpc"}});
+            create(&store, &p, body, minute).await.lead_id
+        }
+    };
+    let rate = |lead: LeadId| StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lead),
+        conversion_id: ConversionId::Lost,
+        price: None,
+        note: None,
+    };
+    // Google: touched after 10 min (Ada, by a comment) and 30 min (Grace, by a rating,
+    // after an API key's rating that does not count); news: after 60 min (Ada); one never.
+    let first = lead("google", 0).await;
+    store
+        .add_comment(p.id, first, &ada, "Called", at(10))
+        .await
+        .unwrap();
+    store
+        .update_status(p.id, &rate(first), &grace, at(20))
+        .await
+        .unwrap();
+    let second = lead("google", 5).await;
+    store
+        .update_status(p.id, &rate(second), &by(), at(6))
+        .await
+        .unwrap();
+    let reopen = StatusUpdate {
+        conversion_id: ConversionId::Open,
+        ..rate(second)
+    };
+    store
+        .update_status(p.id, &reopen, &grace, at(35))
+        .await
+        .unwrap();
+    let third = lead("news", 0).await;
+    store
+        .add_comment(p.id, third, &ada, "Emailed", at(60))
+        .await
+        .unwrap();
+    lead("news", 1).await;
+
+    let query = ReportQuery {
+        from: march(1),
+        to: march(3),
+        touch: Touchpoint::First,
+        by: Grouping::Source,
+    };
+    let touches = store.report(p.id, &query).await.unwrap().first_touch;
+    let minutes = Duration::minutes;
+    assert_eq!(
+        touches.by_group,
+        [
+            ("google".to_owned(), minutes(20), 2),
+            ("news".to_owned(), minutes(60), 1)
+        ]
+    );
+    assert_eq!(
+        touches.by_member,
+        [
+            ("Ada".to_owned(), minutes(35), 2),
+            ("Grace".to_owned(), minutes(30), 1)
+        ]
+    );
+}
