@@ -170,6 +170,11 @@ async fn sign_in(store: &SqliteStore, project: ProjectId, routes: &Routes) -> St
         .add_member(project, user.id, Role::Member, now)
         .await
         .expect("member");
+    // A member whom the owners let export, as the export's step needs.
+    store
+        .set_export(project, user.id, true)
+        .await
+        .expect("exports allowed");
     let signed_in = warp::test::request()
         .method("POST")
         .path("/login")
