@@ -20,7 +20,7 @@ use leadtrack_core::types::Role;
 use leadtrack_core::{Store, StoreError};
 use leadtrack_http::Body;
 use warp::http::StatusCode;
-use warp::http::header::{self, HeaderValue};
+use warp::http::header;
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
@@ -139,15 +139,8 @@ fn invitation_page(
             problem,
         },
     );
-    no_store(&mut response);
+    render::no_store(&mut response);
     response
-}
-
-/// Keeps a page that holds a link's secret out of every cache.
-pub(crate) fn no_store(response: &mut Response) {
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
 }
 
 /// `GET /invitations/{token}`.

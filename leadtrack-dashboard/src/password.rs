@@ -18,7 +18,6 @@ use warp::http::StatusCode;
 use warp::http::header;
 use warp::reply::Response;
 
-use crate::invitations::no_store;
 use crate::render::{self, Layout};
 use crate::session::{self, Viewer};
 use crate::{Config, Request, mail};
@@ -55,7 +54,7 @@ fn password_page(
             problem,
         },
     );
-    no_store(&mut response);
+    render::no_store(&mut response);
     response
 }
 

@@ -24,7 +24,6 @@ use warp::http::StatusCode;
 use warp::http::header;
 use warp::reply::Response;
 
-use crate::invitations::no_store;
 use crate::render::{self, Layout};
 use crate::routes::Profile;
 use crate::session::{self, Form, Viewer};
@@ -172,7 +171,7 @@ async fn profile_page<S: Accounts>(
             problems: outcome.problems,
         },
     );
-    no_store(&mut response);
+    render::no_store(&mut response);
     Ok(response)
 }
 
@@ -381,7 +380,7 @@ fn confirm_form(request: &Request, token: &str) -> Response {
             action: request.path.clone(),
         },
     );
-    no_store(&mut response);
+    render::no_store(&mut response);
     response
 }
 

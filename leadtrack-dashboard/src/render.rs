@@ -269,6 +269,13 @@ fn uncached(status: StatusCode, body: String, content_type: &'static str) -> Res
     response
 }
 
+/// Keeps a page that holds a secret (a one-use link's token) out of every cache.
+pub(crate) fn no_store(response: &mut Response) {
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
 /// Headers every dashboard response carries: no framing (clickjacking), no sniffing, no
 /// referrer to other sites, and a content policy that allows only this site's own files.
 pub(crate) fn secure_headers(headers: &mut HeaderMap) {
