@@ -177,10 +177,22 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         .unwrap();
     // A comment of Olive's on Ada's lead, which she may edit.
     let olive = site.store().user_by_email(OWNER.0).await.unwrap();
+    let olive_id = olive.id;
     let olive = Actor::User {
         id: olive.id,
         name: olive.name,
     };
+    // Ada's lead is Olive's: the inbox names her as "You", and Mine lists it.
+    site.store()
+        .assign(
+            site.acme().id,
+            &[LeadId(1)],
+            Some(olive_id),
+            &olive,
+            chrono::Utc::now(),
+        )
+        .await
+        .unwrap();
     let said = "Called twice, no answer. @mo can you try on Monday morning?";
     site.store()
         .add_comment(site.acme().id, LeadId(1), &olive, said, chrono::Utc::now())
@@ -222,6 +234,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("reset-password", reset_page.as_str()),
         ("confirm-email", confirm_page.as_str()),
         ("inbox", "/projects/acme/leads"),
+        ("inbox-mine", "/projects/acme/leads?tab=mine"),
         (
             "inbox-filtered",
             "/projects/acme/leads?form=contact&source=google&view=1",
@@ -240,6 +253,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("members", "/projects/acme/settings/members"),
         ("project", "/projects/acme/settings/project"),
         ("spam", "/projects/acme/settings/spam"),
+        ("assignment", "/projects/acme/settings/assignment"),
         ("install", "/projects/acme/settings/install"),
     ];
     for engine in ENGINES {

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::account::Actor;
+use crate::assignment::Assignee;
 use crate::spam::SpamReason;
 use crate::time::to_millis;
 use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, JobId, LeadId, ProjectId, Role};
@@ -137,6 +138,12 @@ pub enum Activity {
     CommentDeleted {
         /// The comment.
         comment_id: i64,
+    },
+    /// The lead was assigned to a member, or unassigned: by a person, or by the project's
+    /// round-robin rule as it arrived (no actor).
+    Assigned {
+        /// Who it is assigned to now; `None`: nobody.
+        assignee: Option<Assignee>,
     },
     /// A delivery attempt of a conversion job ended.
     Delivery {
@@ -273,6 +280,13 @@ pub enum ProjectActivity {
         email: String,
         /// Whether they may now.
         allowed: bool,
+    },
+    /// The round-robin rule was set, or turned off (no members).
+    RoundRobinSet {
+        /// How many members take turns; 0: it is off.
+        members: usize,
+        /// The forms it covers (by their key); empty: every form.
+        forms: Vec<String>,
     },
     /// An integration was connected, or its settings changed.
     IntegrationSaved {

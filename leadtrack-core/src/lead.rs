@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::assignment::Assignee;
 use crate::matching;
 use crate::spam::{SpamReason, Submitted};
 use crate::types::{Consent, ConversionId, DeviceData, JsonObject, LeadId, LeadStatus, ProjectId};
@@ -243,6 +244,8 @@ pub struct StoredLead {
     pub duplicate_of: Option<LeadId>,
     /// Whether later leads duplicate this one (it is their original).
     pub duplicated: bool,
+    /// The member it is assigned to ([`crate::assignment`]).
+    pub assignee: Option<Assignee>,
 }
 
 /// The outcome of a create: a new lead, or a deduplicated one updated.

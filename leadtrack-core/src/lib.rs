@@ -13,7 +13,7 @@
 //! 3. [`types`]: ids ([`LeadId`], [`ProjectId`], [`JobId`]), the enumerations with their
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
-//! 5. the records: [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
+//! 5. the records: [`assignment`] (who a lead is given to), [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`draft`] (ratings kept for review before sending),
 //!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
@@ -54,6 +54,8 @@ pub mod types;
 pub mod matching;
 
 pub mod spam;
+
+pub mod assignment;
 
 pub mod lead;
 
@@ -112,12 +114,13 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 27] = [
+    const CHAIN: [&str; 28] = [
         "time",
         "error",
         "types",
         "matching",
         "spam",
+        "assignment",
         "lead",
         "channel",
         "label",

@@ -211,6 +211,7 @@ mod tests {
             spam_reason: None,
             duplicate_of: None,
             duplicated: false,
+            assignee: None,
         }
     }
 

@@ -226,6 +226,15 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "round_robin",
+        key: None,
+        columns: &[
+            column("project_id", Int),
+            column("rule", Text),
+            column("last_user", Int),
+        ],
+    },
+    Table {
         name: "leads",
         key: Some("id"),
         columns: &[
@@ -269,6 +278,7 @@ pub const TABLES: &[Table] = &[
             column("duplicated", Bool),
             column("first_touch_at", Int),
             column("first_touch_by", Text),
+            column("assigned_to", Int),
         ],
     },
     Table {

@@ -228,6 +228,16 @@
         return;
       }
     }
+    // ---- a: takes the lead (in the inbox, the current row's): assigns it to me ----
+    if (event.key === "a") {
+      var take = !rows.length ? d.querySelector("[data-take]")
+        : current >= 0 ? rows[current].querySelector("[data-take]") : null;
+      if (take) {
+        event.preventDefault();
+        take.click();
+        return;
+      }
+    }
     // ---- s: marks the lead (in the inbox, the current row's) as spam, or takes a spam
     // lead out ----
     if (event.key === "s") {

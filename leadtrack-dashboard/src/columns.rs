@@ -31,6 +31,8 @@ pub(crate) enum Col {
     LandingPage,
     /// A badge per platform whose click id the lead carries.
     ClickIds,
+    /// Who it is assigned to, or "Take" for an unassigned lead.
+    Assignee,
     /// The price, an input.
     Price,
     /// The rating: a label dropdown, the platforms it goes to, and Save.
@@ -38,13 +40,14 @@ pub(crate) enum Col {
 }
 
 /// The columns shown until a person chooses.
-const DEFAULT: [Col; 8] = [
+const DEFAULT: [Col; 9] = [
     Col::Created,
     Col::Name,
     Col::Email,
     Col::Form,
     Col::Source,
     Col::ClickIds,
+    Col::Assignee,
     Col::Price,
     Col::Status,
 ];
@@ -63,6 +66,7 @@ impl Col {
             Self::Campaign => "Campaign",
             Self::LandingPage => "Landing page",
             Self::ClickIds => "Click ids",
+            Self::Assignee => "Assignee",
             Self::Price => "Price",
             Self::Status => "Rating",
         }

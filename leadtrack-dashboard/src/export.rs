@@ -39,7 +39,7 @@ use crate::{Config, Request, access, lead, render};
 pub(crate) const BATCH: u32 = 1_000;
 
 /// The columns, in order.
-pub(crate) const COLUMNS: [&str; 35] = [
+pub(crate) const COLUMNS: [&str; 36] = [
     "id",
     "created",
     "status",
@@ -56,6 +56,7 @@ pub(crate) const COLUMNS: [&str; 35] = [
     "label",
     "rated_at",
     "rated_by",
+    "assignee",
     "unique_identifier",
     "first_touch",
     "first_campaign",
@@ -99,7 +100,7 @@ pub(crate) async fn handle<S: Store + Clone>(
              Ask an owner to allow you in Settings > Members.",
         );
     }
-    let (view, query) = InboxView::from_query(&request.query);
+    let (view, query) = InboxView::from_query(&request.query, viewer.user.id);
     // The inbox drops what it cannot read and says so; a file has no room to say it, and
     // an export wider than asked is worse than none.
     if !view.problems.is_empty() {
@@ -280,6 +281,9 @@ impl Export {
             rating
                 .and_then(|event| event.by.as_ref())
                 .and_then(|by| owned(by.to_string())),
+            lead.assignee
+                .as_ref()
+                .map(|a| Cow::Borrowed(a.name.as_str())),
             data.unique_identifier.as_deref().map(Cow::Borrowed),
             ends.and_then(|(first, _)| owned(first.label())),
             campaign(ends.map(|(first, _)| first)),

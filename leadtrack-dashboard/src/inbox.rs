@@ -15,7 +15,7 @@ use crate::list::{self, BulkResult};
 use crate::routes::Leads;
 use crate::session::{Form, Viewer};
 use crate::view::InboxView;
-use crate::{Config, Request, access, comments, delete, drafts, render, row, spam};
+use crate::{Config, Request, access, assign, comments, delete, drafts, render, row, spam};
 
 /// A member's posted form, genuine: who posted it, their membership of the project, and
 /// the form.
@@ -52,6 +52,7 @@ pub(crate) async fn handle<S: Store + Clone>(
         | Leads::Trust
         | Leads::Delete
         | Leads::Comment
+        | Leads::Assign
         | Leads::EditComment
         | Leads::DeleteComment
             if lead().is_none() =>
@@ -73,6 +74,8 @@ pub(crate) async fn handle<S: Store + Clone>(
             match (page, lead()) {
                 (Leads::MarkSpam, _) => spam::mark(store, member).await,
                 (Leads::NotSpam, _) => spam::free(store, member).await,
+                (Leads::BulkAssign, _) => assign::assign(store, member, None).await,
+                (Leads::Assign, Some(id)) => assign::assign(store, member, Some(id)).await,
                 (Leads::Trust, Some(id)) => spam::trust(store, member, id).await,
                 (Leads::Delete, Some(id)) => {
                     let by = member.0.attribution(request, config);
@@ -238,7 +241,7 @@ async fn undo_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
 async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
     match access::project_page(store, request, public_id, Role::Viewer).await {
         Ok((viewer, membership)) => {
-            let shown = InboxView::from_query(&request.query);
+            let shown = InboxView::from_query(&request.query, viewer.user.id);
             let project = membership.project.id;
             let now = chrono::Utc::now();
             let bulk = match bulk::Outcome::from_query(&request.query) {
@@ -247,6 +250,7 @@ async fn list_view<S: Store>(store: &S, request: &Request, public_id: &str) -> R
                     .and_then(|count| count.parse().ok())
                     .map(bulk::undone)
                     .or_else(|| spam::notice(&request.query))
+                    .or_else(|| assign::notice(&request.query))
                     .or_else(|| delete::notice(&request.query)),
             };
             list::page(store, &viewer, &membership, shown, bulk).await
@@ -310,7 +314,7 @@ async fn bulk_rate<S: Store>(store: &S, member: MemberForm) -> Response {
                 problem: Some(problem),
                 ..BulkResult::default()
             };
-            let shown = InboxView::from_query(&back);
+            let shown = InboxView::from_query(&back, viewer.user.id);
             list::page(store, &viewer, &membership, shown, Some(result)).await
         }
     }

@@ -5,6 +5,7 @@ use askama::Template;
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::Membership;
 use leadtrack_core::activity::{Activity, LeadEvent};
+use leadtrack_core::assignment::Assignee;
 use leadtrack_core::channel;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::job::{FormRating, JobRecord, UndoTarget};
@@ -24,6 +25,7 @@ use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
+use crate::assign;
 use crate::comments::{CommentRow, first_touch_text};
 use crate::format;
 use crate::render::{self, Layout};
@@ -135,6 +137,12 @@ mod tests {
 #[template(path = "lead.html")]
 struct LeadPage {
     layout: Layout,
+    /// Who it is assigned to: the name, or empty for nobody.
+    assignee: String,
+    /// It is assigned to the viewer.
+    mine: bool,
+    /// Whom it can be assigned to: `(user id, name, whether it is theirs)`.
+    takers: Vec<(String, String, bool)>,
     /// The team's thread about the lead.
     comments: Vec<CommentRow>,
     /// How long it waited for a person's first touch.
@@ -498,6 +506,11 @@ fn event_text(
         Activity::Commented { .. } => "Commented".to_owned(),
         Activity::CommentEdited { .. } => "Edited a comment".to_owned(),
         Activity::CommentDeleted { .. } => "Deleted a comment".to_owned(),
+        Activity::Assigned { assignee } => match (assignee, &event.by) {
+            (Some(assignee), None) => format!("Assigned to {} in turn", assignee.name),
+            (Some(assignee), _) => format!("Assigned to {}", assignee.name),
+            (None, _) => "Unassigned".to_owned(),
+        },
         Activity::Reopened { note, .. } => match note {
             Some(note) => format!("Reset to open: “{note}”"),
             None => "Reset to open".to_owned(),
@@ -570,6 +583,22 @@ fn job_row(
     }
 }
 
+/// The people the lead page offers to assign the lead to, `(user id, name, theirs)`: those
+/// who may take leads, and its assignee if they no longer may (so the page says the truth).
+fn assign_options(takers: &[Assignee], assignee: Option<&Assignee>) -> Vec<(String, String, bool)> {
+    let mut people: Vec<&Assignee> = takers.iter().collect();
+    if let Some(assignee) = assignee.filter(|a| !takers.iter().any(|t| t.id == a.id)) {
+        people.push(assignee);
+    }
+    people
+        .into_iter()
+        .map(|person| {
+            let theirs = assignee.is_some_and(|a| a.id == person.id);
+            (person.id.0.to_string(), person.name.clone(), theirs)
+        })
+        .collect()
+}
+
 /// The lead's page with the rating form as `rating` says.
 pub(crate) async fn page<S: Store>(
     store: &S,
@@ -590,11 +619,13 @@ pub(crate) async fn page<S: Store>(
         let events = store.lead_activity(project.id, lead_id).await?;
         let jobs = store.lead_jobs(project.id, lead_id).await?;
         let comments = store.comments(project.id, lead_id).await?;
+        let takers = assign::takers(store, project.id).await?;
         let standing = |other: &StoredLead| standing(other, &labels);
         let spam = SpamCard::of(store, membership, (&lead, freed), standing).await?;
-        Ok::<_, StoreError>((lead, labels, integrations, (events, comments), jobs, spam))
+        let team = (events, comments, takers);
+        Ok::<_, StoreError>((lead, labels, integrations, team, jobs, spam))
     };
-    let (lead, labels, integrations, (events, comments), jobs, spam) = match found.await {
+    let (lead, labels, integrations, (events, comments, takers), jobs, spam) = match found.await {
         Ok(found) => found,
         Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
         Err(err) => return render::store_failure(err, Some(viewer)),
@@ -612,6 +643,16 @@ pub(crate) async fn page<S: Store>(
     let notice = rating.done.map(|done| done.notice(&jobs));
     let page = LeadPage {
         layout: Layout::for_project(display_name(&lead), viewer, membership, "leads"),
+        assignee: lead
+            .assignee
+            .as_ref()
+            .map(|a| a.name.clone())
+            .unwrap_or_default(),
+        mine: lead
+            .assignee
+            .as_ref()
+            .is_some_and(|a| a.id == viewer.user.id),
+        takers: assign_options(&takers, lead.assignee.as_ref()),
         comments: CommentRow::all(&comments, viewer),
         first_touch: first_touch_text(lead.created_at, &events, now),
         project_id: project.public_id.clone(),
@@ -712,6 +753,8 @@ pub(crate) enum Rated {
     Trusted,
     /// Not deleted: its conversion may still be on its way.
     Undeletable,
+    /// Assigned to someone, or to nobody.
+    Assigned,
 }
 
 impl Rated {
@@ -761,6 +804,7 @@ impl Rated {
             Self::Undeletable => "Not deleted: its conversion is still waiting or being sent. \
                 Undo it, or delete the lead once it has gone."
                 .to_owned(),
+            Self::Assigned => "Assignment saved.".to_owned(),
         }
     }
 }

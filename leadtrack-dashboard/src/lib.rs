@@ -46,6 +46,7 @@
 #![forbid(unsafe_code)]
 
 mod access;
+mod assign;
 mod bulk;
 mod chart;
 mod columns;

@@ -5,21 +5,24 @@
 use askama::Template;
 use chrono::{DateTime, Datelike, Utc};
 use leadtrack_core::account::Membership;
+use leadtrack_core::assignment::Assignee;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::label::{ConversionLabel, rateable};
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::request::LeadQuery;
+use leadtrack_core::request::query::AssigneeFilter;
 use leadtrack_core::request::query::SortDirection;
 use leadtrack_core::saved_view::SavedView;
 use leadtrack_core::store::Listed;
-use leadtrack_core::types::{LeadId, LeadStatus};
+use leadtrack_core::types::{LeadId, LeadStatus, UserId};
 use leadtrack_core::{Store, StoreError};
 use leadtrack_core::{channel, matching};
 use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
+use crate::assign;
 use crate::columns::Col;
 use crate::format;
 use crate::lead::{Held, RatingChoice, choices, display_name};
@@ -88,6 +91,10 @@ pub(crate) struct Row {
     pub(crate) token: String,
     /// The rating shown is the lead's draft, not yet sent.
     pub(crate) draft: bool,
+    /// The name of the member it is assigned to; empty: nobody.
+    pub(crate) assignee: String,
+    /// It is assigned to the viewer.
+    pub(crate) mine: bool,
 }
 
 /// A click-id filter of the filter form.
@@ -181,6 +188,14 @@ struct InboxPage {
     since: i64,
     export: String,
     bulk: Option<BulkResult>,
+    /// The members who may take leads: `(user id, name)`, for the bulk assignment.
+    takers: Vec<(String, String)>,
+    /// The viewer may take leads (the rows offer "Take").
+    can_take: bool,
+    /// The Mine tab is shown.
+    mine_tab: bool,
+    /// The view without its search and filters.
+    clear: String,
 }
 
 fn tab_words(status: LeadStatus) -> (&'static str, &'static str) {
@@ -218,6 +233,7 @@ const BADGES: [(&str, &[&str], &str); 5] = [
 
 /// What a row needs besides its lead: the labels, the integrations and the project.
 struct RowContext<'a> {
+    viewer: UserId,
     labels: &'a [ConversionLabel],
     integrations: &'a Integrations,
     project: &'a leadtrack_core::project::Project,
@@ -267,6 +283,15 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
         duplicate_of: lead.duplicate_of,
         token: uuid::Uuid::new_v4().to_string(),
         draft: false,
+        assignee: lead
+            .assignee
+            .as_ref()
+            .map(|a| a.name.clone())
+            .unwrap_or_default(),
+        mine: lead
+            .assignee
+            .as_ref()
+            .is_some_and(|a| a.id == context.viewer),
     }
 }
 
@@ -341,18 +366,45 @@ struct Found {
     held: Vec<Option<Held>>,
     /// The views the viewer sees.
     saved: Vec<SavedView>,
+    /// The members who may take leads.
+    takers: Vec<Assignee>,
+    /// The Mine tab's count, when the viewer may take leads.
+    mine: Option<u64>,
 }
 
 async fn read<S: Store>(
     store: &S,
-    (project, user): (leadtrack_core::ProjectId, leadtrack_core::UserId),
-    query: &LeadQuery,
+    (project, user): (leadtrack_core::ProjectId, UserId),
+    (view, query): (&InboxView, &LeadQuery),
     now: DateTime<Utc>,
 ) -> Result<Found, StoreError> {
     let page = store.list_leads(project, query).await?;
-    let counts = store.status_counts(project, query).await?;
+    // The status tabs count everybody's leads, and Mine the viewer's open ones, each with
+    // the view's other filters.
+    let everybody = LeadQuery {
+        assignee: if view.mine { None } else { query.assignee },
+        ..query.clone()
+    };
+    let counts = store.status_counts(project, &everybody).await?;
+    let takers = assign::takers(store, project).await?;
+    let mine = match takers.iter().any(|taker| taker.id == user) {
+        true => {
+            let theirs = LeadQuery {
+                assignee: Some(AssigneeFilter::User(user)),
+                ..everybody
+            };
+            let counts = store.status_counts(project, &theirs).await?;
+            counts
+                .iter()
+                .find(|(status, _)| *status == LeadStatus::Open)
+                .map(|(_, count)| *count)
+        }
+        false => None,
+    };
     let held = held(store, project, &page.leads, now).await?;
     Ok(Found {
+        takers,
+        mine,
         counts: counts.into_iter().map(|(_, count)| count).collect(),
         labels: store.labels(project).await?,
         integrations: store.integrations(project).await?,
@@ -369,8 +421,16 @@ async fn read<S: Store>(
     })
 }
 
+/// The assignee options of the filter panel: nobody, then each member who may take leads.
+fn assignees(takers: &[Assignee]) -> Vec<(String, String)> {
+    let nobody = ("none".to_owned(), "Nobody".to_owned());
+    std::iter::once(nobody)
+        .chain(takers.iter().map(|t| (t.id.0.to_string(), t.name.clone())))
+        .collect()
+}
+
 /// The pickers of the filter panel: the form (its case variants as one), the first
-/// touch's source, medium and campaign, and the label. A shared link's value that the
+/// touch's source, medium and campaign, the label and the assignee. A shared link's value that the
 /// project lacks is offered too, so the page says what it filters by.
 fn pickers(found: &Found, view: &InboxView) -> Vec<Picker> {
     let [forms, sources, mediums, campaigns] = &found.listed;
@@ -412,6 +472,13 @@ fn pickers(found: &Found, view: &InboxView) -> Vec<Picker> {
             &view.campaign,
         ),
         ("label", "Label", "Any label", labels, &view.label),
+        (
+            "assignee",
+            "Assigned to",
+            "Anybody",
+            assignees(&found.takers),
+            &view.assignee,
+        ),
     ]
     .into_iter()
     .map(|(name, label, any, mut options, selected)| {
@@ -448,18 +515,29 @@ fn presets(view: &InboxView, today: chrono::NaiveDate) -> Vec<(&'static str, Str
     .collect()
 }
 
-/// The tabs of `view`'s inbox, with their `counts`.
-fn tab_list(view: &InboxView, counts: &[u64]) -> Vec<Tab> {
-    tabs()
+/// The tabs of `view`'s inbox, with their `counts`; Mine after Open, with its count, for a
+/// viewer who may take leads.
+fn tab_list(view: &InboxView, counts: &[u64], mine: Option<u64>) -> Vec<Tab> {
+    let mut list: Vec<Tab> = tabs()
         .iter()
         .zip(counts)
         .map(|(status, count)| Tab {
             name: tab_words(*status).0,
             count: *count,
             href: format!("?{}", view.href(&[("tab", status.as_ref())])),
-            current: *status == view.tab,
+            current: *status == view.tab && !view.mine,
         })
-        .collect()
+        .collect();
+    if let Some(count) = mine {
+        let tab = Tab {
+            name: "Mine",
+            count,
+            href: format!("?{}", view.href(&[("tab", "mine")])),
+            current: view.mine,
+        };
+        list.insert(1, tab);
+    }
+    list
 }
 
 /// The rows of the page, each with its held rating and its draft.
@@ -500,13 +578,16 @@ pub(crate) async fn page<S: Store>(
     };
     let project = &membership.project;
     let now = Utc::now();
-    let found = match read(store, (project.id, viewer.user.id), &query, now).await {
+    let found = match read(store, (project.id, viewer.user.id), (&view, &query), now).await {
         Ok(found) => found,
         Err(err) => return render::store_failure(err, Some(viewer)),
     };
     let pages = found.page.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
     let page_href = |page: u32| format!("?{}", view.href(&[("page", &page.to_string())]));
-    let (tab_name, tab_sentence) = tab_words(view.tab);
+    let (tab_name, tab_sentence) = match view.mine {
+        true => ("My", "Open leads assigned to you: call them first."),
+        false => tab_words(view.tab),
+    };
     // A saved view opened shows its own columns, if it keeps them.
     let opened = found
         .saved
@@ -518,6 +599,7 @@ pub(crate) async fn page<S: Store>(
     };
     let shown = Col::chosen(columns_chosen);
     let context = RowContext {
+        viewer: viewer.user.id,
         labels: &found.labels,
         integrations: &found.integrations,
         project,
@@ -526,7 +608,7 @@ pub(crate) async fn page<S: Store>(
     let page = InboxPage {
         layout: Layout::for_project(format!("{tab_name} leads"), viewer, membership, "leads"),
         project_id: project.public_id.clone(),
-        tabs: tab_list(&view, &found.counts),
+        tabs: tab_list(&view, &found.counts, found.mine),
         tab_name,
         tab_sentence,
         open_tab: view.tab == LeadStatus::Open,
@@ -580,6 +662,14 @@ pub(crate) async fn page<S: Store>(
         send_token: uuid::Uuid::new_v4().to_string(),
         since: now.timestamp_millis(),
         export: view.href(&[]),
+        takers: found
+            .takers
+            .iter()
+            .map(|t| (t.id.0.to_string(), t.name.clone()))
+            .collect(),
+        can_take: found.mine.is_some(),
+        mine_tab: view.mine,
+        clear: format!("tab={}", if view.mine { "mine" } else { view.tab.as_ref() }),
         view,
         bulk,
     };

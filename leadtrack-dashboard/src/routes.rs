@@ -100,6 +100,10 @@ pub(crate) enum Leads {
     MarkSpam,
     /// Taking the posted leads out of spam.
     NotSpam,
+    /// Assigning the posted leads.
+    BulkAssign,
+    /// Assigning one lead.
+    Assign,
     /// Trusting a lead's address or email domain (owners).
     Trust,
     /// The page that asks whether to delete a lead (owners).
@@ -175,6 +179,10 @@ pub(crate) enum Settings {
     Project,
     /// Saving them.
     SaveProject,
+    /// The round-robin rule.
+    Assignment,
+    /// Saving it.
+    SaveAssignment,
     /// The spam settings.
     Spam,
     /// Saving them.
@@ -262,9 +270,19 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 Route::Leads(Leads::NotSpam),
             ),
             (
+                M::POST,
+                "/projects/{project}/leads/assign",
+                Route::Leads(Leads::BulkAssign),
+            ),
+            (
                 M::GET,
                 "/projects/{project}/leads/{lead}",
                 Route::Leads(Leads::Lead),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/assign",
+                Route::Leads(Leads::Assign),
             ),
             (
                 M::POST,
@@ -463,6 +481,16 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/project",
                 Route::Settings(S::SaveProject),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/assignment",
+                Route::Settings(S::Assignment),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/assignment",
+                Route::Settings(S::SaveAssignment),
             ),
             (
                 M::GET,

@@ -62,7 +62,7 @@ pub(crate) async fn save<S: Store>(
                 problem: Some(problem),
                 ..BulkResult::default()
             };
-            let shown = InboxView::from_query(back);
+            let shown = InboxView::from_query(back, viewer.user.id);
             let mut page = list::page(store, &viewer, &membership, shown, Some(result)).await;
             *page.status_mut() = status;
             page

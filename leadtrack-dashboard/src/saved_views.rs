@@ -70,7 +70,7 @@ pub(crate) async fn save<S: Store>(
         Ok(found) => found,
         Err(response) => return response,
     };
-    let (inbox, query) = InboxView::from_query(form.get("query"));
+    let (inbox, query) = InboxView::from_query(form.get("query"), viewer.user.id);
     // The query as the inbox writes it back, so a saved view holds only what it knows.
     let kept = InboxView {
         saved: None,
@@ -137,7 +137,7 @@ pub(crate) async fn delete<S: Store>(
     if let Err(err) = store.delete_view(project, view.id).await {
         return render::store_failure(err, Some(&viewer));
     }
-    let (back, _) = InboxView::from_query(form.get("back"));
+    let (back, _) = InboxView::from_query(form.get("back"), viewer.user.id);
     let back = InboxView {
         saved: None,
         ..back

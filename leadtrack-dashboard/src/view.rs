@@ -4,7 +4,7 @@
 //!
 //! | parameter | values |
 //! |---|---|
-//! | `tab` | `open` (default), `pending`, `rated`, `lost`, `spam` |
+//! | `tab` | `open` (default), `mine` (the open leads assigned to the viewer), `pending`, `rated`, `lost`, `spam` |
 //! | `q` (or `search`, as older links say) | words, 2 characters or more in all: each must be in the lead's name, email, phone, company, CRM id, campaign, form message or a click id, whatever the case and accents |
 //! | `form` | a form's name, whatever its case |
 //! | `formName` | a form's exact name (as older links say) |
@@ -12,6 +12,7 @@
 //! | `label` | the lead's last rating: `lost` or a label's id |
 //! | `from`, `to` | `YYYY-MM-DD`, created on or after / on or before that UTC day |
 //! | `gclid`, `cid`, `fbp`, `fbc`, `msclkid`, `li_fat_id` | `yes` or `no`: whether the lead has it |
+//! | `assignee` | a member's user id, or `none`: the leads assigned to them, or to nobody |
 //! | `duplicates` | `yes`: only leads that duplicate an earlier lead of the same person |
 //! | `sort` | getLeads' `field:direction`, default `createdAt:desc` |
 //! | `view` | the saved view it was opened as (whose columns it shows) |
@@ -21,8 +22,10 @@
 //! shared link never fails to open.
 
 use leadtrack_core::request::LeadQuery;
-use leadtrack_core::request::query::{DuplicateFilter, Sort, SortDirection, SortField};
-use leadtrack_core::types::LeadStatus;
+use leadtrack_core::request::query::{
+    AssigneeFilter, DuplicateFilter, Sort, SortDirection, SortField,
+};
+use leadtrack_core::types::{LeadStatus, UserId};
 use strum::VariantArray;
 
 /// Leads per inbox page.
@@ -43,6 +46,10 @@ pub(crate) const CLICK_IDS: [(&str, &str); 6] = [
 pub(crate) struct InboxView {
     /// The tab: which status.
     pub(crate) tab: LeadStatus,
+    /// The Mine tab: the open leads assigned to the viewer.
+    pub(crate) mine: bool,
+    /// Whose leads: a user id, `none`, or empty for anybody's.
+    pub(crate) assignee: String,
     /// The search text, trimmed.
     pub(crate) search: String,
     /// The exact form name filter (older links).
@@ -76,12 +83,15 @@ pub(crate) struct InboxView {
 }
 
 impl InboxView {
-    /// The view a query string names, and the lead query it stands for.
-    pub(crate) fn from_query(query: &str) -> (Self, LeadQuery) {
+    /// The view a query string names, and the lead query it stands for, seen by `me`
+    /// (whose leads Mine lists).
+    pub(crate) fn from_query(query: &str, me: UserId) -> (Self, LeadQuery) {
         let param = |name: &str| crate::query_param(query, name);
         let mut problems = Vec::new();
+        let mine = param("tab").as_deref() == Some("mine");
         let tab = match param("tab") {
             None => LeadStatus::Open,
+            Some(_) if mine => LeadStatus::Open,
             Some(tab) => tab.parse().unwrap_or_else(|_| {
                 problems.push(format!("There is no tab {tab:?}; showing Open."));
                 LeadStatus::Open
@@ -89,6 +99,8 @@ impl InboxView {
         };
         let mut view = Self {
             tab,
+            mine,
+            assignee: param("assignee").unwrap_or_default(),
             // `q` (every word, any case and accents, in more fields); `search` is how links
             // from before it said so.
             search: param("q").or_else(|| param("search")).unwrap_or_default(),
@@ -173,6 +185,20 @@ impl InboxView {
         if view.duplicates {
             query.duplicates = Some(DuplicateFilter::All);
         }
+        query.assignee = match view.assignee.as_str() {
+            _ if mine => Some(AssigneeFilter::User(me)),
+            "" => None,
+            "none" => Some(AssigneeFilter::Nobody),
+            id => match id.parse() {
+                Ok(id) => Some(AssigneeFilter::User(UserId(id))),
+                Err(_) => {
+                    view.problems
+                        .push("The assignee was not understood, so it is not applied.".into());
+                    view.assignee.clear();
+                    None
+                }
+            },
+        };
         if sorted {
             view.sort = query.sort;
         }
@@ -197,7 +223,15 @@ impl InboxView {
             None => "",
         };
         let mut params: Vec<(&str, String)> = vec![
-            ("tab", self.tab.as_ref().to_owned()),
+            (
+                "tab",
+                if self.mine {
+                    "mine".to_owned()
+                } else {
+                    self.tab.as_ref().to_owned()
+                },
+            ),
+            ("assignee", self.assignee.clone()),
             ("q", self.search.clone()),
             ("formName", self.form_name.clone()),
             ("form", self.form.clone()),
@@ -280,6 +314,7 @@ impl InboxView {
             && self.medium.is_empty()
             && self.campaign.is_empty()
             && self.label.is_empty()
+            && self.assignee.is_empty()
             && self.from.is_empty()
             && self.to.is_empty()
             && self.click_ids.iter().all(Option::is_none)
@@ -296,9 +331,11 @@ pub(crate) fn tabs() -> &'static [LeadStatus] {
 mod tests {
     use super::*;
 
+    const ME: UserId = UserId(3);
+
     #[test]
     fn a_bare_inbox_is_open_newest_first() {
-        let (view, query) = InboxView::from_query("");
+        let (view, query) = InboxView::from_query("", ME);
         assert_eq!(view.tab, LeadStatus::Open);
         assert_eq!(query.status, Some(vec![LeadStatus::Open]));
         assert_eq!((query.limit, query.page), (PAGE_SIZE, 1));
@@ -311,6 +348,7 @@ mod tests {
     fn every_parameter_reaches_the_lead_query() {
         let (view, query) = InboxView::from_query(
             "tab=rated&search=ada&formName=Contact&from=2026-03-01&to=2026-03-31&gclid=yes&fbp=no&sort=email:asc&page=2",
+            ME,
         );
         assert_eq!(view.tab, LeadStatus::Rated);
         assert_eq!(query.status, Some(vec![LeadStatus::Rated]));
@@ -338,20 +376,38 @@ mod tests {
 
     #[test]
     fn bad_values_are_dropped_alone_and_said() {
-        let (view, query) =
-            InboxView::from_query("tab=done&search=a&from=yesterday&sort=nope&page=0&cid=maybe");
+        let (view, query) = InboxView::from_query(
+            "tab=done&search=a&from=yesterday&sort=nope&page=0&cid=maybe&assignee=ada",
+            ME,
+        );
         assert_eq!(view.tab, LeadStatus::Open);
         assert!(query.q.is_empty());
         assert_eq!(query.created_from, None);
         assert_eq!(query.sort, Sort::default());
         assert_eq!((query.page, query.cid_exists), (1, None));
-        assert_eq!(view.problems.len(), 5, "{:?}", view.problems);
-        assert!(view.search.is_empty() && view.from.is_empty());
+        assert_eq!(view.problems.len(), 6, "{:?}", view.problems);
+        assert!(view.search.is_empty() && view.from.is_empty() && view.assignee.is_empty());
+        assert_eq!(query.assignee, None);
+    }
+
+    #[test]
+    fn mine_is_the_open_leads_of_the_viewer_and_assignee_filters_any_tab() {
+        let (view, query) = InboxView::from_query("tab=mine&assignee=none", ME);
+        assert!(view.mine && view.tab == LeadStatus::Open);
+        assert_eq!(query.status, Some(vec![LeadStatus::Open]));
+        assert_eq!(query.assignee, Some(AssigneeFilter::User(ME)));
+        assert_eq!(view.href(&[]), "tab=mine&assignee=none");
+        assert_eq!(view.href(&[("tab", "rated")]), "tab=rated&assignee=none");
+        let (view, query) = InboxView::from_query("tab=rated&assignee=7", ME);
+        assert_eq!(query.assignee, Some(AssigneeFilter::User(UserId(7))));
+        assert!(!view.mine && view.has_filter());
+        let (_, query) = InboxView::from_query("assignee=none", ME);
+        assert_eq!(query.assignee, Some(AssigneeFilter::Nobody));
     }
 
     #[test]
     fn sorting_a_column_again_turns_it_round() {
-        let (view, _) = InboxView::from_query("");
+        let (view, _) = InboxView::from_query("", ME);
         assert_eq!(view.sort_by(SortField::CreatedAt), "createdAt:asc");
         assert_eq!(view.sort_by(SortField::Email), "email:asc");
         assert_eq!(view.sort_by(SortField::Price), "price:desc");

@@ -131,8 +131,8 @@ async fn tabs_count_and_views_filter_sort_and_page() {
         .collect::<Vec<_>>();
     assert_eq!(
         counts,
-        ["3", "0", "0", "0", "0"],
-        "open, pending, rated, lost, spam"
+        ["3", "0", "0", "0", "0", "0"],
+        "open, mine, pending, rated, lost, spam"
     );
     let order: Vec<&str> = ["Alan", "Grace", "Ada"]
         .into_iter()

@@ -31,6 +31,7 @@
 mod accounts;
 mod activity;
 mod admin;
+mod assignment;
 mod comments;
 mod drafts;
 mod import;

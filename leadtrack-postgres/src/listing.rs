@@ -249,6 +249,9 @@ fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
     if let Some(duplicates) = query.duplicates {
         statement.push(&format!(" AND {}", duplicates.condition()));
     }
+    if let Some(assignee) = query.assignee {
+        statement.push(&format!(" AND {}", assignee.condition()));
+    }
     statement
 }
 

@@ -6,6 +6,7 @@ use deadpool_postgres::GenericClient;
 use leadtrack_core::StoreError;
 use leadtrack_core::account::{Actor, Preferences, Session, User};
 use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::assignment::Assignee;
 use leadtrack_core::job::{Attempt, Job};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
@@ -130,7 +131,7 @@ pub(crate) fn parse<T: FromStr>(column: &'static str, value: String) -> Result<T
 }
 
 /// The columns [`lead`] reads, in order.
-pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated";
+pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated, assigned_to, (SELECT name FROM users WHERE users.id = leads.assigned_to)";
 
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
@@ -152,6 +153,7 @@ pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
             .transpose()?,
         duplicate_of: row.try_get::<_, Option<i64>>(9)?.map(LeadId),
         duplicated: row.try_get(10)?,
+        assignee: Assignee::of_row(row.try_get(11)?, row.try_get(12)?),
     })
 }
 

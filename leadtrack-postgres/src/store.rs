@@ -8,6 +8,7 @@ use leadtrack_core::account::{
     SessionHash, SessionInfo, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
@@ -34,8 +35,8 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, comments, drafts, jobs, leads, links, listing, report,
-    schema, transaction, views, webhooks,
+    PgStore, accounts, activity, admin, assignment, comments, drafts, jobs, leads, links, listing,
+    report, schema, transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -250,6 +251,24 @@ impl LeadStore for PgStore {
         ))
     }
 
+    async fn assign(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+        to: Option<UserId>,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>> {
+        transaction!(self, |tx| assignment::assign(
+            &tx,
+            (project, leads),
+            to,
+            by,
+            now
+        )
+        .await?)
+    }
+
     async fn add_comment(
         &self,
         project: ProjectId,
@@ -419,6 +438,18 @@ impl Admin for PgStore {
     ) -> StoreResult<Vec<ConversionLabel>> {
         transaction!(self, |tx| admin::reorder_labels(&tx, project, order)
             .await?)
+    }
+
+    async fn round_robin(&self, project: ProjectId) -> StoreResult<Option<RoundRobin>> {
+        read!(self, |c| assignment::rule(c, project))
+    }
+
+    async fn set_round_robin(
+        &self,
+        project: ProjectId,
+        rule: Option<&RoundRobin>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| assignment::set_rule(&tx, project, rule).await?)
     }
 
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {

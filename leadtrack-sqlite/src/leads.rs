@@ -19,7 +19,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql};
 use uuid::Uuid;
 
 use crate::rows::{self, Error, LEAD_COLUMNS};
-use crate::{activity, webhooks};
+use crate::{activity, assignment, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
@@ -83,6 +83,7 @@ pub(crate) fn create(
     let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Created)?;
     activity::record(conn, &event)?;
     if spam.is_none() {
+        assignment::in_turn(conn, (project, LeadId(id)), row.data.form_name(), now)?;
         let event = WebhookEvent::LeadCreated;
         webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
     }
@@ -340,6 +341,7 @@ pub(crate) fn release_spam(
         .execute([lead.id.0])?;
     let event = EventRow::of((project, lead.id), now, Some(by), &Activity::NotSpam)?;
     activity::record(conn, &event)?;
+    assignment::in_turn(conn, (project, lead.id), lead.data.form_name(), now)?;
     let event = WebhookEvent::LeadCreated;
     webhooks::enqueue(conn, project, lead.id, event, Uuid::new_v4(), None, now)
 }

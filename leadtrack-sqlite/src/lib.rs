@@ -48,6 +48,7 @@
 mod accounts;
 mod activity;
 mod admin;
+mod assignment;
 mod backup;
 mod comments;
 mod drafts;

@@ -394,6 +394,9 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     if let Some(duplicates) = query.duplicates {
         sql.push_str(&format!(" AND {}", column(&duplicates.condition())));
     }
+    if let Some(assignee) = query.assignee {
+        sql.push_str(&format!(" AND {}", column(&assignee.condition())));
+    }
     (sql, params)
 }
 

@@ -5,6 +5,7 @@ use std::str::FromStr;
 use leadtrack_core::StoreError;
 use leadtrack_core::account::{Actor, Preferences, Session, User};
 use leadtrack_core::activity::LeadEvent;
+use leadtrack_core::assignment::Assignee;
 use leadtrack_core::job::{Attempt, Job, QueueDepth};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
@@ -118,7 +119,7 @@ pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<Queue
 }
 
 /// The columns [`lead`] reads, in order.
-pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated";
+pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated, assigned_to, (SELECT name FROM users WHERE users.id = leads.assigned_to)";
 
 /// A lead from a row of [`LEAD_COLUMNS`].
 pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
@@ -144,6 +145,8 @@ pub(crate) struct LeadRecord {
     spam_reason: Option<String>,
     duplicate_of: Option<i64>,
     duplicated: bool,
+    assigned_to: Option<i64>,
+    assignee_name: Option<String>,
 }
 
 impl LeadRecord {
@@ -161,6 +164,8 @@ impl LeadRecord {
             spam_reason: row.get(8)?,
             duplicate_of: row.get(9)?,
             duplicated: row.get(10)?,
+            assigned_to: row.get(11)?,
+            assignee_name: row.get(12)?,
         })
     }
 
@@ -184,6 +189,7 @@ impl LeadRecord {
                 .transpose()?,
             duplicate_of: self.duplicate_of.map(LeadId),
             duplicated: self.duplicated,
+            assignee: Assignee::of_row(self.assigned_to, self.assignee_name),
         })
     }
 }

@@ -776,6 +776,19 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     -- The reports read the touched leads of a range alone.
     CREATE INDEX leads_touched ON leads (project_id, created_at) WHERE first_touch_at IS NOT NULL;
     "#,
+    // 34: who each lead is assigned to, and each project's round-robin rule with the
+    // member its last lead went to.
+    r#"
+    ALTER TABLE leads ADD COLUMN assigned_to INTEGER REFERENCES users (id);
+    -- "Mine": a member's leads by status, read without the unassigned ones.
+    CREATE INDEX leads_assigned ON leads (project_id, assigned_to, status)
+        WHERE assigned_to IS NOT NULL;
+    CREATE TABLE round_robin (
+        project_id INTEGER PRIMARY KEY REFERENCES projects (id),
+        rule       TEXT    NOT NULL,
+        last_user  INTEGER
+    ) STRICT;
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

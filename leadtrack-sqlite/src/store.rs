@@ -9,6 +9,7 @@ use leadtrack_core::account::{
     SessionHash, SessionInfo, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
@@ -36,8 +37,8 @@ use uuid::Uuid;
 
 use crate::rows::Error;
 use crate::{
-    SqliteStore, accounts, activity, admin, comments, drafts, jobs, leads, links, listing, report,
-    rows, schema, views, webhooks,
+    SqliteStore, accounts, activity, admin, assignment, comments, drafts, jobs, leads, links,
+    listing, report, rows, schema, views, webhooks,
 };
 
 #[async_trait]
@@ -235,6 +236,19 @@ impl LeadStore for SqliteStore {
             .await
     }
 
+    async fn assign(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+        to: Option<UserId>,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>> {
+        let (leads, by) = (leads.to_vec(), by.clone());
+        self.write(move |conn| assignment::assign(conn, (project, &leads), to, &by, now))
+            .await
+    }
+
     async fn add_comment(
         &self,
         project: ProjectId,
@@ -403,6 +417,20 @@ impl Admin for SqliteStore {
     ) -> StoreResult<Vec<ConversionLabel>> {
         let order = order.to_vec();
         self.write(move |conn| admin::reorder_labels(conn, project, &order))
+            .await
+    }
+
+    async fn round_robin(&self, project: ProjectId) -> StoreResult<Option<RoundRobin>> {
+        self.read(move |conn| assignment::rule(conn, project)).await
+    }
+
+    async fn set_round_robin(
+        &self,
+        project: ProjectId,
+        rule: Option<&RoundRobin>,
+    ) -> StoreResult<()> {
+        let rule = rule.cloned();
+        self.write(move |conn| assignment::set_rule(conn, project, rule.as_ref()))
             .await
     }
 

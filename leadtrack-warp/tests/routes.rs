@@ -405,6 +405,16 @@ mod general {
         ) -> StoreResult<()> {
             Err((self.fail)())
         }
+        async fn assign(
+            &self,
+            _: ProjectId,
+            _: &[LeadId],
+            _: Option<leadtrack_core::types::UserId>,
+            _: &Actor,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Vec<LeadId>> {
+            Err((self.fail)())
+        }
         async fn add_comment(
             &self,
             _: ProjectId,
@@ -1504,7 +1514,8 @@ mod get_leads {
                 "createdAt",
                 "conversionId",
                 "spamReason",
-                "duplicateOf"
+                "duplicateOf",
+                "assignee"
             ]
         );
         assert_eq!(
@@ -1906,6 +1917,63 @@ mod get_lead_activity {
             previous = at;
         }
         body
+    }
+
+    #[tokio::test]
+    async fn an_assigned_lead_names_its_assignee_in_reads_and_history() {
+        use leadtrack_core::account::{NewUser, Password};
+        let app = app().await;
+        let id = app.create(json!({"userData": {"email": "a@x.io"}})).await;
+        let new = NewUser::new(
+            "grace@x.io",
+            Some("Grace"),
+            &Password::new("long password 1").unwrap(),
+        );
+        let grace = app
+            .store
+            .create_user(new.unwrap(), Utc::now())
+            .await
+            .unwrap();
+        app.store
+            .add_member(
+                app.project.id,
+                grace.id,
+                leadtrack_core::types::Role::Member,
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let by = Actor::User {
+            id: grace.id,
+            name: "Grace".into(),
+        };
+        app.store
+            .assign(
+                app.project.id,
+                &[LeadId(id)],
+                Some(grace.id),
+                &by,
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let assignee = json!({"id": grace.id.0, "name": "Grace"});
+        let one = app
+            .get(&format!("/api/leads/getLead?leadId={id}"))
+            .await
+            .json();
+        assert_eq!(one["lead"]["assignee"], assignee, "{one}");
+        let listed = app.get("/api/leads/getLeads").await.json();
+        assert_eq!(listed["leads"][0]["assignee"], assignee);
+        let history = app
+            .get(&format!("/api/leads/getLeadActivity?leadId={id}"))
+            .await
+            .json();
+        let events = without_times(history)["events"].clone();
+        assert_eq!(
+            events[1],
+            json!({"at": "<at>", "by": "Grace", "type": "assigned", "assignee": assignee})
+        );
     }
 
     #[tokio::test]

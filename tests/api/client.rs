@@ -139,6 +139,7 @@ async fn create_lead_then_deduplicate_and_read_back_every_field() {
         conversion_id: None,
         spam_reason: None,
         duplicate_of: None,
+        assignee: None,
     };
     assert_eq!(lead, expected);
     let age = chrono::Utc::now() - lead.created_at;

@@ -27,6 +27,7 @@ pub use crate::types::{
     ConversionId, DeviceData, IntegrationKind, JsonObject, LeadId, LeadIdentifier, LeadStatus,
 };
 
+use crate::assignment::Assignee;
 use crate::error::{ErrorCode, FieldError, ValidationError};
 use crate::job::StatusChange;
 use crate::lead::{CreatedLead, LeadPage, StoredLead};
@@ -98,6 +99,9 @@ pub struct Lead {
     /// The earlier lead of the same person this one duplicates (an addition).
     #[serde(default)]
     pub duplicate_of: Option<LeadId>,
+    /// The member it is assigned to, `{id, name}` (an addition).
+    #[serde(default)]
+    pub assignee: Option<Assignee>,
 }
 
 impl From<&StoredLead> for Lead {
@@ -125,6 +129,7 @@ impl From<&StoredLead> for Lead {
             conversion_id: stored.conversion_id,
             spam_reason: stored.spam_reason.map(|reason| reason.as_ref().to_owned()),
             duplicate_of: stored.duplicate_of,
+            assignee: stored.assignee.clone(),
         }
     }
 }
@@ -323,6 +328,10 @@ mod tests {
             conversion_id: Some(ConversionId::Lost),
             spam_reason: None,
             duplicate_of: Some(LeadId(41)),
+            assignee: Some(Assignee {
+                id: crate::types::UserId(7),
+                name: "Grace".into(),
+            }),
         }
     }
 
@@ -331,7 +340,7 @@ mod tests {
         let text = serde_json::to_string(&sample_lead()).unwrap();
         assert_eq!(
             text,
-            r#"{"id":42,"status":"pending","formName":"Contact","firstName":"Ada","lastName":null,"phone":null,"email":"ada@example.com","companyName":null,"price":5000,"note":null,"formData":null,"userData":null,"attributionData":null,"channelFlow":null,"uniqueIdentifier":null,"createdAt":"2026-03-15T10:30:00.000Z","conversionId":"lost","spamReason":null,"duplicateOf":41}"#
+            r#"{"id":42,"status":"pending","formName":"Contact","firstName":"Ada","lastName":null,"phone":null,"email":"ada@example.com","companyName":null,"price":5000,"note":null,"formData":null,"userData":null,"attributionData":null,"channelFlow":null,"uniqueIdentifier":null,"createdAt":"2026-03-15T10:30:00.000Z","conversionId":"lost","spamReason":null,"duplicateOf":41,"assignee":{"id":7,"name":"Grace"}}"#
         );
         let back: Lead = serde_json::from_str(&text).unwrap();
         assert_eq!(back, sample_lead());

@@ -11,7 +11,7 @@ use super::fields;
 use crate::error::ValidationError;
 use crate::lead::StoredLead;
 use crate::matching;
-use crate::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
+use crate::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus, UserId};
 
 /// Leads per page when `limit` is absent.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -167,6 +167,8 @@ pub struct LeadQuery {
     pub li_fat_id_exists: Option<bool>,
     /// Duplicates only, or the duplicates of one lead (the dashboard's; no API parameter).
     pub duplicates: Option<DuplicateFilter>,
+    /// Leads assigned to one member, or to nobody (the dashboard's; no API parameter).
+    pub assignee: Option<AssigneeFilter>,
 }
 
 /// A filter a store keeps counts by: a column of the lead's row and the value wanted.
@@ -218,6 +220,25 @@ impl DuplicateFilter {
     }
 }
 
+/// Whose leads a listing shows ([`crate::lead::StoredLead::assignee`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssigneeFilter {
+    /// The leads assigned to nobody.
+    Nobody,
+    /// The leads assigned to this user.
+    User(UserId),
+}
+
+impl AssigneeFilter {
+    /// The SQL condition of the filter, the same for both backends.
+    pub fn condition(self) -> String {
+        match self {
+            Self::Nobody => "assigned_to IS NULL".to_owned(),
+            Self::User(user) => format!("assigned_to = {}", user.0),
+        }
+    }
+}
+
 impl Default for LeadQuery {
     fn default() -> Self {
         Self {
@@ -245,6 +266,7 @@ impl Default for LeadQuery {
             msclkid_exists: None,
             li_fat_id_exists: None,
             duplicates: None,
+            assignee: None,
         }
     }
 }
@@ -496,9 +518,11 @@ impl LeadQuery {
             msclkid_exists: _,
             li_fat_id_exists: _,
             duplicates,
+            assignee,
         } = self;
         status.is_none()
             && duplicates.is_none()
+            && assignee.is_none()
             && unique_identifier.is_none()
             && email.is_none()
             && phone.is_none()
@@ -947,6 +971,7 @@ mod tests {
             msclkid_exists: Some(true),
             li_fat_id_exists: Some(false),
             duplicates: None,
+            assignee: None,
         };
         assert_eq!(LeadQuery::from_pairs(q.to_pairs()).unwrap(), q);
         assert_eq!(

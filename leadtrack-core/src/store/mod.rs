@@ -38,6 +38,7 @@ use crate::account::{
     SessionHash, SessionInfo, User,
 };
 use crate::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use crate::assignment::RoundRobin;
 use crate::comment::Comment;
 use crate::draft::Draft;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
@@ -319,6 +320,22 @@ pub trait LeadStore: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<ProjectEvent>>;
 
+    // ----- assignment ([`crate::assignment`]) -----
+
+    /// Assigns the project's `leads` to `to`, or to nobody, and records `assigned` in the
+    /// history of each lead whose assignee changes; returns those leads, in id order.
+    /// Errors: [`Entity::Lead`] not found (one of `leads` is not the project's; nothing is
+    /// changed), [`Entity::User`] not found (`to` is not a member who may take leads,
+    /// [`crate::assignment::may_take`]).
+    async fn assign(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+        to: Option<UserId>,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<LeadId>>;
+
     // ----- comments ([`crate::comment`]) -----
 
     /// Adds a comment by `author` to the lead (its text checked by
@@ -482,6 +499,21 @@ pub trait Admin: Send + Sync + 'static {
         project: ProjectId,
         order: &[Uuid],
     ) -> StoreResult<Vec<ConversionLabel>>;
+
+    // ----- round-robin ([`crate::assignment`]) -----
+
+    /// The project's round-robin rule, if it has one.
+    async fn round_robin(&self, project: ProjectId) -> StoreResult<Option<RoundRobin>>;
+
+    /// Sets the project's round-robin rule, or removes it (`None`). A new lead the rule
+    /// covers is assigned as it is created ([`crate::assignment::RoundRobin::next`] among
+    /// its members who [`crate::assignment::may_take`] leads; unassigned when none may),
+    /// and a spam lead when a person takes it out of spam, if nobody has it yet.
+    async fn set_round_robin(
+        &self,
+        project: ProjectId,
+        rule: Option<&RoundRobin>,
+    ) -> StoreResult<()>;
 
     // ----- integrations -----
 

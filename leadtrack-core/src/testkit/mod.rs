@@ -6,7 +6,7 @@
 //! listings read in batches; [`reports`] leads counted by channel and rating; [`webhooks`]
 //! lead webhooks and their queue of events; [`conversions`] one identity per conversion and
 //! what a rating again sends; [`spam`] spam leads and duplicates; [`drafts`] ratings kept
-//! for review.
+//! for review; [`assignment`] leads given to members, by people and by round-robin.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -36,6 +36,7 @@
 pub mod accounts;
 pub mod activity;
 pub mod admin;
+pub mod assignment;
 pub mod comments;
 pub mod conversions;
 pub mod drafts;

@@ -71,6 +71,14 @@ fn describe(activity: &ProjectActivity) -> String {
             to,
         } => format!("Changed the role of {email} from {from} to {to}"),
         ProjectActivity::MemberRemoved { email } => format!("Removed {email}"),
+        ProjectActivity::RoundRobinSet { members: 0, .. } => "Turned round-robin off".to_owned(),
+        ProjectActivity::RoundRobinSet { members, forms } if forms.is_empty() => {
+            format!("Set round-robin over {members} members, for every form")
+        }
+        ProjectActivity::RoundRobinSet { members, forms } => format!(
+            "Set round-robin over {members} members, for the forms {}",
+            forms.join(", ")
+        ),
         ProjectActivity::ExportsAllowed {
             email,
             allowed: true,

@@ -19,6 +19,7 @@
 //! | `POST members/{userId}`, `POST members/{userId}/remove` | changes a role, removes |
 //! | `POST members/{userId}/export` | lets a member export, or no longer |
 //! | `POST members/invitations/{id}/resend`, `.../revoke` | sends an invitation again with a new link, revokes it |
+//! | `GET assignment`, `POST assignment` | round-robin: on or off, the members who take turns, the forms it covers |
 //! | `GET audit` | the audit log, newest first (`?before=ID` for older events) |
 //! | `GET project`, `POST project` | name, currency, phone country, allowed websites, default consent, what `lost` sends |
 //! | `GET install`, `POST install/test-lead` | the snippet; creates a test lead |
@@ -29,6 +30,7 @@
 //! once: then the page is rendered at once. A form that failed is shown again with what was
 //! typed (never a secret) and the problem next to it, with `400` or `409`.
 
+mod assignment;
 mod audit;
 mod install;
 mod integrations;
@@ -101,6 +103,8 @@ pub(crate) async fn handle<S: Store>(
             Settings::MemberExport => members::export(store, form().await?, user).await,
             Settings::Project => project::page(store, request, owner().await?).await,
             Settings::SaveProject => project::save(store, form().await?).await,
+            Settings::Assignment => assignment::page(store, request, owner().await?).await,
+            Settings::SaveAssignment => assignment::save(store, form().await?).await,
             Settings::Spam => Ok(spam::page(request, owner().await?)),
             Settings::SaveSpam => spam::save(store, form().await?).await,
             Settings::Install => Ok(install::page(config, request, owner().await?)),
@@ -230,6 +234,8 @@ pub(crate) enum Area {
     Members,
     /// The project's own settings.
     Project,
+    /// How new leads are given out.
+    Assignment,
     /// What holds leads as spam.
     Spam,
     /// The capture script for a website.
@@ -239,12 +245,13 @@ pub(crate) enum Area {
 }
 
 impl Area {
-    const ALL: [Area; 9] = [
+    const ALL: [Area; 10] = [
         Area::Labels,
         Area::Integrations,
         Area::Webhooks,
         Area::Keys,
         Area::Members,
+        Area::Assignment,
         Area::Project,
         Area::Spam,
         Area::Install,
@@ -260,6 +267,7 @@ impl Area {
             Self::Keys => "keys",
             Self::Members => "members",
             Self::Project => "project",
+            Self::Assignment => "assignment",
             Self::Spam => "spam",
             Self::Install => "install",
             Self::Audit => "audit",
@@ -275,6 +283,7 @@ impl Area {
             Self::Keys => "API keys",
             Self::Members => "Members",
             Self::Project => "Project",
+            Self::Assignment => "Assignment",
             Self::Spam => "Spam",
             Self::Install => "Install",
             Self::Audit => "Audit log",
