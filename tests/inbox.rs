@@ -703,7 +703,8 @@ async fn the_column_chooser_is_remembered_per_user() {
         })
         .await;
         let chosen = [
-            "created", "name", "form", "source", "campaign", "clickIds", "price", "status",
+            "created", "name", "form", "source", "campaign", "clickIds", "assignee", "price",
+            "status",
         ];
         assert_eq!(headings(&browser).await, chosen, "{engine:?}");
         browser.close().await;
