@@ -18,6 +18,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::assignment::{Assignee, may_take};
 use crate::key::KEY_PREFIX_LEN;
 use crate::matching;
 use crate::project::Project;
@@ -246,6 +247,19 @@ pub struct Member {
     pub role: Role,
     /// Whether the project's owners let this member export its leads ([`may_export`]).
     pub can_export: bool,
+}
+
+/// Those of `members` who may take leads ([`may_take`]), as assignees, in their order:
+/// whom leads can be given to.
+pub fn takers(members: Vec<Member>) -> Vec<Assignee> {
+    members
+        .into_iter()
+        .filter(|member| may_take(member.role, member.user.disabled))
+        .map(|member| Assignee {
+            id: member.user.id,
+            name: member.user.name,
+        })
+        .collect()
 }
 
 /// A user's membership of a project, seen from the user.

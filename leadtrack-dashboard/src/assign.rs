@@ -4,7 +4,8 @@
 
 use chrono::Utc;
 use leadtrack_core::Store;
-use leadtrack_core::assignment::{Assignee, may_take};
+use leadtrack_core::account;
+use leadtrack_core::assignment::Assignee;
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::types::{LeadId, ProjectId, UserId};
 use warp::http::StatusCode;
@@ -23,16 +24,7 @@ pub(crate) async fn takers<S: Store>(
     store: &S,
     project: ProjectId,
 ) -> Result<Vec<Assignee>, StoreError> {
-    Ok(store
-        .members(project)
-        .await?
-        .into_iter()
-        .filter(|member| may_take(member.role, member.user.disabled))
-        .map(|member| Assignee {
-            id: member.user.id,
-            name: member.user.name,
-        })
-        .collect())
+    Ok(account::takers(store.members(project).await?))
 }
 
 /// Who a form's `to` names: `me`, a user id, or `none` for nobody; `None` when it names

@@ -4,9 +4,9 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use leadtrack_core::account::Actor;
+use leadtrack_core::account::{self, Actor};
 use leadtrack_core::activity::{Activity, EventRow};
-use leadtrack_core::assignment::{Assignee, RoundRobin, may_take};
+use leadtrack_core::assignment::{Assignee, RoundRobin};
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::types::{LeadId, ProjectId, UserId};
 
@@ -15,15 +15,7 @@ use crate::{Error, accounts, activity};
 
 /// The project's members who may take leads.
 async fn takers(c: &impl GenericClient, project: ProjectId) -> Result<Vec<Assignee>, Error> {
-    Ok(accounts::members(c, project)
-        .await?
-        .into_iter()
-        .filter(|member| may_take(member.role, member.user.disabled))
-        .map(|member| Assignee {
-            id: member.user.id,
-            name: member.user.name,
-        })
-        .collect())
+    Ok(account::takers(accounts::members(c, project).await?))
 }
 
 /// Sets the lead's assignee and records it, by `by` (`None`: the round-robin rule).

@@ -2,9 +2,9 @@
 //! arrives (in the writer's transaction that stores it, so turns are taken one at a time).
 
 use chrono::{DateTime, Utc};
-use leadtrack_core::account::Actor;
+use leadtrack_core::account::{self, Actor};
 use leadtrack_core::activity::{Activity, EventRow};
-use leadtrack_core::assignment::{Assignee, RoundRobin, may_take};
+use leadtrack_core::assignment::{Assignee, RoundRobin};
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::types::{LeadId, ProjectId, UserId};
 use rusqlite::{Connection, OptionalExtension};
@@ -14,14 +14,7 @@ use crate::{accounts, activity};
 
 /// The project's members who may take leads.
 fn takers(conn: &Connection, project: ProjectId) -> Result<Vec<Assignee>, Error> {
-    Ok(accounts::members(conn, project)?
-        .into_iter()
-        .filter(|member| may_take(member.role, member.user.disabled))
-        .map(|member| Assignee {
-            id: member.user.id,
-            name: member.user.name,
-        })
-        .collect())
+    Ok(account::takers(accounts::members(conn, project)?))
 }
 
 /// Sets the lead's assignee and records it, by `by` (`None`: the round-robin rule).
