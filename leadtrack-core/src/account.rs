@@ -18,6 +18,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::alert::AlertPreferences;
 use crate::assignment::{Assignee, may_take};
 use crate::key::KEY_PREFIX_LEN;
 use crate::matching;
@@ -247,6 +248,8 @@ pub struct Member {
     pub role: Role,
     /// Whether the project's owners let this member export its leads ([`may_export`]).
     pub can_export: bool,
+    /// What they are alerted of in the project.
+    pub alerts: AlertPreferences,
 }
 
 /// Those of `members` who may take leads ([`may_take`]), as assignees, in their order:
@@ -271,6 +274,8 @@ pub struct Membership {
     pub role: Role,
     /// Whether the project's owners let this member export its leads ([`may_export`]).
     pub can_export: bool,
+    /// What they are alerted of in it.
+    pub alerts: AlertPreferences,
 }
 
 impl Membership {

@@ -115,6 +115,7 @@ mod tests {
             },
             role: Role::Member,
             can_export: false,
+            alerts: Default::default(),
         }
     }
 

@@ -13,7 +13,7 @@
 //! 3. [`types`]: ids ([`LeadId`], [`ProjectId`], [`JobId`]), the enumerations with their
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
-//! 5. the records: [`assignment`] (who a lead is given to), [`lead`], [`channel`] (where a lead came from), [`label`], [`project`], [`key`], [`account`] (users,
+//! 5. the records: [`assignment`] (who a lead is given to), [`lead`], [`channel`] (where a lead came from), [`alert`] (telling the team of leads), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`draft`] (ratings kept for review before sending),
 //!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
@@ -60,6 +60,8 @@ pub mod assignment;
 pub mod lead;
 
 pub mod channel;
+
+pub mod alert;
 
 pub mod label;
 
@@ -114,7 +116,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 28] = [
+    const CHAIN: [&str; 29] = [
         "time",
         "error",
         "types",
@@ -123,6 +125,7 @@ mod chain {
         "assignment",
         "lead",
         "channel",
+        "alert",
         "label",
         "project",
         "key",

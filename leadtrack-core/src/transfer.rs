@@ -139,6 +139,7 @@ pub const TABLES: &[Table] = &[
             column("role", Text),
             column("created_at", Int),
             column("can_export", Bool),
+            column("alerts", Text),
         ],
     },
     Table {
@@ -223,6 +224,15 @@ pub const TABLES: &[Table] = &[
             column("secret", Text),
             column("events", Int),
             column("created_at", Int),
+        ],
+    },
+    Table {
+        name: "chat_channels",
+        key: None,
+        columns: &[
+            column("project_id", Int),
+            column("kind", Text),
+            column("url", Text),
         ],
     },
     Table {
@@ -409,6 +419,17 @@ pub const TABLES: &[Table] = &[
             column("integration", Text),
             column("attempt_id", Int),
             column("at", Int),
+        ],
+    },
+    Table {
+        name: "alert_queue",
+        key: Some("id"),
+        columns: &[
+            column("id", Int),
+            column("project_id", Int),
+            column("lead_id", Int),
+            column("kind", Text),
+            column("created_at", Int),
         ],
     },
     Table {

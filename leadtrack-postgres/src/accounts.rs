@@ -15,6 +15,7 @@ use leadtrack_core::account::{
     Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
     SessionHash, SessionInfo, User, email_key, validate_name,
 };
+use leadtrack_core::alert::AlertPreferences;
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{ProjectId, Role, UserId};
@@ -235,6 +236,25 @@ async fn keep_an_owner(
     Ok(())
 }
 
+/// Sets what the member is alerted of.
+pub(crate) async fn set_alerts(
+    c: &impl GenericClient,
+    project: ProjectId,
+    user: UserId,
+    alerts: &AlertPreferences,
+) -> Result<(), Error> {
+    let changed = run(
+        c,
+        "UPDATE members SET alerts = $3 WHERE project_id = $1 AND user_id = $2",
+        &[&project.0, &user.0, &serde_json::to_string(alerts)?],
+    )
+    .await?;
+    if changed == 0 {
+        return Err(not_found(Entity::User));
+    }
+    Ok(())
+}
+
 /// Lets the member export the project's leads, or no longer.
 pub(crate) async fn set_export(
     c: &impl GenericClient,
@@ -277,7 +297,7 @@ pub(crate) async fn members(
     project: ProjectId,
 ) -> Result<Vec<Member>, Error> {
     let sql = format!(
-        "SELECT {USER_COLUMNS}, m.role, m.can_export FROM members m
+        "SELECT {USER_COLUMNS}, m.role, m.can_export, m.alerts FROM members m
          JOIN users u ON u.id = m.user_id
          WHERE m.project_id = $1 ORDER BY m.created_at, u.id"
     );
@@ -289,6 +309,7 @@ pub(crate) async fn members(
                 user: rows::user(row)?,
                 role: rows::parse("members.role", row.try_get(rows::USER_WIDTH)?)?,
                 can_export: row.try_get(rows::USER_WIDTH + 1)?,
+                alerts: serde_json::from_str(row.try_get::<_, &str>(rows::USER_WIDTH + 2)?)?,
             })
         })
         .collect()
@@ -298,7 +319,7 @@ pub(crate) async fn members(
 /// the role and whether the member may export.
 fn membership_columns() -> String {
     format!(
-        "{}, m.role, m.can_export",
+        "{}, m.role, m.can_export, m.alerts",
         sql::qualified(PROJECT_COLUMNS, "p")
     )
 }
@@ -310,6 +331,7 @@ fn membership(row: &Row) -> Result<Membership, Error> {
         project: rows::project(row)?,
         role: rows::parse("members.role", row.try_get(role_at)?)?,
         can_export: row.try_get(role_at + 1)?,
+        alerts: serde_json::from_str(row.try_get::<_, &str>(role_at + 2)?)?,
     })
 }
 

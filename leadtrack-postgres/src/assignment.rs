@@ -6,12 +6,13 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::account::{self, Actor};
 use leadtrack_core::activity::{Activity, EventRow};
+use leadtrack_core::alert::AlertKind;
 use leadtrack_core::assignment::{Assignee, RoundRobin};
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::types::{LeadId, ProjectId, UserId};
 
 use crate::rows::{all, one, run};
-use crate::{Error, accounts, activity};
+use crate::{Error, accounts, activity, alerts};
 
 /// The project's members who may take leads.
 async fn takers(c: &impl GenericClient, project: ProjectId) -> Result<Vec<Assignee>, Error> {
@@ -32,6 +33,12 @@ async fn set(
         &[&project.0, &lead.0, &assignee.map(|a| a.id.0)],
     )
     .await?;
+    // The assignee hears of it, unless they took it themselves.
+    let taker = |user| matches!(by, Some(Actor::User { id, .. }) if *id == user);
+    if let Some(assignee) = assignee.filter(|a| !taker(a.id)) {
+        let kind = AlertKind::Assigned { user: assignee.id };
+        alerts::enqueue(c, (project, lead), kind, now).await?;
+    }
     let activity = Activity::Assigned {
         assignee: assignee.cloned(),
     };

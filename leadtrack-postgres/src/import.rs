@@ -36,7 +36,7 @@ pub enum ImportState {
 
 /// The tables whose ids are identity columns: written as given, and their sequences moved
 /// past the largest afterwards.
-const IDENTITY: [&str; 13] = [
+const IDENTITY: [&str; 14] = [
     "projects",
     "api_keys",
     "users",
@@ -50,6 +50,7 @@ const IDENTITY: [&str; 13] = [
     "invitations",
     "project_events",
     "lead_comments",
+    "alert_queue",
 ];
 
 /// A value to bind for a cell of a column of `kind`.

@@ -19,6 +19,7 @@ use leadtrack_core::types::*;
 use chrono::Duration;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
+use leadtrack_core::alert::AlertKind;
 use leadtrack_core::job::{
     Attempt, ClaimedJob, Delivery, FormRating, JobRecord, Lease, QueueDepth, QueueDepths,
     RetryTarget, StatusChange, UndoTarget,
@@ -33,7 +34,7 @@ use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use crate::rows::{self, ATTEMPT_COLUMNS, JOB_COLUMNS, LEAD_COLUMNS, all, one, run};
-use crate::{activity, admin, drafts, leads, webhooks};
+use crate::{activity, admin, alerts, drafts, leads, webhooks};
 
 /// The error of a job (`id`) whose lease the caller no longer holds.
 fn lease_lost(id: JobId) -> Error {
@@ -785,15 +786,15 @@ pub(crate) async fn finish(
     now: DateTime<Utc>,
 ) -> Result<LeadStatus, Error> {
     let (project, lead) = check_lease(c, job, lease).await?;
-    if deliveries(c, project, job)
-        .await?
-        .iter()
-        .any(|d| d.state == DeliveryState::Pending)
-    {
+    let ended = deliveries(c, project, job).await?;
+    if ended.iter().any(|d| d.state == DeliveryState::Pending) {
         return Err(Error::Store(StoreError::Invalid(format!(
             "job {} still has deliveries pending",
             job.0
         ))));
+    }
+    if ended.iter().any(|d| d.state == DeliveryState::Failed) {
+        alerts::enqueue(c, (project, lead), AlertKind::Failed, now).await?;
     }
     let now_ms = to_millis(&now);
     let finished = one(

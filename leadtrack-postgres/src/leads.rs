@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
+use leadtrack_core::alert::AlertKind;
 use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
@@ -17,7 +18,7 @@ use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use crate::rows::{self, LEAD_COLUMNS, all, one, run};
-use crate::{Error, activity, assignment, webhooks};
+use crate::{Error, activity, alerts, assignment, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
@@ -115,6 +116,7 @@ async fn created(
     activity::record(c, &event).await?;
     let queued = match spam {
         None => {
+            alerts::enqueue(c, (project, id), AlertKind::NewLead, now).await?;
             assignment::in_turn(c, (project, id), row.data.form_name(), now).await?;
             let event = WebhookEvent::LeadCreated;
             webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?
@@ -441,6 +443,7 @@ pub(crate) async fn release_spam(
     .await?;
     let event = EventRow::of((project, lead.id), now, Some(by), &Activity::NotSpam)?;
     activity::record(c, &event).await?;
+    alerts::enqueue(c, (project, lead.id), AlertKind::NewLead, now).await?;
     assignment::in_turn(c, (project, lead.id), lead.data.form_name(), now).await?;
     let event = WebhookEvent::LeadCreated;
     webhooks::enqueue(c, project, lead.id, event, Uuid::new_v4(), None, now).await?;

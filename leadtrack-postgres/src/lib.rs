@@ -31,6 +31,7 @@
 mod accounts;
 mod activity;
 mod admin;
+mod alerts;
 mod assignment;
 mod comments;
 mod drafts;

@@ -661,6 +661,24 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         last_user  bigint
     );
     "#,
+    // 21: alerts: each member's preferences, the project's chat channels, and the queue
+    // of alerts due, written with the change that makes each due.
+    r#"
+    ALTER TABLE members ADD COLUMN alerts text NOT NULL DEFAULT '{}';
+    CREATE TABLE chat_channels (
+        project_id bigint NOT NULL REFERENCES projects (id),
+        kind       text   NOT NULL,
+        url        text   NOT NULL,
+        PRIMARY KEY (project_id, kind)
+    );
+    CREATE TABLE alert_queue (
+        id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        project_id bigint NOT NULL REFERENCES projects (id),
+        lead_id    bigint NOT NULL,
+        kind       text   NOT NULL,
+        created_at bigint NOT NULL
+    );
+    "#,
 ];
 
 /// A column's value derived from a lead's data.

@@ -8,6 +8,7 @@ use leadtrack_core::account::{
     SessionHash, SessionInfo, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
@@ -35,8 +36,8 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, assignment, comments, drafts, jobs, leads, links, listing,
-    report, schema, transaction, views, webhooks,
+    PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads, links,
+    listing, report, schema, transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -440,6 +441,20 @@ impl Admin for PgStore {
             .await?)
     }
 
+    async fn chat_channels(&self, project: ProjectId) -> StoreResult<Vec<ChatChannel>> {
+        read!(self, |c| alerts::channels(c, project))
+    }
+
+    async fn set_chat_channel(
+        &self,
+        project: ProjectId,
+        kind: ChatKind,
+        url: Option<&str>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| alerts::set_channel(&tx, project, kind, url)
+            .await?)
+    }
+
     async fn round_robin(&self, project: ProjectId) -> StoreResult<Option<RoundRobin>> {
         read!(self, |c| assignment::rule(c, project))
     }
@@ -540,6 +555,10 @@ impl JobQueue for PgStore {
         now: DateTime<Utc>,
     ) -> StoreResult<LeadStatus> {
         transaction!(self, |tx| jobs::finish(&tx, job, lease, now).await?)
+    }
+
+    async fn take_alerts(&self, limit: u32) -> StoreResult<Vec<QueuedAlert>> {
+        transaction!(self, |tx| alerts::take(&tx, limit).await?)
     }
 
     async fn rotate_refresh_token(
@@ -681,6 +700,16 @@ impl Accounts for PgStore {
         now: DateTime<Utc>,
     ) -> StoreResult<(User, Project)> {
         transaction!(self, |tx| links::accept(&tx, hash, &account, now).await?)
+    }
+
+    async fn set_alerts(
+        &self,
+        project: ProjectId,
+        user: UserId,
+        alerts: &AlertPreferences,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| accounts::set_alerts(&tx, project, user, alerts)
+            .await?)
     }
 
     async fn set_export(&self, project: ProjectId, user: UserId, allowed: bool) -> StoreResult<()> {

@@ -9,6 +9,7 @@ use leadtrack_core::account::{
     Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
     SessionHash, SessionInfo, User, email_key, validate_name,
 };
+use leadtrack_core::alert::AlertPreferences;
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{ProjectId, Role, UserId};
@@ -208,6 +209,22 @@ pub(crate) fn set_export(
     Ok(())
 }
 
+/// Sets what the member is alerted of.
+pub(crate) fn set_alerts(
+    conn: &Connection,
+    project: ProjectId,
+    user: UserId,
+    alerts: &AlertPreferences,
+) -> Result<(), Error> {
+    let changed = conn
+        .prepare_cached("UPDATE members SET alerts = ?3 WHERE project_id = ?1 AND user_id = ?2")?
+        .execute((project.0, user.0, serde_json::to_string(alerts)?))?;
+    if changed == 0 {
+        return Err(not_found(Entity::User));
+    }
+    Ok(())
+}
+
 pub(crate) fn remove_member(
     conn: &Connection,
     project: ProjectId,
@@ -222,7 +239,7 @@ pub(crate) fn remove_member(
 
 pub(crate) fn members(conn: &Connection, project: ProjectId) -> Result<Vec<Member>, Error> {
     conn.prepare_cached(&format!(
-        "SELECT {USER_COLUMNS}, m.role, m.can_export FROM members m
+        "SELECT {USER_COLUMNS}, m.role, m.can_export, m.alerts FROM members m
          JOIN users u ON u.id = m.user_id
          WHERE m.project_id = ?1 ORDER BY m.created_at, u.id"
     ))?
@@ -231,6 +248,7 @@ pub(crate) fn members(conn: &Connection, project: ProjectId) -> Result<Vec<Membe
             user: rows::user(row)?,
             role: rows::parse("members.role", row.get(rows::USER_WIDTH)?)?,
             can_export: row.get(rows::USER_WIDTH + 1)?,
+            alerts: serde_json::from_str(&row.get::<_, String>(rows::USER_WIDTH + 2)?)?,
         })
     })?
     .collect()
@@ -240,7 +258,7 @@ pub(crate) fn members(conn: &Connection, project: ProjectId) -> Result<Vec<Membe
 /// the role and whether the member may export.
 fn membership_columns() -> String {
     format!(
-        "{}, m.role, m.can_export",
+        "{}, m.role, m.can_export, m.alerts",
         sql::qualified(PROJECT_COLUMNS, "p")
     )
 }
@@ -250,6 +268,7 @@ fn membership(row: &rusqlite::Row<'_>) -> Result<Membership, Error> {
         project: rows::project(row)?,
         role: rows::parse("members.role", row.get(rows::PROJECT_COLUMN_COUNT)?)?,
         can_export: row.get(rows::PROJECT_COLUMN_COUNT + 1)?,
+        alerts: serde_json::from_str(&row.get::<_, String>(rows::PROJECT_COLUMN_COUNT + 2)?)?,
     })
 }
 

@@ -4,13 +4,14 @@
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::{self, Actor};
 use leadtrack_core::activity::{Activity, EventRow};
+use leadtrack_core::alert::AlertKind;
 use leadtrack_core::assignment::{Assignee, RoundRobin};
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::types::{LeadId, ProjectId, UserId};
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::rows::Error;
-use crate::{accounts, activity};
+use crate::{accounts, activity, alerts};
 
 /// The project's members who may take leads.
 fn takers(conn: &Connection, project: ProjectId) -> Result<Vec<Assignee>, Error> {
@@ -27,6 +28,12 @@ fn set(
 ) -> Result<(), Error> {
     conn.prepare_cached("UPDATE leads SET assigned_to = ?3 WHERE project_id = ?1 AND id = ?2")?
         .execute((project.0, lead.0, assignee.map(|a| a.id.0)))?;
+    // The assignee hears of it, unless they took it themselves.
+    let taker = |user| matches!(by, Some(Actor::User { id, .. }) if *id == user);
+    if let Some(assignee) = assignee.filter(|a| !taker(a.id)) {
+        let kind = AlertKind::Assigned { user: assignee.id };
+        alerts::enqueue(conn, (project, lead), kind, now)?;
+    }
     let activity = Activity::Assigned {
         assignee: assignee.cloned(),
     };

@@ -3,6 +3,7 @@
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
+use leadtrack_core::alert::AlertKind;
 use leadtrack_core::job::{
     Attempt, ClaimedJob, Delivery, FormRating, Job, JobRecord, Lease, RetryTarget, StatusChange,
     UndoTarget,
@@ -19,7 +20,7 @@ use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
 use crate::rows::{self, ATTEMPT_COLUMNS, Error, JOB_COLUMNS, LEAD_COLUMNS};
-use crate::{activity, admin, drafts, leads, webhooks};
+use crate::{activity, admin, alerts, drafts, leads, webhooks};
 
 /// Applies updateLeadStatus (through `form`, if given) in the writer's transaction,
 /// recording `by` as who rated the job and the change in the lead's history. The rules are
@@ -467,16 +468,17 @@ pub(crate) fn finish(
     now: DateTime<Utc>,
 ) -> Result<LeadStatus, Error> {
     check_lease(conn, id, token)?;
-    if deliveries(conn, id)?
-        .iter()
-        .any(|d| d.state == DeliveryState::Pending)
-    {
+    let ended = deliveries(conn, id)?;
+    if ended.iter().any(|d| d.state == DeliveryState::Pending) {
         return Err(Error::Store(StoreError::Invalid(format!(
             "job {} still has deliveries pending",
             id.0
         ))));
     }
     let job = job(conn, id)?;
+    if ended.iter().any(|d| d.state == DeliveryState::Failed) {
+        alerts::enqueue(conn, (job.project_id, job.lead_id), AlertKind::Failed, now)?;
+    }
     conn.prepare_cached(
         "UPDATE jobs SET state = 'done', finished_at = ?2, lease_token = NULL,
             lease_expires_at = NULL

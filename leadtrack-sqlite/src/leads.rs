@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
+use leadtrack_core::alert::AlertKind;
 use leadtrack_core::channel;
 use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
@@ -19,7 +20,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql};
 use uuid::Uuid;
 
 use crate::rows::{self, Error, LEAD_COLUMNS};
-use crate::{activity, assignment, webhooks};
+use crate::{activity, alerts, assignment, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
@@ -83,6 +84,7 @@ pub(crate) fn create(
     let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Created)?;
     activity::record(conn, &event)?;
     if spam.is_none() {
+        alerts::enqueue(conn, (project, LeadId(id)), AlertKind::NewLead, now)?;
         assignment::in_turn(conn, (project, LeadId(id)), row.data.form_name(), now)?;
         let event = WebhookEvent::LeadCreated;
         webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
@@ -341,6 +343,7 @@ pub(crate) fn release_spam(
         .execute([lead.id.0])?;
     let event = EventRow::of((project, lead.id), now, Some(by), &Activity::NotSpam)?;
     activity::record(conn, &event)?;
+    alerts::enqueue(conn, (project, lead.id), AlertKind::NewLead, now)?;
     assignment::in_turn(conn, (project, lead.id), lead.data.form_name(), now)?;
     let event = WebhookEvent::LeadCreated;
     webhooks::enqueue(conn, project, lead.id, event, Uuid::new_v4(), None, now)

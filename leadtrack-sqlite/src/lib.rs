@@ -48,6 +48,7 @@
 mod accounts;
 mod activity;
 mod admin;
+mod alerts;
 mod assignment;
 mod backup;
 mod comments;

@@ -9,6 +9,7 @@ use leadtrack_core::account::{
     SessionHash, SessionInfo, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
@@ -37,8 +38,8 @@ use uuid::Uuid;
 
 use crate::rows::Error;
 use crate::{
-    SqliteStore, accounts, activity, admin, assignment, comments, drafts, jobs, leads, links,
-    listing, report, rows, schema, views, webhooks,
+    SqliteStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads,
+    links, listing, report, rows, schema, views, webhooks,
 };
 
 #[async_trait]
@@ -420,6 +421,21 @@ impl Admin for SqliteStore {
             .await
     }
 
+    async fn chat_channels(&self, project: ProjectId) -> StoreResult<Vec<ChatChannel>> {
+        self.read(move |conn| alerts::channels(conn, project)).await
+    }
+
+    async fn set_chat_channel(
+        &self,
+        project: ProjectId,
+        kind: ChatKind,
+        url: Option<&str>,
+    ) -> StoreResult<()> {
+        let url = url.map(str::to_owned);
+        self.write(move |conn| alerts::set_channel(conn, project, kind, url.as_deref()))
+            .await
+    }
+
     async fn round_robin(&self, project: ProjectId) -> StoreResult<Option<RoundRobin>> {
         self.read(move |conn| assignment::rule(conn, project)).await
     }
@@ -529,6 +545,10 @@ impl JobQueue for SqliteStore {
     ) -> StoreResult<LeadStatus> {
         self.write(move |conn| jobs::finish(conn, job, lease, now))
             .await
+    }
+
+    async fn take_alerts(&self, limit: u32) -> StoreResult<Vec<QueuedAlert>> {
+        self.write(move |conn| alerts::take(conn, limit)).await
     }
 
     async fn rotate_refresh_token(
@@ -690,6 +710,17 @@ impl Accounts for SqliteStore {
     ) -> StoreResult<(User, Project)> {
         let hash = *hash;
         self.write(move |conn| links::accept(conn, &hash, &account, now))
+            .await
+    }
+
+    async fn set_alerts(
+        &self,
+        project: ProjectId,
+        user: UserId,
+        alerts: &AlertPreferences,
+    ) -> StoreResult<()> {
+        let alerts = alerts.clone();
+        self.write(move |conn| accounts::set_alerts(conn, project, user, &alerts))
             .await
     }
 

@@ -38,6 +38,7 @@ use crate::account::{
     SessionHash, SessionInfo, User,
 };
 use crate::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
+use crate::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
 use crate::assignment::RoundRobin;
 use crate::comment::Comment;
 use crate::draft::Draft;
@@ -515,6 +516,20 @@ pub trait Admin: Send + Sync + 'static {
         rule: Option<&RoundRobin>,
     ) -> StoreResult<()>;
 
+    // ----- chat channels ([`crate::alert`]) -----
+
+    /// The project's chat channels for new leads, in [`ChatKind`] order.
+    async fn chat_channels(&self, project: ProjectId) -> StoreResult<Vec<ChatChannel>>;
+
+    /// Sets the project's channel of `kind` to `url` (checked by
+    /// [`crate::alert::webhook_url`], else [`StoreError::Invalid`]), or removes it (`None`).
+    async fn set_chat_channel(
+        &self,
+        project: ProjectId,
+        kind: ChatKind,
+        url: Option<&str>,
+    ) -> StoreResult<()>;
+
     // ----- integrations -----
 
     /// The project's connected integrations.
@@ -612,6 +627,11 @@ pub trait JobQueue: Send + Sync + 'static {
         lease: Uuid,
         now: DateTime<Utc>,
     ) -> StoreResult<LeadStatus>;
+
+    /// Takes up to `limit` alerts from the queue, oldest first, for the alert worker: each
+    /// is taken once (a store queues one in the write that makes it due: see
+    /// [`crate::alert`]), so two workers never send the same alert.
+    async fn take_alerts(&self, limit: u32) -> StoreResult<Vec<QueuedAlert>>;
 
     /// Keeps the refresh token a platform issued (Microsoft's rotate with each use) in
     /// place of `old` in the project's `kind` integration, by
@@ -794,6 +814,15 @@ pub trait Accounts: Send + Sync + 'static {
         user: UserId,
         role: Role,
         now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// Sets what a member of the project is alerted of. Errors: [`Entity::User`] not found
+    /// (not a member).
+    async fn set_alerts(
+        &self,
+        project: ProjectId,
+        user: UserId,
+        alerts: &AlertPreferences,
     ) -> StoreResult<()>;
 
     /// Lets a member of the project export its leads, or no longer

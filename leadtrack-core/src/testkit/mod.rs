@@ -6,7 +6,8 @@
 //! listings read in batches; [`reports`] leads counted by channel and rating; [`webhooks`]
 //! lead webhooks and their queue of events; [`conversions`] one identity per conversion and
 //! what a rating again sends; [`spam`] spam leads and duplicates; [`drafts`] ratings kept
-//! for review; [`assignment`] leads given to members, by people and by round-robin.
+//! for review; [`assignment`] leads given to members, by people and by round-robin; [`alerts`] the
+//! alerts queued, members' alert preferences and chat channels.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -36,6 +37,7 @@
 pub mod accounts;
 pub mod activity;
 pub mod admin;
+pub mod alerts;
 pub mod assignment;
 pub mod comments;
 pub mod conversions;
