@@ -254,6 +254,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("project", "/projects/acme/settings/project"),
         ("spam", "/projects/acme/settings/spam"),
         ("assignment", "/projects/acme/settings/assignment"),
+        ("alerts", "/projects/acme/settings/alerts"),
         ("install", "/projects/acme/settings/install"),
     ];
     for engine in ENGINES {

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::account::Actor;
+use crate::alert::ChatKind;
 use crate::assignment::Assignee;
 use crate::spam::SpamReason;
 use crate::time::to_millis;
@@ -287,6 +288,16 @@ pub enum ProjectActivity {
         members: usize,
         /// The forms it covers (by their key); empty: every form.
         forms: Vec<String>,
+    },
+    /// A chat channel for new leads was set.
+    ChatChannelSaved {
+        /// The chat.
+        chat: ChatKind,
+    },
+    /// A chat channel was removed.
+    ChatChannelRemoved {
+        /// The chat.
+        chat: ChatKind,
     },
     /// An integration was connected, or its settings changed.
     IntegrationSaved {

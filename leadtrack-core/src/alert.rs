@@ -10,7 +10,7 @@
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use strum::{AsRefStr, Display, EnumString, VariantArray};
+use strum::{AsRefStr, Display, EnumString, IntoStaticStr, VariantArray};
 
 use crate::channel;
 use crate::lead::StoredLead;
@@ -101,7 +101,7 @@ pub struct QueuedAlert {
 /// A project's chat channel for new leads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[derive(AsRefStr, Display, EnumString, VariantArray)]
+#[derive(AsRefStr, Display, EnumString, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum ChatKind {
     /// A Slack incoming webhook, sent Block Kit.

@@ -15,7 +15,7 @@
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::{Actor, Member};
 use leadtrack_core::activity::{LeadEvent, first_touch};
-use leadtrack_core::channel;
+use leadtrack_core::alert::LeadSummary;
 use leadtrack_core::comment::{Comment, mentions};
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::store::Entity;
@@ -25,7 +25,6 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::inbox::MemberForm;
-use crate::lead::display_name;
 use crate::session::Viewer;
 use crate::{Config, Request, format, mail, render};
 
@@ -181,17 +180,7 @@ fn mention(
     (project, lead): (&str, &StoredLead),
     link: &str,
 ) -> mail::Message {
-    let mut about = display_name(lead);
-    if let Some(form) = lead.data.form_name() {
-        about.push_str(&format!(", form {form}"));
-    }
-    if let Some(source) = channel::touches(&lead.data)
-        .into_iter()
-        .next()
-        .map(|touch| touch.source)
-    {
-        about.push_str(&format!(", from {source}"));
-    }
+    let about = LeadSummary::of(lead, link.to_owned()).line();
     mail::Message {
         to: to.to_owned(),
         subject: format!("{author} mentioned you on a lead in {project}"),

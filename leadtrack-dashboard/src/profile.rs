@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `GET /profile` | the page |
 //! | `POST /profile/name` | renames |
+//! | `POST /profile/alerts` | what one is alerted of in a project (`project`): new leads (`new_leads`: `instant`, `hourly`, `off`), leads assigned to one (`assigned`), failed conversions (`failures`, owners) |
 //! | `POST /profile/email` | with the current password: sends a confirmation link to the new email |
 //! | `GET /profile/email/{token}`, `POST` | confirms the new email (from any browser) |
 //! | `POST /profile/password` | with the current password: sets a new one, ends the other sessions |
@@ -14,10 +15,12 @@
 //! a failed sign-in of the account, so a borrowed session cannot guess it.
 
 use askama::Template;
-use chrono::Utc;
+use chrono::{DurationRound, TimeDelta, Utc};
 use leadtrack_core::account::SessionInfo;
+use leadtrack_core::alert::{AlertPreferences, NewLeads};
 use leadtrack_core::link::{AccountLink, LinkKind, LinkToken};
 use leadtrack_core::store::{Conflict, Entity};
+use leadtrack_core::types::Role;
 use leadtrack_core::{Accounts, Store, StoreError};
 use leadtrack_http::{Body, Params};
 use warp::http::StatusCode;
@@ -39,6 +42,23 @@ struct SessionRow {
     current: bool,
 }
 
+/// A project's alerts as the profile's form shows them.
+struct AlertsRow {
+    public_id: String,
+    name: String,
+    new_leads: NewLeads,
+    assigned: bool,
+    failures: bool,
+    owner: bool,
+}
+
+impl AlertsRow {
+    /// Whether new leads are told as `choice` (`instant`, `hourly`, `off`) says.
+    fn chose(&self, choice: &str) -> bool {
+        self.new_leads.as_ref() == choice
+    }
+}
+
 #[derive(Template)]
 #[template(path = "profile.html")]
 struct ProfilePage {
@@ -48,6 +68,8 @@ struct ProfilePage {
     email: String,
     new_email: String,
     sessions: Vec<SessionRow>,
+    /// One alerts form per project.
+    alerts: Vec<AlertsRow>,
     notice: Option<&'static str>,
     /// A confirmation link that could not be sent, to follow from here.
     link: Option<String>,
@@ -69,6 +91,7 @@ const NOTICES: &[(&str, &str)] = &[
         "Password changed. Your other sessions were signed out.",
     ),
     ("sessions", "Every other session was signed out."),
+    ("alerts", "Alerts saved."),
 ];
 
 /// Answers a profile `page`.
@@ -92,6 +115,13 @@ pub(crate) async fn handle<S: Store>(
                         .map(|(_, n)| *n)
                 });
                 profile_page(store, &viewer, StatusCode::OK, notice, Outcome::default()).await
+            }
+            Profile::Alerts => {
+                alerts(
+                    store,
+                    access::user_form(store, config, request, body).await?,
+                )
+                .await
             }
             Profile::Name => {
                 rename(
@@ -157,6 +187,20 @@ async fn profile_page<S: Accounts>(
             current: info.hash == current,
         })
         .collect();
+    let alerts = store
+        .memberships(viewer.user.id)
+        .await
+        .map_err(|err| render::store_failure(err, Some(viewer)))?
+        .into_iter()
+        .map(|membership| AlertsRow {
+            public_id: membership.project.public_id,
+            name: membership.project.name,
+            new_leads: membership.alerts.new_leads,
+            assigned: membership.alerts.assigned,
+            failures: membership.alerts.failures,
+            owner: membership.role == Role::Owner,
+        })
+        .collect();
     let mut response = render::page(
         status,
         &ProfilePage {
@@ -166,6 +210,7 @@ async fn profile_page<S: Accounts>(
             email: viewer.user.email.clone(),
             new_email: outcome.new_email,
             sessions,
+            alerts,
             notice,
             link: outcome.link,
             problems: outcome.problems,
@@ -173,6 +218,37 @@ async fn profile_page<S: Accounts>(
     );
     render::no_store(&mut response);
     Ok(response)
+}
+
+/// `POST /profile/alerts`: what the viewer is alerted of in the form's project. Choosing
+/// the hourly digest starts it with the current hour.
+async fn alerts<S: Accounts>(store: &S, (viewer, form): (Viewer, Form)) -> Answer {
+    let failure = |err| render::store_failure(err, Some(&viewer));
+    let membership = match store.membership(viewer.user.id, form.get("project")).await {
+        Ok(membership) => membership,
+        Err(StoreError::NotFound(_)) => return Err(render::not_found(Some(&viewer))),
+        Err(err) => return Err(failure(err)),
+    };
+    let Ok(new_leads) = form.get("new_leads").parse::<NewLeads>() else {
+        return Err(render::not_found(Some(&viewer)));
+    };
+    let before = &membership.alerts;
+    let digest_until = match (new_leads, before.new_leads) {
+        (NewLeads::Hourly, NewLeads::Hourly) => before.digest_until,
+        (NewLeads::Hourly, _) => Utc::now().duration_trunc(TimeDelta::hours(1)).ok(),
+        _ => None,
+    };
+    let alerts = AlertPreferences {
+        new_leads,
+        assigned: !form.get("assigned").is_empty(),
+        failures: !form.get("failures").is_empty(),
+        digest_until,
+    };
+    store
+        .set_alerts(membership.project.id, viewer.user.id, &alerts)
+        .await
+        .map_err(failure)?;
+    Ok(render::redirect("/profile?saved=alerts#alerts"))
 }
 
 /// A browser and system named from a `User-Agent`, as people say them ("Firefox on

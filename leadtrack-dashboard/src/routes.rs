@@ -63,6 +63,8 @@ pub(crate) enum Profile {
     Page,
     /// Renaming.
     Name,
+    /// Choosing what one is alerted of in a project.
+    Alerts,
     /// Asking for a new email, confirmed by a link sent to it.
     Email,
     /// An email confirmation's page (`{token}`).
@@ -179,6 +181,12 @@ pub(crate) enum Settings {
     Project,
     /// Saving them.
     SaveProject,
+    /// The chat channels.
+    Alerts,
+    /// Setting one (`{kind}`).
+    SaveChat,
+    /// Removing one.
+    RemoveChat,
     /// The round-robin rule.
     Assignment,
     /// Saving it.
@@ -213,6 +221,7 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
             (M::POST, "/password/reset/{token}", Route::Reset),
             (M::GET, "/profile", Route::Profile(P::Page)),
             (M::POST, "/profile/name", Route::Profile(P::Name)),
+            (M::POST, "/profile/alerts", Route::Profile(P::Alerts)),
             (M::POST, "/profile/email", Route::Profile(P::Email)),
             (
                 M::GET,
@@ -481,6 +490,21 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/project",
                 Route::Settings(S::SaveProject),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/alerts",
+                Route::Settings(S::Alerts),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/alerts/{kind}",
+                Route::Settings(S::SaveChat),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/alerts/{kind}/remove",
+                Route::Settings(S::RemoveChat),
             ),
             (
                 M::GET,

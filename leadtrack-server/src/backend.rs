@@ -123,7 +123,7 @@ fn is_postgres(value: &str) -> bool {
 fn sqlite_options(job: &Job) -> SqliteOptions {
     let readers = match job {
         Job::Serve { args, .. } => return args.readers.sqlite_options(),
-        Job::Work(_) => 2,
+        Job::Work(..) => 2,
         Job::Administer { .. } => 1,
     };
     let defaults = SqliteOptions::default();

@@ -159,7 +159,13 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
         None => Job::serve(cli.serve, cli.mail).await?,
         Some(Command::Serve(args)) => Job::serve(args, cli.mail).await?,
-        Some(Command::Worker(command)) => Job::Work(command),
+        Some(Command::Worker(command)) => Job::Work(
+            command,
+            mail::Links {
+                settings: cli.mail,
+                addr: cli.serve.addr,
+            },
+        ),
         Some(command) => Job::Administer {
             command,
             links: mail::Links {
@@ -191,7 +197,7 @@ pub(crate) enum Job {
         links: mail::Links,
     },
     /// `worker`: conversion deliveries, serving nothing but its metrics.
-    Work(WorkerCommand),
+    Work(WorkerCommand, mail::Links),
     /// An admin command: `project`, `key`, `label`, `integration`, `user` or `member`.
     Administer {
         /// The command.
@@ -242,7 +248,7 @@ impl Job {
                 args,
                 links,
             } => serve::serve(store, listener, (addr, &links), args, database).await,
-            Self::Work(args) => serve::work(store, &args, database).await,
+            Self::Work(args, links) => serve::work(store, (&args, &links), database).await,
             Self::Administer { command, links } => match command {
                 Command::Project(command) => admin::project_command(&store, command).await,
                 Command::Key(command) => admin::key_command(&store, command).await,

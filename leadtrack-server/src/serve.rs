@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use leadtrack_alerts::Alerter;
 use leadtrack_core::{JobQueue, Store};
 use leadtrack_forward::{Worker, WorkerConfig};
 use leadtrack_warp::Config;
@@ -79,7 +80,12 @@ pub(crate) async fn serve<S: Store + Clone>(
         None
     } else {
         let worker = worker(&store, &args.worker)?;
-        Some(tokio::spawn(worker.run(stopped(&stop))))
+        let alerter = Alerter::new(store.clone(), links.mailer()?, &links.public_url());
+        let alerts = alerter.run(stopped(&stop));
+        let deliveries = worker.run(stopped(&stop));
+        Some(tokio::spawn(async move {
+            tokio::join!(deliveries, alerts);
+        }))
     };
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
     let app = crate::app_with(store, config, readiness.clone(), pages);
@@ -113,17 +119,18 @@ pub(crate) async fn serve<S: Store + Clone>(
 
 /// `server worker`: delivers conversions until Ctrl-C or SIGTERM, serving only its
 /// metrics, on `--metrics-addr` when given.
-pub(crate) async fn work<S: JobQueue + Clone>(
+pub(crate) async fn work<S: Store + Clone>(
     store: S,
-    args: &WorkerCommand,
+    (args, links): (&WorkerCommand, &Links),
     db: &Database,
 ) -> Result<(), Failure> {
     let worker = worker(&store, &args.worker)?;
+    let alerter = Alerter::new(store.clone(), links.mailer()?, &links.public_url());
     let stop = stop_on_signal();
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
     serve_metrics(&metrics, &store, &args.metrics, &stop).await?;
-    tracing::info!(%db, "leadtrack worker delivering conversions");
-    worker.run(stopped(&stop)).await;
+    tracing::info!(%db, "leadtrack worker delivering conversions and alerts");
+    tokio::join!(worker.run(stopped(&stop)), alerter.run(stopped(&stop)));
     Ok(())
 }
 

@@ -71,6 +71,12 @@ fn describe(activity: &ProjectActivity) -> String {
             to,
         } => format!("Changed the role of {email} from {from} to {to}"),
         ProjectActivity::MemberRemoved { email } => format!("Removed {email}"),
+        ProjectActivity::ChatChannelSaved { chat } => {
+            format!("Set the {} channel for new leads", chat.title())
+        }
+        ProjectActivity::ChatChannelRemoved { chat } => {
+            format!("Removed the {} channel", chat.title())
+        }
         ProjectActivity::RoundRobinSet { members: 0, .. } => "Turned round-robin off".to_owned(),
         ProjectActivity::RoundRobinSet { members, forms } if forms.is_empty() => {
             format!("Set round-robin over {members} members, for every form")

@@ -20,6 +20,7 @@
 //! | `POST members/{userId}/export` | lets a member export, or no longer |
 //! | `POST members/invitations/{id}/resend`, `.../revoke` | sends an invitation again with a new link, revokes it |
 //! | `GET assignment`, `POST assignment` | round-robin: on or off, the members who take turns, the forms it covers |
+//! | `GET alerts`, `POST alerts/{kind}`, `POST alerts/{kind}/remove` | chat channels for new leads (`slack`, `teams`, `google-chat`): set a webhook URL, remove |
 //! | `GET audit` | the audit log, newest first (`?before=ID` for older events) |
 //! | `GET project`, `POST project` | name, currency, phone country, allowed websites, default consent, what `lost` sends |
 //! | `GET install`, `POST install/test-lead` | the snippet; creates a test lead |
@@ -30,6 +31,7 @@
 //! once: then the page is rendered at once. A form that failed is shown again with what was
 //! typed (never a secret) and the problem next to it, with `400` or `409`.
 
+mod alerts;
 mod assignment;
 mod audit;
 mod install;
@@ -103,6 +105,9 @@ pub(crate) async fn handle<S: Store>(
             Settings::MemberExport => members::export(store, form().await?, user).await,
             Settings::Project => project::page(store, request, owner().await?).await,
             Settings::SaveProject => project::save(store, form().await?).await,
+            Settings::Alerts => alerts::page(store, request, owner().await?).await,
+            Settings::SaveChat => alerts::save(store, form().await?, (kind, false)).await,
+            Settings::RemoveChat => alerts::save(store, form().await?, (kind, true)).await,
             Settings::Assignment => assignment::page(store, request, owner().await?).await,
             Settings::SaveAssignment => assignment::save(store, form().await?).await,
             Settings::Spam => Ok(spam::page(request, owner().await?)),
@@ -236,6 +241,8 @@ pub(crate) enum Area {
     Project,
     /// How new leads are given out.
     Assignment,
+    /// The chat channels new leads are posted to.
+    Alerts,
     /// What holds leads as spam.
     Spam,
     /// The capture script for a website.
@@ -245,13 +252,14 @@ pub(crate) enum Area {
 }
 
 impl Area {
-    const ALL: [Area; 10] = [
+    const ALL: [Area; 11] = [
         Area::Labels,
         Area::Integrations,
         Area::Webhooks,
         Area::Keys,
         Area::Members,
         Area::Assignment,
+        Area::Alerts,
         Area::Project,
         Area::Spam,
         Area::Install,
@@ -268,6 +276,7 @@ impl Area {
             Self::Members => "members",
             Self::Project => "project",
             Self::Assignment => "assignment",
+            Self::Alerts => "alerts",
             Self::Spam => "spam",
             Self::Install => "install",
             Self::Audit => "audit",
@@ -284,6 +293,7 @@ impl Area {
             Self::Members => "Members",
             Self::Project => "Project",
             Self::Assignment => "Assignment",
+            Self::Alerts => "Alerts",
             Self::Spam => "Spam",
             Self::Install => "Install",
             Self::Audit => "Audit log",

@@ -139,3 +139,83 @@ async fn without_an_smtp_server_mail_test_says_what_to_set_and_secrets_stay_hidd
         "{line}"
     );
 }
+
+/// `serve` runs the alert worker: a member who chose instant alerts gets an email for a
+/// new lead, with its name, form and source and a link under `--public-url`, and spam
+/// alerts nobody.
+#[tokio::test]
+async fn serve_emails_new_leads_to_the_members_who_asked() {
+    use leadtrack_core::alert::{AlertPreferences, NewLeads};
+    use leadtrack_core::{Accounts, Admin};
+
+    let smtp = SmtpReceiver::start(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leads.db");
+    {
+        let store = leadtrack_sqlite::SqliteStore::open(&db).await.unwrap();
+        let now = chrono::Utc::now();
+        let new = leadtrack_core::project::NewProject {
+            public_id: Some("acme".into()),
+            name: "Acme".into(),
+            currency: None,
+        };
+        let acme = store.create_project(new, now).await.unwrap();
+        let password = leadtrack_core::account::Password::new("a long password").unwrap();
+        let new = leadtrack_core::account::NewUser::new("ada@example.com", Some("Ada"), &password);
+        let ada = store.create_user(new.unwrap(), now).await.unwrap();
+        let role = leadtrack_core::types::Role::Member;
+        store.add_member(acme.id, ada.id, role, now).await.unwrap();
+        let instant = AlertPreferences {
+            new_leads: NewLeads::Instant,
+            ..AlertPreferences::default()
+        };
+        store.set_alerts(acme.id, ada.id, &instant).await.unwrap();
+        store.close().await;
+    }
+    let url = smtp.url();
+    let options = [
+        "--smtp-url",
+        &url,
+        "--mail-from",
+        "leads@example.com",
+        "--public-url",
+        "https://leads.example.com",
+    ];
+    let server = crate::process::start_serve(&db, &options).await;
+    let lead = serde_json::json!({
+        "projectId": "acme",
+        "userData": {"firstName": "Grace", "email": "grace@example.org", "phone": "+1 555 0100"},
+        "attributionData": {"utm_source": "google", "utm_medium": "cpc"},
+        "formData": {"formName": "Contact"}
+    });
+    let created = reqwest::Client::new()
+        .post(format!("{}/api/leads/createLead", server.base_url))
+        .json(&lead)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status().as_u16(), 201);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while smtp.messages().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let received = smtp.messages();
+    assert_eq!(received.len(), 1, "one alert");
+    assert_eq!(received[0].to, ["ada@example.com"]);
+    assert!(
+        received[0]
+            .data
+            .contains("Subject: New lead in Acme: Grace")
+    );
+    let body = received[0].body();
+    assert!(body.contains("Grace, form Contact, from google"), "{body}");
+    assert!(
+        body.contains("https://leads.example.com/projects/acme/leads/1"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("grace@example.org") && !body.contains("0100"),
+        "{body}"
+    );
+    assert!(server.terminate().await.success());
+}

@@ -1,0 +1,275 @@
+//! The alert worker: tells the team of leads while they are fresh.
+//!
+//! Stores queue an alert in the write that makes it due ([`leadtrack_core::alert`]); the
+//! worker takes each once ([`leadtrack_core::JobQueue::take_alerts`]) and tells:
+//!
+//! - of a **new lead** (not spam; or freed from spam): each member who chose *instantly*, by
+//!   email, and the project's chat channels (Slack, Microsoft Teams, Google Chat);
+//! - of a lead **assigned** to someone (by someone else, or in turn): them, by email, unless
+//!   they turned it off;
+//! - of a conversion that **failed** for good at a platform: the project's owners, by email,
+//!   unless they turned it off.
+//!
+//! Members who chose the *hourly digest* get, once an hour has ended, one email listing its
+//! new leads ([`leadtrack_core::alert::digest_window`]), when there were any.
+//!
+//! Messages carry a lead's name, form and first source and a link to it, never more of its
+//! personal data ([`LeadSummary`]). An alert is taken before it is sent: a message that
+//! cannot be sent (the SMTP server or a chat is down) is logged and not tried again, so
+//! nobody is told twice; leads themselves are never touched.
+//!
+//! ```no_run
+//! # async fn run(store: leadtrack_sqlite::SqliteStore) {
+//! use leadtrack_alerts::Alerter;
+//! let alerter = Alerter::new(store, None, "https://leads.example.com");
+//! alerter.run(std::future::pending()).await;
+//! # }
+//! ```
+
+mod email;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use leadtrack_core::account::Member;
+use leadtrack_core::alert::{
+    AlertKind, ChatChannel, LeadSummary, NewLeads, QueuedAlert, digest_window,
+};
+use leadtrack_core::lead::StoredLead;
+use leadtrack_core::project::Project;
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::types::{LeadIdentifier, LeadStatus, ProjectId, Role};
+use leadtrack_core::{Store, StoreError, StoreResult};
+use leadtrack_mail::Mailer;
+
+use crate::email::Email;
+
+/// Alerts taken from the queue at once.
+const BATCH: u32 = 100;
+
+/// How long the worker waits between rounds.
+const PAUSE: Duration = Duration::from_secs(5);
+
+/// The leads a digest lists by name; the rest it counts.
+const DIGEST_LISTED: u32 = 20;
+
+/// The alert worker of one store.
+pub struct Alerter<S> {
+    store: S,
+    mailer: Option<Mailer>,
+    http: reqwest::Client,
+    public_url: String,
+}
+
+impl<S: Store> Alerter<S> {
+    /// A worker telling by `mailer` (none: chat channels only) with links under
+    /// `public_url` (the dashboard's address as people reach it).
+    pub fn new(store: S, mailer: Option<Mailer>, public_url: &str) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_default();
+        Self {
+            store,
+            mailer,
+            http,
+            public_url: public_url.trim_end_matches('/').to_owned(),
+        }
+    }
+
+    /// Runs rounds ([`Alerter::tick`]) until `stop` completes.
+    pub async fn run(self, stop: impl Future<Output = ()>) {
+        tokio::pin!(stop);
+        loop {
+            if let Err(err) = self.tick(Utc::now()).await {
+                tracing::warn!(error = %err, "alerts: a round failed; trying again");
+            }
+            tokio::select! {
+                () = &mut stop => return,
+                () = tokio::time::sleep(PAUSE) => {}
+            }
+        }
+    }
+
+    /// One round at `now`: sends every alert queued, then the digests whose hour has
+    /// ended. Returns how many messages went out.
+    pub async fn tick(&self, now: DateTime<Utc>) -> StoreResult<usize> {
+        let projects: HashMap<ProjectId, Project> = self
+            .store
+            .projects()
+            .await?
+            .into_iter()
+            .map(|project| (project.id, project))
+            .collect();
+        let mut sent = 0;
+        loop {
+            let taken = self.store.take_alerts(BATCH).await?;
+            if taken.is_empty() {
+                break;
+            }
+            for alert in &taken {
+                if let Some(project) = projects.get(&alert.project) {
+                    sent += self.tell(project, alert).await?;
+                }
+            }
+        }
+        for project in projects.values().filter(|project| project.active) {
+            sent += self.digests(project, now).await?;
+        }
+        Ok(sent)
+    }
+
+    /// The link to a lead's page.
+    fn lead_url(&self, project: &Project, lead: &StoredLead) -> String {
+        format!(
+            "{}/projects/{}/leads/{}",
+            self.public_url, project.public_id, lead.id
+        )
+    }
+
+    /// Sends what `alert` is due; how many messages went out.
+    async fn tell(&self, project: &Project, alert: &QueuedAlert) -> StoreResult<usize> {
+        let found = self
+            .store
+            .find_lead(project.id, &LeadIdentifier::LeadId(alert.lead))
+            .await;
+        let lead = match found {
+            Ok(lead) => lead,
+            // Deleted since: nothing to tell.
+            Err(StoreError::NotFound(_)) => return Ok(0),
+            Err(err) => return Err(err),
+        };
+        let summary = LeadSummary::of(&lead, self.lead_url(project, &lead));
+        let members = self.store.members(project.id).await?;
+        let email = Email::new(&project.name, &self.public_url);
+        let (wanted, message): (Vec<&Member>, _) = match alert.kind {
+            // Sent back to spam before its alert went: no longer news.
+            AlertKind::NewLead if lead.status == LeadStatus::Spam => return Ok(0),
+            AlertKind::NewLead => {
+                let told = self.post_to_chats(project, &summary).await?;
+                let instant = |m: &&Member| m.alerts.new_leads == NewLeads::Instant;
+                let members = members.iter().filter(instant).collect();
+                return Ok(told + self.send(members, &email.new_lead(&summary)).await);
+            }
+            AlertKind::Assigned { user } => (
+                members
+                    .iter()
+                    .filter(|m| m.user.id == user && m.alerts.assigned)
+                    .collect(),
+                email.assigned(&summary),
+            ),
+            AlertKind::Failed => (
+                members
+                    .iter()
+                    .filter(|m| m.role == Role::Owner && m.alerts.failures)
+                    .collect(),
+                email.failed(&summary),
+            ),
+        };
+        Ok(self.send(wanted, &message).await)
+    }
+
+    /// Emails `message` to each of `members` who can sign in; how many went out.
+    async fn send(&self, members: Vec<&Member>, message: &email::Message) -> usize {
+        let Some(mailer) = &self.mailer else {
+            return 0;
+        };
+        let mut sent = 0;
+        for member in members.into_iter().filter(|m| !m.user.disabled) {
+            match mailer
+                .send(&member.user.email, &message.subject, &message.body)
+                .await
+            {
+                Ok(()) => sent += 1,
+                // The error names no address: it is personal data.
+                Err(err) => tracing::warn!(error = %err, "alerts: an email was not sent"),
+            }
+        }
+        sent
+    }
+
+    /// Posts a new lead to each of the project's chat channels; how many took it.
+    async fn post_to_chats(&self, project: &Project, summary: &LeadSummary) -> StoreResult<usize> {
+        let title = format!("New lead in {}", project.name);
+        let mut told = 0;
+        for ChatChannel { kind, url } in self.store.chat_channels(project.id).await? {
+            let message = summary.chat_message(kind, &title);
+            let answer = self.http.post(&url).json(&message).send().await;
+            match answer.map(|answer| answer.status()) {
+                Ok(status) if status.is_success() => told += 1,
+                // Never the URL: whoever has it can post to the channel.
+                Ok(status) => {
+                    tracing::warn!(chat = %kind, %status, "alerts: a chat refused a message")
+                }
+                Err(err) => {
+                    tracing::warn!(chat = %kind, error = %err.without_url(), "alerts: a chat could not be reached")
+                }
+            }
+        }
+        Ok(told)
+    }
+
+    /// Sends the project's members who chose the hourly digest the digest of each hour that
+    /// has ended since their last; how many went out.
+    async fn digests(&self, project: &Project, now: DateTime<Utc>) -> StoreResult<usize> {
+        let Some(mailer) = &self.mailer else {
+            return Ok(0);
+        };
+        let mut sent = 0;
+        for member in self.store.members(project.id).await? {
+            let hourly = member.alerts.new_leads == NewLeads::Hourly && !member.user.disabled;
+            let Some((from, to)) = digest_window(member.alerts.digest_until, now) else {
+                continue;
+            };
+            if !hourly {
+                continue;
+            }
+            let query = LeadQuery {
+                created_from: Some(from),
+                created_to: Some(to - TimeDelta::milliseconds(1)),
+                status: Some(not_spam()),
+                limit: DIGEST_LISTED,
+                ..LeadQuery::default()
+            };
+            let page = self.store.list_leads(project.id, &query).await?;
+            if page.total > 0 {
+                let leads: Vec<LeadSummary> = page
+                    .leads
+                    .iter()
+                    .map(|lead| LeadSummary::of(lead, self.lead_url(project, lead)))
+                    .collect();
+                let inbox = format!("{}/projects/{}/leads", self.public_url, project.public_id);
+                let email = Email::new(&project.name, &self.public_url);
+                let message = email.digest(&leads, page.total, (from, &inbox));
+                if let Err(err) = mailer
+                    .send(&member.user.email, &message.subject, &message.body)
+                    .await
+                {
+                    // Kept for the next round: the digest covers its hour once it goes.
+                    tracing::warn!(error = %err, "alerts: a digest was not sent");
+                    continue;
+                }
+                sent += 1;
+            }
+            let mut alerts = member.alerts.clone();
+            alerts.digest_until = Some(to);
+            self.store
+                .set_alerts(project.id, member.user.id, &alerts)
+                .await?;
+        }
+        Ok(sent)
+    }
+}
+
+/// Every status but spam: what a digest lists.
+fn not_spam() -> Vec<LeadStatus> {
+    [
+        LeadStatus::Open,
+        LeadStatus::Pending,
+        LeadStatus::Rated,
+        LeadStatus::Lost,
+    ]
+    .to_vec()
+}
