@@ -455,6 +455,51 @@ async fn two_rows_are_rated_by_keyboard_with_prices() {
     }
 }
 
+/// `a` takes the current row's lead: it is assigned to the viewer, the row says "You", and
+/// Mine lists it.
+#[tokio::test]
+async fn the_a_key_takes_a_lead_and_mine_lists_it() {
+    for engine in ENGINES {
+        let site = busy_site().await;
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        c.goto(&format!("{}/projects/acme/leads", site.base()))
+            .await
+            .unwrap();
+        press(&browser, "j").await;
+        let id = current_row(&browser).await;
+        press(&browser, "a").await;
+        wait_until(&browser, "the lead taken", |_, text| {
+            text.contains("1 lead assigned.")
+        })
+        .await;
+        let lead = site
+            .store()
+            .find_lead(site.acme().id, &LeadIdentifier::LeadId(LeadId(id)))
+            .await
+            .unwrap();
+        let olive = site.store().user_by_email(OWNER.0).await.unwrap();
+        assert_eq!(lead.assignee.map(|a| a.id), Some(olive.id), "{engine:?}");
+        let cell = c
+            .find(Locator::Css(&format!("#lead-{id} td[data-col=assignee]")))
+            .await
+            .unwrap();
+        assert_eq!(cell.text().await.unwrap(), "You", "{engine:?}");
+        c.goto(&format!("{}/projects/acme/leads?tab=mine", site.base()))
+            .await
+            .unwrap();
+        let rows = c.find_all(Locator::Css("tr[data-row]")).await.unwrap();
+        assert_eq!(rows.len(), 1, "{engine:?}: Mine lists the one lead taken");
+        assert_eq!(
+            rows[0].attr("id").await.unwrap(),
+            Some(format!("lead-{id}"))
+        );
+        browser.close().await;
+    }
+}
+
 /// What the API says of lead `id`: its status, price (in cents) and how many jobs it has.
 async fn seen_by_api(site: &Site, id: i64) -> (String, Option<i64>, usize) {
     let client = site.app.client();

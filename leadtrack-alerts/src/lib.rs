@@ -29,6 +29,7 @@
 mod email;
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::future::Future;
 use std::time::Duration;
 
@@ -47,7 +48,7 @@ use leadtrack_mail::Mailer;
 use crate::email::Email;
 
 /// Alerts taken from the queue at once.
-const BATCH: u32 = 100;
+const BATCH: u32 = 500;
 
 /// How long the worker waits between rounds.
 const PAUSE: Duration = Duration::from_secs(5);
@@ -103,6 +104,8 @@ impl<S: Store> Alerter<S> {
             .into_iter()
             .map(|project| (project.id, project))
             .collect();
+        // Each project's audience is read once a round, however many alerts it has.
+        let mut audiences: HashMap<ProjectId, Audience> = HashMap::new();
         let mut sent = 0;
         loop {
             let taken = self.store.take_alerts(BATCH).await?;
@@ -110,9 +113,18 @@ impl<S: Store> Alerter<S> {
                 break;
             }
             for alert in &taken {
-                if let Some(project) = projects.get(&alert.project) {
-                    sent += self.tell(project, alert).await?;
-                }
+                let Some(project) = projects.get(&alert.project) else {
+                    continue;
+                };
+                let audience = match audiences.entry(project.id) {
+                    Entry::Occupied(known) => known.into_mut(),
+                    Entry::Vacant(unknown) => unknown.insert(Audience {
+                        project: project.clone(),
+                        members: self.store.members(project.id).await?,
+                        channels: self.store.chat_channels(project.id).await?,
+                    }),
+                };
+                sent += self.tell(audience, alert).await?;
             }
         }
         for project in projects.values().filter(|project| project.active) {
@@ -129,46 +141,43 @@ impl<S: Store> Alerter<S> {
         )
     }
 
-    /// Sends what `alert` is due; how many messages went out.
-    async fn tell(&self, project: &Project, alert: &QueuedAlert) -> StoreResult<usize> {
+    /// Sends what `alert` is due to `audience`; how many messages went out. An alert
+    /// nobody asked for costs nothing more: its lead is not even read.
+    async fn tell(&self, audience: &Audience, alert: &QueuedAlert) -> StoreResult<usize> {
+        let emailed = match self.mailer {
+            Some(_) => audience.told(alert.kind),
+            None => Vec::new(),
+        };
+        let chats = match alert.kind {
+            AlertKind::NewLead => audience.channels.as_slice(),
+            _ => &[],
+        };
+        if emailed.is_empty() && chats.is_empty() {
+            return Ok(0);
+        }
+        let project = &audience.project;
         let found = self
             .store
             .find_lead(project.id, &LeadIdentifier::LeadId(alert.lead))
             .await;
         let lead = match found {
+            // Sent back to spam before its alert went: no longer news.
+            Ok(lead) if lead.status == LeadStatus::Spam => return Ok(0),
             Ok(lead) => lead,
             // Deleted since: nothing to tell.
             Err(StoreError::NotFound(_)) => return Ok(0),
             Err(err) => return Err(err),
         };
         let summary = LeadSummary::of(&lead, self.lead_url(project, &lead));
-        let members = self.store.members(project.id).await?;
         let email = Email::new(&project.name, &self.public_url);
-        let (wanted, message): (Vec<&Member>, _) = match alert.kind {
-            // Sent back to spam before its alert went: no longer news.
-            AlertKind::NewLead if lead.status == LeadStatus::Spam => return Ok(0),
-            AlertKind::NewLead => {
-                let told = self.post_to_chats(project, &summary).await?;
-                let instant = |m: &&Member| m.alerts.new_leads == NewLeads::Instant;
-                let members = members.iter().filter(instant).collect();
-                return Ok(told + self.send(members, &email.new_lead(&summary)).await);
-            }
-            AlertKind::Assigned { user } => (
-                members
-                    .iter()
-                    .filter(|m| m.user.id == user && m.alerts.assigned)
-                    .collect(),
-                email.assigned(&summary),
-            ),
-            AlertKind::Failed => (
-                members
-                    .iter()
-                    .filter(|m| m.role == Role::Owner && m.alerts.failures)
-                    .collect(),
-                email.failed(&summary),
-            ),
+        let message = match alert.kind {
+            AlertKind::NewLead => email.new_lead(&summary),
+            AlertKind::Assigned { .. } => email.assigned(&summary),
+            AlertKind::Failed => email.failed(&summary),
         };
-        Ok(self.send(wanted, &message).await)
+        let title = format!("New lead in {}", project.name);
+        let told = self.post_to_chats(chats, &summary, &title).await;
+        Ok(told + self.send(emailed, &message).await)
     }
 
     /// Emails `message` to each of `members` who can sign in; how many went out.
@@ -177,7 +186,7 @@ impl<S: Store> Alerter<S> {
             return 0;
         };
         let mut sent = 0;
-        for member in members.into_iter().filter(|m| !m.user.disabled) {
+        for member in members {
             match mailer
                 .send(&member.user.email, &message.subject, &message.body)
                 .await
@@ -190,13 +199,17 @@ impl<S: Store> Alerter<S> {
         sent
     }
 
-    /// Posts a new lead to each of the project's chat channels; how many took it.
-    async fn post_to_chats(&self, project: &Project, summary: &LeadSummary) -> StoreResult<usize> {
-        let title = format!("New lead in {}", project.name);
+    /// Posts a new lead to each of `chats`, headed `title`; how many took it.
+    async fn post_to_chats(
+        &self,
+        chats: &[ChatChannel],
+        summary: &LeadSummary,
+        title: &str,
+    ) -> usize {
         let mut told = 0;
-        for ChatChannel { kind, url } in self.store.chat_channels(project.id).await? {
-            let message = summary.chat_message(kind, &title);
-            let answer = self.http.post(&url).json(&message).send().await;
+        for ChatChannel { kind, url } in chats {
+            let message = summary.chat_message(*kind, title);
+            let answer = self.http.post(url).json(&message).send().await;
             match answer.map(|answer| answer.status()) {
                 Ok(status) if status.is_success() => told += 1,
                 // Never the URL: whoever has it can post to the channel.
@@ -208,7 +221,7 @@ impl<S: Store> Alerter<S> {
                 }
             }
         }
-        Ok(told)
+        told
     }
 
     /// Sends the project's members who chose the hourly digest the digest of each hour that
@@ -260,6 +273,29 @@ impl<S: Store> Alerter<S> {
                 .await?;
         }
         Ok(sent)
+    }
+}
+
+/// A project as a round of alerts sees it: its members and its chat channels.
+struct Audience {
+    project: Project,
+    members: Vec<Member>,
+    channels: Vec<ChatChannel>,
+}
+
+impl Audience {
+    /// The members an alert of `kind` is emailed to: those who can sign in and asked for it
+    /// (the assignee, for an assignment; owners, for a failed conversion).
+    fn told(&self, kind: AlertKind) -> Vec<&Member> {
+        self.members
+            .iter()
+            .filter(|m| !m.user.disabled)
+            .filter(|m| match kind {
+                AlertKind::NewLead => m.alerts.new_leads == NewLeads::Instant,
+                AlertKind::Assigned { user } => m.user.id == user && m.alerts.assigned,
+                AlertKind::Failed => m.role == Role::Owner && m.alerts.failures,
+            })
+            .collect()
     }
 }
 
