@@ -27,6 +27,15 @@ pub(crate) async fn takers<S: Store>(
     Ok(account::takers(store.members(project).await?))
 }
 
+/// How a page names a lead's assignee: their name (empty for nobody), and whether it is
+/// `viewer`.
+pub(crate) fn shown(assignee: Option<&Assignee>, viewer: UserId) -> (String, bool) {
+    match assignee {
+        Some(assignee) => (assignee.name.clone(), assignee.id == viewer),
+        None => (String::new(), false),
+    }
+}
+
 /// Who a form's `to` names: `me`, a user id, or `none` for nobody; `None` when it names
 /// nobody at all (empty: no choice made) or nothing sensible.
 fn recipient(to: &str, viewer: &Viewer) -> Option<Option<UserId>> {

@@ -641,17 +641,11 @@ pub(crate) async fn page<S: Store>(
         )
     });
     let notice = rating.done.map(|done| done.notice(&jobs));
+    let (assignee, mine) = assign::shown(lead.assignee.as_ref(), viewer.user.id);
     let page = LeadPage {
         layout: Layout::for_project(display_name(&lead), viewer, membership, "leads"),
-        assignee: lead
-            .assignee
-            .as_ref()
-            .map(|a| a.name.clone())
-            .unwrap_or_default(),
-        mine: lead
-            .assignee
-            .as_ref()
-            .is_some_and(|a| a.id == viewer.user.id),
+        assignee,
+        mine,
         takers: assign_options(&takers, lead.assignee.as_ref()),
         comments: CommentRow::all(&comments, viewer),
         first_touch: first_touch_text(lead.created_at, &events, now),

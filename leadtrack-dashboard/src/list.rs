@@ -255,6 +255,7 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
     let mut choices = choices(lead, context.labels, context.integrations, lost);
     // Open heads the list, as the lead's state before any rating.
     choices.rotate_right(1);
+    let (assignee, mine) = assign::shown(lead.assignee.as_ref(), context.viewer);
     Row {
         id: lead.id,
         created: format::relative(&lead.created_at, context.now),
@@ -283,15 +284,8 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
         duplicate_of: lead.duplicate_of,
         token: uuid::Uuid::new_v4().to_string(),
         draft: false,
-        assignee: lead
-            .assignee
-            .as_ref()
-            .map(|a| a.name.clone())
-            .unwrap_or_default(),
-        mine: lead
-            .assignee
-            .as_ref()
-            .is_some_and(|a| a.id == context.viewer),
+        assignee,
+        mine,
     }
 }
 

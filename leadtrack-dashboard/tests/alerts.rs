@@ -5,18 +5,9 @@
 mod common;
 
 use chrono::{DurationRound, TimeDelta, Utc};
-use common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app, encode, form};
+use common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app};
 use leadtrack_core::alert::{AlertPreferences, ChatKind, NewLeads};
 use warp::http::StatusCode;
-
-/// Posts `pairs` (and the page's anti-forgery token) to `path` as the holder of `cookie`.
-async fn post(app: &App, cookie: &str, path: &str, pairs: &[(&str, &str)]) -> common::Reply {
-    let csrf = app.get("/", cookie).await.csrf();
-    let mut body = vec![("csrf", csrf.as_str())];
-    body.extend_from_slice(pairs);
-    app.send(form(path, &encode(&body)).header("cookie", cookie))
-        .await
-}
 
 async fn alerts_of(app: &App, email: &str) -> AlertPreferences {
     let members = app.store.members(app.alpha.id).await.unwrap();
@@ -41,13 +32,13 @@ async fn members_choose_their_alerts_per_project_in_their_profile() {
         !page.text.contains("name=\"failures\""),
         "failed conversions are the owners'"
     );
-    let saved = post(
-        &app,
-        &member,
-        "/profile/alerts",
-        &[("project", "alpha"), ("new_leads", "hourly")],
-    )
-    .await;
+    let saved = app
+        .post_form(
+            &member,
+            "/profile/alerts",
+            &[("project", "alpha"), ("new_leads", "hourly")],
+        )
+        .await;
     assert_eq!(
         saved.header("location"),
         Some("/profile?saved=alerts#alerts")
@@ -69,21 +60,21 @@ async fn members_choose_their_alerts_per_project_in_their_profile() {
         &["Alerts saved.", "<option value=\"hourly\" selected>"],
     );
     // Another user's project, or a choice that is none: nothing changes.
-    let beta = post(
-        &app,
-        &member,
-        "/profile/alerts",
-        &[("project", "beta"), ("new_leads", "instant")],
-    )
-    .await;
+    let beta = app
+        .post_form(
+            &member,
+            "/profile/alerts",
+            &[("project", "beta"), ("new_leads", "instant")],
+        )
+        .await;
     assert_eq!(beta.status, StatusCode::NOT_FOUND);
-    let bogus = post(
-        &app,
-        &member,
-        "/profile/alerts",
-        &[("project", "alpha"), ("new_leads", "always")],
-    )
-    .await;
+    let bogus = app
+        .post_form(
+            &member,
+            "/profile/alerts",
+            &[("project", "alpha"), ("new_leads", "always")],
+        )
+        .await;
     assert_eq!(bogus.status, StatusCode::NOT_FOUND);
     assert_eq!(alerts_of(&app, "member@example.com").await, chosen);
 
@@ -111,7 +102,9 @@ async fn owners_set_chat_channels_whose_urls_are_never_shown_again() {
         ],
     );
     let url = "https://hooks.slack.com/services/T000/B000/very-secret";
-    let saved = post(&app, &owner, &format!("{path}/slack"), &[("url", url)]).await;
+    let saved = app
+        .post_form(&owner, &format!("{path}/slack"), &[("url", url)])
+        .await;
     assert_eq!(
         saved.header("location"),
         Some("/projects/alpha/settings/alerts?saved=saved")
@@ -128,24 +121,28 @@ async fn owners_set_chat_channels_whose_urls_are_never_shown_again() {
     page.assert_shows(StatusCode::OK, &["Channel saved", "connected"]);
     assert!(!page.text.contains("very-secret"), "the URL is never shown");
 
-    let refused = post(
-        &app,
-        &owner,
-        &format!("{path}/teams"),
-        &[("url", "http://teams.example/hook")],
-    )
-    .await;
+    let refused = app
+        .post_form(
+            &owner,
+            &format!("{path}/teams"),
+            &[("url", "http://teams.example/hook")],
+        )
+        .await;
     refused.assert_shows(
         StatusCode::BAD_REQUEST,
         &["A webhook URL starts with https://."],
     );
-    let removed = post(&app, &owner, &format!("{path}/slack/remove"), &[]).await;
+    let removed = app
+        .post_form(&owner, &format!("{path}/slack/remove"), &[])
+        .await;
     assert_eq!(
         removed.header("location"),
         Some("/projects/alpha/settings/alerts?saved=removed")
     );
     assert_eq!(app.store.chat_channels(app.alpha.id).await.unwrap(), []);
-    let unknown = post(&app, &owner, &format!("{path}/irc"), &[("url", url)]).await;
+    let unknown = app
+        .post_form(&owner, &format!("{path}/irc"), &[("url", url)])
+        .await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     let audit = app.get("/projects/alpha/settings/audit", &owner).await;
     audit.assert_shows(

@@ -5,21 +5,12 @@
 mod common;
 
 use chrono::Utc;
-use common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app, encode, form};
+use common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app};
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::types::{LeadId, LeadIdentifier, Role, UserId};
 use serde_json::json;
 use warp::http::StatusCode;
-
-/// Posts `pairs` (and the page's anti-forgery token) to `path` as the holder of `cookie`.
-async fn post(app: &App, cookie: &str, path: &str, pairs: &[(&str, &str)]) -> common::Reply {
-    let csrf = app.get("/", cookie).await.csrf();
-    let mut body = vec![("csrf", csrf.as_str())];
-    body.extend_from_slice(pairs);
-    app.send(form(path, &encode(&body)).header("cookie", cookie))
-        .await
-}
 
 async fn assignee(app: &App, lead: LeadId) -> Option<UserId> {
     let found = app
@@ -55,13 +46,13 @@ async fn leads_are_taken_from_a_row_assigned_in_bulk_and_listed_under_mine() {
             "Assigned to",
         ],
     );
-    let taken = post(
-        &app,
-        &member,
-        &format!("/projects/alpha/leads/{ada}/assign"),
-        &[("to", "me"), ("back", "tab=open")],
-    )
-    .await;
+    let taken = app
+        .post_form(
+            &member,
+            &format!("/projects/alpha/leads/{ada}/assign"),
+            &[("to", "me"), ("back", "tab=open")],
+        )
+        .await;
     assert_eq!(taken.status, StatusCode::SEE_OTHER);
     assert_eq!(
         taken.header("location"),
@@ -95,7 +86,9 @@ async fn leads_are_taken_from_a_row_assigned_in_bulk_and_listed_under_mine() {
         ("lead", cy_id.as_str()),
         ("back", "tab=open"),
     ];
-    let unpicked = post(&app, &owner, "/projects/alpha/leads/assign", &bulk).await;
+    let unpicked = app
+        .post_form(&owner, "/projects/alpha/leads/assign", &bulk)
+        .await;
     unpicked.assert_shows(
         StatusCode::BAD_REQUEST,
         &["Pick who to assign them to first."],
@@ -103,7 +96,9 @@ async fn leads_are_taken_from_a_row_assigned_in_bulk_and_listed_under_mine() {
     assert_eq!(assignee(&app, bo).await, None);
     let mut picked = bulk.to_vec();
     picked.push(("to", &member_id));
-    let assigned = post(&app, &owner, "/projects/alpha/leads/assign", &picked).await;
+    let assigned = app
+        .post_form(&owner, "/projects/alpha/leads/assign", &picked)
+        .await;
     assert_eq!(
         assigned.header("location"),
         Some("/projects/alpha/leads?tab=open&assigned=2")
@@ -137,13 +132,13 @@ async fn leads_are_taken_from_a_row_assigned_in_bulk_and_listed_under_mine() {
         .add_member(app.alpha.id, viewer.id, Role::Viewer, Utc::now())
         .await
         .unwrap();
-    let refused = post(
-        &app,
-        &owner,
-        &format!("/projects/alpha/leads/{ada}/assign"),
-        &[("to", &viewer.id.0.to_string())],
-    )
-    .await;
+    let refused = app
+        .post_form(
+            &owner,
+            &format!("/projects/alpha/leads/{ada}/assign"),
+            &[("to", &viewer.id.0.to_string())],
+        )
+        .await;
     refused.assert_shows(StatusCode::BAD_REQUEST, &["That person cannot take leads"]);
     assert_eq!(assignee(&app, ada).await, Some(app.member.id));
 
@@ -170,13 +165,13 @@ async fn leads_are_taken_from_a_row_assigned_in_bulk_and_listed_under_mine() {
         .expect("Ada's row");
     assert!(row.contains(",Mo Member,"), "{row}");
 
-    let unassigned = post(
-        &app,
-        &owner,
-        &format!("/projects/alpha/leads/{ada}/assign"),
-        &[("to", "none")],
-    )
-    .await;
+    let unassigned = app
+        .post_form(
+            &owner,
+            &format!("/projects/alpha/leads/{ada}/assign"),
+            &[("to", "none")],
+        )
+        .await;
     assert_eq!(
         unassigned.header("location"),
         Some(format!("/projects/alpha/leads/{ada}?done=assigned").as_str())
@@ -214,7 +209,7 @@ async fn owners_set_round_robin_and_new_leads_go_out_in_turn() {
 
     let (owner_id, member_id) = (app.owner.id.0.to_string(), app.member.id.0.to_string());
     let path = "/projects/alpha/settings/assignment";
-    let empty = post(&app, &owner, path, &[("on", "yes")]).await;
+    let empty = app.post_form(&owner, path, &[("on", "yes")]).await;
     empty.assert_shows(
         StatusCode::BAD_REQUEST,
         &["Tick the members who take turns"],
@@ -226,7 +221,7 @@ async fn owners_set_round_robin_and_new_leads_go_out_in_turn() {
         ("member", owner_id.as_str()),
         ("form", "contact"),
     ];
-    let saved = post(&app, &owner, path, &on).await;
+    let saved = app.post_form(&owner, path, &on).await;
     assert_eq!(
         saved.header("location"),
         Some("/projects/alpha/settings/assignment?saved=saved")
@@ -249,7 +244,9 @@ async fn owners_set_round_robin_and_new_leads_go_out_in_turn() {
     let news = app.lead_at(&app.alpha, other_form, Utc::now()).await;
     assert_eq!(assignee(&app, news).await, None);
 
-    let off = post(&app, &owner, path, &[("member", member_id.as_str())]).await;
+    let off = app
+        .post_form(&owner, path, &[("member", member_id.as_str())])
+        .await;
     assert_eq!(
         off.header("location"),
         Some("/projects/alpha/settings/assignment?saved=off")

@@ -36,15 +36,6 @@ async fn stored(app: &App, id: LeadId) -> StoredLead {
     app.store.find_lead(app.alpha.id, &by_id).await.unwrap()
 }
 
-/// Posts `pairs` and the page's anti-forgery token to `path` as `cookie`'s user.
-async fn post(app: &App, cookie: &str, path: &str, pairs: &[(&str, &str)]) -> Reply {
-    let csrf = app.get("/", cookie).await.csrf();
-    let mut all = vec![("csrf", csrf.as_str())];
-    all.extend_from_slice(pairs);
-    app.send(form(path, &encode(&all)).header("cookie", cookie))
-        .await
-}
-
 #[tokio::test]
 async fn spam_waits_in_its_tab_and_people_sort_it_out_in_bulk() {
     let app = app().await;
@@ -67,17 +58,17 @@ async fn spam_waits_in_its_tab_and_people_sort_it_out_in_bulk() {
         ],
     );
 
-    let freed = post(
-        &app,
-        &member,
-        "/projects/alpha/leads/not-spam",
-        &[
-            ("back", "tab=spam"),
-            ("lead", &bot.to_string()),
-            ("lead", &person.to_string()),
-        ],
-    )
-    .await;
+    let freed = app
+        .post_form(
+            &member,
+            "/projects/alpha/leads/not-spam",
+            &[
+                ("back", "tab=spam"),
+                ("lead", &bot.to_string()),
+                ("lead", &person.to_string()),
+            ],
+        )
+        .await;
     assert_eq!(freed.status, StatusCode::SEE_OTHER);
     let back = freed.header("location").unwrap().to_owned();
     assert_eq!(
@@ -92,17 +83,17 @@ async fn spam_waits_in_its_tab_and_people_sort_it_out_in_bulk() {
         (LeadStatus::Open, None)
     );
 
-    let spammed = post(
-        &app,
-        &member,
-        "/projects/alpha/leads/spam",
-        &[
-            ("back", "tab=open"),
-            ("lead", &bot.to_string()),
-            ("lead", &person.to_string()),
-        ],
-    )
-    .await;
+    let spammed = app
+        .post_form(
+            &member,
+            "/projects/alpha/leads/spam",
+            &[
+                ("back", "tab=open"),
+                ("lead", &bot.to_string()),
+                ("lead", &person.to_string()),
+            ],
+        )
+        .await;
     let back = spammed.header("location").unwrap().to_owned();
     assert_eq!(back, "/projects/alpha/leads?tab=open&spammed=2");
     for id in [bot, person] {
@@ -135,13 +126,13 @@ async fn a_freed_lead_offers_owners_to_trust_its_address_and_domain() {
     let id = lead(&app, body, Some(SpamReason::DisposableEmail)).await;
     let page = format!("/projects/alpha/leads/{id}");
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
-    let freed = post(
-        &app,
-        &member,
-        "/projects/alpha/leads/not-spam",
-        &[("lead", &id.to_string())],
-    )
-    .await;
+    let freed = app
+        .post_form(
+            &member,
+            "/projects/alpha/leads/not-spam",
+            &[("lead", &id.to_string())],
+        )
+        .await;
     assert_eq!(
         freed.header("location"),
         Some(format!("{page}?done=freed").as_str())
@@ -153,7 +144,7 @@ async fn a_freed_lead_offers_owners_to_trust_its_address_and_domain() {
         "an owner's decision"
     );
     let trust = format!("{page}/trust");
-    let refused = post(&app, &member, &trust, &[("what", "domain")]).await;
+    let refused = app.post_form(&member, &trust, &[("what", "domain")]).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
 
     let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
@@ -166,7 +157,7 @@ async fn a_freed_lead_offers_owners_to_trust_its_address_and_domain() {
         ],
     );
     for what in ["domain", "address"] {
-        let trusted = post(&app, &owner, &trust, &[("what", what)]).await;
+        let trusted = app.post_form(&owner, &trust, &[("what", what)]).await;
         assert_eq!(
             trusted.header("location"),
             Some(format!("{page}?done=trusted").as_str())
@@ -241,17 +232,17 @@ async fn owners_set_the_spam_rules_and_problems_are_shown_at_their_fields() {
         StatusCode::OK,
         &["Held leads an hour", "value=\"20000\"", "Trusted addresses"],
     );
-    let bad = post(
-        &app,
-        &owner,
-        path,
-        &[
-            ("held_budget", "lots"),
-            ("trusted_addresses", "10.0.0.300"),
-            ("blocked_domains", "spam.test"),
-        ],
-    )
-    .await;
+    let bad = app
+        .post_form(
+            &owner,
+            path,
+            &[
+                ("held_budget", "lots"),
+                ("trusted_addresses", "10.0.0.300"),
+                ("blocked_domains", "spam.test"),
+            ],
+        )
+        .await;
     bad.assert_shows(
         StatusCode::BAD_REQUEST,
         &[
@@ -268,20 +259,20 @@ async fn owners_set_the_spam_rules_and_problems_are_shown_at_their_fields() {
             .blocked_domains,
         Vec::<String>::new()
     );
-    let saved = post(
-        &app,
-        &owner,
-        path,
-        &[
-            ("held_budget", "500"),
-            ("trusted_addresses", "192.0.2.10\n198.51.100.0/24"),
-            ("trusted_domains", ""),
-            ("blocked_domains", "@Spam.test"),
-            ("blocked_addresses", ""),
-            ("blocked_words", "crypto, SEO services"),
-        ],
-    )
-    .await;
+    let saved = app
+        .post_form(
+            &owner,
+            path,
+            &[
+                ("held_budget", "500"),
+                ("trusted_addresses", "192.0.2.10\n198.51.100.0/24"),
+                ("trusted_domains", ""),
+                ("blocked_domains", "@Spam.test"),
+                ("blocked_addresses", ""),
+                ("blocked_words", "crypto, SEO services"),
+            ],
+        )
+        .await;
     assert_eq!(
         saved.header("location"),
         Some("/projects/alpha/settings/spam?saved=saved")

@@ -237,6 +237,20 @@ impl App {
         reply.session_cookie()
     }
 
+    /// Posts `pairs` and the page's anti-forgery token to `path` as `cookie`'s user.
+    pub(crate) async fn post_form(
+        &self,
+        cookie: &str,
+        path: &str,
+        pairs: &[(&str, &str)],
+    ) -> Reply {
+        let csrf = self.get("/", cookie).await.csrf();
+        let mut all = vec![("csrf", csrf.as_str())];
+        all.extend_from_slice(pairs);
+        self.send(form(path, &encode(&all)).header("cookie", cookie))
+            .await
+    }
+
     /// A page as the holder of `cookie` sees it.
     pub(crate) async fn get(&self, path: &str, cookie: &str) -> Reply {
         self.send(browser("GET", path).header("cookie", cookie))
