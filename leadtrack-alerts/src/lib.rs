@@ -127,8 +127,20 @@ impl<S: Store> Alerter<S> {
                 sent += self.tell(audience, alert).await?;
             }
         }
+        let Some(mailer) = &self.mailer else {
+            return Ok(sent);
+        };
         for project in projects.values().filter(|project| project.active) {
-            sent += self.digests(project, now).await?;
+            // The members the round read already, or once now.
+            let read;
+            let members = match audiences.get(&project.id) {
+                Some(audience) => &audience.members,
+                None => {
+                    read = self.store.members(project.id).await?;
+                    &read
+                }
+            };
+            sent += self.digests(mailer, (project, members), now).await?;
         }
         Ok(sent)
     }
@@ -226,19 +238,20 @@ impl<S: Store> Alerter<S> {
 
     /// Sends the project's members who chose the hourly digest the digest of each hour that
     /// has ended since their last; how many went out.
-    async fn digests(&self, project: &Project, now: DateTime<Utc>) -> StoreResult<usize> {
-        let Some(mailer) = &self.mailer else {
-            return Ok(0);
-        };
+    async fn digests(
+        &self,
+        mailer: &Mailer,
+        (project, members): (&Project, &[Member]),
+        now: DateTime<Utc>,
+    ) -> StoreResult<usize> {
         let mut sent = 0;
-        for member in self.store.members(project.id).await? {
-            let hourly = member.alerts.new_leads == NewLeads::Hourly && !member.user.disabled;
+        let hourly = members
+            .iter()
+            .filter(|m| m.alerts.new_leads == NewLeads::Hourly && !m.user.disabled);
+        for member in hourly {
             let Some((from, to)) = digest_window(member.alerts.digest_until, now) else {
                 continue;
             };
-            if !hourly {
-                continue;
-            }
             let query = LeadQuery {
                 created_from: Some(from),
                 created_to: Some(to - TimeDelta::milliseconds(1)),
