@@ -51,6 +51,8 @@ pub mod error;
 
 pub mod types;
 
+pub mod vault;
+
 pub mod matching;
 
 pub mod spam;
@@ -116,10 +118,11 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 29] = [
+    const CHAIN: [&str; 30] = [
         "time",
         "error",
         "types",
+        "vault",
         "matching",
         "spam",
         "assignment",

@@ -10,6 +10,7 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
+use leadtrack_core::vault::{INTEGRATION_SETTINGS, Vault};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
@@ -392,6 +393,7 @@ pub(crate) async fn reorder_labels(
 
 pub(crate) async fn integrations(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
 ) -> Result<Integrations, Error> {
     let mut integrations = Integrations::default();
@@ -402,15 +404,15 @@ pub(crate) async fn integrations(
     )
     .await?;
     for row in rows {
-        integrations.set(serde_json::from_str::<IntegrationSettings>(
-            row.try_get(0)?,
-        )?);
+        let json = vault.open(INTEGRATION_SETTINGS, row.try_get(0)?)?;
+        integrations.set(serde_json::from_str::<IntegrationSettings>(&json)?);
     }
     Ok(integrations)
 }
 
 pub(crate) async fn set_integration(
     c: &impl GenericClient,
+    vault: &Vault,
     project_id: ProjectId,
     settings: &IntegrationSettings,
     now: DateTime<Utc>,
@@ -423,7 +425,7 @@ pub(crate) async fn set_integration(
         &[
             &project_id.0,
             &settings.kind().as_ref(),
-            &serde_json::to_string(settings)?,
+            &vault.seal(INTEGRATION_SETTINGS, &serde_json::to_string(settings)?),
             &to_millis(&now),
         ],
     )
@@ -436,6 +438,7 @@ pub(crate) async fn set_integration(
 /// rewritten, so a reconnection in between is never overwritten.
 pub(crate) async fn rotate_refresh_token(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
     kind: IntegrationKind,
     old: &Secret,
@@ -451,7 +454,8 @@ pub(crate) async fn rotate_refresh_token(
     let Some(stored) = stored else {
         return Ok(false);
     };
-    let mut settings: IntegrationSettings = serde_json::from_str(stored.try_get(0)?)?;
+    let mut settings: IntegrationSettings =
+        serde_json::from_str(&vault.open(INTEGRATION_SETTINGS, stored.try_get(0)?)?)?;
     if !settings.rotate_refresh_token(old, new.clone()) {
         return Ok(false);
     }
@@ -461,7 +465,7 @@ pub(crate) async fn rotate_refresh_token(
         &[
             &project.0,
             &kind.as_ref(),
-            &serde_json::to_string(&settings)?,
+            &vault.seal(INTEGRATION_SETTINGS, &serde_json::to_string(&settings)?),
             &to_millis(&now),
         ],
     )

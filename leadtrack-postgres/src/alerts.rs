@@ -8,6 +8,7 @@ use leadtrack_core::alert::{AlertKind, ChatChannel, ChatKind, QueuedAlert, webho
 use leadtrack_core::store::StoreError;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
+use leadtrack_core::vault::{CHAT_CHANNEL_URL, Vault};
 
 use crate::Error;
 use crate::rows::{self, all, run};
@@ -60,6 +61,7 @@ pub(crate) async fn take(c: &impl GenericClient, limit: u32) -> Result<Vec<Queue
 /// [`leadtrack_core::Admin::chat_channels`].
 pub(crate) async fn channels(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
 ) -> Result<Vec<ChatChannel>, Error> {
     let rows = all(
@@ -72,7 +74,7 @@ pub(crate) async fn channels(
     for row in rows {
         found.push(ChatChannel {
             kind: rows::parse("chat_channels.kind", row.try_get(0)?)?,
-            url: row.try_get(1)?,
+            url: vault.open(CHAT_CHANNEL_URL, row.try_get(1)?)?,
         });
     }
     found.sort_by_key(|channel| channel.kind as u8);
@@ -82,6 +84,7 @@ pub(crate) async fn channels(
 /// [`leadtrack_core::Admin::set_chat_channel`].
 pub(crate) async fn set_channel(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
     kind: ChatKind,
     url: Option<&str>,
@@ -101,7 +104,11 @@ pub(crate) async fn set_channel(
                 c,
                 "INSERT INTO chat_channels (project_id, kind, url) VALUES ($1, $2, $3)
                  ON CONFLICT (project_id, kind) DO UPDATE SET url = excluded.url",
-                &[&project.0, &kind.as_ref(), &url],
+                &[
+                    &project.0,
+                    &kind.as_ref(),
+                    &vault.seal(CHAT_CHANNEL_URL, &url),
+                ],
             )
             .await?;
         }

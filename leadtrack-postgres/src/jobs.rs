@@ -15,6 +15,7 @@ use crate::Error;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::types::*;
+use leadtrack_core::vault::Vault;
 
 use chrono::Duration;
 use leadtrack_core::account::Actor;
@@ -70,6 +71,7 @@ async fn lock_lead(
 /// one that waited sees the job the other queued, and answers [`Conflict::JobPending`].
 pub(crate) async fn update_status(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
     (update, form): (&StatusUpdate, Option<FormRating>),
     by: &Actor,
@@ -113,7 +115,7 @@ pub(crate) async fn update_status(
         return Err(job_pending(lead.id));
     }
     let project_row = admin::project(c, project).await?;
-    let integrations = admin::integrations(c, project).await?;
+    let integrations = admin::integrations(c, vault, project).await?;
     let earlier = if QueuedRating::needs_history(&lead) {
         jobs_of(c, project, Jobs::Person(rating::person(&lead))).await?
     } else {
@@ -462,6 +464,7 @@ pub(crate) fn new_lease(now: DateTime<Utc>, lease_for: Duration) -> Result<Lease
 /// the same transaction. Concurrent claims take different jobs ([`due`]).
 pub(crate) async fn claim(
     c: &impl GenericClient,
+    vault: &Vault,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedJob>, Error> {
@@ -499,7 +502,7 @@ pub(crate) async fn claim(
         },
         ConversionId::Open | ConversionId::Lost => None,
     };
-    let integrations = admin::integrations(c, job.project_id).await?;
+    let integrations = admin::integrations(c, vault, job.project_id).await?;
     let claimed = ClaimedJob {
         job,
         lease,

@@ -44,6 +44,7 @@ mod listing;
 mod report;
 mod rows;
 mod schema;
+mod secrets;
 mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
@@ -55,6 +56,7 @@ use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use leadtrack_core::vault::{SecretKey, Vault};
 use leadtrack_core::{StoreError, StoreResult};
 use tokio_postgres::NoTls;
 
@@ -90,6 +92,8 @@ impl Default for PgOptions {
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool,
+    /// Seals and opens the secrets the database keeps.
+    vault: Vault,
     /// Hears of work queued by any process, once a worker asks.
     listener: Arc<listen::Listener>,
 }
@@ -105,16 +109,19 @@ impl std::fmt::Debug for PgStore {
 
 impl PgStore {
     /// Connects to the database a `postgres://` URL names with the default options, and
-    /// migrates its schema.
-    pub async fn connect(url: &str) -> StoreResult<Self> {
-        Self::connect_with(url, PgOptions::default()).await
+    /// migrates its schema. `key` seals the secrets it keeps (see [`leadtrack_core::vault`]).
+    pub async fn connect(url: &str, key: &SecretKey) -> StoreResult<Self> {
+        Self::connect_with(url, key, PgOptions::default()).await
     }
 
-    /// Connects to the database a `postgres://` URL names, and migrates its schema.
+    /// Connects to the database a `postgres://` URL names, and migrates its schema. `key`
+    /// seals the secrets it keeps (see [`leadtrack_core::vault`]); every server and worker
+    /// of one database uses the same.
     ///
-    /// Errors: [`StoreError::Invalid`] for a URL that is not one, or a database newer than
-    /// this build; [`StoreError::Unavailable`] when the database cannot be reached.
-    pub async fn connect_with(url: &str, options: PgOptions) -> StoreResult<Self> {
+    /// Errors: [`StoreError::Invalid`] for a URL that is not one, a database newer than
+    /// this build, or one whose secrets are sealed with another key;
+    /// [`StoreError::Unavailable`] when the database cannot be reached.
+    pub async fn connect_with(url: &str, key: &SecretKey, options: PgOptions) -> StoreResult<Self> {
         let mut config = tokio_postgres::Config::from_str(url)
             .map_err(|_| StoreError::Invalid("not a valid PostgreSQL URL".to_owned()))?;
         let timeout_ms = options.statement_timeout.as_millis();
@@ -141,7 +148,11 @@ impl PgStore {
             .build()
             .map_err(StoreError::backend)?;
         let listener = Arc::new(listen::Listener::new(listen_config, pool.clone()));
-        let store = Self { pool, listener };
+        let store = Self {
+            pool,
+            vault: Vault::new(key),
+            listener,
+        };
         // The first connection's failure is the answer, in PostgreSQL's words (which never
         // repeat the password).
         let mut client = store.pool.get().await.map_err(|err| {
@@ -152,8 +163,19 @@ impl PgStore {
             StoreError::Unavailable(format!("cannot connect: {reason}"))
         })?;
         schema::migrate(&mut client).await?;
+        secrets::prepare(&mut client, &store.vault).await?;
         drop(client);
         Ok(store)
+    }
+
+    /// Seals every secret again with `new` (and makes the check value `new`'s), in one
+    /// transaction; returns how many were sealed again. Every server and worker must then
+    /// connect with `new`: stop them first, as one still on the old key fails to read
+    /// the secrets.
+    pub async fn rotate_secret_key(&self, new: &SecretKey) -> StoreResult<usize> {
+        let mut client = self.client().await?;
+        let count = secrets::rotate(&mut client, &self.vault, &Vault::new(new)).await?;
+        Ok(count)
     }
 
     /// Closes the pool: connections in use close when they are returned, and later calls

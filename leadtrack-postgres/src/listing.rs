@@ -716,7 +716,7 @@ mod plans {
     #[tokio::test]
     async fn every_listing_searches_an_index_within_the_project() {
         let cluster = std::env::var(URL_VARIABLE).unwrap();
-        let store = PgStore::connect(&fresh_database(&cluster).await)
+        let store = PgStore::connect(&fresh_database(&cluster).await, &crate::testkit::test_key())
             .await
             .unwrap();
         let client = store.client().await.unwrap();

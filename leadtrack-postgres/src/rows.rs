@@ -29,6 +29,9 @@ pub(crate) enum Error {
     /// A JSON column did not hold what it should.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// A sealed secret did not open.
+    #[error(transparent)]
+    Vault(#[from] leadtrack_core::vault::VaultError),
     /// A rule of the store was broken (not found, conflict, invalid).
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -19,7 +19,7 @@ use leadtrack_core::matching;
 use crate::Error;
 
 /// The advisory lock key migrations are applied under ("leadtrk" in ASCII).
-const MIGRATION_LOCK: i64 = 0x006c_6561_6474_726b;
+pub(crate) const MIGRATION_LOCK: i64 = 0x006c_6561_6474_726b;
 
 /// Every migration, oldest first. Never edit one that has shipped: append a new one.
 pub(crate) const MIGRATIONS: &[&str] = &[
@@ -679,6 +679,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         created_at bigint NOT NULL
     );
     "#,
+    // 22: secrets sealed at rest: the check value of the key they are sealed with (see
+    // `secrets`, which seals what older builds kept plain right after).
+    r#"
+    CREATE TABLE secret_key_check (
+        one   boolean PRIMARY KEY DEFAULT true CHECK (one),
+        value text    NOT NULL
+    );
+    "#,
 ];
 
 /// A column's value derived from a lead's data.
@@ -808,7 +816,9 @@ mod tests {
             )
             .await
             .unwrap();
-        let store = PgStore::connect(&url).await.unwrap();
+        let store = PgStore::connect(&url, &crate::testkit::test_key())
+            .await
+            .unwrap();
         store.ready().await.unwrap();
         let search = |term: &str| LeadQuery {
             search: Some(term.to_owned()),

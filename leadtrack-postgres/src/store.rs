@@ -161,6 +161,7 @@ impl LeadStore for PgStore {
     ) -> StoreResult<StatusChange> {
         let change = transaction!(self, |tx| jobs::update_status(
             &tx,
+            &self.vault,
             project,
             (update, form),
             by,
@@ -442,7 +443,7 @@ impl Admin for PgStore {
     }
 
     async fn chat_channels(&self, project: ProjectId) -> StoreResult<Vec<ChatChannel>> {
-        read!(self, |c| alerts::channels(c, project))
+        read!(self, |c| alerts::channels(c, &self.vault, project))
     }
 
     async fn set_chat_channel(
@@ -451,8 +452,14 @@ impl Admin for PgStore {
         kind: ChatKind,
         url: Option<&str>,
     ) -> StoreResult<()> {
-        transaction!(self, |tx| alerts::set_channel(&tx, project, kind, url)
-            .await?)
+        transaction!(self, |tx| alerts::set_channel(
+            &tx,
+            &self.vault,
+            project,
+            kind,
+            url
+        )
+        .await?)
     }
 
     async fn round_robin(&self, project: ProjectId) -> StoreResult<Option<RoundRobin>> {
@@ -468,7 +475,7 @@ impl Admin for PgStore {
     }
 
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
-        read!(self, |c| admin::integrations(c, project))
+        read!(self, |c| admin::integrations(c, &self.vault, project))
     }
 
     async fn set_integration(
@@ -478,7 +485,11 @@ impl Admin for PgStore {
         now: DateTime<Utc>,
     ) -> StoreResult<()> {
         transaction!(self, |tx| admin::set_integration(
-            &tx, project, &settings, now
+            &tx,
+            &self.vault,
+            project,
+            &settings,
+            now
         )
         .await?)
     }
@@ -502,12 +513,18 @@ impl Admin for PgStore {
         webhook: NewWebhook,
         now: DateTime<Utc>,
     ) -> StoreResult<Webhook> {
-        transaction!(self, |tx| webhooks::create(&tx, project, &webhook, now)
-            .await?)
+        transaction!(self, |tx| webhooks::create(
+            &tx,
+            &self.vault,
+            project,
+            &webhook,
+            now
+        )
+        .await?)
     }
 
     async fn webhooks(&self, project: ProjectId) -> StoreResult<Vec<WebhookStatus>> {
-        read!(self, |c| webhooks::list(c, project))
+        read!(self, |c| webhooks::list(c, &self.vault, project))
     }
 
     async fn remove_webhook(&self, project: ProjectId, id: Uuid) -> StoreResult<bool> {
@@ -522,7 +539,8 @@ impl JobQueue for PgStore {
         now: DateTime<Utc>,
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedJob>> {
-        transaction!(self, |tx| jobs::claim(&tx, now, lease_for).await?)
+        transaction!(self, |tx| jobs::claim(&tx, &self.vault, now, lease_for)
+            .await?)
     }
 
     async fn wait_for_work(&self, at_most: std::time::Duration) -> bool {
@@ -570,7 +588,13 @@ impl JobQueue for PgStore {
         now: DateTime<Utc>,
     ) -> StoreResult<bool> {
         transaction!(self, |tx| admin::rotate_refresh_token(
-            &tx, project, kind, old, &new, now
+            &tx,
+            &self.vault,
+            project,
+            kind,
+            old,
+            &new,
+            now
         )
         .await?)
     }
@@ -580,7 +604,8 @@ impl JobQueue for PgStore {
         now: DateTime<Utc>,
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedWebhookEvent>> {
-        transaction!(self, |tx| webhooks::claim(&tx, now, lease_for).await?)
+        transaction!(self, |tx| webhooks::claim(&tx, &self.vault, now, lease_for)
+            .await?)
     }
 
     async fn record_webhook_attempt(

@@ -7,6 +7,12 @@ use uuid::Uuid;
 /// The schema version this build migrates a database to: its number of migrations.
 pub const SCHEMA_VERSION: usize = crate::schema::MIGRATIONS.len();
 
+/// The key the tests' stores seal secrets with: one for all, so that any store may open a
+/// database another made.
+pub fn test_key() -> leadtrack_core::vault::SecretKey {
+    leadtrack_core::vault::SecretKey::from_bytes(*b"the key of leadtrack's test runs")
+}
+
 /// The variable naming the test cluster's maintenance database.
 pub const URL_VARIABLE: &str = "LEADTRACK_POSTGRES_URL";
 

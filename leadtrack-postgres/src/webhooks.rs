@@ -16,6 +16,7 @@ use leadtrack_core::api::WebhookBody;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
+use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookError,
     WebhookEvent, WebhookEvents, WebhookStatus,
@@ -31,12 +32,12 @@ use crate::{admin, jobs, leads};
 const WEBHOOK_COLUMNS: &str = "w.id, w.project_id, w.url, w.secret, w.events, w.created_at";
 
 /// A webhook from a row of [`WEBHOOK_COLUMNS`].
-fn webhook(row: &Row) -> Result<Webhook, Error> {
+fn webhook(row: &Row, vault: &Vault) -> Result<Webhook, Error> {
     Ok(Webhook {
         id: row.try_get(0)?,
         project_id: ProjectId(row.try_get(1)?),
         url: row.try_get(2)?,
-        secret: Secret::new(row.try_get::<_, String>(3)?),
+        secret: Secret::new(vault.open(WEBHOOK_SECRET, row.try_get(3)?)?),
         events: WebhookEvents::from_bits(row.try_get(4)?),
         created_at: from_millis(row.try_get(5)?),
     })
@@ -61,6 +62,7 @@ fn count(column: &'static str, value: i64) -> Result<u64, Error> {
 /// webhooks are counted, so concurrent creates cannot pass [`MAX_WEBHOOKS`] together.
 pub(crate) async fn create(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
     new: &NewWebhook,
     now: DateTime<Utc>,
@@ -97,12 +99,12 @@ pub(crate) async fn create(
         &project.0,
         &Uuid::new_v4(),
         &new.url,
-        &new.secret.expose(),
+        &vault.seal(WEBHOOK_SECRET, new.secret.expose()),
         &new.events.bits(),
         &to_millis(&now),
     ];
     match one(c, &sql, &params).await? {
-        Some(row) => webhook(&row),
+        Some(row) => webhook(&row, vault),
         None => Err(admin::not_found(Entity::Webhook)),
     }
 }
@@ -113,6 +115,7 @@ pub(crate) async fn create(
 /// queued last), read from `webhook_events_last`.
 pub(crate) async fn list(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
 ) -> Result<Vec<WebhookStatus>, Error> {
     let sql = format!(
@@ -154,7 +157,7 @@ pub(crate) async fn list(
             None => None,
         };
         statuses.push(WebhookStatus {
-            webhook: webhook(&row)?,
+            webhook: webhook(&row, vault)?,
             pending: count("webhook_events.pending", row.try_get(6)?)?,
             delivered: count("webhook_events.delivered", row.try_get(7)?)?,
             failed: count("webhook_events.failed", row.try_get(8)?)?,
@@ -253,6 +256,7 @@ pub(crate) async fn enqueue(
 /// ([`jobs::due`]).
 pub(crate) async fn claim(
     c: &impl GenericClient,
+    vault: &Vault,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedWebhookEvent>, Error> {
@@ -273,7 +277,7 @@ pub(crate) async fn claim(
     let sql =
         format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks w WHERE w.project_id = $1 AND w.id = $2");
     let hook = match one(c, &sql, &[&project, &hook_id]).await? {
-        Some(row) => webhook(&row)?,
+        Some(row) => webhook(&row, vault)?,
         None => return Err(admin::not_found(Entity::Webhook)),
     };
     let attempts: i32 = claimed.try_get(5)?;

@@ -7,6 +7,7 @@ mod support;
 use async_trait::async_trait;
 use leadtrack_core::testkit::Backend;
 use leadtrack_postgres::PgStore;
+use leadtrack_postgres::testkit::test_key;
 use std::sync::Mutex;
 
 /// Stores on fresh databases; `reopen` connects again to the database of the store the
@@ -33,7 +34,7 @@ impl Backend for Postgres {
         };
         store.close();
         drop(store);
-        PgStore::connect_with(&url, support::options())
+        PgStore::connect_with(&url, &test_key(), support::options())
             .await
             .expect("reconnect")
     }

@@ -8,6 +8,7 @@
 
 mod support;
 
+use leadtrack_postgres::testkit::test_key;
 use std::time::Duration;
 
 use chrono::Utc;
@@ -40,7 +41,7 @@ async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() 
         .unwrap();
     // New connections get the setting.
     store.close();
-    let store = PgStore::connect_with(&url, support::options())
+    let store = PgStore::connect_with(&url, &test_key(), support::options())
         .await
         .unwrap();
 

@@ -4,6 +4,7 @@
 
 mod support;
 
+use leadtrack_postgres::testkit::test_key;
 use std::time::Duration;
 
 use chrono::Utc;
@@ -20,7 +21,7 @@ use serde_json::json;
 async fn a_waiting_worker_wakes_when_another_process_queues_a_job() {
     let (api, url) = support::fresh_store().await;
     // The worker's store is another pool: to PostgreSQL, another process.
-    let worker = PgStore::connect_with(&url, support::options())
+    let worker = PgStore::connect_with(&url, &test_key(), support::options())
         .await
         .unwrap();
     let acme = project(&api, "acme").await;

@@ -7,13 +7,15 @@ mod support;
 use futures_util::future::join_all;
 use leadtrack_core::LeadStore;
 use leadtrack_postgres::PgStore;
-use leadtrack_postgres::testkit::{URL_VARIABLE, fresh_database};
+use leadtrack_postgres::testkit::{URL_VARIABLE, fresh_database, test_key};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ten_stores_starting_at_once_migrate_once() {
     let cluster = std::env::var(URL_VARIABLE).unwrap();
     let url = fresh_database(&cluster).await;
-    let stores = join_all((0..10).map(|_| PgStore::connect_with(&url, support::options()))).await;
+    let key = test_key();
+    let stores =
+        join_all((0..10).map(|_| PgStore::connect_with(&url, &key, support::options()))).await;
     for store in &stores {
         let store = store.as_ref().expect("every store starts");
         store.ready().await.expect("and finds the schema current");
@@ -55,7 +57,7 @@ async fn a_database_newer_than_this_build_is_refused() {
         .batch_execute("UPDATE leadtrack_schema SET version = 99")
         .await
         .unwrap();
-    let refused = PgStore::connect(&url).await.unwrap_err();
+    let refused = PgStore::connect(&url, &test_key()).await.unwrap_err();
     assert!(
         refused.to_string().contains("upgrade leadtrack"),
         "{refused}"

@@ -9,10 +9,11 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use leadtrack_core::vault::WRONG_KEY;
 use leadtrack_postgres::{PgOptions, PgStore};
 use leadtrack_sqlite::{ReadPool, SqliteOptions, SqliteStore};
 
-use crate::{Failure, Job};
+use crate::{Failure, Job, secret_key};
 
 /// The prefixes of PostgreSQL connection URLs, compared without regard to case.
 const POSTGRES_SCHEMES: [&str; 2] = ["postgres://", "postgresql://"];
@@ -55,11 +56,13 @@ impl Database {
         }
     }
 
-    /// Opens the store, runs the job on it, and closes it, whether the job succeeded or not.
-    pub(crate) async fn run(&self, job: Job) -> Result<(), Failure> {
+    /// Opens the store with the secret key (`key_file`'s, see [`secret_key`]), runs the
+    /// job on it, and closes it, whether the job succeeded or not.
+    pub(crate) async fn run(&self, job: Job, key_file: Option<&Path>) -> Result<(), Failure> {
         match self {
             Self::Sqlite(path) => {
-                let store = open_sqlite(path, job.creates(), sqlite_options(&job)).await?;
+                let options = sqlite_options(&job);
+                let store = open_sqlite(path, job.creates(), options, key_file).await?;
                 let result = job.run(store.clone(), self).await;
                 store.close().await;
                 result
@@ -69,7 +72,11 @@ impl Database {
                     pool_size: *pool_size,
                     ..PgOptions::default()
                 };
-                let store = PgStore::connect_with(url, options).await.map_err(|err| {
+                let key = secret_key::for_postgres(key_file)?;
+                let store = PgStore::connect_with(url, &key, options).await.map_err(|err| {
+                    if err.to_string().contains(WRONG_KEY) {
+                        return Failure(format!("{self}: {WRONG_KEY}"));
+                    }
                     // The URL is not repeated: it may carry a password.
                     Failure(format!(
                         "cannot use the PostgreSQL database {self}: {err}; check the URL, that the server runs and that the database exists"
@@ -146,6 +153,7 @@ async fn open_sqlite(
     path: &Path,
     create: bool,
     options: SqliteOptions,
+    key_file: Option<&Path>,
 ) -> Result<SqliteStore, Failure> {
     let shown = path.display();
     if !create && !path.exists() {
@@ -153,9 +161,15 @@ async fn open_sqlite(
             "no database at {shown}; start the server or run `server project create` first, or pass --db PATH"
         )));
     }
+    let options = SqliteOptions {
+        secret_key: Some(secret_key::for_sqlite(path, key_file)?),
+        ..options
+    };
     SqliteStore::open_with(path, options).await.map_err(|err| {
         let reason = err.to_string();
-        if reason.contains("not a database") {
+        if reason.contains(WRONG_KEY) {
+            Failure(format!("{shown}: {WRONG_KEY}"))
+        } else if reason.contains("not a database") {
             Failure(format!(
                 "{shown} is not a leadtrack database (SQLite says: file is not a database); pass --db PATH to use another file"
             ))

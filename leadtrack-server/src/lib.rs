@@ -42,6 +42,7 @@ mod jobs;
 mod mail;
 mod metrics;
 mod migrate;
+mod secret_key;
 mod serve;
 #[cfg(feature = "testkit")]
 pub mod testkit;
@@ -61,8 +62,8 @@ use tokio::net::TcpListener;
 
 use backend::Database;
 use cli::{
-    Cli, Command, ConfigCommand, LogFormat, MailArgs, MailCommand, ProjectCommand, ServeArgs,
-    WorkerCommand,
+    Cli, Command, ConfigCommand, LogFormat, MailArgs, MailCommand, ProjectCommand, SecretsCommand,
+    ServeArgs, WorkerCommand,
 };
 
 /// A failure to report: one line saying what is wrong and what to do.
@@ -152,7 +153,11 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             return backup::restore(&database, from, json).await;
         }
         Some(Command::MigrateTo { from, to, batch }) => {
-            return migrate::migrate_to(from, to, batch, cli.pool_size).await;
+            let key = secret_key::configured(cli.secret_key_file.as_deref())?;
+            return migrate::migrate_to(from, to, batch, cli.pool_size, key).await;
+        }
+        Some(Command::Secrets(SecretsCommand::Rotate { new_key_file })) => {
+            return secret_key::rotate(&database, cli.secret_key_file, new_key_file).await;
         }
         Some(Command::Mail(MailCommand::Test { to })) => {
             return mail::test(&cli.mail, &cli.serve.addr, &to).await;
@@ -175,7 +180,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         },
     };
     let serving = matches!(job, Job::Serve { .. });
-    database.run(job).await?;
+    database.run(job, cli.secret_key_file.as_deref()).await?;
     if serving {
         tracing::info!("stopped");
     }
@@ -267,9 +272,10 @@ impl Job {
                 | Command::Backup { .. }
                 | Command::Restore { .. }
                 | Command::MigrateTo { .. }
+                | Command::Secrets(_)
                 | Command::Mail(_)
                 | Command::Config(_) => Err(Failure(
-                    "serve, worker, config, mail, backup, restore and migrate-to do not run on an open store"
+                    "serve, worker, config, mail, backup, restore, migrate-to and secrets do not run on an open store"
                         .to_owned(),
                 )),
             },

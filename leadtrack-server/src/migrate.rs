@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use leadtrack_core::StoreResult;
 use leadtrack_core::transfer::{Cell, TABLES, Table};
+use leadtrack_core::vault::SecretKey;
 use leadtrack_postgres::{ImportState, PgOptions, PgStore};
 use leadtrack_sqlite::Export;
 
@@ -49,12 +50,15 @@ impl Source {
     }
 }
 
-/// `server migrate-to --from FILE --to URL`.
+/// `server migrate-to --from FILE --to URL`. The secrets are copied sealed as they are:
+/// PostgreSQL gets the SQLite database's key (`key`, else its own key file), which its
+/// servers must then use.
 pub(crate) async fn migrate_to(
     from: PathBuf,
     to: String,
     batch: usize,
     pool_size: usize,
+    key: Option<SecretKey>,
 ) -> Result<(), Failure> {
     let span = i64::try_from(batch).unwrap_or(i64::MAX);
     let source_name = std::fs::canonicalize(&from)
@@ -66,17 +70,43 @@ pub(crate) async fn migrate_to(
         .await
         .map_err(|err| Failure(format!("opening the SQLite database stopped: {err}")))?
         .map_err(Failure::store)?;
+    let key = match key {
+        Some(key) => key,
+        None => read_key_file(&from)?,
+    };
+    if !export.verifies(&key).map_err(Failure::store)? {
+        return Err(Failure(format!(
+            "the secret key is not the one {source_name}'s secrets are sealed with; pass the key it was opened with (--secret-key-file or LEADTRACK_SECRET_KEY)"
+        )));
+    }
     let source = Source(Arc::new(Mutex::new(export)));
     let options = PgOptions {
         pool_size,
         ..PgOptions::default()
     };
-    let target = PgStore::connect_with(&to, options)
+    let target = PgStore::connect_with(&to, &key, options)
         .await
         .map_err(|err| Failure(format!("cannot use the PostgreSQL database: {err}")))?;
     let result = copy_and_check(&source, &target, &source_name, &from, span).await;
     target.close();
-    result
+    result?;
+    say!(
+        "The secrets are sealed with the SQLite database's key: start the servers and workers on PostgreSQL with it (--secret-key-file or LEADTRACK_SECRET_KEY)."
+    );
+    Ok(())
+}
+
+/// The key in the SQLite database's own key file, which must exist: a database this build
+/// has opened has its secrets sealed with it.
+fn read_key_file(database: &Path) -> Result<SecretKey, Failure> {
+    let file = leadtrack_sqlite::key_file(database);
+    let text = std::fs::read_to_string(&file).map_err(|err| {
+        Failure(format!(
+            "cannot read {}, the key of the database's secrets ({err}); pass its key with --secret-key-file or LEADTRACK_SECRET_KEY",
+            file.display()
+        ))
+    })?;
+    SecretKey::from_base64(&text).map_err(|err| Failure(format!("{}: {err}", file.display())))
 }
 
 async fn copy_and_check(

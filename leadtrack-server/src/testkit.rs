@@ -86,7 +86,9 @@ impl Drop for TestApp {
 pub async fn spawn_app(parts: Parts) -> TestApp {
     match leadtrack_postgres::testkit::contract_database().await {
         Some(url) => {
-            let store = PgStore::connect(&url).await.expect("PostgreSQL store");
+            let store = PgStore::connect(&url, &leadtrack_postgres::testkit::test_key())
+                .await
+                .expect("PostgreSQL store");
             spawn_app_on(store, parts).await
         }
         None => {

@@ -9,6 +9,7 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
+use leadtrack_core::vault::{INTEGRATION_SETTINGS, Vault};
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
@@ -328,13 +329,18 @@ pub(crate) fn reorder_labels(
     labels(conn, project)
 }
 
-pub(crate) fn integrations(conn: &Connection, project: ProjectId) -> Result<Integrations, Error> {
+pub(crate) fn integrations(
+    conn: &Connection,
+    vault: &Vault,
+    project: ProjectId,
+) -> Result<Integrations, Error> {
     let mut integrations = Integrations::default();
     let settings = conn
         .prepare_cached("SELECT settings FROM integrations WHERE project_id = ?1")?
         .query_map([project.0], |row| row.get::<_, String>(0))?
         .collect::<Result<Vec<_>, _>>()?;
-    for json in settings {
+    for sealed in settings {
+        let json = vault.open(INTEGRATION_SETTINGS, &sealed)?;
         integrations.set(serde_json::from_str::<IntegrationSettings>(&json)?);
     }
     Ok(integrations)
@@ -342,6 +348,7 @@ pub(crate) fn integrations(conn: &Connection, project: ProjectId) -> Result<Inte
 
 pub(crate) fn set_integration(
     conn: &Connection,
+    vault: &Vault,
     project_id: ProjectId,
     settings: IntegrationSettings,
     now: DateTime<Utc>,
@@ -354,7 +361,7 @@ pub(crate) fn set_integration(
     .execute((
         project_id.0,
         settings.kind().as_ref(),
-        serde_json::to_string(&settings)?,
+        vault.seal(INTEGRATION_SETTINGS, &serde_json::to_string(&settings)?),
         to_millis(&now),
     ))?;
     Ok(())
@@ -365,6 +372,7 @@ pub(crate) fn set_integration(
 /// reconnection in between is never overwritten.
 pub(crate) fn rotate_refresh_token(
     conn: &Connection,
+    vault: &Vault,
     project: ProjectId,
     kind: IntegrationKind,
     old: &Secret,
@@ -378,7 +386,8 @@ pub(crate) fn rotate_refresh_token(
     let Some(stored) = stored else {
         return Ok(false);
     };
-    let mut settings: IntegrationSettings = serde_json::from_str(&stored)?;
+    let mut settings: IntegrationSettings =
+        serde_json::from_str(&vault.open(INTEGRATION_SETTINGS, &stored)?)?;
     if !settings.rotate_refresh_token(old, new) {
         return Ok(false);
     }
@@ -388,7 +397,7 @@ pub(crate) fn rotate_refresh_token(
     .execute((
         project.0,
         kind.as_ref(),
-        serde_json::to_string(&settings)?,
+        vault.seal(INTEGRATION_SETTINGS, &serde_json::to_string(&settings)?),
         to_millis(&now),
     ))?;
     Ok(true)

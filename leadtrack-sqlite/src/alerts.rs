@@ -6,6 +6,7 @@ use leadtrack_core::alert::{AlertKind, ChatChannel, ChatKind, QueuedAlert, webho
 use leadtrack_core::store::StoreError;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
+use leadtrack_core::vault::{CHAT_CHANNEL_URL, Vault};
 use rusqlite::Connection;
 
 use crate::rows::{self, Error};
@@ -53,13 +54,17 @@ pub(crate) fn take(conn: &Connection, limit: u32) -> Result<Vec<QueuedAlert>, Er
 }
 
 /// [`leadtrack_core::Admin::chat_channels`].
-pub(crate) fn channels(conn: &Connection, project: ProjectId) -> Result<Vec<ChatChannel>, Error> {
+pub(crate) fn channels(
+    conn: &Connection,
+    vault: &Vault,
+    project: ProjectId,
+) -> Result<Vec<ChatChannel>, Error> {
     let mut found: Vec<ChatChannel> = conn
         .prepare_cached("SELECT kind, url FROM chat_channels WHERE project_id = ?1")?
         .query_and_then([project.0], |row| {
             Ok::<_, Error>(ChatChannel {
                 kind: rows::parse("chat_channels.kind", row.get(0)?)?,
-                url: row.get(1)?,
+                url: vault.open(CHAT_CHANNEL_URL, &row.get::<_, String>(1)?)?,
             })
         })?
         .collect::<Result<_, _>>()?;
@@ -70,6 +75,7 @@ pub(crate) fn channels(conn: &Connection, project: ProjectId) -> Result<Vec<Chat
 /// [`leadtrack_core::Admin::set_chat_channel`].
 pub(crate) fn set_channel(
     conn: &Connection,
+    vault: &Vault,
     project: ProjectId,
     kind: ChatKind,
     url: Option<&str>,
@@ -85,7 +91,11 @@ pub(crate) fn set_channel(
                 "INSERT INTO chat_channels (project_id, kind, url) VALUES (?1, ?2, ?3)
                  ON CONFLICT (project_id, kind) DO UPDATE SET url = excluded.url",
             )?
-            .execute((project.0, kind.as_ref(), url))?;
+            .execute((
+                project.0,
+                kind.as_ref(),
+                vault.seal(CHAT_CHANNEL_URL, &url),
+            ))?;
         }
     }
     Ok(())

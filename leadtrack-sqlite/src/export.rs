@@ -10,9 +10,10 @@ use std::fs::File;
 use std::path::Path;
 
 use leadtrack_core::transfer::{Cell, Kind, Table};
+use leadtrack_core::vault::{SecretKey, Vault};
 use leadtrack_core::{StoreError, StoreResult};
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::{backup, schema};
 
@@ -58,6 +59,17 @@ impl Export {
             conn,
             _alone: alone,
         })
+    }
+
+    /// Whether the database's secrets are sealed with `key`, which the database they are
+    /// copied to must then use.
+    pub fn verifies(&self, key: &SecretKey) -> StoreResult<bool> {
+        let check: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM secret_key_check", [], |row| row.get(0))
+            .optional()
+            .map_err(StoreError::backend)?;
+        Ok(check.is_some_and(|check| Vault::new(key).verifies(&check)))
     }
 
     /// How many rows `table` has.

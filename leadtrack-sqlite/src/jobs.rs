@@ -16,6 +16,7 @@ use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{
     ConversionId, DeliveryState, JobId, JobState, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
+use leadtrack_core::vault::Vault;
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
@@ -27,6 +28,7 @@ use crate::{activity, admin, alerts, drafts, leads, webhooks};
 /// core's ([`leadtrack_core::store::rating`]).
 pub(crate) fn update_status(
     conn: &Connection,
+    vault: &Vault,
     project: ProjectId,
     (update, form): (&StatusUpdate, Option<FormRating>),
     by: &Actor,
@@ -66,7 +68,7 @@ pub(crate) fn update_status(
         })));
     }
     let project_row = admin::project(conn, project)?;
-    let integrations = admin::integrations(conn, project)?;
+    let integrations = admin::integrations(conn, vault, project)?;
     let earlier = if QueuedRating::needs_history(&lead) {
         jobs_of(conn, project, Jobs::Person(rating::person(&lead)))?
     } else {
@@ -181,6 +183,7 @@ fn queue(
 /// has lapsed (its worker died).
 pub(crate) fn claim(
     conn: &Connection,
+    vault: &Vault,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedJob>, Error> {
@@ -220,7 +223,7 @@ pub(crate) fn claim(
         },
         ConversionId::Open | ConversionId::Lost => None,
     };
-    let integrations = admin::integrations(conn, job.project_id)?;
+    let integrations = admin::integrations(conn, vault, job.project_id)?;
     let claimed = ClaimedJob {
         job,
         lease,

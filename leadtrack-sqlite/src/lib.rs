@@ -62,6 +62,7 @@ mod report;
 mod rows;
 mod runtime;
 mod schema;
+mod secrets;
 mod storage;
 mod store;
 mod views;
@@ -73,12 +74,14 @@ use std::time::Duration as StdDuration;
 
 use leadtrack_core::StoreResult;
 use leadtrack_core::types::ProjectId;
+use leadtrack_core::vault::{SecretKey, Vault};
 
 pub use backup::{BackupSummary, backup, restore};
 pub use export::Export;
 pub(crate) use rows::Error;
 use runtime::{Lane, Runtime};
 pub use runtime::{WriteStats, describe_metrics};
+pub use secrets::{key_file, load_or_create_key, replace_key_file, rotate_secret_key};
 
 /// How hard SQLite works to make commits durable.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,6 +113,9 @@ pub struct SqliteOptions {
     /// How long a connection waits for a lock held by another process (an admin command
     /// writing to the database of a running server); 5 seconds by default.
     pub busy_timeout: StdDuration,
+    /// The key secrets are sealed with (see [`leadtrack_core::vault`]). Without one, the
+    /// key in [`key_file`] of the database, made on first open.
+    pub secret_key: Option<SecretKey>,
 }
 
 impl Default for SqliteOptions {
@@ -127,6 +133,7 @@ impl Default for SqliteOptions {
                 time_limit: StdDuration::from_secs(2),
             },
             busy_timeout: StdDuration::from_secs(5),
+            secret_key: None,
         }
     }
 }
@@ -153,6 +160,8 @@ pub struct SqliteStore {
 
 struct Inner {
     runtime: Runtime,
+    /// Seals and opens the secrets the database keeps.
+    vault: Vault,
     /// The database file's identity when it was opened: writes stop if it changes.
     opened: Option<storage::FileIdentity>,
     /// A shared lock on the database's lock file, so that a restore knows it is open.
@@ -184,11 +193,13 @@ impl SqliteStore {
         let path = path.as_ref();
         storage::check_before_open(path)?;
         let open = backup::hold_open(path)?;
-        let runtime = Runtime::start(path, &options).await?;
+        let vault = Self::vault_of(path, &options)?;
+        let runtime = Runtime::start(path, &options, vault.clone()).await?;
         Ok(Self {
             inner: Arc::new(Inner {
                 opened: storage::identity(path),
                 runtime,
+                vault,
                 _open: open,
                 _keep: None,
             }),
@@ -202,14 +213,25 @@ impl SqliteStore {
         let dir = tempfile::tempdir().map_err(leadtrack_core::StoreError::backend)?;
         let path = dir.path().join("leadtrack.db");
         let open = backup::hold_open(&path)?;
-        let runtime = Runtime::start(&path, &SqliteOptions::default()).await?;
+        let options = SqliteOptions::default();
+        let vault = Self::vault_of(&path, &options)?;
+        let runtime = Runtime::start(&path, &options, vault.clone()).await?;
         Ok(Self {
             inner: Arc::new(Inner {
                 opened: storage::identity(&path),
                 runtime,
+                vault,
                 _open: open,
                 _keep: Some(Box::new(dir)),
             }),
+        })
+    }
+
+    /// The vault of the key `options` give, or else of the database's key file.
+    fn vault_of(path: &Path, options: &SqliteOptions) -> StoreResult<Vault> {
+        Ok(match &options.secret_key {
+            Some(key) => Vault::new(key),
+            None => Vault::new(&load_or_create_key(&key_file(path))?.0),
         })
     }
 
@@ -227,6 +249,11 @@ impl SqliteStore {
     /// What the writer has committed since the store was opened.
     pub fn write_stats(&self) -> WriteStats {
         self.inner.runtime.write_stats()
+    }
+
+    /// The vault of the store's key, for a closure that reads or writes secrets.
+    fn vault(&self) -> Vault {
+        self.inner.vault.clone()
     }
 
     async fn write<T, F>(&self, f: F) -> StoreResult<T>

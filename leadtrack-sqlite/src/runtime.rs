@@ -44,11 +44,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use leadtrack_core::StoreError;
 use leadtrack_core::types::ProjectId;
+use leadtrack_core::vault::Vault;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
-use crate::schema;
 use crate::{Error, ReadPool, SqliteOptions, Synchronous};
+use crate::{schema, secrets};
 
 /// Most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
@@ -193,7 +194,11 @@ fn closed() -> StoreError {
 
 impl Runtime {
     /// Opens the database: the writer first (it sets WAL mode and migrates), then readers.
-    pub(crate) async fn start(path: &Path, options: &SqliteOptions) -> Result<Self, StoreError> {
+    pub(crate) async fn start(
+        path: &Path,
+        options: &SqliteOptions,
+        vault: Vault,
+    ) -> Result<Self, StoreError> {
         let mut exited = Vec::new();
 
         let (ready_tx, ready_rx) = oneshot::channel();
@@ -222,7 +227,7 @@ impl Runtime {
         };
         spawn("sqlite-writer", move || {
             let _exit = exit_tx;
-            let conn = match open_writer(&writer_path, &writer_options) {
+            let conn = match open_writer(&writer_path, &writer_options, &vault) {
                 Ok(conn) => {
                     let _ = ready_tx.send(Ok(()));
                     conn
@@ -448,7 +453,11 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), StoreError
         .map_err(StoreError::backend)
 }
 
-fn open_writer(path: &Path, options: &SqliteOptions) -> Result<Connection, StoreError> {
+fn open_writer(
+    path: &Path,
+    options: &SqliteOptions,
+    vault: &Vault,
+) -> Result<Connection, StoreError> {
     let mut conn = Connection::open(path).map_err(StoreError::backend)?;
     conn.busy_timeout(options.busy_timeout)
         .map_err(StoreError::backend)?;
@@ -470,6 +479,7 @@ fn open_writer(path: &Path, options: &SqliteOptions) -> Result<Connection, Store
         .map_err(StoreError::backend)?;
     conn.set_prepared_statement_cache_capacity(64);
     schema::migrate(&mut conn)?;
+    secrets::prepare(&mut conn, vault)?;
     Ok(conn)
 }
 
@@ -838,7 +848,8 @@ mod tests {
             heavy,
             ..SqliteOptions::default()
         };
-        let runtime = Runtime::start(&dir.path().join("db"), &options)
+        let vault = Vault::new(&leadtrack_core::vault::SecretKey::generate());
+        let runtime = Runtime::start(&dir.path().join("db"), &options, vault)
             .await
             .unwrap();
         (dir, Arc::new(runtime))

@@ -807,6 +807,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         created_at INTEGER NOT NULL
     ) STRICT;
     "#,
+    // 36: secrets sealed at rest: the check value of the key they are sealed with (see
+    // `secrets`, which seals what older builds kept plain right after).
+    r#"
+    CREATE TABLE secret_key_check (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        value TEXT    NOT NULL
+    ) STRICT;
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

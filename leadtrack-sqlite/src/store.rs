@@ -154,8 +154,11 @@ impl LeadStore for SqliteStore {
     ) -> StoreResult<StatusChange> {
         let update = update.clone();
         let by = by.clone();
-        self.write(move |conn| jobs::update_status(conn, project, (&update, form), &by, now))
-            .await
+        let vault = self.vault();
+        self.write(move |conn| {
+            jobs::update_status(conn, &vault, project, (&update, form), &by, now)
+        })
+        .await
     }
 
     async fn retry_failed(
@@ -422,7 +425,9 @@ impl Admin for SqliteStore {
     }
 
     async fn chat_channels(&self, project: ProjectId) -> StoreResult<Vec<ChatChannel>> {
-        self.read(move |conn| alerts::channels(conn, project)).await
+        let vault = self.vault();
+        self.read(move |conn| alerts::channels(conn, &vault, project))
+            .await
     }
 
     async fn set_chat_channel(
@@ -432,7 +437,8 @@ impl Admin for SqliteStore {
         url: Option<&str>,
     ) -> StoreResult<()> {
         let url = url.map(str::to_owned);
-        self.write(move |conn| alerts::set_channel(conn, project, kind, url.as_deref()))
+        let vault = self.vault();
+        self.write(move |conn| alerts::set_channel(conn, &vault, project, kind, url.as_deref()))
             .await
     }
 
@@ -451,7 +457,8 @@ impl Admin for SqliteStore {
     }
 
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations> {
-        self.read(move |conn| admin::integrations(conn, project))
+        let vault = self.vault();
+        self.read(move |conn| admin::integrations(conn, &vault, project))
             .await
     }
 
@@ -461,7 +468,8 @@ impl Admin for SqliteStore {
         settings: IntegrationSettings,
         now: DateTime<Utc>,
     ) -> StoreResult<()> {
-        self.write(move |conn| admin::set_integration(conn, project, settings, now))
+        let vault = self.vault();
+        self.write(move |conn| admin::set_integration(conn, &vault, project, settings, now))
             .await
     }
 
@@ -485,12 +493,15 @@ impl Admin for SqliteStore {
         webhook: NewWebhook,
         now: DateTime<Utc>,
     ) -> StoreResult<Webhook> {
-        self.write(move |conn| webhooks::create(conn, project, webhook, now))
+        let vault = self.vault();
+        self.write(move |conn| webhooks::create(conn, &vault, project, webhook, now))
             .await
     }
 
     async fn webhooks(&self, project: ProjectId) -> StoreResult<Vec<WebhookStatus>> {
-        self.read(move |conn| webhooks::list(conn, project)).await
+        let vault = self.vault();
+        self.read(move |conn| webhooks::list(conn, &vault, project))
+            .await
     }
 
     async fn remove_webhook(&self, project: ProjectId, id: Uuid) -> StoreResult<bool> {
@@ -506,7 +517,8 @@ impl JobQueue for SqliteStore {
         now: DateTime<Utc>,
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedJob>> {
-        self.write(move |conn| jobs::claim(conn, now, lease_for))
+        let vault = self.vault();
+        self.write(move |conn| jobs::claim(conn, &vault, now, lease_for))
             .await
     }
 
@@ -560,8 +572,11 @@ impl JobQueue for SqliteStore {
         now: DateTime<Utc>,
     ) -> StoreResult<bool> {
         let old = old.clone();
-        self.write(move |conn| admin::rotate_refresh_token(conn, project, kind, &old, new, now))
-            .await
+        let vault = self.vault();
+        self.write(move |conn| {
+            admin::rotate_refresh_token(conn, &vault, project, kind, &old, new, now)
+        })
+        .await
     }
 
     async fn claim_webhook_event(
@@ -569,7 +584,8 @@ impl JobQueue for SqliteStore {
         now: DateTime<Utc>,
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedWebhookEvent>> {
-        self.write(move |conn| webhooks::claim(conn, now, lease_for))
+        let vault = self.vault();
+        self.write(move |conn| webhooks::claim(conn, &vault, now, lease_for))
             .await
     }
 

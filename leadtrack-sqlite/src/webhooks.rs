@@ -8,6 +8,7 @@ use leadtrack_core::job::Lease;
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
+use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookError,
     WebhookEvent, WebhookEvents, WebhookStatus,
@@ -20,12 +21,12 @@ use crate::{admin, leads};
 
 const WEBHOOK_COLUMNS: &str = "id, project_id, url, secret, events, created_at";
 
-fn webhook(row: &Row<'_>) -> Result<Webhook, Error> {
+fn webhook(row: &Row<'_>, vault: &Vault) -> Result<Webhook, Error> {
     Ok(Webhook {
         id: rows::parse("webhooks.id", row.get(0)?)?,
         project_id: ProjectId(row.get(1)?),
         url: row.get(2)?,
-        secret: Secret::new(row.get::<_, String>(3)?),
+        secret: Secret::new(vault.open(WEBHOOK_SECRET, &row.get::<_, String>(3)?)?),
         events: WebhookEvents::from_bits(row.get(4)?),
         created_at: from_millis(row.get(5)?),
     })
@@ -37,6 +38,7 @@ fn invalid(err: WebhookError) -> Error {
 
 pub(crate) fn create(
     conn: &Connection,
+    vault: &Vault,
     project: ProjectId,
     new: NewWebhook,
     now: DateTime<Utc>,
@@ -65,19 +67,23 @@ pub(crate) fn create(
         hook.id.to_string(),
         project.0,
         &hook.url,
-        hook.secret.expose(),
+        vault.seal(WEBHOOK_SECRET, hook.secret.expose()),
         hook.events.bits(),
         to_millis(&hook.created_at),
     ))?;
     Ok(hook)
 }
 
-pub(crate) fn list(conn: &Connection, project: ProjectId) -> Result<Vec<WebhookStatus>, Error> {
+pub(crate) fn list(
+    conn: &Connection,
+    vault: &Vault,
+    project: ProjectId,
+) -> Result<Vec<WebhookStatus>, Error> {
     let hooks: Vec<Webhook> = conn
         .prepare_cached(&format!(
             "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ?1 ORDER BY created_at, rowid"
         ))?
-        .query_and_then([project.0], webhook)?
+        .query_and_then([project.0], |row| webhook(row, vault))?
         .collect::<Result<_, _>>()?;
     let mut statuses = Vec::with_capacity(hooks.len());
     for hook in hooks {
@@ -187,6 +193,7 @@ pub(crate) fn enqueue(
 /// lease has lapsed (its worker died).
 pub(crate) fn claim(
     conn: &Connection,
+    vault: &Vault,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedWebhookEvent>, Error> {
@@ -224,7 +231,7 @@ pub(crate) fn claim(
         .prepare_cached(&format!(
             "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
         ))?
-        .query_and_then([&hook_id], webhook)?
+        .query_and_then([&hook_id], |row| webhook(row, vault))?
         .next()
         .ok_or(StoreError::NotFound(Entity::Webhook))??;
     let (event, event_id, lead, occurred_at, attempts, body) = claimed;

@@ -51,7 +51,12 @@ async fn app() -> App {
 async fn app_with(config: Config) -> App {
     match leadtrack_postgres::testkit::contract_database().await {
         Some(url) => {
-            let store = leadtrack_postgres::PgStore::connect(&url).await.unwrap();
+            let store = leadtrack_postgres::PgStore::connect(
+                &url,
+                &leadtrack_postgres::testkit::test_key(),
+            )
+            .await
+            .unwrap();
             let closed = store.clone();
             let close: Closer = Box::new(move || {
                 closed.close();

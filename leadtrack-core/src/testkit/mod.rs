@@ -7,7 +7,8 @@
 //! lead webhooks and their queue of events; [`conversions`] one identity per conversion and
 //! what a rating again sends; [`spam`] spam leads and duplicates; [`drafts`] ratings kept
 //! for review; [`assignment`] leads given to members, by people and by round-robin; [`alerts`] the
-//! alerts queued, members' alert preferences and chat channels.
+//! alerts queued, members' alert preferences and chat channels; [`secrets`] secrets sealed
+//! at rest.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -49,6 +50,7 @@ pub mod links;
 pub mod listing;
 pub mod reports;
 pub mod retry;
+pub mod secrets;
 pub mod spam;
 pub mod status;
 pub mod undo;
@@ -111,6 +113,58 @@ pub async fn project<S: Admin>(store: &S, public_id: &str) -> Project {
         )
         .await
         .expect("create project")
+}
+
+/// The secrets [`keep_secrets`] gives a store: a platform's, a lead webhook's signing
+/// secret, and a chat channel's URL, each unlike anything else a store keeps, so that a
+/// test may look for it in the raw data.
+pub const SECRETS: [&str; 3] = [
+    "known-platform-secret-5f1c",
+    "known-webhook-secret-9a2e",
+    "https://hooks.slack.com/services/T0/B0/known-chat-token-77d4",
+];
+
+/// Project `vault` with each of [`SECRETS`]: in its webhook integration's settings, a lead
+/// webhook, and its Slack channel.
+pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
+    let project = project(store, "vault").await;
+    let settings = IntegrationSettings::Webhook(WebhookSettings {
+        url: "https://crm.example.com/hook".to_owned(),
+        secret: Secret::new(SECRETS[0]),
+    });
+    store
+        .set_integration(project.id, settings, at(0))
+        .await
+        .expect("set the integration");
+    let events = crate::webhook::WebhookEvents::all();
+    let hook = crate::webhook::NewWebhook::new(
+        "https://crm.example.com/leads",
+        Some(Secret::new(SECRETS[1])),
+        events,
+    )
+    .expect("a valid webhook");
+    store
+        .create_webhook(project.id, hook, at(0))
+        .await
+        .expect("create the webhook");
+    store
+        .set_chat_channel(project.id, crate::alert::ChatKind::Slack, Some(SECRETS[2]))
+        .await
+        .expect("set the chat channel");
+    project
+}
+
+/// The secrets of `project` as the store reads them back, in the order of [`SECRETS`].
+pub async fn secrets_of<S: Admin>(store: &S, project: &Project) -> Vec<String> {
+    let integrations = store.integrations(project.id).await.expect("integrations");
+    let settings = integrations.webhook.expect("the webhook integration");
+    let hooks = store.webhooks(project.id).await.expect("webhooks");
+    let channels = store.chat_channels(project.id).await.expect("channels");
+    vec![
+        settings.secret.expose().to_owned(),
+        hooks[0].webhook.secret.expose().to_owned(),
+        channels[0].url.clone(),
+    ]
 }
 
 /// Lead data from a create body (without its `projectId`).

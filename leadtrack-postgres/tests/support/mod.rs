@@ -1,6 +1,6 @@
 //! Stores on fresh databases of the test cluster (`LEADTRACK_POSTGRES_URL`).
 
-use leadtrack_postgres::testkit::{URL_VARIABLE, fresh_database};
+use leadtrack_postgres::testkit::{URL_VARIABLE, fresh_database, test_key};
 use leadtrack_postgres::{PgOptions, PgStore};
 
 /// A store on a fresh database, and the database's URL. A cluster that cannot be reached
@@ -9,7 +9,7 @@ pub(crate) async fn fresh_store() -> (PgStore, String) {
     let cluster = std::env::var(URL_VARIABLE)
         .unwrap_or_else(|_| panic!("{URL_VARIABLE} names the test cluster"));
     let url = fresh_database(&cluster).await;
-    let store = PgStore::connect_with(&url, options())
+    let store = PgStore::connect_with(&url, &test_key(), options())
         .await
         .expect("connect to the fresh database");
     (store, url)

@@ -64,6 +64,18 @@ pub(crate) struct Cli {
     )]
     pub(crate) pool_size: usize,
 
+    /// The file holding the key (32 bytes, base64) that seals the platforms' credentials
+    /// and other secrets in the database; `LEADTRACK_SECRET_KEY` may hold the key itself.
+    /// Without either, a SQLite database uses `<database>.key`, made on first start;
+    /// PostgreSQL requires one.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_SECRET_KEY_FILE",
+        value_name = "FILE"
+    )]
+    pub(crate) secret_key_file: Option<PathBuf>,
+
     /// A TOML file of settings: its keys are the long names of the flags (`addr`,
     /// `log-format`, ...). Flags win over environment variables, which win over the file.
     #[arg(long, global = true, env = "LEADTRACK_CONFIG", value_name = "FILE")]
@@ -124,6 +136,19 @@ pub(crate) enum MailCommand {
         /// The recipient.
         #[arg(long, value_name = "ADDRESS")]
         to: String,
+    },
+}
+
+/// `secrets ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SecretsCommand {
+    /// Seal every secret again with a new key, in one transaction. Stop every server and
+    /// worker first, and start them with the new key afterwards; a SQLite database that
+    /// used its own key file gets the new key in it.
+    Rotate {
+        /// The file holding the new key (32 bytes, base64: `openssl rand -base64 32`).
+        #[arg(long, value_name = "FILE")]
+        new_key_file: PathBuf,
     },
 }
 
@@ -213,6 +238,9 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 2000, value_parser = at_least_one(), value_name = "IDS")]
         batch: usize,
     },
+    /// The key that seals secrets in the database.
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
     /// Manage the people who sign in to the dashboard.
     #[command(subcommand)]
     User(UserCommand),

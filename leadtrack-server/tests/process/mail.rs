@@ -152,7 +152,7 @@ async fn serve_emails_new_leads_to_the_members_who_asked() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("leads.db");
     {
-        let store = leadtrack_sqlite::SqliteStore::open(&db).await.unwrap();
+        let store = crate::process::open_store(&db).await;
         let now = chrono::Utc::now();
         let new = leadtrack_core::project::NewProject {
             public_id: Some("acme".into()),

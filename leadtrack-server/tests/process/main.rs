@@ -13,4 +13,5 @@ mod overload;
 mod postgres;
 mod process;
 mod protection;
+mod secrets;
 mod server_process;

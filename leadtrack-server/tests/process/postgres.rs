@@ -491,7 +491,7 @@ async fn rate_and_deliver(db: &Path, key: &str, label: Uuid, hook: &MockPlatform
 
 /// 2,000 more leads, written in-process, so that a copy takes many batches.
 async fn write_in_bulk(db: &Path) {
-    let store = leadtrack_sqlite::SqliteStore::open(db).await.unwrap();
+    let store = crate::process::open_store(db).await;
     let acme = leadtrack_core::Admin::project(&store, "acme")
         .await
         .unwrap();
@@ -517,6 +517,7 @@ async fn write_in_bulk(db: &Path) {
 /// Starts a copy of `db` to `url` and kills it while it copies leads.
 async fn kill_a_copy_midway(db: &Path, url: &str) {
     let mut first = tokio::process::Command::new(crate::process::server_binary())
+        .envs([crate::process::test_key()])
         .args(["migrate-to", "--from"])
         .arg(db)
         .args(["--to", url, "--batch", "100"])

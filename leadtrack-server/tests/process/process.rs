@@ -24,9 +24,31 @@ pub(crate) async fn fresh_db(dir: &tempfile::TempDir) -> PathBuf {
     }
 }
 
+/// The tests' secret key, in the variable that gives it: the same for every process, so
+/// that a database one made (SQLite or PostgreSQL, or copied from one to the other) opens
+/// in any other. The key files of databases without one are tested in `operations`.
+pub(crate) fn test_key() -> (&'static str, String) {
+    (
+        "LEADTRACK_SECRET_KEY",
+        leadtrack_postgres::testkit::test_key().to_base64(),
+    )
+}
+
+/// The SQLite store of `db` in this process, with the key the server processes use.
+pub(crate) async fn open_store(db: &Path) -> leadtrack_sqlite::SqliteStore {
+    let options = leadtrack_sqlite::SqliteOptions {
+        secret_key: Some(leadtrack_postgres::testkit::test_key()),
+        ..leadtrack_sqlite::SqliteOptions::default()
+    };
+    leadtrack_sqlite::SqliteStore::open_with(db, options)
+        .await
+        .expect("open the database")
+}
+
 /// Runs an admin command to completion.
 pub(crate) async fn admin(db: &Path, args: &[&str]) -> Output {
     Command::new(server_binary())
+        .envs([test_key()])
         .args(args)
         .arg("--db")
         .arg(db)
@@ -41,6 +63,7 @@ pub(crate) async fn admin(db: &Path, args: &[&str]) -> Output {
 pub(crate) async fn admin_with_input(db: &Path, args: &[&str], input: &str) -> Output {
     use tokio::io::AsyncWriteExt;
     let mut child = Command::new(server_binary())
+        .envs([test_key()])
         .args(args)
         .arg("--db")
         .arg(db)
@@ -186,6 +209,7 @@ async fn spawn_command(mut command: Command, db: &Path, ready: &str) -> Server {
     let mut child = command
         .arg("--db")
         .arg(db)
+        .envs([test_key()])
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
