@@ -619,3 +619,86 @@ async fn an_invitation_sent_from_the_members_page_is_taken_in_the_browser() {
     .await;
     browser.close().await;
 }
+
+/// The GA4 event of a label is checked as it is typed: the count of characters, and what is
+/// wrong in words (not the browser's "match the requested format"); a bad name is not sent.
+#[tokio::test]
+async fn a_ga4_event_name_is_checked_as_it_is_typed() {
+    let (browser, site) = (Browser::start().await, site().await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    c.goto(&format!("{}/projects/acme/settings/labels", site.base()))
+        .await
+        .unwrap();
+    let field = c.find(Locator::Id("ga4_event")).await.unwrap();
+    let shown = |id: &'static str| async move {
+        c.find(Locator::Id(id)).await.unwrap().text().await.unwrap()
+    };
+    assert_eq!(shown("ga4_event-count").await, "0/40");
+    for (typed, count, says) in [
+        (
+            "qualify-",
+            "8/40",
+            "“-” is not allowed: use only letters, digits and _.",
+        ),
+        (
+            "session_start",
+            "13/40",
+            "GA4 keeps “session_start” for its own events",
+        ),
+        (
+            "google_lead",
+            "11/40",
+            "GA4 keeps names starting with “google_” for itself",
+        ),
+        ("2nd", "3/40", "Start with a letter."),
+        ("qualify_lead", "12/40", ""),
+    ] {
+        field.clear().await.unwrap();
+        field.send_keys(typed).await.unwrap();
+        assert_eq!(shown("ga4_event-count").await, count, "{typed}");
+        let status = shown("ga4_event-status").await;
+        assert!(
+            status.contains(says) && (says.is_empty() == status.is_empty()),
+            "{typed}: {status}"
+        );
+    }
+    // Looked at, at both widths, while it says what is wrong.
+    field.clear().await.unwrap();
+    field.send_keys("session_start").await.unwrap();
+    for (name, width, height) in [("laptop", 1366, 768), ("phone", 390, 844)] {
+        browser.viewport(width, height).await;
+        c.execute(
+            "document.getElementById('ga4_event').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await
+        .unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = c.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("ga4-event-{name}.png")), png).unwrap();
+    }
+    field.clear().await.unwrap();
+    field.send_keys(&"a".repeat(41)).await.unwrap();
+    assert_eq!(shown("ga4_event-count").await, "41/40");
+    assert!(
+        shown("ga4_event-status")
+            .await
+            .contains("at most 40 characters")
+    );
+    // The browser keeps the form: the name is refused before it is sent.
+    c.find(Locator::Id("name"))
+        .await
+        .unwrap()
+        .send_keys("Qualified")
+        .await
+        .unwrap();
+    let acme = site.store().project_by_public_id("acme").await.unwrap();
+    let labels = site.store().labels(acme.id).await.unwrap().len();
+    let url = c.current_url().await.unwrap();
+    click(c, "form[action$='/settings/labels'] button[type=submit]").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(c.current_url().await.unwrap(), url);
+    assert_eq!(site.store().labels(acme.id).await.unwrap().len(), labels);
+}

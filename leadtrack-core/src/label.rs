@@ -51,8 +51,12 @@ impl LabelMapping {
         }
     }
 
-    /// The mapping with its values checked: a LinkedIn conversion becomes its URN.
+    /// The mapping with its values checked: a GA4 event name follows GA4's naming rules, and
+    /// a LinkedIn conversion becomes its URN.
     pub fn validate(mut self) -> Result<Self, String> {
+        if let Some(event) = &self.ga4_event {
+            ga4_event_name(event)?;
+        }
         if let Some(conversion) = &self.linkedin_conversion {
             self.linkedin_conversion = Some(linkedin_conversion_urn(conversion)?);
         }
@@ -71,6 +75,86 @@ impl LabelMapping {
             ..Self::default()
         }
     }
+}
+
+/// The most characters of a GA4 event name.
+pub const GA4_EVENT_MAX: usize = 40;
+
+/// The event names GA4 reserves for itself: an event sent with one is dropped. Listed under
+/// "Reserved event names" in
+/// <https://developers.google.com/analytics/devguides/collection/protocol/ga4/reference#reserved_names>.
+pub const GA4_RESERVED_EVENTS: [&str; 32] = [
+    "ad_activeview",
+    "ad_click",
+    "ad_exposure",
+    "ad_impression",
+    "ad_query",
+    "ad_reward",
+    "adunit_exposure",
+    "app_background",
+    "app_clear_data",
+    "app_exception",
+    "app_remove",
+    "app_store_refund",
+    "app_store_subscription_cancel",
+    "app_store_subscription_convert",
+    "app_store_subscription_renew",
+    "app_update",
+    "app_upgrade",
+    "dynamic_link_app_open",
+    "dynamic_link_app_update",
+    "dynamic_link_first_open",
+    "error",
+    "first_open",
+    "first_visit",
+    "in_app_purchase",
+    "notification_dismiss",
+    "notification_foreground",
+    "notification_open",
+    "notification_receive",
+    "os_update",
+    "session_start",
+    "session_start_with_rollout",
+    "user_engagement",
+];
+
+/// The prefixes GA4 reserves (same page, "Reserved prefixes"), compared without case.
+pub const GA4_RESERVED_PREFIXES: [&str; 4] = ["firebase_", "ga_", "google_", "gtag."];
+
+/// Checks a GA4 event name against GA4's rules ("Event names must be 40 characters or
+/// fewer, may only contain alpha-numeric characters and underscores, and must start with
+/// an alphabetic character", and the reserved names and prefixes above). The error says
+/// which rule it breaks, in words.
+pub fn ga4_event_name(name: &str) -> Result<(), String> {
+    let length = name.chars().count();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(format!("GA4 event {name:?} must start with a letter"));
+    }
+    if length > GA4_EVENT_MAX {
+        return Err(format!(
+            "GA4 event {name:?} is {length} characters long; GA4 takes at most {GA4_EVENT_MAX}"
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_'))
+    {
+        return Err(format!(
+            "GA4 event {name:?} holds {bad:?}; use only letters, digits and _"
+        ));
+    }
+    let lower = name.to_ascii_lowercase();
+    if GA4_RESERVED_EVENTS.contains(&lower.as_str()) {
+        return Err(format!(
+            "{name:?} is one of GA4's own events, which it drops when sent; choose another name"
+        ));
+    }
+    if let Some(prefix) = GA4_RESERVED_PREFIXES.iter().find(|p| lower.starts_with(*p)) {
+        return Err(format!(
+            "GA4 reserves names starting with {prefix:?}; choose another name"
+        ));
+    }
+    Ok(())
 }
 
 /// A LinkedIn conversion rule as its URN: `urn:lla:llaPartnerConversion:{id}` given as it
@@ -185,6 +269,33 @@ pub fn mapping_for<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ga4_event_names_follow_ga4s_rules() {
+        for good in ["qualify_lead", "Purchase", "a", &"x".repeat(40), "lead_2"] {
+            assert_eq!(ga4_event_name(good), Ok(()), "{good}");
+        }
+        for (bad, says) in [
+            ("", "must start with a letter"),
+            ("_lead", "must start with a letter"),
+            ("2nd_call", "must start with a letter"),
+            (&"x".repeat(41), "41 characters long; GA4 takes at most 40"),
+            ("qualify-lead", "holds '-'; use only letters, digits and _"),
+            ("qualifié", "holds 'é'"),
+            ("session_start", "one of GA4's own events"),
+            ("First_Visit", "one of GA4's own events"),
+            ("google_lead", "reserves names starting with \"google_\""),
+            ("GA_lead", "reserves names starting with \"ga_\""),
+        ] {
+            let err = ga4_event_name(bad).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let mapping = LabelMapping {
+            ga4_event: Some("error".into()),
+            ..LabelMapping::default()
+        };
+        assert!(mapping.validate().is_err());
+    }
 
     #[test]
     fn linkedin_conversions_are_urns() {

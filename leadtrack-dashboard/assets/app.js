@@ -331,4 +331,37 @@
     };
     setInterval(poll, 5000);
   }
+
+  // ---- a GA4 event name checked as it is typed: the count of characters, and what is
+  // wrong in words. The rules are the server's (leadtrack-core's label.rs), and the reserved
+  // names and prefixes come from the page, which has them from there. ----
+  all("[data-ga4-event]").forEach(function (field) {
+    var max = Number(field.getAttribute("data-max"));
+    var reserved = field.getAttribute("data-reserved").split(" ");
+    var prefixes = field.getAttribute("data-reserved-prefixes").split(" ");
+    var count = d.getElementById(field.id + "-count");
+    var status = d.getElementById(field.id + "-status");
+    var problem = function (name) {
+      var lower = name.toLowerCase();
+      var bad = name.match(/[^A-Za-z0-9_]/);
+      var prefix = prefixes.filter(function (p) { return lower.indexOf(p) === 0; })[0];
+      if (!name) return "";
+      if (!/^[A-Za-z]/.test(name)) return "Start with a letter.";
+      if (name.length > max) return "Too long: GA4 takes at most " + max + " characters.";
+      if (bad) return "“" + bad[0] + "” is not allowed: use only letters, digits and _.";
+      if (reserved.indexOf(lower) >= 0) return "GA4 keeps “" + name + "” for its own events and drops it: choose another name.";
+      if (prefix) return "GA4 keeps names starting with “" + prefix + "” for itself: choose another name.";
+      return "";
+    };
+    var check = function () {
+      var message = problem(field.value);
+      count.textContent = field.value.length + "/" + max;
+      count.classList.toggle("over", field.value.length > max);
+      status.textContent = message;
+      field.setCustomValidity(message);
+      field.setAttribute("aria-invalid", message ? "true" : "false");
+    };
+    field.addEventListener("input", check);
+    check();
+  });
 })();

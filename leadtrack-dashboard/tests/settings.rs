@@ -317,6 +317,25 @@ async fn labels_are_created_and_edited() {
         "{problem}"
     );
     assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
+    for (event, says) in [
+        (
+            "session_start",
+            "session_start&#34; is one of GA4&#39;s own events",
+        ),
+        (
+            "qualify-lead",
+            "holds &#39;-&#39;; use only letters, digits and _",
+        ),
+    ] {
+        let bad_event = app
+            .post(&owner, path, &[("name", "Customer"), ("ga4_event", event)])
+            .await;
+        assert_eq!(bad_event.status, StatusCode::BAD_REQUEST);
+        let problem = paragraph(&bad_event.text, "ga4_event-problem");
+        assert!(problem.contains(says), "{problem}");
+        assert!(bad_event.text.contains(&format!("value=\"{event}\"")));
+    }
+    assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
 
     let created = app
         .post(

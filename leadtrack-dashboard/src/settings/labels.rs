@@ -5,7 +5,8 @@ use askama::Template;
 use chrono::Utc;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::label::{
-    ConversionLabel, LabelMapping, NewLabel, linkedin_conversion_urn, moved, rateable,
+    ConversionLabel, LabelMapping, NewLabel, ga4_event_name, linkedin_conversion_urn, moved,
+    rateable,
 };
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{ConversionId, IntegrationKind};
@@ -70,7 +71,13 @@ impl MappingForm {
     /// The problems of the fields, each at its field: core's checks of the mapping.
     pub(super) fn problems(&self) -> Problems {
         let mut problems = Problems::default();
-        if let Some(conversion) = self.mapping().linkedin_conversion
+        let mapping = self.mapping();
+        if let Some(event) = mapping.ga4_event
+            && let Err(message) = ga4_event_name(&event)
+        {
+            problems.add("ga4_event", sentence(&message));
+        }
+        if let Some(conversion) = mapping.linkedin_conversion
             && let Err(message) = linkedin_conversion_urn(&conversion)
         {
             problems.add("linkedin_conversion", sentence(&message));
