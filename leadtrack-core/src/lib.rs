@@ -14,7 +14,7 @@
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
 //! 4. [`matching`]: how emails, phones and search terms match;
 //! 5. the records: [`assignment`] (who a lead is given to), [`lead`], [`channel`] (where a lead came from), [`alert`] (telling the team of leads), [`label`], [`project`], [`key`], [`account`] (users,
-//!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`job`], [`webhook`] (lead webhooks),
+//!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`oauth`] (platforms connected by signing in), [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`draft`] (ratings kept for review before sending),
 //!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
 //!    they came from);
@@ -77,6 +77,8 @@ pub mod link;
 
 pub mod integration;
 
+pub mod oauth;
+
 pub mod job;
 
 pub mod webhook;
@@ -118,7 +120,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 30] = [
+    const CHAIN: [&str; 31] = [
         "time",
         "error",
         "types",
@@ -135,6 +137,7 @@ mod chain {
         "account",
         "link",
         "integration",
+        "oauth",
         "job",
         "webhook",
         "activity",

@@ -236,6 +236,15 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "oauth_grants",
+        key: None,
+        columns: &[
+            column("project_id", Int),
+            column("provider", Text),
+            column("credentials", Text),
+        ],
+    },
+    Table {
         name: "round_robin",
         key: None,
         columns: &[

@@ -51,8 +51,9 @@ impl SealedColumn {
 }
 
 /// Every sealed column: a platform's settings (tokens, client secrets), a lead webhook's
-/// signing secret, and a chat channel's incoming-webhook URL (which is its credential).
-pub const SEALED: [SealedColumn; 3] = [
+/// signing secret, a chat channel's incoming-webhook URL (which is its credential), and a
+/// platform's grant by sign-in.
+pub const SEALED: [SealedColumn; 4] = [
     SealedColumn {
         table: "integrations",
         key: &["project_id", "kind"],
@@ -68,6 +69,11 @@ pub const SEALED: [SealedColumn; 3] = [
         key: &["project_id", "kind"],
         column: "url",
     },
+    SealedColumn {
+        table: "oauth_grants",
+        key: &["project_id", "provider"],
+        column: "credentials",
+    },
 ];
 
 /// The column of integration settings.
@@ -76,6 +82,8 @@ pub const INTEGRATION_SETTINGS: SealedColumn = SEALED[0];
 pub const WEBHOOK_SECRET: SealedColumn = SEALED[1];
 /// The column of chat channels' URLs.
 pub const CHAT_CHANNEL_URL: SealedColumn = SEALED[2];
+/// The column of the grants platforms gave by sign-in (their refresh tokens).
+pub const OAUTH_GRANT: SealedColumn = SEALED[3];
 
 /// The server's 32-byte key. Never printed: its `Debug` hides it.
 #[derive(Clone, PartialEq, Eq)]

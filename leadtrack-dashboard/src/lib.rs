@@ -108,6 +108,10 @@ pub struct Config {
     /// Sends invitations, password resets and email confirmations. Without one, owners
     /// are shown the links to pass on themselves.
     pub mailer: Option<leadtrack_mail::Mailer>,
+    /// The applications the operator registered with the ad platforms, which owners
+    /// connect a project by signing in with (one per platform at most). Their redirect URI
+    /// is `public_url` (else the request's origin) and `/oauth/callback`.
+    pub oauth: Vec<leadtrack_core::oauth::OAuthApp>,
 }
 
 impl Default for Config {
@@ -118,6 +122,7 @@ impl Default for Config {
             body_limit: 16 * 1024,
             public_url: None,
             mailer: None,
+            oauth: Vec::new(),
         }
     }
 }
@@ -188,6 +193,7 @@ async fn page<S: Store + Clone>(
         Route::Export => export::handle(store, config, request, project).await,
         Route::Reports => reports::page(store, request, project).await,
         Route::Settings(page) => settings::handle(store, config, request, page, params, body).await,
+        Route::OAuthCallback => settings::sign_in::callback(store, config, request).await,
         Route::SaveView => saved_views::save(store, config, request, project, body).await,
         Route::DeleteView => {
             saved_views::delete(store, config, request, (project, params.get("id")), body).await

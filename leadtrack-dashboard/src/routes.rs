@@ -46,6 +46,8 @@ pub(crate) enum Route {
     Reports,
     /// The project's settings, for owners.
     Settings(Settings),
+    /// A platform's answer to signing in with it.
+    OAuthCallback,
     /// Saving the inbox's view with a name.
     SaveView,
     /// Deleting a saved view (`{id}`).
@@ -145,6 +147,10 @@ pub(crate) enum Settings {
     SaveIntegration,
     /// Disconnecting one.
     DisconnectIntegration,
+    /// Off to a platform's consent page.
+    SignIn,
+    /// The account picked once signed in.
+    PickAccount,
     /// One test event.
     TestIntegration,
     /// Sending its failed deliveries of the last 30 days again.
@@ -403,6 +409,17 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
             ),
             (
                 M::POST,
+                "/projects/{project}/settings/integrations/{kind}/sign-in",
+                Route::Settings(S::SignIn),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/integrations/{kind}/account",
+                Route::Settings(S::PickAccount),
+            ),
+            (M::GET, "/oauth/callback", Route::OAuthCallback),
+            (
+                M::POST,
                 "/projects/{project}/settings/integrations/{kind}/test",
                 Route::Settings(S::TestIntegration),
             ),
@@ -560,6 +577,8 @@ pub fn label(path: &str) -> Option<&'static str> {
         Some(Route::Invitation | Route::AcceptInvitation) => "invitation",
         Some(Route::ForgotForm | Route::Forgot | Route::ResetForm | Route::Reset) => "password",
         Some(Route::SignOut) => "logout",
+        // The answer's query holds a one-use code.
+        Some(Route::OAuthCallback) => "oauth",
         _ => "dashboard",
     })
 }

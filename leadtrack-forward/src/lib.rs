@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 
 pub mod check;
+pub mod connect;
 pub mod ga4;
 mod google;
 pub mod google_ads;

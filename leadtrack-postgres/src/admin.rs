@@ -6,11 +6,12 @@ use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, check_order};
+use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
-use leadtrack_core::vault::{INTEGRATION_SETTINGS, Vault};
+use leadtrack_core::vault::{INTEGRATION_SETTINGS, OAUTH_GRANT, Vault};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
@@ -436,6 +437,59 @@ pub(crate) async fn set_integration(
 /// Keeps a refresh token the platform issued in place of `old` (see
 /// [`IntegrationSettings::rotate_refresh_token`]). The row is locked while it is read and
 /// rewritten, so a reconnection in between is never overwritten.
+/// [`leadtrack_core::Admin::oauth_grant`].
+pub(crate) async fn oauth_grant(
+    c: &impl GenericClient,
+    vault: &Vault,
+    project: ProjectId,
+    provider: Provider,
+) -> Result<Option<OAuthGrant>, Error> {
+    let row = one(
+        c,
+        "SELECT credentials FROM oauth_grants WHERE project_id = $1 AND provider = $2",
+        &[&project.0, &provider.as_ref()],
+    )
+    .await?;
+    match row {
+        Some(row) => Ok(Some(serde_json::from_str(
+            &vault.open(OAUTH_GRANT, row.try_get(0)?)?,
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// [`leadtrack_core::Admin::set_oauth_grant`].
+pub(crate) async fn set_oauth_grant(
+    c: &impl GenericClient,
+    vault: &Vault,
+    project_id: ProjectId,
+    provider: Provider,
+    grant: Option<&OAuthGrant>,
+) -> Result<(), Error> {
+    project(c, project_id).await?;
+    match grant {
+        Some(grant) => {
+            let sealed = vault.seal(OAUTH_GRANT, &serde_json::to_string(grant)?);
+            run(
+                c,
+                "INSERT INTO oauth_grants (project_id, provider, credentials) VALUES ($1, $2, $3)
+                 ON CONFLICT (project_id, provider) DO UPDATE SET credentials = $3",
+                &[&project_id.0, &provider.as_ref(), &sealed],
+            )
+            .await?
+        }
+        None => {
+            run(
+                c,
+                "DELETE FROM oauth_grants WHERE project_id = $1 AND provider = $2",
+                &[&project_id.0, &provider.as_ref()],
+            )
+            .await?
+        }
+    };
+    Ok(())
+}
+
 pub(crate) async fn rotate_refresh_token(
     c: &impl GenericClient,
     vault: &Vault,

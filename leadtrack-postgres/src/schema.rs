@@ -687,6 +687,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         value text    NOT NULL
     );
     "#,
+    // 23: the grants platforms gave by sign-in (`credentials`: sealed JSON).
+    r#"
+    CREATE TABLE oauth_grants (
+        project_id  bigint NOT NULL REFERENCES projects (id),
+        provider    text   NOT NULL,
+        credentials text   NOT NULL,
+        PRIMARY KEY (project_id, provider)
+    );
+    "#,
 ];
 
 /// A column's value derived from a lead's data.

@@ -20,6 +20,7 @@ use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
+use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -444,6 +445,35 @@ impl Admin for PgStore {
 
     async fn chat_channels(&self, project: ProjectId) -> StoreResult<Vec<ChatChannel>> {
         read!(self, |c| alerts::channels(c, &self.vault, project))
+    }
+
+    async fn oauth_grant(
+        &self,
+        project: ProjectId,
+        provider: Provider,
+    ) -> StoreResult<Option<OAuthGrant>> {
+        read!(self, |c| admin::oauth_grant(
+            c,
+            &self.vault,
+            project,
+            provider
+        ))
+    }
+
+    async fn set_oauth_grant(
+        &self,
+        project: ProjectId,
+        provider: Provider,
+        grant: Option<&OAuthGrant>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| admin::set_oauth_grant(
+            &tx,
+            &self.vault,
+            project,
+            provider,
+            grant
+        )
+        .await?)
     }
 
     async fn set_chat_channel(

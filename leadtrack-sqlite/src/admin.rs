@@ -5,11 +5,12 @@ use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, check_order};
+use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
-use leadtrack_core::vault::{INTEGRATION_SETTINGS, Vault};
+use leadtrack_core::vault::{INTEGRATION_SETTINGS, OAUTH_GRANT, Vault};
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
@@ -401,6 +402,54 @@ pub(crate) fn rotate_refresh_token(
         to_millis(&now),
     ))?;
     Ok(true)
+}
+
+/// [`leadtrack_core::Admin::oauth_grant`].
+pub(crate) fn oauth_grant(
+    conn: &Connection,
+    vault: &Vault,
+    project: ProjectId,
+    provider: Provider,
+) -> Result<Option<OAuthGrant>, Error> {
+    let sealed: Option<String> = conn
+        .prepare_cached(
+            "SELECT credentials FROM oauth_grants WHERE project_id = ?1 AND provider = ?2",
+        )?
+        .query_row((project.0, provider.as_ref()), |row| row.get(0))
+        .optional()?;
+    match sealed {
+        Some(sealed) => Ok(Some(serde_json::from_str(
+            &vault.open(OAUTH_GRANT, &sealed)?,
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// [`leadtrack_core::Admin::set_oauth_grant`].
+pub(crate) fn set_oauth_grant(
+    conn: &Connection,
+    vault: &Vault,
+    project_id: ProjectId,
+    provider: Provider,
+    grant: Option<&OAuthGrant>,
+) -> Result<(), Error> {
+    project(conn, project_id)?;
+    match grant {
+        Some(grant) => conn
+            .prepare_cached(
+                "INSERT INTO oauth_grants (project_id, provider, credentials) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (project_id, provider) DO UPDATE SET credentials = ?3",
+            )?
+            .execute((
+                project_id.0,
+                provider.as_ref(),
+                vault.seal(OAUTH_GRANT, &serde_json::to_string(grant)?),
+            ))?,
+        None => conn
+            .prepare_cached("DELETE FROM oauth_grants WHERE project_id = ?1 AND provider = ?2")?
+            .execute((project_id.0, provider.as_ref()))?,
+    };
+    Ok(())
 }
 
 pub(crate) fn remove_integration(

@@ -815,6 +815,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         value TEXT    NOT NULL
     ) STRICT;
     "#,
+    // 37: the grants platforms gave by sign-in (`credentials`: sealed JSON).
+    r#"
+    CREATE TABLE oauth_grants (
+        project_id  INTEGER NOT NULL REFERENCES projects (id),
+        provider    TEXT    NOT NULL,
+        credentials TEXT    NOT NULL,
+        PRIMARY KEY (project_id, provider)
+    ) STRICT, WITHOUT ROWID;
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

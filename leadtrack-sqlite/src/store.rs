@@ -21,6 +21,7 @@ use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
+use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -428,6 +429,29 @@ impl Admin for SqliteStore {
         let vault = self.vault();
         self.read(move |conn| alerts::channels(conn, &vault, project))
             .await
+    }
+
+    async fn oauth_grant(
+        &self,
+        project: ProjectId,
+        provider: Provider,
+    ) -> StoreResult<Option<OAuthGrant>> {
+        let vault = self.vault();
+        self.read(move |conn| admin::oauth_grant(conn, &vault, project, provider))
+            .await
+    }
+
+    async fn set_oauth_grant(
+        &self,
+        project: ProjectId,
+        provider: Provider,
+        grant: Option<&OAuthGrant>,
+    ) -> StoreResult<()> {
+        let (vault, grant) = (self.vault(), grant.cloned());
+        self.write(move |conn| {
+            admin::set_oauth_grant(conn, &vault, project, provider, grant.as_ref())
+        })
+        .await
     }
 
     async fn set_chat_channel(

@@ -50,6 +50,7 @@ use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use crate::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
+use crate::oauth::{OAuthGrant, Provider};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
 use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -531,6 +532,22 @@ pub trait Admin: Send + Sync + 'static {
     ) -> StoreResult<()>;
 
     // ----- integrations -----
+
+    /// The grant `provider` gave the project by sign-in, if any.
+    async fn oauth_grant(
+        &self,
+        project: ProjectId,
+        provider: Provider,
+    ) -> StoreResult<Option<OAuthGrant>>;
+
+    /// Keeps `grant` as the project's grant of its platform, in place of an earlier one, or
+    /// forgets `provider`'s (`None`). Errors: [`Entity::Project`] not found.
+    async fn set_oauth_grant(
+        &self,
+        project: ProjectId,
+        provider: Provider,
+        grant: Option<&OAuthGrant>,
+    ) -> StoreResult<()>;
 
     /// The project's connected integrations.
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations>;

@@ -43,3 +43,69 @@ pub async fn a_rotated_refresh_token_reads_back_after_a_restart<B: Backend>(back
     assert_eq!(settings.refresh_token.expose(), "refresh-2");
     assert_eq!(settings.client_secret.expose(), "client-secret");
 }
+
+/// A platform's grant by sign-in is kept per project and platform, replaced by a newer
+/// one, read back after a restart, and forgotten.
+pub async fn oauth_grants_are_kept_replaced_and_forgotten<B: Backend>(backend: &B) {
+    use crate::oauth::{OAuthGrant, Provider};
+    let store = backend.open().await;
+    let (acme, other) = (
+        project(&store, "acme").await,
+        project(&store, "other").await,
+    );
+    let grant = |account: &str, token: &str| OAuthGrant {
+        provider: Provider::Google,
+        account: account.to_owned(),
+        refresh_token: Secret::new(token),
+        granted_at: at(1),
+    };
+    assert_eq!(
+        store.oauth_grant(acme.id, Provider::Google).await.unwrap(),
+        None
+    );
+    let first = grant("ada@example.com", "refresh-a");
+    store
+        .set_oauth_grant(acme.id, Provider::Google, Some(&first))
+        .await
+        .unwrap();
+    let second = grant("grace@example.com", "refresh-b");
+    store
+        .set_oauth_grant(acme.id, Provider::Google, Some(&second))
+        .await
+        .unwrap();
+    let store = backend.reopen(store).await;
+    assert_eq!(
+        store.oauth_grant(acme.id, Provider::Google).await.unwrap(),
+        Some(second)
+    );
+    assert_eq!(
+        store
+            .oauth_grant(acme.id, Provider::Linkedin)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store.oauth_grant(other.id, Provider::Google).await.unwrap(),
+        None
+    );
+    store
+        .set_oauth_grant(acme.id, Provider::Google, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.oauth_grant(acme.id, Provider::Google).await.unwrap(),
+        None
+    );
+    let missing = store
+        .set_oauth_grant(
+            crate::types::ProjectId(999_999),
+            Provider::Google,
+            Some(&first),
+        )
+        .await;
+    assert!(
+        matches!(missing, Err(StoreError::NotFound(Entity::Project))),
+        "{missing:?}"
+    );
+}

@@ -22,11 +22,13 @@ use leadtrack_forward::{Outcome, check, ga4};
 use strum::VariantArray;
 use warp::http::StatusCode;
 
+use super::sign_in::{self, SignInCard};
 use super::{Answer, Area, Frame, Owner, Problems, saved, sentence};
 use crate::Request;
 use crate::format;
 use crate::render::{self, Layout};
 use crate::session::Form;
+use leadtrack_core::oauth::Provider;
 
 /// One field of a card's form: a setting, with its value and its problem.
 struct Field {
@@ -112,6 +114,8 @@ struct Card {
     test: Option<TestResult>,
     /// A webhook secret just generated, shown this once.
     new_secret: Option<String>,
+    /// Signing in with the platform, when the server has an application for it.
+    sign_in: Option<SignInCard>,
 }
 
 impl Card {
@@ -165,6 +169,12 @@ async fn integrations_page<S: Admin>(
     };
     let default_event =
         first(|m| m.ga4_event.as_ref()).unwrap_or_else(|| "leadtrack_test".to_owned());
+    let mut sign_ins = Vec::new();
+    for &kind in IntegrationKind::VARIANTS {
+        let connected = integrations.is_connected(kind);
+        sign_ins.push(sign_in::card(store, owner, kind, connected).await?);
+    }
+    let mut sign_ins = sign_ins.into_iter();
     let cards = IntegrationKind::VARIANTS
         .iter()
         .map(|&kind| {
@@ -230,6 +240,7 @@ async fn integrations_page<S: Admin>(
                     IntegrationKind::Webhook => shown.new_secret.take(),
                     _ => None,
                 },
+                sign_in: sign_ins.next().flatten(),
             }
         })
         .collect();
@@ -267,6 +278,7 @@ fn notice(request: &Request) -> Option<String> {
     let title = Platform::by_slug(slug)?.title;
     let verb = match verb {
         "connected" => "connected: conversions rated from now on are sent to it",
+        "signed" => "signed in: pick the account its conversions go to",
         "updated" => "settings saved: the next delivery uses them",
         "disconnected" => "disconnected: nothing more is sent to it",
         "retried" => "deliveries that failed in the last 30 days are being sent again",
@@ -280,6 +292,16 @@ fn notice(request: &Request) -> Option<String> {
 pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -> Answer {
     let notice = notice(request);
     integrations_page(store, &owner, StatusCode::OK, notice, Shown::default()).await
+}
+
+/// The integrations page with `notice`, answered with `status`.
+pub(super) async fn page_with<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    status: StatusCode,
+    notice: String,
+) -> Answer {
+    integrations_page(store, owner, status, Some(notice), Shown::default()).await
 }
 
 /// `POST integrations/{kind}`: connects the platform or changes its settings.
@@ -361,6 +383,12 @@ pub(super) async fn disconnect<S: Admin + LeadStore>(
         .remove_integration(owner.project().id, kind)
         .await
         .map_err(|e| owner.failure(e))?;
+    if let Some(provider) = Provider::of(kind) {
+        store
+            .set_oauth_grant(owner.project().id, provider, None)
+            .await
+            .map_err(|e| owner.failure(e))?;
+    }
     tracing::info!(user = %owner.viewer.user.id, integration = %kind, "integration disconnected");
     let removed = ProjectActivity::IntegrationRemoved { integration: kind };
     owner.record(store, removed).await?;
@@ -393,8 +421,9 @@ pub(super) async fn retry<S: Store>(store: &S, (owner, _): (Owner, Form), slug: 
     Ok(owner.redirect("integrations", Some(&format!("{slug}-{outcome}"))))
 }
 
-/// The client that asks GA4's validator: short timeouts, as a person is waiting.
-fn http() -> &'static reqwest::Client {
+/// The client that asks the platforms while a person waits (GA4's validator, sign-in,
+/// the pickers): short timeouts.
+pub(super) fn http() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(check::client)
 }

@@ -40,6 +40,7 @@ mod keys;
 mod labels;
 mod members;
 mod project;
+pub(crate) mod sign_in;
 mod spam;
 mod webhooks;
 
@@ -85,6 +86,8 @@ pub(crate) async fn handle<S: Store>(
             Settings::DisconnectIntegration => {
                 integrations::disconnect(store, form().await?, kind).await
             }
+            Settings::SignIn => sign_in::start(config, request, form().await?, kind).await,
+            Settings::PickAccount => sign_in::pick_account(store, form().await?).await,
             Settings::TestIntegration => integrations::test(store, form().await?, kind).await,
             Settings::RetryIntegration => integrations::retry(store, form().await?, kind).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
@@ -128,6 +131,8 @@ type Answer = Result<Response, Response>;
 pub(crate) struct Owner {
     viewer: Viewer,
     membership: Membership,
+    /// The server's applications for signing in with the platforms.
+    oauth: Vec<leadtrack_core::oauth::OAuthApp>,
     /// The client's address, for the audit log.
     address: String,
 }
@@ -144,6 +149,7 @@ async fn owner_page<S: Accounts>(
     Ok(Owner {
         viewer,
         membership,
+        oauth: config.oauth.clone(),
         address,
     })
 }
@@ -162,6 +168,7 @@ async fn owner_form<S: Accounts>(
     let owner = Owner {
         viewer,
         membership,
+        oauth: config.oauth.clone(),
         address,
     };
     Ok((owner, form))

@@ -1,6 +1,8 @@
 //! Local stand-ins for the ad platforms (feature `testkit`): an HTTP server on a free
 //! loopback port that records every request and answers as a test scripts it.
 
+pub mod google;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -1,0 +1,266 @@
+//! Signing in with an ad platform: the platforms a project can connect by OAuth 2.0
+//! ([`Provider`]), the operator's registered application for each ([`OAuthApp`]), the
+//! authorization request with PKCE ([`Authorization`]), and what a consent leaves the
+//! project ([`OAuthGrant`]).
+//!
+//! The flow is the authorization code grant (RFC 6749 section 4.1) with PKCE's `S256`
+//! challenge (RFC 7636); `state` ties the platform's answer to the browser that asked.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::integration::Secret;
+use crate::types::{IntegrationKind, random_bytes};
+
+/// A platform a project connects by signing in.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::AsRefStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Provider {
+    /// Google, for Google Ads.
+    Google,
+    /// Microsoft, for Microsoft Advertising.
+    Microsoft,
+    /// LinkedIn, for LinkedIn's Conversions API.
+    Linkedin,
+}
+
+impl Provider {
+    /// The integration a consent connects.
+    pub fn integration(self) -> IntegrationKind {
+        match self {
+            Self::Google => IntegrationKind::GoogleAds,
+            Self::Microsoft => IntegrationKind::MicrosoftAds,
+            Self::Linkedin => IntegrationKind::Linkedin,
+        }
+    }
+
+    /// The provider of `kind`, if it is connected by signing in.
+    pub fn of(kind: IntegrationKind) -> Option<Self> {
+        match kind {
+            IntegrationKind::GoogleAds => Some(Self::Google),
+            IntegrationKind::MicrosoftAds => Some(Self::Microsoft),
+            IntegrationKind::Linkedin => Some(Self::Linkedin),
+            IntegrationKind::Ga4 | IntegrationKind::Meta | IntegrationKind::Webhook => None,
+        }
+    }
+
+    /// Its name for people: "Connect with Google".
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Google => "Google",
+            Self::Microsoft => "Microsoft",
+            Self::Linkedin => "LinkedIn",
+        }
+    }
+
+    /// The scopes asked for: sending conversions, reading the accounts and conversions to
+    /// pick from, and who signed in (OpenID Connect's `email`).
+    pub fn scopes(self) -> &'static [&'static str] {
+        match self {
+            // https://developers.google.com/data-manager/api/get-started/set-up-access and
+            // https://developers.google.com/google-ads/api/docs/oauth/overview
+            Self::Google => &[
+                "openid",
+                "email",
+                "https://www.googleapis.com/auth/datamanager",
+                "https://www.googleapis.com/auth/adwords",
+            ],
+            // https://learn.microsoft.com/en-us/advertising/guides/authentication-oauth-consent
+            Self::Microsoft => &[
+                "openid",
+                "email",
+                "offline_access",
+                "https://ads.microsoft.com/msads.manage",
+            ],
+            // https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
+            Self::Linkedin => &["openid", "email", "rw_conversions", "r_ads"],
+        }
+    }
+
+    /// The platform's own endpoints.
+    pub fn endpoints(self) -> Endpoints {
+        let (authorize, token, api) = match self {
+            Self::Google => (
+                "https://accounts.google.com/o/oauth2/v2/auth",
+                "https://oauth2.googleapis.com/token",
+                "https://googleads.googleapis.com",
+            ),
+            Self::Microsoft => (
+                "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+                "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+                "https://clientcenter.api.bingads.microsoft.com",
+            ),
+            Self::Linkedin => (
+                "https://www.linkedin.com/oauth/v2/authorization",
+                "https://www.linkedin.com/oauth/v2/accessToken",
+                "https://api.linkedin.com",
+            ),
+        };
+        Endpoints {
+            authorize: authorize.to_owned(),
+            token: token.to_owned(),
+            api: api.to_owned(),
+        }
+    }
+}
+
+/// Where a platform's consent page, token endpoint and account API are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    /// The consent page (the authorization endpoint).
+    pub authorize: String,
+    /// The token endpoint.
+    pub token: String,
+    /// The API the pickers list accounts and conversions from.
+    pub api: String,
+}
+
+/// The application the operator registered with a platform, once for the server.
+#[derive(Clone, Debug)]
+pub struct OAuthApp {
+    /// The platform.
+    pub provider: Provider,
+    /// Its client id.
+    pub client_id: String,
+    /// Its client secret.
+    pub client_secret: Secret,
+    /// The API's developer token, where the platform wants one (Google Ads, Microsoft
+    /// Advertising).
+    pub developer_token: Option<Secret>,
+    /// Where the platform is: its own endpoints, or a test's.
+    pub endpoints: Endpoints,
+}
+
+/// One consent asked for: the URL to send the browser to, with what the answer is checked
+/// against when it comes back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Authorization {
+    /// The consent page's URL.
+    pub url: String,
+    /// The `state` the answer must carry.
+    pub state: String,
+    /// The PKCE verifier the code is exchanged with.
+    pub verifier: String,
+}
+
+impl OAuthApp {
+    /// A new consent request: fresh `state` and PKCE verifier, the answer going to
+    /// `redirect_uri`. Google hands out a refresh token only when asked for offline access
+    /// with the consent screen shown (`access_type=offline`, `prompt=consent`).
+    pub fn authorize(&self, redirect_uri: &str) -> Authorization {
+        let state = URL_SAFE_NO_PAD.encode(random_bytes::<24>());
+        let verifier = URL_SAFE_NO_PAD.encode(random_bytes::<32>());
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &self.client_id)
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("scope", &self.provider.scopes().join(" "))
+            .append_pair("state", &state)
+            .append_pair("code_challenge", &pkce_challenge(&verifier))
+            .append_pair("code_challenge_method", "S256");
+        if self.provider == Provider::Google {
+            query
+                .append_pair("access_type", "offline")
+                .append_pair("prompt", "consent");
+        }
+        let separator = if self.endpoints.authorize.contains('?') {
+            '&'
+        } else {
+            '?'
+        };
+        Authorization {
+            url: format!("{}{separator}{}", self.endpoints.authorize, query.finish()),
+            state,
+            verifier,
+        }
+    }
+}
+
+/// The PKCE `S256` challenge of `verifier`: the URL-safe base64 of its SHA-256.
+pub fn pkce_challenge(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+/// What a consent left a project: whom it was given by, and the refresh token it gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthGrant {
+    /// The platform.
+    pub provider: Provider,
+    /// Who signed in, as the platform names them (an email address).
+    pub account: String,
+    /// The refresh token.
+    pub refresh_token: Secret,
+    /// When.
+    pub granted_at: DateTime<Utc>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app(provider: Provider) -> OAuthApp {
+        OAuthApp {
+            provider,
+            client_id: "client-1".to_owned(),
+            client_secret: Secret::new("shh"),
+            developer_token: None,
+            endpoints: provider.endpoints(),
+        }
+    }
+
+    /// RFC 7636, Appendix B.
+    #[test]
+    fn the_pkce_challenge_is_rfc_7636s() {
+        assert_eq!(
+            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
+
+    #[test]
+    fn a_consent_request_asks_for_a_code_with_state_and_pkce() {
+        let asked = app(Provider::Google).authorize("https://leads.example.com/oauth/callback");
+        let (page, query) = asked.url.split_once('?').unwrap();
+        assert_eq!(page, "https://accounts.google.com/o/oauth2/v2/auth");
+        let query: std::collections::HashMap<_, _> = form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        assert_eq!(query["response_type"], "code");
+        assert_eq!(query["client_id"], "client-1");
+        assert_eq!(
+            query["redirect_uri"],
+            "https://leads.example.com/oauth/callback"
+        );
+        assert!(query["scope"].contains("https://www.googleapis.com/auth/datamanager"));
+        assert_eq!(query["state"], asked.state);
+        assert_eq!(query["code_challenge"], pkce_challenge(&asked.verifier));
+        assert_eq!(query["code_challenge_method"], "S256");
+        assert_eq!(query["access_type"], "offline");
+        assert!(!asked.url.contains("shh"));
+        let again = app(Provider::Google).authorize("https://x");
+        assert_ne!(again.state, asked.state);
+        assert_ne!(again.verifier, asked.verifier);
+        let linkedin = app(Provider::Linkedin).authorize("https://x");
+        assert!(!linkedin.url.contains("access_type"));
+        assert!(linkedin.url.contains("rw_conversions"));
+    }
+}

@@ -1,0 +1,320 @@
+//! Connecting a platform by signing in with it: the integrations card's **Connect with
+//! Google** button, the platform's answer at `/oauth/callback`, and the account picked
+//! afterwards.
+//!
+//! The flow is OAuth 2.0's authorization code grant with PKCE ([`leadtrack_core::oauth`]).
+//! What the answer is checked against (the `state`, the PKCE verifier, the project, and
+//! the session that asked) waits in a short-lived `HttpOnly` cookie, so any server behind
+//! a load balancer can take the answer; the answer is accepted only with the same `state`
+//! (compared in constant time) and in the same session, from an owner of the project.
+
+use chrono::Utc;
+use cookie::{Cookie, SameSite};
+use leadtrack_core::activity::ProjectActivity;
+use leadtrack_core::integration::{GoogleAdsSettings, IntegrationSettings};
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
+use leadtrack_core::types::IntegrationKind;
+use leadtrack_core::{Admin, Store};
+use leadtrack_forward::connect::{self, AdsAccount};
+use subtle::ConstantTimeEq;
+use warp::http::{HeaderValue, StatusCode, header};
+use warp::reply::Response;
+
+use super::{Answer, Owner, owner_page};
+use crate::render;
+use crate::session::{self, Form};
+use crate::{Config, Request};
+
+/// The cookie holding a consent under way.
+const COOKIE: &str = "lt_oauth";
+
+/// How long a consent may take, in seconds.
+const CONSENT_SECONDS: i64 = 600;
+
+/// The path platforms send their answer to: the redirect URI registered with each.
+pub(crate) const CALLBACK: &str = "/oauth/callback";
+
+/// A consent under way, as its cookie holds it.
+struct Pending {
+    provider: Provider,
+    state: String,
+    verifier: String,
+    /// The anti-forgery token of the session that asked: the answer must come back to it.
+    session: String,
+    project: String,
+}
+
+impl Pending {
+    /// `provider.state.verifier.session.project`: every part but the project is base64url
+    /// or hex (no dots), and the project's public id comes last, whole.
+    fn to_cookie(&self) -> String {
+        format!(
+            "{}.{}.{}.{}.{}",
+            self.provider, self.state, self.verifier, self.session, self.project
+        )
+    }
+
+    fn from_cookie(value: &str) -> Option<Self> {
+        let mut parts = value.splitn(5, '.');
+        Some(Self {
+            provider: parts.next()?.parse().ok()?,
+            state: parts.next()?.to_owned(),
+            verifier: parts.next()?.to_owned(),
+            session: parts.next()?.to_owned(),
+            project: parts.next().filter(|p| !p.is_empty())?.to_owned(),
+        })
+    }
+}
+
+/// The operator's application for `provider`, if the server has one.
+pub(crate) fn app(config: &Config, provider: Provider) -> Option<&OAuthApp> {
+    config.oauth.iter().find(|app| app.provider == provider)
+}
+
+/// The redirect URI: the public URL's, else this request's own origin.
+fn redirect_uri(config: &Config, request: &Request) -> Option<String> {
+    let origin = match &config.public_url {
+        Some(url) => url.trim_end_matches('/').to_owned(),
+        None => session::own_origin(request, config)?,
+    };
+    Some(format!("{origin}{CALLBACK}"))
+}
+
+/// The `Set-Cookie` of a consent under way (`value`), or the one that removes it.
+fn cookie(value: Option<&Pending>, secure: bool) -> HeaderValue {
+    let (value, age) = match value {
+        Some(pending) => (pending.to_cookie(), CONSENT_SECONDS),
+        None => (String::new(), 0),
+    };
+    let cookie = Cookie::build((COOKIE, value))
+        .max_age(cookie::time::Duration::seconds(age))
+        .path(CALLBACK)
+        .http_only(true)
+        // Lax: the platform's answer is a top-level navigation, which Lax cookies go with.
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .build();
+    HeaderValue::from_str(&cookie.to_string()).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// The consent under way the request's cookie holds.
+fn pending(request: &Request) -> Option<Pending> {
+    request
+        .headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == COOKIE)
+        .and_then(|cookie| Pending::from_cookie(cookie.value()))
+}
+
+/// `POST integrations/{kind}/sign-in`: off to the platform's consent page.
+pub(super) async fn start(
+    config: &Config,
+    request: &Request,
+    (owner, _): (Owner, Form),
+    slug: &str,
+) -> Answer {
+    let provider = leadtrack_core::integration::Platform::by_slug(slug)
+        .and_then(|platform| Provider::of(platform.kind));
+    let Some(app) = provider.and_then(|provider| app(config, provider)) else {
+        return Ok(owner.not_found());
+    };
+    let Some(redirect) = redirect_uri(config, request) else {
+        return Ok(owner.not_found());
+    };
+    let asked = app.authorize(&redirect);
+    let pending = Pending {
+        provider: app.provider,
+        state: asked.state,
+        verifier: asked.verifier,
+        session: owner.viewer.csrf(),
+        project: owner.project().public_id.clone(),
+    };
+    let mut response = render::redirect(&asked.url);
+    let secure = session::is_https(request, config);
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, cookie(Some(&pending), secure));
+    Ok(response)
+}
+
+/// `GET /oauth/callback`: the platform's answer. A code is exchanged for the refresh token,
+/// kept as the project's grant; a refusal, or an answer that is not to this session's
+/// consent, connects nothing and says why.
+pub(crate) async fn callback<S: Store>(store: &S, config: &Config, request: &Request) -> Response {
+    let secure = session::is_https(request, config);
+    let mut response = answer(store, config, request).await.unwrap_or_else(|r| r);
+    response
+        .headers_mut()
+        .append(header::SET_COOKIE, cookie(None, secure));
+    response
+}
+
+async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answer {
+    let refused = |message: &str| {
+        render::error(
+            StatusCode::BAD_REQUEST,
+            None,
+            "Nothing was connected",
+            message.to_owned(),
+        )
+    };
+    let Some(pending) = pending(request) else {
+        return Err(refused(
+            "This sign-in has expired, or was started in another browser. Start again from the project's Settings > Integrations.",
+        ));
+    };
+    let owner = owner_page(store, config, request, &pending.project).await?;
+    let state = request.param("state").unwrap_or_default();
+    let same_state: bool = state.as_bytes().ct_eq(pending.state.as_bytes()).into();
+    let same_session: bool = owner
+        .viewer
+        .csrf()
+        .as_bytes()
+        .ct_eq(pending.session.as_bytes())
+        .into();
+    if !same_state || !same_session {
+        tracing::warn!(user = %owner.viewer.user.id, "an OAuth answer with a state of no consent under way refused");
+        return Err(refused(
+            "The platform's answer does not belong to a sign-in started here. Start again from Settings > Integrations.",
+        ));
+    }
+    let kind = pending.provider.integration();
+    let slug = leadtrack_core::integration::Platform::of(kind).slug;
+    let name = pending.provider.name();
+    if let Some(error) = request.param("error") {
+        let said = match error.as_str() {
+            "access_denied" => "access was not allowed".to_owned(),
+            other => format!("{name} said {other:?}"),
+        };
+        let notice = format!("{name} did not connect: {said}. Nothing was connected.");
+        return super::integrations::page_with(store, &owner, StatusCode::OK, notice).await;
+    }
+    let (Some(app), Some(redirect), Some(code)) = (
+        app(config, pending.provider),
+        redirect_uri(config, request),
+        request.param("code"),
+    ) else {
+        return Err(refused("The platform's answer holds no code."));
+    };
+    let exchanged = connect::exchange(
+        super::integrations::http(),
+        app,
+        &code,
+        &pending.verifier,
+        &redirect,
+    )
+    .await;
+    let consent = match exchanged {
+        Ok(consent) => consent,
+        Err(reason) => {
+            tracing::warn!(provider = %pending.provider, %reason, "an OAuth code exchange failed");
+            let notice = format!("{name} did not connect: {reason}. Nothing was connected.");
+            return super::integrations::page_with(store, &owner, StatusCode::BAD_GATEWAY, notice)
+                .await;
+        }
+    };
+    let grant = OAuthGrant {
+        provider: pending.provider,
+        account: consent.account,
+        refresh_token: consent.refresh_token,
+        granted_at: Utc::now(),
+    };
+    store
+        .set_oauth_grant(owner.project().id, pending.provider, Some(&grant))
+        .await
+        .map_err(|e| owner.failure(e))?;
+    tracing::info!(user = %owner.viewer.user.id, provider = %pending.provider, "signed in with a platform");
+    Ok(owner.redirect("integrations", Some(&format!("{slug}-signed"))))
+}
+
+/// What a card shows of signing in: who did, and the accounts to pick from.
+pub(super) struct SignInCard {
+    /// "Google".
+    pub(super) provider: &'static str,
+    /// Who signed in, once someone did.
+    pub(super) account: Option<String>,
+    /// The accounts to pick from, once signed in and not yet connected.
+    pub(super) accounts: Vec<AdsAccount>,
+    /// Why the accounts could not be listed.
+    pub(super) problem: Option<String>,
+}
+
+/// The sign-in part of `kind`'s card, when the server has an application for it.
+pub(super) async fn card<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    kind: IntegrationKind,
+    connected: bool,
+) -> Result<Option<SignInCard>, Response> {
+    let Some(provider) = Provider::of(kind) else {
+        return Ok(None);
+    };
+    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
+        return Ok(None);
+    };
+    let grant = store
+        .oauth_grant(owner.project().id, provider)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let mut card = SignInCard {
+        provider: provider.name(),
+        account: grant.as_ref().map(|grant| grant.account.clone()),
+        accounts: Vec::new(),
+        problem: None,
+    };
+    if let (Some(grant), false, Provider::Google) = (&grant, connected, provider) {
+        match connect::google_ads_accounts(super::integrations::http(), app, grant).await {
+            Ok(accounts) => card.accounts = accounts,
+            Err(reason) => card.problem = Some(reason),
+        }
+    }
+    Ok(Some(card))
+}
+
+/// `POST integrations/google-ads/account`: connects Google Ads to the account picked, with
+/// the signed-in grant and the server's application.
+pub(super) async fn pick_account<S: Store>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+    let Some(app) = owner
+        .oauth
+        .iter()
+        .find(|app| app.provider == Provider::Google)
+    else {
+        return Ok(owner.not_found());
+    };
+    let project = owner.project().id;
+    let grant = store
+        .oauth_grant(project, Provider::Google)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let customer: String = form
+        .get("customer")
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let (Some(grant), false) = (grant, customer.is_empty()) else {
+        return Ok(owner.redirect("integrations", None));
+    };
+    let default = Provider::Google.endpoints();
+    let settings = IntegrationSettings::GoogleAds(GoogleAdsSettings {
+        customer_id: customer,
+        login_customer_id: None,
+        client_id: app.client_id.clone(),
+        client_secret: app.client_secret.clone(),
+        refresh_token: grant.refresh_token,
+        token_url: (app.endpoints.token != default.token).then(|| app.endpoints.token.clone()),
+        base_url: None,
+    });
+    store
+        .set_integration(project, settings, Utc::now())
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let saved = ProjectActivity::IntegrationSaved {
+        integration: IntegrationKind::GoogleAds,
+    };
+    owner.record(store, saved).await?;
+    Ok(owner.redirect("integrations", Some("google-ads-connected")))
+}

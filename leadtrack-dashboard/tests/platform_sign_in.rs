@@ -1,0 +1,229 @@
+//! Connecting Google Ads by signing in, against a mock of Google's sign-in and the Google
+//! Ads API (`leadtrack_forward::testkit::google`): the consent asked with `state` and
+//! PKCE, the code exchanged with the verifier, the grant kept, the account picked from the
+//! API's list, and the integration saved with the grant; a refused consent, an answer with
+//! a forged `state` and an answer to another session connect nothing.
+
+mod common;
+
+use common::*;
+use leadtrack_core::integration::Secret;
+use leadtrack_core::oauth::{OAuthApp, Provider};
+use leadtrack_dashboard::Config;
+use leadtrack_forward::testkit::google::{self, MockGoogle};
+use warp::http::StatusCode;
+
+const CLIENT_ID: &str = "leadtrack-test.apps.googleusercontent.com";
+const CLIENT_SECRET: &str = "google-client-secret";
+const DEVELOPER_TOKEN: &str = "google-developer-token";
+
+async fn app_with_google() -> (App, MockGoogle) {
+    let google = MockGoogle::start(CLIENT_ID, CLIENT_SECRET, DEVELOPER_TOKEN).await;
+    let config = Config {
+        oauth: vec![OAuthApp {
+            provider: Provider::Google,
+            client_id: CLIENT_ID.to_owned(),
+            client_secret: Secret::new(CLIENT_SECRET),
+            developer_token: Some(Secret::new(DEVELOPER_TOKEN)),
+            endpoints: google.endpoints(),
+        }],
+        ..Config::default()
+    };
+    (app_with(config).await, google)
+}
+
+/// The answer Google's consent page sends the browser back with (`allow` or `deny`).
+async fn consent(to: &str, choice: &str) -> String {
+    let page = reqwest::get(to).await.unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    let marker = format!("id=\"{choice}\" href=\"");
+    let at = html.find(&marker).expect("the consent page's link") + marker.len();
+    let link = &html[at..at + html[at..].find('"').unwrap()];
+    link.replace("&amp;", "&")
+}
+
+/// The pending consent's cookie from a `Set-Cookie`.
+fn consent_cookie(reply: &Reply) -> String {
+    let set = reply.header("set-cookie").expect("a consent cookie");
+    assert!(
+        set.contains("HttpOnly") && set.contains("Path=/oauth/callback"),
+        "{set}"
+    );
+    set.split(';').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn an_owner_connects_google_ads_by_signing_in_and_picking_the_account() {
+    let (app, google) = app_with_google().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/integrations";
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &["Connect with Google", "Or enter the credentials by hand"],
+    );
+
+    let asked = app
+        .post_form(&owner, &format!("{path}/google-ads/sign-in"), &[])
+        .await;
+    assert_eq!(asked.status, StatusCode::SEE_OTHER, "{}", asked.text);
+    let to = asked.header("location").unwrap().to_owned();
+    assert!(to.starts_with(&google.endpoints().authorize), "{to}");
+    assert!(to.contains("redirect_uri=http%3A%2F%2Fleads.test%2Foauth%2Fcallback"));
+    let pending = consent_cookie(&asked);
+
+    let back = consent(&to, "allow").await;
+    let callback = back
+        .strip_prefix(ORIGIN)
+        .expect("back to this site")
+        .to_owned();
+    let landed = app.get(&callback, &format!("{owner}; {pending}")).await;
+    assert_eq!(landed.status, StatusCode::SEE_OTHER, "{}", landed.text);
+    assert_eq!(
+        landed.header("location"),
+        Some("/projects/alpha/settings/integrations?saved=google-ads-signed")
+    );
+    assert!(landed.header("set-cookie").unwrap().contains("Max-Age=0"));
+    let exchanged = &google.token_requests()[0];
+    assert_eq!(exchanged["grant_type"], "authorization_code");
+    assert_eq!(
+        exchanged["redirect_uri"],
+        "http://leads.test/oauth/callback"
+    );
+    let grant = app
+        .store
+        .oauth_grant(app.alpha.id, Provider::Google)
+        .await
+        .unwrap()
+        .expect("the grant is kept");
+    assert_eq!(grant.account, google::ACCOUNT);
+    assert_eq!(grant.refresh_token.expose(), google::REFRESH_TOKEN);
+
+    // Signed in: the accounts are listed by name, to pick from.
+    let page = app
+        .get(&format!("{path}?saved=google-ads-signed"), &owner)
+        .await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "Google Ads signed in: pick the account its conversions go to.",
+            "Signed in with Google as <strong>ads-owner@example.com</strong>",
+            "Acme Shop · 1234567890",
+            "Acme Agency · 5550001111 (manager)",
+        ],
+    );
+    let picked = app
+        .post_form(
+            &owner,
+            &format!("{path}/google-ads/account"),
+            &[("customer", "1234567890")],
+        )
+        .await;
+    assert_eq!(
+        picked.header("location"),
+        Some("/projects/alpha/settings/integrations?saved=google-ads-connected")
+    );
+    let integrations = app.store.integrations(app.alpha.id).await.unwrap();
+    let settings = integrations.google_ads.expect("Google Ads is connected");
+    assert_eq!(settings.customer_id, "1234567890");
+    assert_eq!(settings.client_id, CLIENT_ID);
+    assert_eq!(settings.client_secret.expose(), CLIENT_SECRET);
+    assert_eq!(settings.refresh_token.expose(), google::REFRESH_TOKEN);
+    assert_eq!(
+        settings.token_url.as_deref(),
+        Some(google.endpoints().token.as_str())
+    );
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &["Connected as <strong>ads-owner@example.com</strong>"],
+    );
+
+    // Disconnecting forgets the grant too.
+    app.post_form(&owner, &format!("{path}/google-ads/disconnect"), &[])
+        .await;
+    assert_eq!(
+        app.store
+            .oauth_grant(app.alpha.id, Provider::Google)
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(
+        app.store
+            .integrations(app.alpha.id)
+            .await
+            .unwrap()
+            .google_ads
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_refused_consent_or_a_forged_answer_connects_nothing() {
+    let (app, google) = app_with_google().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/integrations/google-ads/sign-in";
+    let nothing = || async {
+        assert_eq!(
+            app.store
+                .oauth_grant(app.alpha.id, Provider::Google)
+                .await
+                .unwrap(),
+            None
+        );
+    };
+
+    // Refused on Google's page: back with a clear message.
+    let asked = app.post_form(&owner, path, &[]).await;
+    let pending = consent_cookie(&asked);
+    let back = consent(asked.header("location").unwrap(), "deny").await;
+    let callback = back.strip_prefix(ORIGIN).unwrap().to_owned();
+    let refused = app.get(&callback, &format!("{owner}; {pending}")).await;
+    refused.assert_shows(
+        StatusCode::OK,
+        &["Google did not connect: access was not allowed. Nothing was connected."],
+    );
+    nothing().await;
+
+    // A forged state: refused, nothing fetched.
+    let asked = app.post_form(&owner, path, &[]).await;
+    let pending = consent_cookie(&asked);
+    let back = consent(asked.header("location").unwrap(), "allow").await;
+    let state = back
+        .split("state=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_owned();
+    let forged = back.replace(&format!("state={state}"), "state=forged-state");
+    let callback = forged.strip_prefix(ORIGIN).unwrap().to_owned();
+    let refused = app.get(&callback, &format!("{owner}; {pending}")).await;
+    refused.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &["does not belong to a sign-in started here"],
+    );
+    nothing().await;
+
+    // The right answer, without the consent's cookie (another browser), or in another
+    // session of the same owner: refused too.
+    let callback = back.strip_prefix(ORIGIN).unwrap().to_owned();
+    let refused = app.get(&callback, &owner).await;
+    refused.assert_shows(StatusCode::BAD_REQUEST, &["started in another browser"]);
+    let other = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let refused = app.get(&callback, &format!("{other}; {pending}")).await;
+    refused.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &["does not belong to a sign-in started here"],
+    );
+    nothing().await;
+    assert!(google.token_requests().is_empty(), "no code was exchanged");
+
+    // Members may not start one.
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let denied = app.post_form(&member, path, &[]).await;
+    assert_eq!(denied.status, StatusCode::FORBIDDEN);
+}

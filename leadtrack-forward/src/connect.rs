@@ -1,0 +1,276 @@
+//! Connecting a platform by signing in: a consent's code exchanged for a refresh token
+//! (RFC 6749 section 4.1.3, with PKCE's verifier, RFC 7636 section 4.5), and the accounts
+//! and conversions a connected project picks from.
+
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use leadtrack_core::integration::Secret;
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::oauth::{RefreshGrant, TokenCache, send_authorized};
+use crate::outcome::{self, Outcome};
+
+/// The Google Ads API version the pickers read
+/// (<https://developers.google.com/google-ads/api/docs/release-notes>).
+pub const GOOGLE_ADS_API_VERSION: &str = "v21";
+
+/// What a consent gave: who signed in, and the refresh token.
+#[derive(Clone, Debug)]
+pub struct Consent {
+    /// Who signed in (the ID token's `email`, else its `sub`).
+    pub account: String,
+    /// The refresh token.
+    pub refresh_token: Secret,
+}
+
+/// What a token endpoint answers to a code.
+#[derive(Deserialize)]
+struct CodeAnswer {
+    #[serde(default)]
+    refresh_token: Option<String>,
+    #[serde(default)]
+    id_token: Option<String>,
+}
+
+/// Exchanges the code a consent returned for its refresh token. The error is for people,
+/// without any credential.
+pub async fn exchange(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    code: &str,
+    verifier: &str,
+    redirect_uri: &str,
+) -> Result<Consent, String> {
+    let form = form_urlencoded::Serializer::new(String::new())
+        .append_pair("grant_type", "authorization_code")
+        .append_pair("code", code)
+        .append_pair("redirect_uri", redirect_uri)
+        .append_pair("client_id", &app.client_id)
+        .append_pair("client_secret", app.client_secret.expose())
+        .append_pair("code_verifier", verifier)
+        .finish();
+    let request = http
+        .post(&app.endpoints.token)
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(form);
+    let secrets = [app.client_secret.expose(), code, verifier];
+    let answer = outcome::send(request)
+        .await
+        .map_err(|failed| failure(&failed))?;
+    if !answer.is_success() {
+        return Err(outcome::scrub(
+            format!("HTTP {}: {}", answer.status, answer.snippet()),
+            &secrets,
+        ));
+    }
+    let tokens: CodeAnswer = serde_json::from_slice(&answer.body)
+        .map_err(|_| "the answer is not the token endpoint's JSON".to_owned())?;
+    let refresh_token = tokens.refresh_token.ok_or_else(|| {
+        format!(
+            "{} gave no refresh token; remove leadtrack's access in your account's security settings, then connect again",
+            app.provider.name()
+        )
+    })?;
+    Ok(Consent {
+        account: tokens
+            .id_token
+            .as_deref()
+            .and_then(signed_in)
+            .unwrap_or_else(|| format!("your {} account", app.provider.name())),
+        refresh_token: Secret::new(refresh_token),
+    })
+}
+
+/// Who an ID token names: its `email`, else its `sub`. The token came straight from the
+/// token endpoint over TLS, which OpenID Connect Core (section 3.1.3.7) accepts in place of
+/// checking its signature.
+fn signed_in(id_token: &str) -> Option<String> {
+    let payload = id_token.split('.').nth(1)?;
+    let claims: serde_json::Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).ok()?).ok()?;
+    claims
+        .get("email")
+        .or_else(|| claims.get("sub"))
+        .and_then(|value| value.as_str())
+        .map(str::to_owned)
+}
+
+/// A failed request, in words.
+fn failure(failed: &Outcome) -> String {
+    match failed {
+        Outcome::Retry { error, .. } | Outcome::Failed { error, .. } => error.clone(),
+        Outcome::Delivered { .. } | Outcome::Skipped { .. } => "no answer".to_owned(),
+    }
+}
+
+/// A Google Ads account the signed-in person reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdsAccount {
+    /// Its customer id (digits).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Whether it is a manager account.
+    pub manager: bool,
+}
+
+/// A conversion action that takes uploaded clicks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionAction {
+    /// `customers/{id}/conversionActions/{id}`.
+    pub resource_name: String,
+    /// Its name in Google Ads.
+    pub name: String,
+}
+
+/// Access tokens of the pickers, shared by every request of the process.
+fn tokens() -> &'static TokenCache {
+    static TOKENS: OnceLock<TokenCache> = OnceLock::new();
+    TOKENS.get_or_init(TokenCache::default)
+}
+
+/// Calls the Google Ads API at `path` (a GET without body, else a POST of `body`) with the
+/// grant's access token and the operator's developer token.
+async fn google_ads(
+    http: &reqwest::Client,
+    (app, grant): (&OAuthApp, &OAuthGrant),
+    path: &str,
+    body: Option<serde_json::Value>,
+    login_customer: Option<&str>,
+) -> Result<serde_json::Value, String> {
+    let developer_token = app
+        .developer_token
+        .as_ref()
+        .ok_or("the server has no Google Ads developer token (--google-ads-developer-token)")?;
+    let refresh = RefreshGrant {
+        token_url: &app.endpoints.token,
+        client_id: &app.client_id,
+        client_secret: Some(app.client_secret.expose()),
+        refresh_token: grant.refresh_token.expose(),
+        scope: None,
+    };
+    let url = format!("{}/{GOOGLE_ADS_API_VERSION}/{path}", app.endpoints.api);
+    let request = |token: &str| {
+        let request = match &body {
+            Some(body) => http.post(&url).json(body),
+            None => http.get(&url),
+        };
+        let request = request
+            .bearer_auth(token)
+            .header("developer-token", developer_token.expose());
+        match login_customer {
+            Some(manager) => request.header("login-customer-id", manager),
+            None => request,
+        }
+    };
+    let answer = send_authorized(http, tokens(), &refresh, request)
+        .await
+        .map_err(|failed| failure(&failed))?;
+    if !answer.is_success() {
+        return Err(outcome::scrub(
+            format!(
+                "Google Ads answered HTTP {}: {}",
+                answer.status,
+                answer.snippet()
+            ),
+            &[developer_token.expose(), grant.refresh_token.expose()],
+        ));
+    }
+    serde_json::from_slice(&answer.body)
+        .map_err(|_| "Google Ads answered something else than JSON".to_owned())
+}
+
+/// The Google Ads accounts the grant reaches, with their names: `customers:listAccessibleCustomers`
+/// (<https://developers.google.com/google-ads/api/rest/reference/rest/v21/customers/listAccessibleCustomers>),
+/// then each customer's name and kind from a `customer` query
+/// (<https://developers.google.com/google-ads/api/fields/v21/customer>).
+pub async fn google_ads_accounts(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<AdsAccount>, String> {
+    let listed = google_ads(
+        http,
+        (app, grant),
+        "customers:listAccessibleCustomers",
+        None,
+        None,
+    )
+    .await?;
+    let mut accounts = Vec::new();
+    let names = listed["resourceNames"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for name in names.iter().filter_map(|name| name.as_str()) {
+        let id = name.trim_start_matches("customers/").to_owned();
+        let query = json!({
+            "query": "SELECT customer.id, customer.descriptive_name, customer.manager FROM customer LIMIT 1"
+        });
+        let path = format!("customers/{id}/googleAds:search");
+        let found = google_ads(http, (app, grant), &path, Some(query), None).await?;
+        let customer = &found["results"][0]["customer"];
+        accounts.push(AdsAccount {
+            name: customer["descriptiveName"]
+                .as_str()
+                .filter(|name| !name.is_empty())
+                .unwrap_or("(no name)")
+                .to_owned(),
+            manager: customer["manager"].as_bool().unwrap_or(false),
+            id,
+        });
+    }
+    accounts.sort_by(|a, b| (a.manager, &a.name).cmp(&(b.manager, &b.name)));
+    Ok(accounts)
+}
+
+/// The customer's enabled conversion actions that take uploaded clicks (`UPLOAD_CLICKS`,
+/// what offline conversions are sent to), by name
+/// (<https://developers.google.com/google-ads/api/fields/v21/conversion_action>).
+pub async fn google_ads_conversion_actions(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+    (customer, login_customer): (&str, Option<&str>),
+) -> Result<Vec<ConversionAction>, String> {
+    let query = json!({
+        "query": "SELECT conversion_action.resource_name, conversion_action.name FROM conversion_action WHERE conversion_action.type = 'UPLOAD_CLICKS' AND conversion_action.status = 'ENABLED' ORDER BY conversion_action.name"
+    });
+    let path = format!("customers/{customer}/googleAds:search");
+    let found = google_ads(http, (app, grant), &path, Some(query), login_customer).await?;
+    let results = found["results"].as_array().cloned().unwrap_or_default();
+    Ok(results
+        .iter()
+        .filter_map(|result| {
+            let action = &result["conversionAction"];
+            Some(ConversionAction {
+                resource_name: action["resourceName"].as_str()?.to_owned(),
+                name: action["name"].as_str()?.to_owned(),
+            })
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_token_names_who_signed_in() {
+        let claims = URL_SAFE_NO_PAD.encode(br#"{"sub":"123","email":"ada@example.com"}"#);
+        assert_eq!(
+            signed_in(&format!("e30.{claims}.sig")).as_deref(),
+            Some("ada@example.com")
+        );
+        let sub = URL_SAFE_NO_PAD.encode(br#"{"sub":"123"}"#);
+        assert_eq!(signed_in(&format!("e30.{sub}.")).as_deref(), Some("123"));
+        assert_eq!(signed_in("not a token"), None);
+    }
+}

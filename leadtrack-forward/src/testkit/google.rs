@@ -1,0 +1,308 @@
+//! A stand-in for Google's sign-in and the Google Ads API, checking their documented rules:
+//! the consent page of "Using OAuth 2.0 for Web Server Applications"
+//! (<https://developers.google.com/identity/protocols/oauth2/web-server>), the token
+//! endpoint's code exchange with PKCE (RFC 7636 section 4.6: the verifier's `S256` must be
+//! the challenge) and refresh, and the two Google Ads calls the pickers make
+//! (`customers:listAccessibleCustomers`, and `googleAds:search` over `customer` and
+//! `conversion_action`), which need a bearer token and the `developer-token` header.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use leadtrack_core::oauth::{Endpoints, pkce_challenge};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use warp::Filter;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+
+/// The refresh token the mock hands out.
+pub const REFRESH_TOKEN: &str = "mock-google-refresh-token";
+/// The account that signs in.
+pub const ACCOUNT: &str = "ads-owner@example.com";
+/// The customers the account reaches: (id, name, manager).
+pub const CUSTOMERS: [(&str, &str, bool); 2] = [
+    ("1234567890", "Acme Shop", false),
+    ("5550001111", "Acme Agency", true),
+];
+/// The upload-click conversion actions of the first customer: (id, name).
+pub const CONVERSION_ACTIONS: [(&str, &str); 2] =
+    [("111", "Qualified lead"), ("222", "Closed deal")];
+
+/// A consent asked for and not yet exchanged.
+struct Pending {
+    challenge: String,
+    redirect_uri: String,
+}
+
+#[derive(Default)]
+struct State {
+    /// Codes handed out, by code.
+    codes: HashMap<String, Pending>,
+    /// Every form posted to the token endpoint.
+    token_requests: Vec<HashMap<String, String>>,
+    /// Access tokens handed out.
+    access_tokens: Vec<String>,
+}
+
+/// What the mock expects of the server's registered application.
+#[derive(Clone)]
+struct App {
+    client_id: String,
+    client_secret: String,
+    developer_token: String,
+}
+
+/// The mock: Google's consent page and token endpoint, and the Google Ads API.
+pub struct MockGoogle {
+    url: String,
+    state: Arc<Mutex<State>>,
+    _stop: oneshot::Sender<()>,
+}
+
+impl MockGoogle {
+    /// Starts the mock on a free loopback port, for the application `client_id` with
+    /// `client_secret`, and the developer token `developer_token`; it stops when dropped.
+    pub async fn start(client_id: &str, client_secret: &str, developer_token: &str) -> Self {
+        let state = Arc::new(Mutex::new(State::default()));
+        let app = App {
+            client_id: client_id.to_owned(),
+            client_secret: client_secret.to_owned(),
+            developer_token: developer_token.to_owned(),
+        };
+        let routes = routes(Arc::clone(&state), app);
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a free loopback port for the mock");
+        let url = format!("http://{}", listener.local_addr().expect("mock address"));
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(
+            warp::serve(routes)
+                .incoming(listener)
+                .graceful(async {
+                    let _ = stopped.await;
+                })
+                .run(),
+        );
+        Self {
+            url,
+            state,
+            _stop: stop,
+        }
+    }
+
+    /// Where the mock's consent page, token endpoint and API are.
+    pub fn endpoints(&self) -> Endpoints {
+        Endpoints {
+            authorize: format!("{}/o/oauth2/v2/auth", self.url),
+            token: format!("{}/token", self.url),
+            api: self.url.clone(),
+        }
+    }
+
+    /// Every form posted to the token endpoint, in order.
+    pub fn token_requests(&self) -> Vec<HashMap<String, String>> {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .token_requests
+            .clone()
+    }
+}
+
+fn routes(
+    state: Arc<Mutex<State>>,
+    app: App,
+) -> impl Filter<Extract = (Response,), Error = std::convert::Infallible> + Clone + Send + Sync + 'static
+{
+    let with = move || {
+        let (state, app) = (Arc::clone(&state), app.clone());
+        warp::any().map(move || (Arc::clone(&state), app.clone()))
+    };
+    let consent = warp::get()
+        .and(warp::path!("o" / "oauth2" / "v2" / "auth"))
+        .and(warp::query::<HashMap<String, String>>())
+        .and(with())
+        .map(
+            |query: HashMap<String, String>, (state, app): (Arc<Mutex<State>>, App)| {
+                consent_page(&state, &app, &query)
+            },
+        );
+    let token = warp::post()
+        .and(warp::path!("token"))
+        .and(warp::body::form::<HashMap<String, String>>())
+        .and(with())
+        .map(
+            |form: HashMap<String, String>, (state, app): (Arc<Mutex<State>>, App)| {
+                token_endpoint(&state, &app, form)
+            },
+        );
+    let api = warp::path("v21")
+        .and(warp::path::tail())
+        .and(warp::header::optional::<String>("authorization"))
+        .and(warp::header::optional::<String>("developer-token"))
+        .and(warp::body::bytes())
+        .and(with())
+        .map(
+            |tail: warp::path::Tail,
+             auth: Option<String>,
+             developer: Option<String>,
+             body: bytes::Bytes,
+             (state, app): (Arc<Mutex<State>>, App)| {
+                let known = auth
+                    .and_then(|auth| auth.strip_prefix("Bearer ").map(str::to_owned))
+                    .is_some_and(|token| {
+                        state
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .access_tokens
+                            .contains(&token)
+                    });
+                if !known {
+                    return error(StatusCode::UNAUTHORIZED, "UNAUTHENTICATED");
+                }
+                if developer.as_deref() != Some(app.developer_token.as_str()) {
+                    return error(StatusCode::UNAUTHORIZED, "DEVELOPER_TOKEN_INVALID");
+                }
+                google_ads(
+                    tail.as_str(),
+                    &serde_json::from_slice(&body).unwrap_or(Value::Null),
+                )
+            },
+        );
+    consent
+        .or(token)
+        .unify()
+        .or(api)
+        .unify()
+        .recover(|_| async {
+            Ok::<_, std::convert::Infallible>(error(StatusCode::NOT_FOUND, "NOT_FOUND"))
+        })
+        .unify()
+}
+
+fn error(status: StatusCode, reason: &str) -> Response {
+    warp::reply::with_status(warp::reply::json(&json!({"error": reason})), status).into_response()
+}
+
+/// The consent page: the request checked, then "Allow" and "Deny" links back to the
+/// redirect URI, as Google's page sends the browser back.
+fn consent_page(state: &Mutex<State>, app: &App, query: &HashMap<String, String>) -> Response {
+    let get = |name: &str| query.get(name).map(String::as_str).unwrap_or_default();
+    let scope = get("scope");
+    let valid = get("response_type") == "code"
+        && get("client_id") == app.client_id
+        && !get("state").is_empty()
+        && get("code_challenge_method") == "S256"
+        && get("code_challenge").len() == 43
+        && get("access_type") == "offline"
+        && scope.contains("https://www.googleapis.com/auth/datamanager")
+        && scope.contains("https://www.googleapis.com/auth/adwords");
+    if !valid || !get("redirect_uri").starts_with("http") {
+        return error(StatusCode::BAD_REQUEST, "invalid_request");
+    }
+    let code = format!(
+        "code-{}",
+        URL_SAFE_NO_PAD.encode(leadtrack_core::types::random_bytes::<9>())
+    );
+    state
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .codes
+        .insert(
+            code.clone(),
+            Pending {
+                challenge: get("code_challenge").to_owned(),
+                redirect_uri: get("redirect_uri").to_owned(),
+            },
+        );
+    let back = |pairs: &[(&str, &str)]| {
+        let query = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish();
+        format!("{}?{query}", get("redirect_uri"))
+    };
+    let allow = back(&[("code", &code), ("state", get("state")), ("scope", scope)]);
+    let deny = back(&[("error", "access_denied"), ("state", get("state"))]);
+    warp::reply::html(format!(
+        "<!doctype html><title>Sign in - Google Accounts</title><h1>leadtrack wants to access your Google Account</h1>\
+         <a id=\"allow\" href=\"{allow}\">Allow</a> <a id=\"deny\" href=\"{deny}\">Cancel</a>"
+    ))
+    .into_response()
+}
+
+/// The token endpoint: a code (once, with its redirect URI and PKCE verifier) or the
+/// refresh token, for the application's credentials.
+fn token_endpoint(state: &Mutex<State>, app: &App, form: HashMap<String, String>) -> Response {
+    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+    state.token_requests.push(form.clone());
+    let get = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
+    if get("client_id") != app.client_id || get("client_secret") != app.client_secret {
+        return error(StatusCode::UNAUTHORIZED, "invalid_client");
+    }
+    let access = format!("mock-access-{}", state.access_tokens.len() + 1);
+    match get("grant_type") {
+        "authorization_code" => {
+            let Some(pending) = state.codes.remove(get("code")) else {
+                return error(StatusCode::BAD_REQUEST, "invalid_grant");
+            };
+            if pending.redirect_uri != get("redirect_uri")
+                || pkce_challenge(get("code_verifier")) != pending.challenge
+            {
+                return error(StatusCode::BAD_REQUEST, "invalid_grant");
+            }
+            state.access_tokens.push(access.clone());
+            let claims = URL_SAFE_NO_PAD.encode(json!({"sub": "42", "email": ACCOUNT}).to_string());
+            warp::reply::json(&json!({
+                "access_token": access,
+                "expires_in": 3599,
+                "refresh_token": REFRESH_TOKEN,
+                "id_token": format!("eyJhbGciOiJSUzI1NiJ9.{claims}.signature"),
+                "token_type": "Bearer",
+            }))
+            .into_response()
+        }
+        "refresh_token" if get("refresh_token") == REFRESH_TOKEN => {
+            state.access_tokens.push(access.clone());
+            warp::reply::json(&json!({"access_token": access, "expires_in": 3599})).into_response()
+        }
+        _ => error(StatusCode::BAD_REQUEST, "invalid_grant"),
+    }
+}
+
+/// The Google Ads API's answers for the known customers.
+fn google_ads(path: &str, body: &Value) -> Response {
+    if path == "customers:listAccessibleCustomers" {
+        let names: Vec<String> = CUSTOMERS
+            .iter()
+            .map(|(id, ..)| format!("customers/{id}"))
+            .collect();
+        return warp::reply::json(&json!({"resourceNames": names})).into_response();
+    }
+    let customer = path
+        .strip_prefix("customers/")
+        .and_then(|rest| rest.strip_suffix("/googleAds:search"));
+    let Some(&(id, name, manager)) = CUSTOMERS.iter().find(|(id, ..)| Some(*id) == customer) else {
+        return error(StatusCode::FORBIDDEN, "USER_PERMISSION_DENIED");
+    };
+    let query = body["query"].as_str().unwrap_or_default();
+    let results = if query.contains("FROM customer") {
+        json!([{"customer": {"resourceName": format!("customers/{id}"), "id": id, "descriptiveName": name, "manager": manager}}])
+    } else if query.contains("FROM conversion_action") && query.contains("UPLOAD_CLICKS") {
+        let actions: Vec<Value> = if manager {
+            Vec::new()
+        } else {
+            CONVERSION_ACTIONS
+                .iter()
+                .map(|(action, name)| json!({"conversionAction": {"resourceName": format!("customers/{id}/conversionActions/{action}"), "name": name}}))
+                .collect()
+        };
+        Value::Array(actions)
+    } else {
+        return error(StatusCode::BAD_REQUEST, "QUERY_ERROR");
+    };
+    warp::reply::json(&json!({"results": results})).into_response()
+}
