@@ -702,3 +702,90 @@ async fn a_ga4_event_name_is_checked_as_it_is_typed() {
     assert_eq!(c.current_url().await.unwrap(), url);
     assert_eq!(site.store().labels(acme.id).await.unwrap().len(), labels);
 }
+
+/// An owner connects Google Ads as a marketer would: Connect with Google, consent on
+/// Google's page (a local mock of it), back on the card signed in, the account picked from
+/// a list; and a consent refused on Google's page comes back saying so.
+#[tokio::test]
+async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
+    use leadtrack::core::integration::Secret;
+    use leadtrack::core::oauth::{OAuthApp, Provider};
+    use leadtrack::forward::testkit::google::MockGoogle;
+
+    let google = MockGoogle::start("client-1", "client-secret", "dev-token").await;
+    let config = leadtrack_dashboard::Config {
+        oauth: vec![OAuthApp {
+            provider: Provider::Google,
+            client_id: "client-1".to_owned(),
+            client_secret: Secret::new("client-secret"),
+            developer_token: Some(Secret::new("dev-token")),
+            endpoints: google.endpoints(),
+        }],
+        ..leadtrack_dashboard::Config::default()
+    };
+    let (browser, site) = (Browser::start().await, site_with(config).await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    let page = format!("{}/projects/acme/settings/integrations", site.base());
+
+    // Refused on Google's page.
+    c.goto(&page).await.unwrap();
+    click(c, "#google-ads .sign-in-button").await;
+    wait_until(&browser, "Google's consent page", |_, shown| {
+        shown.contains("wants to access")
+    })
+    .await;
+    click(c, "#deny").await;
+    wait_until(&browser, "the refusal", |_, shown| {
+        shown.contains("Google did not connect: access was not allowed. Nothing was connected.")
+    })
+    .await;
+
+    // Allowed: back on the card, signed in, with the accounts to pick from.
+    click(c, "#google-ads .sign-in-button").await;
+    wait_until(&browser, "Google's consent page", |_, shown| {
+        shown.contains("wants to access")
+    })
+    .await;
+    click(c, "#allow").await;
+    wait_until(&browser, "the account picker", |url, shown| {
+        url.contains("saved=google-ads-signed")
+            && shown.contains("Signed in with Google as ads-owner@example.com")
+    })
+    .await;
+    for (name, width, height) in [("laptop", 1366, 768), ("phone", 390, 844)] {
+        browser.viewport(width, height).await;
+        c.execute(
+            "document.getElementById('google-ads').scrollIntoView()",
+            vec![],
+        )
+        .await
+        .unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = c.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("google-sign-in-{name}.png")), png).unwrap();
+    }
+    browser.viewport(1366, 768).await;
+    let options = c
+        .find(Locator::Id("google-ads-customer"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(options.contains("Acme Shop · 1234567890"), "{options}");
+    click(
+        c,
+        "#google-ads form[action$='/account'] button[type=submit]",
+    )
+    .await;
+    wait_until(&browser, "Google Ads connected", |_, shown| {
+        shown.contains("Google Ads connected")
+            && shown.contains("Connected as ads-owner@example.com")
+    })
+    .await;
+    let acme = site.store().project_by_public_id("acme").await.unwrap();
+    let integrations = site.store().integrations(acme.id).await.unwrap();
+    assert_eq!(integrations.google_ads.unwrap().customer_id, "1234567890");
+}

@@ -276,18 +276,82 @@ pub(crate) fn no_store(response: &mut Response) {
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
 }
 
+/// The content policy of every page but its forms' targets: this site's own files only.
+const POLICY: &str = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// [`POLICY`], with forms posting to this site only.
+const SAME_SITE_FORMS: &str =
+    "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
 /// Headers every dashboard response carries: no framing (clickjacking), no sniffing, no
-/// referrer to other sites, and a content policy that allows only this site's own files.
+/// referrer to other sites, and a content policy that allows only this site's own files
+/// (and forms posting to this site only, unless the page allowed more with
+/// [`allow_form_redirects`]).
 pub(crate) fn secure_headers(headers: &mut HeaderMap) {
     for (name, value) in [
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "same-origin"),
-        (
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-        ),
     ] {
         headers.insert(name, HeaderValue::from_static(value));
+    }
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert_with(|| HeaderValue::from_static(SAME_SITE_FORMS));
+}
+
+/// Lets the page's forms lead on to the origins of `urls` too (a form answered by a
+/// redirect to a platform's consent page: browsers hold redirects to `form-action`).
+pub(crate) fn allow_form_redirects<'a>(
+    response: &mut Response,
+    urls: impl IntoIterator<Item = &'a str>,
+) {
+    let origins: Vec<&str> = urls
+        .into_iter()
+        .filter_map(|url| {
+            let (scheme, rest) = url.split_once("://")?;
+            let authority = rest.split(['/', '?', '#']).next()?;
+            let origin = &url[..scheme.len() + 3 + authority.len()];
+            origin
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && b != b';' && b != b',')
+                .then_some(origin)
+        })
+        .collect();
+    let policy = format!("{POLICY}; form-action 'self' {}", origins.join(" "));
+    if let Ok(value) = HeaderValue::from_str(policy.trim_end()) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_post_to_this_site_unless_a_page_allows_a_platform_too() {
+        assert_eq!(SAME_SITE_FORMS, format!("{POLICY}; form-action 'self'"));
+        let mut response = Response::new(Vec::new().into());
+        allow_form_redirects(
+            &mut response,
+            [
+                "https://accounts.google.com/o/oauth2/v2/auth",
+                "http://127.0.0.1:9/auth?x=1",
+                "not a url",
+            ],
+        );
+        secure_headers(response.headers_mut());
+        assert_eq!(
+            response.headers()[header::CONTENT_SECURITY_POLICY],
+            "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self' https://accounts.google.com http://127.0.0.1:9"
+        );
+        let mut plain = Response::new(Vec::new().into());
+        secure_headers(plain.headers_mut());
+        assert_eq!(
+            plain.headers()[header::CONTENT_SECURITY_POLICY],
+            SAME_SITE_FORMS
+        );
     }
 }

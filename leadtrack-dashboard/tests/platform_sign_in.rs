@@ -140,6 +140,36 @@ async fn an_owner_connects_google_ads_by_signing_in_and_picking_the_account() {
         &["Connected as <strong>ads-owner@example.com</strong>"],
     );
 
+    // Labels pick the account's conversion actions by name, and list them by name.
+    let labels = "/projects/alpha/settings/labels";
+    let page = app.get(labels, &owner).await;
+    let action = "customers/1234567890/conversionActions/111";
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<select id=\"google_ads_action\" name=\"google_ads_action\"",
+            &format!("<option value=\"{action}\">Qualified lead</option>"),
+            "<option value=\"customers/1234567890/conversionActions/222\">Closed deal</option>",
+        ],
+    );
+    let created = app
+        .post_form(
+            &owner,
+            labels,
+            &[("name", "Qualified"), ("google_ads_action", action)],
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.text);
+    let stored = app.store.labels(app.alpha.id).await.unwrap();
+    let label = stored
+        .iter()
+        .find(|label| label.name == "Qualified")
+        .unwrap();
+    assert_eq!(label.mapping.google_ads_action.as_deref(), Some(action));
+    let page = app.get(labels, &owner).await;
+    page.assert_shows(StatusCode::OK, &["<code>Qualified lead</code>"]);
+    assert!(!page.text.contains(&format!("<code>{action}</code>")));
+
     // Disconnecting forgets the grant too.
     app.post_form(&owner, &format!("{path}/google-ads/disconnect"), &[])
         .await;

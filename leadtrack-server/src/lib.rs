@@ -57,6 +57,7 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use leadtrack_core::oauth::OAuthApp;
 use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
@@ -162,8 +163,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Mail(MailCommand::Test { to })) => {
             return mail::test(&cli.mail, &cli.serve.addr, &to).await;
         }
-        None => Job::serve(cli.serve, cli.mail).await?,
-        Some(Command::Serve(args)) => Job::serve(args, cli.mail).await?,
+        None => Job::serve(cli.serve, cli.mail, cli.platforms.apps()?).await?,
+        Some(Command::Serve(args)) => Job::serve(args, cli.mail, cli.platforms.apps()?).await?,
         Some(Command::Worker(command)) => Job::Work(
             command,
             mail::Links {
@@ -200,6 +201,8 @@ pub(crate) enum Job {
         args: ServeArgs,
         /// Outgoing email, and where links point.
         links: mail::Links,
+        /// The applications registered with the ad platforms.
+        apps: Vec<OAuthApp>,
     },
     /// `worker`: conversion deliveries, serving nothing but its metrics.
     Work(WorkerCommand, mail::Links),
@@ -215,7 +218,11 @@ pub(crate) enum Job {
 impl Job {
     /// `serve`, with its address bound first: a port in use is reported before the database
     /// is touched.
-    async fn serve(args: ServeArgs, settings: MailArgs) -> Result<Self, Failure> {
+    async fn serve(
+        args: ServeArgs,
+        settings: MailArgs,
+        apps: Vec<OAuthApp>,
+    ) -> Result<Self, Failure> {
         let (listener, addr) = serve::bind(&args.addr).await?;
         Ok(Self::Serve {
             listener,
@@ -225,6 +232,7 @@ impl Job {
                 settings,
                 addr: addr.to_string(),
             },
+            apps,
         })
     }
 
@@ -252,7 +260,8 @@ impl Job {
                 addr,
                 args,
                 links,
-            } => serve::serve(store, listener, (addr, &links), args, database).await,
+                apps,
+            } => serve::serve(store, listener, (addr, &links, apps), args, database).await,
             Self::Work(args, links) => serve::work(store, (&args, &links), database).await,
             Self::Administer { command, links } => match command {
                 Command::Project(command) => admin::project_command(&store, command).await,

@@ -36,7 +36,7 @@ pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failur
 pub(crate) async fn serve<S: Store + Clone>(
     store: S,
     listener: TcpListener,
-    (addr, links): (SocketAddr, &Links),
+    (addr, links, apps): (SocketAddr, &Links, Vec<leadtrack_core::oauth::OAuthApp>),
     args: ServeArgs,
     db: &Database,
 ) -> Result<(), Failure> {
@@ -62,6 +62,7 @@ pub(crate) async fn serve<S: Store + Clone>(
             trust_proxy: args.trust_forwarded_for,
             public_url: Some(links.public_url()),
             mailer,
+            oauth: apps,
             ..leadtrack_dashboard::Config::default()
         },
     );

@@ -245,14 +245,21 @@ async fn integrations_page<S: Admin>(
         })
         .collect();
     let (layout, frame) = owner.frame(Area::Integrations, notice);
-    Ok(render::page(
+    let mut response = render::page(
         status,
         &IntegrationsPage {
             layout,
             frame,
             cards,
         },
-    ))
+    );
+    // "Connect with Google" posts here and is sent on to the platform's consent page.
+    let consent_pages = owner
+        .oauth
+        .iter()
+        .map(|app| app.endpoints.authorize.as_str());
+    render::allow_form_redirects(&mut response, consent_pages);
+    Ok(response)
 }
 
 /// The stored settings as the form shows them (a check as `on` or blank); credentials are

@@ -8,12 +8,15 @@ use leadtrack_core::label::{
     ConversionLabel, LabelMapping, NewLabel, ga4_event_name, linkedin_conversion_urn, moved,
     rateable,
 };
+use leadtrack_core::oauth::Provider;
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{ConversionId, IntegrationKind};
 use leadtrack_core::{Admin, StoreError};
+use leadtrack_forward::connect;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
+use super::integrations::http;
 use super::{Answer, Area, Frame, Owner, Problems, notice, sentence, ticked};
 use crate::Request;
 use crate::render::{self, Layout};
@@ -94,9 +97,65 @@ pub(super) struct Connected {
     pub(super) microsoft_ads: bool,
     pub(super) linkedin: bool,
     pub(super) webhook: bool,
+    /// The connected Google Ads account's conversion actions, `(resource name, name)`,
+    /// when it was connected by signing in: the mapping picks one instead of typing it.
+    pub(super) google_actions: Vec<(String, String)>,
+    /// Why they could not be listed.
+    pub(super) google_problem: Option<String>,
 }
 
 impl Connected {
+    /// Which platforms are connected, with the Google Ads account's conversion actions
+    /// listed when it was connected by signing in.
+    pub(super) async fn of<S: Admin>(
+        store: &S,
+        owner: &Owner,
+        integrations: &Integrations,
+    ) -> Result<Self, Response> {
+        let mut connected = Self::from(integrations);
+        let app = owner
+            .oauth
+            .iter()
+            .find(|app| app.provider == Provider::Google);
+        let (Some(app), Some(settings)) = (app, &integrations.google_ads) else {
+            return Ok(connected);
+        };
+        let grant = store
+            .oauth_grant(owner.project().id, Provider::Google)
+            .await
+            .map_err(|e| owner.failure(e))?;
+        let Some(grant) = grant else {
+            return Ok(connected);
+        };
+        let account = (
+            settings.customer_id.as_str(),
+            settings.login_customer_id.as_deref(),
+        );
+        match connect::google_ads_conversion_actions(http(), app, &grant, account).await {
+            Ok(actions) => {
+                connected.google_actions = actions
+                    .into_iter()
+                    .map(|action| (action.resource_name, action.name))
+                    .collect();
+            }
+            Err(reason) => connected.google_problem = Some(reason),
+        }
+        Ok(connected)
+    }
+
+    /// The name of the Google Ads conversion action `action` names, when it is listed.
+    pub(super) fn google_action_name(&self, action: &str) -> Option<&str> {
+        self.google_actions
+            .iter()
+            .find(|(resource, _)| resource == action)
+            .map(|(_, name)| name.as_str())
+    }
+
+    /// Whether `action` is a listed Google Ads conversion action, or none.
+    pub(super) fn google_action_listed(&self, action: &str) -> bool {
+        action.is_empty() || self.google_action_name(action).is_some()
+    }
+
     /// The platforms not connected, for people: `Google Ads, GA4 and Meta`.
     pub(super) fn missing(&self) -> String {
         let names: Vec<&str> = [
@@ -128,6 +187,8 @@ impl From<&Integrations> for Connected {
             microsoft_ads: integrations.is_connected(IntegrationKind::MicrosoftAds),
             linkedin: integrations.is_connected(IntegrationKind::Linkedin),
             webhook: integrations.is_connected(IntegrationKind::Webhook),
+            google_actions: Vec::new(),
+            google_problem: None,
         }
     }
 }
@@ -289,14 +350,25 @@ async fn labels_page<S: Admin>(
         .integrations(project)
         .await
         .map_err(|e| owner.failure(e))?;
+    let connected = Connected::of(store, owner, &integrations).await?;
+    let mut labels = LabelRow::all(labels);
+    for row in &mut labels {
+        if let Some(name) = row
+            .google_ads
+            .as_deref()
+            .and_then(|a| connected.google_action_name(a))
+        {
+            row.google_ads = Some(name.to_owned());
+        }
+    }
     let (layout, frame) = owner.frame(Area::Labels, notice);
     Ok(render::page(
         status,
         &LabelsPage {
             layout,
             frame,
-            labels: LabelRow::all(labels),
-            connected: Connected::from(&integrations),
+            labels,
+            connected,
             form,
             problems,
         },
@@ -366,6 +438,7 @@ async fn label_page<S: Admin>(
         .integrations(owner.project().id)
         .await
         .map_err(|e| owner.failure(e))?;
+    let connected = Connected::of(store, owner, &integrations).await?;
     let (layout, frame) = owner.frame(Area::Labels, notice);
     Ok(render::page(
         status,
@@ -375,7 +448,7 @@ async fn label_page<S: Admin>(
             id: label.id.to_string(),
             name: label.name.clone(),
             archived: label.archived,
-            connected: Connected::from(&integrations),
+            connected,
             form,
             problems,
         },

@@ -228,8 +228,8 @@ fn consent_page(state: &Mutex<State>, app: &App, query: &HashMap<String, String>
     let allow = back(&[("code", &code), ("state", get("state")), ("scope", scope)]);
     let deny = back(&[("error", "access_denied"), ("state", get("state"))]);
     warp::reply::html(format!(
-        "<!doctype html><title>Sign in - Google Accounts</title><h1>leadtrack wants to access your Google Account</h1>\
-         <a id=\"allow\" href=\"{allow}\">Allow</a> <a id=\"deny\" href=\"{deny}\">Cancel</a>"
+        "<!doctype html><title>Sign in - Google Accounts</title><main><h1>leadtrack wants to access your Google Account</h1>\
+         <a id=\"allow\" href=\"{allow}\">Allow</a> <a id=\"deny\" href=\"{deny}\">Cancel</a></main>"
     ))
     .into_response()
 }

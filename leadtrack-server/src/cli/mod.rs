@@ -9,6 +9,7 @@ mod accounts;
 mod admin;
 mod integrations;
 mod jobs;
+mod platforms;
 mod webhooks;
 
 pub(crate) use accounts::{MemberCommand, UserCommand};
@@ -18,6 +19,7 @@ pub(crate) use jobs::{JobCommand, JobRetryArgs};
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
+pub(crate) use platforms::PlatformApps;
 
 use crate::ServeOptions;
 pub(crate) use webhooks::WebhookCommand;
@@ -95,6 +97,10 @@ pub(crate) struct Cli {
     /// Outgoing email's settings.
     #[command(flatten)]
     pub(crate) mail: MailArgs,
+
+    /// The applications registered with the ad platforms, for signing in with them.
+    #[command(flatten)]
+    pub(crate) platforms: PlatformApps,
 
     /// Serve options, when no command is given (`server --addr ...` is `server serve --addr ...`).
     #[command(flatten)]

@@ -139,3 +139,23 @@ async fn rotation_seals_every_secret_with_the_new_key() {
     assert_eq!(code, 1, "{err}");
     assert!(!contains(&std::fs::read(&db).unwrap(), SECRET));
 }
+
+#[tokio::test]
+async fn a_platform_application_needs_its_id_and_its_secret() {
+    let (code, _, err) = server_with_env(
+        &[
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--google-client-id",
+            "id.apps",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--google-client-id and --google-client-secret go together"),
+        "{err}"
+    );
+}

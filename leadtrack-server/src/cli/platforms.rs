@@ -1,0 +1,176 @@
+//! The applications the operator registers with the ad platforms, once for the server, so
+//! that owners connect a project by signing in (docs/platform-apps.md says how to register
+//! each).
+
+use clap::Args;
+use leadtrack_core::integration::Secret;
+use leadtrack_core::oauth::{OAuthApp, Provider};
+
+use crate::Failure;
+
+/// The platforms' applications: a client id and secret each, and the developer tokens of
+/// the APIs that want one.
+#[derive(Debug, Args)]
+pub(crate) struct PlatformApps {
+    /// The Google OAuth client's id, for "Connect with Google" (Google Ads).
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_GOOGLE_CLIENT_ID",
+        value_name = "ID"
+    )]
+    pub(crate) google_client_id: Option<String>,
+    /// The Google OAuth client's secret.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_GOOGLE_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) google_client_secret: Option<String>,
+    /// The Google Ads API developer token, which lists the accounts and conversion actions to
+    /// pick from.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_GOOGLE_ADS_DEVELOPER_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub(crate) google_ads_developer_token: Option<String>,
+    /// The Microsoft identity platform application's id, for "Connect with Microsoft"
+    /// (Microsoft Advertising).
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_MICROSOFT_CLIENT_ID",
+        value_name = "ID"
+    )]
+    pub(crate) microsoft_client_id: Option<String>,
+    /// Its client secret.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_MICROSOFT_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) microsoft_client_secret: Option<String>,
+    /// The Microsoft Advertising developer token.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_MICROSOFT_ADS_DEVELOPER_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub(crate) microsoft_ads_developer_token: Option<String>,
+    /// The LinkedIn application's client id, for "Connect with LinkedIn".
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_LINKEDIN_CLIENT_ID",
+        value_name = "ID"
+    )]
+    pub(crate) linkedin_client_id: Option<String>,
+    /// Its client secret.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_LINKEDIN_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) linkedin_client_secret: Option<String>,
+}
+
+impl PlatformApps {
+    /// The applications given, each at the platform's own endpoints.
+    ///
+    /// Errors: a client id without its secret, or the other way round.
+    pub(crate) fn apps(&self) -> Result<Vec<OAuthApp>, Failure> {
+        let given = [
+            (
+                Provider::Google,
+                &self.google_client_id,
+                &self.google_client_secret,
+                &self.google_ads_developer_token,
+            ),
+            (
+                Provider::Microsoft,
+                &self.microsoft_client_id,
+                &self.microsoft_client_secret,
+                &self.microsoft_ads_developer_token,
+            ),
+            (
+                Provider::Linkedin,
+                &self.linkedin_client_id,
+                &self.linkedin_client_secret,
+                &None,
+            ),
+        ];
+        let mut apps = Vec::new();
+        for (provider, id, secret, developer_token) in given {
+            match (id, secret) {
+                (Some(id), Some(secret)) => apps.push(OAuthApp {
+                    provider,
+                    client_id: id.clone(),
+                    client_secret: Secret::new(secret.clone()),
+                    developer_token: developer_token.clone().map(Secret::new),
+                    endpoints: provider.endpoints(),
+                }),
+                (None, None) => {}
+                _ => {
+                    return Err(Failure(format!(
+                        "--{provider}-client-id and --{provider}-client-secret go together: give both, or neither"
+                    )));
+                }
+            }
+        }
+        Ok(apps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn none() -> PlatformApps {
+        PlatformApps {
+            google_client_id: None,
+            google_client_secret: None,
+            google_ads_developer_token: None,
+            microsoft_client_id: None,
+            microsoft_client_secret: None,
+            microsoft_ads_developer_token: None,
+            linkedin_client_id: None,
+            linkedin_client_secret: None,
+        }
+    }
+
+    #[test]
+    fn an_application_needs_its_id_and_its_secret() {
+        assert!(none().apps().unwrap().is_empty());
+        let google = PlatformApps {
+            google_client_id: Some("id".into()),
+            google_client_secret: Some("secret".into()),
+            google_ads_developer_token: Some("dev".into()),
+            ..none()
+        };
+        let apps = google.apps().unwrap();
+        assert_eq!(apps.len(), 1);
+        assert_eq!(apps[0].provider, Provider::Google);
+        assert_eq!(apps[0].developer_token.as_ref().unwrap().expose(), "dev");
+        assert_eq!(apps[0].endpoints, Provider::Google.endpoints());
+        let half = PlatformApps {
+            linkedin_client_id: Some("id".into()),
+            ..none()
+        };
+        let err = half.apps().unwrap_err().0;
+        assert!(
+            err.contains("--linkedin-client-id and --linkedin-client-secret"),
+            "{err}"
+        );
+    }
+}
