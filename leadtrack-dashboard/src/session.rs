@@ -185,6 +185,7 @@ pub(crate) fn from_own_site(request: &Request, config: &Config) -> Option<bool> 
 /// A submitted form's fields, read one by one. Not deserialized into a struct (as with
 /// `serde_html_form`): a page shows every problem next to its field and the form again as
 /// typed, where a derived struct fails whole at the first bad field.
+#[derive(Default)]
 pub(crate) struct Form(Vec<(String, String)>);
 
 impl Form {

@@ -257,3 +257,93 @@ async fn a_refused_consent_or_a_forged_answer_connects_nothing() {
     let denied = app.post_form(&member, path, &[]).await;
     assert_eq!(denied.status, StatusCode::FORBIDDEN);
 }
+
+/// Signs in with `provider`'s mock as the owner; returns the owner's session.
+async fn sign_in_with(app: &App, provider: &str) -> String {
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = format!("/projects/alpha/settings/integrations/{provider}/sign-in");
+    let asked = app.post_form(&owner, &path, &[]).await;
+    let pending = consent_cookie(&asked);
+    let back = consent(asked.header("location").unwrap(), "allow").await;
+    let landed = app
+        .get(
+            back.strip_prefix(ORIGIN).unwrap(),
+            &format!("{owner}; {pending}"),
+        )
+        .await;
+    assert_eq!(landed.status, StatusCode::SEE_OTHER, "{}", landed.text);
+    owner
+}
+
+async fn app_signing_in_as(provider: Provider) -> (App, MockGoogle) {
+    let mock = MockGoogle::start_as(provider, CLIENT_ID, CLIENT_SECRET, DEVELOPER_TOKEN).await;
+    let config = Config {
+        oauth: vec![OAuthApp {
+            provider,
+            client_id: CLIENT_ID.to_owned(),
+            client_secret: Secret::new(CLIENT_SECRET),
+            developer_token: Some(Secret::new(DEVELOPER_TOKEN)),
+            endpoints: mock.endpoints(),
+        }],
+        ..Config::default()
+    };
+    (app_with(config).await, mock)
+}
+
+#[tokio::test]
+async fn linkedin_is_connected_as_soon_as_the_owner_signs_in() {
+    let (app, _linkedin) = app_signing_in_as(Provider::Linkedin).await;
+    sign_in_with(&app, "linkedin").await;
+    let integrations = app.store.integrations(app.alpha.id).await.unwrap();
+    let settings = integrations.linkedin.expect("LinkedIn is connected");
+    assert_eq!(settings.client_id, CLIENT_ID);
+    assert_eq!(settings.refresh_token.expose(), google::REFRESH_TOKEN);
+    assert_eq!(
+        settings.api_version,
+        leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION
+    );
+}
+
+#[tokio::test]
+async fn microsoft_advertising_is_connected_once_its_account_is_given() {
+    let (app, _microsoft) = app_signing_in_as(Provider::Microsoft).await;
+    let owner = sign_in_with(&app, "microsoft-ads").await;
+    let path = "/projects/alpha/settings/integrations";
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &["Signed in with Microsoft as", "Customer ID", "Account ID"],
+    );
+    assert!(
+        app.store
+            .integrations(app.alpha.id)
+            .await
+            .unwrap()
+            .microsoft_ads
+            .is_none()
+    );
+    let given = app
+        .post_form(
+            &owner,
+            &format!("{path}/microsoft-ads/account"),
+            &[("customer", "1234"), ("account", "5678")],
+        )
+        .await;
+    assert_eq!(
+        given.header("location"),
+        Some("/projects/alpha/settings/integrations?saved=microsoft-ads-connected")
+    );
+    let settings = app
+        .store
+        .integrations(app.alpha.id)
+        .await
+        .unwrap()
+        .microsoft_ads
+        .unwrap();
+    assert_eq!(
+        (settings.customer_id.as_str(), settings.account_id.as_str()),
+        ("1234", "5678")
+    );
+    assert_eq!(settings.developer_token.expose(), DEVELOPER_TOKEN);
+    assert_eq!(settings.refresh_token.expose(), google::REFRESH_TOKEN);
+}

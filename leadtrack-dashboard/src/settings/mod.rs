@@ -87,7 +87,7 @@ pub(crate) async fn handle<S: Store>(
                 integrations::disconnect(store, form().await?, kind).await
             }
             Settings::SignIn => sign_in::start(config, request, form().await?, kind).await,
-            Settings::PickAccount => sign_in::pick_account(store, form().await?).await,
+            Settings::PickAccount => sign_in::pick_account(store, form().await?, kind).await,
             Settings::TestIntegration => integrations::test(store, form().await?, kind).await,
             Settings::RetryIntegration => integrations::retry(store, form().await?, kind).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,

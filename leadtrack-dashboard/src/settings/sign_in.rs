@@ -11,7 +11,10 @@
 use chrono::Utc;
 use cookie::{Cookie, SameSite};
 use leadtrack_core::activity::ProjectActivity;
-use leadtrack_core::integration::{GoogleAdsSettings, IntegrationSettings};
+use leadtrack_core::integration::{
+    DEFAULT_LINKEDIN_API_VERSION, GoogleAdsSettings, IntegrationSettings, LinkedinSettings,
+    MicrosoftAdsSettings,
+};
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, Store};
@@ -228,6 +231,10 @@ async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answ
         .await
         .map_err(|e| owner.failure(e))?;
     tracing::info!(user = %owner.viewer.user.id, provider = %pending.provider, "signed in with a platform");
+    // LinkedIn needs nothing more: its conversions name their rule, not an account.
+    if connect_with(store, &owner, app, &Form::default()).await? {
+        return Ok(owner.redirect("integrations", Some(&format!("{slug}-connected"))));
+    }
     Ok(owner.redirect("integrations", Some(&format!("{slug}-signed"))))
 }
 
@@ -275,46 +282,97 @@ pub(super) async fn card<S: Admin>(
     Ok(Some(card))
 }
 
-/// `POST integrations/google-ads/account`: connects Google Ads to the account picked, with
-/// the signed-in grant and the server's application.
-pub(super) async fn pick_account<S: Store>(store: &S, (owner, form): (Owner, Form)) -> Answer {
-    let Some(app) = owner
-        .oauth
-        .iter()
-        .find(|app| app.provider == Provider::Google)
-    else {
-        return Ok(owner.not_found());
+/// The integration a grant connects once its account is known: Google Ads to the customer
+/// picked, Microsoft Advertising to the customer and account given, LinkedIn at once (its
+/// conversions name their rule). `None` while an account is missing.
+fn settings_of(app: &OAuthApp, grant: OAuthGrant, form: &Form) -> Option<IntegrationSettings> {
+    let digits = |name: &str| -> String {
+        form.get(name)
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect()
     };
+    let token_url = (app.endpoints.token != app.provider.endpoints().token)
+        .then(|| app.endpoints.token.clone());
+    let (client_id, client_secret) = (app.client_id.clone(), app.client_secret.clone());
+    Some(match app.provider {
+        Provider::Google => IntegrationSettings::GoogleAds(GoogleAdsSettings {
+            customer_id: Some(digits("customer")).filter(|id| !id.is_empty())?,
+            login_customer_id: None,
+            client_id,
+            client_secret,
+            refresh_token: grant.refresh_token,
+            token_url,
+            base_url: None,
+        }),
+        Provider::Microsoft => IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
+            customer_id: Some(digits("customer")).filter(|id| !id.is_empty())?,
+            account_id: Some(digits("account")).filter(|id| !id.is_empty())?,
+            developer_token: app.developer_token.clone()?,
+            client_id,
+            client_secret: Some(client_secret),
+            refresh_token: grant.refresh_token,
+            token_url,
+            base_url: None,
+        }),
+        Provider::Linkedin => IntegrationSettings::Linkedin(LinkedinSettings {
+            client_id,
+            client_secret,
+            refresh_token: grant.refresh_token,
+            api_version: DEFAULT_LINKEDIN_API_VERSION.to_owned(),
+            token_url,
+            base_url: None,
+        }),
+    })
+}
+
+/// Connects the integration of `app`'s platform with the project's grant and what `form`
+/// names, when that is enough; whether it did.
+async fn connect_with<S: Store>(
+    store: &S,
+    owner: &Owner,
+    app: &OAuthApp,
+    form: &Form,
+) -> Result<bool, Response> {
     let project = owner.project().id;
     let grant = store
-        .oauth_grant(project, Provider::Google)
+        .oauth_grant(project, app.provider)
         .await
         .map_err(|e| owner.failure(e))?;
-    let customer: String = form
-        .get("customer")
-        .chars()
-        .filter(char::is_ascii_digit)
-        .collect();
-    let (Some(grant), false) = (grant, customer.is_empty()) else {
-        return Ok(owner.redirect("integrations", None));
+    let Some(settings) = grant.and_then(|grant| settings_of(app, grant, form)) else {
+        return Ok(false);
     };
-    let default = Provider::Google.endpoints();
-    let settings = IntegrationSettings::GoogleAds(GoogleAdsSettings {
-        customer_id: customer,
-        login_customer_id: None,
-        client_id: app.client_id.clone(),
-        client_secret: app.client_secret.clone(),
-        refresh_token: grant.refresh_token,
-        token_url: (app.endpoints.token != default.token).then(|| app.endpoints.token.clone()),
-        base_url: None,
-    });
+    let integration = settings.kind();
     store
         .set_integration(project, settings, Utc::now())
         .await
         .map_err(|e| owner.failure(e))?;
-    let saved = ProjectActivity::IntegrationSaved {
-        integration: IntegrationKind::GoogleAds,
+    owner
+        .record(store, ProjectActivity::IntegrationSaved { integration })
+        .await?;
+    Ok(true)
+}
+
+/// `POST integrations/{kind}/account`: connects the platform to the account picked (or
+/// given), with the signed-in grant and the server's application.
+pub(super) async fn pick_account<S: Store>(
+    store: &S,
+    (owner, form): (Owner, Form),
+    slug: &str,
+) -> Answer {
+    let provider = leadtrack_core::integration::Platform::by_slug(slug)
+        .and_then(|platform| Provider::of(platform.kind));
+    let Some(app) = owner
+        .oauth
+        .iter()
+        .find(|app| Some(app.provider) == provider)
+        .cloned()
+    else {
+        return Ok(owner.not_found());
     };
-    owner.record(store, saved).await?;
-    Ok(owner.redirect("integrations", Some("google-ads-connected")))
+    if connect_with(store, &owner, &app, &form).await? {
+        Ok(owner.redirect("integrations", Some(&format!("{slug}-connected"))))
+    } else {
+        Ok(owner.redirect("integrations", None))
+    }
 }

@@ -5,13 +5,16 @@
 //! the challenge) and refresh, and the two Google Ads calls the pickers make
 //! (`customers:listAccessibleCustomers`, and `googleAds:search` over `customer` and
 //! `conversion_action`), which need a bearer token and the `developer-token` header.
+//!
+//! [`MockGoogle::start_as`] stands for Microsoft's or LinkedIn's sign-in, which follow the
+//! same RFCs (their consent asks for their own scopes, without Google's `access_type`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use leadtrack_core::oauth::{Endpoints, pkce_challenge};
+use leadtrack_core::oauth::{Endpoints, Provider, pkce_challenge};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -51,6 +54,7 @@ struct State {
 /// What the mock expects of the server's registered application.
 #[derive(Clone)]
 struct App {
+    provider: Provider,
     client_id: String,
     client_secret: String,
     developer_token: String,
@@ -67,8 +71,19 @@ impl MockGoogle {
     /// Starts the mock on a free loopback port, for the application `client_id` with
     /// `client_secret`, and the developer token `developer_token`; it stops when dropped.
     pub async fn start(client_id: &str, client_secret: &str, developer_token: &str) -> Self {
+        Self::start_as(Provider::Google, client_id, client_secret, developer_token).await
+    }
+
+    /// [`MockGoogle::start`], as `provider`'s sign-in.
+    pub async fn start_as(
+        provider: Provider,
+        client_id: &str,
+        client_secret: &str,
+        developer_token: &str,
+    ) -> Self {
         let state = Arc::new(Mutex::new(State::default()));
         let app = App {
+            provider,
             client_id: client_id.to_owned(),
             client_secret: client_secret.to_owned(),
             developer_token: developer_token.to_owned(),
@@ -198,9 +213,12 @@ fn consent_page(state: &Mutex<State>, app: &App, query: &HashMap<String, String>
         && !get("state").is_empty()
         && get("code_challenge_method") == "S256"
         && get("code_challenge").len() == 43
-        && get("access_type") == "offline"
-        && scope.contains("https://www.googleapis.com/auth/datamanager")
-        && scope.contains("https://www.googleapis.com/auth/adwords");
+        && (app.provider != Provider::Google || get("access_type") == "offline")
+        && app
+            .provider
+            .scopes()
+            .iter()
+            .all(|asked| scope.split(' ').any(|s| s == *asked));
     if !valid || !get("redirect_uri").starts_with("http") {
         return error(StatusCode::BAD_REQUEST, "invalid_request");
     }
