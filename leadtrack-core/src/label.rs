@@ -157,6 +157,29 @@ pub fn ga4_event_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Meta's standard events, offered by name for a label's Meta event (any other name is a
+/// custom event). Listed in
+/// <https://developers.facebook.com/docs/meta-pixel/reference#standard-events>.
+pub const META_STANDARD_EVENTS: [&str; 17] = [
+    "Lead",
+    "CompleteRegistration",
+    "Contact",
+    "Schedule",
+    "SubmitApplication",
+    "StartTrial",
+    "Subscribe",
+    "Purchase",
+    "AddPaymentInfo",
+    "AddToCart",
+    "AddToWishlist",
+    "CustomizeProduct",
+    "Donate",
+    "FindLocation",
+    "InitiateCheckout",
+    "Search",
+    "ViewContent",
+];
+
 /// A LinkedIn conversion rule as its URN: `urn:lla:llaPartnerConversion:{id}` given as it
 /// is, or a bare id (the number Campaign Manager shows) made into one.
 pub fn linkedin_conversion_urn(value: &str) -> Result<String, String> {

@@ -9,7 +9,7 @@ use leadtrack_core::StoreError;
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::integration::{Secret, WebhookSettings};
 use leadtrack_core::key::KeyHash;
-use leadtrack_core::label::{ConversionLabel, LabelMapping};
+use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{
     Consent, ConsentStatus, ConversionId, IntegrationKind, LeadIdentifier, Role,
@@ -336,6 +336,13 @@ async fn labels_are_created_and_edited() {
         assert!(bad_event.text.contains(&format!("value=\"{event}\"")));
     }
     assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
+    // Meta's standard events are offered by name.
+    let page = app.get(path, &owner.cookie).await;
+    assert!(page.text.contains("list=\"meta-standard-events\""));
+    assert!(
+        page.text
+            .contains("<option value=\"CompleteRegistration\"></option>")
+    );
 
     let created = app
         .post(
@@ -824,6 +831,43 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
     }
     let unknown = app.post(&owner, &format!("{path}/myspace/test"), &[]).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+
+    // A label's page tests what the label sends, to each connected platform it names.
+    let label = app
+        .store
+        .create_label(
+            app.alpha.id,
+            NewLabel::done(
+                "Qualified",
+                LabelMapping {
+                    meta_event: Some("Lead".into()),
+                    ga4_event: Some("qualify".into()),
+                    webhook: true,
+                    ..LabelMapping::default()
+                },
+            ),
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let page = app
+        .get(
+            &format!("/projects/alpha/settings/labels/{}", label.id),
+            &owner.cookie,
+        )
+        .await;
+    let meta_test = format!("action=\"{path}/meta/test\"");
+    assert!(page.text.contains(&meta_test), "{}", page.text);
+    assert!(
+        page.text
+            .contains(r#"<input type="hidden" name="value" value="Lead">"#)
+    );
+    assert!(page.text.contains("Test the webhook"));
+    // GA4 is named but not connected; Microsoft Advertising is connected but not named.
+    assert!(!page.text.contains("Test GA4") && !page.text.contains("Test Microsoft"));
+    let pinged = app.post(&owner, &format!("{path}/webhook/test"), &[]).await;
+    assert!(pinged.text.contains("Webhook accepted the test"));
+    assert_eq!(hook.requests().len(), 2);
     assert!(
         app.store
             .claim_job(Utc::now(), Duration::minutes(1))

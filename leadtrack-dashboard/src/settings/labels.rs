@@ -58,6 +58,63 @@ impl MappingForm {
         }
     }
 
+    /// The tests this mapping can send, one per connected platform it names: `(platform's
+    /// slug, its name, the test form's field, its value)`.
+    pub(super) fn tests(
+        &self,
+        on: &Connected,
+    ) -> Vec<(&'static str, &'static str, &'static str, String)> {
+        let named = |value: &str| !value.trim().is_empty();
+        [
+            (
+                on.google_ads && named(&self.google_ads_action),
+                "google-ads",
+                "Google Ads",
+                "value",
+                &self.google_ads_action,
+            ),
+            (
+                on.ga4 && named(&self.ga4_event),
+                "ga4",
+                "GA4",
+                "event_name",
+                &self.ga4_event,
+            ),
+            (
+                on.meta && named(&self.meta_event),
+                "meta",
+                "Meta",
+                "value",
+                &self.meta_event,
+            ),
+            (
+                on.microsoft_ads && named(&self.microsoft_ads_conversion),
+                "microsoft-ads",
+                "Microsoft Advertising",
+                "",
+                &self.microsoft_ads_conversion,
+            ),
+            (
+                on.linkedin && named(&self.linkedin_conversion),
+                "linkedin",
+                "LinkedIn",
+                "",
+                &self.linkedin_conversion,
+            ),
+            (
+                on.webhook && self.webhook,
+                "webhook",
+                "the webhook",
+                "",
+                &String::new(),
+            ),
+        ]
+        .into_iter()
+        .filter(|(sends, ..)| *sends)
+        .map(|(_, slug, title, field, value)| (slug, title, field, value.trim().to_owned()))
+        .collect()
+    }
+
     /// The mapping the fields describe: blank fields send nothing.
     pub(super) fn mapping(&self) -> LabelMapping {
         let value = |text: &str| Some(text.trim().to_owned()).filter(|v| !v.is_empty());
