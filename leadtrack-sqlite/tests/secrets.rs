@@ -62,6 +62,10 @@ async fn secrets_are_sealed_in_the_file_and_read_back() {
         secrets_of(&store, &project).await,
         [TOKEN, HOOK_SECRET, CHAT_URL]
     );
+    // A backup holds the ciphertext only.
+    let backup = dir.path().join("backup.db");
+    leadtrack_sqlite::backup(&path, &backup).unwrap();
+    assert_no_plain_secret(&backup);
     store.close().await;
     assert_no_plain_secret(&path);
     assert!(contains(&files_of(&path), "https://crm.example.com/leads"));

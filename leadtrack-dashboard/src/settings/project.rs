@@ -129,7 +129,7 @@ async fn project_page<S: Admin + LeadStore>(
             frame,
             public_id: project.public_id.clone(),
             active: project.active,
-            connected: Connected::of(store, &owner, &integrations).await?,
+            connected: Connected::of(store, owner, &integrations).await?,
             form,
             problems,
         },
