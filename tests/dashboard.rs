@@ -710,9 +710,9 @@ async fn a_ga4_event_name_is_checked_as_it_is_typed() {
 async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
     use leadtrack::core::integration::Secret;
     use leadtrack::core::oauth::{OAuthApp, Provider};
-    use leadtrack::forward::testkit::google::MockGoogle;
+    use leadtrack::forward::testkit::sign_in::MockSignIn;
 
-    let google = MockGoogle::start("client-1", "client-secret", "dev-token").await;
+    let google = MockSignIn::start("client-1", "client-secret", "dev-token").await;
     let config = leadtrack_dashboard::Config {
         oauth: vec![OAuthApp {
             provider: Provider::Google,

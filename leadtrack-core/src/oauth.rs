@@ -39,6 +39,9 @@ pub enum Provider {
     Microsoft,
     /// LinkedIn, for LinkedIn's Conversions API.
     Linkedin,
+    /// Meta (Facebook Login), for the Conversions API. Meta issues no refresh token: its
+    /// grant holds a long-lived user access token (60 days) instead.
+    Meta,
 }
 
 impl Provider {
@@ -48,6 +51,7 @@ impl Provider {
             Self::Google => IntegrationKind::GoogleAds,
             Self::Microsoft => IntegrationKind::MicrosoftAds,
             Self::Linkedin => IntegrationKind::Linkedin,
+            Self::Meta => IntegrationKind::Meta,
         }
     }
 
@@ -57,7 +61,8 @@ impl Provider {
             IntegrationKind::GoogleAds => Some(Self::Google),
             IntegrationKind::MicrosoftAds => Some(Self::Microsoft),
             IntegrationKind::Linkedin => Some(Self::Linkedin),
-            IntegrationKind::Ga4 | IntegrationKind::Meta | IntegrationKind::Webhook => None,
+            IntegrationKind::Meta => Some(Self::Meta),
+            IntegrationKind::Ga4 | IntegrationKind::Webhook => None,
         }
     }
 
@@ -67,6 +72,7 @@ impl Provider {
             Self::Google => "Google",
             Self::Microsoft => "Microsoft",
             Self::Linkedin => "LinkedIn",
+            Self::Meta => "Meta",
         }
     }
 
@@ -91,6 +97,9 @@ impl Provider {
             ],
             // https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
             Self::Linkedin => &["openid", "email", "rw_conversions", "r_ads"],
+            // https://developers.facebook.com/docs/marketing-api/conversions-api/get-started
+            // (ads_management sends events; business_management lists the pixels).
+            Self::Meta => &["ads_management", "business_management"],
         }
     }
 
@@ -111,6 +120,12 @@ impl Provider {
                 "https://www.linkedin.com/oauth/v2/authorization",
                 "https://www.linkedin.com/oauth/v2/accessToken",
                 "https://api.linkedin.com",
+            ),
+            // https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
+            Self::Meta => (
+                "https://www.facebook.com/v23.0/dialog/oauth",
+                "https://graph.facebook.com/v23.0/oauth/access_token",
+                "https://graph.facebook.com",
             ),
         };
         Endpoints {
@@ -205,9 +220,9 @@ pub fn pkce_challenge(verifier: &str) -> String {
 pub struct OAuthGrant {
     /// The platform.
     pub provider: Provider,
-    /// Who signed in, as the platform names them (an email address).
+    /// Who signed in, as the platform names them (an email address, or Meta's name).
     pub account: String,
-    /// The refresh token.
+    /// The refresh token; Meta's long-lived user access token, which it gives instead.
     pub refresh_token: Secret,
     /// When.
     pub granted_at: DateTime<Utc>,

@@ -10,15 +10,15 @@ use common::*;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::{OAuthApp, Provider};
 use leadtrack_dashboard::Config;
-use leadtrack_forward::testkit::google::{self, MockGoogle};
+use leadtrack_forward::testkit::sign_in::{self, MockSignIn};
 use warp::http::StatusCode;
 
 const CLIENT_ID: &str = "leadtrack-test.apps.googleusercontent.com";
 const CLIENT_SECRET: &str = "google-client-secret";
 const DEVELOPER_TOKEN: &str = "google-developer-token";
 
-async fn app_with_google() -> (App, MockGoogle) {
-    let google = MockGoogle::start(CLIENT_ID, CLIENT_SECRET, DEVELOPER_TOKEN).await;
+async fn app_with_google() -> (App, MockSignIn) {
+    let google = MockSignIn::start(CLIENT_ID, CLIENT_SECRET, DEVELOPER_TOKEN).await;
     let config = Config {
         oauth: vec![OAuthApp {
             provider: Provider::Google,
@@ -97,8 +97,8 @@ async fn an_owner_connects_google_ads_by_signing_in_and_picking_the_account() {
         .await
         .unwrap()
         .expect("the grant is kept");
-    assert_eq!(grant.account, google::ACCOUNT);
-    assert_eq!(grant.refresh_token.expose(), google::REFRESH_TOKEN);
+    assert_eq!(grant.account, sign_in::ACCOUNT);
+    assert_eq!(grant.refresh_token.expose(), sign_in::REFRESH_TOKEN);
 
     // Signed in: the accounts are listed by name, to pick from.
     let page = app
@@ -129,7 +129,7 @@ async fn an_owner_connects_google_ads_by_signing_in_and_picking_the_account() {
     assert_eq!(settings.customer_id, "1234567890");
     assert_eq!(settings.client_id, CLIENT_ID);
     assert_eq!(settings.client_secret.expose(), CLIENT_SECRET);
-    assert_eq!(settings.refresh_token.expose(), google::REFRESH_TOKEN);
+    assert_eq!(settings.refresh_token.expose(), sign_in::REFRESH_TOKEN);
     assert_eq!(
         settings.token_url.as_deref(),
         Some(google.endpoints().token.as_str())
@@ -275,8 +275,8 @@ async fn sign_in_with(app: &App, provider: &str) -> String {
     owner
 }
 
-async fn app_signing_in_as(provider: Provider) -> (App, MockGoogle) {
-    let mock = MockGoogle::start_as(provider, CLIENT_ID, CLIENT_SECRET, DEVELOPER_TOKEN).await;
+async fn app_signing_in_as(provider: Provider) -> (App, MockSignIn) {
+    let mock = MockSignIn::start_as(provider, CLIENT_ID, CLIENT_SECRET, DEVELOPER_TOKEN).await;
     let config = Config {
         oauth: vec![OAuthApp {
             provider,
@@ -297,7 +297,7 @@ async fn linkedin_is_connected_as_soon_as_the_owner_signs_in() {
     let integrations = app.store.integrations(app.alpha.id).await.unwrap();
     let settings = integrations.linkedin.expect("LinkedIn is connected");
     assert_eq!(settings.client_id, CLIENT_ID);
-    assert_eq!(settings.refresh_token.expose(), google::REFRESH_TOKEN);
+    assert_eq!(settings.refresh_token.expose(), sign_in::REFRESH_TOKEN);
     assert_eq!(
         settings.api_version,
         leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION
@@ -345,5 +345,51 @@ async fn microsoft_advertising_is_connected_once_its_account_is_given() {
         ("1234", "5678")
     );
     assert_eq!(settings.developer_token.expose(), DEVELOPER_TOKEN);
-    assert_eq!(settings.refresh_token.expose(), google::REFRESH_TOKEN);
+    assert_eq!(settings.refresh_token.expose(), sign_in::REFRESH_TOKEN);
+}
+
+#[tokio::test]
+async fn meta_is_connected_to_the_pixel_picked_with_a_long_lived_token() {
+    let (app, meta) = app_signing_in_as(Provider::Meta).await;
+    let owner = sign_in_with(&app, "meta").await;
+    // The code for a short-lived token, that one for the long-lived one.
+    let asked = meta.token_requests();
+    assert!(asked[0].contains_key("code") && asked[0]["code_verifier"].len() >= 43);
+    assert_eq!(asked[1]["grant_type"], "fb_exchange_token");
+    let grant = app
+        .store
+        .oauth_grant(app.alpha.id, Provider::Meta)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(grant.account, sign_in::META_NAME);
+    let path = "/projects/alpha/settings/integrations";
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "Signed in with Meta as <strong>Ada Marketer</strong>",
+            "<option value=\"999\">Acme Pixel · Acme Ads</option>",
+        ],
+    );
+    let picked = app
+        .post_form(&owner, &format!("{path}/meta/account"), &[("pixel", "999")])
+        .await;
+    assert_eq!(
+        picked.header("location"),
+        Some("/projects/alpha/settings/integrations?saved=meta-connected")
+    );
+    let settings = app
+        .store
+        .integrations(app.alpha.id)
+        .await
+        .unwrap()
+        .meta
+        .unwrap();
+    assert_eq!(settings.pixel_id, "999");
+    assert_eq!(settings.access_token.expose(), sign_in::META_TOKEN);
+    assert_eq!(
+        settings.base_url.as_deref(),
+        Some(meta.endpoints().api.as_str())
+    );
 }

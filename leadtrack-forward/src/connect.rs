@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use leadtrack_core::integration::DEFAULT_META_API_VERSION;
 use leadtrack_core::integration::Secret;
-use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -45,6 +46,9 @@ pub async fn exchange(
     verifier: &str,
     redirect_uri: &str,
 ) -> Result<Consent, String> {
+    if app.provider == Provider::Meta {
+        return exchange_meta(http, app, (code, verifier), redirect_uri).await;
+    }
     let form = form_urlencoded::Serializer::new(String::new())
         .append_pair("grant_type", "authorization_code")
         .append_pair("code", code)
@@ -86,6 +90,142 @@ pub async fn exchange(
             .unwrap_or_else(|| format!("your {} account", app.provider.name())),
         refresh_token: Secret::new(refresh_token),
     })
+}
+
+/// Meta's exchange (<https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow>):
+/// the code for a short-lived user token (a GET), that token for a long-lived one (60
+/// days; <https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived>),
+/// and who signed in from `/me`.
+async fn exchange_meta(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    (code, verifier): (&str, &str),
+    redirect_uri: &str,
+) -> Result<Consent, String> {
+    let secret = app.client_secret.expose();
+    let short = graph(
+        http,
+        &app.endpoints.token,
+        &[
+            ("client_id", app.client_id.as_str()),
+            ("redirect_uri", redirect_uri),
+            ("client_secret", secret),
+            ("code", code),
+            ("code_verifier", verifier),
+        ],
+        &[secret, code, verifier],
+    )
+    .await?;
+    let short = short["access_token"]
+        .as_str()
+        .ok_or("Meta gave no access token")?;
+    let long = graph(
+        http,
+        &app.endpoints.token,
+        &[
+            ("grant_type", "fb_exchange_token"),
+            ("client_id", app.client_id.as_str()),
+            ("client_secret", secret),
+            ("fb_exchange_token", short),
+        ],
+        &[secret, short],
+    )
+    .await?;
+    let token = long["access_token"]
+        .as_str()
+        .ok_or("Meta gave no long-lived token")?;
+    let me = format!("{}/{DEFAULT_META_API_VERSION}/me", app.endpoints.api);
+    let me = graph(
+        http,
+        &me,
+        &[("fields", "name"), ("access_token", token)],
+        &[token],
+    )
+    .await?;
+    Ok(Consent {
+        account: me["name"]
+            .as_str()
+            .unwrap_or("your Meta account")
+            .to_owned(),
+        refresh_token: Secret::new(token),
+    })
+}
+
+/// A Graph API GET of `url` with `query`, as JSON; the error names no secret.
+async fn graph(
+    http: &reqwest::Client,
+    url: &str,
+    query: &[(&str, &str)],
+    secrets: &[&str],
+) -> Result<serde_json::Value, String> {
+    let answer = outcome::send(http.get(url).query(query))
+        .await
+        .map_err(|failed| outcome::scrub(failure(&failed), secrets))?;
+    if !answer.is_success() {
+        return Err(outcome::scrub(
+            format!("Meta answered HTTP {}: {}", answer.status, answer.snippet()),
+            secrets,
+        ));
+    }
+    serde_json::from_slice(&answer.body)
+        .map_err(|_| "Meta answered something else than JSON".to_owned())
+}
+
+/// A Meta pixel (dataset) the signed-in person reaches, with its ad account.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetaPixel {
+    /// The pixel's id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The name of the ad account it belongs to.
+    pub account: String,
+}
+
+/// The pixels of every ad account the grant reaches: `/me/adaccounts`
+/// (<https://developers.facebook.com/docs/marketing-api/reference/user/adaccounts>), then
+/// each account's `adspixels`
+/// (<https://developers.facebook.com/docs/marketing-api/reference/ad-account/adspixels>).
+pub async fn meta_pixels(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<MetaPixel>, String> {
+    let token = grant.refresh_token.expose();
+    let base = format!("{}/{DEFAULT_META_API_VERSION}", app.endpoints.api);
+    let accounts = graph(
+        http,
+        &format!("{base}/me/adaccounts"),
+        &[("fields", "name,account_id"), ("access_token", token)],
+        &[token],
+    )
+    .await?;
+    let mut pixels = Vec::new();
+    for account in accounts["data"].as_array().cloned().unwrap_or_default() {
+        let (Some(id), Some(name)) = (account["account_id"].as_str(), account["name"].as_str())
+        else {
+            continue;
+        };
+        let found = graph(
+            http,
+            &format!("{base}/act_{id}/adspixels"),
+            &[("fields", "name"), ("access_token", token)],
+            &[token],
+        )
+        .await?;
+        for pixel in found["data"].as_array().cloned().unwrap_or_default() {
+            if let (Some(pixel_id), Some(pixel_name)) =
+                (pixel["id"].as_str(), pixel["name"].as_str())
+            {
+                pixels.push(MetaPixel {
+                    id: pixel_id.to_owned(),
+                    name: pixel_name.to_owned(),
+                    account: name.to_owned(),
+                });
+            }
+        }
+    }
+    Ok(pixels)
 }
 
 /// Who an ID token names: its `email`, else its `sub`. The token came straight from the

@@ -12,13 +12,13 @@ use chrono::Utc;
 use cookie::{Cookie, SameSite};
 use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::{
-    DEFAULT_LINKEDIN_API_VERSION, GoogleAdsSettings, IntegrationSettings, LinkedinSettings,
-    MicrosoftAdsSettings,
+    DEFAULT_LINKEDIN_API_VERSION, DEFAULT_META_API_VERSION, GoogleAdsSettings, IntegrationSettings,
+    LinkedinSettings, MetaActionSource, MetaSettings, MicrosoftAdsSettings,
 };
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, Store};
-use leadtrack_forward::connect::{self, AdsAccount};
+use leadtrack_forward::connect::{self, AdsAccount, MetaPixel};
 use subtle::ConstantTimeEq;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
@@ -244,8 +244,10 @@ pub(super) struct SignInCard {
     pub(super) provider: &'static str,
     /// Who signed in, once someone did.
     pub(super) account: Option<String>,
-    /// The accounts to pick from, once signed in and not yet connected.
+    /// The Google Ads accounts to pick from, once signed in and not yet connected.
     pub(super) accounts: Vec<AdsAccount>,
+    /// Meta's pixels to pick from, once signed in and not yet connected.
+    pub(super) pixels: Vec<MetaPixel>,
     /// Why the accounts could not be listed.
     pub(super) problem: Option<String>,
 }
@@ -271,14 +273,23 @@ pub(super) async fn card<S: Admin>(
         provider: provider.name(),
         account: grant.as_ref().map(|grant| grant.account.clone()),
         accounts: Vec::new(),
+        pixels: Vec::new(),
         problem: None,
     };
-    if let (Some(grant), false, Provider::Google) = (&grant, connected, provider) {
-        match connect::google_ads_accounts(super::integrations::http(), app, grant).await {
-            Ok(accounts) => card.accounts = accounts,
-            Err(reason) => card.problem = Some(reason),
-        }
-    }
+    let (Some(grant), false) = (&grant, connected) else {
+        return Ok(Some(card));
+    };
+    let http = super::integrations::http();
+    let listed = match provider {
+        Provider::Google => connect::google_ads_accounts(http, app, grant)
+            .await
+            .map(|accounts| card.accounts = accounts),
+        Provider::Meta => connect::meta_pixels(http, app, grant)
+            .await
+            .map(|pixels| card.pixels = pixels),
+        Provider::Microsoft | Provider::Linkedin => Ok(()),
+    };
+    card.problem = listed.err();
     Ok(Some(card))
 }
 
@@ -314,6 +325,15 @@ fn settings_of(app: &OAuthApp, grant: OAuthGrant, form: &Form) -> Option<Integra
             refresh_token: grant.refresh_token,
             token_url,
             base_url: None,
+        }),
+        Provider::Meta => IntegrationSettings::Meta(MetaSettings {
+            pixel_id: Some(digits("pixel")).filter(|id| !id.is_empty())?,
+            access_token: grant.refresh_token,
+            api_version: DEFAULT_META_API_VERSION.to_owned(),
+            test_event_code: None,
+            action_source: MetaActionSource::default(),
+            base_url: (app.endpoints.api != app.provider.endpoints().api)
+                .then(|| app.endpoints.api.clone()),
         }),
         Provider::Linkedin => IntegrationSettings::Linkedin(LinkedinSettings {
             client_id,

@@ -83,6 +83,18 @@ pub(crate) struct PlatformApps {
         hide_env_values = true
     )]
     pub(crate) linkedin_client_secret: Option<String>,
+    /// The Meta app's id, for "Connect with Meta" (Facebook Login).
+    #[arg(long, global = true, env = "LEADTRACK_META_APP_ID", value_name = "ID")]
+    pub(crate) meta_app_id: Option<String>,
+    /// The Meta app's secret.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_META_APP_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) meta_app_secret: Option<String>,
 }
 
 impl PlatformApps {
@@ -109,6 +121,12 @@ impl PlatformApps {
                 &self.linkedin_client_secret,
                 &None,
             ),
+            (
+                Provider::Meta,
+                &self.meta_app_id,
+                &self.meta_app_secret,
+                &None,
+            ),
         ];
         let mut apps = Vec::new();
         for (provider, id, secret, developer_token) in given {
@@ -122,8 +140,12 @@ impl PlatformApps {
                 }),
                 (None, None) => {}
                 _ => {
+                    let (id, secret) = match provider {
+                        Provider::Meta => ("app-id", "app-secret"),
+                        _ => ("client-id", "client-secret"),
+                    };
                     return Err(Failure(format!(
-                        "--{provider}-client-id and --{provider}-client-secret go together: give both, or neither"
+                        "--{provider}-{id} and --{provider}-{secret} go together: give both, or neither"
                     )));
                 }
             }
@@ -146,6 +168,8 @@ mod tests {
             microsoft_ads_developer_token: None,
             linkedin_client_id: None,
             linkedin_client_secret: None,
+            meta_app_id: None,
+            meta_app_secret: None,
         }
     }
 
@@ -172,5 +196,11 @@ mod tests {
             err.contains("--linkedin-client-id and --linkedin-client-secret"),
             "{err}"
         );
+        let meta = PlatformApps {
+            meta_app_secret: Some("secret".into()),
+            ..none()
+        };
+        let err = meta.apps().unwrap_err().0;
+        assert!(err.contains("--meta-app-id and --meta-app-secret"), "{err}");
     }
 }

@@ -6,8 +6,12 @@
 //! (`customers:listAccessibleCustomers`, and `googleAds:search` over `customer` and
 //! `conversion_action`), which need a bearer token and the `developer-token` header.
 //!
-//! [`MockGoogle::start_as`] stands for Microsoft's or LinkedIn's sign-in, which follow the
-//! same RFCs (their consent asks for their own scopes, without Google's `access_type`).
+//! [`MockSignIn::start_as`] stands for Microsoft's or LinkedIn's sign-in, which follow the
+//! same RFCs (their consent asks for their own scopes, without Google's `access_type`), or
+//! for Meta's: its token endpoint is a GET, with no refresh token but a short-lived token to
+//! exchange for a long-lived one
+//! (<https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow>),
+//! and the Graph API lists the ad accounts and their pixels.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,6 +35,12 @@ pub const CUSTOMERS: [(&str, &str, bool); 2] = [
     ("1234567890", "Acme Shop", false),
     ("5550001111", "Acme Agency", true),
 ];
+/// Meta's long-lived user token, what its grant keeps.
+pub const META_TOKEN: &str = "mock-meta-long-lived-token";
+/// Who signs in with Meta.
+pub const META_NAME: &str = "Ada Marketer";
+/// Meta's ad account and its pixel: (account id, account name, pixel id, pixel name).
+pub const META_PIXEL: (&str, &str, &str, &str) = ("111", "Acme Ads", "999", "Acme Pixel");
 /// The upload-click conversion actions of the first customer: (id, name).
 pub const CONVERSION_ACTIONS: [(&str, &str); 2] =
     [("111", "Qualified lead"), ("222", "Closed deal")];
@@ -61,20 +71,20 @@ struct App {
 }
 
 /// The mock: Google's consent page and token endpoint, and the Google Ads API.
-pub struct MockGoogle {
+pub struct MockSignIn {
     url: String,
     state: Arc<Mutex<State>>,
     _stop: oneshot::Sender<()>,
 }
 
-impl MockGoogle {
+impl MockSignIn {
     /// Starts the mock on a free loopback port, for the application `client_id` with
     /// `client_secret`, and the developer token `developer_token`; it stops when dropped.
     pub async fn start(client_id: &str, client_secret: &str, developer_token: &str) -> Self {
         Self::start_as(Provider::Google, client_id, client_secret, developer_token).await
     }
 
-    /// [`MockGoogle::start`], as `provider`'s sign-in.
+    /// [`MockSignIn::start`], as `provider`'s sign-in.
     pub async fn start_as(
         provider: Provider,
         client_id: &str,
@@ -155,6 +165,36 @@ fn routes(
                 token_endpoint(&state, &app, form)
             },
         );
+    let meta_token = warp::get()
+        .and(warp::path!("token"))
+        .and(warp::query::<HashMap<String, String>>())
+        .and(with())
+        .map(
+            |query: HashMap<String, String>, (state, app): (Arc<Mutex<State>>, App)| {
+                meta_token_endpoint(&state, &app, query)
+            },
+        );
+    let graph = warp::get()
+        .and(warp::path("v23.0"))
+        .and(warp::path::tail())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(with())
+        .map(
+            |tail: warp::path::Tail,
+             query: HashMap<String, String>,
+             (state, _): (Arc<Mutex<State>>, App)| {
+                let token = query.get("access_token").cloned().unwrap_or_default();
+                let known = state
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .access_tokens
+                    .contains(&token);
+                if !known {
+                    return error(StatusCode::UNAUTHORIZED, "OAuthException");
+                }
+                meta_graph(tail.as_str())
+            },
+        );
     let api = warp::path("v21")
         .and(warp::path::tail())
         .and(warp::header::optional::<String>("authorization"))
@@ -190,6 +230,10 @@ fn routes(
         );
     consent
         .or(token)
+        .unify()
+        .or(meta_token)
+        .unify()
+        .or(graph)
         .unify()
         .or(api)
         .unify()
@@ -289,6 +333,66 @@ fn token_endpoint(state: &Mutex<State>, app: &App, form: HashMap<String, String>
         }
         _ => error(StatusCode::BAD_REQUEST, "invalid_grant"),
     }
+}
+
+/// Meta's token endpoint (a GET): a code, once, for a short-lived token; a short-lived
+/// token for the long-lived one.
+fn meta_token_endpoint(
+    state: &Mutex<State>,
+    app: &App,
+    query: HashMap<String, String>,
+) -> Response {
+    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+    state.token_requests.push(query.clone());
+    let get = |name: &str| query.get(name).map(String::as_str).unwrap_or_default();
+    if app.provider != Provider::Meta
+        || get("client_id") != app.client_id
+        || get("client_secret") != app.client_secret
+    {
+        return error(StatusCode::BAD_REQUEST, "OAuthException");
+    }
+    if get("grant_type") == "fb_exchange_token" {
+        if !state
+            .access_tokens
+            .iter()
+            .any(|token| token == get("fb_exchange_token"))
+        {
+            return error(StatusCode::BAD_REQUEST, "OAuthException");
+        }
+        state.access_tokens.push(META_TOKEN.to_owned());
+        return warp::reply::json(
+            &json!({"access_token": META_TOKEN, "token_type": "bearer", "expires_in": 5_183_944}),
+        )
+        .into_response();
+    }
+    let Some(pending) = state.codes.remove(get("code")) else {
+        return error(StatusCode::BAD_REQUEST, "OAuthException");
+    };
+    if pending.redirect_uri != get("redirect_uri")
+        || pkce_challenge(get("code_verifier")) != pending.challenge
+    {
+        return error(StatusCode::BAD_REQUEST, "OAuthException");
+    }
+    let short = format!("mock-meta-short-{}", state.access_tokens.len() + 1);
+    state.access_tokens.push(short.clone());
+    warp::reply::json(&json!({"access_token": short, "token_type": "bearer", "expires_in": 3600}))
+        .into_response()
+}
+
+/// The Graph API's answers: who signed in, the ad accounts, and their pixels.
+fn meta_graph(path: &str) -> Response {
+    let (account, account_name, pixel, pixel_name) = META_PIXEL;
+    let body = match path {
+        "me" => json!({"id": "10", "name": META_NAME}),
+        "me/adaccounts" => {
+            json!({"data": [{"id": format!("act_{account}"), "account_id": account, "name": account_name}]})
+        }
+        _ if path == format!("act_{account}/adspixels") => {
+            json!({"data": [{"id": pixel, "name": pixel_name}]})
+        }
+        _ => return error(StatusCode::NOT_FOUND, "GraphMethodException"),
+    };
+    warp::reply::json(&body).into_response()
 }
 
 /// The Google Ads API's answers for the known customers.
