@@ -666,19 +666,9 @@ async fn a_ga4_event_name_is_checked_as_it_is_typed() {
     // Looked at, at both widths, while it says what is wrong.
     field.clear().await.unwrap();
     field.send_keys("session_start").await.unwrap();
-    for (name, width, height) in [("laptop", 1366, 768), ("phone", 390, 844)] {
-        browser.viewport(width, height).await;
-        c.execute(
-            "document.getElementById('ga4_event').scrollIntoView({block: 'center'})",
-            vec![],
-        )
-        .await
-        .unwrap();
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        let png = c.screenshot().await.unwrap();
-        std::fs::write(dir.join(format!("ga4-event-{name}.png")), png).unwrap();
-    }
+    browser
+        .photograph_at_both_widths("ga4_event", "ga4-event")
+        .await;
     field.clear().await.unwrap();
     field.send_keys(&"a".repeat(41)).await.unwrap();
     assert_eq!(shown("ga4_event-count").await, "41/40");
@@ -753,20 +743,9 @@ async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
             && shown.contains("Signed in with Google as ads-owner@example.com")
     })
     .await;
-    for (name, width, height) in [("laptop", 1366, 768), ("phone", 390, 844)] {
-        browser.viewport(width, height).await;
-        c.execute(
-            "document.getElementById('google-ads').scrollIntoView()",
-            vec![],
-        )
-        .await
-        .unwrap();
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        let png = c.screenshot().await.unwrap();
-        std::fs::write(dir.join(format!("google-sign-in-{name}.png")), png).unwrap();
-    }
-    browser.viewport(1366, 768).await;
+    browser
+        .photograph_at_both_widths("google-ads", "google-sign-in")
+        .await;
     let options = c
         .find(Locator::Id("google-ads-customer"))
         .await

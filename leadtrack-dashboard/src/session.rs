@@ -76,8 +76,8 @@ pub(crate) async fn start<S: Accounts>(
     Ok(session_cookie(&token, is_https(request, config)))
 }
 
-/// The session token the request's cookie holds, if it holds a well-formed one.
-fn presented_token(request: &Request) -> Option<SessionToken> {
+/// The value of the request's cookie `name`.
+pub(crate) fn cookie(request: &Request, name: &str) -> Option<String> {
     request
         .headers
         .get_all(header::COOKIE)
@@ -85,8 +85,13 @@ fn presented_token(request: &Request) -> Option<SessionToken> {
         .filter_map(|value| value.to_str().ok())
         .flat_map(Cookie::split_parse)
         .filter_map(Result::ok)
-        .find(|cookie| cookie.name() == COOKIE)
-        .and_then(|cookie| SessionToken::parse(cookie.value()))
+        .find(|cookie| cookie.name() == name)
+        .map(|cookie| cookie.value().to_owned())
+}
+
+/// The session token the request's cookie holds, if it holds a well-formed one.
+fn presented_token(request: &Request) -> Option<SessionToken> {
+    cookie(request, COOKIE).and_then(|value| SessionToken::parse(&value))
 }
 
 /// The signed-in user, when the request carries a live session; marks the session used.

@@ -18,18 +18,7 @@ const CLIENT_SECRET: &str = "google-client-secret";
 const DEVELOPER_TOKEN: &str = "google-developer-token";
 
 async fn app_with_google() -> (App, MockSignIn) {
-    let google = MockSignIn::start(CLIENT_ID, CLIENT_SECRET, DEVELOPER_TOKEN).await;
-    let config = Config {
-        oauth: vec![OAuthApp {
-            provider: Provider::Google,
-            client_id: CLIENT_ID.to_owned(),
-            client_secret: Secret::new(CLIENT_SECRET),
-            developer_token: Some(Secret::new(DEVELOPER_TOKEN)),
-            endpoints: google.endpoints(),
-        }],
-        ..Config::default()
-    };
-    (app_with(config).await, google)
+    app_signing_in_as(Provider::Google).await
 }
 
 /// The answer Google's consent page sends the browser back with (`allow` or `deny`).

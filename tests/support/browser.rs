@@ -113,6 +113,23 @@ impl Browser {
         assert_eq!(inner, json!([width, height]), "the viewport");
     }
 
+    /// Photographs the element `id` centred on a laptop's screen and on a phone's, into
+    /// `target/screenshots/NAME-laptop.png` and `NAME-phone.png`, to be looked at; the
+    /// viewport is a laptop's again afterwards.
+    pub(crate) async fn photograph_at_both_widths(&self, id: &str, name: &str) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        for (width, height, screen) in [(1366, 768, "laptop"), (390, 844, "phone")] {
+            self.viewport(width, height).await;
+            let scroll =
+                format!("document.getElementById('{id}').scrollIntoView({{block: 'center'}})");
+            self.client.execute(&scroll, vec![]).await.unwrap();
+            let png = self.client.screenshot().await.unwrap();
+            std::fs::write(dir.join(format!("{name}-{screen}.png")), png).unwrap();
+        }
+        self.viewport(1366, 768).await;
+    }
+
     /// Makes Chromium's pages see a dark (or a light) system: `prefers-color-scheme`
     /// (DevTools' `Emulation.setEmulatedMedia`).
     pub(crate) async fn prefer_dark(&self, dark: bool) {

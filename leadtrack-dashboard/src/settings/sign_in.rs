@@ -102,15 +102,7 @@ fn cookie(value: Option<&Pending>, secure: bool) -> HeaderValue {
 
 /// The consent under way the request's cookie holds.
 fn pending(request: &Request) -> Option<Pending> {
-    request
-        .headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|cookie| cookie.name() == COOKIE)
-        .and_then(|cookie| Pending::from_cookie(cookie.value()))
+    session::cookie(request, COOKIE).and_then(|value| Pending::from_cookie(&value))
 }
 
 /// `POST integrations/{kind}/sign-in`: off to the platform's consent page.

@@ -131,6 +131,29 @@ struct State {
     default: MockResponse,
 }
 
+/// Serves `routes` on a free loopback port until the sender returned is dropped; the
+/// server's `http://127.0.0.1:PORT`.
+pub(crate) async fn serve<F>(routes: F) -> (String, oneshot::Sender<()>)
+where
+    F: Filter + Clone + Send + Sync + 'static,
+    F::Extract: warp::Reply,
+{
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free loopback port for the mock");
+    let url = format!("http://{}", listener.local_addr().expect("mock address"));
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(
+        warp::serve(routes)
+            .incoming(listener)
+            .graceful(async {
+                let _ = stopped.await;
+            })
+            .run(),
+    );
+    (url, stop)
+}
+
 /// A mock platform: records requests; answers each with the next scripted response, or
 /// the default one.
 #[derive(Debug)]
@@ -203,19 +226,7 @@ impl MockPlatform {
                     }
                 },
             );
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a free loopback port for the mock");
-        let url = format!("http://{}", listener.local_addr().expect("mock address"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(
-            warp::serve(routes)
-                .incoming(listener)
-                .graceful(async {
-                    let _ = stopped.await;
-                })
-                .run(),
-        );
+        let (url, stop) = serve(routes).await;
         Self {
             url,
             state,

@@ -20,9 +20,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use leadtrack_core::oauth::{Endpoints, Provider, pkce_challenge};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use warp::Filter;
+
+use super::serve;
 use warp::http::StatusCode;
 use warp::reply::{Reply, Response};
 
@@ -99,19 +100,7 @@ impl MockSignIn {
             developer_token: developer_token.to_owned(),
         };
         let routes = routes(Arc::clone(&state), app);
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a free loopback port for the mock");
-        let url = format!("http://{}", listener.local_addr().expect("mock address"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(
-            warp::serve(routes)
-                .incoming(listener)
-                .graceful(async {
-                    let _ = stopped.await;
-                })
-                .run(),
-        );
+        let (url, stop) = serve(routes).await;
         Self {
             url,
             state,
