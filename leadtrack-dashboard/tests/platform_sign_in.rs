@@ -382,3 +382,52 @@ async fn meta_is_connected_to_the_pixel_picked_with_a_long_lived_token() {
         Some(meta.endpoints().api.as_str())
     );
 }
+
+#[tokio::test]
+async fn signing_in_to_a_connected_platform_renews_its_credentials_and_keeps_its_account() {
+    let (app, _google) = app_with_google().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/integrations/google-ads";
+    let by_hand = app
+        .post_form(
+            &owner,
+            path,
+            &[
+                ("customer_id", "123-456-7890"),
+                ("login_customer_id", "555-000-1111"),
+                ("client_id", "pasted-client"),
+                ("client_secret", "pasted-secret"),
+                ("refresh_token", "pasted-refresh"),
+            ],
+        )
+        .await;
+    assert_eq!(by_hand.status, StatusCode::SEE_OTHER, "{}", by_hand.text);
+    let page = app
+        .get("/projects/alpha/settings/integrations", &owner)
+        .await;
+    page.assert_shows(StatusCode::OK, &["Connect with Google"]);
+
+    sign_in_with(&app, "google-ads").await;
+    let settings = app
+        .store
+        .integrations(app.alpha.id)
+        .await
+        .unwrap()
+        .google_ads
+        .unwrap();
+    // The account stays as it was given; the credentials are the sign-in's.
+    assert_eq!(settings.customer_id, "123-456-7890");
+    assert_eq!(settings.login_customer_id.as_deref(), Some("555-000-1111"));
+    assert_eq!(settings.client_id, CLIENT_ID);
+    assert_eq!(settings.refresh_token.expose(), sign_in::REFRESH_TOKEN);
+    let page = app
+        .get("/projects/alpha/settings/integrations", &owner)
+        .await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "Connected as <strong>ads-owner@example.com</strong>",
+            "Sign in with Google again",
+        ],
+    );
+}

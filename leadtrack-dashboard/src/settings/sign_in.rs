@@ -13,7 +13,7 @@ use cookie::{Cookie, SameSite};
 use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::{
     DEFAULT_LINKEDIN_API_VERSION, DEFAULT_META_API_VERSION, GoogleAdsSettings, IntegrationSettings,
-    LinkedinSettings, MetaActionSource, MetaSettings, MicrosoftAdsSettings,
+    Integrations, LinkedinSettings, MetaSettings, MicrosoftAdsSettings,
 };
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_core::types::IntegrationKind;
@@ -223,7 +223,8 @@ async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answ
         .await
         .map_err(|e| owner.failure(e))?;
     tracing::info!(user = %owner.viewer.user.id, provider = %pending.provider, "signed in with a platform");
-    // LinkedIn needs nothing more: its conversions name their rule, not an account.
+    // LinkedIn needs nothing more (its conversions name their rule), nor does a platform
+    // connected already (its account stays): connected with the new credentials at once.
     if connect_with(store, &owner, app, &Form::default()).await? {
         return Ok(owner.redirect("integrations", Some(&format!("{slug}-connected"))));
     }
@@ -286,54 +287,79 @@ pub(super) async fn card<S: Admin>(
 }
 
 /// The integration a grant connects once its account is known: Google Ads to the customer
-/// picked, Microsoft Advertising to the customer and account given, LinkedIn at once (its
-/// conversions name their rule). `None` while an account is missing.
-fn settings_of(app: &OAuthApp, grant: OAuthGrant, form: &Form) -> Option<IntegrationSettings> {
-    let digits = |name: &str| -> String {
-        form.get(name)
+/// picked, Microsoft Advertising to the customer and account given, Meta to the pixel
+/// picked, LinkedIn at once (its conversions name their rule). An account not given is the
+/// connected integration's, so that signing in again (Meta's token lasts 60 days) renews
+/// the credentials and keeps the rest. `None` while an account is missing.
+fn settings_of(
+    app: &OAuthApp,
+    grant: OAuthGrant,
+    form: &Form,
+    current: &Integrations,
+) -> Option<IntegrationSettings> {
+    // The typed id, else the stored one.
+    let id = |name: &str, stored: Option<&String>| -> Option<String> {
+        let typed: String = form
+            .get(name)
             .chars()
             .filter(char::is_ascii_digit)
-            .collect()
+            .collect();
+        Some(typed)
+            .filter(|id| !id.is_empty())
+            .or_else(|| stored.cloned())
     };
     let token_url = (app.endpoints.token != app.provider.endpoints().token)
         .then(|| app.endpoints.token.clone());
     let (client_id, client_secret) = (app.client_id.clone(), app.client_secret.clone());
     Some(match app.provider {
-        Provider::Google => IntegrationSettings::GoogleAds(GoogleAdsSettings {
-            customer_id: Some(digits("customer")).filter(|id| !id.is_empty())?,
-            login_customer_id: None,
-            client_id,
-            client_secret,
-            refresh_token: grant.refresh_token,
-            token_url,
-            base_url: None,
-        }),
-        Provider::Microsoft => IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
-            customer_id: Some(digits("customer")).filter(|id| !id.is_empty())?,
-            account_id: Some(digits("account")).filter(|id| !id.is_empty())?,
-            developer_token: app.developer_token.clone()?,
-            client_id,
-            client_secret: Some(client_secret),
-            refresh_token: grant.refresh_token,
-            token_url,
-            base_url: None,
-        }),
-        Provider::Meta => IntegrationSettings::Meta(MetaSettings {
-            pixel_id: Some(digits("pixel")).filter(|id| !id.is_empty())?,
-            access_token: grant.refresh_token,
-            api_version: DEFAULT_META_API_VERSION.to_owned(),
-            test_event_code: None,
-            action_source: MetaActionSource::default(),
-            base_url: (app.endpoints.api != app.provider.endpoints().api)
-                .then(|| app.endpoints.api.clone()),
-        }),
+        Provider::Google => {
+            let stored = current.google_ads.as_ref();
+            let customer_id = id("customer", stored.map(|s| &s.customer_id))?;
+            IntegrationSettings::GoogleAds(GoogleAdsSettings {
+                // A manager reaching it stays only for the same customer.
+                login_customer_id: stored
+                    .filter(|s| s.customer_id == customer_id)
+                    .and_then(|s| s.login_customer_id.clone()),
+                customer_id,
+                client_id,
+                client_secret,
+                refresh_token: grant.refresh_token,
+                token_url,
+                base_url: stored.and_then(|s| s.base_url.clone()),
+            })
+        }
+        Provider::Microsoft => {
+            let stored = current.microsoft_ads.as_ref();
+            IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
+                customer_id: id("customer", stored.map(|s| &s.customer_id))?,
+                account_id: id("account", stored.map(|s| &s.account_id))?,
+                developer_token: app.developer_token.clone()?,
+                client_id,
+                client_secret: Some(client_secret),
+                refresh_token: grant.refresh_token,
+                token_url,
+                base_url: stored.and_then(|s| s.base_url.clone()),
+            })
+        }
+        Provider::Meta => {
+            let stored = current.meta.as_ref();
+            IntegrationSettings::Meta(MetaSettings {
+                pixel_id: id("pixel", stored.map(|s| &s.pixel_id))?,
+                access_token: grant.refresh_token,
+                api_version: DEFAULT_META_API_VERSION.to_owned(),
+                test_event_code: stored.and_then(|s| s.test_event_code.clone()),
+                action_source: stored.map(|s| s.action_source).unwrap_or_default(),
+                base_url: (app.endpoints.api != app.provider.endpoints().api)
+                    .then(|| app.endpoints.api.clone()),
+            })
+        }
         Provider::Linkedin => IntegrationSettings::Linkedin(LinkedinSettings {
             client_id,
             client_secret,
             refresh_token: grant.refresh_token,
             api_version: DEFAULT_LINKEDIN_API_VERSION.to_owned(),
             token_url,
-            base_url: None,
+            base_url: current.linkedin.as_ref().and_then(|s| s.base_url.clone()),
         }),
     })
 }
@@ -351,7 +377,11 @@ async fn connect_with<S: Store>(
         .oauth_grant(project, app.provider)
         .await
         .map_err(|e| owner.failure(e))?;
-    let Some(settings) = grant.and_then(|grant| settings_of(app, grant, form)) else {
+    let current = store
+        .integrations(project)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let Some(settings) = grant.and_then(|grant| settings_of(app, grant, form, &current)) else {
         return Ok(false);
     };
     let integration = settings.kind();
