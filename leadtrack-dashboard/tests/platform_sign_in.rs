@@ -282,7 +282,7 @@ async fn app_signing_in_as(provider: Provider) -> (App, MockSignIn) {
 #[tokio::test]
 async fn linkedin_is_connected_as_soon_as_the_owner_signs_in() {
     let (app, _linkedin) = app_signing_in_as(Provider::Linkedin).await;
-    sign_in_with(&app, "linkedin").await;
+    let owner = sign_in_with(&app, "linkedin").await;
     let integrations = app.store.integrations(app.alpha.id).await.unwrap();
     let settings = integrations.linkedin.expect("LinkedIn is connected");
     assert_eq!(settings.client_id, CLIENT_ID);
@@ -290,6 +290,12 @@ async fn linkedin_is_connected_as_soon_as_the_owner_signs_in() {
     assert_eq!(
         settings.api_version,
         leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION
+    );
+    // Labels pick a conversion rule of the member's ad accounts by name.
+    let page = app.get("/projects/alpha/settings/labels", &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &["<option value=\"urn:lla:llaPartnerConversion:8801\">Demo booked · Acme Sponsored</option>"],
     );
 }
 

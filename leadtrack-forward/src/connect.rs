@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use leadtrack_core::integration::DEFAULT_META_API_VERSION;
 use leadtrack_core::integration::Secret;
+use leadtrack_core::integration::{DEFAULT_LINKEDIN_API_VERSION, DEFAULT_META_API_VERSION};
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use serde::Deserialize;
 use serde_json::json;
@@ -396,6 +396,82 @@ pub async fn google_ads_conversion_actions(
             })
         })
         .collect())
+}
+
+/// A LinkedIn conversion rule the signed-in member reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionRule {
+    /// `urn:lla:llaPartnerConversion:{id}`, as labels name it.
+    pub urn: String,
+    /// Its name, with its ad account's.
+    pub name: String,
+}
+
+/// Calls LinkedIn's Marketing API at `path_and_query` with the grant's access token.
+async fn linkedin(
+    http: &reqwest::Client,
+    (app, grant): (&OAuthApp, &OAuthGrant),
+    path_and_query: &str,
+) -> Result<serde_json::Value, String> {
+    let refresh = RefreshGrant {
+        token_url: &app.endpoints.token,
+        client_id: &app.client_id,
+        client_secret: Some(app.client_secret.expose()),
+        refresh_token: grant.refresh_token.expose(),
+        scope: None,
+    };
+    let url = format!("{}/rest/{path_and_query}", app.endpoints.api);
+    let request = |token: &str| {
+        http.get(&url)
+            .bearer_auth(token)
+            .header("LinkedIn-Version", DEFAULT_LINKEDIN_API_VERSION)
+            .header("X-Restli-Protocol-Version", "2.0.0")
+    };
+    let answer = send_authorized(http, tokens(), &refresh, request)
+        .await
+        .map_err(|failed| failure(&failed))?;
+    if !answer.is_success() {
+        return Err(outcome::scrub(
+            format!(
+                "LinkedIn answered HTTP {}: {}",
+                answer.status,
+                answer.snippet()
+            ),
+            &[grant.refresh_token.expose()],
+        ));
+    }
+    serde_json::from_slice(&answer.body)
+        .map_err(|_| "LinkedIn answered something else than JSON".to_owned())
+}
+
+/// The conversion rules of every ad account the grant reaches: the accounts
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads/account-structure/create-and-manage-accounts#search-for-accounts>),
+/// then each one's rules
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversion-tracking#find-conversions-by-ad-account>).
+pub async fn linkedin_conversion_rules(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<ConversionRule>, String> {
+    let accounts = linkedin(http, (app, grant), "adAccounts?q=search").await?;
+    let mut rules = Vec::new();
+    for account in accounts["elements"].as_array().cloned().unwrap_or_default() {
+        let (Some(id), Some(account_name)) = (account["id"].as_i64(), account["name"].as_str())
+        else {
+            continue;
+        };
+        let query = format!("conversions?q=account&account=urn%3Ali%3AsponsoredAccount%3A{id}");
+        let found = linkedin(http, (app, grant), &query).await?;
+        for rule in found["elements"].as_array().cloned().unwrap_or_default() {
+            if let (Some(rule_id), Some(name)) = (rule["id"].as_i64(), rule["name"].as_str()) {
+                rules.push(ConversionRule {
+                    urn: format!("urn:lla:llaPartnerConversion:{rule_id}"),
+                    name: format!("{name} · {account_name}"),
+                });
+            }
+        }
+    }
+    Ok(rules)
 }
 
 #[cfg(test)]

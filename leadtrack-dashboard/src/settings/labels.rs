@@ -159,6 +159,9 @@ pub(super) struct Connected {
     pub(super) google_actions: Vec<(String, String)>,
     /// Why they could not be listed.
     pub(super) google_problem: Option<String>,
+    /// The LinkedIn conversion rules the signed-in member reaches, `(URN, name)`, when
+    /// LinkedIn was connected by signing in.
+    pub(super) linkedin_rules: Vec<(String, String)>,
 }
 
 impl Connected {
@@ -170,6 +173,7 @@ impl Connected {
         integrations: &Integrations,
     ) -> Result<Self, Response> {
         let mut connected = Self::from(integrations);
+        connected.linkedin_rules = linkedin_rules(store, owner, integrations).await?;
         let app = owner
             .oauth
             .iter()
@@ -198,6 +202,11 @@ impl Connected {
             Err(reason) => connected.google_problem = Some(reason),
         }
         Ok(connected)
+    }
+
+    /// Whether `rule` is a listed LinkedIn conversion rule, or none.
+    pub(super) fn linkedin_rule_listed(&self, rule: &str) -> bool {
+        rule.is_empty() || self.linkedin_rules.iter().any(|(urn, _)| urn == rule)
     }
 
     /// The name of the Google Ads conversion action `action` names, when it is listed.
@@ -246,6 +255,40 @@ impl From<&Integrations> for Connected {
             webhook: integrations.is_connected(IntegrationKind::Webhook),
             google_actions: Vec::new(),
             google_problem: None,
+            linkedin_rules: Vec::new(),
+        }
+    }
+}
+
+/// The LinkedIn conversion rules to pick from, when LinkedIn was connected by signing in;
+/// none when they cannot be listed (the field is then typed).
+async fn linkedin_rules<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    integrations: &Integrations,
+) -> Result<Vec<(String, String)>, Response> {
+    let app = owner
+        .oauth
+        .iter()
+        .find(|app| app.provider == Provider::Linkedin);
+    let (Some(app), true) = (app, integrations.linkedin.is_some()) else {
+        return Ok(Vec::new());
+    };
+    let grant = store
+        .oauth_grant(owner.project().id, Provider::Linkedin)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let Some(grant) = grant else {
+        return Ok(Vec::new());
+    };
+    match connect::linkedin_conversion_rules(http(), app, &grant).await {
+        Ok(rules) => Ok(rules
+            .into_iter()
+            .map(|rule| (rule.urn, rule.name))
+            .collect()),
+        Err(reason) => {
+            tracing::warn!(%reason, "LinkedIn's conversion rules could not be listed");
+            Ok(Vec::new())
         }
     }
 }

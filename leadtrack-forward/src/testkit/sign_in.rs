@@ -11,7 +11,9 @@
 //! for Meta's: its token endpoint is a GET, with no refresh token but a short-lived token to
 //! exchange for a long-lived one
 //! (<https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow>),
-//! and the Graph API lists the ad accounts and their pixels.
+//! and the Graph API lists the ad accounts and their pixels. As LinkedIn's, it also lists
+//! the ad accounts and their conversion rules (`/rest/adAccounts`, `/rest/conversions`,
+//! which want the `LinkedIn-Version` header).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -42,6 +44,9 @@ pub const META_TOKEN: &str = "mock-meta-long-lived-token";
 pub const META_NAME: &str = "Ada Marketer";
 /// Meta's ad account and its pixel: (account id, account name, pixel id, pixel name).
 pub const META_PIXEL: (&str, &str, &str, &str) = ("111", "Acme Ads", "999", "Acme Pixel");
+/// LinkedIn's ad account and its conversion rule: (account id, account name, rule id, rule
+/// name).
+pub const LINKEDIN_RULE: (i64, &str, i64, &str) = (507, "Acme Sponsored", 8801, "Demo booked");
 /// The upload-click conversion actions of the first customer: (id, name).
 pub const CONVERSION_ACTIONS: [(&str, &str); 2] =
     [("111", "Qualified lead"), ("222", "Closed deal")];
@@ -184,6 +189,37 @@ fn routes(
                 meta_graph(tail.as_str())
             },
         );
+    let rest = warp::get()
+        .and(warp::path("rest"))
+        .and(warp::path::tail())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(warp::header::optional::<String>("authorization"))
+        .and(warp::header::optional::<String>("linkedin-version"))
+        .and(with())
+        .map(
+            |tail: warp::path::Tail,
+             query: HashMap<String, String>,
+             auth: Option<String>,
+             version: Option<String>,
+             (state, _): (Arc<Mutex<State>>, App)| {
+                let known = auth
+                    .and_then(|auth| auth.strip_prefix("Bearer ").map(str::to_owned))
+                    .is_some_and(|token| {
+                        state
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .access_tokens
+                            .contains(&token)
+                    });
+                if !known {
+                    return error(StatusCode::UNAUTHORIZED, "INVALID_ACCESS_TOKEN");
+                }
+                if version.is_none_or(|v| v.len() != 6) {
+                    return error(StatusCode::BAD_REQUEST, "VERSION_MISSING");
+                }
+                linkedin_rest(tail.as_str(), &query)
+            },
+        );
     let api = warp::path("v21")
         .and(warp::path::tail())
         .and(warp::header::optional::<String>("authorization"))
@@ -223,6 +259,8 @@ fn routes(
         .or(meta_token)
         .unify()
         .or(graph)
+        .unify()
+        .or(rest)
         .unify()
         .or(api)
         .unify()
@@ -380,6 +418,25 @@ fn meta_graph(path: &str) -> Response {
             json!({"data": [{"id": pixel, "name": pixel_name}]})
         }
         _ => return error(StatusCode::NOT_FOUND, "GraphMethodException"),
+    };
+    warp::reply::json(&body).into_response()
+}
+
+/// LinkedIn's answers: the ad accounts, and the conversion rules of the known one.
+fn linkedin_rest(path: &str, query: &HashMap<String, String>) -> Response {
+    let (account, account_name, rule, rule_name) = LINKEDIN_RULE;
+    let get = |name: &str| query.get(name).map(String::as_str).unwrap_or_default();
+    let body = match path {
+        "adAccounts" if get("q") == "search" => {
+            json!({"elements": [{"id": account, "name": account_name, "status": "ACTIVE"}]})
+        }
+        "conversions"
+            if get("q") == "account"
+                && get("account") == format!("urn:li:sponsoredAccount:{account}") =>
+        {
+            json!({"elements": [{"id": rule, "name": rule_name, "account": format!("urn:li:sponsoredAccount:{account}")}]})
+        }
+        _ => return error(StatusCode::BAD_REQUEST, "ILLEGAL_ARGUMENT"),
     };
     warp::reply::json(&body).into_response()
 }
