@@ -21,6 +21,11 @@ async fn app_with_google() -> (App, MockSignIn) {
     app_signing_in_as(Provider::Google).await
 }
 
+/// Project alpha's integrations as stored.
+async fn integrations_of(app: &App) -> leadtrack_core::integration::Integrations {
+    app.store.integrations(app.alpha.id).await.unwrap()
+}
+
 /// The answer Google's consent page sends the browser back with (`allow` or `deny`).
 async fn consent(to: &str, choice: &str) -> String {
     let page = reqwest::get(to).await.unwrap();
@@ -113,7 +118,7 @@ async fn an_owner_connects_google_ads_by_signing_in_and_picking_the_account() {
         picked.header("location"),
         Some("/projects/alpha/settings/integrations?saved=google-ads-connected")
     );
-    let integrations = app.store.integrations(app.alpha.id).await.unwrap();
+    let integrations = integrations_of(&app).await;
     let settings = integrations.google_ads.expect("Google Ads is connected");
     assert_eq!(settings.customer_id, "1234567890");
     assert_eq!(settings.client_id, CLIENT_ID);
@@ -169,14 +174,7 @@ async fn an_owner_connects_google_ads_by_signing_in_and_picking_the_account() {
             .unwrap(),
         None
     );
-    assert!(
-        app.store
-            .integrations(app.alpha.id)
-            .await
-            .unwrap()
-            .google_ads
-            .is_none()
-    );
+    assert!(integrations_of(&app).await.google_ads.is_none());
 }
 
 #[tokio::test]
@@ -283,7 +281,7 @@ async fn app_signing_in_as(provider: Provider) -> (App, MockSignIn) {
 async fn linkedin_is_connected_as_soon_as_the_owner_signs_in() {
     let (app, _linkedin) = app_signing_in_as(Provider::Linkedin).await;
     let owner = sign_in_with(&app, "linkedin").await;
-    let integrations = app.store.integrations(app.alpha.id).await.unwrap();
+    let integrations = integrations_of(&app).await;
     let settings = integrations.linkedin.expect("LinkedIn is connected");
     assert_eq!(settings.client_id, CLIENT_ID);
     assert_eq!(settings.refresh_token.expose(), sign_in::REFRESH_TOKEN);
@@ -309,14 +307,7 @@ async fn microsoft_advertising_is_connected_once_its_account_is_given() {
         StatusCode::OK,
         &["Signed in with Microsoft as", "Customer ID", "Account ID"],
     );
-    assert!(
-        app.store
-            .integrations(app.alpha.id)
-            .await
-            .unwrap()
-            .microsoft_ads
-            .is_none()
-    );
+    assert!(integrations_of(&app).await.microsoft_ads.is_none());
     let given = app
         .post_form(
             &owner,
@@ -328,13 +319,7 @@ async fn microsoft_advertising_is_connected_once_its_account_is_given() {
         given.header("location"),
         Some("/projects/alpha/settings/integrations?saved=microsoft-ads-connected")
     );
-    let settings = app
-        .store
-        .integrations(app.alpha.id)
-        .await
-        .unwrap()
-        .microsoft_ads
-        .unwrap();
+    let settings = integrations_of(&app).await.microsoft_ads.unwrap();
     assert_eq!(
         (settings.customer_id.as_str(), settings.account_id.as_str()),
         ("1234", "5678")
@@ -374,13 +359,7 @@ async fn meta_is_connected_to_the_pixel_picked_with_a_long_lived_token() {
         picked.header("location"),
         Some("/projects/alpha/settings/integrations?saved=meta-connected")
     );
-    let settings = app
-        .store
-        .integrations(app.alpha.id)
-        .await
-        .unwrap()
-        .meta
-        .unwrap();
+    let settings = integrations_of(&app).await.meta.unwrap();
     assert_eq!(settings.pixel_id, "999");
     assert_eq!(settings.access_token.expose(), sign_in::META_TOKEN);
     assert_eq!(
@@ -414,13 +393,7 @@ async fn signing_in_to_a_connected_platform_renews_its_credentials_and_keeps_its
     page.assert_shows(StatusCode::OK, &["Connect with Google"]);
 
     sign_in_with(&app, "google-ads").await;
-    let settings = app
-        .store
-        .integrations(app.alpha.id)
-        .await
-        .unwrap()
-        .google_ads
-        .unwrap();
+    let settings = integrations_of(&app).await.google_ads.unwrap();
     // The account stays as it was given; the credentials are the sign-in's.
     assert_eq!(settings.customer_id, "123-456-7890");
     assert_eq!(settings.login_customer_id.as_deref(), Some("555-000-1111"));

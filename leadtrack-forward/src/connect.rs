@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::oauth::{RefreshGrant, TokenCache, send_authorized};
-use crate::outcome::{self, Outcome};
+use crate::outcome::{self, Answer, Outcome};
 
 /// The Google Ads API version the pickers read
 /// (<https://developers.google.com/google-ads/api/docs/release-notes>).
@@ -161,14 +161,51 @@ async fn graph(
     let answer = outcome::send(http.get(url).query(query))
         .await
         .map_err(|failed| outcome::scrub(failure(&failed), secrets))?;
+    json_answer("Meta", &answer, secrets)
+}
+
+/// A platform's answer as JSON, or what went wrong in words, naming no secret.
+fn json_answer(
+    platform: &str,
+    answer: &Answer,
+    secrets: &[&str],
+) -> Result<serde_json::Value, String> {
     if !answer.is_success() {
         return Err(outcome::scrub(
-            format!("Meta answered HTTP {}: {}", answer.status, answer.snippet()),
+            format!(
+                "{platform} answered HTTP {}: {}",
+                answer.status,
+                answer.snippet()
+            ),
             secrets,
         ));
     }
     serde_json::from_slice(&answer.body)
-        .map_err(|_| "Meta answered something else than JSON".to_owned())
+        .map_err(|_| format!("{platform} answered something else than JSON"))
+}
+
+/// Sends the request `request` makes with an access token of the grant (refreshed with the
+/// server's application as needed), and reads its JSON answer.
+async fn with_grant(
+    http: &reqwest::Client,
+    (app, grant): (&OAuthApp, &OAuthGrant),
+    platform: &str,
+    request: impl Fn(&str) -> reqwest::RequestBuilder,
+    secrets: &[&str],
+) -> Result<serde_json::Value, String> {
+    let refresh = RefreshGrant {
+        token_url: &app.endpoints.token,
+        client_id: &app.client_id,
+        client_secret: Some(app.client_secret.expose()),
+        refresh_token: grant.refresh_token.expose(),
+        scope: None,
+    };
+    let answer = send_authorized(http, tokens(), &refresh, request)
+        .await
+        .map_err(|failed| failure(&failed))?;
+    let mut secrets = secrets.to_vec();
+    secrets.push(grant.refresh_token.expose());
+    json_answer(platform, &answer, &secrets)
 }
 
 /// A Meta pixel (dataset) the signed-in person reaches, with its ad account.
@@ -289,13 +326,6 @@ async fn google_ads(
         .developer_token
         .as_ref()
         .ok_or("the server has no Google Ads developer token (--google-ads-developer-token)")?;
-    let refresh = RefreshGrant {
-        token_url: &app.endpoints.token,
-        client_id: &app.client_id,
-        client_secret: Some(app.client_secret.expose()),
-        refresh_token: grant.refresh_token.expose(),
-        scope: None,
-    };
     let url = format!("{}/{GOOGLE_ADS_API_VERSION}/{path}", app.endpoints.api);
     let request = |token: &str| {
         let request = match &body {
@@ -310,21 +340,14 @@ async fn google_ads(
             None => request,
         }
     };
-    let answer = send_authorized(http, tokens(), &refresh, request)
-        .await
-        .map_err(|failed| failure(&failed))?;
-    if !answer.is_success() {
-        return Err(outcome::scrub(
-            format!(
-                "Google Ads answered HTTP {}: {}",
-                answer.status,
-                answer.snippet()
-            ),
-            &[developer_token.expose(), grant.refresh_token.expose()],
-        ));
-    }
-    serde_json::from_slice(&answer.body)
-        .map_err(|_| "Google Ads answered something else than JSON".to_owned())
+    with_grant(
+        http,
+        (app, grant),
+        "Google Ads",
+        request,
+        &[developer_token.expose()],
+    )
+    .await
 }
 
 /// The Google Ads accounts the grant reaches, with their names: `customers:listAccessibleCustomers`
@@ -413,13 +436,6 @@ async fn linkedin(
     (app, grant): (&OAuthApp, &OAuthGrant),
     path_and_query: &str,
 ) -> Result<serde_json::Value, String> {
-    let refresh = RefreshGrant {
-        token_url: &app.endpoints.token,
-        client_id: &app.client_id,
-        client_secret: Some(app.client_secret.expose()),
-        refresh_token: grant.refresh_token.expose(),
-        scope: None,
-    };
     let url = format!("{}/rest/{path_and_query}", app.endpoints.api);
     let request = |token: &str| {
         http.get(&url)
@@ -427,21 +443,7 @@ async fn linkedin(
             .header("LinkedIn-Version", DEFAULT_LINKEDIN_API_VERSION)
             .header("X-Restli-Protocol-Version", "2.0.0")
     };
-    let answer = send_authorized(http, tokens(), &refresh, request)
-        .await
-        .map_err(|failed| failure(&failed))?;
-    if !answer.is_success() {
-        return Err(outcome::scrub(
-            format!(
-                "LinkedIn answered HTTP {}: {}",
-                answer.status,
-                answer.snippet()
-            ),
-            &[grant.refresh_token.expose()],
-        ));
-    }
-    serde_json::from_slice(&answer.body)
-        .map_err(|_| "LinkedIn answered something else than JSON".to_owned())
+    with_grant(http, (app, grant), "LinkedIn", request, &[]).await
 }
 
 /// The conversion rules of every ad account the grant reaches: the accounts

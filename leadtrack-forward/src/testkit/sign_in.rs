@@ -177,13 +177,7 @@ fn routes(
             |tail: warp::path::Tail,
              query: HashMap<String, String>,
              (state, _): (Arc<Mutex<State>>, App)| {
-                let token = query.get("access_token").cloned().unwrap_or_default();
-                let known = state
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .access_tokens
-                    .contains(&token);
-                if !known {
+                if !issued(&state, query.get("access_token").map(String::as_str)) {
                     return error(StatusCode::UNAUTHORIZED, "OAuthException");
                 }
                 meta_graph(tail.as_str())
@@ -202,16 +196,10 @@ fn routes(
              auth: Option<String>,
              version: Option<String>,
              (state, _): (Arc<Mutex<State>>, App)| {
-                let known = auth
-                    .and_then(|auth| auth.strip_prefix("Bearer ").map(str::to_owned))
-                    .is_some_and(|token| {
-                        state
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .access_tokens
-                            .contains(&token)
-                    });
-                if !known {
+                let bearer = auth
+                    .as_deref()
+                    .and_then(|auth| auth.strip_prefix("Bearer "));
+                if !issued(&state, bearer) {
                     return error(StatusCode::UNAUTHORIZED, "INVALID_ACCESS_TOKEN");
                 }
                 if version.is_none_or(|v| v.len() != 6) {
@@ -232,16 +220,10 @@ fn routes(
              developer: Option<String>,
              body: bytes::Bytes,
              (state, app): (Arc<Mutex<State>>, App)| {
-                let known = auth
-                    .and_then(|auth| auth.strip_prefix("Bearer ").map(str::to_owned))
-                    .is_some_and(|token| {
-                        state
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .access_tokens
-                            .contains(&token)
-                    });
-                if !known {
+                let bearer = auth
+                    .as_deref()
+                    .and_then(|auth| auth.strip_prefix("Bearer "));
+                if !issued(&state, bearer) {
                     return error(StatusCode::UNAUTHORIZED, "UNAUTHENTICATED");
                 }
                 if developer.as_deref() != Some(app.developer_token.as_str()) {
@@ -268,6 +250,18 @@ fn routes(
             Ok::<_, std::convert::Infallible>(error(StatusCode::NOT_FOUND, "NOT_FOUND"))
         })
         .unify()
+}
+
+/// Whether the mock handed out the access token `token`.
+fn issued(state: &Mutex<State>, token: Option<&str>) -> bool {
+    token.is_some_and(|token| {
+        state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .access_tokens
+            .iter()
+            .any(|issued| issued == token)
+    })
 }
 
 fn error(status: StatusCode, reason: &str) -> Response {
