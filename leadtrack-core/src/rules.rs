@@ -6,7 +6,6 @@ use strum::VariantArray;
 use uuid::Uuid;
 
 use crate::conversion::{self, Earlier};
-use crate::integration::Integrations;
 use crate::job::{NewJob, PlannedDelivery, Retraction, Skip, Warning};
 use crate::label::{ConversionLabel, LabelMapping, mapping_for};
 use crate::lead::StoredLead;
@@ -158,14 +157,13 @@ pub fn plan_conversion(
     lead: &StoredLead,
     rated: Rated<'_>,
     project: &Project,
-    integrations: &Integrations,
+    connected: &[IntegrationKind],
     now: DateTime<Utc>,
 ) -> NewJob {
     let mapping = mapping_for(rated.label, &project.lost_mapping);
-    let connected = integrations.connected();
     let event_id = Uuid::new_v4();
     let price = rated.price.or(lead.price);
-    let deliveries = plan_deliveries(lead, &connected, mapping, now)
+    let deliveries = plan_deliveries(lead, connected, mapping, now)
         .into_iter()
         .map(|planned| match rated.earlier {
             Some(earlier) => conversion::again(planned, earlier, price),
@@ -181,7 +179,7 @@ pub fn plan_conversion(
         conversion_id: rated.conversion_id,
         final_status: final_status(rated.conversion_id, rated.label),
         price,
-        warnings: warnings(lead, &connected, mapping, now),
+        warnings: warnings(lead, connected, mapping, now),
         deliveries,
     }
 }

@@ -392,6 +392,23 @@ pub(crate) async fn reorder_labels(
     labels(c, project).await
 }
 
+/// The integrations the project has connected, by kind alone: what planning a rating needs,
+/// read without opening their sealed settings.
+pub(crate) async fn connected(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Vec<IntegrationKind>, Error> {
+    let rows = all(
+        c,
+        "SELECT kind FROM integrations WHERE project_id = $1",
+        &[&project.0],
+    )
+    .await?;
+    rows.iter()
+        .map(|row| rows::parse("integrations.kind", row.try_get(0)?))
+        .collect()
+}
+
 pub(crate) async fn integrations(
     c: &impl GenericClient,
     vault: &Vault,

@@ -71,7 +71,6 @@ async fn lock_lead(
 /// one that waited sees the job the other queued, and answers [`Conflict::JobPending`].
 pub(crate) async fn update_status(
     c: &impl GenericClient,
-    vault: &Vault,
     project: ProjectId,
     (update, form): (&StatusUpdate, Option<FormRating>),
     by: &Actor,
@@ -115,7 +114,7 @@ pub(crate) async fn update_status(
         return Err(job_pending(lead.id));
     }
     let project_row = admin::project(c, project).await?;
-    let integrations = admin::integrations(c, vault, project).await?;
+    let connected = admin::connected(c, project).await?;
     let earlier = if QueuedRating::needs_history(&lead) {
         jobs_of(c, project, Jobs::Person(rating::person(&lead))).await?
     } else {
@@ -128,7 +127,7 @@ pub(crate) async fn update_status(
     };
     let rated = (label, earlier.as_slice(), labels.as_slice());
     let asked = (update, form);
-    let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
+    let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &connected, now);
     let job_id = queue(c, project, &lead, &rating, by, now).await?;
     for done in rating.activities(job_id) {
         let event = EventRow::of((project, lead.id), now, Some(by), &done)?;

@@ -162,7 +162,6 @@ impl LeadStore for PgStore {
     ) -> StoreResult<StatusChange> {
         let change = transaction!(self, |tx| jobs::update_status(
             &tx,
-            &self.vault,
             project,
             (update, form),
             by,

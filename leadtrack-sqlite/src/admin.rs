@@ -330,6 +330,19 @@ pub(crate) fn reorder_labels(
     labels(conn, project)
 }
 
+/// The integrations the project has connected, by kind alone: what planning a rating needs,
+/// read without opening their sealed settings.
+pub(crate) fn connected(
+    conn: &Connection,
+    project: ProjectId,
+) -> Result<Vec<IntegrationKind>, Error> {
+    conn.prepare_cached("SELECT kind FROM integrations WHERE project_id = ?1")?
+        .query_and_then([project.0], |row| {
+            rows::parse("integrations.kind", row.get(0)?)
+        })?
+        .collect()
+}
+
 pub(crate) fn integrations(
     conn: &Connection,
     vault: &Vault,

@@ -28,7 +28,6 @@ use crate::{activity, admin, alerts, drafts, leads, webhooks};
 /// core's ([`leadtrack_core::store::rating`]).
 pub(crate) fn update_status(
     conn: &Connection,
-    vault: &Vault,
     project: ProjectId,
     (update, form): (&StatusUpdate, Option<FormRating>),
     by: &Actor,
@@ -68,7 +67,7 @@ pub(crate) fn update_status(
         })));
     }
     let project_row = admin::project(conn, project)?;
-    let integrations = admin::integrations(conn, vault, project)?;
+    let connected = admin::connected(conn, project)?;
     let earlier = if QueuedRating::needs_history(&lead) {
         jobs_of(conn, project, Jobs::Person(rating::person(&lead)))?
     } else {
@@ -81,7 +80,7 @@ pub(crate) fn update_status(
     };
     let rated = (label, earlier.as_slice(), labels.as_slice());
     let asked = (update, form);
-    let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &integrations, now);
+    let rating = QueuedRating::plan(&lead, asked, rated, &project_row, &connected, now);
     let job_id = queue(conn, project, &lead, &rating, by, now)?;
     for done in rating.activities(job_id) {
         let event = EventRow::of((project, lead.id), now, Some(by), &done)?;

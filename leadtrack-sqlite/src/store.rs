@@ -155,11 +155,8 @@ impl LeadStore for SqliteStore {
     ) -> StoreResult<StatusChange> {
         let update = update.clone();
         let by = by.clone();
-        let vault = self.vault();
-        self.write(move |conn| {
-            jobs::update_status(conn, &vault, project, (&update, form), &by, now)
-        })
-        .await
+        self.write(move |conn| jobs::update_status(conn, project, (&update, form), &by, now))
+            .await
     }
 
     async fn retry_failed(

@@ -8,7 +8,6 @@ use chrono::{DateTime, Utc};
 use crate::activity::Activity;
 use crate::api::{Rating, rating_event};
 use crate::conversion::{self, Earlier};
-use crate::integration::Integrations;
 use crate::job::{
     ClaimedJob, FormRating, JobRecord, NewJob, PlannedDelivery, PriorRating, StatusChange,
 };
@@ -111,8 +110,8 @@ impl QueuedRating {
         update.conversion_id == ConversionId::Lost && !records.is_empty()
     }
 
-    /// Plans the rating `update` of `lead` (with its `label`) for the project's
-    /// `integrations`, at `now`; `records` is the lead's jobs, from which the conversion's
+    /// Plans the rating `update` of `lead` (with its `label`) for the project's `connected`
+    /// integrations, at `now`; `records` is the lead's jobs, from which the conversion's
     /// earlier jobs are found and, for `lost`, the label conversions it withdraws
     /// (`labels` is the project's).
     pub fn plan(
@@ -120,7 +119,7 @@ impl QueuedRating {
         (update, form): (&StatusUpdate, Option<FormRating>),
         (label, records, labels): (Option<ConversionLabel>, &[JobRecord], &[ConversionLabel]),
         project: &Project,
-        integrations: &Integrations,
+        connected: &[IntegrationKind],
         now: DateTime<Utc>,
     ) -> Self {
         let earlier = Earlier::of(records, update.conversion_id);
@@ -135,7 +134,7 @@ impl QueuedRating {
             earlier: earlier.as_ref(),
             retracts: &retracts,
         };
-        let job = plan_conversion(lead, rated, project, integrations, now);
+        let job = plan_conversion(lead, rated, project, connected, now);
         Self {
             job,
             prior: PriorRating::of(lead),
