@@ -52,10 +52,12 @@ pub struct ServeOptions {
     /// the address holding the most (its idlest, else its newest), never another address's;
     /// the server never stops accepting.
     pub max_connections: usize,
-    /// The most connections one client address (an IPv6 client by its /64) holds at once;
-    /// its new connection past it closes its own idlest, or is closed at once when all of
-    /// its connections are busy. 0: no share, for a server behind a proxy, where every
-    /// connection comes from the proxy's address.
+    /// The most connections one client address (an IPv6 client by its /64) keeps open
+    /// while some of them are unused: its new connection past it closes its own that have
+    /// been quiet for a second, oldest first. Its busy and recently active connections are
+    /// never closed for it (the new one is served too, up to `max_connections`), so no
+    /// request in flight or about to be sent is lost. 0: no share, for a server behind a
+    /// proxy, where every connection comes from the proxy's address.
     pub max_connections_per_address: usize,
 }
 
@@ -143,10 +145,7 @@ pub async fn serve_app_with(
                 let mut service = service.clone();
                 let busy = Busy::start(Arc::clone(&conn));
                 let deadline = Box::pin(tokio::time::sleep(options.body_read_timeout));
-                let mut request = request.map(|body| TimedBody {
-                    inner: body,
-                    deadline,
-                });
+                let mut request = request.map(|body| TimedBody::new(body, deadline, &conn));
                 request.extensions_mut().insert(PeerAddr(peer));
                 header_limits::check(&mut request);
                 let id = request_id(request.headers_mut());
@@ -262,6 +261,8 @@ struct Conn {
     last_active: AtomicU64,
     /// Requests whose response is not ready yet.
     in_flight: AtomicUsize,
+    /// Requests in flight whose body has not all arrived.
+    awaiting_body: AtomicUsize,
     /// Whether any request has arrived.
     served: AtomicBool,
     /// Set when the connection is to close to make room for another.
@@ -281,6 +282,14 @@ impl Conn {
 
     fn idle(&self) -> bool {
         self.in_flight.load(Ordering::Acquire) == 0
+    }
+
+    /// Whether no request of the connection is being answered: it is idle, or its request
+    /// is still waiting for its body.
+    fn unused(&self) -> bool {
+        // Read in this order, a request whose body ends meanwhile counts as being answered.
+        let awaiting = self.awaiting_body.load(Ordering::Acquire);
+        self.in_flight.load(Ordering::Acquire) <= awaiting
     }
 
     fn staying(&self) -> bool {
@@ -303,23 +312,18 @@ struct Registry {
 
 impl Registry {
     /// A new connection from `peer`, making room as [`ServeOptions`] says: past its
-    /// address's share, one of its own goes (its idlest; none busy); past the cap, one of
-    /// the address holding the most (its idlest, else its newest). `None` when the new
-    /// connection is the one to go.
+    /// address's share, its own connections quiet for [`SHARE_GRACE`] go, oldest first,
+    /// until it is back within it; past the cap, one of the address holding the most (its
+    /// idlest, else its newest). `None` when the new connection is the one to go.
     fn admit(&self, peer: IpAddr, options: &ServeOptions) -> Option<Arc<Conn>> {
         let address = leadtrack_http::client_network(peer);
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let share = options.max_connections_per_address;
-        let held = |of: IpAddr| {
-            let of_it = |conn: &&Arc<Conn>| conn.staying() && conn.address == of;
-            open.values().filter(of_it).count()
-        };
+        if share > 0 {
+            trim_to_share(&open, address, share);
+        }
         let staying = open.values().filter(|conn| conn.staying()).count();
-        if share > 0 && held(address) >= share {
-            if !evict(&open, Some(address)) {
-                return None;
-            }
-        } else if staying >= options.max_connections {
+        if staying >= options.max_connections {
             match hog(&open) {
                 Some(hog) if hog != address => evict_from(&open, hog),
                 // The new connection is the hog's own: its idlest goes, or it does.
@@ -336,6 +340,7 @@ impl Registry {
             opened: Instant::now(),
             last_active: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
+            awaiting_body: AtomicUsize::new(0),
             served: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
             close: Notify::new(),
@@ -357,6 +362,35 @@ impl Registry {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&id);
+    }
+}
+
+/// How long a connection must have been quiet (no byte either way, and no request being
+/// answered) before its own address's newcomer may close it. A client that opens a new
+/// connection has just sent requests on all of its others, and the server may not have
+/// read them yet: closing one of those would lose a lead from a sender that never retries.
+/// A connection quiet this long is one the client is not using, or a request whose body
+/// has stalled.
+const SHARE_GRACE: Duration = Duration::from_secs(1);
+
+/// Asks `address`'s connections quiet for [`SHARE_GRACE`] to close, oldest first, until
+/// a new one fits within `share`. Its requests being answered and its recently active
+/// connections stay: the address may then hold more than its share, up to the cap, where
+/// the address holding the most makes room.
+fn trim_to_share(open: &HashMap<u64, Arc<Conn>>, address: IpAddr, share: usize) {
+    let mut held: Vec<&Arc<Conn>> = open
+        .values()
+        .filter(|conn| conn.staying() && conn.address == address)
+        .collect();
+    if held.len() < share {
+        return;
+    }
+    let excess = held.len() + 1 - share;
+    let quiet_since = Instant::now().checked_sub(SHARE_GRACE);
+    held.retain(|conn| conn.unused() && quiet_since.is_some_and(|at| conn.last_active() <= at));
+    held.sort_by_key(|conn| conn.last_active());
+    for conn in held.into_iter().take(excess) {
+        conn.evict();
     }
 }
 
@@ -598,6 +632,35 @@ impl AsyncWrite for Tracked {
 struct TimedBody {
     inner: Incoming,
     deadline: Pin<Box<Sleep>>,
+    /// The connection, counting this body in its `awaiting_body` until it has all arrived.
+    awaiting: Option<Arc<Conn>>,
+}
+
+impl TimedBody {
+    fn new(inner: Incoming, deadline: Pin<Box<Sleep>>, conn: &Arc<Conn>) -> Self {
+        let awaiting = (!inner.is_end_stream()).then(|| {
+            conn.awaiting_body.fetch_add(1, Ordering::AcqRel);
+            Arc::clone(conn)
+        });
+        Self {
+            inner,
+            deadline,
+            awaiting,
+        }
+    }
+
+    /// The body has all arrived, failed or been dropped: its request is no longer waiting.
+    fn arrived(&mut self) {
+        if let Some(conn) = self.awaiting.take() {
+            conn.awaiting_body.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Drop for TimedBody {
+    fn drop(&mut self) {
+        self.arrived();
+    }
 }
 
 /// The error of a [`TimedBody`] read too slowly.
@@ -614,6 +677,9 @@ impl Body for TimedBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
+            if !matches!(frame, Some(Ok(_))) || self.inner.is_end_stream() {
+                self.arrived();
+            }
             return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
         }
         if self.deadline.as_mut().poll(cx).is_ready() {

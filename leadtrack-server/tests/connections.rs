@@ -13,7 +13,8 @@ use tokio::sync::oneshot;
 use tokio::time::{Instant, timeout};
 use warp::Filter;
 
-/// A server answering every request with the client's address, with `options`.
+/// A server answering `/body` with its body's length, `/slow` after 1.5 s, and every other
+/// request with whether it knows the client's address, with `options`.
 async fn spawn(options: ServeOptions) -> (SocketAddr, oneshot::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -26,7 +27,14 @@ async fn spawn(options: ServeOptions) -> (SocketAddr, oneshot::Sender<()>) {
             }
         },
     );
+    // An answer that takes a while, as a write does on a busy server.
+    let slow = warp::path!("slow").then(|| async {
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        "slow".to_owned()
+    });
     let app = body
+        .or(slow)
+        .unify()
         .or(warp::any()
             .and(leadtrack_http::remote())
             .map(|peer: Option<SocketAddr>| format!("peer {}", peer.is_some())))
@@ -389,18 +397,110 @@ async fn one_address_holds_only_its_share_and_others_are_served_meanwhile() {
     for _ in 0..40 {
         hog.push(connect_from(2, addr).await);
     }
+    // Quiet for over a second, they are not in use: its next connection trims them.
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    hog.push(connect_from(2, addr).await);
     for host in 3..=12 {
         let response = get_from(host, addr).await;
         assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     }
     // Its own oldest made room for its newest: 8 stay, the 8 newest.
     assert_eq!(still_open(&mut hog).await, 8);
-    assert_eq!(still_open(&mut hog[32..]).await, 8);
+    assert_eq!(still_open(&mut hog[33..]).await, 8);
     assert_eq!(
         still_open(&mut visitors).await,
         4,
         "no other address's connection closed"
     );
+}
+
+#[tokio::test]
+async fn past_its_share_an_address_whose_connections_are_all_busy_is_still_served() {
+    let (addr, _stop) = spawn(shares(64, 8)).await;
+    // Eight requests being answered for one address (an office behind NAT), slowly.
+    let mut busy = Vec::new();
+    for _ in 0..8 {
+        let mut stream = connect_from(2, addr).await;
+        stream
+            .write_all(b"GET /slow HTTP/1.1\r\nhost: t\r\n\r\n")
+            .await
+            .unwrap();
+        busy.push(stream);
+    }
+    // However long they take, its ninth and tenth are served, and none is closed: the
+    // next visitor behind the same address never retries.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    for _ in 0..2 {
+        let response = get_from(2, addr).await;
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    }
+    for stream in &mut busy {
+        let mut response = String::new();
+        let mut buf = [0u8; 1024];
+        while !response.ends_with("slow") {
+            let n = timeout(Duration::from_secs(5), stream.read(&mut buf))
+                .await
+                .expect("an answer within 5 s")
+                .expect("no reset");
+            assert!(n > 0, "closed before its answer: {response}");
+            response.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    }
+}
+
+#[tokio::test]
+async fn past_its_share_requests_whose_bodies_stalled_make_room() {
+    let (addr, _stop) = spawn(shares(64, 8)).await;
+    // Twenty requests whose bodies stopped coming, quiet for over a second.
+    let mut stalled = Vec::new();
+    for _ in 0..20 {
+        let mut stream = connect_from(2, addr).await;
+        stream
+            .write_all(b"POST /body HTTP/1.1\r\nhost: t\r\ncontent-length: 4\r\n\r\nab")
+            .await
+            .unwrap();
+        stalled.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let response = get_from(2, addr).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    // The newest 7 and the new one make its share.
+    assert_eq!(still_open(&mut stalled).await, 7);
+    assert_eq!(still_open(&mut stalled[13..]).await, 7);
+}
+
+#[tokio::test]
+async fn past_its_share_a_pooling_clients_connections_just_used_stay_open() {
+    let (addr, _stop) = spawn(shares(64, 8)).await;
+    // A client keeping 8 connections alive, each just answered: it may be sending its next
+    // request on any of them when it opens a ninth.
+    let mut pooled = Vec::new();
+    for _ in 0..8 {
+        let mut stream = connect_from(2, addr).await;
+        assert!(ask(&mut stream).await.starts_with("HTTP/1.1 200"));
+        pooled.push(stream);
+    }
+    let mut ninth = connect_from(2, addr).await;
+    assert!(ask(&mut ninth).await.starts_with("HTTP/1.1 200"));
+    for stream in &mut pooled {
+        let response = ask(stream).await;
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    }
+}
+
+/// A kept-alive request on `stream`; its response's first bytes.
+async fn ask(stream: &mut TcpStream) -> String {
+    stream
+        .write_all(b"GET /x HTTP/1.1\r\nhost: t\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 1024];
+    let n = timeout(Duration::from_secs(5), stream.read(&mut buf))
+        .await
+        .expect("an answer within 5 s")
+        .expect("no reset");
+    String::from_utf8_lossy(&buf[..n]).into_owned()
 }
 
 #[tokio::test]

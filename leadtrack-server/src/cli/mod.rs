@@ -410,9 +410,10 @@ pub(crate) struct ConnectionArgs {
     )]
     pub(crate) max_connections: usize,
 
-    /// The most connections one client address holds at once; past it, its own longest
-    /// idle one is closed. Not applied with --trust-forwarded-for, where every connection
-    /// comes from the proxy (cap them per client there, e.g. nginx's limit_conn).
+    /// The most connections one client address keeps while it is not using them; past it,
+    /// its own quiet for a second are closed, oldest first (never one being answered). Not
+    /// applied with --trust-forwarded-for, where every connection comes from the proxy
+    /// (cap them per client there, e.g. nginx's limit_conn).
     #[arg(
         long,
         env = "LEADTRACK_MAX_CONNECTIONS_PER_ADDRESS",
