@@ -20,8 +20,8 @@ use leadtrack::core::types::{Consent, ConsentStatus};
 use leadtrack::core::{Admin, LeadStore};
 use leadtrack::sqlite::SqliteStore;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use warp::Filter;
 
 use support::{Browser, Engine, serve};
@@ -521,21 +521,40 @@ async fn wait_for_script(browser: &Browser) {
     }
 }
 
-/// The standalone app on `store`, served on `listener` until the sender fires; the task ends
-/// once every connection is closed.
-fn serve_until_stopped(
-    store: SqliteStore,
-    listener: TcpListener,
-) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(leadtrack_server::serve_app(
-        listener,
-        leadtrack_server::app(store, Default::default()),
-        async {
-            let _ = stopped.await;
-        },
+/// The API of `store`, reached through an address the test holds for the whole test, and
+/// the switch that takes it down: while down, each connection to the address (and each
+/// already open) is closed at once, which to a browser is an API that is not there. The
+/// address stays the test's, so no other socket can take its port meanwhile.
+async fn api_with_a_switch(store: SqliteStore) -> (String, watch::Sender<bool>) {
+    let api = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api_addr = api.local_addr().unwrap();
+    let app = leadtrack_server::app(store, Default::default());
+    tokio::spawn(leadtrack_server::serve_app(
+        api,
+        app,
+        std::future::pending(),
     ));
-    (stop, task)
+    let front = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", front.local_addr().unwrap());
+    let (switch, up) = watch::channel(true);
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = front.accept().await {
+            let mut up = up.clone();
+            if !*up.borrow() {
+                continue;
+            }
+            tokio::spawn(async move {
+                let Ok(mut api) = TcpStream::connect(api_addr).await else {
+                    return;
+                };
+                tokio::select! {
+                    _ = tokio::io::copy_bidirectional(&mut client, &mut api) => {}
+                    _ = up.wait_for(|up| !up) => {}
+                }
+            });
+        }
+    });
+    (url, switch)
 }
 
 /// The leads of `store`'s project `prj_browser`, once there are `count` (15 s at most).
@@ -575,10 +594,7 @@ async fn run(browser: &Browser, script: &str) -> Value {
 async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back(engine: Engine) {
     let browser = Browser::start_in(engine).await;
     let (store, project, _) = store_with_project().await;
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let api_addr = listener.local_addr().unwrap();
-    let api_url = format!("http://{api_addr}");
-    let (stop, task) = serve_until_stopped(store.clone(), listener);
+    let (api_url, switch) = api_with_a_switch(store.clone()).await;
     let site = serve(
         leadtrack_server::demo_allowing([api_url.clone()]).recover(|_| async {
             Ok::<_, std::convert::Infallible>(warp::http::StatusCode::NOT_FOUND)
@@ -590,8 +606,7 @@ async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back(engine:
     wait_for_script(&browser).await;
 
     // The API goes away; the visitor sends the form, and the page says it waits.
-    let _ = stop.send(());
-    task.await.unwrap();
+    switch.send_replace(false);
     assert!(
         reqwest::get(format!("{api_url}/health")).await.is_err(),
         "the API is down"
@@ -606,10 +621,7 @@ async fn a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back(engine:
     assert_eq!(kept, json!(1), "the lead waits in the outbox");
 
     // The API comes back on the same address; the next page the visitor opens sends it.
-    let listener = TcpListener::bind(api_addr)
-        .await
-        .expect("the same port again");
-    let (_stop, _task) = serve_until_stopped(store.clone(), listener);
+    switch.send_replace(true);
     browser
         .client
         .goto(&format!(
