@@ -754,6 +754,16 @@ async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
         .await
         .unwrap();
     assert!(options.contains("Acme Shop · 1234567890"), "{options}");
+    assert!(
+        options.contains("Acme Franchise · 7770002222 (through manager 5550001111)"),
+        "{options}"
+    );
+    c.find(Locator::Id("google-ads-customer"))
+        .await
+        .unwrap()
+        .select_by_value("1234567890")
+        .await
+        .unwrap();
     click(
         c,
         "#google-ads form[action$='/account'] button[type=submit]",
@@ -767,4 +777,109 @@ async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
     let acme = site.store().project_by_public_id("acme").await.unwrap();
     let integrations = site.store().integrations(acme.id).await.unwrap();
     assert_eq!(integrations.google_ads.unwrap().customer_id, "1234567890");
+}
+
+/// An owner connects Microsoft Advertising by signing in and picking the account from a
+/// list; a label then picks one of the account's offline goals by name, and its page's
+/// **Send a test** shows Microsoft's answer there.
+#[tokio::test]
+async fn an_owner_connects_microsoft_advertising_and_tests_a_label_from_its_page() {
+    use leadtrack::core::integration::Secret;
+    use leadtrack::core::oauth::{OAuthApp, Provider};
+    use leadtrack::forward::testkit::sign_in::{MICROSOFT_ACCOUNT, MockSignIn};
+
+    let microsoft = MockSignIn::start_as(
+        Provider::Microsoft,
+        "client-1",
+        "client-secret",
+        "dev-token",
+    )
+    .await;
+    let config = leadtrack_dashboard::Config {
+        oauth: vec![OAuthApp {
+            provider: Provider::Microsoft,
+            client_id: "client-1".to_owned(),
+            client_secret: Secret::new("client-secret"),
+            developer_token: Some(Secret::new("dev-token")),
+            endpoints: microsoft.endpoints(),
+        }],
+        ..leadtrack_dashboard::Config::default()
+    };
+    let (browser, site) = (Browser::start().await, site_with(config).await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    let settings = format!("{}/projects/acme/settings", site.base());
+    c.goto(&format!("{settings}/integrations")).await.unwrap();
+    click(c, "#microsoft-ads .sign-in-button").await;
+    wait_until(&browser, "Microsoft's consent page", |_, shown| {
+        shown.contains("wants to access")
+    })
+    .await;
+    click(c, "#allow").await;
+    let (_, _, name, number) = MICROSOFT_ACCOUNT;
+    wait_until(&browser, "the account picker", |url, shown| {
+        url.contains("saved=microsoft-ads-signed") && shown.contains(&format!("{name} · {number}"))
+    })
+    .await;
+    browser
+        .photograph_at_both_widths("microsoft-ads", "microsoft-sign-in")
+        .await;
+    click(
+        c,
+        "#microsoft-ads form[action$='/account'] button[type=submit]",
+    )
+    .await;
+    wait_until(&browser, "Microsoft Advertising connected", |_, shown| {
+        shown.contains("Microsoft Advertising connected")
+    })
+    .await;
+
+    // A new label picks an offline goal from the account's list.
+    c.goto(&format!("{settings}/labels")).await.unwrap();
+    c.find(Locator::Id("name"))
+        .await
+        .unwrap()
+        .send_keys("Sold")
+        .await
+        .unwrap();
+    let goals = c
+        .find(Locator::Id("microsoft_ads_conversion"))
+        .await
+        .unwrap();
+    goals.select_by_value("Offline sale").await.unwrap();
+    click(c, "form[action$='/settings/labels'] button[type=submit]").await;
+    wait_until(&browser, "the label created", |_, shown| {
+        shown.contains("Label created.")
+    })
+    .await;
+    let acme = site.store().project_by_public_id("acme").await.unwrap();
+    let labels = site.store().labels(acme.id).await.unwrap();
+    let sold = labels.iter().find(|label| label.name == "Sold").unwrap();
+    assert_eq!(
+        sold.mapping.microsoft_ads_conversion.as_deref(),
+        Some("Offline sale")
+    );
+
+    // Its page tests it, and shows the answer in place.
+    c.goto(&format!("{settings}/labels/{}", sold.id))
+        .await
+        .unwrap();
+    click(
+        c,
+        "form[action$='/test/microsoft-ads#test-label'] button[type=submit]",
+    )
+    .await;
+    wait_until(
+        &browser,
+        "Microsoft's answer on the label's page",
+        |url, shown| {
+            url.contains(&format!("/labels/{}/test/microsoft-ads", sold.id))
+                && shown.contains("Label “Sold”")
+                && shown.contains("Microsoft Advertising accepted the test")
+        },
+    )
+    .await;
+    browser
+        .photograph_at_both_widths("test-label", "label-test-answer")
+        .await;
 }

@@ -141,6 +141,8 @@ pub(crate) enum Settings {
     ArchiveLabel,
     /// Deleting a label never used.
     DeleteLabel,
+    /// One test of a label's conversion to a platform (`{kind}`), answered on its page.
+    TestLabel,
     /// The integrations' cards.
     Integrations,
     /// Connecting or updating an integration (`{kind}`).
@@ -386,6 +388,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/labels/{id}/archive",
                 Route::Settings(S::ArchiveLabel),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/labels/{id}/test/{kind}",
+                Route::Settings(S::TestLabel),
             ),
             (
                 M::POST,

@@ -289,25 +289,106 @@ async fn linkedin_is_connected_as_soon_as_the_owner_signs_in() {
         settings.api_version,
         leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION
     );
-    // Labels pick a conversion rule of the member's ad accounts by name.
-    let page = app.get("/projects/alpha/settings/labels", &owner).await;
+    // Labels pick a conversion rule of the member's ad accounts by name, and list it by
+    // name.
+    let labels = "/projects/alpha/settings/labels";
+    let page = app.get(labels, &owner).await;
+    let rule = "urn:lla:llaPartnerConversion:8801";
     page.assert_shows(
         StatusCode::OK,
-        &["<option value=\"urn:lla:llaPartnerConversion:8801\">Demo booked · Acme Sponsored</option>"],
+        &[&format!(
+            "<option value=\"{rule}\">Demo booked · Acme Sponsored</option>"
+        )],
+    );
+    app.post_form(
+        &owner,
+        labels,
+        &[("name", "Demo"), ("linkedin_conversion", rule)],
+    )
+    .await;
+    let page = app.get(labels, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &["<code>Demo booked · Acme Sponsored</code>"],
     );
 }
 
 #[tokio::test]
-async fn microsoft_advertising_is_connected_once_its_account_is_given() {
-    let (app, _microsoft) = app_signing_in_as(Provider::Microsoft).await;
+async fn microsoft_advertising_is_connected_to_the_account_picked_and_labels_pick_its_offline_goals()
+ {
+    let (app, microsoft) = app_signing_in_as(Provider::Microsoft).await;
     let owner = sign_in_with(&app, "microsoft-ads").await;
     let path = "/projects/alpha/settings/integrations";
+    let (customer, account, name, number) = sign_in::MICROSOFT_ACCOUNT;
+    let picked = format!("{customer}:{account}");
     let page = app.get(path, &owner).await;
     page.assert_shows(
         StatusCode::OK,
-        &["Signed in with Microsoft as", "Customer ID", "Account ID"],
+        &[
+            "Signed in with Microsoft as",
+            &format!("<option value=\"{picked}\">{name} · {number}</option>"),
+        ],
     );
     assert!(integrations_of(&app).await.microsoft_ads.is_none());
+    let given = app
+        .post_form(
+            &owner,
+            &format!("{path}/microsoft-ads/account"),
+            &[("account", &picked)],
+        )
+        .await;
+    assert_eq!(
+        given.header("location"),
+        Some("/projects/alpha/settings/integrations?saved=microsoft-ads-connected")
+    );
+    let settings = integrations_of(&app).await.microsoft_ads.unwrap();
+    assert_eq!(
+        (settings.customer_id.as_str(), settings.account_id.as_str()),
+        (customer.to_string().as_str(), account.to_string().as_str())
+    );
+    assert_eq!(settings.developer_token.expose(), DEVELOPER_TOKEN);
+    assert_eq!(settings.refresh_token.expose(), sign_in::REFRESH_TOKEN);
+    assert_eq!(
+        settings.base_url.as_deref(),
+        Some(microsoft.endpoints().api.as_str())
+    );
+
+    // Labels pick the account's active offline goals by name; a label named for one
+    // sends that name.
+    let labels = "/projects/alpha/settings/labels";
+    let page = app.get(labels, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<select id=\"microsoft_ads_conversion\" name=\"microsoft_ads_conversion\"",
+            "<option value=\"Offline qualified\">Offline qualified</option><option value=\"Offline sale\">Offline sale</option>",
+        ],
+    );
+    assert!(!page.text.contains("Old offline") && !page.text.contains("Newsletter"));
+    let created = app
+        .post_form(
+            &owner,
+            labels,
+            &[
+                ("name", "Sold"),
+                ("microsoft_ads_conversion", "Offline sale"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.text);
+    let stored = app.store.labels(app.alpha.id).await.unwrap();
+    let label = stored.iter().find(|label| label.name == "Sold").unwrap();
+    assert_eq!(
+        label.mapping.microsoft_ads_conversion.as_deref(),
+        Some("Offline sale")
+    );
+}
+
+#[tokio::test]
+async fn microsoft_advertising_ids_may_still_be_typed() {
+    let (app, _microsoft) = app_signing_in_as(Provider::Microsoft).await;
+    let owner = sign_in_with(&app, "microsoft-ads").await;
+    let path = "/projects/alpha/settings/integrations";
     let given = app
         .post_form(
             &owner,
@@ -324,8 +405,41 @@ async fn microsoft_advertising_is_connected_once_its_account_is_given() {
         (settings.customer_id.as_str(), settings.account_id.as_str()),
         ("1234", "5678")
     );
-    assert_eq!(settings.developer_token.expose(), DEVELOPER_TOKEN);
-    assert_eq!(settings.refresh_token.expose(), sign_in::REFRESH_TOKEN);
+}
+
+#[tokio::test]
+async fn a_client_account_under_a_manager_is_picked_and_reached_through_it() {
+    let (app, _google) = app_with_google().await;
+    let owner = sign_in_with(&app, "google-ads").await;
+    let path = "/projects/alpha/settings/integrations";
+    let (client, name) = sign_in::MANAGED_CLIENT;
+    let manager = sign_in::CUSTOMERS[1].0;
+    let picked = format!("{client}:{manager}");
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[&format!(
+            "<option value=\"{picked}\">{name} · {client} (through manager {manager})</option>"
+        )],
+    );
+    app.post_form(
+        &owner,
+        &format!("{path}/google-ads/account"),
+        &[("customer", &picked)],
+    )
+    .await;
+    let settings = integrations_of(&app).await.google_ads.unwrap();
+    assert_eq!(settings.customer_id, client);
+    assert_eq!(settings.login_customer_id.as_deref(), Some(manager));
+    // Its conversion actions are listed through the manager (the mock refuses them
+    // without its login-customer-id).
+    let page = app.get("/projects/alpha/settings/labels", &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[&format!(
+            "<option value=\"customers/{client}/conversionActions/111\">Qualified lead</option>"
+        )],
+    );
 }
 
 #[tokio::test]

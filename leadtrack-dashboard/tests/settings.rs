@@ -856,7 +856,8 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
             &owner.cookie,
         )
         .await;
-    let meta_test = format!("action=\"{path}/meta/test\"");
+    let tests = format!("/projects/alpha/settings/labels/{}/test", label.id);
+    let meta_test = format!("action=\"{tests}/meta#test-label\"");
     assert!(page.text.contains(&meta_test), "{}", page.text);
     assert!(
         page.text
@@ -865,9 +866,44 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
     assert!(page.text.contains("Test the webhook"));
     // GA4 is named but not connected; Microsoft Advertising is connected but not named.
     assert!(!page.text.contains("Test GA4") && !page.text.contains("Test Microsoft"));
-    let pinged = app.post(&owner, &format!("{path}/webhook/test"), &[]).await;
+    // The platforms' answers show on the label's page.
+    let pinged = app.post(&owner, &format!("{tests}/webhook"), &[]).await;
+    assert_eq!(pinged.status, StatusCode::OK);
+    assert!(pinged.text.contains("Label “Qualified”"), "{}", pinged.text);
     assert!(pinged.text.contains("Webhook accepted the test"));
     assert_eq!(hook.requests().len(), 2);
+    let coded = app
+        .post(
+            &owner,
+            &format!("{tests}/meta"),
+            &[("value", "Lead"), ("test_event_code", "TEST78")],
+        )
+        .await;
+    assert!(coded.text.contains("Label “Qualified”"));
+    assert!(
+        coded.text.contains("Meta accepted the test"),
+        "{}",
+        coded.text
+    );
+    assert_eq!(meta.requests()[1].json()["test_event_code"], "TEST78");
+    assert_eq!(meta.requests()[1].json()["data"][0]["event_name"], "Lead");
+    let refused = app
+        .post(
+            &owner,
+            &format!("{tests}/ga4"),
+            &[("event_name", "qualify")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert!(refused.text.contains("GA4 is not connected"));
+    let elsewhere = app
+        .post(
+            &owner,
+            "/projects/alpha/settings/labels/9999/test/meta",
+            &[],
+        )
+        .await;
+    assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
     assert!(
         app.store
             .claim_job(Utc::now(), Duration::minutes(1))

@@ -296,6 +296,9 @@ pub struct AdsAccount {
     pub name: String,
     /// Whether it is a manager account.
     pub manager: bool,
+    /// The manager it is reached through (the `login-customer-id` of its calls), when the
+    /// person reaches it only as that manager's client.
+    pub via: Option<String>,
 }
 
 /// A conversion action that takes uploaded clicks.
@@ -352,8 +355,10 @@ async fn google_ads(
 
 /// The Google Ads accounts the grant reaches, with their names: `customers:listAccessibleCustomers`
 /// (<https://developers.google.com/google-ads/api/rest/reference/rest/v21/customers/listAccessibleCustomers>),
-/// then each customer's name and kind from a `customer` query
-/// (<https://developers.google.com/google-ads/api/fields/v21/customer>).
+/// each customer's name and kind from a `customer` query
+/// (<https://developers.google.com/google-ads/api/fields/v21/customer>), and the client
+/// accounts of each manager among them, reached through it
+/// (<https://developers.google.com/google-ads/api/docs/account-management/get-account-hierarchy>).
 pub async fn google_ads_accounts(
     http: &reqwest::Client,
     app: &OAuthApp,
@@ -367,31 +372,81 @@ pub async fn google_ads_accounts(
         None,
     )
     .await?;
-    let mut accounts = Vec::new();
+    let mut accounts: Vec<AdsAccount> = Vec::new();
     let names = listed["resourceNames"]
         .as_array()
         .cloned()
         .unwrap_or_default();
     for name in names.iter().filter_map(|name| name.as_str()) {
         let id = name.trim_start_matches("customers/").to_owned();
-        let query = json!({
-            "query": "SELECT customer.id, customer.descriptive_name, customer.manager FROM customer LIMIT 1"
-        });
-        let path = format!("customers/{id}/googleAds:search");
-        let found = google_ads(http, (app, grant), &path, Some(query), None).await?;
-        let customer = &found["results"][0]["customer"];
-        accounts.push(AdsAccount {
-            name: customer["descriptiveName"]
-                .as_str()
-                .filter(|name| !name.is_empty())
-                .unwrap_or("(no name)")
-                .to_owned(),
-            manager: customer["manager"].as_bool().unwrap_or(false),
+        let query =
+            "SELECT customer.id, customer.descriptive_name, customer.manager FROM customer LIMIT 1";
+        let found = google_ads_query(http, (app, grant), &id, query, None).await?;
+        let account = AdsAccount {
             id,
-        });
+            ..ads_account(&found[0]["customer"], None)
+        };
+        if account.manager {
+            accounts.extend(manager_clients(http, (app, grant), &account.id).await?);
+        }
+        accounts.push(account);
     }
-    accounts.sort_by(|a, b| (a.manager, &a.name).cmp(&(b.manager, &b.name)));
+    // By name, managers last; an account reached both directly and through a manager is
+    // kept once, directly.
+    let key = |a: &AdsAccount| (a.manager, a.name.clone(), a.id.clone(), a.via.is_some());
+    accounts.sort_by_key(key);
+    accounts.dedup_by(|later, kept| later.id == kept.id);
     Ok(accounts)
+}
+
+/// The accounts directly under the manager `manager`, reached through it.
+async fn manager_clients(
+    http: &reqwest::Client,
+    with: (&OAuthApp, &OAuthGrant),
+    manager: &str,
+) -> Result<Vec<AdsAccount>, String> {
+    let query = "SELECT customer_client.id, customer_client.descriptive_name, customer_client.manager FROM customer_client WHERE customer_client.level = 1";
+    let found = google_ads_query(http, with, manager, query, Some(manager)).await?;
+    let clients = found.as_array().cloned().unwrap_or_default();
+    Ok(clients
+        .iter()
+        .map(|row| ads_account(&row["customerClient"], Some(manager)))
+        .filter(|client| !client.id.is_empty())
+        .collect())
+}
+
+/// An account as a `customer` or `customer_client` row names it.
+fn ads_account(row: &serde_json::Value, via: Option<&str>) -> AdsAccount {
+    // The id is an int64, which the API's JSON writes as a string.
+    let id = match &row["id"] {
+        serde_json::Value::String(id) => id.clone(),
+        other => other.as_i64().map(|id| id.to_string()).unwrap_or_default(),
+    };
+    AdsAccount {
+        name: row["descriptiveName"]
+            .as_str()
+            .filter(|name| !name.is_empty())
+            .unwrap_or("(no name)")
+            .to_owned(),
+        manager: row["manager"].as_bool().unwrap_or(false),
+        via: via.map(str::to_owned),
+        id,
+    }
+}
+
+/// The rows `query` (GAQL) finds in `customer`'s account, as `googleAds:search` answers
+/// them.
+async fn google_ads_query(
+    http: &reqwest::Client,
+    with: (&OAuthApp, &OAuthGrant),
+    customer: &str,
+    query: &str,
+    login_customer: Option<&str>,
+) -> Result<serde_json::Value, String> {
+    let path = format!("customers/{customer}/googleAds:search");
+    let body = Some(json!({ "query": query }));
+    let found = google_ads(http, with, &path, body, login_customer).await?;
+    Ok(found["results"].clone())
 }
 
 /// The customer's enabled conversion actions that take uploaded clicks (`UPLOAD_CLICKS`,
@@ -403,12 +458,9 @@ pub async fn google_ads_conversion_actions(
     grant: &OAuthGrant,
     (customer, login_customer): (&str, Option<&str>),
 ) -> Result<Vec<ConversionAction>, String> {
-    let query = json!({
-        "query": "SELECT conversion_action.resource_name, conversion_action.name FROM conversion_action WHERE conversion_action.type = 'UPLOAD_CLICKS' AND conversion_action.status = 'ENABLED' ORDER BY conversion_action.name"
-    });
-    let path = format!("customers/{customer}/googleAds:search");
-    let found = google_ads(http, (app, grant), &path, Some(query), login_customer).await?;
-    let results = found["results"].as_array().cloned().unwrap_or_default();
+    let query = "SELECT conversion_action.resource_name, conversion_action.name FROM conversion_action WHERE conversion_action.type = 'UPLOAD_CLICKS' AND conversion_action.status = 'ENABLED' ORDER BY conversion_action.name";
+    let found = google_ads_query(http, (app, grant), customer, query, login_customer).await?;
+    let results = found.as_array().cloned().unwrap_or_default();
     Ok(results
         .iter()
         .filter_map(|result| {
@@ -474,6 +526,128 @@ pub async fn linkedin_conversion_rules(
         }
     }
     Ok(rules)
+}
+
+/// A Microsoft Advertising account the signed-in user reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MicrosoftAccount {
+    /// The customer it belongs to (the `CustomerId` of its calls).
+    pub customer_id: String,
+    /// Its id (the `CustomerAccountId`), not its number.
+    pub account_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its number, as Microsoft Advertising shows it (e.g. `F12345AB`).
+    pub number: String,
+}
+
+/// Calls the Microsoft Advertising REST API at `url` with `body`, the grant's access token,
+/// the operator's developer token and, for an account's calls, its customer and account.
+async fn microsoft(
+    http: &reqwest::Client,
+    (app, grant): (&OAuthApp, &OAuthGrant),
+    url: &str,
+    body: serde_json::Value,
+    account: Option<(&str, &str)>,
+) -> Result<serde_json::Value, String> {
+    let developer_token = app.developer_token.as_ref().ok_or(
+        "the server has no Microsoft Advertising developer token (--microsoft-ads-developer-token)",
+    )?;
+    let request = |token: &str| {
+        let request = http
+            .post(url)
+            .bearer_auth(token)
+            .header("DeveloperToken", developer_token.expose())
+            .json(&body);
+        match account {
+            Some((customer, account)) => request
+                .header("CustomerId", customer)
+                .header("CustomerAccountId", account),
+            None => request,
+        }
+    };
+    let secrets = [developer_token.expose()];
+    with_grant(
+        http,
+        (app, grant),
+        "Microsoft Advertising",
+        request,
+        &secrets,
+    )
+    .await
+}
+
+/// The accounts the signed-in user reaches: who they are (`GetUser` with no id,
+/// <https://learn.microsoft.com/en-us/advertising/customer-management-service/getuser?view=bingads-13>),
+/// then the accounts that user can access (`SearchAccounts` by `UserId`,
+/// <https://learn.microsoft.com/en-us/advertising/customer-management-service/searchaccounts?view=bingads-13>),
+/// from the Customer Management REST API.
+pub async fn microsoft_accounts(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<MicrosoftAccount>, String> {
+    let base = format!("{}/CustomerManagement/v13", app.endpoints.api);
+    let with = (app, grant);
+    let user = microsoft(
+        http,
+        with,
+        &format!("{base}/User/Query"),
+        json!({"UserId": null}),
+        None,
+    )
+    .await?;
+    let user_id = match &user["User"]["Id"] {
+        serde_json::Value::Number(id) => id.to_string(),
+        _ => return Err("Microsoft Advertising named no user".to_owned()),
+    };
+    let search = json!({
+        "Predicates": [{"Field": "UserId", "Operator": "Equals", "Value": user_id}],
+        "Ordering": [{"Field": "Name", "Order": "Ascending"}],
+        "PageInfo": {"Index": 0, "Size": 1000}
+    });
+    let found = microsoft(http, with, &format!("{base}/Accounts/Search"), search, None).await?;
+    let listed = found["Accounts"].as_array().cloned().unwrap_or_default();
+    Ok(listed
+        .iter()
+        .filter_map(|account| {
+            Some(MicrosoftAccount {
+                customer_id: account["ParentCustomerId"].as_i64()?.to_string(),
+                account_id: account["Id"].as_i64()?.to_string(),
+                name: account["Name"].as_str().unwrap_or("(no name)").to_owned(),
+                number: account["Number"].as_str().unwrap_or_default().to_owned(),
+            })
+        })
+        .collect())
+}
+
+/// The names of the account's offline conversion goals, what its conversions name
+/// (`GetConversionGoalsByIds` with no ids and the `OfflineConversion` type,
+/// <https://learn.microsoft.com/en-us/advertising/campaign-management-service/getconversiongoalsbyids?view=bingads-13>),
+/// from the Campaign Management REST API at `campaign_base`. Paused goals are left out.
+pub async fn microsoft_offline_goals(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+    (campaign_base, customer, account): (&str, &str, &str),
+) -> Result<Vec<String>, String> {
+    let url = format!(
+        "{}/CampaignManagement/v13/ConversionGoals/QueryByIds",
+        campaign_base.trim_end_matches('/')
+    );
+    let body = json!({"ConversionGoalIds": null, "ConversionGoalTypes": "OfflineConversion"});
+    let found = microsoft(http, (app, grant), &url, body, Some((customer, account))).await?;
+    let goals = found["ConversionGoals"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut names: Vec<String> = goals
+        .iter()
+        .filter(|goal| goal["Status"].as_str() != Some("Paused"))
+        .filter_map(|goal| goal["Name"].as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use leadtrack_forward::check::{TestError, TestRequest};
 use leadtrack_forward::{Outcome, check, ga4};
 use strum::VariantArray;
 use warp::http::StatusCode;
+use warp::reply::Response;
 
 use super::sign_in::{self, SignInCard};
 use super::{Answer, Area, Frame, Owner, Problems, saved, sentence};
@@ -84,7 +85,7 @@ impl From<&Attempt> for LastDelivery {
 }
 
 /// What a test found.
-enum TestResult {
+pub(super) enum TestResult {
     /// GA4's validator found nothing wrong.
     Valid,
     /// What GA4's validator found wrong.
@@ -435,13 +436,21 @@ pub(super) fn http() -> &'static reqwest::Client {
     CLIENT.get_or_init(check::client)
 }
 
-/// `POST integrations/ga4/test`: sends one event to GA4's validation endpoint, which
-/// records nothing, and shows what it found. Nothing is queued.
-async fn test_ga4<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
-    let integrations = store
-        .integrations(owner.project().id)
-        .await
-        .map_err(|e| owner.failure(e))?;
+/// A test sent and what came of it: the platform, what was named (the event or the
+/// conversion), the answer, and the page's status.
+pub(super) struct Tested {
+    /// The platform.
+    pub(super) kind: IntegrationKind,
+    /// The event or conversion named, if any.
+    pub(super) named: String,
+    /// Its answer.
+    pub(super) result: TestResult,
+    /// The status of the page showing it.
+    pub(super) status: StatusCode,
+}
+
+/// Sends one test to GA4's validation endpoint, which records nothing. Nothing is queued.
+async fn test_ga4(integrations: &Integrations, owner: &Owner, form: &Form) -> Tested {
     let event = form.get("event_name").trim().to_owned();
     let mut status = StatusCode::OK;
     let result = match &integrations.ga4 {
@@ -468,28 +477,31 @@ async fn test_ga4<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
         }
     };
     tracing::info!(user = %owner.viewer.user.id, "GA4 test event sent to the validator");
-    let shown = Shown {
-        test: Some((IntegrationKind::Ga4, event, result)),
-        ..Shown::default()
-    };
-    integrations_page(store, &owner, status, None, shown).await
+    Tested {
+        kind: IntegrationKind::Ga4,
+        named: event,
+        result,
+        status,
+    }
 }
 
-/// `POST integrations/{kind}/test` for a platform other than GA4: one event in its test
-/// mode (Meta's test events, Google Ads' validateOnly, a signed ping to the webhook), or,
-/// for Microsoft Advertising and LinkedIn, which have none, a token from the credentials.
-/// Nothing counts as a conversion and nothing is queued.
-pub(super) async fn test<S: Admin>(store: &S, (owner, form): (Owner, Form), slug: &str) -> Answer {
-    let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
-        return Ok(owner.not_found());
-    };
-    if kind == IntegrationKind::Ga4 {
-        return test_ga4(store, (owner, form)).await;
-    }
+/// Sends one test to `kind`'s platform as `form` names it: GA4's validator, or one event in
+/// the platform's test mode (Meta's test events, Google Ads' validateOnly, a signed ping to
+/// the webhook), or, for Microsoft Advertising and LinkedIn, which have none, a token from
+/// the credentials. Nothing counts as a conversion and nothing is queued.
+pub(super) async fn send_test<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    form: &Form,
+    kind: IntegrationKind,
+) -> Result<Tested, Response> {
     let integrations = store
         .integrations(owner.project().id)
         .await
         .map_err(|e| owner.failure(e))?;
+    if kind == IntegrationKind::Ga4 {
+        return Ok(test_ga4(&integrations, owner, form).await);
+    }
     let value = form.get("value").trim().to_owned();
     let given = |text: &str| Some(text.trim().to_owned()).filter(|t| !t.is_empty());
     let request = TestRequest {
@@ -515,8 +527,24 @@ pub(super) async fn test<S: Admin>(store: &S, (owner, form): (Owner, Form), slug
             ),
         };
     tracing::info!(user = %owner.viewer.user.id, %kind, "integration test sent");
+    Ok(Tested {
+        kind,
+        named: value,
+        result,
+        status,
+    })
+}
+
+/// `POST integrations/{kind}/test`: one test ([`send_test`]), its answer shown on the
+/// platform's card.
+pub(super) async fn test<S: Admin>(store: &S, (owner, form): (Owner, Form), slug: &str) -> Answer {
+    let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
+        return Ok(owner.not_found());
+    };
+    let tested = send_test(store, &owner, &form, kind).await?;
+    let status = tested.status;
     let shown = Shown {
-        test: Some((kind, value, result)),
+        test: Some((tested.kind, tested.named, tested.result)),
         ..Shown::default()
     };
     integrations_page(store, &owner, status, None, shown).await

@@ -3,20 +3,20 @@
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::integration::Integrations;
+use leadtrack_core::integration::{Integrations, Platform};
 use leadtrack_core::label::{
     ConversionLabel, LabelMapping, NewLabel, ga4_event_name, linkedin_conversion_urn, moved,
     rateable,
 };
-use leadtrack_core::oauth::Provider;
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{ConversionId, IntegrationKind};
 use leadtrack_core::{Admin, StoreError};
-use leadtrack_forward::connect;
+use leadtrack_forward::{connect, microsoft_ads};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::integrations::http;
+use super::integrations::{self, TestResult, Tested, http};
 use super::{Answer, Area, Frame, Owner, Problems, notice, sentence, ticked};
 use crate::Request;
 use crate::render::{self, Layout};
@@ -162,64 +162,77 @@ pub(super) struct Connected {
     /// The LinkedIn conversion rules the signed-in member reaches, `(URN, name)`, when
     /// LinkedIn was connected by signing in.
     pub(super) linkedin_rules: Vec<(String, String)>,
+    /// The connected Microsoft Advertising account's offline conversion goals, `(name,
+    /// name)`, when it was connected by signing in.
+    pub(super) microsoft_goals: Vec<(String, String)>,
+}
+
+/// Whether `value` is given but not among `options` (`(value, name)`): a choice made
+/// before the platform's list changed, kept and shown as such.
+pub(crate) fn unlisted(options: &[(String, String)], value: &str) -> bool {
+    !value.is_empty() && !options.iter().any(|(option, _)| option == value)
 }
 
 impl Connected {
-    /// Which platforms are connected, with the Google Ads account's conversion actions
-    /// listed when it was connected by signing in.
+    /// Which platforms are connected, with the lists their mappings pick from where they
+    /// were connected by signing in: the Google Ads account's conversion actions, the
+    /// LinkedIn member's conversion rules, the Microsoft Advertising account's offline
+    /// goals. A list that cannot be had leaves its field typed.
     pub(super) async fn of<S: Admin>(
         store: &S,
         owner: &Owner,
         integrations: &Integrations,
     ) -> Result<Self, Response> {
         let mut connected = Self::from(integrations);
-        connected.linkedin_rules = linkedin_rules(store, owner, integrations).await?;
-        let app = owner
-            .oauth
-            .iter()
-            .find(|app| app.provider == Provider::Google);
-        let (Some(app), Some(settings)) = (app, &integrations.google_ads) else {
-            return Ok(connected);
-        };
-        let grant = store
-            .oauth_grant(owner.project().id, Provider::Google)
-            .await
-            .map_err(|e| owner.failure(e))?;
-        let Some(grant) = grant else {
-            return Ok(connected);
-        };
-        let account = (
-            settings.customer_id.as_str(),
-            settings.login_customer_id.as_deref(),
-        );
-        match connect::google_ads_conversion_actions(http(), app, &grant, account).await {
-            Ok(actions) => {
-                connected.google_actions = actions
-                    .into_iter()
-                    .map(|action| (action.resource_name, action.name))
-                    .collect();
+        if let Some(settings) = &integrations.google_ads
+            && let Some((app, grant)) = signed_in(store, owner, Provider::Google).await?
+        {
+            let account = (
+                settings.customer_id.as_str(),
+                settings.login_customer_id.as_deref(),
+            );
+            match connect::google_ads_conversion_actions(http(), app, &grant, account).await {
+                Ok(actions) => {
+                    connected.google_actions = actions
+                        .into_iter()
+                        .map(|action| (action.resource_name, action.name))
+                        .collect();
+                }
+                Err(reason) => connected.google_problem = Some(reason),
             }
-            Err(reason) => connected.google_problem = Some(reason),
+        }
+        if integrations.linkedin.is_some()
+            && let Some((app, grant)) = signed_in(store, owner, Provider::Linkedin).await?
+        {
+            let rules = connect::linkedin_conversion_rules(http(), app, &grant).await;
+            connected.linkedin_rules = listed("LinkedIn's conversion rules", rules, |rule| {
+                (rule.urn, rule.name)
+            });
+        }
+        if let Some(settings) = &integrations.microsoft_ads
+            && let Some((app, grant)) = signed_in(store, owner, Provider::Microsoft).await?
+        {
+            let base = settings
+                .base_url
+                .as_deref()
+                .unwrap_or(microsoft_ads::DEFAULT_BASE_URL);
+            let account = (base, &*settings.customer_id, &*settings.account_id);
+            let goals = connect::microsoft_offline_goals(http(), app, &grant, account).await;
+            connected.microsoft_goals = listed("Microsoft's offline goals", goals, |goal| {
+                (goal.clone(), goal)
+            });
         }
         Ok(connected)
     }
 
-    /// Whether `rule` is a listed LinkedIn conversion rule, or none.
-    pub(super) fn linkedin_rule_listed(&self, rule: &str) -> bool {
-        rule.is_empty() || self.linkedin_rules.iter().any(|(urn, _)| urn == rule)
-    }
-
     /// The name of the Google Ads conversion action `action` names, when it is listed.
     pub(super) fn google_action_name(&self, action: &str) -> Option<&str> {
-        self.google_actions
-            .iter()
-            .find(|(resource, _)| resource == action)
-            .map(|(_, name)| name.as_str())
+        named(&self.google_actions, action)
     }
 
-    /// Whether `action` is a listed Google Ads conversion action, or none.
-    pub(super) fn google_action_listed(&self, action: &str) -> bool {
-        action.is_empty() || self.google_action_name(action).is_some()
+    /// The name of the LinkedIn conversion rule `urn` names, when it is listed.
+    pub(super) fn linkedin_rule_name(&self, urn: &str) -> Option<&str> {
+        named(&self.linkedin_rules, urn)
     }
 
     /// The platforms not connected, for people: `Google Ads, GA4 and Meta`.
@@ -256,39 +269,48 @@ impl From<&Integrations> for Connected {
             google_actions: Vec::new(),
             google_problem: None,
             linkedin_rules: Vec::new(),
+            microsoft_goals: Vec::new(),
         }
     }
 }
 
-/// The LinkedIn conversion rules to pick from, when LinkedIn was connected by signing in;
-/// none when they cannot be listed (the field is then typed).
-async fn linkedin_rules<S: Admin>(
-    store: &S,
-    owner: &Owner,
-    integrations: &Integrations,
-) -> Result<Vec<(String, String)>, Response> {
-    let app = owner
-        .oauth
+/// The name `options` (`(value, name)`) give `value`.
+fn named<'a>(options: &'a [(String, String)], value: &str) -> Option<&'a str> {
+    options
         .iter()
-        .find(|app| app.provider == Provider::Linkedin);
-    let (Some(app), true) = (app, integrations.linkedin.is_some()) else {
-        return Ok(Vec::new());
+        .find(|(option, _)| option == value)
+        .map(|(_, name)| name.as_str())
+}
+
+/// The server's application for `provider` and the project's grant, when the project
+/// signed in with it.
+async fn signed_in<'a, S: Admin>(
+    store: &S,
+    owner: &'a Owner,
+    provider: Provider,
+) -> Result<Option<(&'a OAuthApp, OAuthGrant)>, Response> {
+    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
+        return Ok(None);
     };
     let grant = store
-        .oauth_grant(owner.project().id, Provider::Linkedin)
+        .oauth_grant(owner.project().id, provider)
         .await
         .map_err(|e| owner.failure(e))?;
-    let Some(grant) = grant else {
-        return Ok(Vec::new());
-    };
-    match connect::linkedin_conversion_rules(http(), app, &grant).await {
-        Ok(rules) => Ok(rules
-            .into_iter()
-            .map(|rule| (rule.urn, rule.name))
-            .collect()),
+    Ok(grant.map(|grant| (app, grant)))
+}
+
+/// A platform's list as options, or none (the field is then typed) when it could not be
+/// had.
+fn listed<T>(
+    what: &str,
+    found: Result<Vec<T>, String>,
+    option: impl Fn(T) -> (String, String),
+) -> Vec<(String, String)> {
+    match found {
+        Ok(found) => found.into_iter().map(option).collect(),
         Err(reason) => {
-            tracing::warn!(%reason, "LinkedIn's conversion rules could not be listed");
-            Ok(Vec::new())
+            tracing::warn!(%reason, "{what} could not be listed");
+            Vec::new()
         }
     }
 }
@@ -375,6 +397,27 @@ impl LabelRow {
     }
 }
 
+impl LabelRow {
+    /// Shows the Google Ads action and the LinkedIn rule by their names where the
+    /// platforms list them; else the rule by its id, which is what Campaign Manager shows
+    /// (the URN around it is noise here).
+    fn name_picks(&mut self, connected: &Connected) {
+        let action = self.google_ads.as_deref();
+        if let Some(name) = action.and_then(|action| connected.google_action_name(action)) {
+            self.google_ads = Some(name.to_owned());
+        }
+        if let Some(urn) = self.linkedin.take() {
+            let shown = match connected.linkedin_rule_name(&urn) {
+                Some(name) => name.to_owned(),
+                None => urn
+                    .trim_start_matches("urn:lla:llaPartnerConversion:")
+                    .to_owned(),
+            };
+            self.linkedin = Some(shown);
+        }
+    }
+}
+
 impl From<ConversionLabel> for LabelRow {
     fn from(label: ConversionLabel) -> Self {
         Self {
@@ -389,11 +432,7 @@ impl From<ConversionLabel> for LabelRow {
             ga4: label.mapping.ga4_event,
             meta: label.mapping.meta_event,
             microsoft_ads: label.mapping.microsoft_ads_conversion,
-            // The rule's id is what Campaign Manager shows; the URN around it is noise here.
-            linkedin: label.mapping.linkedin_conversion.map(|urn| {
-                urn.trim_start_matches("urn:lla:llaPartnerConversion:")
-                    .to_owned()
-            }),
+            linkedin: label.mapping.linkedin_conversion,
             webhook: label.mapping.webhook,
         }
     }
@@ -421,6 +460,8 @@ struct LabelPage {
     connected: Connected,
     form: LabelForm,
     problems: Problems,
+    /// A test just sent, with the platform's title.
+    tested: Option<(&'static str, Tested)>,
 }
 
 const NOTICES: &[(&str, &str)] = &[
@@ -453,13 +494,7 @@ async fn labels_page<S: Admin>(
     let connected = Connected::of(store, owner, &integrations).await?;
     let mut labels = LabelRow::all(labels);
     for row in &mut labels {
-        if let Some(name) = row
-            .google_ads
-            .as_deref()
-            .and_then(|a| connected.google_action_name(a))
-        {
-            row.google_ads = Some(name.to_owned());
-        }
+        row.name_picks(&connected);
     }
     let (layout, frame) = owner.frame(Area::Labels, notice);
     Ok(render::page(
@@ -531,8 +566,8 @@ async fn label_page<S: Admin>(
     status: StatusCode,
     notice: Option<String>,
     label: &ConversionLabel,
-    form: LabelForm,
-    problems: Problems,
+    (form, problems): (LabelForm, Problems),
+    tested: Option<Tested>,
 ) -> Answer {
     let integrations = store
         .integrations(owner.project().id)
@@ -551,8 +586,28 @@ async fn label_page<S: Admin>(
             connected,
             form,
             problems,
+            tested: tested.map(|tested| (Platform::of(tested.kind).title, tested)),
         },
     ))
+}
+
+/// `POST labels/{id}/test/{kind}`: one made-up conversion of the label to the platform
+/// (what [`integrations::send_test`] sends), the platform's answer shown on the label's
+/// page.
+pub(super) async fn test<S: Admin>(
+    store: &S,
+    (owner, form): (Owner, Form),
+    (id, slug): (&str, &str),
+) -> Answer {
+    let label = find(store, &owner, id).await?;
+    let Some(kind) = Platform::by_slug(slug).map(|platform| platform.kind) else {
+        return Ok(owner.not_found());
+    };
+    let tested = integrations::send_test(store, &owner, &form, kind).await?;
+    let status = tested.status;
+    let form = LabelForm::of(&label);
+    let shown = (form, Problems::default());
+    label_page(store, &owner, status, None, &label, shown, Some(tested)).await
 }
 
 /// `GET labels/{id}`.
@@ -560,16 +615,8 @@ pub(super) async fn edit<S: Admin>(store: &S, request: &Request, owner: Owner, i
     let label = find(store, &owner, id).await?;
     let notice = notice(request, NOTICES);
     let form = LabelForm::of(&label);
-    label_page(
-        store,
-        &owner,
-        StatusCode::OK,
-        notice,
-        &label,
-        form,
-        Problems::default(),
-    )
-    .await
+    let shown = (form, Problems::default());
+    label_page(store, &owner, StatusCode::OK, notice, &label, shown, None).await
 }
 
 /// `POST labels/{id}`: changes the label.
@@ -579,7 +626,7 @@ pub(super) async fn update<S: Admin>(store: &S, (owner, form): (Owner, Form), id
     let problems = form.mapping.problems();
     if !problems.is_empty() {
         let status = StatusCode::BAD_REQUEST;
-        return label_page(store, &owner, status, None, &label, form, problems).await;
+        return label_page(store, &owner, status, None, &label, (form, problems), None).await;
     }
     match store
         .update_label(owner.project().id, label.id, form.label())
@@ -589,7 +636,7 @@ pub(super) async fn update<S: Admin>(store: &S, (owner, form): (Owner, Form), id
         Err(StoreError::Invalid(message)) => {
             let problems = Problems::one("", sentence(&message));
             let status = StatusCode::BAD_REQUEST;
-            label_page(store, &owner, status, None, &label, form, problems).await
+            label_page(store, &owner, status, None, &label, (form, problems), None).await
         }
         Err(StoreError::NotFound(Entity::Label)) => Ok(owner.not_found()),
         Err(err) => Err(owner.failure(err)),
@@ -645,7 +692,7 @@ pub(super) async fn delete<S: Admin>(store: &S, (owner, _): (Owner, Form), id: &
             );
             let form = LabelForm::of(&label);
             let status = StatusCode::CONFLICT;
-            label_page(store, &owner, status, None, &label, form, problems).await
+            label_page(store, &owner, status, None, &label, (form, problems), None).await
         }
         Err(err) => Err(owner.failure(err)),
     }

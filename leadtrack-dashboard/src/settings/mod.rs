@@ -11,6 +11,7 @@
 //! | `GET integrations` | one card per platform: status, last delivery, settings |
 //! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `microsoft-ads`, `linkedin`, `webhook`) |
 //! | `POST integrations/{kind}/disconnect` | disconnects |
+//! | `POST labels/{id}/test/{kind}` | one test of the label's conversion to the platform, answered on the label's page |
 //! | `POST integrations/{kind}/test` | one test event in the platform's test mode (GA4's validator, Meta's test events, Google Ads' validateOnly, a webhook ping), or a token check (Microsoft Advertising, LinkedIn) |
 //! | `GET webhooks`, `POST webhooks` | lead webhooks: list, add (a generated secret shown once) |
 //! | `POST webhooks/{id}/remove` | removes a webhook |
@@ -81,6 +82,7 @@ pub(crate) async fn handle<S: Store>(
             Settings::MoveLabel => labels::move_label(store, form().await?, id).await,
             Settings::ArchiveLabel => labels::archive(store, form().await?, id).await,
             Settings::DeleteLabel => labels::delete(store, form().await?, id).await,
+            Settings::TestLabel => labels::test(store, form().await?, (id, kind)).await,
             Settings::Integrations => integrations::page(store, request, owner().await?).await,
             Settings::SaveIntegration => integrations::save(store, form().await?, kind).await,
             Settings::DisconnectIntegration => {

@@ -18,7 +18,7 @@ use leadtrack_core::integration::{
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, Store};
-use leadtrack_forward::connect::{self, AdsAccount, MetaPixel};
+use leadtrack_forward::connect::{self, AdsAccount, MetaPixel, MicrosoftAccount};
 use subtle::ConstantTimeEq;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
@@ -241,6 +241,9 @@ pub(super) struct SignInCard {
     pub(super) accounts: Vec<AdsAccount>,
     /// Meta's pixels to pick from, once signed in and not yet connected.
     pub(super) pixels: Vec<MetaPixel>,
+    /// The Microsoft Advertising accounts to pick from, once signed in and not yet
+    /// connected.
+    pub(super) microsoft_accounts: Vec<MicrosoftAccount>,
     /// Why the accounts could not be listed.
     pub(super) problem: Option<String>,
 }
@@ -267,6 +270,7 @@ pub(super) async fn card<S: Admin>(
         account: grant.as_ref().map(|grant| grant.account.clone()),
         accounts: Vec::new(),
         pixels: Vec::new(),
+        microsoft_accounts: Vec::new(),
         problem: None,
     };
     let (Some(grant), false) = (&grant, connected) else {
@@ -280,34 +284,49 @@ pub(super) async fn card<S: Admin>(
         Provider::Meta => connect::meta_pixels(http, app, grant)
             .await
             .map(|pixels| card.pixels = pixels),
-        Provider::Microsoft | Provider::Linkedin => Ok(()),
+        Provider::Microsoft => connect::microsoft_accounts(http, app, grant)
+            .await
+            .map(|accounts| card.microsoft_accounts = accounts),
+        Provider::Linkedin => Ok(()),
     };
     card.problem = listed.err();
     Ok(Some(card))
 }
 
 /// The integration a grant connects once its account is known: Google Ads to the customer
-/// picked, Microsoft Advertising to the customer and account given, Meta to the pixel
-/// picked, LinkedIn at once (its conversions name their rule). An account not given is the
-/// connected integration's, so that signing in again (Meta's token lasts 60 days) renews
-/// the credentials and keeps the rest. `None` while an account is missing.
+/// picked (`customer`, `ID` or `ID:MANAGER` for a client reached through its manager),
+/// Microsoft Advertising to the account picked (`account`, `CUSTOMER:ACCOUNT`) or given
+/// (`customer` and `account`), Meta to the pixel picked, LinkedIn at once (its conversions
+/// name their rule). An account not given is the connected integration's, so that signing
+/// in again (Meta's token lasts 60 days) renews the credentials and keeps the rest. `None`
+/// while an account is missing.
 fn settings_of(
     app: &OAuthApp,
     grant: OAuthGrant,
     form: &Form,
     current: &Integrations,
 ) -> Option<IntegrationSettings> {
-    // The typed id, else the stored one.
+    // The ids picked or typed in `name` (`1234`, or `1234:5678` from a picker), digits
+    // only; none when blank.
+    let given = |name: &str| -> Vec<String> {
+        let digits = |id: &str| id.chars().filter(char::is_ascii_digit).collect::<String>();
+        let ids: Vec<String> = form.get(name).split(':').map(digits).collect();
+        if ids.iter().all(String::is_empty) {
+            Vec::new()
+        } else {
+            ids
+        }
+    };
+    // The id given in `name`, else the stored one.
     let id = |name: &str, stored: Option<&String>| -> Option<String> {
-        let typed: String = form
-            .get(name)
-            .chars()
-            .filter(char::is_ascii_digit)
-            .collect();
-        Some(typed)
+        given(name)
+            .into_iter()
+            .next()
             .filter(|id| !id.is_empty())
             .or_else(|| stored.cloned())
     };
+    let overridden_api =
+        (app.endpoints.api != app.provider.endpoints().api).then(|| app.endpoints.api.clone());
     let token_url = (app.endpoints.token != app.provider.endpoints().token)
         .then(|| app.endpoints.token.clone());
     let (client_id, client_secret) = (app.client_id.clone(), app.client_secret.clone());
@@ -315,11 +334,16 @@ fn settings_of(
         Provider::Google => {
             let stored = current.google_ads.as_ref();
             let customer_id = id("customer", stored.map(|s| &s.customer_id))?;
+            // The manager picked with it; else one stored stays for the same customer.
+            let picked_via = given("customer")
+                .get(1)
+                .cloned()
+                .filter(|id| !id.is_empty());
+            let kept_via = stored
+                .filter(|s| s.customer_id == customer_id)
+                .and_then(|s| s.login_customer_id.clone());
             IntegrationSettings::GoogleAds(GoogleAdsSettings {
-                // A manager reaching it stays only for the same customer.
-                login_customer_id: stored
-                    .filter(|s| s.customer_id == customer_id)
-                    .and_then(|s| s.login_customer_id.clone()),
+                login_customer_id: picked_via.or(kept_via),
                 customer_id,
                 client_id,
                 client_secret,
@@ -330,15 +354,26 @@ fn settings_of(
         }
         Provider::Microsoft => {
             let stored = current.microsoft_ads.as_ref();
+            let (customer_id, account_id) = match given("account")[..] {
+                [ref customer, ref account] if !customer.is_empty() && !account.is_empty() => {
+                    (customer.clone(), account.clone())
+                }
+                _ => (
+                    id("customer", stored.map(|s| &s.customer_id))?,
+                    id("account", stored.map(|s| &s.account_id))?,
+                ),
+            };
             IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
-                customer_id: id("customer", stored.map(|s| &s.customer_id))?,
-                account_id: id("account", stored.map(|s| &s.account_id))?,
+                customer_id,
+                account_id,
                 developer_token: app.developer_token.clone()?,
                 client_id,
                 client_secret: Some(client_secret),
                 refresh_token: grant.refresh_token,
                 token_url,
-                base_url: stored.and_then(|s| s.base_url.clone()),
+                // Conversions go where the goals were listed from: a stand-in's API also
+                // takes the conversions.
+                base_url: stored.and_then(|s| s.base_url.clone()).or(overridden_api),
             })
         }
         Provider::Meta => {
@@ -349,8 +384,7 @@ fn settings_of(
                 api_version: DEFAULT_META_API_VERSION.to_owned(),
                 test_event_code: stored.and_then(|s| s.test_event_code.clone()),
                 action_source: stored.map(|s| s.action_source).unwrap_or_default(),
-                base_url: (app.endpoints.api != app.provider.endpoints().api)
-                    .then(|| app.endpoints.api.clone()),
+                base_url: overridden_api,
             })
         }
         Provider::Linkedin => IntegrationSettings::Linkedin(LinkedinSettings {

@@ -13,7 +13,11 @@
 //! (<https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow>),
 //! and the Graph API lists the ad accounts and their pixels. As LinkedIn's, it also lists
 //! the ad accounts and their conversion rules (`/rest/adAccounts`, `/rest/conversions`,
-//! which want the `LinkedIn-Version` header).
+//! which want the `LinkedIn-Version` header). As Microsoft's, it answers the REST calls of
+//! Customer Management (`User/Query`, `Accounts/Search`) and Campaign Management
+//! (`ConversionGoals/QueryByIds`), which want the `DeveloperToken` header, and the account's
+//! `CustomerId` and `CustomerAccountId` for the latter
+//! (<https://learn.microsoft.com/en-us/advertising/guides/get-started?view=bingads-13>).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -47,6 +51,23 @@ pub const META_PIXEL: (&str, &str, &str, &str) = ("111", "Acme Ads", "999", "Acm
 /// LinkedIn's ad account and its conversion rule: (account id, account name, rule id, rule
 /// name).
 pub const LINKEDIN_RULE: (i64, &str, i64, &str) = (507, "Acme Sponsored", 8801, "Demo booked");
+/// The client account under the manager of [`CUSTOMERS`], reached only through it (with
+/// its `login-customer-id`): (id, name).
+pub const MANAGED_CLIENT: (&str, &str) = ("7770002222", "Acme Franchise");
+/// The Microsoft Advertising user who signs in, by id.
+pub const MICROSOFT_USER: i64 = 42;
+/// The Microsoft Advertising account that user reaches: (customer id, account id, name,
+/// number).
+pub const MICROSOFT_ACCOUNT: (i64, i64, &str, &str) =
+    (3_330_001, 4_440_002, "Acme Search", "F100AB");
+/// The account's conversion goals: (name, type, status). The pickers list the active
+/// offline ones.
+pub const MICROSOFT_GOALS: [(&str, &str, &str); 4] = [
+    ("Offline sale", "OfflineConversion", "Active"),
+    ("Offline qualified", "OfflineConversion", "Active"),
+    ("Old offline", "OfflineConversion", "Paused"),
+    ("Newsletter", "Event", "Active"),
+];
 /// The upload-click conversion actions of the first customer: (id, name).
 pub const CONVERSION_ACTIONS: [(&str, &str); 2] =
     [("111", "Qualified lead"), ("222", "Closed deal")];
@@ -212,12 +233,14 @@ fn routes(
         .and(warp::path::tail())
         .and(warp::header::optional::<String>("authorization"))
         .and(warp::header::optional::<String>("developer-token"))
+        .and(warp::header::optional::<String>("login-customer-id"))
         .and(warp::body::bytes())
         .and(with())
         .map(
             |tail: warp::path::Tail,
              auth: Option<String>,
              developer: Option<String>,
+             login: Option<String>,
              body: bytes::Bytes,
              (state, app): (Arc<Mutex<State>>, App)| {
                 let bearer = auth
@@ -232,7 +255,31 @@ fn routes(
                 google_ads(
                     tail.as_str(),
                     &serde_json::from_slice(&body).unwrap_or(Value::Null),
+                    login.as_deref(),
                 )
+            },
+        );
+    let microsoft = warp::post()
+        .and(warp::path::tail())
+        .and(warp::header::headers_cloned())
+        .and(warp::body::bytes())
+        .and(with())
+        .map(
+            |tail: warp::path::Tail,
+             headers: warp::http::HeaderMap,
+             body: bytes::Bytes,
+             (state, app): (Arc<Mutex<State>>, App)| {
+                let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+                let bearer = header("authorization").and_then(|auth| auth.strip_prefix("Bearer "));
+                if !issued(&state, bearer) {
+                    return error(StatusCode::UNAUTHORIZED, "AuthenticationTokenExpired");
+                }
+                if header("developertoken") != Some(app.developer_token.as_str()) {
+                    return error(StatusCode::UNAUTHORIZED, "InvalidDeveloperToken");
+                }
+                let account = (header("customerid"), header("customeraccountid"));
+                let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                microsoft_rest(tail.as_str(), account, &body)
             },
         );
     consent
@@ -245,6 +292,8 @@ fn routes(
         .or(rest)
         .unify()
         .or(api)
+        .unify()
+        .or(microsoft)
         .unify()
         .recover(|_| async {
             Ok::<_, std::convert::Infallible>(error(StatusCode::NOT_FOUND, "NOT_FOUND"))
@@ -435,8 +484,46 @@ fn linkedin_rest(path: &str, query: &HashMap<String, String>) -> Response {
     warp::reply::json(&body).into_response()
 }
 
-/// The Google Ads API's answers for the known customers.
-fn google_ads(path: &str, body: &Value) -> Response {
+/// Microsoft Advertising's REST answers: the signed-in user, the accounts they reach, and
+/// the goals of the known account (by the `CustomerId` and `CustomerAccountId` headers).
+fn microsoft_rest(path: &str, account: (Option<&str>, Option<&str>), body: &Value) -> Response {
+    let (customer, account_id, name, number) = MICROSOFT_ACCOUNT;
+    let body = match path {
+        "CustomerManagement/v13/User/Query" if body["UserId"].is_null() => {
+            json!({"User": {"Id": MICROSOFT_USER, "UserName": "ads-owner@example.com"}})
+        }
+        "CustomerManagement/v13/Accounts/Search"
+            if body["Predicates"][0]
+                == json!({"Field": "UserId", "Operator": "Equals", "Value": MICROSOFT_USER.to_string()}) =>
+        {
+            json!({"Accounts": [{"Id": account_id, "Name": name, "Number": number, "ParentCustomerId": customer}]})
+        }
+        "CampaignManagement/v13/ConversionGoals/QueryByIds" => {
+            if account
+                != (
+                    Some(&customer.to_string()[..]),
+                    Some(&account_id.to_string()[..]),
+                )
+            {
+                return error(StatusCode::BAD_REQUEST, "InvalidAccountId");
+            }
+            let types = body["ConversionGoalTypes"].as_str().unwrap_or_default();
+            let goals: Vec<Value> = MICROSOFT_GOALS
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, kind, _))| types.split([',', ' ']).any(|t| t == *kind))
+                .map(|(at, (name, kind, status))| json!({"Id": at + 1, "Name": name, "Type": kind, "Status": status}))
+                .collect();
+            json!({"ConversionGoals": goals, "PartialErrors": []})
+        }
+        _ => return error(StatusCode::BAD_REQUEST, "InvalidRequest"),
+    };
+    warp::reply::json(&body).into_response()
+}
+
+/// The Google Ads API's answers for the known customers, and for the manager's client
+/// when asked through the manager (`login`).
+fn google_ads(path: &str, body: &Value, login: Option<&str>) -> Response {
     if path == "customers:listAccessibleCustomers" {
         let names: Vec<String> = CUSTOMERS
             .iter()
@@ -447,11 +534,23 @@ fn google_ads(path: &str, body: &Value) -> Response {
     let customer = path
         .strip_prefix("customers/")
         .and_then(|rest| rest.strip_suffix("/googleAds:search"));
-    let Some(&(id, name, manager)) = CUSTOMERS.iter().find(|(id, ..)| Some(*id) == customer) else {
+    let manager = CUSTOMERS
+        .iter()
+        .find(|(.., manager)| *manager)
+        .map(|(id, ..)| *id);
+    let client = (MANAGED_CLIENT.0, MANAGED_CLIENT.1, false);
+    let known = CUSTOMERS.iter().find(|(id, ..)| Some(*id) == customer);
+    let reached = known.or((customer == Some(client.0) && login == manager).then_some(&client));
+    let Some(&(id, name, manager)) = reached else {
         return error(StatusCode::FORBIDDEN, "USER_PERMISSION_DENIED");
     };
     let query = body["query"].as_str().unwrap_or_default();
-    let results = if query.contains("FROM customer") {
+    let results = if query.contains("FROM customer_client") {
+        if !manager || login != Some(id) {
+            return error(StatusCode::BAD_REQUEST, "USER_PERMISSION_DENIED");
+        }
+        json!([{"customerClient": {"id": client.0, "descriptiveName": client.1, "manager": false, "level": "1"}}])
+    } else if query.contains("FROM customer") {
         json!([{"customer": {"resourceName": format!("customers/{id}"), "id": id, "descriptiveName": name, "manager": manager}}])
     } else if query.contains("FROM conversion_action") && query.contains("UPLOAD_CLICKS") {
         let actions: Vec<Value> = if manager {
