@@ -79,6 +79,8 @@ pub mod integration;
 
 pub mod oauth;
 
+pub mod source;
+
 pub mod job;
 
 pub mod webhook;
@@ -120,7 +122,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 31] = [
+    const CHAIN: [&str; 32] = [
         "time",
         "error",
         "types",
@@ -138,6 +140,7 @@ mod chain {
         "link",
         "integration",
         "oauth",
+        "source",
         "job",
         "webhook",
         "activity",

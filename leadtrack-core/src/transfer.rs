@@ -245,6 +245,15 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "lead_sources",
+        key: None,
+        columns: &[
+            column("project_id", Int),
+            column("kind", Text),
+            column("settings", Text),
+        ],
+    },
+    Table {
         name: "round_robin",
         key: None,
         columns: &[

@@ -51,9 +51,9 @@ impl SealedColumn {
 }
 
 /// Every sealed column: a platform's settings (tokens, client secrets), a lead webhook's
-/// signing secret, a chat channel's incoming-webhook URL (which is its credential), and a
-/// platform's grant by sign-in.
-pub const SEALED: [SealedColumn; 4] = [
+/// signing secret, a chat channel's incoming-webhook URL (which is its credential), a
+/// platform's grant by sign-in, and a lead source's settings (its key or token).
+pub const SEALED: [SealedColumn; 5] = [
     SealedColumn {
         table: "integrations",
         key: &["project_id", "kind"],
@@ -74,6 +74,11 @@ pub const SEALED: [SealedColumn; 4] = [
         key: &["project_id", "provider"],
         column: "credentials",
     },
+    SealedColumn {
+        table: "lead_sources",
+        key: &["project_id", "kind"],
+        column: "settings",
+    },
 ];
 
 /// The column of integration settings.
@@ -84,6 +89,8 @@ pub const WEBHOOK_SECRET: SealedColumn = SEALED[1];
 pub const CHAT_CHANNEL_URL: SealedColumn = SEALED[2];
 /// The column of the grants platforms gave by sign-in (their refresh tokens).
 pub const OAUTH_GRANT: SealedColumn = SEALED[3];
+/// The column of lead sources' settings.
+pub const LEAD_SOURCE: SealedColumn = SEALED[4];
 
 /// The server's 32-byte key. Never printed: its `Debug` hides it.
 #[derive(Clone, PartialEq, Eq)]

@@ -8,10 +8,11 @@ use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, check_order};
 use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::source::{LeadSource, SourceKind};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
-use leadtrack_core::vault::{INTEGRATION_SETTINGS, OAUTH_GRANT, Vault};
+use leadtrack_core::vault::{INTEGRATION_SETTINGS, LEAD_SOURCE, OAUTH_GRANT, Vault};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
@@ -500,6 +501,59 @@ pub(crate) async fn set_oauth_grant(
                 c,
                 "DELETE FROM oauth_grants WHERE project_id = $1 AND provider = $2",
                 &[&project_id.0, &provider.as_ref()],
+            )
+            .await?
+        }
+    };
+    Ok(())
+}
+
+/// [`leadtrack_core::Admin::lead_source`].
+pub(crate) async fn lead_source(
+    c: &impl GenericClient,
+    vault: &Vault,
+    project: ProjectId,
+    kind: SourceKind,
+) -> Result<Option<LeadSource>, Error> {
+    let row = one(
+        c,
+        "SELECT settings FROM lead_sources WHERE project_id = $1 AND kind = $2",
+        &[&project.0, &kind.as_ref()],
+    )
+    .await?;
+    match row {
+        Some(row) => Ok(Some(serde_json::from_str(
+            &vault.open(LEAD_SOURCE, row.try_get(0)?)?,
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// [`leadtrack_core::Admin::set_lead_source`].
+pub(crate) async fn set_lead_source(
+    c: &impl GenericClient,
+    vault: &Vault,
+    project_id: ProjectId,
+    kind: SourceKind,
+    source: Option<&LeadSource>,
+) -> Result<(), Error> {
+    project(c, project_id).await?;
+    match source {
+        Some(source) => {
+            let sealed = vault.seal(LEAD_SOURCE, &serde_json::to_string(source)?);
+            run(
+                c,
+                "INSERT INTO lead_sources (project_id, kind, settings) VALUES ($1, $2, $3)
+                 ON CONFLICT (project_id, kind) DO UPDATE SET settings = $3",
+                &[&project_id.0, &kind.as_ref(), &sealed],
+            )
+            .await?
+        }
+        None => {
+            run(
+                c,
+                "DELETE FROM lead_sources WHERE project_id = $1 AND kind = $2",
+                &[&project_id.0, &kind.as_ref()],
             )
             .await?
         }

@@ -696,6 +696,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (project_id, provider)
     );
     "#,
+    // 24: the lead sources a project set up (`settings`: sealed JSON).
+    r#"
+    CREATE TABLE lead_sources (
+        project_id bigint NOT NULL REFERENCES projects (id),
+        kind       text   NOT NULL,
+        settings   text   NOT NULL,
+        PRIMARY KEY (project_id, kind)
+    );
+    "#,
 ];
 
 /// A column's value derived from a lead's data.

@@ -25,6 +25,7 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::saved_view::{NewSavedView, SavedView};
+use leadtrack_core::source::{LeadSource, SourceKind};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
@@ -457,6 +458,30 @@ impl Admin for PgStore {
             project,
             provider
         ))
+    }
+
+    async fn lead_source(
+        &self,
+        project: ProjectId,
+        kind: SourceKind,
+    ) -> StoreResult<Option<LeadSource>> {
+        read!(self, |c| admin::lead_source(c, &self.vault, project, kind))
+    }
+
+    async fn set_lead_source(
+        &self,
+        project: ProjectId,
+        kind: SourceKind,
+        source: Option<&LeadSource>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| admin::set_lead_source(
+            &tx,
+            &self.vault,
+            project,
+            kind,
+            source
+        )
+        .await?)
     }
 
     async fn set_oauth_grant(

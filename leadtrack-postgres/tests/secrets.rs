@@ -29,7 +29,7 @@ async fn raw_values(url: &str) -> Vec<String> {
 }
 
 fn assert_sealed(values: &[String]) {
-    assert_eq!(values.len(), 3);
+    assert_eq!(values.len(), SECRETS.len());
     for value in values {
         assert!(value.starts_with("lt1:"), "{value}");
         for secret in SECRETS {
@@ -90,6 +90,14 @@ async fn plain_secrets_of_an_older_build_are_sealed_once_by_servers_starting_tog
         .execute("UPDATE chat_channels SET url = $1", &[&SECRETS[2]])
         .await
         .unwrap();
+    let source = serde_json::json!({"kind": "google-lead-forms", "key": SECRETS[3]});
+    client
+        .execute(
+            "UPDATE lead_sources SET settings = $1",
+            &[&source.to_string()],
+        )
+        .await
+        .unwrap();
     client
         .execute("DELETE FROM secret_key_check", &[])
         .await
@@ -111,7 +119,7 @@ async fn a_new_key_seals_every_secret_again() {
     let project = keep_secrets(&store).await;
     let before = raw_values(&url).await;
     let new = SecretKey::generate();
-    assert_eq!(store.rotate_secret_key(&new).await.unwrap(), 3);
+    assert_eq!(store.rotate_secret_key(&new).await.unwrap(), 4);
     store.close();
     let after = raw_values(&url).await;
     assert_sealed(&after);

@@ -7,10 +7,11 @@ use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel, check_order};
 use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
+use leadtrack_core::source::{LeadSource, SourceKind};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
-use leadtrack_core::vault::{INTEGRATION_SETTINGS, OAUTH_GRANT, Vault};
+use leadtrack_core::vault::{INTEGRATION_SETTINGS, LEAD_SOURCE, OAUTH_GRANT, Vault};
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
@@ -461,6 +462,52 @@ pub(crate) fn set_oauth_grant(
         None => conn
             .prepare_cached("DELETE FROM oauth_grants WHERE project_id = ?1 AND provider = ?2")?
             .execute((project_id.0, provider.as_ref()))?,
+    };
+    Ok(())
+}
+
+/// [`leadtrack_core::Admin::lead_source`].
+pub(crate) fn lead_source(
+    conn: &Connection,
+    vault: &Vault,
+    project: ProjectId,
+    kind: SourceKind,
+) -> Result<Option<LeadSource>, Error> {
+    let sealed: Option<String> = conn
+        .prepare_cached("SELECT settings FROM lead_sources WHERE project_id = ?1 AND kind = ?2")?
+        .query_row((project.0, kind.as_ref()), |row| row.get(0))
+        .optional()?;
+    match sealed {
+        Some(sealed) => Ok(Some(serde_json::from_str(
+            &vault.open(LEAD_SOURCE, &sealed)?,
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// [`leadtrack_core::Admin::set_lead_source`].
+pub(crate) fn set_lead_source(
+    conn: &Connection,
+    vault: &Vault,
+    project_id: ProjectId,
+    kind: SourceKind,
+    source: Option<&LeadSource>,
+) -> Result<(), Error> {
+    project(conn, project_id)?;
+    match source {
+        Some(source) => conn
+            .prepare_cached(
+                "INSERT INTO lead_sources (project_id, kind, settings) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (project_id, kind) DO UPDATE SET settings = ?3",
+            )?
+            .execute((
+                project_id.0,
+                kind.as_ref(),
+                vault.seal(LEAD_SOURCE, &serde_json::to_string(source)?),
+            ))?,
+        None => conn
+            .prepare_cached("DELETE FROM lead_sources WHERE project_id = ?1 AND kind = ?2")?
+            .execute((project_id.0, kind.as_ref()))?,
     };
     Ok(())
 }

@@ -824,6 +824,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (project_id, provider)
     ) STRICT, WITHOUT ROWID;
     "#,
+    // 38: the lead sources a project set up (`settings`: sealed JSON).
+    r#"
+    CREATE TABLE lead_sources (
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        kind       TEXT    NOT NULL,
+        settings   TEXT    NOT NULL,
+        PRIMARY KEY (project_id, kind)
+    ) STRICT, WITHOUT ROWID;
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

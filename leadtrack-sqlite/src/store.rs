@@ -26,6 +26,7 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::saved_view::{NewSavedView, SavedView};
+use leadtrack_core::source::{LeadSource, SourceKind};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
@@ -449,6 +450,27 @@ impl Admin for SqliteStore {
             admin::set_oauth_grant(conn, &vault, project, provider, grant.as_ref())
         })
         .await
+    }
+
+    async fn lead_source(
+        &self,
+        project: ProjectId,
+        kind: SourceKind,
+    ) -> StoreResult<Option<LeadSource>> {
+        let vault = self.vault();
+        self.read(move |conn| admin::lead_source(conn, &vault, project, kind))
+            .await
+    }
+
+    async fn set_lead_source(
+        &self,
+        project: ProjectId,
+        kind: SourceKind,
+        source: Option<&LeadSource>,
+    ) -> StoreResult<()> {
+        let (vault, source) = (self.vault(), source.cloned());
+        self.write(move |conn| admin::set_lead_source(conn, &vault, project, kind, source.as_ref()))
+            .await
     }
 
     async fn set_chat_channel(

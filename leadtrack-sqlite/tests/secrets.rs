@@ -12,6 +12,7 @@ use leadtrack_sqlite::{SqliteOptions, SqliteStore, key_file, rotate_secret_key};
 const TOKEN: &str = SECRETS[0];
 const HOOK_SECRET: &str = SECRETS[1];
 const CHAT_URL: &str = SECRETS[2];
+const FORM_KEY: &str = SECRETS[3];
 
 fn with_key(key: &SecretKey) -> SqliteOptions {
     SqliteOptions {
@@ -44,7 +45,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 fn assert_no_plain_secret(path: &Path) {
     let bytes = files_of(path);
     assert!(!bytes.is_empty());
-    for secret in [TOKEN, HOOK_SECRET, "known-chat-token"] {
+    for secret in [TOKEN, HOOK_SECRET, "known-chat-token", FORM_KEY] {
         assert!(!contains(&bytes, secret), "{secret} is in the file");
     }
 }
@@ -60,7 +61,7 @@ async fn secrets_are_sealed_in_the_file_and_read_back() {
     assert_no_plain_secret(&path);
     assert_eq!(
         secrets_of(&store, &project).await,
-        [TOKEN, HOOK_SECRET, CHAT_URL]
+        SECRETS
     );
     // A backup holds the ciphertext only.
     let backup = dir.path().join("backup.db");
@@ -73,7 +74,7 @@ async fn secrets_are_sealed_in_the_file_and_read_back() {
     let store = open(&path, &key).await.unwrap();
     assert_eq!(
         secrets_of(&store, &project).await,
-        [TOKEN, HOOK_SECRET, CHAT_URL]
+        SECRETS
     );
     store.close().await;
 }
@@ -126,10 +127,12 @@ async fn plain_secrets_of_an_older_build_are_sealed_on_first_open() {
         let settings = serde_json::json!({
             "kind": "webhook", "url": "https://crm.example.com/hook", "secret": TOKEN,
         });
+        let source = serde_json::json!({"kind": "google-lead-forms", "key": FORM_KEY});
         conn.execute_batch(&format!(
             "UPDATE integrations SET settings = '{settings}';
              UPDATE webhooks SET secret = '{HOOK_SECRET}';
              UPDATE chat_channels SET url = '{CHAT_URL}';
+             UPDATE lead_sources SET settings = '{source}';
              DELETE FROM secret_key_check;"
         ))
         .unwrap();
@@ -139,7 +142,7 @@ async fn plain_secrets_of_an_older_build_are_sealed_on_first_open() {
     let store = open(&path, &key).await.unwrap();
     assert_eq!(
         secrets_of(&store, &project).await,
-        [TOKEN, HOOK_SECRET, CHAT_URL]
+        SECRETS
     );
     store.close().await;
     assert_no_plain_secret(&path);
@@ -162,13 +165,13 @@ async fn a_new_key_seals_every_secret_again() {
     drop(store);
     // Not from a key that is not the database's.
     assert!(rotate_secret_key(&path, &new, &old).is_err());
-    assert_eq!(rotate_secret_key(&path, &old, &new).unwrap(), 3);
+    assert_eq!(rotate_secret_key(&path, &old, &new).unwrap(), 4);
 
     assert!(open(&path, &old).await.is_err());
     let store = open(&path, &new).await.unwrap();
     assert_eq!(
         secrets_of(&store, &project).await,
-        [TOKEN, HOOK_SECRET, CHAT_URL]
+        SECRETS
     );
     store.close().await;
     assert_no_plain_secret(&path);

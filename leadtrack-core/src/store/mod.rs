@@ -55,6 +55,7 @@ use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
 use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use crate::saved_view::{NewSavedView, SavedView};
+use crate::source::{LeadSource, SourceKind};
 use crate::spam::SpamReason;
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -547,6 +548,23 @@ pub trait Admin: Send + Sync + 'static {
         project: ProjectId,
         provider: Provider,
         grant: Option<&OAuthGrant>,
+    ) -> StoreResult<()>;
+
+    /// The project's lead source of `kind`, if it set one up.
+    async fn lead_source(
+        &self,
+        project: ProjectId,
+        kind: SourceKind,
+    ) -> StoreResult<Option<LeadSource>>;
+
+    /// Sets up `source` for the project, in place of an earlier one of its kind, or
+    /// removes the project's source of `kind` (`None`). Errors: [`Entity::Project`] not
+    /// found.
+    async fn set_lead_source(
+        &self,
+        project: ProjectId,
+        kind: SourceKind,
+        source: Option<&LeadSource>,
     ) -> StoreResult<()>;
 
     /// The project's connected integrations.

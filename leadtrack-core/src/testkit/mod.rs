@@ -72,6 +72,7 @@ use crate::label::{LabelMapping, NewLabel};
 use crate::lead::{CreatedLead, LeadData, StoredLead};
 use crate::project::{NewProject, Project};
 use crate::request::{CreateRoute, NewLead, StatusUpdate};
+use crate::source::{LeadSource, SourceKind};
 use crate::store::{Admin, Entity, JobQueue, LeadStore, StoreError, StoreResult};
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JsonObject, LeadId,
@@ -118,14 +119,15 @@ pub async fn project<S: Admin>(store: &S, public_id: &str) -> Project {
 /// The secrets [`keep_secrets`] gives a store: a platform's, a lead webhook's signing
 /// secret, and a chat channel's URL, each unlike anything else a store keeps, so that a
 /// test may look for it in the raw data.
-pub const SECRETS: [&str; 3] = [
+pub const SECRETS: [&str; 4] = [
     "known-platform-secret-5f1c",
     "known-webhook-secret-9a2e",
     "https://hooks.slack.com/services/T0/B0/known-chat-token-77d4",
+    "known-lead-form-key-3b81",
 ];
 
 /// Project `vault` with each of [`SECRETS`]: in its webhook integration's settings, a lead
-/// webhook, and its Slack channel.
+/// webhook, its Slack channel, and its Google lead forms' key.
 pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
     let project = project(store, "vault").await;
     let settings = IntegrationSettings::Webhook(WebhookSettings {
@@ -151,6 +153,13 @@ pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
         .set_chat_channel(project.id, crate::alert::ChatKind::Slack, Some(SECRETS[2]))
         .await
         .expect("set the chat channel");
+    let source = LeadSource::GoogleLeadForms {
+        key: Secret::new(SECRETS[3]),
+    };
+    store
+        .set_lead_source(project.id, source.kind(), Some(&source))
+        .await
+        .expect("set the lead source");
     project
 }
 
@@ -160,10 +169,18 @@ pub async fn secrets_of<S: Admin>(store: &S, project: &Project) -> Vec<String> {
     let settings = integrations.webhook.expect("the webhook integration");
     let hooks = store.webhooks(project.id).await.expect("webhooks");
     let channels = store.chat_channels(project.id).await.expect("channels");
+    let source = store
+        .lead_source(project.id, SourceKind::GoogleLeadForms)
+        .await
+        .expect("the lead source");
+    let Some(LeadSource::GoogleLeadForms { key }) = source else {
+        panic!("no Google lead forms' key: {source:?}");
+    };
     vec![
         settings.secret.expose().to_owned(),
         hooks[0].webhook.secret.expose().to_owned(),
         channels[0].url.clone(),
+        key.expose().to_owned(),
     ]
 }
 

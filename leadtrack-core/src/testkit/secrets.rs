@@ -109,3 +109,46 @@ pub async fn oauth_grants_are_kept_replaced_and_forgotten<B: Backend>(backend: &
         "{missing:?}"
     );
 }
+
+/// A lead source's settings are kept per project and kind, replaced, read back after a
+/// restart, and removed.
+pub async fn lead_sources_are_kept_replaced_and_removed<B: Backend>(backend: &B) {
+    use crate::source::{LeadSource, SourceKind};
+    let store = backend.open().await;
+    let (acme, other) = (
+        project(&store, "acme").await,
+        project(&store, "other").await,
+    );
+    let kind = SourceKind::GoogleLeadForms;
+    let source = |key: &str| LeadSource::GoogleLeadForms {
+        key: Secret::new(key),
+    };
+    assert_eq!(store.lead_source(acme.id, kind).await.unwrap(), None);
+    store
+        .set_lead_source(acme.id, kind, Some(&source("key-a")))
+        .await
+        .unwrap();
+    store
+        .set_lead_source(acme.id, kind, Some(&source("key-b")))
+        .await
+        .unwrap();
+    let store = backend.reopen(store).await;
+    assert_eq!(
+        store.lead_source(acme.id, kind).await.unwrap(),
+        Some(source("key-b"))
+    );
+    assert_eq!(store.lead_source(other.id, kind).await.unwrap(), None);
+    store.set_lead_source(acme.id, kind, None).await.unwrap();
+    assert_eq!(store.lead_source(acme.id, kind).await.unwrap(), None);
+    let missing = store
+        .set_lead_source(
+            crate::types::ProjectId(999_999),
+            kind,
+            Some(&source("key-c")),
+        )
+        .await;
+    assert!(
+        matches!(missing, Err(StoreError::NotFound(Entity::Project))),
+        "{missing:?}"
+    );
+}

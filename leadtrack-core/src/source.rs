@@ -1,0 +1,251 @@
+//! Lead sources: the ad platforms' own lead forms, whose leads reach leadtrack from the
+//! platform instead of through the website. A project sets each up once; its settings
+//! hold a credential, so stores keep them sealed ([`crate::vault::LEAD_SOURCE`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::integration::Secret;
+
+/// A kind of lead source.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::AsRefStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum SourceKind {
+    /// Google Ads lead form assets, posting each lead to the project's webhook.
+    GoogleLeadForms,
+}
+
+/// How a project receives one source's leads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum LeadSource {
+    /// Google Ads lead form assets: Google posts each lead with the key the advertiser
+    /// set on the form, which the webhook compares before it keeps anything.
+    GoogleLeadForms {
+        /// The `google_key` Google sends with each lead.
+        key: Secret,
+    },
+}
+
+impl LeadSource {
+    /// Its kind.
+    pub fn kind(&self) -> SourceKind {
+        match self {
+            Self::GoogleLeadForms { .. } => SourceKind::GoogleLeadForms,
+        }
+    }
+}
+
+/// The path of a project's Google lead form webhook, under the server's public URL.
+pub fn google_lead_forms_path(project_public_id: &str) -> String {
+    format!("/webhooks/google/lead-forms/{project_public_id}")
+}
+
+/// A lead Google's lead form webhook posted, as leadtrack keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GoogleFormLead {
+    /// The `google_key` it came with.
+    pub key: String,
+    /// Google's id of the lead, unique across forms, which Google says to deduplicate on.
+    pub lead_id: String,
+    /// Whether it is a test lead (sent from the form's setup in Google Ads).
+    pub is_test: bool,
+    /// The lead as a `createLead` body for the keyed route, so that the contract's own
+    /// parser takes it: its fields in `userData`, the form and Google's ids in `formData`
+    /// (`uniqueEventId` is the lead id, so that a delivery Google retries merges into the
+    /// lead it made), the click id as `attributionData.gclid`.
+    pub body: Value,
+}
+
+/// The user columns leadtrack knows, by Google's `column_id`, and the `userData` field
+/// each fills (<https://developers.google.com/google-ads/api/reference/rpc/latest/LeadFormFieldUserInputTypeEnum.LeadFormFieldUserInputType>).
+const USER_COLUMNS: [(&str, &str); 12] = [
+    ("FULL_NAME", "fullName"),
+    ("FIRST_NAME", "firstName"),
+    ("LAST_NAME", "lastName"),
+    ("EMAIL", "email"),
+    ("WORK_EMAIL", "email"),
+    ("PHONE_NUMBER", "phone"),
+    ("WORK_PHONE", "phone"),
+    ("COMPANY_NAME", "companyName"),
+    ("JOB_TITLE", "jobTitle"),
+    ("CITY", "city"),
+    ("POSTAL_CODE", "postalCode"),
+    ("COUNTRY", "country"),
+];
+
+/// Reads the body Google's lead form webhook posts
+/// (<https://developers.google.com/google-ads/webhook/docs/implementation>): `lead_id`,
+/// `user_column_data` (each a `column_id`, maybe a `column_name`, and a `string_value`),
+/// `form_id`, `campaign_id`, `adgroup_id`, `creative_id`, `gcl_id`, `google_key` and
+/// `is_test`. Known columns fill `userData`; the form's own questions go to `formData` by
+/// their name. `None` when it is not such a body (no lead id or no key).
+pub fn google_form_lead(posted: &Value) -> Option<GoogleFormLead> {
+    let text = |name: &str| posted.get(name).and_then(Value::as_str).map(str::trim);
+    let lead_id = text("lead_id").filter(|id| !id.is_empty())?.to_owned();
+    let key = text("google_key")?.to_owned();
+    let is_test = posted.get("is_test").and_then(Value::as_bool) == Some(true);
+    let mut user = Map::new();
+    let mut form = Map::new();
+    let columns = posted.get("user_column_data").and_then(Value::as_array);
+    for column in columns.into_iter().flatten() {
+        let Some(value) = column.get("string_value").and_then(Value::as_str) else {
+            continue;
+        };
+        let id = column
+            .get("column_id")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        match USER_COLUMNS.iter().find(|(known, _)| *known == id) {
+            // The first of two columns for one field (an email and a work email) stays.
+            Some((_, field)) => {
+                user.entry(*field).or_insert_with(|| json!(value));
+            }
+            None => {
+                let name = column.get("column_name").and_then(Value::as_str);
+                let name = name.filter(|name| !name.trim().is_empty()).unwrap_or(id);
+                if !name.is_empty() {
+                    form.insert(name.to_owned(), json!(value));
+                }
+            }
+        }
+    }
+    // The inbox names people by their first and last names: a full name alone fills them.
+    if let Some(full) = user
+        .get("fullName")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        && !user.contains_key("firstName")
+        && !user.contains_key("lastName")
+    {
+        let (first, last) = full.trim().split_once(' ').unwrap_or((full.trim(), ""));
+        user.insert("firstName".to_owned(), json!(first));
+        if !last.trim().is_empty() {
+            user.insert("lastName".to_owned(), json!(last.trim()));
+        }
+    }
+    // Ids are int64s: carried as text, whatever their size.
+    let id = |name: &str| match posted.get(name) {
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    let form_id = id("form_id");
+    form.insert(
+        "formName".to_owned(),
+        json!(match &form_id {
+            Some(form_id) => format!("Google Ads lead form {form_id}"),
+            None => "Google Ads lead form".to_owned(),
+        }),
+    );
+    form.insert(
+        "uniqueEventId".to_owned(),
+        json!(format!("google-lead-form:{lead_id}")),
+    );
+    form.insert("googleLeadId".to_owned(), json!(lead_id));
+    if is_test {
+        form.insert("isTest".to_owned(), json!(true));
+    }
+    let mut attribution = Map::new();
+    attribution.insert("leadSource".to_owned(), json!("google-lead-form"));
+    if let Some(gclid) = text("gcl_id").filter(|gclid| !gclid.is_empty()) {
+        attribution.insert("gclid".to_owned(), json!(gclid));
+    }
+    for (name, as_named) in [
+        ("form_id", "googleFormId"),
+        ("campaign_id", "googleCampaignId"),
+        ("adgroup_id", "googleAdGroupId"),
+        ("creative_id", "googleCreativeId"),
+    ] {
+        if let Some(value) = id(name) {
+            attribution.insert(as_named.to_owned(), json!(value));
+        }
+    }
+    Some(GoogleFormLead {
+        key,
+        lead_id,
+        is_test,
+        body: json!({"userData": user, "formData": form, "attributionData": attribution}),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sample of Google's implementation guide, with a custom question added.
+    fn sample() -> Value {
+        json!({
+            "lead_id": "TeSter-123-ABCDEFGHIJKLMNOPQRSTUVWXYZ-abcdefghijklmnopqrstuvwxyz-0123456789-AaBbCcDdEeFfGgHhIiJjKkLl",
+            "user_column_data": [
+                {"column_name": "Full Name", "string_value": "FirstName LastName", "column_id": "FULL_NAME"},
+                {"column_name": "User Phone", "string_value": "+16505550123", "column_id": "PHONE_NUMBER"},
+                {"column_name": "User Email", "string_value": "test@example.com", "column_id": "EMAIL"},
+                {"column_name": "What is your budget?", "string_value": "10k", "column_id": "budget"}
+            ],
+            "api_version": "1.0",
+            "form_id": 123_456_789_012_i64,
+            "campaign_id": 123_456_789,
+            "google_key": "secret-key",
+            "is_test": true,
+            "gcl_id": "TeSter-123-gclid",
+            "adgroup_id": 20_000_000_000_i64,
+            "creative_id": 30_000_000_000_i64
+        })
+    }
+
+    #[test]
+    fn a_google_lead_becomes_a_create_lead_body() {
+        let lead = google_form_lead(&sample()).unwrap();
+        assert_eq!(lead.key, "secret-key");
+        assert!(lead.is_test);
+        assert_eq!(
+            lead.body,
+            json!({
+                "userData": {
+                    "fullName": "FirstName LastName",
+                    "firstName": "FirstName",
+                    "lastName": "LastName",
+                    "phone": "+16505550123",
+                    "email": "test@example.com"
+                },
+                "formData": {
+                    "What is your budget?": "10k",
+                    "formName": "Google Ads lead form 123456789012",
+                    "uniqueEventId": format!("google-lead-form:{}", lead.lead_id),
+                    "googleLeadId": lead.lead_id,
+                    "isTest": true
+                },
+                "attributionData": {
+                    "leadSource": "google-lead-form",
+                    "gclid": "TeSter-123-gclid",
+                    "googleFormId": "123456789012",
+                    "googleCampaignId": "123456789",
+                    "googleAdGroupId": "20000000000",
+                    "googleCreativeId": "30000000000"
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn a_body_without_a_lead_id_or_a_key_is_not_a_google_lead() {
+        for missing in ["lead_id", "google_key"] {
+            let mut body = sample();
+            body.as_object_mut().unwrap().remove(missing);
+            assert_eq!(google_form_lead(&body), None, "{missing}");
+        }
+        assert_eq!(google_form_lead(&json!([1, 2])), None);
+    }
+}
