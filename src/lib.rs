@@ -9,6 +9,8 @@
 //! - [`sqlite`]: the embedded SQLite store, the default backend;
 //! - [`warp`]: the lead routes as one mountable warp filter;
 //! - [`dashboard`]: the team's web pages (inbox, reports, settings) as one mountable warp filter;
+//! - [`sources`]: the webhooks the ad platforms' own lead forms post to, as one mountable
+//!   warp filter;
 //! - [`client`]: a typed HTTP client for the same contract;
 //! - [`forward`]: the worker that delivers rated leads to Google Ads, GA4, Meta, Microsoft
 //!   Advertising, LinkedIn and webhooks.
@@ -19,5 +21,6 @@ pub use leadtrack_client as client;
 pub use leadtrack_core as core;
 pub use leadtrack_dashboard as dashboard;
 pub use leadtrack_forward as forward;
+pub use leadtrack_sources as sources;
 pub use leadtrack_sqlite as sqlite;
 pub use leadtrack_warp as warp;

@@ -6,8 +6,11 @@
 
 use chrono::Utc;
 use leadtrack_core::activity::ProjectActivity;
-use leadtrack_core::integration::{Integrations, PLATFORMS, SettingsError, SettingsInput, Shown};
+use leadtrack_core::integration::{
+    Integrations, PLATFORMS, Secret, SettingsError, SettingsInput, Shown,
+};
 use leadtrack_core::project::Project;
+use leadtrack_core::source::{LeadSource, SourceKind, google_lead_forms_path};
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::check::{self, TestRequest, send_test};
@@ -17,13 +20,23 @@ use crate::Failure;
 use crate::admin::{audit, project};
 use crate::cli::ProjectListing;
 use crate::cli::{ConnectCommand, IntegrationCommand};
+use crate::mail::Links;
 
 /// `integration ...`: connects, changes, disconnects or lists.
 pub(crate) async fn integration_command<S: Admin + LeadStore>(
     store: &S,
     command: IntegrationCommand,
+    links: &Links,
 ) -> Result<(), Failure> {
     let connect = match command {
+        IntegrationCommand::GoogleLeadForms {
+            project: id,
+            key,
+            remove: _,
+        } => {
+            let project = project(store, &id).await?;
+            return google_lead_forms(store, &project, key, links).await;
+        }
         IntegrationCommand::Connect(connect) => connect,
         IntegrationCommand::Test {
             project: id,
@@ -51,6 +64,50 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
         }
     };
     connect_command(store, connect).await
+}
+
+/// `integration google-lead-forms`: sets the project's lead form key (or removes it, with
+/// none) and prints the webhook's URL last.
+async fn google_lead_forms<S: Admin>(
+    store: &S,
+    project: &Project,
+    key: Option<String>,
+    links: &Links,
+) -> Result<(), Failure> {
+    let kind = SourceKind::GoogleLeadForms;
+    let Some(key) = key.map(|key| key.trim().to_owned()) else {
+        store
+            .set_lead_source(project.id, kind, None)
+            .await
+            .map_err(Failure::store)?;
+        say!(
+            "Project {} no longer takes Google lead form leads.",
+            project.public_id
+        );
+        return Ok(());
+    };
+    if key.is_empty() {
+        return Err(Failure(
+            "--key is empty: give the lead form's key".to_owned(),
+        ));
+    }
+    let source = LeadSource::GoogleLeadForms {
+        key: Secret::new(key),
+    };
+    store
+        .set_lead_source(project.id, kind, Some(&source))
+        .await
+        .map_err(Failure::store)?;
+    say!(
+        "Project {} takes Google lead form leads sent with this key. In Google Ads, set the lead form's webhook URL to:",
+        project.public_id
+    );
+    say!(
+        "{}{}",
+        links.public_url(),
+        google_lead_forms_path(&project.public_id)
+    );
+    Ok(())
 }
 
 /// `integration PLATFORM ...`: connects, changes or disconnects one platform.

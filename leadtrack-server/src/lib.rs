@@ -268,7 +268,7 @@ impl Job {
                 Command::Key(command) => admin::key_command(&store, command).await,
                 Command::Label(command) => admin::label_command(&store, command).await,
                 Command::Integration(command) => {
-                    integrations::integration_command(&store, command).await
+                    integrations::integration_command(&store, command, &links).await
                 }
                 Command::Webhook(command) => webhooks::webhook_command(&store, command).await,
                 Command::Job(command) => jobs::job_command(&store, command).await,

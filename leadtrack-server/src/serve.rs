@@ -56,7 +56,7 @@ pub(crate) async fn serve<S: Store + Clone>(
         },
         ..Config::default()
     };
-    let pages = leadtrack_dashboard::routes(
+    let pages = leadtrack_sources::routes(store.clone()).or(leadtrack_dashboard::routes(
         store.clone(),
         leadtrack_dashboard::Config {
             trust_proxy: args.trust_forwarded_for,
@@ -65,7 +65,8 @@ pub(crate) async fn serve<S: Store + Clone>(
             oauth: apps,
             ..leadtrack_dashboard::Config::default()
         },
-    );
+    ));
+    let pages = pages.unify();
     let stop = stop_on_signal();
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
     // /metrics on its own address, or else on this one for local clients only.

@@ -121,11 +121,13 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
             let _ = stopped.wait_for(|stop| *stop).await;
         }
     };
+    let sources = leadtrack_sources::routes(store.clone());
     let pages = match parts.dashboard {
-        Some(config) => leadtrack_dashboard::routes(store.clone(), config).boxed(),
-        None => warp::any()
-            .and_then(|| async { Err(warp::reject::not_found()) })
+        Some(config) => sources
+            .or(leadtrack_dashboard::routes(store.clone(), config))
+            .unify()
             .boxed(),
+        None => sources.boxed(),
     };
     let app = crate::app_with(store.clone(), parts.config, Readiness::new(), pages);
     tokio::spawn(crate::serve_app(listener, app, until_stopped()));

@@ -59,10 +59,7 @@ async fn secrets_are_sealed_in_the_file_and_read_back() {
     let project = keep_secrets(&store).await;
     // While it runs (the WAL holds the writes), and once closed.
     assert_no_plain_secret(&path);
-    assert_eq!(
-        secrets_of(&store, &project).await,
-        SECRETS
-    );
+    assert_eq!(secrets_of(&store, &project).await, SECRETS);
     // A backup holds the ciphertext only.
     let backup = dir.path().join("backup.db");
     leadtrack_sqlite::backup(&path, &backup).unwrap();
@@ -72,10 +69,7 @@ async fn secrets_are_sealed_in_the_file_and_read_back() {
     assert!(contains(&files_of(&path), "https://crm.example.com/leads"));
 
     let store = open(&path, &key).await.unwrap();
-    assert_eq!(
-        secrets_of(&store, &project).await,
-        SECRETS
-    );
+    assert_eq!(secrets_of(&store, &project).await, SECRETS);
     store.close().await;
 }
 
@@ -140,10 +134,7 @@ async fn plain_secrets_of_an_older_build_are_sealed_on_first_open() {
     assert!(contains(&files_of(&path), TOKEN));
 
     let store = open(&path, &key).await.unwrap();
-    assert_eq!(
-        secrets_of(&store, &project).await,
-        SECRETS
-    );
+    assert_eq!(secrets_of(&store, &project).await, SECRETS);
     store.close().await;
     assert_no_plain_secret(&path);
 }
@@ -169,10 +160,7 @@ async fn a_new_key_seals_every_secret_again() {
 
     assert!(open(&path, &old).await.is_err());
     let store = open(&path, &new).await.unwrap();
-    assert_eq!(
-        secrets_of(&store, &project).await,
-        SECRETS
-    );
+    assert_eq!(secrets_of(&store, &project).await, SECRETS);
     store.close().await;
     assert_no_plain_secret(&path);
 }

@@ -35,6 +35,20 @@ pub(crate) enum IntegrationCommand {
     },
     /// Show a project's integrations (credentials hidden).
     List(ProjectListing),
+    /// Take the leads of the project's Google Ads lead forms: sets the key Google sends
+    /// with each (the form's webhook key) and prints the webhook's URL, to paste into the
+    /// form's "Lead delivery" settings, as its last line.
+    GoogleLeadForms {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The key set on the lead form in Google Ads.
+        #[arg(long, value_name = "KEY", required_unless_present = "remove")]
+        key: Option<String>,
+        /// Stop taking them: the webhook then refuses every post.
+        #[arg(long, conflicts_with = "key")]
+        remove: bool,
+    },
 }
 
 /// The options every `integration` command shares.

@@ -15,3 +15,4 @@ mod process;
 mod protection;
 mod secrets;
 mod server_process;
+mod sources;
