@@ -2,10 +2,13 @@
 //! platform instead of through the website. A project sets each up once; its settings
 //! hold a credential, so stores keep them sealed ([`crate::vault::LEAD_SOURCE`]).
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use uuid::Uuid;
 
 use crate::integration::Secret;
+use crate::types::ProjectId;
 
 /// A kind of lead source.
 #[derive(
@@ -24,6 +27,9 @@ use crate::integration::Secret;
 pub enum SourceKind {
     /// Google Ads lead form assets, posting each lead to the project's webhook.
     GoogleLeadForms,
+    /// Meta's Instant Forms (Lead Ads): Meta announces each lead on the server's webhook,
+    /// and leadtrack fetches it from the Graph API with the page's token.
+    MetaLeadAds,
 }
 
 /// How a project receives one source's leads.
@@ -36,6 +42,17 @@ pub enum LeadSource {
         /// The `google_key` Google sends with each lead.
         key: Secret,
     },
+    /// A Facebook page's Instant Forms: leads announced for the page are fetched with its
+    /// token.
+    MetaLeadAds {
+        /// The page's id, which Meta's announcements name (`entry[].id`).
+        page_id: String,
+        /// A page access token with `leads_retrieval`.
+        page_access_token: Secret,
+        /// Another Graph API host (a test server); `None` for Meta's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base_url: Option<String>,
+    },
 }
 
 impl LeadSource {
@@ -43,8 +60,67 @@ impl LeadSource {
     pub fn kind(&self) -> SourceKind {
         match self {
             Self::GoogleLeadForms { .. } => SourceKind::GoogleLeadForms,
+            Self::MetaLeadAds { .. } => SourceKind::MetaLeadAds,
         }
     }
+
+    /// What the platform's announcements name it by, kept in the clear beside the sealed
+    /// settings so that an announcement finds its project: a Meta page's id.
+    pub fn routing(&self) -> Option<&str> {
+        match self {
+            Self::GoogleLeadForms { .. } => None,
+            Self::MetaLeadAds { page_id, .. } => Some(page_id),
+        }
+    }
+}
+
+/// A lead a platform announced, to fetch from it: queued once per project and id, and
+/// fetched (retried with backoff while the platform or the network is down) by the
+/// sources' fetcher.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewLeadFetch {
+    /// The source.
+    pub kind: SourceKind,
+    /// The lead's id on the platform (Meta's `leadgen_id`).
+    pub external_id: String,
+    /// What the announcement said (Meta's change `value`: form, ad, page, time).
+    pub announced: Value,
+}
+
+/// A lead fetch claimed by a fetcher, with the lease every later call presents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimedLeadFetch {
+    /// Its id in the queue.
+    pub id: i64,
+    /// The lease.
+    pub lease: Uuid,
+    /// The project it is for.
+    pub project: ProjectId,
+    /// What to fetch.
+    pub fetch: NewLeadFetch,
+    /// Attempts before this one.
+    pub attempts: u32,
+}
+
+/// How a claimed fetch ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FetchOutcome {
+    /// The lead is kept: the fetch is done.
+    Fetched,
+    /// Not now: due again at `at`, with what went wrong.
+    Retry {
+        /// When to try again.
+        at: DateTime<Utc>,
+        /// What went wrong, naming no secret.
+        error: String,
+    },
+}
+
+/// When a fetch that failed `attempts` times is tried again: after 30 s, doubling, at most
+/// an hour apart, for as long as it takes (a lead is never given up on).
+pub fn fetch_retry_at(now: DateTime<Utc>, attempts: u32) -> DateTime<Utc> {
+    let seconds = 30_i64.saturating_mul(1_i64 << attempts.min(7)).min(3_600);
+    now + chrono::Duration::seconds(seconds)
 }
 
 /// The path of a project's Google lead form webhook, under the server's public URL.
@@ -121,20 +197,7 @@ pub fn google_form_lead(posted: &Value) -> Option<GoogleFormLead> {
             }
         }
     }
-    // The inbox names people by their first and last names: a full name alone fills them.
-    if let Some(full) = user
-        .get("fullName")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        && !user.contains_key("firstName")
-        && !user.contains_key("lastName")
-    {
-        let (first, last) = full.trim().split_once(' ').unwrap_or((full.trim(), ""));
-        user.insert("firstName".to_owned(), json!(first));
-        if !last.trim().is_empty() {
-            user.insert("lastName".to_owned(), json!(last.trim()));
-        }
-    }
+    split_full_name(&mut user);
     // Ids are int64s: carried as text, whatever their size.
     let id = |name: &str| match posted.get(name) {
         Some(Value::Number(n)) => Some(n.to_string()),
@@ -178,6 +241,117 @@ pub fn google_form_lead(posted: &Value) -> Option<GoogleFormLead> {
         is_test,
         body: json!({"userData": user, "formData": form, "attributionData": attribution}),
     })
+}
+
+/// The path of the server's one Meta Lead Ads webhook.
+pub const META_LEADGEN_PATH: &str = "/webhooks/meta/leadgen";
+
+/// The `userData` field a Meta Instant Form's standard question fills, by the question's
+/// key in `field_data`
+/// (<https://developers.facebook.com/docs/marketing-api/guides/lead-ads/retrieving/>).
+const META_FIELDS: [(&str, &str); 11] = [
+    ("email", "email"),
+    ("work_email", "email"),
+    ("phone_number", "phone"),
+    ("work_phone_number", "phone"),
+    ("first_name", "firstName"),
+    ("last_name", "lastName"),
+    ("full_name", "fullName"),
+    ("company_name", "companyName"),
+    ("job_title", "jobTitle"),
+    ("city", "city"),
+    ("zip_code", "postalCode"),
+];
+
+/// A lead fetched from the Graph API (`/{leadgen_id}` with `field_data`, `form_id`,
+/// `ad_id`, `campaign_id`, `created_time`) as a `createLead` body for the keyed route:
+/// standard questions in `userData`, the form's own in `formData`, the form's name as
+/// `formName`, Meta's lead id (also the `uniqueEventId`, so that a lead announced twice
+/// is one lead), and the campaign and ad as its source. `None` without an id.
+pub fn meta_lead(fetched: &Value, form_name: Option<&str>) -> Option<Value> {
+    let lead_id = fetched.get("id").and_then(Value::as_str)?;
+    let mut user = Map::new();
+    let mut form = Map::new();
+    let answers = fetched.get("field_data").and_then(Value::as_array);
+    for answer in answers.into_iter().flatten() {
+        let Some(name) = answer.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let values: Vec<&str> = answer
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if values.is_empty() {
+            continue;
+        }
+        match META_FIELDS.iter().find(|(key, _)| *key == name) {
+            Some((_, field)) => {
+                user.entry(*field).or_insert_with(|| json!(values[0]));
+            }
+            None => {
+                form.insert(name.to_owned(), json!(values.join(", ")));
+            }
+        }
+    }
+    split_full_name(&mut user);
+    let text = |name: &str| fetched.get(name).and_then(Value::as_str);
+    let form_id = text("form_id");
+    let named = form_name
+        .map(str::to_owned)
+        .or_else(|| form_id.map(|id| format!("Meta lead form {id}")));
+    form.insert(
+        "formName".to_owned(),
+        json!(named.unwrap_or_else(|| "Meta lead form".to_owned())),
+    );
+    form.insert(
+        "uniqueEventId".to_owned(),
+        json!(format!("meta-lead:{lead_id}")),
+    );
+    form.insert("metaLeadId".to_owned(), json!(lead_id));
+    let mut attribution = Map::new();
+    attribution.insert("leadSource".to_owned(), json!("meta-lead-ads"));
+    for (name, as_named) in [
+        ("form_id", "metaFormId"),
+        ("campaign_id", "metaCampaignId"),
+        ("ad_id", "metaAdId"),
+    ] {
+        if let Some(value) = text(name) {
+            attribution.insert(as_named.to_owned(), json!(value));
+        }
+    }
+    Some(json!({"userData": user, "formData": form, "attributionData": attribution}))
+}
+
+/// The time Meta says a lead was submitted (`created_time`, e.g.
+/// `2015-02-28T08:49:14+0000`).
+pub fn meta_created_time(fetched: &Value) -> Option<DateTime<Utc>> {
+    let text = fetched.get("created_time").and_then(Value::as_str)?;
+    DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%z")
+        .ok()
+        .map(|at| at.with_timezone(&Utc))
+}
+
+/// Fills `firstName` and `lastName` from `fullName` when neither is given: the inbox names
+/// people by them.
+fn split_full_name(user: &mut Map<String, Value>) {
+    let Some(full) = user
+        .get("fullName")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return;
+    };
+    if user.contains_key("firstName") || user.contains_key("lastName") {
+        return;
+    }
+    let (first, last) = full.trim().split_once(' ').unwrap_or((full.trim(), ""));
+    user.insert("firstName".to_owned(), json!(first));
+    if !last.trim().is_empty() {
+        user.insert("lastName".to_owned(), json!(last.trim()));
+    }
 }
 
 #[cfg(test)]
@@ -247,5 +421,66 @@ mod tests {
             assert_eq!(google_form_lead(&body), None, "{missing}");
         }
         assert_eq!(google_form_lead(&json!([1, 2])), None);
+    }
+
+    /// The lead of Meta's retrieval guide
+    /// (<https://developers.facebook.com/docs/marketing-api/guides/lead-ads/retrieving/>).
+    fn fetched() -> Value {
+        json!({
+            "created_time": "2015-02-28T08:49:14+0000",
+            "id": "444444444444",
+            "ad_id": "555555555",
+            "form_id": "666666666",
+            "campaign_id": "777777777",
+            "field_data": [
+                {"name": "car_make", "values": ["Honda"]},
+                {"name": "full_name", "values": ["Joe Example"]},
+                {"name": "email", "values": ["joe@example.com"]},
+                {"name": "selected_dealer", "values": ["99213450"]}
+            ]
+        })
+    }
+
+    #[test]
+    fn a_meta_lead_becomes_a_create_lead_body() {
+        assert_eq!(
+            meta_lead(&fetched(), Some("Test drive")),
+            Some(json!({
+                "userData": {
+                    "fullName": "Joe Example",
+                    "email": "joe@example.com",
+                    "firstName": "Joe",
+                    "lastName": "Example"
+                },
+                "formData": {
+                    "car_make": "Honda",
+                    "selected_dealer": "99213450",
+                    "formName": "Test drive",
+                    "uniqueEventId": "meta-lead:444444444444",
+                    "metaLeadId": "444444444444"
+                },
+                "attributionData": {
+                    "leadSource": "meta-lead-ads",
+                    "metaFormId": "666666666",
+                    "metaCampaignId": "777777777",
+                    "metaAdId": "555555555"
+                }
+            }))
+        );
+        assert_eq!(
+            meta_created_time(&fetched()).map(|at| at.to_rfc3339()),
+            Some("2015-02-28T08:49:14+00:00".to_owned())
+        );
+        assert_eq!(meta_lead(&json!({"field_data": []}), None), None);
+    }
+
+    #[test]
+    fn a_failed_fetch_waits_longer_each_time_up_to_an_hour() {
+        let now = Utc::now();
+        let waits: Vec<i64> = [0, 1, 2, 6, 7, 40]
+            .iter()
+            .map(|attempts| (fetch_retry_at(now, *attempts) - now).num_seconds())
+            .collect();
+        assert_eq!(waits, [30, 60, 120, 1_920, 3_600, 3_600]);
     }
 }

@@ -251,6 +251,23 @@ pub const TABLES: &[Table] = &[
             column("project_id", Int),
             column("kind", Text),
             column("settings", Text),
+            column("routing", Text),
+        ],
+    },
+    Table {
+        name: "lead_fetches",
+        key: Some("id"),
+        columns: &[
+            column("id", Int),
+            column("project_id", Int),
+            column("kind", Text),
+            column("external_id", Text),
+            column("announced", Text),
+            column("attempts", Int32),
+            column("due_at", Int),
+            column("lease_token", Kind::Uuid),
+            column("last_error", Text),
+            column("done_at", Int),
         ],
     },
     Table {

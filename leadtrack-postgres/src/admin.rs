@@ -529,6 +529,28 @@ pub(crate) async fn lead_source(
     }
 }
 
+/// [`leadtrack_core::Admin::lead_sources_routed`].
+pub(crate) async fn lead_sources_routed(
+    c: &impl GenericClient,
+    vault: &Vault,
+    kind: SourceKind,
+    routing: &str,
+) -> Result<Vec<(ProjectId, LeadSource)>, Error> {
+    let rows = c
+        .query(
+            "SELECT project_id, settings FROM lead_sources WHERE kind = $1 AND routing = $2
+             ORDER BY project_id",
+            &[&kind.as_ref(), &routing],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| {
+            let source = serde_json::from_str(&vault.open(LEAD_SOURCE, row.try_get(1)?)?)?;
+            Ok((ProjectId(row.try_get(0)?), source))
+        })
+        .collect()
+}
+
 /// [`leadtrack_core::Admin::set_lead_source`].
 pub(crate) async fn set_lead_source(
     c: &impl GenericClient,
@@ -543,9 +565,10 @@ pub(crate) async fn set_lead_source(
             let sealed = vault.seal(LEAD_SOURCE, &serde_json::to_string(source)?);
             run(
                 c,
-                "INSERT INTO lead_sources (project_id, kind, settings) VALUES ($1, $2, $3)
-                 ON CONFLICT (project_id, kind) DO UPDATE SET settings = $3",
-                &[&project_id.0, &kind.as_ref(), &sealed],
+                "INSERT INTO lead_sources (project_id, kind, settings, routing)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (project_id, kind) DO UPDATE SET settings = $3, routing = $4",
+                &[&project_id.0, &kind.as_ref(), &sealed, &source.routing()],
             )
             .await?
         }

@@ -36,7 +36,7 @@ pub enum ImportState {
 
 /// The tables whose ids are identity columns: written as given, and their sequences moved
 /// past the largest afterwards.
-const IDENTITY: [&str; 14] = [
+const IDENTITY: [&str; 15] = [
     "projects",
     "api_keys",
     "users",
@@ -51,6 +51,7 @@ const IDENTITY: [&str; 14] = [
     "project_events",
     "lead_comments",
     "alert_queue",
+    "lead_fetches",
 ];
 
 /// A value to bind for a cell of a column of `kind`.

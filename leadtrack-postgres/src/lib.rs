@@ -35,6 +35,7 @@ mod alerts;
 mod assignment;
 mod comments;
 mod drafts;
+mod fetches;
 mod import;
 mod jobs;
 mod leads;

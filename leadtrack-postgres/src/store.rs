@@ -25,7 +25,9 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::saved_view::{NewSavedView, SavedView};
-use leadtrack_core::source::{LeadSource, SourceKind};
+use leadtrack_core::source::{
+    ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
+};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
@@ -38,8 +40,8 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads, links,
-    listing, report, schema, transaction, views, webhooks,
+    PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, fetches, jobs, leads,
+    links, listing, report, schema, transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -468,6 +470,19 @@ impl Admin for PgStore {
         read!(self, |c| admin::lead_source(c, &self.vault, project, kind))
     }
 
+    async fn lead_sources_routed(
+        &self,
+        kind: SourceKind,
+        routing: &str,
+    ) -> StoreResult<Vec<(ProjectId, LeadSource)>> {
+        read!(self, |c| admin::lead_sources_routed(
+            c,
+            &self.vault,
+            kind,
+            routing
+        ))
+    }
+
     async fn set_lead_source(
         &self,
         project: ProjectId,
@@ -651,6 +666,34 @@ impl JobQueue for PgStore {
             now
         )
         .await?)
+    }
+
+    async fn queue_lead_fetch(
+        &self,
+        project: ProjectId,
+        fetch: &NewLeadFetch,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        transaction!(self, |tx| fetches::queue(&tx, project, fetch, now).await?)
+    }
+
+    async fn claim_lead_fetch(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedLeadFetch>> {
+        transaction!(self, |tx| fetches::claim(&tx, now, lease_for).await?)
+    }
+
+    async fn finish_lead_fetch(
+        &self,
+        id: i64,
+        lease: Uuid,
+        outcome: &FetchOutcome,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        transaction!(self, |tx| fetches::finish(&tx, id, lease, outcome, now)
+            .await?)
     }
 
     async fn claim_webhook_event(

@@ -485,6 +485,25 @@ pub(crate) fn lead_source(
     }
 }
 
+/// [`leadtrack_core::Admin::lead_sources_routed`].
+pub(crate) fn lead_sources_routed(
+    conn: &Connection,
+    vault: &Vault,
+    kind: SourceKind,
+    routing: &str,
+) -> Result<Vec<(ProjectId, LeadSource)>, Error> {
+    conn.prepare_cached(
+        "SELECT project_id, settings FROM lead_sources WHERE kind = ?1 AND routing = ?2
+         ORDER BY project_id",
+    )?
+    .query_and_then((kind.as_ref(), routing), |row| {
+        let sealed: String = row.get(1)?;
+        let source = serde_json::from_str(&vault.open(LEAD_SOURCE, &sealed)?)?;
+        Ok((ProjectId(row.get(0)?), source))
+    })?
+    .collect()
+}
+
 /// [`leadtrack_core::Admin::set_lead_source`].
 pub(crate) fn set_lead_source(
     conn: &Connection,
@@ -497,13 +516,15 @@ pub(crate) fn set_lead_source(
     match source {
         Some(source) => conn
             .prepare_cached(
-                "INSERT INTO lead_sources (project_id, kind, settings) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (project_id, kind) DO UPDATE SET settings = ?3",
+                "INSERT INTO lead_sources (project_id, kind, settings, routing)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (project_id, kind) DO UPDATE SET settings = ?3, routing = ?4",
             )?
             .execute((
                 project_id.0,
                 kind.as_ref(),
                 vault.seal(LEAD_SOURCE, &serde_json::to_string(source)?),
+                source.routing(),
             ))?,
         None => conn
             .prepare_cached("DELETE FROM lead_sources WHERE project_id = ?1 AND kind = ?2")?

@@ -54,6 +54,7 @@ mod backup;
 mod comments;
 mod drafts;
 mod export;
+mod fetches;
 mod jobs;
 mod leads;
 mod links;

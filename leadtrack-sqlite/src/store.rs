@@ -26,7 +26,9 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::saved_view::{NewSavedView, SavedView};
-use leadtrack_core::source::{LeadSource, SourceKind};
+use leadtrack_core::source::{
+    ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
+};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::{LeadRow, Listed};
 use leadtrack_core::types::{
@@ -38,6 +40,7 @@ use leadtrack_core::webhook::{
 use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResult};
 use uuid::Uuid;
 
+use crate::fetches;
 use crate::rows::Error;
 use crate::{
     SqliteStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads,
@@ -462,6 +465,16 @@ impl Admin for SqliteStore {
             .await
     }
 
+    async fn lead_sources_routed(
+        &self,
+        kind: SourceKind,
+        routing: &str,
+    ) -> StoreResult<Vec<(ProjectId, LeadSource)>> {
+        let (vault, routing) = (self.vault(), routing.to_owned());
+        self.read(move |conn| admin::lead_sources_routed(conn, &vault, kind, &routing))
+            .await
+    }
+
     async fn set_lead_source(
         &self,
         project: ProjectId,
@@ -620,6 +633,38 @@ impl JobQueue for SqliteStore {
             admin::rotate_refresh_token(conn, &vault, project, kind, &old, new, now)
         })
         .await
+    }
+
+    async fn queue_lead_fetch(
+        &self,
+        project: ProjectId,
+        fetch: &NewLeadFetch,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let fetch = fetch.clone();
+        self.write(move |conn| fetches::queue(conn, project, &fetch, now))
+            .await
+    }
+
+    async fn claim_lead_fetch(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedLeadFetch>> {
+        self.write(move |conn| fetches::claim(conn, now, lease_for))
+            .await
+    }
+
+    async fn finish_lead_fetch(
+        &self,
+        id: i64,
+        lease: Uuid,
+        outcome: &FetchOutcome,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let outcome = outcome.clone();
+        self.write(move |conn| fetches::finish(conn, id, lease, &outcome, now))
+            .await
     }
 
     async fn claim_webhook_event(

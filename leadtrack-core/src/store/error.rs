@@ -96,6 +96,9 @@ pub enum Conflict {
     /// The worker's lease on a webhook event delivery (by its id) lapsed, and another
     /// worker may hold it.
     WebhookLeaseLost(i64),
+    /// The fetcher's lease on a lead fetch (by its id) lapsed, and another fetcher may hold
+    /// it.
+    FetchLeaseLost(i64),
     /// The change would leave the project without an owner.
     LastOwner,
     /// The form's rating was saved already (a double click, a repeated Enter, a replay).
@@ -123,6 +126,7 @@ impl fmt::Display for Conflict {
             Self::WebhookLeaseLost(id) => {
                 write!(f, "the lease on webhook event delivery {id} was lost")
             }
+            Self::FetchLeaseLost(id) => write!(f, "the lease on lead fetch {id} was lost"),
             Self::LastOwner => {
                 f.write_str("that is the project's last owner; make another member an owner first")
             }

@@ -55,7 +55,7 @@ use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
 use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use crate::saved_view::{NewSavedView, SavedView};
-use crate::source::{LeadSource, SourceKind};
+use crate::source::{ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind};
 use crate::spam::SpamReason;
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -557,6 +557,14 @@ pub trait Admin: Send + Sync + 'static {
         kind: SourceKind,
     ) -> StoreResult<Option<LeadSource>>;
 
+    /// The projects whose `kind` source the platform names `routing` (a Meta page's id),
+    /// with their settings.
+    async fn lead_sources_routed(
+        &self,
+        kind: SourceKind,
+        routing: &str,
+    ) -> StoreResult<Vec<(ProjectId, LeadSource)>>;
+
     /// Sets up `source` for the project, in place of an earlier one of its kind, or
     /// removes the project's source of `kind` (`None`). Errors: [`Entity::Project`] not
     /// found.
@@ -680,6 +688,33 @@ pub trait JobQueue: Send + Sync + 'static {
         new: Secret,
         now: DateTime<Utc>,
     ) -> StoreResult<bool>;
+
+    /// Queues fetching a lead a platform announced, due at `now`, unless the project has
+    /// it queued or fetched already (the same kind and id); whether it queued.
+    async fn queue_lead_fetch(
+        &self,
+        project: ProjectId,
+        fetch: &NewLeadFetch,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool>;
+
+    /// Claims the lead fetch due soonest (queued and due by `now`, or claimed by a fetcher
+    /// whose lease lapsed) with a lease lasting `lease_for`; `None` when nothing is due.
+    async fn claim_lead_fetch(
+        &self,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+    ) -> StoreResult<Option<ClaimedLeadFetch>>;
+
+    /// Ends a claimed fetch as `outcome` says, releasing the lease: done, or due again.
+    /// Errors: [`Conflict::FetchLeaseLost`].
+    async fn finish_lead_fetch(
+        &self,
+        id: i64,
+        lease: Uuid,
+        outcome: &FetchOutcome,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
 
     /// Claims the webhook event delivery due soonest (a queued one due by `now`, or one
     /// whose lease lapsed) with a lease lasting `lease_for`; `None` when nothing is due.

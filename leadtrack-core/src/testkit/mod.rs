@@ -51,6 +51,7 @@ pub mod listing;
 pub mod reports;
 pub mod retry;
 pub mod secrets;
+pub mod sources;
 pub mod spam;
 pub mod status;
 pub mod undo;
