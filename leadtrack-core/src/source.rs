@@ -116,11 +116,18 @@ pub enum FetchOutcome {
     },
 }
 
-/// When a fetch that failed `attempts` times is tried again: after 30 s, doubling, at most
-/// an hour apart, for as long as it takes (a lead is never given up on).
-pub fn fetch_retry_at(now: DateTime<Utc>, attempts: u32) -> DateTime<Utc> {
-    let seconds = 30_i64.saturating_mul(1_i64 << attempts.min(7)).min(3_600);
-    now + chrono::Duration::seconds(seconds)
+/// The first wait before a failed fetch is tried again.
+pub const FIRST_FETCH_RETRY: chrono::Duration = chrono::Duration::seconds(30);
+
+/// The longest wait between two tries of a fetch.
+pub const LAST_FETCH_RETRY: chrono::Duration = chrono::Duration::hours(1);
+
+/// When a fetch that failed `attempts` times before is tried again: `first` after the
+/// first failure, doubling, at most [`LAST_FETCH_RETRY`] apart, for as long as it takes
+/// (a lead is never given up on).
+pub fn fetch_retry_at(now: DateTime<Utc>, attempts: u32, first: chrono::Duration) -> DateTime<Utc> {
+    let wait = first * (1_i32 << attempts.min(16));
+    now + wait.min(LAST_FETCH_RETRY)
 }
 
 /// The path of a project's Google lead form webhook, under the server's public URL.
@@ -479,7 +486,7 @@ mod tests {
         let now = Utc::now();
         let waits: Vec<i64> = [0, 1, 2, 6, 7, 40]
             .iter()
-            .map(|attempts| (fetch_retry_at(now, *attempts) - now).num_seconds())
+            .map(|attempts| (fetch_retry_at(now, *attempts, FIRST_FETCH_RETRY) - now).num_seconds())
             .collect();
         assert_eq!(waits, [30, 60, 120, 1_920, 3_600, 3_600]);
     }

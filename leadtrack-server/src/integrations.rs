@@ -10,7 +10,7 @@ use leadtrack_core::integration::{
     Integrations, PLATFORMS, Secret, SettingsError, SettingsInput, Shown,
 };
 use leadtrack_core::project::Project;
-use leadtrack_core::source::{LeadSource, SourceKind, google_lead_forms_path};
+use leadtrack_core::source::{LeadSource, META_LEADGEN_PATH, SourceKind, google_lead_forms_path};
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::check::{self, TestRequest, send_test};
@@ -29,6 +29,17 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
     links: &Links,
 ) -> Result<(), Failure> {
     let connect = match command {
+        IntegrationCommand::MetaLeadAds {
+            project: id,
+            page_id,
+            page_access_token,
+            base_url,
+            remove: _,
+        } => {
+            let project = project(store, &id).await?;
+            let page = page_id.zip(page_access_token);
+            return meta_lead_ads(store, &project, (page, base_url), links).await;
+        }
         IntegrationCommand::GoogleLeadForms {
             project: id,
             key,
@@ -107,6 +118,49 @@ async fn google_lead_forms<S: Admin>(
         links.public_url(),
         google_lead_forms_path(&project.public_id)
     );
+    Ok(())
+}
+
+/// `integration meta-lead-ads`: sets up the project's Facebook page (its id and token),
+/// or removes it, with none; prints the webhook's URL last.
+async fn meta_lead_ads<S: Admin>(
+    store: &S,
+    project: &Project,
+    (page, base_url): (Option<(String, String)>, Option<String>),
+    links: &Links,
+) -> Result<(), Failure> {
+    let kind = SourceKind::MetaLeadAds;
+    let Some((page_id, token)) = page else {
+        store
+            .set_lead_source(project.id, kind, None)
+            .await
+            .map_err(Failure::store)?;
+        say!(
+            "Project {} no longer takes Meta Lead Ads leads.",
+            project.public_id
+        );
+        return Ok(());
+    };
+    let (page_id, token) = (page_id.trim().to_owned(), token.trim().to_owned());
+    if page_id.is_empty() || !page_id.bytes().all(|b| b.is_ascii_digit()) || token.is_empty() {
+        return Err(Failure(
+            "--page-id is the page's numeric id, and --page-access-token its token".to_owned(),
+        ));
+    }
+    let source = LeadSource::MetaLeadAds {
+        page_id: page_id.clone(),
+        page_access_token: Secret::new(token),
+        base_url: base_url.filter(|url| !url.trim().is_empty()),
+    };
+    store
+        .set_lead_source(project.id, kind, Some(&source))
+        .await
+        .map_err(Failure::store)?;
+    say!(
+        "Project {} takes the leads of Facebook page {page_id}. In the Meta app, subscribe the page's leadgen field to the webhook:",
+        project.public_id
+    );
+    say!("{}{META_LEADGEN_PATH}", links.public_url());
     Ok(())
 }
 

@@ -57,14 +57,13 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use leadtrack_core::oauth::OAuthApp;
 use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
 use backend::Database;
 use cli::{
-    Cli, Command, ConfigCommand, LogFormat, MailArgs, MailCommand, ProjectCommand, SecretsCommand,
-    ServeArgs, WorkerCommand,
+    Cli, Command, ConfigCommand, Connections, LogFormat, MailArgs, MailCommand, ProjectCommand,
+    SecretsCommand, ServeArgs, WorkerCommand,
 };
 
 /// A failure to report: one line saying what is wrong and what to do.
@@ -163,8 +162,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Mail(MailCommand::Test { to })) => {
             return mail::test(&cli.mail, &cli.serve.addr, &to).await;
         }
-        None => Job::serve(cli.serve, cli.mail, cli.platforms.apps()?).await?,
-        Some(Command::Serve(args)) => Job::serve(args, cli.mail, cli.platforms.apps()?).await?,
+        None => Job::serve(cli.serve, cli.mail, cli.platforms.connections()?).await?,
+        Some(Command::Serve(args)) => {
+            Job::serve(args, cli.mail, cli.platforms.connections()?).await?
+        }
         Some(Command::Worker(command)) => Job::Work(
             command,
             mail::Links {
@@ -202,7 +203,7 @@ pub(crate) enum Job {
         /// Outgoing email, and where links point.
         links: mail::Links,
         /// The applications registered with the ad platforms.
-        apps: Vec<OAuthApp>,
+        apps: Connections,
     },
     /// `worker`: conversion deliveries, serving nothing but its metrics.
     Work(WorkerCommand, mail::Links),
@@ -221,7 +222,7 @@ impl Job {
     async fn serve(
         args: ServeArgs,
         settings: MailArgs,
-        apps: Vec<OAuthApp>,
+        apps: Connections,
     ) -> Result<Self, Failure> {
         let (listener, addr) = serve::bind(&args.addr).await?;
         Ok(Self::Serve {

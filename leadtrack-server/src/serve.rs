@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use warp::{Filter, Reply};
 
 use crate::backend::Database;
-use crate::cli::{MetricsArgs, ServeArgs, WorkerArgs, WorkerCommand};
+use crate::cli::{Connections, MetricsArgs, ServeArgs, WorkerArgs, WorkerCommand};
 use crate::mail::Links;
 use crate::metrics::{self, Metrics};
 use crate::{Failure, Readiness, ServeOptions, bootstrap};
@@ -36,7 +36,7 @@ pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failur
 pub(crate) async fn serve<S: Store + Clone>(
     store: S,
     listener: TcpListener,
-    (addr, links, apps): (SocketAddr, &Links, Vec<leadtrack_core::oauth::OAuthApp>),
+    (addr, links, apps): (SocketAddr, &Links, Connections),
     args: ServeArgs,
     db: &Database,
 ) -> Result<(), Failure> {
@@ -56,16 +56,17 @@ pub(crate) async fn serve<S: Store + Clone>(
         },
         ..Config::default()
     };
-    let pages = leadtrack_sources::routes(store.clone()).or(leadtrack_dashboard::routes(
-        store.clone(),
-        leadtrack_dashboard::Config {
-            trust_proxy: args.trust_forwarded_for,
-            public_url: Some(links.public_url()),
-            mailer,
-            oauth: apps,
-            ..leadtrack_dashboard::Config::default()
-        },
-    ));
+    let pages =
+        leadtrack_sources::routes(store.clone(), apps.sources).or(leadtrack_dashboard::routes(
+            store.clone(),
+            leadtrack_dashboard::Config {
+                trust_proxy: args.trust_forwarded_for,
+                public_url: Some(links.public_url()),
+                mailer,
+                oauth: apps.oauth,
+                ..leadtrack_dashboard::Config::default()
+            },
+        ));
     let pages = pages.unify();
     let stop = stop_on_signal();
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
@@ -85,8 +86,9 @@ pub(crate) async fn serve<S: Store + Clone>(
         let alerter = Alerter::new(store.clone(), links.mailer()?, &links.public_url());
         let alerts = alerter.run(stopped(&stop));
         let deliveries = worker.run(stopped(&stop));
+        let fetches = fetcher(&store).run(stopped(&stop));
         Some(tokio::spawn(async move {
-            tokio::join!(deliveries, alerts);
+            tokio::join!(deliveries, alerts, fetches);
         }))
     };
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
@@ -131,9 +133,18 @@ pub(crate) async fn work<S: Store + Clone>(
     let stop = stop_on_signal();
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
     serve_metrics(&metrics, &store, &args.metrics, &stop).await?;
-    tracing::info!(%db, "leadtrack worker delivering conversions and alerts");
-    tokio::join!(worker.run(stopped(&stop)), alerter.run(stopped(&stop)));
+    tracing::info!(%db, "leadtrack worker delivering conversions and alerts, and fetching announced leads");
+    tokio::join!(
+        worker.run(stopped(&stop)),
+        alerter.run(stopped(&stop)),
+        fetcher(&store).run(stopped(&stop))
+    );
     Ok(())
+}
+
+/// The fetcher of the leads the sources announce (Meta's), beside the conversion worker.
+fn fetcher<S: Store + Clone>(store: &S) -> leadtrack_sources::Fetcher<S> {
+    leadtrack_sources::Fetcher::new(store.clone(), leadtrack_sources::FetcherConfig::default())
 }
 
 /// Serves `GET /metrics` (to anyone who can reach it) on `--metrics-addr`, when given,

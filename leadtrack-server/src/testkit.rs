@@ -28,8 +28,11 @@ pub struct Parts {
     pub config: leadtrack_warp::Config,
     /// Serve the dashboard too, with these settings.
     pub dashboard: Option<leadtrack_dashboard::Config>,
-    /// Run the conversion worker from the start (else [`TestApp::start_worker`]).
+    /// Run the conversion worker and the lead fetcher from the start (else
+    /// [`TestApp::start_worker`]).
     pub worker: bool,
+    /// The lead sources' settings (Meta's app, for its webhook).
+    pub sources: leadtrack_sources::Config,
 }
 
 impl Default for Parts {
@@ -40,6 +43,7 @@ impl Default for Parts {
             config: leadtrack_warp::Config::default(),
             dashboard: None,
             worker: false,
+            sources: leadtrack_sources::Config::default(),
         }
     }
 }
@@ -121,7 +125,7 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
             let _ = stopped.wait_for(|stop| *stop).await;
         }
     };
-    let sources = leadtrack_sources::routes(store.clone());
+    let sources = leadtrack_sources::routes(store.clone(), parts.sources);
     let pages = match parts.dashboard {
         Some(config) => sources
             .or(leadtrack_dashboard::routes(store.clone(), config))
@@ -139,6 +143,14 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
         };
         let worker = Worker::new(worker_store.clone(), config).expect("the worker's client");
         tokio::spawn(worker.run(until_stopped()));
+        // Announced leads too, retried within a second rather than half a minute.
+        let fetching = leadtrack_sources::FetcherConfig {
+            poll_interval: Duration::from_millis(50),
+            first_retry: chrono::Duration::milliseconds(200),
+            ..leadtrack_sources::FetcherConfig::default()
+        };
+        let fetcher = leadtrack_sources::Fetcher::new(worker_store.clone(), fetching);
+        tokio::spawn(fetcher.run(until_stopped()));
     };
     if parts.worker {
         start_worker();

@@ -1,14 +1,26 @@
-//! Leads from Google Ads lead forms, over real sockets, on SQLite (or PostgreSQL with
-//! `LEADTRACK_TEST_BACKEND=postgres`): Google's documented sample body kept as a lead,
-//! deliveries Google retries (one after another, or at once) kept once, and a post with a
-//! wrong key, to a project that set none, or that is not a lead refused with nothing kept.
+//! Leads from the ad platforms' own forms, over real sockets, on SQLite (or PostgreSQL
+//! with `LEADTRACK_TEST_BACKEND=postgres`).
+//!
+//! Google Ads lead forms: Google's documented sample body kept as a lead, deliveries
+//! Google retries (one after another, or at once) kept once, and a post with a wrong key,
+//! to a project that set none, or that is not a lead refused with nothing kept.
+//!
+//! Meta Lead Ads: the subscription check, unsigned and forged posts refused with nothing
+//! fetched, and an announced lead fetched from a mock Graph API (down at first: the lead
+//! arrives once it is back), once however often Meta announces it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures_util::future::join_all;
+use hmac::{Hmac, KeyInit, Mac};
 use leadtrack_core::integration::Secret;
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::source::{LeadSource, SourceKind};
 use leadtrack_server::testkit::{Parts, TestApp, spawn_app};
 use serde_json::{Value, json};
+use sha2::Sha256;
+use warp::Filter;
 
 const KEY: &str = "lead-form-key-7c2d";
 
@@ -145,4 +157,250 @@ async fn a_post_with_a_wrong_key_or_to_a_project_without_lead_forms_keeps_nothin
         .unwrap();
     assert_eq!(get.status(), 405);
     assert!(leads(&app).await.is_empty());
+}
+
+const APP_SECRET: &str = "meta-app-secret-test";
+const VERIFY_TOKEN: &str = "meta-verify-token-test";
+const PAGE: &str = "1234567890";
+const PAGE_TOKEN: &str = "page-token-test";
+const LEADGEN_ID: &str = "444444444444";
+const FORM_ID: &str = "666666666";
+
+/// A stand-in for the Graph API's lead and form reads
+/// (<https://developers.facebook.com/docs/marketing-api/guides/lead-ads/retrieving/>): the
+/// page's token in the `Authorization` header, else Meta's `OAuthException` (code 190);
+/// `503` while down. It records every read.
+struct Graph {
+    url: String,
+    down: Arc<AtomicBool>,
+    reads: Arc<Mutex<Vec<String>>>,
+}
+
+impl Graph {
+    async fn start() -> Self {
+        let (down, reads) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(Mutex::new(Vec::new())),
+        );
+        let (is_down, read) = (Arc::clone(&down), Arc::clone(&reads));
+        let route = warp::get()
+            .and(warp::path!("v23.0" / String))
+            .and(warp::query::<std::collections::HashMap<String, String>>())
+            .and(warp::header::optional::<String>("authorization"))
+            .map(
+                move |id: String,
+                      query: std::collections::HashMap<String, String>,
+                      auth: Option<String>| {
+                    read.lock().unwrap().push(id.clone());
+                    let reply = |status: u16, body: Value| {
+                        warp::reply::with_status(
+                            warp::reply::json(&body),
+                            warp::http::StatusCode::from_u16(status).unwrap(),
+                        )
+                    };
+                    if is_down.load(Ordering::SeqCst) {
+                        return reply(
+                            503,
+                            json!({"error": {"message": "Service unavailable", "code": 2}}),
+                        );
+                    }
+                    if auth.as_deref() != Some(&format!("Bearer {PAGE_TOKEN}")) {
+                        return reply(
+                            400,
+                            json!({"error": {"type": "OAuthException", "code": 190}}),
+                        );
+                    }
+                    let fields = query.get("fields").map(String::as_str).unwrap_or_default();
+                    match id.as_str() {
+                        LEADGEN_ID if fields.contains("field_data") => reply(
+                            200,
+                            json!({
+                                "created_time": "2026-11-20T08:49:14+0000",
+                                "id": LEADGEN_ID,
+                                "ad_id": "555555555",
+                                "form_id": FORM_ID,
+                                "campaign_id": "777777777",
+                                "field_data": [
+                                    {"name": "car_make", "values": ["Honda"]},
+                                    {"name": "full_name", "values": ["Joe Example"]},
+                                    {"name": "email", "values": ["joe@example.com"]},
+                                    {"name": "phone_number", "values": ["+15555550100"]}
+                                ]
+                            }),
+                        ),
+                        FORM_ID => reply(200, json!({"id": FORM_ID, "name": "Test drive"})),
+                        _ => reply(
+                            404,
+                            json!({"error": {"type": "GraphMethodException", "code": 100}}),
+                        ),
+                    }
+                },
+            );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(warp::serve(route).incoming(listener).run());
+        Self { url, down, reads }
+    }
+
+    fn reads(&self) -> Vec<String> {
+        self.reads.lock().unwrap().clone()
+    }
+}
+
+/// An app whose project `site` takes the leads of [`PAGE`], read from `graph`, with the
+/// fetcher running.
+async fn meta_app(graph: &Graph) -> TestApp {
+    let app = spawn_app(Parts {
+        project: "site",
+        sources: leadtrack_sources::Config {
+            meta: Some(leadtrack_sources::MetaApp {
+                app_secret: Secret::new(APP_SECRET),
+                verify_token: Secret::new(VERIFY_TOKEN),
+            }),
+        },
+        ..Parts::default()
+    })
+    .await;
+    let source = LeadSource::MetaLeadAds {
+        page_id: PAGE.to_owned(),
+        page_access_token: Secret::new(PAGE_TOKEN),
+        base_url: Some(graph.url.clone()),
+    };
+    app.store
+        .set_lead_source(app.project.id, source.kind(), Some(&source))
+        .await
+        .unwrap();
+    app.start_worker();
+    app
+}
+
+/// The announcement of Meta's leadgen webhook guide
+/// (<https://developers.facebook.com/docs/graph-api/webhooks/getting-started/webhooks-for-leadgen/>),
+/// for [`PAGE`] and [`LEADGEN_ID`].
+fn announcement() -> String {
+    json!({
+        "object": "page",
+        "entry": [{
+            "id": PAGE,
+            "time": 1_763_628_554,
+            "changes": [{
+                "field": "leadgen",
+                "value": {
+                    "ad_id": "555555555",
+                    "form_id": FORM_ID,
+                    "leadgen_id": LEADGEN_ID,
+                    "created_time": 1_763_628_554,
+                    "page_id": PAGE,
+                    "adgroup_id": "44444444444"
+                }
+            }]
+        }]
+    })
+    .to_string()
+}
+
+/// `X-Hub-Signature-256` of `body` with `secret`.
+fn signature(secret: &str, body: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(body.as_bytes());
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// Posts `body` to the Meta webhook with `signature`, if any; the status.
+async fn announce(app: &TestApp, body: &str, signature: Option<&str>) -> u16 {
+    let post = reqwest::Client::new()
+        .post(format!("{}/webhooks/meta/leadgen", app.base_url))
+        .header("content-type", "application/json")
+        .body(body.to_owned());
+    let post = match signature {
+        Some(signature) => post.header("x-hub-signature-256", signature),
+        None => post,
+    };
+    post.send().await.unwrap().status().as_u16()
+}
+
+/// The project's leads once there are `count` (10 s at most).
+async fn leads_once(app: &TestApp, count: usize) -> Vec<leadtrack_core::lead::StoredLead> {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let kept = leads(app).await;
+        if kept.len() >= count || tokio::time::Instant::now() > deadline {
+            return kept;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn meta_checks_the_subscription_with_the_verify_token() {
+    let graph = Graph::start().await;
+    let app = meta_app(&graph).await;
+    let check = |token: &str| {
+        format!(
+            "{}/webhooks/meta/leadgen?hub.mode=subscribe&hub.verify_token={token}&hub.challenge=1158201444",
+            app.base_url
+        )
+    };
+    let answer = reqwest::get(check(VERIFY_TOKEN)).await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.text().await.unwrap(), "1158201444");
+    let refused = reqwest::get(check("guessed")).await.unwrap();
+    assert_eq!(refused.status(), 401);
+    assert!(!refused.text().await.unwrap().contains("1158201444"));
+}
+
+#[tokio::test]
+async fn unsigned_or_forged_announcements_are_refused_and_nothing_is_fetched() {
+    let graph = Graph::start().await;
+    let app = meta_app(&graph).await;
+    let body = announcement();
+    assert_eq!(announce(&app, &body, None).await, 401);
+    let forged = signature("not-the-app-secret", &body);
+    assert_eq!(announce(&app, &body, Some(&forged)).await, 401);
+    assert_eq!(announce(&app, &body, Some("sha256=zz")).await, 401);
+    // Signed, but for another body.
+    let other = signature(APP_SECRET, "{}");
+    assert_eq!(announce(&app, &body, Some(&other)).await, 401);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(graph.reads().is_empty(), "{:?}", graph.reads());
+    assert!(leads(&app).await.is_empty());
+}
+
+#[tokio::test]
+async fn an_announced_lead_arrives_once_meta_is_back_and_once_however_often_announced() {
+    let graph = Graph::start().await;
+    graph.down.store(true, Ordering::SeqCst);
+    let app = meta_app(&graph).await;
+    let body = announcement();
+    let signed = signature(APP_SECRET, &body);
+    assert_eq!(announce(&app, &body, Some(&signed)).await, 200);
+    // Meta is down: the fetch fails, and is tried again.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    assert!(!graph.reads().is_empty());
+    assert!(leads(&app).await.is_empty());
+    graph.down.store(false, Ordering::SeqCst);
+    let kept = leads_once(&app, 1).await;
+    assert_eq!(kept.len(), 1);
+    let data = &kept[0].data;
+    assert_eq!(data.user("email"), Some("joe@example.com"));
+    assert_eq!(data.user("firstName"), Some("Joe"));
+    assert_eq!(data.user("phone"), Some("+15555550100"));
+    assert_eq!(data.form_data["formName"], json!("Test drive"));
+    assert_eq!(data.form_data["car_make"], json!("Honda"));
+    assert_eq!(data.form_data["metaLeadId"], json!(LEADGEN_ID));
+    assert_eq!(data.attribution("metaAdId"), Some("555555555"));
+    assert_eq!(data.attribution("metaCampaignId"), Some("777777777"));
+    assert_eq!(
+        kept[0].created_at.to_rfc3339(),
+        "2026-11-20T08:49:14+00:00",
+        "its original created_time"
+    );
+
+    // Meta announces again (it retries, and may announce twice), also several at once.
+    let again = join_all((0..4).map(|_| announce(&app, &body, Some(&signed)))).await;
+    assert_eq!(again, [200; 4]);
+    let reads = graph.reads().len();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(graph.reads().len(), reads, "nothing fetched again");
+    assert_eq!(leads(&app).await.len(), 1);
 }

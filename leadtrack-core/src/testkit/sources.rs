@@ -47,16 +47,31 @@ pub async fn a_page_finds_the_projects_that_set_it_up<B: Backend>(backend: &B) {
         store.lead_sources_routed(kind, "p1").await.unwrap(),
         [(acme.id, page("p1", "token-a"))]
     );
-    assert!(store.lead_sources_routed(kind, "p3").await.unwrap().is_empty());
+    assert!(
+        store
+            .lead_sources_routed(kind, "p3")
+            .await
+            .unwrap()
+            .is_empty()
+    );
     store
         .set_lead_source(other.id, kind, Some(&page("p1", "token-c")))
         .await
         .unwrap();
     assert_eq!(
         store.lead_sources_routed(kind, "p1").await.unwrap(),
-        [(acme.id, page("p1", "token-a")), (other.id, page("p1", "token-c"))]
+        [
+            (acme.id, page("p1", "token-a")),
+            (other.id, page("p1", "token-c"))
+        ]
     );
-    assert!(store.lead_sources_routed(kind, "p2").await.unwrap().is_empty());
+    assert!(
+        store
+            .lead_sources_routed(kind, "p2")
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let other_kind = store
         .lead_sources_routed(SourceKind::GoogleLeadForms, "p1")
         .await
@@ -76,11 +91,19 @@ pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backen
     let lead = announced("L1");
     assert!(store.queue_lead_fetch(acme.id, &lead, at(0)).await.unwrap());
     assert!(!store.queue_lead_fetch(acme.id, &lead, at(1)).await.unwrap());
-    assert!(store.queue_lead_fetch(other.id, &lead, at(2)).await.unwrap());
+    assert!(
+        store
+            .queue_lead_fetch(other.id, &lead, at(2))
+            .await
+            .unwrap()
+    );
     let lease = Duration::minutes(30);
 
     let first = store.claim_lead_fetch(at(3), lease).await.unwrap().unwrap();
-    assert_eq!((first.project, &first.fetch, first.attempts), (acme.id, &lead, 0));
+    assert_eq!(
+        (first.project, &first.fetch, first.attempts),
+        (acme.id, &lead, 0)
+    );
     let second = store.claim_lead_fetch(at(3), lease).await.unwrap().unwrap();
     assert_eq!(second.project, other.id);
     assert_eq!(store.claim_lead_fetch(at(3), lease).await.unwrap(), None);
@@ -95,7 +118,11 @@ pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backen
         .await
         .unwrap();
     assert_eq!(store.claim_lead_fetch(at(9), lease).await.unwrap(), None);
-    let again = store.claim_lead_fetch(at(10), lease).await.unwrap().unwrap();
+    let again = store
+        .claim_lead_fetch(at(10), lease)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((again.id, again.attempts), (first.id, 1));
     let stale = store
         .finish_lead_fetch(first.id, first.lease, &FetchOutcome::Fetched, at(11))
@@ -112,12 +139,21 @@ pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backen
     // A fetcher that died: its lease lapses, and another fetcher takes the lead.
     let store = backend.reopen(store).await;
     assert_eq!(store.claim_lead_fetch(at(32), lease).await.unwrap(), None);
-    let taken = store.claim_lead_fetch(at(33), lease).await.unwrap().unwrap();
+    let taken = store
+        .claim_lead_fetch(at(33), lease)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((taken.id, taken.attempts), (second.id, 1));
     store
         .finish_lead_fetch(taken.id, taken.lease, &FetchOutcome::Fetched, at(34))
         .await
         .unwrap();
     assert_eq!(store.claim_lead_fetch(at(100), lease).await.unwrap(), None);
-    assert!(!store.queue_lead_fetch(acme.id, &lead, at(101)).await.unwrap());
+    assert!(
+        !store
+            .queue_lead_fetch(acme.id, &lead, at(101))
+            .await
+            .unwrap()
+    );
 }

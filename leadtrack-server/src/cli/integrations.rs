@@ -49,6 +49,26 @@ pub(crate) enum IntegrationCommand {
         #[arg(long, conflicts_with = "key")]
         remove: bool,
     },
+    /// Take the leads of a Facebook page's Instant Forms (Meta Lead Ads): Meta announces
+    /// each on the server's webhook (--meta-app-secret, --meta-verify-token), and the lead
+    /// is read from the Graph API with the page's token.
+    MetaLeadAds {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The Facebook page's id.
+        #[arg(long, value_name = "ID", required_unless_present = "remove")]
+        page_id: Option<String>,
+        /// A page access token with leads_retrieval (a system user's never expires).
+        #[arg(long, value_name = "TOKEN", required_unless_present = "remove")]
+        page_access_token: Option<String>,
+        /// Another Graph API host, e.g. a test server ("" for Meta's).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Stop taking the page's leads.
+        #[arg(long, conflicts_with_all = ["page_id", "page_access_token"])]
+        remove: bool,
+    },
 }
 
 /// The options every `integration` command shares.

@@ -19,7 +19,7 @@ pub(crate) use jobs::{JobCommand, JobRetryArgs};
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
-pub(crate) use platforms::PlatformApps;
+pub(crate) use platforms::{Connections, PlatformApps};
 
 use crate::ServeOptions;
 pub(crate) use webhooks::WebhookCommand;

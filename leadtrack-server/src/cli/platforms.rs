@@ -95,9 +95,52 @@ pub(crate) struct PlatformApps {
         hide_env_values = true
     )]
     pub(crate) meta_app_secret: Option<String>,
+    /// The verify token of the Meta app's Lead Ads webhook (`/webhooks/meta/leadgen`), as
+    /// typed into its subscription; with --meta-app-secret, the webhook is served.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_META_VERIFY_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub(crate) meta_verify_token: Option<String>,
+}
+
+/// What the platforms' applications give the server: signing in with them, and the lead
+/// sources' webhooks.
+#[derive(Debug, Default)]
+pub(crate) struct Connections {
+    /// The applications people sign in with.
+    pub(crate) oauth: Vec<OAuthApp>,
+    /// The lead sources' settings.
+    pub(crate) sources: leadtrack_sources::Config,
 }
 
 impl PlatformApps {
+    /// The applications and the lead sources' settings.
+    ///
+    /// Errors: as [`Self::apps`]; a verify token without the app secret.
+    pub(crate) fn connections(&self) -> Result<Connections, Failure> {
+        let meta = match (&self.meta_app_secret, &self.meta_verify_token) {
+            (Some(secret), Some(token)) => Some(leadtrack_sources::MetaApp {
+                app_secret: Secret::new(secret.trim()),
+                verify_token: Secret::new(token.trim()),
+            }),
+            (None, Some(_)) => {
+                return Err(Failure(
+                    "--meta-verify-token needs --meta-app-secret, which signs Meta's posts"
+                        .to_owned(),
+                ));
+            }
+            _ => None,
+        };
+        Ok(Connections {
+            oauth: self.apps()?,
+            sources: leadtrack_sources::Config { meta },
+        })
+    }
+
     /// The applications given, each at the platform's own endpoints.
     ///
     /// Errors: a client id without its secret, or the other way round.
@@ -170,6 +213,7 @@ mod tests {
             linkedin_client_secret: None,
             meta_app_id: None,
             meta_app_secret: None,
+            meta_verify_token: None,
         }
     }
 

@@ -1,0 +1,194 @@
+//! The fetcher: reads each lead a platform announced from the platform, and keeps it.
+//!
+//! Announcements wait in the store's queue ([`JobQueue::claim_lead_fetch`]), so a lead is
+//! never lost while Meta or the network is down: a fetch that fails is tried again later
+//! ([`fetch_retry_at`]), for as long as it takes, and a fetcher that dies leaves its
+//! lease to lapse for another.
+
+use std::future::Future;
+
+use chrono::{Duration, Utc};
+use leadtrack_core::integration::DEFAULT_META_API_VERSION;
+use leadtrack_core::request::{CreateRoute, NewLead};
+use leadtrack_core::source::{
+    ClaimedLeadFetch, FIRST_FETCH_RETRY, FetchOutcome, LeadSource, SourceKind, fetch_retry_at,
+    meta_created_time, meta_lead,
+};
+use leadtrack_core::{Admin, JobQueue, LeadStore};
+use serde_json::Value;
+
+/// Meta's Graph API.
+const META_GRAPH: &str = "https://graph.facebook.com";
+
+/// The fields of a lead the fetcher reads
+/// (<https://developers.facebook.com/docs/marketing-api/guides/lead-ads/retrieving/>).
+const LEAD_FIELDS: &str = "field_data,form_id,ad_id,campaign_id,created_time";
+
+/// How the fetcher runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FetcherConfig {
+    /// How long it waits when nothing is due.
+    pub poll_interval: std::time::Duration,
+    /// How long a claimed fetch is its own before another fetcher may take it.
+    pub lease: Duration,
+    /// The wait after a first failure; it doubles with each, up to an hour.
+    pub first_retry: Duration,
+}
+
+impl Default for FetcherConfig {
+    /// Every second, two-minute leases, the first retry after 30 seconds.
+    fn default() -> Self {
+        Self {
+            poll_interval: std::time::Duration::from_secs(1),
+            lease: Duration::minutes(2),
+            first_retry: FIRST_FETCH_RETRY,
+        }
+    }
+}
+
+/// Fetches the leads the sources announced, from `store`'s queue.
+pub struct Fetcher<S> {
+    store: S,
+    http: reqwest::Client,
+    config: FetcherConfig,
+}
+
+/// Why a fetch did not keep its lead this time.
+type Failed = String;
+
+impl<S: LeadStore + Admin + JobQueue> Fetcher<S> {
+    /// A fetcher of `store`'s queue.
+    pub fn new(store: S, config: FetcherConfig) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(20))
+            .connect_timeout(std::time::Duration::from_secs(5))
+            .build()
+            .unwrap_or_default();
+        Self {
+            store,
+            http,
+            config,
+        }
+    }
+
+    /// Fetches what is due until `stop` resolves; a fetch under way when it does is left
+    /// to its lease.
+    pub async fn run(self, stop: impl Future<Output = ()>) {
+        let mut stop = std::pin::pin!(stop);
+        loop {
+            let worked = tokio::select! {
+                () = &mut stop => return,
+                worked = self.step() => worked,
+            };
+            if !worked {
+                tokio::select! {
+                    () = &mut stop => return,
+                    () = tokio::time::sleep(self.config.poll_interval) => {}
+                }
+            }
+        }
+    }
+
+    /// Fetches the one fetch due soonest, if any; whether there was one.
+    pub async fn step(&self) -> bool {
+        let claimed = match self
+            .store
+            .claim_lead_fetch(Utc::now(), self.config.lease)
+            .await
+        {
+            Ok(Some(claimed)) => claimed,
+            Ok(None) => return false,
+            Err(err) => {
+                tracing::warn!(error = %err, "the lead fetch queue could not be read");
+                return false;
+            }
+        };
+        let outcome = match self.keep(&claimed).await {
+            Ok(()) => FetchOutcome::Fetched,
+            Err(error) => {
+                tracing::warn!(fetch = claimed.id, attempts = claimed.attempts + 1, %error, "a lead could not be fetched; it is tried again later");
+                let first = self.config.first_retry;
+                let at = fetch_retry_at(Utc::now(), claimed.attempts, first);
+                FetchOutcome::Retry { at, error }
+            }
+        };
+        let finished = self
+            .store
+            .finish_lead_fetch(claimed.id, claimed.lease, &outcome, Utc::now())
+            .await;
+        if let Err(err) = finished {
+            tracing::warn!(fetch = claimed.id, error = %err, "a lead fetch could not be ended; its lease will lapse");
+        }
+        true
+    }
+
+    /// Fetches the claimed lead and keeps it in its project.
+    async fn keep(&self, claimed: &ClaimedLeadFetch) -> Result<(), Failed> {
+        let source = self
+            .store
+            .lead_source(claimed.project, claimed.fetch.kind)
+            .await
+            .map_err(|err| err.to_string())?;
+        let Some(LeadSource::MetaLeadAds {
+            page_access_token,
+            base_url,
+            ..
+        }) = source
+        else {
+            return Err("the project's page is no longer set up".to_owned());
+        };
+        let base = base_url
+            .as_deref()
+            .unwrap_or(META_GRAPH)
+            .trim_end_matches('/');
+        let token = page_access_token.expose();
+        let lead_id = &claimed.fetch.external_id;
+        let fetched = self.graph(base, token, lead_id, LEAD_FIELDS).await?;
+        // The form's name is a nicety: a lead is kept without it.
+        let form_name = match fetched["form_id"].as_str() {
+            Some(form) => self.graph(base, token, form, "name").await.ok(),
+            None => None,
+        };
+        let name = form_name.as_ref().and_then(|form| form["name"].as_str());
+        let body = meta_lead(&fetched, name).ok_or("Meta's answer names no lead")?;
+        let body = body.as_object().cloned().unwrap_or_default();
+        let lead = NewLead::from_object(body, CreateRoute::Server)
+            .map_err(|err| format!("Meta's lead is not one leadtrack takes: {}", err.message))?;
+        let at = meta_created_time(&fetched).unwrap_or_else(Utc::now);
+        let created = self
+            .store
+            .create_lead_via(claimed.project, CreateRoute::Server, lead.data, at)
+            .await
+            .map_err(|err| err.to_string())?;
+        tracing::info!(fetch = claimed.id, lead = %created.lead_id, created = created.created, source = %SourceKind::MetaLeadAds, "an announced lead kept");
+        Ok(())
+    }
+
+    /// A Graph API object's `fields`, read with the page's token (in the `Authorization`
+    /// header, so that it is in no URL).
+    async fn graph(
+        &self,
+        base: &str,
+        token: &str,
+        id: &str,
+        fields: &str,
+    ) -> Result<Value, Failed> {
+        let url = format!("{base}/{DEFAULT_META_API_VERSION}/{id}");
+        let answer = self
+            .http
+            .get(&url)
+            .query(&[("fields", fields)])
+            .bearer_auth(token)
+            .send()
+            .await
+            .map_err(|err| format!("Meta could not be reached: {}", err.without_url()))?;
+        let status = answer.status();
+        if !status.is_success() {
+            return Err(format!("Meta answered HTTP {}", status.as_u16()));
+        }
+        answer
+            .json()
+            .await
+            .map_err(|_| "Meta answered something else than JSON".to_owned())
+    }
+}
