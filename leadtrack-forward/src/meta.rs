@@ -8,8 +8,11 @@ use chrono::{DateTime, Utc};
 use leadtrack_core::channel::touches;
 use leadtrack_core::integration::{MetaActionSource, MetaSettings};
 use leadtrack_core::job::ClaimedJob;
+use leadtrack_core::lead::{LeadData, StoredLead};
+use leadtrack_core::project::Project;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use uuid::Uuid;
 
 use crate::normalize::{self, Rules};
 use crate::outcome::{self, Answer, Outcome};
@@ -28,13 +31,24 @@ const TRANSIENT_CODES: [i64; 7] = [1, 2, 4, 17, 32, 341, 613];
 /// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/server-event>
 /// and the customer-information parameters of
 /// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/customer-information-parameters>.
-/// It does not carry the Conversion Leads fields (`custom_data.event_source: "crm"`,
-/// `lead_event_source`): Meta's payload specification for them says "Do not use this
-/// specification for events not related to this optimization", which "only supports native
-/// Lead Ads (Instant Forms)", and leadtrack's leads come from the advertiser's own forms.
+/// A lead from Meta Lead Ads (Instant Forms) is sent as a CRM event for conversion leads
+/// instead ([`crm_event`]): Meta's payload specification for those says "Do not use this
+/// specification for events not related to this optimization", which "only supports
+/// native Lead Ads", so the advertiser's own forms' leads never are.
 pub fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSettings) -> Value {
     let lead = &job.lead.data;
     let region = job.project.region.as_deref();
+    let mut custom_data = Map::new();
+    if let Some(cents) = job.job.price {
+        custom_data.insert("value".into(), json!(cents as f64 / 100.0));
+        custom_data.insert("currency".into(), json!(job.project.currency));
+    }
+    if let Some(lead_id) = meta_lead_id(lead) {
+        let at = job.job.converted_at;
+        let event = crm_event(lead_id, lead, region, (event_name, at), custom_data);
+        let event_id = job.job.conversion_event_id.to_string();
+        return with_test_code(json!({"data": [with_id(event, &event_id)]}), settings);
+    }
     let mut user_data = Map::new();
     let hashed = [
         (
@@ -71,11 +85,6 @@ pub fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSettings) -> V
             user_data.insert(key.into(), json!(value));
         }
     }
-    let mut custom_data = Map::new();
-    if let Some(cents) = job.job.price {
-        custom_data.insert("value".into(), json!(cents as f64 / 100.0));
-        custom_data.insert("currency".into(), json!(job.project.currency));
-    }
     let mut event = json!({
         "event_name": event_name,
         "event_time": job.job.converted_at.timestamp(),
@@ -93,11 +102,113 @@ pub fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSettings) -> V
     {
         event["event_source_url"] = json!(page);
     }
-    let mut body = json!({"data": [event]});
+    with_test_code(json!({"data": [event]}), settings)
+}
+
+/// `body` with the settings' test event code, if any.
+fn with_test_code(mut body: Value, settings: &MetaSettings) -> Value {
     if let Some(code) = settings.test_event_code.as_deref() {
         body["test_event_code"] = json!(code);
     }
     body
+}
+
+/// `event` with its `event_id`, by which Meta drops an event it has already.
+fn with_id(mut event: Value, event_id: &str) -> Value {
+    event["event_id"] = json!(event_id);
+    event
+}
+
+/// The event name of the first stage of the conversion leads funnel, sent when a Lead Ads
+/// lead is kept.
+pub const INITIAL_STAGE: &str = "Lead";
+
+/// Meta's id of a lead that came from Meta Lead Ads (`formData.metaLeadId`).
+fn meta_lead_id(lead: &LeadData) -> Option<u64> {
+    lead.form_data.get("metaLeadId")?.as_str()?.parse().ok()
+}
+
+/// A CRM event for conversion leads, by Meta's payload specification
+/// (<https://developers.facebook.com/docs/marketing-api/conversions-api/conversion-leads-integration/payload-specification>):
+/// the funnel stage as `event_name`, `action_source` `system_generated`, Meta's `lead_id`
+/// (with the hashed email and phone) in `user_data`, and `custom_data.event_source` `crm`
+/// with `lead_event_source` naming the CRM.
+fn crm_event(
+    lead_id: u64,
+    lead: &LeadData,
+    region: Option<&str>,
+    (stage, at): (&str, DateTime<Utc>),
+    mut custom_data: Map<String, Value>,
+) -> Value {
+    let mut user_data = Map::new();
+    user_data.insert("lead_id".into(), json!(lead_id));
+    if let Some(hash) = lead
+        .user("email")
+        .and_then(|v| normalize::hashed_email(v, Rules::Meta))
+    {
+        user_data.insert("em".into(), json!([hash]));
+    }
+    if let Some(hash) = lead
+        .user("phone")
+        .and_then(|v| normalize::hashed_phone(v, region, Rules::Meta))
+    {
+        user_data.insert("ph".into(), json!([hash]));
+    }
+    custom_data.insert("event_source".into(), json!("crm"));
+    custom_data.insert("lead_event_source".into(), json!("leadtrack"));
+    json!({
+        "event_name": stage,
+        "event_time": at.timestamp(),
+        "action_source": "system_generated",
+        "user_data": user_data,
+        "custom_data": custom_data,
+    })
+}
+
+/// The initial stage ([`INITIAL_STAGE`]) of a Lead Ads lead just kept, as a body for the
+/// pixel's events endpoint; `None` for a lead not from Lead Ads, or kept more than 7 days
+/// after it was submitted. Its `event_id` is the same for the same lead, so that Meta drops
+/// a second send.
+pub fn initial_stage(
+    project: &Project,
+    lead: &StoredLead,
+    settings: &MetaSettings,
+    now: DateTime<Utc>,
+) -> Option<Value> {
+    let lead_id = meta_lead_id(&lead.data)?;
+    if now - lead.created_at > max_event_age() {
+        return None;
+    }
+    let region = project.region.as_deref();
+    let stage = (INITIAL_STAGE, lead.created_at);
+    let event = crm_event(lead_id, &lead.data, region, stage, Map::new());
+    let event_id = Uuid::new_v5(
+        &Uuid::NAMESPACE_OID,
+        format!("meta-lead:{lead_id}").as_bytes(),
+    );
+    let body = json!({"data": [with_id(event, &event_id.to_string())]});
+    Some(with_test_code(body, settings))
+}
+
+/// Sends the initial stage of a Lead Ads lead just kept to the project's Meta integration,
+/// outside the job model (no job, nothing pending); what went wrong, naming no secret.
+pub async fn send_initial_stage(
+    http: &reqwest::Client,
+    settings: &MetaSettings,
+    project: &Project,
+    lead: &StoredLead,
+) -> Result<(), String> {
+    let Some(body) = initial_stage(project, lead, settings, Utc::now()) else {
+        return Ok(());
+    };
+    let answer = match post(http, settings, &body).await {
+        Ok(answer) => classify(&answer, &[settings.access_token.expose()]),
+        Err(failure) => failure,
+    };
+    match answer {
+        Outcome::Delivered { .. } | Outcome::Skipped { .. } => Ok(()),
+        Outcome::Retry { error, .. } | Outcome::Failed { error, .. } => Err(error),
+    }
 }
 
 /// A Graph API error body.

@@ -6,8 +6,10 @@
 //! to a project that set none, or that is not a lead refused with nothing kept.
 //!
 //! Meta Lead Ads: the subscription check, unsigned and forged posts refused with nothing
-//! fetched, and an announced lead fetched from a mock Graph API (down at first: the lead
-//! arrives once it is back), once however often Meta announces it.
+//! fetched, an announced lead fetched from a mock Graph API (down at first: the lead
+//! arrives once it is back), once however often Meta announces it, and its funnel stages
+//! sent to a mock Conversions API as CRM events for conversion leads: the initial stage
+//! once at capture, a rating as its label's stage.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -403,4 +405,109 @@ async fn an_announced_lead_arrives_once_meta_is_back_and_once_however_often_anno
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert_eq!(graph.reads().len(), reads, "nothing fetched again");
     assert_eq!(leads(&app).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_lead_ads_leads_stages_go_to_meta_as_crm_events_for_conversion_leads() {
+    use leadtrack_core::integration::{IntegrationSettings, MetaSettings};
+    use leadtrack_core::label::{LabelMapping, NewLabel};
+    use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+
+    let graph = Graph::start().await;
+    let pixel = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"events_received": 1, "messages": [], "fbtrace_id": "t"}),
+    ))
+    .await;
+    let app = meta_app(&graph).await;
+    let settings = IntegrationSettings::Meta(MetaSettings {
+        pixel_id: "987".into(),
+        access_token: Secret::new("dataset-token"),
+        api_version: "v23.0".into(),
+        test_event_code: None,
+        action_source: Default::default(),
+        base_url: Some(pixel.url().to_owned()),
+    });
+    app.store
+        .set_integration(app.project.id, settings, chrono::Utc::now())
+        .await
+        .unwrap();
+    let body = announcement();
+    let signed = signature(APP_SECRET, &body);
+    assert_eq!(announce(&app, &body, Some(&signed)).await, 200);
+    let kept = leads_once(&app, 1).await;
+    assert_eq!(kept.len(), 1);
+
+    // The initial stage, at capture, outside the job model.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pixel.requests().is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let initial = pixel.requests()[0].json();
+    let event = &initial["data"][0];
+    assert_eq!(event["event_name"], json!("Lead"));
+    assert_eq!(event["action_source"], json!("system_generated"));
+    assert_eq!(event["event_time"], json!(kept[0].created_at.timestamp()));
+    assert_eq!(event["user_data"]["lead_id"], json!(444_444_444_444_u64));
+    assert_eq!(event["user_data"]["em"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        event["custom_data"],
+        json!({"event_source": "crm", "lead_event_source": "leadtrack"})
+    );
+    let status = app
+        .store
+        .find_lead(
+            app.project.id,
+            &leadtrack_core::api::LeadIdentifier::LeadId(kept[0].id),
+        )
+        .await
+        .unwrap()
+        .status;
+    assert_eq!(
+        status,
+        leadtrack_core::types::LeadStatus::Open,
+        "no job, nothing pending"
+    );
+
+    // A rating: its label's stage, with the same lead id and its value.
+    let mapping = LabelMapping {
+        meta_event: Some("Qualified".into()),
+        ..LabelMapping::default()
+    };
+    let label = app
+        .store
+        .create_label(
+            app.project.id,
+            NewLabel::done("Qualified", mapping),
+            chrono::Utc::now(),
+        )
+        .await
+        .unwrap();
+    let rated = reqwest::Client::new()
+        .post(format!("{}/api/leads/updateLeadStatus", app.base_url))
+        .header("x-api-key", &app.api_key)
+        .json(&json!({"leadId": kept[0].id.0, "conversionId": label.id.to_string(), "price": 1500}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rated.status(), 201, "{}", rated.text().await.unwrap());
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pixel.requests().len() < 2 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let stage = pixel.requests()[1].json();
+    let event = &stage["data"][0];
+    assert_eq!(event["event_name"], json!("Qualified"));
+    assert_eq!(event["action_source"], json!("system_generated"));
+    assert_eq!(event["user_data"]["lead_id"], json!(444_444_444_444_u64));
+    assert_eq!(
+        event["custom_data"],
+        json!({"value": 15.0, "currency": app.project.currency, "event_source": "crm", "lead_event_source": "leadtrack"})
+    );
+    assert!(event["event_id"].is_string());
+
+    // Announced again: nothing more reaches Meta.
+    assert_eq!(announce(&app, &body, Some(&signed)).await, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert_eq!(pixel.requests().len(), 2);
 }

@@ -8,13 +8,16 @@
 use std::future::Future;
 
 use chrono::{Duration, Utc};
+use leadtrack_core::api::LeadIdentifier;
 use leadtrack_core::integration::DEFAULT_META_API_VERSION;
 use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::source::{
     ClaimedLeadFetch, FIRST_FETCH_RETRY, FetchOutcome, LeadSource, SourceKind, fetch_retry_at,
     meta_created_time, meta_lead,
 };
-use leadtrack_core::{Admin, JobQueue, LeadStore};
+use leadtrack_core::types::{LeadId, ProjectId};
+use leadtrack_core::{Admin, JobQueue, LeadStore, StoreError};
+use leadtrack_forward::meta;
 use serde_json::Value;
 
 /// Meta's Graph API.
@@ -161,7 +164,46 @@ impl<S: LeadStore + Admin + JobQueue> Fetcher<S> {
             .await
             .map_err(|err| err.to_string())?;
         tracing::info!(fetch = claimed.id, lead = %created.lead_id, created = created.created, source = %SourceKind::MetaLeadAds, "an announced lead kept");
+        if created.created {
+            self.initial_stage(claimed.project, created.lead_id).await;
+        }
         Ok(())
+    }
+
+    /// Tells the project's Meta integration, if any, of the lead's first funnel stage: Meta
+    /// asks conversion leads for every stage, the initial one included. Outside the job
+    /// model, once: a failure is logged, and the lead stays as kept.
+    async fn initial_stage(&self, project: ProjectId, lead: LeadId) {
+        let sent = async {
+            let integrations = self.store.integrations(project).await?;
+            let Some(settings) = integrations.meta else {
+                return Ok(None);
+            };
+            let projects = self.store.projects().await?;
+            let Some(project) = projects.into_iter().find(|p| p.id == project) else {
+                return Ok(None);
+            };
+            let stored = self
+                .store
+                .find_lead(project.id, &LeadIdentifier::LeadId(lead))
+                .await?;
+            let http = &self.http;
+            Ok::<_, StoreError>(Some(
+                meta::send_initial_stage(http, &settings, &project, &stored).await,
+            ))
+        };
+        match sent.await {
+            Ok(Some(Ok(()))) => {
+                tracing::info!(%lead, "the lead's initial stage sent to Meta");
+            }
+            Ok(Some(Err(error))) => {
+                tracing::warn!(%lead, %error, "the lead's initial stage could not be sent to Meta");
+            }
+            Ok(None) => {}
+            Err(err) => {
+                tracing::warn!(%lead, error = %err, "the lead's initial stage could not be sent to Meta");
+            }
+        }
     }
 
     /// A Graph API object's `fields`, read with the page's token (in the `Authorization`
