@@ -96,7 +96,15 @@ impl Provider {
                 "https://ads.microsoft.com/msads.manage",
             ],
             // https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
-            Self::Linkedin => &["openid", "email", "rw_conversions", "r_ads"],
+            // https://learn.microsoft.com/en-us/linkedin/marketing/lead-sync/leadsync
+            // (r_marketing_leadgen_automation reads the Lead Gen Forms' responses).
+            Self::Linkedin => &[
+                "openid",
+                "email",
+                "rw_conversions",
+                "r_ads",
+                "r_marketing_leadgen_automation",
+            ],
             // https://developers.facebook.com/docs/marketing-api/conversions-api/get-started
             // (ads_management sends events; business_management lists the pixels).
             Self::Meta => &["ads_management", "business_management"],

@@ -30,6 +30,10 @@ pub enum SourceKind {
     /// Meta's Instant Forms (Lead Ads): Meta announces each lead on the server's webhook,
     /// and leadtrack fetches it from the Graph API with the page's token.
     MetaLeadAds,
+    /// LinkedIn Lead Gen Forms: the responses of the chosen ad accounts' forms, read on a
+    /// schedule through LinkedIn's lead sync API with the LinkedIn integration's
+    /// credentials.
+    LinkedinLeadGen,
 }
 
 /// How a project receives one source's leads.
@@ -53,6 +57,12 @@ pub enum LeadSource {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         base_url: Option<String>,
     },
+    /// The Lead Gen Forms of LinkedIn ad accounts, read with the project's LinkedIn
+    /// integration (which holds the credentials).
+    LinkedinLeadGen {
+        /// The ad accounts' ids (digits).
+        accounts: Vec<String>,
+    },
 }
 
 impl LeadSource {
@@ -61,6 +71,7 @@ impl LeadSource {
         match self {
             Self::GoogleLeadForms { .. } => SourceKind::GoogleLeadForms,
             Self::MetaLeadAds { .. } => SourceKind::MetaLeadAds,
+            Self::LinkedinLeadGen { .. } => SourceKind::LinkedinLeadGen,
         }
     }
 
@@ -68,7 +79,7 @@ impl LeadSource {
     /// settings so that an announcement finds its project: a Meta page's id.
     pub fn routing(&self) -> Option<&str> {
         match self {
-            Self::GoogleLeadForms { .. } => None,
+            Self::GoogleLeadForms { .. } | Self::LinkedinLeadGen { .. } => None,
             Self::MetaLeadAds { page_id, .. } => Some(page_id),
         }
     }
@@ -341,6 +352,129 @@ pub fn meta_created_time(fetched: &Value) -> Option<DateTime<Utc>> {
         .map(|at| at.with_timezone(&Utc))
 }
 
+/// The `userData` field a LinkedIn Lead Gen Form's predefined question fills, by its
+/// `predefinedField`
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/lead-sync/lead-sync-schema>).
+const LINKEDIN_FIELDS: [(&str, &str); 11] = [
+    ("FIRST_NAME", "firstName"),
+    ("LAST_NAME", "lastName"),
+    ("EMAIL", "email"),
+    ("WORK_EMAIL", "email"),
+    ("PHONE_NUMBER", "phone"),
+    ("WORK_PHONE_NUMBER", "phone"),
+    ("COMPANY_NAME", "companyName"),
+    ("JOB_TITLE", "jobTitle"),
+    ("CITY", "city"),
+    ("POSTAL_CODE", "postalCode"),
+    ("COUNTRY", "country"),
+];
+
+/// The form a LinkedIn lead form response answered: its id, from
+/// `versionedLeadGenFormUrn` (`urn:li:versionedLeadGenForm:(urn:li:leadGenForm:ID,VERSION)`).
+pub fn linkedin_form_id(response: &Value) -> Option<&str> {
+    let urn = response.get("versionedLeadGenFormUrn")?.as_str()?;
+    let inner = urn.split_once("urn:li:leadGenForm:")?.1;
+    let id = inner.split([',', ')']).next()?;
+    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then_some(id)
+}
+
+/// When a LinkedIn lead form response was submitted (`submittedAt`, epoch milliseconds).
+pub fn linkedin_submitted_at(response: &Value) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(response.get("submittedAt")?.as_i64()?)
+}
+
+/// A LinkedIn lead form response (`leadFormResponses`) as a `createLead` body for the
+/// keyed route, its answers read with `form` (`leadForms/{id}`: `name`, and
+/// `content.questions[]` with `questionId`, `name`, `predefinedField`): predefined
+/// questions in `userData`, the others in `formData` by their name, the form's name as
+/// `formName`, LinkedIn's lead id (also the `uniqueEventId`: a response read twice is one
+/// lead), test leads marked, and the campaign and account as its source. `None` without
+/// an id.
+pub fn linkedin_lead(response: &Value, form: &Value) -> Option<Value> {
+    let lead_id = response.get("id").and_then(Value::as_str)?;
+    let questions = form["content"]["questions"].as_array();
+    let question = |id: &Value| {
+        questions
+            .into_iter()
+            .flatten()
+            .find(|question| question["questionId"] == *id)
+    };
+    let mut user = Map::new();
+    let mut form_data = Map::new();
+    let answers = response["formResponse"]["answers"].as_array();
+    for answer in answers.into_iter().flatten() {
+        let Some(value) = linkedin_answer(answer) else {
+            continue;
+        };
+        let asked = question(&answer["questionId"]);
+        let predefined = asked.and_then(|q| q["predefinedField"].as_str());
+        match LINKEDIN_FIELDS
+            .iter()
+            .find(|(key, _)| Some(*key) == predefined)
+        {
+            Some((_, field)) => {
+                user.entry(*field).or_insert_with(|| json!(value));
+            }
+            None => {
+                let name = asked
+                    .and_then(|q| q["name"].as_str())
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| format!("question {}", answer["questionId"]));
+                form_data.insert(name, json!(value));
+            }
+        }
+    }
+    let form_name = form["name"].as_str().map(str::to_owned);
+    let form_id = linkedin_form_id(response);
+    let named = form_name.or_else(|| form_id.map(|id| format!("LinkedIn lead form {id}")));
+    form_data.insert(
+        "formName".to_owned(),
+        json!(named.unwrap_or_else(|| "LinkedIn lead form".to_owned())),
+    );
+    form_data.insert(
+        "uniqueEventId".to_owned(),
+        json!(format!("linkedin-lead:{lead_id}")),
+    );
+    form_data.insert("linkedinLeadId".to_owned(), json!(lead_id));
+    if response["testLead"] == json!(true) {
+        form_data.insert("isTest".to_owned(), json!(true));
+    }
+    let mut attribution = Map::new();
+    attribution.insert("leadSource".to_owned(), json!("linkedin-lead-gen"));
+    let sources = [
+        ("linkedinFormId", form_id.map(str::to_owned)),
+        (
+            "linkedinCampaign",
+            response["leadMetadata"]["sponsoredLeadMetadata"]["campaign"]
+                .as_str()
+                .map(str::to_owned),
+        ),
+        (
+            "linkedinAccount",
+            response["owner"]["sponsoredAccount"]
+                .as_str()
+                .map(str::to_owned),
+        ),
+    ];
+    for (name, value) in sources {
+        if let Some(value) = value {
+            attribution.insert(name.to_owned(), json!(value));
+        }
+    }
+    Some(json!({"userData": user, "formData": form_data, "attributionData": attribution}))
+}
+
+/// An answer's text: a text answer as given, a choice's options (their ids) joined.
+fn linkedin_answer(answer: &Value) -> Option<String> {
+    let details = &answer["answerDetails"];
+    if let Some(text) = details["textQuestionAnswer"]["answer"].as_str() {
+        return Some(text.to_owned()).filter(|text| !text.trim().is_empty());
+    }
+    let options = details["multipleChoiceAnswer"]["options"].as_array()?;
+    let picked: Vec<String> = options.iter().map(ToString::to_string).collect();
+    (!picked.is_empty()).then(|| picked.join(", "))
+}
+
 /// Fills `firstName` and `lastName` from `fullName` when neither is given: the inbox names
 /// people by them.
 fn split_full_name(user: &mut Map<String, Value>) {
@@ -489,5 +623,52 @@ mod tests {
             .map(|attempts| (fetch_retry_at(now, *attempts, FIRST_FETCH_RETRY) - now).num_seconds())
             .collect();
         assert_eq!(waits, [30, 60, 120, 1_920, 3_600, 3_600]);
+    }
+
+    #[test]
+    fn a_linkedin_response_is_read_with_its_forms_questions() {
+        let response = json!({
+            "owner": {"sponsoredAccount": "urn:li:sponsoredAccount:507"},
+            "leadMetadata": {"sponsoredLeadMetadata": {"campaign": "urn:li:sponsoredCampaign:9"}},
+            "versionedLeadGenFormUrn": "urn:li:versionedLeadGenForm:(urn:li:leadGenForm:5664,2)",
+            "id": "lead-1",
+            "submittedAt": 1_700_000_000_000_i64,
+            "testLead": true,
+            "formResponse": {"answers": [
+                {"answerDetails": {"textQuestionAnswer": {"answer": "Ada"}}, "questionId": 1},
+                {"answerDetails": {"textQuestionAnswer": {"answer": "ada@example.com"}}, "questionId": 2},
+                {"answerDetails": {"multipleChoiceAnswer": {"options": [2, 3]}}, "questionId": 3},
+                {"answerDetails": {"textQuestionAnswer": {"answer": "  "}}, "questionId": 4}
+            ]}
+        });
+        let form = json!({"name": "Demo", "content": {"questions": [
+            {"questionId": 1, "name": "firstName", "predefinedField": "FIRST_NAME"},
+            {"questionId": 2, "name": "workEmail", "predefinedField": "WORK_EMAIL"},
+            {"questionId": 3, "name": "interests"}
+        ]}});
+        assert_eq!(linkedin_form_id(&response), Some("5664"));
+        assert_eq!(
+            linkedin_submitted_at(&response).map(|at| at.timestamp()),
+            Some(1_700_000_000)
+        );
+        assert_eq!(
+            linkedin_lead(&response, &form),
+            Some(json!({
+                "userData": {"firstName": "Ada", "email": "ada@example.com"},
+                "formData": {
+                    "interests": "2, 3",
+                    "formName": "Demo",
+                    "uniqueEventId": "linkedin-lead:lead-1",
+                    "linkedinLeadId": "lead-1",
+                    "isTest": true
+                },
+                "attributionData": {
+                    "leadSource": "linkedin-lead-gen",
+                    "linkedinFormId": "5664",
+                    "linkedinCampaign": "urn:li:sponsoredCampaign:9",
+                    "linkedinAccount": "urn:li:sponsoredAccount:507"
+                }
+            }))
+        );
     }
 }

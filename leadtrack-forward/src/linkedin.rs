@@ -84,6 +84,39 @@ pub(crate) async fn post(
     .await
 }
 
+/// Reads `path_and_query` (under `/rest/`) of LinkedIn's Marketing API with the
+/// integration's credentials, as JSON: the lead sources read lead forms and their
+/// responses with it. The error names no credential.
+pub async fn read(
+    http: &reqwest::Client,
+    settings: &LinkedinSettings,
+    path_and_query: &str,
+) -> Result<Value, String> {
+    static TOKENS: std::sync::OnceLock<TokenCache> = std::sync::OnceLock::new();
+    let tokens = TOKENS.get_or_init(TokenCache::default);
+    let url = outcome::endpoint(
+        settings.base_url.as_deref(),
+        DEFAULT_BASE_URL,
+        &format!("/rest/{path_and_query}"),
+    );
+    let answer = oauth::send_authorized(http, tokens, &grant(settings), |token| {
+        http.get(&url)
+            .bearer_auth(token)
+            .header("LinkedIn-Version", &settings.api_version)
+            .header("X-Restli-Protocol-Version", "2.0.0")
+    })
+    .await
+    .map_err(|failed| match failed {
+        Outcome::Retry { error, .. } | Outcome::Failed { error, .. } => error,
+        Outcome::Delivered { .. } | Outcome::Skipped { .. } => "no answer".to_owned(),
+    })?;
+    if !answer.is_success() {
+        return Err(error_of(&answer, settings));
+    }
+    serde_json::from_slice(&answer.body)
+        .map_err(|_| "LinkedIn answered something else than JSON".to_owned())
+}
+
 /// What a failed answer says (LinkedIn's `message` and `serviceErrorCode` are in the
 /// body), without the credentials.
 pub(crate) fn error_of(answer: &Answer, settings: &LinkedinSettings) -> String {

@@ -40,6 +40,14 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
             let page = page_id.zip(page_access_token);
             return meta_lead_ads(store, &project, (page, base_url), links).await;
         }
+        IntegrationCommand::LinkedinLeadGen {
+            project: id,
+            accounts,
+            remove: _,
+        } => {
+            let project = project(store, &id).await?;
+            return linkedin_lead_gen(store, &project, accounts).await;
+        }
         IntegrationCommand::GoogleLeadForms {
             project: id,
             key,
@@ -161,6 +169,69 @@ async fn meta_lead_ads<S: Admin>(
         project.public_id
     );
     say!("{}{META_LEADGEN_PATH}", links.public_url());
+    Ok(())
+}
+
+/// `integration linkedin-lead-gen`: sets the ad accounts whose Lead Gen Forms the project
+/// reads (none: stops).
+async fn linkedin_lead_gen<S: Admin>(
+    store: &S,
+    project: &Project,
+    accounts: Vec<String>,
+) -> Result<(), Failure> {
+    let kind = SourceKind::LinkedinLeadGen;
+    let accounts: Vec<String> = accounts
+        .iter()
+        .map(|account| {
+            account
+                .trim()
+                .trim_start_matches("urn:li:sponsoredAccount:")
+                .to_owned()
+        })
+        .filter(|account| !account.is_empty())
+        .collect();
+    if accounts.is_empty() {
+        store
+            .set_lead_source(project.id, kind, None)
+            .await
+            .map_err(Failure::store)?;
+        say!(
+            "Project {} no longer reads LinkedIn Lead Gen Forms.",
+            project.public_id
+        );
+        return Ok(());
+    }
+    if let Some(bad) = accounts
+        .iter()
+        .find(|account| !account.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(Failure(format!(
+            "{bad:?} is not an ad account's id (its digits, as Campaign Manager shows them)"
+        )));
+    }
+    let connected = store
+        .integrations(project.id)
+        .await
+        .map_err(Failure::store)?
+        .linkedin
+        .is_some();
+    let source = LeadSource::LinkedinLeadGen {
+        accounts: accounts.clone(),
+    };
+    store
+        .set_lead_source(project.id, kind, Some(&source))
+        .await
+        .map_err(Failure::store)?;
+    say!(
+        "Project {} reads the Lead Gen Forms of LinkedIn ad accounts {} every five minutes.",
+        project.public_id,
+        accounts.join(", ")
+    );
+    if !connected {
+        say!(
+            "LinkedIn is not connected to the project yet: connect it (integration linkedin, or Connect with LinkedIn) with the r_marketing_leadgen_automation scope."
+        );
+    }
     Ok(())
 }
 

@@ -143,10 +143,12 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
         };
         let worker = Worker::new(worker_store.clone(), config).expect("the worker's client");
         tokio::spawn(worker.run(until_stopped()));
-        // Announced leads too, retried within a second rather than half a minute.
+        // Announced leads too, retried within a second rather than half a minute, and
+        // LinkedIn synced five times a second.
         let fetching = leadtrack_sources::FetcherConfig {
             poll_interval: Duration::from_millis(50),
             first_retry: chrono::Duration::milliseconds(200),
+            sync_every: Duration::from_millis(200),
             ..leadtrack_sources::FetcherConfig::default()
         };
         let fetcher = leadtrack_sources::Fetcher::new(worker_store.clone(), fetching);

@@ -511,3 +511,165 @@ async fn a_lead_ads_leads_stages_go_to_meta_as_crm_events_for_conversion_leads()
     tokio::time::sleep(std::time::Duration::from_millis(400)).await;
     assert_eq!(pixel.requests().len(), 2);
 }
+
+/// A stand-in for LinkedIn's token endpoint and lead sync API
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/lead-sync/leadsync>): listing
+/// the account's responses by owner (with the versioned headers and a token it issued),
+/// and the form's questions. It records every listing's query.
+struct LinkedIn {
+    url: String,
+    listings: Arc<Mutex<Vec<String>>>,
+}
+
+const LINKEDIN_ACCOUNT: &str = "507404993";
+const LINKEDIN_FORM: &str = "5664";
+const LINKEDIN_LEAD: &str = "2a6b6f3e-1c71-4d2a-9a1e-0f5a8f2b1c3d";
+
+impl LinkedIn {
+    async fn start() -> Self {
+        let listings = Arc::new(Mutex::new(Vec::new()));
+        let listed = Arc::clone(&listings);
+        let token = warp::post()
+            .and(warp::path!("token"))
+            .map(|| warp::reply::json(&json!({"access_token": "li-access", "expires_in": 3600})));
+        let api = warp::get()
+            .and(warp::path("rest"))
+            .and(warp::path::tail())
+            .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+            .and(warp::header::optional::<String>("authorization"))
+            .and(warp::header::optional::<String>("linkedin-version"))
+            .and(warp::header::optional::<String>("x-restli-protocol-version"))
+            .map(
+                move |tail: warp::path::Tail,
+                      query: String,
+                      auth: Option<String>,
+                      version: Option<String>,
+                      restli: Option<String>| {
+                    let reply = |status: u16, body: Value| {
+                        warp::reply::with_status(
+                            warp::reply::json(&body),
+                            warp::http::StatusCode::from_u16(status).unwrap(),
+                        )
+                    };
+                    if auth.as_deref() != Some("Bearer li-access")
+                        || version.is_none()
+                        || restli.as_deref() != Some("2.0.0")
+                    {
+                        return reply(401, json!({"serviceErrorCode": 65600, "status": 401}));
+                    }
+                    match tail.as_str() {
+                        "leadFormResponses"
+                            if query.contains("q=owner")
+                                && query.contains(&format!(
+                                    "owner=(sponsoredAccount:urn%3Ali%3AsponsoredAccount%3A{LINKEDIN_ACCOUNT})"
+                                ))
+                                && query.contains("leadType=(leadType:SPONSORED)") =>
+                        {
+                            listed.lock().unwrap().push(query);
+                            reply(200, json!({
+                                "paging": {"start": 0, "count": 100, "total": 1},
+                                "elements": [{
+                                    "owner": {"sponsoredAccount": format!("urn:li:sponsoredAccount:{LINKEDIN_ACCOUNT}")},
+                                    "leadType": "SPONSORED",
+                                    "leadMetadata": {"sponsoredLeadMetadata": {"campaign": "urn:li:sponsoredCampaign:123"}},
+                                    "versionedLeadGenFormUrn": format!("urn:li:versionedLeadGenForm:(urn:li:leadGenForm:{LINKEDIN_FORM},1)"),
+                                    "id": LINKEDIN_LEAD,
+                                    "submittedAt": 1_763_628_554_000_i64,
+                                    "testLead": false,
+                                    "formResponse": {
+                                        "answers": [
+                                            {"answerDetails": {"textQuestionAnswer": {"answer": "Grace"}}, "questionId": 1},
+                                            {"answerDetails": {"textQuestionAnswer": {"answer": "Hopper"}}, "questionId": 2},
+                                            {"answerDetails": {"textQuestionAnswer": {"answer": "grace@example.com"}}, "questionId": 3},
+                                            {"answerDetails": {"textQuestionAnswer": {"answer": "50 seats"}}, "questionId": 4}
+                                        ],
+                                        "consentResponses": []
+                                    }
+                                }]
+                            }))
+                        }
+                        tail if tail == format!("leadForms/{LINKEDIN_FORM}") => reply(200, json!({
+                            "id": 5664,
+                            "name": "Demo request",
+                            "content": {"questions": [
+                                {"questionId": 1, "name": "firstName", "predefinedField": "FIRST_NAME"},
+                                {"questionId": 2, "name": "lastName", "predefinedField": "LAST_NAME"},
+                                {"questionId": 3, "name": "email", "predefinedField": "EMAIL"},
+                                {"questionId": 4, "name": "teamSize"}
+                            ]}
+                        })),
+                        _ => reply(400, json!({"serviceErrorCode": 100, "status": 400})),
+                    }
+                },
+            );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(warp::serve(token.or(api)).incoming(listener).run());
+        Self { url, listings }
+    }
+}
+
+#[tokio::test]
+async fn lead_gen_form_responses_of_the_chosen_accounts_are_synced_once_each() {
+    use leadtrack_core::integration::{IntegrationSettings, LinkedinSettings};
+
+    let linkedin = LinkedIn::start().await;
+    let app = spawn_app(Parts {
+        project: "site",
+        ..Parts::default()
+    })
+    .await;
+    let settings = IntegrationSettings::Linkedin(LinkedinSettings {
+        client_id: "li-client".into(),
+        client_secret: Secret::new("li-secret"),
+        refresh_token: Secret::new("li-refresh"),
+        api_version: "202510".into(),
+        token_url: Some(format!("{}/token", linkedin.url)),
+        base_url: Some(linkedin.url.clone()),
+    });
+    app.store
+        .set_integration(app.project.id, settings, chrono::Utc::now())
+        .await
+        .unwrap();
+    let source = LeadSource::LinkedinLeadGen {
+        accounts: vec![LINKEDIN_ACCOUNT.to_owned()],
+    };
+    app.store
+        .set_lead_source(app.project.id, source.kind(), Some(&source))
+        .await
+        .unwrap();
+    app.start_worker();
+
+    let kept = leads_once(&app, 1).await;
+    assert_eq!(kept.len(), 1);
+    let data = &kept[0].data;
+    assert_eq!(data.user("email"), Some("grace@example.com"));
+    assert_eq!(data.user("firstName"), Some("Grace"));
+    assert_eq!(data.user("lastName"), Some("Hopper"));
+    assert_eq!(data.form_data["teamSize"], json!("50 seats"));
+    assert_eq!(data.form_data["formName"], json!("Demo request"));
+    assert_eq!(data.form_data["linkedinLeadId"], json!(LINKEDIN_LEAD));
+    assert_eq!(
+        data.attribution("linkedinCampaign"),
+        Some("urn:li:sponsoredCampaign:123")
+    );
+    assert_eq!(
+        kept[0].created_at.timestamp_millis(),
+        1_763_628_554_000,
+        "its submission time"
+    );
+
+    // Synced again and again (five times a second here): still one lead.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while linkedin.listings.lock().unwrap().len() < 3 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let listings = linkedin.listings.lock().unwrap().clone();
+    assert!(listings.len() >= 3, "{listings:?}");
+    assert!(
+        listings[0].contains("submittedAtTimeRange=(start:"),
+        "{}",
+        listings[0]
+    );
+    assert_eq!(leads(&app).await.len(), 1);
+}

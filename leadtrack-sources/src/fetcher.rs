@@ -7,17 +7,19 @@
 
 use std::future::Future;
 
-use chrono::{Duration, Utc};
+use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::api::LeadIdentifier;
 use leadtrack_core::integration::DEFAULT_META_API_VERSION;
 use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::source::{
     ClaimedLeadFetch, FIRST_FETCH_RETRY, FetchOutcome, LeadSource, SourceKind, fetch_retry_at,
-    meta_created_time, meta_lead,
+    linkedin_form_id, linkedin_lead, linkedin_submitted_at, meta_created_time, meta_lead,
 };
 use leadtrack_core::types::{LeadId, ProjectId};
 use leadtrack_core::{Admin, JobQueue, LeadStore, StoreError};
-use leadtrack_forward::meta;
+use leadtrack_forward::{linkedin, meta};
+
+use crate::linkedin as linkedin_sync;
 use serde_json::Value;
 
 /// Meta's Graph API.
@@ -36,15 +38,26 @@ pub struct FetcherConfig {
     pub lease: Duration,
     /// The wait after a first failure; it doubles with each, up to an hour.
     pub first_retry: Duration,
+    /// How often LinkedIn's Lead Gen Forms are synced.
+    pub sync_every: std::time::Duration,
 }
 
+/// How far back a fetcher's first LinkedIn sync looks: LinkedIn keeps responses 90 days.
+const FIRST_SYNC: Duration = Duration::days(90);
+
+/// How far back the later syncs look: well past any sync missed while the server was
+/// down for a while, and listed again harmlessly.
+const LATER_SYNCS: Duration = Duration::days(2);
+
 impl Default for FetcherConfig {
-    /// Every second, two-minute leases, the first retry after 30 seconds.
+    /// Every second, two-minute leases, the first retry after 30 seconds, LinkedIn synced
+    /// every five minutes.
     fn default() -> Self {
         Self {
             poll_interval: std::time::Duration::from_secs(1),
             lease: Duration::minutes(2),
             first_retry: FIRST_FETCH_RETRY,
+            sync_every: std::time::Duration::from_secs(300),
         }
     }
 }
@@ -78,7 +91,23 @@ impl<S: LeadStore + Admin + JobQueue> Fetcher<S> {
     /// to its lease.
     pub async fn run(self, stop: impl Future<Output = ()>) {
         let mut stop = std::pin::pin!(stop);
+        let mut next_sync = tokio::time::Instant::now();
+        let mut window = FIRST_SYNC;
         loop {
+            if tokio::time::Instant::now() >= next_sync {
+                let now = Utc::now();
+                let queued = tokio::select! {
+                    () = &mut stop => return,
+                    queued = linkedin_sync::sync(&self.store, &self.http, now - window, now) => queued,
+                };
+                if queued > 0 {
+                    tracing::info!(queued, "new LinkedIn lead form responses queued");
+                }
+                (next_sync, window) = (
+                    tokio::time::Instant::now() + self.config.sync_every,
+                    LATER_SYNCS,
+                );
+            }
             let worked = tokio::select! {
                 () = &mut stop => return,
                 worked = self.step() => worked,
@@ -127,9 +156,38 @@ impl<S: LeadStore + Admin + JobQueue> Fetcher<S> {
 
     /// Fetches the claimed lead and keeps it in its project.
     async fn keep(&self, claimed: &ClaimedLeadFetch) -> Result<(), Failed> {
+        let kind = claimed.fetch.kind;
+        let (body, at) = match kind {
+            SourceKind::MetaLeadAds => self.read_meta(claimed).await?,
+            SourceKind::LinkedinLeadGen => self.read_linkedin(claimed).await?,
+            SourceKind::GoogleLeadForms => {
+                return Err("Google posts its leads whole: there is nothing to fetch".to_owned());
+            }
+        };
+        let body = body.as_object().cloned().unwrap_or_default();
+        let lead = NewLead::from_object(body, CreateRoute::Server)
+            .map_err(|err| format!("the lead is not one leadtrack takes: {}", err.message))?;
+        let created = self
+            .store
+            .create_lead_via(claimed.project, CreateRoute::Server, lead.data, at)
+            .await
+            .map_err(|err| err.to_string())?;
+        tracing::info!(fetch = claimed.id, lead = %created.lead_id, created = created.created, source = %kind, "an announced lead kept");
+        if created.created && kind == SourceKind::MetaLeadAds {
+            self.initial_stage(claimed.project, created.lead_id).await;
+        }
+        Ok(())
+    }
+
+    /// A Meta lead, read from the Graph API with the page's token: its `createLead` body
+    /// and when it was submitted.
+    async fn read_meta(
+        &self,
+        claimed: &ClaimedLeadFetch,
+    ) -> Result<(Value, DateTime<Utc>), Failed> {
         let source = self
             .store
-            .lead_source(claimed.project, claimed.fetch.kind)
+            .lead_source(claimed.project, SourceKind::MetaLeadAds)
             .await
             .map_err(|err| err.to_string())?;
         let Some(LeadSource::MetaLeadAds {
@@ -154,20 +212,31 @@ impl<S: LeadStore + Admin + JobQueue> Fetcher<S> {
         };
         let name = form_name.as_ref().and_then(|form| form["name"].as_str());
         let body = meta_lead(&fetched, name).ok_or("Meta's answer names no lead")?;
-        let body = body.as_object().cloned().unwrap_or_default();
-        let lead = NewLead::from_object(body, CreateRoute::Server)
-            .map_err(|err| format!("Meta's lead is not one leadtrack takes: {}", err.message))?;
-        let at = meta_created_time(&fetched).unwrap_or_else(Utc::now);
-        let created = self
+        Ok((body, meta_created_time(&fetched).unwrap_or_else(Utc::now)))
+    }
+
+    /// A LinkedIn lead form response, as the sync listed it, read with its form's
+    /// questions (`leadForms/{id}`, with the LinkedIn integration's credentials).
+    async fn read_linkedin(
+        &self,
+        claimed: &ClaimedLeadFetch,
+    ) -> Result<(Value, DateTime<Utc>), Failed> {
+        let integrations = self
             .store
-            .create_lead_via(claimed.project, CreateRoute::Server, lead.data, at)
+            .integrations(claimed.project)
             .await
             .map_err(|err| err.to_string())?;
-        tracing::info!(fetch = claimed.id, lead = %created.lead_id, created = created.created, source = %SourceKind::MetaLeadAds, "an announced lead kept");
-        if created.created {
-            self.initial_stage(claimed.project, created.lead_id).await;
-        }
-        Ok(())
+        let settings = integrations
+            .linkedin
+            .ok_or("LinkedIn is not connected to the project")?;
+        let response = &claimed.fetch.announced;
+        let form_id = linkedin_form_id(response).ok_or("the response names no form")?;
+        let form = linkedin::read(&self.http, &settings, &format!("leadForms/{form_id}")).await?;
+        let body = linkedin_lead(response, &form).ok_or("the response has no id")?;
+        Ok((
+            body,
+            linkedin_submitted_at(response).unwrap_or_else(Utc::now),
+        ))
     }
 
     /// Tells the project's Meta integration, if any, of the lead's first funnel stage: Meta

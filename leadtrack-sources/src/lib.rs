@@ -25,6 +25,7 @@
 
 mod fetcher;
 mod google;
+mod linkedin;
 mod meta;
 
 use std::sync::Arc;

@@ -69,6 +69,25 @@ pub(crate) enum IntegrationCommand {
         #[arg(long, conflicts_with_all = ["page_id", "page_access_token"])]
         remove: bool,
     },
+    /// Take the responses of LinkedIn Lead Gen Forms of the given ad accounts, read every
+    /// five minutes with the project's LinkedIn integration (whose refresh token needs
+    /// the r_marketing_leadgen_automation scope).
+    LinkedinLeadGen {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The ad accounts' ids, comma-separated.
+        #[arg(
+            long,
+            value_name = "IDS",
+            value_delimiter = ',',
+            required_unless_present = "remove"
+        )]
+        accounts: Vec<String>,
+        /// Stop reading them.
+        #[arg(long, conflicts_with = "accounts")]
+        remove: bool,
+    },
 }
 
 /// The options every `integration` command shares.
