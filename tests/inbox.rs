@@ -248,6 +248,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("labels", "/projects/acme/settings/labels"),
         ("label", label_page.as_str()),
         ("integrations", "/projects/acme/settings/integrations"),
+        ("sources", "/projects/acme/settings/sources"),
         ("webhooks", "/projects/acme/settings/webhooks"),
         ("keys", "/projects/acme/settings/keys"),
         ("members", "/projects/acme/settings/members"),

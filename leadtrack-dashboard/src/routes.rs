@@ -157,6 +157,12 @@ pub(crate) enum Settings {
     TestIntegration,
     /// Sending its failed deliveries of the last 30 days again.
     RetryIntegration,
+    /// The lead sources' cards.
+    Sources,
+    /// Setting a lead source up (`{kind}`).
+    SaveSource,
+    /// Removing one.
+    RemoveSource,
     /// The lead webhooks.
     Webhooks,
     /// Adding one.
@@ -539,6 +545,21 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/assignment",
                 Route::Settings(S::SaveAssignment),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/sources",
+                Route::Settings(S::Sources),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/sources/{kind}",
+                Route::Settings(S::SaveSource),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/sources/{kind}/remove",
+                Route::Settings(S::RemoveSource),
             ),
             (
                 M::GET,

@@ -162,6 +162,14 @@ pub(crate) fn own_origin(request: &Request, config: &Config) -> Option<String> {
     (!host.is_empty()).then(|| format!("{scheme}://{}", host.to_ascii_lowercase()))
 }
 
+/// Where the platforms reach this server: the public URL, else this request's own origin.
+pub(crate) fn public_origin(request: &Request, config: &Config) -> Option<String> {
+    match &config.public_url {
+        Some(url) => Some(url.trim_end_matches('/').to_owned()),
+        None => own_origin(request, config),
+    }
+}
+
 /// The origin a request says it comes from: `Origin`, else the origin part of `Referer`.
 fn claimed_origin(request: &Request) -> Option<String> {
     let header = |name| {

@@ -524,3 +524,162 @@ async fn signing_in_to_a_connected_platform_renews_its_credentials_and_keeps_its
         ],
     );
 }
+
+/// Project alpha's lead source of `kind`.
+async fn source_of(
+    app: &App,
+    kind: leadtrack_core::source::SourceKind,
+) -> Option<leadtrack_core::source::LeadSource> {
+    app.store.lead_source(app.alpha.id, kind).await.unwrap()
+}
+
+#[tokio::test]
+async fn google_lead_forms_take_a_key_and_show_the_webhook_url() {
+    use leadtrack_core::source::{LeadSource, SourceKind};
+    let app = app_with(Config::default()).await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/sources";
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "Google Ads lead forms",
+            "http://leads.test/webhooks/google/lead-forms/alpha",
+            "Meta Lead Ads",
+            "http://leads.test/webhooks/meta/leadgen",
+            "LinkedIn Lead Gen Forms",
+        ],
+    );
+    let short = app
+        .post_form(
+            &owner,
+            &format!("{path}/google-lead-forms"),
+            &[("key", "short")],
+        )
+        .await;
+    short.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &["The key has 16 to 200 characters."],
+    );
+    assert_eq!(source_of(&app, SourceKind::GoogleLeadForms).await, None);
+    let key = "a-key-of-24-characters-x";
+    let saved = app
+        .post_form(
+            &owner,
+            &format!("{path}/google-lead-forms"),
+            &[("key", key)],
+        )
+        .await;
+    assert_eq!(
+        saved.header("location"),
+        Some("/projects/alpha/settings/sources?saved=google-lead-forms-saved")
+    );
+    assert_eq!(
+        source_of(&app, SourceKind::GoogleLeadForms).await,
+        Some(LeadSource::GoogleLeadForms {
+            key: Secret::new(key)
+        })
+    );
+    let page = app.get(path, &owner).await;
+    page.assert_shows(StatusCode::OK, &["Taking leads", "Replace the key"]);
+    assert!(!page.text.contains(key), "the key is never shown again");
+    app.post_form(&owner, &format!("{path}/google-lead-forms/remove"), &[])
+        .await;
+    assert_eq!(source_of(&app, SourceKind::GoogleLeadForms).await, None);
+
+    // Only owners.
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let denied = app.get(path, &member).await;
+    assert_eq!(denied.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_facebook_page_is_picked_and_subscribed_with_its_own_token() {
+    use leadtrack_core::source::{LeadSource, SourceKind};
+    let (app, meta) = app_signing_in_as(Provider::Meta).await;
+    let owner = sign_in_with(&app, "meta").await;
+    let path = "/projects/alpha/settings/sources";
+    let (page_id, name, token) = sign_in::META_PAGE;
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[&format!(
+            "<option value=\"{page_id}\">{name} · {page_id}</option>"
+        )],
+    );
+    assert!(!page.text.contains(token), "page tokens stay on the server");
+    let unknown = app
+        .post_form(&owner, &format!("{path}/meta-lead-ads"), &[("page", "999")])
+        .await;
+    unknown.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &["Meta did not connect the page: the page is not one the signed-in person manages."],
+    );
+    let picked = app
+        .post_form(
+            &owner,
+            &format!("{path}/meta-lead-ads"),
+            &[("page", page_id)],
+        )
+        .await;
+    assert_eq!(
+        picked.header("location"),
+        Some("/projects/alpha/settings/sources?saved=meta-lead-ads-saved")
+    );
+    assert_eq!(
+        source_of(&app, SourceKind::MetaLeadAds).await,
+        Some(LeadSource::MetaLeadAds {
+            page_id: page_id.to_owned(),
+            page_access_token: Secret::new(token),
+            base_url: Some(meta.endpoints().api),
+        })
+    );
+    let page = app.get(path, &owner).await;
+    page.assert_shows(StatusCode::OK, &[&format!("Page {page_id}")]);
+}
+
+#[tokio::test]
+async fn linkedin_ad_accounts_are_ticked_to_read_their_lead_gen_forms() {
+    use leadtrack_core::source::{LeadSource, SourceKind};
+    let (app, _linkedin) = app_signing_in_as(Provider::Linkedin).await;
+    let owner = sign_in_with(&app, "linkedin").await;
+    let path = "/projects/alpha/settings/sources";
+    let (account, name, ..) = sign_in::LINKEDIN_RULE;
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[&format!(
+            "<input type=\"checkbox\" name=\"account\" value=\"{account}\"> {name} · {account}"
+        )],
+    );
+    let bad = app
+        .post_form(
+            &owner,
+            &format!("{path}/linkedin-lead-gen"),
+            &[("accounts", "acme")],
+        )
+        .await;
+    bad.assert_shows(StatusCode::BAD_REQUEST, &["is not an ad account"]);
+    let saved = app
+        .post_form(
+            &owner,
+            &format!("{path}/linkedin-lead-gen"),
+            &[("account", &account.to_string()), ("accounts", "42, 507")],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.text);
+    assert_eq!(
+        source_of(&app, SourceKind::LinkedinLeadGen).await,
+        Some(LeadSource::LinkedinLeadGen {
+            accounts: vec!["42".to_owned(), account.to_string()]
+        })
+    );
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "Reading 2 accounts",
+            &format!("value=\"{account}\" checked"),
+        ],
+    );
+}

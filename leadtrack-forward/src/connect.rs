@@ -265,6 +265,118 @@ pub async fn meta_pixels(
     Ok(pixels)
 }
 
+/// A Facebook page the signed-in person manages, for Lead Ads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetaPage {
+    /// The page's id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// The pages the grant's person manages, with each page's own token: `/me/accounts`
+/// (<https://developers.facebook.com/docs/graph-api/reference/user/accounts/>). The tokens
+/// stay on the server.
+async fn meta_pages_with_tokens(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<(MetaPage, Secret)>, String> {
+    let token = grant.refresh_token.expose();
+    let url = format!(
+        "{}/{DEFAULT_META_API_VERSION}/me/accounts",
+        app.endpoints.api
+    );
+    let query = [("fields", "id,name,access_token"), ("access_token", token)];
+    let listed = graph(http, &url, &query, &[token]).await?;
+    let pages = listed["data"].as_array().cloned().unwrap_or_default();
+    Ok(pages
+        .iter()
+        .filter_map(|page| {
+            let page_token = page["access_token"].as_str()?;
+            Some((
+                MetaPage {
+                    id: page["id"].as_str()?.to_owned(),
+                    name: page["name"].as_str().unwrap_or("(no name)").to_owned(),
+                },
+                Secret::new(page_token),
+            ))
+        })
+        .collect())
+}
+
+/// The pages the grant's person manages.
+pub async fn meta_pages(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<MetaPage>, String> {
+    let pages = meta_pages_with_tokens(http, app, grant).await?;
+    Ok(pages.into_iter().map(|(page, _)| page).collect())
+}
+
+/// Subscribes the server's app to the page's new leads (`POST /{page}/subscribed_apps`
+/// with `subscribed_fields=leadgen`,
+/// <https://developers.facebook.com/docs/graph-api/webhooks/getting-started/webhooks-for-leadgen/>),
+/// and returns the page's token, which reads them. The error names no token.
+pub async fn subscribe_meta_page(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+    page_id: &str,
+) -> Result<Secret, String> {
+    let pages = meta_pages_with_tokens(http, app, grant).await?;
+    let (_, page_token) = pages
+        .into_iter()
+        .find(|(page, _)| page.id == page_id)
+        .ok_or("the page is not one the signed-in person manages")?;
+    let url = format!(
+        "{}/{DEFAULT_META_API_VERSION}/{page_id}/subscribed_apps",
+        app.endpoints.api
+    );
+    let token = page_token.expose();
+    let request = http
+        .post(&url)
+        .query(&[("subscribed_fields", "leadgen"), ("access_token", token)]);
+    let answer = outcome::send(request)
+        .await
+        .map_err(|failed| outcome::scrub(failure(&failed), &[token]))?;
+    let answered = json_answer("Meta", &answer, &[token])?;
+    if answered["success"] != json!(true) {
+        return Err("Meta did not subscribe the app to the page's leads".to_owned());
+    }
+    Ok(page_token)
+}
+
+/// A LinkedIn ad account the signed-in member reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkedinAccount {
+    /// Its id (digits).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// The ad accounts the grant's member reaches
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads/account-structure/create-and-manage-accounts#search-for-accounts>).
+pub async fn linkedin_ad_accounts(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<LinkedinAccount>, String> {
+    let accounts = linkedin(http, (app, grant), "adAccounts?q=search").await?;
+    let listed = accounts["elements"].as_array().cloned().unwrap_or_default();
+    Ok(listed
+        .iter()
+        .filter_map(|account| {
+            Some(LinkedinAccount {
+                id: account["id"].as_i64()?.to_string(),
+                name: account["name"].as_str().unwrap_or("(no name)").to_owned(),
+            })
+        })
+        .collect())
+}
+
 /// Who an ID token names: its `email`, else its `sub`. The token came straight from the
 /// token endpoint over TLS, which OpenID Connect Core (section 3.1.3.7) accepts in place of
 /// checking its signature.

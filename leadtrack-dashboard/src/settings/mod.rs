@@ -12,6 +12,7 @@
 //! | `POST integrations/{kind}` | connects or updates (`google-ads`, `ga4`, `meta`, `microsoft-ads`, `linkedin`, `webhook`) |
 //! | `POST integrations/{kind}/disconnect` | disconnects |
 //! | `POST labels/{id}/test/{kind}` | one test of the label's conversion to the platform, answered on the label's page |
+//! | `GET sources`, `POST sources/{kind}`, `POST sources/{kind}/remove` | the lead sources: Google Ads lead forms' key, Meta Lead Ads' page, LinkedIn Lead Gen Forms' accounts |
 //! | `POST integrations/{kind}/test` | one test event in the platform's test mode (GA4's validator, Meta's test events, Google Ads' validateOnly, a webhook ping), or a token check (Microsoft Advertising, LinkedIn) |
 //! | `GET webhooks`, `POST webhooks` | lead webhooks: list, add (a generated secret shown once) |
 //! | `POST webhooks/{id}/remove` | removes a webhook |
@@ -42,6 +43,7 @@ mod labels;
 mod members;
 mod project;
 pub(crate) mod sign_in;
+mod sources;
 mod spam;
 mod webhooks;
 
@@ -92,6 +94,11 @@ pub(crate) async fn handle<S: Store>(
             Settings::PickAccount => sign_in::pick_account(store, form().await?, kind).await,
             Settings::TestIntegration => integrations::test(store, form().await?, kind).await,
             Settings::RetryIntegration => integrations::retry(store, form().await?, kind).await,
+            Settings::Sources => sources::page(store, config, request, owner().await?).await,
+            Settings::SaveSource => {
+                sources::save(store, (config, request), form().await?, kind).await
+            }
+            Settings::RemoveSource => sources::remove(store, form().await?, kind).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
             Settings::AddWebhook => webhooks::add(store, form().await?).await,
             Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,
@@ -240,6 +247,8 @@ pub(crate) enum Area {
     Labels,
     /// The platforms conversions go to.
     Integrations,
+    /// The platforms' own lead forms leads come from.
+    Sources,
     /// Lead webhooks.
     Webhooks,
     /// API keys.
@@ -261,9 +270,10 @@ pub(crate) enum Area {
 }
 
 impl Area {
-    const ALL: [Area; 11] = [
+    const ALL: [Area; 12] = [
         Area::Labels,
         Area::Integrations,
+        Area::Sources,
         Area::Webhooks,
         Area::Keys,
         Area::Members,
@@ -280,6 +290,7 @@ impl Area {
         match self {
             Self::Labels => "labels",
             Self::Integrations => "integrations",
+            Self::Sources => "sources",
             Self::Webhooks => "webhooks",
             Self::Keys => "keys",
             Self::Members => "members",
@@ -297,6 +308,7 @@ impl Area {
         match self {
             Self::Labels => "Conversion labels",
             Self::Integrations => "Integrations",
+            Self::Sources => "Lead sources",
             Self::Webhooks => "Lead webhooks",
             Self::Keys => "API keys",
             Self::Members => "Members",

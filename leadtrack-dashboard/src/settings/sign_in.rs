@@ -76,10 +76,7 @@ pub(crate) fn app(config: &Config, provider: Provider) -> Option<&OAuthApp> {
 
 /// The redirect URI: the public URL's, else this request's own origin.
 fn redirect_uri(config: &Config, request: &Request) -> Option<String> {
-    let origin = match &config.public_url {
-        Some(url) => url.trim_end_matches('/').to_owned(),
-        None => session::own_origin(request, config)?,
-    };
+    let origin = session::public_origin(request, config)?;
     Some(format!("{origin}{CALLBACK}"))
 }
 

@@ -48,6 +48,8 @@ pub const META_TOKEN: &str = "mock-meta-long-lived-token";
 pub const META_NAME: &str = "Ada Marketer";
 /// Meta's ad account and its pixel: (account id, account name, pixel id, pixel name).
 pub const META_PIXEL: (&str, &str, &str, &str) = ("111", "Acme Ads", "999", "Acme Pixel");
+/// The Facebook page the Meta account manages: (id, name, page token).
+pub const META_PAGE: (&str, &str, &str) = ("1234567890", "Acme Page", "mock-page-token");
 /// LinkedIn's ad account and its conversion rule: (account id, account name, rule id, rule
 /// name).
 pub const LINKEDIN_RULE: (i64, &str, i64, &str) = (507, "Acme Sponsored", 8801, "Demo booked");
@@ -204,6 +206,21 @@ fn routes(
                 meta_graph(tail.as_str())
             },
         );
+    // Subscribing the app to a page's leads, with the page's own token.
+    let subscribe = warp::post()
+        .and(warp::path!("v23.0" / String / "subscribed_apps"))
+        .and(warp::query::<HashMap<String, String>>())
+        .map(|page: String, query: HashMap<String, String>| {
+            let (id, _, token) = META_PAGE;
+            let get = |name: &str| query.get(name).map(String::as_str);
+            if page != id || get("access_token") != Some(token) {
+                return error(StatusCode::BAD_REQUEST, "OAuthException");
+            }
+            if get("subscribed_fields") != Some("leadgen") {
+                return error(StatusCode::BAD_REQUEST, "subscribed_fields");
+            }
+            warp::reply::json(&json!({"success": true})).into_response()
+        });
     let rest = warp::get()
         .and(warp::path("rest"))
         .and(warp::path::tail())
@@ -288,6 +305,8 @@ fn routes(
         .or(meta_token)
         .unify()
         .or(graph)
+        .unify()
+        .or(subscribe)
         .unify()
         .or(rest)
         .unify()
@@ -454,6 +473,10 @@ fn meta_graph(path: &str) -> Response {
     let (account, account_name, pixel, pixel_name) = META_PIXEL;
     let body = match path {
         "me" => json!({"id": "10", "name": META_NAME}),
+        "me/accounts" => {
+            let (id, name, token) = META_PAGE;
+            json!({"data": [{"id": id, "name": name, "access_token": token, "category": "Shopping"}]})
+        }
         "me/adaccounts" => {
             json!({"data": [{"id": format!("act_{account}"), "account_id": account, "name": account_name}]})
         }
