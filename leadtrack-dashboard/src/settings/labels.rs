@@ -8,7 +8,7 @@ use leadtrack_core::label::{
     ConversionLabel, LabelMapping, NewLabel, ga4_event_name, linkedin_conversion_urn, moved,
     rateable,
 };
-use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
+use leadtrack_core::oauth::Provider;
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{ConversionId, IntegrationKind};
 use leadtrack_core::{Admin, StoreError};
@@ -17,6 +17,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use super::integrations::{self, TestResult, Tested, http};
+use super::sign_in::{listed, signed_in};
 use super::{Answer, Area, Frame, Owner, Problems, notice, sentence, ticked};
 use crate::Request;
 use crate::render::{self, Layout};
@@ -205,9 +206,10 @@ impl Connected {
             && let Some((app, grant)) = signed_in(store, owner, Provider::Linkedin).await?
         {
             let rules = connect::linkedin_conversion_rules(http(), app, &grant).await;
-            connected.linkedin_rules = listed("LinkedIn's conversion rules", rules, |rule| {
-                (rule.urn, rule.name)
-            });
+            connected.linkedin_rules = listed("LinkedIn's conversion rules", rules)
+                .into_iter()
+                .map(|rule| (rule.urn, rule.name))
+                .collect();
         }
         if let Some(settings) = &integrations.microsoft_ads
             && let Some((app, grant)) = signed_in(store, owner, Provider::Microsoft).await?
@@ -218,9 +220,10 @@ impl Connected {
                 .unwrap_or(microsoft_ads::DEFAULT_BASE_URL);
             let account = (base, &*settings.customer_id, &*settings.account_id);
             let goals = connect::microsoft_offline_goals(http(), app, &grant, account).await;
-            connected.microsoft_goals = listed("Microsoft's offline goals", goals, |goal| {
-                (goal.clone(), goal)
-            });
+            connected.microsoft_goals = listed("Microsoft's offline goals", goals)
+                .into_iter()
+                .map(|goal| (goal.clone(), goal))
+                .collect();
         }
         Ok(connected)
     }
@@ -280,39 +283,6 @@ fn named<'a>(options: &'a [(String, String)], value: &str) -> Option<&'a str> {
         .iter()
         .find(|(option, _)| option == value)
         .map(|(_, name)| name.as_str())
-}
-
-/// The server's application for `provider` and the project's grant, when the project
-/// signed in with it.
-async fn signed_in<'a, S: Admin>(
-    store: &S,
-    owner: &'a Owner,
-    provider: Provider,
-) -> Result<Option<(&'a OAuthApp, OAuthGrant)>, Response> {
-    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
-        return Ok(None);
-    };
-    let grant = store
-        .oauth_grant(owner.project().id, provider)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    Ok(grant.map(|grant| (app, grant)))
-}
-
-/// A platform's list as options, or none (the field is then typed) when it could not be
-/// had.
-fn listed<T>(
-    what: &str,
-    found: Result<Vec<T>, String>,
-    option: impl Fn(T) -> (String, String),
-) -> Vec<(String, String)> {
-    match found {
-        Ok(found) => found.into_iter().map(option).collect(),
-        Err(reason) => {
-            tracing::warn!(%reason, "{what} could not be listed");
-            Vec::new()
-        }
-    }
 }
 
 /// A label's form, as typed.

@@ -449,3 +449,28 @@ pub(super) async fn pick_account<S: Store>(
         Ok(owner.redirect("integrations", None))
     }
 }
+
+/// The server's application for `provider` and the project's grant, when the project
+/// signed in with it: what the pickers list accounts, rules and pages with.
+pub(super) async fn signed_in<'a, S: Admin>(
+    store: &S,
+    owner: &'a Owner,
+    provider: Provider,
+) -> Result<Option<(&'a OAuthApp, OAuthGrant)>, Response> {
+    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
+        return Ok(None);
+    };
+    let grant = store
+        .oauth_grant(owner.project().id, provider)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    Ok(grant.map(|grant| (app, grant)))
+}
+
+/// A platform's list, or none (the field or card is then typed) when it cannot be had.
+pub(super) fn listed<T>(what: &str, found: Result<Vec<T>, String>) -> Vec<T> {
+    found.unwrap_or_else(|reason| {
+        tracing::warn!(%reason, "{what} could not be listed");
+        Vec::new()
+    })
+}

@@ -6,13 +6,14 @@
 use askama::Template;
 use leadtrack_core::Admin;
 use leadtrack_core::integration::Secret;
-use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
+use leadtrack_core::oauth::Provider;
 use leadtrack_core::source::{LeadSource, META_LEADGEN_PATH, SourceKind, google_lead_forms_path};
 use leadtrack_forward::connect::{self, LinkedinAccount, MetaPage};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
 use super::integrations::http;
+use super::sign_in::{listed, signed_in};
 use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
 use crate::render::{self, Layout};
 use crate::session::{self, Form};
@@ -166,31 +167,6 @@ async fn sources_page<S: Admin>(
         problems,
     };
     Ok(render::page(status, &page))
-}
-
-/// A platform's list, or none (the card then asks to type it) when it cannot be had.
-fn listed<T>(what: &str, found: Result<Vec<T>, String>) -> Vec<T> {
-    found.unwrap_or_else(|reason| {
-        tracing::warn!(%reason, "{what} could not be listed");
-        Vec::new()
-    })
-}
-
-/// The server's application for `provider` and the project's grant, when the project
-/// signed in with it.
-async fn signed_in<'a, S: Admin>(
-    store: &S,
-    owner: &'a Owner,
-    provider: Provider,
-) -> Result<Option<(&'a OAuthApp, OAuthGrant)>, Response> {
-    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
-        return Ok(None);
-    };
-    let grant = store
-        .oauth_grant(owner.project().id, provider)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    Ok(grant.map(|grant| (app, grant)))
 }
 
 /// `GET sources`.
