@@ -2,8 +2,8 @@
 //! leads of the pages the projects set up
 //! (<https://developers.facebook.com/docs/graph-api/webhooks/getting-started>,
 //! <https://developers.facebook.com/docs/marketing-api/guides/lead-ads/retrieving/>).
-//! An announcement names the lead, not its answers: each is queued for the [`Fetcher`]
-//! (crate::Fetcher), which reads it from the Graph API with the page's token.
+//! An announcement names the lead, not its answers: each is queued for the
+//! [`Fetcher`](crate::Fetcher), which reads it from the Graph API with the page's token.
 
 use chrono::Utc;
 use hmac::{Hmac, KeyInit, Mac};
