@@ -403,10 +403,10 @@ pub fn linkedin_lead(response: &Value, form: &Value) -> Option<Value> {
     let mut form_data = Map::new();
     let answers = response["formResponse"]["answers"].as_array();
     for answer in answers.into_iter().flatten() {
-        let Some(value) = linkedin_answer(answer) else {
+        let asked = question(&answer["questionId"]);
+        let Some(value) = linkedin_answer(answer, asked) else {
             continue;
         };
-        let asked = question(&answer["questionId"]);
         let predefined = asked.and_then(|q| q["predefinedField"].as_str());
         match LINKEDIN_FIELDS
             .iter()
@@ -464,14 +464,31 @@ pub fn linkedin_lead(response: &Value, form: &Value) -> Option<Value> {
     Some(json!({"userData": user, "formData": form_data, "attributionData": attribution}))
 }
 
-/// An answer's text: a text answer as given, a choice's options (their ids) joined.
-fn linkedin_answer(answer: &Value) -> Option<String> {
+/// An answer's text: a text answer as given; a choice's options by their text on the
+/// form (`questionDetails.multipleChoiceQuestionDetails.options[]`, each an `id` and a
+/// `text`, plain or localized), else by their ids; joined.
+fn linkedin_answer(answer: &Value, asked: Option<&Value>) -> Option<String> {
     let details = &answer["answerDetails"];
     if let Some(text) = details["textQuestionAnswer"]["answer"].as_str() {
         return Some(text.to_owned()).filter(|text| !text.trim().is_empty());
     }
+    let choices = asked
+        .and_then(|q| q["questionDetails"]["multipleChoiceQuestionDetails"]["options"].as_array());
+    let text_of = |id: &Value| {
+        let option = choices
+            .into_iter()
+            .flatten()
+            .find(|option| option["id"] == *id)?;
+        let text = &option["text"];
+        text.as_str()
+            .or_else(|| text["localized"].as_object()?.values().next()?.as_str())
+            .map(str::to_owned)
+    };
     let options = details["multipleChoiceAnswer"]["options"].as_array()?;
-    let picked: Vec<String> = options.iter().map(ToString::to_string).collect();
+    let picked: Vec<String> = options
+        .iter()
+        .map(|id| text_of(id).unwrap_or_else(|| id.to_string()))
+        .collect();
     (!picked.is_empty()).then(|| picked.join(", "))
 }
 
@@ -644,7 +661,9 @@ mod tests {
         let form = json!({"name": "Demo", "content": {"questions": [
             {"questionId": 1, "name": "firstName", "predefinedField": "FIRST_NAME"},
             {"questionId": 2, "name": "workEmail", "predefinedField": "WORK_EMAIL"},
-            {"questionId": 3, "name": "interests"}
+            {"questionId": 3, "name": "interests", "questionDetails": {"multipleChoiceQuestionDetails": {"options": [
+                {"id": 2, "text": {"localized": {"en_US": "Pricing"}}}
+            ]}}}
         ]}});
         assert_eq!(linkedin_form_id(&response), Some("5664"));
         assert_eq!(
@@ -656,7 +675,7 @@ mod tests {
             Some(json!({
                 "userData": {"firstName": "Ada", "email": "ada@example.com"},
                 "formData": {
-                    "interests": "2, 3",
+                    "interests": "Pricing, 3",
                     "formName": "Demo",
                     "uniqueEventId": "linkedin-lead:lead-1",
                     "linkedinLeadId": "lead-1",

@@ -42,7 +42,8 @@ pub struct FetcherConfig {
     pub sync_every: std::time::Duration,
 }
 
-/// How far back a fetcher's first LinkedIn sync looks: LinkedIn keeps responses 90 days.
+/// How far back a fetcher's first LinkedIn sync looks (LinkedIn keeps responses up to a
+/// year; a quarter brings in the recent past without a year's listing at each start).
 const FIRST_SYNC: Duration = Duration::days(90);
 
 /// How far back the later syncs look: well past any sync missed while the server was

@@ -67,7 +67,7 @@ async fn sync_project<S: Admin + JobQueue>(
         let mut start = 0;
         loop {
             let path = format!(
-                "leadFormResponses?q=owner&owner=(sponsoredAccount:urn%3Ali%3AsponsoredAccount%3A{account})&leadType=(leadType:SPONSORED)&submittedAtTimeRange=(start:{},end:{})&start={start}&count={PAGE}",
+                "leadFormResponses?q=owner&owner=(sponsoredAccount:urn%3Ali%3AsponsoredAccount%3A{account})&leadType=(leadType:SPONSORED)&limitedToTestLeads=false&submittedAtTimeRange=(start:{},end:{})&start={start}&count={PAGE}",
                 since.timestamp_millis(),
                 now.timestamp_millis()
             );
