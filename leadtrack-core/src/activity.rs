@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::account::Actor;
 use crate::alert::ChatKind;
 use crate::assignment::Assignee;
+use crate::source::SourceKind;
 use crate::spam::SpamReason;
 use crate::time::to_millis;
 use crate::types::{AttemptOutcome, ConversionId, IntegrationKind, JobId, LeadId, ProjectId, Role};
@@ -308,6 +309,16 @@ pub enum ProjectActivity {
     IntegrationRemoved {
         /// The platform.
         integration: IntegrationKind,
+    },
+    /// A lead source was set up, or its settings changed.
+    LeadSourceSaved {
+        /// The source.
+        source: SourceKind,
+    },
+    /// A lead source was removed.
+    LeadSourceRemoved {
+        /// The source.
+        source: SourceKind,
     },
 }
 

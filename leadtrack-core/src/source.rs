@@ -18,11 +18,14 @@ use crate::types::ProjectId;
     PartialEq,
     Eq,
     Hash,
+    Serialize,
+    Deserialize,
     strum::AsRefStr,
     strum::Display,
     strum::EnumString,
     strum::VariantArray,
 )]
+#[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum SourceKind {
     /// Google Ads lead form assets, posting each lead to the project's webhook.
@@ -34,6 +37,17 @@ pub enum SourceKind {
     /// schedule through LinkedIn's lead sync API with the LinkedIn integration's
     /// credentials.
     LinkedinLeadGen,
+}
+
+impl SourceKind {
+    /// Its name for people.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::GoogleLeadForms => "Google Ads lead forms",
+            Self::MetaLeadAds => "Meta Lead Ads",
+            Self::LinkedinLeadGen => "LinkedIn Lead Gen Forms",
+        }
+    }
 }
 
 /// How a project receives one source's leads.

@@ -586,6 +586,14 @@ async fn google_lead_forms_take_a_key_and_show_the_webhook_url() {
     app.post_form(&owner, &format!("{path}/google-lead-forms/remove"), &[])
         .await;
     assert_eq!(source_of(&app, SourceKind::GoogleLeadForms).await, None);
+    let audit = app.get("/projects/alpha/settings/audit", &owner).await;
+    audit.assert_shows(
+        StatusCode::OK,
+        &[
+            "Set up or changed Google Ads lead forms",
+            "Removed Google Ads lead forms",
+        ],
+    );
 
     // Only owners.
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;

@@ -87,7 +87,7 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
 
 /// `integration google-lead-forms`: sets the project's lead form key (or removes it, with
 /// none) and prints the webhook's URL last.
-async fn google_lead_forms<S: Admin>(
+async fn google_lead_forms<S: Admin + LeadStore>(
     store: &S,
     project: &Project,
     key: Option<String>,
@@ -99,6 +99,8 @@ async fn google_lead_forms<S: Admin>(
             .set_lead_source(project.id, kind, None)
             .await
             .map_err(Failure::store)?;
+        let removed = ProjectActivity::LeadSourceRemoved { source: kind };
+        audit(store, project.id, removed).await?;
         say!(
             "Project {} no longer takes Google lead form leads.",
             project.public_id
@@ -117,6 +119,8 @@ async fn google_lead_forms<S: Admin>(
         .set_lead_source(project.id, kind, Some(&source))
         .await
         .map_err(Failure::store)?;
+    let saved = ProjectActivity::LeadSourceSaved { source: kind };
+    audit(store, project.id, saved).await?;
     say!(
         "Project {} takes Google lead form leads sent with this key. In Google Ads, set the lead form's webhook URL to:",
         project.public_id
@@ -131,7 +135,7 @@ async fn google_lead_forms<S: Admin>(
 
 /// `integration meta-lead-ads`: sets up the project's Facebook page (its id and token),
 /// or removes it, with none; prints the webhook's URL last.
-async fn meta_lead_ads<S: Admin>(
+async fn meta_lead_ads<S: Admin + LeadStore>(
     store: &S,
     project: &Project,
     (page, base_url): (Option<(String, String)>, Option<String>),
@@ -143,6 +147,8 @@ async fn meta_lead_ads<S: Admin>(
             .set_lead_source(project.id, kind, None)
             .await
             .map_err(Failure::store)?;
+        let removed = ProjectActivity::LeadSourceRemoved { source: kind };
+        audit(store, project.id, removed).await?;
         say!(
             "Project {} no longer takes Meta Lead Ads leads.",
             project.public_id
@@ -164,6 +170,8 @@ async fn meta_lead_ads<S: Admin>(
         .set_lead_source(project.id, kind, Some(&source))
         .await
         .map_err(Failure::store)?;
+    let saved = ProjectActivity::LeadSourceSaved { source: kind };
+    audit(store, project.id, saved).await?;
     say!(
         "Project {} takes the leads of Facebook page {page_id}. In the Meta app, subscribe the page's leadgen field to the webhook:",
         project.public_id
@@ -174,7 +182,7 @@ async fn meta_lead_ads<S: Admin>(
 
 /// `integration linkedin-lead-gen`: sets the ad accounts whose Lead Gen Forms the project
 /// reads (none: stops).
-async fn linkedin_lead_gen<S: Admin>(
+async fn linkedin_lead_gen<S: Admin + LeadStore>(
     store: &S,
     project: &Project,
     accounts: Vec<String>,
@@ -195,6 +203,8 @@ async fn linkedin_lead_gen<S: Admin>(
             .set_lead_source(project.id, kind, None)
             .await
             .map_err(Failure::store)?;
+        let removed = ProjectActivity::LeadSourceRemoved { source: kind };
+        audit(store, project.id, removed).await?;
         say!(
             "Project {} no longer reads LinkedIn Lead Gen Forms.",
             project.public_id
@@ -222,6 +232,8 @@ async fn linkedin_lead_gen<S: Admin>(
         .set_lead_source(project.id, kind, Some(&source))
         .await
         .map_err(Failure::store)?;
+    let saved = ProjectActivity::LeadSourceSaved { source: kind };
+    audit(store, project.id, saved).await?;
     say!(
         "Project {} reads the Lead Gen Forms of LinkedIn ad accounts {} every five minutes.",
         project.public_id,

@@ -99,6 +99,10 @@ fn describe(activity: &ProjectActivity) -> String {
         ProjectActivity::IntegrationRemoved { integration } => {
             format!("Disconnected {}", Platform::of(*integration).title)
         }
+        ProjectActivity::LeadSourceSaved { source } => {
+            format!("Set up or changed {}", source.title())
+        }
+        ProjectActivity::LeadSourceRemoved { source } => format!("Removed {}", source.title()),
     }
 }
 

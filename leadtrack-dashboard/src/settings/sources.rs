@@ -4,7 +4,8 @@
 //! platform; each can also be given by hand.
 
 use askama::Template;
-use leadtrack_core::Admin;
+use leadtrack_core::Store;
+use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::Provider;
 use leadtrack_core::source::{LeadSource, META_LEADGEN_PATH, SourceKind, google_lead_forms_path};
@@ -103,7 +104,7 @@ const NOTICES: &[(&str, &str)] = &[
 ];
 
 /// The page, with `problems` at their cards' fields.
-async fn sources_page<S: Admin>(
+async fn sources_page<S: Store>(
     store: &S,
     (config, request): (&Config, &Request),
     owner: &Owner,
@@ -170,7 +171,7 @@ async fn sources_page<S: Admin>(
 }
 
 /// `GET sources`.
-pub(super) async fn page<S: Admin>(
+pub(super) async fn page<S: Store>(
     store: &S,
     config: &Config,
     request: &Request,
@@ -183,7 +184,7 @@ pub(super) async fn page<S: Admin>(
 
 /// `POST sources/{kind}`: sets the source up as the form says; each problem is shown at
 /// its field, and nothing changes.
-pub(super) async fn save<S: Admin>(
+pub(super) async fn save<S: Store>(
     store: &S,
     (config, request): (&Config, &Request),
     (owner, form): (Owner, Form),
@@ -209,12 +210,14 @@ pub(super) async fn save<S: Admin>(
         .set_lead_source(owner.project().id, kind, Some(&source))
         .await
         .map_err(|e| owner.failure(e))?;
+    let saved = ProjectActivity::LeadSourceSaved { source: kind };
+    owner.record(store, saved).await?;
     tracing::info!(user = %owner.viewer.user.id, %kind, "lead source set up");
     Ok(owner.redirect("sources", Some(&format!("{slug}-saved"))))
 }
 
 /// `POST sources/{kind}/remove`.
-pub(super) async fn remove<S: Admin>(store: &S, (owner, _): (Owner, Form), slug: &str) -> Answer {
+pub(super) async fn remove<S: Store>(store: &S, (owner, _): (Owner, Form), slug: &str) -> Answer {
     let Ok(kind) = slug.parse::<SourceKind>() else {
         return Ok(owner.not_found());
     };
@@ -222,6 +225,8 @@ pub(super) async fn remove<S: Admin>(store: &S, (owner, _): (Owner, Form), slug:
         .set_lead_source(owner.project().id, kind, None)
         .await
         .map_err(|e| owner.failure(e))?;
+    let removed = ProjectActivity::LeadSourceRemoved { source: kind };
+    owner.record(store, removed).await?;
     tracing::info!(user = %owner.viewer.user.id, %kind, "lead source removed");
     Ok(owner.redirect("sources", Some(&format!("{slug}-removed"))))
 }
@@ -242,7 +247,7 @@ fn google_key(form: &Form) -> Result<LeadSource, Problem> {
 
 /// The page picked (its token read from Meta, and the app subscribed to its leads), or
 /// given by hand with its token.
-async fn meta_page<S: Admin>(
+async fn meta_page<S: Store>(
     store: &S,
     owner: &Owner,
     form: &Form,
