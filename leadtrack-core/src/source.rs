@@ -155,6 +155,30 @@ pub fn fetch_retry_at(now: DateTime<Utc>, attempts: u32, first: chrono::Duration
     now + wait.min(LAST_FETCH_RETRY)
 }
 
+/// LinkedIn ad accounts' ids as typed (their digits, or `urn:li:sponsoredAccount:` URNs),
+/// blanks left out, each once; the error names the first that is no id.
+pub fn linkedin_account_ids<'a>(
+    typed: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<String>, String> {
+    let mut ids: Vec<String> = typed
+        .into_iter()
+        .map(|id| id.trim().trim_start_matches("urn:li:sponsoredAccount:"))
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if let Some(bad) = ids
+        .iter()
+        .find(|id| !id.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(format!(
+            "{bad:?} is not an ad account's id (its digits, as Campaign Manager shows them)"
+        ));
+    }
+    ids.sort();
+    ids.dedup();
+    Ok(ids)
+}
+
 /// The path of a project's Google lead form webhook, under the server's public URL.
 pub fn google_lead_forms_path(project_public_id: &str) -> String {
     format!("/webhooks/google/lead-forms/{project_public_id}")

@@ -6,11 +6,8 @@
 
 use chrono::Utc;
 use leadtrack_core::activity::ProjectActivity;
-use leadtrack_core::integration::{
-    Integrations, PLATFORMS, Secret, SettingsError, SettingsInput, Shown,
-};
+use leadtrack_core::integration::{Integrations, PLATFORMS, SettingsError, SettingsInput, Shown};
 use leadtrack_core::project::Project;
-use leadtrack_core::source::{LeadSource, META_LEADGEN_PATH, SourceKind, google_lead_forms_path};
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::check::{self, TestRequest, send_test};
@@ -21,6 +18,7 @@ use crate::admin::{audit, project};
 use crate::cli::ProjectListing;
 use crate::cli::{ConnectCommand, IntegrationCommand};
 use crate::mail::Links;
+use crate::sources;
 
 /// `integration ...`: connects, changes, disconnects or lists.
 pub(crate) async fn integration_command<S: Admin + LeadStore>(
@@ -38,7 +36,7 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
         } => {
             let project = project(store, &id).await?;
             let page = page_id.zip(page_access_token);
-            return meta_lead_ads(store, &project, (page, base_url), links).await;
+            return sources::meta_lead_ads(store, &project, (page, base_url), links).await;
         }
         IntegrationCommand::LinkedinLeadGen {
             project: id,
@@ -46,7 +44,7 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
             remove: _,
         } => {
             let project = project(store, &id).await?;
-            return linkedin_lead_gen(store, &project, accounts).await;
+            return sources::linkedin_lead_gen(store, &project, accounts).await;
         }
         IntegrationCommand::GoogleLeadForms {
             project: id,
@@ -54,7 +52,7 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
             remove: _,
         } => {
             let project = project(store, &id).await?;
-            return google_lead_forms(store, &project, key, links).await;
+            return sources::google_lead_forms(store, &project, key, links).await;
         }
         IntegrationCommand::Connect(connect) => connect,
         IntegrationCommand::Test {
@@ -83,168 +81,6 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
         }
     };
     connect_command(store, connect).await
-}
-
-/// `integration google-lead-forms`: sets the project's lead form key (or removes it, with
-/// none) and prints the webhook's URL last.
-async fn google_lead_forms<S: Admin + LeadStore>(
-    store: &S,
-    project: &Project,
-    key: Option<String>,
-    links: &Links,
-) -> Result<(), Failure> {
-    let kind = SourceKind::GoogleLeadForms;
-    let Some(key) = key.map(|key| key.trim().to_owned()) else {
-        store
-            .set_lead_source(project.id, kind, None)
-            .await
-            .map_err(Failure::store)?;
-        let removed = ProjectActivity::LeadSourceRemoved { source: kind };
-        audit(store, project.id, removed).await?;
-        say!(
-            "Project {} no longer takes Google lead form leads.",
-            project.public_id
-        );
-        return Ok(());
-    };
-    if key.is_empty() {
-        return Err(Failure(
-            "--key is empty: give the lead form's key".to_owned(),
-        ));
-    }
-    let source = LeadSource::GoogleLeadForms {
-        key: Secret::new(key),
-    };
-    store
-        .set_lead_source(project.id, kind, Some(&source))
-        .await
-        .map_err(Failure::store)?;
-    let saved = ProjectActivity::LeadSourceSaved { source: kind };
-    audit(store, project.id, saved).await?;
-    say!(
-        "Project {} takes Google lead form leads sent with this key. In Google Ads, set the lead form's webhook URL to:",
-        project.public_id
-    );
-    say!(
-        "{}{}",
-        links.public_url(),
-        google_lead_forms_path(&project.public_id)
-    );
-    Ok(())
-}
-
-/// `integration meta-lead-ads`: sets up the project's Facebook page (its id and token),
-/// or removes it, with none; prints the webhook's URL last.
-async fn meta_lead_ads<S: Admin + LeadStore>(
-    store: &S,
-    project: &Project,
-    (page, base_url): (Option<(String, String)>, Option<String>),
-    links: &Links,
-) -> Result<(), Failure> {
-    let kind = SourceKind::MetaLeadAds;
-    let Some((page_id, token)) = page else {
-        store
-            .set_lead_source(project.id, kind, None)
-            .await
-            .map_err(Failure::store)?;
-        let removed = ProjectActivity::LeadSourceRemoved { source: kind };
-        audit(store, project.id, removed).await?;
-        say!(
-            "Project {} no longer takes Meta Lead Ads leads.",
-            project.public_id
-        );
-        return Ok(());
-    };
-    let (page_id, token) = (page_id.trim().to_owned(), token.trim().to_owned());
-    if page_id.is_empty() || !page_id.bytes().all(|b| b.is_ascii_digit()) || token.is_empty() {
-        return Err(Failure(
-            "--page-id is the page's numeric id, and --page-access-token its token".to_owned(),
-        ));
-    }
-    let source = LeadSource::MetaLeadAds {
-        page_id: page_id.clone(),
-        page_access_token: Secret::new(token),
-        base_url: base_url.filter(|url| !url.trim().is_empty()),
-    };
-    store
-        .set_lead_source(project.id, kind, Some(&source))
-        .await
-        .map_err(Failure::store)?;
-    let saved = ProjectActivity::LeadSourceSaved { source: kind };
-    audit(store, project.id, saved).await?;
-    say!(
-        "Project {} takes the leads of Facebook page {page_id}. In the Meta app, subscribe the page's leadgen field to the webhook:",
-        project.public_id
-    );
-    say!("{}{META_LEADGEN_PATH}", links.public_url());
-    Ok(())
-}
-
-/// `integration linkedin-lead-gen`: sets the ad accounts whose Lead Gen Forms the project
-/// reads (none: stops).
-async fn linkedin_lead_gen<S: Admin + LeadStore>(
-    store: &S,
-    project: &Project,
-    accounts: Vec<String>,
-) -> Result<(), Failure> {
-    let kind = SourceKind::LinkedinLeadGen;
-    let accounts: Vec<String> = accounts
-        .iter()
-        .map(|account| {
-            account
-                .trim()
-                .trim_start_matches("urn:li:sponsoredAccount:")
-                .to_owned()
-        })
-        .filter(|account| !account.is_empty())
-        .collect();
-    if accounts.is_empty() {
-        store
-            .set_lead_source(project.id, kind, None)
-            .await
-            .map_err(Failure::store)?;
-        let removed = ProjectActivity::LeadSourceRemoved { source: kind };
-        audit(store, project.id, removed).await?;
-        say!(
-            "Project {} no longer reads LinkedIn Lead Gen Forms.",
-            project.public_id
-        );
-        return Ok(());
-    }
-    if let Some(bad) = accounts
-        .iter()
-        .find(|account| !account.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return Err(Failure(format!(
-            "{bad:?} is not an ad account's id (its digits, as Campaign Manager shows them)"
-        )));
-    }
-    let connected = store
-        .integrations(project.id)
-        .await
-        .map_err(Failure::store)?
-        .linkedin
-        .is_some();
-    let source = LeadSource::LinkedinLeadGen {
-        accounts: accounts.clone(),
-    };
-    store
-        .set_lead_source(project.id, kind, Some(&source))
-        .await
-        .map_err(Failure::store)?;
-    let saved = ProjectActivity::LeadSourceSaved { source: kind };
-    audit(store, project.id, saved).await?;
-    say!(
-        "Project {} reads the Lead Gen Forms of LinkedIn ad accounts {} every five minutes.",
-        project.public_id,
-        accounts.join(", ")
-    );
-    if !connected {
-        say!(
-            "LinkedIn is not connected to the project yet: connect it (integration linkedin, or Connect with LinkedIn) with the r_marketing_leadgen_automation scope."
-        );
-    }
-    Ok(())
 }
 
 /// `integration PLATFORM ...`: connects, changes or disconnects one platform.

@@ -44,6 +44,7 @@ mod metrics;
 mod migrate;
 mod secret_key;
 mod serve;
+mod sources;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 mod webhooks;

@@ -8,7 +8,9 @@ use leadtrack_core::Store;
 use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::Provider;
-use leadtrack_core::source::{LeadSource, META_LEADGEN_PATH, SourceKind, google_lead_forms_path};
+use leadtrack_core::source::{
+    LeadSource, META_LEADGEN_PATH, SourceKind, google_lead_forms_path, linkedin_account_ids,
+};
 use leadtrack_forward::connect::{self, LinkedinAccount, MetaPage};
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -290,29 +292,13 @@ async fn meta_page<S: Store>(
 
 /// The accounts ticked, and those typed (ids, comma- or space-separated).
 fn linkedin_accounts(form: &Form) -> Result<LeadSource, Problem> {
-    let mut accounts: Vec<String> = form.all("account").map(str::to_owned).collect();
-    accounts.extend(
-        form.get("accounts")
-            .split([',', ' ', '\n'])
-            .map(|id| id.trim().trim_start_matches("urn:li:sponsoredAccount:"))
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned),
-    );
-    accounts.sort();
-    accounts.dedup();
+    let typed = form.get("accounts").split([',', ' ', '\n']);
+    let accounts = linkedin_account_ids(form.all("account").chain(typed))
+        .map_err(|problem| ("accounts", problem))?;
     if accounts.is_empty() {
         return Err((
             "accounts",
             "pick or type at least one ad account".to_owned(),
-        ));
-    }
-    if let Some(bad) = accounts
-        .iter()
-        .find(|id| !id.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return Err((
-            "accounts",
-            format!("{bad:?} is not an ad account's id (its digits)"),
         ));
     }
     Ok(LeadSource::LinkedinLeadGen { accounts })
