@@ -320,6 +320,27 @@ pub enum ProjectActivity {
         /// The source.
         source: SourceKind,
     },
+    /// An inbound webhook was made, or its settings changed.
+    InboundHookSaved {
+        /// Its name.
+        name: String,
+    },
+    /// An inbound webhook was removed.
+    InboundHookRemoved {
+        /// Its name.
+        name: String,
+    },
+    /// Past leads were imported from a file.
+    LeadsImported {
+        /// The file's name.
+        file: String,
+        /// Leads created.
+        imported: u64,
+        /// Rows skipped as leads already there.
+        duplicates: u64,
+        /// Rows that could not be leads.
+        bad: u64,
+    },
 }
 
 #[cfg(test)]

@@ -23,6 +23,9 @@
 //! 7. [`api`]: the request and response wire types, with `From` conversions from the
 //!    records;
 //! 8. [`request`]: the body and query parsers, one file per route family;
+//!    [`mapping`]: other shapes' values made into a lead (`TARGET=SOURCE`);
+//!    [`inbound`]: form tools' webhooks and their presets; [`import`]: past leads from
+//!    CSV files;
 //! 9. [`store`]: the traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Accounts`],
 //!    [`Store`]) and [`StoreError`];
 //! 10. `testkit` (feature `testkit`): the conformance suite every backend passes.
@@ -103,6 +106,12 @@ pub mod api;
 
 pub mod request;
 
+pub mod mapping;
+
+pub mod inbound;
+
+pub mod import;
+
 pub mod store;
 /// A database in a form every backend reads and writes, for moving it between backends.
 pub mod transfer;
@@ -122,7 +131,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 32] = [
+    const CHAIN: [&str; 35] = [
         "time",
         "error",
         "types",
@@ -152,6 +161,9 @@ mod chain {
         "rules",
         "api",
         "request",
+        "mapping",
+        "inbound",
+        "import",
         "store",
         "transfer",
         "testkit",

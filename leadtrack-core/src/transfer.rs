@@ -271,6 +271,16 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "inbound_hooks",
+        key: None,
+        columns: &[
+            column("id", Text),
+            column("project_id", Int),
+            column("settings", Text),
+            column("created_at", Int),
+        ],
+    },
+    Table {
         name: "round_robin",
         key: None,
         columns: &[

@@ -52,8 +52,9 @@ impl SealedColumn {
 
 /// Every sealed column: a platform's settings (tokens, client secrets), a lead webhook's
 /// signing secret, a chat channel's incoming-webhook URL (which is its credential), a
-/// platform's grant by sign-in, and a lead source's settings (its key or token).
-pub const SEALED: [SealedColumn; 5] = [
+/// platform's grant by sign-in, a lead source's settings (its key or token), and an
+/// inbound webhook's settings (its secret).
+pub const SEALED: [SealedColumn; 6] = [
     SealedColumn {
         table: "integrations",
         key: &["project_id", "kind"],
@@ -79,6 +80,11 @@ pub const SEALED: [SealedColumn; 5] = [
         key: &["project_id", "kind"],
         column: "settings",
     },
+    SealedColumn {
+        table: "inbound_hooks",
+        key: &["id"],
+        column: "settings",
+    },
 ];
 
 /// The column of integration settings.
@@ -91,6 +97,8 @@ pub const CHAT_CHANNEL_URL: SealedColumn = SEALED[2];
 pub const OAUTH_GRANT: SealedColumn = SEALED[3];
 /// The column of lead sources' settings.
 pub const LEAD_SOURCE: SealedColumn = SEALED[4];
+/// The column of inbound webhooks' settings (their secrets).
+pub const INBOUND_HOOK: SealedColumn = SEALED[5];
 
 /// The server's 32-byte key. Never printed: its `Debug` hides it.
 #[derive(Clone, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
+use leadtrack_core::inbound::InboundHook;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
@@ -12,7 +13,7 @@ use leadtrack_core::source::{LeadSource, SourceKind};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
-use leadtrack_core::vault::{INTEGRATION_SETTINGS, LEAD_SOURCE, OAUTH_GRANT, Vault};
+use leadtrack_core::vault::{INBOUND_HOOK, INTEGRATION_SETTINGS, LEAD_SOURCE, OAUTH_GRANT, Vault};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
@@ -527,6 +528,75 @@ pub(crate) async fn lead_source(
         )?)),
         None => Ok(None),
     }
+}
+
+/// [`leadtrack_core::Admin::save_inbound_hook`].
+pub(crate) async fn save_inbound_hook(
+    c: &impl GenericClient,
+    vault: &Vault,
+    hook: &InboundHook,
+) -> Result<(), Error> {
+    project(c, hook.project).await?;
+    let sealed = vault.seal(INBOUND_HOOK, &hook.settings());
+    let saved = run(
+        c,
+        "INSERT INTO inbound_hooks (id, project_id, settings, created_at)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (id) DO UPDATE SET settings = $3 WHERE inbound_hooks.project_id = $2",
+        &[
+            &hook.id,
+            &hook.project.0,
+            &sealed,
+            &to_millis(&hook.created_at),
+        ],
+    )
+    .await?;
+    if saved == 0 {
+        return Err(StoreError::NotFound(Entity::Webhook).into());
+    }
+    Ok(())
+}
+
+/// [`leadtrack_core::Admin::inbound_hooks`], or the one `id` names.
+pub(crate) async fn inbound_hooks(
+    c: &impl GenericClient,
+    vault: &Vault,
+    (project, id): (Option<ProjectId>, Option<&str>),
+) -> Result<Vec<InboundHook>, Error> {
+    let rows = all(
+        c,
+        "SELECT id, project_id, created_at, settings FROM inbound_hooks
+         WHERE ($1::bigint IS NULL OR project_id = $1) AND ($2::text IS NULL OR id = $2)
+         ORDER BY created_at, id",
+        &[&project.map(|p| p.0), &id],
+    )
+    .await?;
+    rows.iter()
+        .map(|row| {
+            let clear = (
+                row.try_get::<_, String>(0)?,
+                ProjectId(row.try_get(1)?),
+                from_millis(row.try_get(2)?),
+            );
+            let settings = vault.open(INBOUND_HOOK, row.try_get(3)?)?;
+            Ok(InboundHook::from_row(clear, &settings)?)
+        })
+        .collect()
+}
+
+/// [`leadtrack_core::Admin::remove_inbound_hook`].
+pub(crate) async fn remove_inbound_hook(
+    c: &impl GenericClient,
+    project: ProjectId,
+    id: &str,
+) -> Result<bool, Error> {
+    let removed = run(
+        c,
+        "DELETE FROM inbound_hooks WHERE project_id = $1 AND id = $2",
+        &[&project.0, &id],
+    )
+    .await?;
+    Ok(removed > 0)
 }
 
 /// [`leadtrack_core::Admin::lead_sources_routed`].

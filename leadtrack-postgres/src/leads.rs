@@ -5,6 +5,7 @@ use deadpool_postgres::GenericClient;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::alert::AlertKind;
+use leadtrack_core::import::ImportCounts;
 use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
@@ -101,6 +102,37 @@ pub(crate) async fn create(
             return created(c, project, (id, spam), row, now).await;
         }
     }
+}
+
+/// [`leadtrack_core::LeadStore::import_leads`], in the caller's transaction.
+pub(crate) async fn import(
+    c: &impl GenericClient,
+    project: ProjectId,
+    rows: &[(LeadRow, DateTime<Utc>)],
+) -> Result<ImportCounts, Error> {
+    crate::admin::project(c, project).await?;
+    let mut counts = ImportCounts::default();
+    let repeats = sql::import_duplicate(["$1", "$2", "$3", "$4"]);
+    let arrival = Arrival {
+        route: CreateRoute::Server,
+        spam: None,
+        duplicate_of: None,
+    };
+    for (row, created_at) in rows {
+        let (event_id, at) = (row.data.unique_event_id(), to_millis(created_at));
+        let params: [&(dyn ToSql + Sync); 4] = [&project.0, &event_id, &row.keys.email, &at];
+        if one(c, &repeats, &params).await?.is_some() {
+            counts.duplicates += 1;
+            continue;
+        }
+        let id = insert(c, project, &arrival, row, *created_at)
+            .await?
+            .ok_or_else(|| StoreError::Invalid("the lead was not inserted".to_owned()))?;
+        let event = EventRow::of((project, id), *created_at, None, &Activity::Created)?;
+        activity::record(c, &event).await?;
+        counts.imported += 1;
+    }
+    Ok(counts)
 }
 
 /// What a create that inserted `id` answers, after recording it in the lead's history and

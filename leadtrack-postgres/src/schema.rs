@@ -723,6 +723,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX lead_fetches_due ON lead_fetches (due_at) WHERE done_at IS NULL;
     "#,
+    // 25: inbound webhooks (`settings`: sealed JSON of the name, tool, secret and mapping).
+    r#"
+    CREATE TABLE inbound_hooks (
+        id         text   PRIMARY KEY,
+        project_id bigint NOT NULL REFERENCES projects (id),
+        settings   text   NOT NULL,
+        created_at bigint NOT NULL
+    );
+    CREATE INDEX inbound_hooks_project ON inbound_hooks (project_id, created_at);
+    "#,
 ];
 
 /// A column's value derived from a lead's data.

@@ -12,6 +12,8 @@ use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
+use leadtrack_core::import::{ImportCounts, ImportedLead};
+use leadtrack_core::inbound::InboundHook;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -29,7 +31,7 @@ use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::store::{LeadRow, Listed};
+use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -90,6 +92,20 @@ impl LeadStore for PgStore {
             self.listener.queued();
         }
         Ok(created)
+    }
+
+    async fn import_leads(
+        &self,
+        project: ProjectId,
+        leads: &[ImportedLead],
+    ) -> StoreResult<ImportCounts> {
+        // The rows are made before a connection is taken.
+        let rows = leads
+            .iter()
+            .map(|lead| Ok((LeadRow::of(lead.data.clone())?, lead.created_at)))
+            .collect::<Result<Vec<_>, serde_json::Error>>()
+            .map_err(StoreError::backend)?;
+        transaction!(self, |tx| leads::import(&tx, project, &rows).await?)
     }
 
     async fn mark_spam(
@@ -497,6 +513,38 @@ impl Admin for PgStore {
             source
         )
         .await?)
+    }
+
+    async fn save_inbound_hook(&self, hook: &InboundHook) -> StoreResult<()> {
+        transaction!(self, |tx| admin::save_inbound_hook(&tx, &self.vault, hook)
+            .await?)
+    }
+
+    async fn inbound_hooks(&self, project: ProjectId) -> StoreResult<Vec<InboundHook>> {
+        read!(self, |c| admin::inbound_hooks(
+            c,
+            &self.vault,
+            (Some(project), None)
+        ))
+    }
+
+    async fn inbound_hook(&self, id: &str) -> StoreResult<(InboundHook, Project)> {
+        let found = read!(self, |c| admin::inbound_hooks(
+            c,
+            &self.vault,
+            (None, Some(id))
+        ))?;
+        let hook = found
+            .into_iter()
+            .next()
+            .ok_or(StoreError::NotFound(Entity::Webhook))?;
+        let project = read!(self, |c| admin::project(c, hook.project))?;
+        Ok((hook, project))
+    }
+
+    async fn remove_inbound_hook(&self, project: ProjectId, id: &str) -> StoreResult<bool> {
+        transaction!(self, |tx| admin::remove_inbound_hook(&tx, project, id)
+            .await?)
     }
 
     async fn set_oauth_grant(

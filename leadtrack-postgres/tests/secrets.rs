@@ -98,6 +98,16 @@ async fn plain_secrets_of_an_older_build_are_sealed_once_by_servers_starting_tog
         )
         .await
         .unwrap();
+    let inbound = serde_json::json!({
+        "name": "Typeform", "preset": "typeform", "secret": SECRETS[4], "mapping": [],
+    });
+    client
+        .execute(
+            "UPDATE inbound_hooks SET settings = $1",
+            &[&inbound.to_string()],
+        )
+        .await
+        .unwrap();
     client
         .execute("DELETE FROM secret_key_check", &[])
         .await
@@ -119,7 +129,7 @@ async fn a_new_key_seals_every_secret_again() {
     let project = keep_secrets(&store).await;
     let before = raw_values(&url).await;
     let new = SecretKey::generate();
-    assert_eq!(store.rotate_secret_key(&new).await.unwrap(), 4);
+    assert_eq!(store.rotate_secret_key(&new).await.unwrap(), 5);
     store.close();
     let after = raw_values(&url).await;
     assert_sealed(&after);

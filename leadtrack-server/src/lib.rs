@@ -37,6 +37,7 @@ mod demo;
 mod header_limits;
 mod health;
 mod http_errors;
+mod inbound;
 mod integrations;
 mod jobs;
 mod mail;
@@ -273,6 +274,10 @@ impl Job {
                     integrations::integration_command(&store, command, &links).await
                 }
                 Command::Webhook(command) => webhooks::webhook_command(&store, command).await,
+                Command::Inbound(command) => {
+                    inbound::inbound_command(&store, command, &links).await
+                }
+                Command::Lead(command) => inbound::lead_command(&store, command).await,
                 Command::Job(command) => jobs::job_command(&store, command).await,
                 Command::User(command) => accounts::user_command(&store, command, &links).await,
                 Command::Member(command) => {

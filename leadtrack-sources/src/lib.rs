@@ -7,6 +7,8 @@
 //! | `POST /webhooks/google/lead-forms/{projectId}` | `200 {"leadId", "created"}`; `401 invalid_api_key` for a key that is not the project's; `404 project_not_found`; `400 invalid_json` for a body that is not a Google lead |
 //! | `GET /webhooks/meta/leadgen` | Meta's subscription check: `hub.challenge` for the server's verify token, else `403` |
 //! | `POST /webhooks/meta/leadgen` | `200` once each lead announced is queued for the [`Fetcher`]; `401` unsigned, `403` wrongly signed (nothing queued or fetched) |
+//! | `POST /webhooks/inbound/{id}` | a form tool's submission ([`leadtrack_core::inbound`]): `200 {"leadId", "created"}`; `401 invalid_api_key` for a signature (or URL secret) that is not the webhook's; `404 not_found`; `400` for a body the tool could not have sent, or one that maps to no lead data |
+//! | `POST /webhooks/inbound/{id}/test` | the same checks, nothing saved: `200 {"lead": createLead body}` |
 //!
 //! A project takes Google lead form leads once its key is set, and a Facebook page's
 //! leads once the page is set up ([`leadtrack_core::source::LeadSource`]). The platforms
@@ -25,11 +27,13 @@
 
 mod fetcher;
 mod google;
+mod inbound;
 mod linkedin;
 mod meta;
 
 use std::sync::Arc;
 
+use leadtrack_core::inbound::INBOUND_PATH;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::source::META_LEADGEN_PATH;
 use leadtrack_core::store::Entity;
@@ -68,20 +72,27 @@ pub fn routes<S: LeadStore + Admin + JobQueue>(
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let shared = Arc::new((store, config));
-    leadtrack_http::claimed(|path| path.starts_with(google::PATH) || path == META_LEADGEN_PATH)
-        .and_then(move |request: Request, body: Body| {
-            let shared = Arc::clone(&shared);
-            async move {
-                let (store, config) = &*shared;
-                if request.path.starts_with(google::PATH) {
-                    return Ok(google::post(store, &request, body).await);
-                }
-                match &config.meta {
-                    Some(app) => Ok(meta::webhook(store, app, &request, body).await),
-                    None => Err(warp::reject::not_found()),
-                }
+    leadtrack_http::claimed(|path| {
+        path.starts_with(google::PATH)
+            || path.starts_with(INBOUND_PATH)
+            || path == META_LEADGEN_PATH
+    })
+    .and_then(move |request: Request, body: Body| {
+        let shared = Arc::clone(&shared);
+        async move {
+            let (store, config) = &*shared;
+            if request.path.starts_with(google::PATH) {
+                return Ok(google::post(store, &request, body).await);
             }
-        })
+            if request.path.starts_with(INBOUND_PATH) {
+                return Ok(inbound::post(store, &request, body).await);
+            }
+            match &config.meta {
+                Some(app) => Ok(meta::webhook(store, app, &request, body).await),
+                None => Err(warp::reject::not_found()),
+            }
+        }
+    })
 }
 
 /// A store's failure as an answer: an unknown project is `404`; anything else is a `503`

@@ -1,6 +1,7 @@
 //! Projects, API keys, conversion labels and integration settings.
 
 use chrono::{DateTime, Utc};
+use leadtrack_core::inbound::InboundHook;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
@@ -11,7 +12,7 @@ use leadtrack_core::source::{LeadSource, SourceKind};
 use leadtrack_core::store::{Conflict, Entity, StoreError, one_key};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{IntegrationKind, ProjectId};
-use leadtrack_core::vault::{INTEGRATION_SETTINGS, LEAD_SOURCE, OAUTH_GRANT, Vault};
+use leadtrack_core::vault::{INBOUND_HOOK, INTEGRATION_SETTINGS, LEAD_SOURCE, OAUTH_GRANT, Vault};
 use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
@@ -483,6 +484,69 @@ pub(crate) fn lead_source(
         )?)),
         None => Ok(None),
     }
+}
+
+/// [`leadtrack_core::Admin::save_inbound_hook`].
+pub(crate) fn save_inbound_hook(
+    conn: &Connection,
+    vault: &Vault,
+    hook: &InboundHook,
+) -> Result<(), Error> {
+    project(conn, hook.project)?;
+    let saved = conn
+        .prepare_cached(
+            "INSERT INTO inbound_hooks (id, project_id, settings, created_at)
+             VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (id) DO UPDATE SET settings = ?3 WHERE project_id = ?2",
+        )?
+        .execute((
+            &hook.id,
+            hook.project.0,
+            vault.seal(INBOUND_HOOK, &hook.settings()),
+            to_millis(&hook.created_at),
+        ))?;
+    if saved == 0 {
+        return Err(StoreError::NotFound(Entity::Webhook).into());
+    }
+    Ok(())
+}
+
+/// [`leadtrack_core::Admin::inbound_hooks`], or the one `id` names.
+pub(crate) fn inbound_hooks(
+    conn: &Connection,
+    vault: &Vault,
+    (project, id): (Option<ProjectId>, Option<&str>),
+) -> Result<Vec<InboundHook>, Error> {
+    conn.prepare_cached(
+        "SELECT id, project_id, created_at, settings FROM inbound_hooks
+         WHERE (?1 IS NULL OR project_id = ?1) AND (?2 IS NULL OR id = ?2)
+         ORDER BY created_at, id",
+    )?
+    .query_and_then((project.map(|p| p.0), id), |row| {
+        let clear = (
+            row.get::<_, String>(0)?,
+            ProjectId(row.get(1)?),
+            from_millis(row.get(2)?),
+        );
+        let sealed: String = row.get(3)?;
+        Ok(InboundHook::from_row(
+            clear,
+            &vault.open(INBOUND_HOOK, &sealed)?,
+        )?)
+    })?
+    .collect()
+}
+
+/// [`leadtrack_core::Admin::remove_inbound_hook`].
+pub(crate) fn remove_inbound_hook(
+    conn: &Connection,
+    project: ProjectId,
+    id: &str,
+) -> Result<bool, Error> {
+    let removed = conn
+        .prepare_cached("DELETE FROM inbound_hooks WHERE project_id = ?1 AND id = ?2")?
+        .execute((project.0, id))?;
+    Ok(removed > 0)
 }
 
 /// [`leadtrack_core::Admin::lead_sources_routed`].

@@ -5,6 +5,7 @@ use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::alert::AlertKind;
 use leadtrack_core::channel;
+use leadtrack_core::import::ImportCounts;
 use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::report;
@@ -94,6 +95,41 @@ pub(crate) fn create(
         unique_identifier: row.data.unique_identifier,
         created: true,
     })
+}
+
+/// [`leadtrack_core::LeadStore::import_leads`], the rows made off the writer thread.
+pub(crate) fn import(
+    conn: &Connection,
+    project: ProjectId,
+    rows: Vec<(LeadRow, DateTime<Utc>)>,
+) -> Result<ImportCounts, Error> {
+    crate::admin::project(conn, project)?;
+    let mut counts = ImportCounts::default();
+    for (row, created_at) in rows {
+        let at = to_millis(&created_at);
+        let repeated = conn
+            .prepare_cached(&sql::import_duplicate(["?1", "?2", "?3", "?4"]))?
+            .query_row(
+                (project.0, row.data.unique_event_id(), &row.keys.email, at),
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some();
+        if repeated {
+            counts.duplicates += 1;
+            continue;
+        }
+        let arrival = Arrival {
+            route: CreateRoute::Server,
+            spam: None,
+            duplicate_of: None,
+        };
+        let id = write_row(conn, Write::Insert(arrival), project, &row, created_at)?;
+        let event = EventRow::of((project, LeadId(id)), created_at, None, &Activity::Created)?;
+        activity::record(conn, &event)?;
+        counts.imported += 1;
+    }
+    Ok(counts)
 }
 
 /// The `leads.created_via` value of a route.

@@ -851,6 +851,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX lead_fetches_due ON lead_fetches (due_at) WHERE done_at IS NULL;
     "#,
+    // 39: inbound webhooks (`settings`: sealed JSON of the name, tool, secret and mapping).
+    r#"
+    CREATE TABLE inbound_hooks (
+        id         TEXT    PRIMARY KEY,
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        settings   TEXT    NOT NULL,
+        created_at INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX inbound_hooks_project ON inbound_hooks (project_id, created_at);
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.

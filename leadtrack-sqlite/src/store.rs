@@ -13,6 +13,8 @@ use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
+use leadtrack_core::import::{ImportCounts, ImportedLead};
+use leadtrack_core::inbound::InboundHook;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -30,7 +32,7 @@ use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::store::{LeadRow, Listed};
+use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -76,6 +78,21 @@ impl LeadStore for SqliteStore {
         // The row is made here, off the writer thread.
         let row = LeadRow::of(data).map_err(StoreError::backend)?;
         self.write(move |conn| leads::create(conn, project, (route, spam), row, now))
+            .await
+    }
+
+    async fn import_leads(
+        &self,
+        project: ProjectId,
+        leads: &[ImportedLead],
+    ) -> StoreResult<ImportCounts> {
+        // The rows are made here, off the writer thread.
+        let rows = leads
+            .iter()
+            .map(|lead| Ok((LeadRow::of(lead.data.clone())?, lead.created_at)))
+            .collect::<Result<Vec<_>, serde_json::Error>>()
+            .map_err(StoreError::backend)?;
+        self.write(move |conn| leads::import(conn, project, rows))
             .await
     }
 
@@ -483,6 +500,38 @@ impl Admin for SqliteStore {
     ) -> StoreResult<()> {
         let (vault, source) = (self.vault(), source.cloned());
         self.write(move |conn| admin::set_lead_source(conn, &vault, project, kind, source.as_ref()))
+            .await
+    }
+
+    async fn save_inbound_hook(&self, hook: &InboundHook) -> StoreResult<()> {
+        let (vault, hook) = (self.vault(), hook.clone());
+        self.write(move |conn| admin::save_inbound_hook(conn, &vault, &hook))
+            .await
+    }
+
+    async fn inbound_hooks(&self, project: ProjectId) -> StoreResult<Vec<InboundHook>> {
+        let vault = self.vault();
+        self.read(move |conn| admin::inbound_hooks(conn, &vault, (Some(project), None)))
+            .await
+    }
+
+    async fn inbound_hook(&self, id: &str) -> StoreResult<(InboundHook, Project)> {
+        let (vault, id) = (self.vault(), id.to_owned());
+        self.read(move |conn| {
+            let found = admin::inbound_hooks(conn, &vault, (None, Some(&id)))?;
+            let hook = found
+                .into_iter()
+                .next()
+                .ok_or(StoreError::NotFound(Entity::Webhook))?;
+            let project = admin::project(conn, hook.project)?;
+            Ok((hook, project))
+        })
+        .await
+    }
+
+    async fn remove_inbound_hook(&self, project: ProjectId, id: &str) -> StoreResult<bool> {
+        let id = id.to_owned();
+        self.write(move |conn| admin::remove_inbound_hook(conn, project, &id))
             .await
     }
 

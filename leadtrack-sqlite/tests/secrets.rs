@@ -13,6 +13,7 @@ const TOKEN: &str = SECRETS[0];
 const HOOK_SECRET: &str = SECRETS[1];
 const CHAT_URL: &str = SECRETS[2];
 const FORM_KEY: &str = SECRETS[3];
+const INBOUND_SECRET: &str = SECRETS[4];
 
 fn with_key(key: &SecretKey) -> SqliteOptions {
     SqliteOptions {
@@ -122,11 +123,15 @@ async fn plain_secrets_of_an_older_build_are_sealed_on_first_open() {
             "kind": "webhook", "url": "https://crm.example.com/hook", "secret": TOKEN,
         });
         let source = serde_json::json!({"kind": "google-lead-forms", "key": FORM_KEY});
+        let inbound = serde_json::json!({
+            "name": "Typeform", "preset": "typeform", "secret": INBOUND_SECRET, "mapping": [],
+        });
         conn.execute_batch(&format!(
             "UPDATE integrations SET settings = '{settings}';
              UPDATE webhooks SET secret = '{HOOK_SECRET}';
              UPDATE chat_channels SET url = '{CHAT_URL}';
              UPDATE lead_sources SET settings = '{source}';
+             UPDATE inbound_hooks SET settings = '{inbound}';
              DELETE FROM secret_key_check;"
         ))
         .unwrap();
@@ -156,7 +161,7 @@ async fn a_new_key_seals_every_secret_again() {
     drop(store);
     // Not from a key that is not the database's.
     assert!(rotate_secret_key(&path, &new, &old).is_err());
-    assert_eq!(rotate_secret_key(&path, &old, &new).unwrap(), 4);
+    assert_eq!(rotate_secret_key(&path, &old, &new).unwrap(), 5);
 
     assert!(open(&path, &old).await.is_err());
     let store = open(&path, &new).await.unwrap();

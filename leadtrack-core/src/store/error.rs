@@ -48,7 +48,7 @@ pub enum Entity {
     User,
     /// A sign-in session (unknown, ended or expired).
     Session,
-    /// A lead webhook, or one of its event deliveries.
+    /// A lead webhook or one of its event deliveries, or an inbound webhook.
     Webhook,
     /// An invitation (unknown, taken, revoked, renewed or expired).
     Invitation,

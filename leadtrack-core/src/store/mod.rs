@@ -42,6 +42,8 @@ use crate::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
 use crate::assignment::RoundRobin;
 use crate::comment::Comment;
 use crate::draft::Draft;
+use crate::import::{BadRow, ImportCounts, ImportFile, ImportedLead};
+use crate::inbound::InboundHook;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{
     Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
@@ -62,6 +64,9 @@ use crate::types::{
 };
 use crate::webhook::{ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus};
 use uuid::Uuid;
+
+/// How many rows of a file [`LeadStore::import_file`] writes in one transaction.
+pub const IMPORT_BATCH: usize = 2_000;
 
 /// The counts per status a listing's tabs show, in [`LeadStatus`]'s order, from the
 /// `(status name, count)` pairs a backend counted; a status it did not find counts 0.
@@ -143,6 +148,46 @@ pub trait LeadStore: Send + Sync + 'static {
     ) -> StoreResult<CreatedLead> {
         self.create_screened_lead(project, route, data, None, now)
             .await
+    }
+
+    /// Imports past leads ([`crate::import`]): each is created through the keyed route,
+    /// dated its `created_at`, with `created` in its history, and announced to no webhook
+    /// or alert; a lead already there by [`sql::import_duplicate`] (or earlier in `leads`)
+    /// is skipped and counted. Atomic: all of `leads` are written, or none.
+    /// Errors: [`Entity::Project`] not found.
+    async fn import_leads(
+        &self,
+        project: ProjectId,
+        leads: &[ImportedLead],
+    ) -> StoreResult<ImportCounts>;
+
+    /// Imports every row of `file` that is a lead, [`IMPORT_BATCH`] rows per
+    /// [`Self::import_leads`] (one transaction each), calling `progress` with the rows
+    /// read after each batch; what was imported, and the rows that are not leads.
+    async fn import_file(
+        &self,
+        project: ProjectId,
+        file: &ImportFile,
+        progress: &mut (dyn FnMut(usize) + Send),
+    ) -> StoreResult<(ImportCounts, Vec<BadRow>)> {
+        let (mut counts, mut bad) = (ImportCounts::default(), Vec::new());
+        let mut batch = Vec::with_capacity(IMPORT_BATCH);
+        let mut read = 0;
+        for row in file.leads(Utc::now()) {
+            read += 1;
+            match row {
+                Ok(lead) => batch.push(lead),
+                Err(row) => bad.push(row),
+            }
+            if read % IMPORT_BATCH == 0 {
+                counts += self.import_leads(project, &batch).await?;
+                batch.clear();
+                progress(read);
+            }
+        }
+        counts += self.import_leads(project, &batch).await?;
+        progress(read);
+        Ok((counts, bad))
     }
 
     /// [`Self::create_lead_via`] for a lead that `spam` names the reason it is spam, if it
@@ -574,6 +619,22 @@ pub trait Admin: Send + Sync + 'static {
         kind: SourceKind,
         source: Option<&LeadSource>,
     ) -> StoreResult<()>;
+
+    /// Saves an inbound webhook: creates it, or replaces the name, secret and mapping of
+    /// the project's webhook with its id. Errors: [`Entity::Project`] not found;
+    /// [`Entity::Webhook`] not found when the id is another project's.
+    async fn save_inbound_hook(&self, hook: &InboundHook) -> StoreResult<()>;
+
+    /// The project's inbound webhooks, oldest first.
+    async fn inbound_hooks(&self, project: ProjectId) -> StoreResult<Vec<InboundHook>>;
+
+    /// The inbound webhook `id` posts are for, whichever project's it is, with that
+    /// project (its spam rules, whether it is active). Errors: [`Entity::Webhook`] not
+    /// found.
+    async fn inbound_hook(&self, id: &str) -> StoreResult<(InboundHook, Project)>;
+
+    /// Removes the project's inbound webhook `id`; whether there was one.
+    async fn remove_inbound_hook(&self, project: ProjectId, id: &str) -> StoreResult<bool>;
 
     /// The project's connected integrations.
     async fn integrations(&self, project: ProjectId) -> StoreResult<Integrations>;

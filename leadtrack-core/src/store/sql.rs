@@ -21,6 +21,20 @@ pub fn duplicate_lookup(column: &str, [project, key, since]: [&str; 3]) -> Strin
     )
 }
 
+/// The lookup of a lead an imported lead repeats, with the backend's placeholders for the
+/// project, the event id, the email key and the creation time (in the backend's time
+/// column type): one of the project's leads with the same `uniqueEventId`, or the same
+/// email created at the same instant. Importing a file twice adds nothing.
+pub fn import_duplicate([project, event_id, email, created]: [&str; 4]) -> String {
+    format!(
+        "SELECT 1 FROM leads WHERE project_id = {project} AND unique_event_id = {event_id}
+         UNION ALL
+         SELECT 1 FROM leads
+         WHERE project_id = {project} AND email_key = {email} AND created_at = {created}
+         LIMIT 1"
+    )
+}
+
 /// A column whose values a filter offers to pick from: the form names, and the first
 /// touch's sources, mediums and campaigns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

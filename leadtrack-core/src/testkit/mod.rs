@@ -44,6 +44,8 @@ pub mod comments;
 pub mod conversions;
 pub mod drafts;
 pub mod export;
+pub mod imports;
+pub mod inbound;
 pub mod jobs;
 pub mod leads;
 pub mod links;
@@ -64,6 +66,7 @@ use uuid::Uuid;
 
 use crate::account::Actor;
 use crate::activity::Attribution;
+use crate::inbound::{InboundHook, Preset};
 use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
     MetaSettings, MicrosoftAdsSettings, Secret, WebhookSettings,
@@ -120,15 +123,16 @@ pub async fn project<S: Admin>(store: &S, public_id: &str) -> Project {
 /// The secrets [`keep_secrets`] gives a store: a platform's, a lead webhook's signing
 /// secret, and a chat channel's URL, each unlike anything else a store keeps, so that a
 /// test may look for it in the raw data.
-pub const SECRETS: [&str; 4] = [
+pub const SECRETS: [&str; 5] = [
     "known-platform-secret-5f1c",
     "known-webhook-secret-9a2e",
     "https://hooks.slack.com/services/T0/B0/known-chat-token-77d4",
     "known-lead-form-key-3b81",
+    "known-inbound-secret-c40e",
 ];
 
 /// Project `vault` with each of [`SECRETS`]: in its webhook integration's settings, a lead
-/// webhook, its Slack channel, and its Google lead forms' key.
+/// webhook, its Slack channel, its Google lead forms' key and an inbound webhook.
 pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
     let project = project(store, "vault").await;
     let settings = IntegrationSettings::Webhook(WebhookSettings {
@@ -161,6 +165,12 @@ pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
         .set_lead_source(project.id, source.kind(), Some(&source))
         .await
         .expect("set the lead source");
+    let secret = Some(Secret::new(SECRETS[4]));
+    let hook = InboundHook::new(project.id, ("Typeform", Preset::Typeform), secret);
+    store
+        .save_inbound_hook(&hook)
+        .await
+        .expect("save the inbound webhook");
     project
 }
 
@@ -177,11 +187,16 @@ pub async fn secrets_of<S: Admin>(store: &S, project: &Project) -> Vec<String> {
     let Some(LeadSource::GoogleLeadForms { key }) = source else {
         panic!("no Google lead forms' key: {source:?}");
     };
+    let inbound = store
+        .inbound_hooks(project.id)
+        .await
+        .expect("inbound webhooks");
     vec![
         settings.secret.expose().to_owned(),
         hooks[0].webhook.secret.expose().to_owned(),
         channels[0].url.clone(),
         key.expose().to_owned(),
+        inbound[0].secret.expose().to_owned(),
     ]
 }
 

@@ -103,6 +103,20 @@ fn describe(activity: &ProjectActivity) -> String {
             format!("Set up or changed {}", source.title())
         }
         ProjectActivity::LeadSourceRemoved { source } => format!("Removed {}", source.title()),
+        ProjectActivity::InboundHookSaved { name } => {
+            format!("Set up or changed the inbound webhook {name}")
+        }
+        ProjectActivity::InboundHookRemoved { name } => {
+            format!("Removed the inbound webhook {name}")
+        }
+        ProjectActivity::LeadsImported {
+            file,
+            imported,
+            duplicates,
+            bad,
+        } => format!(
+            "Imported {imported} leads from {file} ({duplicates} already there, {bad} bad rows)"
+        ),
     }
 }
 

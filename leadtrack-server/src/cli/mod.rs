@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod accounts;
 mod admin;
+mod inbound;
 mod integrations;
 mod jobs;
 mod platforms;
@@ -22,6 +23,7 @@ use leadtrack_warp::{RateLimit, RateLimits};
 pub(crate) use platforms::{Connections, PlatformApps};
 
 use crate::ServeOptions;
+pub(crate) use inbound::{InboundCommand, LeadCommand};
 pub(crate) use webhooks::WebhookCommand;
 
 /// `--project ID [--json]`: what a command listing one project's things takes.
@@ -199,6 +201,13 @@ pub(crate) enum Command {
     /// happen.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Manage a project's inbound webhooks: leads posted by form tools (Typeform, Tally,
+    /// Webflow, Jotform, or any JSON).
+    #[command(subcommand)]
+    Inbound(InboundCommand),
+    /// Leads in bulk: import past leads from a CSV file.
+    #[command(subcommand)]
+    Lead(LeadCommand),
     /// Send failed deliveries again.
     #[command(subcommand)]
     Job(JobCommand),

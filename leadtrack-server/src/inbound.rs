@@ -1,0 +1,213 @@
+//! `inbound ...` and `lead import`: leads from form tools' webhooks, and past leads from a
+//! CSV file. Each change is written to the project's audit log.
+
+use std::path::Path;
+
+use leadtrack_core::activity::ProjectActivity;
+use leadtrack_core::import::{BadRow, ImportCounts, ImportFile};
+use leadtrack_core::inbound::{InboundHook, parse_mapping};
+use leadtrack_core::integration::Secret;
+use leadtrack_core::mapping::FieldMap;
+use leadtrack_core::project::Project;
+use leadtrack_core::time::format;
+use leadtrack_core::{Admin, LeadStore};
+use serde_json::{Value, json};
+
+use crate::Failure;
+use crate::admin::{audit, project};
+use crate::cli::{InboundCommand, LeadCommand, ProjectListing};
+use crate::mail::Links;
+
+/// `inbound ...`: makes, lists or removes.
+pub(crate) async fn inbound_command<S: Admin + LeadStore>(
+    store: &S,
+    command: InboundCommand,
+    links: &Links,
+) -> Result<(), Failure> {
+    match command {
+        InboundCommand::Create {
+            project: id,
+            preset,
+            name,
+            secret,
+            map,
+            json,
+        } => {
+            let project = project(store, &id).await?;
+            let overrides = parse_mapping(map.iter().map(String::as_str)).map_err(Failure)?;
+            let secret = secret
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty());
+            let mut hook = InboundHook::new(project.id, (&name, preset), secret.map(Secret::new));
+            hook.mapping = leadtrack_core::mapping::overridden(&hook.mapping, &overrides);
+            store
+                .save_inbound_hook(&hook)
+                .await
+                .map_err(Failure::store)?;
+            let saved = ProjectActivity::InboundHookSaved {
+                name: hook.name.clone(),
+            };
+            audit(store, project.id, saved).await?;
+            let url = format!("{}{}", links.public_url(), hook.path());
+            if json {
+                say!(
+                    "{}",
+                    json!({"id": hook.id, "url": url, "secret": hook.secret.expose()})
+                );
+                return Ok(());
+            }
+            say!(
+                "Made inbound webhook {} ({}) for project {}.",
+                hook.id,
+                preset.title(),
+                project.public_id
+            );
+            if preset.signs() {
+                say!("Signing secret: {}", hook.secret.expose());
+            }
+            say!("{url}");
+            Ok(())
+        }
+        InboundCommand::List(ProjectListing { project: id, json }) => {
+            let project = project(store, &id).await?;
+            let hooks = store
+                .inbound_hooks(project.id)
+                .await
+                .map_err(Failure::store)?;
+            list(&project, &hooks, json);
+            Ok(())
+        }
+        InboundCommand::Remove {
+            project: id,
+            id: hook,
+        } => {
+            let project = project(store, &id).await?;
+            let hooks = store
+                .inbound_hooks(project.id)
+                .await
+                .map_err(Failure::store)?;
+            let Some(found) = hooks.iter().find(|h| h.id == hook) else {
+                return Err(Failure(format!(
+                    "project {} has no inbound webhook {hook}",
+                    project.public_id
+                )));
+            };
+            store
+                .remove_inbound_hook(project.id, &hook)
+                .await
+                .map_err(Failure::store)?;
+            let removed = ProjectActivity::InboundHookRemoved {
+                name: found.name.clone(),
+            };
+            audit(store, project.id, removed).await?;
+            say!("Removed inbound webhook {hook}: its posts are refused from now on.");
+            Ok(())
+        }
+    }
+}
+
+/// Prints the webhooks, with their mappings and without their secrets.
+fn list(project: &Project, hooks: &[InboundHook], json: bool) {
+    if json {
+        let listed: Vec<Value> = hooks
+            .iter()
+            .map(|hook| {
+                json!({"id": hook.id, "name": hook.name, "preset": hook.preset,
+                       "createdAt": format(&hook.created_at),
+                       "mapping": hook.mapping.iter().map(pair).collect::<Vec<_>>()})
+            })
+            .collect();
+        say!("{}", Value::Array(listed));
+    } else if hooks.is_empty() {
+        say!(
+            "Project {} has no inbound webhooks; `server inbound create` makes one.",
+            project.public_id
+        );
+    } else {
+        for hook in hooks {
+            say!("{}  {}  ({})", hook.id, hook.name, hook.preset.title());
+        }
+    }
+}
+
+/// A mapping pair as the command line writes it.
+fn pair(pair: &FieldMap) -> String {
+    format!("{}={}", pair.target, pair.source)
+}
+
+/// `lead ...`.
+pub(crate) async fn lead_command<S: Admin + LeadStore>(
+    store: &S,
+    command: LeadCommand,
+) -> Result<(), Failure> {
+    let LeadCommand::Import {
+        project: id,
+        file,
+        map,
+        json,
+    } = command;
+    let project = project(store, &id).await?;
+    let overrides = map
+        .iter()
+        .map(|pair| FieldMap::parse(pair))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure)?;
+    let bytes = std::fs::read(&file)
+        .map_err(|err| Failure(format!("{} cannot be read: {err}", file.display())))?;
+    let read = ImportFile::read(bytes, &overrides).map_err(Failure)?;
+    let rows = read.rows();
+    let mut progress = |done: usize| {
+        if !json {
+            eprintln!("{done} of {rows} rows read");
+        }
+    };
+    let (counts, bad) = store
+        .import_file(project.id, &read, &mut progress)
+        .await
+        .map_err(Failure::store)?;
+    let name = file_name(&file);
+    let imported = ProjectActivity::LeadsImported {
+        file: name.clone(),
+        imported: counts.imported,
+        duplicates: counts.duplicates,
+        bad: bad.len() as u64,
+    };
+    audit(store, project.id, imported).await?;
+    report(&name, (counts, &bad), json);
+    if counts.imported == 0 && (counts.duplicates == 0 || !bad.is_empty()) {
+        return Err(Failure(format!("no lead was imported from {name}")));
+    }
+    Ok(())
+}
+
+/// Prints what the import did: each bad row with its line, then the counts.
+fn report(name: &str, (counts, bad): (ImportCounts, &[BadRow]), json: bool) {
+    if json {
+        let rows: Vec<Value> = bad
+            .iter()
+            .map(|row| json!({"line": row.line, "reason": row.reason}))
+            .collect();
+        say!(
+            "{}",
+            json!({"imported": counts.imported, "duplicates": counts.duplicates, "bad": rows})
+        );
+        return;
+    }
+    for row in bad {
+        say!("line {}: {}", row.line, row.reason);
+    }
+    say!(
+        "Imported {} leads from {name}; {} were already there; {} bad rows skipped.",
+        counts.imported,
+        counts.duplicates,
+        bad.len()
+    );
+}
+
+/// The file's name, for the audit log.
+fn file_name(file: &Path) -> String {
+    file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
