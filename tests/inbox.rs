@@ -20,6 +20,7 @@ use fantoccini::Locator;
 use fantoccini::key::Key;
 use leadtrack::core::account::Actor;
 use leadtrack::core::activity::{Attribution, ProjectActivity};
+use leadtrack::core::inbound::{InboundHook, Preset};
 use leadtrack::core::link::{LinkToken, NewInvitation};
 use leadtrack::core::project::ProjectSettings;
 use leadtrack::core::request::StatusUpdate;
@@ -225,6 +226,22 @@ async fn every_page_fits_a_laptop_and_a_phone() {
     let reset_page = format!("/password/reset/{}", LinkToken::generate().expose());
     let confirm_page = format!("/profile/email/{}", LinkToken::generate().expose());
     let label_page = format!("/projects/acme/settings/labels/{}", site.customer);
+    let typeform = InboundHook::new(
+        site.acme().id,
+        ("Typeform: demo requests", Preset::Typeform),
+        None,
+    );
+    site.store().save_inbound_hook(&typeform).await.unwrap();
+    let past = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/past-leads.csv");
+    std::fs::write(
+        &past,
+        "email,firstName,lastName,Phone number,createdAt,Campaign notes
+         ada@example.com,Ada,Lovelace,+44 20 7946 0001,2025-03-01 10:00,Met at the spring fair
+         ,,,,2025-03-02,
+         grace@example.com,Grace,Hopper,+1 202 555 0147,2025-03-03 14:30,Asked for a quote
+",
+    )
+    .unwrap();
     let pages = [
         ("projects", "/"),
         ("profile", "/profile"),
@@ -249,6 +266,8 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("label", label_page.as_str()),
         ("integrations", "/projects/acme/settings/integrations"),
         ("sources", "/projects/acme/settings/sources"),
+        ("inbound", "/projects/acme/settings/inbound"),
+        ("import", "/projects/acme/settings/import"),
         ("webhooks", "/projects/acme/settings/webhooks"),
         ("keys", "/projects/acme/settings/keys"),
         ("members", "/projects/acme/settings/members"),
@@ -285,6 +304,31 @@ async fn every_page_fits_a_laptop_and_a_phone() {
                 assert_eq!(overflow, json!(0), "{at} scrolls sideways");
                 assert_eq!(cut, json!([]), "{at} cuts text off");
             }
+            // A file uploaded: its columns and first rows, mapped.
+            c.goto(&format!("{}/projects/acme/settings/import", site.base()))
+                .await
+                .unwrap();
+            let file = c.find(Locator::Css("input[type=file]")).await.unwrap();
+            file.send_keys(past.to_str().unwrap()).await.unwrap();
+            c.find(Locator::Css("form[enctype] button[type=submit]"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            c.wait()
+                .for_element(Locator::Id("map-title"))
+                .await
+                .unwrap();
+            photograph(
+                &browser,
+                &format!("{engine:?}-{screen}-import-file").to_lowercase(),
+            )
+            .await;
+            let (overflow, cut) = misfits(&browser).await;
+            let at = format!("{engine:?} {screen} the import's mapping");
+            assert_eq!(overflow, json!(0), "{at} scrolls sideways");
+            assert_eq!(cut, json!([]), "{at} cuts text off");
             c.goto(&format!("{}/projects/acme/leads", site.base()))
                 .await
                 .unwrap();

@@ -107,6 +107,12 @@ impl ImportFile {
         })
     }
 
+    /// The same file mapped anew: by name where columns are named like fields, and as
+    /// `overrides` say (an override with an empty source unmaps its field).
+    pub fn remap(&self, overrides: &[FieldMap]) -> Result<Self, String> {
+        Self::read(self.text.clone().into_bytes(), overrides)
+    }
+
     /// The columns' names.
     pub fn headers(&self) -> &[String] {
         &self.headers

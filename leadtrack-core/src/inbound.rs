@@ -37,9 +37,11 @@ pub enum Preset {
     Typeform,
     /// Tally's `FORM_RESPONSE` webhooks, signed with `Tally-Signature`.
     Tally,
-    /// Webflow's `form_submission` webhooks, signed with `x-webflow-signature`.
+    /// Webflow's `form_submission` webhooks, signed with `x-webflow-signature` when made
+    /// through its API, unsigned when made in a site's settings.
     Webflow,
-    /// Jotform's webhooks: multipart, the answers as JSON in `rawRequest`; unsigned.
+    /// Jotform's webhooks: multipart, the answers as JSON in `rawRequest`; unsigned
+    /// (Jotform offers no signature).
     Jotform,
     /// Any JSON post, mapped by hand; unsigned.
     Custom,
@@ -57,10 +59,16 @@ impl Preset {
         }
     }
 
-    /// Whether the tool signs its posts with the webhook's secret. An unsigned tool
-    /// presents the secret in the URL instead (`?secret=`).
+    /// Whether the tool signs its posts with the webhook's secret.
     pub fn signs(self) -> bool {
         matches!(self, Self::Typeform | Self::Tally | Self::Webflow)
+    }
+
+    /// Whether the webhook's URL carries its secret (`?secret=`): for the tools that do
+    /// not sign, and for Webflow, whose webhooks made in a site's settings come unsigned
+    /// (<https://developers.webflow.com/data/docs/working-with-webhooks>).
+    pub fn secret_in_url(self) -> bool {
+        !matches!(self, Self::Typeform | Self::Tally)
     }
 
     /// The mapping the tool's usual payload needs: where its form puts emails, phones,
@@ -200,8 +208,8 @@ pub struct InboundHook {
     pub name: String,
     /// The tool.
     pub preset: Preset,
-    /// The secret: signs the tool's posts, or is presented in the URL by a tool that does
-    /// not sign.
+    /// The secret: signs the tool's posts, or is presented in the URL by a post that is
+    /// not signed.
     pub secret: Secret,
     /// Where each lead field is read.
     pub mapping: Vec<FieldMap>,
@@ -228,11 +236,11 @@ impl InboundHook {
         }
     }
 
-    /// Its URL's path, with the secret for a tool that cannot sign.
+    /// Its URL's path, with the secret where the tool presents it there.
     pub fn path(&self) -> String {
-        match self.preset.signs() {
-            true => format!("{INBOUND_PATH}{}", self.id),
-            false => format!("{INBOUND_PATH}{}?secret={}", self.id, self.secret.expose()),
+        match self.preset.secret_in_url() {
+            false => format!("{INBOUND_PATH}{}", self.id),
+            true => format!("{INBOUND_PATH}{}?secret={}", self.id, self.secret.expose()),
         }
     }
 }

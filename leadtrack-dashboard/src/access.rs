@@ -78,6 +78,23 @@ pub(crate) async fn user_form<S: Accounts>(
     Ok((viewer, form))
 }
 
+/// A project's genuine upload form ([`session::read_upload`], checked as [`user_form`]
+/// checks a form) of a member with `needed`'s role, with its file.
+pub(crate) async fn project_upload<S: Accounts>(
+    store: &S,
+    (config, request): (&Config, &Request),
+    (public_id, needed): (&str, Role),
+    (body, limit): (Body, usize),
+) -> Result<(Viewer, Membership, Form, Option<session::Upload>), Response> {
+    let viewer = signed_in(store, request).await?;
+    let (form, upload) = session::read_upload(request, body, limit).await?;
+    if !session::genuine_form(request, config, &viewer, &form) {
+        return Err(render::forged(Some(&viewer)));
+    }
+    let membership = project(store, &viewer, public_id, needed).await?;
+    Ok((viewer, membership, form, upload))
+}
+
 /// A project form's viewer, membership and fields: a genuine form ([`user_form`]) of a
 /// member with `needed`'s role.
 pub(crate) async fn project_form<S: Accounts>(

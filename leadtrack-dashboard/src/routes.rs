@@ -163,6 +163,22 @@ pub(crate) enum Settings {
     SaveSource,
     /// Removing one.
     RemoveSource,
+    /// The inbound webhooks of form tools.
+    Inbound,
+    /// Making one.
+    AddInbound,
+    /// Trying a sample post against its mapping, or saving the mapping (`{id}`).
+    SaveInbound,
+    /// Removing one (`{id}`).
+    RemoveInbound,
+    /// Importing leads from a CSV file: the upload form.
+    Import,
+    /// A file uploaded.
+    Upload,
+    /// An upload's columns and preview, or its import's progress (`{id}`).
+    ImportFile,
+    /// Importing it with the columns picked (`{id}`).
+    StartImport,
     /// The lead webhooks.
     Webhooks,
     /// Adding one.
@@ -560,6 +576,46 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/sources/{kind}/remove",
                 Route::Settings(S::RemoveSource),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/inbound",
+                Route::Settings(S::Inbound),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/inbound",
+                Route::Settings(S::AddInbound),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/inbound/{id}",
+                Route::Settings(S::SaveInbound),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/inbound/{id}/remove",
+                Route::Settings(S::RemoveInbound),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/import",
+                Route::Settings(S::Import),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/import",
+                Route::Settings(S::Upload),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/settings/import/{id}",
+                Route::Settings(S::ImportFile),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/import/{id}",
+                Route::Settings(S::StartImport),
             ),
             (
                 M::GET,

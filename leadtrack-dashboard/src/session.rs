@@ -237,6 +237,61 @@ pub(crate) async fn read_form(
     }
 }
 
+/// A file sent with a form (`multipart/form-data`).
+pub(crate) struct Upload {
+    /// Its name on the sender's disk.
+    pub(crate) name: String,
+    /// Its bytes.
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// A `multipart/form-data` form within `limit` bytes: its text fields, and its first file.
+/// The answer for a body too large, or one that is not such a form.
+pub(crate) async fn read_upload(
+    request: &Request,
+    body: Body,
+    limit: usize,
+) -> Result<(Form, Option<Upload>), Response> {
+    let not_a_form = || {
+        render::error(
+            warp::http::StatusCode::BAD_REQUEST,
+            None,
+            "The file did not arrive",
+            "The upload was not a form with a file, or it broke on the way. Try again.",
+        )
+    };
+    let boundary = request
+        .headers
+        .get(warp::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| multer::parse_boundary(value).ok())
+        .ok_or_else(not_a_form)?;
+    let bytes = match body.read(&request.headers, limit).await {
+        Ok(bytes) => bytes,
+        Err(BodyError::TooLarge(_)) => return Err(render::too_large()),
+        Err(BodyError::Broken) => return Err(not_a_form()),
+    };
+    let stream =
+        futures_util::stream::once(async move { Ok::<_, std::convert::Infallible>(bytes) });
+    let mut multipart = multer::Multipart::new(stream, boundary);
+    let (mut fields, mut upload) = (Vec::new(), None);
+    while let Some(field) = multipart.next_field().await.map_err(|_| not_a_form())? {
+        let name = field.name().unwrap_or_default().to_owned();
+        match field.file_name().map(str::to_owned) {
+            Some(file) if upload.is_none() => {
+                let bytes = field.bytes().await.map_err(|_| not_a_form())?;
+                upload = Some(Upload {
+                    name: file,
+                    bytes: bytes.to_vec(),
+                });
+            }
+            Some(_) => {}
+            None => fields.push((name, field.text().await.map_err(|_| not_a_form())?)),
+        }
+    }
+    Ok((Form(fields), upload))
+}
+
 /// A form posted without a session's token (signing in, a one-use link's page): read within
 /// the size limit, and refused with `403` when it comes from another site (login forgery).
 /// One that says nothing of its origin (a script, an old browser) is let through: it holds

@@ -38,6 +38,7 @@ pub(crate) async fn inbound_command<S: Admin + LeadStore>(
             let secret = secret
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty());
+            let generated = secret.is_none();
             let mut hook = InboundHook::new(project.id, (&name, preset), secret.map(Secret::new));
             hook.mapping = leadtrack_core::mapping::overridden(&hook.mapping, &overrides);
             store
@@ -62,8 +63,11 @@ pub(crate) async fn inbound_command<S: Admin + LeadStore>(
                 preset.title(),
                 project.public_id
             );
-            if preset.signs() {
-                say!("Signing secret: {}", hook.secret.expose());
+            if generated && !preset.secret_in_url() {
+                say!(
+                    "Signing secret (give it to the tool): {}",
+                    hook.secret.expose()
+                );
             }
             say!("{url}");
             Ok(())
@@ -174,7 +178,8 @@ pub(crate) async fn lead_command<S: Admin + LeadStore>(
     };
     audit(store, project.id, imported).await?;
     report(&name, (counts, &bad), json);
-    if counts.imported == 0 && (counts.duplicates == 0 || !bad.is_empty()) {
+    // A file imported before is no failure; one that held no lead at all is.
+    if counts.imported == 0 && counts.duplicates == 0 {
         return Err(Failure(format!("no lead was imported from {name}")));
     }
     Ok(())

@@ -137,10 +137,12 @@ fn verify(
                 .map_err(|_| "the Tally-Signature is not base64")?;
             check(secret, &[body], &digest).ok_or("the Tally-Signature is not this webhook's")
         }
-        // https://developers.webflow.com/data/docs/working-with-webhooks#validating-request-signatures
-        Preset::Webflow => {
+        // https://developers.webflow.com/data/docs/working-with-webhooks: webhooks made
+        // through the API sign `timestamp:body`; those made in the site's settings do not
+        // sign, and present the URL's secret instead.
+        Preset::Webflow if header("x-webflow-signature").is_some() => {
             let timestamp = header("x-webflow-timestamp").ok_or("no x-webflow-timestamp")?;
-            let signature = header("x-webflow-signature").ok_or("no x-webflow-signature")?;
+            let signature = header("x-webflow-signature").unwrap_or_default();
             let sent: i64 = timestamp
                 .parse()
                 .map_err(|_| "the x-webflow-timestamp is not milliseconds")?;
@@ -152,7 +154,7 @@ fn verify(
             let signed = [timestamp.as_bytes(), b":", body];
             check(secret, &signed, &digest).ok_or("the x-webflow-signature is not this webhook's")
         }
-        Preset::Jotform | Preset::Custom => {
+        Preset::Webflow | Preset::Jotform | Preset::Custom => {
             let given = request.param("secret").unwrap_or_default();
             bool::from(given.as_bytes().ct_eq(secret))
                 .then_some(())

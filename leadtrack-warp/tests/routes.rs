@@ -392,6 +392,13 @@ mod general {
         ) -> StoreResult<CreatedLead> {
             Err((self.fail)())
         }
+        async fn import_leads(
+            &self,
+            _: ProjectId,
+            _: &[leadtrack_core::import::ImportedLead],
+        ) -> StoreResult<leadtrack_core::import::ImportCounts> {
+            Err((self.fail)())
+        }
         async fn mark_spam(
             &self,
             _: ProjectId,

@@ -13,6 +13,10 @@
 //! | `POST integrations/{kind}/disconnect` | disconnects |
 //! | `POST labels/{id}/test/{kind}` | one test of the label's conversion to the platform, answered on the label's page |
 //! | `GET sources`, `POST sources/{kind}`, `POST sources/{kind}/remove` | the lead sources: Google Ads lead forms' key, Meta Lead Ads' page, LinkedIn Lead Gen Forms' accounts |
+//! | `GET inbound`, `POST inbound` | form tools' inbound webhooks: list, add (a generated signing secret shown once) |
+//! | `POST inbound/{id}`, `POST inbound/{id}/remove` | tries a sample post against the mapping typed (`action=try`, nothing saved) or saves the mapping; removes |
+//! | `GET import`, `POST import` | importing past leads: the upload form; a CSV file uploaded (multipart) |
+//! | `GET import/{id}`, `POST import/{id}` | an upload's columns, mapped, with a preview of its first rows; its import started, then its progress and outcome |
 //! | `POST integrations/{kind}/test` | one test event in the platform's test mode (GA4's validator, Meta's test events, Google Ads' validateOnly, a webhook ping), or a token check (Microsoft Advertising, LinkedIn) |
 //! | `GET webhooks`, `POST webhooks` | lead webhooks: list, add (a generated secret shown once) |
 //! | `POST webhooks/{id}/remove` | removes a webhook |
@@ -36,6 +40,8 @@
 mod alerts;
 mod assignment;
 mod audit;
+mod import;
+mod inbound;
 mod install;
 mod integrations;
 mod keys;
@@ -62,7 +68,7 @@ use crate::session::{self, Form, Viewer};
 use crate::{Config, Request, access};
 
 /// Answers the settings `page` (under `/projects/{project}/settings`).
-pub(crate) async fn handle<S: Store>(
+pub(crate) async fn handle<S: Store + Clone>(
     store: &S,
     config: &Config,
     request: &Request,
@@ -71,6 +77,10 @@ pub(crate) async fn handle<S: Store>(
     body: Body,
 ) -> Response {
     let public_id = params.get("project");
+    if matches!(page, Settings::Upload) {
+        let answer = import::upload(store, config, request, public_id, body).await;
+        return answer.unwrap_or_else(|response| response);
+    }
     let form = || owner_form(store, config, request, public_id, body);
     let owner = || owner_page(store, config, request, public_id);
     let (id, kind, user) = (params.get("id"), params.get("kind"), params.get("user"));
@@ -99,6 +109,17 @@ pub(crate) async fn handle<S: Store>(
                 sources::save(store, (config, request), form().await?, kind).await
             }
             Settings::RemoveSource => sources::remove(store, form().await?, kind).await,
+            Settings::Inbound => inbound::page(store, config, request, owner().await?).await,
+            Settings::AddInbound => inbound::create(store, (config, request), form().await?).await,
+            Settings::SaveInbound => {
+                inbound::save(store, (config, request), form().await?, id).await
+            }
+            Settings::RemoveInbound => inbound::remove(store, form().await?, id).await,
+            Settings::Import => Ok(import::page(owner().await?)),
+            // Answered above: its body is a file, which the form closure cannot read.
+            Settings::Upload => Ok(render::not_found(None)),
+            Settings::ImportFile => Ok(import::file(owner().await?, id)),
+            Settings::StartImport => import::start(store, form().await?, id).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
             Settings::AddWebhook => webhooks::add(store, form().await?).await,
             Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,
@@ -183,6 +204,30 @@ async fn owner_form<S: Accounts>(
     Ok((owner, form))
 }
 
+/// A signed-in owner of `public_id`, their genuine upload form and its file.
+async fn owner_upload<S: Accounts>(
+    store: &S,
+    (config, request): (&Config, &Request),
+    public_id: &str,
+    (body, limit): (Body, usize),
+) -> Result<(Owner, Form, Option<session::Upload>), Response> {
+    let (viewer, membership, form, upload) = access::project_upload(
+        store,
+        (config, request),
+        (public_id, Role::Owner),
+        (body, limit),
+    )
+    .await?;
+    let address = session::client_address(request, config);
+    let owner = Owner {
+        viewer,
+        membership,
+        oauth: config.oauth.clone(),
+        address,
+    };
+    Ok((owner, form, upload))
+}
+
 impl Owner {
     /// The project.
     fn project(&self) -> &Project {
@@ -213,18 +258,22 @@ impl Owner {
         }
     }
 
+    /// Who the audit log says did what this owner does.
+    fn by(&self) -> Attribution {
+        Attribution {
+            actor: self.viewer.actor(),
+            address: Some(self.address.clone()),
+        }
+    }
+
     /// Records what the owner did in the project's audit log.
     async fn record<S: LeadStore>(
         &self,
         store: &S,
         activity: ProjectActivity,
     ) -> Result<(), Response> {
-        let by = Attribution {
-            actor: self.viewer.actor(),
-            address: Some(self.address.clone()),
-        };
         store
-            .record_project_event(self.project().id, &by, &activity, Utc::now())
+            .record_project_event(self.project().id, &self.by(), &activity, Utc::now())
             .await
             .map_err(|e| self.failure(e))
     }
@@ -249,6 +298,10 @@ pub(crate) enum Area {
     Integrations,
     /// The platforms' own lead forms leads come from.
     Sources,
+    /// Form tools' inbound webhooks.
+    Inbound,
+    /// Past leads from a file.
+    Import,
     /// Lead webhooks.
     Webhooks,
     /// API keys.
@@ -270,10 +323,12 @@ pub(crate) enum Area {
 }
 
 impl Area {
-    const ALL: [Area; 12] = [
+    const ALL: [Area; 14] = [
         Area::Labels,
         Area::Integrations,
         Area::Sources,
+        Area::Inbound,
+        Area::Import,
         Area::Webhooks,
         Area::Keys,
         Area::Members,
@@ -291,6 +346,8 @@ impl Area {
             Self::Labels => "labels",
             Self::Integrations => "integrations",
             Self::Sources => "sources",
+            Self::Inbound => "inbound",
+            Self::Import => "import",
             Self::Webhooks => "webhooks",
             Self::Keys => "keys",
             Self::Members => "members",
@@ -309,6 +366,8 @@ impl Area {
             Self::Labels => "Conversion labels",
             Self::Integrations => "Integrations",
             Self::Sources => "Lead sources",
+            Self::Inbound => "Form tools",
+            Self::Import => "Import leads",
             Self::Webhooks => "Lead webhooks",
             Self::Keys => "API keys",
             Self::Members => "Members",

@@ -16,14 +16,16 @@ pub(crate) enum InboundCommand {
         /// The public project id.
         #[arg(long, value_name = "ID")]
         project: String,
-        /// The form tool, whose signature is checked and whose fields are mapped.
+        /// The form tool, whose signature is checked and whose fields are mapped:
+        /// typeform, tally, webflow, jotform or custom.
         #[arg(long, value_name = "TOOL")]
         preset: Preset,
         /// What to call it (the tool's name when not given).
         #[arg(long, value_name = "NAME", default_value = "")]
         name: String,
-        /// The secret: the tool's signing secret (Webflow makes its own), or the one to
-        /// give the tool. Generated when not given.
+        /// The secret: the one to give the tool to sign with (Typeform, Tally), Webflow's
+        /// `secretKey` for a webhook made through its API, or the one the URL carries
+        /// (Jotform, custom, Webflow's unsigned webhooks). Generated when not given.
         #[arg(
             long,
             env = "LEADTRACK_INBOUND_SECRET",

@@ -5,6 +5,7 @@
 mod accounts;
 mod faults;
 mod forwarding;
+mod imports;
 mod mail;
 mod operations;
 mod overload;

@@ -1,0 +1,253 @@
+//! Leads from elsewhere, set up in Settings: form tools' inbound webhooks (made, a sample
+//! post tried against the mapping before it is saved, the mapping saved, removed), and a
+//! CSV file imported (uploaded, its columns mapped with a preview of its first rows, its
+//! progress followed to its outcome, its leads read back with their dates).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{App, MEMBER_PASSWORD, ORIGIN, OWNER_PASSWORD, app, browser};
+use leadtrack_core::types::LeadIdentifier;
+use warp::http::StatusCode;
+
+/// The id of the project's only inbound webhook.
+async fn only_hook(app: &App) -> leadtrack_core::inbound::InboundHook {
+    let hooks = app.store.inbound_hooks(app.alpha.id).await.unwrap();
+    assert_eq!(hooks.len(), 1, "{hooks:?}");
+    hooks.into_iter().next().unwrap()
+}
+
+#[tokio::test]
+async fn a_form_tool_is_added_its_sample_tried_and_its_mapping_saved() {
+    let app = app().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/inbound";
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &["Form tools", "No inbound webhooks yet.", "Add a form tool"],
+    );
+
+    let refused = app.post_form(&owner, path, &[("preset", "zapier")]).await;
+    refused.assert_shows(StatusCode::BAD_REQUEST, &["Pick the form tool."]);
+    assert!(
+        app.store
+            .inbound_hooks(app.alpha.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    let made = app
+        .post_form(
+            &owner,
+            path,
+            &[("preset", "tally"), ("name", "Tally: demos")],
+        )
+        .await;
+    let hook = only_hook(&app).await;
+    made.assert_shows(
+        StatusCode::OK,
+        &[
+            "The webhook's signing secret.",
+            hook.secret.expose(),
+            &format!("http://leads.test/webhooks/inbound/{}", hook.id),
+            "Tally: demos",
+        ],
+    );
+    assert!(
+        !app.get(path, &owner)
+            .await
+            .text
+            .contains(hook.secret.expose())
+    );
+
+    // A sample tried: its lead shown, nothing saved.
+    let sample = r#"{"data": {"formName": "Demo", "fields": [{"label": "Work email", "type": "INPUT_TEXT", "value": "ada@example.com"}]}}"#;
+    let mapping = "email=$.data.fields[?@.label == 'Work email'].value\nformName=$.data.formName";
+    let save = format!("{path}/{}", hook.id);
+    let tried = app
+        .post_form(
+            &owner,
+            &save,
+            &[("mapping", mapping), ("sample", sample), ("action", "try")],
+        )
+        .await;
+    tried.assert_shows(
+        StatusCode::OK,
+        &[
+            "userData.email",
+            "ada@example.com",
+            "formData.formName",
+            "Demo",
+        ],
+    );
+    assert_eq!(only_hook(&app).await.mapping, hook.mapping);
+
+    let broken = app
+        .post_form(&owner, &save, &[("mapping", "email=$.data[")])
+        .await;
+    broken.assert_shows(StatusCode::BAD_REQUEST, &["is not a JSONPath"]);
+    assert_eq!(only_hook(&app).await.mapping, hook.mapping);
+
+    let saved = app
+        .post_form(&owner, &save, &[("mapping", mapping), ("action", "save")])
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let pairs: Vec<String> = only_hook(&app)
+        .await
+        .mapping
+        .iter()
+        .map(|p| format!("{}={}", p.target, p.source))
+        .collect();
+    assert_eq!(pairs.join("\n"), mapping);
+
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    assert_eq!(app.get(path, &member).await.status, StatusCode::FORBIDDEN);
+
+    app.post_form(&owner, &format!("{save}/remove"), &[]).await;
+    assert!(
+        app.store
+            .inbound_hooks(app.alpha.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let audit = app.get("/projects/alpha/settings/audit", &owner).await;
+    audit.assert_shows(
+        StatusCode::OK,
+        &[
+            "Set up or changed the inbound webhook Tally: demos",
+            "Removed the inbound webhook Tally: demos",
+        ],
+    );
+}
+
+/// A multipart upload of `file` (as `past.csv`) with the anti-forgery token.
+fn upload(csrf: &str, file: &str) -> (String, String) {
+    let boundary = "----leadtrackTestBoundary";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"past.csv\"\r\n\
+         Content-Type: text/csv\r\n\r\n{file}\r\n--{boundary}--\r\n"
+    );
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+#[tokio::test]
+async fn a_csv_file_is_mapped_previewed_and_imported_with_its_dates() {
+    let app = app().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/import";
+    let csrf = app.get(path, &owner).await.csrf();
+    let mut file = String::from("E-mail,firstName,When\n");
+    file.push_str(",,2025-02-01\n");
+    for i in 0..30 {
+        file.push_str(&format!(
+            "lead{i}@example.com,Lead {i},2025-02-{:02} 09:30\n",
+            i % 28 + 1
+        ));
+    }
+
+    let (content_type, body) = upload(&csrf, "not,a,lead\n1,2,3\n");
+    let refused = app
+        .send(
+            browser("POST", path)
+                .header("origin", ORIGIN)
+                .header("cookie", &owner)
+                .header("content-type", &content_type)
+                .body(body),
+        )
+        .await;
+    refused.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &["No column is mapped to a lead field."],
+    );
+
+    let (content_type, body) = upload(&csrf, &file);
+    let uploaded = app
+        .send(
+            browser("POST", path)
+                .header("origin", ORIGIN)
+                .header("cookie", &owner)
+                .header("content-type", &content_type)
+                .body(body),
+        )
+        .await;
+    assert_eq!(uploaded.status, StatusCode::SEE_OTHER, "{}", uploaded.text);
+    let page_path = uploaded.header("location").unwrap().to_owned();
+    assert!(page_path.starts_with("/projects/alpha/settings/import/"));
+    // Another project's owner path does not reach it.
+    let other = page_path.replace("/alpha/", "/beta/");
+    assert_eq!(app.get(&other, &owner).await.status, StatusCode::NOT_FOUND);
+
+    let page = app.get(&page_path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "past.csv",
+            "31 rows",
+            "Map the columns",
+            "Import 31 rows",
+            "Lead 0",
+        ],
+    );
+    // Mapped by hand: the email column, and the dates.
+    let picked = [
+        ("map-email", "E-mail"),
+        ("map-createdAt", "When"),
+        ("map-firstName", "firstName"),
+    ];
+    let mut pairs = picked.to_vec();
+    pairs.push(("action", "preview"));
+    app.post_form(&owner, &page_path, &pairs).await;
+    let page = app.get(&page_path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "lead0@example.com",
+            "At least one of userData or attributionData must contain data.",
+            "2025-02-01",
+        ],
+    );
+
+    let mut pairs = picked.to_vec();
+    pairs.push(("action", "import"));
+    let started = app.post_form(&owner, &page_path, &pairs).await;
+    assert_eq!(started.status, StatusCode::SEE_OTHER);
+    let mut done = app.get(&page_path, &owner).await;
+    for _ in 0..100 {
+        if done.text.contains("done-title") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        done = app.get(&page_path, &owner).await;
+    }
+    done.assert_shows(
+        StatusCode::OK,
+        &[
+            "<strong>30</strong> leads imported · 0 already there · 1 bad row skipped.",
+            "Bad rows",
+        ],
+    );
+    assert!(
+        done.text.contains("<span class=\"cell\">2</span>"),
+        "line 2 is listed"
+    );
+
+    let lead = app
+        .store
+        .find_lead(
+            app.alpha.id,
+            &LeadIdentifier::Email("lead3@example.com".to_owned()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(lead.created_at.to_rfc3339(), "2025-02-04T09:30:00+00:00");
+    let audit = app.get("/projects/alpha/settings/audit", &owner).await;
+    audit.assert_shows(
+        StatusCode::OK,
+        &["Imported 30 leads from past.csv (0 already there, 1 bad rows)"],
+    );
+}

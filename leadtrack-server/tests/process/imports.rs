@@ -1,0 +1,277 @@
+//! Leads from elsewhere, as an operator brings them: `lead import` of a 100,000-row CSV
+//! file with bad rows and duplicates, its dates read back through the API, and the same
+//! file imported twice; `inbound create` printing the webhook's URL last with its secret
+//! sealed in the database. On SQLite, or PostgreSQL with `LEADTRACK_TEST_BACKEND=postgres`,
+//! where the file has 20,000 rows: PostgreSQL imports about 450 rows a second on the test
+//! machine (docs/performance.md), and CI's time is kept for the rest.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+
+use crate::process::{admin, admin_json, admin_ok, create_acme, fresh_db, get_json, start};
+
+/// The rows repeated at the file's end (rows 100 to 149 again).
+const REPEATED: usize = 50;
+
+/// Rows of the file, before its duplicates.
+fn distinct() -> usize {
+    match std::env::var("LEADTRACK_TEST_BACKEND").as_deref() {
+        Ok("postgres") => 20_000 - REPEATED,
+        _ => 100_000 - REPEATED,
+    }
+}
+
+/// The creation time of row `i`: one a minute from the start of 2025.
+fn created(i: usize) -> DateTime<Utc> {
+    "2025-01-01T00:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(i as i64)
+}
+
+/// Whether row `i` has a date nobody can read: ten rows of the file.
+fn is_bad(i: usize) -> bool {
+    i % 10_000 == 5
+}
+
+/// The CSV file: a header with a `Date` column (mapped on the command line), the distinct
+/// rows, then [`REPEATED`] of them again.
+fn csv_file() -> String {
+    let mut file = String::from("email,firstName,Date,uniqueEventId,Notes\n");
+    let rows = (0..distinct()).chain(100..100 + REPEATED);
+    for i in rows {
+        let date = if is_bad(i) {
+            "yesterday".to_owned()
+        } else {
+            created(i).format("%Y-%m-%d %H:%M:%S").to_string()
+        };
+        let event = if i % 2 == 0 {
+            format!("ev-{i}")
+        } else {
+            String::new()
+        };
+        writeln!(
+            file,
+            "lead{i}@example.com,Lead {i},{date},{event},\"row {i}, kept\""
+        )
+        .unwrap();
+    }
+    file
+}
+
+#[tokio::test]
+async fn a_hundred_thousand_rows_keep_their_dates_skip_bad_rows_and_come_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(&dir).await;
+    let key = create_acme(&db).await;
+    let path = dir.path().join("past-leads.csv");
+    std::fs::write(&path, csv_file()).unwrap();
+    let import = [
+        "lead",
+        "import",
+        "--project",
+        "acme",
+        path.to_str().unwrap(),
+        "--map",
+        "createdAt=Date",
+        "--json",
+    ];
+
+    let started = Instant::now();
+    let outcome = admin_json(&db, &import).await;
+    println!(
+        "100,000 rows imported in {:?} (a debug build)",
+        started.elapsed()
+    );
+    let distinct = distinct();
+    let bad: Vec<Value> = (0..distinct)
+        .filter(|i| is_bad(*i))
+        .map(|i| json!({"line": i + 2, "reason": "createdAt \"yesterday\" is not a date (2026-03-15T10:30:00Z or 2026-03-15 10:30:00)"}))
+        .collect();
+    assert_eq!(
+        outcome,
+        json!({"imported": distinct - bad.len(), "duplicates": REPEATED, "bad": bad})
+    );
+
+    // The same file again adds nothing, and is no failure.
+    let again = admin_json(&db, &import).await;
+    assert_eq!(
+        again,
+        json!({"imported": 0, "duplicates": distinct - bad.len() + REPEATED, "bad": bad})
+    );
+
+    let server = start(&db).await;
+    let http = reqwest::Client::new();
+    for i in [0, 1, 150, distinct / 2 + 1, distinct - 1] {
+        let url = format!(
+            "{}/api/leads/getLead?email=lead{i}@example.com",
+            server.base_url
+        );
+        let lead = get_json(&http, &url, &key).await["lead"].clone();
+        assert_eq!(
+            lead["createdAt"],
+            created(i).to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "row {i}: {lead}"
+        );
+        assert_eq!(lead["userData"]["firstName"], format!("Lead {i}"));
+        assert_eq!(lead["formData"]["Notes"], format!("row {i}, kept"));
+        assert_eq!(lead["status"], "open");
+    }
+    let url = format!("{}/api/leads/getLeads?limit=1", server.base_url);
+    let page = get_json(&http, &url, &key).await;
+    assert_eq!(page["total"], distinct - bad.len(), "{page}");
+    // Bad rows are not leads.
+    let url = format!(
+        "{}/api/leads/getLead?email=lead5@example.com",
+        server.base_url
+    );
+    let missing = http
+        .get(url)
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+}
+
+#[tokio::test]
+async fn a_file_with_no_lead_in_it_fails_with_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(&dir).await;
+    create_acme(&db).await;
+    let path = dir.path().join("bad.csv");
+    std::fs::write(&path, "email,createdAt\n,2025-01-01\nx@example.com,soon\n").unwrap();
+    let output = admin(
+        &db,
+        &[
+            "lead",
+            "import",
+            "--project",
+            "acme",
+            path.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert!(!output.status.success());
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.starts_with(
+            "line 2: At least one of userData or attributionData must contain data\n\
+             line 3: createdAt \"soon\" is not a date"
+        ),
+        "{out}"
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("no lead was imported from bad.csv"), "{err}");
+
+    // A mapping to a column the file lacks is refused before anything is read.
+    let output = admin(
+        &db,
+        &[
+            "lead",
+            "import",
+            "--project",
+            "acme",
+            path.to_str().unwrap(),
+            "--map",
+            "phone=Tel",
+        ],
+    )
+    .await;
+    assert!(!output.status.success());
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains(
+            "phone is mapped from \"Tel\", which is not a column; the columns are email, createdAt"
+        ),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn an_inbound_webhook_prints_its_url_last_and_keeps_its_secret_sealed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("leads.db");
+    create_acme(&db).await;
+    const SECRET: &str = "typeform-secret-known-to-the-test-81f3";
+    let output = admin_ok(
+        &db,
+        &[
+            "inbound",
+            "create",
+            "--project",
+            "acme",
+            "--preset",
+            "typeform",
+            "--secret",
+            SECRET,
+            "--map",
+            "companyName=$.form_response.hidden.company",
+            "--public-url",
+            "https://leads.example.com/",
+        ],
+    )
+    .await;
+    let out = String::from_utf8_lossy(&output.stdout);
+    let url = out.lines().last().unwrap();
+    let id = url
+        .strip_prefix("https://leads.example.com/webhooks/inbound/")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(id.len(), 32, "{out}");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes.extend(std::fs::read(db.with_extension("db-wal")).unwrap_or_default());
+    assert!(
+        !bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+        "the secret is in the database file"
+    );
+
+    let listed = admin_json(&db, &["inbound", "list", "--project", "acme", "--json"]).await;
+    assert_eq!(listed[0]["id"], id);
+    assert_eq!(listed[0]["preset"], "typeform");
+    let mapping = listed[0]["mapping"].as_array().unwrap();
+    assert!(mapping.contains(&json!("companyName=$.form_response.hidden.company")));
+    assert!(mapping.contains(&json!("formName=$.form_response.definition.title")));
+    assert!(!listed.to_string().contains(SECRET));
+
+    // An unsigned tool's URL carries its secret.
+    let output = admin_ok(
+        &db,
+        &[
+            "inbound",
+            "create",
+            "--project",
+            "acme",
+            "--preset",
+            "jotform",
+            "--secret",
+            "jot-secret",
+        ],
+    )
+    .await;
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.lines().last().unwrap().ends_with("?secret=jot-secret"),
+        "{out}"
+    );
+
+    // A path that is not JSONPath is refused, and nothing is made.
+    let output = admin(
+        &db,
+        &[
+            "inbound",
+            "create",
+            "--project",
+            "acme",
+            "--preset",
+            "custom",
+            "--map",
+            "email=$.a[",
+        ],
+    )
+    .await;
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a JSONPath"));
+    admin_ok(&db, &["inbound", "remove", "--project", "acme", id]).await;
+    let listed = admin_json(&db, &["inbound", "list", "--project", "acme", "--json"]).await;
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+}
