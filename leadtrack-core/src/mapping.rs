@@ -56,13 +56,45 @@ pub fn targets() -> impl Iterator<Item = &'static str> {
     TARGETS.iter().map(|(name, _)| *name)
 }
 
-/// The target `name` means, compared without regard to case (`firstname` is
-/// `firstName`), or `None`.
-pub fn target(name: &str) -> Option<&'static str> {
+/// Whether `target` is a click id or a UTM parameter (`attributionData`): the fields a
+/// form shows apart, after the person's.
+pub fn is_attribution(target: &str) -> bool {
     TARGETS
         .iter()
-        .map(|(target, _)| *target)
-        .find(|target| target.eq_ignore_ascii_case(name.trim()))
+        .any(|(name, place)| *name == target && *place == Place::Attribution)
+}
+
+/// Other names a column or a pair may give a target by, as exports write them.
+const ALIASES: &[(&str, &str)] = &[
+    ("emailaddress", "email"),
+    ("phonenumber", "phone"),
+    ("company", "companyName"),
+    ("created", "createdAt"),
+];
+
+/// The target `name` means, compared without regard to case, spaces, `-` or `_`
+/// (`First name` is `firstName`), or by an alias (`Phone number` is `phone`); `None` for
+/// no target.
+pub fn target(name: &str) -> Option<&'static str> {
+    let folded = fold(name);
+    let alias = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == folded)
+        .map(|(_, target)| *target);
+    alias.or_else(|| {
+        TARGETS
+            .iter()
+            .map(|(target, _)| *target)
+            .find(|target| fold(target) == folded)
+    })
+}
+
+/// `name` lowercased, without spaces, `-` or `_`.
+fn fold(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// One `TARGET=SOURCE` pair: which field of the lead a source fills.
@@ -181,6 +213,16 @@ mod tests {
         let pair = FieldMap::parse("FirstName = $.name.first").unwrap();
         assert_eq!(pair.target, "firstName");
         assert_eq!(pair.source, "$.name.first");
+        for (name, target) in [
+            ("First name", "firstName"),
+            ("E-mail", "email"),
+            ("Phone number", "phone"),
+            ("li-fat-id", "li_fat_id"),
+            ("UTM_Source", "utm_source"),
+        ] {
+            assert_eq!(super::target(name), Some(target), "{name}");
+        }
+        assert_eq!(super::target("notes"), None);
         assert_eq!(
             FieldMap::parse("email=").unwrap_err(),
             "email is mapped from nothing"
@@ -214,6 +256,7 @@ mod tests {
             })
         );
         assert_eq!(lead.created_at.as_deref(), Some("2026-01-02T03:04:05Z"));
+        assert!(is_attribution("utm_source") && !is_attribution("email"));
         let checked = lead.lead().unwrap();
         assert_eq!(
             checked.data.user_data.get("email"),

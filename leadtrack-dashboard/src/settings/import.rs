@@ -106,6 +106,25 @@ struct FilePage {
 }
 
 impl FilePage {
+    /// The pickers of the person's and the form's fields, or (`attribution`) of the click
+    /// ids and UTM parameters.
+    fn pickers_of(&self, attribution: bool) -> Vec<&Picker> {
+        self.pickers
+            .iter()
+            .filter(|p| mapping::is_attribution(p.field) == attribution)
+            .collect()
+    }
+
+    /// The preview's column `index` (after the line's), for narrow screens.
+    fn label(&self, index: &usize) -> &'static str {
+        PREVIEW_LABELS.get(*index).copied().unwrap_or_default()
+    }
+
+    /// Whether a click id or UTM parameter is mapped (its group shows open).
+    fn attribution_mapped(&self) -> bool {
+        self.pickers_of(true).iter().any(|p| !p.column.is_empty())
+    }
+
     /// The share of rows read, in percent.
     fn percent(&self, read: &usize) -> usize {
         (read * 100).checked_div(self.rows).unwrap_or(100)
@@ -119,6 +138,15 @@ impl FilePage {
 
 /// The fields the preview shows, in its columns' order.
 const PREVIEW_FIELDS: [&str; 5] = ["email", "firstName", "lastName", "phone", "formName"];
+/// The preview's columns (its fields', then the creation time's) as people read them.
+const PREVIEW_LABELS: [&str; 6] = [
+    "Email",
+    "First name",
+    "Last name",
+    "Phone",
+    "Form",
+    "Created",
+];
 
 /// `GET import`.
 pub(super) fn page(owner: Owner) -> Response {
