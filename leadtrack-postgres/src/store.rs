@@ -99,12 +99,7 @@ impl LeadStore for PgStore {
         project: ProjectId,
         leads: &[ImportedLead],
     ) -> StoreResult<ImportCounts> {
-        // The rows are made before a connection is taken.
-        let rows = leads
-            .iter()
-            .map(|lead| Ok((LeadRow::of(lead.data.clone())?, lead.created_at)))
-            .collect::<Result<Vec<_>, serde_json::Error>>()
-            .map_err(StoreError::backend)?;
+        let rows = LeadRow::of_imported(leads).map_err(StoreError::backend)?;
         transaction!(self, |tx| leads::import(&tx, project, &rows).await?)
     }
 

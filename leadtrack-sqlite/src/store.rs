@@ -86,12 +86,7 @@ impl LeadStore for SqliteStore {
         project: ProjectId,
         leads: &[ImportedLead],
     ) -> StoreResult<ImportCounts> {
-        // The rows are made here, off the writer thread.
-        let rows = leads
-            .iter()
-            .map(|lead| Ok((LeadRow::of(lead.data.clone())?, lead.created_at)))
-            .collect::<Result<Vec<_>, serde_json::Error>>()
-            .map_err(StoreError::backend)?;
+        let rows = LeadRow::of_imported(leads).map_err(StoreError::backend)?;
         self.write(move |conn| leads::import(conn, project, rows))
             .await
     }

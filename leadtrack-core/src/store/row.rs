@@ -1,5 +1,8 @@
 //! A lead's row as backends store it.
 
+use chrono::{DateTime, Utc};
+
+use crate::import::ImportedLead;
 use crate::lead::{LeadData, LeadKeys};
 
 /// A lead's row as a backend stores it: its data as JSON and every value derived from it
@@ -27,6 +30,17 @@ pub struct LeadRow {
 }
 
 impl LeadRow {
+    /// The rows of imported leads, each with its creation time, made before a backend
+    /// takes its connection or writer.
+    pub fn of_imported(
+        leads: &[ImportedLead],
+    ) -> Result<Vec<(Self, DateTime<Utc>)>, serde_json::Error> {
+        leads
+            .iter()
+            .map(|lead| Ok((Self::of(lead.data.clone())?, lead.created_at)))
+            .collect()
+    }
+
     /// The row of `data`.
     pub fn of(data: LeadData) -> Result<Self, serde_json::Error> {
         let keys = data.keys();

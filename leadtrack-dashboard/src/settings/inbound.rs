@@ -10,6 +10,7 @@ use leadtrack_core::integration::Secret;
 use serde_json::Value;
 use strum::VariantArray;
 use warp::http::StatusCode;
+use warp::reply::Response;
 
 use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
 use crate::render::{self, Layout};
@@ -161,14 +162,7 @@ pub(super) async fn create<S: Store>(
     let secret = form.get("secret").trim();
     let given = (!secret.is_empty()).then(|| Secret::new(secret));
     let hook = InboundHook::new(owner.project().id, (form.get("name"), preset), given);
-    store
-        .save_inbound_hook(&hook)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    let saved = ProjectActivity::InboundHookSaved {
-        name: hook.name.clone(),
-    };
-    owner.record(store, saved).await?;
+    keep(store, &owner, &hook).await?;
     tracing::info!(user = %owner.viewer.user.id, preset = %preset, "inbound webhook made");
     // A secret the tool signs with is shown once; one in the URL is shown with it.
     if preset.secret_in_url() || !secret.is_empty() {
@@ -190,11 +184,7 @@ pub(super) async fn save<S: Store>(
     (owner, form): (Owner, Form),
     id: &str,
 ) -> Answer {
-    let hooks = store
-        .inbound_hooks(owner.project().id)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    let Some(mut hook) = hooks.into_iter().find(|h| h.id == id) else {
+    let Some(mut hook) = owned(store, &owner, id).await? else {
         return Ok(owner.not_found());
     };
     let (typed, sample) = (form.get("mapping"), form.get("sample"));
@@ -226,24 +216,13 @@ pub(super) async fn save<S: Store>(
         return inbound_page(store, (config, request), &owner, StatusCode::OK, shown).await;
     }
     hook.mapping = mapping;
-    store
-        .save_inbound_hook(&hook)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    let saved = ProjectActivity::InboundHookSaved {
-        name: hook.name.clone(),
-    };
-    owner.record(store, saved).await?;
+    keep(store, &owner, &hook).await?;
     Ok(owner.redirect("inbound", Some("mapped")))
 }
 
 /// `POST inbound/{id}/remove`.
 pub(super) async fn remove<S: Store>(store: &S, (owner, _): (Owner, Form), id: &str) -> Answer {
-    let hooks = store
-        .inbound_hooks(owner.project().id)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    let Some(hook) = hooks.into_iter().find(|h| h.id == id) else {
+    let Some(hook) = owned(store, &owner, id).await? else {
         return Ok(owner.not_found());
     };
     store
@@ -253,6 +232,31 @@ pub(super) async fn remove<S: Store>(store: &S, (owner, _): (Owner, Form), id: &
     let removed = ProjectActivity::InboundHookRemoved { name: hook.name };
     owner.record(store, removed).await?;
     Ok(owner.redirect("inbound", Some("removed")))
+}
+
+/// The project's webhook `id`, if it has one.
+async fn owned<S: Store>(
+    store: &S,
+    owner: &Owner,
+    id: &str,
+) -> Result<Option<InboundHook>, Response> {
+    let hooks = store
+        .inbound_hooks(owner.project().id)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    Ok(hooks.into_iter().find(|h| h.id == id))
+}
+
+/// Saves `hook` and writes that to the audit log.
+async fn keep<S: Store>(store: &S, owner: &Owner, hook: &InboundHook) -> Result<(), Response> {
+    store
+        .save_inbound_hook(hook)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let saved = ProjectActivity::InboundHookSaved {
+        name: hook.name.clone(),
+    };
+    owner.record(store, saved).await
 }
 
 /// The mapping as the form's lines.
