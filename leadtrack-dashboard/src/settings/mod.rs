@@ -77,8 +77,10 @@ pub(crate) async fn handle<S: Store + Clone>(
     body: Body,
 ) -> Response {
     let public_id = params.get("project");
+    // The new pages' futures are boxed: inline, they would make this one's (the largest
+    // of its arms) overflow a worker thread's stack in debug builds.
     if matches!(page, Settings::Upload) {
-        let answer = import::upload(store, config, request, public_id, body).await;
+        let answer = Box::pin(import::upload(store, config, request, public_id, body)).await;
         return answer.unwrap_or_else(|response| response);
     }
     let form = || owner_form(store, config, request, public_id, body);
@@ -119,7 +121,7 @@ pub(crate) async fn handle<S: Store + Clone>(
             // Answered above: its body is a file, which the form closure cannot read.
             Settings::Upload => Ok(render::not_found(None)),
             Settings::ImportFile => Ok(import::file(owner().await?, id)),
-            Settings::StartImport => import::start(store, form().await?, id).await,
+            Settings::StartImport => Box::pin(import::start(store, form().await?, id)).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
             Settings::AddWebhook => webhooks::add(store, form().await?).await,
             Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,
