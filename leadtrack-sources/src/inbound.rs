@@ -21,7 +21,7 @@ use subtle::ConstantTimeEq;
 use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
 
-use crate::store_error;
+use crate::{post_only, store_error};
 
 /// The largest post taken: Typeform sends the form's whole definition with each answer.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -37,12 +37,7 @@ pub(crate) async fn post<S: LeadStore + Admin>(
     body: Body,
 ) -> Response {
     if request.method != Method::POST {
-        let mut refused =
-            leadtrack_http::error(ErrorCode::MethodNotAllowed, "Form tools post: use POST");
-        refused
-            .headers_mut()
-            .insert("allow", warp::http::HeaderValue::from_static("POST"));
-        return refused;
+        return post_only("Form tools post: use POST");
     }
     let rest = &request.path[leadtrack_core::inbound::INBOUND_PATH.len()..];
     let (id, test) = match rest.strip_suffix("/test") {

@@ -95,6 +95,15 @@ pub fn routes<S: LeadStore + Admin + JobQueue>(
     })
 }
 
+/// The refusal of a request that is not a `POST` (`405`, `Allow: POST`), saying `why`.
+fn post_only(why: &str) -> Response {
+    let mut refused = leadtrack_http::error(ErrorCode::MethodNotAllowed, why);
+    refused
+        .headers_mut()
+        .insert("allow", warp::http::HeaderValue::from_static("POST"));
+    refused
+}
+
 /// A store's failure as an answer: an unknown project is `404`; anything else is a `503`
 /// (the platform delivers again later), with no internals.
 fn store_error(err: &StoreError) -> Response {

@@ -188,36 +188,27 @@ pub(super) async fn save<S: Store>(
         return Ok(owner.not_found());
     };
     let (typed, sample) = (form.get("mapping"), form.get("sample"));
-    let mapping = parse_mapping(typed.lines());
-    let trying = form.get("action") == "try";
     let shown = |preview, problems| Shown {
         typed: Some((id.to_owned(), typed.to_owned(), sample.to_owned(), preview)),
         problems,
         ..Shown::default()
     };
-    let mapping = match mapping {
-        Ok(mapping) => mapping,
+    let (status, shown) = match parse_mapping(typed.lines()) {
         Err(problem) => {
             let problems = Problems::one("mapping", sentence(&problem));
-            let shown = shown(None, problems);
-            return inbound_page(
-                store,
-                (config, request),
-                &owner,
-                StatusCode::BAD_REQUEST,
-                shown,
-            )
-            .await;
+            (StatusCode::BAD_REQUEST, shown(None, problems))
+        }
+        Ok(mapping) if form.get("action") == "try" => {
+            let preview = preview(&mapping, sample);
+            (StatusCode::OK, shown(Some(preview), Problems::default()))
+        }
+        Ok(mapping) => {
+            hook.mapping = mapping;
+            keep(store, &owner, &hook).await?;
+            return Ok(owner.redirect("inbound", Some("mapped")));
         }
     };
-    if trying {
-        let preview = preview(&mapping, sample);
-        let shown = shown(Some(preview), Problems::default());
-        return inbound_page(store, (config, request), &owner, StatusCode::OK, shown).await;
-    }
-    hook.mapping = mapping;
-    keep(store, &owner, &hook).await?;
-    Ok(owner.redirect("inbound", Some("mapped")))
+    inbound_page(store, (config, request), &owner, status, shown).await
 }
 
 /// `POST inbound/{id}/remove`.
