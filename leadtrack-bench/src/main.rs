@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run --release -p leadtrack-bench              # 1M leads, every route, ~12 min
 //! cargo run --release -p leadtrack-bench -- --quick   # a smoke test of a few seconds
+//! cargo run --release -p leadtrack-bench -- --import 100000   # a CSV import, timed
 //! ```
 //!
 //! It builds the server, starts it on a fresh database (pinned to the first core, itself
@@ -19,6 +20,7 @@
 //! was served fails too. Nothing about the timings is asserted.
 
 mod data;
+mod import;
 mod load;
 mod server;
 
@@ -72,6 +74,10 @@ struct Args {
     /// beside a client hogging connections [default: 0].
     #[arg(long, default_value_t = 0, value_name = "N")]
     hog: usize,
+    /// Instead of the routes, time `lead import` of a CSV file of this many of the data
+    /// set's leads, and of the same file again.
+    #[arg(long, value_name = "ROWS")]
+    import: Option<u64>,
     /// The server binary to measure [default: built by cargo].
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
@@ -170,6 +176,11 @@ async fn bench(args: Args) -> Result<(), Failure> {
         None => temporary.path().to_owned(),
     };
     let server = Server::start(&binary, &dir, args.db.as_deref()).await?;
+    if let Some(rows) = args.import {
+        let timed = imports(&server, &dir, rows).await;
+        server.stop().await;
+        return timed;
+    }
     // The API keys of the three projects, the first project's first.
     let mut keys = vec![server.key.clone()];
     for name in ["Second", "Third"] {
@@ -223,6 +234,28 @@ async fn bench(args: Args) -> Result<(), Failure> {
         (rss, peak),
         &rows,
     )
+}
+
+/// Times the import of a `rows`-row file written in `dir`, then of the same file again,
+/// and prints each outcome.
+async fn imports(server: &Server, dir: &std::path::Path, rows: u64) -> Result<(), Failure> {
+    let file = dir.join("past-leads.csv");
+    std::fs::write(&file, import::csv(rows)).map_err(|e| format!("{}: {e}", file.display()))?;
+    for run in ["first import", "the same file again"] {
+        let done = import::run(server, &file).await?;
+        println!(
+            "{run}: {rows} rows in {:.2} s ({:.0} rows/s), peak RSS {:.0} MiB: {}",
+            done.elapsed.as_secs_f64(),
+            rows as f64 / done.elapsed.as_secs_f64(),
+            done.peak_rss as f64 / (1024.0 * 1024.0),
+            done.outcome
+        );
+    }
+    println!(
+        "database size {:.0} MiB",
+        server.database_size().await as f64 / (1024.0 * 1024.0)
+    );
+    Ok(())
 }
 
 /// Fills the data set, `leads` leads through createServerSideLead into the projects of

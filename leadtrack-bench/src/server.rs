@@ -55,6 +55,14 @@ pub(crate) struct Server {
     pub(crate) key: String,
 }
 
+/// The secret key a server on PostgreSQL needs (`LEADTRACK_SECRET_KEY`), unless one is
+/// set: a fixed one, as the benchmark's database is thrown away.
+fn secret_key(db: &str) -> Option<(&'static str, &'static str)> {
+    const KEY: &str = "bGVhZHRyYWNrIGJlbmNobWFyayBrZXksIG5vdCBzZWM=";
+    let unset = std::env::var_os("LEADTRACK_SECRET_KEY").is_none();
+    (db.starts_with("postgres") && unset).then_some(("LEADTRACK_SECRET_KEY", KEY))
+}
+
 fn free_port() -> Result<u16, Failure> {
     let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
     Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
@@ -113,6 +121,7 @@ impl Server {
         let mut child = command
             .args(server_args)
             .env("RUST_LOG", "warn")
+            .envs(secret_key(&db))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .kill_on_drop(true)
@@ -153,12 +162,23 @@ impl Server {
         })
     }
 
-    /// Runs an admin command with `--json` and returns what it printed.
-    pub(crate) async fn admin(&self, args: &[&str]) -> Result<Value, Failure> {
-        let output = Command::new(&self.binary)
+    /// An admin command on the server's database, with `--json`, its output piped.
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.binary);
+        command
             .args(["--db", &self.db])
             .args(args)
             .arg("--json")
+            .envs(secret_key(&self.db))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// Runs an admin command with `--json` and returns what it printed.
+    pub(crate) async fn admin(&self, args: &[&str]) -> Result<Value, Failure> {
+        let output = self
+            .command(args)
             .output()
             .await
             .map_err(|e| e.to_string())?;
@@ -173,19 +193,7 @@ impl Server {
 
     /// The server's resident memory now and at its peak, in bytes.
     pub(crate) fn memory(&self) -> (u64, u64) {
-        let status = self
-            .child
-            .id()
-            .and_then(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
-            .unwrap_or_default();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix(name))
-                .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
-                .map_or(0, |kb| kb * 1024)
-        };
-        (field("VmRSS:"), field("VmHWM:"))
+        self.child.id().map(memory_of).unwrap_or_default()
     }
 
     /// The database's size on disk: the file, its WAL and shared memory; on PostgreSQL,
@@ -220,4 +228,17 @@ impl Server {
     pub(crate) async fn stop(mut self) {
         let _ = self.child.kill().await;
     }
+}
+
+/// Process `pid`'s resident memory now and at its peak, in bytes (zero once it is gone).
+pub(crate) fn memory_of(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }

@@ -104,35 +104,132 @@ pub(crate) async fn create(
     }
 }
 
-/// [`leadtrack_core::LeadStore::import_leads`], in the caller's transaction.
+/// Imports a batch of leads, each created when it says, into `project`; a row that repeats
+/// a lead already there (or a row before it) is left out, by core's
+/// [`sql::import_duplicate`] and [`sql::import_written`]. The batch is written with a few
+/// statements, not a few a row: one lookup of the repeats, then an insert of up to
+/// [`INSERT_ROWS`] leads (with their `created` events) at a time, whose counts and search
+/// entries the statement's triggers write once.
 pub(crate) async fn import(
     c: &impl GenericClient,
     project: ProjectId,
     rows: &[(LeadRow, DateTime<Utc>)],
 ) -> Result<ImportCounts, Error> {
     crate::admin::project(c, project).await?;
-    let mut counts = ImportCounts::default();
-    let repeats = sql::import_duplicate(["$1", "$2", "$3", "$4"]);
+    let held = held(c, project, rows).await?;
+    let written = sql::import_written(rows, &held);
+    let fresh: Vec<_> = rows
+        .iter()
+        .zip(written)
+        .filter(|(_, w)| *w)
+        .map(|(row, _)| row)
+        .collect();
+    let mut imported = 0;
+    for chunk in fresh.chunks(INSERT_ROWS) {
+        imported += insert_imported(c, project, chunk).await?;
+    }
+    let total = u64::try_from(rows.len()).unwrap_or(u64::MAX);
+    Ok(ImportCounts {
+        imported,
+        duplicates: total - imported,
+    })
+}
+
+/// Brings the planner's statistics of `leads` up to date when they know of fewer leads
+/// than an import just wrote. Without statistics (a new database) the planner takes any
+/// index led by the project for the foreign-key checks of the leads' events
+/// (`leads_conversion`, whose `id` comes last), each check then reads all the project's
+/// leads, and a 100,000-row import into a new database took minutes, not seconds. One
+/// `ANALYZE` after the first batch mends the plans: it invalidates the cached ones.
+pub(crate) async fn analyze_if_unknown(c: &impl GenericClient, written: u64) -> Result<(), Error> {
+    let known = one(
+        c,
+        "SELECT reltuples FROM pg_class WHERE oid = 'leads'::regclass",
+        &[],
+    )
+    .await?
+    .map_or(Ok(-1.0), |row| row.try_get::<_, f32>(0))?;
+    if f64::from(known) < written as f64 {
+        c.batch_execute("ANALYZE leads").await?;
+    }
+    Ok(())
+}
+
+/// The most leads one insert writes: a statement takes at most 65,535 values.
+const INSERT_ROWS: usize = 500;
+
+/// Which of `rows` repeat a lead the project already holds ([`sql::import_duplicate`]).
+async fn held(
+    c: &impl GenericClient,
+    project: ProjectId,
+    rows: &[(LeadRow, DateTime<Utc>)],
+) -> Result<Vec<bool>, Error> {
+    let event_ids: Vec<_> = rows
+        .iter()
+        .map(|(row, _)| row.data.unique_event_id())
+        .collect();
+    let emails: Vec<_> = rows
+        .iter()
+        .map(|(row, _)| row.keys.email.as_deref())
+        .collect();
+    let times: Vec<_> = rows.iter().map(|(_, at)| to_millis(at)).collect();
+    let repeats = sql::import_duplicate(["$1", "t.event_id", "t.email", "t.at"]);
+    let sql = format!(
+        "SELECT t.i FROM unnest($2::text[], $3::text[], $4::bigint[])
+             WITH ORDINALITY AS t (event_id, email, at, i)
+         WHERE EXISTS ({repeats})"
+    );
+    let mut held = vec![false; rows.len()];
+    for found in all(c, &sql, &[&project.0, &event_ids, &emails, &times]).await? {
+        let ordinal: i64 = found.try_get(0)?;
+        if let Some(row) = usize::try_from(ordinal - 1)
+            .ok()
+            .and_then(|i| held.get_mut(i))
+        {
+            *row = true;
+        }
+    }
+    Ok(held)
+}
+
+/// Inserts imported leads, each created when it says, with their `created` events; how
+/// many it inserted (a lead whose event id a concurrent create took is left out).
+async fn insert_imported(
+    c: &impl GenericClient,
+    project: ProjectId,
+    rows: &[&(LeadRow, DateTime<Utc>)],
+) -> Result<u64, Error> {
     let arrival = Arrival {
         route: CreateRoute::Server,
         spam: None,
         duplicate_of: None,
     };
-    for (row, created_at) in rows {
-        let (event_id, at) = (row.data.unique_event_id(), to_millis(created_at));
-        let params: [&(dyn ToSql + Sync); 4] = [&project.0, &event_id, &row.keys.email, &at];
-        if one(c, &repeats, &params).await?.is_some() {
-            counts.duplicates += 1;
-            continue;
-        }
-        let id = insert(c, project, &arrival, row, *created_at)
-            .await?
-            .ok_or_else(|| StoreError::Invalid("the lead was not inserted".to_owned()))?;
-        let event = EventRow::of((project, id), *created_at, None, &Activity::Created)?;
-        activity::record(c, &event).await?;
-        counts.imported += 1;
+    let new: Vec<_> = rows
+        .iter()
+        .map(|(row, at)| NewRow::of(row, &arrival, *at))
+        .collect();
+    // Every imported lead's event is the same but for its lead and time.
+    let event = EventRow::of((project, LeadId(0)), Utc::now(), None, &Activity::Created)?;
+    let mut values: Vec<&(dyn ToSql + Sync)> = vec![&event.actor, &event.activity];
+    for (new, (row, _)) in new.iter().zip(rows) {
+        values.extend(new.values(row, &project.0));
     }
-    Ok(counts)
+    let width = (values.len() - 2) / rows.len().max(1);
+    let sql = format!(
+        "WITH inserted AS (
+             INSERT INTO leads ({}) VALUES {} {ON_EVENT_ID_TAKEN}
+             RETURNING project_id, id, created_at
+         ), recorded AS (
+             INSERT INTO lead_events (project_id, lead_id, at, actor, activity)
+             SELECT project_id, id, created_at, $1, $2 FROM inserted
+         )
+         SELECT count(*) FROM inserted",
+        NewRow::columns(),
+        placeholders(3, width, rows.len()),
+    );
+    // Not a cached statement: its text differs with the number of rows.
+    let inserted: i64 = c.query_one(&sql, &values).await?.try_get(0)?;
+    Ok(u64::try_from(inserted).unwrap_or_default())
 }
 
 /// What a create that inserted `id` answers, after recording it in the lead's history and
@@ -283,6 +380,70 @@ async fn duplicate_of(
     Ok(None)
 }
 
+/// The values of a new lead's row that [`row_values`] leaves out, kept for as long as the
+/// statement that writes them.
+struct NewRow<'a> {
+    fields: [Option<&'a str>; 7],
+    now: i64,
+    status: &'static str,
+    via: &'static str,
+    reason: Option<&'static str>,
+    duplicate_of: Option<i64>,
+}
+
+impl<'a> NewRow<'a> {
+    /// The columns of a new lead's row, in the order of [`NewRow::values`].
+    fn columns() -> String {
+        let columns = ROW_COLUMNS.join(", ");
+        format!("{columns}, status, created_at, created_via, spam_reason, duplicate_of")
+    }
+
+    /// The rest of the new row of `row`, arriving by `arrival` at `now`.
+    fn of(row: &'a LeadRow, arrival: &Arrival, now: DateTime<Utc>) -> Self {
+        let status = match arrival.spam {
+            Some(_) => LeadStatus::Spam.as_ref(),
+            None => LeadStatus::Open.as_ref(),
+        };
+        Self {
+            fields: fields(&row.data),
+            now: to_millis(&now),
+            status,
+            via: route_name(arrival.route),
+            reason: arrival.spam.map(<&str>::from),
+            duplicate_of: arrival.duplicate_of,
+        }
+    }
+
+    /// The values of [`NewRow::columns`] for `row` in `project`.
+    fn values(&'a self, row: &'a LeadRow, project: &'a i64) -> Vec<&'a (dyn ToSql + Sync)> {
+        let mut values = row_values(row, project, &self.now, &self.fields);
+        values.extend([
+            &self.status as &(dyn ToSql + Sync),
+            &self.now,
+            &self.via,
+            &self.reason,
+            &self.duplicate_of,
+        ]);
+        values
+    }
+}
+
+/// What an insert does when the lead's event id and route are taken: nothing.
+const ON_EVENT_ID_TAKEN: &str = "ON CONFLICT (project_id, unique_event_id, created_via)
+    WHERE unique_event_id IS NOT NULL DO NOTHING";
+
+/// `count` rows of `width` placeholders each, numbered from `$first`.
+fn placeholders(first: usize, width: usize, count: usize) -> String {
+    (0..count)
+        .map(|row| {
+            let start = first + row * width;
+            let row = (start..start + width).map(|n| format!("${n}"));
+            format!("({})", row.collect::<Vec<_>>().join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Inserts a new lead; `None` when its event id and route are taken (by a concurrent
 /// create).
 async fn insert(
@@ -292,34 +453,12 @@ async fn insert(
     row: &LeadRow,
     now: DateTime<Utc>,
 ) -> Result<Option<LeadId>, Error> {
-    let now = to_millis(&now);
-    let fields = fields(&row.data);
-    let mut values = row_values(row, &project.0, &now, &fields);
-    let status = match arrival.spam {
-        Some(_) => LeadStatus::Spam.as_ref(),
-        None => LeadStatus::Open.as_ref(),
-    };
-    let via = route_name(arrival.route);
-    let reason = arrival.spam.map(<&str>::from);
-    values.extend([
-        &status as &(dyn ToSql + Sync),
-        &now,
-        &via,
-        &reason,
-        &arrival.duplicate_of,
-    ]);
-    let columns = ROW_COLUMNS.join(", ");
-    let placeholders = (1..=values.len())
-        .map(|n| format!("${n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let new = NewRow::of(row, arrival, now);
+    let values = new.values(row, &project.0);
     let sql = format!(
-        "INSERT INTO leads ({columns}, status, created_at, created_via, spam_reason,
-            duplicate_of)
-         VALUES ({placeholders})
-         ON CONFLICT (project_id, unique_event_id, created_via)
-             WHERE unique_event_id IS NOT NULL DO NOTHING
-         RETURNING id"
+        "INSERT INTO leads ({}) VALUES {} {ON_EVENT_ID_TAKEN} RETURNING id",
+        NewRow::columns(),
+        placeholders(1, values.len(), 1),
     );
     Ok(match one(c, &sql, &values).await? {
         Some(inserted) => Some(LeadId(inserted.try_get(0)?)),

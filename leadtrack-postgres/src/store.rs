@@ -100,7 +100,10 @@ impl LeadStore for PgStore {
         leads: &[ImportedLead],
     ) -> StoreResult<ImportCounts> {
         let rows = LeadRow::of_imported(leads).map_err(StoreError::backend)?;
-        transaction!(self, |tx| leads::import(&tx, project, &rows).await?)
+        let counts = transaction!(self, |tx| leads::import(&tx, project, &rows).await?)?;
+        let written = counts.imported;
+        read!(self, |c| leads::analyze_if_unknown(c, written))?;
+        Ok(counts)
     }
 
     async fn mark_spam(

@@ -1,5 +1,11 @@
 //! SQL text that both backends build the same way.
 
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+
+use super::LeadRow;
+
 /// The condition of a lead that is not spam: listings that name no status, lookups by a
 /// value (which prefer such a lead), reports and duplicates see only these.
 pub const NOT_SPAM: &str = "status <> 'spam'";
@@ -33,6 +39,34 @@ pub fn import_duplicate([project, event_id, email, created]: [&str; 4]) -> Strin
          WHERE project_id = {project} AND email_key = {email} AND created_at = {created}
          LIMIT 1"
     )
+}
+
+/// Which of an import's `rows` a backend that writes them all at once writes, given which
+/// of them the database already `held` by [`import_duplicate`]: by the same rule, a row is
+/// left out when it repeats a row written before it (the same event id, or the same email
+/// key at the same millisecond), as if each row had been checked and written in turn.
+pub fn import_written(rows: &[(LeadRow, DateTime<Utc>)], held: &[bool]) -> Vec<bool> {
+    let mut event_ids = HashSet::new();
+    let mut emails = HashSet::new();
+    rows.iter()
+        .zip(held)
+        .map(|((row, created_at), &held)| {
+            let event_id = row.data.unique_event_id();
+            let email = row
+                .keys
+                .email
+                .as_deref()
+                .map(|email| (email, created_at.timestamp_millis()));
+            let repeated = held
+                || event_id.is_some_and(|id| event_ids.contains(id))
+                || email.is_some_and(|key| emails.contains(&key));
+            if !repeated {
+                event_ids.extend(event_id);
+                emails.extend(email);
+            }
+            !repeated
+        })
+        .collect()
 }
 
 /// A column whose values a filter offers to pick from: the form names, and the first

@@ -7,6 +7,7 @@ use serde_json::json;
 use super::{Backend, at, create, data, project};
 use crate::activity::Activity;
 use crate::import::{ImportCounts, ImportedLead};
+use crate::request::LeadQuery;
 use crate::store::{Entity, JobQueue, LeadStore, StoreError};
 use crate::types::{LeadIdentifier, LeadStatus, ProjectId};
 
@@ -39,12 +40,14 @@ pub async fn imported_leads_keep_their_dates_and_come_once<B: Backend>(backend: 
             10,
         ),
         imported(6, json!({"userData": {"email": "ada@example.com"}}), 29),
+        // The same email and time as line 5, which was not written: this one is.
+        imported(7, json!({"userData": {"email": "other@example.com"}}), 10),
     ];
     let counts = store.import_leads(p.id, &leads).await.unwrap();
     assert_eq!(
         counts,
         ImportCounts {
-            imported: 3,
+            imported: 4,
             duplicates: 2
         }
     );
@@ -70,11 +73,26 @@ pub async fn imported_leads_keep_their_dates_and_come_once<B: Backend>(backend: 
         again,
         ImportCounts {
             imported: 0,
-            duplicates: 5
+            duplicates: 6
         }
     );
     let page = store.list_leads(p.id, &Default::default()).await.unwrap();
-    assert_eq!(page.total, 4);
+    assert_eq!(page.total, 5);
+    // Counted, and found by search, as leads created one by one are.
+    let counts = store
+        .status_counts(p.id, &Default::default())
+        .await
+        .unwrap();
+    assert!(counts.contains(&(LeadStatus::Open, 5)), "{counts:?}");
+    let search = LeadQuery {
+        search: Some("bob@".to_owned()),
+        ..LeadQuery::default()
+    };
+    let found = store.list_leads(p.id, &search).await.unwrap();
+    assert_eq!(
+        found.leads.iter().map(|l| l.id).collect::<Vec<_>>(),
+        [bob.id]
+    );
 }
 
 /// An import into a project that does not exist writes nothing.
