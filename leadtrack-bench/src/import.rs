@@ -1,6 +1,7 @@
 //! `--import N`: the time `server lead import` takes for an N-row CSV file of the data
 //! set's leads, as a form tool exports them, and for the same file again (every row then
-//! a duplicate), with the command's peak memory.
+//! a duplicate), with the command's peak memory. The command runs where the benchmark
+//! does (the second core, when it is pinned): the server beside it is idle.
 
 use std::fmt::Write as _;
 use std::path::Path;

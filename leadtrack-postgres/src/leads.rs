@@ -109,7 +109,7 @@ pub(crate) async fn create(
 /// [`sql::import_duplicate`] and [`sql::import_written`]. The batch is written with a few
 /// statements, not a few a row: one lookup of the repeats, then an insert of up to
 /// [`INSERT_ROWS`] leads (with their `created` events) at a time, whose counts and search
-/// entries the statement's triggers write once.
+/// entries the statement's trigger writes once. In the caller's transaction.
 pub(crate) async fn import(
     c: &impl GenericClient,
     project: ProjectId,
