@@ -14,14 +14,14 @@
 
 #![forbid(unsafe_code)]
 
-/// Prints a line to stdout. A closed pipe (`server project list | head -1`) is not an error
-/// worth a panic: the reader has what it wanted.
 /// The stack of each runtime thread. A page's future is polled on it, and debug builds give
 /// every arm of a route's `match` its own stack slot: the dashboard's settings overflowed
 /// tokio's default 2 MiB on PostgreSQL. Release builds need far less; 8 MiB of address
 /// space costs only the pages touched.
 const WORKER_STACK: usize = 8 * 1024 * 1024;
 
+/// Prints a line to stdout. A closed pipe (`server project list | head -1`) is not an error
+/// worth a panic: the reader has what it wanted.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;

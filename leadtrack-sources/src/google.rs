@@ -11,7 +11,7 @@ use subtle::ConstantTimeEq;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use crate::{BODY_LIMIT, post_only, store_error};
+use crate::{BODY_LIMIT, method_not_allowed, store_error};
 
 /// Where Google's lead form webhooks post, followed by the project's public id.
 pub(crate) const PATH: &str = "/webhooks/google/lead-forms/";
@@ -26,7 +26,7 @@ pub(crate) async fn post<S: LeadStore + Admin>(
     body: Body,
 ) -> Response {
     if request.method != Method::POST {
-        return post_only("Google posts its leads: use POST");
+        return method_not_allowed("POST", "Google posts its leads: use POST");
     }
     let public_id = &request.path[PATH.len()..];
     let project = match store.project_by_public_id(public_id).await {

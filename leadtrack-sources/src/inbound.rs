@@ -21,7 +21,7 @@ use subtle::ConstantTimeEq;
 use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
 
-use crate::{post_only, store_error};
+use crate::{method_not_allowed, store_error};
 
 /// The largest post taken: Typeform sends the form's whole definition with each answer.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -37,7 +37,7 @@ pub(crate) async fn post<S: LeadStore + Admin>(
     body: Body,
 ) -> Response {
     if request.method != Method::POST {
-        return post_only("Form tools post: use POST");
+        return method_not_allowed("POST", "Form tools post: use POST");
     }
     let rest = &request.path[leadtrack_core::inbound::INBOUND_PATH.len()..];
     let (id, test) = match rest.strip_suffix("/test") {

@@ -95,12 +95,13 @@ pub fn routes<S: LeadStore + Admin + JobQueue>(
     })
 }
 
-/// The refusal of a request that is not a `POST` (`405`, `Allow: POST`), saying `why`.
-fn post_only(why: &str) -> Response {
+/// The refusal of a request whose method a webhook does not take (`405`, with the methods
+/// it does in `Allow`), saying `why`.
+fn method_not_allowed(allow: &'static str, why: &str) -> Response {
     let mut refused = leadtrack_http::error(ErrorCode::MethodNotAllowed, why);
     refused
         .headers_mut()
-        .insert("allow", warp::http::HeaderValue::from_static("POST"));
+        .insert("allow", warp::http::HeaderValue::from_static(allow));
     refused
 }
 

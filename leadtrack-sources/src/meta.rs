@@ -16,7 +16,7 @@ use subtle::ConstantTimeEq;
 use warp::http::{Method, StatusCode, header};
 use warp::reply::Response;
 
-use crate::{BODY_LIMIT, MetaApp, store_error};
+use crate::{BODY_LIMIT, MetaApp, method_not_allowed, store_error};
 
 /// `GET` (Meta's subscription check) or `POST` (an announcement) of
 /// `/webhooks/meta/leadgen`.
@@ -29,16 +29,10 @@ pub(crate) async fn webhook<S: LeadStore + Admin + JobQueue>(
     match request.method {
         Method::GET => subscription(app, request),
         Method::POST => announcement(store, app, request, body).await,
-        _ => {
-            let mut refused = leadtrack_http::error(
-                ErrorCode::MethodNotAllowed,
-                "Meta checks this webhook with GET and posts to it",
-            );
-            refused
-                .headers_mut()
-                .insert(header::ALLOW, header::HeaderValue::from_static("GET, POST"));
-            refused
-        }
+        _ => method_not_allowed(
+            "GET, POST",
+            "Meta checks this webhook with GET and posts to it",
+        ),
     }
 }
 

@@ -76,26 +76,25 @@ async fn a_hundred_thousand_rows_keep_their_dates_skip_bad_rows_and_come_once() 
     ];
 
     let outcome = admin_json(&db, &import).await;
-    let distinct = DISTINCT;
-    let bad: Vec<Value> = (0..distinct)
+    let bad: Vec<Value> = (0..DISTINCT)
         .filter(|i| is_bad(*i))
         .map(|i| json!({"line": i + 2, "reason": "createdAt \"yesterday\" is not a date (2026-03-15T10:30:00Z or 2026-03-15 10:30:00)"}))
         .collect();
     assert_eq!(
         outcome,
-        json!({"imported": distinct - bad.len(), "duplicates": REPEATED, "bad": bad})
+        json!({"imported": DISTINCT - bad.len(), "duplicates": REPEATED, "bad": bad})
     );
 
     // The same file again adds nothing, and is no failure.
     let again = admin_json(&db, &import).await;
     assert_eq!(
         again,
-        json!({"imported": 0, "duplicates": distinct - bad.len() + REPEATED, "bad": bad})
+        json!({"imported": 0, "duplicates": DISTINCT - bad.len() + REPEATED, "bad": bad})
     );
 
     let server = start(&db).await;
     let http = reqwest::Client::new();
-    for i in [0, 1, 150, distinct / 2 + 1, distinct - 1] {
+    for i in [0, 1, 150, DISTINCT / 2 + 1, DISTINCT - 1] {
         let url = format!(
             "{}/api/leads/getLead?email=lead{i}@example.com",
             server.base_url
@@ -112,7 +111,7 @@ async fn a_hundred_thousand_rows_keep_their_dates_skip_bad_rows_and_come_once() 
     }
     let url = format!("{}/api/leads/getLeads?limit=1", server.base_url);
     let page = get_json(&http, &url, &key).await;
-    assert_eq!(page["total"], distinct - bad.len(), "{page}");
+    assert_eq!(page["total"], DISTINCT - bad.len(), "{page}");
     // Bad rows are not leads.
     let url = format!(
         "{}/api/leads/getLead?email=lead5@example.com",
