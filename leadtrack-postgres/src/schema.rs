@@ -746,6 +746,32 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     DROP TRIGGER lead_search_copy ON leads;
     CREATE TRIGGER lead_search_copy AFTER DELETE ON leads
         FOR EACH ROW EXECUTE FUNCTION lead_search_copy();
+    -- The row functions without their insert branches, which no trigger runs any more.
+    CREATE OR REPLACE FUNCTION leads_count_status() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'DELETE' THEN
+            PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
+        ELSIF OLD.status < NEW.status THEN
+            PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
+            PERFORM leads_count_add(NEW.project_id, NEW.id, NEW.status, 1);
+        ELSIF OLD.status > NEW.status THEN
+            PERFORM leads_count_add(NEW.project_id, NEW.id, NEW.status, 1);
+            PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+    CREATE OR REPLACE FUNCTION lead_search_copy() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'DELETE' THEN
+            DELETE FROM lead_search WHERE project_id = OLD.project_id AND id = OLD.id;
+        ELSE
+            UPDATE lead_search SET status = NEW.status, search_text = NEW.search_text
+                WHERE project_id = NEW.project_id AND id = NEW.id;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
     -- The counts are locked in the order the row triggers lock them: facets before
     -- statuses, each table's rows in the order of their keys.
     CREATE FUNCTION leads_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
