@@ -193,14 +193,21 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
             .contains("gclid"),
         "the form is on another page than the click"
     );
-    // The contact page shows what the script captured, live.
+    // The contact page shows what the script captured, live. The panel re-renders every
+    // half second, so an element handle could go stale between finding and reading it:
+    // read the text in one script call.
     let shown = |id: &'static str| {
         let browser = &browser;
         async move {
-            match browser.client.find(Locator::Id(id)).await {
-                Ok(element) => element.text().await.unwrap_or_default(),
-                Err(_) => String::new(), // not rendered yet
-            }
+            let text = browser
+                .client
+                .execute(
+                    "const e = document.getElementById(arguments[0]); return e ? e.textContent : '';",
+                    vec![id.into()],
+                )
+                .await
+                .expect("read the panel");
+            text.as_str().unwrap_or_default().to_owned()
         }
     };
     let deadline = Instant::now() + Duration::from_secs(5);

@@ -27,9 +27,13 @@
       dl.appendChild(dd);
     });
   }
+  var last = null; // what was last shown: redraw only on a change, not every tick
   function render() {
     if (!window.leadtrack || !leadtrack.attribution) return;
     var a = leadtrack.attribution() || {}, flow = leadtrack.channelFlow() || [], c = leadtrack.consent();
+    var now = JSON.stringify([a, flow, c]);
+    if (now === last) return;
+    last = now;
     fill("captured-clicks", CLICKS, a);
     fill("captured-utm", UTM, a);
     fill("captured-analytics", ANALYTICS, a);
