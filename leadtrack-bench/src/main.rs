@@ -45,7 +45,7 @@ struct Args {
     /// its figures mean nothing.
     #[arg(long)]
     quick: bool,
-    /// Leads in the data set [default: 1000000, or 20000 with --quick].
+    /// Leads in the data set [default: 1000000, or 5000 with --quick].
     #[arg(long, value_name = "N")]
     leads: Option<u64>,
     /// Seconds each measurement runs [default: 10, or 1 with --quick].
@@ -155,7 +155,7 @@ fn query(value: &str) -> String {
 async fn bench(args: Args) -> Result<(), Failure> {
     let leads = args
         .leads
-        .unwrap_or(if args.quick { 20_000 } else { 1_000_000 });
+        .unwrap_or(if args.quick { 5_000 } else { 1_000_000 });
     let seconds = args.seconds.unwrap_or(if args.quick { 1.0 } else { 10.0 });
     let duration = Duration::from_secs_f64(seconds);
     let connections = args.connections.clone().unwrap_or(if args.quick {
