@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql};
 use uuid::Uuid;
 
 use crate::rows::{self, Error, LEAD_COLUMNS};
-use crate::{activity, alerts, assignment, webhooks};
+use crate::{activity, alerts, assignment, grams, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
@@ -246,6 +246,7 @@ fn write_row(
              WHERE id = :id AND project_id = :project_id",
             )?
             .execute(params.as_slice())?;
+            grams::index(conn, (project.0, *id), &row.q_text, true)?;
             Ok(*id)
         }
         Write::Insert(arrival) => {
@@ -275,7 +276,9 @@ fn write_row(
                 :spam_reason, :duplicate_of, :q_text, :form_key)",
             )?
             .execute(params.as_slice())?;
-            Ok(conn.last_insert_rowid())
+            let id = conn.last_insert_rowid();
+            grams::index(conn, (project.0, id), &row.q_text, false)?;
+            Ok(id)
         }
     }
 }

@@ -55,6 +55,7 @@ mod comments;
 mod drafts;
 mod export;
 mod fetches;
+mod grams;
 mod jobs;
 mod leads;
 mod links;

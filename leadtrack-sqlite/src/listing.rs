@@ -12,6 +12,7 @@ use leadtrack_core::types::{LeadStatus, ProjectId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
+use crate::grams;
 use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
 
 /// A `search` term as looked for in [`search_text`].
@@ -187,10 +188,10 @@ pub(crate) fn list(
     Ok(RecordPage { records, total })
 }
 
-/// A search that its trigram index counts alone, and that a page can also be read for
-/// along the project's leads by creation time: `search` (in `leads_search`) or `q` (in
-/// `leads_q`, when every word has a trigram, so that the index's matches are exact), in a
-/// query that filters by nothing else.
+/// A search that its index counts alone, and that a page can also be read for along the
+/// project's leads by creation time: `search` (in `leads_search`) or `q` (in `leads_q` when
+/// every word has a trigram, in `leads_q_grams` when every word is too short for one, so
+/// that the index's matches are exact), in a query that filters by nothing else.
 struct IndexedSearch {
     /// The trigram index.
     table: &'static str,
@@ -220,15 +221,23 @@ fn indexed_search(project: ProjectId, query: &LeadQuery) -> Option<IndexedSearch
                 walk_params
             },
         }),
-        None if alone && query.q.iter().all(|word| phrase(word).is_some()) => {
+        None if alone && !query.q.is_empty() => {
+            // Every word in one index: its trigrams, or (all of them short) its grams.
+            let (table, phrase) = if query.q.iter().all(|word| phrase(word).is_some()) {
+                ("leads_q", q_match(&query.q)?)
+            } else if query.q.iter().all(|word| grams::is_short(word)) {
+                ("leads_q_grams", grams::query(&query.q)?)
+            } else {
+                return None;
+            };
             let mut walk_filter = "project_id = ?".to_owned();
             for word in &query.q {
                 walk_filter.push_str(" AND instr(q_text, ?) > 0");
                 walk_params.push(SqlValue::Text(word.clone()));
             }
             Some(IndexedSearch {
-                table: "leads_q",
-                phrase: q_match(&query.q)?,
+                table,
+                phrase,
                 walk_filter,
                 walk_params,
             })
@@ -240,6 +249,12 @@ fn indexed_search(project: ProjectId, query: &LeadQuery) -> Option<IndexedSearch
 /// The bits of a trigram index rowid that hold the lead's id; the project is above them
 /// (migration 14).
 const LEAD_BITS: u32 = 36;
+
+/// A lead's rowid in the search indexes (`leads_search`, `leads_q`, `leads_q_grams`): its
+/// project above its id.
+pub(crate) fn index_rowid(project: i64, id: i64) -> i64 {
+    project << LEAD_BITS | id
+}
 
 /// The range of trigram index rowids of the project's leads.
 fn project_rowids(project: ProjectId) -> (i64, i64) {
@@ -264,7 +279,7 @@ fn q_match(words: &[String]) -> Option<String> {
 }
 
 /// Adds to a filter that the lead is among the project's matches of `query` in the
-/// trigram index `table` (`leads_search` or `leads_q`).
+/// search index `table` (`leads_search`, `leads_q` or `leads_q_grams`).
 fn in_index(
     sql: &mut String,
     params: &mut Vec<SqlValue>,
@@ -308,7 +323,14 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
     // the search's few).
     let term = query.search.as_deref().map(search_term);
     let q_phrases = q_match(&query.q);
-    let by_search = term.as_deref().and_then(phrase).is_some() || q_phrases.is_some();
+    // The short words of `q` lead through their own index only when no longer word does:
+    // the trigram index leaves fewer leads to check them on.
+    let q_grams = q_phrases
+        .is_none()
+        .then(|| grams::query(&query.q))
+        .flatten();
+    let by_search =
+        term.as_deref().and_then(phrase).is_some() || q_phrases.is_some() || q_grams.is_some();
     let column = |name: &str| {
         if by_search {
             format!("+{name}")
@@ -383,11 +405,18 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlV
         }
     }
     // A `q` search: its words of three characters or more in its trigram index at once,
-    // and the shorter ones checked on each lead that index leaves.
+    // and the shorter ones checked on each lead that index leaves; or, when all its words
+    // are short, those in their own index.
     if let Some(phrases) = q_phrases {
         in_index(&mut sql, &mut params, ("leads_q", phrases), project);
     }
-    for word in query.q.iter().filter(|word| phrase(word).is_none()) {
+    let indexed_grams = q_grams.is_some();
+    if let Some(grams) = q_grams {
+        in_index(&mut sql, &mut params, ("leads_q_grams", grams), project);
+    }
+    let checked =
+        |word: &&String| phrase(word).is_none() && !(indexed_grams && grams::is_short(word));
+    for word in query.q.iter().filter(checked) {
         sql.push_str(" AND instr(q_text, ?) > 0");
         params.push(SqlValue::Text(word.clone()));
     }

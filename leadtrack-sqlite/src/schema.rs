@@ -861,6 +861,19 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ) STRICT, WITHOUT ROWID;
     CREATE INDEX inbound_hooks_project ON inbound_hooks (project_id, created_at);
     "#,
+    // 40: the `q` search's short words: each lead's strings of one and two characters, in
+    // an index of their own (see the `grams` module, which writes it and fills it for the
+    // leads stored before it). Only which leads hold a token is kept (`detail = none`).
+    r#"
+    CREATE VIRTUAL TABLE leads_q_grams USING fts5 (
+        grams, content = '', contentless_delete = 1, detail = none, tokenize = 'ascii'
+    );
+    CREATE TRIGGER leads_q_grams_delete AFTER DELETE ON leads BEGIN
+        DELETE FROM leads_q_grams WHERE rowid = old.project_id << 36 | old.id;
+    END;
+    INSERT INTO leads_q_grams (leads_q_grams, rank) VALUES ('automerge', 16);
+    INSERT INTO leads_q_grams (leads_q_grams, rank) VALUES ('crisismerge', 64);
+    "#,
 ];
 
 /// A step of Rust run after a migration, in its transaction.
@@ -872,6 +885,7 @@ const BACKFILLS: &[(usize, Backfill)] = &[
     (5, crate::leads::backfill_touches),
     (25, crate::leads::backfill_q_text),
     (26, crate::leads::backfill_form_key),
+    (40, crate::grams::backfill),
 ];
 
 /// Applies the migrations `conn`'s database lacks. A database newer than this build is
@@ -1196,7 +1210,7 @@ mod tests {
     }
 
     #[test]
-    fn leads_of_an_older_database_get_their_q_text_and_its_index() {
+    fn leads_of_an_older_database_get_their_q_text_and_its_indexes() {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate_to(&mut conn, 24).unwrap();
         conn.execute_batch(
@@ -1219,6 +1233,16 @@ mod tests {
         let found: i64 = conn
             .query_row(
                 "SELECT rowid & 68719476735 FROM leads_q WHERE leads_q MATCH '\"mul\"'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(found, 1);
+        // And its short words ("mu", "1") in the index of their own (migration 40).
+        let found: i64 = conn
+            .query_row(
+                "SELECT rowid & 68719476735 FROM leads_q_grams
+                 WHERE leads_q_grams MATCH '\"6d75\" AND \"31\"'",
                 [],
                 |row| row.get(0),
             )

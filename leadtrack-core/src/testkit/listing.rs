@@ -951,9 +951,29 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
         ("jonas muller", vec![]),
         ("jo\u{0}nas", vec![]),
         ("x.io", vec![jonas, anna, bob, cy, dee, eve]),
+        // Words of one or two characters, alone or with longer ones.
+        ("ka", vec![jonas]),
+        ("Ü", vec![anna, eve]),
+        ("7", vec![bob]),
+        ("ka jonas", vec![jonas]),
+        ("a\u{0}", vec![]),
+        ("jk zz", vec![]),
     ] {
         assert_eq!(found(q, None).await, expected, "q={q}");
     }
+    // A lead's words change with it, and leave with it.
+    let body = |name: &str| json!({"userData": {"firstName": name, "email": "qz@y.io"}, "formData": {"uniqueEventId": "ev-q"}});
+    let renamed = create(&store, &acme, body("Qy"), 7).await.lead_id;
+    assert_eq!(found("qy", None).await, [renamed]);
+    let merged = create(&store, &acme, body("Wv"), 8).await;
+    assert_eq!((merged.lead_id, merged.created), (renamed, false));
+    assert_eq!(found("qy", None).await, Vec::<LeadId>::new());
+    assert_eq!(found("wv", None).await, [renamed]);
+    store
+        .delete_lead(acme.id, renamed, &attributed(), at(9))
+        .await
+        .unwrap();
+    assert_eq!(found("wv", None).await, Vec::<LeadId>::new());
     // `search` is as it was: the fields of the contract, exactly, accents included.
     assert_eq!(found("", Some("muller")).await, Vec::<LeadId>::new());
     assert_eq!(found("", Some("Müller")).await, [anna]);
