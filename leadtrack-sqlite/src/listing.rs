@@ -35,7 +35,7 @@ pub(crate) fn status_counts(
     } else if let Some(facet) = any_status.only_facet() {
         facet_counts(conn, project, &facet)?
     } else {
-        let (filter, params) = filter(project, &any_status);
+        let (filter, params) = filter(project, &any_status, short_words(conn, project, query)?);
         conn.prepare_cached(&format!(
             "SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status"
         ))?
@@ -116,7 +116,14 @@ pub(crate) fn list(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<RecordPage, Error> {
-    let (filter, mut params) = filter(project, query);
+    let searched = indexed_search(project, query);
+    // A search its index counts alone reads its page through that index only when it
+    // holds few leads (else along the creation times, below).
+    let short = match searched {
+        Some(_) => ShortWords::Indexed,
+        None => short_words(conn, project, query)?,
+    };
+    let (filter, mut params) = filter(project, query, short);
     let kept_count = |sql: &str, status: Option<&str>| -> Result<i64, Error> {
         let mut statement = conn.prepare_cached(sql)?;
         let found = match status {
@@ -126,7 +133,6 @@ pub(crate) fn list(
         Ok(found.optional()?.unwrap_or(0))
     };
     let project_total = || kept_count("SELECT total FROM lead_counts WHERE project_id = ?1", None);
-    let searched = indexed_search(project, query);
     let total: i64 = if let Some(statuses) = query.only_statuses() {
         let mut counted: Vec<LeadStatus> = statuses.to_vec();
         counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
@@ -314,21 +320,65 @@ fn count_matches(
         .query_row((&searched.phrase, low, high), |row| row.get(0))?)
 }
 
+/// How a listing finds the leads holding the words of `q` when all of them are too short
+/// for a trigram.
+#[derive(Clone, Copy)]
+pub(crate) enum ShortWords {
+    /// Looked up in `leads_q_grams`, and the leads it holds read by id.
+    Indexed,
+    /// Checked on each lead the other filters leave, read in their index's order.
+    Checked,
+}
+
+/// From this many leads holding them, `q`'s short words are checked on each lead rather
+/// than looked up: reading a project's leads in order costs less than seeking this many
+/// one by one (a word that most leads hold, as "e" or "an").
+const INDEXED_SHORT_WORDS: i64 = 100_000;
+
+/// How a listing of `query` finds the leads holding its short words: from how many of the
+/// project's leads hold them, counted in their index up to [`INDEXED_SHORT_WORDS`].
+fn short_words(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<ShortWords, Error> {
+    let Some(grams) = grams::query(&query.q).filter(|_| q_match(&query.q).is_none()) else {
+        return Ok(ShortWords::Checked);
+    };
+    let (low, high) = project_rowids(project);
+    let held: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT 1 FROM leads_q_grams
+             WHERE leads_q_grams MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
+        )?
+        .query_row((grams, low, high, INDEXED_SHORT_WORDS), |row| row.get(0))?;
+    Ok(if held < INDEXED_SHORT_WORDS {
+        ShortWords::Indexed
+    } else {
+        ShortWords::Checked
+    })
+}
+
 /// The WHERE clause of a listing and its parameters. Always starts with the project, so
 /// every plan is an index search within it.
-pub(crate) fn filter(project: ProjectId, query: &LeadQuery) -> (String, Vec<SqlValue>) {
+pub(crate) fn filter(
+    project: ProjectId,
+    query: &LeadQuery,
+    short: ShortWords,
+) -> (String, Vec<SqlValue>) {
     // A search of three characters or more is looked up in the trigram index, and the
     // leads it finds are read by id: the other columns are then only checked (a `+` keeps
     // SQLite from walking, say, every open lead of the project to test each one against
     // the search's few).
     let term = query.search.as_deref().map(search_term);
     let q_phrases = q_match(&query.q);
-    // The short words of `q` lead through their own index only when no longer word does:
-    // the trigram index leaves fewer leads to check them on.
-    let q_grams = q_phrases
-        .is_none()
-        .then(|| grams::query(&query.q))
-        .flatten();
+    // The short words of `q` lead through their own index only when no longer word does
+    // (the trigram index leaves fewer leads to check them on), and when few leads hold
+    // them.
+    let q_grams = match short {
+        ShortWords::Indexed if q_phrases.is_none() => grams::query(&query.q),
+        _ => None,
+    };
     let by_search =
         term.as_deref().and_then(phrase).is_some() || q_phrases.is_some() || q_grams.is_some();
     let column = |name: &str| {
@@ -468,7 +518,7 @@ pub(crate) fn export(
     after: Option<&Cursor>,
     limit: u32,
 ) -> Result<Vec<LeadRecord>, Error> {
-    let (filter, params) = filter(project, query);
+    let (filter, params) = filter(project, query, ShortWords::Checked);
     let cursor = match after {
         None => None,
         Some(cursor) => Some((cursor_key(cursor, query.sort.field)?, cursor.id.0)),
@@ -616,7 +666,7 @@ mod tests {
             }
         }
         for query in queries {
-            let (filter, params) = filter(ProjectId(1), &query);
+            let (filter, params) = filter(ProjectId(1), &query, ShortWords::Indexed);
             let count = format!("SELECT count(*) FROM leads WHERE {filter}");
             let mut page_params = params.clone();
             page_params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
@@ -737,7 +787,7 @@ mod tests {
             ),
         ];
         for (query, cursor) in cases {
-            let (filter, mut params) = filter(ProjectId(1), &query);
+            let (filter, mut params) = filter(ProjectId(1), &query, ShortWords::Indexed);
             let key = cursor_key(&cursor, query.sort.field).unwrap();
             params.extend([key.clone(), key, SqlValue::Integer(7), SqlValue::Integer(3)]);
             let sql = format!(

@@ -118,6 +118,15 @@ pub async fn export_batches_follow_the_listing<B: Backend>(backend: &B) {
     let expected = listed(open_by_email.clone()).await;
     assert_eq!(expected.len(), 6);
     assert_eq!(batches(open_by_email).await, expected);
+    // `q`'s words of two characters: an export checks them on each lead, where a listing
+    // of few matches looks them up.
+    let short = LeadQuery {
+        q: crate::matching::q_words("AL"),
+        ..LeadQuery::default()
+    };
+    let expected = listed(short.clone()).await;
+    assert_eq!(expected, [leads[4], leads[1]]);
+    assert_eq!(batches(short).await, expected);
     // `limit` and `page` of the query do not bound an export.
     let paged = LeadQuery {
         limit: 2,

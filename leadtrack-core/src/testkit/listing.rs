@@ -788,6 +788,9 @@ pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(back
         (vec![("source", "google"), ("campaign", "autumn")], vec![b]),
         (vec![("form", "contact"), ("status", "open")], vec![a]),
         (vec![("source", "google"), ("q", "b@x")], vec![b]),
+        (vec![("source", "google"), ("q", "b x")], vec![b]),
+        (vec![("form", "contact"), ("q", "au")], vec![b]),
+        (vec![("status", "open"), ("q", "io")], vec![a]),
     ] {
         let found = three.list(query(&pairs)).await;
         assert_eq!(found, expected, "{pairs:?}");
