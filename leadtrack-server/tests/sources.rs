@@ -12,8 +12,9 @@
 //! once at capture, a rating as its label's stage.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
+use chrono::{DateTime, TimeDelta, Utc};
 use futures_util::future::join_all;
 use hmac::{Hmac, KeyInit, Mac};
 use leadtrack_core::integration::Secret;
@@ -166,6 +167,14 @@ const VERIFY_TOKEN: &str = "meta-verify-token-test";
 const PAGE: &str = "1234567890";
 const PAGE_TOKEN: &str = "page-token-test";
 const LEADGEN_ID: &str = "444444444444";
+
+/// When the Graph API says the lead was submitted: a day before the tests run, whole
+/// seconds, so that it is always within the 7 days Meta takes events for (a fixed date
+/// would pass one week and fail the next).
+static SUBMITTED: LazyLock<DateTime<Utc>> = LazyLock::new(|| {
+    let day_ago = Utc::now() - TimeDelta::days(1);
+    DateTime::from_timestamp(day_ago.timestamp(), 0).expect("a time")
+});
 const FORM_ID: &str = "666666666";
 
 /// A stand-in for the Graph API's lead and form reads
@@ -217,7 +226,7 @@ impl Graph {
                         LEADGEN_ID if fields.contains("field_data") => reply(
                             200,
                             json!({
-                                "created_time": "2026-11-20T08:49:14+0000",
+                                "created_time": SUBMITTED.format("%Y-%m-%dT%H:%M:%S%z").to_string(),
                                 "id": LEADGEN_ID,
                                 "ad_id": "555555555",
                                 "form_id": FORM_ID,
@@ -392,11 +401,7 @@ async fn an_announced_lead_arrives_once_meta_is_back_and_once_however_often_anno
     assert_eq!(data.form_data["metaLeadId"], json!(LEADGEN_ID));
     assert_eq!(data.attribution("metaAdId"), Some("555555555"));
     assert_eq!(data.attribution("metaCampaignId"), Some("777777777"));
-    assert_eq!(
-        kept[0].created_at.to_rfc3339(),
-        "2026-11-20T08:49:14+00:00",
-        "its original created_time"
-    );
+    assert_eq!(kept[0].created_at, *SUBMITTED, "its original created_time");
 
     // Meta announces again (it retries, and may announce twice), also several at once.
     let again = join_all((0..4).map(|_| announce(&app, &body, Some(&signed)))).await;

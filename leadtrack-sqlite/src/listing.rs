@@ -199,7 +199,7 @@ pub(crate) fn list(
 /// every word has a trigram, in `leads_q_grams` when every word is too short for one, so
 /// that the index's matches are exact), in a query that filters by nothing else.
 struct IndexedSearch {
-    /// The trigram index.
+    /// Its index: a trigram index, or `leads_q_grams`.
     table: &'static str,
     /// Its query.
     phrase: String,
