@@ -14,10 +14,15 @@ use rusqlite::Connection;
 use crate::listing::index_rowid;
 use crate::rows::Error;
 
-/// A gram's token: its UTF-8 bytes in hex, which FTS5's `ascii` tokenizer keeps whole
-/// whatever the characters (punctuation, other scripts, NUL).
-fn token(gram: &str) -> String {
-    gram.bytes().map(|byte| format!("{byte:02x}")).collect()
+/// Appends a gram's token: its UTF-8 bytes in hex, which FTS5's `ascii` tokenizer keeps
+/// whole whatever the characters (punctuation, other scripts, NUL). Written in place: a
+/// lead's insert makes a few hundred.
+fn push_token(out: &mut String, gram: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for byte in gram.bytes() {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
 }
 
 /// The indexed text of a lead's `q` text: the token of each of its grams, once. Grams with
@@ -37,8 +42,14 @@ pub(crate) fn of_text(q_text: &str) -> String {
     }
     grams.sort_unstable();
     grams.dedup();
-    let tokens: Vec<String> = grams.into_iter().map(token).collect();
-    tokens.join(" ")
+    let mut text = String::with_capacity(grams.len() * 5);
+    for gram in grams {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        push_token(&mut text, gram);
+    }
+    text
 }
 
 /// The index's query for the words of a `q` search that are too short for a trigram (one
@@ -47,7 +58,12 @@ pub(crate) fn query(words: &[String]) -> Option<String> {
     let tokens: Vec<String> = words
         .iter()
         .filter(|word| is_short(word))
-        .map(|word| format!("\"{}\"", token(word)))
+        .map(|word| {
+            let mut quoted = String::from("\"");
+            push_token(&mut quoted, word);
+            quoted.push('"');
+            quoted
+        })
         .collect();
     (!tokens.is_empty()).then(|| tokens.join(" AND "))
 }
