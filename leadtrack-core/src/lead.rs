@@ -264,8 +264,12 @@ pub struct CreatedLead {
 pub struct LeadPage {
     /// The page's leads, in the query's order.
     pub leads: Vec<StoredLead>,
-    /// Leads matching the filters on all pages.
+    /// Leads matching the filters on all pages; a lower bound when
+    /// `total_is_lower_bound`.
     pub total: u64,
+    /// Whether more leads match than `total`: a `q` search stopped counting at
+    /// [`crate::request::LeadQuery::counted`].
+    pub total_is_lower_bound: bool,
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! channel paths, labels and ratings), then times `warp::test` requests, which run the
 //! whole page or export without a socket. Run without `--bench` (as `cargo test
 //! --all-targets` would), it does nothing. `LEADTRACK_BENCH_LEADS` sets the number of
-//! leads.
+//! leads. `LEADTRACK_BENCH_DB` names a store file to keep: filled on the first run, and
+//! timed as it is on later ones (filling a million leads takes minutes).
 
 use std::time::{Duration, Instant};
 
@@ -155,26 +156,28 @@ async fn fill(store: &SqliteStore, project: ProjectId, labels: &[uuid::Uuid], le
     }
 }
 
-/// A member of the project, signed in: their session cookie.
-async fn sign_in(store: &SqliteStore, project: ProjectId, routes: &Routes) -> String {
+/// A member of the project (made one first when `new`), signed in: their session cookie.
+async fn sign_in(store: &SqliteStore, project: ProjectId, routes: &Routes, new: bool) -> String {
     let now = Utc::now();
     let password = Password::new("bench password 1").expect("password");
-    let user = store
-        .create_user(
-            NewUser::new("bench@example.com", Some("Bench"), &password).unwrap(),
-            now,
-        )
-        .await
-        .expect("user");
-    store
-        .add_member(project, user.id, Role::Member, now)
-        .await
-        .expect("member");
-    // A member whom the owners let export, as the export's step needs.
-    store
-        .set_export(project, user.id, true)
-        .await
-        .expect("exports allowed");
+    if new {
+        let user = store
+            .create_user(
+                NewUser::new("bench@example.com", Some("Bench"), &password).unwrap(),
+                now,
+            )
+            .await
+            .expect("user");
+        store
+            .add_member(project, user.id, Role::Member, now)
+            .await
+            .expect("member");
+        // A member whom the owners let export, as the export's step needs.
+        store
+            .set_export(project, user.id, true)
+            .await
+            .expect("exports allowed");
+    }
     let signed_in = warp::test::request()
         .method("POST")
         .path("/login")
@@ -216,15 +219,21 @@ async fn time(routes: &Routes, cookie: &str, path: &str) {
     );
 }
 
-/// A store in `dir` with the project `bench` and its three labels.
-async fn project(dir: &std::path::Path) -> (SqliteStore, ProjectId, Vec<uuid::Uuid>) {
+/// The store in `file` with the project `bench` and its three labels, made when the file
+/// is new.
+async fn project(file: &std::path::Path) -> (SqliteStore, ProjectId, Vec<uuid::Uuid>) {
     let options = SqliteOptions {
         synchronous: Synchronous::Normal,
         ..SqliteOptions::default()
     };
-    let store = SqliteStore::open_with(dir.join("bench.db"), options)
-        .await
-        .expect("store");
+    let new = !file.exists();
+    let store = SqliteStore::open_with(file, options).await.expect("store");
+    if !new {
+        let project = store.project_by_public_id("bench").await.expect("project");
+        let labels = store.labels(project.id).await.expect("labels");
+        let labels = labels.iter().map(|label| label.id).collect();
+        return (store, project.id, labels);
+    }
     let now = Utc::now();
     let new = NewProject {
         public_id: Some("bench".into()),
@@ -282,14 +291,19 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000_000);
     let dir = tempfile::tempdir().expect("temporary directory");
-    let (store, project, labels) = project(dir.path()).await;
-    let started = Instant::now();
-    fill(&store, project, &labels, leads).await;
-    println!("filled {leads} leads in {:.1?}", started.elapsed());
+    let kept = std::env::var_os("LEADTRACK_BENCH_DB").map(std::path::PathBuf::from);
+    let file = kept.clone().unwrap_or_else(|| dir.path().join("bench.db"));
+    let filled = file.exists();
+    let (store, project, labels) = project(&file).await;
+    if !filled {
+        let started = Instant::now();
+        fill(&store, project, &labels, leads).await;
+        println!("filled {leads} leads in {:.1?}", started.elapsed());
+    }
 
     let routes =
         leadtrack_dashboard::routes(store.clone(), leadtrack_dashboard::Config::default()).boxed();
-    let cookie = sign_in(&store, project, &routes).await;
+    let cookie = sign_in(&store, project, &routes, !filled).await;
     let time = |path: String| {
         let (routes, cookie) = (&routes, &cookie);
         async move { time(routes, cookie, &path).await }

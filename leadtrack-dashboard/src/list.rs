@@ -34,7 +34,8 @@ use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
 /// A tab with its count.
 pub(crate) struct Tab {
     pub(crate) name: &'static str,
-    pub(crate) count: u64,
+    /// `None` when a `q` search's matches were too many to count.
+    pub(crate) count: Option<u64>,
     pub(crate) href: String,
     pub(crate) current: bool,
 }
@@ -149,9 +150,11 @@ struct InboxPage {
     /// Every column, for the chooser.
     column_choices: Vec<ColumnChoice>,
     rows: Vec<Row>,
-    total: u64,
+    /// How many leads the view holds: "25 leads", or "more than 1000 leads".
+    total: String,
     page: u32,
-    pages: u64,
+    /// `None` when the view's leads were too many to count.
+    pages: Option<u64>,
     previous: Option<String>,
     next: Option<String>,
     click_filters: Vec<ClickFilter>,
@@ -349,8 +352,8 @@ fn columns(view: &InboxView, shown: &[Col]) -> Vec<Column> {
 /// What an inbox page reads from the store.
 struct Found {
     page: LeadPage,
-    /// Each tab's count, in [`tabs`] order.
-    counts: Vec<u64>,
+    /// Each tab's count, in [`tabs`] order (`None`: too many to count).
+    counts: Vec<Option<u64>>,
     labels: Vec<ConversionLabel>,
     integrations: Integrations,
     drafts: Vec<Draft>,
@@ -362,8 +365,9 @@ struct Found {
     saved: Vec<SavedView>,
     /// The members who may take leads.
     takers: Vec<Assignee>,
-    /// The Mine tab's count, when the viewer may take leads.
-    mine: Option<u64>,
+    /// The Mine tab's count, when the viewer may take leads (`None` inside: too many
+    /// to count).
+    mine: Option<Option<u64>>,
 }
 
 async fn read<S: Store>(
@@ -385,9 +389,9 @@ async fn read<S: Store>(
         true => {
             let theirs = LeadQuery {
                 assignee: Some(AssigneeFilter::User(user)),
-                ..everybody
+                ..everybody.clone()
             };
-            let counts = store.status_counts(project, &theirs).await?;
+            let counts = counted(&theirs, store.status_counts(project, &theirs).await?);
             counts
                 .iter()
                 .find(|(status, _)| *status == LeadStatus::Open)
@@ -399,7 +403,10 @@ async fn read<S: Store>(
     Ok(Found {
         takers,
         mine,
-        counts: counts.into_iter().map(|(_, count)| count).collect(),
+        counts: counted(&everybody, counts)
+            .into_iter()
+            .map(|(_, count)| count)
+            .collect(),
         labels: store.labels(project).await?,
         integrations: store.integrations(project).await?,
         drafts: store.drafts(project).await?,
@@ -413,6 +420,16 @@ async fn read<S: Store>(
         held,
         page,
     })
+}
+
+/// Counts per status of `query`, each `None` when they stopped at the query's bound
+/// ([`LeadQuery::counted`]): a tab then shows no count rather than a wrong one.
+fn counted(query: &LeadQuery, counts: Vec<(LeadStatus, u64)>) -> Vec<(LeadStatus, Option<u64>)> {
+    let all = query.counted_all(counts.iter().map(|(_, count)| count).sum());
+    counts
+        .into_iter()
+        .map(|(status, count)| (status, all.then_some(count)))
+        .collect()
 }
 
 /// The assignee options of the filter panel: nobody, then each member who may take leads.
@@ -511,7 +528,7 @@ fn presets(view: &InboxView, today: chrono::NaiveDate) -> Vec<(&'static str, Str
 
 /// The tabs of `view`'s inbox, with their `counts`; Mine after Open, with its count, for a
 /// viewer who may take leads.
-fn tab_list(view: &InboxView, counts: &[u64], mine: Option<u64>) -> Vec<Tab> {
+fn tab_list(view: &InboxView, counts: &[Option<u64>], mine: Option<Option<u64>>) -> Vec<Tab> {
     let mut list: Vec<Tab> = tabs()
         .iter()
         .zip(counts)
@@ -576,7 +593,8 @@ pub(crate) async fn page<S: Store>(
         Ok(found) => found,
         Err(err) => return render::store_failure(err, Some(viewer)),
     };
-    let pages = found.page.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
+    let total = found.page.total;
+    let pages = total.div_ceil(u64::from(PAGE_SIZE)).max(1);
     let page_href = |page: u32| format!("?{}", view.href(&[("page", &page.to_string())]));
     let (tab_name, tab_sentence) = match view.mine {
         true => ("My", "Open leads assigned to you: call them first."),
@@ -619,9 +637,14 @@ pub(crate) async fn page<S: Store>(
         rows: rows(&found, &context),
         drafts: found.drafts.len(),
         review: project.review_ratings,
-        total: found.page.total,
+        total: match found.page.total_is_lower_bound {
+            // The count stopped one past its bound, to tell that more match.
+            true => format!("more than {} leads", total - 1),
+            false if total == 1 => "1 lead".to_owned(),
+            false => format!("{total} leads"),
+        },
         page: view.page,
-        pages,
+        pages: (!found.page.total_is_lower_bound).then_some(pages),
         previous: (view.page > 1).then(|| page_href(view.page - 1)),
         next: (u64::from(view.page) < pages).then(|| page_href(view.page + 1)),
         click_filters: CLICK_IDS

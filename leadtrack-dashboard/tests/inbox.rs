@@ -1034,3 +1034,45 @@ async fn the_search_box_finds_what_people_type() {
         assert_eq!(shown, expected, "{query}");
     }
 }
+
+/// A search box's words held by more leads than a search counts say so, and the tabs show
+/// no counts then rather than wrong ones; a narrower search is counted exactly.
+#[tokio::test]
+async fn a_search_of_too_many_leads_to_count_says_so() {
+    use leadtrack_core::request::query::Q_COUNTED;
+    let app = app().await;
+    for n in 0..=Q_COUNTED {
+        lead(&app, json!({"userData": {"firstName": format!("Bulk{n}")}})).await;
+    }
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let tab_counts = |text: &str| {
+        let tabs = &text[text.find("<nav class=\"tabs\"").unwrap()..];
+        tabs[..tabs.find("</nav>").unwrap()]
+            .matches("class=\"count\">")
+            .count()
+    };
+    let broad = app.get("/projects/alpha/leads?q=bulk", &owner).await;
+    assert_eq!(broad.status, StatusCode::OK);
+    assert!(
+        broad.text.contains("Page 1 (more than 1000 leads)"),
+        "{}",
+        broad.text
+    );
+    // Mine's (none of them assigned to the owner) alone.
+    assert_eq!(tab_counts(&broad.text), 1, "no status tab is counted");
+    assert!(broad.text.contains("Mine <span class=\"count\">0<"));
+    assert!(broad.text.contains("rel=\"next\""), "a next page");
+    let narrow = app.get("/projects/alpha/leads?q=bulk99", &owner).await;
+    // Bulk99 and Bulk990 to Bulk999.
+    assert!(
+        narrow.text.contains("Page 1 of 1 (11 leads)"),
+        "{}",
+        narrow.text
+    );
+    assert!(narrow.text.contains("class=\"count\">11<"));
+    assert_eq!(
+        tab_counts(&narrow.text),
+        6,
+        "open, mine, pending, rated, lost, spam"
+    );
+}

@@ -290,8 +290,10 @@ pub(crate) async fn status_counts(
     } else {
         let table = Table::for_count(&any_status);
         let mut statement = filter(project, &any_status, table);
+        let limit = bound(&mut statement, query);
         statement.sql = format!(
-            "SELECT status, count(*) FROM {} WHERE {} GROUP BY status",
+            "SELECT status, count(*) FROM (SELECT status FROM {} WHERE {}{limit}) AS matches
+             GROUP BY status",
             table.name(),
             statement.sql
         );
@@ -375,7 +377,11 @@ pub(crate) async fn list(
     } else {
         page(c, project, query).await?
     };
-    Ok(LeadPage { leads, total })
+    Ok(LeadPage {
+        leads,
+        total,
+        total_is_lower_bound: !query.counted_all(total),
+    })
 }
 
 /// The number of leads `query` matches: a kept count when it filters by nothing but
@@ -480,12 +486,25 @@ fn count_statement(project: ProjectId, query: &LeadQuery, part: Part) -> Stateme
     };
     let mut statement = filter(project, query, table);
     restrict(&mut statement, query, part);
+    let limit = bound(&mut statement, query);
     statement.sql = format!(
-        "SELECT count(*) FROM {} WHERE {}",
+        "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {}{limit}) AS matches",
         table.name(),
         statement.sql
     );
     statement
+}
+
+/// The LIMIT that stops a count of `query`'s matches where [`LeadQuery::counted`] says,
+/// bound to `statement`: empty when every match is counted.
+fn bound(statement: &mut Statement, query: &LeadQuery) -> String {
+    match query.counted() {
+        Some(bound) => {
+            let bound = statement.bind(i64::try_from(bound).unwrap_or(i64::MAX));
+            format!(" LIMIT {bound}")
+        }
+        None => String::new(),
+    }
 }
 
 /// `limit` leads of `part` of those `query` matches, from `offset` on.

@@ -137,9 +137,11 @@ impl LeadStore for PgStore {
             async { read!(self, |c| listing::total(c, project, query)) },
             async { read!(self, |c| listing::page(c, project, query)) }
         );
+        let total = total?;
         Ok(LeadPage {
             leads: leads?,
-            total: total?,
+            total,
+            total_is_lower_bound: !query.counted_all(total),
         })
     }
 

@@ -35,9 +35,15 @@ pub(crate) fn status_counts(
     } else if let Some(facet) = any_status.only_facet() {
         facet_counts(conn, project, &facet)?
     } else {
-        let (filter, params) = filter(project, &any_status, short_words(conn, project, query)?);
+        let (matches, params) = match query.counted() {
+            Some(bound) => q_matches(project, &any_status, "status", bound),
+            None => {
+                let (filter, params) = filter(project, &any_status, Terms::Indexed);
+                (format!("SELECT status FROM leads WHERE {filter}"), params)
+            }
+        };
         conn.prepare_cached(&format!(
-            "SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status"
+            "SELECT status, count(*) FROM ({matches}) GROUP BY status"
         ))?
         .query_map(params_from_iter(&params), |row| {
             Ok((row.get(0)?, row.get(1)?))
@@ -87,6 +93,7 @@ pub(crate) fn listed_values(
 pub(crate) struct RecordPage {
     records: Vec<LeadRecord>,
     total: u64,
+    total_is_lower_bound: bool,
 }
 
 impl RecordPage {
@@ -95,6 +102,7 @@ impl RecordPage {
         Ok(LeadPage {
             leads: parse(self.records)?,
             total: self.total,
+            total_is_lower_bound: self.total_is_lower_bound,
         })
     }
 }
@@ -106,33 +114,27 @@ pub(crate) fn parse(records: Vec<LeadRecord>) -> Result<Vec<StoredLead>, Error> 
 
 /// A page of the project's leads matching `query`, and how many match in all.
 ///
-/// The total comes from a kept count when only the status filters, and from the trigram
-/// index alone when only a search of three characters or more does. The page of such a
-/// search, newest or oldest first, is read whichever way visits fewer leads: through the
-/// trigram index (every match, then sorted), or along the project's leads by creation time,
-/// checking each, which a common term fills after a few.
+/// The total comes from a kept count when only the status filters, from the trigram index
+/// alone when only a search of three characters or more does, and is counted only up to
+/// [`LeadQuery::counted`] for `q` (see [`q_list`]). The page of such a search, newest or
+/// oldest first, is read whichever way visits fewer leads: through the trigram index
+/// (every match, then sorted), or along the project's leads by creation time, checking
+/// each, which a common term fills after a few.
 pub(crate) fn list(
     conn: &Connection,
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<RecordPage, Error> {
-    let searched = indexed_search(project, query);
-    // A search its index counts alone reads its page through that index only when it
-    // holds few leads (else along the creation times, below).
-    let short = match searched {
-        Some(_) => ShortWords::Indexed,
-        None => short_words(conn, project, query)?,
-    };
-    let (filter, mut params) = filter(project, query, short);
-    let kept_count = |sql: &str, status: Option<&str>| -> Result<i64, Error> {
+    if !query.q.is_empty() {
+        return q_list(conn, project, query);
+    }
+    let searched = search_alone(query);
+    let (indexed, params) = filter(project, query, Terms::Indexed);
+    let kept_count = |sql: &str, status: &str| -> Result<i64, Error> {
         let mut statement = conn.prepare_cached(sql)?;
-        let found = match status {
-            Some(status) => statement.query_row((project.0, status), |row| row.get(0)),
-            None => statement.query_row([project.0], |row| row.get(0)),
-        };
+        let found = statement.query_row((project.0, status), |row| row.get(0));
         Ok(found.optional()?.unwrap_or(0))
     };
-    let project_total = || kept_count("SELECT total FROM lead_counts WHERE project_id = ?1", None);
     let total: i64 = if let Some(statuses) = query.only_statuses() {
         let mut counted: Vec<LeadStatus> = statuses.to_vec();
         counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
@@ -141,7 +143,7 @@ pub(crate) fn list(
         for status in counted {
             total += kept_count(
                 "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = ?2",
-                Some(status.as_ref()),
+                status.as_ref(),
             )?;
         }
         total
@@ -152,33 +154,85 @@ pub(crate) fn list(
             .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
             .map(|(_, total)| total)
             .sum()
-    } else if let Some(searched) = &searched {
-        count_matches(conn, project, searched)?
+    } else if let Some(term) = &searched {
+        count_matches(conn, project, term)?
     } else {
-        conn.prepare_cached(&format!("SELECT count(*) FROM leads WHERE {filter}"))?
+        conn.prepare_cached(&format!("SELECT count(*) FROM leads WHERE {indexed}"))?
             .query_row(params_from_iter(&params), |row| row.get(0))?
     };
     let total = u64::try_from(total).unwrap_or_default();
-    if query.offset() >= total {
-        return Ok(RecordPage {
-            records: Vec::new(),
-            total,
-        });
+    let records = if query.offset() >= total {
+        Vec::new()
+    } else if searched.is_some() && walks(conn, project, query, total)? {
+        let (walked, params) = filter(project, query, Terms::Checked);
+        read_page(conn, query, walked, params)?
+    } else {
+        read_page(conn, query, indexed, params)?
+    };
+    Ok(RecordPage {
+        records,
+        total,
+        total_is_lower_bound: false,
+    })
+}
+
+/// A page of a `q` search, and its total counted up to [`LeadQuery::counted`]: found
+/// through its words' index, which it reads only as far as that bound (see
+/// [`q_matches`]). When more match, or when they are many, the page is read along the
+/// creation times, checking each lead, which such a search fills after a few.
+fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<RecordPage, Error> {
+    let bound = query.counted().unwrap_or(u64::MAX);
+    let (matches, params) = q_matches(project, query, "1", bound);
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM ({matches})"))?
+        .query_row(params_from_iter(&params), |row| row.get(0))?;
+    let total = u64::try_from(total).unwrap_or_default();
+    let counted_all = query.counted_all(total);
+    let records = if query.offset() >= total {
+        Vec::new()
+    } else {
+        let walk = query.sort.field == SortField::CreatedAt
+            && (!counted_all || walks(conn, project, query, total)?);
+        let words = if walk { Terms::Checked } else { Terms::Indexed };
+        let (filter, params) = filter(project, query, words);
+        read_page(conn, query, filter, params)?
+    };
+    Ok(RecordPage {
+        records,
+        total,
+        total_is_lower_bound: !counted_all,
+    })
+}
+
+/// Whether a page of a search held by `total` of the project's leads, newest or oldest
+/// first, costs less read along the creation times than through its index: it is found
+/// there after about `(offset + limit) * project / total` leads.
+fn walks(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    total: u64,
+) -> Result<bool, Error> {
+    if query.sort.field != SortField::CreatedAt {
+        return Ok(false);
     }
-    // Along the creation times, a page of a term held by `total` of the project's leads
-    // is found after about `(offset + limit) * project / total` leads.
-    let walk = searched.is_some() && query.sort.field == SortField::CreatedAt && {
-        let wanted = u128::from(query.offset() + u64::from(query.limit));
-        let project = u128::try_from(project_total()?).unwrap_or_default();
-        wanted * project < u128::from(total) * u128::from(total)
-    };
-    let filter = match searched {
-        Some(searched) if walk => {
-            params = searched.walk_params;
-            searched.walk_filter
-        }
-        _ => filter,
-    };
+    let in_project: i64 = conn
+        .prepare_cached("SELECT total FROM lead_counts WHERE project_id = ?1")?
+        .query_row([project.0], |row| row.get(0))
+        .optional()?
+        .unwrap_or(0);
+    let wanted = u128::from(query.offset() + u64::from(query.limit));
+    let in_project = u128::try_from(in_project).unwrap_or_default();
+    Ok(wanted * in_project < u128::from(total) * u128::from(total))
+}
+
+/// The page `query` asks for of the leads matching `filter`, in its order.
+fn read_page(
+    conn: &Connection,
+    query: &LeadQuery,
+    filter: String,
+    mut params: Vec<SqlValue>,
+) -> Result<Vec<LeadRecord>, Error> {
     params.push(SqlValue::Integer(i64::from(query.limit)));
     params.push(SqlValue::Integer(
         i64::try_from(query.offset()).unwrap_or(i64::MAX),
@@ -187,69 +241,64 @@ pub(crate) fn list(
         "SELECT {LEAD_COLUMNS} FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
         order_by(query)
     );
-    let records = conn
-        .prepare_cached(&sql)?
+    conn.prepare_cached(&sql)?
         .query_and_then(params_from_iter(&params), LeadRecord::of)?
-        .collect::<Result<_, _>>()?;
-    Ok(RecordPage { records, total })
+        .collect()
 }
 
-/// A search that its index counts alone, and that a page can also be read for along the
-/// project's leads by creation time: `search` (in `leads_search`) or `q` (in `leads_q` when
-/// every word has a trigram, in `leads_q_grams` when every word is too short for one, so
-/// that the index's matches are exact), in a query that filters by nothing else.
-struct IndexedSearch {
-    /// Its index: a trigram index, or `leads_q_grams`.
-    table: &'static str,
-    /// Its query.
-    phrase: String,
-    /// The filter of the walk along creation times, and its parameters.
-    walk_filter: String,
-    walk_params: Vec<SqlValue>,
+/// At most `bound` of the leads matching `query`, a `q` search, as `SELECT {columns}`
+/// (of `leads`) and its parameters. They are found through the index of its words (the
+/// trigram index for those of three characters or more, else the short words' own),
+/// which SQLite reads as it goes, checking the other filters on each lead found: the
+/// bound stops the reading after that many matches, however many there are.
+fn q_matches(
+    project: ProjectId,
+    query: &LeadQuery,
+    columns: &str,
+    bound: u64,
+) -> (String, Vec<SqlValue>) {
+    let (filter, mut params) = filter(project, query, Terms::Checked);
+    let bound = SqlValue::Integer(i64::try_from(bound).unwrap_or(i64::MAX));
+    let index = match q_match(&query.q) {
+        Some(phrases) => Some(("leads_q", phrases)),
+        None => grams::query(&query.q).map(|grams| ("leads_q_grams", grams)),
+    };
+    let Some((table, matched)) = index else {
+        params.push(bound);
+        return (
+            format!("SELECT {columns} FROM leads WHERE {filter} LIMIT ?"),
+            params,
+        );
+    };
+    let (low, high) = project_rowids(project);
+    let mut all = vec![
+        SqlValue::Text(matched),
+        SqlValue::Integer(low),
+        SqlValue::Integer(high),
+    ];
+    all.append(&mut params);
+    all.push(bound);
+    // The index drives (CROSS JOIN), and each lead is read by id; its only column is the
+    // lead's id, so the filter's names are the lead's.
+    let sql = format!(
+        "SELECT {columns} FROM (SELECT rowid & {} AS hit FROM {table}
+           WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?) AS hits
+         CROSS JOIN leads ON leads.id = hits.hit WHERE {filter} LIMIT ?",
+        (1_i64 << LEAD_BITS) - 1
+    );
+    (sql, all)
 }
 
-fn indexed_search(project: ProjectId, query: &LeadQuery) -> Option<IndexedSearch> {
+/// The term of a `search` that filters by nothing else (but the default statuses), whose
+/// trigram index counts its matches alone: of three characters or more.
+fn search_alone(query: &LeadQuery) -> Option<String> {
     let alone = LeadQuery {
         search: None,
-        q: Vec::new(),
         ..query.clone()
     }
     .is_unfiltered();
-    let term = query.search.as_deref().map(search_term);
-    let mut walk_params = vec![SqlValue::Integer(project.0)];
-    match term {
-        Some(term) if alone && query.q.is_empty() => Some(IndexedSearch {
-            table: "leads_search",
-            phrase: phrase(&term)?,
-            walk_filter: "project_id = ? AND instr(search_text, ?) > 0".to_owned(),
-            walk_params: {
-                walk_params.push(SqlValue::Text(term));
-                walk_params
-            },
-        }),
-        None if alone && !query.q.is_empty() => {
-            // Every word in one index: its trigrams, or (all of them short) its grams.
-            let (table, phrase) = if query.q.iter().all(|word| phrase(word).is_some()) {
-                ("leads_q", q_match(&query.q)?)
-            } else if query.q.iter().all(|word| grams::is_short(word)) {
-                ("leads_q_grams", grams::query(&query.q)?)
-            } else {
-                return None;
-            };
-            let mut walk_filter = "project_id = ?".to_owned();
-            for word in &query.q {
-                walk_filter.push_str(" AND instr(q_text, ?) > 0");
-                walk_params.push(SqlValue::Text(word.clone()));
-            }
-            Some(IndexedSearch {
-                table,
-                phrase,
-                walk_filter,
-                walk_params,
-            })
-        }
-        _ => None,
-    }
+    let term = query.search.as_deref().map(search_term)?;
+    (alone && phrase(&term).is_some()).then_some(term)
 }
 
 /// The bits of a trigram index rowid that hold the lead's id; the project is above them
@@ -305,58 +354,40 @@ fn in_index(
     ]);
 }
 
-/// How many of the project's leads match `searched`, from its trigram index alone.
-fn count_matches(
-    conn: &Connection,
-    project: ProjectId,
-    searched: &IndexedSearch,
-) -> Result<i64, Error> {
+/// How many of the project's leads, spam left out, hold `term` (a [`search_alone`]'s): its
+/// matches in the trigram index, less the spam leads among them (counted one by one, but
+/// through the index of their status).
+fn count_matches(conn: &Connection, project: ProjectId, term: &str) -> Result<i64, Error> {
     let (low, high) = project_rowids(project);
-    let table = searched.table;
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT count(*) FROM {table} WHERE {table} MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
-        ))?
-        .query_row((&searched.phrase, low, high), |row| row.get(0))?)
-}
-
-/// How a listing finds the leads holding the words of `q` when all of them are too short
-/// for a trigram.
-#[derive(Clone, Copy)]
-pub(crate) enum ShortWords {
-    /// Looked up in `leads_q_grams`, and the leads it holds read by id.
-    Indexed,
-    /// Checked on each lead the other filters leave, read in their index's order.
-    Checked,
-}
-
-/// From this many leads holding them, `q`'s short words are checked on each lead rather
-/// than looked up: reading a project's leads in order costs less than seeking this many
-/// one by one (a word that most leads hold, as "e" or "an").
-const INDEXED_SHORT_WORDS: i64 = 100_000;
-
-/// How a listing of `query` finds the leads holding its short words: from how many of the
-/// project's leads hold them, counted in their index up to [`INDEXED_SHORT_WORDS`].
-fn short_words(
-    conn: &Connection,
-    project: ProjectId,
-    query: &LeadQuery,
-) -> Result<ShortWords, Error> {
-    let Some(grams) = grams::query(&query.q).filter(|_| q_match(&query.q).is_none()) else {
-        return Ok(ShortWords::Checked);
-    };
-    let (low, high) = project_rowids(project);
-    let held: i64 = conn
+    let matches: i64 = conn
         .prepare_cached(
-            "SELECT count(*) FROM (SELECT 1 FROM leads_q_grams
-             WHERE leads_q_grams MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
+            "SELECT count(*) FROM leads_search
+             WHERE leads_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
         )?
-        .query_row((grams, low, high, INDEXED_SHORT_WORDS), |row| row.get(0))?;
-    Ok(if held < INDEXED_SHORT_WORDS {
-        ShortWords::Indexed
-    } else {
-        ShortWords::Checked
-    })
+        .query_row((phrase(term), low, high), |row| row.get(0))?;
+    let spam: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM leads
+             WHERE project_id = ?1 AND status = '{}' AND instr(search_text, ?2) > 0",
+            LeadStatus::Spam.as_ref()
+        ))?
+        .query_row((project.0, term), |row| row.get(0))?;
+    Ok(matches - spam)
+}
+
+/// How a listing finds the leads holding a search's terms (`search`'s and `q`'s words).
+#[derive(Clone, Copy)]
+pub(crate) enum Terms {
+    /// Through an index: the trigram indexes for terms of three characters or more (a
+    /// `q`'s shorter words checked on each lead found), or the short words' own index
+    /// when every word of `q` is short.
+    Indexed,
+    /// The trigram indexes for the longer terms; `q`'s short words checked on each lead
+    /// the other filters leave (an export, which reads every match anyway).
+    ShortChecked,
+    /// Each term checked on every lead the other filters leave, in their index's order:
+    /// a walk along the creation times, which a common term fills soon.
+    Checked,
 }
 
 /// The WHERE clause of a listing and its parameters. Always starts with the project, so
@@ -364,23 +395,24 @@ fn short_words(
 pub(crate) fn filter(
     project: ProjectId,
     query: &LeadQuery,
-    short: ShortWords,
+    terms: Terms,
 ) -> (String, Vec<SqlValue>) {
     // A search of three characters or more is looked up in the trigram index, and the
     // leads it finds are read by id: the other columns are then only checked (a `+` keeps
     // SQLite from walking, say, every open lead of the project to test each one against
     // the search's few).
     let term = query.search.as_deref().map(search_term);
-    let q_phrases = q_match(&query.q);
+    let (search_phrase, q_phrases) = match terms {
+        Terms::Checked => (None, None),
+        _ => (term.as_deref().and_then(phrase), q_match(&query.q)),
+    };
     // The short words of `q` lead through their own index only when no longer word does
-    // (the trigram index leaves fewer leads to check them on), and when few leads hold
-    // them.
-    let q_grams = match short {
-        ShortWords::Indexed if q_phrases.is_none() => grams::query(&query.q),
+    // (the trigram index leaves fewer leads to check them on).
+    let q_grams = match terms {
+        Terms::Indexed if q_phrases.is_none() => grams::query(&query.q),
         _ => None,
     };
-    let by_search =
-        term.as_deref().and_then(phrase).is_some() || q_phrases.is_some() || q_grams.is_some();
+    let by_search = search_phrase.is_some() || q_phrases.is_some() || q_grams.is_some();
     let column = |name: &str| {
         if by_search {
             format!("+{name}")
@@ -445,9 +477,9 @@ pub(crate) fn filter(
         params.push(SqlValue::Integer(to_millis(to)));
     }
     if let Some(term) = term {
-        match phrase(&term) {
+        match search_phrase {
             Some(phrase) => in_index(&mut sql, &mut params, ("leads_search", phrase), project),
-            // Too short for a trigram: each lead of the project is checked.
+            // Too short for a trigram (or walked): each lead is checked.
             None => {
                 sql.push_str(" AND instr(search_text, ?) > 0");
                 params.push(SqlValue::Text(term));
@@ -457,15 +489,16 @@ pub(crate) fn filter(
     // A `q` search: its words of three characters or more in its trigram index at once,
     // and the shorter ones checked on each lead that index leaves; or, when all its words
     // are short, those in their own index.
+    let (indexed_phrases, indexed_grams) = (q_phrases.is_some(), q_grams.is_some());
     if let Some(phrases) = q_phrases {
         in_index(&mut sql, &mut params, ("leads_q", phrases), project);
     }
-    let indexed_grams = q_grams.is_some();
     if let Some(grams) = q_grams {
         in_index(&mut sql, &mut params, ("leads_q_grams", grams), project);
     }
-    let checked =
-        |word: &&String| phrase(word).is_none() && !(indexed_grams && grams::is_short(word));
+    let checked = |word: &&String| {
+        !(indexed_phrases && phrase(word).is_some() || indexed_grams && grams::is_short(word))
+    };
     for word in query.q.iter().filter(checked) {
         sql.push_str(" AND instr(q_text, ?) > 0");
         params.push(SqlValue::Text(word.clone()));
@@ -518,7 +551,7 @@ pub(crate) fn export(
     after: Option<&Cursor>,
     limit: u32,
 ) -> Result<Vec<LeadRecord>, Error> {
-    let (filter, params) = filter(project, query, ShortWords::Checked);
+    let (filter, params) = filter(project, query, Terms::ShortChecked);
     let cursor = match after {
         None => None,
         Some(cursor) => Some((cursor_key(cursor, query.sort.field)?, cursor.id.0)),
@@ -666,7 +699,7 @@ mod tests {
             }
         }
         for query in queries {
-            let (filter, params) = filter(ProjectId(1), &query, ShortWords::Indexed);
+            let (filter, params) = filter(ProjectId(1), &query, Terms::Indexed);
             let count = format!("SELECT count(*) FROM leads WHERE {filter}");
             let mut page_params = params.clone();
             page_params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
@@ -744,7 +777,7 @@ mod tests {
                 ..query.clone()
             };
             for query in [query, q] {
-                let walk = indexed_search(ProjectId(1), &query).unwrap().walk_filter;
+                let (walk, _) = filter(ProjectId(1), &query, Terms::Checked);
                 let walk = plan(&format!(
                     "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY {} LIMIT 10 OFFSET 0",
                     walk.replacen('?', "1", 1).replace('?', "'ada'"),
@@ -756,6 +789,37 @@ mod tests {
                     "{direction:?}"
                 );
             }
+        }
+        // A `q` search is counted through its words' index, which drives: each lead it
+        // finds is read by id, so the count's LIMIT stops the index's reading too.
+        for (words, index) in [
+            (vec!["ada"], "leads_q"),
+            (vec!["ada", "k"], "leads_q"),
+            (vec!["ad", "k"], "leads_q_grams"),
+        ] {
+            let query = LeadQuery {
+                q: words.iter().map(|word| (*word).to_owned()).collect(),
+                status: Some(vec![LeadStatus::Open]),
+                ..LeadQuery::default()
+            };
+            let (sql, params) = q_matches(ProjectId(1), &query, "1", 1_001);
+            let steps: Vec<String> = conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap()
+                .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let steps = crate::rows::without_assignee(steps);
+            assert_eq!(steps.len(), 2, "{words:?}: {steps:?}");
+            assert!(
+                steps[0].starts_with(&format!("SCAN {index} VIRTUAL TABLE INDEX 0:M")),
+                "{words:?}: {steps:?}"
+            );
+            assert_eq!(
+                steps[1], "SEARCH leads USING INTEGER PRIMARY KEY (rowid=?)",
+                "{words:?}"
+            );
         }
     }
 
@@ -787,7 +851,7 @@ mod tests {
             ),
         ];
         for (query, cursor) in cases {
-            let (filter, mut params) = filter(ProjectId(1), &query, ShortWords::Indexed);
+            let (filter, mut params) = filter(ProjectId(1), &query, Terms::Indexed);
             let key = cursor_key(&cursor, query.sort.field).unwrap();
             params.extend([key.clone(), key, SqlValue::Integer(7), SqlValue::Integer(3)]);
             let sql = format!(

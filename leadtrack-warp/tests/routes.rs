@@ -1690,6 +1690,51 @@ mod get_leads {
         }
     }
 
+    /// A `q` search of more leads than it counts says its total is a lower bound; the
+    /// same listing without `q`, or a narrower `q`, has no such property.
+    #[tokio::test]
+    async fn q_says_when_its_total_is_a_lower_bound() {
+        use leadtrack_core::request::query::Q_COUNTED;
+        let app = app().await;
+        for n in 0..=Q_COUNTED {
+            app.create(json!({"userData": {"firstName": format!("Bulk{n}")}}))
+                .await;
+        }
+        let keys = |body: &Value| {
+            let mut keys: Vec<String> = body.as_object().unwrap().keys().cloned().collect();
+            keys.sort();
+            keys.join(",")
+        };
+        let body = app.get("/api/leads/getLeads?q=bulk").await.json();
+        assert_eq!(
+            (&body["total"], &body["totalPages"], &body["hasMore"]),
+            (&json!(1_001), &json!(21), &json!(true))
+        );
+        assert_eq!(body["totalIsLowerBound"], true);
+        assert_eq!(
+            keys(&body),
+            "hasMore,leads,limit,message,page,total,totalIsLowerBound,totalPages"
+        );
+        // Page 21 reaches past the bound, so it is counted to its end: every lead.
+        let body = app.get("/api/leads/getLeads?q=bulk&page=21").await.json();
+        assert_eq!(
+            (&body["total"], &body["hasMore"]),
+            (&json!(1_001), &json!(false))
+        );
+        assert_eq!(body["leads"].as_array().unwrap().len(), 1);
+        for exact in ["search=bulk", "q=bulk100", "limit=1"] {
+            let body = app
+                .get(&format!("/api/leads/getLeads?{exact}"))
+                .await
+                .json();
+            assert_eq!(
+                keys(&body),
+                "hasMore,leads,limit,message,page,total,totalPages",
+                "{exact}"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn form_touch_and_rating_filters_are_additions() {
         let app = app().await;

@@ -230,6 +230,10 @@ pub struct GetLeadsResponse {
     pub total_pages: u64,
     /// Whether pages follow this one.
     pub has_more: bool,
+    /// Present (`true`) when `total` is a lower bound: a `q` search stops counting past
+    /// [`crate::request::query::Q_COUNTED`] matches or its page, whichever is further.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub total_is_lower_bound: bool,
 }
 
 /// Response of getLead.
@@ -298,6 +302,7 @@ impl GetLeadsResponse {
             limit,
             total_pages,
             has_more: u64::from(page_number) < total_pages,
+            total_is_lower_bound: page.total_is_lower_bound,
         }
     }
 }
@@ -398,6 +403,7 @@ mod tests {
         let page = LeadPage {
             leads: vec![],
             total: 25,
+            total_is_lower_bound: false,
         };
         let response = GetLeadsResponse::new(&page, 3, 10);
         assert_eq!((response.total_pages, response.has_more), (3, false));
@@ -406,5 +412,23 @@ mod tests {
         assert_eq!((response.total, response.has_more), (25, false));
         assert_eq!(total_pages(0, 50), 0);
         assert_eq!(total_pages(101, 50), 3);
+    }
+
+    #[test]
+    fn a_lower_bound_total_is_said_and_an_exact_one_is_not() {
+        let mut page = LeadPage {
+            leads: vec![],
+            total: 1_001,
+            total_is_lower_bound: true,
+        };
+        assert_eq!(
+            serde_json::to_string(&GetLeadsResponse::new(&page, 1, 50)).unwrap(),
+            r#"{"message":"Leads retrieved","leads":[],"total":1001,"page":1,"limit":50,"totalPages":21,"hasMore":true,"totalIsLowerBound":true}"#
+        );
+        page.total_is_lower_bound = false;
+        assert_eq!(
+            serde_json::to_string(&GetLeadsResponse::new(&page, 1, 50)).unwrap(),
+            r#"{"message":"Leads retrieved","leads":[],"total":1001,"page":1,"limit":50,"totalPages":21,"hasMore":true}"#
+        );
     }
 }

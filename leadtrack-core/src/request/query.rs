@@ -19,6 +19,9 @@ pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;
 /// The shortest `search` term, in characters.
 pub const MIN_SEARCH_CHARS: usize = 2;
+/// How many matches of a `q` search are counted at least before its count stops
+/// ([`LeadQuery::counted`]).
+pub const Q_COUNTED: u64 = 1_000;
 
 /// A field getLeads sorts by, named in `sort` as written here (`createdAt`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, AsRefStr, EnumString, VariantArray)]
@@ -582,6 +585,20 @@ impl LeadQuery {
     /// How many leads precede this page.
     pub fn offset(&self) -> u64 {
         u64::from(self.page - 1) * u64::from(self.limit)
+    }
+
+    /// How many matches a count of this query stops at: `None` (all of them) but for a `q`
+    /// search, which counts up to [`Q_COUNTED`] or its page's end, whichever is further,
+    /// and one more to tell whether more match. A search box's words can match every
+    /// lead, and counting a million matches exactly costs a pass over them all.
+    pub fn counted(&self) -> Option<u64> {
+        (!self.q.is_empty()).then(|| Q_COUNTED.max(self.offset() + u64::from(self.limit)) + 1)
+    }
+
+    /// Whether `counted` leads, counted for this query up to [`LeadQuery::counted`], are
+    /// all the matches; else they are a lower bound.
+    pub fn counted_all(&self, counted: u64) -> bool {
+        self.counted().is_none_or(|bound| counted < bound)
     }
 }
 

@@ -982,3 +982,67 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
     assert_eq!(found("", Some("Müller")).await, [anna]);
     assert_eq!(found("anna", Some("am@")).await, [anna]);
 }
+
+/// A `q` search counts its matches up to [`crate::request::query::Q_COUNTED`] or its page's
+/// end, whichever is further, and says when more match: its pages are those of every
+/// match all the same, a page past the bound is counted to its end, and its tab counts
+/// stop at the same bound. `search` still counts every match.
+pub async fn q_counts_stop_past_their_bound<B: Backend>(backend: &B) {
+    use crate::request::query::Q_COUNTED;
+    let store = backend.open().await;
+    let p = project(&store, "p").await;
+    let leads = Q_COUNTED + 2;
+    let mut created = Vec::new();
+    for n in 0..leads {
+        let body = json!({"userData": {"firstName": format!("Bulk{n}")}});
+        let minute = i64::try_from(n).unwrap();
+        created.push(create(&store, &p, body, minute).await.lead_id);
+    }
+    let newest_first: Vec<LeadId> = created.iter().rev().copied().collect();
+    let query = |words: &[&str], page: u32| LeadQuery {
+        q: words.iter().map(|word| (*word).to_owned()).collect(),
+        page,
+        ..LeadQuery::default()
+    };
+    for words in [&["bulk"][..], &["bu"], &["bulk", "b"]] {
+        let first = store.list_leads(p.id, &query(words, 1)).await.unwrap();
+        assert_eq!(
+            (first.total, first.total_is_lower_bound),
+            (Q_COUNTED + 1, true),
+            "{words:?}"
+        );
+        assert_eq!(ids(&first.leads), newest_first[..50], "{words:?}");
+        let response = GetLeadsResponse::new(&first, 1, 50);
+        assert_eq!((response.total_pages, response.has_more), (21, true));
+        // Page 21 reaches past the bound: counted to its end, which is every lead.
+        let last = store.list_leads(p.id, &query(words, 21)).await.unwrap();
+        assert_eq!((last.total, last.total_is_lower_bound), (leads, false));
+        assert_eq!(ids(&last.leads), newest_first[1_000..], "{words:?}");
+        let counts = store.status_counts(p.id, &query(words, 1)).await.unwrap();
+        let counted: u64 = counts.iter().map(|(_, count)| count).sum();
+        assert_eq!(counted, Q_COUNTED + 1, "{words:?}: {counts:?}");
+        assert!(!query(words, 1).counted_all(counted));
+    }
+    // Fewer matches than the bound: counted exactly, tabs too ("Bulk7", "Bulk17", ...).
+    let sevens = created.len() - (0..leads).filter(|n| !n.to_string().contains('7')).count();
+    let seven = store
+        .list_leads(p.id, &query(&["bulk", "7"], 1))
+        .await
+        .unwrap();
+    assert_eq!(
+        (seven.total, seven.total_is_lower_bound),
+        (sevens as u64, false)
+    );
+    let counts = store.status_counts(p.id, &query(&["k7"], 1)).await.unwrap();
+    let open = (0..leads)
+        .filter(|n| n.to_string().starts_with('7'))
+        .count();
+    assert_eq!(counts[0], (LeadStatus::Open, open as u64));
+    // `search` counts every match.
+    let searched = LeadQuery {
+        search: Some("bulk".to_owned()),
+        ..LeadQuery::default()
+    };
+    let page = store.list_leads(p.id, &searched).await.unwrap();
+    assert_eq!((page.total, page.total_is_lower_bound), (leads, false));
+}

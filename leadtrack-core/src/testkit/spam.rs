@@ -84,6 +84,19 @@ pub async fn spam_leads_are_kept_apart<B: Backend>(backend: &B) {
     assert_eq!(stored.spam_reason, Some(SpamReason::Honeypot));
     assert_eq!(stored.duplicate_of, None, "spam duplicates nobody");
     assert_eq!(ids(&store, &p, &listing(None)).await, [person.lead_id]);
+    // A search counts no spam lead either, whichever index it is counted in.
+    let searched = LeadQuery {
+        search: Some("ada@x".to_owned()),
+        ..listing(None)
+    };
+    assert_eq!(ids(&store, &p, &searched).await, [person.lead_id]);
+    for words in [vec!["ada"], vec!["x"], vec!["ada", "io"]] {
+        let q = LeadQuery {
+            q: words.iter().map(|word| (*word).to_owned()).collect(),
+            ..listing(None)
+        };
+        assert_eq!(ids(&store, &p, &q).await, [person.lead_id], "{words:?}");
+    }
     let spam_only = listing(Some(vec![LeadStatus::Spam]));
     assert_eq!(
         ids(&store, &p, &spam_only).await,
