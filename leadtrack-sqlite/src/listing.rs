@@ -36,7 +36,7 @@ pub(crate) fn status_counts(
         facet_counts(conn, project, &facet)?
     } else {
         let (matches, params) = match query.counted() {
-            Some(bound) => q_matches(project, &any_status, "status", bound),
+            Some(bound) => q_matches(conn, project, &any_status, "status", bound)?,
             None => {
                 let (filter, params) = filter(project, &any_status, Terms::Indexed);
                 (format!("SELECT status FROM leads WHERE {filter}"), params)
@@ -130,23 +130,8 @@ pub(crate) fn list(
     }
     let searched = search_alone(query);
     let (indexed, params) = filter(project, query, Terms::Indexed);
-    let kept_count = |sql: &str, status: &str| -> Result<i64, Error> {
-        let mut statement = conn.prepare_cached(sql)?;
-        let found = statement.query_row((project.0, status), |row| row.get(0));
-        Ok(found.optional()?.unwrap_or(0))
-    };
     let total: i64 = if let Some(statuses) = query.only_statuses() {
-        let mut counted: Vec<LeadStatus> = statuses.to_vec();
-        counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
-        counted.dedup();
-        let mut total = 0;
-        for status in counted {
-            total += kept_count(
-                "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = ?2",
-                status.as_ref(),
-            )?;
-        }
-        total
+        kept_status_total(conn, project, statuses)?
     } else if let Some(facet) = query.only_facet() {
         let statuses = query.statuses();
         facet_counts(conn, project, &facet)?
@@ -182,7 +167,7 @@ pub(crate) fn list(
 /// creation times, checking each lead, which such a search fills after a few.
 fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<RecordPage, Error> {
     let bound = query.counted().unwrap_or(u64::MAX);
-    let (matches, params) = q_matches(project, query, "1", bound);
+    let (matches, params) = q_matches(conn, project, query, "1", bound)?;
     let total: i64 = conn
         .prepare_cached(&format!("SELECT count(*) FROM ({matches})"))?
         .query_row(params_from_iter(&params), |row| row.get(0))?;
@@ -250,26 +235,31 @@ fn read_page(
 /// (of `leads`) and its parameters. They are found through the index of its words (the
 /// trigram index for those of three characters or more, else the short words' own),
 /// which SQLite reads as it goes, checking the other filters on each lead found: the
-/// bound stops the reading after that many matches, however many there are.
+/// bound stops the reading after that many matches, however many there are. When the
+/// other filters leave few leads (a member's own, say), those are read through their
+/// index instead, and the words checked on each.
 fn q_matches(
+    conn: &Connection,
     project: ProjectId,
     query: &LeadQuery,
     columns: &str,
     bound: u64,
-) -> (String, Vec<SqlValue>) {
+) -> Result<(String, Vec<SqlValue>), Error> {
     let (filter, mut params) = filter(project, query, Terms::Checked);
     let bound = SqlValue::Integer(i64::try_from(bound).unwrap_or(i64::MAX));
     let index = match q_match(&query.q) {
         Some(phrases) => Some(("leads_q", phrases)),
         None => grams::query(&query.q).map(|grams| ("leads_q_grams", grams)),
     };
-    let Some((table, matched)) = index else {
-        params.push(bound);
-        return (
-            format!("SELECT {columns} FROM leads WHERE {filter} LIMIT ?"),
-            params,
-        );
+    let index = match index {
+        Some(index) if !few_others(conn, project, query)? => index,
+        _ => {
+            params.push(bound);
+            let sql = format!("SELECT {columns} FROM leads WHERE {filter} LIMIT ?");
+            return Ok((sql, params));
+        }
     };
+    let (table, matched) = index;
     let (low, high) = project_rowids(project);
     let mut all = vec![
         SqlValue::Text(matched),
@@ -286,7 +276,55 @@ fn q_matches(
          CROSS JOIN leads ON leads.id = hits.hit WHERE {filter} LIMIT ?",
         (1_i64 << LEAD_BITS) - 1
     );
-    (sql, all)
+    Ok((sql, all))
+}
+
+/// Fewer leads than this, left by a `q` search's other filters, are each checked for its
+/// words rather than found through the words' index.
+const FEW_OTHERS: i64 = 2_000;
+
+/// Whether the filters of `query` but `q` leave fewer than [`FEW_OTHERS`] of the
+/// project's leads: from the kept counts when they can tell, else counted up to that.
+fn few_others(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<bool, Error> {
+    let others = LeadQuery {
+        q: Vec::new(),
+        ..query.clone()
+    };
+    let left: i64 = if let Some(statuses) = others.only_statuses() {
+        kept_status_total(conn, project, statuses)?
+    } else if others.only_facet().is_some() {
+        // A facet's kept counts are of whole values (a form, a source): rarely few.
+        return Ok(false);
+    } else {
+        let (filter, params) = filter(project, &others, Terms::Indexed);
+        conn.prepare_cached(&format!(
+            "SELECT count(*) FROM (SELECT 1 FROM leads WHERE {filter} LIMIT {FEW_OTHERS})"
+        ))?
+        .query_row(params_from_iter(&params), |row| row.get(0))?
+    };
+    Ok(left < FEW_OTHERS)
+}
+
+/// How many of the project's leads are in `statuses`, from the kept counts.
+fn kept_status_total(
+    conn: &Connection,
+    project: ProjectId,
+    statuses: &[LeadStatus],
+) -> Result<i64, Error> {
+    let mut counted: Vec<LeadStatus> = statuses.to_vec();
+    counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
+    counted.dedup();
+    let mut total = 0;
+    for status in counted {
+        total += conn
+            .prepare_cached(
+                "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = ?2",
+            )?
+            .query_row((project.0, status.as_ref()), |row| row.get::<_, i64>(0))
+            .optional()?
+            .unwrap_or(0);
+    }
+    Ok(total)
 }
 
 /// The term of a `search` that filters by nothing else (but the default statuses), whose
@@ -791,18 +829,15 @@ mod tests {
             }
         }
         // A `q` search is counted through its words' index, which drives: each lead it
-        // finds is read by id, so the count's LIMIT stops the index's reading too.
-        for (words, index) in [
-            (vec!["ada"], "leads_q"),
-            (vec!["ada", "k"], "leads_q"),
-            (vec!["ad", "k"], "leads_q_grams"),
-        ] {
+        // finds is read by id, so the count's LIMIT stops the index's reading too. When
+        // the other filters leave few leads (no open lead yet), those are read instead.
+        let q_plan = |words: &[&str]| {
             let query = LeadQuery {
                 q: words.iter().map(|word| (*word).to_owned()).collect(),
                 status: Some(vec![LeadStatus::Open]),
                 ..LeadQuery::default()
             };
-            let (sql, params) = q_matches(ProjectId(1), &query, "1", 1_001);
+            let (sql, params) = q_matches(&conn, ProjectId(1), &query, "1", 1_001).unwrap();
             let steps: Vec<String> = conn
                 .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
                 .unwrap()
@@ -810,7 +845,23 @@ mod tests {
                 .unwrap()
                 .collect::<Result<_, _>>()
                 .unwrap();
-            let steps = crate::rows::without_assignee(steps);
+            crate::rows::without_assignee(steps)
+        };
+        assert_eq!(
+            q_plan(&["ada"]),
+            ["SEARCH leads USING INDEX leads_status (project_id=? AND status=?)"]
+        );
+        conn.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO lead_status_counts (project_id, status, total) VALUES (1, 'open', 2000);",
+        )
+        .unwrap();
+        for (words, index) in [
+            (vec!["ada"], "leads_q"),
+            (vec!["ada", "k"], "leads_q"),
+            (vec!["ad", "k"], "leads_q_grams"),
+        ] {
+            let steps = q_plan(&words);
             assert_eq!(steps.len(), 2, "{words:?}: {steps:?}");
             assert!(
                 steps[0].starts_with(&format!("SCAN {index} VIRTUAL TABLE INDEX 0:M")),

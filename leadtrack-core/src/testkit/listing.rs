@@ -991,7 +991,9 @@ pub async fn q_counts_stop_past_their_bound<B: Backend>(backend: &B) {
     use crate::request::query::Q_COUNTED;
     let store = backend.open().await;
     let p = project(&store, "p").await;
-    let leads = Q_COUNTED + 2;
+    // Enough leads that a store may find the matches through the words' index rather
+    // than check every lead the other filters leave (SQLite does from 2,000).
+    let leads = 2_100;
     let mut created = Vec::new();
     for n in 0..leads {
         let body = json!({"userData": {"firstName": format!("Bulk{n}")}});
@@ -1014,10 +1016,14 @@ pub async fn q_counts_stop_past_their_bound<B: Backend>(backend: &B) {
         assert_eq!(ids(&first.leads), newest_first[..50], "{words:?}");
         let response = GetLeadsResponse::new(&first, 1, 50);
         assert_eq!((response.total_pages, response.has_more), (21, true));
-        // Page 21 reaches past the bound: counted to its end, which is every lead.
-        let last = store.list_leads(p.id, &query(words, 21)).await.unwrap();
+        // Page 21 reaches past the first bound: counted one past its end.
+        let further = store.list_leads(p.id, &query(words, 21)).await.unwrap();
+        assert_eq!((further.total, further.total_is_lower_bound), (1_051, true));
+        assert_eq!(ids(&further.leads), newest_first[1_000..1_050], "{words:?}");
+        // The last page is counted to its end, which is every lead.
+        let last = store.list_leads(p.id, &query(words, 42)).await.unwrap();
         assert_eq!((last.total, last.total_is_lower_bound), (leads, false));
-        assert_eq!(ids(&last.leads), newest_first[1_000..], "{words:?}");
+        assert_eq!(ids(&last.leads), newest_first[2_050..], "{words:?}");
         let counts = store.status_counts(p.id, &query(words, 1)).await.unwrap();
         let counted: u64 = counts.iter().map(|(_, count)| count).sum();
         assert_eq!(counted, Q_COUNTED + 1, "{words:?}: {counts:?}");
