@@ -3,7 +3,9 @@
 
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
-use leadtrack_core::request::query::{Facet, FacetValue, SortDirection, SortField, SortKey};
+use leadtrack_core::request::query::{
+    AssigneeFilter, Facet, FacetValue, SortDirection, SortField, SortKey,
+};
 use leadtrack_core::request::{Cursor, LeadQuery};
 use leadtrack_core::store::sql::{self, Listed, NOT_SPAM};
 use leadtrack_core::store::{StoreError, per_status};
@@ -520,8 +522,11 @@ pub(crate) fn filter(
         _ => None,
     };
     let by_search = search_phrase.is_some() || q_phrases.is_some() || q_grams.is_some();
+    // A member's leads are few: found through their own index (`leads_assigned`), which
+    // SQLite, without statistics, would pass over for a range of dates or a status.
+    let by_assignee = matches!(query.assignee, Some(AssigneeFilter::User(_)));
     let column = |name: &str| {
-        if by_search {
+        if by_search || by_assignee && name != "project_id" {
             format!("+{name}")
         } else {
             name.to_owned()
@@ -614,7 +619,11 @@ pub(crate) fn filter(
         sql.push_str(&format!(" AND {}", column(&duplicates.condition())));
     }
     if let Some(assignee) = query.assignee {
-        sql.push_str(&format!(" AND {}", column(&assignee.condition())));
+        let condition = assignee.condition();
+        match by_search {
+            true => sql.push_str(&format!(" AND +{condition}")),
+            false => sql.push_str(&format!(" AND {condition}")),
+        }
     }
     (sql, params)
 }
@@ -939,6 +948,40 @@ mod tests {
             assert_eq!(
                 steps[1], "SEARCH leads USING INTEGER PRIMARY KEY (rowid=?)",
                 "{words:?}"
+            );
+        }
+    }
+
+    /// A member's leads (the Mine tab, and its count) are found through their own index,
+    /// whatever else filters: a range of dates, a status.
+    #[test]
+    fn a_members_leads_are_read_through_their_index() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        let query = LeadQuery {
+            assignee: Some(AssigneeFilter::User(leadtrack_core::types::UserId(5))),
+            status: Some(vec![LeadStatus::Open]),
+            created_from: Some(Utc::now()),
+            created_to: Some(Utc::now()),
+            ..LeadQuery::default()
+        };
+        for query in [query.clone(), query.any_status()] {
+            let (filter, params) = filter(ProjectId(1), &query, Terms::Indexed);
+            let sql = format!(
+                "EXPLAIN QUERY PLAN SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status"
+            );
+            let plan: Vec<String> = conn
+                .prepare(&sql)
+                .unwrap()
+                .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                plan[0].starts_with(
+                    "SEARCH leads USING INDEX leads_assigned (project_id=? AND assigned_to=?)"
+                ),
+                "{plan:?}"
             );
         }
     }
