@@ -135,12 +135,7 @@ pub(crate) fn list(
     let total: i64 = if let Some(statuses) = query.only_statuses() {
         kept_status_total(conn, project, statuses)?
     } else if let Some(facet) = query.only_facet() {
-        let statuses = query.statuses();
-        facet_counts(conn, project, &facet)?
-            .into_iter()
-            .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
-            .map(|(_, total)| total)
-            .sum()
+        kept_facet_total(conn, project, query, &facet)?
     } else if let Some(term) = &searched {
         count_matches(conn, project, term)?
     } else {
@@ -386,9 +381,8 @@ fn few_others(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Resul
     };
     let left: i64 = if let Some(statuses) = others.only_statuses() {
         kept_status_total(conn, project, statuses)?
-    } else if others.only_facet().is_some() {
-        // A facet's kept counts are of whole values (a form, a source): rarely few.
-        return Ok(false);
+    } else if let Some(facet) = others.only_facet() {
+        kept_facet_total(conn, project, &others, &facet)?
     } else {
         let (filter, params) = filter(project, &others, Terms::Indexed);
         conn.prepare_cached(&format!(
@@ -397,6 +391,22 @@ fn few_others(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Resul
         .query_row(params_from_iter(&params), |row| row.get(0))?
     };
     Ok(left < FEW_OTHERS)
+}
+
+/// How many of the project's leads have `facet`'s value and one of `query`'s statuses,
+/// from the kept counts.
+fn kept_facet_total(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    facet: &Facet,
+) -> Result<i64, Error> {
+    let statuses = query.statuses();
+    Ok(facet_counts(conn, project, facet)?
+        .into_iter()
+        .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
+        .map(|(_, total)| total)
+        .sum())
 }
 
 /// How many of the project's leads are in `statuses`, from the kept counts.
