@@ -795,6 +795,16 @@ mod tests {
     use leadtrack_core::types::LeadId;
     use strum::VariantArray;
 
+    /// The steps of `sql`'s query plan with `params`.
+    fn plan_of(conn: &Connection, sql: &str, params: &[SqlValue]) -> Vec<String> {
+        conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(params_from_iter(params), |row| row.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
     /// Every listing's plan reaches leads through an index on the project: no query scans
     /// the table, so no query reads another project's leads.
     #[test]
@@ -857,13 +867,7 @@ mod tests {
                 order_by(&query)
             );
             for (sql, params) in [(count, params), (page, page_params)] {
-                let plan: Vec<String> = conn
-                    .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-                    .unwrap()
-                    .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
-                    .unwrap()
-                    .collect::<Result<_, _>>()
-                    .unwrap();
+                let plan = plan_of(&conn, &sql, &params);
                 // Every step on the leads table searches an index within the project (or
                 // looks up single rows by id); the trigram index is searched by MATCH.
                 let mut on_leads = 0;
@@ -891,16 +895,7 @@ mod tests {
     fn searches_count_in_the_index_and_walk_in_order() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::schema::migrate(&mut conn).unwrap();
-        let plan = |sql: &str| -> Vec<String> {
-            let steps = conn
-                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-                .unwrap()
-                .query_map([], |row| row.get::<_, String>(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            crate::rows::without_assignee(steps)
-        };
+        let plan = |sql: &str| crate::rows::without_assignee(plan_of(&conn, sql, &[]));
         let count = plan(
             "SELECT count(*) FROM leads_search
              WHERE leads_search MATCH '\"ada\"' AND rowid BETWEEN 0 AND 9",
@@ -949,14 +944,7 @@ mod tests {
                 ..LeadQuery::default()
             };
             let (sql, params) = q_matches(&conn, ProjectId(1), &query, "1", 1_001).unwrap();
-            let steps: Vec<String> = conn
-                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-                .unwrap()
-                .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            crate::rows::without_assignee(steps)
+            crate::rows::without_assignee(plan_of(&conn, &sql, &params))
         };
         assert_eq!(
             q_plan(&["ada"]),
@@ -1000,16 +988,8 @@ mod tests {
         };
         for query in [query.clone(), query.any_status()] {
             let (filter, params) = filter(ProjectId(1), &query, Terms::Indexed);
-            let sql = format!(
-                "EXPLAIN QUERY PLAN SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status"
-            );
-            let plan: Vec<String> = conn
-                .prepare(&sql)
-                .unwrap()
-                .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
+            let sql = format!("SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status");
+            let plan = plan_of(&conn, &sql, &params);
             assert!(
                 plan[0].starts_with(
                     "SEARCH leads USING INDEX leads_assigned (project_id=? AND assigned_to=?)"
@@ -1050,18 +1030,8 @@ mod tests {
             let (filter, mut params) = filter(ProjectId(1), &query, Terms::Indexed);
             let key = cursor_key(&cursor, query.sort.field).unwrap();
             params.extend([key.clone(), key, SqlValue::Integer(7), SqlValue::Integer(3)]);
-            let sql = format!(
-                "EXPLAIN QUERY PLAN {}",
-                export_sql(&filter, &query, true, true)
-            );
-            let plan: Vec<String> = conn
-                .prepare(&sql)
-                .unwrap()
-                .query_map(params_from_iter(&params), |row| row.get::<_, String>(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            let plan = crate::rows::without_assignee(plan);
+            let sql = export_sql(&filter, &query, true, true);
+            let plan = crate::rows::without_assignee(plan_of(&conn, &sql, &params));
             assert_eq!(plan.len(), 1, "{query:?}: {plan:?}");
             assert!(
                 plan[0].starts_with("SEARCH leads USING INDEX")
