@@ -171,11 +171,14 @@ pub(crate) fn list(
 /// matches are read through the index and sorted.
 fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<RecordPage, Error> {
     let bound = query.counted().unwrap_or(u64::MAX);
-    let (matches, params) = q_matches(conn, project, query, "1", bound)?;
-    let total: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM ({matches})"))?
-        .query_row(params_from_iter(&params), |row| row.get(0))?;
-    let total = u64::try_from(total).unwrap_or_default();
+    // The count keeps the ids it finds: when they are all the matches, the page is read
+    // from them without reading the words' index again.
+    let (matches, params) = q_matches(conn, project, query, "leads.id", bound)?;
+    let found: Vec<i64> = conn
+        .prepare_cached(&matches)?
+        .query_map(params_from_iter(&params), |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    let total = found.len() as u64;
     let counted_all = query.counted_all(total);
     let shown = total
         .saturating_sub(query.offset())
@@ -191,6 +194,14 @@ fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Re
         Vec::new()
     } else if walked.len() as u64 == shown {
         walked
+    } else if counted_all {
+        let ids = serde_json::to_string(&found)?;
+        let sorted = format!(
+            "SELECT id FROM leads WHERE id IN (SELECT value FROM json_each(?))
+             ORDER BY {} LIMIT ? OFFSET ?",
+            order_by(query)
+        );
+        read_page(conn, query, &sorted, vec![SqlValue::Text(ids)])?
     } else {
         let (filter, params) = filter(project, query, Terms::Indexed);
         let ids = format!(
