@@ -230,7 +230,7 @@ const FEW_GRAMS: i64 = 10_000;
 /// are dense, is not worth trying. Their index tells at little cost (one token a word, no
 /// positions), which the trigram index does not for a common word.
 fn few_grams(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<bool, Error> {
-    let Some(grams) = grams::query(&query.q).filter(|_| q_match(&query.q).is_none()) else {
+    let Some(("leads_q_grams", grams)) = q_index(&query.q) else {
         return Ok(false);
     };
     let (low, high) = project_rowids(project);
@@ -261,7 +261,7 @@ fn walk_page(
         .unwrap_or(i64::MAX)
         .saturating_add(WALKED);
     params.push(SqlValue::Integer(walked));
-    let mut checks = vec!["1".to_owned()];
+    let mut checks = Vec::new();
     for word in &query.q {
         checks.push("instr(q_text, ?) > 0".to_owned());
         params.push(SqlValue::Text(word.clone()));
@@ -347,11 +347,7 @@ fn q_matches(
 ) -> Result<(String, Vec<SqlValue>), Error> {
     let (filter, mut params) = filter(project, query, Terms::Checked);
     let bound = SqlValue::Integer(i64::try_from(bound).unwrap_or(i64::MAX));
-    let index = match q_match(&query.q) {
-        Some(phrases) => Some(("leads_q", phrases)),
-        None => grams::query(&query.q).map(|grams| ("leads_q_grams", grams)),
-    };
-    let index = match index {
+    let (table, matched) = match q_index(&query.q) {
         Some(index) if !few_others(conn, project, query)? => index,
         _ => {
             params.push(bound);
@@ -359,7 +355,6 @@ fn q_matches(
             return Ok((sql, params));
         }
     };
-    let (table, matched) = index;
     let (low, high) = project_rowids(project);
     let mut all = vec![
         SqlValue::Text(matched),
@@ -486,6 +481,17 @@ fn q_match(words: &[String]) -> Option<String> {
     (!phrases.is_empty()).then(|| phrases.join(" AND "))
 }
 
+/// The index that finds the words of `q`, and its query: the trigram index (`leads_q`)
+/// for the words of three characters or more, else, every word being short, the short
+/// words' own (`leads_q_grams`). The trigram index leaves fewer leads to check the short
+/// words on, when it has a word to look up.
+fn q_index(words: &[String]) -> Option<(&'static str, String)> {
+    match q_match(words) {
+        Some(phrases) => Some(("leads_q", phrases)),
+        None => grams::query(words).map(|grams| ("leads_q_grams", grams)),
+    }
+}
+
 /// Adds to a filter that the lead is among the project's matches of `query` in the
 /// search index `table` (`leads_search`, `leads_q` or `leads_q_grams`).
 fn in_index(
@@ -555,17 +561,16 @@ pub(crate) fn filter(
     // SQLite from walking, say, every open lead of the project to test each one against
     // the search's few).
     let term = query.search.as_deref().map(search_term);
-    let (search_phrase, q_phrases) = match terms {
-        Terms::Checked => (None, None),
-        _ => (term.as_deref().and_then(phrase), q_match(&query.q)),
+    let search_phrase = match terms {
+        Terms::Checked => None,
+        _ => term.as_deref().and_then(phrase),
     };
-    // The short words of `q` lead through their own index only when no longer word does
-    // (the trigram index leaves fewer leads to check them on).
-    let q_grams = match terms {
-        Terms::Indexed if q_phrases.is_none() => grams::query(&query.q),
-        _ => None,
+    let q_indexed = match terms {
+        Terms::Indexed => q_index(&query.q),
+        Terms::ShortChecked => q_match(&query.q).map(|phrases| ("leads_q", phrases)),
+        Terms::Checked => None,
     };
-    let by_search = search_phrase.is_some() || q_phrases.is_some() || q_grams.is_some();
+    let by_search = search_phrase.is_some() || q_indexed.is_some();
     // A member's leads are few: found through their own index (`leads_assigned`), which
     // SQLite, without statistics, would pass over for a range of dates or a status.
     let by_assignee = matches!(query.assignee, Some(AssigneeFilter::User(_)));
@@ -645,15 +650,14 @@ pub(crate) fn filter(
     // A `q` search: its words of three characters or more in its trigram index at once,
     // and the shorter ones checked on each lead that index leaves; or, when all its words
     // are short, those in their own index.
-    let (indexed_phrases, indexed_grams) = (q_phrases.is_some(), q_grams.is_some());
-    if let Some(phrases) = q_phrases {
-        in_index(&mut sql, &mut params, ("leads_q", phrases), project);
+    let index = q_indexed.as_ref().map(|(table, _)| *table);
+    if let Some(indexed) = q_indexed {
+        in_index(&mut sql, &mut params, indexed, project);
     }
-    if let Some(grams) = q_grams {
-        in_index(&mut sql, &mut params, ("leads_q_grams", grams), project);
-    }
-    let checked = |word: &&String| {
-        !(indexed_phrases && phrase(word).is_some() || indexed_grams && grams::is_short(word))
+    let checked = |word: &&String| match index {
+        Some("leads_q") => phrase(word).is_none(),
+        Some(_) => !grams::is_short(word),
+        None => true,
     };
     for word in query.q.iter().filter(checked) {
         sql.push_str(" AND instr(q_text, ?) > 0");
