@@ -4,7 +4,7 @@
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::query::{
-    AssigneeFilter, Facet, FacetValue, SortDirection, SortField, SortKey,
+    AssigneeFilter, CreatedRange, Facet, FacetValue, SortDirection, SortField, SortKey,
 };
 use leadtrack_core::request::{Cursor, LeadQuery};
 use leadtrack_core::store::sql::{self, Listed, NOT_SPAM};
@@ -36,6 +36,8 @@ pub(crate) fn status_counts(
             .collect::<Result<_, _>>()?
     } else if let Some(facet) = any_status.only_facet() {
         facet_counts(conn, project, &facet)?
+    } else if let Some(range) = any_status.only_dates() {
+        range_counts(conn, project, range)?
     } else {
         let (matches, params) = match query.counted() {
             Some(bound) => q_matches(conn, project, &any_status, "status", bound)?,
@@ -76,6 +78,65 @@ fn facet_counts(
     })?
     .collect::<Result<_, _>>()
     .map_err(Error::from)
+}
+
+/// An hour in milliseconds: the span of each of the counts kept in `lead_hour_counts`.
+const HOUR_MS: i64 = 3_600_000;
+
+/// The counts per status of the project's leads created in `range` (inclusive, open where
+/// `None`): its whole hours from the kept counts, and the partial hours at its ends lead
+/// by lead.
+fn range_counts(
+    conn: &Connection,
+    project: ProjectId,
+    (from, to): CreatedRange,
+) -> Result<Vec<(String, i64)>, Error> {
+    let from = from.as_ref().map_or(i64::MIN, to_millis);
+    let end = to
+        .as_ref()
+        .map_or(i64::MAX, |to| to_millis(to).saturating_add(1));
+    let ((first, last), [(a, b), (c, d)]) = whole_hours(from, end);
+    conn.prepare_cached(
+        "SELECT status, sum(n) FROM (
+            SELECT status, total AS n FROM lead_hour_counts
+                WHERE project_id = ?1 AND hour >= ?2 AND hour < ?3
+            UNION ALL SELECT status, 1 FROM leads
+                WHERE project_id = ?1 AND created_at >= ?4 AND created_at < ?5
+            UNION ALL SELECT status, 1 FROM leads
+                WHERE project_id = ?1 AND created_at >= ?6 AND created_at < ?7
+         ) GROUP BY status",
+    )?
+    .query_map((project.0, first, last, a, b, c, d), |row| {
+        Ok((row.get(0)?, row.get(1)?))
+    })?
+    .collect::<Result<_, _>>()
+    .map_err(Error::from)
+}
+
+/// The whole hours within `[from, end)` (milliseconds) as `[first, last)` (hours since the
+/// epoch), and the partial hours left at its two ends, as `[start, end)` in milliseconds.
+/// No hour before the epoch's second is whole: its kept count (`created_at / 3600000`
+/// rounds toward zero) is shared with the hour before it.
+fn whole_hours(from: i64, end: i64) -> ((i64, i64), [(i64, i64); 2]) {
+    let first = (from.div_euclid(HOUR_MS) + i64::from(from.rem_euclid(HOUR_MS) != 0)).max(1);
+    let last = end.div_euclid(HOUR_MS);
+    if first < last {
+        (
+            (first, last),
+            [(from, first * HOUR_MS), (last * HOUR_MS, end)],
+        )
+    } else {
+        ((0, 0), [(from, end), (0, 0)])
+    }
+}
+
+/// The sum of `counts` (per status) over `statuses`.
+fn total_of(counts: Vec<(String, i64)>, statuses: &[LeadStatus]) -> i64 {
+    counts
+        .into_iter()
+        .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
+        .map(|(_, total)| total)
+        .sum()
 }
 
 /// The distinct values of a column among the project's leads, in order.
@@ -135,7 +196,9 @@ pub(crate) fn list(
     let total: i64 = if let Some(statuses) = query.only_statuses() {
         kept_status_total(conn, project, statuses)?
     } else if let Some(facet) = query.only_facet() {
-        kept_facet_total(conn, project, query, &facet)?
+        total_of(facet_counts(conn, project, &facet)?, query.statuses())
+    } else if let Some(range) = query.only_dates() {
+        total_of(range_counts(conn, project, range)?, query.statuses())
     } else if let Some(term) = &searched {
         count_matches(conn, project, term)?
     } else {
@@ -388,7 +451,7 @@ fn few_others(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Resul
     let left: i64 = if let Some(statuses) = others.only_statuses() {
         kept_status_total(conn, project, statuses)?
     } else if let Some(facet) = others.only_facet() {
-        kept_facet_total(conn, project, &others, &facet)?
+        total_of(facet_counts(conn, project, &facet)?, others.statuses())
     } else {
         let (filter, params) = filter(project, &others, Terms::Indexed);
         conn.prepare_cached(&format!(
@@ -397,22 +460,6 @@ fn few_others(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Resul
         .query_row(params_from_iter(&params), |row| row.get(0))?
     };
     Ok(left < FEW_OTHERS)
-}
-
-/// How many of the project's leads have `facet`'s value and one of `query`'s statuses,
-/// from the kept counts.
-fn kept_facet_total(
-    conn: &Connection,
-    project: ProjectId,
-    query: &LeadQuery,
-    facet: &Facet,
-) -> Result<i64, Error> {
-    let statuses = query.statuses();
-    Ok(facet_counts(conn, project, facet)?
-        .into_iter()
-        .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
-        .map(|(_, total)| total)
-        .sum())
 }
 
 /// How many of the project's leads are in `statuses`, from the kept counts.
@@ -1012,6 +1059,31 @@ mod tests {
                 "{plan:?}"
             );
         }
+    }
+
+    /// A range of dates is counted from the kept counts of its whole hours, and lead by
+    /// lead in the partial hours at its ends.
+    #[test]
+    fn a_range_is_split_into_whole_hours_and_its_partial_ends() {
+        const H: i64 = HOUR_MS;
+        assert_eq!(whole_hours(0, 3 * H), ((1, 3), [(0, H), (3 * H, 3 * H)]));
+        assert_eq!(
+            whole_hours(H + 1, 3 * H + 5),
+            ((2, 3), [(H + 1, 2 * H), (3 * H, 3 * H + 5)])
+        );
+        assert_eq!(
+            whole_hours(i64::MIN, i64::MAX),
+            (
+                (1, i64::MAX / H),
+                [(i64::MIN, H), (i64::MAX / H * H, i64::MAX)]
+            )
+        );
+        // No whole hour: the range is counted lead by lead.
+        assert_eq!(
+            whole_hours(H + 1, 2 * H),
+            ((0, 0), [(H + 1, 2 * H), (0, 0)])
+        );
+        assert_eq!(whole_hours(-5 * H, -H), ((0, 0), [(-5 * H, -H), (0, 0)]));
     }
 
     /// The inbox's exports (its tab, newest first; by name) read each batch through an

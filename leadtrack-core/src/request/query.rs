@@ -582,6 +582,20 @@ impl LeadQuery {
         (facets.len() == 1 && others.is_unfiltered()).then(|| facets.remove(0))
     }
 
+    /// The range of creation times (`created_from`, `created_to`, inclusive) of a query
+    /// that filters by nothing else but status: its total and tab counts are then read
+    /// from counts a store keeps per hour of creation, rather than counted lead by lead.
+    pub fn only_dates(&self) -> Option<CreatedRange> {
+        let others = Self {
+            status: None,
+            created_from: None,
+            created_to: None,
+            ..self.clone()
+        };
+        let dated = self.created_from.is_some() || self.created_to.is_some();
+        (dated && others.is_unfiltered()).then_some((self.created_from, self.created_to))
+    }
+
     /// How many leads precede this page.
     pub fn offset(&self) -> u64 {
         u64::from(self.page - 1) * u64::from(self.limit)
@@ -601,6 +615,9 @@ impl LeadQuery {
         self.counted().is_none_or(|bound| counted < bound)
     }
 }
+
+/// A range of creation times, inclusive: `(from, to)`, open at an end that is `None`.
+pub type CreatedRange = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 
 fn parse_number(value: &str) -> Option<u64> {
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {

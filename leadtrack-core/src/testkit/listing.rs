@@ -895,6 +895,106 @@ pub async fn facet_counts_follow_every_change<B: Backend>(backend: &B) {
     assert_eq!(page.total, 0, "the merged lead is spam, the other deleted");
 }
 
+/// The totals and tab counts of a listing filtered by a range of creation times alone
+/// (read from counts kept per hour, and the range's partial hours counted) equal the
+/// leads of the range counted one by one, after creates, ratings, spam and a deletion;
+/// for ranges of whole hours, of parts of hours, within one hour, and open at either end.
+pub async fn date_range_counts_follow_every_change<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let mut leads = Vec::new();
+    for minute in [-70, -1, 0, 1, 59, 60, 61, 119, 120, 185, 600] {
+        let body = json!({"userData": {"email": format!("m{minute}@x.io")}});
+        leads.push(create(&store, &project, body, minute).await.lead_id);
+    }
+    let ms = chrono::Duration::milliseconds;
+    let ranges = [
+        (Some(at(0)), Some(at(120))),
+        (Some(at(0)), Some(at(120) - ms(1))),
+        (Some(at(1)), Some(at(59))),
+        (Some(at(0) + ms(1)), Some(at(185) - ms(1))),
+        (Some(at(-70)), Some(at(-70))),
+        (Some(at(61)), None),
+        (None, Some(at(60))),
+        (Some(at(601)), None),
+    ];
+    let check = || async {
+        let every = LeadQuery {
+            limit: 100,
+            ..LeadQuery::default().any_status()
+        };
+        let all = store.list_leads(project.id, &every).await.unwrap().leads;
+        for (from, to) in ranges {
+            let dated = LeadQuery {
+                created_from: from,
+                created_to: to,
+                ..LeadQuery::default()
+            };
+            assert!(dated.only_dates().is_some());
+            let within: Vec<_> = all
+                .iter()
+                .filter(|lead| from.is_none_or(|from| lead.created_at >= from))
+                .filter(|lead| to.is_none_or(|to| lead.created_at <= to))
+                .collect();
+            let counted = |status: LeadStatus| {
+                within.iter().filter(|lead| lead.status == status).count() as u64
+            };
+            let tabs: Vec<_> = LeadStatus::VARIANTS
+                .iter()
+                .map(|status| (*status, counted(*status)))
+                .collect();
+            assert_eq!(
+                store.status_counts(project.id, &dated).await.unwrap(),
+                tabs,
+                "tab counts of {from:?}..{to:?}"
+            );
+            let listed = LeadStatus::LISTED.iter().map(|s| counted(*s)).sum::<u64>();
+            let page = store.list_leads(project.id, &dated).await.unwrap();
+            assert_eq!(page.total, listed, "total of {from:?}..{to:?}");
+            assert_eq!(page.leads.len() as u64, listed, "page of {from:?}..{to:?}");
+            let lost = LeadQuery {
+                status: Some(vec![LeadStatus::Lost]),
+                ..dated
+            };
+            let page = store.list_leads(project.id, &lost).await.unwrap();
+            assert_eq!(
+                page.total,
+                counted(LeadStatus::Lost),
+                "lost of {from:?}..{to:?}"
+            );
+        }
+    };
+    check().await;
+    for (lead, conversion) in [
+        (leads[2], ConversionId::Lost),
+        (leads[5], ConversionId::Lost),
+    ] {
+        store
+            .update_status(project.id, &update(lead, conversion), &by(), at(700))
+            .await
+            .unwrap();
+    }
+    store
+        .mark_spam(project.id, &[leads[3], leads[7]], &by(), at(701))
+        .await
+        .unwrap();
+    check().await;
+    store
+        .update_status(
+            project.id,
+            &update(leads[5], ConversionId::Open),
+            &by(),
+            at(702),
+        )
+        .await
+        .unwrap();
+    store
+        .delete_lead(project.id, leads[6], &attributed(), at(703))
+        .await
+        .unwrap();
+    check().await;
+}
+
 /// `q` finds what people type: full names in either order, any case and accents, the CRM
 /// id, campaigns, click ids and the form's message; every word must match. `search`
 /// keeps its meaning (no folding).
