@@ -383,7 +383,12 @@ async fn read<S: Store>(
         assignee: if view.mine { None } else { query.assignee },
         ..query.clone()
     };
-    let counts = store.status_counts(project, &everybody).await?;
+    // A page counted only to its bound leaves the tabs, which count more of the same
+    // matches, past it too: they show no counts, so none are counted.
+    let counts = match page.total_is_lower_bound {
+        true => LeadStatus::VARIANTS.iter().map(|s| (*s, None)).collect(),
+        false => counted(&everybody, store.status_counts(project, &everybody).await?),
+    };
     let takers = assign::takers(store, project).await?;
     let mine = match takers.iter().any(|taker| taker.id == user) {
         true => {
@@ -403,10 +408,7 @@ async fn read<S: Store>(
     Ok(Found {
         takers,
         mine,
-        counts: counted(&everybody, counts)
-            .into_iter()
-            .map(|(_, count)| count)
-            .collect(),
+        counts: counts.into_iter().map(|(_, count)| count).collect(),
         labels: store.labels(project).await?,
         integrations: store.integrations(project).await?,
         drafts: store.drafts(project).await?,
