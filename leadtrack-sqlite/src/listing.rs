@@ -115,8 +115,8 @@ fn range_counts(
 
 /// The whole hours within `[from, end)` (milliseconds) as `[first, last)` (hours since the
 /// epoch), and the partial hours left at its two ends, as `[start, end)` in milliseconds.
-/// No hour before the epoch's second is whole: its kept count (`created_at / 3600000`
-/// rounds toward zero) is shared with the hour before it.
+/// The epoch's first hour is never whole: its kept count (`created_at / 3600000` rounds
+/// toward zero) also holds the hour before the epoch.
 fn whole_hours(from: i64, end: i64) -> ((i64, i64), [(i64, i64); 2]) {
     let first = (from.div_euclid(HOUR_MS) + i64::from(from.rem_euclid(HOUR_MS) != 0)).max(1);
     let last = end.div_euclid(HOUR_MS);
@@ -177,8 +177,9 @@ pub(crate) fn parse(records: Vec<LeadRecord>) -> Result<Vec<StoredLead>, Error> 
 
 /// A page of the project's leads matching `query`, and how many match in all.
 ///
-/// The total comes from a kept count when only the status filters, from the trigram index
-/// alone when only a search of three characters or more does, and is counted only up to
+/// The total comes from kept counts when only the status filters, or besides it one facet
+/// or a range of dates, from the trigram index alone when only a search of three
+/// characters or more does, and is counted only up to
 /// [`LeadQuery::counted`] for `q` (see [`q_list`]). The page of such a search, newest or
 /// oldest first, is read whichever way visits fewer leads: through the trigram index
 /// (every match, then sorted), or along the project's leads by creation time, checking
