@@ -23,21 +23,15 @@ pub(crate) fn search_term(term: &str) -> String {
 }
 
 /// The counts per status of the leads matching `query` but for its status: from the kept
-/// counts when nothing else filters, else in one grouped pass.
+/// counts when they can tell ([`kept_counts`]), else in one grouped pass.
 pub(crate) fn status_counts(
     conn: &Connection,
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<Vec<(LeadStatus, u64)>, Error> {
     let any_status = query.any_status();
-    let counted: Vec<(String, i64)> = if any_status.only_statuses().is_some() {
-        conn.prepare_cached("SELECT status, total FROM lead_status_counts WHERE project_id = ?1")?
-            .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<Result<_, _>>()?
-    } else if let Some(facet) = any_status.only_facet() {
-        facet_counts(conn, project, &facet)?
-    } else if let Some(range) = any_status.only_dates() {
-        range_counts(conn, project, range)?
+    let counted: Vec<(String, i64)> = if let Some(kept) = kept_counts(conn, project, &any_status)? {
+        kept
     } else {
         let (matches, params) = match query.counted() {
             Some(bound) => q_matches(conn, project, &any_status, "status", bound)?,
@@ -55,6 +49,45 @@ pub(crate) fn status_counts(
         .collect::<Result<_, _>>()?
     };
     Ok(per_status(&counted))
+}
+
+/// The counts per status of the leads matching `query` but for its status, when the store
+/// keeps them: for a query that filters by status alone, or besides it by one facet
+/// ([`LeadQuery::only_facet`]) or a range of dates ([`LeadQuery::only_dates`]).
+fn kept_counts(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<Option<Vec<(String, i64)>>, Error> {
+    let counts = if query.only_statuses().is_some() {
+        conn.prepare_cached("SELECT status, total FROM lead_status_counts WHERE project_id = ?1")?
+            .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?
+    } else if let Some(facet) = query.only_facet() {
+        facet_counts(conn, project, &facet)?
+    } else if let Some(range) = query.only_dates() {
+        range_counts(conn, project, range)?
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(counts))
+}
+
+/// How many leads match `query`, from the kept counts when they can tell
+/// ([`kept_counts`]): the sum of those of its statuses.
+fn kept_total(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<Option<i64>, Error> {
+    let statuses = query.statuses();
+    Ok(kept_counts(conn, project, query)?.map(|counts| {
+        counts
+            .into_iter()
+            .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
+            .map(|(_, total)| total)
+            .sum()
+    }))
 }
 
 /// The kept counts of the project's leads with `facet`'s value, per status. A click id's
@@ -130,15 +163,6 @@ fn whole_hours(from: i64, end: i64) -> ((i64, i64), [(i64, i64); 2]) {
     }
 }
 
-/// The sum of `counts` (per status) over `statuses`.
-fn total_of(counts: Vec<(String, i64)>, statuses: &[LeadStatus]) -> i64 {
-    counts
-        .into_iter()
-        .filter(|(status, _)| statuses.iter().any(|s| s.as_ref() == status))
-        .map(|(_, total)| total)
-        .sum()
-}
-
 /// The distinct values of a column among the project's leads, in order.
 pub(crate) fn listed_values(
     conn: &Connection,
@@ -194,12 +218,8 @@ pub(crate) fn list(
     }
     let searched = search_alone(query);
     let (indexed, params) = filter(project, query, Terms::Indexed);
-    let total: i64 = if let Some(statuses) = query.only_statuses() {
-        kept_status_total(conn, project, statuses)?
-    } else if let Some(facet) = query.only_facet() {
-        total_of(facet_counts(conn, project, &facet)?, query.statuses())
-    } else if let Some(range) = query.only_dates() {
-        total_of(range_counts(conn, project, range)?, query.statuses())
+    let total: i64 = if let Some(total) = kept_total(conn, project, query)? {
+        total
     } else if let Some(term) = &searched {
         count_matches(conn, project, term)?
     } else {
@@ -449,10 +469,8 @@ fn few_others(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Resul
         q: Vec::new(),
         ..query.clone()
     };
-    let left: i64 = if let Some(statuses) = others.only_statuses() {
-        kept_status_total(conn, project, statuses)?
-    } else if let Some(facet) = others.only_facet() {
-        total_of(facet_counts(conn, project, &facet)?, others.statuses())
+    let left: i64 = if let Some(total) = kept_total(conn, project, &others)? {
+        total
     } else {
         let (filter, params) = filter(project, &others, Terms::Indexed);
         conn.prepare_cached(&format!(
@@ -461,28 +479,6 @@ fn few_others(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Resul
         .query_row(params_from_iter(&params), |row| row.get(0))?
     };
     Ok(left < FEW_OTHERS)
-}
-
-/// How many of the project's leads are in `statuses`, from the kept counts.
-fn kept_status_total(
-    conn: &Connection,
-    project: ProjectId,
-    statuses: &[LeadStatus],
-) -> Result<i64, Error> {
-    let mut counted: Vec<LeadStatus> = statuses.to_vec();
-    counted.sort_unstable_by_key(|status| status.as_ref().to_owned());
-    counted.dedup();
-    let mut total = 0;
-    for status in counted {
-        total += conn
-            .prepare_cached(
-                "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = ?2",
-            )?
-            .query_row((project.0, status.as_ref()), |row| row.get::<_, i64>(0))
-            .optional()?
-            .unwrap_or(0);
-    }
-    Ok(total)
 }
 
 /// The term of a `search` that filters by nothing else (but the default statuses), whose
