@@ -34,7 +34,10 @@ pub(crate) fn status_counts(
         kept
     } else {
         let (matches, params) = match query.counted() {
-            Some(bound) => q_matches(conn, project, &any_status, "status", bound)?,
+            Some(bound) => {
+                let lookup = q_lookup(conn, project, &any_status)?;
+                q_matches(project, &any_status, lookup, "status", bound)
+            }
             None => {
                 let (filter, params) = filter(project, &any_status, Terms::Indexed);
                 (format!("SELECT status FROM leads WHERE {filter}"), params)
@@ -249,15 +252,18 @@ pub(crate) fn list(
 
 /// A page of a `q` search, and its total counted up to [`LeadQuery::counted`]: found
 /// through its words' index, which it reads only as far as that bound (see
-/// [`q_matches`]). When more match, or when they are many, the page is first looked for
+/// [`q_matches`]). When they are all counted, the page is read from them, sorted. When
+/// more match, a page newest or oldest first is the first matches by id, with the few
+/// leads out of creation order besides ([`ordered_page`]); failing that, it is looked for
 /// along the creation times among the [`WALKED`] leads where it starts, checking each,
-/// which such a search fills after a few; else (its matches are elsewhere, or few) the
-/// matches are read through the index and sorted.
+/// which such a search fills after a few; else the matches are read through the index and
+/// sorted.
 fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<RecordPage, Error> {
     let bound = query.counted().unwrap_or(u64::MAX);
+    let lookup = q_lookup(conn, project, query)?;
     // The count keeps the ids it finds: when they are all the matches, the page is read
     // from them without reading the words' index again.
-    let (matches, params) = q_matches(conn, project, query, "leads.id", bound)?;
+    let (matches, params) = q_matches(project, query, lookup.clone(), "leads.id", bound);
     let found: Vec<i64> = conn
         .prepare_cached(&matches)?
         .query_map(params_from_iter(&params), |row| row.get(0))?
@@ -267,38 +273,106 @@ fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Re
     let shown = total
         .saturating_sub(query.offset())
         .min(u64::from(query.limit));
-    let walked = match query.sort.field == SortField::CreatedAt
-        && (!counted_all || walks(conn, project, query, total)?)
-        && !few_grams(conn, project, query)?
-    {
-        true => walk_page(conn, project, query)?,
-        false => Vec::new(),
+    let ordered = match (lookup, counted_all || shown == 0) {
+        (Some(lookup), false) => ordered_page(conn, project, query, lookup)?,
+        _ => None,
     };
     let records = if shown == 0 {
         Vec::new()
-    } else if walked.len() as u64 == shown {
-        walked
-    } else if counted_all {
-        let ids = serde_json::to_string(&found)?;
-        let sorted = format!(
-            "SELECT id FROM leads WHERE id IN (SELECT value FROM json_each(?))
-             ORDER BY {} LIMIT ? OFFSET ?",
-            order_by(query)
-        );
-        read_page(conn, query, &sorted, vec![SqlValue::Text(ids)])?
+    } else if let Some(page) = ordered {
+        page
+    } else if counted_all && !walks(conn, project, query, total)? {
+        sorted_page(conn, query, &found)?
     } else {
-        let (filter, params) = filter(project, query, Terms::Indexed);
-        let ids = format!(
-            "SELECT id FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
-            order_by(query)
-        );
-        read_page(conn, query, &ids, params)?
+        let walked =
+            match query.sort.field == SortField::CreatedAt && !few_grams(conn, project, query)? {
+                true => walk_page(conn, project, query)?,
+                false => Vec::new(),
+            };
+        if walked.len() as u64 == shown {
+            walked
+        } else if counted_all {
+            sorted_page(conn, query, &found)?
+        } else {
+            let (filter, params) = filter(project, query, Terms::Indexed);
+            let ids = format!(
+                "SELECT id FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
+                order_by(query)
+            );
+            read_page(conn, query, &ids, params)?
+        }
     };
     Ok(RecordPage {
         records,
         total,
         total_is_lower_bound: !counted_all,
     })
+}
+
+/// The page `query` asks for of the leads `found` (ids), sorted.
+fn sorted_page(
+    conn: &Connection,
+    query: &LeadQuery,
+    found: &[i64],
+) -> Result<Vec<LeadRecord>, Error> {
+    let sorted = format!(
+        "SELECT id FROM leads WHERE id IN (SELECT value FROM json_each(?))
+         ORDER BY {} LIMIT ? OFFSET ?",
+        order_by(query)
+    );
+    let ids = serde_json::to_string(found)?;
+    read_page(conn, query, &sorted, vec![SqlValue::Text(ids)])
+}
+
+/// Leads out of creation order (migration 42) up to which a page of a `q` search is read
+/// in its index's order of ids ([`ordered_page`]): each of them is checked on every page.
+const BREAKS_CHECKED: i64 = 1_000;
+
+/// The page of a `q` search sorted by creation time, when fewer than [`BREAKS_CHECKED`]
+/// of the project's leads are out of creation order (`lead_order_breaks`): the others'
+/// ids are in creation order, so the page is among the first matches `lookup` finds by
+/// id, up to the page's end, and the out-of-order leads that match. `None` when more
+/// leads are out of order, or the search is not sorted by creation time.
+fn ordered_page(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    lookup: (&str, String),
+) -> Result<Option<Vec<LeadRecord>>, Error> {
+    if query.sort.field != SortField::CreatedAt {
+        return Ok(None);
+    }
+    let breaks: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT 1 FROM lead_order_breaks WHERE project_id = ?1 LIMIT ?2)",
+        )?
+        .query_row((project.0, BREAKS_CHECKED), |row| row.get(0))?;
+    if breaks >= BREAKS_CHECKED {
+        return Ok(None);
+    }
+    let (filter, filter_params) = filter(project, query, Terms::Checked);
+    // The first matches by id are those in order: the out-of-order ones come besides.
+    let in_order = format!(
+        "{filter} AND NOT EXISTS (SELECT 1 FROM lead_order_breaks
+           WHERE project_id = leads.project_id AND lead_id = leads.id)"
+    );
+    let order = format!("ORDER BY hits.key {}", direction(query));
+    let (first, mut params) = hits(project, lookup, "leads.id", &in_order, &order);
+    params.extend(filter_params.iter().cloned());
+    let end = query.offset().saturating_add(u64::from(query.limit));
+    params.push(SqlValue::Integer(i64::try_from(end).unwrap_or(i64::MAX)));
+    params.push(SqlValue::Integer(project.0));
+    params.extend(filter_params);
+    let ids = format!(
+        "SELECT id FROM leads WHERE id IN (
+           SELECT id FROM ({first} LIMIT ?)
+           UNION ALL
+           SELECT leads.id FROM (SELECT lead_id FROM lead_order_breaks WHERE project_id = ?)
+             AS breaks CROSS JOIN leads ON leads.id = breaks.lead_id WHERE {filter}
+         ) ORDER BY {} LIMIT ? OFFSET ?",
+        order_by(query)
+    );
+    read_page(conn, query, &ids, params).map(Some)
 }
 
 /// How many leads, in creation order from where a page of a `q` search starts, are
@@ -416,47 +490,111 @@ fn read_page(
 }
 
 /// At most `bound` of the leads matching `query`, a `q` search, as `SELECT {columns}`
-/// (of `leads`) and its parameters. They are found through the index of its words (the
-/// trigram index for those of three characters or more, else the short words' own),
-/// which SQLite reads as it goes, checking the other filters on each lead found: the
-/// bound stops the reading after that many matches, however many there are. When the
-/// other filters leave few leads (a member's own, say), those are read through their
-/// index instead, and the words checked on each.
+/// (of `leads`) and its parameters. They are found through `lookup`, its words' index
+/// ([`q_lookup`]), which SQLite reads as it goes, checking every word and the other
+/// filters on each lead found: the bound stops the reading after that many matches,
+/// however many there are. Without a lookup (the other filters leave few leads, a
+/// member's own, say), those are read through their index instead, and the words checked
+/// on each.
 fn q_matches(
-    conn: &Connection,
     project: ProjectId,
     query: &LeadQuery,
+    lookup: Option<(&str, String)>,
     columns: &str,
     bound: u64,
-) -> Result<(String, Vec<SqlValue>), Error> {
+) -> (String, Vec<SqlValue>) {
     let (filter, mut params) = filter(project, query, Terms::Checked);
     let bound = SqlValue::Integer(i64::try_from(bound).unwrap_or(i64::MAX));
-    let (table, matched) = match q_index(&query.q) {
-        Some(index) if !few_others(conn, project, query)? => index,
-        _ => {
-            params.push(bound);
-            let sql = format!("SELECT {columns} FROM leads WHERE {filter} LIMIT ?");
-            return Ok((sql, params));
-        }
+    let Some(lookup) = lookup else {
+        params.push(bound);
+        let sql = format!("SELECT {columns} FROM leads WHERE {filter} LIMIT ?");
+        return (sql, params);
     };
+    let (hits, mut all) = hits(project, lookup, columns, &filter, "");
+    all.append(&mut params);
+    all.push(bound);
+    (format!("{hits} LIMIT ?"), all)
+}
+
+/// `SELECT {columns}` of the project's leads that `lookup` finds in its index and `filter`
+/// passes, in `order` (empty, or of `hits.key`: the index's rowid, whose order is the
+/// leads' ids'), and the parameters of the lookup; the filter's follow. The index drives
+/// (CROSS JOIN), and each lead is read by id; its only columns are the rowid and the
+/// lead's id, so the filter's names are the lead's.
+fn hits(
+    project: ProjectId,
+    (table, matched): (&str, String),
+    columns: &str,
+    filter: &str,
+    order: &str,
+) -> (String, Vec<SqlValue>) {
     let (low, high) = project_rowids(project);
-    let mut all = vec![
+    let sql = format!(
+        "SELECT {columns} FROM (SELECT rowid AS key, rowid & {} AS hit FROM {table}
+           WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?) AS hits
+         CROSS JOIN leads ON leads.id = hits.hit WHERE {filter} {order}",
+        (1_i64 << LEAD_BITS) - 1
+    );
+    let params = vec![
         SqlValue::Text(matched),
         SqlValue::Integer(low),
         SqlValue::Integer(high),
     ];
-    all.append(&mut params);
-    all.push(bound);
-    // The index drives (CROSS JOIN), and each lead is read by id; its only column is the
-    // lead's id, so the filter's names are the lead's.
-    let sql = format!(
-        "SELECT {columns} FROM (SELECT rowid & {} AS hit FROM {table}
-           WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?) AS hits
-         CROSS JOIN leads ON leads.id = hits.hit WHERE {filter} LIMIT ?",
-        (1_i64 << LEAD_BITS) - 1
-    );
-    Ok((sql, all))
+    (sql, params)
 }
+
+/// The index a `q` search's matches are found through, and its query: `None` when the
+/// other filters leave so few leads that each is checked instead ([`few_others`]). Of
+/// its words of three characters or more, those held by most of the project's newest
+/// leads are left to that check when another word is rarer: a word nearly every lead
+/// holds ("example", of every address at example.com) costs the index a seek in its long
+/// list for each lead the rarer word finds, and filters out little.
+fn q_lookup(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<Option<(&'static str, String)>, Error> {
+    if q_index(&query.q).is_none() || few_others(conn, project, query)? {
+        return Ok(None);
+    }
+    let long: Vec<&String> = query
+        .q
+        .iter()
+        .filter(|word| phrase(word).is_some())
+        .collect();
+    if long.len() < 2 {
+        return Ok(q_index(&query.q));
+    }
+    let held = vec!["ifnull(sum(instr(q_text, ?) > 0), 0)"; long.len()].join(", ");
+    let mut params: Vec<SqlValue> = long
+        .iter()
+        .map(|word| SqlValue::Text((*word).clone()))
+        .collect();
+    params.push(SqlValue::Integer(project.0));
+    let held: Vec<i64> = conn
+        .prepare_cached(&format!(
+            "SELECT {held} FROM (SELECT q_text FROM leads WHERE project_id = ?
+               ORDER BY created_at DESC LIMIT {SAMPLED})"
+        ))?
+        .query_row(params_from_iter(&params), |row| {
+            (0..long.len()).map(|column| row.get(column)).collect()
+        })?;
+    let common = |count: &i64| count * 2 > SAMPLED;
+    if held.iter().all(common) {
+        return Ok(q_index(&query.q));
+    }
+    let rarer: Vec<String> = long
+        .iter()
+        .zip(&held)
+        .filter(|(_, count)| !common(count))
+        .map(|(word, _)| (*word).clone())
+        .collect();
+    Ok(q_index(&rarer))
+}
+
+/// How many of the project's newest leads tell which of a `q` search's words are common
+/// ([`q_lookup`]).
+const SAMPLED: i64 = 200;
 
 /// Fewer leads than this, left by a `q` search's other filters, are each checked for its
 /// words rather than found through the words' index.
@@ -1002,7 +1140,8 @@ mod tests {
                 status: Some(vec![LeadStatus::Open]),
                 ..LeadQuery::default()
             };
-            let (sql, params) = q_matches(&conn, ProjectId(1), &query, "1", 1_001).unwrap();
+            let lookup = q_lookup(&conn, ProjectId(1), &query).unwrap();
+            let (sql, params) = q_matches(ProjectId(1), &query, lookup, "1", 1_001);
             crate::rows::without_assignee(plan_of(&conn, &sql, &params))
         };
         assert_eq!(
@@ -1030,6 +1169,47 @@ mod tests {
                 "{words:?}"
             );
         }
+    }
+
+    /// A `q` search's index is asked for its words but those most of the project's newest
+    /// leads hold, unless every word is one.
+    #[test]
+    fn common_words_are_checked_on_each_lead_rather_than_looked_up() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO lead_status_counts (project_id, status, total) VALUES (1, 'open', 5000);",
+        )
+        .unwrap();
+        for n in 0..300 {
+            conn.execute(
+                "INSERT INTO leads (project_id, status, created_at, updated_at, data,
+                     search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
+                 VALUES (1, 'open', ?1, 0, '{}', '', 0, 0, 0, 0, ?2)",
+                (n, format!("lead{n}\nlead{n}@example.com")),
+            )
+            .unwrap();
+        }
+        let lookup = |words: &[&str]| {
+            let query = LeadQuery {
+                q: words.iter().map(|word| (*word).to_owned()).collect(),
+                ..LeadQuery::default()
+            };
+            q_lookup(&conn, ProjectId(1), &query).unwrap()
+        };
+        assert_eq!(
+            lookup(&["lead2", "example"]),
+            Some(("leads_q", "\"lead2\"".to_owned()))
+        );
+        assert_eq!(
+            lookup(&["example", "com"]),
+            Some(("leads_q", "\"example\" AND \"com\"".to_owned()))
+        );
+        assert_eq!(
+            lookup(&["example", "2"]),
+            Some(("leads_q", "\"example\"".to_owned()))
+        );
     }
 
     /// A member's leads (the Mine tab, and its count) are found through their own index,

@@ -907,6 +907,41 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         UPDATE lead_hour_counts SET total = total - 1 WHERE project_id = old.project_id
             AND hour = old.created_at / 3600000 AND status = old.status;
     END;
+    "#, // 42: the leads out of creation order. A lead's id is above every earlier one's,
+    // and leads mostly arrive as they are created, so the project's other leads are in
+    // creation order by id too: a page of a search newest (or oldest) first is then the
+    // first matches its index finds by id, with these checked besides (`listing.rs`). A
+    // lead is kept here when a lead with a lower id was created after it (an import of
+    // older leads, say) or when its creation time changes.
+    r#"
+    CREATE TABLE lead_order_breaks (
+        project_id INTEGER NOT NULL REFERENCES projects (id),
+        lead_id    INTEGER NOT NULL,
+        PRIMARY KEY (project_id, lead_id)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO lead_order_breaks (project_id, lead_id)
+        SELECT project_id, id FROM (
+            SELECT project_id, id, created_at, max(created_at) OVER (
+                PARTITION BY project_id ORDER BY id
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+            ) AS latest_before FROM leads
+        ) WHERE created_at < latest_before;
+    CREATE TRIGGER leads_order_insert AFTER INSERT ON leads
+    WHEN new.created_at < (SELECT max(created_at) FROM leads WHERE project_id = new.project_id)
+    BEGIN
+        INSERT OR IGNORE INTO lead_order_breaks (project_id, lead_id)
+            VALUES (new.project_id, new.id);
+    END;
+    CREATE TRIGGER leads_order_update AFTER UPDATE OF created_at, project_id ON leads
+    WHEN (old.created_at, old.project_id) IS NOT (new.created_at, new.project_id)
+    BEGIN
+        DELETE FROM lead_order_breaks WHERE project_id = old.project_id AND lead_id = old.id;
+        INSERT OR IGNORE INTO lead_order_breaks (project_id, lead_id)
+            VALUES (new.project_id, new.id);
+    END;
+    CREATE TRIGGER leads_order_delete AFTER DELETE ON leads BEGIN
+        DELETE FROM lead_order_breaks WHERE project_id = old.project_id AND lead_id = old.id;
+    END;
     "#,
 ];
 
@@ -1318,6 +1353,52 @@ mod tests {
             )
             .unwrap();
         assert_eq!(found, 1);
+    }
+
+    #[test]
+    fn leads_out_of_creation_order_are_kept_from_the_first_and_after() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 41).unwrap();
+        // Lead 3 was created before lead 2, and lead 4 at the same time as lead 2.
+        conn.execute_batch(
+            "INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+                 VALUES (1, 'a', 'A', 'EUR', '{}', 0), (2, 'b', 'B', 'EUR', '{}', 0);
+             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                 search_text, has_gclid, has_cid, has_fbp, has_fbc)
+             VALUES (1, 1, 'open', 10, 0, '{}', '', 0, 0, 0, 0),
+                    (2, 1, 'open', 30, 0, '{}', '', 0, 0, 0, 0),
+                    (3, 1, 'open', 20, 0, '{}', '', 0, 0, 0, 0),
+                    (4, 1, 'open', 30, 0, '{}', '', 0, 0, 0, 0),
+                    (5, 2, 'open', 5, 0, '{}', '', 0, 0, 0, 0);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let breaks = |conn: &Connection| -> Vec<(i64, i64)> {
+            conn.prepare("SELECT project_id, lead_id FROM lead_order_breaks")
+                .unwrap()
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(
+            breaks(&conn),
+            [(1, 3)],
+            "project 2's older lead is its own first"
+        );
+        // After the migration: a lead older than the project's newest is kept, one as new
+        // is not, one whose creation time changes is, and a deleted one leaves.
+        conn.execute_batch(
+            "INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                 search_text, has_gclid, has_cid, has_fbp, has_fbc)
+             VALUES (6, 1, 'open', 25, 0, '{}', '', 0, 0, 0, 0),
+                    (7, 1, 'open', 30, 0, '{}', '', 0, 0, 0, 0),
+                    (8, 2, 'open', 6, 0, '{}', '', 0, 0, 0, 0);
+             UPDATE leads SET created_at = 40 WHERE id = 2;
+             DELETE FROM leads WHERE id = 3;",
+        )
+        .unwrap();
+        assert_eq!(breaks(&conn), [(1, 2), (1, 6)]);
     }
 
     #[test]

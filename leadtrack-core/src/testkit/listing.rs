@@ -1,10 +1,12 @@
 //! Listing leads: every filter, the sort orders and pages.
 
+use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use super::{Backend, at, attributed, by, create, ids, label, project, update};
 use crate::api::GetLeadsResponse;
 use crate::label::LabelMapping;
+use crate::project::Project;
 use crate::request::query::{Sort, SortDirection, SortField};
 use crate::request::{LeadQuery, StatusUpdate};
 use crate::store::{LeadStore, Listed};
@@ -1081,6 +1083,105 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
     assert_eq!(found("", Some("muller")).await, Vec::<LeadId>::new());
     assert_eq!(found("", Some("Müller")).await, [anna]);
     assert_eq!(found("anna", Some("am@")).await, [anna]);
+}
+
+/// The pages of a `q` search with more matches than it counts follow the creation times,
+/// newest or oldest first, when some leads arrive after newer ones (an import of older
+/// leads, say) and some share a creation time: a store may read such a page by id, but
+/// only if it accounts for the leads out of that order, few or many. A word nearly every
+/// lead holds ("example") narrows the matches as any other; another project's leads never
+/// show.
+pub async fn q_pages_follow_creation_times_whatever_order_leads_arrive_in<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let other = project(&store, "other").await;
+    let p = project(&store, "p").await;
+    // As many leads as `q_counts_stop_past_their_bound` has, for the same reason.
+    let mut leads = Vec::new();
+    for n in 0..2_100_i64 {
+        // One in ten arrives after newer leads; one in 25 shares the previous one's time.
+        let minute = match n {
+            n if n % 10 == 3 => n - 1_000,
+            n if n % 25 == 0 => n - 1,
+            n => n,
+        };
+        leads.push(create_bulk(&store, &p, n, minute).await);
+        if n % 100 == 19 {
+            create_bulk(&store, &other, n, minute).await;
+        }
+    }
+    check_q_pages(&store, &p, &leads).await;
+    // A thousand more, all older than every other (SQLite stops reading by id past 1,000
+    // out of order).
+    for n in 2_100..3_100_i64 {
+        leads.push(create_bulk(&store, &p, n, n - 10_000).await);
+    }
+    check_q_pages(&store, &p, &leads).await;
+}
+
+/// Creates lead `n` of [`q_pages_follow_creation_times_whatever_order_leads_arrive_in`]
+/// at `minute`: `(n, its creation time, its id)`.
+async fn create_bulk<S: LeadStore>(
+    store: &S,
+    project: &Project,
+    n: i64,
+    minute: i64,
+) -> (i64, DateTime<Utc>, LeadId) {
+    let body = json!({"userData": {"firstName": format!("Bulk{n}"),
+                                   "email": format!("bulk{n}@example.com")}});
+    (
+        n,
+        at(minute),
+        create(store, project, body, minute).await.lead_id,
+    )
+}
+
+/// Checks the first pages and one past the count's bound of `q` searches of `leads`
+/// ([`create_bulk`]'s), each way.
+async fn check_q_pages<S: LeadStore>(
+    store: &S,
+    project: &Project,
+    leads: &[(i64, DateTime<Utc>, LeadId)],
+) {
+    use crate::request::query::Q_COUNTED;
+    for words in [&["bulk1", "example"][..], &["bulk"], &["bu"]] {
+        let mut matching: Vec<_> = leads
+            .iter()
+            .filter(|(n, _, _)| {
+                let text = format!("bulk{n} bulk{n}@example.com");
+                words.iter().all(|word| text.contains(word))
+            })
+            .map(|(_, created_at, id)| (*created_at, *id))
+            .collect();
+        assert!(matching.len() as u64 > Q_COUNTED + 50, "{words:?}");
+        matching.sort();
+        let oldest_first: Vec<LeadId> = matching.iter().map(|(_, id)| *id).collect();
+        let newest_first: Vec<LeadId> = oldest_first.iter().rev().copied().collect();
+        for (direction, expected) in [
+            (SortDirection::Desc, &newest_first),
+            (SortDirection::Asc, &oldest_first),
+        ] {
+            for (page, total) in [(1, Q_COUNTED + 1), (2, Q_COUNTED + 1), (21, 1_051)] {
+                let query = LeadQuery {
+                    q: words.iter().map(|word| (*word).to_owned()).collect(),
+                    sort: Sort {
+                        field: SortField::CreatedAt,
+                        direction,
+                    },
+                    page,
+                    ..LeadQuery::default()
+                };
+                let found = store.list_leads(project.id, &query).await.unwrap();
+                let context = format!("{words:?} {direction:?} page {page}");
+                assert_eq!(
+                    (found.total, found.total_is_lower_bound),
+                    (total, true),
+                    "{context}"
+                );
+                let start = (page as usize - 1) * 50;
+                assert_eq!(ids(&found.leads), expected[start..start + 50], "{context}");
+            }
+        }
+    }
 }
 
 /// A `q` search counts its matches up to [`crate::request::query::Q_COUNTED`] or its page's
