@@ -544,11 +544,13 @@ fn hits(
 }
 
 /// The index a `q` search's matches are found through, and its query: `None` when the
-/// other filters leave so few leads that each is checked instead ([`few_others`]). Of
-/// its words of three characters or more, those held by most of the project's newest
-/// leads are left to that check when another word is rarer: a word nearly every lead
-/// holds ("example", of every address at example.com) costs the index a seek in its long
-/// list for each lead the rarer word finds, and filters out little.
+/// other filters leave so few leads that each is checked instead ([`few_others`]). The
+/// words of three characters or more are looked up by the trigrams of each that the
+/// fewest of the project's newest leads hold, and a word most of them hold is left out
+/// when another is rarer: the index's cost is a seek in each looked-up trigram's list for
+/// each lead the rarest one finds, and a trigram nearly every lead holds ("for" of
+/// "okafor", or "example" of every address at example.com) filters out little. Every
+/// word is still checked on each lead found ([`q_matches`]).
 fn q_lookup(
     conn: &Connection,
     project: ProjectId,
@@ -562,34 +564,65 @@ fn q_lookup(
         .iter()
         .filter(|word| phrase(word).is_some())
         .collect();
-    if long.len() < 2 {
+    if long.is_empty() {
         return Ok(q_index(&query.q));
     }
-    let held = vec!["ifnull(sum(instr(q_text, ?) > 0), 0)"; long.len()].join(", ");
-    let mut params: Vec<SqlValue> = long
+    let mut probes: Vec<String> = Vec::new();
+    for word in &long {
+        for probe in std::iter::once((*word).clone()).chain(trigrams(word)) {
+            if !probes.contains(&probe) {
+                probes.push(probe);
+            }
+        }
+    }
+    let counts = sample(conn, project, &probes)?;
+    let held = |probe: &str| {
+        let at = probes.iter().position(|p| p == probe);
+        at.map_or(0, |at| counts[at])
+    };
+    let rarer: Vec<&String> = long
         .iter()
-        .map(|word| SqlValue::Text((*word).clone()))
+        .copied()
+        .filter(|word| held(word) * 2 <= SAMPLED)
+        .collect();
+    let looked_up = if rarer.is_empty() { long } else { rarer };
+    let mut parts: Vec<String> = Vec::new();
+    for word in looked_up {
+        let grams = trigrams(word);
+        let fewest = grams.iter().map(|gram| held(gram)).min().unwrap_or(0);
+        for gram in grams.iter().filter(|gram| held(gram) == fewest) {
+            if let Some(part) = phrase(gram).filter(|part| !parts.contains(part)) {
+                parts.push(part);
+            }
+        }
+    }
+    Ok(Some(("leads_q", parts.join(" AND "))))
+}
+
+/// The strings of three characters `word` holds, in order.
+fn trigrams(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    chars.windows(3).map(|gram| gram.iter().collect()).collect()
+}
+
+/// How many of the project's [`SAMPLED`] newest leads hold each of `probes` in their `q`
+/// text.
+fn sample(conn: &Connection, project: ProjectId, probes: &[String]) -> Result<Vec<i64>, Error> {
+    let held = vec!["ifnull(sum(instr(q_text, ?) > 0), 0)"; probes.len()].join(", ");
+    let mut params: Vec<SqlValue> = probes
+        .iter()
+        .map(|probe| SqlValue::Text(probe.clone()))
         .collect();
     params.push(SqlValue::Integer(project.0));
-    let held: Vec<i64> = conn
+    let held = conn
         .prepare_cached(&format!(
             "SELECT {held} FROM (SELECT q_text FROM leads WHERE project_id = ?
                ORDER BY created_at DESC LIMIT {SAMPLED})"
         ))?
         .query_row(params_from_iter(&params), |row| {
-            (0..long.len()).map(|column| row.get(column)).collect()
+            (0..probes.len()).map(|column| row.get(column)).collect()
         })?;
-    let common = |count: &i64| count * 2 > SAMPLED;
-    if held.iter().all(common) {
-        return Ok(q_index(&query.q));
-    }
-    let rarer: Vec<String> = long
-        .iter()
-        .zip(&held)
-        .filter(|(_, count)| !common(count))
-        .map(|(word, _)| (*word).clone())
-        .collect();
-    Ok(q_index(&rarer))
+    Ok(held)
 }
 
 /// How many of the project's newest leads tell which of a `q` search's words are common
@@ -1171,10 +1204,11 @@ mod tests {
         }
     }
 
-    /// A `q` search's index is asked for its words but those most of the project's newest
-    /// leads hold, unless every word is one.
+    /// A `q` search's index is asked for the trigrams of each word the fewest of the
+    /// project's newest leads hold, and not for a word most of them hold, unless every
+    /// word is one.
     #[test]
-    fn common_words_are_checked_on_each_lead_rather_than_looked_up() {
+    fn common_words_and_trigrams_are_checked_on_each_lead_rather_than_looked_up() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::schema::migrate(&mut conn).unwrap();
         conn.execute_batch(
@@ -1183,11 +1217,16 @@ mod tests {
         )
         .unwrap();
         for n in 0..300 {
+            // Every lead is at example.com and asks for a quote; one in ten is an Okafor.
+            let name = if n % 10 == 0 { "okafor" } else { "hopper" };
             conn.execute(
                 "INSERT INTO leads (project_id, status, created_at, updated_at, data,
                      search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
                  VALUES (1, 'open', ?1, 0, '{}', '', 0, 0, 0, 0, ?2)",
-                (n, format!("lead{n}\nlead{n}@example.com")),
+                (
+                    n,
+                    format!("lead{n}\n{name}\nlead{n}@example.com\nquote for me"),
+                ),
             )
             .unwrap();
         }
@@ -1198,17 +1237,24 @@ mod tests {
             };
             q_lookup(&conn, ProjectId(1), &query).unwrap()
         };
+        let looked_up = |query: &str| Some(("leads_q", query.to_owned()));
+        // "lead2" is in half of the newest 200 ("lead200" to "lead299"), "lea" and "ead"
+        // in all of them.
+        assert_eq!(lookup(&["lead2", "example"]), looked_up("\"ad2\""));
         assert_eq!(
-            lookup(&["lead2", "example"]),
-            Some(("leads_q", "\"lead2\"".to_owned()))
+            lookup(&["okafor"]),
+            looked_up("\"oka\" AND \"kaf\" AND \"afo\"")
         );
         assert_eq!(
-            lookup(&["example", "com"]),
-            Some(("leads_q", "\"example\" AND \"com\"".to_owned()))
+            lookup(&["example", "com", "e"]),
+            looked_up("\"exa\" AND \"xam\" AND \"amp\" AND \"mpl\" AND \"ple\" AND \"com\"")
         );
         assert_eq!(
-            lookup(&["example", "2"]),
-            Some(("leads_q", "\"example\"".to_owned()))
+            lookup(&["e", "x"]),
+            Some((
+                "leads_q_grams",
+                grams::query(&["e".into(), "x".into()]).unwrap()
+            ))
         );
     }
 
