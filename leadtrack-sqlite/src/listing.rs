@@ -608,21 +608,20 @@ fn trigrams(word: &str) -> Vec<String> {
 /// How many of the project's [`SAMPLED`] newest leads hold each of `probes` in their `q`
 /// text.
 fn sample(conn: &Connection, project: ProjectId, probes: &[String]) -> Result<Vec<i64>, Error> {
-    let held = vec!["ifnull(sum(instr(q_text, ?) > 0), 0)"; probes.len()].join(", ");
+    let columns = vec!["ifnull(sum(instr(q_text, ?) > 0), 0)"; probes.len()].join(", ");
     let mut params: Vec<SqlValue> = probes
         .iter()
         .map(|probe| SqlValue::Text(probe.clone()))
         .collect();
     params.push(SqlValue::Integer(project.0));
-    let held = conn
+    Ok(conn
         .prepare_cached(&format!(
-            "SELECT {held} FROM (SELECT q_text FROM leads WHERE project_id = ?
+            "SELECT {columns} FROM (SELECT q_text FROM leads WHERE project_id = ?
                ORDER BY created_at DESC LIMIT {SAMPLED})"
         ))?
         .query_row(params_from_iter(&params), |row| {
             (0..probes.len()).map(|column| row.get(column)).collect()
-        })?;
-    Ok(held)
+        })?)
 }
 
 /// How many of the project's newest leads tell which of a `q` search's words are common
