@@ -263,10 +263,13 @@ fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Re
     let lookup = q_lookup(conn, project, query)?;
     // The count keeps the ids it finds: when they are all the matches, the page is read
     // from them without reading the words' index again.
-    let (matches, params) = q_matches(project, query, lookup.clone(), "leads.id", bound);
-    let found: Vec<i64> = conn
+    let columns = "leads.id, leads.created_at";
+    let (matches, params) = q_matches(project, query, lookup.clone(), columns, bound);
+    let found: Vec<(i64, i64)> = conn
         .prepare_cached(&matches)?
-        .query_map(params_from_iter(&params), |row| row.get(0))?
+        .query_map(params_from_iter(&params), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
         .collect::<Result<_, _>>()?;
     let total = found.len() as u64;
     let counted_all = query.counted_all(total);
@@ -309,18 +312,44 @@ fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Re
     })
 }
 
-/// The page `query` asks for of the leads `found` (ids), sorted.
+/// The page `query` asks for of the leads `found` (ids and creation times), sorted: by
+/// creation time here, so that only the page's leads are read; by another key in SQL.
 fn sorted_page(
     conn: &Connection,
     query: &LeadQuery,
-    found: &[i64],
+    found: &[(i64, i64)],
 ) -> Result<Vec<LeadRecord>, Error> {
+    if query.sort.field != SortField::CreatedAt {
+        let ids: Vec<i64> = found.iter().map(|(id, _)| *id).collect();
+        return read_ids(conn, query, &ids);
+    }
+    // As `order_by`: the creation time, then the id, both one way.
+    let mut keys: Vec<(i64, i64)> = found.iter().map(|(id, at)| (*at, *id)).collect();
+    keys.sort_unstable();
+    if query.sort.direction == SortDirection::Desc {
+        keys.reverse();
+    }
+    let ids: Vec<i64> = keys
+        .iter()
+        .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
+        .take(usize::try_from(query.limit).unwrap_or(usize::MAX))
+        .map(|(_, id)| *id)
+        .collect();
+    let first = LeadQuery {
+        page: 1,
+        ..query.clone()
+    };
+    read_ids(conn, &first, &ids)
+}
+
+/// The page `query` asks for of the leads `ids`, sorted.
+fn read_ids(conn: &Connection, query: &LeadQuery, ids: &[i64]) -> Result<Vec<LeadRecord>, Error> {
     let sorted = format!(
         "SELECT id FROM leads WHERE id IN (SELECT value FROM json_each(?))
          ORDER BY {} LIMIT ? OFFSET ?",
         order_by(query)
     );
-    let ids = serde_json::to_string(found)?;
+    let ids = serde_json::to_string(ids)?;
     read_page(conn, query, &sorted, vec![SqlValue::Text(ids)])
 }
 
