@@ -1085,12 +1085,12 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
     assert_eq!(found("anna", Some("am@")).await, [anna]);
 }
 
-/// The pages of a `q` search with more matches than it counts follow the creation times,
-/// newest or oldest first, when some leads arrive after newer ones (an import of older
-/// leads, say) and some share a creation time: a store may read such a page by id, but
-/// only if it accounts for the leads out of that order, few or many. A word nearly every
-/// lead holds ("example") narrows the matches as any other; another project's leads never
-/// show.
+/// The pages of a `q` search follow the creation times, newest or oldest first, whether
+/// it has more matches than it counts or fewer, when some leads arrive after newer ones
+/// (an import of older leads, say) and some share a creation time: a store may read such a
+/// page by id, but only if it accounts for the leads out of that order, few or many. A
+/// word nearly every lead holds ("example") narrows the matches as any other; another
+/// project's leads never show.
 pub async fn q_pages_follow_creation_times_whatever_order_leads_arrive_in<B: Backend>(backend: &B) {
     let store = backend.open().await;
     let other = project(&store, "other").await;
