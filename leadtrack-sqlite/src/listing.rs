@@ -252,12 +252,12 @@ pub(crate) fn list(
 
 /// A page of a `q` search, and its total counted up to [`LeadQuery::counted`]: found
 /// through its words' index, which it reads only as far as that bound (see
-/// [`q_matches`]). When they are all counted, the page is read from them, sorted. When
-/// more match, a page newest or oldest first is the first matches by id, with the few
-/// leads out of creation order besides ([`ordered_page`]); failing that, it is looked for
-/// along the creation times among the [`WALKED`] leads where it starts, checking each,
-/// which such a search fills after a few; else the matches are read through the index and
-/// sorted.
+/// [`q_matches`]). When they are all counted, the page is sorted from them, and only its
+/// leads are read ([`sorted_page`]). When more match, a page newest or oldest first is
+/// the first matches by id, with the few leads out of creation order besides
+/// ([`ordered_page`]); failing that, it is looked for along the creation times among the
+/// [`WALKED`] leads where it starts, checking each, which such a search fills after a
+/// few; else the matches are read through the index and sorted.
 fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<RecordPage, Error> {
     let bound = query.counted().unwrap_or(u64::MAX);
     let lookup = q_lookup(conn, project, query)?;
@@ -276,16 +276,16 @@ fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Re
     let shown = total
         .saturating_sub(query.offset())
         .min(u64::from(query.limit));
-    let ordered = match (lookup, counted_all || shown == 0) {
-        (Some(lookup), false) => ordered_page(conn, project, query, lookup)?,
-        _ => None,
-    };
     let records = if shown == 0 {
         Vec::new()
-    } else if let Some(page) = ordered {
-        page
-    } else if counted_all && !walks(conn, project, query, total)? {
+    } else if counted_all {
         sorted_page(conn, query, &found)?
+    } else if let Some(page) = lookup
+        .map(|lookup| ordered_page(conn, project, query, lookup))
+        .transpose()?
+        .flatten()
+    {
+        page
     } else {
         let walked =
             match query.sort.field == SortField::CreatedAt && !few_grams(conn, project, query)? {
@@ -294,8 +294,6 @@ fn q_list(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Re
             };
         if walked.len() as u64 == shown {
             walked
-        } else if counted_all {
-            sorted_page(conn, query, &found)?
         } else {
             let (filter, params) = filter(project, query, Terms::Indexed);
             let ids = format!(
