@@ -1,0 +1,8 @@
+-- One identity per conversion: each job carries its conversion's id and the time of its first
+-- rating (a job from before is its own conversion), and each delivery what it does at its
+-- platform.
+
+ALTER TABLE jobs ADD COLUMN conversion_event_id TEXT;
+ALTER TABLE jobs ADD COLUMN converted_at INTEGER;
+UPDATE jobs SET conversion_event_id = event_id, converted_at = created_at;
+ALTER TABLE deliveries ADD COLUMN action TEXT NOT NULL DEFAULT 'send';
