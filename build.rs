@@ -1,8 +1,8 @@
-//! The end-to-end suites that need a browser, `tests/browser.rs`, `tests/dashboard.rs` and
-//! `tests/inbox.rs`, are compiled only with `LEADTRACK_BROWSER_TESTS=required`
+//! The end-to-end suites that need a browser, `tests/it/browser.rs`, `tests/it/dashboard.rs`
+//! and `tests/it/inbox.rs`, are compiled only with `LEADTRACK_BROWSER_TESTS=required`
 //! (`cfg(leadtrack_browser)`), so that a run without browsers cannot pass by skipping
 //! them; built, they fail without Chromium, Firefox ESR and their drivers. `.ci/run` sets
-//! it; `tests/required.rs` says when a run left them out.
+//! it; `tests/it/required.rs` says when a run left them out.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(leadtrack_browser)");

@@ -2,7 +2,7 @@
 //! a throwaway one, exports its URL as `LEADTRACK_POSTGRES_URL`, and sets
 //! `LEADTRACK_POSTGRES_TESTS=required`, which compiles the tests that use it
 //! (`cfg(leadtrack_postgres)`). They then fail, never skip, without a server. Without the
-//! variable they are left out, and `tests/required.rs` says so.
+//! variable they are left out, and `tests/it/required.rs` says so.
 //!
 //! The cfg follows `LEADTRACK_POSTGRES_TESTS`, not the URL, whose port changes with every
 //! cluster and would rebuild the crate each time.

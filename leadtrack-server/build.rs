@@ -1,6 +1,6 @@
-//! The PostgreSQL process tests (`tests/process/postgres.rs`) are compiled only with
+//! The PostgreSQL process tests (`tests/it/process/postgres.rs`) are compiled only with
 //! `LEADTRACK_POSTGRES_TESTS=required` (`scripts/with-postgres` sets it), as
-//! `cfg(leadtrack_postgres)`, and then fail, never skip, without a cluster; `tests/required.rs`
+//! `cfg(leadtrack_postgres)`, and then fail, never skip, without a cluster; `tests/it/required.rs`
 //! says when they were left out.
 
 fn main() {

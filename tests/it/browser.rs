@@ -3,9 +3,6 @@
 
 #![cfg(leadtrack_browser)]
 
-#[path = "support/browser.rs"]
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -24,7 +21,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use warp::Filter;
 
-use support::{Browser, Engine, serve};
+use crate::support::browser::{Browser, Engine, serve};
 
 /// Each check, once in Chromium and once in Firefox.
 macro_rules! in_both_browsers {

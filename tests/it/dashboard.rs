@@ -6,11 +6,6 @@
 
 #![cfg(leadtrack_browser)]
 
-#[path = "support/site.rs"]
-mod site;
-#[path = "support/browser.rs"]
-mod support;
-
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -20,8 +15,8 @@ use leadtrack::core::types::LeadId;
 use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
-use site::*;
-use support::Browser;
+use crate::support::browser::Browser;
+use crate::support::site::*;
 
 /// Signed in, an owner lands in the inbox: tabs with counts, newest first; `j`, `j`,
 /// Enter opens the second lead.

@@ -9,11 +9,6 @@
 
 #![cfg(leadtrack_browser)]
 
-#[path = "support/site.rs"]
-mod site;
-#[path = "support/browser.rs"]
-mod support;
-
 use std::path::PathBuf;
 
 use fantoccini::Locator;
@@ -28,8 +23,8 @@ use leadtrack::core::saved_view::NewSavedView;
 use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus, Role};
 use serde_json::{Value, json};
 
-use site::*;
-use support::{Browser, Engine};
+use crate::support::browser::{Browser, Engine};
+use crate::support::site::*;
 
 const ENGINES: [Engine; 2] = [Engine::Chromium, Engine::Firefox];
 

@@ -7,6 +7,6 @@ fn the_browser_suites_are_built_when_asked_for() {
         return;
     }
     eprintln!(
-        "not built: tests/browser.rs, tests/dashboard.rs and tests/inbox.rs; LEADTRACK_BROWSER_TESTS=required builds them (bash .ci/run installs the browsers)"
+        "not built: tests/it/browser.rs, tests/it/dashboard.rs and tests/it/inbox.rs; LEADTRACK_BROWSER_TESTS=required builds them (bash .ci/run installs the browsers)"
     );
 }

@@ -59,6 +59,8 @@ pub mod status;
 pub mod undo;
 pub mod webhooks;
 
+pub use self::logs::{LogCapture, capture_logs};
+
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{Value, json};
@@ -454,5 +456,108 @@ pub(crate) fn found<T>(result: StoreResult<T>, entity: Entity) -> Option<T> {
         Ok(record) => Some(record),
         Err(StoreError::NotFound(found)) if found == entity => None,
         Err(err) => panic!("expected a {entity} or not found, got {err}"),
+    }
+}
+
+/// Log lines captured per test, in a test binary whose tests run side by side. A thread's
+/// own default subscriber is not enough there: tracing caches per call site whether a line
+/// is wanted, for every thread, and a line another test reached first can be lost to the
+/// capture. So one global subscriber wants every line, and keeps those of the threads that
+/// capture, each in its own buffer.
+mod logs {
+    use std::cell::RefCell;
+    use std::fmt::Write as _;
+    use std::sync::{Arc, Mutex, Once};
+
+    use tracing::field::{Field, Visit};
+    use tracing::subscriber::Interest;
+    use tracing::{Event, Level, Metadata, Subscriber};
+    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+
+    thread_local! {
+        /// This thread's capture: the most verbose level kept, and where lines go.
+        static CAPTURING: RefCell<Option<(Level, Lines)>> = const { RefCell::new(None) };
+    }
+
+    /// The lines a capture kept.
+    type Lines = Arc<Mutex<String>>;
+
+    /// Writes each event of a capturing thread as a line: level, target, message, fields.
+    struct ThisThread;
+
+    impl<S: Subscriber> Layer<S> for ThisThread {
+        fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+            Interest::always()
+        }
+
+        fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
+            CAPTURING.with(|capturing| {
+                let capturing = capturing.borrow();
+                let Some((level, lines)) = capturing.as_ref() else {
+                    return;
+                };
+                let meta = event.metadata();
+                if meta.level() > level {
+                    return;
+                }
+                let mut line = Line(format!("{} {}:", meta.level(), meta.target()));
+                event.record(&mut line);
+                let mut lines = lines.lock().expect("a capture's lines");
+                lines.push_str(&line.0);
+                lines.push('\n');
+            });
+        }
+    }
+
+    /// A line being written: the message as it is, the other fields as `name=value`.
+    struct Line(String);
+
+    impl Visit for Line {
+        // Text as it is, not escaped: a secret in it must be found as it was given.
+        fn record_str(&mut self, field: &Field, value: &str) {
+            let _ = write!(self.0, " {}={value}", field.name());
+        }
+
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                let _ = write!(self.0, " {value:?}");
+            } else {
+                let _ = write!(self.0, " {}={value:?}", field.name());
+            }
+        }
+    }
+
+    /// What the calling thread logs at `level` or above (a line each), from now until the
+    /// capture is dropped. A test that captures runs its service on its own thread (a
+    /// `current_thread` runtime), so that every line the service logs is kept.
+    pub fn capture_logs(level: Level) -> LogCapture {
+        static GLOBAL: Once = Once::new();
+        GLOBAL.call_once(|| {
+            tracing::subscriber::set_global_default(
+                tracing_subscriber::registry().with(ThisThread),
+            )
+            .expect("no other global subscriber in a test binary");
+        });
+        let lines = Lines::default();
+        CAPTURING.with(|capturing| *capturing.borrow_mut() = Some((level, lines.clone())));
+        LogCapture { lines }
+    }
+
+    /// A thread's capture of its log lines (see [`capture_logs`]); it ends when dropped.
+    pub struct LogCapture {
+        lines: Lines,
+    }
+
+    impl LogCapture {
+        /// Every line kept so far.
+        pub fn text(&self) -> String {
+            self.lines.lock().expect("a capture's lines").clone()
+        }
+    }
+
+    impl Drop for LogCapture {
+        fn drop(&mut self) {
+            CAPTURING.with(|capturing| capturing.borrow_mut().take());
+        }
     }
 }

@@ -2,10 +2,8 @@
 //! hourly digest starting with the current hour), and owners set the project's chat
 //! channels, whose URLs are kept and never shown again.
 
-mod common;
-
+use crate::common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app};
 use chrono::{DurationRound, TimeDelta, Utc};
-use common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app};
 use leadtrack_core::alert::{AlertPreferences, ChatKind, NewLeads};
 use warp::http::StatusCode;
 

@@ -2,10 +2,8 @@
 //! under Mine, an owner assigns ticked leads in bulk and one lead on its page, the export
 //! names the assignee, and round-robin set in Settings gives new leads out in turn.
 
-mod common;
-
+use crate::common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app};
 use chrono::Utc;
-use common::{App, MEMBER_PASSWORD, OWNER_PASSWORD, app};
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::types::{LeadId, LeadIdentifier, Role, UserId};

@@ -2,10 +2,8 @@
 //! history and the project's history keeps its id; a lead whose conversion may still be on
 //! its way stays.
 
-mod common;
-
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::StoreError;
 use leadtrack_core::types::{ConversionId, LeadIdentifier};
 use serde_json::json;

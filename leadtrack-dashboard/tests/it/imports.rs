@@ -3,11 +3,9 @@
 //! CSV file imported (uploaded, its columns mapped with a preview of its first rows, its
 //! progress followed to its outcome, its leads read back with their dates).
 
-mod common;
-
 use std::time::Duration;
 
-use common::{App, MEMBER_PASSWORD, ORIGIN, OWNER_PASSWORD, app, browser};
+use crate::common::{App, MEMBER_PASSWORD, ORIGIN, OWNER_PASSWORD, app, browser};
 use leadtrack_core::types::LeadIdentifier;
 use warp::http::StatusCode;
 

@@ -1,10 +1,8 @@
 //! The inbox and a lead's page over HTTP: who sees them, what they show, and rating one lead
 //! or several with the same rules as the API.
 
-mod common;
-
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::types::{Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus};

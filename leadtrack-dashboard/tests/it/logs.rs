@@ -1,21 +1,13 @@
-//! No password, session token or hash reaches a log line. Alone in its test binary: the
-//! log capture is the thread's default subscriber, which other tests would race.
+//! No password, session token or hash reaches a log line.
 
-mod common;
-
-use std::sync::Arc;
-
-use common::*;
+use crate::common::*;
+use leadtrack_core::testkit::capture_logs;
 use tracing::Level;
 use warp::http::StatusCode;
 
 #[tokio::test(flavor = "current_thread")]
 async fn sign_in_logs_hold_no_secret_and_no_email() {
-    // The subscriber appends each line to this file, which the test then reads.
-    let captured = tempfile::NamedTempFile::new().unwrap();
-    let log = Arc::new(captured.reopen().unwrap());
-    let subscriber = tracing_subscriber::fmt().with_max_level(Level::TRACE);
-    let _guard = tracing::subscriber::set_default(subscriber.with_writer(log).finish());
+    let captured = capture_logs(Level::TRACE);
 
     let app = app().await;
     let failed = app.sign_in("owner@example.com", "a wrong password").await;
@@ -32,7 +24,7 @@ async fn sign_in_logs_hold_no_secret_and_no_email() {
         .await;
     assert_eq!(signed_out.status, StatusCode::SEE_OTHER);
 
-    let logs = std::fs::read_to_string(captured.path()).unwrap();
+    let logs = captured.text();
     for expected in ["sign-in failed", "signed in", "anti-forgery", "signed out"] {
         assert!(logs.contains(expected), "{expected:?} logged: {logs}");
     }

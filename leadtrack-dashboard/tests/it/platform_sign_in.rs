@@ -4,9 +4,7 @@
 //! API's list, and the integration saved with the grant; a refused consent, an answer with
 //! a forged `state` and an answer to another session connect nothing.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::{OAuthApp, Provider};
 use leadtrack_dashboard::Config;

@@ -1,10 +1,8 @@
 //! Reports and the CSV export over HTTP: who may see them, their exact numbers and rows,
 //! and an export longer than one batch.
 
-mod common;
-
+use crate::common::*;
 use chrono::{DateTime, TimeZone, Utc};
-use common::*;
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::request::LeadQuery;

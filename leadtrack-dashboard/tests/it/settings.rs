@@ -1,10 +1,8 @@
 //! The Settings area over HTTP: who may see and change it, and what each form really
 //! changes, read back from the store.
 
-mod common;
-
+use crate::common::*;
 use chrono::{Duration, Utc};
-use common::*;
 use leadtrack_core::StoreError;
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::integration::{Secret, WebhookSettings};

@@ -1,8 +1,6 @@
 //! Sign-in, sessions and access rules over HTTP: what a browser (or an attacker) sees.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use leadtrack_dashboard::Config;
 use warp::http::StatusCode;
 

@@ -2,10 +2,8 @@
 //! and in bulk, trusting a freed lead's address or domain, duplicates, and the Spam
 //! settings; each read back from the store.
 
-mod common;
-
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::spam::SpamReason;

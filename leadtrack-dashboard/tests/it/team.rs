@@ -3,11 +3,9 @@
 //! changes a name, an email (confirmed by a link) and a password, and signs out the other
 //! sessions; the audit log records who exported.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{
+use crate::common::{
     App, MEMBER_PASSWORD, ORIGIN, OWNER_PASSWORD, Reply, app_with, browser, encode, form,
 };
 use leadtrack_core::types::Role;

@@ -2,10 +2,8 @@
 //! their rating controls, and is refused (`403`, nothing changed) every rating, spam
 //! decision and export.
 
-mod common;
-
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::account::{NewUser, Password};
 use leadtrack_core::types::{LeadIdentifier, LeadStatus, Role};
 use serde_json::json;

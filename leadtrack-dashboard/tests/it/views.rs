@@ -1,10 +1,8 @@
 //! Saved views over HTTP: saving the inbox's view (filters, sort, columns) for oneself or
 //! the team, opening it, and who may delete it.
 
-mod common;
-
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::types::LeadId;
 use serde_json::{Value, json};
 use warp::http::StatusCode;

@@ -4,10 +4,8 @@
 //! webhook) and skipped with the reason where it cannot; another label is its own
 //! conversion; a retried restatement keeps the ids.
 
-mod common;
-
+use crate::common::*;
 use chrono::{DateTime, Utc};
-use common::*;
 use leadtrack_core::integration::{
     IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,
 };

@@ -2,12 +2,10 @@
 //! getting exactly the events it subscribes to, once, signed with its own secret; retries
 //! keep the event id and body; permanent failures stop.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;

@@ -1,17 +1,13 @@
-//! No credential reaches a log line or a recorded error. Alone in its test binary: the
-//! log capture is a thread's default subscriber, which other tests' threads would race.
+//! No credential reaches a log line or a recorded error.
 
-mod common;
-
-use std::sync::Arc;
-
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::Admin;
 use leadtrack_core::integration::{
     IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,
 };
 use leadtrack_core::label::NewLabel;
+use leadtrack_core::testkit::capture_logs;
 use leadtrack_core::webhook::{NewWebhook, WebhookEvents};
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -26,11 +22,7 @@ const LEAD_WEBHOOK_SECRET: &str = "whsec_lead_webhook_secret";
 
 #[tokio::test]
 async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
-    // The subscriber appends each line to this file, which the test then reads.
-    let captured = tempfile::NamedTempFile::new().unwrap();
-    let log = Arc::new(captured.reopen().unwrap());
-    let subscriber = tracing_subscriber::fmt().with_max_level(Level::TRACE);
-    let _guard = tracing::subscriber::set_default(subscriber.with_writer(log).finish());
+    let captured = capture_logs(Level::TRACE);
 
     let f = fixture().await;
     f.platforms.meta.push(MockResponse::json(
@@ -72,7 +64,7 @@ async fn no_secret_reaches_a_log_line_or_a_recorded_error() {
         .filter_map(|s| s.last_attempt.as_ref()?.error.clone())
         .collect();
 
-    let logs = std::fs::read_to_string(captured.path()).unwrap();
+    let logs = captured.text();
     assert!(
         logs.contains("delivery attempt"),
         "the worker logged: {logs}"

@@ -1,10 +1,8 @@
 //! Microsoft Advertising and LinkedIn against local mock platforms: the exact requests their
 //! documentation asks for, OAuth refresh-token grants, and errors sorted into retry or fail.
 
-mod common;
-
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::Admin;
 use leadtrack_core::integration::{
     IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,

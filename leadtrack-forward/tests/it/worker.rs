@@ -1,12 +1,10 @@
 //! The worker against local mock platforms: exact payloads, retries, permanent failures,
 //! timeouts, OAuth token handling, crashes, shutdown, and what `lead_jobs` records.
 
-mod common;
-
 use std::time::Duration;
 
+use crate::common::*;
 use chrono::Utc;
-use common::*;
 use leadtrack_core::activity::Activity;
 use leadtrack_core::integration::{IntegrationSettings, MetaActionSource, MetaSettings, Secret};
 use leadtrack_core::project::ProjectSettings;

@@ -2,8 +2,6 @@
 //! are demoted or removed at once, each on its own pooled connection (as on two servers).
 #![cfg(leadtrack_postgres)]
 
-mod support;
-
 use leadtrack_core::account::{NewUser, Password, User};
 use leadtrack_core::store::{Accounts, Conflict, StoreError, StoreResult};
 use leadtrack_core::testkit::{at, project};
@@ -47,7 +45,7 @@ impl Change {
 /// refused change was for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_owners_changed_at_once_leave_one_owner() {
-    let (store, _url) = support::fresh_store().await;
+    let (store, _url) = crate::support::fresh_store().await;
     let password = Password::generate();
     let ada = user(&store, "ada@example.com", &password).await;
     let bob = user(&store, "bob@example.com", &password).await;

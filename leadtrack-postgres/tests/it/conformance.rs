@@ -2,8 +2,6 @@
 //! each on a fresh database of the test cluster.
 #![cfg(leadtrack_postgres)]
 
-mod support;
-
 use async_trait::async_trait;
 use leadtrack_core::testkit::Backend;
 use leadtrack_postgres::PgStore;
@@ -22,7 +20,7 @@ impl Backend for Postgres {
     type Store = PgStore;
 
     async fn open(&self) -> PgStore {
-        let (store, url) = support::fresh_store().await;
+        let (store, url) = crate::support::fresh_store().await;
         self.urls.lock().unwrap().push(url);
         store
     }
@@ -34,7 +32,7 @@ impl Backend for Postgres {
         };
         store.close();
         drop(store);
-        PgStore::connect_with(&url, &test_key(), support::options())
+        PgStore::connect_with(&url, &test_key(), crate::support::options())
             .await
             .expect("reconnect")
     }

@@ -6,8 +6,6 @@
 //! that one stalls the test rather than being retried unseen.
 #![cfg(leadtrack_postgres)]
 
-mod support;
-
 use leadtrack_postgres::testkit::test_key;
 use std::time::Duration;
 
@@ -27,7 +25,7 @@ const LEADS: usize = 512;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() {
-    let (store, url) = support::fresh_store().await;
+    let (store, url) = crate::support::fresh_store().await;
     let database = url.rsplit('/').next().unwrap().to_owned();
     let (admin, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
@@ -41,7 +39,7 @@ async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() 
         .unwrap();
     // New connections get the setting.
     store.close();
-    let store = PgStore::connect_with(&url, &test_key(), support::options())
+    let store = PgStore::connect_with(&url, &test_key(), crate::support::options())
         .await
         .unwrap();
 

@@ -4,8 +4,6 @@
 //! all the project's leads through whichever index the planner took for an empty table.
 #![cfg(leadtrack_postgres)]
 
-mod support;
-
 use chrono::{Duration, Utc};
 use leadtrack_core::LeadStore;
 use leadtrack_core::import::{ImportCounts, ImportedLead};
@@ -23,7 +21,7 @@ const KEY_CHECK: &str = "SET plan_cache_mode = force_generic_plan;
 
 #[tokio::test]
 async fn an_import_into_a_new_database_counts_its_leads_and_leaves_the_key_checks_keyed() {
-    let (store, url) = support::fresh_store().await;
+    let (store, url) = crate::support::fresh_store().await;
     let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
         .unwrap();

@@ -2,8 +2,6 @@
 //! (`LISTEN`/`NOTIFY`), rather than at its next poll.
 #![cfg(leadtrack_postgres)]
 
-mod support;
-
 use leadtrack_postgres::testkit::test_key;
 use std::time::Duration;
 
@@ -19,9 +17,9 @@ use serde_json::json;
 
 #[tokio::test]
 async fn a_waiting_worker_wakes_when_another_process_queues_a_job() {
-    let (api, url) = support::fresh_store().await;
+    let (api, url) = crate::support::fresh_store().await;
     // The worker's store is another pool: to PostgreSQL, another process.
-    let worker = PgStore::connect_with(&url, &test_key(), support::options())
+    let worker = PgStore::connect_with(&url, &test_key(), crate::support::options())
         .await
         .unwrap();
     let acme = project(&api, "acme").await;

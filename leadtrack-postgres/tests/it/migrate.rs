@@ -2,8 +2,6 @@
 //! under an advisory lock, and those that waited find nothing left to do.
 #![cfg(leadtrack_postgres)]
 
-mod support;
-
 use futures_util::future::join_all;
 use leadtrack_core::LeadStore;
 use leadtrack_postgres::PgStore;
@@ -15,7 +13,8 @@ async fn ten_stores_starting_at_once_migrate_once() {
     let url = fresh_database(&cluster).await;
     let key = test_key();
     let stores =
-        join_all((0..10).map(|_| PgStore::connect_with(&url, &key, support::options()))).await;
+        join_all((0..10).map(|_| PgStore::connect_with(&url, &key, crate::support::options())))
+            .await;
     for store in &stores {
         let store = store.as_ref().expect("every store starts");
         store.ready().await.expect("and finds the schema current");
@@ -47,7 +46,7 @@ async fn ten_stores_starting_at_once_migrate_once() {
 
 #[tokio::test]
 async fn a_database_newer_than_this_build_is_refused() {
-    let (store, url) = support::fresh_store().await;
+    let (store, url) = crate::support::fresh_store().await;
     store.close();
     let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await

@@ -3,8 +3,6 @@
 //! and sealed again under a new key.
 #![cfg(leadtrack_postgres)]
 
-mod support;
-
 use futures_util::future::join_all;
 use leadtrack_core::StoreError;
 use leadtrack_core::testkit::{SECRETS, keep_secrets, secrets_of};
@@ -39,12 +37,12 @@ fn assert_sealed(values: &[String]) {
 }
 
 async fn connect(url: &str, key: &SecretKey) -> Result<PgStore, StoreError> {
-    PgStore::connect_with(url, key, support::options()).await
+    PgStore::connect_with(url, key, crate::support::options()).await
 }
 
 #[tokio::test]
 async fn secrets_are_sealed_in_their_columns() {
-    let (store, url) = support::fresh_store().await;
+    let (store, url) = crate::support::fresh_store().await;
     let project = keep_secrets(&store).await;
     assert_sealed(&raw_values(&url).await);
     assert_eq!(secrets_of(&store, &project).await, SECRETS);
@@ -52,7 +50,7 @@ async fn secrets_are_sealed_in_their_columns() {
 
 #[tokio::test]
 async fn another_key_is_refused_at_connect() {
-    let (store, url) = support::fresh_store().await;
+    let (store, url) = crate::support::fresh_store().await;
     keep_secrets(&store).await;
     store.close();
     let err = connect(&url, &SecretKey::generate()).await.unwrap_err();
@@ -64,7 +62,7 @@ async fn another_key_is_refused_at_connect() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plain_secrets_of_an_older_build_are_sealed_once_by_servers_starting_together() {
-    let (store, url) = support::fresh_store().await;
+    let (store, url) = crate::support::fresh_store().await;
     let project = keep_secrets(&store).await;
     store.close();
     // What a build before sealing left: the same rows in plain text, and no check value.
@@ -125,7 +123,7 @@ async fn plain_secrets_of_an_older_build_are_sealed_once_by_servers_starting_tog
 
 #[tokio::test]
 async fn a_new_key_seals_every_secret_again() {
-    let (store, url) = support::fresh_store().await;
+    let (store, url) = crate::support::fresh_store().await;
     let project = keep_secrets(&store).await;
     let before = raw_values(&url).await;
     let new = SecretKey::generate();

@@ -2,8 +2,8 @@
 //! are closed, a flood of idle connections does not lock others out, and one address holds
 //! only its share: real sockets from several loopback addresses.
 
+use leadtrack_core::testkit::capture_logs;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use leadtrack_server::ServeOptions;
@@ -162,37 +162,6 @@ async fn an_idle_flood_past_the_cap_does_not_lock_out_a_new_client() {
     assert!(open <= 8, "{open} idle connections still open");
 }
 
-/// Log lines at WARN and above, written while the guard lives (this test's thread only:
-/// `#[tokio::test]` runs the server's tasks on it too).
-#[derive(Clone, Default)]
-struct Warnings(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Warnings {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Warnings {
-    fn capture(&self) -> tracing::subscriber::DefaultGuard {
-        let writer = self.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::WARN)
-            .with_writer(move || writer.clone())
-            .finish();
-        tracing::subscriber::set_default(subscriber)
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
 /// Sends `request` on a new connection; what comes back until the server closes it.
 async fn exchange(addr: SocketAddr, request: &[u8]) -> String {
     let mut stream = TcpStream::connect(addr).await.unwrap();
@@ -250,8 +219,9 @@ async fn assert_headers_refused(addr: SocketAddr, fields: usize, field_bytes: us
 
 #[tokio::test]
 async fn requests_http_refuses_get_json_errors_and_clients_leaving_are_not_logged_as_errors() {
-    let warnings = Warnings::default();
-    let _guard = warnings.capture();
+    // Lines at WARN and above (this test's thread: `#[tokio::test]` runs the server's
+    // tasks on it too).
+    let warnings = capture_logs(tracing::Level::WARN);
     let (addr, _stop) = spawn(short()).await;
     let garbage = exchange(addr, b"HELLO THERE\r\n\r\n").await;
     assert_refused(&garbage, "400 Bad Request", "bad_request");

@@ -16,7 +16,7 @@ use leadtrack::core::{ErrorCode, FieldError, LeadId};
 use serde_json::{Map, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::helpers::{label, spawn_app};
+use super::helpers::{label, spawn_app};
 
 fn user(email: &str) -> Option<UserData> {
     Some(UserData {

@@ -20,7 +20,7 @@ use leadtrack::forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_server::testkit::{Parts, TestApp, spawn_app};
 use serde_json::{Value, json};
 
-use crate::support::Browser;
+use super::browser::Browser;
 
 pub(crate) const OWNER: (&str, &str) = ("olive@example.com", "olive's password");
 pub(crate) const MEMBER: (&str, &str) = ("mo@example.com", "mo's password!");

@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use serde_json::Value;
 
-use crate::process::{Server, admin, admin_json, admin_with_input, create_acme, start};
+use crate::process::binary::{Server, admin, admin_json, admin_with_input, create_acme, start};
 
 /// A browser without redirects or a cookie jar: each answer is seen as it is.
 fn browser() -> reqwest::Client {
@@ -147,7 +147,7 @@ async fn create_user(db: &Path, email: &str, name: &str, password: &str) -> Valu
 
 /// A server on acme, whose first run made `owner@localhost`, and its database.
 async fn acme_served(dir: &tempfile::TempDir) -> (std::path::PathBuf, Server) {
-    let db = crate::process::fresh_db(dir).await;
+    let db = crate::process::binary::fresh_db(dir).await;
     create_acme(&db).await;
     let server = start(&db).await;
     (db, server)

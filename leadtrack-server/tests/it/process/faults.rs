@@ -6,7 +6,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::process::{create_acme, start_serve_limited};
+use crate::process::binary::{create_acme, start_serve_limited};
 
 #[tokio::test]
 async fn a_full_disk_answers_503_and_the_server_recovers_without_a_restart() {
@@ -56,7 +56,7 @@ async fn a_full_disk_answers_503_and_the_server_recovers_without_a_restart() {
         let url = format!("{}/api/leads/getLeads?limit=1", server.base_url);
         let key = key.clone();
         async move {
-            let page = crate::process::get_json(&http, &url, &key).await;
+            let page = crate::process::binary::get_json(&http, &url, &key).await;
             page["total"].as_u64().unwrap()
         }
     };
@@ -91,7 +91,9 @@ async fn read_only_storage_is_refused_at_start_with_a_clear_error() {
     std::fs::create_dir(&mount).unwrap();
     let db = mount.join("leadtrack.db");
     let (server, mount, db) = (
-        crate::process::server_binary().display().to_string(),
+        crate::process::binary::server_binary()
+            .display()
+            .to_string(),
         mount.display().to_string(),
         db.display().to_string(),
     );

@@ -14,7 +14,7 @@ use leadtrack_forward::normalize::sha256_hex;
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
-use crate::process::{
+use crate::process::binary::{
     admin, admin_ok, connect_webhook, create_acme, create_label, start, start_serve, start_worker,
 };
 
@@ -178,7 +178,7 @@ async fn settled(client: &Client, lead: LeadId) -> LeadStatus {
 #[tokio::test]
 async fn a_rated_lead_reaches_every_platform_once_and_ends_rated() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     let mocks = mocks().await;
     let (key, label) = configure(&db, &mocks).await;
     let unknown = admin(
@@ -302,7 +302,7 @@ async fn a_rated_lead_reaches_every_platform_once_and_ends_rated() {
 #[tokio::test]
 async fn ingestion_and_delivery_run_apart() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     let mocks = mocks().await;
     let (key, label) = configure(&db, &mocks).await;
     let api = start_serve(&db, &["--no-worker"]).await;
@@ -338,7 +338,7 @@ async fn ingestion_and_delivery_run_apart() {
 #[tokio::test]
 async fn the_worker_flags_set_the_whole_retry_schedule() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
     let hook = MockPlatform::start(MockResponse::empty(503)).await;
     // The first refusal asks for a second (Retry-After in seconds), the second for a moment
@@ -422,7 +422,7 @@ async fn the_worker_flags_set_the_whole_retry_schedule() {
 #[tokio::test]
 async fn integration_test_sends_one_event_in_each_platforms_test_mode() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     let mocks = mocks().await;
     configure(&db, &mocks).await;
     mocks
@@ -506,7 +506,7 @@ async fn integration_test_sends_one_event_in_each_platforms_test_mode() {
 #[tokio::test]
 async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
     let microsoft =
         MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
@@ -657,7 +657,7 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
 #[tokio::test]
 async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_once() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     let mocks = mocks().await;
     let (key, label) = configure(&db, &mocks).await;
     let crm = MockPlatform::start(MockResponse::empty(204)).await;

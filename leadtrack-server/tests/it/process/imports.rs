@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
-use crate::process::{admin, admin_json, admin_ok, create_acme, fresh_db, get_json, start};
+use crate::process::binary::{admin, admin_json, admin_ok, create_acme, fresh_db, get_json, start};
 
 /// The rows repeated at the file's end (rows 100 to 149 again).
 const REPEATED: usize = 50;

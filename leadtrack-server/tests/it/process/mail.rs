@@ -4,7 +4,7 @@
 
 use leadtrack_mail::testkit::SmtpReceiver;
 
-use crate::operations::server_with_env;
+use crate::process::operations::server_with_env;
 
 #[tokio::test]
 async fn mail_test_sends_through_the_smtp_server_the_settings_name() {
@@ -152,7 +152,7 @@ async fn serve_emails_new_leads_to_the_members_who_asked() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("leads.db");
     {
-        let store = crate::process::open_store(&db).await;
+        let store = crate::process::binary::open_store(&db).await;
         let now = chrono::Utc::now();
         let new = leadtrack_core::project::NewProject {
             public_id: Some("acme".into()),
@@ -181,7 +181,7 @@ async fn serve_emails_new_leads_to_the_members_who_asked() {
         "--public-url",
         "https://leads.example.com",
     ];
-    let server = crate::process::start_serve(&db, &options).await;
+    let server = crate::process::binary::start_serve(&db, &options).await;
     let lead = serde_json::json!({
         "projectId": "acme",
         "userData": {"firstName": "Grace", "email": "grace@example.org", "phone": "+1 555 0100"},

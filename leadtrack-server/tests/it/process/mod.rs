@@ -3,6 +3,7 @@
 //! served in-process under load.
 
 mod accounts;
+mod binary;
 mod faults;
 mod forwarding;
 mod imports;
@@ -12,7 +13,6 @@ mod overload;
 // Built with `LEADTRACK_POSTGRES_TESTS=required` (`build.rs`), which names a cluster.
 #[cfg(leadtrack_postgres)]
 mod postgres;
-mod process;
 mod protection;
 mod secrets;
 mod server_process;

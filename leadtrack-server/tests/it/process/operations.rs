@@ -14,7 +14,9 @@ use leadtrack_core::request::LeadQuery;
 use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use serde_json::{Value, json};
 
-use crate::process::{admin, admin_json, admin_ok, connect_webhook, create_acme, start_serve};
+use crate::process::binary::{
+    admin, admin_json, admin_ok, connect_webhook, create_acme, start_serve,
+};
 
 #[tokio::test]
 async fn shutdown_turns_readyz_503_before_the_listener_closes_and_the_json_log_names_no_secret() {
@@ -306,7 +308,7 @@ async fn metrics_count_requests_leads_ratings_and_deliveries_as_they_happen() {
     let hook = MockPlatform::start(MockResponse::empty(410)).await;
     hook.push(MockResponse::json(200, json!({})));
     connect_webhook(&db, &hook, "whsec_metrics").await;
-    let label = crate::process::create_label(&db, "Customer", &["--webhook"]).await;
+    let label = crate::process::binary::create_label(&db, "Customer", &["--webhook"]).await;
     let server = start_serve(&db, &[]).await;
     let metrics_url = format!("{}/metrics", server.base_url);
     let client = Client::new(&server.base_url).with_api_key(&key);
@@ -431,7 +433,7 @@ async fn with_a_metrics_address_metrics_are_served_there_only() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("leadtrack.db");
     create_acme(&db).await;
-    let metrics_addr = format!("127.0.0.1:{}", crate::process::free_port());
+    let metrics_addr = format!("127.0.0.1:{}", crate::process::binary::free_port());
     let server = start_serve(
         &db,
         &[
@@ -479,7 +481,7 @@ async fn with_a_metrics_address_metrics_are_served_there_only() {
 /// `server ARGS...` with the environment variables `env` (and no other `LEADTRACK_*`
 /// setting): its exit code, stdout and stderr.
 pub(crate) async fn server_with_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut command = tokio::process::Command::new(crate::process::server_binary());
+    let mut command = tokio::process::Command::new(crate::process::binary::server_binary());
     for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("LEADTRACK_")) {
         command.env_remove(name);
     }
@@ -501,7 +503,7 @@ async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_de
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("leadtrack.db");
     create_acme(&db).await;
-    let addr = format!("127.0.0.1:{}", crate::process::free_port());
+    let addr = format!("127.0.0.1:{}", crate::process::binary::free_port());
     let file = dir.path().join("leadtrack.toml");
     std::fs::write(
         &file,
@@ -543,7 +545,8 @@ async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_de
 
     // The file alone makes the server: its address, its log format, its database.
     let mut server =
-        crate::process::spawn(&db, &["--config", file, "serve"], "leadtrack listening").await;
+        crate::process::binary::spawn(&db, &["--config", file, "serve"], "leadtrack listening")
+            .await;
     server.base_url = format!("http://{addr}");
     let alive = reqwest::get(format!("{}/healthz", server.base_url))
         .await
@@ -594,7 +597,7 @@ async fn settings_come_from_flags_then_the_environment_then_the_file_then_the_de
 #[tokio::test]
 async fn the_undo_window_is_set_from_the_command_line_and_listed() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     create_acme(&db).await;
     let window = async || {
         let listed = admin_json(&db, &["project", "list", "--json"]).await;
@@ -620,7 +623,7 @@ async fn a_failed_delivery_is_sent_again_from_the_command_line_as_the_same_conve
     let hook = MockPlatform::start(MockResponse::empty(200)).await;
     hook.push(MockResponse::empty(410));
     connect_webhook(&db, &hook, "whsec_retry").await;
-    let label = crate::process::create_label(&db, "Customer", &["--webhook"]).await;
+    let label = crate::process::binary::create_label(&db, "Customer", &["--webhook"]).await;
     let server = start_serve(&db, &[]).await;
     let client = Client::new(&server.base_url).with_api_key(&key);
     let lead = CreateLeadRequest {

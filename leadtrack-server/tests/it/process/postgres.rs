@@ -18,7 +18,7 @@ use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_postgres::testkit::{cluster_url, fresh_database};
 use uuid::Uuid;
 
-use crate::process::{
+use crate::process::binary::{
     Server, admin, admin_ok, connect_webhook, create_acme, create_label, start_serve,
 };
 
@@ -84,8 +84,8 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     let servers = [start_serve(db, &serve).await, start_serve(db, &serve).await];
     let worker = ["worker", "--worker-lease", LEASE];
     let ready = "worker delivering conversions";
-    let doomed = crate::process::spawn(db, &worker, ready).await;
-    let survivor = crate::process::spawn(db, &worker, ready).await;
+    let doomed = crate::process::binary::spawn(db, &worker, ready).await;
+    let survivor = crate::process::binary::spawn(db, &worker, ready).await;
     let clients: Vec<Client> = servers
         .iter()
         .map(|server| Client::new(&server.base_url).with_api_key(&key))
@@ -491,7 +491,7 @@ async fn rate_and_deliver(db: &Path, key: &str, label: Uuid, hook: &MockPlatform
 
 /// 2,000 more leads, written in-process, so that a copy takes many batches.
 async fn write_in_bulk(db: &Path) {
-    let store = crate::process::open_store(db).await;
+    let store = crate::process::binary::open_store(db).await;
     let acme = leadtrack_core::Admin::project(&store, "acme")
         .await
         .unwrap();
@@ -516,8 +516,8 @@ async fn write_in_bulk(db: &Path) {
 
 /// Starts a copy of `db` to `url` and kills it while it copies leads.
 async fn kill_a_copy_midway(db: &Path, url: &str) {
-    let mut first = tokio::process::Command::new(crate::process::server_binary())
-        .envs([crate::process::test_key()])
+    let mut first = tokio::process::Command::new(crate::process::binary::server_binary())
+        .envs([crate::process::binary::test_key()])
         .args(["migrate-to", "--from"])
         .arg(db)
         .args(["--to", url, "--batch", "100"])
@@ -634,7 +634,7 @@ async fn every_admin_command_says_the_same_on_postgres_as_on_sqlite() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut said = Vec::new();
         for db in [sqlite.as_path(), Path::new(&url)] {
-            let output = crate::process::admin_with_input(db, &args, password).await;
+            let output = crate::process::binary::admin_with_input(db, &args, password).await;
             said.push((
                 output.status.code(),
                 masked(&String::from_utf8_lossy(&output.stdout)),

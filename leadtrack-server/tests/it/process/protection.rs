@@ -4,12 +4,12 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::process::{admin, admin_json, create_acme, start_serve};
+use crate::process::binary::{admin, admin_json, create_acme, start_serve};
 
 #[tokio::test]
 async fn rate_flags_spam_settings_and_allowed_origins_reach_the_server() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
     let set_project = async |flag: &str, value: &str| {
         let set = ["project", "set", "--project", "acme", flag, value];
@@ -68,7 +68,7 @@ async fn rate_flags_spam_settings_and_allowed_origins_reach_the_server() {
     assert_eq!(limited.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(limited.headers().contains_key("retry-after"));
     let spam = format!("{}/api/leads/getLeads?status=spam", server.base_url);
-    let held = crate::process::get_json(&http, &spam, &key).await;
+    let held = crate::process::binary::get_json(&http, &spam, &key).await;
     assert_eq!(held["total"], 1);
     assert_eq!(held["leads"][0]["spamReason"], "burst from one address");
 
@@ -163,7 +163,7 @@ async fn reader_pool_flags_reach_the_store() {
 #[tokio::test]
 async fn the_phone_region_and_the_default_consent_are_set_on_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::process::fresh_db(&dir).await;
+    let db = crate::process::binary::fresh_db(&dir).await;
     create_acme(&db).await;
     let set = |flags: &'static [&'static str]| {
         let db = db.clone();

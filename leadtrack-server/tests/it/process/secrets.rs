@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::operations::server_with_env;
+use crate::process::operations::server_with_env;
 
 const SECRET: &str = "whsec_known-to-the-test-4711";
 

@@ -7,7 +7,7 @@ use leadtrack_core::api::{
 };
 use leadtrack_core::request::LeadQuery;
 
-use crate::process::{
+use crate::process::binary::{
     Server, admin, admin_json, admin_ok, create_acme, create_label, start,
     start_serve_with_open_files,
 };

@@ -3,7 +3,7 @@
 //! file), never print it, and print the webhook's absolute URL as their last line;
 //! `--remove` stops them.
 
-use crate::operations::server_with_env;
+use crate::process::operations::server_with_env;
 
 #[tokio::test]
 async fn google_lead_forms_keep_their_key_sealed_and_print_the_webhook_url_last() {

@@ -1,0 +1,9 @@
+//! The forwarding worker's integration tests in one binary, a module per concern: deliveries to
+//! mock platforms on local ports, lead webhooks, the worker's loop and its logs.
+
+mod common;
+mod conversions;
+mod lead_webhooks;
+mod logs;
+mod microsoft_linkedin;
+mod worker;
