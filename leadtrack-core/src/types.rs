@@ -59,7 +59,7 @@ pub struct UnknownValue(pub String);
 /// Where a lead stands (CONTRACT.md section 6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[derive(AsRefStr, Display, EnumString, VariantArray)]
+#[derive(AsRefStr, Display, EnumString, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "lowercase")]
 pub enum LeadStatus {
     /// New, reset with `open`, or processed by a label without "mark as done".

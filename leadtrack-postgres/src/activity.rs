@@ -7,7 +7,8 @@ use deadpool_postgres::GenericClient;
 use leadtrack_core::activity::{
     Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention,
 };
-use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::store::deletion::deletion;
+use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
 
@@ -124,14 +125,10 @@ pub(crate) async fn delete_lead(
         &[&project.0, &lead.0],
     )
     .await?;
-    if unfinished.is_some() {
-        let conflict = Conflict::JobPending { lead_id: lead };
-        return Err(Error::Store(StoreError::Conflict(conflict)));
-    }
+    let activity = deletion(lead, unfinished.is_some())?;
     for sql in DELETE_LEAD {
         run(c, sql, &[&project.0, &lead.0]).await?;
     }
-    let activity = ProjectActivity::LeadDeleted { lead_id: lead };
     record_project_event(c, project, by, &activity, now).await
 }
 

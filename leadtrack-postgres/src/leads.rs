@@ -3,18 +3,17 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::account::Actor;
-use leadtrack_core::activity::{Activity, EventRow};
-use leadtrack_core::alert::AlertKind;
+use leadtrack_core::activity::EventRow;
 use leadtrack_core::import::ImportCounts;
 use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::store::arrival::{self, Arrival, Merge, Step, route_name};
 use leadtrack_core::store::sql::{self, NOT_SPAM};
 use leadtrack_core::store::{Entity, LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
-use leadtrack_core::webhook::WebhookEvent;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
@@ -22,9 +21,9 @@ use crate::rows::{self, LEAD_COLUMNS, all, one, run};
 use crate::{Error, activity, alerts, assignment, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
-/// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
-/// history, and queues `lead.created` or `lead.updated` for the webhooks that hear of it;
-/// with whether it queued one.
+/// may merge into ([`LeadStore::create_lead_via`]), as core's [`arrival`] plans it: the
+/// row, then each step (history, the original of a duplicate, alert, round-robin, webhooks);
+/// with whether it queued a webhook event.
 ///
 /// Concurrent creates with one event id make one lead: the lead to merge into is locked
 /// (`FOR UPDATE`), and an insert that meets the unique index on
@@ -39,69 +38,100 @@ pub(crate) async fn create(
     row: &LeadRow,
     now: DateTime<Utc>,
 ) -> Result<(CreatedLead, bool), Error> {
-    // A spam lead is nobody's original, and is announced only once a person frees it.
-    let duplicate_of = match spam {
-        None => duplicate_of(c, project, &row.keys, now).await?,
-        Some(_) => None,
-    };
-    let arrival = Arrival {
-        route,
-        spam,
-        duplicate_of,
-    };
-    if let Some(original) = duplicate_of {
-        // Its original learns it has a duplicate, so that rating it reads the person's jobs.
-        run(
-            c,
-            "UPDATE leads SET duplicated = true WHERE project_id = $1 AND id = $2",
-            &[&project.0, &original],
-        )
-        .await?;
-    }
-    let Some(event_id) = row.data.unique_event_id() else {
-        // Without an event id there is no unique index to meet: the insert always inserts.
-        let id = insert(c, project, &arrival, row, now)
-            .await?
-            .ok_or_else(|| StoreError::Invalid("the lead was not inserted".to_owned()))?;
-        return created(c, project, (id, spam), row, now).await;
-    };
     loop {
-        // A browser create sees only browser leads; a server create prefers its own
-        // route's lead ('server' sorts after 'browser').
-        let existing = one(
-            c,
-            "SELECT id, data FROM leads
-             WHERE project_id = $1 AND unique_event_id = $2
-               AND ($3 = 'server' OR created_via = 'browser')
-             ORDER BY created_via DESC LIMIT 1
-             FOR UPDATE",
-            &[&project.0, &event_id, &route_name(route)],
-        )
-        .await?;
-        if let Some(existing) = existing {
-            let id = LeadId(existing.try_get(0)?);
-            let mut merged: LeadData = serde_json::from_str(existing.try_get(1)?)?;
-            merged.merge(row.data.clone());
-            let merged = LeadRow::of(merged)?;
-            update(c, project, id, &merged, now).await?;
-            let event = EventRow::of((project, id), now, None, &Activity::Merged)?;
-            activity::record(c, &event).await?;
-            let event = WebhookEvent::LeadUpdated;
-            let queued =
-                webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?;
-            let merged = CreatedLead {
-                lead_id: id,
-                unique_identifier: merged.data.unique_identifier,
-                created: false,
-            };
-            return Ok((merged, queued));
+        if let Some(merge) = merge_into(c, project, route, &row.data).await? {
+            update(c, project, merge.lead, &merge.row, now).await?;
+            let lead = (merge.lead, merge.row.data.form_name());
+            let queued = apply(c, project, lead, &merge.steps(), now).await?;
+            return Ok((merge.outcome(), queued));
         }
+        let duplicate_of = match Arrival::looks_for_original(spam) {
+            true => duplicate_of(c, project, &row.keys, now).await?,
+            false => None,
+        };
+        let arrival = Arrival {
+            route,
+            spam,
+            duplicate_of,
+        };
         // Nothing to merge into: insert, unless a concurrent create got there first; then
         // look again.
-        if let Some(id) = insert(c, project, &arrival, row, now).await? {
-            return created(c, project, (id, spam), row, now).await;
+        match insert(c, project, &arrival, row, now).await? {
+            Some(id) => {
+                let steps = arrival.steps();
+                let queued = apply(c, project, (id, row.data.form_name()), &steps, now).await?;
+                return Ok((arrival.outcome(id, row), queued));
+            }
+            // Without an event id there is no unique index to meet.
+            None if row.data.unique_event_id().is_none() => {
+                return Err(StoreError::Invalid("the lead was not inserted".to_owned()).into());
+            }
+            None => {}
         }
     }
+}
+
+/// The merge of `incoming` into the project's lead with its event id that `route` may
+/// merge into, locked, if there is one. A browser create sees only browser leads; a
+/// server create prefers its own route's lead ('server' sorts after 'browser').
+async fn merge_into(
+    c: &impl GenericClient,
+    project: ProjectId,
+    route: CreateRoute,
+    incoming: &LeadData,
+) -> Result<Option<Merge>, Error> {
+    let Some(event_id) = incoming.unique_event_id() else {
+        return Ok(None);
+    };
+    let existing = one(
+        c,
+        "SELECT id, data, status FROM leads
+         WHERE project_id = $1 AND unique_event_id = $2
+           AND ($3 = 'server' OR created_via = 'browser')
+         ORDER BY created_via DESC LIMIT 1
+         FOR UPDATE",
+        &[&project.0, &event_id, &route_name(route)],
+    )
+    .await?;
+    let Some(existing) = existing else {
+        return Ok(None);
+    };
+    let id = LeadId(existing.try_get(0)?);
+    let status: LeadStatus = rows::parse("status", existing.try_get::<_, String>(2)?)?;
+    let stored: &str = existing.try_get(1)?;
+    let merge = Merge::plan(id, (stored, status), incoming.clone())?;
+    Ok(Some(merge))
+}
+
+/// Writes `steps` of `lead` (its id and form), in the order core's [`arrival`] plan gives;
+/// whether a webhook event was queued.
+async fn apply(
+    c: &impl GenericClient,
+    project: ProjectId,
+    (lead, form): (LeadId, Option<&str>),
+    steps: &[Step],
+    now: DateTime<Utc>,
+) -> Result<bool, Error> {
+    let mut queued = false;
+    for step in steps {
+        match step {
+            Step::MarkDuplicated(original) => {
+                let sql = "UPDATE leads SET duplicated = true WHERE project_id = $1 AND id = $2";
+                run(c, sql, &[&project.0, &original.0]).await?;
+            }
+            Step::Record { activity, by } => {
+                let event = EventRow::of((project, lead), now, by.as_ref(), activity)?;
+                activity::record(c, &event).await?;
+            }
+            Step::Alert(kind) => alerts::enqueue(c, (project, lead), *kind, now).await?,
+            Step::AssignInTurn => assignment::in_turn(c, (project, lead), form, now).await?,
+            Step::Announce(event) => {
+                let id = Uuid::new_v4();
+                queued |= webhooks::enqueue(c, project, lead, *event, id, None, now).await?;
+            }
+        }
+    }
+    Ok(queued)
 }
 
 /// Imports a batch of leads, each created when it says, into `project`; a row that repeats
@@ -199,17 +229,14 @@ async fn insert_imported(
     project: ProjectId,
     rows: &[&(LeadRow, DateTime<Utc>)],
 ) -> Result<u64, Error> {
-    let arrival = Arrival {
-        route: CreateRoute::Server,
-        spam: None,
-        duplicate_of: None,
-    };
+    let arrival = Arrival::imported();
     let new: Vec<_> = rows
         .iter()
         .map(|(row, at)| NewRow::of(row, &arrival, *at))
         .collect();
-    // Every imported lead's event is the same but for its lead and time.
-    let event = EventRow::of((project, LeadId(0)), Utc::now(), None, &Activity::Created)?;
+    // Every imported lead's one step is the same entry in its history but for its lead and
+    // time: the statement writes it for each.
+    let event = EventRow::of((project, LeadId(0)), Utc::now(), None, &arrival::IMPORTED)?;
     let mut values: Vec<&(dyn ToSql + Sync)> = vec![&event.actor, &event.activity];
     for (new, (row, _)) in new.iter().zip(rows) {
         values.extend(new.values(row, &project.0));
@@ -230,42 +257,6 @@ async fn insert_imported(
     // Not a cached statement: its text differs with the number of rows.
     let inserted: i64 = c.query_one(&sql, &values).await?.try_get(0)?;
     Ok(u64::try_from(inserted).unwrap_or_default())
-}
-
-/// What a create that inserted `id` answers, after recording it in the lead's history and
-/// queueing `lead.created` unless it is `spam`, and whether that queued an event.
-async fn created(
-    c: &impl GenericClient,
-    project: ProjectId,
-    (id, spam): (LeadId, Option<SpamReason>),
-    row: &LeadRow,
-    now: DateTime<Utc>,
-) -> Result<(CreatedLead, bool), Error> {
-    let event = EventRow::of((project, id), now, None, &Activity::Created)?;
-    activity::record(c, &event).await?;
-    let queued = match spam {
-        None => {
-            alerts::enqueue(c, (project, id), AlertKind::NewLead, now).await?;
-            assignment::in_turn(c, (project, id), row.data.form_name(), now).await?;
-            let event = WebhookEvent::LeadCreated;
-            webhooks::enqueue(c, project, id, event, Uuid::new_v4(), None, now).await?
-        }
-        Some(_) => false,
-    };
-    let created = CreatedLead {
-        lead_id: id,
-        unique_identifier: row.data.unique_identifier.clone(),
-        created: true,
-    };
-    Ok((created, queued))
-}
-
-/// The `leads.created_via` value of a route.
-fn route_name(route: CreateRoute) -> &'static str {
-    match route {
-        CreateRoute::Browser => "browser",
-        CreateRoute::Server => "server",
-    }
 }
 
 /// The columns a lead's row sets from its data, in the order of [`row_values`].
@@ -355,26 +346,18 @@ fn fields(data: &LeadData) -> [Option<&str>; 7] {
     ]
 }
 
-/// How a new lead arrived: its route, why it is spam (if it is), and the lead it
-/// duplicates (if any).
-struct Arrival {
-    route: CreateRoute,
-    spam: Option<SpamReason>,
-    duplicate_of: Option<i64>,
-}
-
 /// The lead a new lead with `keys` duplicates, by core's [`sql::duplicate_lookup`].
 async fn duplicate_of(
     c: &impl GenericClient,
     project: ProjectId,
     keys: &LeadKeys,
     now: DateTime<Utc>,
-) -> Result<Option<i64>, Error> {
+) -> Result<Option<LeadId>, Error> {
     let since = to_millis(&lead::duplicate_window_start(now));
     for (column, key) in keys.person_keys() {
         let sql = sql::duplicate_lookup(column, ["$1", "$2", "$3"]);
         if let Some(row) = one(c, &sql, &[&project.0, &key, &since]).await? {
-            return Ok(Some(row.try_get(0)?));
+            return Ok(Some(LeadId(row.try_get(0)?)));
         }
     }
     Ok(None)
@@ -400,17 +383,13 @@ impl<'a> NewRow<'a> {
 
     /// The rest of the new row of `row`, arriving by `arrival` at `now`.
     fn of(row: &'a LeadRow, arrival: &Arrival, now: DateTime<Utc>) -> Self {
-        let status = match arrival.spam {
-            Some(_) => LeadStatus::Spam.as_ref(),
-            None => LeadStatus::Open.as_ref(),
-        };
         Self {
             fields: fields(&row.data),
             now: to_millis(&now),
-            status,
-            via: route_name(arrival.route),
+            status: arrival.status().into(),
+            via: arrival.created_via(),
             reason: arrival.spam.map(<&str>::from),
-            duplicate_of: arrival.duplicate_of,
+            duplicate_of: arrival.duplicate_of.map(|lead| lead.0),
         }
     }
 
@@ -589,9 +568,9 @@ pub(crate) async fn mark_spam(
         .map(|row| row.try_get(0).map(LeadId))
         .collect::<Result<_, _>>()?;
     held.sort_unstable_by_key(|lead| lead.0);
+    let steps = arrival::held_steps(by);
     for lead in &held {
-        let event = EventRow::of((project, *lead), now, Some(by), &Activity::Spam { reason })?;
-        activity::record(c, &event).await?;
+        apply(c, project, (*lead, None), &steps, now).await?;
     }
     Ok(held)
 }
@@ -612,11 +591,7 @@ pub(crate) async fn release_spam(
         &[&lead.id.0],
     )
     .await?;
-    let event = EventRow::of((project, lead.id), now, Some(by), &Activity::NotSpam)?;
-    activity::record(c, &event).await?;
-    alerts::enqueue(c, (project, lead.id), AlertKind::NewLead, now).await?;
-    assignment::in_turn(c, (project, lead.id), lead.data.form_name(), now).await?;
-    let event = WebhookEvent::LeadCreated;
-    webhooks::enqueue(c, project, lead.id, event, Uuid::new_v4(), None, now).await?;
+    let steps = arrival::released_steps(lead, by);
+    apply(c, project, (lead.id, lead.data.form_name()), &steps, now).await?;
     Ok(())
 }

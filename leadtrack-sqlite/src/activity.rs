@@ -6,7 +6,8 @@ use chrono::{DateTime, Utc};
 use leadtrack_core::activity::{
     Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention,
 };
-use leadtrack_core::store::{Conflict, Entity, StoreError};
+use leadtrack_core::store::deletion::deletion;
+use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
 use rusqlite::{Connection, OptionalExtension};
@@ -110,18 +111,13 @@ pub(crate) fn delete_lead(
         )?
         .query_row((project.0, lead.0), |row| row.get(0))
         .optional()?;
-    match unfinished {
-        None => return Err(Error::Store(StoreError::NotFound(Entity::Lead))),
-        Some(true) => {
-            let conflict = Conflict::JobPending { lead_id: lead };
-            return Err(Error::Store(StoreError::Conflict(conflict)));
-        }
-        Some(false) => {}
-    }
+    let Some(unfinished) = unfinished else {
+        return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
+    };
+    let activity = deletion(lead, unfinished)?;
     for sql in DELETE_LEAD {
         conn.prepare_cached(sql)?.execute((project.0, lead.0))?;
     }
-    let activity = ProjectActivity::LeadDeleted { lead_id: lead };
     record_project_event(conn, project, by, &activity, now)
 }
 

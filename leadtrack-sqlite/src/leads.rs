@@ -2,8 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::Actor;
-use leadtrack_core::activity::{Activity, EventRow};
-use leadtrack_core::alert::AlertKind;
+use leadtrack_core::activity::EventRow;
 use leadtrack_core::channel;
 use leadtrack_core::import::ImportCounts;
 use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
@@ -11,11 +10,11 @@ use leadtrack_core::matching;
 use leadtrack_core::report;
 use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::store::arrival::{self, Arrival, Merge, Step, route_name};
 use leadtrack_core::store::sql::{self, NOT_SPAM};
 use leadtrack_core::store::{Entity, LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
-use leadtrack_core::webhook::WebhookEvent;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql};
 use uuid::Uuid;
@@ -24,8 +23,8 @@ use crate::rows::{self, Error, LEAD_COLUMNS};
 use crate::{activity, alerts, assignment, grams, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
-/// may merge into ([`LeadStore::create_lead_via`]), and records `created` or `merged` in its
-/// history, and queues `lead.created` or `lead.updated` for the webhooks that hear of it.
+/// may merge into ([`LeadStore::create_lead_via`]), as core's [`arrival`] plans it: the
+/// row, then each step (history, the original of a duplicate, alert, round-robin, webhooks).
 /// Runs in the writer's transaction, so concurrent creates are serialised and the
 /// unique index on `(project_id, unique_event_id, created_via)` backs the rule.
 ///
@@ -37,64 +36,89 @@ pub(crate) fn create(
     row: LeadRow,
     now: DateTime<Utc>,
 ) -> Result<CreatedLead, Error> {
-    if let Some(event_id) = row.data.unique_event_id() {
-        // A browser create sees only browser leads; a server create prefers its own
-        // route's lead ('server' sorts after 'browser').
-        let existing = conn
-            .prepare_cached(
-                "SELECT id, data FROM leads
-                 WHERE project_id = ?1 AND unique_event_id = ?2
-                   AND (?3 = 'server' OR created_via = 'browser')
-                 ORDER BY created_via DESC LIMIT 1",
-            )?
-            .query_row((project.0, event_id, route_name(route)), |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-            })
-            .optional()?;
-        if let Some((id, stored)) = existing {
-            let mut merged: LeadData = serde_json::from_str(&stored)?;
-            merged.merge(row.data);
-            let merged = LeadRow::of(merged)?;
-            write_row(conn, Write::Update(id), project, &merged, now)?;
-            let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Merged)?;
-            activity::record(conn, &event)?;
-            let event = WebhookEvent::LeadUpdated;
-            webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
-            return Ok(CreatedLead {
-                lead_id: LeadId(id),
-                unique_identifier: merged.data.unique_identifier,
-                created: false,
-            });
-        }
+    if let Some(merge) = merge_into(conn, project, route, &row.data)? {
+        write_row(conn, Write::Update(merge.lead), project, &merge.row, now)?;
+        let lead = (merge.lead, merge.row.data.form_name());
+        apply(conn, project, lead, &merge.steps(), now)?;
+        return Ok(merge.outcome());
     }
-    // A spam lead is nobody's original, and is announced only once a person frees it.
-    let duplicate_of = match spam {
-        None => duplicate_of(conn, project, &row.keys, now)?,
-        Some(_) => None,
+    let duplicate_of = match Arrival::looks_for_original(spam) {
+        true => duplicate_of(conn, project, &row.keys, now)?,
+        false => None,
     };
     let arrival = Arrival {
         route,
         spam,
         duplicate_of,
     };
-    let id = write_row(conn, Write::Insert(arrival), project, &row, now)?;
-    if let Some(original) = duplicate_of {
-        conn.prepare_cached("UPDATE leads SET duplicated = 1 WHERE id = ?1")?
-            .execute([original])?;
+    let id = write_row(conn, Write::Insert(&arrival), project, &row, now)?;
+    apply(
+        conn,
+        project,
+        (id, row.data.form_name()),
+        &arrival.steps(),
+        now,
+    )?;
+    Ok(arrival.outcome(id, &row))
+}
+
+/// The merge of `incoming` into the project's lead with its event id that `route` may
+/// merge into, if there is one. A browser create sees only browser leads; a server create
+/// prefers its own route's lead ('server' sorts after 'browser').
+fn merge_into(
+    conn: &Connection,
+    project: ProjectId,
+    route: CreateRoute,
+    incoming: &LeadData,
+) -> Result<Option<Merge>, Error> {
+    let Some(event_id) = incoming.unique_event_id() else {
+        return Ok(None);
+    };
+    let existing = conn
+        .prepare_cached(
+            "SELECT id, data, status FROM leads
+             WHERE project_id = ?1 AND unique_event_id = ?2
+               AND (?3 = 'server' OR created_via = 'browser')
+             ORDER BY created_via DESC LIMIT 1",
+        )?
+        .query_row((project.0, event_id, route_name(route)), |row| {
+            Ok((row.get(0)?, row.get::<_, String>(1)?, row.get(2)?))
+        })
+        .optional()?;
+    let Some((id, stored, status)) = existing else {
+        return Ok(None);
+    };
+    let status: LeadStatus = rows::parse("status", status)?;
+    let merge = Merge::plan(LeadId(id), (&stored, status), incoming.clone())?;
+    Ok(Some(merge))
+}
+
+/// Writes `steps` of `lead` (its id and form), in the order core's [`arrival`] plan gives.
+fn apply(
+    conn: &Connection,
+    project: ProjectId,
+    (lead, form): (LeadId, Option<&str>),
+    steps: &[Step],
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    for step in steps {
+        match step {
+            Step::MarkDuplicated(original) => {
+                conn.prepare_cached("UPDATE leads SET duplicated = 1 WHERE id = ?1")?
+                    .execute([original.0])?;
+            }
+            Step::Record { activity, by } => {
+                let event = EventRow::of((project, lead), now, by.as_ref(), activity)?;
+                activity::record(conn, &event)?;
+            }
+            Step::Alert(kind) => alerts::enqueue(conn, (project, lead), *kind, now)?,
+            Step::AssignInTurn => assignment::in_turn(conn, (project, lead), form, now)?,
+            Step::Announce(event) => {
+                webhooks::enqueue(conn, project, lead, *event, Uuid::new_v4(), None, now)?;
+            }
+        }
     }
-    let event = EventRow::of((project, LeadId(id)), now, None, &Activity::Created)?;
-    activity::record(conn, &event)?;
-    if spam.is_none() {
-        alerts::enqueue(conn, (project, LeadId(id)), AlertKind::NewLead, now)?;
-        assignment::in_turn(conn, (project, LeadId(id)), row.data.form_name(), now)?;
-        let event = WebhookEvent::LeadCreated;
-        webhooks::enqueue(conn, project, LeadId(id), event, Uuid::new_v4(), None, now)?;
-    }
-    Ok(CreatedLead {
-        lead_id: LeadId(id),
-        unique_identifier: row.data.unique_identifier,
-        created: true,
-    })
+    Ok(())
 }
 
 /// [`leadtrack_core::LeadStore::import_leads`], the rows made off the writer thread.
@@ -105,6 +129,7 @@ pub(crate) fn import(
 ) -> Result<ImportCounts, Error> {
     crate::admin::project(conn, project)?;
     let mut counts = ImportCounts::default();
+    let (arrival, steps) = (Arrival::imported(), arrival::imported_steps());
     for (row, created_at) in rows {
         let at = to_millis(&created_at);
         let repeated = conn
@@ -119,39 +144,23 @@ pub(crate) fn import(
             counts.duplicates += 1;
             continue;
         }
-        let arrival = Arrival {
-            route: CreateRoute::Server,
-            spam: None,
-            duplicate_of: None,
-        };
-        let id = write_row(conn, Write::Insert(arrival), project, &row, created_at)?;
-        let event = EventRow::of((project, LeadId(id)), created_at, None, &Activity::Created)?;
-        activity::record(conn, &event)?;
+        let id = write_row(conn, Write::Insert(&arrival), project, &row, created_at)?;
+        apply(
+            conn,
+            project,
+            (id, row.data.form_name()),
+            &steps,
+            created_at,
+        )?;
         counts.imported += 1;
     }
     Ok(counts)
 }
 
-/// The `leads.created_via` value of a route.
-fn route_name(route: CreateRoute) -> &'static str {
-    match route {
-        CreateRoute::Browser => "browser",
-        CreateRoute::Server => "server",
-    }
-}
-
 /// What [`write_row`] does: insert a lead as it arrived, or rewrite a lead.
-enum Write {
-    Insert(Arrival),
-    Update(i64),
-}
-
-/// How a new lead arrived: its route, why it is spam (if it is), and the lead it
-/// duplicates (if any).
-struct Arrival {
-    route: CreateRoute,
-    spam: Option<SpamReason>,
-    duplicate_of: Option<i64>,
+enum Write<'a> {
+    Insert(&'a Arrival),
+    Update(LeadId),
 }
 
 /// The lead a new lead with `keys` duplicates, by core's [`sql::duplicate_lookup`].
@@ -160,15 +169,15 @@ fn duplicate_of(
     project: ProjectId,
     keys: &LeadKeys,
     now: DateTime<Utc>,
-) -> Result<Option<i64>, Error> {
+) -> Result<Option<LeadId>, Error> {
     let since = to_millis(&lead::duplicate_window_start(now));
     for (column, key) in keys.person_keys() {
         let found = conn
             .prepare_cached(&sql::duplicate_lookup(column, ["?1", "?2", "?3"]))?
             .query_row((project.0, key, since), |row| row.get(0))
             .optional()?;
-        if found.is_some() {
-            return Ok(found);
+        if let Some(original) = found {
+            return Ok(Some(LeadId(original)));
         }
     }
     Ok(None)
@@ -177,11 +186,11 @@ fn duplicate_of(
 /// Inserts a new lead or rewrites an existing lead's row. Returns the lead's id.
 fn write_row(
     conn: &Connection,
-    write: Write,
+    write: Write<'_>,
     project: ProjectId,
     row: &LeadRow,
     now: DateTime<Utc>,
-) -> Result<i64, Error> {
+) -> Result<LeadId, Error> {
     let (data, keys) = (&row.data, &row.keys);
     let [
         first_source,
@@ -228,7 +237,7 @@ fn write_row(
         (":last_campaign", &last_campaign),
     ];
     match &write {
-        Write::Update(id) => {
+        Write::Update(LeadId(id)) => {
             params.push((":id", id));
             conn.prepare_cached(
                 "UPDATE leads SET updated_at = :now, data = :data, form_name = :form_name,
@@ -247,19 +256,18 @@ fn write_row(
             )?
             .execute(params.as_slice())?;
             grams::index(conn, (project.0, *id), &row.q_text, true)?;
-            Ok(*id)
+            Ok(LeadId(*id))
         }
         Write::Insert(arrival) => {
-            let status = match arrival.spam {
-                Some(_) => LeadStatus::Spam.as_ref(),
-                None => LeadStatus::Open.as_ref(),
-            };
-            let created_via = route_name(arrival.route);
+            let status = arrival.status();
+            let status = status.as_ref();
+            let created_via = arrival.created_via();
             let spam_reason = arrival.spam.map(<&str>::from);
+            let duplicate_of = arrival.duplicate_of.map(|lead| lead.0);
             params.push((":status", &status));
             params.push((":created_via", &created_via));
             params.push((":spam_reason", &spam_reason));
-            params.push((":duplicate_of", &arrival.duplicate_of));
+            params.push((":duplicate_of", &duplicate_of));
             conn.prepare_cached(
                 "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
                 first_name, last_name, email, phone, company_name, unique_identifier,
@@ -278,7 +286,7 @@ fn write_row(
             .execute(params.as_slice())?;
             let id = conn.last_insert_rowid();
             grams::index(conn, (project.0, id), &row.q_text, false)?;
-            Ok(id)
+            Ok(LeadId(id))
         }
     }
 }
@@ -359,10 +367,10 @@ pub(crate) fn mark_spam(
         "UPDATE leads SET status = 'spam', spam_reason = ?3, updated_at = ?4
          WHERE project_id = ?1 AND id = ?2 AND status = 'open'",
     )?;
+    let steps = arrival::held_steps(by);
     for lead in leads {
         if mark.execute((project.0, lead.0, reason.as_ref(), to_millis(&now)))? == 1 {
-            let event = EventRow::of((project, *lead), now, Some(by), &Activity::Spam { reason })?;
-            activity::record(conn, &event)?;
+            apply(conn, project, (*lead, None), &steps, now)?;
             held.push(*lead);
         }
     }
@@ -380,12 +388,8 @@ pub(crate) fn release_spam(
 ) -> Result<(), Error> {
     conn.prepare_cached("UPDATE leads SET status = 'open', spam_reason = NULL WHERE id = ?1")?
         .execute([lead.id.0])?;
-    let event = EventRow::of((project, lead.id), now, Some(by), &Activity::NotSpam)?;
-    activity::record(conn, &event)?;
-    alerts::enqueue(conn, (project, lead.id), AlertKind::NewLead, now)?;
-    assignment::in_turn(conn, (project, lead.id), lead.data.form_name(), now)?;
-    let event = WebhookEvent::LeadCreated;
-    webhooks::enqueue(conn, project, lead.id, event, Uuid::new_v4(), None, now)
+    let steps = arrival::released_steps(lead, by);
+    apply(conn, project, (lead.id, lead.data.form_name()), &steps, now)
 }
 
 fn lead_not_found() -> Error {

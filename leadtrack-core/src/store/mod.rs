@@ -20,6 +20,8 @@
 //! A backend passes the conformance suite of `leadtrack_core::testkit` (feature `testkit`)
 //! before it is used.
 
+pub mod arrival;
+pub mod deletion;
 mod error;
 pub mod rating;
 mod row;

@@ -8,7 +8,7 @@
 //! what a rating again sends; [`spam`] spam leads and duplicates; [`drafts`] ratings kept
 //! for review; [`assignment`] leads given to members, by people and by round-robin; [`alerts`] the
 //! alerts queued, members' alert preferences and chat channels; [`secrets`] secrets sealed
-//! at rest.
+//! at rest; [`arrival`] what a lead's arrival may set off (merges, spam, duplicates).
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -39,6 +39,7 @@ pub mod accounts;
 pub mod activity;
 pub mod admin;
 pub mod alerts;
+pub mod arrival;
 pub mod assignment;
 pub mod comments;
 pub mod conversions;

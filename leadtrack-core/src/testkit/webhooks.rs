@@ -18,7 +18,12 @@ use crate::webhook::{
     WebhookEvents,
 };
 
-async fn add<S: Admin>(store: &S, project: &Project, name: &str, events: &str) -> Webhook {
+pub(crate) async fn add<S: Admin>(
+    store: &S,
+    project: &Project,
+    name: &str,
+    events: &str,
+) -> Webhook {
     let events = WebhookEvents::parse_list(events).expect("event names");
     let new = NewWebhook::new(&format!("https://{name}.example/hook"), None, events)
         .expect("valid webhook");
@@ -39,7 +44,7 @@ fn delivered() -> WebhookAttempt {
 }
 
 /// Claims and delivers everything due at minute 100, in claim order.
-async fn drain<S: JobQueue>(store: &S) -> Vec<ClaimedWebhookEvent> {
+pub(crate) async fn drain<S: JobQueue>(store: &S) -> Vec<ClaimedWebhookEvent> {
     let mut claimed = Vec::new();
     while let Some(event) = store
         .claim_webhook_event(at(100), Duration::minutes(5))
