@@ -10,7 +10,8 @@ use leadtrack_http::Body;
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::session::{self, Form, Viewer};
+use crate::session::{self, Form};
+use crate::viewer::Viewer;
 use crate::{Config, Request, render};
 
 /// The signed-in user, or the answer for a visitor: a `GET` goes to the sign-in page and

@@ -15,8 +15,8 @@ use crate::inbox::{MemberForm, parse_id};
 use crate::lead::Rated;
 use crate::list::{self, BulkResult};
 use crate::render;
-use crate::session::Viewer;
 use crate::view::InboxView;
+use crate::viewer::Viewer;
 
 /// The members of the project who may take leads, in the team's order: what an assignee
 /// picker offers.

@@ -25,7 +25,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::inbox::MemberForm;
-use crate::session::Viewer;
+use crate::viewer::Viewer;
 use crate::{Config, Request, format, mail, render};
 
 /// A comment as the thread shows it.

@@ -13,7 +13,7 @@ use crate::inbox::MemberForm;
 use crate::lead::{self, Rated, display_name};
 use crate::list::BulkResult;
 use crate::render::{self, Layout};
-use crate::session::Viewer;
+use crate::viewer::Viewer;
 use leadtrack_core::account::Membership;
 
 #[derive(Template)]

@@ -17,7 +17,7 @@ use crate::bulk::{Outcome, Refusal};
 use crate::inbox::MemberForm;
 use crate::lead;
 use crate::render;
-use crate::session::Viewer;
+use crate::viewer::Viewer;
 
 /// What keeping a draft did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, strum::AsRefStr)]

@@ -13,8 +13,9 @@ use crate::bulk::{self, Refusal};
 use crate::lead::{self, Rated, Rating};
 use crate::list::{self, BulkResult};
 use crate::routes::Leads;
-use crate::session::{Form, Viewer};
+use crate::session::Form;
 use crate::view::InboxView;
+use crate::viewer::Viewer;
 use crate::{Config, Request, access, assign, comments, delete, drafts, render, row, spam};
 
 /// A member's posted form, genuine: who posted it, their membership of the project, and

@@ -24,7 +24,8 @@ use warp::http::header;
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
-use crate::session::{self, Form, Viewer};
+use crate::session::{self, Form};
+use crate::viewer::Viewer;
 use crate::{Config, Request};
 
 /// How the invitee takes the invitation.
@@ -300,7 +301,7 @@ async fn joined<S: Store>(
             id: user.id,
             name: user.name.clone(),
         },
-        address: Some(session::client_address(request, config)),
+        address: Some(crate::viewer::client_address(request, config)),
     };
     let event = ProjectActivity::InvitationAccepted {
         email: user.email.clone(),

@@ -29,8 +29,9 @@ use crate::assign;
 use crate::comments::{CommentRow, first_touch_text};
 use crate::format;
 use crate::render::{self, Layout};
-use crate::session::{Form, Viewer};
+use crate::session::Form;
 use crate::spam::SpamCard;
+use crate::viewer::Viewer;
 
 /// A `key: value` line of the lead's data.
 pub(crate) struct Field {

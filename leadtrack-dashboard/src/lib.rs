@@ -74,6 +74,7 @@ mod session;
 mod settings;
 mod spam;
 mod view;
+mod viewer;
 
 use routes::Route;
 pub use routes::{label, redacted};

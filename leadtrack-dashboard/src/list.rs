@@ -28,8 +28,8 @@ use crate::format;
 use crate::lead::{Held, RatingChoice, choices, display_name};
 use crate::render::{self, Layout};
 use crate::saved_views::ViewLink;
-use crate::session::Viewer;
 use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
+use crate::viewer::Viewer;
 
 /// A tab with its count.
 pub(crate) struct Tab {

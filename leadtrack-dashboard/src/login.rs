@@ -100,7 +100,7 @@ async fn attempt<S: Accounts>(
 ) -> Result<Response, StoreError> {
     let (email, password) = (form.get("email").trim(), form.get("password"));
     let next = local_path(form.get("next"));
-    let address = session::client_address(request, config);
+    let address = crate::viewer::client_address(request, config);
     let now = Utc::now();
 
     let failures = store

@@ -19,7 +19,8 @@ use warp::http::header;
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
-use crate::session::{self, Viewer};
+use crate::session;
+use crate::viewer::Viewer;
 use crate::{Config, Request, mail};
 
 #[derive(Template)]

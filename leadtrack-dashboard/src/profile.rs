@@ -29,8 +29,9 @@ use warp::reply::Response;
 
 use crate::render::{self, Layout};
 use crate::routes::Profile;
-use crate::session::{self, Form, Viewer};
+use crate::session::{self, Form};
 use crate::settings::{Problems, sentence};
+use crate::viewer::Viewer;
 use crate::{Config, Request, access, format, login, mail};
 
 /// A session as the page lists it.
@@ -309,7 +310,7 @@ async fn current_password<S: Accounts>(
 ) -> Result<Result<(), String>, StoreError> {
     let (email, address, now) = (
         &viewer.user.email,
-        session::client_address(request, config),
+        crate::viewer::client_address(request, config),
         Utc::now(),
     );
     let failures = store

@@ -13,7 +13,7 @@ use warp::http::header::{self, HeaderMap, HeaderValue};
 use warp::reply::Response;
 
 use crate::Request;
-use crate::session::Viewer;
+use crate::viewer::Viewer;
 
 /// What the layout shows around every page.
 pub(crate) struct Layout {

@@ -18,8 +18,9 @@ use warp::reply::Response;
 use crate::inbox::MemberForm;
 use crate::lead::{self, Held};
 use crate::list::{self, BulkResult};
-use crate::session::{Form, Viewer};
+use crate::session::Form;
 use crate::view::InboxView;
+use crate::viewer::Viewer;
 use crate::{Request, drafts, render};
 
 /// Whether the request was sent by the page's script, which reads JSON.

@@ -1,10 +1,9 @@
-//! Who is asking: the session cookie, the signed-in [`Viewer`], and the checks that a form
+//! Who is asking: the session cookie that makes a [`Viewer`], and the checks that a form
 //! came from this site (its origin and the session's anti-forgery token).
 
 use chrono::Utc;
 use cookie::{Cookie, SameSite};
-use leadtrack_core::account::{Actor, Device, Session, SessionToken, User};
-use leadtrack_core::activity::Attribution;
+use leadtrack_core::account::{Device, Session, SessionToken, User};
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::UserId;
 use leadtrack_core::{Accounts, StoreError};
@@ -12,48 +11,12 @@ use leadtrack_http::{Body, BodyError};
 use subtle::ConstantTimeEq;
 use warp::http::header::{self, HeaderValue};
 
+use crate::viewer::{Viewer, client_address};
 use crate::{Config, Request, render};
 use warp::reply::Response;
 
 /// The session cookie's name.
 pub(crate) const COOKIE: &str = "lt_session";
-
-/// A signed-in user and their session.
-pub(crate) struct Viewer {
-    /// The user.
-    pub(crate) user: User,
-    /// The session's token, as the cookie holds it.
-    pub(crate) token: SessionToken,
-}
-
-impl Viewer {
-    /// The session's anti-forgery token, for forms.
-    pub(crate) fn csrf(&self) -> String {
-        self.token.csrf_token()
-    }
-
-    /// The viewer as the store records who did something.
-    pub(crate) fn actor(&self) -> Actor {
-        Actor::User {
-            id: self.user.id,
-            name: self.user.name.clone(),
-        }
-    }
-
-    /// The viewer and their address, as a project's history records who did something.
-    pub(crate) fn attribution(&self, request: &Request, config: &Config) -> Attribution {
-        Attribution {
-            actor: self.actor(),
-            address: Some(client_address(request, config)),
-        }
-    }
-}
-
-/// The client's address: the peer's, or the one a trusted proxy forwarded.
-pub(crate) fn client_address(request: &Request, config: &Config) -> String {
-    leadtrack_http::client_ip(&request.headers, request.remote, config.trust_proxy)
-        .unwrap_or_default()
-}
 
 /// Starts a session of `user` for the browser that sent `request`, and answers the
 /// `Set-Cookie` that gives it the session.

@@ -64,7 +64,8 @@ use warp::reply::Response;
 
 use crate::render::{self, Layout};
 use crate::routes::Settings;
-use crate::session::{self, Form, Viewer};
+use crate::session::{self, Form};
+use crate::viewer::Viewer;
 use crate::{Config, Request, access};
 
 /// Answers the settings `page` (under `/projects/{project}/settings`).
@@ -177,7 +178,7 @@ async fn owner_page<S: Accounts>(
     public_id: &str,
 ) -> Result<Owner, Response> {
     let (viewer, membership) = access::project_page(store, request, public_id, Role::Owner).await?;
-    let address = session::client_address(request, config);
+    let address = crate::viewer::client_address(request, config);
     Ok(Owner {
         viewer,
         membership,
@@ -196,7 +197,7 @@ async fn owner_form<S: Accounts>(
 ) -> Result<(Owner, Form), Response> {
     let (viewer, membership, form) =
         access::project_form(store, config, request, public_id, Role::Owner, body).await?;
-    let address = session::client_address(request, config);
+    let address = crate::viewer::client_address(request, config);
     let owner = Owner {
         viewer,
         membership,
@@ -220,7 +221,7 @@ async fn owner_upload<S: Accounts>(
         (body, limit),
     )
     .await?;
-    let address = session::client_address(request, config);
+    let address = crate::viewer::client_address(request, config);
     let owner = Owner {
         viewer,
         membership,
