@@ -3,9 +3,10 @@
 //! owner role (else `403`).
 
 use leadtrack_core::account::Membership;
+use leadtrack_core::lead::StoredLead;
 use leadtrack_core::store::Entity;
-use leadtrack_core::types::Role;
-use leadtrack_core::{Accounts, StoreError};
+use leadtrack_core::types::{LeadId, LeadIdentifier, Role};
+use leadtrack_core::{Accounts, Store, StoreError};
 use leadtrack_http::Body;
 use warp::http::Method;
 use warp::reply::Response;
@@ -110,3 +111,21 @@ pub(crate) async fn project_form<S: Accounts>(
     let membership = project(store, &viewer, public_id, needed).await?;
     Ok((viewer, membership, form))
 }
+
+/// The project's lead `id`, or the page to answer instead: `404`, or the store's failure.
+pub(crate) async fn found<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    project: leadtrack_core::ProjectId,
+    id: LeadId,
+) -> Result<StoredLead, Response> {
+    match store.find_lead(project, &LeadIdentifier::LeadId(id)).await {
+        Ok(lead) => Ok(lead),
+        Err(StoreError::NotFound(_)) => Err(render::not_found(Some(viewer))),
+        Err(err) => Err(render::store_failure(err, Some(viewer))),
+    }
+}
+
+/// A member's posted form, genuine: who posted it, their membership of the project, and
+/// the form.
+pub(crate) type MemberForm = (Viewer, Membership, Form);

@@ -4,37 +4,19 @@
 
 use chrono::Utc;
 use leadtrack_core::Store;
-use leadtrack_core::account;
-use leadtrack_core::assignment::Assignee;
 use leadtrack_core::store::{Entity, StoreError};
-use leadtrack_core::types::{LeadId, ProjectId, UserId};
+use leadtrack_core::types::{LeadId, UserId};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::inbox::{MemberForm, parse_id};
-use crate::lead::Rated;
-use crate::list::{self, BulkResult};
+use crate::access::MemberForm;
+use crate::list;
+use crate::rating::BulkResult;
+use crate::rating::Rated;
 use crate::render;
+use crate::routes::parse_id;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
-
-/// The members of the project who may take leads, in the team's order: what an assignee
-/// picker offers.
-pub(crate) async fn takers<S: Store>(
-    store: &S,
-    project: ProjectId,
-) -> Result<Vec<Assignee>, StoreError> {
-    Ok(account::takers(store.members(project).await?))
-}
-
-/// How a page names a lead's assignee: their name (empty for nobody), and whether it is
-/// `viewer`.
-pub(crate) fn shown(assignee: Option<&Assignee>, viewer: UserId) -> (String, bool) {
-    match assignee {
-        Some(assignee) => (assignee.name.clone(), assignee.id == viewer),
-        None => (String::new(), false),
-    }
-}
 
 /// Who a form's `to` names: `me`, a user id, or `none` for nobody; `None` when it names
 /// nobody at all (empty: no choice made) or nothing sensible.

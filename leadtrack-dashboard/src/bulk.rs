@@ -11,33 +11,9 @@ use leadtrack_core::types::{LeadId, LeadIdentifier};
 use uuid::Uuid;
 use warp::http::StatusCode;
 
-use crate::lead::{Held, Rated, display_name};
-use crate::list::BulkResult;
-
-/// Why a lead of a bulk rating was not rated, as the redirect names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::AsRefStr, strum::EnumString)]
-#[strum(serialize_all = "lowercase")]
-pub(crate) enum Refusal {
-    /// Its last rating is still waiting or being sent.
-    Pending,
-    /// Not a lead of this project.
-    Missing,
-    /// The store failed; nothing changed for it.
-    Failed,
-    /// Its draft no longer applies (its label was deleted).
-    Invalid,
-}
-
-impl Refusal {
-    fn sentence(self) -> &'static str {
-        match self {
-            Self::Pending => "its last rating is still being sent",
-            Self::Missing => "not found in this project",
-            Self::Failed => "something went wrong on our side; nothing was changed",
-            Self::Invalid => "its rating's label no longer exists; rate it again",
-        }
-    }
-}
+use crate::rating::BulkResult;
+use crate::rating::Refusal;
+use crate::rating::{Held, Rated, display_name};
 
 /// What a bulk rating did: the leads rated, those refused and why, those the form had
 /// rated already, the form's token, and when its window ends.

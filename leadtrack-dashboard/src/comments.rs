@@ -24,7 +24,7 @@ use leadtrack_core::{Store, StoreError};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::inbox::MemberForm;
+use crate::access::MemberForm;
 use crate::viewer::Viewer;
 use crate::{Config, Request, format, mail, render};
 

@@ -9,9 +9,9 @@ use leadtrack_core::{Store, StoreError};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::inbox::MemberForm;
-use crate::lead::{self, Rated, display_name};
-use crate::list::BulkResult;
+use crate::access::MemberForm;
+use crate::rating::BulkResult;
+use crate::rating::{Rated, display_name};
 use crate::render::{self, Layout};
 use crate::viewer::Viewer;
 use leadtrack_core::account::Membership;
@@ -33,7 +33,7 @@ pub(crate) async fn ask<S: Store>(
     id: LeadId,
 ) -> Response {
     let project = &membership.project;
-    let lead = match lead::found(store, &viewer, project.id, id).await {
+    let lead = match crate::access::found(store, &viewer, project.id, id).await {
         Ok(lead) => lead,
         Err(answer) => return answer,
     };

@@ -13,9 +13,10 @@ use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::bulk::{Outcome, Refusal};
-use crate::inbox::MemberForm;
+use crate::access::MemberForm;
+use crate::bulk::Outcome;
 use crate::lead;
+use crate::rating::Refusal;
 use crate::render;
 use crate::viewer::Viewer;
 

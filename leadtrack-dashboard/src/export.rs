@@ -33,7 +33,7 @@ use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
 
 use crate::view::InboxView;
-use crate::{Config, Request, access, lead, render};
+use crate::{Config, Request, access, render};
 
 /// Leads read and written per batch.
 pub(crate) const BATCH: u32 = 1_000;
@@ -276,7 +276,7 @@ impl Export {
             lead.note.as_deref().map(Cow::Borrowed),
             lead.conversion_id.map(|id| Cow::Owned(id.to_string())),
             lead.conversion_id
-                .map(|id| Cow::Owned(lead::conversion_name(id, &self.labels))),
+                .map(|id| Cow::Owned(crate::rating::conversion_name(id, &self.labels))),
             rating.and_then(|event| owned(leadtrack_core::time::format(&event.at))),
             rating
                 .and_then(|event| event.by.as_ref())

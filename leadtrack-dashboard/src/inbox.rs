@@ -9,18 +9,19 @@ use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::bulk::{self, Refusal};
-use crate::lead::{self, Rated, Rating};
-use crate::list::{self, BulkResult};
+use crate::access::MemberForm;
+use crate::bulk;
+use crate::lead::{self, Rating};
+use crate::list;
+use crate::rating::BulkResult;
+use crate::rating::Rated;
+use crate::rating::Refusal;
 use crate::routes::Leads;
+use crate::routes::parse_id;
 use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
 use crate::{Config, Request, access, assign, comments, delete, drafts, render, row, spam};
-
-/// A member's posted form, genuine: who posted it, their membership of the project, and
-/// the form.
-pub(crate) type MemberForm = (Viewer, Membership, Form);
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
 pub(crate) async fn handle<S: Store + Clone>(
@@ -107,16 +108,6 @@ pub(crate) async fn handle<S: Store + Clone>(
             }
         }
     }
-}
-
-/// A lead id in a path or a form: a positive number.
-pub(crate) fn parse_id(text: &str) -> Option<LeadId> {
-    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
-    digits
-        .then(|| text.parse().ok())
-        .flatten()
-        .filter(|id| *id > 0)
-        .map(LeadId)
 }
 
 /// What the lead page says after a rating, from its `?done=` parameter (a fixed sentence

@@ -47,6 +47,7 @@
 
 mod access;
 mod assign;
+mod assignees;
 mod bulk;
 mod chart;
 mod columns;
@@ -65,6 +66,7 @@ mod pages;
 mod password;
 mod preferences;
 mod profile;
+mod rating;
 mod render;
 mod reports;
 mod routes;

@@ -22,12 +22,12 @@ use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::assign;
 use crate::columns::Col;
 use crate::format;
-use crate::lead::{Held, RatingChoice, choices, display_name};
+use crate::rating::BulkResult;
+use crate::rating::{Held, RatingChoice, choices, display_name};
 use crate::render::{self, Layout};
-use crate::saved_views::ViewLink;
+use crate::view::ViewLink;
 use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
 use crate::viewer::Viewer;
 
@@ -118,21 +118,6 @@ pub(crate) struct Picker {
     pub(crate) options: Vec<(String, String)>,
     /// The view's value; empty for any.
     pub(crate) selected: String,
-}
-
-/// What a bulk rating did, for the banner above the inbox.
-#[derive(Default)]
-pub(crate) struct BulkResult {
-    /// How many leads were rated.
-    pub(crate) rated: usize,
-    /// The leads refused, each with why.
-    pub(crate) refused: Vec<(String, String)>,
-    /// A problem with the form itself (no lead picked, no rating picked, a bad price).
-    pub(crate) problem: Option<String>,
-    /// A sentence of its own: the form was saved already, or an undo's outcome.
-    pub(crate) notice: Option<String>,
-    /// The batch's token and its wait, while it can be undone.
-    pub(crate) undo: Option<(String, Held)>,
 }
 
 #[derive(Template)]
@@ -258,7 +243,7 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
     let mut choices = choices(lead, context.labels, context.integrations, lost);
     // Open heads the list, as the lead's state before any rating.
     choices.rotate_right(1);
-    let (assignee, mine) = assign::shown(lead.assignee.as_ref(), context.viewer);
+    let (assignee, mine) = crate::assignees::shown(lead.assignee.as_ref(), context.viewer);
     Row {
         id: lead.id,
         created: format::relative(&lead.created_at, context.now),
@@ -389,7 +374,7 @@ async fn read<S: Store>(
         true => LeadStatus::VARIANTS.iter().map(|s| (*s, None)).collect(),
         false => counted(&everybody, store.status_counts(project, &everybody).await?),
     };
-    let takers = assign::takers(store, project).await?;
+    let takers = crate::assignees::takers(store, project).await?;
     let mine = match takers.iter().any(|taker| taker.id == user) {
         true => {
             let theirs = LeadQuery {

@@ -10,7 +10,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::format;
-use crate::lead::platform_name;
+use crate::rating::platform_name;
 use crate::render::{self, Layout};
 use crate::{Config, Request, access};
 

@@ -4,6 +4,7 @@
 
 use std::sync::LazyLock;
 
+use leadtrack_core::types::LeadId;
 use leadtrack_http::{Found, Router};
 use warp::http::Method;
 
@@ -698,6 +699,16 @@ pub(crate) fn page_of(path: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// A lead id in a path or a form: a positive number.
+pub(crate) fn parse_id(text: &str) -> Option<LeadId> {
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    digits
+        .then(|| text.parse().ok())
+        .flatten()
+        .filter(|id| *id > 0)
+        .map(LeadId)
 }
 
 #[cfg(test)]

@@ -15,9 +15,11 @@ use warp::http::StatusCode;
 use warp::http::header::ACCEPT;
 use warp::reply::Response;
 
-use crate::inbox::MemberForm;
-use crate::lead::{self, Held};
-use crate::list::{self, BulkResult};
+use crate::access::MemberForm;
+use crate::lead;
+use crate::list;
+use crate::rating::BulkResult;
+use crate::rating::Held;
 use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;

@@ -4,57 +4,16 @@
 
 use chrono::Utc;
 use leadtrack_core::Store;
-use leadtrack_core::saved_view::{NewSavedView, SavedView};
+use leadtrack_core::saved_view::NewSavedView;
 use leadtrack_core::types::Role;
 use leadtrack_http::Body;
 use warp::reply::Response;
 
 use crate::columns::Col;
-use crate::list::BulkResult;
+use crate::rating::BulkResult;
 use crate::view::InboxView;
+use crate::view::opening;
 use crate::{Config, Request, access, list, render};
-
-/// A saved view as the inbox lists it.
-pub(crate) struct ViewLink {
-    pub(crate) id: i64,
-    pub(crate) name: String,
-    /// The team's (else the viewer's own).
-    pub(crate) shared: bool,
-    /// The inbox's query string that opens it.
-    pub(crate) href: String,
-    /// The inbox shows it now.
-    pub(crate) current: bool,
-    /// The viewer may delete it.
-    pub(crate) deletable: bool,
-}
-
-impl ViewLink {
-    /// `view` as listed in `inbox`'s page, for a viewer of `role` who is `user`.
-    pub(crate) fn of(
-        view: &SavedView,
-        inbox: &InboxView,
-        (user, role): (leadtrack_core::UserId, Role),
-    ) -> Self {
-        Self {
-            id: view.id,
-            name: view.name.clone(),
-            shared: view.shared,
-            href: opening(view),
-            current: inbox.saved == Some(view.id),
-            deletable: view.may_delete(user, role),
-        }
-    }
-}
-
-/// The query string of the inbox showing `view`.
-fn opening(view: &SavedView) -> String {
-    let id = format!("view={}", view.id);
-    if view.query.is_empty() {
-        id
-    } else {
-        format!("{}&{id}", view.query)
-    }
-}
 
 /// `POST /projects/{projectId}/views`: saves the posted view (`name`, `shared`, `query`,
 /// its `column`s), then opens it (`303`). A bad name shows the inbox again with why (`400`).

@@ -16,10 +16,11 @@ use leadtrack_core::{Store, StoreError, spam};
 use strum::VariantArray;
 use warp::reply::Response;
 
-use crate::inbox::{MemberForm, parse_id};
-use crate::lead::{self, Rated, display_name};
-use crate::list::BulkResult;
+use crate::access::MemberForm;
+use crate::rating::BulkResult;
+use crate::rating::{Rated, display_name};
 use crate::render;
+use crate::routes::parse_id;
 
 /// `POST /projects/{projectId}/leads/spam`: holds the posted open leads as spam; then back
 /// to the inbox view (`back`), or to the one lead's page.
@@ -116,7 +117,7 @@ pub(crate) fn notice(query: &str) -> Option<BulkResult> {
 pub(crate) async fn trust<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
     let (viewer, membership, form) = member;
     let project = &membership.project;
-    let lead = match lead::found(store, &viewer, project.id, id).await {
+    let lead = match crate::access::found(store, &viewer, project.id, id).await {
         Ok(lead) => lead,
         Err(answer) => return answer,
     };

@@ -25,7 +25,8 @@ use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::{
     AssigneeFilter, DuplicateFilter, Sort, SortDirection, SortField,
 };
-use leadtrack_core::types::{LeadStatus, UserId};
+use leadtrack_core::saved_view::SavedView;
+use leadtrack_core::types::{LeadStatus, Role, UserId};
 use strum::VariantArray;
 
 /// Leads per inbox page.
@@ -325,6 +326,48 @@ impl InboxView {
 /// Every tab, in the inbox's order.
 pub(crate) fn tabs() -> &'static [LeadStatus] {
     LeadStatus::VARIANTS
+}
+
+/// A saved view as the inbox lists it.
+pub(crate) struct ViewLink {
+    pub(crate) id: i64,
+    pub(crate) name: String,
+    /// The team's (else the viewer's own).
+    pub(crate) shared: bool,
+    /// The inbox's query string that opens it.
+    pub(crate) href: String,
+    /// The inbox shows it now.
+    pub(crate) current: bool,
+    /// The viewer may delete it.
+    pub(crate) deletable: bool,
+}
+
+impl ViewLink {
+    /// `view` as listed in `inbox`'s page, for a viewer of `role` who is `user`.
+    pub(crate) fn of(
+        view: &SavedView,
+        inbox: &InboxView,
+        (user, role): (leadtrack_core::UserId, Role),
+    ) -> Self {
+        Self {
+            id: view.id,
+            name: view.name.clone(),
+            shared: view.shared,
+            href: opening(view),
+            current: inbox.saved == Some(view.id),
+            deletable: view.may_delete(user, role),
+        }
+    }
+}
+
+/// The query string of the inbox showing `view`.
+pub(crate) fn opening(view: &SavedView) -> String {
+    let id = format!("view={}", view.id);
+    if view.query.is_empty() {
+        id
+    } else {
+        format!("{}&{id}", view.query)
+    }
 }
 
 #[cfg(test)]

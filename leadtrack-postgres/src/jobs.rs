@@ -22,20 +22,21 @@ use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::alert::AlertKind;
 use leadtrack_core::job::{
-    Attempt, ClaimedJob, Delivery, FormRating, JobRecord, Lease, QueueDepth, QueueDepths,
-    RetryTarget, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, Delivery, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange,
+    UndoTarget,
 };
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::store::rating::{self, QueuedRating, Reopening};
 use leadtrack_core::store::{Conflict, Entity, StoreError};
-use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
+use leadtrack_core::time::{from_millis, to_millis};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
+use crate::lease::{depth, due, new_lease};
 use crate::rows::{self, ATTEMPT_COLUMNS, JOB_COLUMNS, LEAD_COLUMNS, all, one, run};
-use crate::{activity, admin, alerts, drafts, leads, webhooks};
+use crate::{activity, admin, alerts, drafts, leads, lookup, webhooks};
 
 /// The error of a job (`id`) whose lease the caller no longer holds.
 fn lease_lost(id: JobId) -> Error {
@@ -76,7 +77,7 @@ pub(crate) async fn update_status(
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
-    let found = leads::find(c, project, &update.identifier).await?;
+    let found = lookup::find(c, project, &update.identifier).await?;
     // As it is once locked: a concurrent merge may have changed it meanwhile.
     let mut lead = lock_lead(c, project, found.id).await?;
     drafts::discard(c, project, lead.id).await?;
@@ -371,93 +372,6 @@ fn count(column: &'static str, value: i32) -> Result<u32, Error> {
     })
 }
 
-/// The row due soonest at `now_ms` of a leased queue (`jobs`, `webhook_events`: `state`,
-/// `due_at`, `lease_expires_at`), locked (`FOR UPDATE SKIP LOCKED`: a row another
-/// transaction holds is passed over, never waited for), as `(project_id, id)`: a queued
-/// row due by then, or a running one whose lease has lapsed (its worker died), whichever
-/// has waited longer (a tie goes to the queued one).
-///
-/// Each half is read from the table's partial index on its state, first the lapsed leases
-/// (rarely any), then the queued rows due no later than the lapsed one found. When both
-/// are found and the queued one wins, the lapsed row stays locked until the transaction
-/// ends, so a concurrent claim passes over it for that moment.
-pub(crate) async fn due(
-    c: &impl GenericClient,
-    table: &str,
-    now_ms: i64,
-) -> Result<Option<(i64, i64)>, Error> {
-    let lapsed = one(
-        c,
-        &format!(
-            "SELECT project_id, id, lease_expires_at FROM {table}
-             WHERE state = 'running' AND lease_expires_at <= $1
-             ORDER BY lease_expires_at, id LIMIT 1
-             FOR UPDATE SKIP LOCKED"
-        ),
-        &[&now_ms],
-    )
-    .await?;
-    let lapsed = match lapsed {
-        Some(row) => Some((row.try_get(0)?, row.try_get(1)?, row.try_get::<_, i64>(2)?)),
-        None => None,
-    };
-    let until = lapsed.map_or(now_ms, |(_, _, expired)| expired);
-    let queued = one(
-        c,
-        &format!(
-            "SELECT project_id, id FROM {table}
-             WHERE state = 'queued' AND due_at <= $1
-             ORDER BY due_at, id LIMIT 1
-             FOR UPDATE SKIP LOCKED"
-        ),
-        &[&until],
-    )
-    .await?;
-    Ok(match queued {
-        Some(row) => Some((row.try_get(0)?, row.try_get(1)?)),
-        None => lapsed.map(|(project, id, _)| (project, id)),
-    })
-}
-
-/// How a leased queue (`jobs`, `webhook_events`) stands at `now_ms`, in one statement (one
-/// snapshot); each figure is read from the table's partial index on its state.
-pub(crate) async fn depth(
-    c: &impl GenericClient,
-    table: &str,
-    now_ms: i64,
-) -> Result<QueueDepth, Error> {
-    let sql = format!(
-        "SELECT (SELECT count(*) FROM {table} WHERE state = 'queued'),
-                (SELECT count(*) FROM {table} WHERE state = 'running'),
-                (SELECT min(due_at) FROM {table} WHERE state = 'queued')"
-    );
-    let row = one(c, &sql, &[])
-        .await?
-        .ok_or_else(|| StoreError::Invalid(format!("no depth of {table}")))?;
-    let queued: i64 = row.try_get(0)?;
-    let running: i64 = row.try_get(1)?;
-    let first_due: Option<i64> = row.try_get(2)?;
-    Ok(QueueDepth {
-        queued: u64::try_from(queued).unwrap_or_default(),
-        running: u64::try_from(running).unwrap_or_default(),
-        oldest_due_for: first_due
-            .filter(|due| *due <= now_ms)
-            .map(|due| Duration::milliseconds(now_ms.saturating_sub(due)))
-            .unwrap_or_default(),
-    })
-}
-
-/// The lease a claim at `now` holds for `lease_for`, with a new token.
-pub(crate) fn new_lease(now: DateTime<Utc>, lease_for: Duration) -> Result<Lease, Error> {
-    let expires_at = now
-        .checked_add_signed(lease_for)
-        .ok_or_else(|| StoreError::Invalid("the lease would end out of range".to_owned()))?;
-    Ok(Lease {
-        token: Uuid::new_v4(),
-        expires_at: truncate_to_millis(expires_at),
-    })
-}
-
 /// Leases the job due soonest: a queued job due by `now`, or a running one whose lease
 /// has lapsed (its worker died), with everything the worker needs to deliver it, read in
 /// the same transaction. Concurrent claims take different jobs ([`due`]).
@@ -489,7 +403,7 @@ pub(crate) async fn claim(
         Some(row) => rows::job(&row)?,
         None => return Err(admin::not_found(Entity::Job)),
     };
-    let lead = leads::find(c, job.project_id, &LeadIdentifier::LeadId(job.lead_id)).await?;
+    let lead = lookup::find(c, job.project_id, &LeadIdentifier::LeadId(job.lead_id)).await?;
     let deliveries = deliveries(c, job.project_id, job.id).await?;
     let project = admin::project(c, job.project_id).await?;
     let label = match job.conversion_id {

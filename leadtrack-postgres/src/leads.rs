@@ -6,18 +6,17 @@ use leadtrack_core::account::Actor;
 use leadtrack_core::activity::EventRow;
 use leadtrack_core::import::ImportCounts;
 use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
-use leadtrack_core::matching;
 use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::arrival::{self, Arrival, Merge, Step, route_name};
-use leadtrack_core::store::sql::{self, NOT_SPAM};
-use leadtrack_core::store::{Entity, LeadRow, StoreError};
+use leadtrack_core::store::sql::{self};
+use leadtrack_core::store::{LeadRow, StoreError};
 use leadtrack_core::time::to_millis;
-use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
+use leadtrack_core::types::{LeadId, LeadStatus, ProjectId};
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
-use crate::rows::{self, LEAD_COLUMNS, all, one, run};
+use crate::rows::{self, all, one, run};
 use crate::{Error, activity, alerts, assignment, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
@@ -472,12 +471,6 @@ async fn update(
     Ok(())
 }
 
-fn lead_not_found() -> Error {
-    Error::Store(StoreError::NotFound(Entity::Lead))
-}
-
-/// Finds a lead of the project by id, or the newest match of another identifier,
-/// preferring a lead that is not spam to a newer spam one.
 /// Fills `column`, derived from a lead's data by `value`, for the leads stored before a
 /// migration added it, a thousand at a time, in the migration's transaction.
 pub(crate) async fn backfill(
@@ -507,39 +500,6 @@ pub(crate) async fn backfill(
             }
         }
     }
-}
-
-pub(crate) async fn find(
-    c: &impl GenericClient,
-    project: ProjectId,
-    identifier: &LeadIdentifier,
-) -> Result<StoredLead, Error> {
-    let (column, key) = match identifier {
-        LeadIdentifier::LeadId(id) => {
-            let found = one(c, &find_sql("id", "true"), &[&project.0, &id.0]).await?;
-            return rows::lead(&found.ok_or_else(lead_not_found)?);
-        }
-        LeadIdentifier::UniqueIdentifier(value) => ("unique_identifier", Some(value.clone())),
-        LeadIdentifier::Email(email) => ("email_key", matching::email_key(email)),
-        LeadIdentifier::Phone(phone) => ("phone_key", matching::phone_key(phone)),
-    };
-    let key = key.ok_or_else(lead_not_found)?;
-    for condition in [NOT_SPAM, "true"] {
-        if let Some(found) = one(c, &find_sql(column, condition), &[&project.0, &key]).await? {
-            return rows::lead(&found);
-        }
-    }
-    Err(lead_not_found())
-}
-
-/// The lookup of [`find`] by `column`: the newest lead of the project with the value that
-/// meets `condition`.
-fn find_sql(column: &str, condition: &str) -> String {
-    format!(
-        "SELECT {LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND {column} = $2
-           AND {condition}
-         ORDER BY created_at DESC, id DESC LIMIT 1"
-    )
 }
 
 /// Holds each of `leads` that is open as spam, marked by `by` ([`LeadStore::mark_spam`]).

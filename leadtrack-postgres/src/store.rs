@@ -43,7 +43,7 @@ use uuid::Uuid;
 
 use crate::{
     PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, fetches, jobs, leads,
-    links, listing, report, schema, transaction, views, webhooks,
+    links, listing, lookup, report, schema, transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -124,7 +124,7 @@ impl LeadStore for PgStore {
         project: ProjectId,
         identifier: &LeadIdentifier,
     ) -> StoreResult<StoredLead> {
-        read!(self, |c| leads::find(c, project, identifier))
+        read!(self, |c| lookup::find(c, project, identifier))
     }
 
     async fn list_leads(&self, project: ProjectId, query: &LeadQuery) -> StoreResult<LeadPage> {

@@ -25,8 +25,9 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
+use crate::lease::{due, new_lease};
 use crate::rows::{self, all, one, run};
-use crate::{admin, jobs, leads};
+use crate::{admin, lookup};
 
 /// The columns [`webhook`] reads, in order (of `webhooks`, which queries may alias `w`).
 const WEBHOOK_COLUMNS: &str = "w.id, w.project_id, w.url, w.secret, w.events, w.created_at";
@@ -226,7 +227,7 @@ pub(crate) async fn enqueue(
         return Ok(false);
     }
     let project_row = admin::project(c, project).await?;
-    let stored = leads::find(c, project, &LeadIdentifier::LeadId(lead)).await?;
+    let stored = lookup::find(c, project, &LeadIdentifier::LeadId(lead)).await?;
     let body = WebhookBody::new(event, event_id, now, &project_row, &stored, rating).to_json();
     let now = to_millis(&now);
     for hook in hooks {
@@ -253,17 +254,17 @@ pub(crate) async fn enqueue(
 }
 /// Leases the event delivery due soonest: a queued one due by `now`, or a running one
 /// whose lease has lapsed (its worker died). Concurrent claims take different deliveries
-/// ([`jobs::due`]).
+/// ([`due`]).
 pub(crate) async fn claim(
     c: &impl GenericClient,
     vault: &Vault,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedWebhookEvent>, Error> {
-    let Some((project, id)) = jobs::due(c, "webhook_events", to_millis(&now)).await? else {
+    let Some((project, id)) = due(c, "webhook_events", to_millis(&now)).await? else {
         return Ok(None);
     };
-    let lease = jobs::new_lease(now, lease_for)?;
+    let lease = new_lease(now, lease_for)?;
     let claimed = one(
         c,
         "UPDATE webhook_events SET state = 'running', lease_token = $3, lease_expires_at = $4

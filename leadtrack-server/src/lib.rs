@@ -49,6 +49,7 @@ mod jobs;
 mod mail;
 mod metrics;
 mod migrate;
+mod rotate;
 mod secret_key;
 mod serve;
 mod sources;
@@ -166,7 +167,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             return migrate::migrate_to(from, to, batch, cli.pool_size, key).await;
         }
         Some(Command::Secrets(SecretsCommand::Rotate { new_key_file })) => {
-            return secret_key::rotate(&database, cli.secret_key_file, new_key_file).await;
+            return rotate::rotate(&database, cli.secret_key_file, new_key_file).await;
         }
         Some(Command::Mail(MailCommand::Test { to })) => {
             return mail::test(&cli.mail, &cli.serve.addr, &to).await;

@@ -1,5 +1,4 @@
-//! The key the stores seal secrets with (see `leadtrack_core::vault`), and
-//! `secrets rotate`.
+//! The key the stores seal secrets with (see `leadtrack_core::vault`).
 //!
 //! The key is `--secret-key-file FILE` (or `LEADTRACK_SECRET_KEY_FILE`), else
 //! `LEADTRACK_SECRET_KEY` (the key itself, never a flag: command lines are visible to every
@@ -7,13 +6,11 @@
 //! `<database>.key`, made on first start; PostgreSQL, shared by many servers, refuses to
 //! start, since a key made by one would be unknown to the others.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use leadtrack_core::vault::SecretKey;
-use leadtrack_postgres::{PgOptions, PgStore};
 
 use crate::Failure;
-use crate::backend::Database;
 
 /// The variable holding the key itself.
 pub(crate) const ENV: &str = "LEADTRACK_SECRET_KEY";
@@ -35,7 +32,7 @@ pub(crate) fn configured(file: Option<&Path>) -> Result<Option<SecretKey>, Failu
 }
 
 /// The key in `file`.
-fn read(file: &Path) -> Result<SecretKey, Failure> {
+pub(crate) fn read(file: &Path) -> Result<SecretKey, Failure> {
     let shown = file.display();
     let text = std::fs::read_to_string(file)
         .map_err(|err| Failure(format!("cannot read the secret key file {shown}: {err}")))?;
@@ -70,62 +67,4 @@ pub(crate) fn for_postgres(file: Option<&Path>) -> Result<SecretKey, Failure> {
             "PostgreSQL needs a secret key to seal the platforms' credentials, the same for every server and worker: {MAKE_ONE}"
         ))
     })
-}
-
-/// `server secrets rotate --new-key-file FILE`: every secret sealed again with the new key.
-/// On SQLite the database must be closed (servers stopped); a database that used its own key
-/// file gets the new key in it. On PostgreSQL every server and worker must be stopped, and
-/// started again with the new key.
-pub(crate) async fn rotate(
-    database: &Database,
-    file: Option<PathBuf>,
-    new_file: PathBuf,
-) -> Result<(), Failure> {
-    let new = read(&new_file)?;
-    let count = match database {
-        Database::Sqlite(path) => {
-            if !path.exists() {
-                return Err(Failure(format!("no database at {}", path.display())));
-            }
-            let old = for_sqlite(path, file.as_deref())?;
-            let (at, new_key) = (path.clone(), new.clone());
-            let count = tokio::task::spawn_blocking(move || {
-                leadtrack_sqlite::rotate_secret_key(&at, &old, &new_key)
-            })
-            .await
-            .map_err(|err| Failure(format!("sealing the secrets again stopped: {err}")))?
-            .map_err(Failure::store)?;
-            if file.is_none() && configured(None)?.is_none() {
-                replace_key_file(&leadtrack_sqlite::key_file(path), &new)?;
-            }
-            count
-        }
-        Database::Postgres { url, .. } => {
-            let old = for_postgres(file.as_deref())?;
-            let store = PgStore::connect_with(url, &old, PgOptions::default())
-                .await
-                .map_err(|err| Failure(format!("cannot use the PostgreSQL database: {err}")))?;
-            let count = store.rotate_secret_key(&new).await.map_err(Failure::store);
-            store.close();
-            count?
-        }
-    };
-    say!(
-        "Sealed {count} secrets with the key in {}.",
-        new_file.display()
-    );
-    say!("Start every server and worker with that key from now on.");
-    Ok(())
-}
-
-/// Puts `key` in the database's own key file, in place of the retired one.
-fn replace_key_file(path: &Path, key: &SecretKey) -> Result<(), Failure> {
-    leadtrack_sqlite::replace_key_file(path, key).map_err(|err| {
-        Failure(format!(
-            "the secrets are sealed with the new key, but {} still holds the old one ({err}): copy the new key there",
-            path.display()
-        ))
-    })?;
-    say!("{} now holds the new key.", path.display());
-    Ok(())
 }

@@ -11,7 +11,7 @@
 
 use rusqlite::Connection;
 
-use crate::listing::index_rowid;
+use crate::rowid::index_rowid;
 use crate::rows::Error;
 
 /// Appends a gram's token: its UTF-8 bytes in hex, which FTS5's `ascii` tokenizer keeps

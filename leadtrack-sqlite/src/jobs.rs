@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension};
 use uuid::Uuid;
 
 use crate::rows::{self, ATTEMPT_COLUMNS, Error, JOB_COLUMNS, LEAD_COLUMNS};
-use crate::{activity, admin, alerts, drafts, leads, webhooks};
+use crate::{activity, admin, alerts, drafts, leads, lookup, webhooks};
 
 /// Applies updateLeadStatus (through `form`, if given) in the writer's transaction,
 /// recording `by` as who rated the job and the change in the lead's history. The rules are
@@ -33,7 +33,7 @@ pub(crate) fn update_status(
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<StatusChange, Error> {
-    let mut lead = leads::find(conn, project, &update.identifier)?;
+    let mut lead = lookup::find(conn, project, &update.identifier)?;
     drafts::discard(conn, project, lead.id)?;
     let label = match update.conversion_id {
         ConversionId::Label(id) => Some(admin::label(conn, project, id)?),
@@ -267,7 +267,7 @@ pub(crate) fn retry_failed(
     };
     let mut queued = Vec::new();
     for id in ids {
-        let lead = leads::find(conn, project, &LeadIdentifier::LeadId(LeadId(id)))?;
+        let lead = lookup::find(conn, project, &LeadIdentifier::LeadId(LeadId(id)))?;
         let unfinished = conn
             .prepare_cached("SELECT 1 FROM jobs WHERE lead_id = ?1 AND finished_at IS NULL")?
             .query_row([lead.id.0], |_| Ok(()))
@@ -314,7 +314,7 @@ pub(crate) fn undo(
     };
     let mut restored = Vec::with_capacity(held.len());
     for (job, lead, prior) in held {
-        let lead = leads::find(conn, project, &LeadIdentifier::LeadId(LeadId(lead)))?;
+        let lead = lookup::find(conn, project, &LeadIdentifier::LeadId(LeadId(lead)))?;
         let prior = prior.map(|json| serde_json::from_str(&json)).transpose()?;
         let back = rating::restored(prior, &lead);
         conn.prepare_cached("UPDATE jobs SET state = 'cancelled', finished_at = ?2 WHERE id = ?1")?

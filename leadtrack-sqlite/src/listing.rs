@@ -15,6 +15,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use crate::grams;
+use crate::rowid::LEAD_BITS;
 use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
 
 /// A `search` term as looked for in [`search_text`].
@@ -688,16 +689,6 @@ fn search_alone(query: &LeadQuery) -> Option<String> {
     .is_unfiltered();
     let term = query.search.as_deref().map(search_term)?;
     (alone && phrase(&term).is_some()).then_some(term)
-}
-
-/// The bits of a trigram index rowid that hold the lead's id; the project is above them
-/// (migration 14).
-const LEAD_BITS: u32 = 36;
-
-/// A lead's rowid in the search indexes (`leads_search`, `leads_q`, `leads_q_grams`): its
-/// project above its id.
-pub(crate) fn index_rowid(project: i64, id: i64) -> i64 {
-    project << LEAD_BITS | id
 }
 
 /// The range of trigram index rowids of the project's leads.

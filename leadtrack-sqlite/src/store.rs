@@ -43,6 +43,7 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::fetches;
+use crate::lookup;
 use crate::rows::Error;
 use crate::{
     SqliteStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads,
@@ -109,7 +110,7 @@ impl LeadStore for SqliteStore {
         identifier: &LeadIdentifier,
     ) -> StoreResult<StoredLead> {
         let identifier = identifier.clone();
-        self.read(move |conn| leads::find(conn, project, &identifier))
+        self.read(move |conn| lookup::find(conn, project, &identifier))
             .await
     }
 

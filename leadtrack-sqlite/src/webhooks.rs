@@ -17,7 +17,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
 use crate::rows::{self, Error};
-use crate::{admin, leads};
+use crate::{admin, lookup};
 
 const WEBHOOK_COLUMNS: &str = "id, project_id, url, secret, events, created_at";
 
@@ -173,7 +173,7 @@ pub(crate) fn enqueue(
         return Ok(());
     }
     let project_row = admin::project(conn, project)?;
-    let stored = leads::find(conn, project, &LeadIdentifier::LeadId(lead))?;
+    let stored = lookup::find(conn, project, &LeadIdentifier::LeadId(lead))?;
     let body = WebhookBody::new(event, event_id, now, &project_row, &stored, rating).to_json();
     let now = to_millis(&now);
     let mut insert = conn.prepare_cached(

@@ -10,6 +10,7 @@ mod browser;
 mod dashboard;
 #[cfg(leadtrack_browser)]
 mod inbox;
+mod layering;
 mod required;
 #[cfg(leadtrack_browser)]
 mod support;

@@ -13,7 +13,7 @@ use warp::http::StatusCode;
 
 use super::{Answer, Area, Frame, Owner, notice, ticked};
 use crate::Request;
-use crate::assign::takers;
+use crate::assignees::takers;
 use crate::render::{self, Layout};
 use crate::session::Form;
 

@@ -4,8 +4,6 @@
 //! [`SettingsInput`](leadtrack_core::integration::SettingsInput)): credentials are never
 //! shown back, and a blank one keeps the stored one. GA4 can be sent a test event.
 
-use std::sync::OnceLock;
-
 use askama::Template;
 use chrono::Utc;
 use leadtrack_core::activity::ProjectActivity;
@@ -23,7 +21,7 @@ use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::sign_in::{self, SignInCard};
+use super::platform_reads::{self, SignInCard, http};
 use super::{Answer, Area, Frame, Owner, Problems, saved, sentence};
 use crate::Request;
 use crate::format;
@@ -173,7 +171,7 @@ async fn integrations_page<S: Admin>(
     let mut sign_ins = Vec::new();
     for &kind in IntegrationKind::VARIANTS {
         let connected = integrations.is_connected(kind);
-        sign_ins.push(sign_in::card(store, owner, kind, connected).await?);
+        sign_ins.push(platform_reads::card(store, owner, kind, connected).await?);
     }
     let mut sign_ins = sign_ins.into_iter();
     let cards = IntegrationKind::VARIANTS
@@ -427,13 +425,6 @@ pub(super) async fn retry<S: Store>(store: &S, (owner, _): (Owner, Form), slug: 
         "retried"
     };
     Ok(owner.redirect("integrations", Some(&format!("{slug}-{outcome}"))))
-}
-
-/// The client that asks the platforms while a person waits (GA4's validator, sign-in,
-/// the pickers): short timeouts.
-pub(super) fn http() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(check::client)
 }
 
 /// A test sent and what came of it: the platform, what was named (the event or the

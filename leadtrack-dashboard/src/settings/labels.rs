@@ -16,8 +16,8 @@ use leadtrack_forward::{connect, microsoft_ads};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::integrations::{self, TestResult, Tested, http};
-use super::sign_in::{listed, signed_in};
+use super::integrations::{self, TestResult, Tested};
+use super::platform_reads::{http, listed, signed_in};
 use super::{Answer, Area, Frame, Owner, Problems, notice, sentence, ticked};
 use crate::Request;
 use crate::render::{self, Layout};

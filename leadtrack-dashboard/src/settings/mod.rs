@@ -47,6 +47,7 @@ mod integrations;
 mod keys;
 mod labels;
 mod members;
+mod platform_reads;
 mod project;
 pub(crate) mod sign_in;
 mod sources;

@@ -10,19 +10,19 @@
 
 use chrono::Utc;
 use cookie::{Cookie, SameSite};
+use leadtrack_core::Store;
 use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::{
     DEFAULT_LINKEDIN_API_VERSION, DEFAULT_META_API_VERSION, GoogleAdsSettings, IntegrationSettings,
     Integrations, LinkedinSettings, MetaSettings, MicrosoftAdsSettings,
 };
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
-use leadtrack_core::types::IntegrationKind;
-use leadtrack_core::{Admin, Store};
-use leadtrack_forward::connect::{self, AdsAccount, MetaPixel, MicrosoftAccount};
+use leadtrack_forward::connect::{self};
 use subtle::ConstantTimeEq;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
+use super::platform_reads::http;
 use super::{Answer, Owner, owner_page};
 use crate::render;
 use crate::session::{self, Form};
@@ -192,14 +192,7 @@ async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answ
     ) else {
         return Err(refused("The platform's answer holds no code."));
     };
-    let exchanged = connect::exchange(
-        super::integrations::http(),
-        app,
-        &code,
-        &pending.verifier,
-        &redirect,
-    )
-    .await;
+    let exchanged = connect::exchange(http(), app, &code, &pending.verifier, &redirect).await;
     let consent = match exchanged {
         Ok(consent) => consent,
         Err(reason) => {
@@ -226,68 +219,6 @@ async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answ
         return Ok(owner.redirect("integrations", Some(&format!("{slug}-connected"))));
     }
     Ok(owner.redirect("integrations", Some(&format!("{slug}-signed"))))
-}
-
-/// What a card shows of signing in: who did, and the accounts to pick from.
-pub(super) struct SignInCard {
-    /// "Google".
-    pub(super) provider: &'static str,
-    /// Who signed in, once someone did.
-    pub(super) account: Option<String>,
-    /// The Google Ads accounts to pick from, once signed in and not yet connected.
-    pub(super) accounts: Vec<AdsAccount>,
-    /// Meta's pixels to pick from, once signed in and not yet connected.
-    pub(super) pixels: Vec<MetaPixel>,
-    /// The Microsoft Advertising accounts to pick from, once signed in and not yet
-    /// connected.
-    pub(super) microsoft_accounts: Vec<MicrosoftAccount>,
-    /// Why the accounts could not be listed.
-    pub(super) problem: Option<String>,
-}
-
-/// The sign-in part of `kind`'s card, when the server has an application for it.
-pub(super) async fn card<S: Admin>(
-    store: &S,
-    owner: &Owner,
-    kind: IntegrationKind,
-    connected: bool,
-) -> Result<Option<SignInCard>, Response> {
-    let Some(provider) = Provider::of(kind) else {
-        return Ok(None);
-    };
-    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
-        return Ok(None);
-    };
-    let grant = store
-        .oauth_grant(owner.project().id, provider)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    let mut card = SignInCard {
-        provider: provider.name(),
-        account: grant.as_ref().map(|grant| grant.account.clone()),
-        accounts: Vec::new(),
-        pixels: Vec::new(),
-        microsoft_accounts: Vec::new(),
-        problem: None,
-    };
-    let (Some(grant), false) = (&grant, connected) else {
-        return Ok(Some(card));
-    };
-    let http = super::integrations::http();
-    let listed = match provider {
-        Provider::Google => connect::google_ads_accounts(http, app, grant)
-            .await
-            .map(|accounts| card.accounts = accounts),
-        Provider::Meta => connect::meta_pixels(http, app, grant)
-            .await
-            .map(|pixels| card.pixels = pixels),
-        Provider::Microsoft => connect::microsoft_accounts(http, app, grant)
-            .await
-            .map(|accounts| card.microsoft_accounts = accounts),
-        Provider::Linkedin => Ok(()),
-    };
-    card.problem = listed.err();
-    Ok(Some(card))
 }
 
 /// The integration a grant connects once its account is known: Google Ads to the customer
@@ -448,29 +379,4 @@ pub(super) async fn pick_account<S: Store>(
     } else {
         Ok(owner.redirect("integrations", None))
     }
-}
-
-/// The server's application for `provider` and the project's grant, when the project
-/// signed in with it: what the pickers list accounts, rules and pages with.
-pub(super) async fn signed_in<'a, S: Admin>(
-    store: &S,
-    owner: &'a Owner,
-    provider: Provider,
-) -> Result<Option<(&'a OAuthApp, OAuthGrant)>, Response> {
-    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
-        return Ok(None);
-    };
-    let grant = store
-        .oauth_grant(owner.project().id, provider)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    Ok(grant.map(|grant| (app, grant)))
-}
-
-/// A platform's list, or none (the field or card is then typed) when it cannot be had.
-pub(super) fn listed<T>(what: &str, found: Result<Vec<T>, String>) -> Vec<T> {
-    found.unwrap_or_else(|reason| {
-        tracing::warn!(%reason, "{what} could not be listed");
-        Vec::new()
-    })
 }

@@ -15,8 +15,7 @@ use leadtrack_forward::connect::{self, LinkedinAccount, MetaPage};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::integrations::http;
-use super::sign_in::{listed, signed_in};
+use super::platform_reads::{http, listed, signed_in};
 use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
 use crate::render::{self, Layout};
 use crate::session::{self, Form};

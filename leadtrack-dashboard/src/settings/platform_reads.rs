@@ -1,0 +1,109 @@
+//! What the integration pages read from the platforms while a person waits: the client with
+//! short timeouts, the project's grant from signing in, and the accounts a sign-in card
+//! offers. A leaf: the integrations page, the sign-in flow, the labels' and the sources'
+//! pickers use it.
+
+use std::sync::OnceLock;
+
+use leadtrack_core::Admin;
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
+use leadtrack_core::types::IntegrationKind;
+use leadtrack_forward::check;
+use leadtrack_forward::connect::{self, AdsAccount, MetaPixel, MicrosoftAccount};
+use warp::reply::Response;
+
+use super::Owner;
+
+/// What a card shows of signing in: who did, and the accounts to pick from.
+pub(super) struct SignInCard {
+    /// "Google".
+    pub(super) provider: &'static str,
+    /// Who signed in, once someone did.
+    pub(super) account: Option<String>,
+    /// The Google Ads accounts to pick from, once signed in and not yet connected.
+    pub(super) accounts: Vec<AdsAccount>,
+    /// Meta's pixels to pick from, once signed in and not yet connected.
+    pub(super) pixels: Vec<MetaPixel>,
+    /// The Microsoft Advertising accounts to pick from, once signed in and not yet
+    /// connected.
+    pub(super) microsoft_accounts: Vec<MicrosoftAccount>,
+    /// Why the accounts could not be listed.
+    pub(super) problem: Option<String>,
+}
+
+/// The sign-in part of `kind`'s card, when the server has an application for it.
+pub(super) async fn card<S: Admin>(
+    store: &S,
+    owner: &Owner,
+    kind: IntegrationKind,
+    connected: bool,
+) -> Result<Option<SignInCard>, Response> {
+    let Some(provider) = Provider::of(kind) else {
+        return Ok(None);
+    };
+    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
+        return Ok(None);
+    };
+    let grant = store
+        .oauth_grant(owner.project().id, provider)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    let mut card = SignInCard {
+        provider: provider.name(),
+        account: grant.as_ref().map(|grant| grant.account.clone()),
+        accounts: Vec::new(),
+        pixels: Vec::new(),
+        microsoft_accounts: Vec::new(),
+        problem: None,
+    };
+    let (Some(grant), false) = (&grant, connected) else {
+        return Ok(Some(card));
+    };
+    let http = http();
+    let listed = match provider {
+        Provider::Google => connect::google_ads_accounts(http, app, grant)
+            .await
+            .map(|accounts| card.accounts = accounts),
+        Provider::Meta => connect::meta_pixels(http, app, grant)
+            .await
+            .map(|pixels| card.pixels = pixels),
+        Provider::Microsoft => connect::microsoft_accounts(http, app, grant)
+            .await
+            .map(|accounts| card.microsoft_accounts = accounts),
+        Provider::Linkedin => Ok(()),
+    };
+    card.problem = listed.err();
+    Ok(Some(card))
+}
+
+/// The server's application for `provider` and the project's grant, when the project
+/// signed in with it: what the pickers list accounts, rules and pages with.
+pub(super) async fn signed_in<'a, S: Admin>(
+    store: &S,
+    owner: &'a Owner,
+    provider: Provider,
+) -> Result<Option<(&'a OAuthApp, OAuthGrant)>, Response> {
+    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
+        return Ok(None);
+    };
+    let grant = store
+        .oauth_grant(owner.project().id, provider)
+        .await
+        .map_err(|e| owner.failure(e))?;
+    Ok(grant.map(|grant| (app, grant)))
+}
+
+/// A platform's list, or none (the field or card is then typed) when it cannot be had.
+pub(super) fn listed<T>(what: &str, found: Result<Vec<T>, String>) -> Vec<T> {
+    found.unwrap_or_else(|reason| {
+        tracing::warn!(%reason, "{what} could not be listed");
+        Vec::new()
+    })
+}
+
+/// The client that asks the platforms while a person waits (GA4's validator, sign-in,
+/// the pickers): short timeouts.
+pub(super) fn http() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(check::client)
+}
