@@ -386,8 +386,11 @@ async fn an_announced_lead_arrives_once_meta_is_back_and_once_however_often_anno
     let signed = signature(APP_SECRET, &body);
     assert_eq!(announce(&app, &body, Some(&signed)).await, 200);
     // Meta is down: the fetch fails, and is tried again.
-    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-    assert!(!graph.reads().is_empty());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while graph.reads().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no fetch was tried");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     assert!(leads(&app).await.is_empty());
     graph.down.store(false, Ordering::SeqCst);
     let kept = leads_once(&app, 1).await;

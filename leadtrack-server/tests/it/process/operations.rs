@@ -179,10 +179,22 @@ async fn a_backup_taken_under_load_restores_every_lead_acknowledged_before_it_be
             })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The load is running once leads are acknowledged, and goes on after the backup.
+    let acknowledged_past = |count: usize| {
+        let acknowledged = Arc::clone(&acknowledged);
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while acknowledged.lock().unwrap().len() < count {
+                assert!(Instant::now() < deadline, "the writers stalled");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    };
+    acknowledged_past(40).await;
     let began = Instant::now();
     let backup = admin_json(&db, &["backup", "--to", copy_arg, "--json"]).await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    let so_far = acknowledged.lock().unwrap().len();
+    acknowledged_past(so_far + 20).await;
     stop.store(true, Ordering::Relaxed);
     for writer in writers {
         writer.await.unwrap();
