@@ -8,13 +8,13 @@ use leadtrack_core::{Admin, ErrorCode, LeadStore};
 use leadtrack_http::{Body, Request};
 use serde_json::json;
 use subtle::ConstantTimeEq;
-use warp::http::{Method, StatusCode};
+use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::{BODY_LIMIT, method_not_allowed, store_error};
+use crate::{BODY_LIMIT, store_error};
 
-/// Where Google's lead form webhooks post, followed by the project's public id.
-pub(crate) const PATH: &str = "/webhooks/google/lead-forms/";
+/// Where Google's lead form webhooks post: the project's public id names the project.
+pub(crate) const PATH: &str = "/webhooks/google/lead-forms/{project}";
 
 /// `POST /webhooks/google/lead-forms/{projectId}`: one lead of the project's Google Ads
 /// lead forms (<https://developers.google.com/google-ads/webhook/docs/implementation>),
@@ -23,12 +23,9 @@ pub(crate) const PATH: &str = "/webhooks/google/lead-forms/";
 pub(crate) async fn post<S: LeadStore + Admin>(
     store: &S,
     request: &Request,
+    public_id: &str,
     body: Body,
 ) -> Response {
-    if request.method != Method::POST {
-        return method_not_allowed("POST", "Google posts its leads: use POST");
-    }
-    let public_id = &request.path[PATH.len()..];
     let project = match store.project_by_public_id(public_id).await {
         Ok(project) => project,
         Err(err) => return store_error(&err),

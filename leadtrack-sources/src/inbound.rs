@@ -18,10 +18,10 @@ use leadtrack_http::{Body, Request};
 use serde_json::{Map, Value, json};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
-use warp::http::{HeaderMap, Method, StatusCode};
+use warp::http::{HeaderMap, StatusCode};
 use warp::reply::Response;
 
-use crate::{method_not_allowed, store_error};
+use crate::store_error;
 
 /// The largest post taken: Typeform sends the form's whole definition with each answer.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -30,20 +30,14 @@ const BODY_LIMIT: usize = 1024 * 1024;
 /// (Webflow's guide rejects requests older than five minutes).
 const WEBFLOW_TOLERANCE_MS: i64 = 5 * 60 * 1000;
 
-/// `POST /webhooks/inbound/{id}[/test]`.
+/// `POST /webhooks/inbound/{id}`, and with `test` its `/test`: checked and mapped, and
+/// not kept.
 pub(crate) async fn post<S: LeadStore + Admin>(
     store: &S,
     request: &Request,
+    (id, test): (&str, bool),
     body: Body,
 ) -> Response {
-    if request.method != Method::POST {
-        return method_not_allowed("POST", "Form tools post: use POST");
-    }
-    let rest = &request.path[leadtrack_core::inbound::INBOUND_PATH.len()..];
-    let (id, test) = match rest.strip_suffix("/test") {
-        Some(id) => (id, true),
-        None => (rest, false),
-    };
     let (hook, project) = match store.inbound_hook(id).await {
         Ok(found) => found,
         Err(StoreError::NotFound(Entity::Webhook)) => {

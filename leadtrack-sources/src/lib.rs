@@ -31,14 +31,14 @@ mod inbound;
 mod linkedin;
 mod meta;
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use leadtrack_core::inbound::INBOUND_PATH;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::source::META_LEADGEN_PATH;
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Admin, ErrorCode, JobQueue, LeadStore, StoreError};
-use leadtrack_http::{Body, Request};
+use leadtrack_http::{Body, Found, Request, Router};
+use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
@@ -65,43 +65,107 @@ pub struct Config {
     pub meta: Option<MetaApp>,
 }
 
+/// A route of the lead sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// A Google lead form's lead.
+    GoogleLead,
+    /// Meta's subscription check.
+    MetaCheck,
+    /// Meta's announcement of leads.
+    MetaAnnouncement,
+    /// A form tool's submission.
+    Inbound,
+    /// A form tool's submission, checked and mapped but not kept.
+    InboundTest,
+}
+
+impl Route {
+    /// Why a request with a method the route's path does not take is refused.
+    fn wrong_method(self) -> &'static str {
+        match self {
+            Self::GoogleLead => "Google posts its leads: use POST",
+            Self::MetaCheck | Self::MetaAnnouncement => {
+                "Meta checks this webhook with GET and posts to it"
+            }
+            Self::Inbound | Self::InboundTest => "Form tools post: use POST",
+        }
+    }
+}
+
+/// The sources' routes, declared once: the paths the filter claims, the dispatch and the
+/// `405` answers (with their `Allow`) read this table.
+static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
+    Router::new(
+        [
+            (Method::POST, google::PATH, Route::GoogleLead),
+            (Method::GET, META_LEADGEN_PATH, Route::MetaCheck),
+            (Method::POST, META_LEADGEN_PATH, Route::MetaAnnouncement),
+            (Method::POST, INBOUND_ROUTE, Route::Inbound),
+            (Method::POST, INBOUND_TEST_ROUTE, Route::InboundTest),
+        ],
+        false,
+    )
+});
+
+/// Where form tools post: core's [`INBOUND_PATH`] and the webhook's id.
+const INBOUND_ROUTE: &str = "/webhooks/inbound/{id}";
+/// Where a form tool's post is tried without keeping it.
+const INBOUND_TEST_ROUTE: &str = "/webhooks/inbound/{id}/test";
+
 /// The lead sources' routes, answered from `store`. Requests to other paths are rejected
-/// with warp's "not found", for the host's own routes.
+/// with warp's "not found", for the host's own routes; so are Meta's while the server has
+/// no Meta app.
 pub fn routes<S: LeadStore + Admin + JobQueue>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let shared = Arc::new((store, config));
-    leadtrack_http::claimed(|path| {
-        path.starts_with(google::PATH)
-            || path.starts_with(INBOUND_PATH)
-            || path == META_LEADGEN_PATH
-    })
-    .and_then(move |request: Request, body: Body| {
-        let shared = Arc::clone(&shared);
-        async move {
-            let (store, config) = &*shared;
-            if request.path.starts_with(google::PATH) {
-                return Ok(google::post(store, &request, body).await);
+    leadtrack_http::claimed(|path| ROUTES.has_path(path)).and_then(
+        move |request: Request, body: Body| {
+            let shared = Arc::clone(&shared);
+            async move {
+                let (store, config) = &*shared;
+                let meta = ROUTES.route_at(&request.path).is_some_and(|route| {
+                    matches!(route, Route::MetaCheck | Route::MetaAnnouncement)
+                });
+                match (ROUTES.find(&request.method, &request.path), &config.meta) {
+                    (_, None) if meta => Err(warp::reject::not_found()),
+                    (Found::Route(Route::GoogleLead, params), _) => {
+                        Ok(google::post(store, &request, params.get("project"), body).await)
+                    }
+                    (Found::Route(Route::Inbound, params), _) => {
+                        Ok(inbound::post(store, &request, (params.get("id"), false), body).await)
+                    }
+                    (Found::Route(Route::InboundTest, params), _) => {
+                        Ok(inbound::post(store, &request, (params.get("id"), true), body).await)
+                    }
+                    (Found::Route(Route::MetaCheck, _), Some(app)) => {
+                        Ok(meta::subscription(app, &request))
+                    }
+                    (Found::Route(Route::MetaAnnouncement, _), Some(app)) => {
+                        Ok(meta::announcement(store, app, &request, body).await)
+                    }
+                    (Found::MethodNotAllowed(allowed), _) => {
+                        let route = ROUTES.route_at(&request.path);
+                        let why = route.map_or("Not allowed", Route::wrong_method);
+                        Ok(method_not_allowed(&allowed, why))
+                    }
+                    (Found::Route(..) | Found::NotFound, _) => Err(warp::reject::not_found()),
+                }
             }
-            if request.path.starts_with(INBOUND_PATH) {
-                return Ok(inbound::post(store, &request, body).await);
-            }
-            match &config.meta {
-                Some(app) => Ok(meta::webhook(store, app, &request, body).await),
-                None => Err(warp::reject::not_found()),
-            }
-        }
-    })
+        },
+    )
 }
 
 /// The refusal of a request whose method a webhook does not take (`405`, with the methods
 /// it does in `Allow`), saying `why`.
-fn method_not_allowed(allow: &'static str, why: &str) -> Response {
+fn method_not_allowed(allowed: &[Method], why: &str) -> Response {
     let mut refused = leadtrack_http::error(ErrorCode::MethodNotAllowed, why);
-    refused
-        .headers_mut()
-        .insert("allow", warp::http::HeaderValue::from_static(allow));
+    let allow: Vec<&str> = allowed.iter().map(Method::as_str).collect();
+    if let Ok(allow) = warp::http::HeaderValue::from_str(&allow.join(", ")) {
+        refused.headers_mut().insert("allow", allow);
+    }
     refused
 }
 

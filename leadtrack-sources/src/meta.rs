@@ -13,32 +13,14 @@ use leadtrack_http::{Body, Request};
 use serde_json::Value;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
-use warp::http::{Method, StatusCode, header};
+use warp::http::{StatusCode, header};
 use warp::reply::Response;
 
-use crate::{BODY_LIMIT, MetaApp, method_not_allowed, store_error};
-
-/// `GET` (Meta's subscription check) or `POST` (an announcement) of
-/// `/webhooks/meta/leadgen`.
-pub(crate) async fn webhook<S: LeadStore + Admin + JobQueue>(
-    store: &S,
-    app: &MetaApp,
-    request: &Request,
-    body: Body,
-) -> Response {
-    match request.method {
-        Method::GET => subscription(app, request),
-        Method::POST => announcement(store, app, request, body).await,
-        _ => method_not_allowed(
-            "GET, POST",
-            "Meta checks this webhook with GET and posts to it",
-        ),
-    }
-}
+use crate::{BODY_LIMIT, MetaApp, store_error};
 
 /// Meta's subscription check: `hub.mode=subscribe` with the app's verify token is
 /// answered with `hub.challenge`, as text; anything else `403`.
-fn subscription(app: &MetaApp, request: &Request) -> Response {
+pub(crate) fn subscription(app: &MetaApp, request: &Request) -> Response {
     let token = request.param("hub.verify_token").unwrap_or_default();
     let same: bool = token
         .as_bytes()
@@ -66,7 +48,7 @@ fn subscription(app: &MetaApp, request: &Request) -> Response {
 /// A post announcing leads: verified by its `X-Hub-Signature-256` (HMAC-SHA256 of the
 /// raw body with the app secret) before anything else, then each `leadgen` change queued
 /// for every project that set its page up (`entry[].id`).
-async fn announcement<S: LeadStore + Admin + JobQueue>(
+pub(crate) async fn announcement<S: LeadStore + Admin + JobQueue>(
     store: &S,
     app: &MetaApp,
     request: &Request,

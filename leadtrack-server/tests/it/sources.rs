@@ -159,6 +159,13 @@ async fn a_post_with_a_wrong_key_or_to_a_project_without_lead_forms_keeps_nothin
         .await
         .unwrap();
     assert_eq!(get.status(), 405);
+    assert_eq!(get.headers()["allow"], "POST");
+    let get: Value = get.json().await.unwrap();
+    assert_eq!(get["message"], json!("Google posts its leads: use POST"));
+    // A path below a project's is none of the sources' (its id is one segment): the host's
+    // 404, and nothing kept.
+    let (status, below) = post(&app, "site/extra", &google_lead("forged-4", KEY)).await;
+    assert_eq!((status, &below["code"]), (404, &json!("not_found")));
     assert!(leads(&app).await.is_empty());
 }
 
