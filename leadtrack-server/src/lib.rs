@@ -172,9 +172,13 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Mail(MailCommand::Test { to })) => {
             return mail::test(&cli.mail, &cli.serve.addr, &to).await;
         }
-        None => Job::serve(cli.serve, cli.mail, cli.platforms.connections()?).await?,
+        None => {
+            let apps = cli.serve.platforms.connections()?;
+            Job::serve(Box::new(cli.serve), cli.mail, apps).await?
+        }
         Some(Command::Serve(args)) => {
-            Job::serve(args, cli.mail, cli.platforms.connections()?).await?
+            let apps = args.platforms.connections()?;
+            Job::serve(args, cli.mail, apps).await?
         }
         Some(Command::Worker(command)) => Job::Work(
             command,
@@ -208,8 +212,8 @@ pub(crate) enum Job {
         listener: TcpListener,
         /// Its address.
         addr: SocketAddr,
-        /// The options of `serve`.
-        args: ServeArgs,
+        /// The options of `serve` (boxed: they outweigh the other jobs many times).
+        args: Box<ServeArgs>,
         /// Outgoing email, and where links point.
         links: mail::Links,
         /// The applications registered with the ad platforms.
@@ -230,7 +234,7 @@ impl Job {
     /// `serve`, with its address bound first: a port in use is reported before the database
     /// is touched.
     async fn serve(
-        args: ServeArgs,
+        args: Box<ServeArgs>,
         settings: MailArgs,
         apps: Connections,
     ) -> Result<Self, Failure> {
@@ -272,7 +276,7 @@ impl Job {
                 args,
                 links,
                 apps,
-            } => serve::serve(store, listener, (addr, &links, apps), args, database).await,
+            } => serve::serve(store, listener, (addr, &links, apps), *args, database).await,
             Self::Work(args, links) => serve::work(store, (&args, &links), database).await,
             Self::Administer { command, links } => match command {
                 Command::Project(command) => admin::project_command(&store, command).await,

@@ -47,6 +47,7 @@ pub(crate) struct Cli {
     /// The database: a SQLite file path, or a PostgreSQL URL
     /// (`postgres://user:password@host:5432/leadtrack`).
     #[arg(
+        help_heading = "Database",
         long,
         global = true,
         env = "LEADTRACK_DB",
@@ -58,7 +59,7 @@ pub(crate) struct Cli {
     /// On PostgreSQL, the most database connections this process holds at once. Every
     /// server and worker has its own pool: keep their sum below the database's
     /// `max_connections` (docs/SCALING.md).
-    #[arg(
+    #[arg(help_heading = "Database", 
         long,
         global = true,
         env = "LEADTRACK_POOL_SIZE",
@@ -73,6 +74,7 @@ pub(crate) struct Cli {
     /// Without either, a SQLite database uses `<database>.key`, made on first start;
     /// PostgreSQL requires one.
     #[arg(
+        help_heading = "Database",
         long,
         global = true,
         env = "LEADTRACK_SECRET_KEY_FILE",
@@ -82,12 +84,19 @@ pub(crate) struct Cli {
 
     /// A TOML file of settings: its keys are the long names of the flags (`addr`,
     /// `log-format`, ...). Flags win over environment variables, which win over the file.
-    #[arg(long, global = true, env = "LEADTRACK_CONFIG", value_name = "FILE")]
+    #[arg(
+        help_heading = "Configuration",
+        long,
+        global = true,
+        env = "LEADTRACK_CONFIG",
+        value_name = "FILE"
+    )]
     pub(crate) config: Option<PathBuf>,
 
     /// How log lines are written to stderr: `text` for people, `json` for log collectors
     /// (one JSON object per line). `RUST_LOG` sets what is logged.
     #[arg(
+        help_heading = "Logging",
         long,
         global = true,
         env = "LEADTRACK_LOG_FORMAT",
@@ -100,10 +109,6 @@ pub(crate) struct Cli {
     #[command(flatten)]
     pub(crate) mail: MailArgs,
 
-    /// The applications registered with the ad platforms, for signing in with them.
-    #[command(flatten)]
-    pub(crate) platforms: PlatformApps,
-
     /// Serve options, when no command is given (`server --addr ...` is `server serve --addr ...`).
     #[command(flatten)]
     pub(crate) serve: ServeArgs,
@@ -114,6 +119,7 @@ pub(crate) struct Cli {
 
 /// Outgoing email: the SMTP server, the sender, and the address links in messages point to.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Mail")]
 pub(crate) struct MailArgs {
     /// The SMTP server messages are sent through: `smtp://[user:password@]host[:port]`
     /// (plain; `?tls=required` for STARTTLS) or `smtps://...` (TLS). Without it, nothing is
@@ -182,7 +188,7 @@ pub(crate) enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Serve the API (the default command); also delivers conversions unless --no-worker.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Deliver queued conversions to the integrations, without serving the API.
     Worker(WorkerCommand),
     /// Manage projects.
@@ -269,6 +275,7 @@ pub(crate) enum Command {
 pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(
+        help_heading = "Network",
         long,
         env = "LEADTRACK_ADDR",
         default_value = "127.0.0.1:8080",
@@ -278,11 +285,12 @@ pub(crate) struct ServeArgs {
 
     /// Trust a reverse proxy's X-Forwarded-For (client addresses) and X-Forwarded-Proto
     /// (HTTPS, for secure cookies); only behind a proxy that sets them.
-    #[arg(long, env = "LEADTRACK_TRUST_FORWARDED_FOR")]
+    #[arg(help_heading = "Network", long, env = "LEADTRACK_TRUST_FORWARDED_FOR")]
     pub(crate) trust_forwarded_for: bool,
 
     /// The email of the owner created on the first run, when there is no user yet.
     #[arg(
+        help_heading = "First run",
         long,
         env = "LEADTRACK_OWNER_EMAIL",
         default_value = "owner@localhost",
@@ -292,7 +300,7 @@ pub(crate) struct ServeArgs {
 
     /// createLead requests per client address past which its leads are stored but held as
     /// spam (never refused): PER_MINUTE:BURST, or off. Addresses a project trusts are exempt.
-    #[arg(
+    #[arg(help_heading = "Limits", 
         long,
         env = "LEADTRACK_RATE_LIMIT_IP",
         default_value_t = RateLimits::default().per_ip,
@@ -303,6 +311,7 @@ pub(crate) struct ServeArgs {
     /// Retired (accepted, and ignored with a warning): a project's leads are no longer
     /// refused for their rate; see `server project set --held-budget`.
     #[arg(
+        help_heading = "Limits",
         long,
         env = "LEADTRACK_RATE_LIMIT_PROJECT",
         value_name = "PER_MINUTE:BURST",
@@ -311,7 +320,7 @@ pub(crate) struct ServeArgs {
     pub(crate) rate_limit_project: Option<RateLimit>,
 
     /// Requests per API key on the keyed routes: PER_MINUTE:BURST, or off.
-    #[arg(
+    #[arg(help_heading = "Limits", 
         long,
         env = "LEADTRACK_RATE_LIMIT_KEY",
         default_value_t = RateLimits::default().per_key,
@@ -320,13 +329,13 @@ pub(crate) struct ServeArgs {
     pub(crate) rate_limit_key: RateLimit,
 
     /// Do not deliver conversions in this process (run `server worker` elsewhere).
-    #[arg(long)]
+    #[arg(help_heading = "Worker", long)]
     pub(crate) no_worker: bool,
 
     /// On Ctrl-C or SIGTERM, how long `GET /readyz` answers 503 while requests are still
     /// served, before the listener closes and the requests in flight drain: give a load
     /// balancer polling /readyz this long to stop sending new ones (e.g. 5s).
-    #[arg(
+    #[arg(help_heading = "Network", 
         long,
         env = "LEADTRACK_SHUTDOWN_DELAY",
         default_value = "0s",
@@ -337,6 +346,11 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) connections: ConnectionArgs,
+
+    /// The applications registered with the ad platforms, for signing in with them (the
+    /// dashboard's): settings of `serve` alone.
+    #[command(flatten)]
+    pub(crate) platforms: PlatformApps,
 
     #[command(flatten)]
     pub(crate) readers: ReaderArgs,
@@ -360,6 +374,7 @@ pub(crate) struct WorkerCommand {
 
 /// Where Prometheus metrics are served.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Logging")]
 pub(crate) struct MetricsArgs {
     /// Serve GET /metrics on this address only (say, 127.0.0.1:9090 or a private
     /// interface). Without it, `serve` answers /metrics on its own address, to clients on
@@ -376,6 +391,7 @@ pub(crate) struct MetricsArgs {
 
 /// How `serve` treats connections: timeouts in seconds and the connection cap.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Network")]
 pub(crate) struct ConnectionArgs {
     /// Seconds a client has to send a request's headers (and, on a kept-alive connection,
     /// to start its next request).
@@ -449,6 +465,7 @@ impl ConnectionArgs {
 /// How `serve` reads the SQLite database: its two pools of reader threads. A pool's full
 /// queue, or a read past its time limit, is answered `503 unavailable`.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Limits")]
 pub(crate) struct ReaderArgs {
     /// Threads for the lookups every request makes: API keys, projects, one lead, sessions.
     #[arg(
@@ -540,6 +557,7 @@ fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
 
 /// Options of the conversion worker.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Worker")]
 pub(crate) struct WorkerArgs {
     /// Conversion jobs and lead webhook events delivered at once.
     #[arg(

@@ -11,19 +11,14 @@ use crate::Failure;
 /// The platforms' applications: a client id and secret each, and the developer tokens of
 /// the APIs that want one.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Platform apps")]
 pub(crate) struct PlatformApps {
     /// The Google OAuth client's id, for "Connect with Google" (Google Ads).
-    #[arg(
-        long,
-        global = true,
-        env = "LEADTRACK_GOOGLE_CLIENT_ID",
-        value_name = "ID"
-    )]
+    #[arg(long, env = "LEADTRACK_GOOGLE_CLIENT_ID", value_name = "ID")]
     pub(crate) google_client_id: Option<String>,
     /// The Google OAuth client's secret.
     #[arg(
         long,
-        global = true,
         env = "LEADTRACK_GOOGLE_CLIENT_SECRET",
         value_name = "SECRET",
         hide_env_values = true
@@ -33,7 +28,6 @@ pub(crate) struct PlatformApps {
     /// pick from.
     #[arg(
         long,
-        global = true,
         env = "LEADTRACK_GOOGLE_ADS_DEVELOPER_TOKEN",
         value_name = "TOKEN",
         hide_env_values = true
@@ -41,17 +35,11 @@ pub(crate) struct PlatformApps {
     pub(crate) google_ads_developer_token: Option<String>,
     /// The Microsoft identity platform application's id, for "Connect with Microsoft"
     /// (Microsoft Advertising).
-    #[arg(
-        long,
-        global = true,
-        env = "LEADTRACK_MICROSOFT_CLIENT_ID",
-        value_name = "ID"
-    )]
+    #[arg(long, env = "LEADTRACK_MICROSOFT_CLIENT_ID", value_name = "ID")]
     pub(crate) microsoft_client_id: Option<String>,
     /// Its client secret.
     #[arg(
         long,
-        global = true,
         env = "LEADTRACK_MICROSOFT_CLIENT_SECRET",
         value_name = "SECRET",
         hide_env_values = true
@@ -60,36 +48,28 @@ pub(crate) struct PlatformApps {
     /// The Microsoft Advertising developer token.
     #[arg(
         long,
-        global = true,
         env = "LEADTRACK_MICROSOFT_ADS_DEVELOPER_TOKEN",
         value_name = "TOKEN",
         hide_env_values = true
     )]
     pub(crate) microsoft_ads_developer_token: Option<String>,
     /// The LinkedIn application's client id, for "Connect with LinkedIn".
-    #[arg(
-        long,
-        global = true,
-        env = "LEADTRACK_LINKEDIN_CLIENT_ID",
-        value_name = "ID"
-    )]
+    #[arg(long, env = "LEADTRACK_LINKEDIN_CLIENT_ID", value_name = "ID")]
     pub(crate) linkedin_client_id: Option<String>,
     /// Its client secret.
     #[arg(
         long,
-        global = true,
         env = "LEADTRACK_LINKEDIN_CLIENT_SECRET",
         value_name = "SECRET",
         hide_env_values = true
     )]
     pub(crate) linkedin_client_secret: Option<String>,
     /// The Meta app's id, for "Connect with Meta" (Facebook Login).
-    #[arg(long, global = true, env = "LEADTRACK_META_APP_ID", value_name = "ID")]
+    #[arg(long, env = "LEADTRACK_META_APP_ID", value_name = "ID")]
     pub(crate) meta_app_id: Option<String>,
     /// The Meta app's secret.
     #[arg(
         long,
-        global = true,
         env = "LEADTRACK_META_APP_SECRET",
         value_name = "SECRET",
         hide_env_values = true
@@ -99,7 +79,6 @@ pub(crate) struct PlatformApps {
     /// typed into its subscription; with --meta-app-secret, the webhook is served.
     #[arg(
         long,
-        global = true,
         env = "LEADTRACK_META_VERIFY_TOKEN",
         value_name = "TOKEN",
         hide_env_values = true
