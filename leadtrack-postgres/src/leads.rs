@@ -71,8 +71,7 @@ pub(crate) async fn create(
 }
 
 /// The merge of `incoming` into the project's lead with its event id that `route` may
-/// merge into, locked, if there is one. A browser create sees only browser leads; a
-/// server create prefers its own route's lead ('server' sorts after 'browser').
+/// merge into ([`sql::merge_lookup`]), locked, if there is one.
 async fn merge_into(
     c: &impl GenericClient,
     project: ProjectId,
@@ -82,16 +81,8 @@ async fn merge_into(
     let Some(event_id) = incoming.unique_event_id() else {
         return Ok(None);
     };
-    let existing = one(
-        c,
-        "SELECT id, data, status FROM leads
-         WHERE project_id = $1 AND unique_event_id = $2
-           AND ($3 = 'server' OR created_via = 'browser')
-         ORDER BY created_via DESC LIMIT 1
-         FOR UPDATE",
-        &[&project.0, &event_id, &route_name(route)],
-    )
-    .await?;
+    let lookup = format!("{} FOR UPDATE", sql::merge_lookup(["$1", "$2", "$3"]));
+    let existing = one(c, &lookup, &[&project.0, &event_id, &route_name(route)]).await?;
     let Some(existing) = existing else {
         return Ok(None);
     };

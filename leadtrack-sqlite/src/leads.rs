@@ -62,8 +62,7 @@ pub(crate) fn create(
 }
 
 /// The merge of `incoming` into the project's lead with its event id that `route` may
-/// merge into, if there is one. A browser create sees only browser leads; a server create
-/// prefers its own route's lead ('server' sorts after 'browser').
+/// merge into ([`sql::merge_lookup`]), if there is one.
 fn merge_into(
     conn: &Connection,
     project: ProjectId,
@@ -74,12 +73,7 @@ fn merge_into(
         return Ok(None);
     };
     let existing = conn
-        .prepare_cached(
-            "SELECT id, data, status FROM leads
-             WHERE project_id = ?1 AND unique_event_id = ?2
-               AND (?3 = 'server' OR created_via = 'browser')
-             ORDER BY created_via DESC LIMIT 1",
-        )?
+        .prepare_cached(&sql::merge_lookup(["?1", "?2", "?3"]))?
         .query_row((project.0, event_id, route_name(route)), |row| {
             Ok((row.get(0)?, row.get::<_, String>(1)?, row.get(2)?))
         })

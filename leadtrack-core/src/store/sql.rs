@@ -27,6 +27,20 @@ pub fn duplicate_lookup(column: &str, [project, key, since]: [&str; 3]) -> Strin
     )
 }
 
+/// The lookup of the lead a create merges into ([`crate::store::arrival::Merge`]), with the
+/// backend's placeholders for the project, the event id and the route's `created_via`
+/// ([`crate::store::arrival::route_name`]): its id, data and status. A browser create sees
+/// only browser leads, since anyone can read a page's project id; a server create prefers
+/// its own route's lead (`server` sorts after `browser`).
+pub fn merge_lookup([project, event_id, route]: [&str; 3]) -> String {
+    format!(
+        "SELECT id, data, status FROM leads
+         WHERE project_id = {project} AND unique_event_id = {event_id}
+           AND ({route} = 'server' OR created_via = 'browser')
+         ORDER BY created_via DESC LIMIT 1"
+    )
+}
+
 /// The lookup of a lead an imported lead repeats, with the backend's placeholders for the
 /// project, the event id, the email key and the creation time (in the backend's time
 /// column type): one of the project's leads with the same `uniqueEventId`, or the same

@@ -41,13 +41,9 @@ pub(super) async fn card<S: Admin>(
     let Some(provider) = Provider::of(kind) else {
         return Ok(None);
     };
-    let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
+    let Some((app, grant)) = app_and_grant(store, owner, provider).await? else {
         return Ok(None);
     };
-    let grant = store
-        .oauth_grant(owner.project().id, provider)
-        .await
-        .map_err(|e| owner.failure(e))?;
     let mut card = SignInCard {
         provider: provider.name(),
         account: grant.as_ref().map(|grant| grant.account.clone()),
@@ -83,6 +79,17 @@ pub(super) async fn signed_in<'a, S: Admin>(
     owner: &'a Owner,
     provider: Provider,
 ) -> Result<Option<(&'a OAuthApp, OAuthGrant)>, Response> {
+    let found = app_and_grant(store, owner, provider).await?;
+    Ok(found.and_then(|(app, grant)| Some((app, grant?))))
+}
+
+/// The server's application for `provider`, when it has one, and the project's grant from
+/// signing in with it, if any.
+async fn app_and_grant<'a, S: Admin>(
+    store: &S,
+    owner: &'a Owner,
+    provider: Provider,
+) -> Result<Option<(&'a OAuthApp, Option<OAuthGrant>)>, Response> {
     let Some(app) = owner.oauth.iter().find(|app| app.provider == provider) else {
         return Ok(None);
     };
@@ -90,7 +97,7 @@ pub(super) async fn signed_in<'a, S: Admin>(
         .oauth_grant(owner.project().id, provider)
         .await
         .map_err(|e| owner.failure(e))?;
-    Ok(grant.map(|grant| (app, grant)))
+    Ok(Some((app, grant)))
 }
 
 /// A platform's list, or none (the field or card is then typed) when it cannot be had.
