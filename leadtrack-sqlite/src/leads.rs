@@ -12,7 +12,7 @@ use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::LeadRow;
 use leadtrack_core::store::arrival::{self, Arrival, Merge, Step, route_name};
-use leadtrack_core::store::sql::{self};
+use leadtrack_core::store::sql;
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadId, LeadStatus, ProjectId};
 use rusqlite::{Connection, OptionalExtension, ToSql};

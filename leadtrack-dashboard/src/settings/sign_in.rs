@@ -17,7 +17,7 @@ use leadtrack_core::integration::{
     Integrations, LinkedinSettings, MetaSettings, MicrosoftAdsSettings,
 };
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
-use leadtrack_forward::connect::{self};
+use leadtrack_forward::connect;
 use subtle::ConstantTimeEq;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
