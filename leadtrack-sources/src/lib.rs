@@ -108,7 +108,7 @@ static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
     )
 });
 
-/// Where form tools post: core's [`INBOUND_PATH`] and the webhook's id.
+/// Where form tools post: core's [`leadtrack_core::inbound::INBOUND_PATH`] and the webhook's id.
 const INBOUND_ROUTE: &str = "/webhooks/inbound/{id}";
 /// Where a form tool's post is tried without keeping it.
 const INBOUND_TEST_ROUTE: &str = "/webhooks/inbound/{id}/test";
