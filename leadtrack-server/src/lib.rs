@@ -176,7 +176,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             let apps = cli.serve.platforms.connections()?;
             Job::serve(Box::new(cli.serve), cli.mail, apps).await?
         }
-        Some(Command::Serve(args)) => {
+        Some(Command::Serve(mut args)) => {
+            args.platforms = args.platforms.or(cli.serve.platforms);
             let apps = args.platforms.connections()?;
             Job::serve(args, cli.mail, apps).await?
         }

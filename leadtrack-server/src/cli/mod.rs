@@ -650,6 +650,34 @@ mod tests {
 
     use super::*;
 
+    /// The platforms' apps are settings of `serve`, written after it or before it.
+    #[test]
+    fn platform_apps_are_read_before_and_after_serve() {
+        let apps = |line: &[&str]| match Cli::try_parse_from(line).unwrap() {
+            Cli {
+                command: Some(Command::Serve(args)),
+                serve,
+                ..
+            } => args.platforms.or(serve.platforms),
+            other => panic!("{other:?}"),
+        };
+        let after = apps(&["server", "serve", "--meta-app-id", "after"]);
+        assert_eq!(after.meta_app_id.as_deref(), Some("after"));
+        let before = apps(&["server", "--meta-app-id", "before", "serve"]);
+        assert_eq!(before.meta_app_id.as_deref(), Some("before"));
+        let both = [
+            "server",
+            "--meta-app-id",
+            "before",
+            "serve",
+            "--meta-app-id",
+            "after",
+        ];
+        assert_eq!(apps(&both).meta_app_id.as_deref(), Some("after"));
+        let other = Cli::try_parse_from(["server", "project", "list", "--meta-app-id", "x"]);
+        assert!(other.is_err(), "not a setting of the other commands");
+    }
+
     fn worker_args(args: &[&str]) -> WorkerArgs {
         let mut line = vec!["server", "worker"];
         line.extend_from_slice(args);

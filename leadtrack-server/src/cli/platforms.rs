@@ -97,6 +97,32 @@ pub(crate) struct Connections {
 }
 
 impl PlatformApps {
+    /// These settings, each taken from `before` where it is not given here: a flag written
+    /// before `serve` (`server --google-client-id ID serve`) counts as one after it.
+    pub(crate) fn or(self, before: Self) -> Self {
+        Self {
+            google_client_id: self.google_client_id.or(before.google_client_id),
+            google_client_secret: self.google_client_secret.or(before.google_client_secret),
+            google_ads_developer_token: self
+                .google_ads_developer_token
+                .or(before.google_ads_developer_token),
+            microsoft_client_id: self.microsoft_client_id.or(before.microsoft_client_id),
+            microsoft_client_secret: self
+                .microsoft_client_secret
+                .or(before.microsoft_client_secret),
+            microsoft_ads_developer_token: self
+                .microsoft_ads_developer_token
+                .or(before.microsoft_ads_developer_token),
+            linkedin_client_id: self.linkedin_client_id.or(before.linkedin_client_id),
+            linkedin_client_secret: self
+                .linkedin_client_secret
+                .or(before.linkedin_client_secret),
+            meta_app_id: self.meta_app_id.or(before.meta_app_id),
+            meta_app_secret: self.meta_app_secret.or(before.meta_app_secret),
+            meta_verify_token: self.meta_verify_token.or(before.meta_verify_token),
+        }
+    }
+
     /// The applications and the lead sources' settings.
     ///
     /// Errors: as [`Self::apps`]; a verify token without the app secret.
