@@ -57,7 +57,7 @@ fn csv_file() -> String {
 }
 
 #[tokio::test]
-#[ignore = "a minute of full load: .ci/run runs it alone (cargo test --test process -- --ignored imports::)"]
+#[ignore = "a minute of full load: .ci/run runs it alone (cargo test --workspace --test server -- --ignored process::imports::)"]
 async fn a_hundred_thousand_rows_keep_their_dates_skip_bad_rows_and_come_once() {
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(&dir).await;
