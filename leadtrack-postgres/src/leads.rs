@@ -1,5 +1,7 @@
 //! Leads: create with deduplication, and lookup.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::account::Actor;
@@ -70,6 +72,10 @@ pub(crate) async fn create(
     }
 }
 
+/// [`sql::merge_lookup`] with this backend's placeholders, locking the lead, written once.
+static MERGE_LOOKUP: LazyLock<String> =
+    LazyLock::new(|| format!("{} FOR UPDATE", sql::merge_lookup(["$1", "$2", "$3"])));
+
 /// The merge of `incoming` into the project's lead with its event id that `route` may
 /// merge into ([`sql::merge_lookup`]), locked, if there is one.
 async fn merge_into(
@@ -81,8 +87,12 @@ async fn merge_into(
     let Some(event_id) = incoming.unique_event_id() else {
         return Ok(None);
     };
-    let lookup = format!("{} FOR UPDATE", sql::merge_lookup(["$1", "$2", "$3"]));
-    let existing = one(c, &lookup, &[&project.0, &event_id, &route_name(route)]).await?;
+    let existing = one(
+        c,
+        &MERGE_LOOKUP,
+        &[&project.0, &event_id, &route_name(route)],
+    )
+    .await?;
     let Some(existing) = existing else {
         return Ok(None);
     };
@@ -542,7 +552,7 @@ pub(crate) async fn release_spam(
         &[&lead.id.0],
     )
     .await?;
-    let steps = arrival::released_steps(lead, by);
+    let steps = arrival::released_steps(by);
     apply(c, project, (lead.id, lead.data.form_name()), &steps, now).await?;
     Ok(())
 }

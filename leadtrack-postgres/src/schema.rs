@@ -1,6 +1,7 @@
 //! The schema, as the list of migrations in `migrations/`, applied at start in one
 //! transaction under an advisory lock: of ten servers starting at once, one migrates and the
-//! others wait for it, then find nothing left to do. `leadtrack_schema` records how many have been applied.
+//! others wait for it, then find nothing left to do. `leadtrack_schema` records how many
+//! have been applied.
 //! (Not a runner such as `refinery`: every migration here is applied in the one
 //! transaction that holds the advisory lock, and the version is the same count the SQLite
 //! backend keeps; a runner would own the transactions and keep a history table of its own.)

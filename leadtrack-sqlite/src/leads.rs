@@ -1,5 +1,7 @@
 //! Leads: create with deduplication, lookup, and the filtered, sorted, paged listing.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::EventRow;
@@ -61,6 +63,9 @@ pub(crate) fn create(
     Ok(arrival.outcome(id, &row))
 }
 
+/// [`sql::merge_lookup`] with this backend's placeholders, written once.
+static MERGE_LOOKUP: LazyLock<String> = LazyLock::new(|| sql::merge_lookup(["?1", "?2", "?3"]));
+
 /// The merge of `incoming` into the project's lead with its event id that `route` may
 /// merge into ([`sql::merge_lookup`]), if there is one.
 fn merge_into(
@@ -73,7 +78,7 @@ fn merge_into(
         return Ok(None);
     };
     let existing = conn
-        .prepare_cached(&sql::merge_lookup(["?1", "?2", "?3"]))?
+        .prepare_cached(&MERGE_LOOKUP)?
         .query_row((project.0, event_id, route_name(route)), |row| {
             Ok((row.get(0)?, row.get::<_, String>(1)?, row.get(2)?))
         })
@@ -381,6 +386,6 @@ pub(crate) fn release_spam(
 ) -> Result<(), Error> {
     conn.prepare_cached("UPDATE leads SET status = 'open', spam_reason = NULL WHERE id = ?1")?
         .execute([lead.id.0])?;
-    let steps = arrival::released_steps(lead, by);
+    let steps = arrival::released_steps(by);
     apply(conn, project, (lead.id, lead.data.form_name()), &steps, now)
 }

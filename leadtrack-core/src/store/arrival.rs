@@ -9,7 +9,7 @@
 use crate::account::Actor;
 use crate::activity::Activity;
 use crate::alert::AlertKind;
-use crate::lead::{CreatedLead, LeadData, StoredLead};
+use crate::lead::{CreatedLead, LeadData};
 use crate::request::CreateRoute;
 use crate::spam::SpamReason;
 use crate::store::LeadRow;
@@ -197,10 +197,9 @@ pub fn held_steps(by: &Actor) -> Vec<Step> {
     }]
 }
 
-/// The steps of freeing `lead` from spam (before a person's status change): `not_spam` in
+/// The steps of freeing a lead from spam (before a person's status change): `not_spam` in
 /// its history, by them, and then what a new lead's arrival announces, at last.
-pub fn released_steps(lead: &StoredLead, by: &Actor) -> Vec<Step> {
-    debug_assert_eq!(lead.status, LeadStatus::Spam);
+pub fn released_steps(by: &Actor) -> Vec<Step> {
     let mut steps = vec![Step::Record {
         activity: Activity::NotSpam,
         by: Some(by.clone()),
