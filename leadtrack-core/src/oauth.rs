@@ -1,19 +1,17 @@
 //! Signing in with an ad platform: the platforms a project can connect by OAuth 2.0
 //! ([`Provider`]), the operator's registered application for each ([`OAuthApp`]), the
-//! authorization request with PKCE ([`Authorization`]), and what a consent leaves the
-//! project ([`OAuthGrant`]).
+//! consent asked for with PKCE ([`Authorization`]), and what a consent leaves the project
+//! ([`OAuthGrant`]).
 //!
 //! The flow is the authorization code grant (RFC 6749 section 4.1) with PKCE's `S256`
 //! challenge (RFC 7636); `state` ties the platform's answer to the browser that asked.
+//! `leadtrack-platforms` makes the requests, with the `oauth2` crate.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::integration::Secret;
-use crate::types::{IntegrationKind, random_bytes};
+use crate::types::IntegrationKind;
 
 /// A platform a project connects by signing in.
 #[derive(
@@ -183,45 +181,6 @@ pub struct Authorization {
     pub verifier: String,
 }
 
-impl OAuthApp {
-    /// A new consent request: fresh `state` and PKCE verifier, the answer going to
-    /// `redirect_uri`. Google hands out a refresh token only when asked for offline access
-    /// with the consent screen shown (`access_type=offline`, `prompt=consent`).
-    pub fn authorize(&self, redirect_uri: &str) -> Authorization {
-        let state = URL_SAFE_NO_PAD.encode(random_bytes::<24>());
-        let verifier = URL_SAFE_NO_PAD.encode(random_bytes::<32>());
-        let mut query = form_urlencoded::Serializer::new(String::new());
-        query
-            .append_pair("response_type", "code")
-            .append_pair("client_id", &self.client_id)
-            .append_pair("redirect_uri", redirect_uri)
-            .append_pair("scope", &self.provider.scopes().join(" "))
-            .append_pair("state", &state)
-            .append_pair("code_challenge", &pkce_challenge(&verifier))
-            .append_pair("code_challenge_method", "S256");
-        if self.provider == Provider::Google {
-            query
-                .append_pair("access_type", "offline")
-                .append_pair("prompt", "consent");
-        }
-        let separator = if self.endpoints.authorize.contains('?') {
-            '&'
-        } else {
-            '?'
-        };
-        Authorization {
-            url: format!("{}{separator}{}", self.endpoints.authorize, query.finish()),
-            state,
-            verifier,
-        }
-    }
-}
-
-/// The PKCE `S256` challenge of `verifier`: the URL-safe base64 of its SHA-256.
-pub fn pkce_challenge(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
-}
-
 /// What a consent left a project: whom it was given by, and the refresh token it gave.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -234,56 +193,4 @@ pub struct OAuthGrant {
     pub refresh_token: Secret,
     /// When.
     pub granted_at: DateTime<Utc>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn app(provider: Provider) -> OAuthApp {
-        OAuthApp {
-            provider,
-            client_id: "client-1".to_owned(),
-            client_secret: Secret::new("shh"),
-            developer_token: None,
-            endpoints: provider.endpoints(),
-        }
-    }
-
-    /// RFC 7636, Appendix B.
-    #[test]
-    fn the_pkce_challenge_is_rfc_7636s() {
-        assert_eq!(
-            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        );
-    }
-
-    #[test]
-    fn a_consent_request_asks_for_a_code_with_state_and_pkce() {
-        let asked = app(Provider::Google).authorize("https://leads.example.com/oauth/callback");
-        let (page, query) = asked.url.split_once('?').unwrap();
-        assert_eq!(page, "https://accounts.google.com/o/oauth2/v2/auth");
-        let query: std::collections::HashMap<_, _> = form_urlencoded::parse(query.as_bytes())
-            .into_owned()
-            .collect();
-        assert_eq!(query["response_type"], "code");
-        assert_eq!(query["client_id"], "client-1");
-        assert_eq!(
-            query["redirect_uri"],
-            "https://leads.example.com/oauth/callback"
-        );
-        assert!(query["scope"].contains("https://www.googleapis.com/auth/datamanager"));
-        assert_eq!(query["state"], asked.state);
-        assert_eq!(query["code_challenge"], pkce_challenge(&asked.verifier));
-        assert_eq!(query["code_challenge_method"], "S256");
-        assert_eq!(query["access_type"], "offline");
-        assert!(!asked.url.contains("shh"));
-        let again = app(Provider::Google).authorize("https://x");
-        assert_ne!(again.state, asked.state);
-        assert_ne!(again.verifier, asked.verifier);
-        let linkedin = app(Provider::Linkedin).authorize("https://x");
-        assert!(!linkedin.url.contains("access_type"));
-        assert!(linkedin.url.contains("rw_conversions"));
-    }
 }

@@ -5,7 +5,7 @@ use leadtrack_core::job::ClaimedJob;
 use leadtrack_core::types::{Consent, ConsentStatus};
 use serde_json::{Map, Value, json};
 
-use crate::normalize::{self, Rules};
+use leadtrack_platforms::normalize::{self, Rules};
 
 /// The consent of the job's lead: its own signals, else its project's defaults.
 pub(crate) fn consent(job: &ClaimedJob) -> Consent {

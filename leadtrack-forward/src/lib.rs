@@ -16,7 +16,9 @@
 //! says whether it sends, restates or retracts it ([`leadtrack_core::conversion`]).
 //!
 //! Email, phone and names leave the service only as SHA-256 hashes of their normalised form
-//! ([`normalize`]); credentials never appear in logs or recorded errors.
+//! (`leadtrack_platforms::normalize`); credentials never appear in logs or recorded errors.
+//! Each platform's request and answer rules live in `leadtrack-platforms`; a delivery module
+//! here builds the request from a job and reads the outcome.
 //!
 //! ```no_run
 //! use leadtrack_forward::{Worker, WorkerConfig};
@@ -33,23 +35,16 @@
 
 #![forbid(unsafe_code)]
 
-pub mod check;
-pub mod connect;
-pub mod ga4;
+mod ga4;
 mod google;
-pub mod google_ads;
-pub mod linkedin;
-pub mod meta;
-pub mod microsoft_ads;
-pub mod normalize;
-mod oauth;
-mod outcome;
+mod google_ads;
+mod linkedin;
+mod meta;
+mod microsoft_ads;
 mod retry;
-#[cfg(feature = "testkit")]
-pub mod testkit;
-pub mod webhook;
+mod webhook;
 mod worker;
 
-pub use outcome::Outcome;
+pub use leadtrack_platforms::Outcome;
 pub use retry::RetryPolicy;
 pub use worker::{Deliverer, Worker, WorkerConfig, describe_metrics};

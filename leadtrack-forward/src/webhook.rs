@@ -1,33 +1,23 @@
-//! Signed JSON webhooks: the conversion webhook (a rating, posted to the integration's
-//! URL) and lead webhooks (each event a webhook subscribes to, posted to its URL).
-//!
-//! The body is a JSON event; the header `X-Leadtrack-Signature: t=<unix>,v1=<hex>` carries
-//! the HMAC-SHA256, keyed with the webhook's secret, of `"<t>.<body>"`. A receiver
-//! recomputes it over the raw body to verify the origin, and rejects old `t` values to
-//! refuse replays. `X-Leadtrack-Event` repeats the event id, stable across retries, for
-//! receivers that deduplicate.
+//! Signed webhook deliveries (the signature and request rules are
+//! `leadtrack_platforms::webhook`'s): a rating to the webhook integration, with its
+//! retractions, and each lead webhook's events.
 
 use chrono::{DateTime, Utc};
-use hmac::{Hmac, KeyInit, Mac};
 use leadtrack_core::api::{Rating, WebhookBody, WebhookLabel, rating_event};
-use leadtrack_core::integration::{Secret, WebhookSettings};
+use leadtrack_core::integration::WebhookSettings;
 use leadtrack_core::job::ClaimedJob;
 use leadtrack_core::types::{ConversionId, DeliveryAction, IntegrationKind};
 use leadtrack_core::webhook::ClaimedWebhookEvent;
 use leadtrack_core::webhook::WebhookEvent;
-use sha2::Sha256;
 use uuid::Uuid;
 
-use crate::outcome::{self, Answer, Outcome};
+use leadtrack_platforms::outcome::Outcome;
 
-/// The signature header.
-pub const SIGNATURE_HEADER: &str = "X-Leadtrack-Signature";
-/// The event id header.
-pub const EVENT_HEADER: &str = "X-Leadtrack-Event";
+use leadtrack_platforms::webhook::{Post, error_of, post};
 
 /// The event `action` posts for `job`: `lead.converted` for a label, `lead.lost` for
 /// `lost`, with the job's event id and the conversion's, at the conversion's time.
-pub fn payload(job: &ClaimedJob, action: DeliveryAction) -> WebhookBody {
+pub(crate) fn payload(job: &ClaimedJob, action: DeliveryAction) -> WebhookBody {
     let rating = Rating {
         job_id: job.job.id,
         conversion_event_id: job.job.conversion_event_id,
@@ -43,20 +33,6 @@ pub fn payload(job: &ClaimedJob, action: DeliveryAction) -> WebhookBody {
         &job.project,
         &job.lead,
         Some(rating),
-    )
-}
-
-/// `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
-pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    // HMAC takes keys of any length, so this cannot fail.
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes())
-        .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
-    format!(
-        "t={timestamp},v1={}",
-        hex::encode(mac.finalize().into_bytes())
     )
 }
 
@@ -102,7 +78,7 @@ pub(crate) async fn deliver(
 /// The retraction posts of a `lost` job: for each label conversion the webhook has, the
 /// conversion again (its id, time and price) with `retracted: true`, under an event id
 /// derived from the job's and the conversion's.
-pub fn retractions(job: &ClaimedJob) -> Vec<(Uuid, WebhookBody)> {
+pub(crate) fn retractions(job: &ClaimedJob) -> Vec<(Uuid, WebhookBody)> {
     job.job
         .retracts
         .iter()
@@ -155,63 +131,5 @@ async fn send(http: &reqwest::Client, post: Post<'_>, now: DateTime<Utc>) -> Out
     match self::post(http, post, now).await {
         Ok(answer) => answer.by_status(|| error_of(&answer, secret)),
         Err(failure) => failure,
-    }
-}
-
-/// What a failed answer says, without the secret.
-pub(crate) fn error_of(answer: &Answer, secret: &Secret) -> String {
-    outcome::scrub(
-        format!("HTTP {}: {}", answer.status, answer.snippet()),
-        &[secret.expose()],
-    )
-}
-
-/// One signed post to a webhook.
-pub(crate) struct Post<'a> {
-    /// Where to.
-    pub(crate) url: &'a str,
-    /// What signs it.
-    pub(crate) secret: &'a Secret,
-    /// The event's id, in its own header.
-    pub(crate) event_id: &'a str,
-    /// The JSON body.
-    pub(crate) body: String,
-}
-
-/// Posts `post`, signed at `now`.
-pub(crate) async fn post(
-    http: &reqwest::Client,
-    Post {
-        url,
-        secret,
-        event_id,
-        body,
-    }: Post<'_>,
-    now: DateTime<Utc>,
-) -> Result<Answer, Outcome> {
-    let body = body.into_bytes();
-    let request = http
-        .post(url)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(
-            SIGNATURE_HEADER,
-            signature(secret.expose(), now.timestamp(), &body),
-        )
-        .header(EVENT_HEADER, event_id)
-        .body(body);
-    outcome::send(request).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn signatures_are_hmac_sha256_of_timestamp_dot_body() {
-        // The same construction as Stripe's `v1` scheme, checked against its known value.
-        assert_eq!(
-            signature("whsec_test", 1_700_000_000, br#"{"id":"evt_1"}"#),
-            "t=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925"
-        );
     }
 }

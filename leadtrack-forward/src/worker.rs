@@ -18,10 +18,10 @@ use leadtrack_core::webhook::WebhookAttempt;
 use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
-use crate::oauth::TokenCache;
-use crate::outcome::Outcome;
 use crate::retry::{RetryPolicy, random_unit};
 use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, webhook};
+use leadtrack_platforms::Outcome;
+use leadtrack_platforms::oauth::TokenCache;
 
 /// How the worker runs.
 #[derive(Clone, Debug)]

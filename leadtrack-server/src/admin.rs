@@ -12,7 +12,7 @@ use leadtrack_core::spam::{self, SpamRulesInput};
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{Consent, ConsentStatus, ProjectId};
 use leadtrack_core::{Admin, LeadStore, StoreError};
-use leadtrack_forward::normalize::region_of_calling_code;
+use leadtrack_platforms::normalize::region_of_calling_code;
 use serde_json::json;
 
 use crate::Failure;

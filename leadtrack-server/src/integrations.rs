@@ -10,7 +10,7 @@ use leadtrack_core::integration::{Integrations, PLATFORMS, SettingsError, Settin
 use leadtrack_core::project::Project;
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, LeadStore};
-use leadtrack_forward::check::{self, TestRequest, send_test};
+use leadtrack_platforms::check::{self, TestRequest, send_test};
 use serde_json::{Map, Value};
 
 use crate::Failure;

@@ -17,7 +17,7 @@ use leadtrack_core::source::{
 };
 use leadtrack_core::types::{LeadId, ProjectId};
 use leadtrack_core::{Admin, JobQueue, LeadStore, StoreError};
-use leadtrack_forward::{linkedin, meta};
+use leadtrack_platforms::{linkedin, meta};
 
 use crate::linkedin as linkedin_sync;
 use serde_json::Value;

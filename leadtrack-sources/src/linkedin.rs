@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use leadtrack_core::source::{LeadSource, NewLeadFetch, SourceKind};
 use leadtrack_core::{Admin, JobQueue};
-use leadtrack_forward::linkedin;
+use leadtrack_platforms::linkedin;
 use serde_json::Value;
 
 /// Responses per page of the listing.

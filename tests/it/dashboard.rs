@@ -12,7 +12,7 @@ use chrono::Utc;
 use fantoccini::Locator;
 use fantoccini::key::Key;
 use leadtrack::core::types::{JobState, LeadId};
-use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack::platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
 use crate::support::browser::Browser;
@@ -698,7 +698,7 @@ async fn a_ga4_event_name_is_checked_as_it_is_typed() {
 async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
     use leadtrack::core::integration::Secret;
     use leadtrack::core::oauth::{OAuthApp, Provider};
-    use leadtrack::forward::testkit::sign_in::MockSignIn;
+    use leadtrack::platforms::testkit::sign_in::MockSignIn;
 
     let google = MockSignIn::start("client-1", "client-secret", "dev-token").await;
     let config = leadtrack_dashboard::Config {
@@ -784,7 +784,7 @@ async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
 async fn an_owner_connects_microsoft_advertising_and_tests_a_label_from_its_page() {
     use leadtrack::core::integration::Secret;
     use leadtrack::core::oauth::{OAuthApp, Provider};
-    use leadtrack::forward::testkit::sign_in::{MICROSOFT_ACCOUNT, MockSignIn};
+    use leadtrack::platforms::testkit::sign_in::{MICROSOFT_ACCOUNT, MockSignIn};
 
     let microsoft = MockSignIn::start_as(
         Provider::Microsoft,

@@ -12,7 +12,7 @@ use leadtrack_core::oauth::Provider;
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{ConversionId, IntegrationKind};
 use leadtrack_core::{Admin, StoreError};
-use leadtrack_forward::{connect, microsoft_ads};
+use leadtrack_platforms::{google_ads, linkedin, microsoft_ads};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
@@ -192,7 +192,7 @@ impl Connected {
                 settings.customer_id.as_str(),
                 settings.login_customer_id.as_deref(),
             );
-            match connect::google_ads_conversion_actions(http(), app, &grant, account).await {
+            match google_ads::conversion_actions(http(), app, &grant, account).await {
                 Ok(actions) => {
                     connected.google_actions = actions
                         .into_iter()
@@ -205,7 +205,7 @@ impl Connected {
         if integrations.linkedin.is_some()
             && let Some((app, grant)) = signed_in(store, owner, Provider::Linkedin).await?
         {
-            let rules = connect::linkedin_conversion_rules(http(), app, &grant).await;
+            let rules = linkedin::conversion_rules(http(), app, &grant).await;
             connected.linkedin_rules = listed("LinkedIn's conversion rules", rules)
                 .into_iter()
                 .map(|rule| (rule.urn, rule.name))
@@ -219,7 +219,7 @@ impl Connected {
                 .as_deref()
                 .unwrap_or(microsoft_ads::DEFAULT_BASE_URL);
             let account = (base, &*settings.customer_id, &*settings.account_id);
-            let goals = connect::microsoft_offline_goals(http(), app, &grant, account).await;
+            let goals = microsoft_ads::offline_goals(http(), app, &grant, account).await;
             connected.microsoft_goals = listed("Microsoft's offline goals", goals)
                 .into_iter()
                 .map(|goal| (goal.clone(), goal))

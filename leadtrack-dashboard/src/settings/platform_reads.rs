@@ -8,8 +8,10 @@ use std::sync::OnceLock;
 use leadtrack_core::Admin;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_core::types::IntegrationKind;
-use leadtrack_forward::check;
-use leadtrack_forward::connect::{self, AdsAccount, MetaPixel, MicrosoftAccount};
+use leadtrack_platforms::check;
+use leadtrack_platforms::google_ads::{self, AdsAccount};
+use leadtrack_platforms::meta::{self, MetaPixel};
+use leadtrack_platforms::microsoft_ads::{self, MicrosoftAccount};
 use warp::reply::Response;
 
 use super::Owner;
@@ -57,13 +59,13 @@ pub(super) async fn card<S: Admin>(
     };
     let http = http();
     let listed = match provider {
-        Provider::Google => connect::google_ads_accounts(http, app, grant)
+        Provider::Google => google_ads::accounts(http, app, grant)
             .await
             .map(|accounts| card.accounts = accounts),
-        Provider::Meta => connect::meta_pixels(http, app, grant)
+        Provider::Meta => meta::pixels(http, app, grant)
             .await
             .map(|pixels| card.pixels = pixels),
-        Provider::Microsoft => connect::microsoft_accounts(http, app, grant)
+        Provider::Microsoft => microsoft_ads::accounts(http, app, grant)
             .await
             .map(|accounts| card.microsoft_accounts = accounts),
         Provider::Linkedin => Ok(()),

@@ -17,7 +17,7 @@ use leadtrack_core::integration::{
     Integrations, LinkedinSettings, MetaSettings, MicrosoftAdsSettings,
 };
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
-use leadtrack_forward::connect;
+use leadtrack_platforms::{oauth, sign_in};
 use subtle::ConstantTimeEq;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
@@ -117,7 +117,20 @@ pub(super) async fn start(
     let Some(redirect) = redirect_uri(config, request) else {
         return Ok(owner.not_found());
     };
-    let asked = app.authorize(&redirect);
+    let asked = match oauth::authorize(app, &redirect) {
+        Ok(asked) => asked,
+        Err(reason) => {
+            tracing::warn!(provider = %app.provider, %reason, "a consent request could not be made");
+            let said = format!("{} cannot be connected: {reason}.", app.provider.name());
+            let viewer = Some(&owner.viewer);
+            return Err(render::error(
+                StatusCode::BAD_GATEWAY,
+                viewer,
+                "Nothing was connected",
+                said,
+            ));
+        }
+    };
     let pending = Pending {
         provider: app.provider,
         state: asked.state,
@@ -192,7 +205,7 @@ async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answ
     ) else {
         return Err(refused("The platform's answer holds no code."));
     };
-    let exchanged = connect::exchange(http(), app, &code, &pending.verifier, &redirect).await;
+    let exchanged = sign_in::exchange(http(), app, &code, &pending.verifier, &redirect).await;
     let consent = match exchanged {
         Ok(consent) => consent,
         Err(reason) => {

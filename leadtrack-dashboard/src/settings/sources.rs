@@ -11,7 +11,8 @@ use leadtrack_core::oauth::Provider;
 use leadtrack_core::source::{
     LeadSource, META_LEADGEN_PATH, SourceKind, google_lead_forms_path, linkedin_account_ids,
 };
-use leadtrack_forward::connect::{self, LinkedinAccount, MetaPage};
+use leadtrack_platforms::linkedin::{self, LinkedinAccount};
+use leadtrack_platforms::meta::{self, MetaPage};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
@@ -130,10 +131,7 @@ async fn sources_page<S: Store>(
         _ => None,
     };
     let pages = match signed_in(store, owner, Provider::Meta).await? {
-        Some((app, grant)) => listed(
-            "Meta's pages",
-            connect::meta_pages(http(), app, &grant).await,
-        ),
+        Some((app, grant)) => listed("Meta's pages", meta::pages(http(), app, &grant).await),
         None => Vec::new(),
     };
     let accounts = match source(SourceKind::LinkedinLeadGen).await? {
@@ -143,7 +141,7 @@ async fn sources_page<S: Store>(
     let listed_accounts = match signed_in(store, owner, Provider::Linkedin).await? {
         Some((app, grant)) => listed(
             "LinkedIn's ad accounts",
-            connect::linkedin_ad_accounts(http(), app, &grant).await,
+            linkedin::ad_accounts(http(), app, &grant).await,
         ),
         None => Vec::new(),
     };
@@ -258,7 +256,7 @@ async fn meta_page<S: Store>(
         let Some((app, grant)) = signed_in(store, owner, Provider::Meta).await? else {
             return Ok(Err(("page", "sign in with Meta first".to_owned())));
         };
-        let subscribed = connect::subscribe_meta_page(http(), app, &grant, picked).await;
+        let subscribed = meta::subscribe_page(http(), app, &grant, picked).await;
         return Ok(match subscribed {
             Ok(token) => Ok(LeadSource::MetaLeadAds {
                 page_id: picked.to_owned(),

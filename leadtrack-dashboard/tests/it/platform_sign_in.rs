@@ -1,5 +1,5 @@
 //! Connecting Google Ads by signing in, against a mock of Google's sign-in and the Google
-//! Ads API (`leadtrack_forward::testkit::google`): the consent asked with `state` and
+//! Ads API (`leadtrack_platforms::testkit::google`): the consent asked with `state` and
 //! PKCE, the code exchanged with the verifier, the grant kept, the account picked from the
 //! API's list, and the integration saved with the grant; a refused consent, an answer with
 //! a forged `state` and an answer to another session connect nothing.
@@ -8,7 +8,7 @@ use crate::common::*;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::{OAuthApp, Provider};
 use leadtrack_dashboard::Config;
-use leadtrack_forward::testkit::sign_in::{self, MockSignIn};
+use leadtrack_platforms::testkit::sign_in::{self, MockSignIn};
 use warp::http::StatusCode;
 
 const CLIENT_ID: &str = "leadtrack-test.apps.googleusercontent.com";

@@ -12,7 +12,7 @@ use leadtrack_core::store::Entity;
 use leadtrack_core::types::{
     Consent, ConsentStatus, ConversionId, IntegrationKind, LeadIdentifier, Role,
 };
-use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 use warp::http::StatusCode;
 

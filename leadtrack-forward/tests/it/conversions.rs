@@ -13,7 +13,7 @@ use leadtrack_core::job::JobRecord;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::types::{ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId};
 use leadtrack_core::{Admin, LeadStore};
-use leadtrack_forward::testkit::{MockPlatform, MockResponse, Recorded};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
 use serde_json::{Value, json};
 
 /// The fixture, with Microsoft Advertising and LinkedIn connected too, and a label

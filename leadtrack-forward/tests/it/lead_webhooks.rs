@@ -12,8 +12,8 @@ use leadtrack_core::testkit::data;
 use leadtrack_core::types::{AttemptOutcome, ConversionId, LeadId, LeadIdentifier};
 use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookEvents, WebhookStatus};
 use leadtrack_core::{Admin, LeadStore};
-use leadtrack_forward::testkit::{MockPlatform, MockResponse, Recorded};
-use leadtrack_forward::webhook;
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
+use leadtrack_platforms::webhook;
 use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
 

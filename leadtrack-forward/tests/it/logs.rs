@@ -9,7 +9,7 @@ use leadtrack_core::integration::{
 use leadtrack_core::label::NewLabel;
 use leadtrack_core::testkit::capture_logs;
 use leadtrack_core::webhook::{NewWebhook, WebhookEvents};
-use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 use tracing::Level;
 

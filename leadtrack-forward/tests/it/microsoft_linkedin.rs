@@ -9,8 +9,8 @@ use leadtrack_core::integration::{
 };
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::types::{AttemptOutcome, ConversionId, DeliveryState, IntegrationKind};
-use leadtrack_forward::normalize::sha256_hex;
-use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::normalize::sha256_hex;
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
 const MS_DEVELOPER_TOKEN: &str = "ms-developer-token-value";
@@ -129,10 +129,10 @@ async fn each_platform_receives_its_documented_request_with_a_fresh_token() {
     let tokens = s.tokens.requests();
     let ms_grant = tokens.iter().find(|r| r.path == "/ms-token").unwrap();
     assert_eq!(
-        ms_grant.text(),
-        format!(
+        ms_grant.form(),
+        form(&format!(
             "grant_type=refresh_token&client_id=ms-client&refresh_token={MS_REFRESH_TOKEN}&scope=https%3A%2F%2Fads.microsoft.com%2Fmsads.manage+offline_access"
-        )
+        ))
     );
     let ms = s.microsoft.requests();
     assert_eq!(ms.len(), 1);
@@ -161,10 +161,10 @@ async fn each_platform_receives_its_documented_request_with_a_fresh_token() {
     // from the id, milliseconds, the amount as a string, the event id.
     let li_grant = tokens.iter().find(|r| r.path == "/li-token").unwrap();
     assert_eq!(
-        li_grant.text(),
-        format!(
+        li_grant.form(),
+        form(&format!(
             "grant_type=refresh_token&client_id=li-client&client_secret={LI_CLIENT_SECRET}&refresh_token={LI_REFRESH_TOKEN}"
-        )
+        ))
     );
     let li = s.linkedin.requests();
     assert_eq!(li.len(), 1);

@@ -15,9 +15,10 @@ use leadtrack_core::types::{
     LeadIdentifier, LeadStatus,
 };
 use leadtrack_core::{Admin, LeadStore};
-use leadtrack_forward::normalize::sha256_hex;
-use leadtrack_forward::testkit::MockResponse;
-use leadtrack_forward::{RetryPolicy, WorkerConfig, webhook};
+use leadtrack_forward::{RetryPolicy, WorkerConfig};
+use leadtrack_platforms::normalize::sha256_hex;
+use leadtrack_platforms::testkit::MockResponse;
+use leadtrack_platforms::webhook;
 use serde_json::json;
 
 #[tokio::test]
@@ -87,10 +88,10 @@ async fn every_platform_receives_its_exact_payload_and_the_lead_is_rated() {
         Some("application/x-www-form-urlencoded")
     );
     assert_eq!(
-        token[0].text(),
-        format!(
+        token[0].form(),
+        form(&format!(
             "grant_type=refresh_token&client_id=ads-client&client_secret={ADS_CLIENT_SECRET}&refresh_token={ADS_REFRESH_TOKEN}"
-        )
+        ))
     );
     let ads = f.platforms.ads.requests();
     assert_eq!(ads.len(), 1);

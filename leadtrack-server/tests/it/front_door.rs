@@ -284,7 +284,7 @@ async fn spam_reaches_no_webhook_and_no_platform() {
     use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
     use leadtrack_core::label::{LabelMapping, NewLabel};
     use leadtrack_core::webhook::{NewWebhook, WebhookEvents};
-    use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+    use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 
     let parts = Parts {
         project: "site",

@@ -426,7 +426,7 @@ async fn an_announced_lead_arrives_once_meta_is_back_and_once_however_often_anno
 async fn a_lead_ads_leads_stages_go_to_meta_as_crm_events_for_conversion_leads() {
     use leadtrack_core::integration::{IntegrationSettings, MetaSettings};
     use leadtrack_core::label::{LabelMapping, NewLabel};
-    use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+    use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 
     let graph = Graph::start().await;
     let pixel = MockPlatform::start(MockResponse::json(

@@ -16,7 +16,7 @@ use leadtrack::core::label::{LabelMapping, NewLabel};
 use leadtrack::core::project::{NewProject, Project, ProjectSettings};
 use leadtrack::core::request::{CreateRoute, NewLead};
 use leadtrack::core::types::{LeadId, Role};
-use leadtrack::forward::testkit::{MockPlatform, MockResponse};
+use leadtrack::platforms::testkit::{MockPlatform, MockResponse};
 use leadtrack_server::testkit::{Parts, TestApp, spawn_app};
 use serde_json::{Value, json};
 

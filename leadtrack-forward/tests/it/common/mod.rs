@@ -21,8 +21,8 @@ use leadtrack_core::types::{
     LeadStatus,
 };
 use leadtrack_core::{Admin, LeadStore};
-use leadtrack_forward::testkit::{MockPlatform, MockResponse};
 use leadtrack_forward::{RetryPolicy, Worker, WorkerConfig};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -315,4 +315,13 @@ pub(crate) fn delivery(
             .map(|a| (a.outcome, a.http_status))
             .collect(),
     )
+}
+
+/// A form as [`leadtrack_platforms::testkit::Recorded::form`] reads one: its fields sorted.
+pub(crate) fn form(text: &str) -> Vec<(String, String)> {
+    let mut fields: Vec<_> = form_urlencoded::parse(text.as_bytes())
+        .into_owned()
+        .collect();
+    fields.sort();
+    fields
 }

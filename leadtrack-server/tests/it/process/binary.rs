@@ -5,7 +5,7 @@ use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use leadtrack_forward::testkit::MockPlatform;
+use leadtrack_platforms::testkit::MockPlatform;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};

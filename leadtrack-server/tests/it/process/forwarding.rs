@@ -10,8 +10,8 @@ use leadtrack_core::api::{
     UpdateLeadStatusRequest, UserData,
 };
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, JobState, LeadId};
-use leadtrack_forward::normalize::sha256_hex;
-use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::normalize::sha256_hex;
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
 use crate::process::binary::{

@@ -11,7 +11,7 @@ use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
 use leadtrack_core::request::LeadQuery;
-use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::{Value, json};
 
 use crate::process::binary::{

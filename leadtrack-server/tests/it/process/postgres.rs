@@ -14,7 +14,7 @@ use leadtrack_core::api::{
 };
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead};
 use leadtrack_core::types::{LeadId, LeadStatus};
-use leadtrack_forward::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use leadtrack_postgres::testkit::{cluster_url, fresh_database};
 use uuid::Uuid;
 

@@ -24,14 +24,21 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use leadtrack_core::oauth::{Endpoints, Provider, pkce_challenge};
+use leadtrack_core::oauth::{Endpoints, Provider};
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 use warp::Filter;
 
 use super::serve;
 use warp::http::StatusCode;
 use warp::reply::{Reply, Response};
+
+/// The PKCE `S256` challenge of `verifier`: the URL-safe base64 of its SHA-256 (RFC 7636
+/// section 4.2), computed here by hand so that the mock checks the client independently.
+pub fn pkce_challenge(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
 
 /// The refresh token the mock hands out.
 pub const REFRESH_TOKEN: &str = "mock-google-refresh-token";
@@ -589,4 +596,18 @@ fn google_ads(path: &str, body: &Value, login: Option<&str>) -> Response {
         return error(StatusCode::BAD_REQUEST, "QUERY_ERROR");
     };
     warp::reply::json(&json!({"results": results})).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 7636, Appendix B.
+    #[test]
+    fn the_pkce_challenge_is_rfc_7636s() {
+        assert_eq!(
+            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
 }

@@ -38,7 +38,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// A skip, for people.
-    pub(crate) fn skipped(reason: impl Into<String>) -> Self {
+    pub fn skipped(reason: impl Into<String>) -> Self {
         Self::Skipped {
             reason: reason.into(),
         }
@@ -47,32 +47,35 @@ impl Outcome {
 
 /// The URL of `path` on a platform: at the settings' `base` (a test server) when given,
 /// else at the platform's `default` host.
-pub(crate) fn endpoint(base: Option<&str>, default: &str, path: &str) -> String {
+pub fn endpoint(base: Option<&str>, default: &str, path: &str) -> String {
     format!("{}{path}", base.unwrap_or(default).trim_end_matches('/'))
 }
 
 /// A platform's answer to one request.
 #[derive(Debug)]
-pub(crate) struct Answer {
-    pub(crate) status: u16,
-    pub(crate) retry_after: Option<Duration>,
-    pub(crate) body: Vec<u8>,
+pub struct Answer {
+    /// Its HTTP status.
+    pub status: u16,
+    /// How long it asked to wait (`Retry-After`).
+    pub retry_after: Option<Duration>,
+    /// Its body.
+    pub body: Vec<u8>,
 }
 
 impl Answer {
     /// Whether the status is 2xx.
-    pub(crate) fn is_success(&self) -> bool {
+    pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }
 
     /// The body as text, shortened for an error message.
-    pub(crate) fn snippet(&self) -> String {
+    pub fn snippet(&self) -> String {
         short(&String::from_utf8_lossy(&self.body))
     }
 
     /// The outcome by HTTP status alone: 2xx delivered; 408, 429 and 5xx but 501 are
     /// temporary; any other status is permanent. `error` describes a failure.
-    pub(crate) fn by_status(&self, error: impl FnOnce() -> String) -> Outcome {
+    pub fn by_status(&self, error: impl FnOnce() -> String) -> Outcome {
         let status = self.status;
         if self.is_success() {
             Outcome::Delivered { status }
@@ -92,14 +95,14 @@ impl Answer {
 }
 
 /// 408, 429 and 5xx except 501 are worth retrying.
-pub(crate) fn is_retryable_status(status: u16) -> bool {
+pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 429) || ((500..600).contains(&status) && status != 501)
 }
 
 /// Sends a request and reads the whole answer. A request that fails on the way (timeout,
 /// refused connection, broken TLS) is a temporary failure; its message never carries the
 /// URL, which may hold credentials in its query.
-pub(crate) async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Outcome> {
+pub async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Outcome> {
     let transport = |err: reqwest::Error| {
         let error = if err.is_timeout() {
             "timed out".to_owned()
@@ -126,13 +129,13 @@ pub(crate) async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Out
 }
 
 /// `Retry-After` as seconds or as an HTTP date ([`parse_retry_after`]).
-pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
     parse_retry_after(value, chrono::Utc::now())
 }
 
 /// At most 200 characters of `text`, on one line.
-pub(crate) fn short(text: &str) -> String {
+pub fn short(text: &str) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() > 200 {
         format!("{}...", line.chars().take(200).collect::<String>())
@@ -142,7 +145,7 @@ pub(crate) fn short(text: &str) -> String {
 }
 
 /// `text` with every occurrence of the given secrets masked.
-pub(crate) fn scrub(text: String, secrets: &[&str]) -> String {
+pub fn scrub(text: String, secrets: &[&str]) -> String {
     secrets
         .iter()
         .filter(|secret| secret.len() >= 4)

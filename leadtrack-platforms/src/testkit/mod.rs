@@ -41,6 +41,14 @@ impl Recorded {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
+    /// The body as a form (`application/x-www-form-urlencoded`), its fields sorted by name:
+    /// the order of a form's fields carries no meaning.
+    pub fn form(&self) -> Vec<(String, String)> {
+        let mut fields: Vec<_> = form_urlencoded::parse(&self.body).into_owned().collect();
+        fields.sort();
+        fields
+    }
+
     /// A query parameter.
     pub fn query(&self, name: &str) -> Option<&str> {
         self.query

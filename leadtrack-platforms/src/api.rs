@@ -1,0 +1,67 @@
+//! Reading a platform's account API on a sign-in's behalf: the grant's access token (shared
+//! by every picker of the process), and the answer as JSON or an error in words.
+
+use std::sync::OnceLock;
+
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+
+use crate::oauth::{RefreshGrant, TokenCache, send_authorized};
+use crate::outcome::{self, Answer, Outcome};
+
+/// A platform's answer as JSON, or what went wrong in words, naming no secret.
+pub(crate) fn json_answer(
+    platform: &str,
+    answer: &Answer,
+    secrets: &[&str],
+) -> Result<serde_json::Value, String> {
+    if !answer.is_success() {
+        return Err(outcome::scrub(
+            format!(
+                "{platform} answered HTTP {}: {}",
+                answer.status,
+                answer.snippet()
+            ),
+            secrets,
+        ));
+    }
+    serde_json::from_slice(&answer.body)
+        .map_err(|_| format!("{platform} answered something else than JSON"))
+}
+
+/// Sends the request `request` makes with an access token of the grant (refreshed with the
+/// server's application as needed), and reads its JSON answer.
+pub(crate) async fn with_grant(
+    http: &reqwest::Client,
+    (app, grant): (&OAuthApp, &OAuthGrant),
+    platform: &str,
+    request: impl Fn(&str) -> reqwest::RequestBuilder,
+    secrets: &[&str],
+) -> Result<serde_json::Value, String> {
+    let refresh = RefreshGrant {
+        token_url: &app.endpoints.token,
+        client_id: &app.client_id,
+        client_secret: Some(app.client_secret.expose()),
+        refresh_token: grant.refresh_token.expose(),
+        scope: None,
+    };
+    let answer = send_authorized(http, tokens(), &refresh, request)
+        .await
+        .map_err(|failed| failure(&failed))?;
+    let mut secrets = secrets.to_vec();
+    secrets.push(grant.refresh_token.expose());
+    json_answer(platform, &answer, &secrets)
+}
+
+/// A failed request, in words.
+pub(crate) fn failure(failed: &Outcome) -> String {
+    match failed {
+        Outcome::Retry { error, .. } | Outcome::Failed { error, .. } => error.clone(),
+        Outcome::Delivered { .. } | Outcome::Skipped { .. } => "no answer".to_owned(),
+    }
+}
+
+/// Access tokens of the pickers, shared by every request of the process.
+pub(crate) fn tokens() -> &'static TokenCache {
+    static TOKENS: OnceLock<TokenCache> = OnceLock::new();
+    TOKENS.get_or_init(TokenCache::default)
+}

@@ -1,0 +1,186 @@
+//! LinkedIn, through the Conversions API.
+//!
+//! `POST {base}/rest/conversionEvents` with an OAuth access token, the `LinkedIn-Version`
+//! header and `X-Restli-Protocol-Version: 2.0.0`, one conversion event: the conversion
+//! rule's URN, `conversionHappenedAt` in epoch milliseconds, the value (an amount as a
+//! string) and currency, the member's ids (the SHA-256 of the email, and the first-party
+//! click id `li_fat_id`), and the job's event id for deduplication
+//! (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api>).
+//! LinkedIn answers `201 Created`. The optional `userInfo` (names and company in clear text)
+//! is not sent: personal data leaves leadtrack only hashed.
+
+use leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION;
+use leadtrack_core::integration::LinkedinSettings;
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use serde_json::Value;
+
+use crate::api::with_grant;
+use crate::oauth::{self, RefreshGrant, TokenCache};
+use crate::outcome::{self, Answer, Outcome};
+
+/// Where events go unless the settings say otherwise.
+pub const DEFAULT_BASE_URL: &str = "https://api.linkedin.com";
+/// LinkedIn's token endpoint.
+pub const DEFAULT_TOKEN_URL: &str = "https://www.linkedin.com/oauth/v2/accessToken";
+
+/// The settings' refresh-token grant at LinkedIn's OAuth endpoint.
+pub fn grant(settings: &LinkedinSettings) -> RefreshGrant<'_> {
+    RefreshGrant {
+        token_url: settings.token_url.as_deref().unwrap_or(DEFAULT_TOKEN_URL),
+        client_id: &settings.client_id,
+        client_secret: Some(settings.client_secret.expose()),
+        refresh_token: settings.refresh_token.expose(),
+        scope: None,
+    }
+}
+
+/// Posts one conversion event, with a token and the versioned headers.
+pub async fn post(
+    http: &reqwest::Client,
+    tokens: &TokenCache,
+    settings: &LinkedinSettings,
+    event: &Value,
+) -> Result<Answer, Outcome> {
+    let url = outcome::endpoint(
+        settings.base_url.as_deref(),
+        DEFAULT_BASE_URL,
+        "/rest/conversionEvents",
+    );
+    oauth::send_authorized(http, tokens, &grant(settings), |token| {
+        http.post(&url)
+            .bearer_auth(token)
+            .header("LinkedIn-Version", &settings.api_version)
+            .header("X-Restli-Protocol-Version", "2.0.0")
+            .json(event)
+    })
+    .await
+}
+
+/// Reads `path_and_query` (under `/rest/`) of LinkedIn's Marketing API with the
+/// integration's credentials, as JSON: the lead sources read lead forms and their
+/// responses with it. The error names no credential.
+pub async fn read(
+    http: &reqwest::Client,
+    settings: &LinkedinSettings,
+    path_and_query: &str,
+) -> Result<Value, String> {
+    static TOKENS: std::sync::OnceLock<TokenCache> = std::sync::OnceLock::new();
+    let tokens = TOKENS.get_or_init(TokenCache::default);
+    let url = outcome::endpoint(
+        settings.base_url.as_deref(),
+        DEFAULT_BASE_URL,
+        &format!("/rest/{path_and_query}"),
+    );
+    let answer = oauth::send_authorized(http, tokens, &grant(settings), |token| {
+        http.get(&url)
+            .bearer_auth(token)
+            .header("LinkedIn-Version", &settings.api_version)
+            .header("X-Restli-Protocol-Version", "2.0.0")
+    })
+    .await
+    .map_err(|failed| match failed {
+        Outcome::Retry { error, .. } | Outcome::Failed { error, .. } => error,
+        Outcome::Delivered { .. } | Outcome::Skipped { .. } => "no answer".to_owned(),
+    })?;
+    if !answer.is_success() {
+        return Err(error_of(&answer, settings));
+    }
+    serde_json::from_slice(&answer.body)
+        .map_err(|_| "LinkedIn answered something else than JSON".to_owned())
+}
+
+/// What a failed answer says (LinkedIn's `message` and `serviceErrorCode` are in the
+/// body), without the credentials.
+pub fn error_of(answer: &Answer, settings: &LinkedinSettings) -> String {
+    outcome::scrub(
+        format!("HTTP {}: {}", answer.status, answer.snippet()),
+        &[
+            settings.client_secret.expose(),
+            settings.refresh_token.expose(),
+        ],
+    )
+}
+
+/// A LinkedIn ad account the signed-in member reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkedinAccount {
+    /// Its id (digits).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// The ad accounts the grant's member reaches
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads/account-structure/create-and-manage-accounts#search-for-accounts>).
+pub async fn ad_accounts(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<LinkedinAccount>, String> {
+    let accounts = call(http, (app, grant), "adAccounts?q=search").await?;
+    let listed = accounts["elements"].as_array().cloned().unwrap_or_default();
+    Ok(listed
+        .iter()
+        .filter_map(|account| {
+            Some(LinkedinAccount {
+                id: account["id"].as_i64()?.to_string(),
+                name: account["name"].as_str().unwrap_or("(no name)").to_owned(),
+            })
+        })
+        .collect())
+}
+
+/// A LinkedIn conversion rule the signed-in member reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionRule {
+    /// `urn:lla:llaPartnerConversion:{id}`, as labels name it.
+    pub urn: String,
+    /// Its name, with its ad account's.
+    pub name: String,
+}
+
+/// Calls LinkedIn's Marketing API at `path_and_query` with the grant's access token.
+async fn call(
+    http: &reqwest::Client,
+    (app, grant): (&OAuthApp, &OAuthGrant),
+    path_and_query: &str,
+) -> Result<serde_json::Value, String> {
+    let url = format!("{}/rest/{path_and_query}", app.endpoints.api);
+    let request = |token: &str| {
+        http.get(&url)
+            .bearer_auth(token)
+            .header("LinkedIn-Version", DEFAULT_LINKEDIN_API_VERSION)
+            .header("X-Restli-Protocol-Version", "2.0.0")
+    };
+    with_grant(http, (app, grant), "LinkedIn", request, &[]).await
+}
+
+/// The conversion rules of every ad account the grant reaches: the accounts
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads/account-structure/create-and-manage-accounts#search-for-accounts>),
+/// then each one's rules
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversion-tracking#find-conversions-by-ad-account>).
+pub async fn conversion_rules(
+    http: &reqwest::Client,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<ConversionRule>, String> {
+    let accounts = call(http, (app, grant), "adAccounts?q=search").await?;
+    let mut rules = Vec::new();
+    for account in accounts["elements"].as_array().cloned().unwrap_or_default() {
+        let (Some(id), Some(account_name)) = (account["id"].as_i64(), account["name"].as_str())
+        else {
+            continue;
+        };
+        let query = format!("conversions?q=account&account=urn%3Ali%3AsponsoredAccount%3A{id}");
+        let found = call(http, (app, grant), &query).await?;
+        for rule in found["elements"].as_array().cloned().unwrap_or_default() {
+            if let (Some(rule_id), Some(name)) = (rule["id"].as_i64(), rule["name"].as_str()) {
+                rules.push(ConversionRule {
+                    urn: format!("urn:lla:llaPartnerConversion:{rule_id}"),
+                    name: format!("{name} · {account_name}"),
+                });
+            }
+        }
+    }
+    Ok(rules)
+}
