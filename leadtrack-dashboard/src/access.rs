@@ -11,6 +11,7 @@ use leadtrack_http::Body;
 use warp::http::Method;
 use warp::reply::Response;
 
+use crate::routes::Route;
 use crate::session::{self, Form};
 use crate::viewer::Viewer;
 use crate::{Config, Request, render};
@@ -29,9 +30,12 @@ pub(crate) async fn signed_in<S: Accounts>(
                 next = format!("{next}?{}", request.query);
             }
             let next: String = form_urlencoded::byte_serialize(next.as_bytes()).collect();
-            Err(render::redirect(&format!("/login?next={next}")))
+            Err(render::redirect(&format!(
+                "{}?next={next}",
+                Route::SignInForm.href(&[])
+            )))
         }
-        Ok(None) => Err(render::redirect("/login")),
+        Ok(None) => Err(render::redirect(&Route::SignInForm.href(&[]))),
         Err(err) => Err(render::store_failure(err, None)),
     }
 }

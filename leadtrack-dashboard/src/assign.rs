@@ -14,7 +14,7 @@ use crate::list;
 use crate::rating::BulkResult;
 use crate::rating::Rated;
 use crate::render;
-use crate::routes::parse_id;
+use crate::routes::{Leads, Links, parse_id};
 use crate::view::InboxView;
 use crate::viewer::Viewer;
 
@@ -66,14 +66,13 @@ pub(crate) async fn assign<S: Store>(
         .await;
     match (assigned, back) {
         (Ok(changed), Some(back)) => render::redirect(&format!(
-            "/projects/{}/leads?{back}&assigned={}",
-            project.public_id,
+            "{}?{back}&assigned={}",
+            Links::new(&project.public_id).inbox(),
             changed.len()
         )),
         (Ok(_), None) => render::redirect(&format!(
-            "/projects/{}/leads/{}?done={}",
-            project.public_id,
-            leads[0],
+            "{}?done={}",
+            Links::new(&project.public_id).lead(Leads::Lead, &leads[0]),
             Rated::Assigned.as_ref()
         )),
         (Err(StoreError::NotFound(Entity::User)), _) => render::error(

@@ -25,6 +25,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::access::MemberForm;
+use crate::routes::{Leads, Links};
 use crate::viewer::Viewer;
 use crate::{Config, Request, format, mail, render};
 
@@ -85,7 +86,8 @@ pub(crate) fn first_touch_text(
 /// The lead's page at its comments.
 fn back(member: &MemberForm, lead: LeadId) -> Response {
     let project = &member.1.project.public_id;
-    render::redirect(&format!("/projects/{project}/leads/{lead}#comments"))
+    let page = Links::new(project).lead(Leads::Lead, &lead);
+    render::redirect(&format!("{page}#comments"))
 }
 
 /// The answer to a store's refusal of a comment.
@@ -120,9 +122,9 @@ pub(crate) async fn add<S: Store + Clone>(
         Err(err) => return refused(viewer, err),
     };
     let link = format!(
-        "{}/projects/{}/leads/{lead}",
+        "{}{}",
         mail::site(config, request),
-        project.public_id
+        Links::new(&project.public_id).lead(Leads::Lead, &lead)
     );
     let (store, config, project_name) = (store.clone(), config.clone(), project.name.clone());
     let project_id = project.id;

@@ -13,6 +13,7 @@ use crate::access::MemberForm;
 use crate::rating::BulkResult;
 use crate::rating::{Rated, display_name};
 use crate::render::{self, Layout};
+use crate::routes::{Leads, Links};
 use crate::viewer::Viewer;
 use leadtrack_core::account::Membership;
 
@@ -60,12 +61,12 @@ pub(crate) async fn delete<S: Store>(
     let project = &membership.project;
     match store.delete_lead(project.id, id, by, Utc::now()).await {
         Ok(()) => render::redirect(&format!(
-            "/projects/{}/leads?deleted={id}",
-            project.public_id
+            "{}?deleted={id}",
+            Links::new(&project.public_id).inbox()
         )),
         Err(StoreError::Conflict(_)) => render::redirect(&format!(
-            "/projects/{}/leads/{id}?done={}",
-            project.public_id,
+            "{}?done={}",
+            Links::new(&project.public_id).lead(Leads::Lead, &id),
             Rated::Undeletable.as_ref()
         )),
         Err(StoreError::NotFound(_)) => render::not_found(Some(&viewer)),

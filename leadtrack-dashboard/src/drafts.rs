@@ -18,6 +18,7 @@ use crate::bulk::Outcome;
 use crate::lead;
 use crate::rating::Refusal;
 use crate::render;
+use crate::routes::Links;
 use crate::viewer::Viewer;
 
 /// What keeping a draft did.
@@ -103,8 +104,8 @@ pub(crate) async fn send<S: Store>(store: &S, member: MemberForm) -> Response {
         }
     }
     render::redirect(&format!(
-        "/projects/{}/leads?{}&{}",
-        project.public_id,
+        "{}?{}&{}",
+        Links::new(&project.public_id).inbox(),
         form.get("back"),
         outcome.query()
     ))

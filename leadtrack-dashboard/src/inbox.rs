@@ -16,8 +16,8 @@ use crate::list;
 use crate::rating::BulkResult;
 use crate::rating::Rated;
 use crate::rating::Refusal;
-use crate::routes::Leads;
 use crate::routes::parse_id;
+use crate::routes::{Leads, Links};
 use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
@@ -145,13 +145,13 @@ async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
             let next = next_open(store, &membership, id).await;
             let public_id = &membership.project.public_id;
             render::redirect(&match next {
-                Some(next) => format!("/projects/{public_id}/leads/{next}"),
-                None => format!("/projects/{public_id}/leads"),
+                Some(next) => Links::new(public_id).lead(Leads::Lead, &next),
+                None => Links::new(public_id).inbox(),
             })
         }
         Ok(rated) => render::redirect(&format!(
-            "/projects/{}/leads/{id}?done={}",
-            membership.project.public_id,
+            "{}?done={}",
+            Links::new(&membership.project.public_id).lead(Leads::Lead, &id),
             rated.as_ref()
         )),
         Err((StatusCode::NOT_FOUND, _)) => render::not_found(Some(&viewer)),
@@ -188,8 +188,8 @@ async fn retry_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Resp
         Err(err) => return render::store_failure(err, Some(&viewer)),
     };
     render::redirect(&format!(
-        "/projects/{}/leads/{id}?done={}",
-        project.public_id,
+        "{}?done={}",
+        Links::new(&project.public_id).lead(Leads::Lead, &id),
         done.as_ref()
     ))
 }
@@ -216,13 +216,14 @@ async fn undo_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
     match lead::undo(store, &viewer, &membership, id).await {
         // From an inbox row: back to that view, which says how it went.
         Ok(done) if form.all("back").next().is_some() => render::redirect(&format!(
-            "/projects/{public_id}/leads?{}&undone={}",
+            "{}?{}&undone={}",
+            Links::new(public_id).inbox(),
             form.get("back"),
             usize::from(done == Rated::Undone)
         )),
         Ok(done) => render::redirect(&format!(
-            "/projects/{}/leads/{id}?done={}",
-            membership.project.public_id,
+            "{}?done={}",
+            Links::new(&membership.project.public_id).lead(Leads::Lead, &id),
             done.as_ref()
         )),
         Err(err) => render::store_failure(err, Some(&viewer)),
@@ -297,8 +298,8 @@ async fn bulk_rate<S: Store>(store: &S, member: MemberForm) -> Response {
     };
     match rated {
         Ok(outcome) => render::redirect(&format!(
-            "/projects/{}/leads?{back}&{}",
-            membership.project.public_id,
+            "{}?{back}&{}",
+            Links::new(&membership.project.public_id).inbox(),
             outcome.query()
         )),
         Err(problem) => {
@@ -353,8 +354,8 @@ async fn bulk_undo<S: Store>(store: &S, member: MemberForm) -> Response {
         .await;
     match undone {
         Ok(leads) => render::redirect(&format!(
-            "/projects/{}/leads?{}&undone={}",
-            project.public_id,
+            "{}?{}&undone={}",
+            Links::new(&project.public_id).inbox(),
             form.get("back"),
             leads.len()
         )),

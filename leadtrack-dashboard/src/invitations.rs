@@ -24,6 +24,7 @@ use warp::http::header;
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
+use crate::routes::{Links, Route};
 use crate::session::{self, Form};
 use crate::viewer::Viewer;
 use crate::{Config, Request};
@@ -134,7 +135,7 @@ fn invitation_page(
             invitation: found.invitation,
             mode,
             action: request.path.clone(),
-            sign_in: format!("/login?next={next}"),
+            sign_in: format!("{}?next={next}", Route::SignInForm.href(&[])),
             csrf: viewer.map(Viewer::csrf).unwrap_or_default(),
             name: name.to_owned(),
             problem,
@@ -312,7 +313,7 @@ async fn joined<S: Store>(
         .await
         .map_err(|err| render::store_failure(err, None))?;
     tracing::info!(user = %user.id, project = %project.public_id, "invitation taken");
-    let mut response = render::redirect(&format!("/projects/{}/leads", project.public_id));
+    let mut response = render::redirect(&Links::new(&project.public_id).inbox());
     if new_account.is_some() {
         let cookie = session::start(store, config, request, user.id)
             .await

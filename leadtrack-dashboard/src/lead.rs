@@ -28,6 +28,7 @@ use crate::rating::{
     Held, Rated, RatingChoice, choices, conversion_name, display_name, platform_name,
 };
 use crate::render::{self, Layout};
+use crate::routes::{Leads, Links};
 use crate::session::Form;
 use crate::spam::SpamCard;
 use crate::viewer::Viewer;

@@ -27,6 +27,7 @@ use crate::format;
 use crate::rating::BulkResult;
 use crate::rating::{Held, RatingChoice, choices, display_name};
 use crate::render::{self, Layout};
+use crate::routes::{Leads, Links, Route};
 use crate::view::ViewLink;
 use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
 use crate::viewer::Viewer;

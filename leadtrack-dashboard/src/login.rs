@@ -17,6 +17,7 @@ use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
+use crate::routes::{Links, Route};
 use crate::session::{self, Form};
 use crate::{Config, Request};
 
@@ -134,7 +135,7 @@ async fn attempt<S: Accounts>(
     tracing::info!(user = %user.id, "signed in");
     // Someone in one project has nothing to choose: straight to its inbox.
     let landing = match store.memberships(user.id).await?.as_slice() {
-        [only] if next == "/" => format!("/projects/{}/leads", only.project.public_id),
+        [only] if next == "/" => Links::new(&only.project.public_id).inbox(),
         _ => next.to_owned(),
     };
     let mut response = render::redirect(&landing);
@@ -180,7 +181,7 @@ pub(crate) async fn sign_out<S: Accounts>(
 ) -> Response {
     let viewer = match session::viewer(store, request).await {
         Ok(Some(viewer)) => viewer,
-        Ok(None) => return render::redirect("/login"),
+        Ok(None) => return render::redirect(&Route::SignInForm.href(&[])),
         Err(err) => return render::store_failure(err, None),
     };
     let form = match session::read_form(request, config, body).await {
@@ -194,7 +195,7 @@ pub(crate) async fn sign_out<S: Accounts>(
         return render::store_failure(err, Some(&viewer));
     }
     tracing::info!(user = %viewer.user.id, "signed out");
-    let mut response = render::redirect("/login");
+    let mut response = render::redirect(&Route::SignInForm.href(&[]));
     response.headers_mut().insert(
         header::SET_COOKIE,
         session::cleared_cookie(session::is_https(request, config)),

@@ -12,6 +12,7 @@ use warp::reply::Response;
 use crate::format;
 use crate::rating::platform_name;
 use crate::render::{self, Layout};
+use crate::routes::Links;
 use crate::{Config, Request, access};
 
 /// A project as the projects page lists it.
@@ -123,9 +124,7 @@ pub(crate) async fn projects<S: Store>(store: &S, _config: &Config, request: &Re
 /// first; anyone else gets `404`).
 pub(crate) async fn project<S: Store>(store: &S, request: &Request, public_id: &str) -> Response {
     match access::project_page(store, request, public_id, Role::Viewer).await {
-        Ok((_, membership)) => {
-            render::redirect(&format!("/projects/{}/leads", membership.project.public_id))
-        }
+        Ok((_, membership)) => render::redirect(&Links::new(&membership.project.public_id).inbox()),
         Err(response) => response,
     }
 }

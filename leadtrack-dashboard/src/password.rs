@@ -19,6 +19,7 @@ use warp::http::header;
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
+use crate::routes::Route;
 use crate::session;
 use crate::viewer::Viewer;
 use crate::{Config, Request, mail};
@@ -185,7 +186,7 @@ pub(crate) async fn reset<S: Accounts>(
         Ok(cookie) => cookie,
         Err(err) => return render::store_failure(err, None),
     };
-    let mut response = render::redirect("/");
+    let mut response = render::redirect(&Route::Projects.path());
     response.headers_mut().insert(header::SET_COOKIE, cookie);
     response
 }

@@ -28,7 +28,7 @@ use warp::http::header;
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
-use crate::routes::Profile;
+use crate::routes::{Profile, Route};
 use crate::session::{self, Form};
 use crate::settings::{Problems, sentence};
 use crate::viewer::Viewer;
@@ -145,7 +145,7 @@ pub(crate) async fn handle<S: Store>(
                     .end_other_sessions(viewer.user.id, &viewer.token.hash())
                     .await
                     .map_err(|err| render::store_failure(err, Some(&viewer)))?;
-                Ok(render::redirect("/profile?saved=sessions"))
+                Ok(saved("sessions"))
             }
             Profile::ConfirmEmailForm => Ok(confirm_form(request, token)),
             Profile::ConfirmEmail => confirm(store, config, request, token, body).await,
@@ -249,7 +249,10 @@ async fn alerts<S: Accounts>(store: &S, (viewer, form): (Viewer, Form)) -> Answe
         .set_alerts(membership.project.id, viewer.user.id, &alerts)
         .await
         .map_err(failure)?;
-    Ok(render::redirect("/profile?saved=alerts#alerts"))
+    Ok(render::redirect(&format!(
+        "{}#alerts",
+        saved_path("alerts")
+    )))
 }
 
 /// A browser and system named from a `User-Agent`, as people say them ("Firefox on
@@ -287,7 +290,7 @@ fn device(user_agent: &str) -> String {
 /// `POST /profile/name`.
 async fn rename<S: Accounts>(store: &S, (viewer, form): (Viewer, Form)) -> Answer {
     match store.set_name(viewer.user.id, form.get("name")).await {
-        Ok(_) => Ok(render::redirect("/profile?saved=name")),
+        Ok(_) => Ok(saved("name")),
         Err(StoreError::Invalid(problem)) => {
             let outcome = Outcome {
                 problems: Problems::one("name", sentence(&problem)),
@@ -374,7 +377,7 @@ async fn change_email<S: Accounts>(
     let url = mail::link(config, request, LinkKind::EmailChange, &token);
     let message = mail::email_change(&new_email, &viewer.user.name, &url);
     match mail::deliver(config, &message).await {
-        mail::Delivery::Sent => Ok(render::redirect("/profile?saved=email-sent")),
+        mail::Delivery::Sent => Ok(saved("email-sent")),
         // The user proved who they are with their password; with no way to send, the link
         // is theirs to follow.
         mail::Delivery::NoMailer | mail::Delivery::Failed => {
@@ -418,7 +421,7 @@ async fn change_password<S: Accounts>(
                 .await
                 .map_err(fail)?;
             tracing::info!(user = %viewer.user.id, "password changed");
-            let mut response = render::redirect("/profile?saved=password");
+            let mut response = saved("password");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             return Ok(response);
         }
@@ -474,7 +477,7 @@ async fn confirm<S: Accounts>(
     match store.confirm_email(&token.hash(), Utc::now()).await {
         Ok(user) => {
             tracing::info!(user = %user.id, "email changed");
-            Ok(render::redirect("/profile?saved=email"))
+            Ok(saved("email"))
         }
         Err(StoreError::NotFound(Entity::Link)) => Err(gone()),
         Err(StoreError::Conflict(Conflict::UserExists(_))) => Err(render::error(
@@ -486,6 +489,16 @@ async fn confirm<S: Accounts>(
         )),
         Err(err) => Err(render::store_failure(err, None)),
     }
+}
+
+/// The profile, confirming what `saved` names.
+fn saved_path(saved: &str) -> String {
+    format!("{}?saved={saved}", Route::Profile(Profile::Page).href(&[]))
+}
+
+/// `303` to the profile, confirming what `saved` names.
+fn saved(saved: &str) -> Response {
+    render::redirect(&saved_path(saved))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use warp::http::header::{self, HeaderMap, HeaderValue};
 use warp::reply::Response;
 
 use crate::Request;
+use crate::routes::{Links, Profile, Route, Settings};
 use crate::viewer::Viewer;
 
 /// What the layout shows around every page.
@@ -37,6 +38,23 @@ pub(crate) struct ProjectNav {
     pub(crate) active: &'static str,
 }
 
+impl ProjectNav {
+    /// The project's inbox.
+    pub(crate) fn inbox(&self) -> String {
+        Links::new(&self.public_id).inbox()
+    }
+
+    /// Its reports.
+    pub(crate) fn reports(&self) -> String {
+        Links::new(&self.public_id).to(Route::Reports)
+    }
+
+    /// Its settings.
+    pub(crate) fn settings(&self) -> String {
+        Links::new(&self.public_id).to(Route::Settings(Settings::Root))
+    }
+}
+
 /// The signed-in user as the header shows them.
 pub(crate) struct ViewerView {
     /// Their name.
@@ -45,6 +63,35 @@ pub(crate) struct ViewerView {
     pub(crate) csrf: String,
     /// The colour scheme they chose (`light` or `dark`); `None`: the system's.
     pub(crate) theme: Option<String>,
+}
+
+/// The links every page's frame holds (the header's and the stylesheet's), from the route
+/// table.
+impl Layout {
+    /// The projects (the home page).
+    pub(crate) fn home(&self) -> String {
+        Route::Projects.path()
+    }
+
+    /// The stylesheet.
+    pub(crate) fn stylesheet(&self) -> String {
+        Route::Stylesheet.path()
+    }
+
+    /// The viewer's profile.
+    pub(crate) fn profile(&self) -> String {
+        Route::Profile(Profile::Page).path()
+    }
+
+    /// The colour scheme's form.
+    pub(crate) fn theme_form(&self) -> String {
+        Route::SaveTheme.path()
+    }
+
+    /// Signing out.
+    pub(crate) fn sign_out(&self) -> String {
+        Route::SignOut.path()
+    }
 }
 
 impl Layout {

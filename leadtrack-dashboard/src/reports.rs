@@ -21,6 +21,7 @@ use warp::reply::Response;
 
 use crate::chart::{DayChart, TOP_GROUPS, TrendChart, ValueChart};
 use crate::render::{self, Layout};
+use crate::routes::{Links, Route};
 use crate::{Request, access, format};
 
 /// Days in the default range, today included.

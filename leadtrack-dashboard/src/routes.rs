@@ -2,6 +2,7 @@
 //! dispatch (`crate::handle`), the `405` answers, the paths the dashboard claims and the
 //! metrics' route labels all come from [`ROUTES`].
 
+use std::fmt::Display;
 use std::sync::LazyLock;
 
 use leadtrack_core::types::LeadId;
@@ -643,6 +644,111 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
     )
 });
 
+impl Route {
+    /// This route's path with `params` in its `{name}` segments, in order: made from
+    /// [`ROUTES`], so that no link is written by hand. A route and its parameters are fixed
+    /// in code; a mismatch is a programming error a test finds, answered with `/` in release.
+    pub(crate) fn href(self, params: &[&dyn Display]) -> String {
+        ROUTES.href(self, params).unwrap_or_else(|| {
+            debug_assert!(
+                false,
+                "no link to {self:?} with {} parameters",
+                params.len()
+            );
+            "/".to_owned()
+        })
+    }
+}
+
+impl Route {
+    /// The path of a route without parameters (`/login`, `/profile/name`).
+    pub(crate) fn path(self) -> String {
+        self.href(&[])
+    }
+}
+
+/// The links of one project's pages, for its handlers and templates.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Links<'a> {
+    project: &'a str,
+}
+
+impl<'a> Links<'a> {
+    /// The links of the project `project` (its public id).
+    pub(crate) fn new(project: &'a str) -> Self {
+        Self { project }
+    }
+
+    /// A page of the project: `route` with the project as its one parameter.
+    pub(crate) fn to(self, route: Route) -> String {
+        route.href(&[&self.project])
+    }
+
+    /// A page of one thing of the project: `route` with the project and `id`.
+    pub(crate) fn item(self, route: Route, id: &dyn Display) -> String {
+        route.href(&[&self.project, id])
+    }
+
+    /// The inbox.
+    pub(crate) fn inbox(self) -> String {
+        self.to(Route::Leads(Leads::List))
+    }
+
+    /// A form on the inbox's leads: `/projects/{project}/leads/...`.
+    pub(crate) fn leads(self, page: Leads) -> String {
+        self.to(Route::Leads(page))
+    }
+
+    /// A lead's page, or a form on the lead (`page`).
+    pub(crate) fn lead(self, page: Leads, lead: &dyn Display) -> String {
+        self.item(Route::Leads(page), lead)
+    }
+
+    /// A form on a lead's comment (`id`).
+    pub(crate) fn comment(self, page: Leads, lead: &dyn Display, id: &dyn Display) -> String {
+        Route::Leads(page).href(&[&self.project, lead, id])
+    }
+
+    /// A settings page, or a form on one.
+    pub(crate) fn settings(self, page: Settings) -> String {
+        self.to(Route::Settings(page))
+    }
+
+    /// A settings page or form of one thing (a label, a member, a webhook, ...).
+    pub(crate) fn setting(self, page: Settings, id: &dyn Display) -> String {
+        self.item(Route::Settings(page), id)
+    }
+}
+
+impl Settings {
+    /// The areas of Settings, in the order of their navigation: each one of the table's
+    /// pages, with its name in the navigation and in page titles.
+    pub(crate) const AREAS: [(Settings, &'static str); 14] = [
+        (Settings::Labels, "Conversion labels"),
+        (Settings::Integrations, "Integrations"),
+        (Settings::Sources, "Lead sources"),
+        (Settings::Inbound, "Form tools"),
+        (Settings::Import, "Import leads"),
+        (Settings::Webhooks, "Lead webhooks"),
+        (Settings::Keys, "API keys"),
+        (Settings::Members, "Members"),
+        (Settings::Assignment, "Assignment"),
+        (Settings::Alerts, "Alerts"),
+        (Settings::Project, "Project"),
+        (Settings::Spam, "Spam"),
+        (Settings::Install, "Install"),
+        (Settings::Audit, "Audit log"),
+    ];
+
+    /// The name of an area's page (one of [`Settings::AREAS`]).
+    pub(crate) fn title(self) -> &'static str {
+        Self::AREAS
+            .iter()
+            .find(|(area, _)| *area == self)
+            .map_or("Settings", |(_, title)| title)
+    }
+}
+
 /// Whether a path is the dashboard's: one of its routes, or anything under `/projects`
 /// (where the dashboard answers its own 404). Everything else falls through to the host.
 pub(crate) fn claims(path: &str) -> bool {
@@ -773,6 +879,33 @@ mod tests {
             ("/logout", "/"),
         ] {
             assert_eq!(page_of(form).as_deref(), Some(page), "{form}");
+        }
+    }
+
+    #[test]
+    fn every_route_links_to_a_path_that_finds_it_again() {
+        for (method, pattern, route) in ROUTES.rows() {
+            let names = pattern.matches('{').count();
+            let values: Vec<String> = (1..=names).map(|n| format!("v{n}")).collect();
+            let params: Vec<&dyn Display> = values.iter().map(|v| v as &dyn Display).collect();
+            let href = route.href(&params);
+            let Found::Route(found, _) = ROUTES.find(method, &href) else {
+                panic!("{href} finds no route");
+            };
+            assert_eq!(found, route, "{href}");
+        }
+        let links = Links::new("acme");
+        assert_eq!(links.lead(Leads::Rate, &7), "/projects/acme/leads/7/rate");
+        assert_eq!(
+            links.setting(Settings::RemoveWebhook, &3),
+            "/projects/acme/settings/webhooks/3/remove"
+        );
+        for (area, _) in Settings::AREAS {
+            let page = links.settings(area);
+            assert!(
+                matches!(ROUTES.find(&Method::GET, &page), Found::Route(Route::Settings(found), _) if found == area),
+                "{area:?} is a page of its own"
+            );
         }
     }
 

@@ -20,6 +20,7 @@ use crate::lead;
 use crate::list;
 use crate::rating::BulkResult;
 use crate::rating::Held;
+use crate::routes::Links;
 use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
@@ -55,8 +56,8 @@ pub(crate) async fn save<S: Store>(
     match (saved, json) {
         (Ok(body), true) => render::json(StatusCode::OK, &body),
         (Ok(_), false) => render::redirect(&format!(
-            "/projects/{}/leads?{back}#lead-{id}",
-            membership.project.public_id
+            "{}?{back}#lead-{id}",
+            Links::new(&membership.project.public_id).inbox()
         )),
         (Err((StatusCode::NOT_FOUND, _)), false) => render::not_found(Some(&viewer)),
         (Err((status, problem)), true) => render::json(status, &json!({ "problem": problem })),

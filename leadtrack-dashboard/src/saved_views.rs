@@ -11,6 +11,7 @@ use warp::reply::Response;
 
 use crate::columns::Col;
 use crate::rating::BulkResult;
+use crate::routes::Links;
 use crate::view::InboxView;
 use crate::view::opening;
 use crate::{Config, Request, access, list, render};
@@ -59,8 +60,8 @@ pub(crate) async fn save<S: Store>(
         .await
     {
         Ok(view) => render::redirect(&format!(
-            "/projects/{}/leads?{}",
-            project.public_id,
+            "{}?{}",
+            Links::new(&project.public_id).inbox(),
             opening(&view)
         )),
         Err(err) => render::store_failure(err, Some(&viewer)),
@@ -102,8 +103,8 @@ pub(crate) async fn delete<S: Store>(
         ..back
     };
     render::redirect(&format!(
-        "/projects/{}/leads?{}",
-        membership.project.public_id,
+        "{}?{}",
+        Links::new(&membership.project.public_id).inbox(),
         back.href(&[])
     ))
 }

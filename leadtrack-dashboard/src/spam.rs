@@ -20,7 +20,7 @@ use crate::access::MemberForm;
 use crate::rating::BulkResult;
 use crate::rating::{Rated, display_name};
 use crate::render;
-use crate::routes::parse_id;
+use crate::routes::{Leads, Links, parse_id};
 
 /// `POST /projects/{projectId}/leads/spam`: holds the posted open leads as spam; then back
 /// to the inbox view (`back`), or to the one lead's page.
@@ -77,14 +77,16 @@ fn back(
     let public_id = &membership.project.public_id;
     match form.all("back").next() {
         Some(back) => render::redirect(&format!(
-            "/projects/{public_id}/leads?{back}&{what}={count}"
+            "{}?{back}&{what}={count}",
+            Links::new(public_id).inbox()
         )),
         None => match form.all("lead").find_map(parse_id) {
             Some(id) => render::redirect(&format!(
-                "/projects/{public_id}/leads/{id}?done={}",
+                "{}?done={}",
+                Links::new(public_id).lead(Leads::Lead, &id),
                 done.as_ref()
             )),
-            None => render::redirect(&format!("/projects/{public_id}/leads")),
+            None => render::redirect(&Links::new(public_id).inbox()),
         },
     }
 }
@@ -133,8 +135,8 @@ pub(crate) async fn trust<S: Store>(store: &S, member: MemberForm, id: LeadId) -
     };
     match store.update_project(project.id, settings).await {
         Ok(_) => render::redirect(&format!(
-            "/projects/{}/leads/{id}?done={}",
-            project.public_id,
+            "{}?done={}",
+            Links::new(&project.public_id).lead(Leads::Lead, &id),
             Rated::Trusted.as_ref()
         )),
         Err(err) => render::store_failure(err, Some(&viewer)),

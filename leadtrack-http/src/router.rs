@@ -3,9 +3,20 @@
 //! claims.
 //!
 //! A pattern is a path whose `{name}` segments match any one non-empty segment, which the
-//! handler reads back by name: `/projects/{project}/leads/{lead}/rate`.
+//! handler reads back by name: `/projects/{project}/leads/{lead}/rate`. Links are made from
+//! the same table ([`Router::href`]), so a link and the route it names cannot drift apart.
 
+use std::fmt::Display;
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use warp::http::Method;
+
+/// What a path segment keeps as it is: RFC 3986's unreserved characters.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// One row of a table: a method, a path pattern, and the route it names.
 pub type Row<R> = (Method, &'static str, R);
@@ -114,6 +125,36 @@ impl<R: Copy> Router<R> {
             }
         }
         Found::MethodNotAllowed(allowed)
+    }
+
+    /// The path of `route` (its first row) with `params` in its `{name}` segments, in order,
+    /// each escaped as a path segment; `None` when the table has no such route or `params`
+    /// are not as many as its `{name}` segments.
+    pub fn href(&self, route: R, params: &[&dyn Display]) -> Option<String>
+    where
+        R: PartialEq,
+    {
+        let (_, pattern, _) = self.rows.iter().find(|(_, _, row)| *row == route)?;
+        let mut params = params.iter();
+        let mut path = String::new();
+        for segment in pattern {
+            path.push('/');
+            match segment {
+                Segment::Literal(text) => path.push_str(text),
+                Segment::Param(_) => {
+                    let value = params.next()?.to_string();
+                    path.extend(utf8_percent_encode(&value, SEGMENT));
+                }
+            }
+        }
+        if params.next().is_some() {
+            return None;
+        }
+        Some(if path.is_empty() {
+            "/".to_owned()
+        } else {
+            path
+        })
     }
 
     /// Every route with its method and pattern, in table order (for documents and tests).
@@ -239,6 +280,25 @@ mod tests {
             self::router(true).find(&Method::HEAD, "/"),
             Found::Route(Page::Home, _)
         ));
+    }
+
+    #[test]
+    fn a_link_is_its_routes_pattern_filled_in_and_found_again() {
+        let router = router(false);
+        assert_eq!(router.href(Page::Home, &[]).as_deref(), Some("/"));
+        let rate = router.href(Page::Rate, &[&"acme", &7]).unwrap();
+        assert_eq!(rate, "/projects/acme/leads/7/rate");
+        assert!(matches!(
+            router.find(&Method::POST, &rate),
+            Found::Route(Page::Rate, _)
+        ));
+        assert_eq!(
+            router.href(Page::Lead, &[&"a b/c?", &1]).as_deref(),
+            Some("/projects/a%20b%2Fc%3F/leads/1"),
+            "each parameter stays one segment"
+        );
+        assert_eq!(router.href(Page::Lead, &[&"acme"]), None);
+        assert_eq!(router.href(Page::Lead, &[&"acme", &1, &2]), None);
     }
 
     #[test]

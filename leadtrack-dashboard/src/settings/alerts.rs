@@ -10,9 +10,10 @@ use leadtrack_core::alert::{ChatKind, webhook_url};
 use strum::VariantArray;
 use warp::http::StatusCode;
 
-use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
+use super::{Answer, Frame, Owner, Problems, notice, sentence};
 use crate::Request;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 
 /// A channel's form.
@@ -74,7 +75,7 @@ async fn alerts_page<S: Store>(
             connected: connected.iter().any(|c| c.kind == *kind),
         })
         .collect();
-    let (layout, frame) = owner.frame(Area::Alerts, notice);
+    let (layout, frame) = owner.frame(Settings::Alerts, notice);
     let page = AlertsPage {
         layout,
         frame,
@@ -121,5 +122,8 @@ pub(super) async fn save<S: Store>(
         None => ProjectActivity::ChatChannelRemoved { chat: kind },
     };
     owner.record(store, activity).await?;
-    Ok(owner.redirect("alerts", Some(if remove { "removed" } else { "saved" })))
+    Ok(owner.redirect(
+        Settings::Alerts,
+        Some(if remove { "removed" } else { "saved" }),
+    ))
 }

@@ -11,10 +11,11 @@ use leadtrack_core::store::Listed;
 use leadtrack_core::types::UserId;
 use warp::http::StatusCode;
 
-use super::{Answer, Area, Frame, Owner, notice, ticked};
+use super::{Answer, Frame, Owner, notice, ticked};
 use crate::Request;
 use crate::assignees::takers;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 
 /// A checkbox of the form: its value, its words, and whether it is ticked.
@@ -82,7 +83,7 @@ async fn assignment_page<S: Store>(
             });
         }
     }
-    let (layout, frame) = owner.frame(Area::Assignment, notice);
+    let (layout, frame) = owner.frame(Settings::Assignment, notice);
     let page = AssignmentPage {
         layout,
         frame,
@@ -132,5 +133,5 @@ pub(super) async fn save<S: Store>(store: &S, (owner, form): (Owner, Form)) -> A
             .unwrap_or_default(),
     };
     owner.record(store, activity).await?;
-    Ok(owner.redirect("assignment", Some(if on { "saved" } else { "off" })))
+    Ok(owner.redirect(Settings::Assignment, Some(if on { "saved" } else { "off" })))
 }

@@ -9,10 +9,11 @@ use leadtrack_core::activity::{ProjectActivity, ProjectEvent};
 use leadtrack_core::integration::Platform;
 use warp::http::StatusCode;
 
-use super::{Answer, Area, Frame, Owner};
+use super::{Answer, Frame, Owner};
 use crate::Request;
 use crate::format;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 
 /// Events per page.
 const PAGE: u32 = 50;
@@ -151,12 +152,12 @@ pub(super) async fn page<S: LeadStore>(store: &S, request: &Request, owner: Owne
         .map(|last| {
             format!(
                 "{}?before={}",
-                super::path(&owner.project().public_id, "audit"),
+                owner.links().settings(Settings::Audit),
                 last.id
             )
         });
     let rows = events.iter().take(PAGE as usize).map(row).collect();
-    let (layout, frame) = owner.frame(Area::Audit, None);
+    let (layout, frame) = owner.frame(Settings::Audit, None);
     Ok(render::page(
         StatusCode::OK,
         &AuditPage {

@@ -20,9 +20,10 @@ use leadtrack_core::types::ProjectId;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::{Answer, Area, Frame, Owner, Problems, owner_upload, sentence};
+use super::{Answer, Frame, Owner, Problems, owner_upload, sentence};
 use crate::format;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 use crate::{Config, Request};
 
@@ -155,7 +156,7 @@ pub(super) fn page(owner: Owner) -> Response {
 
 /// The upload form, with `problems`.
 fn upload_page(owner: &Owner, status: StatusCode, problems: Problems) -> Response {
-    let (layout, frame) = owner.frame(Area::Import, None);
+    let (layout, frame) = owner.frame(Settings::Import, None);
     render::page(
         status,
         &ImportPage {
@@ -209,7 +210,7 @@ pub(super) async fn upload<S: Store>(
         };
         all.insert(id.clone(), kept);
     });
-    Ok(owner.redirect(&format!("import/{id}"), None))
+    Ok(owner.redirect_to(Settings::ImportFile, &id, None))
 }
 
 /// `GET import/{id}`: the columns and the preview, or the import's progress, or its
@@ -244,7 +245,7 @@ fn file_page(owner: &Owner, id: &str, status: StatusCode, problems: Problems) ->
                 .unwrap_or_default(),
         })
         .collect();
-    let (layout, frame) = owner.frame(Area::Import, None);
+    let (layout, frame) = owner.frame(Settings::Import, None);
     let page = FilePage {
         layout,
         frame,
@@ -314,7 +315,7 @@ pub(super) async fn start<S: Store + Clone>(
     });
     let Some((file, name, Stage::Mapping)) = found else {
         return match found {
-            Some(_) => Ok(owner.redirect(&format!("import/{id}"), None)),
+            Some(_) => Ok(owner.redirect_to(Settings::ImportFile, &id, None)),
             None => Ok(owner.not_found()),
         };
     };
@@ -344,7 +345,7 @@ pub(super) async fn start<S: Store + Clone>(
         let by = (project, owner.by());
         tokio::spawn(run(store.clone(), by, (id.to_owned(), name), remapped));
     }
-    Ok(owner.redirect(&format!("import/{id}"), None))
+    Ok(owner.redirect_to(Settings::ImportFile, &id, None))
 }
 
 /// Imports the file, its progress and outcome kept for its page, and writes the outcome

@@ -12,8 +12,9 @@ use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
+use super::{Answer, Frame, Owner, Problems, notice, sentence};
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::{self, Form};
 use crate::{Config, Request};
 
@@ -108,7 +109,7 @@ async fn inbound_page<S: Store>(
             card
         })
         .collect();
-    let (layout, frame) = owner.frame(Area::Inbound, shown.notice);
+    let (layout, frame) = owner.frame(Settings::Inbound, shown.notice);
     let page = InboundPage {
         layout,
         frame,
@@ -166,7 +167,7 @@ pub(super) async fn create<S: Store>(
     tracing::info!(user = %owner.viewer.user.id, preset = %preset, "inbound webhook made");
     // A secret the tool signs with is shown once; one in the URL is shown with it.
     if preset.secret_in_url() || !secret.is_empty() {
-        return Ok(owner.redirect("inbound", Some("made")));
+        return Ok(owner.redirect(Settings::Inbound, Some("made")));
     }
     let shown = Shown {
         notice: Some(NOTICES[0].1.to_owned()),
@@ -205,7 +206,7 @@ pub(super) async fn save<S: Store>(
         Ok(mapping) => {
             hook.mapping = mapping;
             keep(store, &owner, &hook).await?;
-            return Ok(owner.redirect("inbound", Some("mapped")));
+            return Ok(owner.redirect(Settings::Inbound, Some("mapped")));
         }
     };
     inbound_page(store, (config, request), &owner, status, shown).await
@@ -222,7 +223,7 @@ pub(super) async fn remove<S: Store>(store: &S, (owner, _): (Owner, Form), id: &
         .map_err(|e| owner.failure(e))?;
     let removed = ProjectActivity::InboundHookRemoved { name: hook.name };
     owner.record(store, removed).await?;
-    Ok(owner.redirect("inbound", Some("removed")))
+    Ok(owner.redirect(Settings::Inbound, Some("removed")))
 }
 
 /// The project's webhook `id`, if it has one.

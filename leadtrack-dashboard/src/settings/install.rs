@@ -6,8 +6,9 @@ use chrono::Utc;
 use leadtrack_core::LeadStore;
 use leadtrack_core::request::{CreateRoute, NewLead};
 
-use super::{Answer, Area, Frame, Owner};
+use super::{Answer, Frame, Owner};
 use crate::render::{self, Layout};
+use crate::routes::{Leads, Settings};
 use crate::session::{self, Form};
 use crate::{Config, Request};
 use warp::http::StatusCode;
@@ -40,7 +41,7 @@ pub(super) fn page(config: &Config, request: &Request, owner: Owner) -> Response
         r#"<script src="{origin}/leadtrack.js" data-project-id="{}" async></script>"#,
         owner.project().public_id
     );
-    let (layout, frame) = owner.frame(Area::Install, None);
+    let (layout, frame) = owner.frame(Settings::Install, None);
     render::page(
         StatusCode::OK,
         &InstallPage {
@@ -61,8 +62,7 @@ pub(super) async fn test_lead<S: LeadStore>(store: &S, (owner, _): (Owner, Form)
         .await
         .map_err(|e| owner.failure(e))?;
     tracing::info!(user = %owner.viewer.user.id, lead = %created.lead_id, "test lead created");
-    Ok(render::redirect(&format!(
-        "/projects/{}/leads/{}",
-        project.public_id, created.lead_id
-    )))
+    Ok(render::redirect(
+        &owner.links().lead(Leads::Lead, &created.lead_id),
+    ))
 }

@@ -22,10 +22,11 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use super::platform_reads::{self, SignInCard, http};
-use super::{Answer, Area, Frame, Owner, Problems, saved, sentence};
+use super::{Answer, Frame, Owner, Problems, saved, sentence};
 use crate::Request;
 use crate::format;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 use leadtrack_core::oauth::Provider;
 
@@ -243,7 +244,7 @@ async fn integrations_page<S: Admin>(
             }
         })
         .collect();
-    let (layout, frame) = owner.frame(Area::Integrations, notice);
+    let (layout, frame) = owner.frame(Settings::Integrations, notice);
     let mut response = render::page(
         status,
         &IntegrationsPage {
@@ -372,7 +373,7 @@ pub(super) async fn save<S: Admin + LeadStore>(
             let notice = Some(format!("{} {verb}.", Platform::of(kind).title));
             integrations_page(store, &owner, StatusCode::CREATED, notice, shown).await
         }
-        None => Ok(owner.redirect("integrations", Some(&format!("{slug}-{verb}")))),
+        None => Ok(owner.redirect(Settings::Integrations, Some(&format!("{slug}-{verb}")))),
     }
 }
 
@@ -398,7 +399,10 @@ pub(super) async fn disconnect<S: Admin + LeadStore>(
     tracing::info!(user = %owner.viewer.user.id, integration = %kind, "integration disconnected");
     let removed = ProjectActivity::IntegrationRemoved { integration: kind };
     owner.record(store, removed).await?;
-    Ok(owner.redirect("integrations", Some(&format!("{slug}-disconnected"))))
+    Ok(owner.redirect(
+        Settings::Integrations,
+        Some(&format!("{slug}-disconnected")),
+    ))
 }
 
 /// How far back `POST integrations/{kind}/retry` looks for failed deliveries.
@@ -424,7 +428,7 @@ pub(super) async fn retry<S: Store>(store: &S, (owner, _): (Owner, Form), slug: 
     } else {
         "retried"
     };
-    Ok(owner.redirect("integrations", Some(&format!("{slug}-{outcome}"))))
+    Ok(owner.redirect(Settings::Integrations, Some(&format!("{slug}-{outcome}"))))
 }
 
 /// A test sent and what came of it: the platform, what was named (the event or the

@@ -7,10 +7,11 @@ use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::{Admin, StoreError};
 use warp::http::StatusCode;
 
-use super::{Answer, Area, Frame, Owner, notice, sentence};
+use super::{Answer, Frame, Owner, notice, sentence};
 use crate::Request;
 use crate::format;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 
 /// A key as the list shows it.
@@ -57,7 +58,7 @@ async fn keys_page<S: Admin>(
             revoked: key.revoked_at.as_ref().map(format::exact),
         })
         .collect();
-    let (layout, frame) = owner.frame(Area::Keys, notice);
+    let (layout, frame) = owner.frame(Settings::Keys, notice);
     Ok(render::page(
         status,
         &KeysPage {
@@ -110,7 +111,7 @@ pub(super) async fn revoke<S: Admin>(store: &S, (owner, form): (Owner, Form)) ->
     match revoked {
         Ok(key) => {
             tracing::info!(user = %owner.viewer.user.id, prefix = %key.prefix, "API key revoked");
-            Ok(owner.redirect("keys", Some("revoked")))
+            Ok(owner.redirect(Settings::Keys, Some("revoked")))
         }
         Err(StoreError::NotFound(Entity::ApiKey)) => {
             let problem = "No key of this project starts with that prefix.".to_owned();

@@ -18,9 +18,10 @@ use warp::reply::Response;
 
 use super::integrations::{self, TestResult, Tested};
 use super::platform_reads::{http, listed, signed_in};
-use super::{Answer, Area, Frame, Owner, Problems, notice, sentence, ticked};
+use super::{Answer, Frame, Owner, Problems, notice, sentence, ticked};
 use crate::Request;
 use crate::render::{self, Layout};
+use crate::routes::{Route, Settings};
 use crate::session::Form;
 
 /// What a mapping's form fields hold, as typed.
@@ -434,6 +435,14 @@ struct LabelPage {
     tested: Option<(&'static str, Tested)>,
 }
 
+impl LabelPage {
+    /// Where the test of this label to the platform `slug` posts.
+    fn test_action(&self, slug: &str) -> String {
+        let project = self.frame.public_id.as_str();
+        Route::Settings(Settings::TestLabel).href(&[&project, &self.id, &slug])
+    }
+}
+
 const NOTICES: &[(&str, &str)] = &[
     ("created", "Label created."),
     ("saved", "Label saved."),
@@ -466,7 +475,7 @@ async fn labels_page<S: Admin>(
     for row in &mut labels {
         row.name_picks(&connected);
     }
-    let (layout, frame) = owner.frame(Area::Labels, notice);
+    let (layout, frame) = owner.frame(Settings::Labels, notice);
     Ok(render::page(
         status,
         &LabelsPage {
@@ -506,7 +515,7 @@ pub(super) async fn create<S: Admin>(store: &S, (owner, form): (Owner, Form)) ->
         .create_label(owner.project().id, form.label(), Utc::now())
         .await
     {
-        Ok(_) => Ok(owner.redirect("labels", Some("created"))),
+        Ok(_) => Ok(owner.redirect(Settings::Labels, Some("created"))),
         Err(StoreError::Invalid(message)) => {
             let problems = Problems::one("", sentence(&message));
             labels_page(store, &owner, StatusCode::BAD_REQUEST, None, form, problems).await
@@ -544,7 +553,7 @@ async fn label_page<S: Admin>(
         .await
         .map_err(|e| owner.failure(e))?;
     let connected = Connected::of(store, owner, &integrations).await?;
-    let (layout, frame) = owner.frame(Area::Labels, notice);
+    let (layout, frame) = owner.frame(Settings::Labels, notice);
     Ok(render::page(
         status,
         &LabelPage {
@@ -602,7 +611,7 @@ pub(super) async fn update<S: Admin>(store: &S, (owner, form): (Owner, Form), id
         .update_label(owner.project().id, label.id, form.label())
         .await
     {
-        Ok(label) => Ok(owner.redirect(&format!("labels/{}", label.id), Some("saved"))),
+        Ok(label) => Ok(owner.redirect_to(Settings::Label, &label.id, Some("saved"))),
         Err(StoreError::Invalid(message)) => {
             let problems = Problems::one("", sentence(&message));
             let status = StatusCode::BAD_REQUEST;
@@ -633,7 +642,7 @@ pub(super) async fn move_label<S: Admin>(
         .reorder_labels(project, &moved(&order, label.id, up))
         .await
         .map_err(|e| owner.failure(e))?;
-    Ok(owner.redirect("labels", Some("moved")))
+    Ok(owner.redirect(Settings::Labels, Some("moved")))
 }
 
 /// `POST labels/{id}/archive`: archives the label (`archived=yes`), or restores it.
@@ -645,7 +654,7 @@ pub(super) async fn archive<S: Admin>(store: &S, (owner, form): (Owner, Form), i
         .await
         .map_err(|e| owner.failure(e))?;
     let done = if archived { "archived" } else { "restored" };
-    Ok(owner.redirect("labels", Some(done)))
+    Ok(owner.redirect(Settings::Labels, Some(done)))
 }
 
 /// `POST labels/{id}/delete`: deletes a label never used; one that was is kept, and its
@@ -653,7 +662,7 @@ pub(super) async fn archive<S: Admin>(store: &S, (owner, form): (Owner, Form), i
 pub(super) async fn delete<S: Admin>(store: &S, (owner, _): (Owner, Form), id: &str) -> Answer {
     let label = find(store, &owner, id).await?;
     match store.delete_label(owner.project().id, label.id).await {
-        Ok(()) => Ok(owner.redirect("labels", Some("deleted"))),
+        Ok(()) => Ok(owner.redirect(Settings::Labels, Some("deleted"))),
         Err(StoreError::Conflict(Conflict::LabelInUse)) => {
             let problems = Problems::one(
                 "",

@@ -14,7 +14,8 @@ use leadtrack_core::{Accounts, Store, StoreError};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::{Answer, Area, Frame, Owner, Problems, notice};
+use super::{Answer, Frame, Owner, Problems, notice};
+use crate::routes::{Route, Settings};
 use crate::session::Form;
 use crate::{Config, Request, format, mail, render};
 
@@ -166,7 +167,7 @@ async fn members_page<S: Accounts>(
             invited_by: invitation.invited_by,
         })
         .collect();
-    let (layout, frame) = owner.frame(Area::Members, notice);
+    let (layout, frame) = owner.frame(Settings::Members, notice);
     Ok(render::page(
         status,
         &MembersPage {
@@ -262,7 +263,7 @@ async fn deliver<S: Accounts>(
         &url,
     );
     let failed = match mail::deliver(config, &message).await {
-        mail::Delivery::Sent => return Ok(owner.redirect("members", Some(saved))),
+        mail::Delivery::Sent => return Ok(owner.redirect(Settings::Members, Some(saved))),
         mail::Delivery::NoMailer => false,
         mail::Delivery::Failed => true,
     };
@@ -316,7 +317,7 @@ pub(super) async fn revoke<S: Store>(store: &S, (owner, _): (Owner, Form), id: &
         email: revoked.email,
     };
     owner.record(store, event).await?;
-    Ok(owner.redirect("members", Some("revoked")))
+    Ok(owner.redirect(Settings::Members, Some("revoked")))
 }
 
 /// The member `user` names in the owner's project; `404` when there is none.
@@ -375,12 +376,12 @@ pub(super) async fn change_role<S: Store>(
     }
     match changed {
         // Owners who made themselves members can no longer see Settings.
-        Ok(()) if id == owner.viewer.user.id && role != Role::Owner => Ok(render::redirect(
-            &format!("/projects/{}/leads", owner.project().public_id),
-        )),
+        Ok(()) if id == owner.viewer.user.id && role != Role::Owner => {
+            Ok(render::redirect(&owner.links().inbox()))
+        }
         Ok(()) => {
             tracing::info!(user = %owner.viewer.user.id, member = %id, %role, "role changed");
-            Ok(owner.redirect("members", Some("role")))
+            Ok(owner.redirect(Settings::Members, Some("role")))
         }
         Err(err) => refused(store, &owner, &member, err).await,
     }
@@ -398,10 +399,10 @@ pub(super) async fn remove<S: Store>(store: &S, (owner, _): (Owner, Form), user:
         owner.record(store, event).await?;
     }
     match removed {
-        Ok(_) if id == owner.viewer.user.id => Ok(render::redirect("/")),
+        Ok(_) if id == owner.viewer.user.id => Ok(render::redirect(&Route::Projects.path())),
         Ok(_) => {
             tracing::info!(user = %owner.viewer.user.id, member = %id, "member removed");
-            Ok(owner.redirect("members", Some("removed")))
+            Ok(owner.redirect(Settings::Members, Some("removed")))
         }
         Err(err) => refused(store, &owner, &member, err).await,
     }
@@ -425,7 +426,7 @@ pub(super) async fn export<S: Store>(
             };
             owner.record(store, event).await?;
             tracing::info!(user = %owner.viewer.user.id, member = %id, allowed, "exports changed");
-            Ok(owner.redirect("members", Some("export")))
+            Ok(owner.redirect(Settings::Members, Some("export")))
         }
         Err(err) => Err(owner.failure(err)),
     }

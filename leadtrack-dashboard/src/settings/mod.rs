@@ -57,6 +57,8 @@ mod webhooks;
 use chrono::Utc;
 use leadtrack_core::account::Membership;
 use leadtrack_core::activity::{Attribution, ProjectActivity};
+use std::fmt::Display;
+
 use leadtrack_core::project::Project;
 use leadtrack_core::types::Role;
 use leadtrack_core::{Accounts, LeadStore, Store};
@@ -64,7 +66,7 @@ use leadtrack_http::{Body, Params};
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
-use crate::routes::Settings;
+use crate::routes::{Links, Settings};
 use crate::session::{self, Form};
 use crate::viewer::Viewer;
 use crate::{Config, Request, access};
@@ -90,7 +92,7 @@ pub(crate) async fn handle<S: Store + Clone>(
     let (id, kind, user) = (params.get("id"), params.get("kind"), params.get("user"));
     let answer: Answer = async {
         match page {
-            Settings::Root => Ok(owner().await?.redirect(Area::Labels.slug(), None)),
+            Settings::Root => Ok(owner().await?.redirect(Settings::Labels, None)),
             Settings::Labels => labels::list(store, request, owner().await?).await,
             Settings::CreateLabel => labels::create(store, form().await?).await,
             Settings::Label => labels::edit(store, request, owner().await?, id).await,
@@ -238,8 +240,9 @@ impl Owner {
         &self.membership.project
     }
 
-    /// The layout and the frame of a page of `area`, showing `notice` if there is one.
-    fn frame(&self, area: Area, notice: Option<String>) -> (Layout, Frame) {
+    /// The layout and the frame of a page of `area` (one of [`Settings::AREAS`]), showing
+    /// `notice` if there is one.
+    fn frame(&self, area: Settings, notice: Option<String>) -> (Layout, Frame) {
         let title = format!("{} · {} settings", area.title(), self.project().name);
         (
             Layout::for_project(title, &self.viewer, &self.membership, "settings"),
@@ -252,14 +255,20 @@ impl Owner {
         )
     }
 
-    /// `303` to the settings page at `rest` (`labels`, `labels/{id}`), confirming what
-    /// `saved` names (see each page's notices).
-    fn redirect(&self, rest: &str, saved: Option<&str>) -> Response {
-        let path = path(&self.project().public_id, rest);
-        match saved {
-            Some(saved) => render::redirect(&format!("{path}?saved={saved}")),
-            None => render::redirect(&path),
-        }
+    /// This project's links.
+    fn links(&self) -> Links<'_> {
+        Links::new(&self.project().public_id)
+    }
+
+    /// `303` to the settings page `page`, confirming what `saved` names (see each page's
+    /// notices).
+    fn redirect(&self, page: Settings, saved: Option<&str>) -> Response {
+        saved_redirect(self.links().settings(page), saved)
+    }
+
+    /// `303` to the settings page `page` of the thing `id` (a label, an import).
+    fn redirect_to(&self, page: Settings, id: &dyn Display, saved: Option<&str>) -> Response {
+        saved_redirect(self.links().setting(page, id), saved)
     }
 
     /// Who the audit log says did what this owner does.
@@ -293,104 +302,12 @@ impl Owner {
     }
 }
 
-/// The areas of Settings, in the order of their navigation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Area {
-    /// Conversion labels.
-    Labels,
-    /// The platforms conversions go to.
-    Integrations,
-    /// The platforms' own lead forms leads come from.
-    Sources,
-    /// Form tools' inbound webhooks.
-    Inbound,
-    /// Past leads from a file.
-    Import,
-    /// Lead webhooks.
-    Webhooks,
-    /// API keys.
-    Keys,
-    /// Who may sign in to the project.
-    Members,
-    /// The project's own settings.
-    Project,
-    /// How new leads are given out.
-    Assignment,
-    /// The chat channels new leads are posted to.
-    Alerts,
-    /// What holds leads as spam.
-    Spam,
-    /// The capture script for a website.
-    Install,
-    /// Who did what to the project.
-    Audit,
-}
-
-impl Area {
-    const ALL: [Area; 14] = [
-        Area::Labels,
-        Area::Integrations,
-        Area::Sources,
-        Area::Inbound,
-        Area::Import,
-        Area::Webhooks,
-        Area::Keys,
-        Area::Members,
-        Area::Assignment,
-        Area::Alerts,
-        Area::Project,
-        Area::Spam,
-        Area::Install,
-        Area::Audit,
-    ];
-
-    /// Its path segment.
-    fn slug(self) -> &'static str {
-        match self {
-            Self::Labels => "labels",
-            Self::Integrations => "integrations",
-            Self::Sources => "sources",
-            Self::Inbound => "inbound",
-            Self::Import => "import",
-            Self::Webhooks => "webhooks",
-            Self::Keys => "keys",
-            Self::Members => "members",
-            Self::Project => "project",
-            Self::Assignment => "assignment",
-            Self::Alerts => "alerts",
-            Self::Spam => "spam",
-            Self::Install => "install",
-            Self::Audit => "audit",
-        }
-    }
-
-    /// Its name in the navigation and in page titles.
-    pub(crate) fn title(self) -> &'static str {
-        match self {
-            Self::Labels => "Conversion labels",
-            Self::Integrations => "Integrations",
-            Self::Sources => "Lead sources",
-            Self::Inbound => "Form tools",
-            Self::Import => "Import leads",
-            Self::Webhooks => "Lead webhooks",
-            Self::Keys => "API keys",
-            Self::Members => "Members",
-            Self::Project => "Project",
-            Self::Assignment => "Assignment",
-            Self::Alerts => "Alerts",
-            Self::Spam => "Spam",
-            Self::Install => "Install",
-            Self::Audit => "Audit log",
-        }
-    }
-}
-
 /// What every settings page shows around its own part.
 pub(crate) struct Frame {
     /// The project's public id, for links and form actions.
     pub(crate) public_id: String,
-    /// The area shown.
-    pub(crate) area: Area,
+    /// The area shown (one of [`Settings::AREAS`]).
+    pub(crate) area: Settings,
     /// A confirmation of what the last form did.
     pub(crate) notice: Option<String>,
     /// The session's anti-forgery token, for the page's forms.
@@ -410,26 +327,28 @@ pub(crate) struct NavItem {
 impl Frame {
     /// The settings navigation.
     pub(crate) fn nav(&self) -> Vec<NavItem> {
-        Area::ALL
+        Settings::AREAS
             .iter()
-            .map(|area| NavItem {
-                href: path(&self.public_id, area.slug()),
-                title: area.title(),
-                current: *area == self.area,
+            .map(|&(area, title)| NavItem {
+                href: self.links().settings(area),
+                title,
+                current: area == self.area,
             })
             .collect()
     }
 
-    /// A path under this project's settings: `/projects/{id}/settings/{rest}`.
-    pub(crate) fn path(&self, rest: &str) -> String {
-        path(&self.public_id, rest)
+    /// The project's links, for the page's forms.
+    pub(crate) fn links(&self) -> Links<'_> {
+        Links::new(&self.public_id)
     }
 }
 
-/// The path `rest` under the settings of the project `public_id` (core's public ids need
-/// no escaping in a path).
-fn path(public_id: &str, rest: &str) -> String {
-    format!("/projects/{public_id}/settings/{rest}")
+/// `303` to `path`, with `?saved=` when `saved` names what was done.
+fn saved_redirect(path: String, saved: Option<&str>) -> Response {
+    match saved {
+        Some(saved) => render::redirect(&format!("{path}?saved={saved}")),
+        None => render::redirect(&path),
+    }
 }
 
 /// What went wrong with a submitted form, by field (`""` for the form as a whole), in words

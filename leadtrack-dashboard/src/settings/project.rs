@@ -9,9 +9,10 @@ use leadtrack_core::{Admin, LeadStore, StoreError};
 use warp::http::StatusCode;
 
 use super::labels::{Connected, MappingForm};
-use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
+use super::{Answer, Frame, Owner, Problems, notice, sentence};
 use crate::Request;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 
 /// The project form, as typed.
@@ -121,7 +122,7 @@ async fn project_page<S: Admin + LeadStore>(
         .integrations(project.id)
         .await
         .map_err(|e| owner.failure(e))?;
-    let (layout, frame) = owner.frame(Area::Project, notice);
+    let (layout, frame) = owner.frame(Settings::Project, notice);
     Ok(render::page(
         status,
         &ProjectPage {
@@ -223,7 +224,7 @@ pub(super) async fn save<S: Admin + LeadStore>(store: &S, (owner, form): (Owner,
         return project_page(store, &owner, status, None, typed, problems).await;
     }
     match store.update_project(owner.project().id, settings).await {
-        Ok(_) => Ok(owner.redirect("project", Some("saved"))),
+        Ok(_) => Ok(owner.redirect(Settings::Project, Some("saved"))),
         Err(StoreError::Invalid(message)) => {
             let problems = Problems::one("", sentence(&message));
             let status = StatusCode::BAD_REQUEST;

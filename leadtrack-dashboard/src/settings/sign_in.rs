@@ -25,6 +25,7 @@ use warp::reply::Response;
 use super::platform_reads::http;
 use super::{Answer, Owner, owner_page};
 use crate::render;
+use crate::routes::{Route, Settings};
 use crate::session::{self, Form};
 use crate::{Config, Request};
 
@@ -33,9 +34,6 @@ const COOKIE: &str = "lt_oauth";
 
 /// How long a consent may take, in seconds.
 const CONSENT_SECONDS: i64 = 600;
-
-/// The path platforms send their answer to: the redirect URI registered with each.
-pub(crate) const CALLBACK: &str = "/oauth/callback";
 
 /// A consent under way, as its cookie holds it.
 struct Pending {
@@ -77,7 +75,7 @@ pub(crate) fn app(config: &Config, provider: Provider) -> Option<&OAuthApp> {
 /// The redirect URI: the public URL's, else this request's own origin.
 fn redirect_uri(config: &Config, request: &Request) -> Option<String> {
     let origin = session::public_origin(request, config)?;
-    Some(format!("{origin}{CALLBACK}"))
+    Some(format!("{origin}{}", Route::OAuthCallback.path()))
 }
 
 /// The `Set-Cookie` of a consent under way (`value`), or the one that removes it.
@@ -88,7 +86,7 @@ fn cookie(value: Option<&Pending>, secure: bool) -> HeaderValue {
     };
     let cookie = Cookie::build((COOKIE, value))
         .max_age(cookie::time::Duration::seconds(age))
-        .path(CALLBACK)
+        .path(Route::OAuthCallback.path())
         .http_only(true)
         // Lax: the platform's answer is a top-level navigation, which Lax cookies go with.
         .same_site(SameSite::Lax)
@@ -229,9 +227,9 @@ async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answ
     // LinkedIn needs nothing more (its conversions name their rule), nor does a platform
     // connected already (its account stays): connected with the new credentials at once.
     if connect_with(store, &owner, app, &Form::default()).await? {
-        return Ok(owner.redirect("integrations", Some(&format!("{slug}-connected"))));
+        return Ok(owner.redirect(Settings::Integrations, Some(&format!("{slug}-connected"))));
     }
-    Ok(owner.redirect("integrations", Some(&format!("{slug}-signed"))))
+    Ok(owner.redirect(Settings::Integrations, Some(&format!("{slug}-signed"))))
 }
 
 /// The integration a grant connects once its account is known: Google Ads to the customer
@@ -388,8 +386,8 @@ pub(super) async fn pick_account<S: Store>(
         return Ok(owner.not_found());
     };
     if connect_with(store, &owner, &app, &form).await? {
-        Ok(owner.redirect("integrations", Some(&format!("{slug}-connected"))))
+        Ok(owner.redirect(Settings::Integrations, Some(&format!("{slug}-connected"))))
     } else {
-        Ok(owner.redirect("integrations", None))
+        Ok(owner.redirect(Settings::Integrations, None))
     }
 }

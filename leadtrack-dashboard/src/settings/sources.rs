@@ -17,8 +17,9 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use super::platform_reads::{http, listed, signed_in};
-use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
+use super::{Answer, Frame, Owner, Problems, notice, sentence};
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::{self, Form};
 use crate::{Config, Request};
 
@@ -149,7 +150,7 @@ async fn sources_page<S: Store>(
         .integrations(project.id)
         .await
         .map_err(|e| owner.failure(e))?;
-    let (layout, frame) = owner.frame(Area::Sources, notice);
+    let (layout, frame) = owner.frame(Settings::Sources, notice);
     let page = SourcesPage {
         layout,
         frame,
@@ -212,7 +213,7 @@ pub(super) async fn save<S: Store>(
     let saved = ProjectActivity::LeadSourceSaved { source: kind };
     owner.record(store, saved).await?;
     tracing::info!(user = %owner.viewer.user.id, %kind, "lead source set up");
-    Ok(owner.redirect("sources", Some(&format!("{slug}-saved"))))
+    Ok(owner.redirect(Settings::Sources, Some(&format!("{slug}-saved"))))
 }
 
 /// `POST sources/{kind}/remove`.
@@ -227,7 +228,7 @@ pub(super) async fn remove<S: Store>(store: &S, (owner, _): (Owner, Form), slug:
     let removed = ProjectActivity::LeadSourceRemoved { source: kind };
     owner.record(store, removed).await?;
     tracing::info!(user = %owner.viewer.user.id, %kind, "lead source removed");
-    Ok(owner.redirect("sources", Some(&format!("{slug}-removed"))))
+    Ok(owner.redirect(Settings::Sources, Some(&format!("{slug}-removed"))))
 }
 
 /// A field's problem: the field and what is wrong.

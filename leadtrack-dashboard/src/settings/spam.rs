@@ -9,9 +9,10 @@ use leadtrack_core::spam::{SpamRules, SpamRulesInput, networks_text};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::{Answer, Area, Frame, Owner, Problems, notice, sentence};
+use super::{Answer, Frame, Owner, Problems, notice, sentence};
 use crate::Request;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 
 /// The form's fields, in order: name, and the input it sets.
@@ -93,7 +94,7 @@ fn spam_page(
     form: SpamForm,
     problems: Problems,
 ) -> Response {
-    let (layout, frame) = owner.frame(Area::Spam, notice);
+    let (layout, frame) = owner.frame(Settings::Spam, notice);
     let page = SpamPage {
         layout,
         frame,
@@ -133,7 +134,7 @@ pub(super) async fn save<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> A
         ..ProjectSettings::default()
     };
     match store.update_project(owner.project().id, settings).await {
-        Ok(_) => Ok(owner.redirect("spam", Some("saved"))),
+        Ok(_) => Ok(owner.redirect(Settings::Spam, Some("saved"))),
         Err(err) => Err(owner.failure(err)),
     }
 }

@@ -11,10 +11,11 @@ use strum::VariantArray;
 use uuid::Uuid;
 use warp::http::StatusCode;
 
-use super::{Answer, Area, Frame, Owner, Problems, notice};
+use super::{Answer, Frame, Owner, Problems, notice};
 use crate::Request;
 use crate::format;
 use crate::render::{self, Layout};
+use crate::routes::Settings;
 use crate::session::Form;
 
 /// A webhook as the list shows it.
@@ -139,7 +140,7 @@ async fn webhooks_page<S: Admin>(
             checked: typed.events.contains(*event),
         })
         .collect();
-    let (layout, frame) = owner.frame(Area::Webhooks, notice);
+    let (layout, frame) = owner.frame(Settings::Webhooks, notice);
     Ok(render::page(
         status,
         &WebhooksPage {
@@ -227,5 +228,5 @@ pub(super) async fn remove<S: Admin>(store: &S, (owner, _): (Owner, Form), id: &
         return Err(owner.not_found());
     }
     tracing::info!(user = %owner.viewer.user.id, webhook = %id, "webhook removed");
-    Ok(owner.redirect("webhooks", Some("removed")))
+    Ok(owner.redirect(Settings::Webhooks, Some("removed")))
 }
