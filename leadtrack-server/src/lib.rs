@@ -46,6 +46,7 @@ mod http_errors;
 mod inbound;
 mod integrations;
 mod jobs;
+mod listing;
 mod mail;
 mod metrics;
 mod migrate;
@@ -69,11 +70,12 @@ use std::process::ExitCode;
 use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
+use admin::ProjectCommand;
 use backend::Database;
 use cli::{
-    Cli, Command, ConfigCommand, Connections, LogFormat, MailArgs, MailCommand, ProjectCommand,
-    SecretsCommand, ServeArgs, WorkerCommand,
+    Cli, Command, ConfigCommand, Connections, LogFormat, SecretsCommand, ServeArgs, WorkerCommand,
 };
+use mail::{MailArgs, MailCommand};
 
 /// A failure to report: one line saying what is wrong and what to do.
 #[derive(Debug)]

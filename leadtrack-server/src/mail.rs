@@ -1,10 +1,46 @@
-//! Outgoing email from the command line: the mailer the settings name, the address links
-//! point to, and `server mail test`.
+//! Outgoing email from the command line: its settings (`--smtp-url`, `--mail-from`,
+//! `--public-url`), the mailer they name, the address links point to, and `server mail test`.
 
+use clap::{Args, Subcommand};
 use leadtrack_mail::Mailer;
 
 use crate::Failure;
-use crate::cli::MailArgs;
+
+/// Outgoing email: the SMTP server, the sender, and the address links in messages point to.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Mail")]
+pub(crate) struct MailArgs {
+    /// The SMTP server messages are sent through: `smtp://[user:password@]host[:port]`
+    /// (plain; `?tls=required` for STARTTLS) or `smtps://...` (TLS). Without it, nothing is
+    /// emailed.
+    #[arg(long, global = true, env = "LEADTRACK_SMTP_URL", value_name = "URL")]
+    pub(crate) smtp_url: Option<String>,
+
+    /// The sender of every message: `leads@example.com` or `leadtrack <leads@example.com>`.
+    #[arg(
+        long,
+        global = true,
+        env = "LEADTRACK_MAIL_FROM",
+        value_name = "ADDRESS"
+    )]
+    pub(crate) mail_from: Option<String>,
+
+    /// The dashboard's address as people reach it (`https://leads.example.com`), which
+    /// links in messages point to; without it, `http://` and the address of `serve`.
+    #[arg(long, global = true, env = "LEADTRACK_PUBLIC_URL", value_name = "URL")]
+    pub(crate) public_url: Option<String>,
+}
+
+/// `mail ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum MailCommand {
+    /// Send one test message through the SMTP server; fails (exit 1) if it refuses it.
+    Test {
+        /// The recipient.
+        #[arg(long, value_name = "ADDRESS")]
+        to: String,
+    },
+}
 
 /// The mailer `--smtp-url` and `--mail-from` name; `None` without an SMTP server.
 pub(crate) fn mailer(settings: &MailArgs) -> Result<Option<Mailer>, Failure> {

@@ -5,37 +5,21 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-mod accounts;
-mod admin;
-mod inbound;
-mod integrations;
-mod jobs;
 mod platforms;
-mod webhooks;
 
-pub(crate) use accounts::{MemberCommand, UserCommand};
-pub(crate) use admin::{KeyCommand, LabelCommand, ProjectCommand, ProjectSetArgs};
-pub(crate) use integrations::{ConnectCommand, IntegrationCommand};
-pub(crate) use jobs::{JobCommand, JobRetryArgs};
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
 pub(crate) use platforms::{Connections, PlatformApps};
 
 use crate::ServeOptions;
-pub(crate) use inbound::{InboundCommand, LeadCommand};
-pub(crate) use webhooks::WebhookCommand;
-
-/// `--project ID [--json]`: what a command listing one project's things takes.
-#[derive(Debug, Args)]
-pub(crate) struct ProjectListing {
-    /// The public project id.
-    #[arg(long, value_name = "ID")]
-    pub(crate) project: String,
-    /// Print JSON.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
+use crate::accounts::{MemberCommand, UserCommand};
+use crate::admin::{KeyCommand, LabelCommand, ProjectCommand};
+use crate::inbound::{InboundCommand, LeadCommand};
+use crate::integrations::IntegrationCommand;
+use crate::jobs::JobCommand;
+use crate::mail::{MailArgs, MailCommand};
+use crate::webhooks::WebhookCommand;
 
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
 ///
@@ -115,42 +99,6 @@ pub(crate) struct Cli {
 
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
-}
-
-/// Outgoing email: the SMTP server, the sender, and the address links in messages point to.
-#[derive(Debug, Args)]
-#[command(next_help_heading = "Mail")]
-pub(crate) struct MailArgs {
-    /// The SMTP server messages are sent through: `smtp://[user:password@]host[:port]`
-    /// (plain; `?tls=required` for STARTTLS) or `smtps://...` (TLS). Without it, nothing is
-    /// emailed.
-    #[arg(long, global = true, env = "LEADTRACK_SMTP_URL", value_name = "URL")]
-    pub(crate) smtp_url: Option<String>,
-
-    /// The sender of every message: `leads@example.com` or `leadtrack <leads@example.com>`.
-    #[arg(
-        long,
-        global = true,
-        env = "LEADTRACK_MAIL_FROM",
-        value_name = "ADDRESS"
-    )]
-    pub(crate) mail_from: Option<String>,
-
-    /// The dashboard's address as people reach it (`https://leads.example.com`), which
-    /// links in messages point to; without it, `http://` and the address of `serve`.
-    #[arg(long, global = true, env = "LEADTRACK_PUBLIC_URL", value_name = "URL")]
-    pub(crate) public_url: Option<String>,
-}
-
-/// `mail ...`.
-#[derive(Debug, Subcommand)]
-pub(crate) enum MailCommand {
-    /// Send one test message through the SMTP server; fails (exit 1) if it refuses it.
-    Test {
-        /// The recipient.
-        #[arg(long, value_name = "ADDRESS")]
-        to: String,
-    },
 }
 
 /// `secrets ...`.
