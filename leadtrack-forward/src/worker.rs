@@ -189,7 +189,9 @@ impl<S: JobQueue + Clone> Worker<S> {
 
     async fn run_loop(&self, mut stopped: watch::Receiver<bool>) {
         while !*stopped.borrow() {
-            match self.run_once().await {
+            let looked = self.run_once().await;
+            metrics::counter!("leadtrack_worker_polls_total").increment(1);
+            match looked {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(err) => tracing::error!(error = %err, "could not process a job"),
@@ -425,6 +427,10 @@ impl<S: JobQueue + Clone> Worker<S> {
 
 /// Gives the worker's series their help text.
 pub fn describe_metrics() {
+    metrics::describe_counter!(
+        "leadtrack_worker_polls_total",
+        "Times the worker looked for due jobs and lead webhook events"
+    );
     metrics::describe_counter!(
         "leadtrack_deliveries_total",
         "Delivery attempts, by platform and outcome (delivered, retry, failed, skipped)"

@@ -271,6 +271,34 @@ impl Server {
         self.logs.lock().unwrap().clone()
     }
 
+    /// How many times its worker has looked for work (`leadtrack_worker_polls_total` on
+    /// `/metrics`); 0 without a worker.
+    pub(crate) async fn worker_polls(&self) -> u64 {
+        let text = reqwest::get(format!("{}/metrics", self.base_url))
+            .await
+            .expect("/metrics answers")
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .find_map(|line| line.strip_prefix("leadtrack_worker_polls_total "))
+            .map_or(0, |value| value.trim().parse().expect("a count"))
+    }
+
+    /// Waits until its worker has looked for work `polls` more times: whatever was due by
+    /// now has been taken, so what has not happened by then will not.
+    pub(crate) async fn after_worker_polls(&self, polls: u64) {
+        let until = self.worker_polls().await + polls;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while self.worker_polls().await < until {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the worker stopped looking for work"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Sends it SIGTERM, without waiting.
     pub(crate) fn signal_terminate(&self) {
         let pid = nix::unistd::Pid::from_raw(i32::try_from(self.pid()).expect("a process id"));

@@ -308,8 +308,8 @@ async fn ingestion_and_delivery_run_apart() {
     let api = start_serve(&db, &["--no-worker"]).await;
     let client = Client::new(&api.base_url).with_api_key(&key);
     let lead = create_and_rate(&api.base_url, &key, label).await;
-    // More than a worker's poll interval: nothing in this process delivers.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // No worker in this process: it never looks for work, and nothing is delivered.
+    assert_eq!(api.worker_polls().await, 0, "--no-worker runs no worker");
     assert!(
         mocks.hook.requests().is_empty(),
         "--no-worker delivers nothing"
@@ -749,8 +749,8 @@ async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_on
     assert_eq!(settled(&client, lead).await, LeadStatus::Rated);
     crm.wait_for(2, Duration::from_secs(20)).await;
     chat.wait_for(1, Duration::from_secs(20)).await;
-    // A worker poll or two more: nothing else arrives.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Two more looks for work: whatever else was due has been sent, and nothing else came.
+    server.after_worker_polls(2).await;
 
     let mut crm_types: Vec<String> = crm
         .requests()
