@@ -73,6 +73,34 @@ impl TestApp {
         Client::new(&self.base_url)
     }
 
+    /// Waits until the delivery queues are empty (no job or lead webhook event queued or
+    /// running): whatever the worker had to send has been sent, and nothing else will be.
+    ///
+    /// # Panics
+    ///
+    /// When they are not empty within 30 s, or the store cannot say.
+    pub async fn queues_drained(&self) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let depths = self
+                .store
+                .queue_depth(Utc::now())
+                .await
+                .expect("queue depths");
+            let busy = [depths.jobs, depths.webhook_events]
+                .iter()
+                .any(|depth| depth.queued + depth.running > 0);
+            if !busy {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the delivery queues never drained: {depths:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Starts the conversion worker (polling every 50 ms), until the app stops.
     pub fn start_worker(&self) {
         (self.start_worker)();

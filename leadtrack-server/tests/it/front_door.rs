@@ -335,7 +335,7 @@ async fn spam_reaches_no_webhook_and_no_platform() {
     );
     // The bot's lead rated through the API: it leaves spam first, so it is announced, then
     // converted, as a person judged it; but never before.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    app.queues_drained().await;
     assert_eq!(crm.requests().len(), 1, "nothing of the bot's");
     assert!(platform.requests().is_empty());
     let rated = app

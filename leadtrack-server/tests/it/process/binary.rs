@@ -285,15 +285,29 @@ impl Server {
             .map_or(0, |value| value.trim().parse().expect("a count"))
     }
 
-    /// Waits until its worker has looked for work `polls` more times: whatever was due by
-    /// now has been taken, so what has not happened by then will not.
-    pub(crate) async fn after_worker_polls(&self, polls: u64) {
-        let until = self.worker_polls().await + polls;
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        while self.worker_polls().await < until {
+    /// Waits until the delivery queues are empty (no job or lead webhook event queued or
+    /// running, as `/metrics` shows them): whatever is still to be sent has been, and
+    /// nothing else will be.
+    pub(crate) async fn queues_drained(&self) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = reqwest::get(format!("{}/metrics", self.base_url))
+                .await
+                .expect("/metrics answers")
+                .text()
+                .await
+                .unwrap();
+            let busy = text.lines().any(|line| {
+                (line.starts_with("leadtrack_queue_queued{")
+                    || line.starts_with("leadtrack_queue_running{"))
+                    && line.rsplit_once(' ').is_some_and(|(_, n)| n != "0")
+            });
+            if !busy {
+                return;
+            }
             assert!(
                 tokio::time::Instant::now() < deadline,
-                "the worker stopped looking for work"
+                "the delivery queues never drained"
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

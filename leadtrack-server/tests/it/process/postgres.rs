@@ -101,7 +101,7 @@ async fn servers_and_workers_on_one_database_lose_and_duplicate_nothing() {
     // 5. The surviving worker delivers every lead's conversion once: those the killed one
     // held too, once their lease ran out. A second rating accepted after the first was
     // delivered (the same label and price) is the same conversion, and sends nothing.
-    assert_delivered_once(&hook, ids.len()).await;
+    assert_delivered_once(&hook, ids.len(), &servers[0]).await;
     for &id in &ids {
         let status = clients[0]
             .get_lead(&LeadIdentifier::LeadId(id))
@@ -203,7 +203,7 @@ async fn rate_on_both_killing_midway(
 /// Every one of the `queued` conversions reaches the hook, signed; only those in flight
 /// when the worker died (at most its 4 at once) go out a second time, with the same event
 /// id.
-async fn assert_delivered_once(hook: &MockPlatform, queued: usize) {
+async fn assert_delivered_once(hook: &MockPlatform, queued: usize, server: &Server) {
     let deadline = Instant::now() + Duration::from_secs(120);
     let delivered_ids = || -> HashSet<String> {
         hook.requests()
@@ -219,8 +219,9 @@ async fn assert_delivered_once(hook: &MockPlatform, queued: usize) {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    // Longer than a worker's poll: a duplicate would have come by now.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The queue drained (every job finished, the killed worker's too): a duplicate would
+    // have come by now.
+    server.queues_drained().await;
     let delivered = hook.requests();
     let events = delivered_ids();
     assert_eq!(events.len(), queued, "every queued conversion is delivered");
