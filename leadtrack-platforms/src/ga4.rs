@@ -3,6 +3,10 @@
 //! `POST {base}/mp/collect?measurement_id=..&api_secret=..` with one event. The endpoint
 //! answers 2xx even to payloads it drops, so the settings' validation mode posts to
 //! `/debug/mp/collect` instead and treats its `validationMessages` as errors.
+//!
+//! This module holds the requests and how their answers read; a job's delivery is
+//! `leadtrack-forward`'s. The validation endpoint also checks a connection by hand
+//! ([`validate`], [`test_payload`]).
 
 use leadtrack_core::integration::Ga4Settings;
 use serde::Deserialize;

@@ -10,6 +10,10 @@
 //! (<https://developers.google.com/data-manager/api/devguides/events/google-ads/conversion-adjustments>). The OAuth
 //! access token comes from a refresh token, is cached until it expires, and is refreshed
 //! once when the API answers 401.
+//!
+//! This module holds the requests and how their answers read; a job's delivery is
+//! `leadtrack-forward`'s. Here too: the account and conversion action pickers of a signed-in
+//! project ([`accounts`], [`conversion_actions`]), read through the Google Ads API.
 
 use leadtrack_core::integration::GoogleAdsSettings;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};

@@ -8,6 +8,10 @@
 //! (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api>).
 //! LinkedIn answers `201 Created`. The optional `userInfo` (names and company in clear text)
 //! is not sent: personal data leaves leadtrack only hashed.
+//!
+//! This module holds the requests and how their answers read; a job's delivery is
+//! `leadtrack-forward`'s. Here too: the lead form responses reader ([`read`]) and the ad
+//! account and conversion rule pickers ([`ad_accounts`], [`conversion_rules`]).
 
 use leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION;
 use leadtrack_core::integration::LinkedinSettings;

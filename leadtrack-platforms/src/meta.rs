@@ -3,6 +3,11 @@
 //! `POST {base}/{api_version}/{pixel_id}/events?access_token=..` with one server event whose
 //! `action_source` the integration's settings give (`other` unless told). Graph API errors
 //! name their code; the temporary ones are retried.
+//!
+//! This module holds the requests and how their answers read; a job's delivery is
+//! `leadtrack-forward`'s. Here too: Facebook Login's token exchange, the pixel and page pickers
+//! ([`pixels`], [`pages`], [`subscribe_page`]), and the initial stage of a Lead Ads lead
+//! ([`send_initial_stage`]).
 
 use chrono::{DateTime, Utc};
 use leadtrack_core::integration::MetaSettings;

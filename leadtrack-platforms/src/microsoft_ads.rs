@@ -15,6 +15,10 @@
 //! Errors come as `PartialErrors` of a 200 answer, or as the fault body of a 4xx or 5xx
 //! (`OperationErrors` or `Errors`); each has a numeric `Code`. Internal errors (0) and the
 //! call rate limit (117) are retried, as is any 429 or 5xx; other codes fail the delivery.
+//!
+//! This module holds the requests and how their answers read; a job's delivery is
+//! `leadtrack-forward`'s. Here too: the account and offline conversion goal pickers
+//! ([`accounts`], [`offline_goals`]).
 
 use leadtrack_core::integration::MicrosoftAdsSettings;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};

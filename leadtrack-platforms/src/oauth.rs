@@ -3,7 +3,7 @@
 //! Microsoft and LinkedIn issue them, cached until shortly before they expire.
 //!
 //! `oauth2` builds and reads the requests; the server's own `reqwest` client sends them
-//! ([`Exchange`]), which also keeps the token endpoint's HTTP answer: only its status says
+//! (`Exchange`), which also keeps the token endpoint's HTTP answer: only its status says
 //! whether a failure is worth retrying.
 
 use std::collections::HashMap;

@@ -6,6 +6,8 @@
 //! recomputes it over the raw body to verify the origin, and rejects old `t` values to
 //! refuse replays. `X-Leadtrack-Event` repeats the event id, stable across retries, for
 //! receivers that deduplicate.
+//!
+//! Here: the signature and the signed post; what each event says is `leadtrack-forward`'s.
 
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, KeyInit, Mac};
