@@ -302,11 +302,14 @@ pub struct QueueDepth {
     pub oldest_due_for: chrono::Duration,
 }
 
-/// How the delivery queues stand: [`crate::JobQueue::queue_depth`].
+/// How the work queues stand: [`crate::JobQueue::queue_depth`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueDepths {
     /// The conversion jobs.
     pub jobs: QueueDepth,
     /// The lead webhooks' events.
     pub webhook_events: QueueDepth,
+    /// The leads the sources announced, waiting to be fetched (a fetch's lease is its
+    /// `running`).
+    pub lead_fetches: QueueDepth,
 }

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::GenericClient;
+use leadtrack_core::job::QueueDepth;
 use leadtrack_core::source::{ClaimedLeadFetch, FetchOutcome, NewLeadFetch};
 use leadtrack_core::store::{Conflict, StoreError};
 use leadtrack_core::time::to_millis;
@@ -100,4 +101,28 @@ pub(crate) async fn finish(
         return Err(StoreError::Conflict(Conflict::FetchLeaseLost(id)).into());
     }
     Ok(())
+}
+
+/// How the queue of fetches stands at `now_ms`: a fetch is queued until claimed, running
+/// while leased (a lapsed lease included, until it is claimed again), and gone once done.
+pub(crate) async fn depth(c: &impl GenericClient, now_ms: i64) -> Result<QueueDepth, Error> {
+    let row = c
+        .query_one(
+            "SELECT count(*) FILTER (WHERE lease_token IS NULL),
+                    count(*) FILTER (WHERE lease_token IS NOT NULL),
+                    min(due_at) FILTER (WHERE lease_token IS NULL)
+             FROM lead_fetches WHERE done_at IS NULL",
+            &[],
+        )
+        .await?;
+    let (queued, running): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+    let first_due: Option<i64> = row.try_get(2)?;
+    Ok(QueueDepth {
+        queued: u64::try_from(queued).unwrap_or_default(),
+        running: u64::try_from(running).unwrap_or_default(),
+        oldest_due_for: first_due
+            .filter(|due| *due <= now_ms)
+            .map(|due| Duration::milliseconds(now_ms - due))
+            .unwrap_or_default(),
+    })
 }

@@ -552,7 +552,7 @@ pub(crate) async fn undo(
     Ok(restored)
 }
 
-/// How the job and webhook event queues stand at `now`.
+/// How the job, webhook event and lead fetch queues stand at `now`.
 pub(crate) async fn queue_depth(
     c: &impl GenericClient,
     now: DateTime<Utc>,
@@ -561,6 +561,7 @@ pub(crate) async fn queue_depth(
     Ok(QueueDepths {
         jobs: depth(c, "jobs", now_ms).await?,
         webhook_events: depth(c, "webhook_events", now_ms).await?,
+        lead_fetches: crate::fetches::depth(c, now_ms).await?,
     })
 }
 

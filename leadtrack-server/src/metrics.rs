@@ -95,6 +95,7 @@ impl Metrics {
             Ok(Ok(depths)) => {
                 queue_gauges("jobs", depths.jobs);
                 queue_gauges("webhook_events", depths.webhook_events);
+                queue_gauges("lead_fetches", depths.lead_fetches);
             }
             Ok(Err(err)) => tracing::warn!(error = %err, "metrics without the queues"),
             Err(_) => tracing::warn!("metrics without the queues: the store did not answer"),

@@ -73,8 +73,9 @@ impl TestApp {
         Client::new(&self.base_url)
     }
 
-    /// Waits until the delivery queues are empty (no job or lead webhook event queued or
-    /// running): whatever the worker had to send has been sent, and nothing else will be.
+    /// Waits until the work queues are empty (no job, lead webhook event or lead fetch
+    /// queued or running): whatever the worker and the lead fetcher had to do is done, and
+    /// nothing else will be.
     ///
     /// # Panics
     ///
@@ -87,7 +88,7 @@ impl TestApp {
                 .queue_depth(Utc::now())
                 .await
                 .expect("queue depths");
-            let busy = [depths.jobs, depths.webhook_events]
+            let busy = [depths.jobs, depths.webhook_events, depths.lead_fetches]
                 .iter()
                 .any(|depth| depth.queued + depth.running > 0);
             if !busy {

@@ -2,6 +2,7 @@
 //! ([`leadtrack_core::source::NewLeadFetch`]).
 
 use chrono::{DateTime, Duration, Utc};
+use leadtrack_core::job::QueueDepth;
 use leadtrack_core::source::{ClaimedLeadFetch, FetchOutcome, NewLeadFetch};
 use leadtrack_core::store::{Conflict, StoreError};
 use leadtrack_core::time::to_millis;
@@ -105,4 +106,25 @@ pub(crate) fn finish(
         return Err(StoreError::Conflict(Conflict::FetchLeaseLost(id)).into());
     }
     Ok(())
+}
+
+/// How the queue of fetches stands at `now_ms`: a fetch is queued until claimed, running
+/// while leased (a lapsed lease included, until it is claimed again), and gone once done.
+pub(crate) fn depth(conn: &Connection, now_ms: i64) -> Result<QueueDepth, Error> {
+    let (queued, running, first_due): (i64, i64, Option<i64>) = conn
+        .prepare_cached(
+            "SELECT count(*) FILTER (WHERE lease_token IS NULL),
+                    count(*) FILTER (WHERE lease_token IS NOT NULL),
+                    min(due_at) FILTER (WHERE lease_token IS NULL)
+             FROM lead_fetches WHERE done_at IS NULL",
+        )?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+    Ok(QueueDepth {
+        queued: u64::try_from(queued).unwrap_or_default(),
+        running: u64::try_from(running).unwrap_or_default(),
+        oldest_due_for: first_due
+            .filter(|due| *due <= now_ms)
+            .map(|due| Duration::milliseconds(now_ms - due))
+            .unwrap_or_default(),
+    })
 }

@@ -471,6 +471,7 @@ on_threads! {
                 Ok(QueueDepths {
                     jobs: rows::depth(conn, "jobs", now_ms)?,
                     webhook_events: rows::depth(conn, "webhook_events", now_ms)?,
+                    lead_fetches: fetches::depth(conn, now_ms)?,
                 })
             })
             .await

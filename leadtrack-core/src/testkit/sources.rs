@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::{Backend, at, project};
 use crate::integration::Secret;
+use crate::job::QueueDepth;
 use crate::source::{FetchOutcome, LeadSource, NewLeadFetch, SourceKind};
 use crate::store::{Admin, Conflict, JobQueue, StoreError};
 
@@ -81,7 +82,7 @@ pub async fn a_page_finds_the_projects_that_set_it_up<B: Backend>(backend: &B) {
 
 /// An announced lead is queued once per project however often it is announced, claimed
 /// by one fetcher at a time, due again when its fetch failed or its fetcher's lease
-/// lapsed, and never claimed once done.
+/// lapsed, and never claimed once done; the queue's depth says so at each step.
 pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backend>(backend: &B) {
     let store = backend.open().await;
     let (acme, other) = (
@@ -98,6 +99,14 @@ pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backen
             .unwrap()
     );
     let lease = Duration::minutes(30);
+    let depth = |queued, running, minutes| QueueDepth {
+        queued,
+        running,
+        oldest_due_for: Duration::minutes(minutes),
+    };
+    let fetches =
+        async |store: &B::Store, minute| store.queue_depth(at(minute)).await.unwrap().lead_fetches;
+    assert_eq!(fetches(&store, 3).await, depth(2, 0, 3));
 
     let first = store.claim_lead_fetch(at(3), lease).await.unwrap().unwrap();
     assert_eq!(
@@ -107,6 +116,7 @@ pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backen
     let second = store.claim_lead_fetch(at(3), lease).await.unwrap().unwrap();
     assert_eq!(second.project, other.id);
     assert_eq!(store.claim_lead_fetch(at(3), lease).await.unwrap(), None);
+    assert_eq!(fetches(&store, 3).await, depth(0, 2, 0), "both leased");
 
     // Failed: due again when it says, with its attempts counted.
     let retry = FetchOutcome::Retry {
@@ -118,6 +128,7 @@ pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backen
         .await
         .unwrap();
     assert_eq!(store.claim_lead_fetch(at(9), lease).await.unwrap(), None);
+    assert_eq!(fetches(&store, 9).await, depth(1, 1, 0), "due again at 10");
     let again = store
         .claim_lead_fetch(at(10), lease)
         .await
@@ -150,6 +161,11 @@ pub async fn an_announced_lead_is_fetched_once_and_retried_until_it_is<B: Backen
         .await
         .unwrap();
     assert_eq!(store.claim_lead_fetch(at(100), lease).await.unwrap(), None);
+    assert_eq!(
+        fetches(&store, 100).await,
+        depth(0, 0, 0),
+        "every fetch done"
+    );
     assert!(
         !store
             .queue_lead_fetch(acme.id, &lead, at(101))

@@ -379,7 +379,7 @@ async fn unsigned_or_forged_announcements_are_refused_and_nothing_is_fetched() {
     // Signed, but for another body.
     let other = signature(APP_SECRET, "{}");
     assert_eq!(announce(&app, &body, Some(&other)).await, 401);
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    app.queues_drained().await;
     assert!(graph.reads().is_empty(), "{:?}", graph.reads());
     assert!(leads(&app).await.is_empty());
 }
@@ -417,7 +417,7 @@ async fn an_announced_lead_arrives_once_meta_is_back_and_once_however_often_anno
     let again = join_all((0..4).map(|_| announce(&app, &body, Some(&signed)))).await;
     assert_eq!(again, [200; 4]);
     let reads = graph.reads().len();
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    app.queues_drained().await;
     assert_eq!(graph.reads().len(), reads, "nothing fetched again");
     assert_eq!(leads(&app).await.len(), 1);
 }
@@ -523,7 +523,7 @@ async fn a_lead_ads_leads_stages_go_to_meta_as_crm_events_for_conversion_leads()
 
     // Announced again: nothing more reaches Meta.
     assert_eq!(announce(&app, &body, Some(&signed)).await, 200);
-    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    app.queues_drained().await;
     assert_eq!(pixel.requests().len(), 2);
 }
 
