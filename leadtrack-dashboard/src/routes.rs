@@ -658,9 +658,7 @@ impl Route {
             "/".to_owned()
         })
     }
-}
 
-impl Route {
     /// The path of a route without parameters (`/login`, `/profile/name`).
     pub(crate) fn path(self) -> String {
         self.href(&[])

@@ -61,7 +61,7 @@ pub(crate) fn failure(failed: &Outcome) -> String {
 }
 
 /// Access tokens of the pickers, shared by every request of the process.
-pub(crate) fn tokens() -> &'static TokenCache {
+fn tokens() -> &'static TokenCache {
     static TOKENS: OnceLock<TokenCache> = OnceLock::new();
     TOKENS.get_or_init(TokenCache::default)
 }
