@@ -302,6 +302,22 @@ pub struct QueueDepth {
     pub oldest_due_for: chrono::Duration,
 }
 
+impl QueueDepth {
+    /// The depth read off a queue at `now_ms`: its `queued` and `running` counts, and when
+    /// its first queued entry is due (`first_due`, in epoch milliseconds), which counts as
+    /// waiting only once it has come.
+    pub fn at(queued: i64, running: i64, first_due: Option<i64>, now_ms: i64) -> Self {
+        Self {
+            queued: u64::try_from(queued).unwrap_or_default(),
+            running: u64::try_from(running).unwrap_or_default(),
+            oldest_due_for: first_due
+                .filter(|due| *due <= now_ms)
+                .map(|due| chrono::Duration::milliseconds(now_ms.saturating_sub(due)))
+                .unwrap_or_default(),
+        }
+    }
+}
+
 /// How the work queues stand: [`crate::JobQueue::queue_depth`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueDepths {

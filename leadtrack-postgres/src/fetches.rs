@@ -117,12 +117,5 @@ pub(crate) async fn depth(c: &impl GenericClient, now_ms: i64) -> Result<QueueDe
         .await?;
     let (queued, running): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
     let first_due: Option<i64> = row.try_get(2)?;
-    Ok(QueueDepth {
-        queued: u64::try_from(queued).unwrap_or_default(),
-        running: u64::try_from(running).unwrap_or_default(),
-        oldest_due_for: first_due
-            .filter(|due| *due <= now_ms)
-            .map(|due| Duration::milliseconds(now_ms - due))
-            .unwrap_or_default(),
-    })
+    Ok(QueueDepth::at(queued, running, first_due, now_ms))
 }

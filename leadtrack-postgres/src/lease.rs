@@ -78,14 +78,7 @@ pub(crate) async fn depth(
     let queued: i64 = row.try_get(0)?;
     let running: i64 = row.try_get(1)?;
     let first_due: Option<i64> = row.try_get(2)?;
-    Ok(QueueDepth {
-        queued: u64::try_from(queued).unwrap_or_default(),
-        running: u64::try_from(running).unwrap_or_default(),
-        oldest_due_for: first_due
-            .filter(|due| *due <= now_ms)
-            .map(|due| Duration::milliseconds(now_ms.saturating_sub(due)))
-            .unwrap_or_default(),
-    })
+    Ok(QueueDepth::at(queued, running, first_due, now_ms))
 }
 
 /// The lease a claim at `now` holds for `lease_for`, with a new token.

@@ -119,12 +119,5 @@ pub(crate) fn depth(conn: &Connection, now_ms: i64) -> Result<QueueDepth, Error>
              FROM lead_fetches WHERE done_at IS NULL",
         )?
         .query_row([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
-    Ok(QueueDepth {
-        queued: u64::try_from(queued).unwrap_or_default(),
-        running: u64::try_from(running).unwrap_or_default(),
-        oldest_due_for: first_due
-            .filter(|due| *due <= now_ms)
-            .map(|due| Duration::milliseconds(now_ms - due))
-            .unwrap_or_default(),
-    })
+    Ok(QueueDepth::at(queued, running, first_due, now_ms))
 }

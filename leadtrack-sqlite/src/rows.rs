@@ -101,24 +101,21 @@ pub(crate) fn due(conn: &Connection, table: &str, now_ms: i64) -> Result<Option<
 /// How a leased queue (`jobs`, `webhook_events`) stands at `now_ms`. Each figure is read
 /// from the table's partial index on its state.
 pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<QueueDepth, Error> {
-    let count = |state: &str| -> Result<u64, Error> {
+    let count = |state: &str| -> Result<i64, Error> {
         let sql = format!("SELECT count(*) FROM {table} WHERE state = '{state}'");
-        let n: i64 = conn.prepare_cached(&sql)?.query_row([], |row| row.get(0))?;
-        Ok(u64::try_from(n).unwrap_or_default())
+        Ok(conn.prepare_cached(&sql)?.query_row([], |row| row.get(0))?)
     };
     let first_due: Option<i64> = conn
         .prepare_cached(&format!(
             "SELECT min(due_at) FROM {table} WHERE state = 'queued'"
         ))?
         .query_row([], |row| row.get(0))?;
-    Ok(QueueDepth {
-        queued: count("queued")?,
-        running: count("running")?,
-        oldest_due_for: first_due
-            .filter(|due| *due <= now_ms)
-            .map(|due| chrono::Duration::milliseconds(now_ms - due))
-            .unwrap_or_default(),
-    })
+    Ok(QueueDepth::at(
+        count("queued")?,
+        count("running")?,
+        first_due,
+        now_ms,
+    ))
 }
 
 /// The columns [`lead`] reads, in order.
