@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql};
 use uuid::Uuid;
 
 use crate::rows::{self, Error};
-use crate::{activity, alerts, assignment, grams, webhooks};
+use crate::{activity, alerts, assignment, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), as core's [`arrival`] plans it: the
@@ -253,7 +253,6 @@ fn write_row(
              WHERE id = :id AND project_id = :project_id",
             )?
             .execute(params.as_slice())?;
-            grams::index(conn, (project.0, *id), &row.q_text, true)?;
             Ok(LeadId(*id))
         }
         Write::Insert(arrival) => {
@@ -283,7 +282,6 @@ fn write_row(
             )?
             .execute(params.as_slice())?;
             let id = conn.last_insert_rowid();
-            grams::index(conn, (project.0, id), &row.q_text, false)?;
             Ok(LeadId(id))
         }
     }

@@ -55,7 +55,6 @@ mod comments;
 mod drafts;
 mod export;
 mod fetches;
-mod grams;
 mod jobs;
 mod leads;
 mod links;
@@ -71,6 +70,7 @@ mod storage;
 mod store;
 mod views;
 mod webhooks;
+mod words;
 
 use std::path::Path;
 use std::sync::Arc;

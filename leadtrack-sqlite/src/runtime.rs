@@ -679,7 +679,19 @@ fn run_writer(
     stats: &Counters,
     durable: Option<&Sender<Vec<Completion>>>,
 ) {
-    while let Ok(first) = ops.recv() {
+    let mut words = crate::words::Upkeep::new();
+    loop {
+        // Derived data waits for a moment without writes (or its lag's end).
+        let first = match ops.try_recv() {
+            Ok(op) => op,
+            Err(_) => {
+                words.run(conn, true);
+                match ops.recv() {
+                    Ok(op) => op,
+                    Err(_) => return,
+                }
+            }
+        };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match ops.try_recv() {
@@ -693,6 +705,7 @@ fn run_writer(
         commit_batch(conn, batch, stats, durable);
         metrics::histogram!("leadtrack_sqlite_commit_duration_seconds")
             .record(started.elapsed().as_secs_f64());
+        words.run(conn, false);
     }
 }
 

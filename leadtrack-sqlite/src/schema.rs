@@ -23,7 +23,6 @@ const BACKFILLS: &[(usize, Backfill)] = &[
     (5, crate::leads::backfill_touches),
     (25, crate::leads::backfill_q_text),
     (26, crate::leads::backfill_form_key),
-    (40, crate::grams::backfill),
 ];
 
 /// Applies the migrations `conn`'s database lacks. A database newer than this build is
@@ -351,49 +350,12 @@ mod tests {
         assert_eq!(flags, [(1, 1), (0, 0), (0, 0)]);
     }
 
+    /// An older database's leads get their `q` text (migration 25), and after migration 43
+    /// the writer indexes them on its own, in its words' index, which merges its segments
+    /// sixteen at a time.
     #[test]
-    fn leads_of_an_older_database_are_found_in_the_project_keyed_search_index() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        migrate_to(&mut conn, 13).unwrap();
-        conn.execute_batch(
-            "INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
-                 VALUES (1, 'a', 'A', 'EUR', '{}', 0), (2, 'b', 'B', 'EUR', '{}', 0);
-             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
-                 search_text, has_gclid, has_cid, has_fbp, has_fbc)
-             VALUES (1, 1, 'open', 0, 0, '{}', 'ada\nlovelace', 0, 0, 0, 0),
-                    (2, 2, 'open', 0, 0, '{}', 'ada\nbyron', 0, 0, 0, 0),
-                    (3, 1, 'open', 0, 0, '{}', 'grace\nhopper', 0, 0, 0, 0);",
-        )
-        .unwrap();
-        migrate(&mut conn).unwrap();
-        let found = |term: &str, project: i64| -> Vec<i64> {
-            conn.prepare(
-                "SELECT rowid & 68719476735 FROM leads_search
-                 WHERE leads_search MATCH ?1 AND rowid BETWEEN ?2 << 36 AND (?2 + 1 << 36) - 1
-                 ORDER BY rowid",
-            )
-            .unwrap()
-            .query_map((term, project), |row| row.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-        };
-        assert_eq!(found("\"ada\"", 1), [1]);
-        assert_eq!(found("\"ada\"", 2), [2]);
-        assert_eq!(found("\"hopper\"", 1), [3]);
-        assert_eq!(found("\"ADA\"", 1), Vec::<i64>::new(), "case-sensitive");
-        // Kept up to date from then on.
-        conn.execute(
-            "UPDATE leads SET search_text = 'ada\nking' WHERE id = 3",
-            [],
-        )
-        .unwrap();
-        assert_eq!(found("\"ada\"", 1), [1, 3]);
-        assert_eq!(found("\"hopper\"", 1), Vec::<i64>::new());
-    }
-
-    #[test]
-    fn leads_of_an_older_database_get_their_q_text_and_its_indexes() {
+    fn leads_of_an_older_database_get_their_q_text_and_are_indexed_after() {
+        use rusqlite::OptionalExtension;
         let mut conn = Connection::open_in_memory().unwrap();
         migrate_to(&mut conn, 24).unwrap();
         conn.execute_batch(
@@ -413,89 +375,30 @@ mod tests {
             })
             .unwrap();
         assert_eq!(q_text, "anna\nmuller\ncrm-1");
-        let found: i64 = conn
-            .query_row(
-                "SELECT rowid & 68719476735 FROM leads_q WHERE leads_q MATCH '\"mul\"'",
-                [],
-                |row| row.get(0),
-            )
-            .unwrap();
-        assert_eq!(found, 1);
-        // And its short words ("mu", "1") in the index of their own (migration 40).
-        let found: i64 = conn
-            .query_row(
-                "SELECT rowid & 68719476735 FROM leads_q_grams
-                 WHERE leads_q_grams MATCH '\"6d75\" AND \"31\"'",
-                [],
-                |row| row.get(0),
-            )
-            .unwrap();
-        assert_eq!(found, 1);
-    }
-
-    #[test]
-    fn leads_out_of_creation_order_are_kept_from_the_first_and_after() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        migrate_to(&mut conn, 41).unwrap();
-        // Lead 3 was created before lead 2, and lead 4 at the same time as lead 2.
-        conn.execute_batch(
-            "INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
-                 VALUES (1, 'a', 'A', 'EUR', '{}', 0), (2, 'b', 'B', 'EUR', '{}', 0);
-             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
-                 search_text, has_gclid, has_cid, has_fbp, has_fbc)
-             VALUES (1, 1, 'open', 10, 0, '{}', '', 0, 0, 0, 0),
-                    (2, 1, 'open', 30, 0, '{}', '', 0, 0, 0, 0),
-                    (3, 1, 'open', 20, 0, '{}', '', 0, 0, 0, 0),
-                    (4, 1, 'open', 30, 0, '{}', '', 0, 0, 0, 0),
-                    (5, 2, 'open', 5, 0, '{}', '', 0, 0, 0, 0);",
-        )
-        .unwrap();
-        migrate(&mut conn).unwrap();
-        let breaks = |conn: &Connection| -> Vec<(i64, i64)> {
-            conn.prepare("SELECT project_id, lead_id FROM lead_order_breaks")
-                .unwrap()
-                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap()
-        };
-        assert_eq!(
-            breaks(&conn),
-            [(1, 3)],
-            "project 2's older lead is its own first"
-        );
-        // After the migration: a lead older than the project's newest is kept, one as new
-        // is not, one whose creation time changes is, and a deleted one leaves.
-        conn.execute_batch(
-            "INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
-                 search_text, has_gclid, has_cid, has_fbp, has_fbc)
-             VALUES (6, 1, 'open', 25, 0, '{}', '', 0, 0, 0, 0),
-                    (7, 1, 'open', 30, 0, '{}', '', 0, 0, 0, 0),
-                    (8, 2, 'open', 6, 0, '{}', '', 0, 0, 0, 0);
-             UPDATE leads SET created_at = 40 WHERE id = 2;
-             DELETE FROM leads WHERE id = 3;",
-        )
-        .unwrap();
-        assert_eq!(breaks(&conn), [(1, 2), (1, 6)]);
-    }
-
-    #[test]
-    fn the_trigram_index_merges_its_segments_sixteen_at_a_time() {
-        use rusqlite::OptionalExtension;
-        let mut conn = Connection::open_in_memory().unwrap();
-        let setting = |conn: &Connection, key: &str| -> Option<i64> {
+        let found = |conn: &Connection| -> Option<i64> {
             conn.query_row(
-                "SELECT v FROM leads_search_config WHERE k = ?1",
-                [key],
+                "SELECT rowid & 68719476735 FROM lead_words WHERE lead_words MATCH '\"mul\"'",
+                [],
                 |row| row.get(0),
             )
             .optional()
             .unwrap()
         };
-        migrate_to(&mut conn, 15).unwrap();
-        assert_eq!(setting(&conn, "automerge"), None, "SQLite's default");
-        migrate(&mut conn).unwrap();
-        assert_eq!(setting(&conn, "automerge"), Some(16));
-        assert_eq!(setting(&conn, "crisismerge"), Some(64));
+        assert_eq!(
+            found(&conn),
+            None,
+            "indexed by the writer, not the migration"
+        );
+        assert_eq!(crate::words::catch_up(&conn, 10).unwrap(), 1);
+        assert_eq!(found(&conn), Some(1));
+        let setting = |key: &str| -> i64 {
+            conn.query_row(
+                "SELECT v FROM lead_words_config WHERE k = ?1",
+                [key],
+                |row| row.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!((setting("automerge"), setting("crisismerge")), (16, 64));
     }
 }

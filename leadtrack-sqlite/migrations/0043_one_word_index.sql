@@ -1,0 +1,59 @@
+-- One index finds the words of `search` and `q`, and the writer keeps it off the path of a
+-- lead's insert (issue #48).
+--
+-- `lead_words` holds each lead's folded `q` text (a superset of what `search` reads), as
+-- trigrams, storing only which leads hold each one (`detail = none`): a search asks for its
+-- words' trigrams and checks each lead found (`words.rs`, `listing.rs`). Its rowid is the
+-- lead's project above its id (`rowid.rs`), so a search reads only its project's part.
+--
+-- The writer indexes new leads in batches after their commit (`words::catch_up`), in id
+-- order up to `lead_words_state.indexed_to`; ids only grow (AUTOINCREMENT), so every lead at
+-- or below it is in the index and every lead above it is not yet. Searches check the few
+-- leads above it one by one. A lead already indexed whose text changes, or that goes, is
+-- kept right by the triggers below, in its own transaction.
+--
+-- The three indexes this replaces go, with the short words' table and the order breaks that
+-- only served their search strategies. The new index starts empty: the writer fills it on its
+-- own after the upgrade, and searches stay exact meanwhile (they check the leads above the
+-- mark).
+
+DROP TRIGGER leads_search_insert;
+DROP TRIGGER leads_search_update;
+DROP TRIGGER leads_search_delete;
+DROP TABLE leads_search;
+DROP TRIGGER leads_q_insert;
+DROP TRIGGER leads_q_update;
+DROP TRIGGER leads_q_delete;
+DROP TABLE leads_q;
+DROP TRIGGER leads_q_grams_delete;
+DROP TABLE leads_q_grams;
+DROP TRIGGER leads_order_insert;
+DROP TRIGGER leads_order_update;
+DROP TRIGGER leads_order_delete;
+DROP TABLE lead_order_breaks;
+
+CREATE VIRTUAL TABLE lead_words USING fts5 (
+    q_text, content = '', contentless_delete = 1, detail = none,
+    tokenize = 'trigram case_sensitive 1'
+);
+-- Larger, rarer merges (migration 16 says why).
+INSERT INTO lead_words (lead_words, rank) VALUES ('automerge', 16);
+INSERT INTO lead_words (lead_words, rank) VALUES ('crisismerge', 64);
+
+CREATE TABLE lead_words_state (
+    only        INTEGER PRIMARY KEY CHECK (only = 1),
+    indexed_to  INTEGER NOT NULL
+) STRICT;
+INSERT INTO lead_words_state (only, indexed_to) VALUES (1, 0);
+
+CREATE TRIGGER lead_words_update AFTER UPDATE OF q_text ON leads
+WHEN old.id <= (SELECT indexed_to FROM lead_words_state)
+BEGIN
+    DELETE FROM lead_words WHERE rowid = old.project_id << 36 | old.id;
+    INSERT INTO lead_words (rowid, q_text) VALUES (new.project_id << 36 | new.id, new.q_text);
+END;
+CREATE TRIGGER lead_words_delete AFTER DELETE ON leads
+WHEN old.id <= (SELECT indexed_to FROM lead_words_state)
+BEGIN
+    DELETE FROM lead_words WHERE rowid = old.project_id << 36 | old.id;
+END;
