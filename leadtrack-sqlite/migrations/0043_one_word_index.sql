@@ -12,8 +12,8 @@
 -- leads above it one by one. A lead already indexed whose text changes, or that goes, is
 -- kept right by the triggers below, in its own transaction.
 --
--- The three indexes this replaces go, with the short words' table and the order breaks that
--- only served their search strategies. The new index starts empty: the writer fills it on its
+-- The three indexes this replaces go, with the short words' table, the order breaks and the
+-- per-project count that only served their search strategies. The new index starts empty: the writer fills it on its
 -- own after the upgrade, and searches stay exact meanwhile (they check the leads above the
 -- mark).
 
@@ -31,6 +31,9 @@ DROP TRIGGER leads_order_insert;
 DROP TRIGGER leads_order_update;
 DROP TRIGGER leads_order_delete;
 DROP TABLE lead_order_breaks;
+DROP TRIGGER leads_count_insert;
+DROP TRIGGER leads_count_delete;
+DROP TABLE lead_counts;
 
 CREATE VIRTUAL TABLE lead_words USING fts5 (
     q_text, content = '', contentless_delete = 1, detail = none,

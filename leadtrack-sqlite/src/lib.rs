@@ -52,10 +52,13 @@ mod alerts;
 mod assignment;
 mod backup;
 mod comments;
+mod counts;
+mod derived;
 mod drafts;
 mod export;
 mod fetches;
 mod jobs;
+mod keyset;
 mod leads;
 mod links;
 mod listing;
@@ -253,6 +256,19 @@ impl SqliteStore {
     /// What the writer has committed since the store was opened.
     pub fn write_stats(&self) -> WriteStats {
         self.inner.runtime.write_stats()
+    }
+
+    /// How the data derived from the leads (the words' index, the kept counts per status
+    /// and per hour) differs from a rebuild from the leads: empty when it matches. Runs
+    /// on the writer, between its writes; for tests and diagnostics.
+    pub async fn check_derived(&self) -> StoreResult<Vec<String>> {
+        self.write(derived::check).await
+    }
+
+    /// How many leads the words' index has not reached yet: the writer indexes them when
+    /// it is idle, or at least every 200 ms (until then they are searched one by one).
+    pub async fn words_behind(&self) -> StoreResult<u64> {
+        self.read(derived::words_behind).await
     }
 
     /// The vault of the store's key, for a closure that reads or writes secrets.

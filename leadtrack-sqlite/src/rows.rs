@@ -121,6 +121,23 @@ pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<Queue
 /// The columns [`lead`] reads, in order.
 pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated, assigned_to, (SELECT name FROM users WHERE users.id = leads.assigned_to)";
 
+/// The steps of `sql`'s query plan with `params`.
+#[cfg(test)]
+pub(crate) fn plan_of(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: &[rusqlite::types::Value],
+) -> Vec<String> {
+    conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+        .unwrap()
+        .query_map(rusqlite::params_from_iter(params), |row| {
+            row.get::<_, String>(3)
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 /// A query plan without the steps that read each lead's assignee's name for
 /// [`LEAD_COLUMNS`]: one lookup of a user by primary key per lead read.
 #[cfg(test)]

@@ -45,6 +45,7 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResu
 use uuid::Uuid;
 
 use crate::fetches;
+use crate::keyset;
 use crate::lookup;
 use crate::rows::Error;
 use crate::{
@@ -277,7 +278,7 @@ on_threads! {
             let after = after.cloned();
             let records = self
                 .read_heavy(project, move |conn| {
-                    listing::export(conn, project, &query, after.as_ref(), limit)
+                    keyset::export(conn, project, &query, after.as_ref(), limit)
                 })
                 .await?;
             Ok(listing::parse(records)?)

@@ -1,0 +1,292 @@
+//! The listing's plans, and its searches against a check of every lead.
+
+use super::*;
+use crate::rows::plan_of;
+use chrono::Utc;
+use leadtrack_core::request::query::Sort;
+use strum::VariantArray;
+
+/// Every listing's plan reaches leads through an index on the project: no query scans
+/// the table, so no query reads another project's leads.
+#[test]
+fn every_filter_and_sort_searches_within_the_project() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    let base = LeadQuery::default;
+    let mut queries = vec![
+        base(),
+        LeadQuery {
+            status: Some(vec![LeadStatus::Open, LeadStatus::Rated]),
+            ..base()
+        },
+        LeadQuery {
+            form_name: Some("Contact".into()),
+            ..base()
+        },
+        LeadQuery {
+            unique_identifier: Some("crm-1".into()),
+            ..base()
+        },
+        LeadQuery {
+            email: Some("a@x.io".into()),
+            ..base()
+        },
+        LeadQuery {
+            phone: Some("+1 555".into()),
+            ..base()
+        },
+        LeadQuery {
+            created_from: Some(Utc::now()),
+            created_to: Some(Utc::now()),
+            ..base()
+        },
+        LeadQuery {
+            search: Some("ada".into()),
+            ..base()
+        },
+        LeadQuery {
+            gclid_exists: Some(true),
+            fbc_exists: Some(false),
+            ..base()
+        },
+    ];
+    for &field in SortField::VARIANTS {
+        for direction in [SortDirection::Asc, SortDirection::Desc] {
+            queries.push(LeadQuery {
+                sort: Sort { field, direction },
+                ..base()
+            });
+        }
+    }
+    for query in queries {
+        let (filter, params) = filter(ProjectId(1), &query, false);
+        let count = format!("SELECT count(*) FROM leads WHERE {filter}");
+        let mut page_params = params.clone();
+        page_params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
+        let page = format!(
+            "SELECT {LEAD_COLUMNS} FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
+            order_by(&query)
+        );
+        for (sql, params) in [(count, params), (page, page_params)] {
+            let plan = plan_of(&conn, &sql, &params);
+            // Every step on the leads table searches an index within the project (or
+            // looks up single rows by id); the trigram index is searched by MATCH.
+            let mut on_leads = 0;
+            for step in &plan {
+                if step.contains("leads_search") {
+                    assert!(
+                        step.contains("VIRTUAL TABLE INDEX 0:M"),
+                        "{query:?}: {step}"
+                    );
+                } else if step.contains("leads") {
+                    on_leads += 1;
+                    let confined = step.starts_with("SEARCH leads USING")
+                        && (step.contains("(project_id=?") || step.contains("(rowid=?)"));
+                    assert!(confined, "{query:?} is not confined to the project: {step}");
+                }
+            }
+            assert!(on_leads > 0, "{sql}: {plan:?}");
+        }
+    }
+}
+
+/// A listing with a long word is found through the words' index, which drives: each
+/// lead it finds, and each above its mark, is read by id, so a count's LIMIT stops the
+/// index's reading too. Without one, a page of a `search` or `q` is read along the
+/// project's creation-time index, in both directions, without sorting.
+#[test]
+fn words_drive_through_their_index_and_short_ones_walk_in_order() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    let plan =
+        |sql: &str, params: &[SqlValue]| crate::rows::without_assignee(plan_of(&conn, sql, params));
+    for query in [
+        LeadQuery {
+            q: vec!["ada".into(), "k".into()],
+            status: Some(vec![LeadStatus::Open]),
+            ..LeadQuery::default()
+        },
+        LeadQuery {
+            search: Some("Ada".into()),
+            ..LeadQuery::default()
+        },
+    ] {
+        let words = Words::of(&conn, &query).unwrap().unwrap();
+        assert_eq!(words.query, r#""ada""#);
+        let (sql, params) = matches(ProjectId(1), &query, Some(&words), "1", 1_001);
+        assert_eq!(
+            plan(&sql, &params),
+            [
+                "CO-ROUTINE hits",
+                "COMPOUND QUERY",
+                "LEFT-MOST SUBQUERY",
+                "SCAN lead_words VIRTUAL TABLE INDEX 0:M1><",
+                "UNION ALL",
+                "SEARCH leads USING INTEGER PRIMARY KEY (rowid>?)",
+                "SCAN hits",
+                "SEARCH leads USING INTEGER PRIMARY KEY (rowid=?)",
+            ],
+            "{query:?}"
+        );
+    }
+    for direction in [SortDirection::Asc, SortDirection::Desc] {
+        let sort = Sort {
+            field: SortField::CreatedAt,
+            direction,
+        };
+        let search = LeadQuery {
+            search: Some("ad".into()),
+            sort,
+            ..LeadQuery::default()
+        };
+        let q = LeadQuery {
+            q: vec!["ad".into(), "k".into()],
+            sort,
+            ..LeadQuery::default()
+        };
+        for query in [search, q] {
+            assert_eq!(Words::of(&conn, &query).unwrap(), None);
+            let (filter, mut params) = filter(ProjectId(1), &query, false);
+            params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
+            let page = format!(
+                "SELECT {LEAD_COLUMNS} FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
+                order_by(&query)
+            );
+            assert_eq!(
+                plan(&page, &params),
+                ["SEARCH leads USING INDEX leads_created (project_id=?)"],
+                "{direction:?}"
+            );
+        }
+    }
+}
+
+/// Every search lists and counts what a check of every lead finds, whether its leads
+/// are in the words' index, above its mark, or changed and deleted since they were
+/// indexed.
+#[test]
+fn searches_find_the_same_leads_indexed_or_not() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    let names = ["okafor", "lovelace", "okonkwo", "hopper", "müller", "kay"];
+    for n in 0..240_i64 {
+        let name = names[usize::try_from(n % 6).unwrap()];
+        let status = ["open", "rated", "spam"][usize::try_from(n % 7 % 3).unwrap()];
+        // Creation times out of id order, as an import of older leads makes them.
+        let created = (n * 7_919) % 240;
+        conn.execute(
+            "INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                 search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
+             VALUES (?1, 1 + (?1 % 5 = 0), ?2, ?3, 0, '{}', ?4, 0, 0, 0, 0, ?5)",
+            (
+                n + 1,
+                status,
+                created,
+                format!("{name}\nlead{n}@example.com"),
+                format!("{}\nlead{n}@example.com\nref {n}", matching::fold(name)),
+            ),
+        )
+        .unwrap();
+    }
+    let queries = {
+        let q = |words: &[&str]| LeadQuery {
+            q: words.iter().map(|word| (*word).to_owned()).collect(),
+            limit: 7,
+            page: 2,
+            ..LeadQuery::default()
+        };
+        let search = |term: &str| LeadQuery {
+            search: Some(term.to_owned()),
+            ..LeadQuery::default()
+        };
+        vec![
+            q(&["oka"]),
+            q(&["ok"]),
+            q(&["oko", "1"]),
+            q(&["muller"]),
+            LeadQuery {
+                status: Some(vec![LeadStatus::Spam, LeadStatus::Rated]),
+                sort: Sort {
+                    field: SortField::CreatedAt,
+                    direction: SortDirection::Asc,
+                },
+                ..q(&["lead1"])
+            },
+            search("OKAF"),
+            search("ok"),
+            search("müll"),
+            search("@example"),
+        ]
+    };
+    // What a check of every lead of project 1 finds: the page's ids, and the total.
+    let expected = |conn: &Connection, query: &LeadQuery| -> (Vec<i64>, u64) {
+        let (filter, params) = filter(ProjectId(1), query, false);
+        let sql = format!(
+            "SELECT id FROM leads WHERE {filter} ORDER BY {}",
+            order_by(query)
+        );
+        let all: Vec<i64> = conn
+            .prepare(&sql)
+            .unwrap()
+            .query_map(params_from_iter(&params), |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let total = query
+            .counted()
+            .map_or(all.len() as u64, |bound| (all.len() as u64).min(bound));
+        let page = all
+            .into_iter()
+            .skip(usize::try_from(query.offset()).unwrap())
+            .take(usize::try_from(query.limit).unwrap())
+            .collect();
+        (page, total)
+    };
+    let check = |conn: &Connection, stage: &str| {
+        for query in &queries {
+            let page = list(conn, ProjectId(1), query).unwrap().parse().unwrap();
+            let found: Vec<i64> = page.leads.iter().map(|lead| lead.id.0).collect();
+            let (ids, total) = expected(conn, query);
+            assert!(total > 0, "{stage}: {query:?} finds something");
+            assert_eq!((found, page.total), (ids, total), "{stage}: {query:?}");
+        }
+    };
+    check(&conn, "none indexed");
+    crate::words::catch_up(&conn, 100).unwrap();
+    check(&conn, "some indexed");
+    crate::words::catch_up(&conn, 1_000).unwrap();
+    check(&conn, "all indexed");
+    conn.execute_batch(
+        "UPDATE leads SET q_text = 'okafor', search_text = 'okafor' WHERE id % 4 = 0;
+         DELETE FROM leads WHERE id % 9 = 0;",
+    )
+    .unwrap();
+    check(&conn, "changed after they were indexed");
+}
+
+/// A member's leads (the Mine tab, and its count) are found through their own index,
+/// whatever else filters: a range of dates, a status.
+#[test]
+fn a_members_leads_are_read_through_their_index() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    let query = LeadQuery {
+        assignee: Some(AssigneeFilter::User(leadtrack_core::types::UserId(5))),
+        status: Some(vec![LeadStatus::Open]),
+        created_from: Some(Utc::now()),
+        created_to: Some(Utc::now()),
+        ..LeadQuery::default()
+    };
+    for query in [query.clone(), query.any_status()] {
+        let (filter, params) = filter(ProjectId(1), &query, false);
+        let sql = format!("SELECT status, count(*) FROM leads WHERE {filter} GROUP BY status");
+        let plan = plan_of(&conn, &sql, &params);
+        assert!(
+            plan[0].starts_with(
+                "SEARCH leads USING INDEX leads_assigned (project_id=? AND assigned_to=?)"
+            ),
+            "{plan:?}"
+        );
+    }
+}
