@@ -34,6 +34,7 @@ mod admin;
 mod alerts;
 mod assignment;
 mod comments;
+mod derived;
 mod drafts;
 mod fetches;
 mod import;
@@ -179,6 +180,13 @@ impl PgStore {
         let mut client = self.client().await?;
         let count = secrets::rotate(&mut client, &self.vault, &Vault::new(new)).await?;
         Ok(count)
+    }
+
+    /// How the kept counts (per status, per facet's value) differ from a recount of the
+    /// leads: empty when they match. For tests and diagnostics.
+    pub async fn check_derived(&self) -> StoreResult<Vec<String>> {
+        let client = self.client().await?;
+        Ok(derived::check(&client).await?)
     }
 
     /// Closes the pool: connections in use close when they are returned, and later calls

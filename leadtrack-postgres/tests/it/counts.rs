@@ -159,3 +159,38 @@ async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() 
         assert_eq!(page.total, half, "{facet}");
     }
 }
+
+/// The derived-data check finds the counts of a store's leads right, and a count changed
+/// behind the leads' back wrong.
+#[tokio::test]
+async fn kept_counts_are_checked_against_a_recount() {
+    let (store, url) = crate::support::fresh_store().await;
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let acme = project(&store, "acme").await;
+    for n in 0..20 {
+        let body = json!({"userData": {"email": format!("c{n}@example.com")},
+                          "formData": {"formName": "Contact"}});
+        store
+            .create_lead(acme.id, data(body), Utc::now())
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.check_derived().await.unwrap(), Vec::<String>::new());
+    db.batch_execute(
+        "UPDATE lead_facet_counts SET total = total + 1
+         WHERE facet = 'form_name' AND value = 'Contact' AND slot = 3;
+         UPDATE lead_status_counts SET total = total - 1 WHERE status = 'open' AND slot = 4;",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        store.check_derived().await.unwrap(),
+        [
+            "lead_status_counts differs from a recount in 2 rows",
+            "lead_facet_counts differs from a recount in 2 rows",
+        ]
+    );
+}

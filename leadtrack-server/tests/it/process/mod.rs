@@ -4,6 +4,7 @@
 
 mod accounts;
 mod binary;
+mod crash;
 mod faults;
 mod forwarding;
 mod imports;
