@@ -1,9 +1,10 @@
 -- One index finds the words of `search` and `q`, and the writer keeps it off the path of a
 -- lead's insert (issue #48).
 --
--- `lead_words` holds each lead's folded `q` text (a superset of what `search` reads), as
--- trigrams, storing only which leads hold each one (`detail = none`): a search asks for its
--- words' trigrams and checks each lead found (`words.rs`, `listing.rs`). Its rowid is the
+-- `lead_words` holds each lead's folded `q` text (a superset of what `search` reads) and a
+-- line break, as trigrams, storing only which leads hold each one (`detail = none`): a
+-- search asks for its words' trigrams (a two-character word for those it begins) and checks
+-- each lead found (`words.rs`, `listing.rs`). Its rowid is the
 -- lead's project above its id (`rowid.rs`), so a search reads only its project's part.
 --
 -- The writer indexes new leads in batches after their commit (`words::catch_up`), in id
@@ -39,6 +40,8 @@ CREATE VIRTUAL TABLE lead_words USING fts5 (
     q_text, content = '', contentless_delete = 1, detail = none,
     tokenize = 'trigram case_sensitive 1'
 );
+-- Its vocabulary: the trigrams a word of two characters begins (`words::query`).
+CREATE VIRTUAL TABLE lead_words_terms USING fts5vocab (lead_words, row);
 -- Larger, rarer merges (migration 16 says why).
 INSERT INTO lead_words (lead_words, rank) VALUES ('automerge', 16);
 INSERT INTO lead_words (lead_words, rank) VALUES ('crisismerge', 64);
@@ -53,10 +56,17 @@ CREATE TRIGGER lead_words_update AFTER UPDATE OF q_text ON leads
 WHEN old.id <= (SELECT indexed_to FROM lead_words_state)
 BEGIN
     DELETE FROM lead_words WHERE rowid = old.project_id << 36 | old.id;
-    INSERT INTO lead_words (rowid, q_text) VALUES (new.project_id << 36 | new.id, new.q_text);
+    INSERT INTO lead_words (rowid, q_text)
+        VALUES (new.project_id << 36 | new.id, new.q_text || char(10));
 END;
 CREATE TRIGGER lead_words_delete AFTER DELETE ON leads
 WHEN old.id <= (SELECT indexed_to FROM lead_words_state)
 BEGIN
     DELETE FROM lead_words WHERE rowid = old.project_id << 36 | old.id;
 END;
+
+-- The inbox's order holds each lead's status too, as the facets' indexes do: a page deep in
+-- the default listing (every status but spam) skips the leads before it in the index alone,
+-- without reading each one's row for its status.
+DROP INDEX leads_created;
+CREATE INDEX leads_created ON leads (project_id, created_at, id, status);

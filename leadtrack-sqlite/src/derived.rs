@@ -64,7 +64,7 @@ fn compare_words(conn: &Connection) -> Result<(i64, i64), Error> {
     let compared = (|| {
         conn.execute(
             "INSERT INTO temp.words_rebuilt (rowid, q_text)
-             SELECT project_id << 36 | id, q_text FROM leads WHERE id <= ?1",
+             SELECT project_id << 36 | id, q_text || char(10) FROM leads WHERE id <= ?1",
             [indexed_to],
         )?;
         let count = |a: &str, b: &str| -> Result<i64, Error> {
@@ -128,12 +128,12 @@ mod tests {
              UPDATE lead_status_counts SET total = 5 WHERE status = 'rated';",
         )
         .unwrap();
-        // Of the 6 trigrams of "ada king" the index lacks the 4 past "ada " ("a k" to
-        // "ing"), and keeps the 8 of the 10 of "ada lovelace" that "ada king" lacks.
+        // Of the 7 trigrams of "ada king\n" the index lacks the 5 past "ada " ("a k" to
+        // "ng\n"), and keeps the 9 of the 11 of "ada lovelace\n" that "ada king" lacks.
         assert_eq!(
             check(&conn).unwrap(),
             [
-                "the words' index has 8 entries a rebuild lacks and lacks 4",
+                "the words' index has 9 entries a rebuild lacks and lacks 5",
                 "lead_status_counts differs from a recount in 2 rows",
             ]
         );

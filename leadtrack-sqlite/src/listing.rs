@@ -5,8 +5,8 @@
 //!
 //! | strategy | takes | how, and why |
 //! |---|---|---|
-//! | **by the filters** | no word of three characters or more (no `search` or `q`, or only shorter words); and the page of a `q` whose matches pass its count's bound | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: a common word fills it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
-//! | **by the words** | a word of three characters or more | the words' index ([`crate::words`]) gives the leads holding each long word's trigrams, and the leads it has not indexed yet are added; each is checked for every word and filter. A rare word leaves few: they are all counted (a `q`'s up to its bound), and the page is sorted from them. |
+//! | **by the filters** | no word the words' index looks up (no `search` or `q`, or only words of one character, or of two that begin hundreds of trigrams); and the page of a `q` whose matches pass its count's bound | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: a common word fills it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
+//! | **by the words** | a word the index looks up: of three characters or more, or of two that begin few trigrams ([`words::query`]) | the words' index gives the leads holding the words' trigrams, and the leads it has not indexed yet are added; each is checked for every word and filter. A rare word leaves few: they are all counted (a `q`'s up to its bound), and the page is sorted from them. |
 //!
 //! The words are always checked on the lead itself (`instr` of its folded `q` text, or of its
 //! lowercased `search` text), so the index only narrows: a lead is found exactly when it
@@ -42,8 +42,8 @@ pub(crate) struct Words {
 }
 
 impl Words {
-    /// The index's part in `query`'s listing: `None` when it has no word of three
-    /// characters or more, and so is listed by its filters.
+    /// The index's part in `query`'s listing: `None` when it has no word the index looks
+    /// up, and so is listed by its filters.
     fn of(conn: &Connection, query: &LeadQuery) -> Result<Option<Self>, Error> {
         // The search's term as the index holds it: folded, as the `q` text is. A final
         // sigma is lowercased by its place in the lead's text, but folded alone; the
@@ -51,7 +51,7 @@ impl Words {
         let search = query.search.as_deref().map(matching::fold);
         let parts = search.iter().flat_map(|term| term.split(['σ', 'ς']));
         let words = query.q.iter().map(String::as_str).chain(parts);
-        let Some(query) = words::query(words) else {
+        let Some(query) = words::query(conn, words)? else {
             return Ok(None);
         };
         let indexed_to = words::indexed_to(conn)?;

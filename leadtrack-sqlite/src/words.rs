@@ -94,7 +94,9 @@ pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
     let (mut last, mut indexed) = (from, 0);
     while let Some(row) = rows.next()? {
         let (id, project, text): (i64, i64, String) = (row.get(0)?, row.get(1)?, row.get(2)?);
-        insert.execute((index_rowid(project, id), text))?;
+        // A line break after the text, as after each of its lines, so that every two
+        // characters begin a trigram ([`query`]).
+        insert.execute((index_rowid(project, id), text + "\n"))?;
         (last, indexed) = (id, indexed + 1);
     }
     if indexed > 0 {
@@ -104,38 +106,106 @@ pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
     Ok(indexed)
 }
 
-/// The index's query for `words` (folded, as the index's text is): every trigram of each
-/// word of three characters or more, all required. `None` when no word has one: such words
-/// are checked on each lead instead. A word holding a NUL, which FTS5 would read as the
-/// query's end, is left to that check too.
-pub(crate) fn query<'a>(words: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let mut grams: Vec<String> = Vec::new();
+/// Most trigrams a two-character word is looked up by: a word that begins more is common,
+/// and is checked on each lead instead (or its page found along the inbox's order).
+const MOST_BEGUN: usize = 400;
+
+/// The index's query for `words` (folded, as the index's text is), every one required:
+/// each word of three characters or more by all its trigrams; each word of two by the
+/// trigrams it begins (every two characters of a lead's text begin one: the text is
+/// indexed with a line break after it), read from the index's vocabulary, unless there are
+/// more than [`MOST_BEGUN`]. `None` when no word is looked up: such words are checked on
+/// each lead instead, as are a word of one character and one holding a NUL (which FTS5
+/// would read as the query's end).
+pub(crate) fn query<'a>(
+    conn: &Connection,
+    words: impl IntoIterator<Item = &'a str>,
+) -> Result<Option<String>, Error> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut add = |part: String| {
+        if !parts.contains(&part) {
+            parts.push(part);
+        }
+    };
     for word in words.into_iter().filter(|word| !word.contains('\0')) {
         let chars: Vec<char> = word.chars().collect();
-        for gram in chars.windows(3) {
-            let gram: String = gram.iter().collect();
-            let quoted = format!("\"{}\"", gram.replace('"', "\"\""));
-            if !grams.contains(&quoted) {
-                grams.push(quoted);
+        if chars.len() == 2 {
+            if let Some(begun) = begun_by(conn, &chars)? {
+                add(begun);
             }
+            continue;
+        }
+        for gram in chars.windows(3) {
+            add(quoted(&gram.iter().collect::<String>()));
         }
     }
-    (!grams.is_empty()).then(|| grams.join(" AND "))
+    Ok((!parts.is_empty()).then(|| parts.join(" AND ")))
+}
+
+/// The index's query for the leads holding the two characters `pair`: any of the trigrams
+/// they begin, `None` when more than [`MOST_BEGUN`] do. When none does, a trigram no text
+/// holds (a lead above the index's mark may still hold the pair: those are checked).
+fn begun_by(conn: &Connection, pair: &[char]) -> Result<Option<String>, Error> {
+    let from: String = pair.iter().collect();
+    // The first string past every trigram that begins with the pair: its second character
+    // one higher (a surrogate's gap, or past the last character, is never a trigram's).
+    let next = char::from_u32(u32::from(pair[1]) + 1).unwrap_or(char::MAX);
+    let until: String = [pair[0], next].iter().collect();
+    let terms: Vec<String> = conn
+        .prepare_cached(
+            "SELECT term FROM lead_words_terms WHERE term >= ?1 AND term < ?2 LIMIT ?3",
+        )?
+        .query_map((&from, &until, MOST_BEGUN as i64 + 1), |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(match terms.len() {
+        0 => Some(quoted("\u{1}\u{1}\u{1}")),
+        n if n > MOST_BEGUN => None,
+        _ => {
+            let terms: Vec<String> = terms.iter().map(|term| quoted(term)).collect();
+            Some(format!("({})", terms.join(" OR ")))
+        }
+    })
+}
+
+/// A term of the index's query language: `term` between double quotes, each of its own
+/// doubled.
+fn quoted(term: &str) -> String {
+    format!("\"{}\"", term.replace('"', "\"\""))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Long words by every trigram, once; two-character words by the trigrams they begin
+    /// in the index (none: a trigram no text holds; too many: not looked up); one-character
+    /// words and NULs not at all.
     #[test]
-    fn a_query_asks_for_every_trigram_of_the_long_words_once() {
+    fn a_query_asks_for_every_trigram_of_the_long_words_and_those_short_ones_begin() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        let mut text = String::new();
+        for c in (0..=MOST_BEGUN as u32).filter_map(|n| char::from_u32(0x4e00 + n)) {
+            text.push_str(&format!("xy{c} "));
+        }
+        text.push_str("jonas\nkaya");
+        conn.execute(
+            "INSERT INTO lead_words (rowid, q_text) VALUES (1, ?1)",
+            [text + "\n"],
+        )
+        .unwrap();
+        let query = |words: &[&str]| query(&conn, words.iter().copied()).unwrap();
         assert_eq!(
-            query(["okafor", "jo", "kaf"]).as_deref(),
-            Some(r#""oka" AND "kaf" AND "afo" AND "for""#)
+            query(&["okafor", "jo", "kaf", "k"]).as_deref(),
+            Some(r#""oka" AND "kaf" AND "afo" AND "for" AND ("jon")"#)
         );
-        assert_eq!(query(["a\"bc"]).as_deref(), Some(r#""a""b" AND """bc""#));
-        assert_eq!(query(["jo", "k"]), None);
-        assert_eq!(query(["ab\0cd"]), None);
+        assert_eq!(query(&["ya"]).as_deref(), Some("(\"ya\n\")"));
+        assert_eq!(query(&["a", "on"]).as_deref(), Some(r#"("ona")"#));
+        assert_eq!(query(&["zz"]).as_deref(), Some("\"\u{1}\u{1}\u{1}\""));
+        assert_eq!(query(&["xy"]), None, "xy begins more than the most");
+        assert_eq!(query(&["a\"bc"]).as_deref(), Some(r#""a""b" AND """bc""#));
+        assert_eq!(query(&["j", "k"]), None);
+        assert_eq!(query(&["ab\0cd"]), None);
     }
 
     /// New leads are indexed above the mark and in order; an indexed lead's change and
@@ -156,7 +226,7 @@ mod tests {
         let found = |conn: &Connection, word: &str| -> Vec<i64> {
             conn.prepare("SELECT rowid FROM lead_words WHERE lead_words MATCH ?1 ORDER BY rowid")
                 .unwrap()
-                .query_map([query([word]).unwrap()], |row| row.get(0))
+                .query_map([query(conn, [word]).unwrap().unwrap()], |row| row.get(0))
                 .unwrap()
                 .collect::<Result<_, _>>()
                 .unwrap()

@@ -129,18 +129,28 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
             "{query:?}"
         );
     }
+    let common: String = (0..500)
+        .filter_map(|n| char::from_u32(0x4e00 + n))
+        .map(|c| format!(" ad{c}"))
+        .collect();
+    conn.execute(
+        "INSERT INTO lead_words (rowid, q_text) VALUES (1, ?1)",
+        [common],
+    )
+    .unwrap();
     for direction in [SortDirection::Asc, SortDirection::Desc] {
         let sort = Sort {
             field: SortField::CreatedAt,
             direction,
         };
+        // Words of one character, and "ad" when it begins more trigrams than are looked up.
         let search = LeadQuery {
             search: Some("ad".into()),
             sort,
             ..LeadQuery::default()
         };
         let q = LeadQuery {
-            q: vec!["ad".into(), "k".into()],
+            q: vec!["a".into(), "k".into()],
             sort,
             ..LeadQuery::default()
         };
@@ -289,4 +299,26 @@ fn a_members_leads_are_read_through_their_index() {
             "{plan:?}"
         );
     }
+}
+
+/// A page of the default listing (every status but spam, newest first), however deep,
+/// finds its ids in the inbox's index alone: the leads it skips are not read.
+#[test]
+fn a_deep_page_skips_its_leads_in_the_index_alone() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    let query = LeadQuery {
+        page: 2_000,
+        ..LeadQuery::default()
+    };
+    let (filter, mut params) = filter(ProjectId(1), &query, false);
+    params.extend([SqlValue::Integer(25), SqlValue::Integer(49_975)]);
+    let ids = format!(
+        "SELECT id FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
+        order_by(&query)
+    );
+    assert_eq!(
+        plan_of(&conn, &ids, &params),
+        ["SEARCH leads USING COVERING INDEX leads_created (project_id=?)"]
+    );
 }
