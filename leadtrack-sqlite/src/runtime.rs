@@ -30,7 +30,9 @@
 //! writer's batch sizes (`leadtrack_sqlite_write_batch_size`), how long each batch's
 //! transaction takes (`leadtrack_sqlite_commit_duration_seconds`) and each fsync
 //! (`leadtrack_sqlite_fsync_duration_seconds`), the writes waiting
-//! (`leadtrack_sqlite_write_queue_depth`), each reader pool's waiting reads
+//! (`leadtrack_sqlite_write_queue_depth`), the leads added to the words' index after their
+//! commit and each batch's time (`leadtrack_sqlite_words_indexed_total`,
+//! `leadtrack_sqlite_words_index_duration_seconds`), each reader pool's waiting reads
 //! (`leadtrack_sqlite_read_queue_depth{pool}`) and the reads refused for a full queue
 //! (`leadtrack_sqlite_reads_refused_total{pool}`).
 
@@ -405,6 +407,15 @@ pub fn describe_metrics() {
         "Reads waiting for a reader, by pool"
     );
     metrics::describe_counter!(
+        "leadtrack_sqlite_words_indexed_total",
+        "Leads the writer added to the words' index after their commit"
+    );
+    metrics::describe_histogram!(
+        "leadtrack_sqlite_words_index_duration_seconds",
+        metrics::Unit::Seconds,
+        "How long each batch of the words' index took"
+    );
+    metrics::describe_counter!(
         "leadtrack_sqlite_reads_refused_total",
         "Reads refused because their pool's queue was full or they waited for a reader past its time limit, by pool"
     );
@@ -681,11 +692,11 @@ fn run_writer(
 ) {
     let mut words = crate::words::Upkeep::new();
     loop {
-        // Derived data waits for a moment without writes (or its lag's end).
+        // Derived data catches up while no write waits (or at its lag's end, below).
         let first = match ops.try_recv() {
             Ok(op) => op,
             Err(_) => {
-                words.run(conn, true);
+                while words.run(conn, true) && ops.is_empty() {}
                 match ops.recv() {
                     Ok(op) => op,
                     Err(_) => return,

@@ -40,21 +40,26 @@ impl Upkeep {
 
     /// Indexes the leads stored since the last round, when the writer is `idle` or the
     /// index has waited [`LAG`]: at most [`BATCH`] of them, in their own transaction (a
-    /// failure leaves the index as it was, to try again).
-    pub(crate) fn run(&mut self, conn: &Connection, idle: bool) {
+    /// failure leaves the index as it was, to try again). Whether it indexed a whole batch,
+    /// so that more may wait.
+    pub(crate) fn run(&mut self, conn: &Connection, idle: bool) -> bool {
         if !idle && self.last.elapsed() < LAG {
-            return;
+            return false;
         }
         self.last = Instant::now();
         let started = Instant::now();
         match in_transaction(conn, |conn| catch_up(conn, BATCH)) {
-            Ok(0) => {}
+            Ok(0) => false,
             Ok(indexed) => {
                 metrics::counter!("leadtrack_sqlite_words_indexed_total").increment(indexed);
                 metrics::histogram!("leadtrack_sqlite_words_index_duration_seconds")
                     .record(started.elapsed().as_secs_f64());
+                indexed == BATCH as u64
             }
-            Err(err) => tracing::error!(error = %err, "could not update the search index"),
+            Err(err) => {
+                tracing::error!(error = %err, "could not update the search index");
+                false
+            }
         }
     }
 }

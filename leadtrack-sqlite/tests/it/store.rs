@@ -232,3 +232,47 @@ async fn a_database_removed_under_the_store_refuses_writes_instead_of_losing_the
     let refused = SqliteStore::open(dir.path().join("db")).await.unwrap_err();
     assert!(matches!(refused, StoreError::Invalid(_)), "{refused}");
 }
+
+/// Leads the words' index has not reached (thousands, as an upgraded database's) are
+/// indexed by the writer on its own, batch after batch, while no write comes; and are
+/// found meanwhile.
+#[tokio::test]
+async fn the_words_index_catches_up_on_its_own_while_no_write_comes() {
+    let (dir, store, project) = store_with_project(SqliteOptions::default()).await;
+    let created = join_all((0..5_000).map(|i| {
+        let store = store.clone();
+        async move {
+            let body = json!({"userData": {"lastName": format!("Lovelace{i:04}")}});
+            store.create_lead(project.id, data(body), Utc::now()).await
+        }
+    }))
+    .await;
+    assert!(created.iter().all(Result::is_ok));
+    store.close().await;
+    // The index forgotten, as the upgrade that made it leaves it.
+    let path = dir.path().join("db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "INSERT INTO lead_words (lead_words) VALUES ('delete-all');
+         UPDATE lead_words_state SET indexed_to = 0;",
+    )
+    .unwrap();
+    drop(conn);
+
+    let store = SqliteStore::open(&path).await.unwrap();
+    let query = leadtrack_core::request::LeadQuery {
+        q: vec!["lovelace4999".to_owned()],
+        ..leadtrack_core::request::LeadQuery::default()
+    };
+    assert_eq!(store.list_leads(project.id, &query).await.unwrap().total, 1);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while store.words_behind().await.unwrap() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the index stopped behind"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(store.check_derived().await.unwrap(), Vec::<String>::new());
+    assert_eq!(store.list_leads(project.id, &query).await.unwrap().total, 1);
+}
