@@ -1,11 +1,13 @@
 -- One index finds the words of `search` and `q`, and the writer keeps it off the path of a
 -- lead's insert (issue #48).
 --
--- `lead_words` holds each lead's folded `q` text (a superset of what `search` reads) and a
--- line break, as trigrams, storing only which leads hold each one (`detail = none`): a
--- search asks for its words' trigrams (a two-character word for those it begins) and checks
--- each lead found (`words.rs`, `listing.rs`). Its rowid is the
--- lead's project above its id (`rowid.rs`), so a search reads only its project's part.
+-- `lead_words` holds each lead's search text (the lowercased fields `search` reads) and its
+-- folded `q` text, each with a line break after it, in two columns of trigrams with their
+-- places: a term's phrase matches exactly the leads whose column holds it, so a search is
+-- counted in the index alone, and a word of two characters is found by the trigrams it
+-- begins (every two characters of a text begin one), read from the index's vocabulary
+-- (`words.rs`, `listing.rs`). Its rowid is the lead's project above its id (`rowid.rs`), so
+-- a search reads only its project's part.
 --
 -- The writer indexes new leads in batches after their commit (`words::catch_up`), in id
 -- order up to `lead_words_state.indexed_to`; ids only grow (AUTOINCREMENT), so every lead at
@@ -14,9 +16,9 @@
 -- kept right by the triggers below, in its own transaction.
 --
 -- The three indexes this replaces go, with the short words' table, the order breaks and the
--- per-project count that only served their search strategies. The new index starts empty: the writer fills it on its
--- own after the upgrade, and searches stay exact meanwhile (they check the leads above the
--- mark).
+-- per-project count that only served their search strategies. The new index starts empty: the
+-- writer fills it on its own after the upgrade, and searches stay exact meanwhile (they check
+-- the leads above the mark).
 
 DROP TRIGGER leads_search_insert;
 DROP TRIGGER leads_search_update;
@@ -37,11 +39,11 @@ DROP TRIGGER leads_count_delete;
 DROP TABLE lead_counts;
 
 CREATE VIRTUAL TABLE lead_words USING fts5 (
-    q_text, content = '', contentless_delete = 1, detail = none,
+    search_text, q_text, content = '', contentless_delete = 1,
     tokenize = 'trigram case_sensitive 1'
 );
--- Its vocabulary: the trigrams a word of two characters begins (`words::query`).
-CREATE VIRTUAL TABLE lead_words_terms USING fts5vocab (lead_words, row);
+-- Its vocabulary, per column: the trigrams a word of two characters begins.
+CREATE VIRTUAL TABLE lead_words_terms USING fts5vocab (lead_words, col);
 -- Larger, rarer merges (migration 16 says why).
 INSERT INTO lead_words (lead_words, rank) VALUES ('automerge', 16);
 INSERT INTO lead_words (lead_words, rank) VALUES ('crisismerge', 64);
@@ -52,12 +54,13 @@ CREATE TABLE lead_words_state (
 ) STRICT;
 INSERT INTO lead_words_state (only, indexed_to) VALUES (1, 0);
 
-CREATE TRIGGER lead_words_update AFTER UPDATE OF q_text ON leads
+CREATE TRIGGER lead_words_update AFTER UPDATE OF search_text, q_text ON leads
 WHEN old.id <= (SELECT indexed_to FROM lead_words_state)
 BEGIN
     DELETE FROM lead_words WHERE rowid = old.project_id << 36 | old.id;
-    INSERT INTO lead_words (rowid, q_text)
-        VALUES (new.project_id << 36 | new.id, new.q_text || char(10));
+    INSERT INTO lead_words (rowid, search_text, q_text) VALUES (
+        new.project_id << 36 | new.id, new.search_text || char(10), new.q_text || char(10)
+    );
 END;
 CREATE TRIGGER lead_words_delete AFTER DELETE ON leads
 WHEN old.id <= (SELECT indexed_to FROM lead_words_state)

@@ -46,7 +46,7 @@ pub(crate) fn check(conn: &Connection) -> Result<Vec<String>, Error> {
     Ok(differences)
 }
 
-/// The entries (trigram, lead) of the words' index that a rebuild of it from the leads up
+/// The entries (trigram, lead, column, place) of the words' index that a rebuild of it from the leads up
 /// to its mark lacks, and those it lacks: the rebuild is a temporary index, compared
 /// through both indexes' vocabularies.
 fn compare_words(conn: &Connection) -> Result<(i64, i64), Error> {
@@ -54,7 +54,7 @@ fn compare_words(conn: &Connection) -> Result<(i64, i64), Error> {
     conn.execute_batch(
         "INSERT INTO lead_words (lead_words) VALUES ('integrity-check');
          CREATE VIRTUAL TABLE temp.words_rebuilt USING fts5 (
-             q_text, content = '', detail = none, tokenize = 'trigram case_sensitive 1'
+             search_text, q_text, content = '', tokenize = 'trigram case_sensitive 1'
          );
          CREATE VIRTUAL TABLE temp.words_live_terms
              USING fts5vocab (main, lead_words, instance);
@@ -63,15 +63,16 @@ fn compare_words(conn: &Connection) -> Result<(i64, i64), Error> {
     )?;
     let compared = (|| {
         conn.execute(
-            "INSERT INTO temp.words_rebuilt (rowid, q_text)
-             SELECT project_id << 36 | id, q_text || char(10) FROM leads WHERE id <= ?1",
+            "INSERT INTO temp.words_rebuilt (rowid, search_text, q_text)
+             SELECT project_id << 36 | id, search_text || char(10), q_text || char(10)
+             FROM leads WHERE id <= ?1",
             [indexed_to],
         )?;
         let count = |a: &str, b: &str| -> Result<i64, Error> {
             Ok(conn.query_row(
                 &format!(
-                    "SELECT count(*) FROM (SELECT term, doc FROM temp.{a}
-                     EXCEPT SELECT term, doc FROM temp.{b})"
+                    "SELECT count(*) FROM (SELECT term, doc, col, offset FROM temp.{a}
+                     EXCEPT SELECT term, doc, col, offset FROM temp.{b})"
                 ),
                 [],
                 |row| row.get(0),

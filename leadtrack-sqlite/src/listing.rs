@@ -1,16 +1,16 @@
 //! Listing a project's leads: the filters, the word search (`search` and `q`), sorts, pages,
 //! the counts of the inbox's tabs, and exports read in batches.
 //!
-//! A listing takes one of two strategies, by its words alone:
+//! A listing takes one of two strategies:
 //!
 //! | strategy | takes | how, and why |
 //! |---|---|---|
-//! | **by the filters** | no word the words' index looks up (no `search` or `q`, or only words of one character, or of two that begin hundreds of trigrams); and the page of a `q` whose matches pass its count's bound | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: a common word fills it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
-//! | **by the words** | a word the index looks up: of three characters or more, or of two that begin few trigrams ([`words::query`]) | the words' index gives the leads holding the words' trigrams, and the leads it has not indexed yet are added; each is checked for every word and filter. A rare word leaves few: they are all counted (a `q`'s up to its bound), and the page is sorted from them. |
+//! | **by the filters** | no word the words' index looks up (no `search` or `q`, or only words of one character, or of two that begin hundreds of trigrams); and the page of words that match densely (more than a `q`'s bound, or a `search` so common that its page is soon found in order) | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
+//! | **by the words** | a word the index looks up ([`words::lookup`]) | the words' index gives the leads holding them, exactly, and the leads it has not indexed yet are added, checked one by one; the other filters are checked on each. A `search` with no other filter is counted in the index alone; the page of few matches is sorted from them. |
 //!
-//! The words are always checked on the lead itself (`instr` of its folded `q` text, or of its
-//! lowercased `search` text), so the index only narrows: a lead is found exactly when it
-//! holds them, indexed yet or not.
+//! Every listing checks its words on the leads it reads too (`instr` of the lead's search
+//! or `q` text), so a word the index does not look up is still found, and a lead is found
+//! from its first moment, indexed yet or not.
 
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
@@ -26,7 +26,7 @@ use rusqlite::{Connection, params_from_iter};
 use crate::counts::{kept_counts, kept_total};
 use crate::rowid::LEAD_BITS;
 use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
-use crate::words;
+use crate::words::{self, Column, Lookup};
 
 /// A `search` term as looked for in [`search_text`].
 pub(crate) fn search_term(term: &str) -> String {
@@ -37,25 +37,39 @@ pub(crate) fn search_term(term: &str) -> String {
 /// the leads above its mark (`indexed_to`) besides.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Words {
-    query: String,
+    /// The index's query; `None` when it holds no lead with the words.
+    query: Option<String>,
+    /// Whether the index alone tells which leads hold every word.
+    whole: bool,
     indexed_to: i64,
 }
 
 impl Words {
-    /// The index's part in `query`'s listing: `None` when it has no word the index looks
-    /// up, and so is listed by its filters.
+    /// The index's part in `query`'s listing: `None` when it looks up none of its words,
+    /// which is then listed by its filters.
     fn of(conn: &Connection, query: &LeadQuery) -> Result<Option<Self>, Error> {
-        // The search's term as the index holds it: folded, as the `q` text is. A final
-        // sigma is lowercased by its place in the lead's text, but folded alone; the
-        // term's parts between sigmas are looked up, and the whole checked.
-        let search = query.search.as_deref().map(matching::fold);
-        let parts = search.iter().flat_map(|term| term.split(['σ', 'ς']));
-        let words = query.q.iter().map(String::as_str).chain(parts);
-        let Some(query) = words::query(conn, words)? else {
+        let term = query.search.as_deref().map(search_term);
+        let q = words::lookup(conn, Column::Q, query.q.iter().map(String::as_str))?;
+        let search = words::lookup(conn, Column::Search, term.as_deref())?;
+        let (mut parts, mut whole, mut nothing) = (Vec::new(), true, false);
+        for (lookup, words) in [(q, query.q.len()), (search, usize::from(term.is_some()))] {
+            match lookup {
+                Lookup::Unused => whole &= words == 0,
+                Lookup::Nothing => nothing = true,
+                Lookup::Query(part, all) => {
+                    parts.push(part);
+                    whole &= all;
+                }
+            }
+        }
+        if parts.is_empty() && !nothing {
             return Ok(None);
-        };
-        let indexed_to = words::indexed_to(conn)?;
-        Ok(Some(Self { query, indexed_to }))
+        }
+        Ok(Some(Self {
+            query: (!nothing).then(|| parts.join(" AND ")),
+            whole,
+            indexed_to: words::indexed_to(conn)?,
+        }))
     }
 
     /// `SELECT {columns}` of the project's leads that the index finds (or that are above
@@ -63,22 +77,74 @@ impl Words {
     /// follow. The lookup drives (CROSS JOIN) and each lead is read by id, so a LIMIT stops
     /// the index's reading too.
     fn hits(&self, project: ProjectId, columns: &str, filter: &str) -> (String, Vec<SqlValue>) {
-        let low = project.0 << LEAD_BITS;
+        let (mut found, mut params) = (String::new(), Vec::new());
+        if let Some(query) = &self.query {
+            found = format!(
+                "SELECT rowid & {} AS id FROM lead_words
+                 WHERE lead_words MATCH ? AND rowid BETWEEN ? AND ? UNION ALL ",
+                (1_i64 << LEAD_BITS) - 1
+            );
+            let (low, high) = project_rowids(project);
+            params = vec![
+                SqlValue::Text(query.clone()),
+                SqlValue::Integer(low),
+                SqlValue::Integer(high),
+            ];
+        }
+        params.push(SqlValue::Integer(self.indexed_to));
         let sql = format!(
-            "SELECT {columns} FROM (
-               SELECT rowid & {mask} AS id FROM lead_words
-                 WHERE lead_words MATCH ? AND rowid BETWEEN ? AND ?
-               UNION ALL SELECT id FROM leads WHERE id > ?
-             ) AS hits CROSS JOIN leads ON leads.id = hits.id WHERE {filter}",
-            mask = (1_i64 << LEAD_BITS) - 1
+            "SELECT {columns} FROM ({found}SELECT id FROM leads WHERE id > ?) AS hits
+             CROSS JOIN leads ON leads.id = hits.id WHERE {filter}"
         );
-        let params = vec![
-            SqlValue::Text(self.query.clone()),
-            SqlValue::Integer(low),
-            SqlValue::Integer(low | ((1 << LEAD_BITS) - 1)),
-            SqlValue::Integer(self.indexed_to),
-        ];
         (sql, params)
+    }
+
+    /// How many of the project's leads hold the words of `query`, a `search` that filters
+    /// by nothing else (but the statuses listed by default), when the index alone tells:
+    /// its matches, less the spam leads among them, and the leads above its mark that
+    /// match, checked one by one.
+    fn count(
+        &self,
+        conn: &Connection,
+        project: ProjectId,
+        query: &LeadQuery,
+    ) -> Result<Option<u64>, Error> {
+        let others = LeadQuery {
+            search: None,
+            ..query.clone()
+        };
+        if !self.whole || !others.is_unfiltered() {
+            return Ok(None);
+        }
+        let in_index: i64 = match &self.query {
+            None => 0,
+            Some(matched) => {
+                let (low, high) = project_rowids(project);
+                conn.prepare_cached(
+                    "SELECT count(*) FROM lead_words
+                     WHERE lead_words MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+                )?
+                .query_row((matched, low, high), |row| row.get(0))?
+            }
+        };
+        // Less its spam (few, through their status's index); and the leads above the mark
+        // that are listed (fewer, by id), each checked.
+        let spam = LeadQuery {
+            status: Some(vec![LeadStatus::Spam]),
+            ..query.clone()
+        };
+        let counted = |query: &LeadQuery, by_id: bool, above: &str| -> Result<i64, Error> {
+            let (filter, mut params) = filter(project, query, by_id);
+            params.push(SqlValue::Integer(self.indexed_to));
+            Ok(conn
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM leads WHERE {filter} AND id {above} ?"
+                ))?
+                .query_row(params_from_iter(&params), |row| row.get(0))?)
+        };
+        let spam_in_index = counted(&spam, false, "<=")?;
+        let listed_above = counted(query, true, ">")?;
+        Ok(u64::try_from(in_index - spam_in_index + listed_above).ok())
     }
 }
 
@@ -177,45 +243,94 @@ pub(crate) fn list(
 ) -> Result<RecordPage, Error> {
     let words = Words::of(conn, query)?;
     let bound = query.counted().unwrap_or(u64::MAX);
-    let (total, found) = match (&words, kept_total(conn, project, query)?) {
-        (None, Some(kept)) => (u64::try_from(kept).unwrap_or_default(), None),
-        (None, None) => {
+    let in_index = match &words {
+        Some(words) => words.count(conn, project, query)?,
+        None => kept_total(conn, project, query)?.map(|kept| u64::try_from(kept).unwrap_or(0)),
+    };
+    let (total, found) = match in_index {
+        Some(total) => (total, None),
+        None if words.is_some() => {
+            let found = find(conn, project, query, words.as_ref(), bound)?;
+            (found.len() as u64, Some(found))
+        }
+        None => {
             let (matches, params) = matches(project, query, None, "1", bound);
             let total: i64 = conn
                 .prepare_cached(&format!("SELECT count(*) FROM ({matches})"))?
                 .query_row(params_from_iter(&params), |row| row.get(0))?;
             (u64::try_from(total).unwrap_or_default(), None)
         }
-        (Some(_), _) => {
-            let columns = "leads.id, leads.created_at";
-            let (matches, params) = matches(project, query, words.as_ref(), columns, bound);
-            let found: Vec<(i64, i64)> = conn
-                .prepare_cached(&matches)?
-                .query_map(params_from_iter(&params), |row| {
-                    Ok((row.get(0)?, row.get(1)?))
-                })?
-                .collect::<Result<_, _>>()?;
-            (found.len() as u64, Some(found))
-        }
     };
     let counted_all = query.counted_all(total);
-    let records = match found {
-        _ if query.offset() >= total => Vec::new(),
-        Some(found) if counted_all => sorted_page(conn, query, &found)?,
-        _ => {
-            let (filter, params) = filter(project, query, false);
-            let ids = format!(
-                "SELECT id FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
-                order_by(query)
-            );
-            read_page(conn, query, &ids, params)?
-        }
+    let by_words = words.is_some() && counted_all && !walks(conn, project, query, total)?;
+    let records = if query.offset() >= total {
+        Vec::new()
+    } else if by_words {
+        let found = match found {
+            Some(found) => found,
+            None => find(conn, project, query, words.as_ref(), u64::MAX)?,
+        };
+        sorted_page(conn, query, &found)?
+    } else {
+        let (filter, params) = filter(project, query, false);
+        let ids = format!(
+            "SELECT id FROM leads WHERE {filter} ORDER BY {} LIMIT ? OFFSET ?",
+            order_by(query)
+        );
+        read_page(conn, query, &ids, params)?
     };
     Ok(RecordPage {
         records,
         total,
         total_is_lower_bound: !counted_all,
     })
+}
+
+/// At most `bound` of the leads matching `query`, found through `words`: their ids and
+/// creation times.
+fn find(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    words: Option<&Words>,
+    bound: u64,
+) -> Result<Vec<(i64, i64)>, Error> {
+    let columns = "leads.id, leads.created_at";
+    let (matches, params) = matches(project, query, words, columns, bound);
+    conn.prepare_cached(&matches)?
+        .query_map(params_from_iter(&params), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<Result<_, _>>()
+        .map_err(Error::from)
+}
+
+/// Whether the page of `total` matches newest or oldest first costs less read along the
+/// creation times, checking each lead, than through the words' index: it is found there
+/// after about `(offset + limit) * project / total` leads, against `total` read by id.
+fn walks(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    total: u64,
+) -> Result<bool, Error> {
+    if query.sort.field != SortField::CreatedAt {
+        return Ok(false);
+    }
+    let in_project: i64 = conn
+        .prepare_cached(
+            "SELECT ifnull(sum(total), 0) FROM lead_status_counts WHERE project_id = ?1",
+        )?
+        .query_row([project.0], |row| row.get(0))?;
+    let wanted = u128::from(query.offset() + u64::from(query.limit));
+    let in_project = u128::try_from(in_project).unwrap_or_default();
+    Ok(wanted * in_project < u128::from(total) * u128::from(total))
+}
+
+/// The range of the words' index rowids of the project's leads.
+fn project_rowids(project: ProjectId) -> (i64, i64) {
+    let low = project.0 << LEAD_BITS;
+    (low, low | ((1 << LEAD_BITS) - 1))
 }
 
 /// The page `query` asks for of the leads `found` (ids and creation times), sorted: by

@@ -7,9 +7,9 @@
 //! a search checks those above it one by one (`listing.rs`), so a lead is found from its
 //! first moment, and the index catches up after a restart on its own.
 //!
-//! The index keeps only which leads hold each trigram of their folded `q` text (`detail =
-//! none`): a word of three characters or more is looked up by all its trigrams, and every
-//! lead found is then checked for the word itself.
+//! The index holds two columns, each lead's search text and its folded `q` text, as
+//! trigrams with their places: a word of three characters or more is the phrase of its
+//! trigrams, which matches exactly the leads whose column holds it ([`lookup`]).
 
 use std::time::{Duration, Instant};
 
@@ -91,17 +91,20 @@ pub(crate) fn indexed_to(conn: &Connection) -> Result<i64, Error> {
 pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
     let from = indexed_to(conn)?;
     let mut read = conn.prepare_cached(
-        "SELECT id, project_id, q_text FROM leads WHERE id > ?1 ORDER BY id LIMIT ?2",
+        "SELECT id, project_id, search_text, q_text FROM leads WHERE id > ?1
+         ORDER BY id LIMIT ?2",
     )?;
-    let mut insert =
-        conn.prepare_cached("INSERT INTO lead_words (rowid, q_text) VALUES (?1, ?2)")?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO lead_words (rowid, search_text, q_text) VALUES (?1, ?2, ?3)",
+    )?;
     let mut rows = read.query((from, most))?;
     let (mut last, mut indexed) = (from, 0);
     while let Some(row) = rows.next()? {
-        let (id, project, text): (i64, i64, String) = (row.get(0)?, row.get(1)?, row.get(2)?);
-        // A line break after the text, as after each of its lines, so that every two
-        // characters begin a trigram ([`query`]).
-        insert.execute((index_rowid(project, id), text + "\n"))?;
+        let (id, project): (i64, i64) = (row.get(0)?, row.get(1)?);
+        let (search, q): (String, String) = (row.get(2)?, row.get(3)?);
+        // A line break after each text, as after each of its lines, so that every two
+        // characters begin a trigram ([`lookup`]).
+        insert.execute((index_rowid(project, id), search + "\n", q + "\n"))?;
         (last, indexed) = (id, indexed + 1);
     }
     if indexed > 0 {
@@ -111,106 +114,157 @@ pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
     Ok(indexed)
 }
 
-/// Most trigrams a two-character word is looked up by: a word that begins more is common,
-/// and is checked on each lead instead (or its page found along the inbox's order).
-const MOST_BEGUN: usize = 400;
-
-/// The index's query for `words` (folded, as the index's text is), every one required:
-/// each word of three characters or more by all its trigrams; each word of two by the
-/// trigrams it begins (every two characters of a lead's text begin one: the text is
-/// indexed with a line break after it), read from the index's vocabulary, unless there are
-/// more than [`MOST_BEGUN`]. `None` when no word is looked up: such words are checked on
-/// each lead instead, as are a word of one character and one holding a NUL (which FTS5
-/// would read as the query's end).
-pub(crate) fn query<'a>(
-    conn: &Connection,
-    words: impl IntoIterator<Item = &'a str>,
-) -> Result<Option<String>, Error> {
-    let mut parts: Vec<String> = Vec::new();
-    let mut add = |part: String| {
-        if !parts.contains(&part) {
-            parts.push(part);
-        }
-    };
-    for word in words.into_iter().filter(|word| !word.contains('\0')) {
-        let chars: Vec<char> = word.chars().collect();
-        if chars.len() == 2 {
-            if let Some(begun) = begun_by(conn, &chars)? {
-                add(begun);
-            }
-            continue;
-        }
-        for gram in chars.windows(3) {
-            add(quoted(&gram.iter().collect::<String>()));
-        }
-    }
-    Ok((!parts.is_empty()).then(|| parts.join(" AND ")))
+/// A column of the index.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Column {
+    /// The lowercased fields `search` reads (`leads.search_text`).
+    Search,
+    /// The folded text `q` reads (`leads.q_text`).
+    Q,
 }
 
-/// The index's query for the leads holding the two characters `pair`: any of the trigrams
-/// they begin, `None` when more than [`MOST_BEGUN`] do. When none does, a trigram no text
-/// holds (a lead above the index's mark may still hold the pair: those are checked).
-fn begun_by(conn: &Connection, pair: &[char]) -> Result<Option<String>, Error> {
-    let from: String = pair.iter().collect();
-    // The first string past every trigram that begins with the pair: its second character
-    // one higher (a surrogate's gap, or past the last character, is never a trigram's).
-    let next = char::from_u32(u32::from(pair[1]) + 1).unwrap_or(char::MAX);
-    let until: String = [pair[0], next].iter().collect();
-    let terms: Vec<String> = conn
-        .prepare_cached(
-            "SELECT term FROM lead_words_terms WHERE term >= ?1 AND term < ?2 LIMIT ?3",
-        )?
-        .query_map((&from, &until, MOST_BEGUN as i64 + 1), |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok(match terms.len() {
-        0 => Some(quoted("\u{1}\u{1}\u{1}")),
-        n if n > MOST_BEGUN => None,
-        _ => {
-            let terms: Vec<String> = terms.iter().map(|term| quoted(term)).collect();
-            Some(format!("({})", terms.join(" OR ")))
+impl Column {
+    /// The column's name, in the index and in `leads`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Search => "search_text",
+            Self::Q => "q_text",
         }
+    }
+}
+
+/// What the index can tell of a listing's words in one column.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Lookup {
+    /// Nothing: no word is one it looks up (none, or each of one character, or of two that
+    /// begin more than [`MOST_BEGUN`] trigrams), so each is checked on every lead.
+    Unused,
+    /// No lead it holds has them all: a word of two characters begins no trigram there.
+    Nothing,
+    /// The query that finds the leads holding the words it looks up, and whether those are
+    /// all the words: the index alone then tells which leads hold them.
+    Query(String, bool),
+}
+
+/// Most trigrams a two-character word is looked up by: a word that begins more is common,
+/// and is checked on each lead instead (its page found along the inbox's order).
+const MOST_BEGUN: usize = 400;
+
+/// What the index tells of `words` (as `column` holds them: lowercased, or folded), every
+/// one required: each word of three characters or more is the phrase of its trigrams;
+/// each of two, any of the trigrams it begins in the column, read from the index's
+/// vocabulary. A word of one character, one holding a NUL (which FTS5 would read as the
+/// query's end), and one of two that begins more than [`MOST_BEGUN`] trigrams are not
+/// looked up.
+pub(crate) fn lookup<'a>(
+    conn: &Connection,
+    column: Column,
+    words: impl IntoIterator<Item = &'a str>,
+) -> Result<Lookup, Error> {
+    let (mut parts, mut whole) = (Vec::new(), true);
+    for word in words {
+        let length = word.chars().count();
+        let part = match word.contains('\0') {
+            true => None,
+            false if length >= 3 => Some(quoted(word)),
+            false if length == 2 => match begun_by(conn, column, word)? {
+                Some(terms) if terms.is_empty() => return Ok(Lookup::Nothing),
+                Some(terms) => Some(format!("({})", terms.join(" OR "))),
+                None => None,
+            },
+            false => None,
+        };
+        match part {
+            Some(part) if !parts.contains(&part) => parts.push(part),
+            Some(_) => {}
+            None => whole = false,
+        }
+    }
+    Ok(match parts.is_empty() {
+        true => Lookup::Unused,
+        false => Lookup::Query(
+            format!("{{{}}} : ({})", column.name(), parts.join(" AND ")),
+            whole,
+        ),
     })
 }
 
-/// A term of the index's query language: `term` between double quotes, each of its own
-/// doubled.
-fn quoted(term: &str) -> String {
-    format!("\"{}\"", term.replace('"', "\"\""))
+/// The trigrams the two characters `pair` begin in `column`, quoted; `None` when more than
+/// [`MOST_BEGUN`] do.
+fn begun_by(conn: &Connection, column: Column, pair: &str) -> Result<Option<Vec<String>>, Error> {
+    let chars: Vec<char> = pair.chars().collect();
+    // The first string past every trigram that begins with the pair: its second character
+    // one higher (a surrogate's gap, or past the last character, is never a trigram's).
+    let next = char::from_u32(u32::from(chars[1]) + 1).unwrap_or(char::MAX);
+    let until: String = [chars[0], next].iter().collect();
+    let terms: Vec<String> = conn
+        .prepare_cached(
+            "SELECT term FROM lead_words_terms
+             WHERE term >= ?1 AND term < ?2 AND col = ?3 LIMIT ?4",
+        )?
+        .query_map(
+            (pair, &until, column.name(), MOST_BEGUN as i64 + 1),
+            |row| row.get::<_, String>(0),
+        )?
+        .map(|term| term.map(|term| quoted(&term)))
+        .collect::<Result<_, _>>()?;
+    Ok((terms.len() <= MOST_BEGUN).then_some(terms))
+}
+
+/// A phrase of the index's query language: `text` between double quotes, each of its own
+/// doubled (the trigram tokenizer makes the phrase of its trigrams).
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Long words by every trigram, once; two-character words by the trigrams they begin
-    /// in the index (none: a trigram no text holds; too many: not looked up); one-character
-    /// words and NULs not at all.
+    /// Long words as phrases, once; two-character words by the trigrams they begin in
+    /// their column (none: nothing; too many: not looked up); one-character words and NULs
+    /// not at all.
     #[test]
-    fn a_query_asks_for_every_trigram_of_the_long_words_and_those_short_ones_begin() {
+    fn a_lookup_asks_for_phrases_and_the_trigrams_short_words_begin() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::schema::migrate(&mut conn).unwrap();
-        let mut text = String::new();
+        let mut q = String::new();
         for c in (0..=MOST_BEGUN as u32).filter_map(|n| char::from_u32(0x4e00 + n)) {
-            text.push_str(&format!("xy{c} "));
+            q.push_str(&format!("xy{c} "));
         }
-        text.push_str("jonas\nkaya");
+        q.push_str("jonas\nkaya\n");
         conn.execute(
-            "INSERT INTO lead_words (rowid, q_text) VALUES (1, ?1)",
-            [text + "\n"],
+            "INSERT INTO lead_words (rowid, search_text, q_text) VALUES (1, 'ana\n', ?1)",
+            [q],
         )
         .unwrap();
-        let query = |words: &[&str]| query(&conn, words.iter().copied()).unwrap();
+        let lookup = |column, words: &[&str]| lookup(&conn, column, words.iter().copied()).unwrap();
+        let query = |text: &str, whole| Lookup::Query(text.to_owned(), whole);
         assert_eq!(
-            query(&["okafor", "jo", "kaf", "k"]).as_deref(),
-            Some(r#""oka" AND "kaf" AND "afo" AND "for" AND ("jon")"#)
+            lookup(Column::Q, &["okafor", "jo", "okafor", "k"]),
+            query(r#"{q_text} : ("okafor" AND ("jon"))"#, false)
         );
-        assert_eq!(query(&["ya"]).as_deref(), Some("(\"ya\n\")"));
-        assert_eq!(query(&["a", "on"]).as_deref(), Some(r#"("ona")"#));
-        assert_eq!(query(&["zz"]).as_deref(), Some("\"\u{1}\u{1}\u{1}\""));
-        assert_eq!(query(&["xy"]), None, "xy begins more than the most");
-        assert_eq!(query(&["a\"bc"]).as_deref(), Some(r#""a""b" AND """bc""#));
-        assert_eq!(query(&["j", "k"]), None);
-        assert_eq!(query(&["ab\0cd"]), None);
+        assert_eq!(
+            lookup(Column::Q, &["ya", "on"]),
+            query("{q_text} : ((\"ya\n\") AND (\"ona\"))", true)
+        );
+        assert_eq!(
+            lookup(Column::Search, &["an"]),
+            query(r#"{search_text} : (("ana"))"#, true)
+        );
+        assert_eq!(lookup(Column::Search, &["ya"]), Lookup::Nothing);
+        assert_eq!(
+            lookup(Column::Q, &["xy"]),
+            Lookup::Unused,
+            "xy begins too many"
+        );
+        assert_eq!(
+            lookup(Column::Q, &["a\"bc"]),
+            query(r#"{q_text} : ("a""bc")"#, true)
+        );
+        assert_eq!(lookup(Column::Q, &["j", "k"]), Lookup::Unused);
+        assert_eq!(lookup(Column::Q, &["ab\0cd"]), Lookup::Unused);
+        assert_eq!(lookup(Column::Q, &[]), Lookup::Unused);
     }
 
     /// New leads are indexed above the mark and in order; an indexed lead's change and
@@ -223,36 +277,46 @@ mod tests {
             "PRAGMA foreign_keys = OFF;
              INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
                  search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
-             VALUES (1, 1, 'open', 0, 0, '{}', '', 0, 0, 0, 0, 'ada lovelace'),
-                    (2, 2, 'open', 0, 0, '{}', '', 0, 0, 0, 0, 'ada byron'),
-                    (3, 1, 'open', 0, 0, '{}', '', 0, 0, 0, 0, 'grace hopper');",
+             VALUES (1, 1, 'open', 0, 0, '{}', 'ada', 0, 0, 0, 0, 'ada lovelace'),
+                    (2, 2, 'open', 0, 0, '{}', 'ada', 0, 0, 0, 0, 'ada byron'),
+                    (3, 1, 'open', 0, 0, '{}', 'grace', 0, 0, 0, 0, 'grace hopper');",
         )
         .unwrap();
-        let found = |conn: &Connection, word: &str| -> Vec<i64> {
+        let found = |conn: &Connection, column, word: &str| -> Vec<i64> {
+            let Lookup::Query(query, _) = lookup(conn, column, [word]).unwrap() else {
+                panic!("{word} is looked up");
+            };
             conn.prepare("SELECT rowid FROM lead_words WHERE lead_words MATCH ?1 ORDER BY rowid")
                 .unwrap()
-                .query_map([query(conn, [word]).unwrap().unwrap()], |row| row.get(0))
+                .query_map([query], |row| row.get(0))
                 .unwrap()
                 .collect::<Result<_, _>>()
                 .unwrap()
         };
-        assert_eq!(found(&conn, "ada"), Vec::<i64>::new());
+        assert_eq!(found(&conn, Column::Q, "ada"), Vec::<i64>::new());
         assert_eq!(catch_up(&conn, 2).unwrap(), 2);
         assert_eq!(indexed_to(&conn).unwrap(), 2);
-        assert_eq!(found(&conn, "ada"), [index_rowid(1, 1), index_rowid(2, 2)]);
+        let both = [index_rowid(1, 1), index_rowid(2, 2)];
+        assert_eq!(found(&conn, Column::Q, "ada"), both);
+        assert_eq!(found(&conn, Column::Search, "ada"), both);
+        assert_eq!(found(&conn, Column::Search, "lovelace"), Vec::<i64>::new());
         // Lead 3 is above the mark: its change waits for the catch-up, which reads it.
         conn.execute("UPDATE leads SET q_text = 'grace kay' WHERE id = 3", [])
             .unwrap();
         assert_eq!(catch_up(&conn, 10).unwrap(), 1);
-        assert_eq!(found(&conn, "kay"), [index_rowid(1, 3)]);
-        assert_eq!(found(&conn, "hopper"), Vec::<i64>::new());
+        assert_eq!(found(&conn, Column::Q, "kay"), [index_rowid(1, 3)]);
+        assert_eq!(found(&conn, Column::Q, "hopper"), Vec::<i64>::new());
         // Indexed leads follow their changes at once.
-        conn.execute("UPDATE leads SET q_text = 'ada king' WHERE id = 1", [])
-            .unwrap();
+        conn.execute(
+            "UPDATE leads SET q_text = 'ada king', search_text = 'king' WHERE id = 1",
+            [],
+        )
+        .unwrap();
         conn.execute("DELETE FROM leads WHERE id = 2", []).unwrap();
-        assert_eq!(found(&conn, "ada"), [index_rowid(1, 1)]);
-        assert_eq!(found(&conn, "king"), [index_rowid(1, 1)]);
-        assert_eq!(found(&conn, "lovelace"), Vec::<i64>::new());
+        assert_eq!(found(&conn, Column::Q, "ada"), [index_rowid(1, 1)]);
+        assert_eq!(found(&conn, Column::Search, "king"), [index_rowid(1, 1)]);
+        assert_eq!(found(&conn, Column::Search, "ada"), Vec::<i64>::new());
+        assert_eq!(found(&conn, Column::Q, "lovelace"), Vec::<i64>::new());
         assert_eq!(catch_up(&conn, 10).unwrap(), 0);
     }
 }

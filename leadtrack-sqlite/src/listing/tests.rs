@@ -100,19 +100,25 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
     crate::schema::migrate(&mut conn).unwrap();
     let plan =
         |sql: &str, params: &[SqlValue]| crate::rows::without_assignee(plan_of(&conn, sql, params));
-    for query in [
-        LeadQuery {
-            q: vec!["ada".into(), "k".into()],
-            status: Some(vec![LeadStatus::Open]),
-            ..LeadQuery::default()
-        },
-        LeadQuery {
-            search: Some("Ada".into()),
-            ..LeadQuery::default()
-        },
+    for (query, looked_up) in [
+        (
+            LeadQuery {
+                q: vec!["ada".into(), "k".into()],
+                status: Some(vec![LeadStatus::Open]),
+                ..LeadQuery::default()
+            },
+            r#"{q_text} : ("ada")"#,
+        ),
+        (
+            LeadQuery {
+                search: Some("Ada".into()),
+                ..LeadQuery::default()
+            },
+            r#"{search_text} : ("ada")"#,
+        ),
     ] {
         let words = Words::of(&conn, &query).unwrap().unwrap();
-        assert_eq!(words.query, r#""ada""#);
+        assert_eq!(words.query.as_deref(), Some(looked_up));
         let (sql, params) = matches(ProjectId(1), &query, Some(&words), "1", 1_001);
         assert_eq!(
             plan(&sql, &params),
@@ -120,7 +126,7 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
                 "CO-ROUTINE hits",
                 "COMPOUND QUERY",
                 "LEFT-MOST SUBQUERY",
-                "SCAN lead_words VIRTUAL TABLE INDEX 0:M1><",
+                "SCAN lead_words VIRTUAL TABLE INDEX 0:M2><",
                 "UNION ALL",
                 "SEARCH leads USING INTEGER PRIMARY KEY (rowid>?)",
                 "SCAN hits",
@@ -134,7 +140,7 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
         .map(|c| format!(" ad{c}"))
         .collect();
     conn.execute(
-        "INSERT INTO lead_words (rowid, q_text) VALUES (1, ?1)",
+        "INSERT INTO lead_words (rowid, search_text, q_text) VALUES (1, ?1, '')",
         [common],
     )
     .unwrap();
@@ -224,6 +230,10 @@ fn searches_find_the_same_leads_indexed_or_not() {
                 ..q(&["lead1"])
             },
             search("OKAF"),
+            LeadQuery {
+                status: Some(vec![LeadStatus::Rated]),
+                ..search("oka")
+            },
             search("ok"),
             search("müll"),
             search("@example"),
