@@ -2,17 +2,13 @@
 //! and exports read in batches (keyset pagination), as the SQLite backend lists them.
 //!
 //! Every statement starts with the project (`project_id = $1`), so every plan is an index
-//! search within it. The words of `search` and `q` are found through one index, the
-//! `pg_trgm` GIN index `leads_q_text` on each lead's folded text (migration 27), and each
-//! is then checked exactly; PostgreSQL's planner picks, by its statistics, between two
-//! strategies, as SQLite's listing takes them by rule:
-//!
-//! | strategy | takes | how |
-//! |---|---|---|
-//! | by the filters | no word with a trigram, or words the planner finds common | the filters' index in the page's order, each lead checked for the words with `LIKE` or `strpos`; totals from the kept counts where they tell (statuses, one facet), else counted (a `q`'s up to its bound) |
-//! | by the words | a word with a trigram that the planner finds rare | a bitmap of the index's candidates, each rechecked, then sorted for the page |
-//!
-//! Text sorts ignore case as SQLite's `NOCASE` does (A–Z only, then byte order):
+//! search within it. A search reads `lead_search`, each lead's search text and status in a
+//! narrow table of its own (see migration 2). A term that holds a trigram is matched with
+//! `LIKE`, which the `pg_trgm` GIN index `lead_search_text` serves; a shorter one (or one
+//! of punctuation only) with `strpos` on the project's texts. A search filtered by nothing
+//! but statuses is counted in `lead_search` alone; pages, and counts with other filters,
+//! read `leads` and look each lead's text up by its key. Text sorts ignore case as
+//! SQLite's `NOCASE` does (A–Z only, then byte order):
 //! `translate(column, 'A…Z', 'a…z') COLLATE "C"`, the expression of their indexes,
 //! whatever the database's locale.
 
@@ -135,37 +131,44 @@ fn like_pattern(term: &str) -> String {
     pattern
 }
 
-/// Adds that `column` holds `term`: each of `folded` (the term as the folded text holds
-/// it) that has a trigram is matched with `LIKE` in `q_text`, which the `pg_trgm` GIN
-/// index `leads_q_text` serves, and `term` itself is checked with `strpos` (unless that
-/// `LIKE` was already it). A term without a trigram is so checked on each lead the other
-/// filters leave.
-fn words_match<'a>(
-    statement: &mut Statement,
-    column: &str,
-    term: &str,
-    folded: impl Iterator<Item = &'a str>,
-) {
-    if term.contains('\0') {
-        // No lead's text holds a NUL (PostgreSQL's text cannot).
-        statement.push(" AND false");
-        return;
+/// The table a listing's WHERE clause is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Table {
+    /// `leads`: a search looks each lead's text up in `lead_search` by its key.
+    Leads,
+    /// `lead_search` alone, which holds the project, the id, the status and the search
+    /// text: for a query that filters by nothing else.
+    Search,
+}
+
+impl Table {
+    /// `lead_search` for a query that searches and filters by nothing but statuses
+    /// (whose count needs no column of `leads`), else `leads`.
+    fn for_count(query: &LeadQuery) -> Self {
+        let others = LeadQuery {
+            status: None,
+            search: None,
+            ..query.clone()
+        };
+        if query.search.is_some() && others.is_unfiltered() {
+            Self::Search
+        } else {
+            Self::Leads
+        }
     }
-    let looked_up: Vec<&str> = folded.filter(|part| has_trigram(part)).collect();
-    for part in &looked_up {
-        let pattern = statement.bind(like_pattern(part));
-        statement.push(&format!(" AND q_text LIKE {pattern}"));
-    }
-    // A `LIKE` of the whole term in its own column is already exact.
-    if column != "q_text" || looked_up != [term] {
-        let term = statement.bind(term.to_owned());
-        statement.push(&format!(" AND strpos({column}, {term}) > 0"));
+
+    /// The table's name.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Leads => "leads",
+            Self::Search => "lead_search",
+        }
     }
 }
 
-/// The WHERE clause of a listing (without `WHERE`) and its parameters; more may be bound
-/// after it. The project is always `$1`.
-fn filter(project: ProjectId, query: &LeadQuery) -> Statement {
+/// The WHERE clause of a listing on `table` (without `WHERE`) and its parameters; more may
+/// be bound after it. The project is always `$1`.
+fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
     let mut statement = Statement::default();
     let project = statement.bind(project.0);
     statement.push(&format!("project_id = {project}"));
@@ -210,20 +213,38 @@ fn filter(project: ProjectId, query: &LeadQuery) -> Statement {
         statement.push(&format!(" AND created_at <= {to}"));
     }
     for word in &query.q {
-        words_match(
-            &mut statement,
-            "q_text",
-            word,
-            std::iter::once(word.as_str()),
-        );
+        let matches = if word.contains('\0') {
+            // No lead's text holds a NUL (PostgreSQL's text cannot).
+            "false".to_owned()
+        } else if has_trigram(word) {
+            let pattern = statement.bind(like_pattern(word));
+            format!("q_text LIKE {pattern}")
+        } else {
+            let word = statement.bind(word.clone());
+            format!("strpos(q_text, {word}) > 0")
+        };
+        statement.push(&format!(" AND {matches}"));
     }
-    if let Some(term) = query.search.as_deref() {
-        // Looked up by its folded parts in the folded text's index (a final sigma is
-        // lowercased by its place in the lead's text, but folded alone: the parts
-        // between sigmas are looked up), then checked in the lead's own search text.
-        let folded = matching::fold(term);
-        let parts = folded.split(['σ', 'ς']);
-        words_match(&mut statement, "search_text", &search_term(term), parts);
+    if let Some(term) = query.search.as_deref().map(search_term) {
+        let matches = if term.contains('\0') {
+            // No lead's text holds a NUL (PostgreSQL's text cannot).
+            "false".to_owned()
+        } else if has_trigram(&term) {
+            let pattern = statement.bind(like_pattern(&term));
+            format!("search_text LIKE {pattern}")
+        } else {
+            // No trigram to look up: each lead of the project is checked.
+            let term = statement.bind(term);
+            format!("strpos(search_text, {term}) > 0")
+        };
+        match table {
+            Table::Search => statement.push(&format!(" AND {matches}")),
+            Table::Leads => statement.push(&format!(
+                " AND EXISTS (SELECT 1 FROM lead_search
+                     WHERE lead_search.project_id = leads.project_id
+                       AND lead_search.id = leads.id AND {matches})"
+            )),
+        }
     }
     if let Some(duplicates) = query.duplicates {
         statement.push(&format!(" AND {}", duplicates.condition()));
@@ -267,11 +288,13 @@ pub(crate) async fn status_counts(
     } else if let Some(facet) = any_status.only_facet() {
         facet_counts(c, project, &facet).await?
     } else {
-        let mut statement = filter(project, &any_status);
+        let table = Table::for_count(&any_status);
+        let mut statement = filter(project, &any_status, table);
         let limit = bound(&mut statement, query);
         statement.sql = format!(
-            "SELECT status, count(*) FROM (SELECT status FROM leads WHERE {}{limit}) AS matches
+            "SELECT status, count(*) FROM (SELECT status FROM {} WHERE {}{limit}) AS matches
              GROUP BY status",
+            table.name(),
             statement.sql
         );
         statement.rows(c).await?
@@ -456,11 +479,17 @@ enum Part {
 /// The count of the leads `query` matches (of `part` of them), when no kept count
 /// answers it.
 fn count_statement(project: ProjectId, query: &LeadQuery, part: Part) -> Statement {
-    let mut statement = filter(project, query);
+    // A part is told by the sort's key, which only `leads` holds.
+    let table = match part {
+        Part::All => Table::for_count(query),
+        Part::Keyed | Part::Unkeyed => Table::Leads,
+    };
+    let mut statement = filter(project, query, table);
     restrict(&mut statement, query, part);
     let limit = bound(&mut statement, query);
     statement.sql = format!(
-        "SELECT count(*) FROM (SELECT 1 FROM leads WHERE {}{limit}) AS matches",
+        "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {}{limit}) AS matches",
+        table.name(),
         statement.sql
     );
     statement
@@ -486,7 +515,7 @@ fn page_statement(
     limit: i64,
     offset: i64,
 ) -> Statement {
-    let mut statement = filter(project, query);
+    let mut statement = filter(project, query, Table::Leads);
     restrict(&mut statement, query, part);
     let (key, _) = sort_key(query.sort.field);
     let direction = direction(query);
@@ -605,7 +634,7 @@ pub(crate) async fn export(
     let mut leads = Vec::new();
     // The part with keys, unless the cursor is already past it.
     if !matches!(cursor, Some((None, _))) {
-        let mut statement = filter(project, query);
+        let mut statement = filter(project, query, Table::Leads);
         if nullable {
             statement.push(&format!(" AND {key} IS NOT NULL"));
         }
@@ -631,7 +660,7 @@ pub(crate) async fn export(
     }
     // Then the part without: only text and price sorts have one.
     if nullable && leads.len() < wanted {
-        let mut statement = filter(project, query);
+        let mut statement = filter(project, query, Table::Leads);
         statement.push(&format!(" AND {key} IS NULL"));
         if let Some((None, id)) = &cursor {
             let id = statement.bind(*id);
@@ -716,14 +745,13 @@ mod plans {
                 "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
                      VALUES ('a', 'A', 'EUR', '{}', 0), ('b', 'B', 'EUR', '{}', 0);
                  INSERT INTO leads (project_id, status, price, created_at, updated_at, data,
-                     first_name, last_name, email, search_text, q_text, has_gclid, has_cid,
-                     has_fbp, has_fbc, has_msclkid, has_li_fat_id, created_via)
+                     first_name, last_name, email, search_text, has_gclid, has_cid, has_fbp,
+                     has_fbc, has_msclkid, has_li_fat_id, created_via)
                  SELECT 1 + n % 2, (ARRAY['open', 'pending', 'rated', 'lost'])[1 + n % 4],
                      CASE WHEN n % 3 > 0 THEN n END, n, n, '{}',
                      CASE WHEN n % 5 > 0 THEN 'First' || n END,
                      CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END,
                      'e' || n || '@example.com',
-                     lower('First' || n || chr(10) || CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END),
                      lower('First' || n || chr(10) || CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END),
                      false, false, false, false, false, false, 'server'
                  FROM generate_series(1, 10000) AS n;",
@@ -732,7 +760,11 @@ mod plans {
             .unwrap();
         // As autovacuum leaves it: statistics, and the trigram index's pending entries
         // merged (each batch of statements is one transaction, which VACUUM is not).
-        for sql in ["VACUUM ANALYZE leads", "SET enable_seqscan = off"] {
+        for sql in [
+            "VACUUM ANALYZE leads",
+            "VACUUM ANALYZE lead_search",
+            "SET enable_seqscan = off",
+        ] {
             client.batch_execute(sql).await.unwrap();
         }
         let project = ProjectId(1);
@@ -776,9 +808,10 @@ mod plans {
                 assert!(!count.contains("Seq Scan"), "{query:?}:\n{count}");
             }
         }
-        // A search, alone or by status, counts its matches through the one trigram index,
-        // and pages them from the index (sorting the matches) or, for a term so common
-        // that a page fills soon, along the creation order.
+        // A search, alone or by status, counts its matches in the trigram index and the
+        // narrow `lead_search` alone (with the counts of its tabs), and pages them from the
+        // index (sorting the matches) or, for a term so common that a page fills soon,
+        // along the creation order.
         for query in [
             "search=okafor",
             "search=okafor&status=open",
@@ -786,21 +819,24 @@ mod plans {
         ] {
             let search = LeadQuery::from_pairs(form_urlencoded_pairs(query)).unwrap();
             let count = plan(&client, &count_statement(project, &search, Part::All)).await;
-            assert!(count.contains("leads_q_text"), "{count}");
+            assert!(count.contains("lead_search_text"), "{count}");
+            assert!(!count.contains("on leads"), "{count}");
             let page = plan(&client, &page_statement(project, &search, Part::All, 50, 0)).await;
             assert!(
-                page.contains("leads_q_text") || page.contains("leads_created"),
+                page.contains("lead_search_text") || page.contains("leads_created"),
                 "{page}"
             );
             assert!(!page.contains("Seq Scan"), "{page}");
         }
-        // With another filter, through either index.
+        // With another filter, the count reads the leads too.
         let search = LeadQuery::from_pairs([("search", "okafor"), ("formName", "Contact")]);
         let count = plan(
             &client,
             &count_statement(project, &search.unwrap(), Part::All),
         )
         .await;
+        assert!(count.contains("lead_search"), "{count}");
+        assert!(count.contains("on leads"), "{count}");
         assert!(!count.contains("Seq Scan"), "{count}");
     }
 

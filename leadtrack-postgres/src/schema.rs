@@ -51,7 +51,6 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0024_lead_sources.sql"),
     include_str!("../migrations/0025_inbound_hooks.sql"),
     include_str!("../migrations/0026_set_based_insert_counts.sql"),
-    include_str!("../migrations/0027_one_word_index.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.
@@ -174,7 +173,7 @@ mod tests {
     use crate::testkit::{URL_VARIABLE, fresh_database};
 
     #[tokio::test]
-    async fn migrations_fill_every_leads_q_text_which_search_and_q_find() {
+    async fn migrations_copy_every_lead_to_the_search_table_and_fill_its_q_text() {
         let cluster = std::env::var(URL_VARIABLE).unwrap();
         let url = fresh_database(&cluster).await;
         let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
@@ -193,8 +192,8 @@ mod tests {
                      last_name, search_text, has_gclid, has_cid, has_fbp, has_fbc,
                      has_msclkid, has_li_fat_id, created_via)
                  SELECT 1 + n % 2, CASE WHEN n % 3 = 0 THEN 'lost' ELSE 'open' END, n, n,
-                     '{\"userData\":{\"lastName\":\"Okafor' || n || '-Müller\"}}', 'Okafor',
-                     'okafor' || n || '-müller', false, false, false, false, false,
+                     '{\"userData\":{\"lastName\":\"Okafor-Müller\"}}', 'Okafor',
+                     'okafor' || n, false, false, false, false, false,
                      false, 'server'
                  FROM generate_series(1, 30) AS n;",
             )
