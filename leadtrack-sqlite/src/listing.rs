@@ -5,8 +5,8 @@
 //!
 //! | strategy | takes | how, and why |
 //! |---|---|---|
-//! | **by the filters** | no word the words' index looks up (no `search` or `q`, or only words of one character, or of two that begin hundreds of trigrams); and the page of words that match densely (more than a `q`'s bound, or a `search` so common that its page is soon found in order) | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
-//! | **by the words** | a word the index looks up ([`words::lookup`]) | the words' index gives the leads holding them, exactly, and the leads it has not indexed yet are added, checked one by one; the other filters are checked on each. A `search` with no other filter is counted in the index alone; the page of few matches is sorted from them. |
+//! | **by the filters** | no word the words' index looks up (no `search` or `q`, only words of one character, or of two that begin hundreds of trigrams or that one in twenty of the newest leads hold); and the page of more than [`SORTED_MOST`] matches | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: many matches fill it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
+//! | **by the words** | a word the index looks up ([`words::lookup`]) | the index gives the leads holding the words, exactly, and the leads above its mark are added, each checked; the other filters are checked on each. A `search` with no other filter is counted in the index alone. A page of at most [`SORTED_MOST`] matches is sorted from them. |
 //!
 //! Every listing checks its words on the leads it reads too (`instr` of the lead's search
 //! or `q` text), so a word the index does not look up is still found, and a lead is found
@@ -47,11 +47,20 @@ pub(crate) struct Words {
 impl Words {
     /// The index's part in `query`'s listing: `None` when it looks up none of its words,
     /// which is then listed by its filters.
-    fn of(conn: &Connection, query: &LeadQuery) -> Result<Option<Self>, Error> {
+    fn of(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Option<Self>, Error> {
         let term = query.search.as_deref().map(search_term);
-        let q = words::lookup(conn, Column::Q, query.q.iter().map(String::as_str))?;
+        // A `q` word of two characters that many of the newest leads hold is checked on
+        // each lead: its page is soon found in order, and the index's vocabulary would
+        // read every lead that holds it to say which trigrams it begins.
+        let mut rare = Vec::new();
+        for word in &query.q {
+            if word.chars().count() != 2 || !common(conn, project, word)? {
+                rare.push(word.as_str());
+            }
+        }
+        let q = words::lookup(conn, Column::Q, rare.iter().copied())?;
         let search = words::lookup(conn, Column::Search, term.as_deref())?;
-        let (mut parts, mut whole, mut nothing) = (Vec::new(), true, false);
+        let (mut parts, mut whole, mut nothing) = (Vec::new(), rare.len() == query.q.len(), false);
         for (lookup, words) in [(q, query.q.len()), (search, usize::from(term.is_some()))] {
             match lookup {
                 Lookup::Unused => whole &= words == 0,
@@ -97,6 +106,24 @@ impl Words {
              CROSS JOIN leads ON leads.id = hits.id WHERE {filter}"
         );
         (sql, params)
+    }
+
+    /// How many of the project's leads the index finds (counted up to one more than
+    /// [`SORTED_MOST`], in the index alone): what sorting their page would read.
+    fn candidates(&self, conn: &Connection, project: ProjectId) -> Result<u64, Error> {
+        let Some(matched) = &self.query else {
+            return Ok(0);
+        };
+        let (low, high) = project_rowids(project);
+        let found: i64 = conn
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM lead_words
+                   WHERE lead_words MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
+            )?
+            .query_row((matched, low, high, SORTED_MOST as i64 + 1), |row| {
+                row.get(0)
+            })?;
+        Ok(u64::try_from(found).unwrap_or_default())
     }
 
     /// How many of the project's leads hold the words of `query`, a `search` that filters
@@ -182,7 +209,7 @@ pub(crate) fn status_counts(
     let counted = match kept_counts(conn, project, &any_status)? {
         Some(kept) => kept,
         None => {
-            let words = Words::of(conn, &any_status)?;
+            let words = Words::of(conn, project, &any_status)?;
             let bound = query.counted().unwrap_or(u64::MAX);
             let (matches, params) =
                 matches(project, &any_status, words.as_ref(), "leads.status", bound);
@@ -241,7 +268,7 @@ pub(crate) fn list(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<RecordPage, Error> {
-    let words = Words::of(conn, query)?;
+    let words = Words::of(conn, project, query)?;
     let bound = query.counted().unwrap_or(u64::MAX);
     let in_index = match &words {
         Some(words) => words.count(conn, project, query)?,
@@ -262,13 +289,18 @@ pub(crate) fn list(
         }
     };
     let counted_all = query.counted_all(total);
-    let by_words = words.is_some() && counted_all && !walks(conn, project, query, total)?;
+    let by_words = match &words {
+        Some(words) if counted_all => total <= SORTED_MOST,
+        Some(words) => words.candidates(conn, project)? <= SORTED_MOST,
+        None => false,
+    };
     let records = if query.offset() >= total {
         Vec::new()
     } else if by_words {
+        // All of them: a `q`'s count may have stopped at its bound.
         let found = match found {
-            Some(found) => found,
-            None => find(conn, project, query, words.as_ref(), u64::MAX)?,
+            Some(found) if counted_all => found,
+            _ => find(conn, project, query, words.as_ref(), u64::MAX)?,
         };
         sorted_page(conn, query, &found)?
     } else {
@@ -305,27 +337,24 @@ fn find(
         .map_err(Error::from)
 }
 
-/// Whether the page of `total` matches newest or oldest first costs less read along the
-/// creation times, checking each lead, than through the words' index: it is found there
-/// after about `(offset + limit) * project / total` leads, against `total` read by id.
-fn walks(
-    conn: &Connection,
-    project: ProjectId,
-    query: &LeadQuery,
-    total: u64,
-) -> Result<bool, Error> {
-    if query.sort.field != SortField::CreatedAt {
-        return Ok(false);
-    }
-    let in_project: i64 = conn
+/// How many of the project's newest leads tell whether a short word is common ([`common`]).
+const GLANCED: i64 = 200;
+
+/// Whether at least one in twenty of the project's [`GLANCED`] newest leads hold `word` in
+/// their `q` text.
+fn common(conn: &Connection, project: ProjectId, word: &str) -> Result<bool, Error> {
+    let holding: i64 = conn
         .prepare_cached(
-            "SELECT ifnull(sum(total), 0) FROM lead_status_counts WHERE project_id = ?1",
+            "SELECT count(*) FROM (SELECT q_text FROM leads WHERE project_id = ?1
+               ORDER BY created_at DESC, id DESC LIMIT ?2) WHERE instr(q_text, ?3) > 0",
         )?
-        .query_row([project.0], |row| row.get(0))?;
-    let wanted = u128::from(query.offset() + u64::from(query.limit));
-    let in_project = u128::try_from(in_project).unwrap_or_default();
-    Ok(wanted * in_project < u128::from(total) * u128::from(total))
+        .query_row((project.0, GLANCED, word), |row| row.get(0))?;
+    Ok(holding * 20 >= GLANCED)
 }
+
+/// Most matches a page is sorted from: reading each one's creation time costs about as much
+/// as the page's walk along the inbox's order, which more matches fill soon.
+const SORTED_MOST: u64 = 20_000;
 
 /// The range of the words' index rowids of the project's leads.
 fn project_rowids(project: ProjectId) -> (i64, i64) {

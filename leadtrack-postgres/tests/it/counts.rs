@@ -27,10 +27,7 @@ const LEADS: usize = 512;
 async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() {
     let (store, url) = crate::support::fresh_store().await;
     let database = url.rsplit('/').next().unwrap().to_owned();
-    let (admin, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let admin = crate::support::client(&url).await;
     admin
         .batch_execute(&format!(
             "ALTER DATABASE {database} SET deadlock_timeout = '60s'"
@@ -165,10 +162,7 @@ async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() 
 #[tokio::test]
 async fn kept_counts_are_checked_against_a_recount() {
     let (store, url) = crate::support::fresh_store().await;
-    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let db = crate::support::client(&url).await;
     let acme = project(&store, "acme").await;
     for n in 0..20 {
         let body = json!({"userData": {"email": format!("c{n}@example.com")},

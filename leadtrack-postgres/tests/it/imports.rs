@@ -22,10 +22,7 @@ const KEY_CHECK: &str = "SET plan_cache_mode = force_generic_plan;
 #[tokio::test]
 async fn an_import_into_a_new_database_counts_its_leads_and_leaves_the_key_checks_keyed() {
     let (store, url) = crate::support::fresh_store().await;
-    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let db = crate::support::client(&url).await;
     let acme = project(&store, "acme").await;
     let plan = || async {
         let explain = format!("EXPLAIN EXECUTE key_check({}, 1)", acme.id.0);

@@ -19,10 +19,7 @@ async fn ten_stores_starting_at_once_migrate_once() {
         let store = store.as_ref().expect("every store starts");
         store.ready().await.expect("and finds the schema current");
     }
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let client = crate::support::client(&url).await;
     let version: i32 = client
         .query_one("SELECT version FROM leadtrack_schema", &[])
         .await
@@ -48,10 +45,7 @@ async fn ten_stores_starting_at_once_migrate_once() {
 async fn a_database_newer_than_this_build_is_refused() {
     let (store, url) = crate::support::fresh_store().await;
     store.close();
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let client = crate::support::client(&url).await;
     client
         .batch_execute("UPDATE leadtrack_schema SET version = 99")
         .await

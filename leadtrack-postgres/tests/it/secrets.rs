@@ -12,10 +12,7 @@ use leadtrack_postgres::testkit::test_key;
 
 /// The raw values of every sealed column.
 async fn raw_values(url: &str) -> Vec<String> {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let client = crate::support::client(url).await;
     let mut values = Vec::new();
     for column in SEALED {
         let sql = format!("SELECT {} FROM {}", column.column, column.table);
@@ -66,10 +63,7 @@ async fn plain_secrets_of_an_older_build_are_sealed_once_by_servers_starting_tog
     let project = keep_secrets(&store).await;
     store.close();
     // What a build before sealing left: the same rows in plain text, and no check value.
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let client = crate::support::client(&url).await;
     let settings = serde_json::json!({
         "kind": "webhook", "url": "https://crm.example.com/hook", "secret": SECRETS[0],
     });

@@ -117,7 +117,7 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
             r#"{search_text} : ("ada")"#,
         ),
     ] {
-        let words = Words::of(&conn, &query).unwrap().unwrap();
+        let words = Words::of(&conn, ProjectId(1), &query).unwrap().unwrap();
         assert_eq!(words.query.as_deref(), Some(looked_up));
         let (sql, params) = matches(ProjectId(1), &query, Some(&words), "1", 1_001);
         assert_eq!(
@@ -161,7 +161,7 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
             ..LeadQuery::default()
         };
         for query in [search, q] {
-            assert_eq!(Words::of(&conn, &query).unwrap(), None);
+            assert_eq!(Words::of(&conn, ProjectId(1), &query).unwrap(), None);
             let (filter, mut params) = filter(ProjectId(1), &query, false);
             params.extend([SqlValue::Integer(10), SqlValue::Integer(0)]);
             let page = format!(

@@ -22,3 +22,13 @@ pub(crate) fn options() -> PgOptions {
         ..PgOptions::default()
     }
 }
+
+/// A plain client of the database at `url`, for what a test reads or changes behind the
+/// store's back; its connection runs on the test's runtime.
+pub(crate) async fn client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("connect to the test database");
+    tokio::spawn(connection);
+    client
+}
