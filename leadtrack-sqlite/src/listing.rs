@@ -28,7 +28,7 @@ use crate::rowid::LEAD_BITS;
 use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
 use crate::words::{self, Column, Lookup};
 
-/// A `search` term as looked for in [`search_text`].
+/// A `search` term as looked for in a lead's `search_text`.
 pub(crate) fn search_term(term: &str) -> String {
     matching::search_term(term).replace(['\n', '\r'], " ")
 }
