@@ -290,7 +290,7 @@ pub(crate) fn list(
     };
     let counted_all = query.counted_all(total);
     let by_words = match &words {
-        Some(words) if counted_all => total <= SORTED_MOST,
+        Some(_) if counted_all => total <= SORTED_MOST,
         Some(words) => words.candidates(conn, project)? <= SORTED_MOST,
         None => false,
     };
