@@ -111,15 +111,14 @@ mod tests {
     fn a_difference_from_a_rebuild_shows() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::schema::migrate(&mut conn).unwrap();
-        conn.execute_batch(
-            "PRAGMA foreign_keys = OFF;
-             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
-                 search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
-             VALUES (1, 1, 'open', 0, 0, '{}', '', 0, 0, 0, 0, 'ada lovelace'),
-                    (2, 1, 'rated', 7200000, 0, '{}', '', 0, 0, 0, 0, 'grace hopper'),
-                    (3, 2, 'open', 0, 0, '{}', '', 0, 0, 0, 0, 'kay');",
-        )
-        .unwrap();
+        crate::rows::insert_test_leads(
+            &conn,
+            &[
+                (1, 1, "open", 0, "", "ada lovelace"),
+                (2, 1, "rated", 7_200_000, "", "grace hopper"),
+                (3, 2, "open", 0, "", "kay"),
+            ],
+        );
         words::catch_up(&conn, 2).unwrap();
         assert_eq!(check(&conn).unwrap(), Vec::<String>::new());
         assert_eq!(words_behind(&conn).unwrap(), 1);

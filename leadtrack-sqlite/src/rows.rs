@@ -121,6 +121,26 @@ pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<Queue
 /// The columns [`lead`] reads, in order.
 pub(crate) const LEAD_COLUMNS: &str = "id, project_id, status, price, note, conversion_id, created_at, data, spam_reason, duplicate_of, duplicated, assigned_to, (SELECT name FROM users WHERE users.id = leads.assigned_to)";
 
+/// A lead written straight into `leads`, for tests of what is derived from it: its id,
+/// project, status, creation time, search text and `q` text.
+#[cfg(test)]
+pub(crate) type TestLead<'a> = (i64, i64, &'a str, i64, &'a str, &'a str);
+
+/// Writes `leads` straight into `leads` (its project's row not needed: foreign keys off).
+#[cfg(test)]
+pub(crate) fn insert_test_leads(conn: &rusqlite::Connection, leads: &[TestLead<'_>]) {
+    conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    for lead in leads {
+        conn.execute(
+            "INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                 search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
+             VALUES (?1, ?2, ?3, ?4, 0, '{}', ?5, 0, 0, 0, 0, ?6)",
+            *lead,
+        )
+        .unwrap();
+    }
+}
+
 /// The steps of `sql`'s query plan with `params`.
 #[cfg(test)]
 pub(crate) fn plan_of(

@@ -273,15 +273,14 @@ mod tests {
     fn the_index_follows_the_mark_and_the_triggers() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::schema::migrate(&mut conn).unwrap();
-        conn.execute_batch(
-            "PRAGMA foreign_keys = OFF;
-             INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
-                 search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
-             VALUES (1, 1, 'open', 0, 0, '{}', 'ada', 0, 0, 0, 0, 'ada lovelace'),
-                    (2, 2, 'open', 0, 0, '{}', 'ada', 0, 0, 0, 0, 'ada byron'),
-                    (3, 1, 'open', 0, 0, '{}', 'grace', 0, 0, 0, 0, 'grace hopper');",
-        )
-        .unwrap();
+        crate::rows::insert_test_leads(
+            &conn,
+            &[
+                (1, 1, "open", 0, "ada", "ada lovelace"),
+                (2, 2, "open", 0, "ada", "ada byron"),
+                (3, 1, "open", 0, "grace", "grace hopper"),
+            ],
+        );
         let found = |conn: &Connection, column, word: &str| -> Vec<i64> {
             let Lookup::Query(query, _) = lookup(conn, column, [word]).unwrap() else {
                 panic!("{word} is looked up");

@@ -184,26 +184,16 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
 fn searches_find_the_same_leads_indexed_or_not() {
     let mut conn = Connection::open_in_memory().unwrap();
     crate::schema::migrate(&mut conn).unwrap();
-    conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
     let names = ["okafor", "lovelace", "okonkwo", "hopper", "müller", "kay"];
     for n in 0..240_i64 {
         let name = names[usize::try_from(n % 6).unwrap()];
         let status = ["open", "rated", "spam"][usize::try_from(n % 7 % 3).unwrap()];
         // Creation times out of id order, as an import of older leads makes them.
         let created = (n * 7_919) % 240;
-        conn.execute(
-            "INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
-                 search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
-             VALUES (?1, 1 + (?1 % 5 = 0), ?2, ?3, 0, '{}', ?4, 0, 0, 0, 0, ?5)",
-            (
-                n + 1,
-                status,
-                created,
-                format!("{name}\nlead{n}@example.com"),
-                format!("{}\nlead{n}@example.com\nref {n}", matching::fold(name)),
-            ),
-        )
-        .unwrap();
+        let search = format!("{name}\nlead{n}@example.com");
+        let q = format!("{}\nlead{n}@example.com\nref {n}", matching::fold(name));
+        let project = 1 + i64::from(n % 5 == 0);
+        crate::rows::insert_test_leads(&conn, &[(n + 1, project, status, created, &search, &q)]);
     }
     let queries = {
         let q = |words: &[&str]| LeadQuery {
