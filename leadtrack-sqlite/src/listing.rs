@@ -108,9 +108,9 @@ impl Words {
         (sql, params)
     }
 
-    /// How many of the project's leads the index finds (counted up to one more than
-    /// [`SORTED_MOST`], in the index alone): what sorting their page would read.
-    fn candidates(&self, conn: &Connection, project: ProjectId) -> Result<u64, Error> {
+    /// How many of the project's leads the index finds, counted in the index alone up to
+    /// `most`.
+    fn in_index(&self, conn: &Connection, project: ProjectId, most: u64) -> Result<u64, Error> {
         let Some(matched) = &self.query else {
             return Ok(0);
         };
@@ -120,9 +120,10 @@ impl Words {
                 "SELECT count(*) FROM (SELECT 1 FROM lead_words
                    WHERE lead_words MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
             )?
-            .query_row((matched, low, high, SORTED_MOST as i64 + 1), |row| {
-                row.get(0)
-            })?;
+            .query_row(
+                (matched, low, high, i64::try_from(most).unwrap_or(i64::MAX)),
+                |row| row.get(0),
+            )?;
         Ok(u64::try_from(found).unwrap_or_default())
     }
 
@@ -143,17 +144,7 @@ impl Words {
         if !self.whole || !others.is_unfiltered() {
             return Ok(None);
         }
-        let in_index: i64 = match &self.query {
-            None => 0,
-            Some(matched) => {
-                let (low, high) = project_rowids(project);
-                conn.prepare_cached(
-                    "SELECT count(*) FROM lead_words
-                     WHERE lead_words MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
-                )?
-                .query_row((matched, low, high), |row| row.get(0))?
-            }
-        };
+        let in_index = i64::try_from(self.in_index(conn, project, u64::MAX)?).unwrap_or(i64::MAX);
         // Less its spam (few, through their status's index); and the leads above the mark
         // that are listed (fewer, by id), each checked.
         let spam = LeadQuery {
@@ -291,7 +282,8 @@ pub(crate) fn list(
     let counted_all = query.counted_all(total);
     let by_words = match &words {
         Some(_) if counted_all => total <= SORTED_MOST,
-        Some(words) => words.candidates(conn, project)? <= SORTED_MOST,
+        // The index's candidates, counted just past the most a page is sorted from.
+        Some(words) => words.in_index(conn, project, SORTED_MOST + 1)? <= SORTED_MOST,
         None => false,
     };
     let records = if query.offset() >= total {
