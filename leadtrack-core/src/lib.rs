@@ -12,7 +12,8 @@
 //! 2. [`error`]: the contract's error codes and the validation error;
 //! 3. [`types`]: ids ([`LeadId`], [`ProjectId`], [`JobId`]), the enumerations with their
 //!    wire names, [`JsonObject`], [`LeadIdentifier`];
-//! 4. [`matching`]: how emails, phones and search terms match;
+//! 4. [`matching`]: how emails, phones and search terms match; [`target`]: the one rule for
+//!    an address the server calls;
 //! 5. the records: [`assignment`] (who a lead is given to), [`lead`], [`channel`] (where a lead came from), [`alert`] (telling the team of leads), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`oauth`] (platforms connected by signing in), [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`draft`] (ratings kept for review before sending),
@@ -57,6 +58,8 @@ pub mod types;
 pub mod vault;
 
 pub mod matching;
+
+pub mod target;
 
 pub mod spam;
 
@@ -131,12 +134,13 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 35] = [
+    const CHAIN: [&str; 36] = [
         "time",
         "error",
         "types",
         "vault",
         "matching",
+        "target",
         "spam",
         "assignment",
         "lead",
