@@ -12,6 +12,8 @@
 //! - [`sources`]: the webhooks the ad platforms' own lead forms post to, as one mountable
 //!   warp filter;
 //! - [`client`]: a typed HTTP client for the same contract;
+//! - [`outbound`]: the HTTP client every address the server calls goes through, under
+//!   core's rule for outbound addresses ([`core::target`]);
 //! - [`platforms`]: the ad platforms' API clients (sign-in, pickers, test events, lead
 //!   readers);
 //! - [`forward`]: the worker that delivers rated leads to Google Ads, GA4, Meta, Microsoft
@@ -23,6 +25,7 @@ pub use leadtrack_client as client;
 pub use leadtrack_core as core;
 pub use leadtrack_dashboard as dashboard;
 pub use leadtrack_forward as forward;
+pub use leadtrack_outbound as outbound;
 pub use leadtrack_platforms as platforms;
 pub use leadtrack_sources as sources;
 pub use leadtrack_sqlite as sqlite;

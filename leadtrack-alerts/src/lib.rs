@@ -21,7 +21,8 @@
 //! ```no_run
 //! # async fn run(store: leadtrack_sqlite::SqliteStore) {
 //! use leadtrack_alerts::Alerter;
-//! let alerter = Alerter::new(store, None, "https://leads.example.com");
+//! use leadtrack_core::target::Targets;
+//! let alerter = Alerter::new(store, None, "https://leads.example.com", Targets::default());
 //! alerter.run(std::future::pending()).await;
 //! # }
 //! ```
@@ -41,9 +42,11 @@ use leadtrack_core::alert::{
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
 use leadtrack_core::request::LeadQuery;
+use leadtrack_core::target::Targets;
 use leadtrack_core::types::{LeadIdentifier, LeadStatus, ProjectId, Role};
 use leadtrack_core::{Store, StoreError, StoreResult};
 use leadtrack_mail::Mailer;
+use leadtrack_outbound::{Outbound, failure};
 
 use crate::email::Email;
 
@@ -60,22 +63,19 @@ const DIGEST_LISTED: u32 = 20;
 pub struct Alerter<S> {
     store: S,
     mailer: Option<Mailer>,
-    http: reqwest::Client,
+    http: Outbound,
     public_url: String,
 }
 
 impl<S: Store> Alerter<S> {
     /// A worker telling by `mailer` (none: chat channels only) with links under
-    /// `public_url` (the dashboard's address as people reach it).
-    pub fn new(store: S, mailer: Option<Mailer>, public_url: &str) -> Self {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .build()
-            .unwrap_or_default();
+    /// `public_url` (the dashboard's address as people reach it), posting only to the chat
+    /// addresses `targets` allows.
+    pub fn new(store: S, mailer: Option<Mailer>, public_url: &str, targets: Targets) -> Self {
         Self {
             store,
             mailer,
-            http,
+            http: Outbound::new(targets, Duration::from_secs(10)),
             public_url: public_url.trim_end_matches('/').to_owned(),
         }
     }
@@ -221,15 +221,18 @@ impl<S: Store> Alerter<S> {
         let mut told = 0;
         for ChatChannel { kind, url } in chats {
             let message = summary.chat_message(*kind, title);
-            let answer = self.http.post(url).json(&message).send().await;
+            let answer = match self.http.post(url) {
+                Ok(request) => request.json(&message).send().await.map_err(failure),
+                Err(refusal) => Err(refusal.to_string()),
+            };
             match answer.map(|answer| answer.status()) {
                 Ok(status) if status.is_success() => told += 1,
                 // Never the URL: whoever has it can post to the channel.
                 Ok(status) => {
                     tracing::warn!(chat = %kind, %status, "alerts: a chat refused a message")
                 }
-                Err(err) => {
-                    tracing::warn!(chat = %kind, error = %err.without_url(), "alerts: a chat could not be reached")
+                Err(error) => {
+                    tracing::warn!(chat = %kind, %error, "alerts: a chat could not be reached");
                 }
             }
         }

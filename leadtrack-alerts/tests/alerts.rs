@@ -17,6 +17,8 @@ use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::request::{CreateRoute, NewLead};
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::target::Targets;
+use leadtrack_core::testkit::capture_logs;
 use leadtrack_core::types::{AttemptOutcome, ConversionId, IntegrationKind, LeadIdentifier};
 use leadtrack_core::types::{LeadId, Role};
 use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore};
@@ -24,6 +26,7 @@ use leadtrack_mail::Mailer;
 use leadtrack_mail::testkit::{Received, SmtpReceiver};
 use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
+use tracing::Level;
 use warp::Filter;
 use warp::http::StatusCode;
 
@@ -231,7 +234,12 @@ impl World {
                 .await
                 .unwrap();
         }
-        let alerter = Alerter::new(store.clone(), Some(mailer), PUBLIC_URL);
+        let alerter = Alerter::new(
+            store.clone(),
+            Some(mailer),
+            PUBLIC_URL,
+            leadtrack_core::testkit::mock_targets(),
+        );
         Self {
             store,
             project,
@@ -513,4 +521,26 @@ async fn fail_a_conversion(world: &World, lead: LeadId) {
         .finish_job(job, token, at(10, 15))
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn a_chat_at_an_address_the_rule_refuses_is_not_posted_to() {
+    let world = World::new().await;
+    world.lead("Grace", at(10, 5), None).await;
+    // The channels were saved when loopback was allowed; this process allows `http://`,
+    // but no range.
+    let http_only = Targets::new("", true).unwrap();
+    let strict = Alerter::new(world.store.clone(), None, PUBLIC_URL, http_only);
+    let logs = capture_logs(Level::WARN);
+    let sent = strict.tick(at(10, 6)).await.unwrap();
+    assert_eq!(sent, 0);
+    assert!(world.posts.lock().unwrap().is_empty());
+    let text = logs.text();
+    assert_eq!(
+        text.matches("the address is loopback (127.0.0.1); the server's operator can allow it")
+            .count(),
+        3,
+        "{text}"
+    );
+    assert!(!text.contains("/slack"), "never the URL: {text}");
 }

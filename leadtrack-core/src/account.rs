@@ -444,30 +444,50 @@ pub struct SessionInfo {
     pub device: Device,
 }
 
-/// The failed sign-ins of one attempt's email and client address within the window, oldest
-/// first, as [`LoginThrottle::retry_after`] reads them.
+/// What a [`Throttle`] counts. A store keeps each in its own table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Throttled {
+    /// Failed sign-ins, and wrong current passwords ([`Throttle::default`]).
+    FailedSignIn,
+    /// Password-reset requests ([`Throttle::reset_requests`]).
+    ResetRequest,
+}
+
+impl Throttled {
+    /// The table a store keeps them in, by the same name in every backend.
+    pub fn table(self) -> &'static str {
+        match self {
+            Self::FailedSignIn => "login_failures",
+            Self::ResetRequest => "reset_requests",
+        }
+    }
+}
+
+/// The attempts of one kind for an email and from a client address within the window,
+/// oldest first, as [`Throttle::retry_after`] reads them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LoginFailures {
-    /// Failures for the email (by [`email_key`]).
+pub struct Attempts {
+    /// Attempts for the email (by [`email_key`]).
     pub by_email: Vec<DateTime<Utc>>,
-    /// Failures from the client address.
+    /// Attempts from the client address.
     pub by_address: Vec<DateTime<Utc>>,
 }
 
-/// The brute-force rule of sign-in: after `per_email` failures for one email, or
-/// `per_address` from one address, within `window`, attempts are refused (even with the
-/// right password) until enough failures have left the window.
+/// A limit on attempts: after `per_email` for one email, or `per_address` from one
+/// address, within `window`, more are refused until enough have left the window. The
+/// default is the brute-force rule of sign-in, which counts failures (a right password is
+/// refused too while it is closed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LoginThrottle {
-    /// Failures for one email that close it. 5 by default.
+pub struct Throttle {
+    /// Attempts for one email that close it. 5 by default.
     pub per_email: usize,
-    /// Failures from one address that close it. 20 by default.
+    /// Attempts from one address that close it. 20 by default.
     pub per_address: usize,
-    /// How far back failures count. 15 minutes by default.
+    /// How far back attempts count. 15 minutes by default.
     pub window: Duration,
 }
 
-impl Default for LoginThrottle {
+impl Default for Throttle {
     fn default() -> Self {
         Self {
             per_email: 5,
@@ -477,9 +497,19 @@ impl Default for LoginThrottle {
     }
 }
 
-impl LoginThrottle {
+impl Throttle {
+    /// The limit of password-reset requests: 3 an hour for one email, 20 an hour from one
+    /// address, so that nobody can flood an inbox with reset messages.
+    pub fn reset_requests() -> Self {
+        Self {
+            per_email: 3,
+            per_address: 20,
+            window: Duration::hours(1),
+        }
+    }
+
     /// How long an attempt at `now` must wait, or `None` when it may go ahead.
-    pub fn retry_after(&self, failures: &LoginFailures, now: DateTime<Utc>) -> Option<Duration> {
+    pub fn retry_after(&self, failures: &Attempts, now: DateTime<Utc>) -> Option<Duration> {
         let since = now - self.window;
         let wait = |times: &[DateTime<Utc>], limit: usize| {
             let recent: Vec<_> = times.iter().filter(|at| **at > since).collect();
@@ -623,8 +653,8 @@ mod tests {
 
     #[test]
     fn the_throttle_opens_when_enough_failures_leave_the_window() {
-        let throttle = LoginThrottle::default();
-        let failures = |minutes: &[i64]| LoginFailures {
+        let throttle = Throttle::default();
+        let failures = |minutes: &[i64]| Attempts {
             by_email: minutes.iter().map(|m| at(*m)).collect(),
             by_address: Vec::new(),
         };
@@ -641,7 +671,7 @@ mod tests {
         );
         // 20 failures from one address within 5 minutes close it until the first of them
         // leaves the window; 20 spread over 20 minutes never are 20 within 15.
-        let many = LoginFailures {
+        let many = Attempts {
             by_email: Vec::new(),
             by_address: (0..20).map(|i| at(0) + Duration::seconds(15 * i)).collect(),
         };
@@ -649,7 +679,7 @@ mod tests {
             throttle.retry_after(&many, at(5)),
             Some(Duration::minutes(10))
         );
-        let spread = LoginFailures {
+        let spread = Attempts {
             by_email: Vec::new(),
             by_address: (0..20).map(at).collect(),
         };

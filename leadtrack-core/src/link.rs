@@ -7,13 +7,19 @@
 //!   an email confirmation a day. It works once: a store checks that it is live and takes it
 //!   in one write, so two clicks cannot both succeed.
 //! - A new link of a kind replaces the one before it: the latest invitation of an email to a
-//!   project, the latest reset or confirmation of a user, is the only one that works.
+//!   project, the latest reset or confirmation of a user, is the only one that works. A
+//!   reset asked for again within [`RESET_KEPT_FOR`] of the last makes no new link: the
+//!   one already sent still works, and nobody can void it by asking again.
 
 use std::fmt;
 
 use crate::account::{Actor, HexSecret, NewUser, email_key, validate_email};
 use crate::types::{ProjectId, Role, UserId};
 use chrono::{DateTime, Duration, Utc};
+
+/// How long a sent password-reset link stays the one that works, however often a reset is
+/// asked for again.
+pub const RESET_KEPT_FOR: Duration = Duration::minutes(15);
 
 /// A link's secret as its URL holds it: 64 hex digits. Never logged or stored.
 #[derive(Clone, PartialEq, Eq)]

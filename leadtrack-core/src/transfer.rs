@@ -176,6 +176,16 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "reset_requests",
+        key: Some("id"),
+        columns: &[
+            column("id", Int),
+            column("email_key", Text),
+            column("address", Text),
+            column("at", Int),
+        ],
+    },
+    Table {
         name: "invitations",
         key: Some("id"),
         columns: &[

@@ -19,6 +19,7 @@ use uuid::Uuid;
 
 use crate::integration::{Secret, generate_webhook_secret};
 use crate::job::Lease;
+use crate::target::{Refusal, Targets};
 use crate::types::{AttemptOutcome, LeadId, ProjectId};
 
 /// The most webhooks one project may have.
@@ -164,9 +165,9 @@ impl<'de> Deserialize<'de> for WebhookEvents {
 /// Why a webhook cannot be added.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WebhookError {
-    /// The URL does not start with `https://` or `http://`, or has nothing after it.
-    #[error("the webhook URL {0:?} must start with https:// or http://")]
-    Url(String),
+    /// The URL is not one the server may call ([`crate::target`]).
+    #[error("webhook URL: {0}")]
+    Url(Refusal),
     /// No event was chosen.
     #[error("choose at least one event: {all}", all = WebhookEvents::all())]
     NoEvents,
@@ -206,20 +207,15 @@ pub struct NewWebhook {
 }
 
 impl NewWebhook {
-    /// A webhook from what a person gave: the URL (trimmed, `http://` or `https://`), the
-    /// events (at least one), and the secret, generated when there is none.
+    /// A webhook from what a person gave: the URL (one `targets` allows), the events (at
+    /// least one), and the secret, generated when there is none.
     pub fn new(
         url: &str,
+        targets: &Targets,
         secret: Option<Secret>,
         events: WebhookEvents,
     ) -> Result<Self, WebhookError> {
-        let url = url.trim();
-        let rest = url
-            .strip_prefix("https://")
-            .or_else(|| url.strip_prefix("http://"));
-        if rest.is_none_or(|rest| rest.trim().is_empty()) || url.contains(char::is_whitespace) {
-            return Err(WebhookError::Url(url.to_owned()));
-        }
+        let url = String::from(targets.check(url).map_err(WebhookError::Url)?);
         if events.is_empty() {
             return Err(WebhookError::NoEvents);
         }
@@ -231,15 +227,24 @@ impl NewWebhook {
             None => generate_webhook_secret(),
         };
         Ok(Self {
-            url: url.to_owned(),
+            url,
             secret,
             events,
         })
     }
 
-    /// Checks what [`NewWebhook::new`] checked, for a store given a value built otherwise.
+    /// Checks what [`NewWebhook::new`] checked, for a store given a value built otherwise:
+    /// the URL's form only, since the operator's exceptions are known where it was given
+    /// and where it is called.
     pub fn validate(&self) -> Result<(), WebhookError> {
-        Self::new(&self.url, Some(self.secret.clone()), self.events).map(|_| ())
+        let events = self.events;
+        Self::new(
+            &self.url,
+            &Targets::any(),
+            Some(self.secret.clone()),
+            events,
+        )
+        .map(|_| ())
     }
 }
 
@@ -381,32 +386,52 @@ mod tests {
     }
 
     #[test]
-    fn new_webhooks_need_an_http_url_and_an_event() {
+    fn new_webhooks_need_an_address_the_server_may_call_and_an_event() {
         let events = WebhookEvents::all();
-        for url in [
-            "ftp://crm.example",
-            "https://",
-            "crm.example/hook",
-            "https://a b",
+        let strict = Targets::default();
+        for (url, refusal) in [
+            ("ftp://crm.example", Refusal::Scheme("ftp".to_owned())),
+            ("https://", Refusal::NotAnAddress),
+            ("crm.example/hook", Refusal::NotAnAddress),
+            ("https://a b", Refusal::NotAnAddress),
+            ("http://crm.example/hook", Refusal::Http),
         ] {
             assert_eq!(
-                NewWebhook::new(url, None, events),
-                Err(WebhookError::Url(url.to_owned()))
+                NewWebhook::new(url, &strict, None, events),
+                Err(WebhookError::Url(refusal))
             );
         }
         assert_eq!(
-            NewWebhook::new("https://crm.example/hook", None, WebhookEvents::default()),
+            NewWebhook::new("https://10.0.0.1/hook", &strict, None, events)
+                .unwrap_err()
+                .to_string(),
+            "webhook URL: the address is private (10.0.0.1); the server's operator can allow it"
+        );
+        let none = WebhookEvents::default();
+        assert_eq!(
+            NewWebhook::new("https://crm.example/hook", &strict, None, none),
             Err(WebhookError::NoEvents)
         );
         assert_eq!(
-            NewWebhook::new("https://crm.example", Some(Secret::new(" ")), events),
+            NewWebhook::new(
+                "https://crm.example",
+                &strict,
+                Some(Secret::new(" ")),
+                events
+            ),
             Err(WebhookError::BlankSecret)
         );
-        let hook = NewWebhook::new(" https://crm.example/hook ", None, events).unwrap();
+        let hook = NewWebhook::new(" HTTPS://crm.example/hook ", &strict, None, events).unwrap();
         assert_eq!(hook.url, "https://crm.example/hook");
         assert!(hook.secret.expose().starts_with("whsec_"));
         assert_eq!(hook.validate(), Ok(()));
-        let given = NewWebhook::new("http://localhost:9/x", Some(Secret::new("s3")), events);
+        let local = Targets::new("127.0.0.0/8", true).unwrap();
+        let given = NewWebhook::new(
+            "http://localhost:9/x",
+            &local,
+            Some(Secret::new("s3")),
+            events,
+        );
         assert_eq!(given.unwrap().secret, Secret::new("s3"));
     }
 }

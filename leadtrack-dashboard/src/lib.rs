@@ -26,7 +26,7 @@
 //!   origin (`Origin`, else `Referer`) and carry the session's anti-forgery token, or it is
 //!   refused with `403` and changes nothing;
 //! - brute force: failed sign-ins are counted in the store per email and per address
-//!   ([`leadtrack_core::account::LoginThrottle`]): past the limit, `429` with `Retry-After`.
+//!   ([`leadtrack_core::account::Throttle`]): past the limit, `429` with `Retry-After`.
 //!
 //! Pages are rendered on the server from compile-time-checked templates (askama); the
 //! stylesheet is compiled into the binary. Every page works without JavaScript.
@@ -84,9 +84,11 @@ pub use routes::{label, redacted};
 use std::sync::Arc;
 
 use leadtrack_core::Store;
-use leadtrack_core::account::LoginThrottle;
+use leadtrack_core::account::Throttle;
+use leadtrack_core::target::Targets;
 use leadtrack_http::{Body, Found, Params};
 pub(crate) use leadtrack_http::{Request, query_param};
+use leadtrack_outbound::Outbound;
 use warp::http::Method;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -100,7 +102,9 @@ pub struct Config {
     /// forge them.
     pub trust_proxy: bool,
     /// The sign-in throttle.
-    pub throttle: LoginThrottle,
+    pub throttle: Throttle,
+    /// The limits of password-reset requests ([`Throttle::reset_requests`] by default).
+    pub reset_throttle: Throttle,
     /// The largest form body accepted, in bytes.
     pub body_limit: usize,
     /// The site's address as its users reach it (`https://leads.example.com`), which links
@@ -115,17 +119,24 @@ pub struct Config {
     /// connect a project by signing in with (one per platform at most). Their redirect URI
     /// is `public_url` (else the request's origin) and `/oauth/callback`.
     pub oauth: Vec<leadtrack_core::oauth::OAuthApp>,
+    /// The client of every request the dashboard makes to an address it was given (the
+    /// Test buttons, the connection pages' pickers, signing in), under the operator's rule
+    /// for outbound addresses, which also checks the addresses owners save. The rule's
+    /// defaults when not set: `https://` to the public internet only.
+    pub outbound: Outbound,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Self {
             trust_proxy: false,
-            throttle: LoginThrottle::default(),
+            throttle: Throttle::default(),
+            reset_throttle: Throttle::reset_requests(),
             body_limit: 16 * 1024,
             public_url: None,
             mailer: None,
             oauth: Vec::new(),
+            outbound: leadtrack_platforms::check::client(Targets::default()),
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::account::{PasswordHash, User, email_key};
+use leadtrack_core::account::{PasswordHash, Throttled, User, email_key};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, StoreError};
 use leadtrack_http::Body;
@@ -105,7 +105,12 @@ async fn attempt<S: Accounts>(
     let now = Utc::now();
 
     let failures = store
-        .login_failures(email, &address, now - config.throttle.window)
+        .throttled_attempts(
+            Throttled::FailedSignIn,
+            email,
+            &address,
+            now - config.throttle.window,
+        )
         .await?;
     if let Some(wait) = config.throttle.retry_after(&failures, now) {
         tracing::warn!("sign-in refused by the throttle");
@@ -122,7 +127,9 @@ async fn attempt<S: Accounts>(
     }
 
     let Some(user) = check_password(store, email, password).await? else {
-        store.record_login_failure(email, &address, now).await?;
+        store
+            .record_throttled(Throttled::FailedSignIn, email, &address, now)
+            .await?;
         tracing::info!("sign-in failed");
         return Ok(login_page(
             StatusCode::UNAUTHORIZED,

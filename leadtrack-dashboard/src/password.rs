@@ -6,11 +6,17 @@
 //! comes as fast: the message is made and sent after the answer, on a task of its own.
 //! Without a mailer or a public URL nothing is sent (the server's admin makes a link with
 //! `server user reset-link`).
+//!
+//! Requests are limited per email and per client address ([`Config::reset_throttle`],
+//! kept in the store like the sign-in throttle); past a limit the answer is the same page
+//! and nothing is sent. A link sent less than [`RESET_KEPT_FOR`] ago stays the one that
+//! works: asking again then sends nothing, so nobody can flood an inbox or void the link
+//! its owner is about to follow.
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::account::{Password, email_key};
-use leadtrack_core::link::{AccountLink, LinkKind, LinkToken};
+use leadtrack_core::account::{Password, Throttled, email_key};
+use leadtrack_core::link::{AccountLink, LinkKind, LinkToken, RESET_KEPT_FOR};
 use leadtrack_core::store::Entity;
 use leadtrack_core::{Accounts, Store, StoreError};
 use leadtrack_http::Body;
@@ -95,12 +101,38 @@ pub(crate) async fn forgot<S: Store + Clone>(
         let problem = "Enter the email you sign in with.".to_owned();
         return password_page(StatusCode::BAD_REQUEST, None, None, None, Some(problem));
     }
-    if let (Some(site), Some(_)) = (&config.public_url, &config.mailer) {
+    let address = crate::viewer::client_address(request, config);
+    let counted = match counted(store, config, &email, &address).await {
+        Ok(counted) => counted,
+        Err(err) => return render::store_failure(err, None),
+    };
+    if let (true, Some(site), Some(_)) = (counted, &config.public_url, &config.mailer) {
         let (store, config, site, to) =
             (store.clone(), config.clone(), site.clone(), email.clone());
         tokio::spawn(async move { send_reset(&store, &config, &site, &to).await });
     }
     password_page(StatusCode::OK, None, None, Some(email), None)
+}
+
+/// Whether a request for `email` from `address` is within the limits, and if so counts
+/// it.
+async fn counted<S: Accounts>(
+    store: &S,
+    config: &Config,
+    email: &str,
+    address: &str,
+) -> Result<bool, StoreError> {
+    let (limits, now) = (config.reset_throttle, Utc::now());
+    let what = Throttled::ResetRequest;
+    let earlier = store
+        .throttled_attempts(what, email, address, now - limits.window)
+        .await?;
+    if limits.retry_after(&earlier, now).is_some() {
+        tracing::warn!("a password reset request is past its limits; nothing is sent");
+        return Ok(false);
+    }
+    store.record_throttled(what, email, address, now).await?;
+    Ok(true)
 }
 
 /// Makes a reset link for the account with the email `to`, if there is one, and sends it.
@@ -113,18 +145,26 @@ async fn send_reset<S: Accounts>(store: &S, config: &Config, site: &str, to: &st
             return;
         }
     };
-    let token = LinkToken::generate();
+    let (token, now) = (LinkToken::generate(), Utc::now());
     let issued = store
-        .issue_link(
+        .issue_link_unless_recent(
             user.id,
             &AccountLink::PasswordReset,
             &token.hash(),
-            Utc::now(),
+            now,
+            now - RESET_KEPT_FOR,
         )
         .await;
-    if let Err(err) = issued {
-        tracing::warn!(error = %err, "no reset link was made");
-        return;
+    match issued {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::info!(user = %user.id, "the reset link sent last still works; none sent");
+            return;
+        }
+        Err(err) => {
+            tracing::warn!(error = %err, "no reset link was made");
+            return;
+        }
     }
     let url = LinkKind::PasswordReset.url(site, &token);
     let message = mail::password_reset(&user.email, &user.name, &url);

@@ -16,7 +16,7 @@
 
 use askama::Template;
 use chrono::{DurationRound, TimeDelta, Utc};
-use leadtrack_core::account::SessionInfo;
+use leadtrack_core::account::{SessionInfo, Throttled};
 use leadtrack_core::alert::{AlertPreferences, NewLeads};
 use leadtrack_core::link::{AccountLink, LinkKind, LinkToken};
 use leadtrack_core::store::{Conflict, Entity};
@@ -317,7 +317,12 @@ async fn current_password<S: Accounts>(
         Utc::now(),
     );
     let failures = store
-        .login_failures(email, &address, now - config.throttle.window)
+        .throttled_attempts(
+            Throttled::FailedSignIn,
+            email,
+            &address,
+            now - config.throttle.window,
+        )
         .await?;
     if config.throttle.retry_after(&failures, now).is_some() {
         return Ok(Err(
@@ -327,7 +332,9 @@ async fn current_password<S: Accounts>(
     if login::verify(store, &viewer.user, password).await? {
         return Ok(Ok(()));
     }
-    store.record_login_failure(email, &address, now).await?;
+    store
+        .record_throttled(Throttled::FailedSignIn, email, &address, now)
+        .await?;
     Ok(Err("That is not your current password.".to_owned()))
 }
 

@@ -83,7 +83,7 @@ async fn deliver(store: &SqliteStore, receiver: &MockPlatform, count: usize) -> 
     if let Some(concurrency) = env("LEADTRACK_BENCH_CONCURRENCY") {
         config.concurrency = concurrency;
     }
-    let worker = Worker::new(store.clone(), config).expect("worker");
+    let worker = Worker::new(store.clone(), config);
     let (stop, stopped) = oneshot::channel::<()>();
     let started = Instant::now();
     let running = tokio::spawn(worker.run(async {
@@ -151,6 +151,7 @@ async fn main() {
     let hooks = project(&store, "hooks").await;
     let hook = NewWebhook::new(
         &format!("{}/events", events.url()),
+        &leadtrack_core::testkit::mock_targets(),
         Some(Secret::new("whsec_bench")),
         [WebhookEvent::LeadCreated].into_iter().collect(),
     )

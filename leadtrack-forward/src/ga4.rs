@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use leadtrack_platforms::outcome::{self, Outcome};
 
 use crate::google;
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::ga4::{VALIDATION_PATH, failure, post, validation_messages};
 
 /// GA4 accepts events backdated this far at most; older ones are sent undated.
@@ -80,7 +81,7 @@ pub(crate) fn payload(job: &ClaimedJob, event_name: &str, now: DateTime<Utc>) ->
 
 /// Sends `job` to GA4.
 pub(crate) async fn deliver(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &Ga4Settings,
     job: &ClaimedJob,
     now: DateTime<Utc>,

@@ -10,6 +10,7 @@ use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 
 use crate::google;
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::google_ads::{destination, error_of, ingest};
 
 /// The `events:ingest` body for `job`, to the conversion action `action`.
@@ -62,7 +63,7 @@ pub(crate) fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &s
 
 /// Sends `job` to Google Ads: its conversion, or the conversion's new value.
 pub(crate) async fn deliver(
-    http: &reqwest::Client,
+    http: &Outbound,
     tokens: &TokenCache,
     settings: &GoogleAdsSettings,
     job: &ClaimedJob,

@@ -27,7 +27,7 @@
 //! # #[tokio::main]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let store = SqliteStore::open("leadtrack.db").await?;
-//! let worker = Worker::new(store, WorkerConfig::default())?;
+//! let worker = Worker::new(store, WorkerConfig::default());
 //! worker.run(async { let _ = tokio::signal::ctrl_c().await; }).await;
 //! # Ok(())
 //! # }

@@ -11,6 +11,7 @@ use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::linkedin::{error_of, post};
 
 /// The conversion event for `job`, to the conversion rule `conversion` (a URN).
@@ -43,7 +44,7 @@ pub(crate) fn payload(job: &ClaimedJob, conversion: &str) -> Value {
 
 /// Sends `job` to LinkedIn.
 pub(crate) async fn deliver(
-    http: &reqwest::Client,
+    http: &Outbound,
     tokens: &TokenCache,
     settings: &LinkedinSettings,
     job: &ClaimedJob,

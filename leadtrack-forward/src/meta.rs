@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::outcome::Outcome;
 
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::meta::{
     classify, crm_event, max_event_age, meta_lead_id, post, with_id, with_test_code,
 };
@@ -98,7 +99,7 @@ pub(crate) fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSetting
 
 /// Sends `job` to Meta.
 pub(crate) async fn deliver(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &MetaSettings,
     job: &ClaimedJob,
     now: DateTime<Utc>,

@@ -12,6 +12,7 @@ use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::microsoft_ads::{ADJUST_PATH, APPLY_PATH, apply, classify, secrets};
 
 /// The `ApplyOfflineConversions` body for `job`, to the conversion goal `conversion`.
@@ -70,7 +71,7 @@ pub(crate) fn adjustment(job: &ClaimedJob, conversion: &str, now: DateTime<Utc>)
 /// restates its value, or (for `lost`) applies `lost` where it maps to a goal and then
 /// retracts the label conversions Microsoft has.
 pub(crate) async fn deliver(
-    (http, tokens, settings): (&reqwest::Client, &TokenCache, &MicrosoftAdsSettings),
+    (http, tokens, settings): (&Outbound, &TokenCache, &MicrosoftAdsSettings),
     job: &ClaimedJob,
     action: DeliveryAction,
     now: DateTime<Utc>,

@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use leadtrack_platforms::outcome::Outcome;
 
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::webhook::{Post, error_of, post};
 
 /// The event `action` posts for `job`: `lead.converted` for a label, `lead.lost` for
@@ -42,7 +43,7 @@ pub(crate) fn payload(job: &ClaimedJob, action: DeliveryAction) -> WebhookBody {
 /// event id of its own, the same in every attempt, so a receiver that saw one already
 /// drops it when a later post of the delivery failed and it is tried again.
 pub(crate) async fn deliver(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &WebhookSettings,
     job: &ClaimedJob,
     action: DeliveryAction,
@@ -112,7 +113,7 @@ pub(crate) fn retractions(job: &ClaimedJob) -> Vec<(Uuid, WebhookBody)> {
 /// Posts a lead webhook's claimed event: its body as stored, signed with the webhook's
 /// secret as it is now.
 pub(crate) async fn deliver_event(
-    http: &reqwest::Client,
+    http: &Outbound,
     claimed: &ClaimedWebhookEvent,
     now: DateTime<Utc>,
 ) -> Outcome {
@@ -126,7 +127,7 @@ pub(crate) async fn deliver_event(
 }
 
 /// Posts and reads the outcome off the answer's status.
-async fn send(http: &reqwest::Client, post: Post<'_>, now: DateTime<Utc>) -> Outcome {
+async fn send(http: &Outbound, post: Post<'_>, now: DateTime<Utc>) -> Outcome {
     let secret = post.secret;
     match self::post(http, post, now).await {
         Ok(answer) => answer.by_status(|| error_of(&answer, secret)),

@@ -13,6 +13,7 @@ use leadtrack_core::conversion;
 use leadtrack_core::integration::{Integrations, Secret};
 use leadtrack_core::job::{Attempt, ClaimedJob, Delivery};
 use leadtrack_core::store::{Conflict, Entity};
+use leadtrack_core::target::Targets;
 use leadtrack_core::types::{AttemptOutcome, DeliveryAction, DeliveryState, IntegrationKind};
 use leadtrack_core::webhook::WebhookAttempt;
 use leadtrack_core::{JobQueue, StoreError, StoreResult};
@@ -20,6 +21,7 @@ use tokio::sync::watch;
 
 use crate::retry::{RetryPolicy, random_unit};
 use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, webhook};
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::Outcome;
 use leadtrack_platforms::oauth::TokenCache;
 
@@ -38,6 +40,9 @@ pub struct WorkerConfig {
     pub request_timeout: Duration,
     /// When failed deliveries are tried again.
     pub retry: RetryPolicy,
+    /// The addresses the worker may call: the operator's exceptions to core's rule. None
+    /// by default.
+    pub targets: Targets,
 }
 
 impl Default for WorkerConfig {
@@ -48,27 +53,25 @@ impl Default for WorkerConfig {
             lease: Duration::from_secs(5 * 60),
             request_timeout: Duration::from_secs(30),
             retry: RetryPolicy::default(),
+            targets: Targets::default(),
         }
     }
 }
 
 /// Sends one delivery of a job to its platform: the HTTP client and the Google token cache.
 pub struct Deliverer {
-    http: reqwest::Client,
+    http: Outbound,
     tokens: TokenCache,
 }
 
 impl Deliverer {
-    /// A deliverer whose requests time out after `timeout`.
-    pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .user_agent(concat!("leadtrack/", env!("CARGO_PKG_VERSION")))
-            .build()?;
-        Ok(Self {
-            http,
+    /// A deliverer that calls the addresses `targets` allow, with requests that time out
+    /// after `timeout`.
+    pub fn new(targets: Targets, timeout: Duration) -> Self {
+        Self {
+            http: Outbound::new(targets, timeout),
             tokens: TokenCache::default(),
-        })
+        }
     }
 
     /// Does `delivery` of `job` at its platform, with the settings the job was claimed
@@ -157,12 +160,15 @@ impl<S: Clone> Clone for Worker<S> {
 
 impl<S: JobQueue + Clone> Worker<S> {
     /// A worker on `store`.
-    pub fn new(store: S, config: WorkerConfig) -> Result<Self, reqwest::Error> {
-        Ok(Self {
+    pub fn new(store: S, config: WorkerConfig) -> Self {
+        Self {
             store,
-            deliverer: Arc::new(Deliverer::new(config.request_timeout)?),
+            deliverer: Arc::new(Deliverer::new(
+                config.targets.clone(),
+                config.request_timeout,
+            )),
             config: Arc::new(config),
-        })
+        }
     }
 
     /// Runs [`WorkerConfig::concurrency`] delivery loops until `shutdown` resolves. Jobs in

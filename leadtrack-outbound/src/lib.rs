@@ -102,6 +102,15 @@ pub fn refusal(err: &reqwest::Error) -> Option<&Refusal> {
     None
 }
 
+/// Why a request failed, in words that never hold its URL (whose path or query may be a
+/// secret): the rule's refusal, or the transport's error.
+pub fn failure(err: reqwest::Error) -> String {
+    match refusal(&err) {
+        Some(refusal) => refusal.to_string(),
+        None => err.without_url().to_string(),
+    }
+}
+
 /// The resolver: only the addresses the rule allows are connected to; a name none of whose
 /// addresses is allowed is refused, with the first refusal.
 #[derive(Debug)]

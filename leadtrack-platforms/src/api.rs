@@ -4,6 +4,8 @@
 use std::sync::OnceLock;
 
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_core::target::Refusal;
+use leadtrack_outbound::Outbound;
 
 use crate::oauth::{RefreshGrant, TokenCache, send_authorized};
 use crate::outcome::{self, Answer, Outcome};
@@ -31,10 +33,10 @@ pub(crate) fn json_answer(
 /// Sends the request `request` makes with an access token of the grant (refreshed with the
 /// server's application as needed), and reads its JSON answer.
 pub(crate) async fn with_grant(
-    http: &reqwest::Client,
+    http: &Outbound,
     (app, grant): (&OAuthApp, &OAuthGrant),
     platform: &str,
-    request: impl Fn(&str) -> reqwest::RequestBuilder,
+    request: impl Fn(&str) -> Result<reqwest::RequestBuilder, Refusal>,
     secrets: &[&str],
 ) -> Result<serde_json::Value, String> {
     let refresh = RefreshGrant {

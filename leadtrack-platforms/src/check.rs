@@ -14,7 +14,9 @@
 use chrono::Utc;
 use leadtrack_core::integration::Integrations;
 use leadtrack_core::project::Project;
+use leadtrack_core::target::Targets;
 use leadtrack_core::types::IntegrationKind;
+use leadtrack_outbound::Outbound;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -24,13 +26,10 @@ use crate::oauth::{RefreshGrant, TokenCache};
 use crate::outcome::{Answer, Outcome};
 use crate::{ga4, linkedin, meta, microsoft_ads, webhook};
 
-/// The HTTP client for tests a person waits on: short time limits.
-pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(10))
-        .connect_timeout(std::time::Duration::from_secs(5))
-        .build()
-        .unwrap_or_default()
+/// The HTTP client for tests a person waits on, under the operator's `targets`: a short
+/// time limit.
+pub fn client(targets: Targets) -> Outbound {
+    Outbound::new(targets, std::time::Duration::from_secs(10))
 }
 
 /// What to send.
@@ -69,7 +68,7 @@ pub enum TestError {
 
 /// Sends one test event to the project's `kind` integration and reports its answer.
 pub async fn send_test(
-    http: &reqwest::Client,
+    http: &Outbound,
     project: &Project,
     integrations: &Integrations,
     kind: IntegrationKind,
@@ -175,7 +174,7 @@ pub async fn send_test(
 /// Google Ads' answer to `body`, with a token of its own (a test is not a delivery and
 /// shares no cache with the worker).
 async fn validate_ingest(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &leadtrack_core::integration::GoogleAdsSettings,
     body: &Value,
 ) -> Result<TestAnswer, Outcome> {
@@ -186,7 +185,7 @@ async fn validate_ingest(
 }
 
 /// Whether the grant's credentials get an access token.
-async fn token_check(http: &reqwest::Client, grant: &RefreshGrant<'_>) -> TestAnswer {
+async fn token_check(http: &Outbound, grant: &RefreshGrant<'_>) -> TestAnswer {
     match TokenCache::default().token(http, grant).await {
         Ok(_) => TestAnswer {
             accepted: true,

@@ -9,6 +9,7 @@
 //! ([`validate`], [`test_payload`]).
 
 use leadtrack_core::integration::Ga4Settings;
+use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -69,19 +70,20 @@ impl std::fmt::Display for ValidationMessage {
 
 /// Posts `body` to `path` of the settings' endpoint, with their credentials.
 pub async fn post(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &Ga4Settings,
     path: &str,
     body: &Value,
 ) -> Result<Answer, Outcome> {
     let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, path);
-    let request = http
-        .post(url)
-        .query(&[
-            ("measurement_id", settings.measurement_id.as_str()),
-            ("api_secret", settings.api_secret.expose()),
-        ])
-        .json(body);
+    let request = http.post(&url).map(|request| {
+        request
+            .query(&[
+                ("measurement_id", settings.measurement_id.as_str()),
+                ("api_secret", settings.api_secret.expose()),
+            ])
+            .json(body)
+    });
     outcome::send(request).await
 }
 
@@ -100,7 +102,7 @@ pub fn validation_messages(answer: &Answer) -> Result<Vec<ValidationMessage>, Ou
 /// check the API secret. Fails with the outcome of a request that did not get a 2xx answer
 /// from the validator.
 pub async fn validate(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &Ga4Settings,
     body: &Value,
 ) -> Result<Vec<ValidationMessage>, Outcome> {

@@ -17,6 +17,7 @@
 
 use leadtrack_core::integration::GoogleAdsSettings;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -87,7 +88,7 @@ pub fn error_of(answer: &Answer, settings: &GoogleAdsSettings) -> String {
 /// Posts `body` to the Data Manager API's `events:ingest` with an access token, refreshing
 /// the token once when it is no longer accepted.
 pub async fn ingest(
-    http: &reqwest::Client,
+    http: &Outbound,
     tokens: &TokenCache,
     settings: &GoogleAdsSettings,
     body: &Value,
@@ -98,7 +99,7 @@ pub async fn ingest(
         "/v1/events:ingest",
     );
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
-        http.post(&url).bearer_auth(token).json(body)
+        Ok(http.post(&url)?.bearer_auth(token).json(body))
     })
     .await
 }
@@ -188,7 +189,7 @@ pub struct ConversionAction {
 /// Calls the Google Ads API at `path` (a GET without body, else a POST of `body`) with the
 /// grant's access token and the operator's developer token.
 async fn call(
-    http: &reqwest::Client,
+    http: &Outbound,
     (app, grant): (&OAuthApp, &OAuthGrant),
     path: &str,
     body: Option<serde_json::Value>,
@@ -201,16 +202,16 @@ async fn call(
     let url = format!("{}/{GOOGLE_ADS_API_VERSION}/{path}", app.endpoints.api);
     let request = |token: &str| {
         let request = match &body {
-            Some(body) => http.post(&url).json(body),
-            None => http.get(&url),
+            Some(body) => http.post(&url)?.json(body),
+            None => http.get(&url)?,
         };
         let request = request
             .bearer_auth(token)
             .header("developer-token", developer_token.expose());
-        match login_customer {
+        Ok(match login_customer {
             Some(manager) => request.header("login-customer-id", manager),
             None => request,
-        }
+        })
     };
     with_grant(
         http,
@@ -229,7 +230,7 @@ async fn call(
 /// accounts of each manager among them, reached through it
 /// (<https://developers.google.com/google-ads/api/docs/account-management/get-account-hierarchy>).
 pub async fn accounts(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
 ) -> Result<Vec<AdsAccount>, String> {
@@ -270,7 +271,7 @@ pub async fn accounts(
 
 /// The accounts directly under the manager `manager`, reached through it.
 async fn manager_clients(
-    http: &reqwest::Client,
+    http: &Outbound,
     with: (&OAuthApp, &OAuthGrant),
     manager: &str,
 ) -> Result<Vec<AdsAccount>, String> {
@@ -306,7 +307,7 @@ fn ads_account(row: &serde_json::Value, via: Option<&str>) -> AdsAccount {
 /// The rows `query` (GAQL) finds in `customer`'s account, as `googleAds:search` answers
 /// them.
 async fn search(
-    http: &reqwest::Client,
+    http: &Outbound,
     with: (&OAuthApp, &OAuthGrant),
     customer: &str,
     query: &str,
@@ -322,7 +323,7 @@ async fn search(
 /// what offline conversions are sent to), by name
 /// (<https://developers.google.com/google-ads/api/fields/v21/conversion_action>).
 pub async fn conversion_actions(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
     (customer, login_customer): (&str, Option<&str>),

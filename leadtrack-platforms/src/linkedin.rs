@@ -16,6 +16,7 @@
 use leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION;
 use leadtrack_core::integration::LinkedinSettings;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_outbound::Outbound;
 use serde_json::Value;
 
 use crate::api::with_grant;
@@ -40,7 +41,7 @@ pub fn grant(settings: &LinkedinSettings) -> RefreshGrant<'_> {
 
 /// Posts one conversion event, with a token and the versioned headers.
 pub async fn post(
-    http: &reqwest::Client,
+    http: &Outbound,
     tokens: &TokenCache,
     settings: &LinkedinSettings,
     event: &Value,
@@ -51,11 +52,12 @@ pub async fn post(
         "/rest/conversionEvents",
     );
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
-        http.post(&url)
+        Ok(http
+            .post(&url)?
             .bearer_auth(token)
             .header("LinkedIn-Version", &settings.api_version)
             .header("X-Restli-Protocol-Version", "2.0.0")
-            .json(event)
+            .json(event))
     })
     .await
 }
@@ -64,7 +66,7 @@ pub async fn post(
 /// integration's credentials, as JSON: the lead sources read lead forms and their
 /// responses with it. The error names no credential.
 pub async fn read(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &LinkedinSettings,
     path_and_query: &str,
 ) -> Result<Value, String> {
@@ -76,10 +78,11 @@ pub async fn read(
         &format!("/rest/{path_and_query}"),
     );
     let answer = oauth::send_authorized(http, tokens, &grant(settings), |token| {
-        http.get(&url)
+        Ok(http
+            .get(&url)?
             .bearer_auth(token)
             .header("LinkedIn-Version", &settings.api_version)
-            .header("X-Restli-Protocol-Version", "2.0.0")
+            .header("X-Restli-Protocol-Version", "2.0.0"))
     })
     .await
     .map_err(|failed| match failed {
@@ -117,7 +120,7 @@ pub struct LinkedinAccount {
 /// The ad accounts the grant's member reaches
 /// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads/account-structure/create-and-manage-accounts#search-for-accounts>).
 pub async fn ad_accounts(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
 ) -> Result<Vec<LinkedinAccount>, String> {
@@ -145,16 +148,17 @@ pub struct ConversionRule {
 
 /// Calls LinkedIn's Marketing API at `path_and_query` with the grant's access token.
 async fn call(
-    http: &reqwest::Client,
+    http: &Outbound,
     (app, grant): (&OAuthApp, &OAuthGrant),
     path_and_query: &str,
 ) -> Result<serde_json::Value, String> {
     let url = format!("{}/rest/{path_and_query}", app.endpoints.api);
     let request = |token: &str| {
-        http.get(&url)
+        Ok(http
+            .get(&url)?
             .bearer_auth(token)
             .header("LinkedIn-Version", DEFAULT_LINKEDIN_API_VERSION)
-            .header("X-Restli-Protocol-Version", "2.0.0")
+            .header("X-Restli-Protocol-Version", "2.0.0"))
     };
     with_grant(http, (app, grant), "LinkedIn", request, &[]).await
 }
@@ -164,7 +168,7 @@ async fn call(
 /// then each one's rules
 /// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversion-tracking#find-conversions-by-ad-account>).
 pub async fn conversion_rules(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
 ) -> Result<Vec<ConversionRule>, String> {

@@ -15,6 +15,7 @@ use leadtrack_core::integration::{DEFAULT_META_API_VERSION, Secret};
 use leadtrack_core::lead::{LeadData, StoredLead};
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
 use leadtrack_core::project::Project;
+use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
@@ -113,7 +114,7 @@ pub fn initial_stage(
 /// Sends the initial stage of a Lead Ads lead just kept to the project's Meta integration,
 /// outside the job model (no job, nothing pending); what went wrong, naming no secret.
 pub async fn send_initial_stage(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &MetaSettings,
     project: &Project,
     lead: &StoredLead,
@@ -196,7 +197,7 @@ pub fn classify(answer: &Answer, secrets: &[&str]) -> Outcome {
 
 /// Posts `body` to the pixel's events endpoint, with the settings' token.
 pub async fn post(
-    http: &reqwest::Client,
+    http: &Outbound,
     settings: &MetaSettings,
     body: &Value,
 ) -> Result<Answer, Outcome> {
@@ -206,10 +207,11 @@ pub async fn post(
         settings.pixel_id
     );
     let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, &path);
-    let request = http
-        .post(url)
-        .query(&[("access_token", settings.access_token.expose())])
-        .json(body);
+    let request = http.post(&url).map(|request| {
+        request
+            .query(&[("access_token", settings.access_token.expose())])
+            .json(body)
+    });
     outcome::send(request).await
 }
 
@@ -273,7 +275,7 @@ mod tests {
 /// days; <https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived>),
 /// and who signed in from `/me`.
 pub(crate) async fn exchange(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     (code, verifier): (&str, &str),
     redirect_uri: &str,
@@ -329,12 +331,12 @@ pub(crate) async fn exchange(
 
 /// A Graph API GET of `url` with `query`, as JSON; the error names no secret.
 async fn graph(
-    http: &reqwest::Client,
+    http: &Outbound,
     url: &str,
     query: &[(&str, &str)],
     secrets: &[&str],
 ) -> Result<serde_json::Value, String> {
-    let answer = outcome::send(http.get(url).query(query))
+    let answer = outcome::send(http.get(url).map(|request| request.query(query)))
         .await
         .map_err(|failed| outcome::scrub(failure(&failed), secrets))?;
     json_answer("Meta", &answer, secrets)
@@ -356,7 +358,7 @@ pub struct MetaPixel {
 /// each account's `adspixels`
 /// (<https://developers.facebook.com/docs/marketing-api/reference/ad-account/adspixels>).
 pub async fn pixels(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
 ) -> Result<Vec<MetaPixel>, String> {
@@ -410,7 +412,7 @@ pub struct MetaPage {
 /// (<https://developers.facebook.com/docs/graph-api/reference/user/accounts/>). The tokens
 /// stay on the server.
 async fn pages_with_tokens(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
 ) -> Result<Vec<(MetaPage, Secret)>, String> {
@@ -439,7 +441,7 @@ async fn pages_with_tokens(
 
 /// The pages the grant's person manages.
 pub async fn pages(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
 ) -> Result<Vec<MetaPage>, String> {
@@ -452,7 +454,7 @@ pub async fn pages(
 /// <https://developers.facebook.com/docs/graph-api/webhooks/getting-started/webhooks-for-leadgen/>),
 /// and returns the page's token, which reads them. The error names no token.
 pub async fn subscribe_page(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
     page_id: &str,
@@ -469,7 +471,7 @@ pub async fn subscribe_page(
     let token = page_token.expose();
     let request = http
         .post(&url)
-        .query(&[("subscribed_fields", "leadgen"), ("access_token", token)]);
+        .map(|request| request.query(&[("subscribed_fields", "leadgen"), ("access_token", token)]));
     let answer = outcome::send(request)
         .await
         .map_err(|failed| outcome::scrub(failure(&failed), &[token]))?;

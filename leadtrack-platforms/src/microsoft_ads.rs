@@ -22,6 +22,7 @@
 
 use leadtrack_core::integration::MicrosoftAdsSettings;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -146,7 +147,7 @@ pub const ADJUST_PATH: &str = "/CampaignManagement/v13/OfflineConversionAdjustme
 /// Posts `body` to `path` (offline conversions or their adjustments), with a token and the
 /// account headers.
 pub async fn apply(
-    http: &reqwest::Client,
+    http: &Outbound,
     tokens: &TokenCache,
     settings: &MicrosoftAdsSettings,
     path: &str,
@@ -154,12 +155,13 @@ pub async fn apply(
 ) -> Result<Answer, Outcome> {
     let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, path);
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
-        http.post(&url)
+        Ok(http
+            .post(&url)?
             .bearer_auth(token)
             .header("DeveloperToken", settings.developer_token.expose())
             .header("CustomerId", &settings.customer_id)
             .header("CustomerAccountId", &settings.account_id)
-            .json(body)
+            .json(body))
     })
     .await
 }
@@ -190,7 +192,7 @@ pub struct MicrosoftAccount {
 /// Calls the Microsoft Advertising REST API at `url` with `body`, the grant's access token,
 /// the operator's developer token and, for an account's calls, its customer and account.
 async fn call(
-    http: &reqwest::Client,
+    http: &Outbound,
     (app, grant): (&OAuthApp, &OAuthGrant),
     url: &str,
     body: serde_json::Value,
@@ -201,16 +203,16 @@ async fn call(
     )?;
     let request = |token: &str| {
         let request = http
-            .post(url)
+            .post(url)?
             .bearer_auth(token)
             .header("DeveloperToken", developer_token.expose())
             .json(&body);
-        match account {
+        Ok(match account {
             Some((customer, account)) => request
                 .header("CustomerId", customer)
                 .header("CustomerAccountId", account),
             None => request,
-        }
+        })
     };
     let secrets = [developer_token.expose()];
     with_grant(
@@ -229,7 +231,7 @@ async fn call(
 /// <https://learn.microsoft.com/en-us/advertising/customer-management-service/searchaccounts?view=bingads-13>),
 /// from the Customer Management REST API.
 pub async fn accounts(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
 ) -> Result<Vec<MicrosoftAccount>, String> {
@@ -272,7 +274,7 @@ pub async fn accounts(
 /// <https://learn.microsoft.com/en-us/advertising/campaign-management-service/getconversiongoalsbyids?view=bingads-13>),
 /// from the Campaign Management REST API at `campaign_base`. Paused goals are left out.
 pub async fn offline_goals(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     grant: &OAuthGrant,
     (campaign_base, customer, account): (&str, &str, &str),

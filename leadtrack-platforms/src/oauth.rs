@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::{Authorization, OAuthApp, Provider};
+use leadtrack_core::target::Refusal;
+use leadtrack_outbound::Outbound;
 use oauth2::basic::{
     BasicErrorResponse, BasicRevocationErrorResponse, BasicTokenIntrospectionResponse,
     BasicTokenType,
@@ -158,13 +160,13 @@ pub(crate) struct Unanswered;
 /// Sends `oauth2`'s requests with `http`, keeping the last answer (or the failure to get
 /// one) for [`Exchange::failure`].
 pub(crate) struct Exchange<'a> {
-    http: &'a reqwest::Client,
+    http: &'a Outbound,
     answered: Mutex<Result<Option<Answer>, Outcome>>,
 }
 
 impl<'a> Exchange<'a> {
     /// An exchange over `http`.
-    pub(crate) fn new(http: &'a reqwest::Client) -> Self {
+    pub(crate) fn new(http: &'a Outbound) -> Self {
         Self {
             http,
             answered: Mutex::new(Ok(None)),
@@ -176,9 +178,8 @@ impl<'a> Exchange<'a> {
         let (parts, body) = request.into_parts();
         let request = self
             .http
-            .request(parts.method, parts.uri.to_string())
-            .headers(parts.headers)
-            .body(body);
+            .request(parts.method, &parts.uri.to_string())
+            .map(|request| request.headers(parts.headers).body(body));
         let answer = outcome::send(request).await;
         let mut answered = self.answered.lock().unwrap_or_else(|e| e.into_inner());
         let answer = match answer {
@@ -269,7 +270,7 @@ impl RefreshGrant<'_> {
     }
 
     /// A fresh access token from the token endpoint.
-    async fn fetch(&self, http: &reqwest::Client) -> Result<TokenAnswer, Outcome> {
+    async fn fetch(&self, http: &Outbound) -> Result<TokenAnswer, Outcome> {
         const WHAT: &str = "OAuth token refresh";
         let client =
             client(self.token_url, self.client_id, self.client_secret).map_err(|error| {
@@ -338,7 +339,7 @@ impl TokenCache {
     /// A valid access token: the cached one, or a fresh one from the token endpoint.
     pub async fn token(
         &self,
-        http: &reqwest::Client,
+        http: &Outbound,
         grant: &RefreshGrant<'_>,
     ) -> Result<String, Outcome> {
         use oauth2::TokenResponse as _;
@@ -382,10 +383,10 @@ impl TokenCache {
 /// answers 401 (the token expired early, or was revoked), drops the token and sends once
 /// more with a fresh one.
 pub async fn send_authorized(
-    http: &reqwest::Client,
+    http: &Outbound,
     tokens: &TokenCache,
     grant: &RefreshGrant<'_>,
-    request: impl Fn(&str) -> reqwest::RequestBuilder,
+    request: impl Fn(&str) -> Result<reqwest::RequestBuilder, Refusal>,
 ) -> Result<Answer, Outcome> {
     let token = tokens.token(http, grant).await?;
     let answer = outcome::send(request(&token)).await?;

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use leadtrack_core::target::Refusal;
 use leadtrack_core::time::parse_retry_after;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
@@ -68,9 +69,13 @@ impl Answer {
         (200..300).contains(&self.status)
     }
 
-    /// The body as text, shortened for an error message.
+    /// The body as text, shortened for an error message: text only (what a Test button
+    /// shows of any answer), never the bytes of a body that is not text.
     pub fn snippet(&self) -> String {
-        short(&String::from_utf8_lossy(&self.body))
+        match std::str::from_utf8(&self.body) {
+            Ok(text) => short(text),
+            Err(_) => format!("({} bytes that are not text)", self.body.len()),
+        }
     }
 
     /// The outcome by HTTP status alone: 2xx delivered; 408, 429 and 5xx but 501 are
@@ -99,11 +104,15 @@ pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 429) || ((500..600).contains(&status) && status != 501)
 }
 
-/// Sends a request and reads the whole answer. A request that fails on the way (timeout,
-/// refused connection, broken TLS) is a temporary failure; its message never carries the
-/// URL, which may hold credentials in its query.
-pub async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Outcome> {
+/// Sends a request and reads the whole answer. An address the server's rule refuses, at
+/// once or when its name resolves, is a permanent failure that says why. A request that
+/// fails on the way (timeout, refused connection, broken TLS) is a temporary failure; its
+/// message never carries the URL, which may hold credentials in its query.
+pub async fn send(request: Result<reqwest::RequestBuilder, Refusal>) -> Result<Answer, Outcome> {
     let transport = |err: reqwest::Error| {
+        if let Some(refusal) = leadtrack_outbound::refusal(&err) {
+            return refused(refusal.clone());
+        }
         let error = if err.is_timeout() {
             "timed out".to_owned()
         } else if err.is_connect() {
@@ -117,7 +126,7 @@ pub async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Outcome> {
             retry_after: None,
         }
     };
-    let response = request.send().await.map_err(transport)?;
+    let response = request.map_err(refused)?.send().await.map_err(transport)?;
     let status = response.status().as_u16();
     let retry_after = retry_after(response.headers());
     let body = response.bytes().await.map_err(transport)?.to_vec();
@@ -128,15 +137,28 @@ pub async fn send(request: reqwest::RequestBuilder) -> Result<Answer, Outcome> {
     })
 }
 
+/// The outcome of a request to an address the rule refuses: permanent, until the address
+/// or the operator's exceptions change.
+pub fn refused(refusal: Refusal) -> Outcome {
+    Outcome::Failed {
+        status: None,
+        error: refusal.to_string(),
+    }
+}
+
 /// `Retry-After` as seconds or as an HTTP date ([`parse_retry_after`]).
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
     parse_retry_after(value, chrono::Utc::now())
 }
 
-/// At most 200 characters of `text`, on one line.
+/// At most 200 characters of `text`, on one line, without control characters.
 pub fn short(text: &str) -> String {
-    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(char::is_control, "");
     if line.chars().count() > 200 {
         format!("{}...", line.chars().take(200).collect::<String>())
     } else {
@@ -208,6 +230,13 @@ mod tests {
     #[test]
     fn messages_are_short_and_secret_free() {
         assert_eq!(short("a\n  b"), "a b");
+        assert_eq!(short("bell\u{7}s"), "bells");
+        let binary = Answer {
+            status: 200,
+            retry_after: None,
+            body: vec![0xff, 0xfe, 0x00, 0x01],
+        };
+        assert_eq!(binary.snippet(), "(4 bytes that are not text)");
         assert_eq!(short(&"x".repeat(300)).len(), 203);
         assert_eq!(
             scrub("token EAAB123 rejected".into(), &["EAAB123", ""]),

@@ -6,6 +6,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::{OAuthApp, Provider};
+use leadtrack_outbound::Outbound;
 use oauth2::{AuthorizationCode, PkceCodeVerifier, RedirectUrl};
 
 use crate::api::failure;
@@ -15,7 +16,7 @@ use crate::oauth::{self, Consent, Exchange};
 /// Exchanges the code a consent returned for its refresh token. The error is for people,
 /// without any credential.
 pub async fn exchange(
-    http: &reqwest::Client,
+    http: &Outbound,
     app: &OAuthApp,
     code: &str,
     verifier: &str,

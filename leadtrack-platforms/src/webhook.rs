@@ -12,6 +12,7 @@
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, KeyInit, Mac};
 use leadtrack_core::integration::Secret;
+use leadtrack_outbound::Outbound;
 use sha2::Sha256;
 
 use crate::outcome::{self, Answer, Outcome};
@@ -57,7 +58,7 @@ pub struct Post<'a> {
 
 /// Posts `post`, signed at `now`.
 pub async fn post(
-    http: &reqwest::Client,
+    http: &Outbound,
     Post {
         url,
         secret,
@@ -67,15 +68,14 @@ pub async fn post(
     now: DateTime<Utc>,
 ) -> Result<Answer, Outcome> {
     let body = body.into_bytes();
-    let request = http
-        .post(url)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(
-            SIGNATURE_HEADER,
-            signature(secret.expose(), now.timestamp(), &body),
-        )
-        .header(EVENT_HEADER, event_id)
-        .body(body);
+    let signature = signature(secret.expose(), now.timestamp(), &body);
+    let request = http.post(url).map(|request| {
+        request
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(SIGNATURE_HEADER, signature)
+            .header(EVENT_HEADER, event_id)
+            .body(body)
+    });
     outcome::send(request).await
 }
 

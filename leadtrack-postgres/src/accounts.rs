@@ -12,8 +12,8 @@
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::account::{
-    Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, SessionInfo, User, email_key, validate_name,
+    Attempts, Device, Member, Membership, NewUser, PasswordHash, Preferences, Session, SessionHash,
+    SessionInfo, Throttled, User, email_key, validate_name,
 };
 use leadtrack_core::alert::AlertPreferences;
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
@@ -509,58 +509,53 @@ pub(crate) async fn end_sessions_of(c: &impl GenericClient, user: UserId) -> Res
     Ok(())
 }
 
-// ----- the sign-in throttle -----
+// ----- the throttles -----
 
-/// Records a failure, and forgets those older than a day.
-pub(crate) async fn record_login_failure(
+/// Records an attempt, and forgets those older than a day.
+pub(crate) async fn record_throttled(
     c: &impl GenericClient,
+    what: Throttled,
     email: &str,
     address: &str,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
+    let table = what.table();
+    let forgotten = to_millis(&(now - failures_kept_for()));
     run(
         c,
-        "DELETE FROM login_failures WHERE at < $1",
-        &[&to_millis(&(now - failures_kept_for()))],
+        &format!("DELETE FROM {table} WHERE at < $1"),
+        &[&forgotten],
     )
     .await?;
     run(
         c,
-        "INSERT INTO login_failures (email_key, address, at) VALUES ($1, $2, $3)",
+        &format!("INSERT INTO {table} (email_key, address, at) VALUES ($1, $2, $3)"),
         &[&email_key(email), &address, &to_millis(&now)],
     )
     .await?;
     Ok(())
 }
 
-/// The failures for the email (by [`email_key`]) and from the address at or after
+/// The attempts for the email (by [`email_key`]) and from the address at or after
 /// `since`, oldest first (ties in the order recorded).
-pub(crate) async fn login_failures(
+pub(crate) async fn throttled_attempts(
     c: &impl GenericClient,
+    what: Throttled,
     email: &str,
     address: &str,
     since: DateTime<Utc>,
-) -> Result<LoginFailures, Error> {
-    let since = to_millis(&since);
-    let by_email = all(
-        c,
-        "SELECT at FROM login_failures WHERE email_key = $1 AND at >= $2 ORDER BY at, id",
-        &[&email_key(email), &since],
-    )
-    .await?;
-    let by_address = all(
-        c,
-        "SELECT at FROM login_failures WHERE address = $1 AND at >= $2 ORDER BY at, id",
-        &[&address, &since],
-    )
-    .await?;
-    let times = |rows: Vec<Row>| -> Result<Vec<DateTime<Utc>>, Error> {
+) -> Result<Attempts, Error> {
+    let (table, since) = (what.table(), to_millis(&since));
+    let times = async |column: &str, value: &str| -> Result<Vec<DateTime<Utc>>, Error> {
+        let sql =
+            format!("SELECT at FROM {table} WHERE {column} = $1 AND at >= $2 ORDER BY at, id");
+        let rows: Vec<Row> = all(c, &sql, &[&value, &since]).await?;
         rows.iter()
             .map(|row| Ok(from_millis(row.try_get(0)?)))
             .collect()
     };
-    Ok(LoginFailures {
-        by_email: times(by_email)?,
-        by_address: times(by_address)?,
+    Ok(Attempts {
+        by_email: times("email_key", &email_key(email)).await?,
+        by_address: times("address", address).await?,
     })
 }

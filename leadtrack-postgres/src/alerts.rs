@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::alert::{AlertKind, ChatChannel, ChatKind, QueuedAlert, webhook_url};
 use leadtrack_core::store::StoreError;
+use leadtrack_core::target::Targets;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
 use leadtrack_core::vault::{CHAT_CHANNEL_URL, Vault};
@@ -99,7 +100,8 @@ pub(crate) async fn set_channel(
             .await?;
         }
         Some(url) => {
-            let url = webhook_url(url).map_err(|e| Error::Store(StoreError::Invalid(e)))?;
+            let url = webhook_url(url, &Targets::any())
+                .map_err(|e| Error::Store(StoreError::Invalid(e)))?;
             run(
                 c,
                 "INSERT INTO chat_channels (project_id, kind, url) VALUES ($1, $2, $3)

@@ -36,11 +36,12 @@ pub enum ImportState {
 
 /// The tables whose ids are identity columns: written as given, and their sequences moved
 /// past the largest afterwards.
-const IDENTITY: [&str; 15] = [
+const IDENTITY: [&str; 16] = [
     "projects",
     "api_keys",
     "users",
     "login_failures",
+    "reset_requests",
     "leads",
     "lead_events",
     "jobs",

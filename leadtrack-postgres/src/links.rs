@@ -26,27 +26,30 @@ use crate::rows::{self, all, one, run};
 pub(crate) async fn issue(
     c: &impl GenericClient,
     user: UserId,
-    link: &AccountLink,
-    hash: &LinkHash,
+    (link, hash): (&AccountLink, &LinkHash),
     now: DateTime<Utc>,
-) -> Result<(), Error> {
+    unless_since: Option<DateTime<Utc>>,
+) -> Result<bool, Error> {
     accounts::user(c, user, true).await?;
-    run(
+    // The earlier link is replaced unless it was made after `unless_since`.
+    let made = run(
         c,
         "INSERT INTO account_links (user_id, kind, link_hash, email, created_at)
          VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (user_id, kind) DO UPDATE SET link_hash = EXCLUDED.link_hash,
-             email = EXCLUDED.email, created_at = EXCLUDED.created_at",
+             email = EXCLUDED.email, created_at = EXCLUDED.created_at
+         WHERE $6::bigint IS NULL OR account_links.created_at <= $6::bigint",
         &[
             &user.0,
             &link.kind().as_ref(),
             &&hash.0[..],
             &link.email(),
             &to_millis(&now),
+            &unless_since.as_ref().map(to_millis),
         ],
     )
     .await?;
-    Ok(())
+    Ok(made > 0)
 }
 
 /// Takes the live link of `kind` with this hash: deletes it and answers its user and the

@@ -51,6 +51,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0024_lead_sources.sql"),
     include_str!("../migrations/0025_inbound_hooks.sql"),
     include_str!("../migrations/0026_set_based_insert_counts.sql"),
+    include_str!("../migrations/0027_reset_requests.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -6,8 +6,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    Actor, Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, SessionInfo, User,
+    Actor, Attempts, Device, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, Throttled, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
@@ -540,7 +540,16 @@ on_pool! {
             now: DateTime<Utc>,
         )
             -> StoreResult<()>
-            => |tx| links::issue(&tx, user, link, hash, now).await?;
+            => |tx| links::issue(&tx, user, (link, hash), now, None).await.map(|_| ())?;
+        transaction fn issue_link_unless_recent(
+            user: UserId,
+            link: &AccountLink,
+            hash: &LinkHash,
+            now: DateTime<Utc>,
+            since: DateTime<Utc>,
+        )
+            -> StoreResult<bool>
+            => |tx| links::issue(&tx, user, (link, hash), now, Some(since)).await?;
         transaction fn reset_password(hash: &LinkHash, password: &PasswordHash, now: DateTime<Utc>)
             -> StoreResult<User>
             => |tx| links::reset_password(&tx, hash, password, now) .await?;
@@ -633,11 +642,16 @@ on_pool! {
         transaction fn end_sessions(user: UserId)
             -> StoreResult<()>
             => |tx| accounts::end_sessions_of(&tx, user).await?;
-        transaction fn record_login_failure(email: &str, address: &str, now: DateTime<Utc>)
+        transaction fn record_throttled(
+            what: Throttled,
+            email: &str,
+            address: &str,
+            now: DateTime<Utc>,
+        )
             -> StoreResult<()>
-            => |tx| accounts::record_login_failure(&tx, email, address, now) .await?;
-        read fn login_failures(email: &str, address: &str, since: DateTime<Utc>)
-            -> StoreResult<LoginFailures>
-            => |c| accounts::login_failures(c, email, address, since);
+            => |tx| accounts::record_throttled(&tx, what, email, address, now).await?;
+        read fn throttled_attempts(what: Throttled, email: &str, address: &str, since: DateTime<Utc>)
+            -> StoreResult<Attempts>
+            => |c| accounts::throttled_attempts(c, what, email, address, since);
     }
 }

@@ -11,6 +11,7 @@ use leadtrack_core::integration::{
     Field, Input, Integrations, Need, PLATFORMS, Platform, SettingsError, SettingsInput, Shown,
 };
 use leadtrack_core::project::Project;
+use leadtrack_core::target::Targets;
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_platforms::check::{self, TestRequest, send_test};
@@ -261,7 +262,7 @@ impl Subcommand for ConnectCommand {
 pub(crate) async fn integration_command<S: Admin + LeadStore>(
     store: &S,
     command: IntegrationCommand,
-    links: &Links,
+    (links, targets): (&Links, &Targets),
 ) -> Result<(), Failure> {
     let connect = match command {
         IntegrationCommand::MetaLeadAds {
@@ -273,6 +274,14 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
         } => {
             let project = project(store, &id).await?;
             let page = page_id.zip(page_access_token);
+            let base_url = match base_url.filter(|url| !url.trim().is_empty()) {
+                Some(url) => {
+                    Some(String::from(targets.check(&url).map_err(|refusal| {
+                        Failure(format!("--base-url: {refusal}"))
+                    })?))
+                }
+                None => None,
+            };
             return sources::meta_lead_ads(store, &project, (page, base_url), links).await;
         }
         IntegrationCommand::LinkedinLeadGen {
@@ -305,7 +314,7 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
                 test_event_code,
                 conversion_action,
             };
-            return test(store, &project, kind, &request).await;
+            return test(store, (&project, targets), kind, &request).await;
         }
         IntegrationCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
@@ -317,13 +326,14 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
             return Ok(());
         }
     };
-    connect_command(store, connect).await
+    connect_command(store, connect, targets).await
 }
 
 /// `integration PLATFORM ...`: connects, changes or disconnects one platform.
 async fn connect_command<S: Admin + LeadStore>(
     store: &S,
     command: ConnectCommand,
+    targets: &Targets,
 ) -> Result<(), Failure> {
     let kind = command.kind;
     let project = project(store, &command.target.project).await?;
@@ -346,7 +356,7 @@ async fn connect_command<S: Admin + LeadStore>(
         .await
         .map_err(Failure::store)?;
     let input = SettingsInput::from_given(kind, |name| command.given(name));
-    let applied = input.apply(&current).map_err(failure)?;
+    let applied = input.apply(&current, targets).map_err(failure)?;
     store
         .set_integration(project.id, applied.settings, Utc::now())
         .await
@@ -372,7 +382,7 @@ async fn connect_command<S: Admin + LeadStore>(
 /// when the platform did not accept it.
 async fn test<S: Admin>(
     store: &S,
-    project: &Project,
+    (project, targets): (&Project, &Targets),
     kind: IntegrationKind,
     request: &TestRequest,
 ) -> Result<(), Failure> {
@@ -380,7 +390,8 @@ async fn test<S: Admin>(
         .integrations(project.id)
         .await
         .map_err(Failure::store)?;
-    let answer = send_test(&check::client(), project, &integrations, kind, request)
+    let http = check::client(targets.clone());
+    let answer = send_test(&http, project, &integrations, kind, request)
         .await
         .map_err(|err| Failure(format!("{err}; nothing was sent")))?;
     let status = answer

@@ -67,6 +67,7 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use leadtrack_core::target::Targets;
 use leadtrack_core::{Store, StoreError};
 use tokio::net::TcpListener;
 
@@ -158,6 +159,7 @@ fn init_logging(default: &str, format: LogFormat) {
 
 /// Runs the command the line names, on the backend `--db` names.
 async fn run(cli: Cli) -> Result<(), Failure> {
+    let targets = cli.targets();
     let database = Database::parse(cli.db, cli.pool_size);
     let job = match cli.command {
         Some(Command::Backup { to, json }) => return backup::backup(&database, to, json).await,
@@ -176,12 +178,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
         None => {
             let apps = cli.serve.platforms.connections()?;
-            Job::serve(Box::new(cli.serve), cli.mail, apps).await?
+            Job::serve(Box::new(cli.serve), cli.mail, (apps, targets)).await?
         }
         Some(Command::Serve(mut args)) => {
             args.platforms = args.platforms.or(cli.serve.platforms);
             let apps = args.platforms.connections()?;
-            Job::serve(args, cli.mail, apps).await?
+            Job::serve(args, cli.mail, (apps, targets)).await?
         }
         Some(Command::Worker(command)) => Job::Work(
             command,
@@ -189,6 +191,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 settings: cli.mail,
                 addr: cli.serve.addr,
             },
+            targets,
         ),
         Some(command) => Job::Administer {
             command,
@@ -196,6 +199,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 settings: cli.mail,
                 addr: cli.serve.addr,
             },
+            targets,
         },
     };
     let serving = matches!(job, Job::Serve { .. });
@@ -221,15 +225,20 @@ pub(crate) enum Job {
         links: mail::Links,
         /// The applications registered with the ad platforms.
         apps: Connections,
+        /// The operator's exceptions to the rule for outbound addresses.
+        targets: Targets,
     },
     /// `worker`: conversion deliveries, serving nothing but its metrics.
-    Work(WorkerCommand, mail::Links),
+    Work(WorkerCommand, mail::Links, Targets),
     /// An admin command: `project`, `key`, `label`, `integration`, `user` or `member`.
     Administer {
         /// The command.
         command: Command,
         /// Outgoing email, and where links point (`member invite`, `user reset-link`).
         links: mail::Links,
+        /// The operator's exceptions to the rule for the addresses a command saves or
+        /// calls (`integration`, `webhook`).
+        targets: Targets,
     },
 }
 
@@ -239,7 +248,7 @@ impl Job {
     async fn serve(
         args: Box<ServeArgs>,
         settings: MailArgs,
-        apps: Connections,
+        (apps, targets): (Connections, Targets),
     ) -> Result<Self, Failure> {
         let (listener, addr) = serve::bind(&args.addr).await?;
         Ok(Self::Serve {
@@ -251,6 +260,7 @@ impl Job {
                 addr: addr.to_string(),
             },
             apps,
+            targets,
         })
     }
 
@@ -279,16 +289,28 @@ impl Job {
                 args,
                 links,
                 apps,
-            } => serve::serve(store, listener, (addr, &links, apps), *args, database).await,
-            Self::Work(args, links) => serve::work(store, (&args, &links), database).await,
-            Self::Administer { command, links } => match command {
+                targets,
+            } => {
+                let reach = (addr, &links, apps, targets);
+                serve::serve(store, listener, reach, *args, database).await
+            }
+            Self::Work(args, links, targets) => {
+                serve::work(store, (&args, &links, targets), database).await
+            }
+            Self::Administer {
+                command,
+                links,
+                targets,
+            } => match command {
                 Command::Project(command) => admin::project_command(&store, command).await,
                 Command::Key(command) => admin::key_command(&store, command).await,
                 Command::Label(command) => admin::label_command(&store, command).await,
                 Command::Integration(command) => {
-                    integrations::integration_command(&store, command, &links).await
+                    integrations::integration_command(&store, command, (&links, &targets)).await
                 }
-                Command::Webhook(command) => webhooks::webhook_command(&store, command).await,
+                Command::Webhook(command) => {
+                    webhooks::webhook_command(&store, command, &targets).await
+                }
                 Command::Inbound(command) => {
                     inbound::inbound_command(&store, command, &links).await
                 }

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use leadtrack_alerts::Alerter;
+use leadtrack_core::target::Targets;
 use leadtrack_core::{JobQueue, Store};
 use leadtrack_forward::{Worker, WorkerConfig};
 use leadtrack_warp::Config;
@@ -36,7 +37,7 @@ pub(crate) async fn bind(addr: &str) -> Result<(TcpListener, SocketAddr), Failur
 pub(crate) async fn serve<S: Store + Clone>(
     store: S,
     listener: TcpListener,
-    (addr, links, apps): (SocketAddr, &Links, Connections),
+    (addr, links, apps, targets): (SocketAddr, &Links, Connections, Targets),
     args: ServeArgs,
     db: &Database,
 ) -> Result<(), Failure> {
@@ -64,6 +65,7 @@ pub(crate) async fn serve<S: Store + Clone>(
                 public_url: Some(links.public_url()),
                 mailer,
                 oauth: apps.oauth,
+                outbound: leadtrack_platforms::check::client(targets.clone()),
                 ..leadtrack_dashboard::Config::default()
             },
         ));
@@ -82,11 +84,16 @@ pub(crate) async fn serve<S: Store + Clone>(
     let worker = if args.no_worker {
         None
     } else {
-        let worker = worker(&store, &args.worker)?;
-        let alerter = Alerter::new(store.clone(), links.mailer()?, &links.public_url());
+        let worker = worker(&store, &args.worker, &targets);
+        let alerter = Alerter::new(
+            store.clone(),
+            links.mailer()?,
+            &links.public_url(),
+            targets.clone(),
+        );
         let alerts = alerter.run(stopped(&stop));
         let deliveries = worker.run(stopped(&stop));
-        let fetches = fetcher(&store).run(stopped(&stop));
+        let fetches = fetcher(&store, targets).run(stopped(&stop));
         Some(tokio::spawn(async move {
             tokio::join!(deliveries, alerts, fetches);
         }))
@@ -125,11 +132,16 @@ pub(crate) async fn serve<S: Store + Clone>(
 /// metrics, on `--metrics-addr` when given.
 pub(crate) async fn work<S: Store + Clone>(
     store: S,
-    (args, links): (&WorkerCommand, &Links),
+    (args, links, targets): (&WorkerCommand, &Links, Targets),
     db: &Database,
 ) -> Result<(), Failure> {
-    let worker = worker(&store, &args.worker)?;
-    let alerter = Alerter::new(store.clone(), links.mailer()?, &links.public_url());
+    let worker = worker(&store, &args.worker, &targets);
+    let alerter = Alerter::new(
+        store.clone(),
+        links.mailer()?,
+        &links.public_url(),
+        targets.clone(),
+    );
     let stop = stop_on_signal();
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
     serve_metrics(&metrics, &store, &args.metrics, &stop).await?;
@@ -137,14 +149,18 @@ pub(crate) async fn work<S: Store + Clone>(
     tokio::join!(
         worker.run(stopped(&stop)),
         alerter.run(stopped(&stop)),
-        fetcher(&store).run(stopped(&stop))
+        fetcher(&store, targets).run(stopped(&stop))
     );
     Ok(())
 }
 
 /// The fetcher of the leads the sources announce (Meta's), beside the conversion worker.
-fn fetcher<S: Store + Clone>(store: &S) -> leadtrack_sources::Fetcher<S> {
-    leadtrack_sources::Fetcher::new(store.clone(), leadtrack_sources::FetcherConfig::default())
+fn fetcher<S: Store + Clone>(store: &S, targets: Targets) -> leadtrack_sources::Fetcher<S> {
+    let config = leadtrack_sources::FetcherConfig {
+        targets,
+        ..leadtrack_sources::FetcherConfig::default()
+    };
+    leadtrack_sources::Fetcher::new(store.clone(), config)
 }
 
 /// Serves `GET /metrics` (to anyone who can reach it) on `--metrics-addr`, when given,
@@ -175,19 +191,17 @@ async fn serve_metrics<S: JobQueue + Clone>(
     Ok(true)
 }
 
-/// The conversion worker on `store`, with the concurrency and retry schedule of `args`.
-fn worker<S: JobQueue + Clone>(store: &S, args: &WorkerArgs) -> Result<Worker<S>, Failure> {
+/// The conversion worker on `store`, with the concurrency and retry schedule of `args`,
+/// calling the addresses `targets` allows.
+fn worker<S: JobQueue + Clone>(store: &S, args: &WorkerArgs, targets: &Targets) -> Worker<S> {
     let config = WorkerConfig {
         concurrency: args.worker_concurrency.max(1),
         lease: args.worker_lease,
         retry: args.retry.policy(),
+        targets: targets.clone(),
         ..WorkerConfig::default()
     };
-    Worker::new(store.clone(), config).map_err(|err| {
-        Failure(format!(
-            "cannot set up the HTTP client of the worker: {err}"
-        ))
-    })
+    Worker::new(store.clone(), config)
 }
 
 /// A flag raised on Ctrl-C or SIGTERM, for every part of the process to stop on.

@@ -33,6 +33,9 @@ pub struct Parts {
     pub worker: bool,
     /// The lead sources' settings (Meta's app, for its webhook).
     pub sources: leadtrack_sources::Config,
+    /// The addresses the worker and the fetcher may call: the mock platforms' loopback
+    /// and `http://` by default ([`leadtrack_core::testkit::mock_targets`]).
+    pub targets: leadtrack_core::target::Targets,
 }
 
 impl Default for Parts {
@@ -44,6 +47,7 @@ impl Default for Parts {
             dashboard: None,
             worker: false,
             sources: leadtrack_sources::Config::default(),
+            targets: leadtrack_core::testkit::mock_targets(),
         }
     }
 }
@@ -164,13 +168,14 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
     };
     let app = crate::app_with(store.clone(), parts.config, Readiness::new(), pages);
     tokio::spawn(crate::serve_app(listener, app, until_stopped()));
-    let worker_store = store.clone();
+    let (worker_store, targets) = (store.clone(), parts.targets.clone());
     let start_worker = move || {
         let config = WorkerConfig {
             poll_interval: Duration::from_millis(50),
+            targets: targets.clone(),
             ..WorkerConfig::default()
         };
-        let worker = Worker::new(worker_store.clone(), config).expect("the worker's client");
+        let worker = Worker::new(worker_store.clone(), config);
         tokio::spawn(worker.run(until_stopped()));
         // Announced leads too, retried within a second rather than half a minute, and
         // LinkedIn synced five times a second.
@@ -178,6 +183,7 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
             poll_interval: Duration::from_millis(50),
             first_retry: chrono::Duration::milliseconds(200),
             sync_every: Duration::from_millis(200),
+            targets: targets.clone(),
             ..leadtrack_sources::FetcherConfig::default()
         };
         let fetcher = leadtrack_sources::Fetcher::new(worker_store.clone(), fetching);

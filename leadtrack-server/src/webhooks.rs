@@ -6,6 +6,7 @@ use chrono::Utc;
 use clap::Subcommand;
 use leadtrack_core::Admin;
 use leadtrack_core::integration::Secret;
+use leadtrack_core::target::Targets;
 use leadtrack_core::time::format;
 use leadtrack_core::webhook::WebhookEvents;
 use leadtrack_core::webhook::{NewWebhook, WebhookStatus};
@@ -24,7 +25,7 @@ pub(crate) enum WebhookCommand {
         /// The public project id.
         #[arg(long, value_name = "ID")]
         project: String,
-        /// Where events are posted (https:// or http://).
+        /// Where events are posted: an https:// address (docs/protection.md).
         #[arg(long, value_name = "URL")]
         url: String,
         /// The events, separated by commas: lead.created, lead.updated, lead.converted,
@@ -64,6 +65,7 @@ fn events(list: &str) -> Result<WebhookEvents, String> {
 pub(crate) async fn webhook_command<S: Admin>(
     store: &S,
     command: WebhookCommand,
+    targets: &Targets,
 ) -> Result<(), Failure> {
     match command {
         WebhookCommand::Add {
@@ -75,7 +77,7 @@ pub(crate) async fn webhook_command<S: Admin>(
         } => {
             let project = project(store, &id).await?;
             let generated = secret.is_none();
-            let new = NewWebhook::new(&url, secret.map(Secret::new), events)
+            let new = NewWebhook::new(&url, targets, secret.map(Secret::new), events)
                 .map_err(|err| Failure(err.to_string()))?;
             let hook = store
                 .create_webhook(project.id, new, Utc::now())

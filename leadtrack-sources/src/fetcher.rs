@@ -15,8 +15,10 @@ use leadtrack_core::source::{
     ClaimedLeadFetch, FIRST_FETCH_RETRY, FetchOutcome, LeadSource, SourceKind, fetch_retry_at,
     linkedin_form_id, linkedin_lead, linkedin_submitted_at, meta_created_time, meta_lead,
 };
+use leadtrack_core::target::Targets;
 use leadtrack_core::types::{LeadId, ProjectId};
 use leadtrack_core::{Admin, JobQueue, LeadStore, StoreError};
+use leadtrack_outbound::{Outbound, failure};
 use leadtrack_platforms::{linkedin, meta};
 
 use crate::linkedin as linkedin_sync;
@@ -30,7 +32,7 @@ const META_GRAPH: &str = "https://graph.facebook.com";
 const LEAD_FIELDS: &str = "field_data,form_id,ad_id,campaign_id,created_time";
 
 /// How the fetcher runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FetcherConfig {
     /// How long it waits when nothing is due.
     pub poll_interval: std::time::Duration,
@@ -40,6 +42,8 @@ pub struct FetcherConfig {
     pub first_retry: Duration,
     /// How often LinkedIn's Lead Gen Forms are synced.
     pub sync_every: std::time::Duration,
+    /// The addresses the fetcher may call: the operator's exceptions to core's rule.
+    pub targets: Targets,
 }
 
 /// How far back a fetcher's first LinkedIn sync looks (LinkedIn keeps responses up to a
@@ -59,6 +63,7 @@ impl Default for FetcherConfig {
             lease: Duration::minutes(2),
             first_retry: FIRST_FETCH_RETRY,
             sync_every: std::time::Duration::from_secs(300),
+            targets: Targets::default(),
         }
     }
 }
@@ -66,7 +71,7 @@ impl Default for FetcherConfig {
 /// Fetches the leads the sources announced, from `store`'s queue.
 pub struct Fetcher<S> {
     store: S,
-    http: reqwest::Client,
+    http: Outbound,
     config: FetcherConfig,
 }
 
@@ -76,11 +81,7 @@ type Failed = String;
 impl<S: LeadStore + Admin + JobQueue> Fetcher<S> {
     /// A fetcher of `store`'s queue.
     pub fn new(store: S, config: FetcherConfig) -> Self {
-        let http = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(20))
-            .connect_timeout(std::time::Duration::from_secs(5))
-            .build()
-            .unwrap_or_default();
+        let http = Outbound::new(config.targets.clone(), std::time::Duration::from_secs(20));
         Self {
             store,
             http,
@@ -286,14 +287,16 @@ impl<S: LeadStore + Admin + JobQueue> Fetcher<S> {
         fields: &str,
     ) -> Result<Value, Failed> {
         let url = format!("{base}/{DEFAULT_META_API_VERSION}/{id}");
+        let unreached = |why: String| format!("Meta could not be reached: {why}");
         let answer = self
             .http
             .get(&url)
+            .map_err(|refusal| unreached(refusal.to_string()))?
             .query(&[("fields", fields)])
             .bearer_auth(token)
             .send()
             .await
-            .map_err(|err| format!("Meta could not be reached: {}", err.without_url()))?;
+            .map_err(|err| unreached(failure(err)))?;
         let status = answer.status();
         if !status.is_success() {
             return Err(format!("Meta answered HTTP {}", status.as_u16()));

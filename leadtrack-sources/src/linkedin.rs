@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use leadtrack_core::source::{LeadSource, NewLeadFetch, SourceKind};
 use leadtrack_core::{Admin, JobQueue};
+use leadtrack_outbound::Outbound;
 use leadtrack_platforms::linkedin;
 use serde_json::Value;
 
@@ -19,7 +20,7 @@ const PAGE: usize = 100;
 /// is logged and left for the next sync.
 pub(crate) async fn sync<S: Admin + JobQueue>(
     store: &S,
-    http: &reqwest::Client,
+    http: &Outbound,
     since: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> usize {
@@ -51,7 +52,7 @@ pub(crate) async fn sync<S: Admin + JobQueue>(
 /// One project's sync: each account's responses in the window, page by page.
 async fn sync_project<S: Admin + JobQueue>(
     store: &S,
-    http: &reqwest::Client,
+    http: &Outbound,
     (project, accounts): (leadtrack_core::types::ProjectId, &[String]),
     (since, now): (DateTime<Utc>, DateTime<Utc>),
 ) -> Result<usize, String> {

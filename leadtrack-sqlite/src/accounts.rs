@@ -6,8 +6,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, SessionInfo, User, email_key, validate_name,
+    Attempts, Device, Member, Membership, NewUser, PasswordHash, Preferences, Session, SessionHash,
+    SessionInfo, Throttled, User, email_key, validate_name,
 };
 use leadtrack_core::alert::AlertPreferences;
 use leadtrack_core::store::{Conflict, Entity, StoreError, sql};
@@ -425,45 +425,46 @@ pub(crate) fn end_sessions_of(conn: &Connection, user: UserId) -> Result<(), Err
     Ok(())
 }
 
-// ----- the sign-in throttle -----
+// ----- the throttles -----
 
-/// Records a failure, and forgets those older than a day.
-pub(crate) fn record_login_failure(
+/// Records an attempt, and forgets those older than a day.
+pub(crate) fn record_throttled(
     conn: &Connection,
+    what: Throttled,
     email: &str,
     address: &str,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
-    conn.prepare_cached("DELETE FROM login_failures WHERE at < ?1")?
+    let table = what.table();
+    conn.prepare_cached(&format!("DELETE FROM {table} WHERE at < ?1"))?
         .execute([to_millis(&(now - failures_kept_for()))])?;
-    conn.prepare_cached("INSERT INTO login_failures (email_key, address, at) VALUES (?1, ?2, ?3)")?
-        .execute((email_key(email), address, to_millis(&now)))?;
+    conn.prepare_cached(&format!(
+        "INSERT INTO {table} (email_key, address, at) VALUES (?1, ?2, ?3)"
+    ))?
+    .execute((email_key(email), address, to_millis(&now)))?;
     Ok(())
 }
 
-/// The failures for the email and from the address at or after `since`, oldest first.
-pub(crate) fn login_failures(
+/// The attempts for the email and from the address at or after `since`, oldest first.
+pub(crate) fn throttled_attempts(
     conn: &Connection,
+    what: Throttled,
     email: &str,
     address: &str,
     since: DateTime<Utc>,
-) -> Result<LoginFailures, Error> {
-    let since = to_millis(&since);
-    let times = |sql: &str, value: &str| -> Result<Vec<DateTime<Utc>>, Error> {
+) -> Result<Attempts, Error> {
+    let (table, since) = (what.table(), to_millis(&since));
+    let times = |column: &str, value: &str| -> Result<Vec<DateTime<Utc>>, Error> {
+        let sql =
+            format!("SELECT at FROM {table} WHERE {column} = ?1 AND at >= ?2 ORDER BY at, id");
         Ok(conn
-            .prepare_cached(sql)?
+            .prepare_cached(&sql)?
             .query_map((value, since), |row| row.get::<_, i64>(0))?
             .map(|at| at.map(from_millis))
             .collect::<Result<_, _>>()?)
     };
-    Ok(LoginFailures {
-        by_email: times(
-            "SELECT at FROM login_failures WHERE email_key = ?1 AND at >= ?2 ORDER BY at, id",
-            &email_key(email),
-        )?,
-        by_address: times(
-            "SELECT at FROM login_failures WHERE address = ?1 AND at >= ?2 ORDER BY at, id",
-            address,
-        )?,
+    Ok(Attempts {
+        by_email: times("email_key", &email_key(email))?,
+        by_address: times("address", address)?,
     })
 }

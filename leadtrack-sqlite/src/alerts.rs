@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use leadtrack_core::alert::{AlertKind, ChatChannel, ChatKind, QueuedAlert, webhook_url};
 use leadtrack_core::store::StoreError;
+use leadtrack_core::target::Targets;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
 use leadtrack_core::vault::{CHAT_CHANNEL_URL, Vault};
@@ -86,7 +87,8 @@ pub(crate) fn set_channel(
                 .execute((project.0, kind.as_ref()))?;
         }
         Some(url) => {
-            let url = webhook_url(url).map_err(|e| Error::Store(StoreError::Invalid(e)))?;
+            let url = webhook_url(url, &Targets::any())
+                .map_err(|e| Error::Store(StoreError::Invalid(e)))?;
             conn.prepare_cached(
                 "INSERT INTO chat_channels (project_id, kind, url) VALUES (?1, ?2, ?3)
                  ON CONFLICT (project_id, kind) DO UPDATE SET url = excluded.url",

@@ -27,25 +27,29 @@ fn not_found(entity: Entity) -> Error {
 pub(crate) fn issue(
     conn: &Connection,
     user: UserId,
-    link: &AccountLink,
-    hash: &LinkHash,
+    (link, hash): (&AccountLink, &LinkHash),
     now: DateTime<Utc>,
-) -> Result<(), Error> {
+    unless_since: Option<DateTime<Utc>>,
+) -> Result<bool, Error> {
     accounts::user(conn, user)?;
-    conn.prepare_cached(
-        "INSERT INTO account_links (user_id, kind, link_hash, email, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (user_id, kind) DO UPDATE SET link_hash = excluded.link_hash,
-             email = excluded.email, created_at = excluded.created_at",
-    )?
-    .execute((
-        user.0,
-        link.kind().as_ref(),
-        &hash.0[..],
-        link.email(),
-        to_millis(&now),
-    ))?;
-    Ok(())
+    // The earlier link is replaced unless it was made after `unless_since`.
+    let made = conn
+        .prepare_cached(
+            "INSERT INTO account_links (user_id, kind, link_hash, email, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (user_id, kind) DO UPDATE SET link_hash = excluded.link_hash,
+                 email = excluded.email, created_at = excluded.created_at
+             WHERE ?6 IS NULL OR account_links.created_at <= ?6",
+        )?
+        .execute((
+            user.0,
+            link.kind().as_ref(),
+            &hash.0[..],
+            link.email(),
+            to_millis(&now),
+            unless_since.as_ref().map(to_millis),
+        ))?;
+    Ok(made > 0)
 }
 
 /// Takes the live link of `kind` with this hash: deletes it and answers its user and the

@@ -7,8 +7,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::account::{
-    Actor, Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, SessionInfo, User,
+    Actor, Attempts, Device, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, Throttled, User,
 };
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
@@ -506,7 +506,16 @@ on_threads! {
             => |conn| accounts::set_name(conn, user, &name);
         write fn issue_link(user: UserId, link: &AccountLink, hash: &LinkHash, now: DateTime<Utc>)
             -> StoreResult<()> [link, hash]
-            => |conn| links::issue(conn, user, &link, &hash, now);
+            => |conn| links::issue(conn, user, (&link, &hash), now, None).map(|_| ());
+        write fn issue_link_unless_recent(
+            user: UserId,
+            link: &AccountLink,
+            hash: &LinkHash,
+            now: DateTime<Utc>,
+            since: DateTime<Utc>
+        )
+            -> StoreResult<bool> [link, hash]
+            => |conn| links::issue(conn, user, (&link, &hash), now, Some(since));
         write fn reset_password(hash: &LinkHash, password: &PasswordHash, now: DateTime<Utc>)
             -> StoreResult<User> [hash, password]
             => |conn| links::reset_password(conn, &hash, &password, now);
@@ -594,11 +603,11 @@ on_threads! {
         write fn end_sessions(user: UserId)
             -> StoreResult<()>
             => |conn| accounts::end_sessions_of(conn, user);
-        write fn record_login_failure(email: &str, address: &str, now: DateTime<Utc>)
+        write fn record_throttled(what: Throttled, email: &str, address: &str, now: DateTime<Utc>)
             -> StoreResult<()> [email, address]
-            => |conn| accounts::record_login_failure(conn, &email, &address, now);
-        read fn login_failures(email: &str, address: &str, since: DateTime<Utc>)
-            -> StoreResult<LoginFailures> [email, address]
-            => |conn| accounts::login_failures(conn, &email, &address, since);
+            => |conn| accounts::record_throttled(conn, what, &email, &address, now);
+        read fn throttled_attempts(what: Throttled, email: &str, address: &str, since: DateTime<Utc>)
+            -> StoreResult<Attempts> [email, address]
+            => |conn| accounts::throttled_attempts(conn, what, &email, &address, since);
     }
 }

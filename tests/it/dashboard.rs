@@ -445,8 +445,12 @@ async fn undo_in_the_window_sends_nothing_and_a_repeated_enter_rates_once() {
     site_window(store, acme, 5).await;
     let crm = MockPlatform::start(MockResponse::empty(204)).await;
     let events = leadtrack::core::webhook::WebhookEvents::parse_list("lead.converted").unwrap();
-    let new =
-        leadtrack::core::webhook::NewWebhook::new(&format!("{}/crm", crm.url()), None, events);
+    let new = leadtrack::core::webhook::NewWebhook::new(
+        &format!("{}/crm", crm.url()),
+        &leadtrack::core::testkit::mock_targets(),
+        None,
+        events,
+    );
     store
         .create_webhook(acme.id, new.unwrap(), Utc::now())
         .await
@@ -538,6 +542,7 @@ async fn an_invitation_sent_from_the_members_page_is_taken_in_the_browser() {
     let smtp = leadtrack_mail::testkit::SmtpReceiver::start(&[]).await;
     let config = leadtrack_dashboard::Config {
         mailer: Some(leadtrack_mail::Mailer::new(&smtp.url(), "leads@acme.example").unwrap()),
+        outbound: leadtrack::platforms::check::client(leadtrack::core::testkit::mock_targets()),
         ..leadtrack_dashboard::Config::default()
     };
     let (browser, site) = (Browser::start().await, site_with(config).await);
@@ -709,6 +714,7 @@ async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
             developer_token: Some(Secret::new("dev-token")),
             endpoints: google.endpoints(),
         }],
+        outbound: leadtrack::platforms::check::client(leadtrack::core::testkit::mock_targets()),
         ..leadtrack_dashboard::Config::default()
     };
     let (browser, site) = (Browser::start().await, site_with(config).await);
@@ -801,6 +807,7 @@ async fn an_owner_connects_microsoft_advertising_and_tests_a_label_from_its_page
             developer_token: Some(Secret::new("dev-token")),
             endpoints: microsoft.endpoints(),
         }],
+        outbound: leadtrack::platforms::check::client(leadtrack::core::testkit::mock_targets()),
         ..leadtrack_dashboard::Config::default()
     };
     let (browser, site) = (Browser::start().await, site_with(config).await);

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{IntegrationSettings, Integrations, Secret};
 use crate::key::GeneratedKey;
+use crate::target::{Refusal, Targets};
 use crate::types::IntegrationKind;
 
 /// How a setting is typed in.
@@ -16,8 +17,9 @@ use crate::types::IntegrationKind;
 pub enum Input {
     /// Text, trimmed.
     Text,
-    /// An `http://` or `https://` address. A blank one is not kept: the `base_url` given
-    /// with it (the command line's `--base-url`) stands in for it.
+    /// An address the server calls, checked by the server's rule ([`crate::target`]). A
+    /// blank required one is not kept: the `base_url` given with it (the command line's
+    /// `--base-url`) stands in for it; a blank optional one is removed.
     Url,
     /// A credential: never shown back; blank keeps the stored one; trimmed only when
     /// required.
@@ -159,6 +161,7 @@ const fn optional(name: &'static str, label: &'static str, help: &'static str) -
 const fn endpoint(name: &'static str, label: &'static str, help: &'static str) -> Field {
     Field {
         advanced: true,
+        input: Input::Url,
         value_name: "URL",
         ..optional(name, label, help)
     }
@@ -409,7 +412,7 @@ pub static PLATFORMS: [Platform; 6] = [
                 ..field(
                     "url",
                     "URL",
-                    "Where each conversion is posted as signed JSON, https:// or http://.",
+                    "Where each conversion is posted as signed JSON, an https:// address.",
                 )
             },
             Field {
@@ -476,15 +479,17 @@ pub enum SettingsError {
         /// The integration, inside a sentence (`GA4`, `Google Ads`, `the webhook`).
         integration: &'static str,
     },
-    /// An address does not start with `https://` or `http://`.
-    #[error("{integration} URL {given:?} must start with https:// or http://")]
-    NotAUrl {
-        /// The setting (`url`).
+    /// An address is not one the server may call ([`crate::target`]).
+    #[error("{integration}'s {label}: {refusal}")]
+    Refused {
+        /// The setting (`url`, `base_url`).
         setting: &'static str,
+        /// The setting's label (`URL`, `API base URL`).
+        label: &'static str,
         /// The integration, inside a sentence.
         integration: &'static str,
-        /// What was given.
-        given: String,
+        /// Why the address is refused.
+        refusal: Refusal,
     },
     /// A value is not one of those the setting allows.
     #[error("{words} {given:?} is not one of {integration}'s: {allowed}")]
@@ -507,7 +512,7 @@ impl SettingsError {
     pub fn setting(&self) -> &'static str {
         match self {
             Self::Missing { setting, .. }
-            | Self::NotAUrl { setting, .. }
+            | Self::Refused { setting, .. }
             | Self::NotAChoice { setting, .. } => setting,
         }
     }
@@ -549,8 +554,13 @@ impl SettingsInput {
             .map(|(_, value)| value.as_str())
     }
 
-    /// The settings to store: this input merged over the project's `current` ones.
-    pub fn apply(self, current: &Integrations) -> Result<AppliedSettings, SettingsError> {
+    /// The settings to store: this input merged over the project's `current` ones, with
+    /// each address checked by the operator's `targets`.
+    pub fn apply(
+        self,
+        current: &Integrations,
+        targets: &Targets,
+    ) -> Result<AppliedSettings, SettingsError> {
         let platform = self.platform();
         let stored =
             current
@@ -565,7 +575,7 @@ impl SettingsInput {
         for field in platform.fields {
             let name = field.camel_name();
             let old = stored.as_ref().and_then(|stored| stored.get(&name));
-            let value = match self.merge(field, old)? {
+            let value = match self.merge(field, old, targets)? {
                 Merged::Value(value) => value,
                 Merged::Generated(secret) => {
                     let value = Value::from(secret.expose());
@@ -586,7 +596,12 @@ impl SettingsInput {
     }
 
     /// One field's new value, by its rules, from what is given and what is stored.
-    fn merge(&self, field: &'static Field, old: Option<&Value>) -> Result<Merged, SettingsError> {
+    fn merge(
+        &self,
+        field: &'static Field,
+        old: Option<&Value>,
+        targets: &Targets,
+    ) -> Result<Merged, SettingsError> {
         let given = self.given(field.name);
         let old_text = old.and_then(Value::as_str).map(str::to_owned);
         let missing = || SettingsError::Missing {
@@ -618,24 +633,29 @@ impl SettingsInput {
                     (None, _) => None,
                 }
             }
-            (Input::Url, _) => {
+            (Input::Url, need) => {
                 let given = match given.map(str::trim) {
                     Some("") => None,
                     Some(url) => Some(url.to_owned()),
                     None => old_text,
                 };
-                let url = given
-                    .or_else(|| self.given("base_url").map(str::trim).map(str::to_owned))
-                    .filter(|url| !url.is_empty())
-                    .ok_or_else(missing)?;
-                if !(url.starts_with("https://") || url.starts_with("http://")) {
-                    return Err(SettingsError::NotAUrl {
-                        setting: field.name,
-                        integration: self.platform().in_sentence,
-                        given: url,
-                    });
+                let stand_in = || {
+                    let base = self.given("base_url").map(str::trim);
+                    base.filter(|url| need == Need::Required && !url.is_empty())
+                        .map(str::to_owned)
+                };
+                match given.or_else(stand_in) {
+                    Some(url) => Some(String::from(targets.check(&url).map_err(|refusal| {
+                        SettingsError::Refused {
+                            setting: field.name,
+                            label: field.label,
+                            integration: self.platform().in_sentence,
+                            refusal,
+                        }
+                    })?)),
+                    None if need == Need::Required => return Err(missing()),
+                    None => None,
                 }
-                Some(url)
             }
             (Input::Text, need) => {
                 let given = given.map(str::trim);
@@ -780,7 +800,7 @@ mod tests {
                 .map(|(name, value)| (*name, value.as_str()))
                 .collect();
             let applied = input(platform.kind, &pairs)
-                .apply(&Integrations::default())
+                .apply(&Integrations::default(), &local())
                 .unwrap_or_else(|err| panic!("{}: {err}", platform.slug));
             assert_eq!(applied.settings.kind(), platform.kind);
             let mut current = Integrations::default();
@@ -800,7 +820,7 @@ mod tests {
     fn inputs_merge_over_stored_settings() {
         let mut current = Integrations::default();
         let missing = input(IntegrationKind::Ga4, &[])
-            .apply(&current)
+            .apply(&current, &local())
             .unwrap_err();
         assert_eq!(
             missing.to_string(),
@@ -809,7 +829,9 @@ mod tests {
         assert_eq!(missing.setting(), "measurement_id");
 
         let given = [("measurement_id", " G-ONE "), ("api_secret", " s3cret\n")];
-        let applied = input(IntegrationKind::Ga4, &given).apply(&current).unwrap();
+        let applied = input(IntegrationKind::Ga4, &given)
+            .apply(&current, &local())
+            .unwrap();
         let debug = format!("{:?}", input(IntegrationKind::Ga4, &given));
         assert!(
             !debug.contains("s3cret") && debug.contains("G-ONE"),
@@ -830,7 +852,7 @@ mod tests {
             ("base_url", "http://127.0.0.1:9"),
         ];
         let changed = input(IntegrationKind::Ga4, &changed)
-            .apply(&current)
+            .apply(&current, &local())
             .unwrap();
         current.set(changed.settings);
         let stored = current.ga4.clone().unwrap();
@@ -839,9 +861,9 @@ mod tests {
             ("G-ONE", "s3cret")
         );
         assert!(stored.validate);
-        assert_eq!(stored.base_url.as_deref(), Some("http://127.0.0.1:9"));
+        assert_eq!(stored.base_url.as_deref(), Some("http://127.0.0.1:9/"));
         let reset = input(IntegrationKind::Ga4, &[("base_url", "")])
-            .apply(&current)
+            .apply(&current, &local())
             .unwrap();
         let IntegrationSettings::Ga4(reset) = reset.settings else {
             panic!("GA4 settings");
@@ -854,7 +876,9 @@ mod tests {
     fn meta_and_google_ads_need_their_credentials_and_meta_its_choices() {
         let none = Integrations::default();
         let meta = [("pixel_id", "777"), ("access_token", "token")];
-        let meta = input(IntegrationKind::Meta, &meta).apply(&none).unwrap();
+        let meta = input(IntegrationKind::Meta, &meta)
+            .apply(&none, &local())
+            .unwrap();
         let IntegrationSettings::Meta(meta) = meta.settings else {
             panic!("Meta settings");
         };
@@ -866,7 +890,7 @@ mod tests {
             ("client_secret", "cs"),
         ];
         let ads = input(IntegrationKind::GoogleAds, &ads)
-            .apply(&none)
+            .apply(&none, &local())
             .unwrap_err();
         assert_eq!(
             ads,
@@ -880,7 +904,9 @@ mod tests {
             ("access_token", "token"),
             ("action_source", "Phone_Call"),
         ];
-        let phone = input(IntegrationKind::Meta, &phone).apply(&none).unwrap();
+        let phone = input(IntegrationKind::Meta, &phone)
+            .apply(&none, &local())
+            .unwrap();
         let IntegrationSettings::Meta(phone) = phone.settings else {
             panic!("Meta settings");
         };
@@ -890,7 +916,9 @@ mod tests {
             ("access_token", "token"),
             ("action_source", "fax"),
         ];
-        let bad = input(IntegrationKind::Meta, &bad).apply(&none).unwrap_err();
+        let bad = input(IntegrationKind::Meta, &bad)
+            .apply(&none, &local())
+            .unwrap_err();
         assert_eq!(
             bad.to_string(),
             "action source \"fax\" is not one of Meta's: other, website, phone_call, \
@@ -899,19 +927,89 @@ mod tests {
         assert_eq!(bad.setting(), "action_source");
     }
 
+    /// The exceptions of an operator whose tests' mock platforms listen on loopback.
+    fn local() -> Targets {
+        Targets::new("127.0.0.0/8", true).unwrap()
+    }
+
+    #[test]
+    fn every_address_is_one_the_server_may_call() {
+        let none = Integrations::default();
+        let strict = Targets::default();
+        let ga4 = |base: &str| {
+            let given = [
+                ("measurement_id", "G-1"),
+                ("api_secret", "s"),
+                ("base_url", base),
+            ];
+            input(IntegrationKind::Ga4, &given).apply(&none, &strict)
+        };
+        for (base, why) in [
+            (
+                "file:///etc/passwd",
+                "file: addresses are not called; give an https:// address",
+            ),
+            (
+                "gopher://example.com/",
+                "gopher: addresses are not called; give an https:// address",
+            ),
+            (
+                "javascript:alert(1)",
+                "javascript: addresses are not called; give an https:// address",
+            ),
+            (
+                "https://169.254.169.254/",
+                "the address is link-local (169.254.169.254); the server's operator can allow it",
+            ),
+        ] {
+            let refused = ga4(base).unwrap_err();
+            assert_eq!(refused.to_string(), format!("GA4's Base URL: {why}"));
+            assert_eq!(refused.setting(), "base_url");
+        }
+        let IntegrationSettings::Ga4(kept) = ga4("HTTPS://Region1.Example/").unwrap().settings
+        else {
+            panic!("GA4 settings");
+        };
+        assert_eq!(kept.base_url.as_deref(), Some("https://region1.example/"));
+        let ads = [
+            ("customer_id", "1"),
+            ("client_id", "cid"),
+            ("client_secret", "cs"),
+            ("refresh_token", "rt"),
+            ("token_url", "dict://127.0.0.1:11211/"),
+        ];
+        let refused = input(IntegrationKind::GoogleAds, &ads)
+            .apply(&none, &strict)
+            .unwrap_err();
+        assert_eq!(refused.setting(), "token_url");
+        let hook = [("url", "https://10.0.0.1/hook")];
+        let refused = input(IntegrationKind::Webhook, &hook)
+            .apply(&none, &strict)
+            .unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "the webhook's URL: the address is private (10.0.0.1); the server's operator can allow it"
+        );
+        assert!(
+            input(IntegrationKind::Webhook, &hook)
+                .apply(&none, &Targets::new("10.0.0.0/8", false).unwrap())
+                .is_ok()
+        );
+    }
+
     #[test]
     fn a_webhook_gets_a_secret_once_and_an_http_url() {
         let mut current = Integrations::default();
         let missing = input(IntegrationKind::Webhook, &[])
-            .apply(&current)
+            .apply(&current, &local())
             .unwrap_err();
         assert_eq!(missing.to_string(), "url is needed to connect the webhook");
         let ftp = input(IntegrationKind::Webhook, &[("url", "ftp://example.com")])
-            .apply(&current)
+            .apply(&current, &local())
             .unwrap_err();
         assert_eq!(
             ftp.to_string(),
-            "the webhook URL \"ftp://example.com\" must start with https:// or http://"
+            "the webhook's URL: ftp: addresses are not called; give an https:// address"
         );
         assert_eq!(ftp.setting(), "url");
 
@@ -919,7 +1017,7 @@ mod tests {
             IntegrationKind::Webhook,
             &[("url", "https://example.com/hook")],
         )
-        .apply(&current)
+        .apply(&current, &local())
         .unwrap();
         let secret = connected.generated_secret.clone().unwrap();
         assert!(secret.expose().starts_with("whsec_"), "{secret:?}");
@@ -932,7 +1030,7 @@ mod tests {
             ("secret", " "),
         ];
         let moved = input(IntegrationKind::Webhook, &moved)
-            .apply(&current)
+            .apply(&current, &local())
             .unwrap();
         assert_eq!(moved.generated_secret, None, "the stored secret is kept");
         let IntegrationSettings::Webhook(WebhookSettings { url, secret: kept }) = moved.settings
@@ -956,7 +1054,7 @@ mod tests {
             ("refresh_token", "rt"),
         ];
         let applied = input(IntegrationKind::MicrosoftAds, &given)
-            .apply(&current)
+            .apply(&current, &local())
             .unwrap();
         current.set(applied.settings);
         let shown: Vec<(&str, Shown)> = current

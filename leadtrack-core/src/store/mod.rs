@@ -36,8 +36,8 @@ pub use row::{LeadRow, q_text};
 pub use sql::Listed;
 
 use crate::account::{
-    Actor, Device, LoginFailures, Member, Membership, NewUser, PasswordHash, Preferences, Session,
-    SessionHash, SessionInfo, User,
+    Actor, Attempts, Device, Member, Membership, NewUser, PasswordHash, Preferences, Session,
+    SessionHash, SessionInfo, Throttled, User,
 };
 use crate::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use crate::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
@@ -571,7 +571,8 @@ pub trait Admin: Send + Sync + 'static {
     async fn chat_channels(&self, project: ProjectId) -> StoreResult<Vec<ChatChannel>>;
 
     /// Sets the project's channel of `kind` to `url` (checked by
-    /// [`crate::alert::webhook_url`], else [`StoreError::Invalid`]), or removes it (`None`).
+    /// [`crate::alert::webhook_url`] for its form, else [`StoreError::Invalid`]), or removes
+    /// it (`None`).
     async fn set_chat_channel(
         &self,
         project: ProjectId,
@@ -853,6 +854,18 @@ pub trait Accounts: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
 
+    /// Makes `link` as [`Accounts::issue_link`] does, unless the user's link of its kind
+    /// was made after `since` and is still there: that one is kept, and this one not made.
+    /// Whether it was made. Errors: [`Entity::User`] not found.
+    async fn issue_link_unless_recent(
+        &self,
+        user: UserId,
+        link: &AccountLink,
+        hash: &LinkHash,
+        now: DateTime<Utc>,
+        since: DateTime<Utc>,
+    ) -> StoreResult<bool>;
+
     /// Takes a live password-reset link: sets the password and ends every session of its
     /// user. Errors: [`Entity::Link`] not found (unknown, used, replaced or expired).
     async fn reset_password(
@@ -1010,24 +1023,28 @@ pub trait Accounts: Send + Sync + 'static {
     /// session is no error.
     async fn end_sessions(&self, user: UserId) -> StoreResult<()>;
 
-    // ----- the sign-in throttle -----
+    // ----- the throttles ([`crate::account::Throttle`]) -----
 
-    /// Records a failed sign-in for the email (compared by [`crate::account::email_key`])
-    /// from the client address.
-    async fn record_login_failure(
+    /// Records an attempt of `what` for the email (compared by
+    /// [`crate::account::email_key`]) from the client address; forgets those older than a
+    /// day.
+    async fn record_throttled(
         &self,
+        what: Throttled,
         email: &str,
         address: &str,
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
 
-    /// The failed sign-ins for the email and from the address since `since`, oldest first.
-    async fn login_failures(
+    /// The attempts of `what` for the email and from the address since `since`, oldest
+    /// first.
+    async fn throttled_attempts(
         &self,
+        what: Throttled,
         email: &str,
         address: &str,
         since: DateTime<Utc>,
-    ) -> StoreResult<LoginFailures>;
+    ) -> StoreResult<Attempts>;
 }
 
 /// A backend that does everything: the lead routes, administration, the job queue and

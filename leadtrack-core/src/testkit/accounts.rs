@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 use chrono::Duration;
 
 use crate::account::{
-    Device, NewUser, Password, PasswordHash, Preferences, SessionHash, SessionToken, Theme, User,
-    session_lifetime,
+    Device, NewUser, Password, PasswordHash, Preferences, SessionHash, SessionToken, Theme,
+    Throttled, User, session_lifetime,
 };
 use crate::saved_view::NewSavedView;
 use crate::store::{Accounts, Conflict, Entity, StoreError};
@@ -431,25 +431,73 @@ pub async fn failed_sign_ins_are_counted_per_email_and_address<B: Backend>(backe
         ("ada@example.com", "192.0.2.3", 20),
     ] {
         store
-            .record_login_failure(email, address, at(minute))
+            .record_throttled(Throttled::FailedSignIn, email, address, at(minute))
             .await
             .unwrap();
     }
     let failures = store
-        .login_failures("Ada@Example.com", "192.0.2.1", at(1))
+        .throttled_attempts(
+            Throttled::FailedSignIn,
+            "Ada@Example.com",
+            "192.0.2.1",
+            at(1),
+        )
         .await
         .unwrap();
     assert_eq!(failures.by_email, [at(5), at(20)]);
     assert_eq!(failures.by_address, [at(6)]);
     let all = store
-        .login_failures("ada@example.com", "192.0.2.1", at(0) - Duration::minutes(1))
+        .throttled_attempts(
+            Throttled::FailedSignIn,
+            "ada@example.com",
+            "192.0.2.1",
+            at(0) - Duration::minutes(1),
+        )
         .await
         .unwrap();
     assert_eq!(all.by_email, [at(0), at(5), at(20)]);
     assert_eq!(all.by_address, [at(0), at(6)]);
     let none = store
-        .login_failures("carol@example.com", "198.51.100.1", at(0))
+        .throttled_attempts(
+            Throttled::FailedSignIn,
+            "carol@example.com",
+            "198.51.100.1",
+            at(0),
+        )
         .await
         .unwrap();
     assert!(none.by_email.is_empty() && none.by_address.is_empty());
+    // Reset requests are counted apart from failed sign-ins.
+    store
+        .record_throttled(
+            Throttled::ResetRequest,
+            "ada@example.com",
+            "192.0.2.1",
+            at(30),
+        )
+        .await
+        .unwrap();
+    let resets = store
+        .throttled_attempts(
+            Throttled::ResetRequest,
+            "ada@example.com",
+            "192.0.2.1",
+            at(0),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (resets.by_email, resets.by_address),
+        (vec![at(30)], vec![at(30)])
+    );
+    let failures = store
+        .throttled_attempts(
+            Throttled::FailedSignIn,
+            "ada@example.com",
+            "192.0.2.1",
+            at(21),
+        )
+        .await
+        .unwrap();
+    assert!(failures.by_email.is_empty() && failures.by_address.is_empty());
 }

@@ -161,7 +161,7 @@ pub async fn alert_preferences_and_chat_channels_are_kept<B: Backend>(backend: &
         .await
         .unwrap();
     let bad = store
-        .set_chat_channel(p.id, ChatKind::Teams, Some("http://teams.example/hook"))
+        .set_chat_channel(p.id, ChatKind::Teams, Some("ftp://teams.example/hook"))
         .await;
     assert!(matches!(bad, Err(StoreError::Invalid(_))), "{bad:?}");
     let channels = store.chat_channels(p.id).await.unwrap();

@@ -465,7 +465,13 @@ pub async fn queue_depth_counts_waiting_and_leased_deliveries<B: Backend>(backen
         .set_integration(project.id, IntegrationSettings::Webhook(webhook()), at(0))
         .await
         .unwrap();
-    let new = NewWebhook::new("https://crm.example/hook", None, WebhookEvents::all()).unwrap();
+    let new = NewWebhook::new(
+        "https://crm.example/hook",
+        &crate::target::Targets::default(),
+        None,
+        WebhookEvents::all(),
+    )
+    .unwrap();
     store.create_webhook(project.id, new, at(0)).await.unwrap();
     let label_id = webhook_label(&store, &project).await;
     for i in 0..3 {

@@ -540,6 +540,7 @@ pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backen
     let p = project(&store, "p").await;
     let hook = NewWebhook::new(
         "https://crm.example/h",
+        &crate::target::Targets::default(),
         None,
         WebhookEvents::parse_list("lead.created").unwrap(),
     );

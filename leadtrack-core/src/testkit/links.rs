@@ -5,7 +5,9 @@ use chrono::Duration;
 
 use crate::account::{Actor, Device, NewUser, Password, SessionToken, User};
 use crate::activity::{ProjectActivity, audit_retention};
-use crate::link::{Acceptance, AccountLink, LinkHash, LinkKind, LinkToken, NewInvitation};
+use crate::link::{
+    Acceptance, AccountLink, LinkHash, LinkKind, LinkToken, NewInvitation, RESET_KEPT_FOR,
+};
 use crate::store::{Accounts, Conflict, Entity, LeadStore, StoreError};
 use crate::types::{IntegrationKind, Role, UserId};
 
@@ -309,6 +311,51 @@ pub async fn a_reset_link_works_once_within_the_hour<B: Backend>(backend: &B) {
                 UserId(i64::MAX),
                 &AccountLink::PasswordReset,
                 &fresh(),
+                at(0),
+            )
+            .await,
+        Entity::User,
+    );
+}
+
+/// A reset asked for again within [`RESET_KEPT_FOR`] of the last makes no new link: the one
+/// sent still works. Later, or once it is used, a new one is made.
+pub async fn a_recent_reset_link_is_kept_when_another_is_asked_for<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let ada = user(&store, "ada@example.com", "Ada", 0).await;
+    let issue = async |hash: &LinkHash, minute: i64| {
+        let now = at(minute);
+        let reset = AccountLink::PasswordReset;
+        store
+            .issue_link_unless_recent(ada.id, &reset, hash, now, now - RESET_KEPT_FOR)
+            .await
+            .unwrap()
+    };
+    let (first, second, third, fourth) = (fresh(), fresh(), fresh(), fresh());
+    assert!(issue(&first, 0).await);
+    assert!(!issue(&second, 14).await, "the first is kept");
+    let new = Password::new("a fresh password").unwrap().hash();
+    assert_not_found(
+        store.reset_password(&second, &new, at(14)).await,
+        Entity::Link,
+    );
+    assert!(
+        issue(&third, 15).await,
+        "15 minutes on, a new one replaces it"
+    );
+    assert_not_found(
+        store.reset_password(&first, &new, at(16)).await,
+        Entity::Link,
+    );
+    store.reset_password(&third, &new, at(16)).await.unwrap();
+    assert!(issue(&fourth, 17).await, "a used link holds nothing back");
+    assert_not_found(
+        store
+            .issue_link_unless_recent(
+                UserId(i64::MAX),
+                &AccountLink::PasswordReset,
+                &fresh(),
+                at(0),
                 at(0),
             )
             .await,

@@ -103,6 +103,12 @@ pub trait Backend: Send + Sync + 'static {
 // `conformance_tests!`, listing every check of the files above (see build.rs).
 include!(concat!(env!("OUT_DIR"), "/conformance_tests.rs"));
 
+/// The operator's exceptions a test makes for its mock servers, which listen on loopback
+/// addresses over `http://`: `--allow-targets 127.0.0.0/8 --allow-http-targets`.
+pub fn mock_targets() -> crate::target::Targets {
+    crate::target::Targets::new("127.0.0.0/8", true).expect("a valid range")
+}
+
 /// 2026-03-01T00:00:00Z, plus `minutes`: the suite's clock.
 pub fn at(minutes: i64) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap() + Duration::minutes(minutes)
@@ -149,6 +155,7 @@ pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
     let events = crate::webhook::WebhookEvents::all();
     let hook = crate::webhook::NewWebhook::new(
         "https://crm.example.com/leads",
+        &crate::target::Targets::default(),
         Some(Secret::new(SECRETS[1])),
         events,
     )

@@ -40,7 +40,13 @@ async fn spam<S: LeadStore>(
 /// A webhook of `project` that hears of every new lead.
 async fn hear_new_leads<S: Admin>(store: &S, project: &Project) {
     let events = WebhookEvents::parse_list("lead.created").expect("event names");
-    let hook = NewWebhook::new("https://crm.example/hook", None, events).expect("webhook");
+    let hook = NewWebhook::new(
+        "https://crm.example/hook",
+        &crate::target::Targets::default(),
+        None,
+        events,
+    )
+    .expect("webhook");
     store
         .create_webhook(project.id, hook, at(0))
         .await

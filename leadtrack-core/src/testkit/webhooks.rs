@@ -25,8 +25,13 @@ pub(crate) async fn add<S: Admin>(
     events: &str,
 ) -> Webhook {
     let events = WebhookEvents::parse_list(events).expect("event names");
-    let new = NewWebhook::new(&format!("https://{name}.example/hook"), None, events)
-        .expect("valid webhook");
+    let new = NewWebhook::new(
+        &format!("https://{name}.example/hook"),
+        &crate::target::Targets::default(),
+        None,
+        events,
+    )
+    .expect("valid webhook");
     store
         .create_webhook(project.id, new, at(0))
         .await
@@ -402,7 +407,13 @@ pub async fn webhooks_are_added_and_removed<B: Backend>(backend: &B) {
 
     let bad = NewWebhook {
         url: "ftp://crm.example".to_owned(),
-        ..NewWebhook::new("https://crm.example", None, WebhookEvents::all()).unwrap()
+        ..NewWebhook::new(
+            "https://crm.example",
+            &crate::target::Targets::default(),
+            None,
+            WebhookEvents::all(),
+        )
+        .unwrap()
     };
     let refused = store.create_webhook(p1.id, bad, at(0)).await;
     assert!(
@@ -410,7 +421,13 @@ pub async fn webhooks_are_added_and_removed<B: Backend>(backend: &B) {
         "{refused:?}"
     );
     let unknown = crate::types::ProjectId(i64::MAX);
-    let good = NewWebhook::new("https://crm.example", None, WebhookEvents::all()).unwrap();
+    let good = NewWebhook::new(
+        "https://crm.example",
+        &crate::target::Targets::default(),
+        None,
+        WebhookEvents::all(),
+    )
+    .unwrap();
     super::assert_not_found(
         store.create_webhook(unknown, good.clone(), at(0)).await,
         Entity::Project,

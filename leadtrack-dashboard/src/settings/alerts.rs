@@ -104,7 +104,7 @@ pub(super) async fn save<S: Store>(
     let url = if remove {
         None
     } else {
-        match webhook_url(form.get("url")) {
+        match webhook_url(form.get("url"), owner.outbound().targets()) {
             Ok(url) => Some(url),
             Err(problem) => {
                 let problems = Problems::one(kind.into(), sentence(&problem));

@@ -21,7 +21,7 @@ use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::platform_reads::{self, SignInCard, http};
+use super::platform_reads::{self, SignInCard};
 use super::{Answer, Frame, Owner, Problems, saved, sentence};
 use crate::Request;
 use crate::format;
@@ -326,7 +326,7 @@ pub(super) async fn save<S: Admin + LeadStore>(
         .await
         .map_err(|e| owner.failure(e))?;
     let input = SettingsInput::from_given(kind, |name| Some(form.get(name).to_owned()));
-    let applied = match input.apply(&current) {
+    let applied = match input.apply(&current, owner.outbound().targets()) {
         Ok(applied) => applied,
         Err(err) => {
             // What was typed, but never a credential.
@@ -459,7 +459,7 @@ async fn test_ga4(integrations: &Integrations, owner: &Owner, form: &Form) -> Te
         }
         Some(settings) => {
             let body = ga4::test_payload(&event, &owner.project().currency);
-            match ga4::validate(http(), settings, &body).await {
+            match ga4::validate(owner.outbound(), settings, &body).await {
                 Ok(messages) if messages.is_empty() => TestResult::Valid,
                 Ok(messages) => {
                     TestResult::Problems(messages.iter().map(ToString::to_string).collect())
@@ -504,23 +504,30 @@ pub(super) async fn send_test<S: Admin>(
         test_event_code: given(form.get("test_event_code")),
         conversion_action: given(&value).filter(|_| kind == IntegrationKind::GoogleAds),
     };
-    let (status, result) =
-        match check::send_test(http(), owner.project(), &integrations, kind, &request).await {
-            Ok(answer) if answer.accepted => (StatusCode::OK, TestResult::Accepted(answer.detail)),
-            Ok(answer) => {
-                let title = Platform::of(kind).title;
-                let said = format!("{title} did not accept the test: {}", answer.detail);
-                (StatusCode::OK, TestResult::Failed(sentence(&said)))
-            }
-            Err(err @ TestError::NotConnected(_)) => (
-                StatusCode::CONFLICT,
-                TestResult::Failed(sentence(&err.to_string())),
-            ),
-            Err(err @ TestError::Missing(_)) => (
-                StatusCode::BAD_REQUEST,
-                TestResult::Failed(sentence(&err.to_string())),
-            ),
-        };
+    let (status, result) = match check::send_test(
+        owner.outbound(),
+        owner.project(),
+        &integrations,
+        kind,
+        &request,
+    )
+    .await
+    {
+        Ok(answer) if answer.accepted => (StatusCode::OK, TestResult::Accepted(answer.detail)),
+        Ok(answer) => {
+            let title = Platform::of(kind).title;
+            let said = format!("{title} did not accept the test: {}", answer.detail);
+            (StatusCode::OK, TestResult::Failed(sentence(&said)))
+        }
+        Err(err @ TestError::NotConnected(_)) => (
+            StatusCode::CONFLICT,
+            TestResult::Failed(sentence(&err.to_string())),
+        ),
+        Err(err @ TestError::Missing(_)) => (
+            StatusCode::BAD_REQUEST,
+            TestResult::Failed(sentence(&err.to_string())),
+        ),
+    };
     tracing::info!(user = %owner.viewer.user.id, %kind, "integration test sent");
     Ok(Tested {
         kind,

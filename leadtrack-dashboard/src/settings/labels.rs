@@ -17,7 +17,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use super::integrations::{self, TestResult, Tested};
-use super::platform_reads::{http, listed, signed_in};
+use super::platform_reads::{listed, signed_in};
 use super::{Answer, Frame, Owner, Problems, notice, sentence, ticked};
 use crate::Request;
 use crate::render::{self, Layout};
@@ -193,7 +193,7 @@ impl Connected {
                 settings.customer_id.as_str(),
                 settings.login_customer_id.as_deref(),
             );
-            match google_ads::conversion_actions(http(), app, &grant, account).await {
+            match google_ads::conversion_actions(owner.outbound(), app, &grant, account).await {
                 Ok(actions) => {
                     connected.google_actions = actions
                         .into_iter()
@@ -206,7 +206,7 @@ impl Connected {
         if integrations.linkedin.is_some()
             && let Some((app, grant)) = signed_in(store, owner, Provider::Linkedin).await?
         {
-            let rules = linkedin::conversion_rules(http(), app, &grant).await;
+            let rules = linkedin::conversion_rules(owner.outbound(), app, &grant).await;
             connected.linkedin_rules = listed("LinkedIn's conversion rules", rules)
                 .into_iter()
                 .map(|rule| (rule.urn, rule.name))
@@ -220,7 +220,7 @@ impl Connected {
                 .as_deref()
                 .unwrap_or(microsoft_ads::DEFAULT_BASE_URL);
             let account = (base, &*settings.customer_id, &*settings.account_id);
-            let goals = microsoft_ads::offline_goals(http(), app, &grant, account).await;
+            let goals = microsoft_ads::offline_goals(owner.outbound(), app, &grant, account).await;
             connected.microsoft_goals = listed("Microsoft's offline goals", goals)
                 .into_iter()
                 .map(|goal| (goal.clone(), goal))

@@ -63,6 +63,7 @@ use leadtrack_core::project::Project;
 use leadtrack_core::types::Role;
 use leadtrack_core::{Accounts, LeadStore, Store};
 use leadtrack_http::{Body, Params};
+use leadtrack_outbound::Outbound;
 use warp::reply::Response;
 
 use crate::render::{self, Layout};
@@ -171,6 +172,8 @@ pub(crate) struct Owner {
     oauth: Vec<leadtrack_core::oauth::OAuthApp>,
     /// The client's address, for the audit log.
     address: String,
+    /// The client for the addresses owners give, and the rule they are checked by.
+    outbound: Outbound,
 }
 
 /// A signed-in owner of `public_id`, for a page.
@@ -187,6 +190,7 @@ async fn owner_page<S: Accounts>(
         membership,
         oauth: config.oauth.clone(),
         address,
+        outbound: config.outbound.clone(),
     })
 }
 
@@ -206,6 +210,7 @@ async fn owner_form<S: Accounts>(
         membership,
         oauth: config.oauth.clone(),
         address,
+        outbound: config.outbound.clone(),
     };
     Ok((owner, form))
 }
@@ -230,11 +235,17 @@ async fn owner_upload<S: Accounts>(
         membership,
         oauth: config.oauth.clone(),
         address,
+        outbound: config.outbound.clone(),
     };
     Ok((owner, form, upload))
 }
 
 impl Owner {
+    /// The client for the addresses owners give; its rule checks them when saved.
+    fn outbound(&self) -> &Outbound {
+        &self.outbound
+    }
+
     /// The project.
     fn project(&self) -> &Project {
         &self.membership.project

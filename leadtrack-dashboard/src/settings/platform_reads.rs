@@ -3,12 +3,9 @@
 //! offers. A leaf: the integrations page, the sign-in flow, the labels' and the sources'
 //! pickers use it.
 
-use std::sync::OnceLock;
-
 use leadtrack_core::Admin;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_core::types::IntegrationKind;
-use leadtrack_platforms::check;
 use leadtrack_platforms::google_ads::{self, AdsAccount};
 use leadtrack_platforms::meta::{self, MetaPixel};
 use leadtrack_platforms::microsoft_ads::{self, MicrosoftAccount};
@@ -57,7 +54,7 @@ pub(super) async fn card<S: Admin>(
     let (Some(grant), false) = (&grant, connected) else {
         return Ok(Some(card));
     };
-    let http = http();
+    let http = owner.outbound();
     let listed = match provider {
         Provider::Google => google_ads::accounts(http, app, grant)
             .await
@@ -108,11 +105,4 @@ pub(super) fn listed<T>(what: &str, found: Result<Vec<T>, String>) -> Vec<T> {
         tracing::warn!(%reason, "{what} could not be listed");
         Vec::new()
     })
-}
-
-/// The client that asks the platforms while a person waits (GA4's validator, sign-in,
-/// the pickers): short timeouts.
-pub(super) fn http() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(check::client)
 }

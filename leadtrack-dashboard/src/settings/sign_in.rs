@@ -22,7 +22,6 @@ use subtle::ConstantTimeEq;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
-use super::platform_reads::http;
 use super::{Answer, Owner, owner_page};
 use crate::render;
 use crate::routes::{Route, Settings};
@@ -203,7 +202,8 @@ async fn answer<S: Store>(store: &S, config: &Config, request: &Request) -> Answ
     ) else {
         return Err(refused("The platform's answer holds no code."));
     };
-    let exchanged = sign_in::exchange(http(), app, &code, &pending.verifier, &redirect).await;
+    let exchanged =
+        sign_in::exchange(owner.outbound(), app, &code, &pending.verifier, &redirect).await;
     let consent = match exchanged {
         Ok(consent) => consent,
         Err(reason) => {

@@ -16,7 +16,7 @@ use leadtrack_platforms::meta::{self, MetaPage};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use super::platform_reads::{http, listed, signed_in};
+use super::platform_reads::{listed, signed_in};
 use super::{Answer, Frame, Owner, Problems, notice, sentence};
 use crate::render::{self, Layout};
 use crate::routes::Settings;
@@ -132,7 +132,10 @@ async fn sources_page<S: Store>(
         _ => None,
     };
     let pages = match signed_in(store, owner, Provider::Meta).await? {
-        Some((app, grant)) => listed("Meta's pages", meta::pages(http(), app, &grant).await),
+        Some((app, grant)) => listed(
+            "Meta's pages",
+            meta::pages(owner.outbound(), app, &grant).await,
+        ),
         None => Vec::new(),
     };
     let accounts = match source(SourceKind::LinkedinLeadGen).await? {
@@ -142,7 +145,7 @@ async fn sources_page<S: Store>(
     let listed_accounts = match signed_in(store, owner, Provider::Linkedin).await? {
         Some((app, grant)) => listed(
             "LinkedIn's ad accounts",
-            linkedin::ad_accounts(http(), app, &grant).await,
+            linkedin::ad_accounts(owner.outbound(), app, &grant).await,
         ),
         None => Vec::new(),
     };
@@ -257,7 +260,7 @@ async fn meta_page<S: Store>(
         let Some((app, grant)) = signed_in(store, owner, Provider::Meta).await? else {
             return Ok(Err(("page", "sign in with Meta first".to_owned())));
         };
-        let subscribed = meta::subscribe_page(http(), app, &grant, picked).await;
+        let subscribed = meta::subscribe_page(owner.outbound(), app, &grant, picked).await;
         return Ok(match subscribed {
             Ok(token) => Ok(LeadSource::MetaLeadAds {
                 page_id: picked.to_owned(),

@@ -169,7 +169,9 @@ pub(super) async fn add<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> An
     let secret = Some(form.get("secret")).filter(|s| !s.is_empty());
     let generated = secret.is_none();
     let typed_events = events.clone().unwrap_or_default();
-    let new = events.and_then(|events| NewWebhook::new(&url, secret.map(Secret::new), events));
+    let targets = owner.outbound().targets();
+    let new =
+        events.and_then(|events| NewWebhook::new(&url, targets, secret.map(Secret::new), events));
     let typed = Typed {
         url,
         events: typed_events,

@@ -123,12 +123,12 @@ async fn owners_set_chat_channels_whose_urls_are_never_shown_again() {
         .post_form(
             &owner,
             &format!("{path}/teams"),
-            &[("url", "http://teams.example/hook")],
+            &[("url", "https://10.0.0.1/hook")],
         )
         .await;
     refused.assert_shows(
         StatusCode::BAD_REQUEST,
-        &["A webhook URL starts with https://."],
+        &["The address is private (10.0.0.1)"],
     );
     let removed = app
         .post_form(&owner, &format!("{path}/slack/remove"), &[])

@@ -270,7 +270,7 @@ async fn app_signing_in_as(provider: Provider) -> (App, MockSignIn) {
             developer_token: Some(Secret::new(DEVELOPER_TOKEN)),
             endpoints: mock.endpoints(),
         }],
-        ..Config::default()
+        ..mocks_allowed()
     };
     (app_with(config).await, mock)
 }
@@ -534,7 +534,7 @@ async fn source_of(
 #[tokio::test]
 async fn google_lead_forms_take_a_key_and_show_the_webhook_url() {
     use leadtrack_core::source::{LeadSource, SourceKind};
-    let app = app_with(Config::default()).await;
+    let app = app_with(mocks_allowed()).await;
     let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
     let path = "/projects/alpha/settings/sources";
     let page = app.get(path, &owner).await;

@@ -195,7 +195,12 @@ async fn forged_or_foreign_forms_change_nothing() {
         .await
         .unwrap();
     let events = leadtrack_core::webhook::WebhookEvents::all();
-    let webhook = leadtrack_core::webhook::NewWebhook::new("https://crm.example/x", None, events);
+    let webhook = leadtrack_core::webhook::NewWebhook::new(
+        "https://crm.example/x",
+        &leadtrack_core::target::Targets::default(),
+        None,
+        events,
+    );
     let webhook = app
         .store
         .create_webhook(app.alpha.id, webhook.unwrap(), Utc::now())
@@ -543,7 +548,7 @@ async fn integrations_connect_update_and_disconnect_without_showing_secrets() {
     assert_eq!(bad_url.status, StatusCode::BAD_REQUEST);
     assert!(
         paragraph(&bad_url.text, "webhook-url-problem")
-            .contains("must start with https:// or http://")
+            .contains("ftp: addresses are not called; give an https:// address")
     );
     assert!(
         bad_url.text.contains("value=\"ftp://example.com\""),
@@ -940,7 +945,7 @@ async fn lead_webhooks_are_added_with_their_secret_shown_once_and_removed() {
         )
         .await;
     assert_eq!(bad_url.status, StatusCode::BAD_REQUEST);
-    assert!(paragraph(&bad_url.text, "url-problem").contains("must start with https://"));
+    assert!(paragraph(&bad_url.text, "url-problem").contains("this is not a web address"));
     assert!(bad_url.text.contains(r#"value="lead.lost" checked"#));
     let unknown = app
         .post(
@@ -1544,4 +1549,104 @@ async fn labels_are_reordered_archived_and_deleted_only_when_unused() {
         )
         .await;
     assert_eq!(forbidden.status, StatusCode::FORBIDDEN);
+}
+
+/// An operator who allows `http://` but no range: every address an owner gives is checked
+/// by the server's rule when saved, and a Test button calls none the rule refuses, even one
+/// saved while it was allowed.
+#[tokio::test]
+async fn every_address_an_owner_gives_is_checked_by_the_servers_rule() {
+    let targets = leadtrack_core::target::Targets::new("", true).unwrap();
+    let app = app_with(leadtrack_dashboard::Config {
+        outbound: leadtrack_platforms::check::client(targets),
+        ..leadtrack_dashboard::Config::default()
+    })
+    .await;
+    let owner = app.owner().await;
+    let integrations = "/projects/alpha/settings/integrations";
+    let refusals = [
+        (
+            format!("{integrations}/webhook"),
+            vec![("url", "https://169.254.169.254/latest/meta-data/")],
+            "the address is link-local (169.254.169.254)",
+        ),
+        (
+            format!("{integrations}/ga4"),
+            vec![
+                ("measurement_id", "G-1"),
+                ("api_secret", "s3cret"),
+                ("base_url", "file:///etc/passwd"),
+            ],
+            "file: addresses are not called",
+        ),
+        (
+            format!("{integrations}/google-ads"),
+            vec![
+                ("customer_id", "1"),
+                ("client_id", "app"),
+                ("client_secret", "s3cret"),
+                ("refresh_token", "r3fresh"),
+                ("token_url", "http://[::ffff:10.0.0.1]/token"),
+            ],
+            "the address is private (10.0.0.1)",
+        ),
+        (
+            "/projects/alpha/settings/webhooks".to_owned(),
+            vec![
+                ("url", "http://2130706433:8080/"),
+                ("event", "lead.created"),
+            ],
+            "the address is loopback (127.0.0.1)",
+        ),
+        (
+            "/projects/alpha/settings/alerts/slack".to_owned(),
+            vec![("url", "http://127.0.0.1@evil.invalid/hook")],
+            "an address with a user name or password before its host is not called",
+        ),
+    ];
+    for (path, fields, why) in refusals {
+        let refused = app.post(&owner, &path, &fields).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{path}");
+        let shown = refused.text.to_lowercase();
+        assert!(
+            shown.contains(&why.to_lowercase()),
+            "{path}: {}",
+            refused.text
+        );
+    }
+    assert_eq!(
+        app.store.integrations(app.alpha.id).await.unwrap(),
+        Default::default()
+    );
+    assert!(app.store.webhooks(app.alpha.id).await.unwrap().is_empty());
+    assert!(
+        app.store
+            .chat_channels(app.alpha.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Saved while loopback was allowed, and refused when its Test button is pressed.
+    let hook = MockPlatform::start(MockResponse::json(200, json!({"ok": true}))).await;
+    let settings = leadtrack_core::integration::IntegrationSettings::Webhook(WebhookSettings {
+        url: format!("{}/hook", hook.url()),
+        secret: Secret::new("whsec_dash"),
+    });
+    app.store
+        .set_integration(app.alpha.id, settings, Utc::now())
+        .await
+        .unwrap();
+    let tested = app
+        .post(&owner, &format!("{integrations}/webhook/test"), &[])
+        .await;
+    assert!(
+        tested.text.contains("the address is loopback (127.0.0.1)"),
+        "{}",
+        tested.text
+    );
+    assert!(
+        hook.requests().is_empty(),
+        "the Test button called a refused address"
+    );
 }

@@ -203,7 +203,7 @@ async fn the_sixth_wrong_password_is_throttled_and_so_is_the_right_one() {
 
 #[tokio::test]
 async fn twenty_failures_from_one_address_close_it_for_every_email() {
-    let app = app_with(Config::default()).await;
+    let app = app_with(mocks_allowed()).await;
     for n in 0..20 {
         let email = format!("guess{n}@example.com");
         let reply = app.sign_in(&email, "wrong password!").await;
@@ -240,7 +240,7 @@ async fn cookies_are_http_only_lax_and_secure_only_over_https() {
 
     let proxied = app_with(Config {
         trust_proxy: true,
-        ..Config::default()
+        ..mocks_allowed()
     })
     .await;
     let reply = proxied

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::common::{
     App, MEMBER_PASSWORD, ORIGIN, OWNER_PASSWORD, Reply, app_with, browser, encode, form,
+    mocks_allowed,
 };
 use leadtrack_core::types::Role;
 use leadtrack_dashboard::Config;
@@ -20,7 +21,7 @@ async fn app_with_mail() -> (App, SmtpReceiver) {
     let config = Config {
         public_url: Some(ORIGIN.to_owned()),
         mailer: Some(Mailer::new(&smtp.url(), "leadtrack <leads@leads.test>").unwrap()),
-        ..Config::default()
+        ..mocks_allowed()
     };
     (app_with(config).await, smtp)
 }
@@ -316,6 +317,54 @@ async fn a_password_reset_answers_the_same_for_anyone_and_works_once() {
     );
     let not_a_token = app.send(browser("GET", "/password/reset/nothing")).await;
     assert_eq!(not_a_token.status, StatusCode::GONE);
+}
+
+#[tokio::test]
+async fn reset_requests_are_limited_and_the_link_sent_stays_the_one_that_works() {
+    let (app, smtp) = app_with_mail().await;
+    let ask = |email: String, from: u8| {
+        let body = encode(&[("email", &email)]);
+        app.send(form("/password/forgot", &body).sent_from(from))
+    };
+    let member = || "member@example.com".to_owned();
+    let owner = || "owner@example.com".to_owned();
+    // Six requests in a row, as a stranger might send them: one message, and its link is
+    // not voided by the five after it.
+    let mut answers = Vec::new();
+    for _ in 0..6 {
+        answers.push(ask(member(), 1).await);
+    }
+    for answer in &answers {
+        answer.assert_shows(
+            StatusCode::OK,
+            &["a link to reset its password is on its way"],
+        );
+        assert_eq!(answer.text, answers[0].text, "the same answer each time");
+    }
+    let sent = messages(&smtp, 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(smtp.messages().len(), 1, "one message for six requests");
+    let link = link_in(&sent[0], "/password/reset/");
+    let reset = app
+        .post_anonymous(&link, &[("password", "a brand new password")])
+        .await;
+    assert_eq!(reset.status, StatusCode::SEE_OTHER, "{}", reset.text);
+    // Three requests an hour for one email: a seventh sends nothing either.
+    ask(member(), 1).await.assert_shows(
+        StatusCode::OK,
+        &["a link to reset its password is on its way"],
+    );
+
+    // Twenty an hour from one address, whatever the emails.
+    for n in 0..20 {
+        ask(format!("nobody{n}@example.com"), 2).await;
+    }
+    ask(owner(), 2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(smtp.messages().len(), 1, "the address is past its limit");
+    ask(owner(), 3).await;
+    let sent = messages(&smtp, 2).await;
+    assert_eq!(sent[1].to, vec!["owner@example.com".to_owned()]);
 }
 
 #[tokio::test]

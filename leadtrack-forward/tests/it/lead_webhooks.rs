@@ -26,6 +26,7 @@ async fn add(
 ) -> Webhook {
     let new = NewWebhook::new(
         &format!("{}{path}", receiver.url()),
+        &leadtrack_core::testkit::mock_targets(),
         Some(Secret::new(secret)),
         WebhookEvents::parse_list(events).unwrap(),
     )

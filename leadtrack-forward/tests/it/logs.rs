@@ -181,6 +181,7 @@ async fn add_echoing_lead_webhook(f: &Fixture) -> MockPlatform {
     ));
     let hook = NewWebhook::new(
         receiver.url(),
+        &leadtrack_core::testkit::mock_targets(),
         Some(Secret::new(LEAD_WEBHOOK_SECRET)),
         WebhookEvents::all(),
     )

@@ -6,4 +6,5 @@ mod conversions;
 mod lead_webhooks;
 mod logs;
 mod microsoft_linkedin;
+mod outbound;
 mod worker;

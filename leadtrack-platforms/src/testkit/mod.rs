@@ -146,7 +146,17 @@ where
     F: Filter + Clone + Send + Sync + 'static,
     F::Extract: warp::Reply,
 {
-    let listener = TcpListener::bind("127.0.0.1:0")
+    serve_on("127.0.0.1", routes).await
+}
+
+/// Serves `routes` on a free port of the loopback address `ip` (`127.0.0.2`), as
+/// [`serve`] does.
+async fn serve_on<F>(ip: &str, routes: F) -> (String, oneshot::Sender<()>)
+where
+    F: Filter + Clone + Send + Sync + 'static,
+    F::Extract: warp::Reply,
+{
+    let listener = TcpListener::bind((ip, 0))
         .await
         .expect("a free loopback port for the mock");
     let url = format!("http://{}", listener.local_addr().expect("mock address"));
@@ -174,6 +184,12 @@ pub struct MockPlatform {
 impl MockPlatform {
     /// Starts a mock on a free loopback port; it stops when dropped.
     pub async fn start(default: MockResponse) -> Self {
+        Self::start_on("127.0.0.1", default).await
+    }
+
+    /// Starts a mock on a free port of the loopback address `ip` (`127.0.0.2`), for a
+    /// test that allows some loopback addresses and not others.
+    pub async fn start_on(ip: &str, default: MockResponse) -> Self {
         let state = Arc::new(Mutex::new(State {
             requests: Vec::new(),
             scripted: VecDeque::new(),
@@ -234,7 +250,7 @@ impl MockPlatform {
                     }
                 },
             );
-        let (url, stop) = serve(routes).await;
+        let (url, stop) = serve_on(ip, routes).await;
         Self {
             url,
             state,
@@ -242,7 +258,7 @@ impl MockPlatform {
         }
     }
 
-    /// `http://127.0.0.1:PORT`
+    /// `http://127.0.0.1:PORT`, or the address it was started on.
     pub fn url(&self) -> &str {
         &self.url
     }

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod platforms;
 
+use leadtrack_core::target::Targets;
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
@@ -88,6 +89,31 @@ pub(crate) struct Cli {
         value_name = "FORMAT"
     )]
     pub(crate) log_format: LogFormat,
+
+    /// Addresses outside the public internet (loopback, private, link-local, shared,
+    /// multicast, documentation, reserved) that platforms, webhooks, chat alerts and lead
+    /// sources may be sent to anyway: ranges such as `127.0.0.0/8,10.1.2.0/24`, or
+    /// `private` for all of them. For tests and internal services behind a firewall; none
+    /// by default (docs/protection.md).
+    #[arg(
+        help_heading = "Outbound addresses",
+        long,
+        global = true,
+        env = "LEADTRACK_ALLOW_TARGETS",
+        default_value = "",
+        value_parser = allowed_targets,
+        value_name = "LIST"
+    )]
+    pub(crate) allow_targets: String,
+
+    /// Let those sends use `http://` addresses as well as `https://` ones.
+    #[arg(
+        help_heading = "Outbound addresses",
+        long,
+        global = true,
+        env = "LEADTRACK_ALLOW_HTTP_TARGETS"
+    )]
+    pub(crate) allow_http_targets: bool,
 
     /// Outgoing email's settings.
     #[command(flatten)]
@@ -499,6 +525,19 @@ impl ReaderArgs {
 }
 
 /// A count of at least one.
+/// `--allow-targets`, checked as the rule reads it.
+fn allowed_targets(list: &str) -> Result<String, String> {
+    Targets::new(list, false).map(|_| list.to_owned())
+}
+
+impl Cli {
+    /// The operator's exceptions to the rule for outbound addresses.
+    pub(crate) fn targets(&self) -> Targets {
+        // `allowed_targets` has read the list already.
+        Targets::new(&self.allow_targets, self.allow_http_targets).unwrap_or_default()
+    }
+}
+
 fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
 }

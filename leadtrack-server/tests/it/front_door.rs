@@ -295,7 +295,13 @@ async fn spam_reaches_no_webhook_and_no_platform() {
     let (store, project) = (&app.store, app.project.id);
     let crm = MockPlatform::start(MockResponse::empty(200)).await;
     let events = WebhookEvents::parse_list("lead.created,lead.converted").unwrap();
-    let hook = NewWebhook::new(&format!("{}/crm", crm.url()), None, events).unwrap();
+    let hook = NewWebhook::new(
+        &format!("{}/crm", crm.url()),
+        &leadtrack_core::testkit::mock_targets(),
+        None,
+        events,
+    )
+    .unwrap();
     store
         .create_webhook(project, hook, chrono::Utc::now())
         .await

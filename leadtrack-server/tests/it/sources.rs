@@ -268,6 +268,11 @@ impl Graph {
 /// An app whose project `site` takes the leads of [`PAGE`], read from `graph`, with the
 /// fetcher running.
 async fn meta_app(graph: &Graph) -> TestApp {
+    meta_app_calling(graph, leadtrack_core::testkit::mock_targets()).await
+}
+
+/// [`meta_app`], whose fetcher calls the addresses `targets` allows.
+async fn meta_app_calling(graph: &Graph, targets: leadtrack_core::target::Targets) -> TestApp {
     let app = spawn_app(Parts {
         project: "site",
         sources: leadtrack_sources::Config {
@@ -276,6 +281,7 @@ async fn meta_app(graph: &Graph) -> TestApp {
                 verify_token: Secret::new(VERIFY_TOKEN),
             }),
         },
+        targets,
         ..Parts::default()
     })
     .await;
@@ -420,6 +426,24 @@ async fn an_announced_lead_arrives_once_meta_is_back_and_once_however_often_anno
     app.queues_drained().await;
     assert_eq!(graph.reads().len(), reads, "nothing fetched again");
     assert_eq!(leads(&app).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_graph_address_the_rule_refuses_is_never_read() {
+    let graph = Graph::start().await;
+    // The source was saved while loopback was allowed; the fetcher allows `http://` only.
+    let app = meta_app_calling(
+        &graph,
+        leadtrack_core::target::Targets::new("", true).unwrap(),
+    )
+    .await;
+    let body = announcement();
+    let signed = signature(APP_SECRET, &body);
+    assert_eq!(announce(&app, &body, Some(&signed)).await, 200);
+    // Retried every 200 ms or so, and refused each time before anything is sent.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(graph.reads().is_empty(), "a refused address was read");
+    assert!(leads(&app).await.is_empty());
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use leadtrack_core::Accounts;
 use leadtrack_core::StoreError;
-use leadtrack_core::account::{Device, NewUser, Password, SessionToken, User};
+use leadtrack_core::account::{Device, NewUser, Password, SessionToken, Throttled, User};
 use leadtrack_core::store::Entity;
 use leadtrack_sqlite::SqliteStore;
 
@@ -141,12 +141,22 @@ async fn failed_sign_ins_older_than_a_day_are_forgotten() {
     let (_dir, store) = store().await;
     for minute in [0, 10, 24 * 60 + 5] {
         store
-            .record_login_failure("ada@example.com", "192.0.2.1", at(minute))
+            .record_throttled(
+                Throttled::FailedSignIn,
+                "ada@example.com",
+                "192.0.2.1",
+                at(minute),
+            )
             .await
             .unwrap();
     }
     let failures = store
-        .login_failures("ada@example.com", "192.0.2.1", at(-1))
+        .throttled_attempts(
+            Throttled::FailedSignIn,
+            "ada@example.com",
+            "192.0.2.1",
+            at(-1),
+        )
         .await
         .unwrap();
     assert_eq!(failures.by_email, [at(10), at(24 * 60 + 5)]);

@@ -62,7 +62,11 @@ pub(crate) async fn lead(store: &dyn Store, project: &Project, body: Value) -> L
 /// `Other`, which neither of them belongs to; on the backend under test (a temporary SQLite
 /// file, or PostgreSQL with `LEADTRACK_TEST_BACKEND=postgres`).
 pub(crate) async fn site() -> Site {
-    site_with(leadtrack_dashboard::Config::default()).await
+    site_with(leadtrack_dashboard::Config {
+        outbound: leadtrack::platforms::check::client(leadtrack::core::testkit::mock_targets()),
+        ..leadtrack_dashboard::Config::default()
+    })
+    .await
 }
 
 /// [`site`], with the dashboard configured as `config` says (a mailer, say).

@@ -124,7 +124,16 @@ impl Reply {
 }
 
 pub(crate) async fn app() -> App {
-    app_with(Config::default()).await
+    app_with(mocks_allowed()).await
+}
+
+/// The dashboard's defaults, with the operator's exceptions for the tests' mock platforms
+/// (loopback, `http://`).
+pub(crate) fn mocks_allowed() -> Config {
+    Config {
+        outbound: leadtrack_platforms::check::client(leadtrack_core::testkit::mock_targets()),
+        ..Config::default()
+    }
 }
 
 async fn user(store: &dyn Store, email: &str, name: &str, password: &str) -> User {

@@ -180,7 +180,7 @@ pub(crate) fn policy() -> RetryPolicy {
 }
 
 pub(crate) fn worker(store: &SqliteStore, config: WorkerConfig) -> Worker<SqliteStore> {
-    Worker::new(store.clone(), config).unwrap()
+    Worker::new(store.clone(), config)
 }
 
 pub(crate) fn fast() -> WorkerConfig {
@@ -188,6 +188,7 @@ pub(crate) fn fast() -> WorkerConfig {
         retry: policy(),
         request_timeout: Duration::from_secs(5),
         poll_interval: Duration::from_millis(20),
+        targets: leadtrack_core::testkit::mock_targets(),
         ..WorkerConfig::default()
     }
 }

@@ -34,6 +34,13 @@ pub(crate) fn test_key() -> (&'static str, String) {
     )
 }
 
+/// The operator's exceptions the server processes of the tests run with: their mock
+/// platforms listen on loopback addresses over `http://`.
+pub(crate) const MOCK_TARGETS: [(&str, &str); 2] = [
+    ("LEADTRACK_ALLOW_TARGETS", "127.0.0.0/8"),
+    ("LEADTRACK_ALLOW_HTTP_TARGETS", "true"),
+];
+
 /// The SQLite store of `db` in this process, with the key the server processes use.
 pub(crate) async fn open_store(db: &Path) -> leadtrack_sqlite::SqliteStore {
     let options = leadtrack_sqlite::SqliteOptions {
@@ -49,6 +56,7 @@ pub(crate) async fn open_store(db: &Path) -> leadtrack_sqlite::SqliteStore {
 pub(crate) async fn admin(db: &Path, args: &[&str]) -> Output {
     Command::new(server_binary())
         .envs([test_key()])
+        .envs(MOCK_TARGETS)
         .args(args)
         .arg("--db")
         .arg(db)
@@ -210,6 +218,7 @@ async fn spawn_command(mut command: Command, db: &Path, ready: &str) -> Server {
         .arg("--db")
         .arg(db)
         .envs([test_key()])
+        .envs(MOCK_TARGETS)
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -707,7 +707,7 @@ async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_on
     for (args, said) in [
         (
             vec!["--url", "ftp://x", "--events", "lead.created"],
-            "must start with https:// or http://",
+            "webhook URL: ftp: addresses are not called; give an https:// address",
         ),
         (
             vec!["--url", &chat_url, "--events", "lead.deleted"],

@@ -10,6 +10,7 @@ mod forwarding;
 mod imports;
 mod mail;
 mod operations;
+mod outbound;
 mod overload;
 // Built with `LEADTRACK_POSTGRES_TESTS=required` (`build.rs`), which names a cluster.
 #[cfg(leadtrack_postgres)]
