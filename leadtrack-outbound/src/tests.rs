@@ -35,6 +35,11 @@ fn client(allowed: &str, hosts: &[(&str, IpAddr)]) -> Outbound {
     Outbound::with_hosts(targets, Duration::from_secs(5), hosts)
 }
 
+/// A `GET` of `url` that the rule allows at once, sent.
+async fn get(client: &Outbound, url: &str) -> Result<reqwest::Response, reqwest::Error> {
+    client.get(url).unwrap().send().await
+}
+
 fn loopback(kind_host: &str) -> Refusal {
     Refusal::Special {
         kind: "loopback",
@@ -45,12 +50,8 @@ fn loopback(kind_host: &str) -> Refusal {
 #[tokio::test]
 async fn an_allowed_address_is_called() {
     let (addr, seen) = serve("127.0.0.1", ok()).await;
-    let answer = client("127.0.0.1", &[])
-        .get(&format!("http://{addr}/x"))
-        .unwrap()
-        .send()
-        .await
-        .unwrap();
+    let url = format!("http://{addr}/x");
+    let answer = get(&client("127.0.0.1", &[]), &url).await.unwrap();
     assert_eq!(answer.status(), 200);
     assert_eq!(answer.text().await.unwrap(), "ok");
     assert_eq!(seen.load(Ordering::SeqCst), 1);
@@ -87,17 +88,12 @@ async fn a_name_that_resolves_to_a_refused_address_is_refused_when_called() {
     let (addr, seen) = serve("127.0.0.1", ok()).await;
     let hosts = [("hooks.example", IpAddr::from([127, 0, 0, 1]))];
     let url = format!("http://hooks.example:{}/x", addr.port());
-    let err = client("", &hosts)
-        .get(&url)
-        .unwrap()
-        .send()
-        .await
-        .unwrap_err();
+    let err = get(&client("", &hosts), &url).await.unwrap_err();
     assert_eq!(refusal(&err), Some(&loopback("hooks.example, 127.0.0.1")));
     assert_eq!(seen.load(Ordering::SeqCst), 0);
 
     let allowed = client("127.0.0.0/8", &hosts);
-    let answer = allowed.get(&url).unwrap().send().await.unwrap();
+    let answer = get(&allowed, &url).await.unwrap();
     assert_eq!(answer.status(), 200);
     assert_eq!(seen.load(Ordering::SeqCst), 1);
 }
@@ -111,12 +107,7 @@ async fn only_the_allowed_addresses_of_a_name_are_connected_to() {
         ("hooks.example", IpAddr::from([127, 0, 0, 3])),
     ];
     let url = format!("http://hooks.example:{}/x", addr.port());
-    let answer = client("127.0.0.3", &hosts)
-        .get(&url)
-        .unwrap()
-        .send()
-        .await
-        .unwrap();
+    let answer = get(&client("127.0.0.3", &hosts), &url).await.unwrap();
     assert_eq!(answer.status(), 200);
     assert_eq!(seen.load(Ordering::SeqCst), 1);
 }
@@ -127,12 +118,7 @@ async fn the_systems_resolver_is_checked_too() {
     // `localhost` from the system's resolver (often both ::1 and 127.0.0.1): with only
     // 127.0.0.0/8 allowed, 127.0.0.1 is the address called.
     let url = format!("http://localhost:{}/x", addr.port());
-    let answer = client("127.0.0.0/8", &[])
-        .get(&url)
-        .unwrap()
-        .send()
-        .await
-        .unwrap();
+    let answer = get(&client("127.0.0.0/8", &[]), &url).await.unwrap();
     assert_eq!(answer.status(), 200);
     assert_eq!(seen.load(Ordering::SeqCst), 1);
 }
@@ -144,12 +130,8 @@ async fn a_redirect_is_not_followed() {
         "HTTP/1.1 302 Found\r\nlocation: http://{inner}/secret\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
     );
     let (outer, outer_seen) = serve("127.0.0.2", moved).await;
-    let answer = client("127.0.0.2", &[])
-        .get(&format!("http://{outer}/hook"))
-        .unwrap()
-        .send()
-        .await
-        .unwrap();
+    let url = format!("http://{outer}/hook");
+    let answer = get(&client("127.0.0.2", &[]), &url).await.unwrap();
     assert_eq!(answer.status(), 302);
     assert_eq!(outer_seen.load(Ordering::SeqCst), 1);
     assert_eq!(inner_seen.load(Ordering::SeqCst), 0);

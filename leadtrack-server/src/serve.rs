@@ -84,19 +84,8 @@ pub(crate) async fn serve<S: Store + Clone>(
     let worker = if args.no_worker {
         None
     } else {
-        let worker = worker(&store, &args.worker, &targets);
-        let alerter = Alerter::new(
-            store.clone(),
-            links.mailer()?,
-            &links.public_url(),
-            targets.clone(),
-        );
-        let alerts = alerter.run(stopped(&stop));
-        let deliveries = worker.run(stopped(&stop));
-        let fetches = fetcher(&store, targets).run(stopped(&stop));
-        Some(tokio::spawn(async move {
-            tokio::join!(deliveries, alerts, fetches);
-        }))
+        let work = background(&store, &args.worker, (links, &targets), &stop)?;
+        Some(tokio::spawn(work))
     };
     tracing::info!(%addr, %db, worker = !args.no_worker, "leadtrack listening on http://{addr}");
     let app = crate::app_with(store, config, readiness.clone(), pages);
@@ -135,32 +124,43 @@ pub(crate) async fn work<S: Store + Clone>(
     (args, links, targets): (&WorkerCommand, &Links, Targets),
     db: &Database,
 ) -> Result<(), Failure> {
-    let worker = worker(&store, &args.worker, &targets);
-    let alerter = Alerter::new(
-        store.clone(),
-        links.mailer()?,
-        &links.public_url(),
-        targets.clone(),
-    );
     let stop = stop_on_signal();
+    let work = background(&store, &args.worker, (links, &targets), &stop)?;
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
     serve_metrics(&metrics, &store, &args.metrics, &stop).await?;
     tracing::info!(%db, "leadtrack worker delivering conversions and alerts, and fetching announced leads");
-    tokio::join!(
-        worker.run(stopped(&stop)),
-        alerter.run(stopped(&stop)),
-        fetcher(&store, targets).run(stopped(&stop))
-    );
+    work.await;
     Ok(())
 }
 
-/// The fetcher of the leads the sources announce (Meta's), beside the conversion worker.
-fn fetcher<S: Store + Clone>(store: &S, targets: Targets) -> leadtrack_sources::Fetcher<S> {
-    let config = leadtrack_sources::FetcherConfig {
-        targets,
+/// The work beside the API, until `stop` is raised: conversion deliveries and lead
+/// webhooks (with the concurrency and retry schedule of `args`), alerts, and the fetches of
+/// the leads the sources announce, each calling only the addresses `targets` allows.
+fn background<S: Store + Clone>(
+    store: &S,
+    args: &WorkerArgs,
+    (links, targets): (&Links, &Targets),
+    stop: &watch::Receiver<bool>,
+) -> Result<impl Future<Output = ()> + Send + 'static, Failure> {
+    let config = WorkerConfig {
+        concurrency: args.worker_concurrency.max(1),
+        lease: args.worker_lease,
+        retry: args.retry.policy(),
+        targets: targets.clone(),
+        ..WorkerConfig::default()
+    };
+    let deliveries = Worker::new(store.clone(), config).run(stopped(stop));
+    let (mailer, public_url) = (links.mailer()?, links.public_url());
+    let alerter = Alerter::new(store.clone(), mailer, &public_url, targets.clone());
+    let alerts = alerter.run(stopped(stop));
+    let fetching = leadtrack_sources::FetcherConfig {
+        targets: targets.clone(),
         ..leadtrack_sources::FetcherConfig::default()
     };
-    leadtrack_sources::Fetcher::new(store.clone(), config)
+    let fetches = leadtrack_sources::Fetcher::new(store.clone(), fetching).run(stopped(stop));
+    Ok(async move {
+        tokio::join!(deliveries, alerts, fetches);
+    })
 }
 
 /// Serves `GET /metrics` (to anyone who can reach it) on `--metrics-addr`, when given,
@@ -189,19 +189,6 @@ async fn serve_metrics<S: JobQueue + Clone>(
         stopped(stop),
     ));
     Ok(true)
-}
-
-/// The conversion worker on `store`, with the concurrency and retry schedule of `args`,
-/// calling the addresses `targets` allows.
-fn worker<S: JobQueue + Clone>(store: &S, args: &WorkerArgs, targets: &Targets) -> Worker<S> {
-    let config = WorkerConfig {
-        concurrency: args.worker_concurrency.max(1),
-        lease: args.worker_lease,
-        retry: args.retry.policy(),
-        targets: targets.clone(),
-        ..WorkerConfig::default()
-    };
-    Worker::new(store.clone(), config)
 }
 
 /// A flag raised on Ctrl-C or SIGTERM, for every part of the process to stop on.
