@@ -259,6 +259,36 @@ pub struct NewLabel {
     pub mapping: LabelMapping,
 }
 
+/// The labels a new team starts with: "Qualified", a step on the way that keeps its leads
+/// open, and "Customer", which marks them done. Each sends the platforms' own events for
+/// it where a platform has them, GA4's recommended lead-generation events `qualify_lead`
+/// and `close_convert_lead`
+/// (<https://developers.google.com/analytics/devguides/collection/ga4/reference/events#qualify_lead>)
+/// and Meta's standard events `Lead` and `Purchase`
+/// (<https://developers.facebook.com/docs/meta-pixel/reference#standard-events>), and goes
+/// to the webhook. Google Ads, Microsoft Advertising and LinkedIn need a conversion of the
+/// owner's own account, chosen on the label's page.
+pub fn starter_labels() -> [NewLabel; 2] {
+    let qualified = LabelMapping {
+        ga4_event: Some("qualify_lead".to_owned()),
+        meta_event: Some("Lead".to_owned()),
+        webhook: true,
+        ..LabelMapping::default()
+    };
+    let customer = LabelMapping {
+        ga4_event: Some("close_convert_lead".to_owned()),
+        meta_event: Some("Purchase".to_owned()),
+        ..qualified.clone()
+    };
+    [
+        NewLabel {
+            mark_as_done: false,
+            ..NewLabel::done("Qualified", qualified)
+        },
+        NewLabel::done("Customer", customer),
+    ]
+}
+
 impl NewLabel {
     /// A label that marks its leads done (`rated`) and sends as `mapping` says.
     pub fn done(name: &str, mapping: LabelMapping) -> Self {

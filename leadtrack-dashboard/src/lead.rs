@@ -509,8 +509,19 @@ pub(crate) async fn page<S: Store>(
             })
             .collect(),
         choices: choices(&lead, &labels, &integrations, &project.lost_mapping),
-        selected: rating.selected,
-        price_input: rating.price,
+        // A rated lead's form starts at its rating and price; a form sent back with a
+        // problem keeps what was typed.
+        selected: match rating.selected.is_empty() && rating.problem.is_none() {
+            true => lead
+                .conversion_id
+                .map(|id| id.to_string())
+                .unwrap_or_default(),
+            false => rating.selected,
+        },
+        price_input: match rating.price.is_empty() && rating.problem.is_none() {
+            true => lead.price.map(format::money).unwrap_or_default(),
+            false => rating.price,
+        },
         note_input: rating.note,
         currency: currency.clone(),
         problem: rating.problem,

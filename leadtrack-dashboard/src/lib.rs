@@ -15,7 +15,7 @@
 //! | `GET /projects/{projectId}/reports` | leads by first or last touch, their ratings and value, over a range of days |
 //! | `GET /projects/{projectId}/leads.csv` | an inbox view's leads as CSV, streamed |
 //! | `/projects/{projectId}/settings/...` | owners: labels, integrations, API keys, members and invitations, the project, installing, the audit log |
-//! | `GET /assets/app.css` | the stylesheet, cached and revalidated by `ETag` |
+//! | `GET /assets/app.css`, `/assets/app.js`, `/favicon.ico` | the stylesheet, the script and the icon, cached and revalidated by `ETag` |
 //!
 //! The rules every page follows, in one place each:
 //! - who may see what: a project the user is not a member of is `404`, an
@@ -189,6 +189,7 @@ async fn page<S: Store + Clone>(
     match route {
         Route::Stylesheet => render::stylesheet(request),
         Route::Script => render::script(request),
+        Route::Favicon => render::favicon(request),
         Route::SignInForm => login::form(store, config, request).await,
         Route::SignIn => login::sign_in(store, config, request, body).await,
         Route::SignOut => login::sign_out(store, config, request, body).await,

@@ -27,7 +27,7 @@ use crate::format;
 use crate::rating::BulkResult;
 use crate::rating::{Held, RatingChoice, choices, display_name};
 use crate::render::{self, Layout};
-use crate::routes::{Leads, Links, Route};
+use crate::routes::{Leads, Links, Route, Settings};
 use crate::view::ViewLink;
 use crate::view::{CLICK_IDS, InboxView, PAGE_SIZE, tabs};
 use crate::viewer::Viewer;
@@ -128,6 +128,9 @@ struct InboxPage {
     project_id: String,
     view: InboxView,
     tabs: Vec<Tab>,
+    /// The other tabs the search and filters find leads in: name, count and link, for a
+    /// tab that finds none.
+    elsewhere: Vec<(&'static str, u64, String)>,
     tab_name: &'static str,
     tab_sentence: &'static str,
     open_tab: bool,
@@ -158,6 +161,8 @@ struct InboxPage {
     has_filter: bool,
     /// The viewer may rate and sort out spam (not a viewer).
     can_rate: bool,
+    /// The viewer owns the project (and may add its first labels).
+    owner: bool,
     /// The viewer may export the view ([`Membership::may_export`]).
     can_export: bool,
     /// The price column is shown (else each row's form carries the price as it is).
@@ -605,10 +610,16 @@ pub(crate) async fn page<S: Store>(
         project,
         now,
     };
+    let tabs = tab_list(&view, &found.counts, found.mine);
     let page = InboxPage {
         layout: Layout::for_project(format!("{tab_name} leads"), viewer, membership, "leads"),
         project_id: project.public_id.clone(),
-        tabs: tab_list(&view, &found.counts, found.mine),
+        elsewhere: tabs
+            .iter()
+            .filter(|tab| !tab.current)
+            .filter_map(|tab| Some((tab.name, tab.count.filter(|n| *n > 0)?, tab.href.clone())))
+            .collect(),
+        tabs,
         tab_name,
         tab_sentence,
         open_tab: view.tab == LeadStatus::Open,
@@ -656,6 +667,7 @@ pub(crate) async fn page<S: Store>(
         has_filter: view.has_filter(),
         price_shown: shown.contains(&Col::Price),
         can_rate: membership.role.allows(leadtrack_core::Role::Member),
+        owner: membership.role.allows(leadtrack_core::Role::Owner),
         can_export: membership.may_export(),
         labels: rateable(&found.labels)
             .map(|label| (label.id.to_string(), label.name.clone()))

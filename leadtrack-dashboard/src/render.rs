@@ -78,6 +78,11 @@ impl Layout {
         Route::Stylesheet.path()
     }
 
+    /// The site's icon.
+    pub(crate) fn favicon(&self) -> String {
+        Route::Favicon.path()
+    }
+
     /// The viewer's profile.
     pub(crate) fn profile(&self) -> String {
         Route::Profile(Profile::Page).path()
@@ -295,6 +300,20 @@ pub(crate) fn script(request: &Request) -> Response {
             StaticAsset::new(
                 include_bytes!("../assets/app.js"),
                 "text/javascript; charset=utf-8",
+                ASSET_MAX_AGE,
+            )
+        })
+        .response(&request.headers)
+}
+
+/// `GET /favicon.ico`: the dashboard's mark (`scripts/make-favicon` draws it).
+pub(crate) fn favicon(request: &Request) -> Response {
+    static ASSET: OnceLock<StaticAsset> = OnceLock::new();
+    ASSET
+        .get_or_init(|| {
+            StaticAsset::new(
+                include_bytes!("../assets/favicon.ico"),
+                "image/vnd.microsoft.icon",
                 ASSET_MAX_AGE,
             )
         })

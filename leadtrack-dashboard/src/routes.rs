@@ -16,6 +16,8 @@ pub(crate) enum Route {
     Stylesheet,
     /// The inbox's script.
     Script,
+    /// The site's icon.
+    Favicon,
     /// The sign-in form.
     SignInForm,
     /// Signing in.
@@ -133,6 +135,8 @@ pub(crate) enum Settings {
     Labels,
     /// Creating a label.
     CreateLabel,
+    /// Adding the starter labels to a project that has none.
+    AddStarterLabels,
     /// A label's form (`{id}`).
     Label,
     /// Changing a label.
@@ -242,6 +246,7 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
         [
             (M::GET, "/assets/app.css", Route::Stylesheet),
             (M::GET, "/assets/app.js", Route::Script),
+            (M::GET, "/favicon.ico", Route::Favicon),
             (M::GET, "/login", Route::SignInForm),
             (M::POST, "/login", Route::SignIn),
             (M::POST, "/logout", Route::SignOut),
@@ -392,6 +397,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/settings/labels",
                 Route::Settings(S::CreateLabel),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/labels/starters",
+                Route::Settings(S::AddStarterLabels),
             ),
             (
                 M::GET,
@@ -760,7 +770,7 @@ pub fn label(path: &str) -> Option<&'static str> {
         return None;
     }
     Some(match ROUTES.route_at(path) {
-        Some(Route::Stylesheet | Route::Script) => "assets",
+        Some(Route::Stylesheet | Route::Script | Route::Favicon) => "assets",
         Some(Route::SignInForm | Route::SignIn) => "login",
         // A link's token is a secret: its route, not its path, is what metrics see.
         Some(Route::Invitation | Route::AcceptInvitation) => "invitation",

@@ -1,4 +1,5 @@
-//! The first run: when the database has no project yet, `serve` creates one with a key;
+//! The first run: when the database has no project yet, `serve` creates one with a key and
+//! the starter labels ([`starter_labels`]);
 //! when it has no user yet, it creates an owner of every project with a generated password.
 //! Each is printed once, in lines short enough to copy.
 
@@ -6,6 +7,7 @@ use std::net::SocketAddr;
 
 use chrono::Utc;
 use leadtrack_core::account::{NewUser, Password};
+use leadtrack_core::label::starter_labels;
 use leadtrack_core::types::Role;
 use leadtrack_core::{Accounts, Admin};
 
@@ -26,6 +28,13 @@ pub(crate) async fn first_run<S: Admin + Accounts>(
     if store.projects().await.map_err(Failure::store)?.is_empty() {
         let (project, key) =
             admin::create_project(store, "My project".to_owned(), None, None).await?;
+        // A first project starts ratable (`server project create` makes empty ones).
+        for label in starter_labels() {
+            store
+                .create_label(project.id, label, Utc::now())
+                .await
+                .map_err(Failure::store)?;
+        }
         say!("No project yet, so leadtrack created one.");
         say!("  project id: {}", project.public_id);
         say!("  API key:    {key}");

@@ -149,6 +149,25 @@ async fn photograph(browser: &Browser, name: &str) {
     std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
 }
 
+/// A lead's page reads contact details, then the rating form, then the rest, at any width:
+/// on a phone the form is not below the status and attribution cards.
+async fn assert_rating_follows_the_contact(browser: &Browser, at: &str) {
+    let tops = browser
+        .client
+        .execute(
+            "const top = (q) => document.querySelector(q).getBoundingClientRect().top + window.scrollY;
+             return [top('.lead-top'), top('#rate-heading'), top('.lead-rest')];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let tops: Vec<f64> = serde_json::from_value(tops).unwrap();
+    assert!(
+        tops[0] <= tops[1] && tops[1] < tops[2],
+        "{at}: the lead page's order: {tops:?}"
+    );
+}
+
 /// Every page a team member sees (a lead's with a conversion and its deliveries), at a
 /// laptop's width and a phone's, in both browsers:
 /// no page scrolls sideways and no text is cut off; the laptop shows at least 12 leads
@@ -298,6 +317,9 @@ async fn every_page_fits_a_laptop_and_a_phone() {
                 let at = format!("{engine:?} {screen} {name}");
                 assert_eq!(overflow, json!(0), "{at} scrolls sideways");
                 assert_eq!(cut, json!([]), "{at} cuts text off");
+                if name == "lead" {
+                    assert_rating_follows_the_contact(&browser, &at).await;
+                }
             }
             // A file uploaded: its columns and first rows, mapped.
             c.goto(&format!("{}/projects/acme/settings/import", site.base()))

@@ -6,7 +6,7 @@ use chrono::Utc;
 use leadtrack_core::integration::{Integrations, Platform};
 use leadtrack_core::label::{
     ConversionLabel, LabelMapping, NewLabel, ga4_event_name, linkedin_conversion_urn, moved,
-    rateable,
+    rateable, starter_labels,
 };
 use leadtrack_core::oauth::Provider;
 use leadtrack_core::store::{Conflict, Entity};
@@ -445,6 +445,10 @@ impl LabelPage {
 
 const NOTICES: &[(&str, &str)] = &[
     ("created", "Label created."),
+    (
+        "starters",
+        "Qualified and Customer added: rename them, or choose on each what it sends.",
+    ),
     ("saved", "Label saved."),
     ("moved", "Order saved: the number keys follow it."),
     (
@@ -522,6 +526,23 @@ pub(super) async fn create<S: Admin>(store: &S, (owner, form): (Owner, Form)) ->
         }
         Err(err) => Err(owner.failure(err)),
     }
+}
+
+/// `POST labels/starters`: adds the starter labels ([`starter_labels`]) to a project that
+/// has no label; one that has some keeps them as they are.
+pub(super) async fn add_starters<S: Admin>(store: &S, (owner, _): (Owner, Form)) -> Answer {
+    let project = owner.project().id;
+    let labels = store.labels(project).await.map_err(|e| owner.failure(e))?;
+    if !labels.is_empty() {
+        return Ok(owner.redirect(Settings::Labels, None));
+    }
+    for label in starter_labels() {
+        store
+            .create_label(project, label, Utc::now())
+            .await
+            .map_err(|e| owner.failure(e))?;
+    }
+    Ok(owner.redirect(Settings::Labels, Some("starters")))
 }
 
 /// The label `id` names in the owner's project; `404` when there is none.

@@ -96,6 +96,7 @@ pub(crate) async fn handle<S: Store + Clone>(
             Settings::Root => Ok(owner().await?.redirect(Settings::Labels, None)),
             Settings::Labels => labels::list(store, request, owner().await?).await,
             Settings::CreateLabel => labels::create(store, form().await?).await,
+            Settings::AddStarterLabels => labels::add_starters(store, form().await?).await,
             Settings::Label => labels::edit(store, request, owner().await?, id).await,
             Settings::UpdateLabel => labels::update(store, form().await?, id).await,
             Settings::MoveLabel => labels::move_label(store, form().await?, id).await,

@@ -177,6 +177,11 @@ async fn rating_a_lead_records_who_and_queues_the_conversion() {
         .get(&format!("/projects/alpha/leads/{id}"), &member)
         .await;
     assert!(page.text.contains("name=\"conversionId\"") && page.text.contains("Customer"));
+    let picked = format!("value=\"{customer}\" checked");
+    assert!(
+        !page.text.contains(&picked),
+        "an open lead's form picks nothing"
+    );
     let path = format!("/projects/alpha/leads/{id}/rate");
     let token = page.hidden("form");
     let body = encode(&[
@@ -240,6 +245,13 @@ async fn rating_a_lead_records_who_and_queues_the_conversion() {
             "<p class=\"note\">“signed”</p>",
             &format!("action=\"/projects/alpha/leads/{id}/undo\" data-undo-form"),
         ],
+    );
+    // Its form starts at the rating and the price it has.
+    assert!(shown.text.contains(&picked), "the form starts at Customer");
+    assert!(
+        shown
+            .text
+            .contains("placeholder=\"e.g. 1,500.00\" value=\"1,500.50\"")
     );
 
     // The same form again (a double click, a repeated Enter, a replay): saved once.
@@ -1031,6 +1043,81 @@ async fn the_search_box_finds_what_people_type() {
         let shown = [jonas, anna].map(|id| page.text.contains(&format!("id=\"lead-{id}\"")));
         assert_eq!(shown, expected, "{query}");
     }
+}
+
+/// A search covers every tab: a tab that finds nothing says which tabs do, and links
+/// there with the search kept.
+#[tokio::test]
+async fn a_search_that_finds_nothing_here_says_which_tabs_have_matches() {
+    use leadtrack_core::request::StatusUpdate;
+    use leadtrack_core::types::ConversionId;
+    let app = app().await;
+    let zoe = lead(
+        &app,
+        json!({"userData": {"firstName": "Zoë", "lastName": "Dubois"}}),
+    )
+    .await;
+    lead(
+        &app,
+        json!({"userData": {"firstName": "Ada", "lastName": "Dubois"}}),
+    )
+    .await;
+    let lost = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(zoe),
+        conversion_id: ConversionId::Lost,
+        price: None,
+        note: None,
+    };
+    let actor = leadtrack_core::account::Actor::api_key("lt_inbox0123");
+    app.store
+        .update_status(app.alpha.id, &lost, &actor, Utc::now())
+        .await
+        .unwrap();
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+
+    let open = app
+        .get("/projects/alpha/leads?q=Zo%C3%AB+Dubois", &member)
+        .await;
+    open.assert_shows(
+        StatusCode::OK,
+        &[
+            "No open lead matches these filters.",
+            "Other tabs have matches: ",
+        ],
+    );
+    let at = open
+        .text
+        .find("class=\"elsewhere\"")
+        .expect("the other tabs");
+    let paragraph = &open.text[at..at + open.text[at..].find("</p>").unwrap()];
+    // Lost, and pending until its conversion is sent (no worker runs here).
+    assert!(paragraph.contains(">Pending (1)</a>."), "{paragraph}");
+    assert!(!paragraph.contains("Open"), "{paragraph}");
+    let href = paragraph
+        .split("href=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let lost_tab = app
+        .get(
+            &format!("/projects/alpha/leads{}", href.replace("&#38;", "&")),
+            &member,
+        )
+        .await;
+    assert!(
+        lost_tab.text.contains(&format!("id=\"lead-{zoe}\"")),
+        "{href}"
+    );
+    assert!(
+        lost_tab.text.contains("value=\"Zoë Dubois\""),
+        "the search is kept"
+    );
+
+    // A search that finds leads here lists no other tab.
+    let here = app.get("/projects/alpha/leads?q=Dubois", &member).await;
+    assert!(!here.text.contains("class=\"elsewhere\""));
 }
 
 /// A search box's words held by more leads than a search counts say so, and the tabs show

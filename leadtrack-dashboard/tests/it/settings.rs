@@ -1650,3 +1650,80 @@ async fn every_address_an_owner_gives_is_checked_by_the_servers_rule() {
         "the Test button called a refused address"
     );
 }
+
+/// A project without labels offers the two starter labels, in the inbox and on the labels
+/// page, to owners; adding them twice adds them once. The inbox offers no number keys for
+/// labels it does not have.
+#[tokio::test]
+async fn a_project_without_labels_offers_qualified_and_customer() {
+    let app = app().await;
+    let ada = leadtrack_core::testkit::data(json!({"userData": {"firstName": "Ada"}}));
+    app.store
+        .create_lead(app.alpha.id, ada, Utc::now())
+        .await
+        .unwrap();
+    let owner = app.owner().await;
+    let inbox = app.get("/projects/alpha/leads", &owner.cookie).await;
+    inbox.assert_shows(
+        StatusCode::OK,
+        &[
+            "No labels yet",
+            "action=\"/projects/alpha/settings/labels/starters\"",
+        ],
+    );
+    assert!(!inbox.text.contains("1 to 9 pick a label"));
+    let member = app.member_browser().await;
+    let theirs = app.get("/projects/alpha/leads", &member.cookie).await;
+    assert!(
+        theirs
+            .text
+            .contains("An owner of the project adds them under Settings.")
+    );
+    assert!(!theirs.text.contains("/settings/labels/starters"));
+    let labels_page = app
+        .get("/projects/alpha/settings/labels", &owner.cookie)
+        .await;
+    assert!(labels_page.text.contains("Add Qualified and Customer"));
+
+    let path = "/projects/alpha/settings/labels/starters";
+    let added = app.post(&owner, path, &[]).await;
+    assert_eq!(
+        added.header("location"),
+        Some("/projects/alpha/settings/labels?saved=starters")
+    );
+    let again = app.post(&owner, path, &[]).await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER);
+    let labels = app.store.labels(app.alpha.id).await.unwrap();
+    let made: Vec<_> = labels
+        .iter()
+        .map(|label| {
+            let m = &label.mapping;
+            (
+                label.name.as_str(),
+                label.mark_as_done,
+                m.ga4_event.as_deref(),
+                m.meta_event.as_deref(),
+                m.webhook,
+            )
+        })
+        .collect();
+    assert_eq!(
+        made,
+        [
+            ("Qualified", false, Some("qualify_lead"), Some("Lead"), true),
+            (
+                "Customer",
+                true,
+                Some("close_convert_lead"),
+                Some("Purchase"),
+                true
+            ),
+        ]
+    );
+    let inbox = app.get("/projects/alpha/leads", &owner.cookie).await;
+    assert!(!inbox.text.contains("No labels yet"));
+    assert!(inbox.text.contains("1 to 9 pick a label"));
+    // A member cannot add them.
+    let refused = app.post(&member, path, &[]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+}

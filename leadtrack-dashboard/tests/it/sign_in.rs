@@ -379,6 +379,20 @@ async fn the_stylesheet_is_served_and_revalidated() {
         .send(browser("GET", "/assets/app.css").header("if-none-match", &etag))
         .await;
     assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    // The icon browsers ask for, which every page links to.
+    let icon = reqwest::get(format!("{}/favicon.ico", app.service.base_url))
+        .await
+        .unwrap();
+    assert_eq!(icon.status(), StatusCode::OK);
+    assert_eq!(icon.headers()["content-type"], "image/vnd.microsoft.icon");
+    let served = icon.bytes().await.unwrap();
+    let drawn = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/favicon.ico"));
+    assert_eq!(served.as_ref(), drawn.unwrap().as_slice());
+    let page = app.send(browser("GET", "/login")).await;
+    assert!(
+        page.text
+            .contains(r#"<link rel="icon" href="/favicon.ico" sizes="32x32">"#)
+    );
     // Other paths fall through to the routes mounted beside the dashboard's.
     let elsewhere = app.send(browser("GET", "/api/leads/getLeads")).await;
     assert_eq!(

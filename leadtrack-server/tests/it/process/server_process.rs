@@ -1,7 +1,7 @@
 //! The compiled `server` example, run as a process the way a user runs it.
 
 use leadtrack_client::Client;
-use leadtrack_core::ErrorCode;
+use leadtrack_core::{Admin, ErrorCode};
 use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
@@ -196,6 +196,27 @@ async fn the_first_run_creates_a_project_and_prints_a_working_key() {
         1,
         "one project, created once"
     );
+    // It starts with the two starter labels; `project create` makes an empty one.
+    let made = admin(&db, &["project", "create", "--name", "Two", "--id", "two"]).await;
+    assert!(made.status.success());
+    let store = crate::process::binary::open_store(&db).await;
+    let projects = store.projects().await.unwrap();
+    let labels = async |name: &str| {
+        let project = projects.iter().find(|p| p.name == name).unwrap();
+        let labels = store.labels(project.id).await.unwrap();
+        labels
+            .into_iter()
+            .map(|label| (label.name, label.mark_as_done))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        labels("My project").await,
+        [
+            ("Qualified".to_owned(), false),
+            ("Customer".to_owned(), true)
+        ]
+    );
+    assert!(labels("Two").await.is_empty());
 }
 
 #[tokio::test]
