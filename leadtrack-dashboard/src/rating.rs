@@ -15,8 +15,6 @@ use strum::VariantArray;
 /// What a choice of the rating form sends, to one platform, for this lead.
 pub(crate) struct PlatformChip {
     pub(crate) name: &'static str,
-    /// Its mark where room is short (the inbox's rows).
-    pub(crate) short: &'static str,
     /// Why this lead cannot be sent there, when it cannot.
     pub(crate) missing: Option<String>,
 }
@@ -29,6 +27,35 @@ pub(crate) struct RatingChoice {
     pub(crate) key: Option<String>,
     pub(crate) hint: &'static str,
     pub(crate) platforms: Vec<PlatformChip>,
+}
+
+impl RatingChoice {
+    /// How many of its platforms this lead's conversion reaches.
+    pub(crate) fn reached(&self) -> usize {
+        self.platforms
+            .iter()
+            .filter(|p| p.missing.is_none())
+            .count()
+    }
+
+    /// How many skip it, for what the lead lacks.
+    pub(crate) fn skipped(&self) -> usize {
+        self.platforms.len() - self.reached()
+    }
+
+    /// Each platform and whether it gets the conversion, in one line: what a row's compact
+    /// count shows on hover and focus, and reads out.
+    pub(crate) fn reach(&self) -> String {
+        let each: Vec<String> = self
+            .platforms
+            .iter()
+            .map(|platform| match &platform.missing {
+                None => format!("{}: sent", platform.name),
+                Some(missing) => format!("{}: not sent, {missing}", platform.name),
+            })
+            .collect();
+        each.join("; ")
+    }
 }
 
 /// A rating waiting out its undo window: what it is, and how long it still waits.
@@ -73,19 +100,6 @@ pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'s
         MicrosoftAds => "Microsoft Advertising",
         Linkedin => "LinkedIn",
         Webhook => "Webhook",
-    }
-}
-
-/// A platform's mark in the inbox's rows: a few letters, its name in the mark's title.
-fn platform_mark(kind: leadtrack_core::types::IntegrationKind) -> &'static str {
-    use leadtrack_core::types::IntegrationKind::*;
-    match kind {
-        GoogleAds => "Ads",
-        Ga4 => "GA4",
-        Meta => "Meta",
-        MicrosoftAds => "MS",
-        Linkedin => "LI",
-        Webhook => "Hook",
     }
 }
 
@@ -134,7 +148,6 @@ pub(crate) fn choices(
             .filter(|kind| integrations.is_connected(**kind) && mapping.maps(**kind))
             .map(|kind| PlatformChip {
                 name: platform_name(*kind),
-                short: platform_mark(*kind),
                 missing: skip_reason(*kind, lead, now).map(|skip| skip.reason),
             })
             .collect()

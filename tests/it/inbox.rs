@@ -149,6 +149,128 @@ async fn photograph(browser: &Browser, name: &str) {
     std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
 }
 
+/// Six labels with names of 24 characters, each sent to six connected platforms, as a
+/// new team sets them up.
+const LONG_LABELS: [&str; 6] = [
+    "Qualified: demo booked 1",
+    "Qualified: demo booked 2",
+    "Proposal sent to finance",
+    "Customer: yearly contract",
+    "Customer: monthly, online",
+    "Referred by a partner co.",
+];
+
+/// The busy site with every platform connected, [`LONG_LABELS`], a duplicate lead and a
+/// rating in its undo window.
+async fn heavy_site() -> Site {
+    use leadtrack::core::label::NewLabel;
+    use leadtrack::core::testkit::{all_integrations, all_mapped};
+    let site = busy_site().await;
+    let (store, acme, now) = (site.store(), site.acme().id, chrono::Utc::now());
+    for settings in all_integrations() {
+        store.set_integration(acme, settings, now).await.unwrap();
+    }
+    let mut first = None;
+    for name in LONG_LABELS {
+        let label = NewLabel::done(&name[..24], all_mapped());
+        let made = store.create_label(acme, label, now).await.unwrap();
+        first.get_or_insert(made.id);
+    }
+    // Barbara Liskov again: a duplicate of lead 1.
+    let again = json!({"userData": {"firstName": "Barbara", "lastName": "Liskov",
+        "email": "barbara.liskov@example.com"}, "attributionData": {"gclid": "Cj0-y"}});
+    lead(store, site.acme(), again).await;
+    let update = StatusUpdate {
+        identifier: LeadIdentifier::LeadId(LeadId(3)),
+        conversion_id: leadtrack::core::types::ConversionId::Label(first.unwrap()),
+        price: Some(99_00),
+        note: None,
+    };
+    let by = Actor::api_key("lt_browser00");
+    store.update_status(acme, &update, &by, now).await.unwrap();
+    site
+}
+
+/// Where the inbox's rows fall short at the current width, as text: a sideways scroll, a
+/// label not shown whole in its select, a Save, Undo or price outside the table, a
+/// duplicate badge not shown.
+async fn row_misfits(browser: &Browser) -> Value {
+    let script = "
+      const wrap = document.querySelector('.table-wrap');
+      const edge = wrap.getBoundingClientRect().right + 0.5;
+      const out = [];
+      if (wrap.scrollWidth > wrap.clientWidth + 1) out.push('the table scrolls sideways by ' + (wrap.scrollWidth - wrap.clientWidth));
+      const ctx = document.createElement('canvas').getContext('2d');
+      for (const row of document.querySelectorAll('tr[data-row]')) {
+        const name = row.querySelector('.name-line a').textContent;
+        const select = row.querySelector('select[data-rating]');
+        ctx.font = getComputedStyle(select).font;
+        const text = select.options[select.selectedIndex].text;
+        if (ctx.measureText(text).width + 24 > select.getBoundingClientRect().width) out.push(name + ': its label is cut: ' + text);
+        for (const part of ['select[data-rating]', '[data-save]', 'input.price', '[data-undo]', '.marks:not([hidden])']) {
+          const e = row.querySelector(part);
+          if (!e || e.closest('[hidden]')) continue;
+          const box = e.getBoundingClientRect();
+          if (box.width === 0 || box.right > edge) out.push(name + ': ' + part + ' is not fully shown');
+        }
+        const badge = row.querySelector('.name-line .badge');
+        if (badge) {
+          const box = badge.getBoundingClientRect(), cell = badge.closest('td').getBoundingClientRect();
+          if (box.width === 0 || box.right > cell.right + 0.5) out.push(name + ': its Duplicate badge is hidden');
+        }
+      }
+      return out;";
+    browser.client.execute(script, vec![]).await.unwrap()
+}
+
+/// A heavy project's inbox fits a laptop without a sideways scroll, with each row's whole
+/// label (the longest picked in the first row, so that its platforms' marks show), price,
+/// Save and Undo, and the duplicate badge shows at both widths, in both browsers.
+#[tokio::test]
+async fn a_row_always_fits_with_long_labels_and_every_platform() {
+    let site = heavy_site().await;
+    let pick_longest = "
+      const select = document.querySelector('tr[data-row] select[data-rating]');
+      const longest = [...select.options].reduce((a, b) => (b.text.length > a.text.length ? b : a));
+      select.value = longest.value;
+      select.dispatchEvent(new Event('change', {bubbles: true}));
+      return longest.text;";
+    for engine in ENGINES {
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        for (width, height, screen) in WIDTHS {
+            browser.viewport(width, height).await;
+            c.goto(&format!("{}/projects/acme/leads", site.base()))
+                .await
+                .unwrap();
+            let picked = c.execute(pick_longest, vec![]).await.unwrap();
+            assert_eq!(picked.as_str().map(str::len), Some(24), "{picked}");
+            let at = format!("{engine:?} {screen}");
+            photograph(&browser, &format!("{at}-heavy-inbox").to_lowercase()).await;
+            let (overflow, _) = misfits(&browser).await;
+            assert_eq!(overflow, json!(0), "{at}: the page scrolls sideways");
+            let dups = c
+                .execute(
+                    "return document.querySelectorAll('.name-line .badge').length;",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert_eq!(dups, json!(1), "{at}: one duplicate");
+            let held = c
+                .execute(
+                    "return document.querySelectorAll('[data-undo]:not([hidden])').length;",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert!(held.as_u64() >= Some(1), "{at}: a row shows its Undo");
+            assert_eq!(row_misfits(&browser).await, json!([]), "{at}");
+        }
+    }
+}
+
 /// A lead's page reads contact details, then the rating form, then the rest, at any width:
 /// on a phone the form is not below the status and attribution cards.
 async fn assert_rating_follows_the_contact(browser: &Browser, at: &str) {

@@ -321,7 +321,8 @@ pub(crate) fn webhook() -> WebhookSettings {
     }
 }
 
-pub(crate) fn all_integrations() -> Vec<IntegrationSettings> {
+/// Every platform connected, with settings that name no real account.
+pub fn all_integrations() -> Vec<IntegrationSettings> {
     vec![
         IntegrationSettings::GoogleAds(GoogleAdsSettings {
             customer_id: "1234567890".into(),
@@ -368,7 +369,8 @@ pub(crate) fn all_integrations() -> Vec<IntegrationSettings> {
     ]
 }
 
-pub(crate) fn all_mapped() -> LabelMapping {
+/// A mapping that sends to every platform.
+pub fn all_mapped() -> LabelMapping {
     LabelMapping {
         ga4_event: Some("qualify_lead".into()),
         meta_event: Some("QualifiedLead".into()),

@@ -85,7 +85,7 @@ async fn the_inbox_is_for_members_of_the_project_only() {
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
     let inbox = app.get("/projects/alpha/leads", &member).await;
     assert_eq!(inbox.status, StatusCode::OK);
-    assert!(inbox.text.contains("ada@example.com"));
+    assert!(inbox.text.contains("ada@<wbr>example.com"));
     assert!(
         !inbox.text.contains(">Settings<"),
         "members have no settings"
@@ -910,12 +910,16 @@ async fn a_rows_marks_say_which_platforms_the_lead_can_reach() {
         let marks = row.split(&customer).nth(1).unwrap();
         marks[..marks.find("</span></span>").unwrap()].to_owned()
     };
-    assert!(marks(with).contains("class=\"mark on\" title=\"Google Analytics 4: sent\""));
+    // One compact count: reached (→) and skipped (✕), each platform named on hover.
+    let on = marks(with);
+    assert!(on.contains("title=\"Google Analytics 4: sent\""), "{on}");
+    assert!(on.ends_with(">→1") && !on.contains("✕"), "{on}");
     let off = marks(without);
     assert!(
-        off.contains("class=\"mark off\" title=\"Google Analytics 4: not sent,"),
+        off.contains("title=\"Google Analytics 4: not sent,"),
         "{off}"
     );
+    assert!(off.contains(">→0</span>") && off.ends_with(">✕1"), "{off}");
     assert!(
         !inbox.text.contains("data-marks=\"open\""),
         "Open sends nothing"

@@ -1,11 +1,11 @@
 //! The compiled `server` example, run as a process the way a user runs it.
 
 use leadtrack_client::Client;
-use leadtrack_core::{Admin, ErrorCode};
 use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, FormData, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
 use leadtrack_core::request::LeadQuery;
+use leadtrack_core::{Admin, ErrorCode};
 
 use crate::process::binary::{
     Server, admin, admin_json, admin_ok, create_acme, create_label, start,
