@@ -215,7 +215,12 @@ const BADGES: [(&str, &[&str], &str); 5] = [
         &["gclid", "gbraid", "wbraid"],
         "Has a Google Ads click id",
     ),
-    ("Meta", &["fbc", "fbp"], "Has Meta's browser or click id"),
+    // The raw `fbclid` of an ad's link counts as Meta's click id, as its cookie does.
+    (
+        "Meta",
+        &["fbc", "fbclid", "fbp"],
+        "Has Meta's browser or click id",
+    ),
     (
         "Microsoft",
         &["msclkid"],

@@ -698,6 +698,21 @@ async fn each_platform_with_a_click_id_has_its_badge() {
         badges,
         ["Google", "Meta", "Microsoft", "LinkedIn", "TikTok"]
     );
+
+    // A lead from a Facebook ad with only the link's `fbclid` has Meta's badge too.
+    let clicked = lead(
+        &app,
+        json!({"userData": {"firstName": "Fay"}, "attributionData": {"fbclid": "IwAR-1"}}),
+    )
+    .await;
+    let inbox = app.get("/projects/alpha/leads", &owner).await;
+    let row = inbox
+        .text
+        .split(&format!("id=\"lead-{clicked}\""))
+        .nth(1)
+        .unwrap();
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains(">Meta</span>"), "{row}");
 }
 
 /// The one-time token of lead `id`'s row form on an inbox page.
