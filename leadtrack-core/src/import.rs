@@ -205,17 +205,22 @@ impl ImportFile {
     }
 }
 
-/// The columns named like a field ([`mapping::target`]), mapped to it.
+/// The columns named like a field ([`mapping::target`]), mapped to it; of two named like
+/// one field (`Telefon` and `Mobil`), the first.
 fn auto_mapping(headers: &[String]) -> Vec<FieldMap> {
-    headers
-        .iter()
-        .filter_map(|header| {
-            Some(FieldMap {
-                target: mapping::target(header)?.to_owned(),
+    let mut mapped: Vec<FieldMap> = Vec::new();
+    for header in headers {
+        let Some(target) = mapping::target(header) else {
+            continue;
+        };
+        if !mapped.iter().any(|pair| pair.target == target) {
+            mapped.push(FieldMap {
+                target: target.to_owned(),
                 source: header.clone(),
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    mapped
 }
 
 /// The separator the header line uses: the most frequent of `,`, `;` and tab.
@@ -290,6 +295,25 @@ mod tests {
         );
         assert_eq!(lead.data.user_data["email"], json!("ada@example.com"));
         assert_eq!(lead.data.form_data["Notes"], json!("called"));
+    }
+
+    #[test]
+    fn a_german_export_maps_itself_and_the_first_of_two_phones_wins() {
+        let file = "Vorname,Nachname,Telefon,Mobil\nAda,Lovelace,+49 30 1,+49 151 2\n";
+        let file = ImportFile::read(file.into(), &[]).unwrap();
+        let mapping: Vec<String> = file
+            .mapping()
+            .iter()
+            .map(|p| format!("{}={}", p.target, p.source))
+            .collect();
+        assert_eq!(
+            mapping,
+            ["firstName=Vorname", "lastName=Nachname", "phone=Telefon"]
+        );
+        let leads: Vec<_> = file.leads(now()).collect();
+        let lead = leads[0].as_ref().unwrap();
+        assert_eq!(lead.data.user_data["phone"], json!("+49 30 1"));
+        assert_eq!(lead.data.form_data["Mobil"], json!("+49 151 2"));
     }
 
     #[test]

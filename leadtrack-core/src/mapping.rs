@@ -64,11 +64,81 @@ pub fn is_attribution(target: &str) -> bool {
         .any(|(name, place)| *name == target && *place == Place::Attribution)
 }
 
-/// Other names a column or a pair may give a target by, as exports write them.
+/// The name people know a target by, for a form that offers targets: "First name" for
+/// `firstName`; click ids and UTM parameters by their own names.
+pub fn label(target: &str) -> &str {
+    match target {
+        "firstName" => "First name",
+        "lastName" => "Last name",
+        "email" => "Email",
+        "phone" => "Phone",
+        "companyName" => "Company",
+        "formName" => "Form",
+        "formMessage" => "Message",
+        "uniqueEventId" => "Submission id",
+        "uniqueIdentifier" => "CRM id",
+        "createdAt" => "Created",
+        other => other,
+    }
+}
+
+/// Other names a column or a pair may give a target by, folded ([`fold`]): as exports
+/// write them in English, German, French, Spanish and Dutch.
 const ALIASES: &[(&str, &str)] = &[
+    ("first", "firstName"),
+    ("givenname", "firstName"),
+    ("forename", "firstName"),
+    ("vorname", "firstName"),
+    ("prénom", "firstName"),
+    ("prenom", "firstName"),
+    ("nombre", "firstName"),
+    ("voornaam", "firstName"),
+    ("last", "lastName"),
+    ("surname", "lastName"),
+    ("familyname", "lastName"),
+    ("nachname", "lastName"),
+    ("familienname", "lastName"),
+    ("nom", "lastName"),
+    ("nomdefamille", "lastName"),
+    ("apellido", "lastName"),
+    ("apellidos", "lastName"),
+    ("achternaam", "lastName"),
     ("emailaddress", "email"),
+    ("mail", "email"),
+    ("emailadresse", "email"),
+    ("courriel", "email"),
+    ("adresseemail", "email"),
+    ("correo", "email"),
+    ("correoelectrónico", "email"),
+    ("correoelectronico", "email"),
+    ("emailadres", "email"),
     ("phonenumber", "phone"),
+    ("telephone", "phone"),
+    ("tel", "phone"),
+    ("mobile", "phone"),
+    ("telefon", "phone"),
+    ("telefonnummer", "phone"),
+    ("handy", "phone"),
+    ("mobil", "phone"),
+    ("téléphone", "phone"),
+    ("portable", "phone"),
+    ("teléfono", "phone"),
+    ("telefono", "phone"),
+    ("móvil", "phone"),
+    ("movil", "phone"),
+    ("telefoon", "phone"),
+    ("telefoonnummer", "phone"),
+    ("mobiel", "phone"),
     ("company", "companyName"),
+    ("organisation", "companyName"),
+    ("organization", "companyName"),
+    ("firma", "companyName"),
+    ("unternehmen", "companyName"),
+    ("société", "companyName"),
+    ("societe", "companyName"),
+    ("entreprise", "companyName"),
+    ("empresa", "companyName"),
+    ("bedrijf", "companyName"),
     ("created", "createdAt"),
 ];
 
@@ -219,10 +289,38 @@ mod tests {
             ("Phone number", "phone"),
             ("li-fat-id", "li_fat_id"),
             ("UTM_Source", "utm_source"),
+            // Exports' headers in English, German, French, Spanish and Dutch.
+            ("Given name", "firstName"),
+            ("Surname", "lastName"),
+            ("Vorname", "firstName"),
+            ("Nachname", "lastName"),
+            ("Telefon", "phone"),
+            ("Firma", "companyName"),
+            ("Prénom", "firstName"),
+            ("Nom", "lastName"),
+            ("Téléphone", "phone"),
+            ("Société", "companyName"),
+            ("Courriel", "email"),
+            ("Nombre", "firstName"),
+            ("Apellido", "lastName"),
+            ("Teléfono", "phone"),
+            ("Empresa", "companyName"),
+            ("Correo electrónico", "email"),
+            ("Voornaam", "firstName"),
+            ("Achternaam", "lastName"),
+            ("Telefoon", "phone"),
+            ("Bedrijf", "companyName"),
+            ("E-Mail-Adresse", "email"),
         ] {
             assert_eq!(super::target(name), Some(target), "{name}");
         }
+        assert_eq!(super::label("firstName"), "First name");
+        assert_eq!(super::label("gclid"), "gclid");
         assert_eq!(super::target("notes"), None);
+        // A date column is not taken for the lead's time, nor a message column away from
+        // the form's message, without a person's choice.
+        assert_eq!(super::target("Datum"), None);
+        assert_eq!(super::target("Nachricht"), None);
         assert_eq!(
             FieldMap::parse("email=").unwrap_err(),
             "email is mapped from nothing"

@@ -121,6 +121,11 @@ impl FilePage {
         PREVIEW_LABELS.get(*index).copied().unwrap_or_default()
     }
 
+    /// A field's name for people ("First name").
+    fn field_label(&self, field: &'static str) -> &'static str {
+        mapping::label(field)
+    }
+
     /// Whether a click id or UTM parameter is mapped (its group shows open).
     fn attribution_mapped(&self) -> bool {
         self.pickers_of(true).iter().any(|p| !p.column.is_empty())

@@ -249,3 +249,45 @@ async fn a_csv_file_is_mapped_previewed_and_imported_with_its_dates() {
         &["Imported 30 leads from past.csv (0 already there, 1 bad rows)"],
     );
 }
+
+/// A file exported in German is mapped without a hand: its Vorname, Nachname, E-Mail,
+/// Telefon and Firma columns are picked for the fields, which the page names as people do.
+#[tokio::test]
+async fn a_files_headers_in_another_language_are_mapped_and_fields_named_for_people() {
+    let app = app().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/import";
+    let csrf = app.get(path, &owner).await.csrf();
+    let file = "Vorname;Nachname;E-Mail;Telefon;Firma\nAda;Lovelace;ada@example.com;+49 30 1234;Analytical GmbH\n";
+    let (content_type, body) = upload(&csrf, file);
+    let uploaded = app
+        .send(
+            browser("POST", path)
+                .header("origin", ORIGIN)
+                .header("cookie", &owner)
+                .header("content-type", &content_type)
+                .body(body),
+        )
+        .await;
+    assert_eq!(uploaded.status, StatusCode::SEE_OTHER, "{}", uploaded.text);
+    let page = app.get(uploaded.header("location").unwrap(), &owner).await;
+    for (field, name, column) in [
+        ("firstName", "First name", "Vorname"),
+        ("lastName", "Last name", "Nachname"),
+        ("email", "Email", "E-Mail"),
+        ("phone", "Phone", "Telefon"),
+        ("companyName", "Company", "Firma"),
+    ] {
+        let label = format!("<label for=\"map-{field}\">{name}</label>");
+        assert!(page.text.contains(&label), "{label}");
+        let picker = page
+            .text
+            .split(&format!("id=\"map-{field}\""))
+            .nth(1)
+            .unwrap();
+        let picker = &picker[..picker.find("</select>").unwrap()];
+        let picked = format!("<option value=\"{column}\" selected>");
+        assert!(picker.contains(&picked), "{field}: {picker}");
+    }
+    assert!(page.text.contains("<label for=\"map-gclid\">gclid</label>"));
+}
