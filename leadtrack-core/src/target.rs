@@ -137,11 +137,6 @@ impl Targets {
         }
     }
 
-    /// Whether `http://` addresses are allowed.
-    pub fn allows_http(&self) -> bool {
-        self.http
-    }
-
     /// `Ok` when the server may connect to `ip`.
     pub fn check_ip(&self, ip: IpAddr) -> Result<(), Refusal> {
         let ip = ip.to_canonical();
