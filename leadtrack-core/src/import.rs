@@ -268,6 +268,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The file's mapping as `TARGET=COLUMN` pairs.
+    fn mapped(file: &ImportFile) -> Vec<String> {
+        let pairs = file.mapping();
+        pairs
+            .iter()
+            .map(|p| format!("{}={}", p.target, p.source))
+            .collect()
+    }
+
     fn now() -> DateTime<Utc> {
         "2026-06-01T00:00:00Z".parse().unwrap()
     }
@@ -277,13 +286,8 @@ mod tests {
         let file =
             "Email;FirstName;createdAt;Notes\nada@example.com;Ada;2026-01-02 03:04:05;called\n";
         let file = ImportFile::read(file.into(), &[]).unwrap();
-        let mapping: Vec<String> = file
-            .mapping()
-            .iter()
-            .map(|p| format!("{}={}", p.target, p.source))
-            .collect();
         assert_eq!(
-            mapping,
+            mapped(&file),
             ["email=Email", "firstName=FirstName", "createdAt=createdAt"]
         );
         let leads: Vec<_> = file.leads(now()).collect();
@@ -301,13 +305,8 @@ mod tests {
     fn a_german_export_maps_itself_and_the_first_of_two_phones_wins() {
         let file = "Vorname,Nachname,Telefon,Mobil\nAda,Lovelace,+49 30 1,+49 151 2\n";
         let file = ImportFile::read(file.into(), &[]).unwrap();
-        let mapping: Vec<String> = file
-            .mapping()
-            .iter()
-            .map(|p| format!("{}={}", p.target, p.source))
-            .collect();
         assert_eq!(
-            mapping,
+            mapped(&file),
             ["firstName=Vorname", "lastName=Nachname", "phone=Telefon"]
         );
         let leads: Vec<_> = file.leads(now()).collect();

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::common::{App, MEMBER_PASSWORD, ORIGIN, OWNER_PASSWORD, app, browser};
+use crate::common::{App, MEMBER_PASSWORD, ORIGIN, OWNER_PASSWORD, Reply, app, browser};
 use leadtrack_core::types::LeadIdentifier;
 use warp::http::StatusCode;
 
@@ -122,15 +122,25 @@ async fn a_form_tool_is_added_its_sample_tried_and_its_mapping_saved() {
     );
 }
 
-/// A multipart upload of `file` (as `past.csv`) with the anti-forgery token.
-fn upload(csrf: &str, file: &str) -> (String, String) {
+/// Uploads `file` as `past.csv` to the import page, from `owner`'s browser with its token.
+async fn upload(app: &App, (owner, csrf): (&str, &str), file: &str) -> Reply {
     let boundary = "----leadtrackTestBoundary";
     let body = format!(
         "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
          --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"past.csv\"\r\n\
          Content-Type: text/csv\r\n\r\n{file}\r\n--{boundary}--\r\n"
     );
-    (format!("multipart/form-data; boundary={boundary}"), body)
+    app.send(
+        browser("POST", "/projects/alpha/settings/import")
+            .header("origin", ORIGIN)
+            .header("cookie", owner)
+            .header(
+                "content-type",
+                &format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(body),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -148,31 +158,13 @@ async fn a_csv_file_is_mapped_previewed_and_imported_with_its_dates() {
         ));
     }
 
-    let (content_type, body) = upload(&csrf, "not,a,lead\n1,2,3\n");
-    let refused = app
-        .send(
-            browser("POST", path)
-                .header("origin", ORIGIN)
-                .header("cookie", &owner)
-                .header("content-type", &content_type)
-                .body(body),
-        )
-        .await;
+    let refused = upload(&app, (&owner, &csrf), "not,a,lead\n1,2,3\n").await;
     refused.assert_shows(
         StatusCode::BAD_REQUEST,
         &["No column is mapped to a lead field."],
     );
 
-    let (content_type, body) = upload(&csrf, &file);
-    let uploaded = app
-        .send(
-            browser("POST", path)
-                .header("origin", ORIGIN)
-                .header("cookie", &owner)
-                .header("content-type", &content_type)
-                .body(body),
-        )
-        .await;
+    let uploaded = upload(&app, (&owner, &csrf), &file).await;
     assert_eq!(uploaded.status, StatusCode::SEE_OTHER, "{}", uploaded.text);
     let page_path = uploaded.header("location").unwrap().to_owned();
     assert!(page_path.starts_with("/projects/alpha/settings/import/"));
@@ -259,16 +251,7 @@ async fn a_files_headers_in_another_language_are_mapped_and_fields_named_for_peo
     let path = "/projects/alpha/settings/import";
     let csrf = app.get(path, &owner).await.csrf();
     let file = "Vorname;Nachname;E-Mail;Telefon;Firma\nAda;Lovelace;ada@example.com;+49 30 1234;Analytical GmbH\n";
-    let (content_type, body) = upload(&csrf, file);
-    let uploaded = app
-        .send(
-            browser("POST", path)
-                .header("origin", ORIGIN)
-                .header("cookie", &owner)
-                .header("content-type", &content_type)
-                .body(body),
-        )
-        .await;
+    let uploaded = upload(&app, (&owner, &csrf), file).await;
     assert_eq!(uploaded.status, StatusCode::SEE_OTHER, "{}", uploaded.text);
     let page = app.get(uploaded.header("location").unwrap(), &owner).await;
     for (field, name, column) in [

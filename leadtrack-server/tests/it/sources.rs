@@ -437,11 +437,18 @@ async fn a_graph_address_the_rule_refuses_is_never_read() {
         leadtrack_core::target::Targets::new("", true).unwrap(),
     )
     .await;
+    let warnings = leadtrack_core::testkit::capture_logs(tracing::Level::WARN);
     let body = announcement();
     let signed = signature(APP_SECRET, &body);
     assert_eq!(announce(&app, &body, Some(&signed)).await, 200);
-    // Retried every 200 ms or so, and refused each time before anything is sent.
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    // The fetch is tried, and refused with the reason before anything is sent; twice, so
+    // that a retry is refused too.
+    let refused = "the address is loopback (127.0.0.1)";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while warnings.text().matches(refused).count() < 2 {
+        assert!(std::time::Instant::now() < deadline, "{}", warnings.text());
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     assert!(graph.reads().is_empty(), "a refused address was read");
     assert!(leads(&app).await.is_empty());
 }
