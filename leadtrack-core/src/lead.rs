@@ -154,7 +154,7 @@ impl LeadData {
             has_gclid: self.attribution("gclid").is_some(),
             has_cid: self.attribution("cid").is_some(),
             has_fbp: self.attribution("fbp").is_some(),
-            has_fbc: self.attribution("fbc").is_some(),
+            has_fbc: self.attribution("fbc").is_some() || self.attribution("fbclid").is_some(),
             has_msclkid: self.attribution("msclkid").is_some(),
             has_li_fat_id: self.attribution("li_fat_id").is_some(),
         }
@@ -200,7 +200,8 @@ pub struct LeadKeys {
     pub has_cid: bool,
     /// `attributionData.fbp` is non-empty.
     pub has_fbp: bool,
-    /// `attributionData.fbc` is non-empty.
+    /// `attributionData.fbc` or `attributionData.fbclid` is non-empty: the lead has Meta's
+    /// click id, as the cookie or as the raw id it is made from ([`LeadData::fbc`]).
     pub has_fbc: bool,
     /// `attributionData.msclkid` is non-empty.
     pub has_msclkid: bool,
@@ -404,6 +405,12 @@ mod tests {
         assert_eq!(keys.searchable, ["ada", "ada@x.io", "+1 (555) 010-0000"]);
         assert!(keys.has_gclid && keys.has_fbc);
         assert!(!keys.has_cid && !keys.has_fbp);
+        // Meta's raw click id counts as its cookie.
+        let raw = LeadData {
+            attribution_data: object(json!({"fbclid": "IwAR2F4"})),
+            ..LeadData::default()
+        };
+        assert!(raw.keys().has_fbc);
     }
 
     #[test]

@@ -52,6 +52,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0025_inbound_hooks.sql"),
     include_str!("../migrations/0026_set_based_insert_counts.sql"),
     include_str!("../migrations/0027_reset_requests.sql"),
+    include_str!("../migrations/0028_phone_digits_in_q.sql"),
+    include_str!("../migrations/0029_fbclid_is_a_meta_click.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.
@@ -63,12 +65,17 @@ type DerivedColumn = fn(&LeadData) -> Option<String>;
 /// Columns derived from a lead's data that a migration adds, filled by `leads::backfill`
 /// right after it for the leads stored before: (the migration's index in [`MIGRATIONS`],
 /// the column, its value).
-const BACKFILLS: [(usize, &str, DerivedColumn); 2] = [
+const BACKFILLS: [(usize, &str, DerivedColumn); 3] = [
     (10, "q_text", |data| {
         Some(leadtrack_core::store::q_text(data))
     }),
     (11, "form_key", |data| {
         data.form_name().map(matching::form_key)
+    }),
+    // A phone number's line became its digits.
+    (27, "q_text", |data| {
+        data.user("phone")
+            .map(|_| leadtrack_core::store::q_text(data))
     }),
 ];
 
@@ -226,5 +233,51 @@ mod tests {
             ..LeadQuery::default()
         };
         assert_eq!(store.list_leads(ProjectId(1), &q).await.unwrap().total, 15);
+    }
+
+    #[tokio::test]
+    async fn leads_from_before_are_found_by_their_number_and_meta_s_raw_click_id() {
+        let cluster = std::env::var(URL_VARIABLE).unwrap();
+        let url = fresh_database(&cluster).await;
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        // The database as version 27 left it, with a lead whose `q` text holds its phone
+        // number as it was written and one with Meta's raw click id not counted as its click.
+        for migration in &MIGRATIONS[..27] {
+            client.batch_execute(migration).await.unwrap();
+        }
+        client.batch_execute(super::VERSION_TABLE).await.unwrap();
+        client
+            .batch_execute(
+                "UPDATE leadtrack_schema SET version = 27;
+                 INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                     VALUES ('a', 'A', 'EUR', '{}', 0);
+                 INSERT INTO leads (project_id, status, created_at, updated_at, data,
+                     search_text, q_text, has_gclid, has_cid, has_fbp, has_fbc,
+                     has_msclkid, has_li_fat_id, created_via)
+                 VALUES (1, 'open', 1, 1, '{\"userData\":{\"phone\":\"+49 151 1234 5678\"}}',
+                     '+49 151 1234 5678', '+49 151 1234 5678', false, false, false, false,
+                     false, false, 'server'),
+                 (1, 'open', 2, 2, '{\"attributionData\":{\"fbclid\":\"IwAR\"}}',
+                     '', 'iwar', false, false, false, false, false, false, 'server');",
+            )
+            .await
+            .unwrap();
+        let store = PgStore::connect(&url, &crate::testkit::test_key())
+            .await
+            .unwrap();
+        store.ready().await.unwrap();
+        for (pair, expected) in [
+            (("q", "0151 1234 5678"), 1),
+            (("fbc[exists]", "true"), 2),
+            (("fbc[exists]", "false"), 1),
+        ] {
+            let query = LeadQuery::from_pairs([pair]).unwrap();
+            let page = store.list_leads(ProjectId(1), &query).await.unwrap();
+            let ids: Vec<i64> = page.leads.iter().map(|lead| lead.id.0).collect();
+            assert_eq!((page.total, ids), (1, vec![expected]), "{pair:?}");
+        }
     }
 }

@@ -336,6 +336,18 @@ pub(crate) fn backfill_q_text(conn: &Connection) -> Result<(), Error> {
     })
 }
 
+/// Rewrites `q_text` (migration 45) for the leads with a phone number, whose line in it
+/// became the number's digits.
+pub(crate) fn backfill_phone_q_text(conn: &Connection) -> Result<(), Error> {
+    let mut update = conn.prepare_cached("UPDATE leads SET q_text = ?2 WHERE id = ?1")?;
+    each_lead(conn, |id, data| {
+        if data.user("phone").is_some() {
+            update.execute((id, leadtrack_core::store::q_text(&data)))?;
+        }
+        Ok(())
+    })
+}
+
 /// Fills `form_key` (migration 26) for the leads stored before it.
 pub(crate) fn backfill_form_key(conn: &Connection) -> Result<(), Error> {
     let mut update = conn.prepare_cached("UPDATE leads SET form_key = ?2 WHERE id = ?1")?;

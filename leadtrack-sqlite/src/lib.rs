@@ -416,6 +416,48 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn leads_from_before_are_found_by_their_number_and_meta_s_raw_click_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v44.db");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            schema::migrate_to(&mut conn, 44).unwrap();
+            conn.execute_batch(
+                r#"INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                       VALUES ('old', 'Old', 'EUR', '{}', 0);
+                   INSERT INTO leads (project_id, status, created_at, updated_at, data,
+                       search_text, q_text, has_gclid, has_cid, has_fbp, has_fbc)
+                   VALUES
+                   (1, 'open', 1, 1, '{"userData":{"phone":"+49 151 1234 5678"}}',
+                       '+49 151 1234 5678', '+49 151 1234 5678', 0, 0, 0, 0),
+                   (1, 'open', 2, 2, '{"userData":{"lastName":"Kaya"}}', 'kaya', 'kaya',
+                       0, 0, 0, 0),
+                   (1, 'open', 3, 3, '{"attributionData":{"fbclid":"IwAR"}}', '', 'iwar',
+                       0, 0, 0, 0);"#,
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).await.unwrap();
+        let project = store.project_by_public_id("old").await.unwrap();
+        for (pair, expected) in [
+            (("q", "0151 1234 5678"), vec![1]),
+            (("q", "kaya"), vec![2]),
+            (("fbc[exists]", "true"), vec![3]),
+            (("fbc[exists]", "false"), vec![2, 1]),
+        ] {
+            let query = LeadQuery::from_pairs([pair]).unwrap();
+            let page = store.list_leads(project.id, &query).await.unwrap();
+            let ids: Vec<i64> = page.leads.iter().map(|lead| lead.id.0).collect();
+            assert_eq!(
+                (page.total, ids),
+                (expected.len() as u64, expected),
+                "{pair:?}"
+            );
+        }
+        store.close().await;
+    }
+
+    #[tokio::test]
     async fn jobs_from_before_accounts_have_no_rater_and_leads_no_history() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v3.db");

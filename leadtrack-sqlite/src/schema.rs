@@ -23,6 +23,7 @@ const BACKFILLS: &[(usize, Backfill)] = &[
     (5, crate::leads::backfill_touches),
     (25, crate::leads::backfill_q_text),
     (26, crate::leads::backfill_form_key),
+    (45, crate::leads::backfill_phone_q_text),
 ];
 
 /// Applies the migrations `conn`'s database lacks. A database newer than this build is

@@ -1,5 +1,7 @@
 //! A lead's row as backends store it.
 
+use std::borrow::Cow;
+
 use chrono::{DateTime, Utc};
 
 use crate::import::ImportedLead;
@@ -79,7 +81,13 @@ const Q_ATTRIBUTION: [&str; 9] = [
 pub fn q_text(data: &LeadData) -> String {
     let user = ["firstName", "lastName", "email", "phone", "companyName"]
         .into_iter()
-        .filter_map(|field| data.user(field));
+        .filter_map(|field| Some((field, data.user(field)?)))
+        .map(|(field, value)| {
+            // A phone number is kept as its digits alone, which every way of writing it
+            // that `q` reads is a substring of (`matching::q_words`).
+            let digits = (field == "phone").then(|| crate::matching::phone_digits(value));
+            digits.flatten().map_or(Cow::Borrowed(value), Cow::Owned)
+        });
     let touches = crate::channel::touches(data);
     let campaigns = touches.iter().filter_map(|touch| touch.campaign.as_deref());
     let attribution = Q_ATTRIBUTION
@@ -87,11 +95,16 @@ pub fn q_text(data: &LeadData) -> String {
         .filter_map(|name| data.attribution(name));
     let message = data.form_data.get("message").and_then(|m| m.as_str());
     let values: Vec<String> = user
-        .chain(data.unique_identifier.as_deref())
-        .chain(campaigns)
-        .chain(attribution)
-        .chain(message)
-        .map(|value| crate::matching::fold(value).replace(['\n', '\r'], " "))
+        .chain(
+            data.unique_identifier
+                .as_deref()
+                .into_iter()
+                .chain(campaigns)
+                .chain(attribution)
+                .chain(message)
+                .map(Cow::Borrowed),
+        )
+        .map(|value| crate::matching::fold(&value).replace(['\n', '\r'], " "))
         .collect();
     values.join("\n")
 }
@@ -103,7 +116,8 @@ mod tests {
     #[test]
     fn q_text_holds_every_searched_value_folded_one_a_line() {
         let data: LeadData = serde_json::from_value(serde_json::json!({
-            "userData": {"firstName": "Jonas", "lastName": "Müller", "email": "J@X.io"},
+            "userData": {"firstName": "Jonas", "lastName": "Müller", "email": "J@X.io",
+                         "phone": "+49 (0)151 1234-5678"},
             "attributionData": {"utm_campaign": "Frühling", "msclkid": "MsClk-1", "fbp": "fb.1.2"},
             "formData": {"message": "Call me\nafter 5"},
             "uniqueIdentifier": "CRM-42",
@@ -112,7 +126,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             q_text(&data),
-            "jonas\nmuller\nj@x.io\ncrm-42\nbrand\nfruhling\nmsclk-1\ncall me after 5"
+            "jonas\nmuller\nj@x.io\n49015112345678\ncrm-42\nbrand\nfruhling\nmsclk-1\ncall me after 5"
         );
     }
 }

@@ -745,7 +745,7 @@ pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(back
         json!({"formData": {"formName": "CONTACT"}, "userData": {"email": "b@x.io"},
             "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "autumn", "msclkid": "M"}}),
         json!({"formData": {"formName": "Quote"}, "userData": {"email": "c@x.io"},
-            "attributionData": {"utm_source": "newsletter", "utm_medium": "email", "li_fat_id": "L"}}),
+            "attributionData": {"utm_source": "newsletter", "utm_medium": "email", "li_fat_id": "L", "fbclid": "IwAR"}}),
     ]
     .into_iter()
     .enumerate()
@@ -787,6 +787,9 @@ pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(back
         (vec![("msclkid[exists]", "1")], vec![b]),
         (vec![("li_fat_id[exists]", "true")], vec![c]),
         (vec![("li_fat_id[exists]", "false")], vec![a, b]),
+        // Meta's raw click id counts as its cookie.
+        (vec![("fbc[exists]", "true")], vec![c]),
+        (vec![("fbc[exists]", "false")], vec![a, b]),
         (vec![("source", "google"), ("campaign", "autumn")], vec![b]),
         (vec![("form", "contact"), ("status", "open")], vec![a]),
         (vec![("source", "google"), ("q", "b@x")], vec![b]),
@@ -998,8 +1001,8 @@ pub async fn date_range_counts_follow_every_change<B: Backend>(backend: &B) {
 }
 
 /// `q` finds what people type: full names in either order, any case and accents, the CRM
-/// id, campaigns, click ids and the form's message; every word must match. `search`
-/// keeps its meaning (no folding).
+/// id, campaigns, click ids, the form's message and phone numbers however written; every
+/// word must match. `search` keeps its meaning (no folding).
 pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backend: &B) {
     let store = backend.open().await;
     let acme = project(&store, "acme").await;
@@ -1012,6 +1015,8 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
         json!({"userData": {"email": "cy@x.io"}, "attributionData": {"utm_source": "google", "utm_campaign": "Spring_Sale"}}),
         json!({"userData": {"email": "dee@x.io"}, "attributionData": {"gclid": "Cj0-XYZ"}}),
         json!({"userData": {"email": "eve@x.io"}, "formData": {"message": "Call me about pricing"}}),
+        json!({"userData": {"firstName": "Zoë", "phone": "+49 151 1234 5698"}}),
+        json!({"userData": {"phone": "0151 9846-5432"}}),
     ]
     .into_iter()
     .enumerate()
@@ -1040,7 +1045,7 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
             found
         }
     };
-    let [jonas, anna, bob, cy, dee, eve] = leads[..] else {
+    let [jonas, anna, bob, cy, dee, eve, zoe, ben] = leads[..] else {
         unreachable!()
     };
     for (q, expected) in [
@@ -1063,6 +1068,17 @@ pub async fn q_finds_names_accents_ids_campaigns_and_messages<B: Backend>(backen
         ("ka jonas", vec![jonas]),
         ("a\u{0}", vec![]),
         ("jk zz", vec![]),
+        // A phone number however it is written, with or without its country code.
+        ("+49 151 1234 5698", vec![zoe]),
+        ("015112345698", vec![zoe]),
+        ("(0151) 1234-5698", vec![zoe]),
+        ("0049 151 12345698", vec![zoe]),
+        ("+4915198465432", vec![ben]),
+        ("0151 9846 5432", vec![ben]),
+        ("151 1234", vec![zoe]),
+        ("5698", vec![zoe]),
+        ("zoe 5698", vec![zoe]),
+        ("0151 1234 5699", vec![]),
     ] {
         assert_eq!(found(q, None).await, expected, "q={q}");
     }

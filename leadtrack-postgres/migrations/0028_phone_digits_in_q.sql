@@ -1,0 +1,3 @@
+-- A lead's phone number is kept in its `q` text as its digits alone, so that a search for
+-- the number finds it however either is written (issue #50). `leads::backfill` rewrites the
+-- `q` text of the leads with a phone number right after this migration.

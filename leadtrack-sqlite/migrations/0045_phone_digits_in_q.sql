@@ -1,0 +1,4 @@
+-- A lead's phone number is kept in its `q` text as its digits alone, so that a search for
+-- the number finds it however either is written (issue #50). `leads::backfill_phone_q_text`
+-- rewrites the `q` text of the leads with a phone number right after this migration; the
+-- words' index follows through its update trigger.
