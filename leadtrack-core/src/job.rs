@@ -229,6 +229,33 @@ pub struct Delivery {
     pub detail: Option<String>,
 }
 
+impl Delivery {
+    /// Whether it needs someone to look: it failed for good, or it failed and waits to be
+    /// tried again. The stores' index of such deliveries (`deliveries_troubled`) states the
+    /// same in SQL.
+    pub fn is_troubled(&self) -> bool {
+        match self.state {
+            DeliveryState::Failed => true,
+            DeliveryState::Pending => self.attempts > 0,
+            DeliveryState::Delivered | DeliveryState::Skipped => false,
+        }
+    }
+}
+
+/// A delivery of a lead's last conversion that has not reached its platform
+/// ([`Delivery::is_troubled`]), with the conversion's job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trouble {
+    /// The lead's last job.
+    pub job: Job,
+    /// Its troubled delivery.
+    pub delivery: Delivery,
+}
+
+/// The most troubled deliveries a project's list holds: past that many, a team has a
+/// platform to fix, not leads to look at one by one.
+pub const TROUBLES_LISTED: u32 = 200;
+
 /// One delivery attempt, as recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attempt {

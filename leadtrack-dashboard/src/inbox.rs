@@ -21,7 +21,9 @@ use crate::routes::{Leads, Links};
 use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
-use crate::{Config, Request, access, assign, comments, delete, drafts, render, row, spam};
+use crate::{
+    Config, Request, access, assign, attention, comments, delete, drafts, render, row, spam,
+};
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
 pub(crate) async fn handle<S: Store + Clone>(
@@ -37,6 +39,7 @@ pub(crate) async fn handle<S: Store + Clone>(
     match page {
         Leads::List => list_view(store, request, public_id).await,
         Leads::New => new_leads(store, request, public_id).await,
+        Leads::Attention => attention::page(store, request, public_id).await,
         Leads::Lead => match lead() {
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
@@ -171,7 +174,7 @@ async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
 /// `POST /projects/{projectId}/leads/{leadId}/retry`: sends the failed deliveries of the
 /// lead's last conversion again; then back to the lead, which says whether it did.
 async fn retry_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
-    let (viewer, membership, _) = member;
+    let (viewer, membership, form) = member;
     let project = &membership.project;
     let retried = store
         .retry_failed(
@@ -187,11 +190,13 @@ async fn retry_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Resp
         Err(leadtrack_core::StoreError::NotFound(_)) => return render::not_found(Some(&viewer)),
         Err(err) => return render::store_failure(err, Some(&viewer)),
     };
-    render::redirect(&format!(
-        "{}?done={}",
-        Links::new(&project.public_id).lead(Leads::Lead, &id),
-        done.as_ref()
-    ))
+    // From the Needs attention page, back to it.
+    let links = Links::new(&project.public_id);
+    let back = match form.get("back") {
+        "attention" => links.leads(Leads::Attention),
+        _ => links.lead(Leads::Lead, &id),
+    };
+    render::redirect(&format!("{back}?done={}", done.as_ref()))
 }
 
 /// The newest open lead but `rated`, as the inbox's Open tab lists it first.

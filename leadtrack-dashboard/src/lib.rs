@@ -48,6 +48,7 @@
 mod access;
 mod assign;
 mod assignees;
+mod attention;
 mod bulk;
 mod chart;
 mod columns;

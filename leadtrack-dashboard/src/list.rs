@@ -8,6 +8,7 @@ use leadtrack_core::account::Membership;
 use leadtrack_core::assignment::Assignee;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::Integrations;
+use leadtrack_core::job::Trouble;
 use leadtrack_core::label::{ConversionLabel, rateable};
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::request::LeadQuery;
@@ -22,6 +23,7 @@ use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
+use crate::attention::Shown;
 use crate::columns::Col;
 use crate::format;
 use crate::rating::BulkResult;
@@ -97,6 +99,8 @@ pub(crate) struct Row {
     pub(crate) assignee: String,
     /// It is assigned to the viewer.
     pub(crate) mine: bool,
+    /// The deliveries of its last rating that have not reached their platform.
+    pub(crate) troubles: Vec<Shown>,
 }
 
 /// A click-id filter of the filter form.
@@ -190,6 +194,8 @@ struct InboxPage {
     mine_tab: bool,
     /// The view without its search and filters.
     clear: String,
+    /// How many leads need attention (their last rating has not reached a platform).
+    attention: usize,
 }
 
 fn tab_words(status: LeadStatus) -> (&'static str, &'static str) {
@@ -285,6 +291,7 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
         draft: false,
         assignee,
         mine,
+        troubles: Vec::new(),
     }
 }
 
@@ -357,6 +364,10 @@ struct Found {
     listed: [Vec<String>; 4],
     /// Each lead's rating waiting out its undo window.
     held: Vec<Option<Held>>,
+    /// The troubled deliveries of the page's leads' last ratings.
+    troubles: Vec<Trouble>,
+    /// How many of the project's leads need attention ([`attention`]).
+    attention: usize,
     /// The views the viewer sees.
     saved: Vec<SavedView>,
     /// The members who may take leads.
@@ -401,7 +412,17 @@ async fn read<S: Store>(
         false => None,
     };
     let held = held(store, project, &page.leads, now).await?;
+    let ids: Vec<LeadId> = page.leads.iter().map(|lead| lead.id).collect();
+    let mut troubled: Vec<LeadId> = store
+        .troubles(project)
+        .await?
+        .iter()
+        .map(|trouble| trouble.job.lead_id)
+        .collect();
+    troubled.dedup();
     Ok(Found {
+        troubles: store.lead_troubles(project, &ids).await?,
+        attention: troubled.len(),
         takers,
         mine,
         counts: counts.into_iter().map(|(_, count)| count).collect(),
@@ -559,9 +580,16 @@ fn rows(found: &Found, context: &RowContext<'_>) -> Vec<Row> {
         .map(|(lead, held)| {
             let draft = found.drafts.iter().find(|draft| draft.lead_id == lead.id);
             let held = held.clone();
+            let troubles = found
+                .troubles
+                .iter()
+                .filter(|trouble| trouble.job.lead_id == lead.id)
+                .map(|trouble| Shown::of(trouble, context.now))
+                .collect();
             with_draft(
                 Row {
                     held,
+                    troubles,
                     ..row(lead, context)
                 },
                 draft,
@@ -692,6 +720,7 @@ pub(crate) async fn page<S: Store>(
         can_take: found.mine.is_some(),
         mine_tab: view.mine,
         clear: format!("tab={}", if view.mine { "mine" } else { view.tab.as_ref() }),
+        attention: found.attention,
         view,
         bulk,
     };

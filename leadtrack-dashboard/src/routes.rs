@@ -90,6 +90,8 @@ pub(crate) enum Leads {
     List,
     /// How many leads arrived since the inbox was shown.
     New,
+    /// The leads whose last rating has not reached a platform.
+    Attention,
     /// Rating the ticked leads.
     BulkRate,
     /// A lead's page.
@@ -289,6 +291,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::GET,
                 "/projects/{project}/leads/new",
                 Route::Leads(Leads::New),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/leads/attention",
+                Route::Leads(Leads::Attention),
             ),
             (
                 M::POST,

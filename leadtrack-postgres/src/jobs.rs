@@ -23,7 +23,7 @@ use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::alert::AlertKind;
 use leadtrack_core::job::{
     Attempt, ClaimedJob, Delivery, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange,
-    UndoTarget,
+    TROUBLES_LISTED, Trouble, UndoTarget,
 };
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
@@ -255,6 +255,76 @@ async fn queue(
         .await?;
     }
     Ok(job_id)
+}
+
+/// [`leadtrack_core::LeadStore::lead_troubles`].
+pub(crate) async fn lead_troubles(
+    c: &impl GenericClient,
+    project: ProjectId,
+    leads: &[LeadId],
+) -> Result<Vec<Trouble>, Error> {
+    let ids: Vec<i64> = leads.iter().map(|lead| lead.0).collect();
+    let jobs = all(
+        c,
+        "SELECT last.id FROM unnest($2::bigint[]) WITH ORDINALITY AS l (lead_id, n)
+         CROSS JOIN LATERAL (SELECT max(id) AS id FROM jobs
+                             WHERE project_id = $1 AND lead_id = l.lead_id) AS last
+         WHERE last.id IS NOT NULL ORDER BY l.n",
+        &[&project.0, &ids],
+    )
+    .await?;
+    troubles_of(c, project, &jobs).await
+}
+
+/// [`leadtrack_core::LeadStore::troubles`]: read through the partial index of troubled
+/// deliveries, whose condition this repeats to be used.
+pub(crate) async fn troubles(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Vec<Trouble>, Error> {
+    let jobs = all(
+        c,
+        "SELECT DISTINCT d.job_id FROM deliveries d
+         JOIN jobs j ON j.project_id = d.project_id AND j.id = d.job_id
+         WHERE (d.state = 'failed' OR (d.state = 'pending' AND d.attempts > 0))
+           AND d.project_id = $1
+           AND j.id = (SELECT max(id) FROM jobs WHERE project_id = $1 AND lead_id = j.lead_id)
+         ORDER BY d.job_id DESC LIMIT $2",
+        &[&project.0, &i64::from(TROUBLES_LISTED)],
+    )
+    .await?;
+    troubles_of(c, project, &jobs).await
+}
+
+/// The troubled deliveries of the jobs whose ids are `jobs`' first columns, with their jobs.
+async fn troubles_of(
+    c: &impl GenericClient,
+    project: ProjectId,
+    jobs: &[Row],
+) -> Result<Vec<Trouble>, Error> {
+    let mut troubles = Vec::new();
+    for row in jobs {
+        let id = JobId(row.try_get(0)?);
+        let troubled: Vec<Delivery> = deliveries(c, project, id)
+            .await?
+            .into_iter()
+            .filter(Delivery::is_troubled)
+            .collect();
+        if troubled.is_empty() {
+            continue;
+        }
+        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE project_id = $1 AND id = $2");
+        // A job deleted with its lead since its id was read is no trouble any more.
+        let Some(job) = one(c, &sql, &[&project.0, &id.0]).await? else {
+            continue;
+        };
+        let job = rows::job(&job)?;
+        troubles.extend(troubled.into_iter().map(|delivery| Trouble {
+            job: job.clone(),
+            delivery,
+        }));
+    }
+    Ok(troubles)
 }
 
 /// Whose jobs [`jobs_of`] reads.

@@ -18,7 +18,8 @@ use leadtrack_core::import::{ImportCounts, ImportedLead};
 use leadtrack_core::inbound::InboundHook;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
-    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, Trouble,
+    UndoTarget,
 };
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
@@ -125,6 +126,12 @@ on_pool! {
         read fn lead_jobs(project: ProjectId, lead: LeadId)
             -> StoreResult<Vec<JobRecord>>
             => |c| jobs::lead_jobs(c, project, lead);
+        read fn lead_troubles(project: ProjectId, leads: &[LeadId])
+            -> StoreResult<Vec<Trouble>>
+            => |c| jobs::lead_troubles(c, project, leads);
+        read fn troubles(project: ProjectId)
+            -> StoreResult<Vec<Trouble>>
+            => |c| jobs::troubles(c, project);
         read fn lead_activity(project: ProjectId, lead: LeadId)
             -> StoreResult<Vec<LeadEvent>>
             => |c| activity::lead_activity(c, project, lead);

@@ -6,7 +6,7 @@ use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::alert::AlertKind;
 use leadtrack_core::job::{
     Attempt, ClaimedJob, Delivery, FormRating, Job, JobRecord, Lease, RetryTarget, StatusChange,
-    UndoTarget,
+    TROUBLES_LISTED, Trouble, UndoTarget,
 };
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
@@ -340,6 +340,58 @@ pub(crate) fn undo(
         restored.push(lead.id);
     }
     Ok(restored)
+}
+
+/// [`leadtrack_core::LeadStore::lead_troubles`].
+pub(crate) fn lead_troubles(
+    conn: &Connection,
+    project: ProjectId,
+    leads: &[LeadId],
+) -> Result<Vec<Trouble>, Error> {
+    let mut last =
+        conn.prepare_cached("SELECT max(id) FROM jobs WHERE lead_id = ?2 AND project_id = ?1")?;
+    let mut jobs = Vec::new();
+    for lead in leads {
+        let id: Option<i64> = last.query_row((project.0, lead.0), |row| row.get(0))?;
+        jobs.extend(id.map(JobId));
+    }
+    troubles_of(conn, jobs)
+}
+
+/// [`leadtrack_core::LeadStore::troubles`]: read through the partial index of troubled
+/// deliveries, whose condition this repeats to be used.
+pub(crate) fn troubles(conn: &Connection, project: ProjectId) -> Result<Vec<Trouble>, Error> {
+    let jobs: Vec<JobId> = conn
+        .prepare_cached(
+            "SELECT DISTINCT d.job_id FROM deliveries d JOIN jobs j ON j.id = d.job_id
+             WHERE (d.state = 'failed' OR (d.state = 'pending' AND d.attempts > 0))
+               AND j.project_id = ?1
+               AND j.id = (SELECT max(id) FROM jobs WHERE lead_id = j.lead_id)
+             ORDER BY d.job_id DESC LIMIT ?2",
+        )?
+        .query_map((project.0, TROUBLES_LISTED), |row| row.get(0).map(JobId))?
+        .collect::<Result<_, _>>()?;
+    troubles_of(conn, jobs)
+}
+
+/// The troubled deliveries of `jobs`, with their jobs.
+fn troubles_of(conn: &Connection, jobs: Vec<JobId>) -> Result<Vec<Trouble>, Error> {
+    let mut troubles = Vec::new();
+    for id in jobs {
+        let troubled: Vec<Delivery> = deliveries(conn, id)?
+            .into_iter()
+            .filter(Delivery::is_troubled)
+            .collect();
+        if troubled.is_empty() {
+            continue;
+        }
+        let found = job(conn, id)?;
+        troubles.extend(troubled.into_iter().map(|delivery| Trouble {
+            job: found.clone(),
+            delivery,
+        }));
+    }
+    Ok(troubles)
 }
 
 fn job(conn: &Connection, id: JobId) -> Result<Job, Error> {

@@ -19,7 +19,8 @@ use leadtrack_core::import::{ImportCounts, ImportedLead};
 use leadtrack_core::inbound::InboundHook;
 use leadtrack_core::integration::{IntegrationSettings, Integrations, Secret};
 use leadtrack_core::job::{
-    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, Trouble,
+    UndoTarget,
 };
 use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
@@ -156,6 +157,12 @@ on_threads! {
         read fn lead_jobs(project: ProjectId, lead: LeadId)
             -> StoreResult<Vec<JobRecord>>
             => |conn| jobs::lead_jobs(conn, project, lead);
+        read fn lead_troubles(project: ProjectId, leads: &[LeadId])
+            -> StoreResult<Vec<Trouble>> [leads]
+            => |conn| jobs::lead_troubles(conn, project, &leads);
+        read fn troubles(project: ProjectId)
+            -> StoreResult<Vec<Trouble>>
+            => |conn| jobs::troubles(conn, project);
         read fn lead_activity(project: ProjectId, lead: LeadId)
             -> StoreResult<Vec<LeadEvent>>
             => |conn| activity::lead_activity(conn, project, lead);

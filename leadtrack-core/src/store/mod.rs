@@ -48,7 +48,8 @@ use crate::import::{BadRow, ImportCounts, ImportFile, ImportedLead};
 use crate::inbound::InboundHook;
 use crate::integration::{IntegrationSettings, Integrations, Secret};
 use crate::job::{
-    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, UndoTarget,
+    Attempt, ClaimedJob, FormRating, JobRecord, QueueDepths, RetryTarget, StatusChange, Trouble,
+    UndoTarget,
 };
 use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
@@ -325,6 +326,18 @@ pub trait LeadStore: Send + Sync + 'static {
 
     /// A lead's jobs, newest first, with their deliveries and attempts.
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>>;
+
+    /// The troubled deliveries ([`crate::job::Delivery::is_troubled`]) of the last job of
+    /// each of `leads` that has one, in the order of `leads`.
+    async fn lead_troubles(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+    ) -> StoreResult<Vec<Trouble>>;
+
+    /// The troubled deliveries of the last jobs of the project's leads, the newest jobs
+    /// first, of at most [`crate::job::TROUBLES_LISTED`] jobs.
+    async fn troubles(&self, project: ProjectId) -> StoreResult<Vec<Trouble>>;
 
     /// A lead's history, oldest first (ties in the order recorded).
     async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>>;

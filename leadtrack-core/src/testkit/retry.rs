@@ -131,3 +131,114 @@ pub async fn failed_deliveries_are_retried_as_the_same_conversion<B: Backend>(ba
 async fn project_two<S: Admin>(store: &S) -> Project {
     project(store, "p2").await
 }
+
+/// The deliveries of leads' last conversions that failed, for good or until their next
+/// attempt, are listed by lead and for the project, the newest first, until a retry or a
+/// new rating replaces them; delivered ones and other projects' never are.
+pub async fn troubled_deliveries_are_listed_until_a_new_job_replaces_them<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let project = project(&store, "p1").await;
+    let hook = IntegrationSettings::Webhook(webhook());
+    store
+        .set_integration(project.id, hook, at(0))
+        .await
+        .unwrap();
+    let customer = ConversionId::Label(webhook_label(&store, &project).await);
+    let failed = failed_lead(&store, &project, customer, 1).await;
+    let retrying = create(
+        &store,
+        &project,
+        json!({"userData": {"email": "r@x.io"}}),
+        2,
+    )
+    .await;
+    let retrying = retrying.lead_id;
+    store
+        .update_status(project.id, &update(retrying, customer), &by(), at(2))
+        .await
+        .unwrap();
+    let claimed = store
+        .claim_job(at(2), chrono::Duration::minutes(5))
+        .await
+        .unwrap()
+        .expect("a due job");
+    let attempt = crate::job::Attempt {
+        integration: IntegrationKind::Webhook,
+        at: at(2),
+        outcome: AttemptOutcome::Retry,
+        http_status: Some(503),
+        error: Some("HTTP 503: unavailable".to_owned()),
+        retry_at: Some(at(4)),
+    };
+    let lease = claimed.lease.token;
+    store
+        .record_attempt(claimed.job.id, lease, &attempt)
+        .await
+        .unwrap();
+    store
+        .reschedule_job(claimed.job.id, lease, at(4))
+        .await
+        .unwrap();
+    let delivered = create(
+        &store,
+        &project,
+        json!({"userData": {"email": "d@x.io"}}),
+        3,
+    )
+    .await;
+    let delivered = delivered.lead_id;
+    store
+        .update_status(project.id, &update(delivered, customer), &by(), at(3))
+        .await
+        .unwrap();
+    deliver_all(&store, 3).await;
+    let unrated = create(
+        &store,
+        &project,
+        json!({"userData": {"email": "u@x.io"}}),
+        3,
+    )
+    .await;
+
+    let seen = |troubles: Vec<crate::job::Trouble>| -> Vec<_> {
+        troubles
+            .into_iter()
+            .map(|t| {
+                let d = t.delivery;
+                (t.job.lead_id, d.integration, d.state, d.attempts, d.detail)
+            })
+            .collect()
+    };
+    let webhook = IntegrationKind::Webhook;
+    let retrying_row = (
+        retrying,
+        webhook,
+        DeliveryState::Pending,
+        1,
+        Some("HTTP 503: unavailable".to_owned()),
+    );
+    let failed_row = (
+        failed,
+        webhook,
+        DeliveryState::Failed,
+        1,
+        Some("HTTP 410: gone".to_owned()),
+    );
+    let leads = [unrated.lead_id, delivered, failed, retrying];
+    let by_lead = store.lead_troubles(project.id, &leads).await.unwrap();
+    assert_eq!(seen(by_lead), [failed_row.clone(), retrying_row.clone()]);
+    let listed = store.troubles(project.id).await.unwrap();
+    assert_eq!(seen(listed), [retrying_row.clone(), failed_row]);
+
+    // A retry is a new last job: nothing failed in it yet.
+    store
+        .retry_failed(project.id, RetryTarget::Lead(failed), &by(), at(5))
+        .await
+        .unwrap();
+    let listed = store.troubles(project.id).await.unwrap();
+    assert_eq!(seen(listed), [retrying_row]);
+    let other = project_two(&store).await;
+    assert!(store.troubles(other.id).await.unwrap().is_empty());
+    let theirs = store.lead_troubles(other.id, &leads).await.unwrap();
+    assert!(theirs.is_empty(), "another project's leads are not found");
+}

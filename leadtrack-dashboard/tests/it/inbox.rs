@@ -646,6 +646,90 @@ async fn an_owner_sends_the_failed_deliveries_of_a_lead_again() {
 }
 
 #[tokio::test]
+async fn a_failed_delivery_shows_on_its_row_and_in_needs_attention_with_retry() {
+    let app = app().await;
+    let customer = webhook_customer(&app).await;
+    let failed = lead(
+        &app,
+        json!({"userData": {"firstName": "Ada", "lastName": "King"}}),
+    )
+    .await;
+    let fine = lead(
+        &app,
+        json!({"userData": {"firstName": "Grace", "lastName": "Hopper"}}),
+    )
+    .await;
+    app.rate(&app.alpha, failed, customer, Some(1000)).await;
+    app.settle_next_job(Some("HTTP 410: the hook is gone"))
+        .await;
+    app.rate(&app.alpha, fine, customer, Some(1000)).await;
+    app.settle_next_job(None).await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+
+    let inbox = app.get("/projects/alpha/leads?tab=rated", &member).await;
+    let row = |id: LeadId| {
+        let start = inbox.text.find(&format!("id=\"lead-{id}\"")).unwrap();
+        let rest = &inbox.text[start..];
+        rest[..rest.find("</tr>").unwrap()].to_owned()
+    };
+    let marked = row(failed);
+    assert!(
+        marked.contains(
+            "Webhook failed<span class=\"visually-hidden\">: HTTP 410: the hook is gone</span>"
+        ) && marked.contains(&format!(
+            "href=\"/projects/alpha/leads/{failed}#conversions\""
+        )),
+        "{marked}"
+    );
+    assert!(!row(fine).contains("class=\"trouble\""));
+    assert!(
+        inbox.text.contains("<a href=\"/projects/alpha/leads/attention\"><span aria-hidden=\"true\">⚠</span> 1 lead needs attention</a>"),
+        "the inbox links to them"
+    );
+
+    // A member sees the list, without Retry; an owner retries from it and comes back.
+    let path = "/projects/alpha/leads/attention";
+    let listed = app.get(path, &member).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    for shown in [
+        "Ada King",
+        "Customer",
+        "Webhook",
+        "failed",
+        "HTTP 410: the hook is gone",
+    ] {
+        assert!(listed.text.contains(shown), "{shown}");
+    }
+    assert!(!listed.text.contains("Grace Hopper"));
+    assert!(
+        !listed.text.contains("/retry"),
+        "a member is not offered Retry"
+    );
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let listed = app.get(path, &owner).await;
+    let retry = format!("/projects/alpha/leads/{failed}/retry");
+    assert!(listed.text.contains(&format!("action=\"{retry}\"")));
+    let body = encode(&[("csrf", &listed.csrf()), ("back", "attention")]);
+    let reply = app.send(form(&retry, &body).header("cookie", &owner)).await;
+    assert_eq!(
+        reply.header("location"),
+        Some(format!("{path}?done=retried").as_str())
+    );
+    let after = app.get(reply.header("location").unwrap(), &owner).await;
+    assert!(
+        after
+            .text
+            .contains("The failed deliveries are being sent again")
+    );
+    assert!(
+        after.text.contains("Nothing needs attention"),
+        "its retry is on its way"
+    );
+    let inbox = app.get("/projects/alpha/leads?tab=pending", &member).await;
+    assert!(!inbox.text.contains("need attention") && !inbox.text.contains("needs attention"));
+}
+
+#[tokio::test]
 async fn the_inbox_shows_a_held_rating_with_its_undo() {
     let app = app().await;
     let customer = label(&app, "Customer").await;
