@@ -1,11 +1,11 @@
 //! A lead's comments: the team's thread about it, apart from ratings. A comment never goes
 //! to a platform. Its author may edit or delete it; the lead's history records that it was
 //! written, edited or deleted (never its text, so that a deleted comment is gone), and its
-//! `@name` mentions alert the members named.
+//! `@name` mentions alert the members named ([`crate::mention`]).
 
 use chrono::{DateTime, Utc};
 
-use crate::account::{Actor, Member};
+use crate::account::Actor;
 use crate::types::{LeadId, UserId};
 
 /// The most characters a comment may have.
@@ -57,67 +57,9 @@ pub fn comment_text(text: &str) -> Result<String, String> {
     }
 }
 
-/// The members a comment mentions: `@` followed by a member's name (in any case, the
-/// longest name that fits, so `@Ada Lovelace` is Ada Lovelace and not another Ada) or by
-/// the part of their email before the `@`. Each member once, in the order of `members`.
-pub fn mentions<'a>(text: &str, members: &'a [Member]) -> Vec<&'a Member> {
-    let lower = text.to_lowercase();
-    let mentioned_at = |at: usize, member: &Member| {
-        let rest = &lower[at + 1..];
-        let local = member.user.email.split('@').next().unwrap_or_default();
-        [member.user.name.to_lowercase(), local.to_lowercase()]
-            .into_iter()
-            .filter(|handle| !handle.is_empty())
-            .filter(|handle| rest.starts_with(handle.as_str()))
-            .map(|handle| handle.len())
-            .max()
-            .filter(|len| {
-                // The name ends where a word ends: `@ada` is not `@adam`.
-                !rest[*len..]
-                    .chars()
-                    .next()
-                    .is_some_and(|next| next.is_alphanumeric())
-            })
-    };
-    let mut named: Vec<&Member> = Vec::new();
-    for (at, _) in lower.match_indices('@') {
-        let best = members
-            .iter()
-            .filter_map(|member| mentioned_at(at, member).map(|len| (len, member)))
-            .max_by_key(|(len, _)| *len);
-        if let Some((_, member)) = best
-            && !named.iter().any(|known| known.user.id == member.user.id)
-        {
-            named.push(member);
-        }
-    }
-    members
-        .iter()
-        .filter(|member| named.iter().any(|known| known.user.id == member.user.id))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::account::{Preferences, User};
-    use crate::types::Role;
-
-    fn member(id: i64, name: &str, email: &str) -> Member {
-        Member {
-            user: User {
-                id: UserId(id),
-                email: email.into(),
-                name: name.into(),
-                disabled: false,
-                created_at: DateTime::UNIX_EPOCH,
-                preferences: Preferences::default(),
-            },
-            role: Role::Member,
-            can_export: false,
-            alerts: Default::default(),
-        }
-    }
 
     #[test]
     fn comments_are_trimmed_and_bounded() {
@@ -131,21 +73,7 @@ mod tests {
     }
 
     #[test]
-    fn mentions_name_members_by_name_or_email() {
-        let team = [
-            member(1, "Ada", "ada@example.com"),
-            member(2, "Ada Lovelace", "lovelace@example.com"),
-            member(3, "Grace Hopper", "grace@example.com"),
-            member(4, "Adam", "adam@example.com"),
-        ];
-        let ids = |text: &str| -> Vec<i64> {
-            mentions(text, &team).iter().map(|m| m.user.id.0).collect()
-        };
-        assert_eq!(ids("@ada lovelace, can you call?"), vec![2]);
-        assert_eq!(ids("@Ada and @grace: ping @ADA"), vec![1, 3]);
-        assert_eq!(ids("@Adam"), vec![4]);
-        assert_eq!(ids("ada@example.com wrote"), Vec::<i64>::new());
-        assert_eq!(ids("@nobody"), Vec::<i64>::new());
+    fn only_its_author_may_change_a_comment() {
         let comment = Comment {
             id: 1,
             lead: LeadId(1),

@@ -95,6 +95,8 @@ pub mod activity;
 
 pub mod comment;
 
+pub mod mention;
+
 pub mod draft;
 
 pub mod saved_view;

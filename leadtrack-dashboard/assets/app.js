@@ -364,4 +364,77 @@
     field.addEventListener("input", check);
     check();
   });
+
+  // ---- @ in a comment: the teammates whose name or handle starts with what follows it,
+  // picked with the arrow keys and Enter (or Tab), or a click. Names compare as the server
+  // compares them: any case, accents or none. ----
+  var fold = function (text) {
+    return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  };
+  all("[data-mention]").forEach(function (field) {
+    var list = d.getElementById(field.getAttribute("data-mention"));
+    var options = all("[data-handle]", list);
+    var active = -1;
+    // The word being typed after an @ at the caret, if there is one.
+    var typed = function () {
+      var before = field.value.slice(0, field.selectionStart);
+      var match = before.match(/(^|[^\w@])@([^\s@]*)$/);
+      return match ? { start: before.length - match[2].length, word: match[2] } : null;
+    };
+    var shown = function () { return options.filter(function (o) { return !o.hidden; }); };
+    var highlight = function (index) {
+      var visible = shown();
+      active = visible.length ? (index + visible.length) % visible.length : -1;
+      visible.forEach(function (o, i) { o.setAttribute("aria-selected", i === active ? "true" : "false"); });
+      if (active >= 0) field.setAttribute("aria-activedescendant", visible[active].id);
+      else field.removeAttribute("aria-activedescendant");
+    };
+    var close = function () {
+      list.hidden = true;
+      field.setAttribute("aria-expanded", "false");
+      field.removeAttribute("aria-activedescendant");
+    };
+    var update = function () {
+      var at = typed();
+      if (!at) return close();
+      var word = fold(at.word);
+      options.forEach(function (o) {
+        var words = fold(o.textContent + " " + o.getAttribute("data-handle")).split(/[\s.@_-]+/);
+        o.hidden = !words.some(function (w) { return w.indexOf(word) === 0; });
+      });
+      list.hidden = shown().length === 0;
+      field.setAttribute("aria-expanded", list.hidden ? "false" : "true");
+      highlight(0);
+    };
+    var pick = function (option) {
+      var at = typed();
+      if (!at) return;
+      var end = field.selectionStart;
+      var handle = option.getAttribute("data-handle") + " ";
+      field.value = field.value.slice(0, at.start) + handle + field.value.slice(end);
+      field.selectionStart = field.selectionEnd = at.start + handle.length;
+      close();
+      field.focus();
+    };
+    field.addEventListener("input", update);
+    field.addEventListener("blur", function () { setTimeout(close, 150); });
+    field.addEventListener("keydown", function (event) {
+      if (list.hidden) return;
+      var visible = shown();
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        highlight(active + (event.key === "ArrowDown" ? 1 : -1));
+      } else if ((event.key === "Enter" || event.key === "Tab") && active >= 0) {
+        pick(visible[active]);
+      } else if (event.key === "Escape") {
+        close();
+      } else {
+        return;
+      }
+      event.preventDefault();
+      event.stopPropagation();
+    });
+    options.forEach(function (o) {
+      o.addEventListener("mousedown", function (event) { event.preventDefault(); pick(o); });
+    });
+  });
 })();

@@ -16,8 +16,9 @@ use chrono::{DateTime, Utc};
 use leadtrack_core::account::{Actor, Member};
 use leadtrack_core::activity::{LeadEvent, first_touch};
 use leadtrack_core::alert::LeadSummary;
-use leadtrack_core::comment::{Comment, mentions};
+use leadtrack_core::comment::Comment;
 use leadtrack_core::lead::StoredLead;
+use leadtrack_core::mention::{Mentions, mentions};
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{LeadId, LeadIdentifier};
 use leadtrack_core::{Store, StoreError};
@@ -104,6 +105,46 @@ fn refused(viewer: &Viewer, err: StoreError) -> Response {
     }
 }
 
+/// What the writer is told of `found`'s mentions that name nobody or several members, if
+/// any do.
+fn unclear(found: &Mentions<'_>) -> Option<String> {
+    if found.all_clear() {
+        return None;
+    }
+    let unknown = found
+        .unknown
+        .iter()
+        .map(|written| format!("{written} is nobody in this project"));
+    let ambiguous = found.ambiguous.iter().map(|(written, who)| {
+        let names: Vec<&str> = who.iter().map(|m| m.user.name.as_str()).collect();
+        format!("{written} could be {}", names.join(" or "))
+    });
+    let said: Vec<String> = unknown.chain(ambiguous).collect();
+    Some(format!(
+        "{}. Write more of the name, or save the comment as it is: nobody is told for those.",
+        said.join("; ")
+    ))
+}
+
+/// What `@` offers while typing: each member's handle (their name, or their email's part
+/// before the `@` when another member has the same name) and name.
+pub(crate) fn mentionable(members: &[Member]) -> Vec<(String, String)> {
+    let key = |member: &Member| leadtrack_core::matching::fold(member.user.name.trim());
+    members
+        .iter()
+        .filter(|member| !member.user.disabled)
+        .map(|member| {
+            let shared = members.iter().filter(|m| key(m) == key(member)).count() > 1;
+            let local = member.user.email.split('@').next().unwrap_or_default();
+            let handle = match shared || member.user.name.trim().is_empty() {
+                true => local.to_owned(),
+                false => member.user.name.trim().to_owned(),
+            };
+            (handle, member.user.name.clone())
+        })
+        .collect()
+}
+
 /// `POST comments`: adds the comment, and tells the members it mentions.
 pub(crate) async fn add<S: Store + Clone>(
     store: &S,
@@ -113,6 +154,22 @@ pub(crate) async fn add<S: Store + Clone>(
 ) -> Response {
     let (viewer, membership, form) = &member;
     let project = &membership.project;
+    // A mention that names nobody, or several, goes back to its writer unless they
+    // chose to save it as it is.
+    if form.get("anyway") != "1" {
+        let members = match store.members(project.id).await {
+            Ok(members) => members,
+            Err(err) => return render::store_failure(err, Some(viewer)),
+        };
+        if let Some(problem) = unclear(&mentions(form.get("text"), &members)) {
+            let rating = crate::lead::Rating {
+                comment: Some((form.get("text").to_owned(), problem)),
+                ..crate::lead::Rating::default()
+            };
+            let status = StatusCode::BAD_REQUEST;
+            return crate::lead::page(store, viewer, membership, lead, status, rating).await;
+        }
+    }
     let author = viewer.actor();
     let added = store
         .add_comment(project.id, lead, &author, form.get("text"), Utc::now())
@@ -153,6 +210,7 @@ async fn tell_mentioned<S: Store>(
 ) -> Result<(), StoreError> {
     let members = store.members(project).await?;
     let named: Vec<&Member> = mentions(&comment.text, &members)
+        .named
         .into_iter()
         .filter(|member| !comment.is_by(member.user.id) && !member.user.disabled)
         .collect();

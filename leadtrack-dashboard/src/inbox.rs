@@ -165,6 +165,7 @@ async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
                 note: form.get("note").to_owned(),
                 problem: Some(problem),
                 done: None,
+                comment: None,
             };
             lead::page(store, &viewer, &membership, id, status, rating).await
         }

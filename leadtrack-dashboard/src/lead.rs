@@ -127,6 +127,10 @@ struct LeadPage {
     takers: Vec<(String, String, bool)>,
     /// The team's thread about the lead.
     comments: Vec<CommentRow>,
+    /// The comment form's text, sent back unsaved, and why.
+    comment_draft: Option<(String, String)>,
+    /// Who may be mentioned, as `@` suggests them while typing: `(handle, name)`.
+    mentionable: Vec<(String, String)>,
     /// How long it waited for a person's first touch.
     first_touch: String,
     /// The viewer may rate the lead and sort out spam (not a viewer).
@@ -176,6 +180,8 @@ pub(crate) struct Rating {
     pub(crate) problem: Option<String>,
     /// How the last form went, as the page's `?done=` names it.
     pub(crate) done: Option<Rated>,
+    /// A comment sent back unsaved: its text, and what its mentions lack.
+    pub(crate) comment: Option<(String, String)>,
 }
 
 /// Each consent signal the lead gives, or its project gives by default, for people.
@@ -454,16 +460,18 @@ pub(crate) async fn page<S: Store>(
         let jobs = store.lead_jobs(project.id, lead_id).await?;
         let comments = store.comments(project.id, lead_id).await?;
         let takers = crate::assignees::takers(store, project.id).await?;
+        let members = store.members(project.id).await?;
         let standing = |other: &StoredLead| standing(other, &labels);
         let spam = SpamCard::of(store, membership, (&lead, freed), standing).await?;
-        let team = (events, comments, takers);
+        let team = (events, comments, takers, members);
         Ok::<_, StoreError>((lead, labels, integrations, team, jobs, spam))
     };
-    let (lead, labels, integrations, (events, comments, takers), jobs, spam) = match found.await {
-        Ok(found) => found,
-        Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
-        Err(err) => return render::store_failure(err, Some(viewer)),
-    };
+    let (lead, labels, integrations, (events, comments, takers, members), jobs, spam) =
+        match found.await {
+            Ok(found) => found,
+            Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
+            Err(err) => return render::store_failure(err, Some(viewer)),
+        };
     let data = &lead.data;
     let currency = project.currency.clone();
     let now = Utc::now();
@@ -482,6 +490,8 @@ pub(crate) async fn page<S: Store>(
         mine,
         takers: assign_options(&takers, lead.assignee.as_ref()),
         comments: CommentRow::all(&comments, viewer),
+        comment_draft: rating.comment,
+        mentionable: crate::comments::mentionable(&members),
         first_touch: first_touch_text(lead.created_at, &events, now),
         project_id: project.public_id.clone(),
         lead_id,

@@ -957,3 +957,64 @@ async fn the_column_chooser_is_remembered_per_user() {
             .unwrap();
     }
 }
+
+/// Typing `@` and the start of a name in a comment offers the teammates it fits; the arrow
+/// keys and Enter pick one, which the comment then names (and the server tells).
+#[tokio::test]
+async fn at_offers_teammates_while_a_comment_is_typed() {
+    for engine in ENGINES {
+        let site = site().await;
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        c.goto(&format!("{}/projects/acme/leads/1", site.base()))
+            .await
+            .unwrap();
+        let field = c.find(Locator::Css("#comment-text")).await.unwrap();
+        field.send_keys("Call back? @m").await.unwrap();
+        let list = c.find(Locator::Css("#mention-list")).await.unwrap();
+        assert!(
+            list.is_displayed().await.unwrap(),
+            "{engine:?}: @m opens the list"
+        );
+        let offered = c
+            .find_all(Locator::Css("#mention-list li:not([hidden])"))
+            .await
+            .unwrap();
+        let mut names = Vec::new();
+        for option in &offered {
+            names.push(option.text().await.unwrap());
+        }
+        assert_eq!(names.len(), 1, "{engine:?}: only Mo fits @m: {names:?}");
+        assert_eq!(
+            field.attr("aria-expanded").await.unwrap().as_deref(),
+            Some("true")
+        );
+        field.send_keys(&Key::Enter.to_string()).await.unwrap();
+        let typed = field.prop("value").await.unwrap().unwrap_or_default();
+        let handle = offered[0].attr("data-handle").await.unwrap().unwrap();
+        assert_eq!(typed, format!("Call back? @{handle} "), "{engine:?}");
+        assert!(
+            !list.is_displayed().await.unwrap(),
+            "{engine:?}: picked, it closes"
+        );
+        c.find(Locator::Css(".comment-form button[type=submit]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until(&browser, "the comment saved", |url, _| {
+            url.ends_with("#comments")
+        })
+        .await;
+        let saved = site
+            .store()
+            .comments(site.acme().id, LeadId(1))
+            .await
+            .unwrap();
+        assert_eq!(saved[0].text, format!("Call back? @{handle}"), "{engine:?}");
+        browser.close().await;
+    }
+}

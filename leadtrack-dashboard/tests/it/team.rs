@@ -602,3 +602,80 @@ async fn comments_are_the_teams_and_a_mention_emails_the_member_named() {
     assert!(jobs.is_empty(), "no conversion: {jobs:?}");
     assert_eq!(smtp.messages().len(), 1, "an edit mentions no one again");
 }
+
+#[tokio::test]
+async fn a_first_name_mention_reaches_its_member_and_an_unclear_one_goes_back_first() {
+    use leadtrack_core::account::{NewUser, Password};
+    let (app, smtp) = app_with_mail().await;
+    for (email, name) in [
+        ("maria@example.com", "María García"),
+        ("mario@example.com", "Mario Rossi"),
+    ] {
+        let new = NewUser::new(email, Some(name), &Password::new(MEMBER_PASSWORD).unwrap());
+        let user = app
+            .store
+            .create_user(new.unwrap(), chrono::Utc::now())
+            .await
+            .unwrap();
+        let now = chrono::Utc::now();
+        app.store
+            .add_member(app.alpha.id, user.id, Role::Member, now)
+            .await
+            .unwrap();
+    }
+    let body = serde_json::json!({"userData": {"firstName": "Hedy"}});
+    let lead = app.lead_at(&app.alpha, body, chrono::Utc::now()).await;
+    let page = format!("/projects/alpha/leads/{lead}");
+    let comments = format!("{page}/comments");
+    let owner = app.signed_in("owner@example.com", OWNER_PASSWORD).await;
+    let shown = app.get(&page, &owner.cookie).await;
+    for offered in [
+        "data-handle=\"María García\">María García</li>",
+        "data-handle=\"Mo Member\">Mo Member</li>",
+    ] {
+        assert!(shown.text.contains(offered), "@ offers {offered}");
+    }
+
+    // A first name without its accent, and the start of a surname, each name one member.
+    let added = app
+        .post_as(
+            &owner,
+            &comments,
+            &[("text", "@maria and @ross: call her?")],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER);
+    let sent = messages(&smtp, 2).await;
+    let mut told: Vec<&str> = sent.iter().map(|m| m.to[0].as_str()).collect();
+    told.sort();
+    assert_eq!(told, ["maria@example.com", "mario@example.com"]);
+
+    // Nobody, or two people: the comment comes back unsaved, with what is unclear.
+    let unclear = "Ask @bob, or @Mar?";
+    let back = app.post_as(&owner, &comments, &[("text", unclear)]).await;
+    back.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &[
+            "@bob is nobody in this project; @Mar could be María García or Mario Rossi. Write more of the name",
+            ">Ask @bob, or @Mar?</textarea>",
+            "name=\"anyway\" value=\"1\"",
+        ],
+    );
+    assert_eq!(
+        app.store.comments(app.alpha.id, lead).await.unwrap().len(),
+        1
+    );
+    let kept = app
+        .post_as(&owner, &comments, &[("text", unclear), ("anyway", "1")])
+        .await;
+    assert_eq!(kept.status, StatusCode::SEE_OTHER);
+    let saved = app.store.comments(app.alpha.id, lead).await.unwrap();
+    assert_eq!(saved.last().map(|c| c.text.as_str()), Some(unclear));
+    // The next mention's email is the third: the unclear ones told nobody.
+    let added = app.post_as(&owner, &comments, &[("text", "@mo?")]).await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER);
+    let sent = messages(&smtp, 3).await;
+    assert_eq!(sent[2].to, ["member@example.com"]);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(smtp.messages().len(), 3);
+}
