@@ -368,7 +368,47 @@ impl LabelRow {
     }
 }
 
+/// A platform a label sends to, as its list says: the platform, what it receives there
+/// (an event or a conversion's name; none for the webhook, which receives the label), and
+/// whether it is connected.
+struct Goes {
+    platform: &'static str,
+    what: Option<String>,
+    connected: bool,
+}
+
 impl LabelRow {
+    /// Where a rating with it goes, in the platforms' order.
+    fn goes(&self, connected: &Connected) -> Vec<Goes> {
+        let sends = [
+            ("Google Ads", &self.google_ads, connected.google_ads),
+            ("GA4", &self.ga4, connected.ga4),
+            ("Meta", &self.meta, connected.meta),
+            (
+                "Microsoft Advertising",
+                &self.microsoft_ads,
+                connected.microsoft_ads,
+            ),
+            ("LinkedIn", &self.linkedin, connected.linkedin),
+        ];
+        let webhook = self.webhook.then_some(Goes {
+            platform: "Webhook",
+            what: None,
+            connected: connected.webhook,
+        });
+        sends
+            .into_iter()
+            .filter_map(|(platform, what, connected)| {
+                Some(Goes {
+                    platform,
+                    what: Some(what.clone()?),
+                    connected,
+                })
+            })
+            .chain(webhook)
+            .collect()
+    }
+
     /// Shows the Google Ads action and the LinkedIn rule by their names where the
     /// platforms list them; else the rule by its id, which is what Campaign Manager shows
     /// (the URN around it is noise here).

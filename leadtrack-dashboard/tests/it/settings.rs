@@ -365,7 +365,15 @@ async fn labels_are_created_and_edited() {
         .await;
     let page = app.follow(&owner, &created).await;
     assert!(page.text.contains("Label created."));
-    assert!(page.text.contains(">Customer</a>") && page.text.contains("<code>purchase</code>"));
+    assert!(page.text.contains(">Customer</a>"));
+    // Where it goes, one platform a line, each saying whether it is connected.
+    assert!(
+        page.text.contains(
+            "<ul class=\"goes\"><li><span class=\"platform\">Google Ads</span> <code>555</code> <span class=\"muted\">not connected</span></li><li><span class=\"platform\">GA4</span> <code>purchase</code>"
+        ),
+        "{}",
+        page.text
+    );
     let labels = app.store.labels(app.alpha.id).await.unwrap();
     let label = &labels[0];
     assert_eq!(
