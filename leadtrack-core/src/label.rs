@@ -63,6 +63,41 @@ impl LabelMapping {
         Ok(self)
     }
 
+    /// This mapping sending to `platform` what that platform recommends for a label that
+    /// marks its leads done (`done`) or for a step on the way, where it sends nothing there
+    /// yet: GA4's lead-generation events `close_convert_lead` and `qualify_lead`
+    /// (<https://developers.google.com/analytics/devguides/collection/ga4/reference/events#qualify_lead>),
+    /// Meta's standard events `Purchase` and `Lead`
+    /// (<https://developers.facebook.com/docs/meta-pixel/reference#standard-events>), and
+    /// the webhook. `None` when it sends there already, or when only the owner can choose
+    /// (a Google Ads conversion action, a Microsoft Advertising goal, a LinkedIn rule: each
+    /// is one of their own account's).
+    pub fn adding(&self, platform: IntegrationKind, done: bool) -> Option<Self> {
+        let event =
+            |customer: &str, step: &str| Some(if done { customer } else { step }.to_owned());
+        let mut mapping = self.clone();
+        match platform {
+            _ if self.maps(platform) => return None,
+            IntegrationKind::Ga4 => mapping.ga4_event = event("close_convert_lead", "qualify_lead"),
+            IntegrationKind::Meta => mapping.meta_event = event("Purchase", "Lead"),
+            IntegrationKind::Webhook => mapping.webhook = true,
+            IntegrationKind::GoogleAds
+            | IntegrationKind::MicrosoftAds
+            | IntegrationKind::Linkedin => {
+                return None;
+            }
+        }
+        Some(mapping)
+    }
+
+    /// What a new label sends to the `connected` platforms unless its owner says otherwise
+    /// ([`LabelMapping::adding`] each of them).
+    pub fn recommended(connected: &[IntegrationKind], done: bool) -> Self {
+        connected.iter().fold(Self::default(), |mapping, platform| {
+            mapping.adding(*platform, done).unwrap_or(mapping)
+        })
+    }
+
     /// The mapping of `lost` in a new project: only the webhook hears of lost leads.
     pub fn default_lost() -> Self {
         Self::webhook_only()
@@ -269,23 +304,14 @@ pub struct NewLabel {
 /// to the webhook. Google Ads, Microsoft Advertising and LinkedIn need a conversion of the
 /// owner's own account, chosen on the label's page.
 pub fn starter_labels() -> [NewLabel; 2] {
-    let qualified = LabelMapping {
-        ga4_event: Some("qualify_lead".to_owned()),
-        meta_event: Some("Lead".to_owned()),
-        webhook: true,
-        ..LabelMapping::default()
-    };
-    let customer = LabelMapping {
-        ga4_event: Some("close_convert_lead".to_owned()),
-        meta_event: Some("Purchase".to_owned()),
-        ..qualified.clone()
-    };
+    use IntegrationKind::{Ga4, Meta, Webhook};
+    let mapping = |done| LabelMapping::recommended(&[Ga4, Meta, Webhook], done);
     [
         NewLabel {
             mark_as_done: false,
-            ..NewLabel::done("Qualified", qualified)
+            ..NewLabel::done("Qualified", mapping(false))
         },
-        NewLabel::done("Customer", customer),
+        NewLabel::done("Customer", mapping(true)),
     ]
 }
 
@@ -322,6 +348,38 @@ pub fn mapping_for<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_platform_added_gets_its_recommended_event_unless_the_label_has_one() {
+        use IntegrationKind::*;
+        let step = LabelMapping::recommended(&[Ga4, Meta, Webhook, GoogleAds], false);
+        assert_eq!(
+            (
+                step.ga4_event.as_deref(),
+                step.meta_event.as_deref(),
+                step.webhook
+            ),
+            (Some("qualify_lead"), Some("Lead"), true)
+        );
+        assert_eq!(step.google_ads_action, None, "the owner picks an action");
+        let customer = LabelMapping::recommended(&[Ga4, Meta], true);
+        assert_eq!(
+            (
+                customer.ga4_event.as_deref(),
+                customer.meta_event.as_deref(),
+                customer.webhook
+            ),
+            (Some("close_convert_lead"), Some("Purchase"), false)
+        );
+        let own = LabelMapping {
+            ga4_event: Some("booked_call".to_owned()),
+            ..LabelMapping::default()
+        };
+        assert_eq!(own.adding(Ga4, true), None, "a label's own event stays");
+        assert_eq!(own.adding(Linkedin, true), None);
+        let added = own.adding(Webhook, true).unwrap();
+        assert!(added.webhook && added.ga4_event.as_deref() == Some("booked_call"));
+    }
 
     #[test]
     fn ga4_event_names_follow_ga4s_rules() {

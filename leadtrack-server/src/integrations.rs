@@ -120,6 +120,10 @@ pub(crate) struct IntegrationTarget {
     /// Disconnect the integration.
     #[arg(long)]
     pub(crate) disconnect: bool,
+    /// When connecting: leave the labels as they are, instead of having each send here
+    /// what the platform recommends (GA4's and Meta's events for it, the webhook).
+    #[arg(long, conflicts_with = "disconnect")]
+    pub(crate) leave_labels: bool,
 }
 
 /// `--kind`: an integration as the commands name it (`google-ads`) or as stored
@@ -369,6 +373,14 @@ async fn connect_command<S: Admin + LeadStore>(
         "Connected"
     };
     say!("{verb} {kind} for project {}.", project.public_id);
+    if !current.is_connected(kind) && !command.target.leave_labels {
+        let sent = leadtrack_core::store::connect::send_labels_to(store, project.id, kind)
+            .await
+            .map_err(Failure::store)?;
+        if !sent.is_empty() {
+            say!("Labels now sending to {kind}: {}.", sent.join(", "));
+        }
+    }
     if let Some(secret) = applied.generated_secret {
         say!(
             "Webhook signing secret (shown only this once): {}",

@@ -21,6 +21,7 @@
 //! before it is used.
 
 pub mod arrival;
+pub mod connect;
 pub mod deletion;
 mod error;
 pub mod rating;

@@ -606,3 +606,57 @@ pub async fn rotated_refresh_tokens_are_kept_unless_reconnected<B: Backend>(back
             .is_none()
     );
 }
+
+/// Connecting a platform makes every label send there what the platform recommends (the
+/// customer's event for a label that marks leads done, the step's for one that does not),
+/// keeps what a label already sends there, and changes no other project's labels.
+pub async fn connecting_a_platform_sends_every_label_there<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let other = project(&store, "other").await;
+    let add = |project, new: NewLabel| {
+        let store = store.clone();
+        async move { store.create_label(project, new, at(0)).await.unwrap() }
+    };
+    let customer = add(acme.id, NewLabel::done("Customer", LabelMapping::default())).await;
+    let step = NewLabel {
+        mark_as_done: false,
+        ..NewLabel::done("Qualified", LabelMapping::default())
+    };
+    let qualified = add(acme.id, step).await;
+    let own = LabelMapping {
+        ga4_event: Some("booked_call".to_owned()),
+        ..LabelMapping::default()
+    };
+    let booked = add(acme.id, NewLabel::done("Booked", own)).await;
+    let theirs = add(other.id, NewLabel::done("Theirs", LabelMapping::default())).await;
+
+    let changed = crate::store::connect::send_labels_to(&store, acme.id, IntegrationKind::Ga4)
+        .await
+        .unwrap();
+    assert_eq!(changed, ["Customer", "Qualified"]);
+    let event = |id, project| {
+        let store = store.clone();
+        async move { store.label(project, id).await.unwrap().mapping.ga4_event }
+    };
+    assert_eq!(
+        event(customer.id, acme.id).await.as_deref(),
+        Some("close_convert_lead")
+    );
+    assert_eq!(
+        event(qualified.id, acme.id).await.as_deref(),
+        Some("qualify_lead")
+    );
+    assert_eq!(
+        event(booked.id, acme.id).await.as_deref(),
+        Some("booked_call")
+    );
+    assert_eq!(event(theirs.id, other.id).await, None);
+    let none = crate::store::connect::send_labels_to(&store, acme.id, IntegrationKind::GoogleAds)
+        .await
+        .unwrap();
+    assert!(
+        none.is_empty(),
+        "a Google Ads action is the owner's to pick"
+    );
+}

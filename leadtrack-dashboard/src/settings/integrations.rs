@@ -13,6 +13,7 @@ use leadtrack_core::integration::{
 };
 use leadtrack_core::job::{Attempt, RetryTarget};
 use leadtrack_core::label::LabelMapping;
+use leadtrack_core::store::connect::send_labels_to;
 use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
 use leadtrack_core::{Admin, LeadStore, Store};
 use leadtrack_platforms::check::{TestError, TestRequest};
@@ -116,9 +117,32 @@ struct Card {
     new_secret: Option<String>,
     /// Signing in with the platform, when the server has an application for it.
     sign_in: Option<SignInCard>,
+    /// The platform's name on its sign-in button ("Connect with Google") when it offers
+    /// one but this server has no application for it: the page says it can be turned on.
+    sign_in_off: Option<&'static str>,
+    /// How many labels would start sending here on connecting ([`send_labels_to`]).
+    labels_to_send: usize,
 }
 
 impl Card {
+    /// The card saying that signing in can be turned on, where the platform has it and
+    /// the server does not.
+    fn with_sign_in_off(self, kind: IntegrationKind) -> Self {
+        let offered = Provider::of(kind).filter(|_| self.sign_in.is_none());
+        Self {
+            sign_in_off: offered.map(Provider::name),
+            ..self
+        }
+    }
+
+    /// Where the server's operator reads how to turn signing in on.
+    fn platform_apps_doc(&self) -> String {
+        format!(
+            "{}/blob/main/docs/platform-apps.md",
+            env!("CARGO_PKG_REPOSITORY")
+        )
+    }
+
     fn has_advanced(&self) -> bool {
         self.fields.iter().any(|field| field.spec.advanced)
     }
@@ -240,8 +264,14 @@ async fn integrations_page<S: Admin>(
                     IntegrationKind::Webhook => shown.new_secret.take(),
                     _ => None,
                 },
+                sign_in_off: None,
                 sign_in: sign_ins.next().flatten(),
+                labels_to_send: labels
+                    .iter()
+                    .filter(|label| label.mapping.adding(kind, label.mark_as_done).is_some())
+                    .count(),
             }
+            .with_sign_in_off(kind)
         })
         .collect();
     let (layout, frame) = owner.frame(Settings::Integrations, notice);
@@ -356,6 +386,11 @@ pub(super) async fn save<S: Admin + LeadStore>(
         .set_integration(project, applied.settings, Utc::now())
         .await
         .map_err(|e| owner.failure(e))?;
+    if !current.is_connected(kind) && form.get("send_labels") == "on" {
+        send_labels_to(store, project, kind)
+            .await
+            .map_err(|e| owner.failure(e))?;
+    }
     let verb = if current.is_connected(kind) {
         "updated"
     } else {

@@ -13,6 +13,7 @@ use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{ConversionId, IntegrationKind};
 use leadtrack_core::{Admin, StoreError};
 use leadtrack_platforms::{google_ads, linkedin, microsoft_ads};
+use strum::VariantArray;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
@@ -294,12 +295,18 @@ struct LabelForm {
 }
 
 impl LabelForm {
-    /// An empty form for a new label: done when rated, sending nothing yet.
-    fn blank() -> Self {
+    /// An empty form for a new label: done when rated, sending to each connected platform
+    /// what it recommends for a customer ([`LabelMapping::recommended`]), to untick.
+    fn blank(integrations: &Integrations) -> Self {
+        let connected: Vec<IntegrationKind> = IntegrationKind::VARIANTS
+            .iter()
+            .copied()
+            .filter(|kind| integrations.is_connected(*kind))
+            .collect();
         Self {
             name: String::new(),
             mark_as_done: true,
-            mapping: MappingForm::of(&LabelMapping::default()),
+            mapping: MappingForm::of(&LabelMapping::recommended(&connected, true)),
         }
     }
 
@@ -536,7 +543,8 @@ async fn labels_page<S: Admin>(
 /// `GET labels`.
 pub(super) async fn list<S: Admin>(store: &S, request: &Request, owner: Owner) -> Answer {
     let notice = notice(request, NOTICES);
-    let form = LabelForm::blank();
+    let integrations = store.integrations(owner.project().id).await;
+    let form = LabelForm::blank(&integrations.map_err(|e| owner.failure(e))?);
     labels_page(
         store,
         &owner,

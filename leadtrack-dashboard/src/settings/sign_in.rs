@@ -362,6 +362,10 @@ async fn connect_with<S: Store>(
         .set_integration(project, settings, Utc::now())
         .await
         .map_err(|e| owner.failure(e))?;
+    if !current.is_connected(integration) && form.get("send_labels") == "on" {
+        let connect = leadtrack_core::store::connect::send_labels_to(store, project, integration);
+        connect.await.map_err(|e| owner.failure(e))?;
+    }
     owner
         .record(store, ProjectActivity::IntegrationSaved { integration })
         .await?;

@@ -1735,3 +1735,61 @@ async fn a_project_without_labels_offers_qualified_and_customer() {
     let refused = app.post(&member, path, &[]).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn a_newly_connected_platform_receives_every_label_unless_unticked() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let path = "/projects/alpha/settings/integrations";
+    for name in ["Customer", "Booked"] {
+        let new = NewLabel::done(name, LabelMapping::default());
+        app.store
+            .create_label(app.alpha.id, new, chrono::Utc::now())
+            .await
+            .unwrap();
+    }
+    let page = app.get(path, &owner.cookie).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<label for=\"ga4-send-labels-manual\">Send every label's ratings here (2 labels)</label>",
+            "<input type=\"checkbox\" id=\"webhook-send-labels-manual\" name=\"send_labels\" value=\"on\" checked",
+            // Without the server's OAuth app, the page says signing in can be turned on.
+            "“Connect with Google” can be turned on for this server",
+            "/blob/main/docs/platform-apps.md\">docs/platform-apps.md</a>",
+        ],
+    );
+    let sends = async |app: &App| -> Vec<(Option<String>, bool)> {
+        let labels = app.store.labels(app.alpha.id).await.unwrap();
+        labels
+            .into_iter()
+            .map(|l| (l.mapping.ga4_event, l.mapping.webhook))
+            .collect()
+    };
+    // Ticked (as the page has it): each label sends GA4's event for a customer.
+    let ga4 = [
+        ("measurement_id", "G-FIRST"),
+        ("api_secret", "s"),
+        ("send_labels", "on"),
+    ];
+    let connected = app.post(&owner, &format!("{path}/ga4"), &ga4).await;
+    assert_eq!(connected.status, StatusCode::SEE_OTHER);
+    let event = Some("close_convert_lead".to_owned());
+    assert_eq!(
+        sends(&app).await,
+        [(event.clone(), false), (event.clone(), false)]
+    );
+    // Unticked: the labels stay as they are.
+    let hook = [
+        ("url", "https://hooks.example.com/leadtrack"),
+        ("secret", "whsec_x"),
+    ];
+    let connected = app.post(&owner, &format!("{path}/webhook"), &hook).await;
+    assert_eq!(connected.status, StatusCode::SEE_OTHER);
+    assert_eq!(sends(&app).await, [(event.clone(), false), (event, false)]);
+    let page = app.get(path, &owner.cookie).await;
+    for connected in ["ga4-send-labels", "webhook-send-labels"] {
+        assert!(!page.text.contains(connected), "{connected}: connected now");
+    }
+    assert!(page.text.contains("meta-send-labels-manual"), "Meta is not");
+}
