@@ -382,34 +382,52 @@ struct Goes {
     platform: &'static str,
     what: Option<String>,
     connected: bool,
+    /// What the owner has yet to choose for a connected platform it does not send to.
+    to_choose: Option<&'static str>,
 }
 
 impl LabelRow {
     /// Where a rating with it goes, in the platforms' order.
     fn goes(&self, connected: &Connected) -> Vec<Goes> {
+        // What only the owner can choose, per platform that needs it: one of their
+        // account's own conversions.
         let sends = [
-            ("Google Ads", &self.google_ads, connected.google_ads),
-            ("GA4", &self.ga4, connected.ga4),
-            ("Meta", &self.meta, connected.meta),
+            (
+                "Google Ads",
+                &self.google_ads,
+                connected.google_ads,
+                Some("a conversion action"),
+            ),
+            ("GA4", &self.ga4, connected.ga4, None),
+            ("Meta", &self.meta, connected.meta, None),
             (
                 "Microsoft Advertising",
                 &self.microsoft_ads,
                 connected.microsoft_ads,
+                Some("an offline conversion goal"),
             ),
-            ("LinkedIn", &self.linkedin, connected.linkedin),
+            (
+                "LinkedIn",
+                &self.linkedin,
+                connected.linkedin,
+                Some("a conversion rule"),
+            ),
         ];
         let webhook = self.webhook.then_some(Goes {
             platform: "Webhook",
             what: None,
             connected: connected.webhook,
+            to_choose: None,
         });
         sends
             .into_iter()
-            .filter_map(|(platform, what, connected)| {
-                Some(Goes {
+            .filter_map(|(platform, what, connected, choice)| {
+                let to_choose = choice.filter(|_| connected && what.is_none());
+                (what.is_some() || to_choose.is_some()).then(|| Goes {
                     platform,
-                    what: Some(what.clone()?),
+                    what: what.clone(),
                     connected,
+                    to_choose,
                 })
             })
             .chain(webhook)

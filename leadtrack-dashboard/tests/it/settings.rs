@@ -1792,4 +1792,21 @@ async fn a_newly_connected_platform_receives_every_label_unless_unticked() {
         assert!(!page.text.contains(connected), "{connected}: connected now");
     }
     assert!(page.text.contains("meta-send-labels-manual"), "Meta is not");
+
+    // Google Ads needs an action of the owner's own account: the labels say so plainly.
+    let google = leadtrack_core::testkit::all_integrations()
+        .into_iter()
+        .find(|settings| settings.kind() == leadtrack_core::types::IntegrationKind::GoogleAds);
+    let now = chrono::Utc::now();
+    app.store
+        .set_integration(app.alpha.id, google.unwrap(), now)
+        .await
+        .unwrap();
+    let labels = app
+        .get("/projects/alpha/settings/labels", &owner.cookie)
+        .await;
+    labels.assert_shows(
+        StatusCode::OK,
+        &["<li><span class=\"platform\">Google Ads</span> <span class=\"muted\">sends nothing until a conversion action is picked on the label's page</span></li>"],
+    );
 }
