@@ -365,6 +365,28 @@
     check();
   });
 
+  // ---- a Copy button after each value to paste elsewhere (a webhook's address, a secret
+  // shown once, an API key), where the browser lets a page write to the clipboard ----
+  if (navigator.clipboard) all("[data-copyable]").forEach(function (source) {
+    var button = d.createElement("button");
+    button.type = "button";
+    button.className = "quiet copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", "Copy " + source.getAttribute("data-copyable"));
+    var said = d.createElement("span");
+    said.className = "visually-hidden";
+    said.setAttribute("role", "status");
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+        button.textContent = "Copied";
+        said.textContent = "Copied " + source.getAttribute("data-copyable");
+        setTimeout(function () { button.textContent = "Copy"; said.textContent = ""; }, 2000);
+      });
+    });
+    source.insertAdjacentElement("afterend", button);
+    button.insertAdjacentElement("afterend", said);
+  });
+
   // ---- @ in a comment: the teammates whose name or handle starts with what follows it,
   // picked with the arrow keys and Enter (or Tab), or a click. Names compare as the server
   // compares them: any case, accents or none. ----

@@ -1018,3 +1018,54 @@ async fn at_offers_teammates_while_a_comment_is_typed() {
         browser.close().await;
     }
 }
+
+/// A form tool's page offers Copy beside the webhook's address: a click puts it on the
+/// clipboard, and the button says so.
+#[tokio::test]
+async fn copy_puts_a_webhook_address_on_the_clipboard() {
+    for engine in ENGINES {
+        let site = site().await;
+        let hook = InboundHook::new(site.acme().id, ("Typeform", Preset::Typeform), None);
+        site.store().save_inbound_hook(&hook).await.unwrap();
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        c.goto(&format!("{}/projects/acme/settings/inbound", site.base()))
+            .await
+            .unwrap();
+        let address = c
+            .find(Locator::Css("code[data-copyable]"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let copy = c.find(Locator::Css("button.copy")).await.unwrap();
+        assert_eq!(
+            copy.attr("aria-label").await.unwrap().as_deref(),
+            Some("Copy the webhook's address")
+        );
+        copy.click().await.unwrap();
+        wait_until(&browser, "the address copied", |_, text| {
+            text.contains("Copied")
+        })
+        .await;
+        // What the clipboard holds, read back by pasting it into a field.
+        c.execute(
+            "const f = document.createElement('textarea'); f.id = 'pasted'; document.body.append(f);",
+            vec![],
+        )
+        .await
+        .unwrap();
+        let field = c.find(Locator::Css("#pasted")).await.unwrap();
+        field.click().await.unwrap();
+        field
+            .send_keys(&format!("{}v{}", Key::Control, Key::Null))
+            .await
+            .unwrap();
+        let pasted = field.prop("value").await.unwrap().unwrap_or_default();
+        assert_eq!(pasted, address, "{engine:?}");
+        browser.close().await;
+    }
+}
