@@ -94,6 +94,7 @@
       row.classList.remove("dirty");
       row.classList.add("saved");
       if (reply.answer.drafts !== undefined) drafted(row, reply.answer);
+      if (reply.answer.status) moved(row, reply.answer.status);
       var held = row.querySelector("[data-held]");
       if (held && reply.answer.heldMs > 0) {
         held.setAttribute("data-held", String(reply.answer.heldMs));
@@ -106,6 +107,22 @@
       row.removeAttribute("data-saving");
       form.submit();
     });
+  }
+  // A rating that moved its lead to another status moves it in the tabs' counts too (Mine
+  // counts one's open leads).
+  function moved(row, status) {
+    var was = row.getAttribute("data-status");
+    if (was === status) return;
+    var add = function (key, by) {
+      var count = d.querySelector('[data-count="' + key + '"]');
+      if (count) count.textContent = String(Math.max(0, Number(count.textContent) + by));
+    };
+    add(was, -1);
+    add(status, 1);
+    if (row.hasAttribute("data-mine") && (was === "open" || status === "open")) {
+      add("mine", status === "open" ? 1 : -1);
+    }
+    row.setAttribute("data-status", status);
   }
   // A row kept as a draft (a project that reviews ratings): its badge, and the bar that
   // sends them all.

@@ -37,6 +37,8 @@ use crate::viewer::Viewer;
 /// A tab with its count.
 pub(crate) struct Tab {
     pub(crate) name: &'static str,
+    /// Its status (`open`, …), or `mine`: what the script finds its count by.
+    pub(crate) key: &'static str,
     /// `None` when a `q` search's matches were too many to count.
     pub(crate) count: Option<u64>,
     pub(crate) href: String,
@@ -65,6 +67,8 @@ pub(crate) struct ColumnChoice {
 /// A lead as its inbox row shows it, with its rating controls.
 pub(crate) struct Row {
     pub(crate) id: LeadId,
+    /// Its status, which a rating saved by the script moves in the tabs' counts.
+    pub(crate) status: LeadStatus,
     pub(crate) created: String,
     pub(crate) created_exact: String,
     pub(crate) created_iso: String,
@@ -263,6 +267,7 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
     let (assignee, mine) = crate::assignees::shown(lead.assignee.as_ref(), context.viewer);
     Row {
         id: lead.id,
+        status: lead.status,
         created: format::relative(&lead.created_at, context.now),
         created_exact: format::exact(&lead.created_at),
         created_iso: format::iso(&lead.created_at),
@@ -553,6 +558,7 @@ fn tab_list(view: &InboxView, counts: &[Option<u64>], mine: Option<Option<u64>>)
         .zip(counts)
         .map(|(status, count)| Tab {
             name: tab_words(*status).0,
+            key: status.as_ref(),
             count: *count,
             href: format!("?{}", view.href(&[("tab", status.as_ref())])),
             current: *status == view.tab && !view.mine,
@@ -561,6 +567,7 @@ fn tab_list(view: &InboxView, counts: &[Option<u64>], mine: Option<Option<u64>>)
     if let Some(count) = mine {
         let tab = Tab {
             name: "Mine",
+            key: "mine",
             count,
             href: format!("?{}", view.href(&[("tab", "mine")])),
             current: view.mine,

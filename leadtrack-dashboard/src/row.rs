@@ -84,7 +84,13 @@ async fn rate<S: Store>(
 ) -> Result<serde_json::Value, (StatusCode, String)> {
     let token = form.get("form").parse().unwrap_or_else(|_| Uuid::new_v4());
     let rated = lead::apply(store, (viewer, membership), update, token).await?;
-    let jobs = store.lead_jobs(membership.project.id, id).await;
+    let project = membership.project.id;
+    let status = store
+        .find_lead(project, &leadtrack_core::types::LeadIdentifier::LeadId(id))
+        .await
+        .map(|lead| lead.status)
+        .ok();
+    let jobs = store.lead_jobs(project, id).await;
     let now = Utc::now();
     let held = jobs.ok().and_then(|jobs| {
         let newest = jobs.first()?;
@@ -92,6 +98,7 @@ async fn rate<S: Store>(
     });
     Ok(json!({
         "rated": rated.as_ref(),
+        "status": status.map(|status| status.as_ref().to_owned()),
         "heldMs": held.map_or(0, |held| held.ms_left),
         "form": Uuid::new_v4().to_string(),
     }))

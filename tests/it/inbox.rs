@@ -598,10 +598,28 @@ async fn two_rows_are_rated_by_keyboard_with_prices() {
         c.goto(&format!("{}/projects/acme/leads", site.base()))
             .await
             .unwrap();
+        let counts = async || {
+            let mut counts = Vec::new();
+            for key in ["open", "pending"] {
+                let css = format!("[data-count={key}]");
+                let count = c
+                    .find(Locator::Css(&css))
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap();
+                counts.push(count.parse::<i64>().unwrap());
+            }
+            counts
+        };
+        let before = counts().await;
         press(&browser, "j").await;
         let first = rate_current_row(&browser, "1500").await;
         let second = rate_current_row(&browser, "250.50").await;
         assert_ne!(first, second);
+        // The tabs' counts follow, without a reload.
+        assert_eq!(counts().await, [before[0] - 2, before[1] + 2], "{engine:?}");
         for (id, cents) in [(first, 150_000), (second, 25_050)] {
             let lead = site
                 .store()

@@ -39,7 +39,7 @@ async fn leads_are_taken_from_a_row_assigned_in_bulk_and_listed_under_mine() {
     inbox.assert_shows(
         StatusCode::OK,
         &[
-            "Mine <span class=\"count\">0</span>",
+            "Mine <span class=\"count\" data-count=\"mine\">0</span>",
             &format!("form=\"take-{ada}\""),
             "Assigned to",
         ],
@@ -67,7 +67,7 @@ async fn leads_are_taken_from_a_row_assigned_in_bulk_and_listed_under_mine() {
         StatusCode::OK,
         &[
             "<h1>My leads</h1>",
-            "Mine <span class=\"count\">1</span>",
+            "Mine <span class=\"count\" data-count=\"mine\">1</span>",
             "aria-current=\"page\">Mine",
             ">Ada</a>",
         ],

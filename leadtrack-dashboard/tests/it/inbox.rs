@@ -123,9 +123,9 @@ async fn tabs_count_and_views_filter_sort_and_page() {
     let inbox = app.get("/projects/alpha/leads", &owner).await;
     let counts = inbox
         .text
-        .split("class=\"count\">")
+        .split("class=\"count\" data-count=\"")
         .skip(1)
-        .map(|rest| rest.split('<').next().unwrap().to_owned())
+        .map(|rest| rest.split(['>', '<']).nth(1).unwrap().to_owned())
         .collect::<Vec<_>>();
     assert_eq!(
         counts,
@@ -866,6 +866,7 @@ async fn a_row_saves_with_a_303_or_as_json_by_the_same_rules() {
     assert_eq!(saved.status, StatusCode::OK, "{}", saved.text);
     let answer: Value = serde_json::from_str(&saved.text).unwrap();
     assert_eq!(answer["rated"], "queued");
+    assert_eq!(answer["status"], "pending", "the tabs' counts follow it");
     let held = answer["heldMs"].as_i64().unwrap();
     assert!(held > 0 && held <= 10_000, "waits out the window: {held}");
     assert!(
@@ -1236,7 +1237,7 @@ async fn a_search_of_too_many_leads_to_count_says_so() {
     let tab_counts = |text: &str| {
         let tabs = &text[text.find("<nav class=\"tabs\"").unwrap()..];
         tabs[..tabs.find("</nav>").unwrap()]
-            .matches("class=\"count\">")
+            .matches("class=\"count\" data-count=")
             .count()
     };
     let broad = app.get("/projects/alpha/leads?q=bulk", &owner).await;
@@ -1248,7 +1249,7 @@ async fn a_search_of_too_many_leads_to_count_says_so() {
     );
     // Mine's (none of them assigned to the owner) alone.
     assert_eq!(tab_counts(&broad.text), 1, "no status tab is counted");
-    assert!(broad.text.contains("Mine <span class=\"count\">0<"));
+    assert!(broad.text.contains("Mine <span class=\"count\" data-count=\"mine\">0<"));
     assert!(broad.text.contains("rel=\"next\""), "a next page");
     let narrow = app.get("/projects/alpha/leads?q=bulk99", &owner).await;
     // Bulk99 and Bulk990 to Bulk999.
@@ -1257,7 +1258,7 @@ async fn a_search_of_too_many_leads_to_count_says_so() {
         "{}",
         narrow.text
     );
-    assert!(narrow.text.contains("class=\"count\">11<"));
+    assert!(narrow.text.contains("data-count=\"open\">11</span>"));
     assert_eq!(
         tab_counts(&narrow.text),
         6,

@@ -52,7 +52,7 @@ async fn spam_waits_in_its_tab_and_people_sort_it_out_in_bulk() {
             ">Bot<",
             "burst from one address",
             "Not spam <kbd>s</kbd>",
-            "Spam <span class=\"count\">1</span>",
+            "Spam <span class=\"count\" data-count=\"spam\">1</span>",
         ],
     );
 
