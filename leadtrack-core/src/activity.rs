@@ -147,6 +147,11 @@ pub enum Activity {
         /// Who it is assigned to now; `None`: nobody.
         assignee: Option<Assignee>,
     },
+    /// A member corrected the lead's contact details ([`crate::store::correction`]).
+    ContactCorrected {
+        /// The fields changed, by their names for people ("email"); never their values.
+        fields: Vec<String>,
+    },
     /// A delivery attempt of a conversion job ended.
     Delivery {
         /// The job.

@@ -3,6 +3,7 @@
 use leadtrack_core::Store;
 use leadtrack_core::account::Membership;
 use leadtrack_core::job::{RetryTarget, UndoTarget};
+use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::types::{LeadId, Role};
 use leadtrack_http::{Body, Params};
 use uuid::Uuid;
@@ -58,6 +59,7 @@ pub(crate) async fn handle<S: Store + Clone>(
         | Leads::Delete
         | Leads::Comment
         | Leads::Assign
+        | Leads::CorrectContact
         | Leads::EditComment
         | Leads::DeleteComment
             if lead().is_none() =>
@@ -81,6 +83,7 @@ pub(crate) async fn handle<S: Store + Clone>(
                 (Leads::NotSpam, _) => spam::free(store, member).await,
                 (Leads::BulkAssign, _) => assign::assign(store, member, None).await,
                 (Leads::Assign, Some(id)) => assign::assign(store, member, Some(id)).await,
+                (Leads::CorrectContact, Some(id)) => correct_contact(store, member, id).await,
                 (Leads::Trust, Some(id)) => spam::trust(store, member, id).await,
                 (Leads::Delete, Some(id)) => {
                     let by = member.0.attribution(request, config);
@@ -166,10 +169,39 @@ async fn rate_lead<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Respo
                 problem: Some(problem),
                 done: None,
                 comment: None,
+                contact: None,
             };
             lead::page(store, &viewer, &membership, id, status, rating).await
         }
     }
+}
+
+/// `POST /projects/{projectId}/leads/{leadId}/contact`: corrects the lead's contact
+/// details; then back to the lead (`303`), or the page again with the problem at the form.
+async fn correct_contact<S: Store>(store: &S, member: MemberForm, id: LeadId) -> Response {
+    let (viewer, membership, form) = member;
+    let correction = ContactCorrection::read(|name| form.get(name));
+    let project = membership.project.id;
+    let by = viewer.actor();
+    let corrected = store
+        .correct_contact(project, id, &correction, &by, chrono::Utc::now())
+        .await;
+    let done = match corrected {
+        Ok(true) => Rated::Corrected,
+        Ok(false) => Rated::Uncorrected,
+        Err(leadtrack_core::StoreError::Invalid(problem)) => {
+            let rating = Rating {
+                contact: Some((correction, problem)),
+                ..Rating::default()
+            };
+            let status = StatusCode::BAD_REQUEST;
+            return lead::page(store, &viewer, &membership, id, status, rating).await;
+        }
+        Err(leadtrack_core::StoreError::NotFound(_)) => return render::not_found(Some(&viewer)),
+        Err(err) => return render::store_failure(err, Some(&viewer)),
+    };
+    let page = Links::new(&membership.project.public_id).lead(Leads::Lead, &id);
+    render::redirect(&format!("{page}?done={}", done.as_ref()))
 }
 
 /// `POST /projects/{projectId}/leads/{leadId}/retry`: sends the failed deliveries of the

@@ -11,6 +11,7 @@ use leadtrack_core::job::{FormRating, JobRecord, UndoTarget};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::request::StatusUpdate;
+use leadtrack_core::store::correction::{CONTACT_FIELDS, ContactCorrection};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::types::{
     Consent, ConsentStatus, ConversionId, DeliveryAction, DeliveryState, JobState, JsonObject,
@@ -129,6 +130,10 @@ struct LeadPage {
     comments: Vec<CommentRow>,
     /// The comment form's text, sent back unsaved, and why.
     comment_draft: Option<(String, String)>,
+    /// The contact correction's fields: `(userData name, label, value)`.
+    contact_form: Vec<(&'static str, String, String)>,
+    /// Its problem, when it was sent back.
+    contact_problem: Option<String>,
     /// Who may be mentioned, as `@` suggests them while typing: `(handle, name)`.
     mentionable: Vec<(String, String)>,
     /// How long it waited for a person's first touch.
@@ -182,6 +187,8 @@ pub(crate) struct Rating {
     pub(crate) done: Option<Rated>,
     /// A comment sent back unsaved: its text, and what its mentions lack.
     pub(crate) comment: Option<(String, String)>,
+    /// A contact correction sent back unsaved: what was typed, and its problem.
+    pub(crate) contact: Option<(ContactCorrection, String)>,
 }
 
 /// Each consent signal the lead gives, or its project gives by default, for people.
@@ -317,6 +324,7 @@ fn event_text(
     match &event.activity {
         Activity::Created => "Lead created".to_owned(),
         Activity::Merged => "Another submission of the same form was merged in".to_owned(),
+        Activity::ContactCorrected { fields } => format!("Corrected the {}", and_list(fields)),
         Activity::Rated {
             conversion_id,
             label,
@@ -439,6 +447,35 @@ fn assign_options(takers: &[Assignee], assignee: Option<&Assignee>) -> Vec<(Stri
         .collect()
 }
 
+/// `items` as people list them: "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The contact form's fields: `(userData name, label, value)`, as stored or as typed.
+fn contact_form(
+    data: &leadtrack_core::lead::LeadData,
+    typed: Option<&ContactCorrection>,
+) -> Vec<(&'static str, String, String)> {
+    CONTACT_FIELDS
+        .iter()
+        .enumerate()
+        .map(|(at, (field, name))| {
+            let value = match typed {
+                Some(typed) => typed.value(at).to_owned(),
+                None => data.user(field).unwrap_or_default().to_owned(),
+            };
+            let mut label = name.to_string();
+            label[..1].make_ascii_uppercase();
+            (*field, label, value)
+        })
+        .collect()
+}
+
 /// The lead's page with the rating form as `rating` says.
 pub(crate) async fn page<S: Store>(
     store: &S,
@@ -491,6 +528,8 @@ pub(crate) async fn page<S: Store>(
         takers: assign_options(&takers, lead.assignee.as_ref()),
         comments: CommentRow::all(&comments, viewer),
         comment_draft: rating.comment,
+        contact_form: contact_form(data, rating.contact.as_ref().map(|(typed, _)| typed)),
+        contact_problem: rating.contact.map(|(_, problem)| problem),
         mentionable: crate::comments::mentionable(&members),
         first_touch: first_touch_text(lead.created_at, &events, now),
         project_id: project.public_id.clone(),

@@ -222,6 +222,10 @@ pub(crate) enum Rated {
     Undeletable,
     /// Assigned to someone, or to nobody.
     Assigned,
+    /// Its contact details corrected.
+    Corrected,
+    /// A correction that changed nothing.
+    Uncorrected,
 }
 
 impl Rated {
@@ -272,6 +276,12 @@ impl Rated {
                 Undo it, or delete the lead once it has gone."
                 .to_owned(),
             Self::Assigned => "Assignment saved.".to_owned(),
+            Self::Corrected => "Contact details saved, and the lead matched again with the \
+                person's earlier leads."
+                .to_owned(),
+            Self::Uncorrected => {
+                "Nothing to save: the contact details are as they were.".to_owned()
+            }
         }
     }
 }

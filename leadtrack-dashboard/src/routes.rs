@@ -114,6 +114,8 @@ pub(crate) enum Leads {
     BulkAssign,
     /// Assigning one lead.
     Assign,
+    /// Correcting a lead's contact details.
+    CorrectContact,
     /// Trusting a lead's address or email domain (owners).
     Trust,
     /// The page that asks whether to delete a lead (owners).
@@ -336,6 +338,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/assign",
                 Route::Leads(Leads::Assign),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/contact",
+                Route::Leads(Leads::CorrectContact),
             ),
             (
                 M::POST,

@@ -11,9 +11,10 @@ use leadtrack_core::lead::{self, CreatedLead, LeadData, LeadKeys, StoredLead};
 use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::arrival::{self, Arrival, Merge, Step, route_name};
+use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::sql;
-use leadtrack_core::store::{LeadRow, StoreError};
-use leadtrack_core::time::to_millis;
+use leadtrack_core::store::{Entity, LeadRow, StoreError};
+use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, LeadStatus, ProjectId};
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
@@ -70,6 +71,52 @@ pub(crate) async fn create(
             None => {}
         }
     }
+}
+
+/// [`leadtrack_core::LeadStore::correct_contact`], as core's [`correction`] plans it: the
+/// row (locked), its matching with the person's earlier leads, then each step; whether a
+/// webhook event was queued, when it changed anything.
+///
+/// [`correction`]: leadtrack_core::store::correction
+pub(crate) async fn correct_contact(
+    c: &impl GenericClient,
+    (project, lead): (ProjectId, LeadId),
+    correction: &ContactCorrection,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Option<bool>, Error> {
+    if let Some(problem) = correction.problem() {
+        return Err(StoreError::Invalid(problem).into());
+    }
+    let sql = "SELECT data, status, created_at FROM leads
+               WHERE project_id = $1 AND id = $2 FOR UPDATE";
+    let Some(found) = one(c, sql, &[&project.0, &lead.0]).await? else {
+        return Err(StoreError::NotFound(Entity::Lead).into());
+    };
+    let status: LeadStatus = rows::parse("status", found.try_get::<_, String>(1)?)?;
+    let stored: &str = found.try_get(0)?;
+    let Some(planned) = correction.plan(lead, (stored, status), by)? else {
+        return Ok(None);
+    };
+    update(c, project, lead, &planned.row, now).await?;
+    let mut steps = planned.steps();
+    if planned.rematches() {
+        let created_at: i64 = found.try_get(2)?;
+        let since = to_millis(&lead::duplicate_window_start(from_millis(created_at)));
+        let mut original: Option<i64> = None;
+        for (column, key) in planned.row.keys.person_keys() {
+            let sql = sql::rematch_lookup(column, ["$1", "$2", "$3", "$4"]);
+            if let Some(row) = one(c, &sql, &[&project.0, &key, &lead.0, &since]).await? {
+                original = Some(row.try_get(0)?);
+                break;
+            }
+        }
+        let sql = "UPDATE leads SET duplicate_of = $3 WHERE project_id = $1 AND id = $2";
+        run(c, sql, &[&project.0, &lead.0, &original]).await?;
+        steps.extend(original.map(|id| Step::MarkDuplicated(LeadId(id))));
+    }
+    let form = planned.row.data.form_name();
+    Ok(Some(apply(c, project, (lead, form), &steps, now).await?))
 }
 
 /// [`sql::merge_lookup`] with this backend's placeholders, locking the lead, written once.

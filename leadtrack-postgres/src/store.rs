@@ -34,6 +34,7 @@ use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -294,6 +295,25 @@ on_pool! {
                 self.listener.queued();
             }
             Ok(change)
+        }
+
+        async fn correct_contact(
+            &self,
+            project: ProjectId,
+            lead: LeadId,
+            correction: &ContactCorrection,
+            by: &Actor,
+            now: DateTime<Utc>,
+        ) -> StoreResult<bool> {
+            let which = (project, lead);
+            let corrected = transaction!(self, |tx| leads::correct_contact(
+                &tx, which, correction, by, now
+            )
+            .await?)?;
+            if corrected == Some(true) {
+                self.listener.queued();
+            }
+            Ok(corrected.is_some())
         }
 
         async fn retry_failed(

@@ -14,8 +14,10 @@ use leadtrack_core::request::CreateRoute;
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::LeadRow;
 use leadtrack_core::store::arrival::{self, Arrival, Merge, Step, route_name};
+use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::sql;
-use leadtrack_core::time::to_millis;
+use leadtrack_core::store::{Entity, StoreError};
+use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, LeadStatus, ProjectId};
 use rusqlite::{Connection, OptionalExtension, ToSql};
 use uuid::Uuid;
@@ -61,6 +63,67 @@ pub(crate) fn create(
         now,
     )?;
     Ok(arrival.outcome(id, &row))
+}
+
+/// [`leadtrack_core::LeadStore::correct_contact`], as core's [`correction`] plans it: the
+/// row, its matching with the person's earlier leads, then each step.
+///
+/// [`correction`]: leadtrack_core::store::correction
+pub(crate) fn correct_contact(
+    conn: &Connection,
+    (project, lead): (ProjectId, LeadId),
+    correction: &ContactCorrection,
+    by: &Actor,
+    now: DateTime<Utc>,
+) -> Result<bool, Error> {
+    if let Some(problem) = correction.problem() {
+        return Err(StoreError::Invalid(problem).into());
+    }
+    let found = conn
+        .prepare_cached(
+            "SELECT data, status, created_at FROM leads WHERE project_id = ?1 AND id = ?2",
+        )?
+        .query_row((project.0, lead.0), |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+            ))
+        })
+        .optional()?;
+    let Some((stored, status, created_at)) = found else {
+        return Err(StoreError::NotFound(Entity::Lead).into());
+    };
+    let status: LeadStatus = rows::parse("status", status)?;
+    let Some(planned) = correction.plan(lead, (&stored, status), by)? else {
+        return Ok(false);
+    };
+    write_row(conn, Write::Update(lead), project, &planned.row, now)?;
+    let mut steps = planned.steps();
+    if planned.rematches() {
+        let since = to_millis(&lead::duplicate_window_start(from_millis(created_at)));
+        let mut original: Option<i64> = None;
+        for (column, key) in planned.row.keys.person_keys() {
+            original = conn
+                .prepare_cached(&sql::rematch_lookup(column, ["?1", "?2", "?3", "?4"]))?
+                .query_row((project.0, key, lead.0, since), |row| row.get(0))
+                .optional()?;
+            if original.is_some() {
+                break;
+            }
+        }
+        conn.prepare_cached("UPDATE leads SET duplicate_of = ?2 WHERE id = ?1")?
+            .execute((lead.0, original))?;
+        steps.extend(original.map(|id| Step::MarkDuplicated(LeadId(id))));
+    }
+    apply(
+        conn,
+        project,
+        (lead, planned.row.data.form_name()),
+        &steps,
+        now,
+    )?;
+    Ok(true)
 }
 
 /// [`sql::merge_lookup`] with this backend's placeholders, written once.

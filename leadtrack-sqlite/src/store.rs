@@ -35,6 +35,7 @@ use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -157,6 +158,15 @@ on_threads! {
         read fn lead_jobs(project: ProjectId, lead: LeadId)
             -> StoreResult<Vec<JobRecord>>
             => |conn| jobs::lead_jobs(conn, project, lead);
+        write fn correct_contact(
+            project: ProjectId,
+            lead: LeadId,
+            correction: &ContactCorrection,
+            by: &Actor,
+            now: DateTime<Utc>,
+        )
+            -> StoreResult<bool> [correction, by]
+            => |conn| leads::correct_contact(conn, (project, lead), &correction, &by, now);
         read fn lead_troubles(project: ProjectId, leads: &[LeadId])
             -> StoreResult<Vec<Trouble>> [leads]
             => |conn| jobs::lead_troubles(conn, project, &leads);

@@ -22,6 +22,7 @@
 
 pub mod arrival;
 pub mod connect;
+pub mod correction;
 pub mod deletion;
 mod error;
 pub mod rating;
@@ -324,6 +325,20 @@ pub trait LeadStore: Send + Sync + 'static {
         by: &Actor,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<JobId>>;
+
+    /// Corrects a lead's contact details as `correction` says, by the member `by`
+    /// ([`correction`]): its row made again, matched again with the person's earlier leads,
+    /// the correction in its history and `lead.updated` announced. Returns whether anything
+    /// changed. Errors: [`Entity::Lead`] not found, [`StoreError::Invalid`] with the
+    /// correction's problem.
+    async fn correct_contact(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        correction: &correction::ContactCorrection,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool>;
 
     /// A lead's jobs, newest first, with their deliveries and attempts.
     async fn lead_jobs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<JobRecord>>;

@@ -27,6 +27,23 @@ pub fn duplicate_lookup(column: &str, [project, key, since]: [&str; 3]) -> Strin
     )
 }
 
+/// The lookup of the lead a corrected lead (`lead`) duplicates, with the backend's
+/// placeholders for the project, the key in `column`, the lead, and the start of its
+/// duplicates' window before its creation (in the backend's time column type): as
+/// [`duplicate_lookup`] finds a new lead's, among the leads created before it, never
+/// itself nor one of its own duplicates.
+pub fn rematch_lookup(column: &str, [project, key, lead, since]: [&str; 4]) -> String {
+    format!(
+        "SELECT coalesce(duplicate_of, id) FROM leads
+         WHERE project_id = {project} AND {column} = {key} AND id <> {lead}
+           AND coalesce(duplicate_of, id) <> {lead} AND created_at >= {since}
+           AND created_at <= (SELECT created_at FROM leads
+                              WHERE project_id = {project} AND id = {lead})
+           AND {NOT_SPAM}
+         ORDER BY created_at DESC, id DESC LIMIT 1"
+    )
+}
+
 /// The lookup of the lead a create merges into ([`crate::store::arrival::Merge`]), with the
 /// backend's placeholders for the project, the event id and the route's `created_via`
 /// ([`crate::store::arrival::route_name`]): its id, data and status. A browser create sees

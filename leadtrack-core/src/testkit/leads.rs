@@ -631,3 +631,112 @@ pub async fn a_deleted_lead_leaves_only_its_id_in_the_projects_history<B: Backen
             .is_empty()
     );
 }
+
+/// A member corrects a lead's contact details: the lead is found by its new email and
+/// phone (as a new lead's, normalised), matched again with the person's earlier lead, and
+/// its history says who changed which fields; a correction that changes nothing changes
+/// nothing, a bad email is refused, and another project's lead is not found.
+pub async fn a_corrected_contact_is_found_and_matched_as_a_new_lead_is<B: Backend>(backend: &B) {
+    use crate::activity::Activity;
+    use crate::store::correction::ContactCorrection;
+    let store = backend.open().await;
+    let p1 = project(&store, "p1").await;
+    let p2 = project(&store, "p2").await;
+    let body = json!({"userData": {"firstName": "Ada", "email": "ada@x.io", "phone": "+49 151 9999 0000"}});
+    let ada = create(&store, &p1, body, 0).await.lead_id;
+    let body = json!({"userData": {"firstName": "Ad", "email": "typo@x.io"}, "formData": {"message": "Hi"}});
+    let typo = create(&store, &p1, body, 5).await.lead_id;
+    assert_eq!(lead_by_id(&store, &p1, typo).await.duplicate_of, None);
+    let member = crate::account::Actor::User {
+        id: crate::types::UserId(9),
+        name: "Mo".into(),
+    };
+    let correct = ContactCorrection::new;
+
+    let changed = store
+        .correct_contact(
+            p1.id,
+            typo,
+            &correct(["Ada", "", " ADA@x.io", "0151 1234 5678", ""]),
+            &member,
+            at(9),
+        )
+        .await
+        .unwrap();
+    assert!(changed);
+    let corrected = lead_by_id(&store, &p1, typo).await;
+    assert_eq!(
+        (
+            corrected.data.user("firstName"),
+            corrected.data.user("email")
+        ),
+        (Some("Ada"), Some("ADA@x.io"))
+    );
+    assert_eq!(
+        corrected.data.form_data.get("message"),
+        Some(&Value::from("Hi"))
+    );
+    assert_eq!(
+        corrected.duplicate_of,
+        Some(ada),
+        "the same person as Ada's first lead"
+    );
+    assert!(lead_by_id(&store, &p1, ada).await.duplicated);
+    let email = LeadIdentifier::Email("ada@X.io".into());
+    let newest = store.find_lead(p1.id, &email).await.unwrap();
+    assert_eq!(newest.id, typo, "found by its new email");
+    let query = LeadQuery::from_pairs([("q", "+49 151 1234 5678")]).unwrap();
+    let page = store.list_leads(p1.id, &query).await.unwrap();
+    assert_eq!(
+        ids(&page.leads),
+        [typo],
+        "its phone is searched as it is now"
+    );
+    let history = store.lead_activity(p1.id, typo).await.unwrap();
+    let last = history.last().unwrap();
+    assert_eq!(
+        (&last.activity, last.by.as_ref()),
+        (
+            &Activity::ContactCorrected {
+                fields: vec!["first name".into(), "email".into(), "phone".into()]
+            },
+            Some(&member)
+        )
+    );
+
+    let same = correct(["Ada", "", "ADA@x.io", "0151 1234 5678", ""]);
+    let unchanged = store
+        .correct_contact(p1.id, typo, &same, &member, at(10))
+        .await;
+    assert!(!unchanged.unwrap(), "nothing to change");
+    assert_eq!(
+        store.lead_activity(p1.id, typo).await.unwrap().len(),
+        history.len()
+    );
+    let bad = correct(["Ada", "", "ada.x.io", "", ""]);
+    let refused = store
+        .correct_contact(p1.id, typo, &bad, &member, at(10))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::Invalid(_))),
+        "{refused:?}"
+    );
+    assert_eq!(
+        lead_by_id(&store, &p1, typo).await.data.user("email"),
+        Some("ADA@x.io")
+    );
+    let elsewhere = store
+        .correct_contact(p2.id, typo, &same, &member, at(10))
+        .await;
+    assert_not_found(elsewhere, Entity::Lead);
+
+    // Another person after all: no longer Ada's duplicate.
+    let other = correct(["Adele", "", "adele@x.io", "", ""]);
+    assert!(
+        store
+            .correct_contact(p1.id, typo, &other, &member, at(11))
+            .await
+            .unwrap()
+    );
+    assert_eq!(lead_by_id(&store, &p1, typo).await.duplicate_of, None);
+}

@@ -1249,7 +1249,11 @@ async fn a_search_of_too_many_leads_to_count_says_so() {
     );
     // Mine's (none of them assigned to the owner) alone.
     assert_eq!(tab_counts(&broad.text), 1, "no status tab is counted");
-    assert!(broad.text.contains("Mine <span class=\"count\" data-count=\"mine\">0<"));
+    assert!(
+        broad
+            .text
+            .contains("Mine <span class=\"count\" data-count=\"mine\">0<")
+    );
     assert!(broad.text.contains("rel=\"next\""), "a next page");
     let narrow = app.get("/projects/alpha/leads?q=bulk99", &owner).await;
     // Bulk99 and Bulk990 to Bulk999.
@@ -1263,5 +1267,72 @@ async fn a_search_of_too_many_leads_to_count_says_so() {
         tab_counts(&narrow.text),
         6,
         "open, mine, pending, rated, lost, spam"
+    );
+}
+
+#[tokio::test]
+async fn a_member_corrects_a_leads_contact_details_and_the_history_says_who() {
+    let app = app().await;
+    let id = lead(
+        &app,
+        json!({"userData": {"firstName": "Ada", "email": "ada@exmaple.com"}}),
+    )
+    .await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let path = format!("/projects/alpha/leads/{id}");
+    let page = app.get(&path, &member).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<summary>Correct the contact details</summary>",
+            "<input id=\"contact-email\" name=\"email\" type=\"email\" value=\"ada@exmaple.com\"",
+        ],
+    );
+    let contact = format!("{path}/contact");
+    let fields = |email: &str| {
+        encode(&[
+            ("csrf", &page.csrf()),
+            ("firstName", "Ada"),
+            ("lastName", "King"),
+            ("email", email),
+            ("phone", ""),
+            ("companyName", ""),
+        ])
+    };
+    // A bad email comes back with what was typed, and changes nothing.
+    let refused = app
+        .send(form(&contact, &fields("ada.example.com")).header("cookie", &member))
+        .await;
+    refused.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &[
+            "“ada.example.com” is no email address: it needs a name, an @ and a domain.",
+            "value=\"ada.example.com\"",
+            "<details class=\"correct\" open>",
+        ],
+    );
+    assert_eq!(
+        stored(&app, id).await.data.user("email"),
+        Some("ada@exmaple.com")
+    );
+    let saved = app
+        .send(form(&contact, &fields("ada@example.com")).header("cookie", &member))
+        .await;
+    assert_eq!(
+        saved.header("location"),
+        Some(format!("{path}?done=corrected").as_str())
+    );
+    let lead = stored(&app, id).await;
+    assert_eq!(
+        (lead.data.user("lastName"), lead.data.user("email")),
+        (Some("King"), Some("ada@example.com"))
+    );
+    let shown = app.get(saved.header("location").unwrap(), &member).await;
+    shown.assert_shows(
+        StatusCode::OK,
+        &[
+            "Contact details saved",
+            "Corrected the last name and email</span> <span class=\"by\">by Mo Member</span>",
+        ],
     );
 }
