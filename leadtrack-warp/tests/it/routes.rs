@@ -12,7 +12,7 @@ use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectE
 use leadtrack_core::comment::Comment;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::integration::{Ga4Settings, IntegrationSettings, Secret};
-use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, UndoTarget};
+use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, Trouble, UndoTarget};
 use leadtrack_core::key::{KeyHash, KeyRef};
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
@@ -21,6 +21,7 @@ use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::store::Listed;
+use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::types::{
     Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
@@ -550,6 +551,22 @@ mod general {
             Err((self.fail)())
         }
         async fn lead_jobs(&self, _: ProjectId, _: LeadId) -> StoreResult<Vec<JobRecord>> {
+            Err((self.fail)())
+        }
+        async fn lead_troubles(&self, _: ProjectId, _: &[LeadId]) -> StoreResult<Vec<Trouble>> {
+            Err((self.fail)())
+        }
+        async fn troubles(&self, _: ProjectId) -> StoreResult<Vec<Trouble>> {
+            Err((self.fail)())
+        }
+        async fn correct_contact(
+            &self,
+            _: ProjectId,
+            _: LeadId,
+            _: &ContactCorrection,
+            _: &Actor,
+            _: DateTime<Utc>,
+        ) -> StoreResult<bool> {
             Err((self.fail)())
         }
         async fn lead_activity(&self, _: ProjectId, _: LeadId) -> StoreResult<Vec<LeadEvent>> {
