@@ -50,6 +50,31 @@ impl std::ops::AddAssign for ImportCounts {
     }
 }
 
+/// Which comes first in a date written with the year last (`15/10/2026`, `10/15/2026`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    strum::AsRefStr,
+    strum::EnumString,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum DateOrder {
+    /// As the file shows: day first when a date's first number is over 12 or it is written
+    /// with dots (`15.10.2026`), month first when its second is; a date that could be
+    /// either is refused, saying so.
+    #[default]
+    Auto,
+    /// `15/10/2026`: the day, then the month.
+    DayFirst,
+    /// `10/15/2026`: the month, then the day.
+    MonthFirst,
+}
+
 /// A CSV file read for import: its header, and which column fills which field.
 #[derive(Clone, Debug)]
 pub struct ImportFile {
@@ -58,6 +83,8 @@ pub struct ImportFile {
     headers: Vec<String>,
     /// `(target, column index)`, in mapping order.
     columns: Vec<(String, usize)>,
+    /// How its dates with the year last are read.
+    date_order: DateOrder,
 }
 
 impl ImportFile {
@@ -99,12 +126,56 @@ impl ImportFile {
         if columns.is_empty() {
             return Err("no column is mapped to a lead field".to_owned());
         }
-        Ok(Self {
+        let mut file = Self {
             text,
             delimiter,
             headers,
             columns,
-        })
+            date_order: DateOrder::Auto,
+        };
+        file.date_order = file.shown_date_order();
+        Ok(file)
+    }
+
+    /// The file with its dates read as `order` says; [`DateOrder::Auto`] reads them as the
+    /// file shows.
+    pub fn with_date_order(mut self, order: DateOrder) -> Self {
+        self.date_order = match order {
+            DateOrder::Auto => self.shown_date_order(),
+            chosen => chosen,
+        };
+        self
+    }
+
+    /// How its dates with the year last are read.
+    pub fn date_order(&self) -> DateOrder {
+        self.date_order
+    }
+
+    /// The order the file's `createdAt` column shows, when its dates agree on one: a date
+    /// whose first number is over 12, or written with dots, is day first; one whose second
+    /// is, month first. [`DateOrder::Auto`] when none tells, or they disagree.
+    fn shown_date_order(&self) -> DateOrder {
+        let Some(column) = self
+            .columns
+            .iter()
+            .find(|(target, _)| target == "createdAt")
+        else {
+            return DateOrder::Auto;
+        };
+        let (mut day_first, mut month_first) = (false, false);
+        for record in reader(&self.text, self.delimiter).records().flatten() {
+            match year_last(record.get(column.1).unwrap_or_default()).map(|d| d.shows()) {
+                Some(Some(DateOrder::DayFirst)) => day_first = true,
+                Some(Some(DateOrder::MonthFirst)) => month_first = true,
+                _ => {}
+            }
+        }
+        match (day_first, month_first) {
+            (true, false) => DateOrder::DayFirst,
+            (false, true) => DateOrder::MonthFirst,
+            _ => DateOrder::Auto,
+        }
     }
 
     /// The same file mapped anew: by name where columns are named like fields, and as
@@ -184,7 +255,7 @@ impl ImportFile {
             }
         }
         let created_at = match &lead.created_at {
-            Some(text) => created_at(text)?,
+            Some(text) => created_at(text, self.date_order)?,
             None if self.columns.iter().any(|(target, _)| target == "createdAt") => {
                 return Err("createdAt is empty".to_owned());
             }
@@ -239,10 +310,93 @@ fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
         .from_reader(text.as_bytes())
 }
 
-/// A time as files write it: RFC 3339, or `YYYY-MM-DD HH:MM[:SS]` and `YYYY-MM-DD` in
-/// UTC.
-fn created_at(text: &str) -> Result<DateTime<Utc>, String> {
+/// A date written with the year last, as its numbers and separator: `15.10.2026 14:30`.
+struct YearLast {
+    first: u32,
+    second: u32,
+    year: i32,
+    dots: bool,
+    /// `HH:MM[:SS]` after it, if any.
+    time: Option<chrono::NaiveTime>,
+}
+
+impl YearLast {
+    /// The order this date shows by itself, if it does.
+    fn shows(&self) -> Option<DateOrder> {
+        match (self.first > 12, self.second > 12) {
+            (true, false) => Some(DateOrder::DayFirst),
+            (false, true) => Some(DateOrder::MonthFirst),
+            _ if self.dots => Some(DateOrder::DayFirst),
+            _ => None,
+        }
+    }
+
+    /// The time it is, read in `order`.
+    fn read(&self, order: DateOrder, text: &str) -> Result<DateTime<Utc>, String> {
+        let order = match order {
+            DateOrder::Auto if self.first == self.second => DateOrder::DayFirst,
+            DateOrder::Auto => self.shows().ok_or_else(|| {
+                let day = |day, month| {
+                    NaiveDate::from_ymd_opt(self.year, month, day)
+                        .map_or_else(String::new, |date| date.format("%-d %B").to_string())
+                };
+                format!(
+                    "createdAt \"{text}\" could be {} or {} {}: say whether the day or the \
+                     month comes first",
+                    day(self.first, self.second),
+                    day(self.second, self.first),
+                    self.year
+                )
+            })?,
+            chosen => chosen,
+        };
+        let (day, month) = match order {
+            DateOrder::MonthFirst => (self.second, self.first),
+            _ => (self.first, self.second),
+        };
+        let date = NaiveDate::from_ymd_opt(self.year, month, day)
+            .ok_or_else(|| format!("createdAt \"{text}\" has no day {day} in month {month}"))?;
+        Ok(date.and_time(self.time.unwrap_or_default()).and_utc())
+    }
+}
+
+/// `text` as a date with the year last (`15/10/2026`, `15.10.2026 14:30`, `10-15-2026`),
+/// if it is one.
+fn year_last(text: &str) -> Option<YearLast> {
     let text = text.trim();
+    let (date, time) = text.split_once(' ').unwrap_or((text, ""));
+    let separator = date.chars().find(|c| matches!(c, '.' | '/' | '-'))?;
+    let parts: Vec<&str> = date.split(separator).collect();
+    let [first, second, year] = parts[..] else {
+        return None;
+    };
+    if year.len() != 4 || first.len() > 2 || second.len() > 2 {
+        return None;
+    }
+    let time = match time.trim() {
+        "" => None,
+        time => Some(
+            chrono::NaiveTime::parse_from_str(time, "%H:%M:%S")
+                .or_else(|_| chrono::NaiveTime::parse_from_str(time, "%H:%M"))
+                .ok()?,
+        ),
+    };
+    Some(YearLast {
+        first: first.parse().ok()?,
+        second: second.parse().ok()?,
+        year: year.parse().ok()?,
+        dots: separator == '.',
+        time,
+    })
+}
+
+/// A time as files write it: RFC 3339, `YYYY-MM-DD HH:MM[:SS]` and `YYYY-MM-DD` in UTC, or
+/// a date with the year last ([`year_last`]) read in `order`, in UTC.
+fn created_at(text: &str, order: DateOrder) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    if let Some(date) = year_last(text) {
+        return date.read(order, text);
+    }
     if let Ok(time) = DateTime::parse_from_rfc3339(text) {
         return Ok(time.with_timezone(&Utc));
     }
@@ -259,7 +413,8 @@ fn created_at(text: &str) -> Result<DateTime<Utc>, String> {
         return Ok(date.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc());
     }
     Err(format!(
-        "createdAt \"{text}\" is not a date (2026-03-15T10:30:00Z or 2026-03-15 10:30:00)"
+        "createdAt \"{text}\" is not a date (2026-03-15T10:30:00Z, 2026-03-15 10:30:00 or \
+         15.03.2026 10:30)"
     ))
 }
 
@@ -340,7 +495,7 @@ mod tests {
                 ),
                 (
                     4,
-                    "createdAt \"yesterday\" is not a date (2026-03-15T10:30:00Z or 2026-03-15 10:30:00)"
+                    "createdAt \"yesterday\" is not a date (2026-03-15T10:30:00Z, 2026-03-15 10:30:00 or 15.03.2026 10:30)"
                 ),
                 (5, "createdAt \"2027-01-01 00:00:00 UTC\" is in the future"),
                 (7, "createdAt is empty"),
@@ -371,9 +526,55 @@ mod tests {
             ("2026-03-15", "2026-03-15T00:00:00Z"),
         ] {
             assert_eq!(
-                created_at(text).unwrap(),
+                created_at(text, DateOrder::Auto).unwrap(),
                 expected.parse::<DateTime<Utc>>().unwrap()
             );
         }
+    }
+
+    #[test]
+    fn dates_with_the_year_last_are_read_as_the_file_shows_or_as_chosen() {
+        let time = |text: &str| text.parse::<DateTime<Utc>>().unwrap();
+        for (text, order, expected) in [
+            ("15.10.2026", DateOrder::Auto, "2026-10-15T00:00:00Z"),
+            ("05.10.2026 14:30", DateOrder::Auto, "2026-10-05T14:30:00Z"),
+            (
+                "15/10/2026 14:30:05",
+                DateOrder::Auto,
+                "2026-10-15T14:30:05Z",
+            ),
+            ("10/15/2026", DateOrder::Auto, "2026-10-15T00:00:00Z"),
+            ("07/07/2026", DateOrder::Auto, "2026-07-07T00:00:00Z"),
+            ("05/06/2026", DateOrder::DayFirst, "2026-06-05T00:00:00Z"),
+            ("05/06/2026", DateOrder::MonthFirst, "2026-05-06T00:00:00Z"),
+        ] {
+            assert_eq!(
+                created_at(text, order).unwrap(),
+                time(expected),
+                "{text} {order:?}"
+            );
+        }
+        assert_eq!(
+            created_at("05/06/2026", DateOrder::Auto).unwrap_err(),
+            "createdAt \"05/06/2026\" could be 5 June or 6 May 2026: say whether the day or \
+             the month comes first"
+        );
+        assert_eq!(
+            created_at("31/02/2026", DateOrder::Auto).unwrap_err(),
+            "createdAt \"31/02/2026\" has no day 31 in month 2"
+        );
+        // A file whose dates show the order reads its other dates that way.
+        let file = "email,date\na@x.io,05/06/2025\nb@x.io,25/06/2025 09:00\n";
+        let map = [FieldMap::parse("createdAt=date").unwrap()];
+        let read = ImportFile::read(file.into(), &map).unwrap();
+        assert_eq!(read.date_order(), DateOrder::DayFirst);
+        let first = read.leads(now()).next().unwrap().unwrap();
+        assert_eq!(first.created_at, time("2025-06-05T00:00:00Z"));
+        let chosen = read.with_date_order(DateOrder::MonthFirst);
+        let first = chosen.leads(now()).next().unwrap().unwrap();
+        assert_eq!(first.created_at, time("2025-05-06T00:00:00Z"));
+        let mixed = "email,date\na@x.io,25/06/2026\nb@x.io,06/25/2026\n";
+        let read = ImportFile::read(mixed.into(), &map).unwrap();
+        assert_eq!(read.date_order(), DateOrder::Auto, "they disagree");
     }
 }

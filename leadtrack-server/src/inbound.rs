@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use leadtrack_core::activity::ProjectActivity;
-use leadtrack_core::import::{BadRow, ImportCounts, ImportFile};
+use leadtrack_core::import::{BadRow, DateOrder, ImportCounts, ImportFile};
 use leadtrack_core::inbound::Preset;
 use leadtrack_core::inbound::{InboundHook, parse_mapping};
 use leadtrack_core::integration::Secret;
@@ -87,10 +87,23 @@ pub(crate) enum LeadCommand {
         /// for more.
         #[arg(long = "map", value_name = "FIELD=COLUMN")]
         map: Vec<String>,
+        /// How dates with the year last (15/10/2026, 10/15/2026) are read: `auto` as the
+        /// file shows (a first number over 12, or dots, makes them day first; a second over
+        /// 12, month first), refusing a date that could be either; or `day-first`, or
+        /// `month-first`.
+        #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = date_order)]
+        date_format: DateOrder,
         /// Print the outcome as JSON.
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--date-format`'s value.
+fn date_order(value: &str) -> Result<DateOrder, String> {
+    value
+        .parse()
+        .map_err(|_| "use auto, day-first or month-first".to_owned())
 }
 
 /// `inbound ...`: makes, lists or removes.
@@ -223,6 +236,7 @@ pub(crate) async fn lead_command<S: Admin + LeadStore>(
         project: id,
         file,
         map,
+        date_format,
         json,
     } = command;
     let project = project(store, &id).await?;
@@ -233,7 +247,9 @@ pub(crate) async fn lead_command<S: Admin + LeadStore>(
         .map_err(Failure)?;
     let bytes = std::fs::read(&file)
         .map_err(|err| Failure(format!("{} cannot be read: {err}", file.display())))?;
-    let read = ImportFile::read(bytes, &overrides).map_err(Failure)?;
+    let read = ImportFile::read(bytes, &overrides)
+        .map_err(Failure)?
+        .with_date_order(date_format);
     let rows = read.rows();
     let mut progress = |done: usize| {
         if !json {

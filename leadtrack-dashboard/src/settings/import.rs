@@ -14,7 +14,7 @@ use askama::Template;
 use chrono::Utc;
 use leadtrack_core::Store;
 use leadtrack_core::activity::{Attribution, ProjectActivity};
-use leadtrack_core::import::{BadRow, ImportCounts, ImportFile};
+use leadtrack_core::import::{BadRow, DateOrder, ImportCounts, ImportFile};
 use leadtrack_core::mapping::{self, FieldMap};
 use leadtrack_core::types::ProjectId;
 use warp::http::StatusCode;
@@ -104,6 +104,9 @@ struct FilePage {
     preview: Vec<PreviewRow>,
     stage: Stage,
     problems: Problems,
+    /// How dates with the year last are read: each choice's value and words, and which is
+    /// in use.
+    date_orders: Vec<(&'static str, &'static str, bool)>,
 }
 
 impl FilePage {
@@ -262,6 +265,17 @@ fn file_page(owner: &Owner, id: &str, status: StatusCode, problems: Problems) ->
         preview: preview(&file),
         stage,
         problems,
+        date_orders: [
+            (
+                DateOrder::Auto,
+                "As the file shows (refused where a date could be either)",
+            ),
+            (DateOrder::DayFirst, "Day first: 15/10/2026, 15.10.2026"),
+            (DateOrder::MonthFirst, "Month first: 10/15/2026"),
+        ]
+        .into_iter()
+        .map(|(order, words)| (<&str>::from(&order), words, order == file.date_order()))
+        .collect(),
     };
     render::page(status, &page)
 }
@@ -330,8 +344,9 @@ pub(super) async fn start<S: Store + Clone>(
             source: form.get(&format!("map-{field}")).trim().to_owned(),
         })
         .collect();
+    let order = form.get("date_order").parse().unwrap_or_default();
     let remapped = match file.remap(&picked) {
-        Ok(remapped) => Arc::new(remapped),
+        Ok(remapped) => Arc::new(remapped.with_date_order(order)),
         Err(problem) => {
             let problems = Problems::one("mapping", sentence(&problem));
             return Ok(file_page(&owner, id, StatusCode::BAD_REQUEST, problems));

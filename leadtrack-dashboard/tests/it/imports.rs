@@ -274,3 +274,40 @@ async fn a_files_headers_in_another_language_are_mapped_and_fields_named_for_peo
     }
     assert!(page.text.contains("<label for=\"map-gclid\">gclid</label>"));
 }
+
+#[tokio::test]
+async fn dates_that_could_be_either_are_refused_until_the_order_is_chosen() {
+    let app = app().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let csrf = app
+        .get("/projects/alpha/settings/import", &owner)
+        .await
+        .csrf();
+    let file = "email,createdAt\nada@example.com,07/08/2025 10:30\n";
+    let uploaded = upload(&app, (&owner, &csrf), file).await;
+    let page_path = uploaded.header("location").unwrap().to_owned();
+    let page = app.get(&page_path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<label for=\"date_order\">Dates like 05/06/2026</label>",
+            "<option value=\"auto\" selected>As the file shows",
+            "CreatedAt &#34;07/08/2025 10:30&#34; could be 7 August or 8 July 2025: say whether the day or the month comes first.",
+        ],
+    );
+    let picked = [
+        ("map-email", "email"),
+        ("map-createdAt", "createdAt"),
+        ("date_order", "day-first"),
+        ("action", "preview"),
+    ];
+    app.post_form(&owner, &page_path, &picked).await;
+    let page = app.get(&page_path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<option value=\"day-first\" selected>Day first",
+            "2025-08-07 10:30",
+        ],
+    );
+}

@@ -78,7 +78,7 @@ async fn a_hundred_thousand_rows_keep_their_dates_skip_bad_rows_and_come_once() 
     let outcome = admin_json(&db, &import).await;
     let bad: Vec<Value> = (0..DISTINCT)
         .filter(|i| is_bad(*i))
-        .map(|i| json!({"line": i + 2, "reason": "createdAt \"yesterday\" is not a date (2026-03-15T10:30:00Z or 2026-03-15 10:30:00)"}))
+        .map(|i| json!({"line": i + 2, "reason": "createdAt \"yesterday\" is not a date (2026-03-15T10:30:00Z, 2026-03-15 10:30:00 or 15.03.2026 10:30)"}))
         .collect();
     assert_eq!(
         outcome,
@@ -266,4 +266,82 @@ async fn an_inbound_webhook_prints_its_url_last_and_keeps_its_secret_sealed() {
     admin_ok(&db, &["inbound", "remove", "--project", "acme", id]).await;
     let listed = admin_json(&db, &["inbound", "list", "--project", "acme", "--json"]).await;
     assert_eq!(listed.as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn day_first_dates_are_read_as_the_file_shows_or_as_chosen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(&dir).await;
+    let key = create_acme(&db).await;
+    let import = |path: &std::path::Path, order: &'static str| {
+        let path = path.to_str().unwrap().to_owned();
+        let db = db.clone();
+        async move {
+            let args = [
+                "lead",
+                "import",
+                "--project",
+                "acme",
+                &path,
+                "--date-format",
+                order,
+                "--map",
+                "createdAt=Datum",
+                "--json",
+            ];
+            admin(&db, &args).await
+        }
+    };
+    // A German export: the dots and a day over 12 say it; every row follows.
+    let german = dir.path().join("german.csv");
+    std::fs::write(
+        &german,
+        "E-Mail;Datum\na@example.com;05.06.2025 14:30\nb@example.com;25.06.2025\n",
+    )
+    .unwrap();
+    let output = import(&german, "auto").await;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // A file that could be either is refused in words, and read as chosen.
+    let either = dir.path().join("either.csv");
+    std::fs::write(&either, "email,Datum\nc@example.com,07/08/2025\n").unwrap();
+    let refused = import(&either, "auto").await;
+    assert!(!refused.status.success());
+    let said: Value = serde_json::from_slice(&refused.stdout).unwrap();
+    assert_eq!(
+        said["bad"][0]["reason"],
+        "createdAt \"07/08/2025\" could be 7 August or 8 July 2025: say whether the day or \
+         the month comes first"
+    );
+    let chosen = import(&either, "month-first").await;
+    assert!(chosen.status.success());
+    let wrong = admin(
+        &db,
+        &[
+            "lead",
+            "import",
+            "--project",
+            "acme",
+            "x.csv",
+            "--date-format",
+            "iso",
+        ],
+    )
+    .await;
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("use auto, day-first or month-first"));
+
+    let server = start(&db).await;
+    let http = reqwest::Client::new();
+    for (email, created) in [
+        ("a@example.com", "2025-06-05T14:30:00.000Z"),
+        ("b@example.com", "2025-06-25T00:00:00.000Z"),
+        ("c@example.com", "2025-07-08T00:00:00.000Z"),
+    ] {
+        let url = format!("{}/api/leads/getLead?email={email}", server.base_url);
+        let lead = get_json(&http, &url, &key).await["lead"].clone();
+        assert_eq!(lead["createdAt"], created, "{email}");
+    }
 }
