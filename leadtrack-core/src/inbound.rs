@@ -94,6 +94,104 @@ impl Preset {
     }
 }
 
+impl Preset {
+    /// What a post to a hook of this preset makes with `mapping`: [`map_document`] of the
+    /// post as the preset reads it ([`Preset::document`]), keeping the post as it came.
+    pub fn map_post(self, mapping: &[FieldMap], post: &Value) -> MappedLead {
+        let mut lead = map_document(mapping, &self.document(post.clone()));
+        lead.keep("inbound", post.clone());
+        lead
+    }
+
+    /// The post as the preset's mapping reads it: for Typeform, with the person's contact
+    /// found by field type and label added ([`typeform_contact`]); the others as posted.
+    fn document(self, mut document: Value) -> Value {
+        if self == Self::Typeform
+            && let Some(response) = document.get_mut("form_response")
+        {
+            let contact = typeform_contact(response);
+            if let Some(response) = response.as_object_mut() {
+                response.insert("contact".to_owned(), Value::Object(contact));
+            }
+        }
+        document
+    }
+}
+
+/// The contact fields of a Typeform response (its `form_response`), by lead field: from a
+/// Contact Info block (`contact_info`: first and last name, email, phone, company), then
+/// from answers whose question's title or `ref` names a field the way a CSV header does
+/// ([`crate::mapping::target`]: "First name", "Nachname", `company`), then by the
+/// answer's type: the email and phone questions, and the first short text left for the
+/// first name. See <https://www.typeform.com/developers/webhooks/example-payload/> and
+/// the Contact Info block's answer in
+/// <https://www.typeform.com/developers/responses/reference/retrieve-responses/>.
+fn typeform_contact(response: &Value) -> Map<String, Value> {
+    fn value(answer: &Value) -> Option<&Value> {
+        answer["type"].as_str().and_then(|kind| answer.get(kind))
+    }
+    let answers = response["answers"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let titles = response["definition"]["fields"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let title = |id: &Value| {
+        titles
+            .iter()
+            .find(|field| &field["id"] == id)
+            .and_then(|field| field["title"].as_str())
+    };
+    let mut contact = Map::new();
+    let mut put = |field: &str, value: Option<&Value>| {
+        if let Some(value) = value.filter(|v| v.as_str().is_some_and(|t| !t.trim().is_empty())) {
+            contact.entry(field).or_insert_with(|| value.clone());
+        }
+    };
+    for answer in answers.iter().filter(|a| a["type"] == "contact_info") {
+        let info = &answer["contact_info"];
+        for (field, key) in [
+            ("firstName", "first_name"),
+            ("lastName", "last_name"),
+            ("email", "email"),
+            ("phone", "phone_number"),
+            ("companyName", "company"),
+        ] {
+            put(field, info.get(key));
+        }
+    }
+    let mut named = Vec::new();
+    for (at, answer) in answers.iter().enumerate() {
+        let names = [
+            title(&answer["field"]["id"]),
+            answer["field"]["ref"].as_str(),
+        ];
+        let field = names.into_iter().flatten().find_map(crate::mapping::target);
+        if let Some(field @ ("firstName" | "lastName" | "email" | "phone" | "companyName")) = field
+        {
+            put(field, value(answer));
+            named.push(at);
+        }
+    }
+    for (kind, field) in [
+        ("email", "email"),
+        ("phone_number", "phone"),
+        ("short_text", "firstName"),
+    ] {
+        let unnamed = answers
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| !named.contains(at));
+        let mut typed = unnamed
+            .map(|(_, a)| a)
+            .filter(|a| a["field"]["type"] == kind);
+        put(field, typed.next().and_then(value));
+    }
+    contact
+}
+
 /// The click ids and UTM parameters a form carries as hidden fields.
 const HIDDEN: [&str; 8] = [
     "gclid",
@@ -106,16 +204,21 @@ const HIDDEN: [&str; 8] = [
     "utm_campaign",
 ];
 
-/// Typeform: answers by their type, hidden fields by name
+/// Typeform: the contact by type and label ([`Preset::document`]), the message by its
+/// type, hidden fields by name
 /// (<https://www.typeform.com/developers/webhooks/example-payload/>).
 fn typeform() -> Vec<(&'static str, String)> {
     let answer = |kind: &str, value: &str| {
         format!("$.form_response.answers[?@.field.type == '{kind}'].{value}")
     };
+    // The contact as [`Preset::document`] finds it, by type and label.
+    let contact = |field: &str| format!("$.form_response.contact.{field}");
     let mut pairs = vec![
-        ("email", answer("email", "email")),
-        ("phone", answer("phone_number", "phone_number")),
-        ("firstName", answer("short_text", "text")),
+        ("email", contact("email")),
+        ("phone", contact("phone")),
+        ("firstName", contact("firstName")),
+        ("lastName", contact("lastName")),
+        ("companyName", contact("companyName")),
         ("formMessage", answer("long_text", "text")),
         ("formName", "$.form_response.definition.title".to_owned()),
         ("uniqueEventId", "$.form_response.token".to_owned()),
@@ -329,7 +432,7 @@ pub fn parse_mapping<'a>(
 /// The lead `mapping` reads from `document`: each target takes the first value its path
 /// finds. The whole document is kept as `formData.inbound`, so that nothing the form
 /// asked is lost to the mapping.
-pub fn map_document(mapping: &[FieldMap], document: &Value) -> MappedLead {
+fn map_document(mapping: &[FieldMap], document: &Value) -> MappedLead {
     let mut lead = MappedLead::default();
     for pair in mapping {
         let Ok(path) = JsonPath::parse(&pair.source) else {
@@ -400,7 +503,7 @@ mod tests {
     use serde_json::json;
 
     fn mapped(preset: Preset, document: &Value) -> Value {
-        let mut lead = map_document(&preset.mapping(), document);
+        let mut lead = preset.map_post(&preset.mapping(), document);
         lead.body["formData"]
             .as_object_mut()
             .unwrap()
@@ -440,6 +543,49 @@ mod tests {
                 "userData": {"email": "ada@example.com", "firstName": "Ada"},
                 "formData": {"formName": "Demo", "uniqueEventId": "tok"},
                 "attributionData": {"gclid": "g1"},
+            })
+        );
+    }
+
+    #[test]
+    fn a_typeform_contact_is_found_by_its_block_its_labels_or_its_refs() {
+        let field = |id: &str, kind: &str| json!({"id": id, "type": kind});
+        let document = json!({"form_response": {
+            "token": "tok",
+            "definition": {"title": "Demo", "fields": [
+                {"id": "f1", "title": "Firma", "type": "short_text"},
+                {"id": "f2", "title": "What should we call you?", "type": "short_text"},
+                {"id": "f3", "title": "Last name", "type": "short_text"},
+            ]},
+            "answers": [
+                {"type": "text", "text": "Analytical GmbH", "field": field("f1", "short_text")},
+                {"type": "text", "text": "Ada", "field": field("f2", "short_text")},
+                {"type": "text", "text": "Lovelace", "field": field("f3", "short_text")},
+                {"type": "phone_number", "phone_number": "+4915112345678", "field": field("f4", "phone_number")},
+                {"type": "email", "email": "ada@example.com", "field": field("f5", "email")},
+            ]
+        }});
+        assert_eq!(
+            mapped(Preset::Typeform, &document)["userData"],
+            json!({
+                "firstName": "Ada", "lastName": "Lovelace", "companyName": "Analytical GmbH",
+                "phone": "+4915112345678", "email": "ada@example.com",
+            })
+        );
+        // A Contact Info block comes first; a ref names a field as a title does.
+        let document = json!({"form_response": {
+            "answers": [
+                {"type": "text", "text": "Grace", "field": {"id": "a", "type": "short_text", "ref": "first_name"}},
+                {"type": "contact_info", "field": {"id": "b", "type": "contact_info"}, "contact_info": {
+                    "first_name": "Grace B.", "last_name": "Hopper", "email": "grace@example.com",
+                    "phone_number": "+15555550100", "company": "Navy"}},
+            ]
+        }});
+        assert_eq!(
+            mapped(Preset::Typeform, &document)["userData"],
+            json!({
+                "firstName": "Grace B.", "lastName": "Hopper", "companyName": "Navy",
+                "phone": "+15555550100", "email": "grace@example.com",
             })
         );
     }

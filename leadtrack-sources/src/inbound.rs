@@ -9,7 +9,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::{DateTime, Utc};
 use futures_util::stream;
 use hmac::{Hmac, KeyInit, Mac};
-use leadtrack_core::inbound::{InboundHook, Preset, jotform_document, map_document};
+use leadtrack_core::inbound::{InboundHook, Preset, jotform_document};
 use leadtrack_core::project::Project;
 use leadtrack_core::spam::BotCheck;
 use leadtrack_core::store::Entity;
@@ -56,7 +56,7 @@ pub(crate) async fn post<S: LeadStore + Admin>(
     let Some(document) = document(hook.preset, &request.headers, bytes).await else {
         return leadtrack_http::error(ErrorCode::InvalidJson, unreadable(hook.preset));
     };
-    let mapped = map_document(&hook.mapping, &document);
+    let mapped = hook.preset.map_post(&hook.mapping, &document);
     let lead = match mapped.lead() {
         Ok(lead) => lead,
         Err(err) => return leadtrack_http::error_body(err.into()),

@@ -5,7 +5,7 @@
 use askama::Template;
 use leadtrack_core::Store;
 use leadtrack_core::activity::ProjectActivity;
-use leadtrack_core::inbound::{InboundHook, Preset, map_document, parse_mapping};
+use leadtrack_core::inbound::{InboundHook, Preset, parse_mapping};
 use leadtrack_core::integration::Secret;
 use serde_json::Value;
 use strum::VariantArray;
@@ -200,7 +200,7 @@ pub(super) async fn save<S: Store>(
             (StatusCode::BAD_REQUEST, shown(None, problems))
         }
         Ok(mapping) if form.get("action") == "try" => {
-            let preview = preview(&mapping, sample);
+            let preview = preview(hook.preset, &mapping, sample);
             (StatusCode::OK, shown(Some(preview), Problems::default()))
         }
         Ok(mapping) => {
@@ -261,16 +261,16 @@ fn mapping_text(hook: &InboundHook) -> String {
     lines.join("\n")
 }
 
-/// What `sample` (a JSON post) makes with `mapping`: the lead's fields, each as
+/// What `sample` (a JSON post to a `preset` hook) makes with `mapping`: the lead's fields, each as
 /// `section.field`, or the problem.
-fn preview(mapping: &[leadtrack_core::mapping::FieldMap], sample: &str) -> Preview {
+fn preview(preset: Preset, mapping: &[leadtrack_core::mapping::FieldMap], sample: &str) -> Preview {
     let Ok(document) = serde_json::from_str::<Value>(sample) else {
         return Preview {
             fields: Vec::new(),
             problem: Some("The sample is not JSON: paste the body the tool posts.".to_owned()),
         };
     };
-    let mapped = map_document(mapping, &document);
+    let mapped = preset.map_post(mapping, &document);
     let mut fields = Vec::new();
     for (section, value) in &mapped.body {
         match value {
