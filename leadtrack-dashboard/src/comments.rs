@@ -145,6 +145,24 @@ pub(crate) fn mentionable(members: &[Member]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The comment a form posts when its writer is to see it again first: its text, and
+/// what its mentions lack (a mention that names nobody, or several, unless they chose to
+/// save it as it is).
+pub(crate) async fn held_back<S: Store>(
+    store: &S,
+    (viewer, membership, form): &MemberForm,
+) -> Result<Option<(String, String)>, Response> {
+    if form.get("anyway") == "1" {
+        return Ok(None);
+    }
+    let members = store
+        .members(membership.project.id)
+        .await
+        .map_err(|err| render::store_failure(err, Some(viewer)))?;
+    let problem = unclear(&mentions(form.get("text"), &members));
+    Ok(problem.map(|problem| (form.get("text").to_owned(), problem)))
+}
+
 /// `POST comments`: adds the comment, and tells the members it mentions.
 pub(crate) async fn add<S: Store + Clone>(
     store: &S,
@@ -154,22 +172,6 @@ pub(crate) async fn add<S: Store + Clone>(
 ) -> Response {
     let (viewer, membership, form) = &member;
     let project = &membership.project;
-    // A mention that names nobody, or several, goes back to its writer unless they
-    // chose to save it as it is.
-    if form.get("anyway") != "1" {
-        let members = match store.members(project.id).await {
-            Ok(members) => members,
-            Err(err) => return render::store_failure(err, Some(viewer)),
-        };
-        if let Some(problem) = unclear(&mentions(form.get("text"), &members)) {
-            let rating = crate::lead::Rating {
-                comment: Some((form.get("text").to_owned(), problem)),
-                ..crate::lead::Rating::default()
-            };
-            let status = StatusCode::BAD_REQUEST;
-            return crate::lead::page(store, viewer, membership, lead, status, rating).await;
-        }
-    }
     let author = viewer.actor();
     let added = store
         .add_comment(project.id, lead, &author, form.get("text"), Utc::now())

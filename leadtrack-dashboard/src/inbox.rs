@@ -93,9 +93,19 @@ pub(crate) async fn handle<S: Store + Clone>(
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,
                 (Leads::BulkUndo, _) => bulk_undo(store, member).await,
                 (Leads::SendDrafts, _) => drafts::send(store, member).await,
-                (Leads::Comment, Some(id)) => {
-                    comments::add(store, (config, request), member, id).await
-                }
+                (Leads::Comment, Some(id)) => match comments::held_back(store, &member).await {
+                    Ok(None) => comments::add(store, (config, request), member, id).await,
+                    Ok(Some(draft)) => {
+                        let (viewer, membership, _) = member;
+                        let rating = Rating {
+                            comment: Some(draft),
+                            ..Rating::default()
+                        };
+                        let status = StatusCode::BAD_REQUEST;
+                        lead::page(store, &viewer, &membership, id, status, rating).await
+                    }
+                    Err(response) => response,
+                },
                 (Leads::EditComment | Leads::DeleteComment, Some(id)) => {
                     match params.get("id").parse::<i64>() {
                         Ok(comment) if page == Leads::EditComment => {
