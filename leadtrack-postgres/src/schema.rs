@@ -181,21 +181,30 @@ mod tests {
     use crate::PgStore;
     use crate::testkit::{URL_VARIABLE, fresh_database};
 
-    #[tokio::test]
-    async fn migrations_copy_every_lead_to_the_search_table_and_fill_its_q_text() {
+    /// A fresh database as the first `version` migrations left it, and a client of it.
+    async fn at_version(version: usize) -> (String, tokio_postgres::Client) {
         let cluster = std::env::var(URL_VARIABLE).unwrap();
         let url = fresh_database(&cluster).await;
         let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
             .await
             .unwrap();
         tokio::spawn(connection);
-        // The database as version 1 left it, with two projects' leads in it.
-        client.batch_execute(MIGRATIONS[0]).await.unwrap();
+        for migration in &MIGRATIONS[..version] {
+            client.batch_execute(migration).await.unwrap();
+        }
         client.batch_execute(super::VERSION_TABLE).await.unwrap();
+        let version = format!("UPDATE leadtrack_schema SET version = {version}");
+        client.batch_execute(&version).await.unwrap();
+        (url, client)
+    }
+
+    #[tokio::test]
+    async fn migrations_copy_every_lead_to_the_search_table_and_fill_its_q_text() {
+        // The database as version 1 left it, with two projects' leads in it.
+        let (url, client) = at_version(1).await;
         client
             .batch_execute(
-                "UPDATE leadtrack_schema SET version = 1;
-                 INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
                      VALUES ('a', 'A', 'EUR', '{}', 0), ('b', 'B', 'EUR', '{}', 0);
                  INSERT INTO leads (project_id, status, created_at, updated_at, data,
                      last_name, search_text, has_gclid, has_cid, has_fbp, has_fbc,
@@ -238,22 +247,12 @@ mod tests {
 
     #[tokio::test]
     async fn leads_from_before_are_found_by_their_number_and_meta_s_raw_click_id() {
-        let cluster = std::env::var(URL_VARIABLE).unwrap();
-        let url = fresh_database(&cluster).await;
-        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
         // The database as version 27 left it, with a lead whose `q` text holds its phone
         // number as it was written and one with Meta's raw click id not counted as its click.
-        for migration in &MIGRATIONS[..27] {
-            client.batch_execute(migration).await.unwrap();
-        }
-        client.batch_execute(super::VERSION_TABLE).await.unwrap();
+        let (url, client) = at_version(27).await;
         client
             .batch_execute(
-                "UPDATE leadtrack_schema SET version = 27;
-                 INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
                      VALUES ('a', 'A', 'EUR', '{}', 0);
                  INSERT INTO leads (project_id, status, created_at, updated_at, data,
                      search_text, q_text, has_gclid, has_cid, has_fbp, has_fbc,

@@ -16,8 +16,20 @@ use crate::types::{
     LeadStatus,
 };
 
-/// A rated lead whose webhook delivery failed for good at minute `minute`.
-async fn failed_lead<S: LeadStore + JobQueue>(
+/// Project `p1` with the webhook connected, and a label that sends to it.
+async fn hooked_project<S: Admin>(store: &S) -> (Project, ConversionId) {
+    let project = project(store, "p1").await;
+    let hook = IntegrationSettings::Webhook(webhook());
+    store
+        .set_integration(project.id, hook, at(0))
+        .await
+        .unwrap();
+    let customer = ConversionId::Label(webhook_label(store, &project).await);
+    (project, customer)
+}
+
+/// A lead created and rated `conversion` at minute `minute`, its job queued.
+async fn rated_lead<S: LeadStore>(
     store: &S,
     project: &Project,
     conversion: ConversionId,
@@ -30,6 +42,17 @@ async fn failed_lead<S: LeadStore + JobQueue>(
         .update_status(project.id, &rating, &by(), at(minute))
         .await
         .unwrap();
+    lead
+}
+
+/// A rated lead whose webhook delivery failed for good at minute `minute`.
+async fn failed_lead<S: LeadStore + JobQueue>(
+    store: &S,
+    project: &Project,
+    conversion: ConversionId,
+    minute: i64,
+) -> LeadId {
+    let lead = rated_lead(store, project, conversion, minute).await;
     settle_all(store, minute, AttemptOutcome::Failed).await;
     lead
 }
@@ -39,13 +62,7 @@ async fn failed_lead<S: LeadStore + JobQueue>(
 /// An integration's failures since a time go again for each lead whose newest job has one.
 pub async fn failed_deliveries_are_retried_as_the_same_conversion<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let project = project(&store, "p1").await;
-    let hook = IntegrationSettings::Webhook(webhook());
-    store
-        .set_integration(project.id, hook, at(0))
-        .await
-        .unwrap();
-    let customer = ConversionId::Label(webhook_label(&store, &project).await);
+    let (project, customer) = hooked_project(&store).await;
     let early = failed_lead(&store, &project, customer, 1).await;
     let late = failed_lead(&store, &project, ConversionId::Lost, 10).await;
     assert_eq!(
@@ -137,26 +154,9 @@ async fn project_two<S: Admin>(store: &S) -> Project {
 /// new rating replaces them; delivered ones and other projects' never are.
 pub async fn troubled_deliveries_are_listed_until_a_new_job_replaces_them<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let project = project(&store, "p1").await;
-    let hook = IntegrationSettings::Webhook(webhook());
-    store
-        .set_integration(project.id, hook, at(0))
-        .await
-        .unwrap();
-    let customer = ConversionId::Label(webhook_label(&store, &project).await);
+    let (project, customer) = hooked_project(&store).await;
     let failed = failed_lead(&store, &project, customer, 1).await;
-    let retrying = create(
-        &store,
-        &project,
-        json!({"userData": {"email": "r@x.io"}}),
-        2,
-    )
-    .await;
-    let retrying = retrying.lead_id;
-    store
-        .update_status(project.id, &update(retrying, customer), &by(), at(2))
-        .await
-        .unwrap();
+    let retrying = rated_lead(&store, &project, customer, 2).await;
     let claimed = store
         .claim_job(at(2), chrono::Duration::minutes(5))
         .await
@@ -179,18 +179,7 @@ pub async fn troubled_deliveries_are_listed_until_a_new_job_replaces_them<B: Bac
         .reschedule_job(claimed.job.id, lease, at(4))
         .await
         .unwrap();
-    let delivered = create(
-        &store,
-        &project,
-        json!({"userData": {"email": "d@x.io"}}),
-        3,
-    )
-    .await;
-    let delivered = delivered.lead_id;
-    store
-        .update_status(project.id, &update(delivered, customer), &by(), at(3))
-        .await
-        .unwrap();
+    let delivered = rated_lead(&store, &project, customer, 3).await;
     deliver_all(&store, 3).await;
     let unrated = create(
         &store,
