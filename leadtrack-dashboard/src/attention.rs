@@ -8,12 +8,11 @@ use chrono::{DateTime, Utc};
 use leadtrack_core::Store;
 use leadtrack_core::account::Membership;
 use leadtrack_core::job::{TROUBLES_LISTED, Trouble};
-use leadtrack_core::label::ConversionLabel;
-use leadtrack_core::types::{ConversionId, DeliveryState, LeadId, LeadIdentifier, Role};
+use leadtrack_core::types::{DeliveryState, LeadId, LeadIdentifier, Role};
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::rating::{Rated, display_name, platform_name};
+use crate::rating::{Rated, conversion_name, display_name, platform_name};
 use crate::render::{self, Layout};
 use crate::routes::{Leads, Links};
 use crate::viewer::Viewer;
@@ -23,7 +22,7 @@ use crate::{Request, access, format};
 pub(crate) struct Shown {
     /// The platform's name.
     pub(crate) platform: &'static str,
-    /// "Failed", or when it is tried again.
+    /// "failed", or when it is tried again.
     pub(crate) state: String,
     /// What the platform answered last, as recorded.
     pub(crate) reason: String,
@@ -141,23 +140,11 @@ async fn rows<S: Store>(
         rows.push(Row {
             lead: trouble.job.lead_id,
             name,
-            rating: rating_name(&labels, trouble.job.conversion_id),
+            rating: conversion_name(trouble.job.conversion_id, &labels),
             rated: format::relative(&trouble.job.created_at, now),
             shown: Shown::of(trouble, now),
             retryable: trouble.delivery.state == DeliveryState::Failed,
         });
     }
     Ok((rows, full))
-}
-
-/// The rating's name: its label's, or Lost.
-fn rating_name(labels: &[ConversionLabel], conversion: ConversionId) -> String {
-    match conversion {
-        ConversionId::Label(id) => labels
-            .iter()
-            .find(|label| label.id == id)
-            .map_or_else(|| "A deleted label".to_owned(), |label| label.name.clone()),
-        ConversionId::Lost => "Lost".to_owned(),
-        ConversionId::Open => "Open".to_owned(),
-    }
 }
