@@ -136,7 +136,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 36] = [
+    const CHAIN: [&str; 37] = [
         "time",
         "error",
         "types",
@@ -160,6 +160,7 @@ mod chain {
         "webhook",
         "activity",
         "comment",
+        "mention",
         "draft",
         "saved_view",
         "report",
