@@ -225,10 +225,17 @@ async fn a_visit_and_a_double_submit_make_one_fully_attributed_lead(engine: Engi
     fill_form(&browser).await;
 
     // Two submit events in a row, as a double click sends them; the page reports the lead.
+    // They run after the script call has answered: a submit that unloads the page while
+    // the driver waits for its answer can lose it (Firefox's "Failed to decode response
+    // from marionette").
     let before = api.store.write_stats().writes;
     browser
         .client
-        .execute("const form = document.getElementById('contact-form'); form.requestSubmit(); form.requestSubmit();", vec![])
+        .execute(
+            "setTimeout(() => { const form = document.getElementById('contact-form'); \
+             form.requestSubmit(); form.requestSubmit(); }, 0);",
+            vec![],
+        )
         .await
         .expect("submit twice");
     browser.wait_for("thanks").await;
