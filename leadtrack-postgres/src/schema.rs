@@ -181,6 +181,18 @@ mod tests {
     use crate::PgStore;
     use crate::testkit::{URL_VARIABLE, fresh_database};
 
+    /// A fresh database as the first `version` migrations left it, holding what `seed`
+    /// inserts, opened by this build (which migrates it).
+    async fn migrated_from(version: usize, seed: &str) -> PgStore {
+        let (url, client) = at_version(version).await;
+        client.batch_execute(seed).await.unwrap();
+        let store = PgStore::connect(&url, &crate::testkit::test_key())
+            .await
+            .unwrap();
+        store.ready().await.unwrap();
+        store
+    }
+
     /// A fresh database as the first `version` migrations left it, and a client of it.
     async fn at_version(version: usize) -> (String, tokio_postgres::Client) {
         let cluster = std::env::var(URL_VARIABLE).unwrap();
@@ -201,10 +213,9 @@ mod tests {
     #[tokio::test]
     async fn migrations_copy_every_lead_to_the_search_table_and_fill_its_q_text() {
         // The database as version 1 left it, with two projects' leads in it.
-        let (url, client) = at_version(1).await;
-        client
-            .batch_execute(
-                "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+        let store = migrated_from(
+            1,
+            "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
                      VALUES ('a', 'A', 'EUR', '{}', 0), ('b', 'B', 'EUR', '{}', 0);
                  INSERT INTO leads (project_id, status, created_at, updated_at, data,
                      last_name, search_text, has_gclid, has_cid, has_fbp, has_fbc,
@@ -214,13 +225,8 @@ mod tests {
                      'okafor' || n, false, false, false, false, false,
                      false, 'server'
                  FROM generate_series(1, 30) AS n;",
-            )
-            .await
-            .unwrap();
-        let store = PgStore::connect(&url, &crate::testkit::test_key())
-            .await
-            .unwrap();
-        store.ready().await.unwrap();
+        )
+        .await;
         let search = |term: &str| LeadQuery {
             search: Some(term.to_owned()),
             ..LeadQuery::default()
@@ -249,10 +255,9 @@ mod tests {
     async fn leads_from_before_are_found_by_their_number_and_meta_s_raw_click_id() {
         // The database as version 27 left it, with a lead whose `q` text holds its phone
         // number as it was written and one with Meta's raw click id not counted as its click.
-        let (url, client) = at_version(27).await;
-        client
-            .batch_execute(
-                "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+        let store = migrated_from(
+            27,
+            "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
                      VALUES ('a', 'A', 'EUR', '{}', 0);
                  INSERT INTO leads (project_id, status, created_at, updated_at, data,
                      search_text, q_text, has_gclid, has_cid, has_fbp, has_fbc,
@@ -262,13 +267,8 @@ mod tests {
                      false, false, 'server'),
                  (1, 'open', 2, 2, '{\"attributionData\":{\"fbclid\":\"IwAR\"}}',
                      '', 'iwar', false, false, false, false, false, false, 'server');",
-            )
-            .await
-            .unwrap();
-        let store = PgStore::connect(&url, &crate::testkit::test_key())
-            .await
-            .unwrap();
-        store.ready().await.unwrap();
+        )
+        .await;
         for (pair, expected) in [
             (("q", "0151 1234 5678"), 1),
             (("fbc[exists]", "true"), 2),
