@@ -199,7 +199,7 @@ struct InboxPage {
     /// The view without its search and filters.
     clear: String,
     /// How many leads need attention (their last rating has not reached a platform).
-    attention: usize,
+    attention: u64,
 }
 
 fn tab_words(status: LeadStatus) -> (&'static str, &'static str) {
@@ -372,7 +372,7 @@ struct Found {
     /// The troubled deliveries of the page's leads' last ratings.
     troubles: Vec<Trouble>,
     /// How many of the project's leads need attention ([`attention`]).
-    attention: usize,
+    attention: u64,
     /// The views the viewer sees.
     saved: Vec<SavedView>,
     /// The members who may take leads.
@@ -418,16 +418,9 @@ async fn read<S: Store>(
     };
     let held = held(store, project, &page.leads, now).await?;
     let ids: Vec<LeadId> = page.leads.iter().map(|lead| lead.id).collect();
-    let mut troubled: Vec<LeadId> = store
-        .troubles(project)
-        .await?
-        .iter()
-        .map(|trouble| trouble.job.lead_id)
-        .collect();
-    troubled.dedup();
     Ok(Found {
         troubles: store.lead_troubles(project, &ids).await?,
-        attention: troubled.len(),
+        attention: store.troubled_leads(project).await?,
         takers,
         mine,
         counts: counts.into_iter().map(|(_, count)| count).collect(),

@@ -296,6 +296,26 @@ pub(crate) async fn troubles(
     troubles_of(c, project, &jobs).await
 }
 
+/// [`leadtrack_core::LeadStore::troubled_leads`], through the same index as [`troubles`].
+pub(crate) async fn troubled_leads(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<u64, Error> {
+    let row = one(
+        c,
+        "SELECT count(*) FROM (SELECT DISTINCT d.job_id FROM deliveries d
+         JOIN jobs j ON j.project_id = d.project_id AND j.id = d.job_id
+         WHERE (d.state = 'failed' OR (d.state = 'pending' AND d.attempts > 0))
+           AND d.project_id = $1
+           AND j.id = (SELECT max(id) FROM jobs WHERE project_id = $1 AND lead_id = j.lead_id)
+         LIMIT $2) AS troubled",
+        &[&project.0, &i64::from(TROUBLES_LISTED)],
+    )
+    .await?;
+    let count: i64 = row.map_or(Ok(0), |row| row.try_get(0))?;
+    Ok(count.unsigned_abs())
+}
+
 /// The troubled deliveries of the jobs whose ids are `jobs`' first columns, with their jobs.
 async fn troubles_of(
     c: &impl GenericClient,

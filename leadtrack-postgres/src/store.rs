@@ -133,6 +133,9 @@ on_pool! {
         read fn troubles(project: ProjectId)
             -> StoreResult<Vec<Trouble>>
             => |c| jobs::troubles(c, project);
+        read fn troubled_leads(project: ProjectId)
+            -> StoreResult<u64>
+            => |c| jobs::troubled_leads(c, project);
         read fn lead_activity(project: ProjectId, lead: LeadId)
             -> StoreResult<Vec<LeadEvent>>
             => |c| activity::lead_activity(c, project, lead);

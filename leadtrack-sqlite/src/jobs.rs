@@ -374,6 +374,21 @@ pub(crate) fn troubles(conn: &Connection, project: ProjectId) -> Result<Vec<Trou
     troubles_of(conn, jobs)
 }
 
+/// [`leadtrack_core::LeadStore::troubled_leads`], through the same index as [`troubles`].
+pub(crate) fn troubled_leads(conn: &Connection, project: ProjectId) -> Result<u64, Error> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT DISTINCT d.job_id FROM deliveries d
+             JOIN jobs j ON j.id = d.job_id
+             WHERE (d.state = 'failed' OR (d.state = 'pending' AND d.attempts > 0))
+               AND j.project_id = ?1
+               AND j.id = (SELECT max(id) FROM jobs WHERE lead_id = j.lead_id)
+             LIMIT ?2)",
+        )?
+        .query_row((project.0, TROUBLES_LISTED), |row| row.get::<_, i64>(0))?
+        .unsigned_abs())
+}
+
 /// The troubled deliveries of `jobs`, with their jobs.
 fn troubles_of(conn: &Connection, jobs: Vec<JobId>) -> Result<Vec<Trouble>, Error> {
     let mut troubles = Vec::new();

@@ -173,6 +173,9 @@ on_threads! {
         read fn troubles(project: ProjectId)
             -> StoreResult<Vec<Trouble>>
             => |conn| jobs::troubles(conn, project);
+        read fn troubled_leads(project: ProjectId)
+            -> StoreResult<u64>
+            => |conn| jobs::troubled_leads(conn, project);
         read fn lead_activity(project: ProjectId, lead: LeadId)
             -> StoreResult<Vec<LeadEvent>>
             => |conn| activity::lead_activity(conn, project, lead);

@@ -355,6 +355,10 @@ pub trait LeadStore: Send + Sync + 'static {
     /// first, of at most [`crate::job::TROUBLES_LISTED`] jobs.
     async fn troubles(&self, project: ProjectId) -> StoreResult<Vec<Trouble>>;
 
+    /// How many of the project's leads [`LeadStore::troubles`] would list, counted up to
+    /// [`crate::job::TROUBLES_LISTED`] jobs, in one read.
+    async fn troubled_leads(&self, project: ProjectId) -> StoreResult<u64>;
+
     /// A lead's history, oldest first (ties in the order recorded).
     async fn lead_activity(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadEvent>>;
 

@@ -218,6 +218,7 @@ pub async fn troubled_deliveries_are_listed_until_a_new_job_replaces_them<B: Bac
     assert_eq!(seen(by_lead), [failed_row.clone(), retrying_row.clone()]);
     let listed = store.troubles(project.id).await.unwrap();
     assert_eq!(seen(listed), [retrying_row.clone(), failed_row]);
+    assert_eq!(store.troubled_leads(project.id).await.unwrap(), 2);
 
     // A retry is a new last job: nothing failed in it yet.
     store
@@ -228,6 +229,8 @@ pub async fn troubled_deliveries_are_listed_until_a_new_job_replaces_them<B: Bac
     assert_eq!(seen(listed), [retrying_row]);
     let other = project_two(&store).await;
     assert!(store.troubles(other.id).await.unwrap().is_empty());
+    assert_eq!(store.troubled_leads(project.id).await.unwrap(), 1);
+    assert_eq!(store.troubled_leads(other.id).await.unwrap(), 0);
     let theirs = store.lead_troubles(other.id, &leads).await.unwrap();
     assert!(theirs.is_empty(), "another project's leads are not found");
 }

@@ -559,6 +559,9 @@ mod general {
         async fn troubles(&self, _: ProjectId) -> StoreResult<Vec<Trouble>> {
             Err((self.fail)())
         }
+        async fn troubled_leads(&self, _: ProjectId) -> StoreResult<u64> {
+            Err((self.fail)())
+        }
         async fn correct_contact(
             &self,
             _: ProjectId,
