@@ -152,6 +152,16 @@ pub enum Activity {
         /// The fields changed, by their names for people ("email"); never their values.
         fields: Vec<String>,
     },
+    /// A member set the lead's next step ([`crate::next_step`]), or changed it.
+    NextStep {
+        /// When it is due.
+        #[serde(with = "crate::time::rfc3339_millis")]
+        at: DateTime<Utc>,
+        /// What to do, as noted.
+        note: String,
+    },
+    /// A member marked the lead's next step done, or cleared it.
+    NextStepDone,
     /// A delivery attempt of a conversion job ended.
     Delivery {
         /// The job.

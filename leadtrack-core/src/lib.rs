@@ -16,7 +16,7 @@
 //!    an address the server calls;
 //! 5. the records: [`assignment`] (who a lead is given to), [`lead`], [`channel`] (where a lead came from), [`alert`] (telling the team of leads), [`label`], [`project`], [`key`], [`account`] (users,
 //!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`oauth`] (platforms connected by signing in), [`job`], [`webhook`] (lead webhooks),
-//!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`draft`] (ratings kept for review before sending),
+//!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`next_step`] (when a lead is acted on next), [`draft`] (ratings kept for review before sending),
 //!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
 //!    they came from);
 //! 6. [`conversion`]: one identity per conversion, and what a rating again sends;
@@ -97,6 +97,8 @@ pub mod comment;
 
 pub mod mention;
 
+pub mod next_step;
+
 pub mod draft;
 
 pub mod saved_view;
@@ -136,7 +138,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 37] = [
+    const CHAIN: [&str; 38] = [
         "time",
         "error",
         "types",
@@ -161,6 +163,7 @@ mod chain {
         "activity",
         "comment",
         "mention",
+        "next_step",
         "draft",
         "saved_view",
         "report",

@@ -385,6 +385,19 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "next_steps",
+        key: Some("lead_id"),
+        columns: &[
+            column("lead_id", Int),
+            column("project_id", Int),
+            column("due_at", Int),
+            column("note", Text),
+            column("set_by", Int),
+            column("set_at", Int),
+            column("reminded", Bool),
+        ],
+    },
+    Table {
         name: "saved_views",
         key: Some("id"),
         columns: &[

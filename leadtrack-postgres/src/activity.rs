@@ -84,7 +84,7 @@ pub(crate) async fn last_ratings(
 
 /// The statements that delete a lead's rows, children first: `$1` the project, `$2` the
 /// lead. An integration's last attempt that was the lead's is forgotten with it.
-const DELETE_LEAD: [&str; 9] = [
+const DELETE_LEAD: [&str; 10] = [
     "DELETE FROM last_attempts WHERE project_id = $1 AND attempt_id IN (SELECT a.id
         FROM attempts a JOIN jobs j ON j.project_id = a.project_id AND j.id = a.job_id
         WHERE j.project_id = $1 AND j.lead_id = $2)",
@@ -96,6 +96,7 @@ const DELETE_LEAD: [&str; 9] = [
     "DELETE FROM lead_events WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM rating_drafts WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM lead_comments WHERE project_id = $1 AND lead_id = $2",
+    "DELETE FROM next_steps WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM webhook_events WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM leads WHERE project_id = $1 AND id = $2",
 ];

@@ -45,6 +45,7 @@ mod links;
 mod listen;
 mod listing;
 mod lookup;
+mod next_steps;
 mod report;
 mod rows;
 mod schema;

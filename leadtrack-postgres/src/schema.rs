@@ -55,6 +55,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0028_phone_digits_in_q.sql"),
     include_str!("../migrations/0029_fbclid_is_a_meta_click.sql"),
     include_str!("../migrations/0030_troubled_deliveries.sql"),
+    include_str!("../migrations/0031_next_steps.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -25,6 +25,7 @@ use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
+use leadtrack_core::next_step::{Coverage, DueStep, NextStep, Reminder};
 use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
@@ -47,7 +48,7 @@ use uuid::Uuid;
 
 use crate::{
     PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, fetches, jobs, leads,
-    links, listing, lookup, report, schema, transaction, views, webhooks,
+    links, listing, lookup, next_steps, report, schema, transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -204,6 +205,24 @@ on_pool! {
         )
             -> StoreResult<()>
             => |tx| comments::delete(&tx, project, comment, author, now) .await?;
+        transaction fn set_next_step(
+            project: ProjectId,
+            lead: LeadId,
+            step: Option<&NextStep>,
+            by: &Actor,
+            now: DateTime<Utc>,
+        )
+            -> StoreResult<()>
+            => |tx| next_steps::set(&tx, (project, lead), step, by, now).await?;
+        read fn next_steps(project: ProjectId, leads: &[LeadId])
+            -> StoreResult<Vec<(LeadId, NextStep)>>
+            => |c| next_steps::of_leads(c, project, leads);
+        read fn due_steps(project: ProjectId, by: DateTime<Utc>, assignee: Option<UserId>)
+            -> StoreResult<Vec<DueStep>>
+            => |c| next_steps::due(c, project, by, assignee);
+        read fn next_step_coverage(project: ProjectId)
+            -> StoreResult<Coverage>
+            => |c| next_steps::coverage(c, project);
         transaction fn save_draft(project: ProjectId, draft: &Draft)
             -> StoreResult<()>
             => |tx| drafts::save(&tx, project, draft).await?;
@@ -497,6 +516,9 @@ on_pool! {
         transaction fn take_alerts(limit: u32)
             -> StoreResult<Vec<QueuedAlert>>
             => |tx| alerts::take(&tx, limit).await?;
+        transaction fn take_reminders(now: DateTime<Utc>, limit: u32)
+            -> StoreResult<Vec<Reminder>>
+            => |tx| next_steps::take(&tx, now, limit).await?;
         transaction with vault fn rotate_refresh_token(
             project: ProjectId,
             kind: IntegrationKind,

@@ -63,6 +63,7 @@ mod leads;
 mod links;
 mod listing;
 mod lookup;
+mod next_steps;
 mod report;
 mod rowid;
 mod rows;

@@ -26,6 +26,7 @@ use leadtrack_core::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef};
 use leadtrack_core::label::{ConversionLabel, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use leadtrack_core::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
+use leadtrack_core::next_step::{Coverage, DueStep, NextStep, Reminder};
 use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
@@ -52,7 +53,7 @@ use crate::lookup;
 use crate::rows::Error;
 use crate::{
     SqliteStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads,
-    links, listing, report, rows, schema, views, webhooks,
+    links, listing, next_steps, report, rows, schema, views, webhooks,
 };
 
 /// The store methods that run one function on the writer thread (`write`) or on a reader
@@ -239,6 +240,24 @@ on_threads! {
         )
             -> StoreResult<()> [author]
             => |conn| comments::delete(conn, project, comment, &author, now);
+        write fn set_next_step(
+            project: ProjectId,
+            lead: LeadId,
+            step: Option<&NextStep>,
+            by: &Actor,
+            now: DateTime<Utc>,
+        )
+            -> StoreResult<()> [step, by]
+            => |conn| next_steps::set(conn, (project, lead), step.as_ref(), &by, now);
+        read fn next_steps(project: ProjectId, leads: &[LeadId])
+            -> StoreResult<Vec<(LeadId, NextStep)>> [leads]
+            => |conn| next_steps::of_leads(conn, project, &leads);
+        read fn due_steps(project: ProjectId, by: DateTime<Utc>, assignee: Option<UserId>)
+            -> StoreResult<Vec<DueStep>>
+            => |conn| next_steps::due(conn, project, by, assignee);
+        read fn next_step_coverage(project: ProjectId)
+            -> StoreResult<Coverage>
+            => |conn| next_steps::coverage(conn, project);
         write fn save_draft(project: ProjectId, draft: &Draft)
             -> StoreResult<()> [draft]
             => |conn| drafts::save(conn, project, &draft);
@@ -460,6 +479,9 @@ on_threads! {
         write fn take_alerts(limit: u32)
             -> StoreResult<Vec<QueuedAlert>>
             => |conn| alerts::take(conn, limit);
+        write fn take_reminders(now: DateTime<Utc>, limit: u32)
+            -> StoreResult<Vec<Reminder>>
+            => |conn| next_steps::take(conn, now, limit);
         write with vault fn rotate_refresh_token(
             project: ProjectId,
             kind: IntegrationKind,

@@ -26,8 +26,6 @@ use serde_json::{Value, json};
 use crate::support::browser::{Browser, Engine};
 use crate::support::site::*;
 
-const ENGINES: [Engine; 2] = [Engine::Chromium, Engine::Firefox];
-
 /// A laptop's screen and a phone's.
 const WIDTHS: [(u32, u32, &str); 2] = [(1366, 768, "laptop"), (390, 844, "phone")];
 
@@ -224,7 +222,7 @@ async fn a_row_always_fits_with_long_labels_and_every_platform() {
       select.value = longest.value;
       select.dispatchEvent(new Event('change', {bubbles: true}));
       return longest.text;";
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let browser = Browser::start_in(engine).await;
         let c = &browser.client;
         site.sign_in(&browser, OWNER).await;
@@ -413,7 +411,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("alerts", "/projects/acme/settings/alerts"),
         ("install", "/projects/acme/settings/install"),
     ];
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let browser = Browser::start_in(engine).await;
         let c = &browser.client;
         site.sign_in(&browser, OWNER).await;
@@ -588,7 +586,7 @@ async fn rate_current_row(browser: &Browser, price: &str) -> i64 {
 /// lists the keys.
 #[tokio::test]
 async fn two_rows_are_rated_by_keyboard_with_prices() {
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let site = busy_site().await;
         let browser = Browser::start_in(engine).await;
         let c = &browser.client;
@@ -661,7 +659,7 @@ async fn two_rows_are_rated_by_keyboard_with_prices() {
 /// Mine lists it.
 #[tokio::test]
 async fn the_a_key_takes_a_lead_and_mine_lists_it() {
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let site = busy_site().await;
         let browser = Browser::start_in(engine).await;
         let c = &browser.client;
@@ -722,7 +720,7 @@ async fn seen_by_api(site: &Site, id: i64) -> (String, Option<i64>, usize) {
 /// one Undo (`u`) takes back whole.
 #[tokio::test]
 async fn drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo() {
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let site = busy_site().await;
         let review = ProjectSettings {
             review_ratings: Some(true),
@@ -860,7 +858,7 @@ async fn dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast() {
         "/",
     ];
     let background = "return getComputedStyle(document.documentElement).backgroundColor;";
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let browser = Browser::start_in(engine).await;
         let c = &browser.client;
         site.sign_in(&browser, OWNER).await;
@@ -935,7 +933,7 @@ async fn headings(browser: &Browser) -> Vec<String> {
 #[tokio::test]
 async fn the_column_chooser_is_remembered_per_user() {
     let site = busy_site().await;
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let browser = Browser::start_in(engine).await;
         let c = &browser.client;
         site.sign_in(&browser, OWNER).await;
@@ -980,7 +978,7 @@ async fn the_column_chooser_is_remembered_per_user() {
 /// keys and Enter pick one, which the comment then names (and the server tells).
 #[tokio::test]
 async fn at_offers_teammates_while_a_comment_is_typed() {
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let site = site().await;
         let browser = Browser::start_in(engine).await;
         let c = &browser.client;
@@ -1041,7 +1039,7 @@ async fn at_offers_teammates_while_a_comment_is_typed() {
 /// clipboard, and the button says so.
 #[tokio::test]
 async fn copy_puts_a_webhook_address_on_the_clipboard() {
-    for engine in ENGINES {
+    for engine in Engine::selected() {
         let site = site().await;
         let hook = InboundHook::new(site.acme().id, ("Typeform", Preset::Typeform), None);
         site.store().save_inbound_hook(&hook).await.unwrap();

@@ -57,6 +57,7 @@ use crate::key::{ApiKeyInfo, GeneratedKey, KeyHash, KeyRef, NewApiKey};
 use crate::label::{ConversionLabel, NewLabel};
 use crate::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
 use crate::link::{Acceptance, AccountLink, Invitation, LinkHash, NewInvitation};
+use crate::next_step::{Coverage, DueStep, NextStep, Reminder};
 use crate::oauth::{OAuthGrant, Provider};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
@@ -458,6 +459,41 @@ pub trait LeadStore: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
 
+    // ----- next steps ([`crate::next_step`]) -----
+
+    /// Sets the lead's next step, in place of any it had, and records `next_step`; or,
+    /// with `None`, ends the step it has and records `next_step_done` (nothing, when it
+    /// has none). A step set again is reminded of again once due. Errors: [`Entity::Lead`]
+    /// not found.
+    async fn set_next_step(
+        &self,
+        project: ProjectId,
+        lead: LeadId,
+        step: Option<&NextStep>,
+        by: &Actor,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+
+    /// The next steps of those of `leads` that have one (a page of them), in no order.
+    async fn next_steps(
+        &self,
+        project: ProjectId,
+        leads: &[LeadId],
+    ) -> StoreResult<Vec<(LeadId, NextStep)>>;
+
+    /// The project's steps due before `by` (overdue ones included), soonest first, at most
+    /// [`crate::next_step::DUE_LISTED`]; only those of leads assigned to `assignee` when
+    /// one is named.
+    async fn due_steps(
+        &self,
+        project: ProjectId,
+        by: DateTime<Utc>,
+        assignee: Option<UserId>,
+    ) -> StoreResult<Vec<DueStep>>;
+
+    /// How many of the project's open leads have a next step.
+    async fn next_step_coverage(&self, project: ProjectId) -> StoreResult<Coverage>;
+
     // ----- drafts ([`crate::draft`]) -----
 
     /// Keeps `draft` as its lead's draft, in place of any it had. Nothing else changes:
@@ -772,6 +808,11 @@ pub trait JobQueue: Send + Sync + 'static {
     /// is taken once (a store queues one in the write that makes it due: see
     /// [`crate::alert`]), so two workers never send the same alert.
     async fn take_alerts(&self, limit: u32) -> StoreResult<Vec<QueuedAlert>>;
+
+    /// Takes up to `limit` next steps that have fallen due at `now` and were not reminded
+    /// of yet, soonest first, for the alert worker: each is taken once (until it is set
+    /// again), so two workers never send the same reminder.
+    async fn take_reminders(&self, now: DateTime<Utc>, limit: u32) -> StoreResult<Vec<Reminder>>;
 
     /// Keeps the refresh token a platform issued (Microsoft's rotate with each use) in
     /// place of `old` in the project's `kind` integration, by

@@ -18,7 +18,7 @@ use crate::store::{Accounts, Admin, Entity, LeadStore, Store};
 use crate::types::{ConversionId, LeadId, LeadStatus, Role, UserId};
 
 /// A member of `project` named `name`, with `role`.
-async fn member<S: Store>(store: &S, project: &Project, name: &str, role: Role) -> User {
+pub(crate) async fn member<S: Store>(store: &S, project: &Project, name: &str, role: Role) -> User {
     let user = store
         .create_user(
             NewUser {

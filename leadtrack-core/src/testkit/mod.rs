@@ -8,7 +8,8 @@
 //! what a rating again sends; [`spam`] spam leads and duplicates; [`drafts`] ratings kept
 //! for review; [`assignment`] leads given to members, by people and by round-robin; [`alerts`] the
 //! alerts queued, members' alert preferences and chat channels; [`secrets`] secrets sealed
-//! at rest; [`arrival`] what a lead's arrival may set off (merges, spam, duplicates).
+//! at rest; [`arrival`] what a lead's arrival may set off (merges, spam, duplicates); [`next_steps`]
+//! when leads are acted on next, and their reminders.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -51,6 +52,7 @@ pub mod jobs;
 pub mod leads;
 pub mod links;
 pub mod listing;
+pub mod next_steps;
 pub mod reports;
 pub mod retry;
 pub mod secrets;

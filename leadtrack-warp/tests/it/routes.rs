@@ -16,6 +16,7 @@ use leadtrack_core::job::{FormRating, JobRecord, RetryTarget, StatusChange, Trou
 use leadtrack_core::key::{KeyHash, KeyRef};
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::{CreatedLead, LeadData, LeadPage, StoredLead};
+use leadtrack_core::next_step::{Coverage, DueStep, NextStep};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
@@ -486,6 +487,34 @@ mod general {
             Err((self.fail)())
         }
         async fn listed_values(&self, _: ProjectId, _: Listed) -> StoreResult<Vec<String>> {
+            Err((self.fail)())
+        }
+        async fn set_next_step(
+            &self,
+            _: ProjectId,
+            _: LeadId,
+            _: Option<&NextStep>,
+            _: &Actor,
+            _: DateTime<Utc>,
+        ) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn next_steps(
+            &self,
+            _: ProjectId,
+            _: &[LeadId],
+        ) -> StoreResult<Vec<(LeadId, NextStep)>> {
+            Err((self.fail)())
+        }
+        async fn due_steps(
+            &self,
+            _: ProjectId,
+            _: DateTime<Utc>,
+            _: Option<leadtrack_core::UserId>,
+        ) -> StoreResult<Vec<DueStep>> {
+            Err((self.fail)())
+        }
+        async fn next_step_coverage(&self, _: ProjectId) -> StoreResult<Coverage> {
             Err((self.fail)())
         }
         async fn save_draft(&self, _: ProjectId, _: &Draft) -> StoreResult<()> {

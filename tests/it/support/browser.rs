@@ -36,6 +36,26 @@ pub(crate) enum Engine {
     Firefox,
 }
 
+impl Engine {
+    /// The engines a suite that loops over both runs in: both, unless
+    /// `LEADTRACK_TEST_ENGINES` names some (`chromium`, `firefox`, comma-separated).
+    /// `.ci/run`'s PostgreSQL pass names Chromium alone: what a store changes, one engine
+    /// shows, and the SQLite pass has already run every check in both.
+    pub(crate) fn selected() -> Vec<Engine> {
+        let Ok(names) = std::env::var("LEADTRACK_TEST_ENGINES") else {
+            return vec![Engine::Chromium, Engine::Firefox];
+        };
+        names
+            .split(',')
+            .map(|name| match name.trim() {
+                "chromium" => Engine::Chromium,
+                "firefox" => Engine::Firefox,
+                other => panic!("LEADTRACK_TEST_ENGINES: unknown engine {other:?}"),
+            })
+            .collect()
+    }
+}
+
 /// A DevTools command sent through chromedriver (`POST /session/{id}/goog/cdp/execute`).
 #[derive(Debug)]
 struct Cdp(&'static str, Value);
