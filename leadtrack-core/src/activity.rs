@@ -156,7 +156,7 @@ pub enum Activity {
     NextStep {
         /// When it is due.
         #[serde(with = "crate::time::rfc3339_millis")]
-        at: DateTime<Utc>,
+        due_at: DateTime<Utc>,
         /// What to do, as noted.
         note: String,
     },

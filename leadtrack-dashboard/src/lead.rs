@@ -325,11 +325,11 @@ fn event_text(
         Activity::Created => "Lead created".to_owned(),
         Activity::Merged => "Another submission of the same form was merged in".to_owned(),
         Activity::ContactCorrected { fields } => format!("Corrected the {}", and_list(fields)),
-        Activity::NextStep { at, note } if note.is_empty() => {
-            format!("Set the next step for {}", format::exact(at))
+        Activity::NextStep { due_at, note } if note.is_empty() => {
+            format!("Set the next step for {}", format::exact(due_at))
         }
-        Activity::NextStep { at, note } => {
-            format!("Set the next step for {}: “{note}”", format::exact(at))
+        Activity::NextStep { due_at, note } => {
+            format!("Set the next step for {}: “{note}”", format::exact(due_at))
         }
         Activity::NextStepDone => "Marked the next step done".to_owned(),
         Activity::Rated {

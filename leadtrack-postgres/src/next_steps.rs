@@ -66,7 +66,7 @@ pub(crate) async fn set(
             )
             .await?;
             Activity::NextStep {
-                at: step.at,
+                due_at: step.at,
                 note: step.note.clone(),
             }
         }

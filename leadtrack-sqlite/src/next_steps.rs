@@ -54,7 +54,7 @@ pub(crate) fn set(
                 to_millis(&now),
             ))?;
             Activity::NextStep {
-                at: step.at,
+                due_at: step.at,
                 note: step.note.clone(),
             }
         }

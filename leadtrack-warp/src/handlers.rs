@@ -224,7 +224,10 @@ async fn get_leads<S: LeadStore>(api: &Api<S>, request: &Request) -> Result<Resp
     let project = authenticate(&api.store, &api.limiters, &request.headers).await?;
     let query = LeadQuery::from_pairs(request::query_pairs(&request.query))?;
     let page = api.store.list_leads(project.id, &query).await?;
-    let response = GetLeadsResponse::new(&page, query.page, query.limit);
+    let mut response = GetLeadsResponse::new(&page, query.page, query.limit);
+    let ids: Vec<_> = response.leads.iter().map(|lead| lead.id).collect();
+    let steps = api.store.next_steps(project.id, &ids).await?;
+    Lead::with_next_steps(&mut response.leads, &steps);
     Ok(reply::json(StatusCode::OK, &response))
 }
 
@@ -251,12 +254,18 @@ async fn one_lead<S: LeadStore>(
                 &GetLeadActivityResponse::new(lead.id, &events),
             )
         }
-        _ => reply::json(
-            StatusCode::OK,
-            &GetLeadResponse {
-                message: messages::LEAD_RETRIEVED.to_owned(),
-                lead: Lead::from(&lead),
-            },
-        ),
+        _ => {
+            let mut found = [Lead::from(&lead)];
+            let steps = api.store.next_steps(project.id, &[lead.id]).await?;
+            Lead::with_next_steps(&mut found, &steps);
+            let [lead] = found;
+            reply::json(
+                StatusCode::OK,
+                &GetLeadResponse {
+                    message: messages::LEAD_RETRIEVED.to_owned(),
+                    lead,
+                },
+            )
+        }
     })
 }

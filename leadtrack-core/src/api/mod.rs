@@ -31,6 +31,7 @@ use crate::assignment::Assignee;
 use crate::error::{ErrorCode, FieldError, ValidationError};
 use crate::job::StatusChange;
 use crate::lead::{CreatedLead, LeadPage, StoredLead};
+use crate::next_step::NextStep;
 
 /// The `message` texts of successful responses.
 pub mod messages {
@@ -102,6 +103,22 @@ pub struct Lead {
     /// The member it is assigned to, `{id, name}` (an addition).
     #[serde(default)]
     pub assignee: Option<Assignee>,
+    /// When its next step is due ([`crate::next_step`], an addition).
+    #[serde(default, with = "crate::time::rfc3339_millis_option")]
+    pub next_step_at: Option<DateTime<Utc>>,
+}
+
+impl Lead {
+    /// Gives each of `leads` its next step's time, from `steps` (a store's
+    /// [`crate::store::LeadStore::next_steps`] of them).
+    pub fn with_next_steps(leads: &mut [Lead], steps: &[(LeadId, NextStep)]) {
+        for lead in leads {
+            lead.next_step_at = steps
+                .iter()
+                .find(|(id, _)| *id == lead.id)
+                .map(|(_, step)| step.at);
+        }
+    }
 }
 
 impl From<&StoredLead> for Lead {
@@ -130,6 +147,7 @@ impl From<&StoredLead> for Lead {
             spam_reason: stored.spam_reason.map(|reason| reason.as_ref().to_owned()),
             duplicate_of: stored.duplicate_of,
             assignee: stored.assignee.clone(),
+            next_step_at: None,
         }
     }
 }
@@ -337,6 +355,7 @@ mod tests {
                 id: crate::types::UserId(7),
                 name: "Grace".into(),
             }),
+            next_step_at: Some(crate::time::from_millis(1_773_657_000_000)),
         }
     }
 
@@ -345,7 +364,7 @@ mod tests {
         let text = serde_json::to_string(&sample_lead()).unwrap();
         assert_eq!(
             text,
-            r#"{"id":42,"status":"pending","formName":"Contact","firstName":"Ada","lastName":null,"phone":null,"email":"ada@example.com","companyName":null,"price":5000,"note":null,"formData":null,"userData":null,"attributionData":null,"channelFlow":null,"uniqueIdentifier":null,"createdAt":"2026-03-15T10:30:00.000Z","conversionId":"lost","spamReason":null,"duplicateOf":41,"assignee":{"id":7,"name":"Grace"}}"#
+            r#"{"id":42,"status":"pending","formName":"Contact","firstName":"Ada","lastName":null,"phone":null,"email":"ada@example.com","companyName":null,"price":5000,"note":null,"formData":null,"userData":null,"attributionData":null,"channelFlow":null,"uniqueIdentifier":null,"createdAt":"2026-03-15T10:30:00.000Z","conversionId":"lost","spamReason":null,"duplicateOf":41,"assignee":{"id":7,"name":"Grace"},"nextStepAt":"2026-03-16T10:30:00.000Z"}"#
         );
         let back: Lead = serde_json::from_str(&text).unwrap();
         assert_eq!(back, sample_lead());

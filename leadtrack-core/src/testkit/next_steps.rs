@@ -135,7 +135,7 @@ pub async fn next_steps_are_set_listed_and_done<B: Backend>(backend: &B) {
     assert_eq!(store.next_step_coverage(p.id).await.unwrap(), coverage);
     let history = step_history(&store, p.id, a).await;
     let set = |step: &NextStep| Activity::NextStep {
-        at: step.at,
+        due_at: step.at,
         note: step.note.clone(),
     };
     assert_eq!(

@@ -1576,7 +1576,8 @@ mod get_leads {
                 "conversionId",
                 "spamReason",
                 "duplicateOf",
-                "assignee"
+                "assignee",
+                "nextStepAt"
             ]
         );
         assert_eq!(
@@ -2079,6 +2080,75 @@ mod get_lead_activity {
         assert_eq!(
             events[1],
             json!({"at": "<at>", "by": "Grace", "type": "assigned", "assignee": assignee})
+        );
+    }
+
+    #[tokio::test]
+    async fn a_next_step_shows_in_reads_and_history() {
+        use chrono::TimeZone;
+        use leadtrack_core::next_step::NextStep;
+        let app = app().await;
+        let planned = app.create(json!({"userData": {"email": "a@x.io"}})).await;
+        let other = app.create(json!({"userData": {"email": "b@x.io"}})).await;
+        let at = Utc.with_ymd_and_hms(2026, 12, 1, 9, 30, 0).unwrap();
+        let step = NextStep::new(at, "Call back about pricing").unwrap();
+        let by = Actor::User {
+            id: leadtrack_core::types::UserId(1),
+            name: "Grace".into(),
+        };
+        app.store
+            .set_next_step(
+                app.project.id,
+                LeadId(planned),
+                Some(&step),
+                &by,
+                Utc::now(),
+            )
+            .await
+            .unwrap();
+        let one = app
+            .get(&format!("/api/leads/getLead?leadId={planned}"))
+            .await
+            .json();
+        assert_eq!(
+            one["lead"]["nextStepAt"], "2026-12-01T09:30:00.000Z",
+            "{one}"
+        );
+        let listed = app.get("/api/leads/getLeads").await.json();
+        let steps: Vec<(i64, Value)> = listed["leads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|lead| (lead["id"].as_i64().unwrap(), lead["nextStepAt"].clone()))
+            .collect();
+        let expected = [
+            (other, Value::Null),
+            (planned, json!("2026-12-01T09:30:00.000Z")),
+        ];
+        assert_eq!(steps, expected);
+
+        app.store
+            .set_next_step(app.project.id, LeadId(planned), None, &by, Utc::now())
+            .await
+            .unwrap();
+        let one = app
+            .get(&format!("/api/leads/getLead?leadId={planned}"))
+            .await
+            .json();
+        assert_eq!(one["lead"]["nextStepAt"], Value::Null);
+        let history = app
+            .get(&format!("/api/leads/getLeadActivity?leadId={planned}"))
+            .await
+            .json();
+        let events = without_times(history)["events"].clone();
+        assert_eq!(
+            events[1],
+            json!({"at": "<at>", "by": "Grace", "type": "next_step",
+                   "dueAt": "2026-12-01T09:30:00.000Z", "note": "Call back about pricing"})
+        );
+        assert_eq!(
+            events[2],
+            json!({"at": "<at>", "by": "Grace", "type": "next_step_done"})
         );
     }
 

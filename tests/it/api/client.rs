@@ -140,6 +140,7 @@ async fn create_lead_then_deduplicate_and_read_back_every_field() {
         spam_reason: None,
         duplicate_of: None,
         assignee: None,
+        next_step_at: None,
     };
     assert_eq!(lead, expected);
     let age = chrono::Utc::now() - lead.created_at;
