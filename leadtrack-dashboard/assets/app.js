@@ -245,6 +245,11 @@
         return;
       }
     }
+    // ---- f: the lead's next step (in the inbox, the current row's, in a dialog) ----
+    if (event.key === "f" && (rows.length ? current >= 0 && openStep(rows[current]) : focusStep())) {
+      event.preventDefault();
+      return;
+    }
     // ---- a: takes the lead (in the inbox, the current row's): assigns it to me ----
     if (event.key === "a") {
       var take = !rows.length ? d.querySelector("[data-take]")
@@ -293,6 +298,61 @@
       }
     }
   });
+
+  // ---- next steps: times on the person's clock. A field shows a saved step's time
+  // (data-utc) in local time; a form sends the offset from UTC of the time picked. ----
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function localField(date) {
+    return date.getFullYear() + "-" + pad(date.getMonth() + 1) + "-" + pad(date.getDate()) +
+      "T" + pad(date.getHours()) + ":" + pad(date.getMinutes());
+  }
+  all("input[data-utc]").forEach(function (input) {
+    var date = new Date(input.getAttribute("data-utc"));
+    if (!isNaN(date)) input.value = localField(date);
+  });
+  all("form[data-step-form]").forEach(function (form) {
+    form.addEventListener("submit", function () {
+      var picked = new Date(form.querySelector("[data-step-at]").value);
+      if (!isNaN(picked)) form.querySelector("[data-offset]").value = -picked.getTimezoneOffset();
+    });
+  });
+  var stepDialog = d.querySelector("[data-step-dialog]");
+  // Opens the dialog for `row`'s lead: its step, else tomorrow at 9:00.
+  function openStep(row) {
+    var action = row.getAttribute("data-step-action");
+    if (!stepDialog || !action) return false;
+    var form = stepDialog.querySelector("form");
+    var chip = row.querySelector("[data-next-step]");
+    var at = chip ? new Date(chip.getAttribute("data-at")) : new Date();
+    if (!chip) {
+      at.setDate(at.getDate() + 1);
+      at.setHours(9, 0, 0, 0);
+    }
+    form.action = action;
+    form.querySelector("[data-step-at]").value = localField(at);
+    form.querySelector("[data-step-note]").value = chip ? chip.getAttribute("data-note") : "";
+    form.querySelector("[data-step-done]").hidden = !chip;
+    var name = row.querySelector("a[data-open]");
+    form.querySelector("[data-step-lead]").textContent = name ? name.textContent : "";
+    stepDialog.showModal();
+    form.querySelector("[data-step-at]").focus();
+    return true;
+  }
+  function focusStep() {
+    var field = d.querySelector("form[data-step-form] [data-step-at]");
+    if (!field) return false;
+    field.scrollIntoView({ block: "center" });
+    field.focus();
+    return true;
+  }
+  if (stepDialog) {
+    stepDialog.querySelector("[data-step-cancel]").addEventListener("click", function () {
+      stepDialog.close();
+    });
+    all("[data-next-step]").forEach(function (chip) {
+      chip.addEventListener("click", function () { openStep(chip.closest("[data-row]")); });
+    });
+  }
 
   // One submission per rating form: a second Enter or click while the first is on its way
   // does nothing (the server refuses a replay of the form's token too).

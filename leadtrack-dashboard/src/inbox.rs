@@ -23,7 +23,8 @@ use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
 use crate::{
-    Config, Request, access, assign, attention, comments, delete, drafts, render, row, spam,
+    Config, Request, access, assign, attention, comments, delete, drafts, next_step, render, row,
+    spam,
 };
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
@@ -41,6 +42,7 @@ pub(crate) async fn handle<S: Store + Clone>(
         Leads::List => list_view(store, request, public_id).await,
         Leads::New => new_leads(store, request, public_id).await,
         Leads::Attention => attention::page(store, request, public_id).await,
+        Leads::Due => next_step::page(store, request, public_id).await,
         Leads::Lead => match lead() {
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
@@ -60,6 +62,7 @@ pub(crate) async fn handle<S: Store + Clone>(
         | Leads::Comment
         | Leads::Assign
         | Leads::CorrectContact
+        | Leads::NextStep
         | Leads::EditComment
         | Leads::DeleteComment
             if lead().is_none() =>
@@ -84,6 +87,7 @@ pub(crate) async fn handle<S: Store + Clone>(
                 (Leads::BulkAssign, _) => assign::assign(store, member, None).await,
                 (Leads::Assign, Some(id)) => assign::assign(store, member, Some(id)).await,
                 (Leads::CorrectContact, Some(id)) => correct_contact(store, member, id).await,
+                (Leads::NextStep, Some(id)) => next_step::save(store, member, id).await,
                 (Leads::Trust, Some(id)) => spam::trust(store, member, id).await,
                 (Leads::Delete, Some(id)) => {
                     let by = member.0.attribution(request, config);

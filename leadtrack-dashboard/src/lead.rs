@@ -25,6 +25,7 @@ use warp::reply::Response;
 
 use crate::comments::{CommentRow, first_touch_text};
 use crate::format;
+use crate::next_step;
 use crate::rating::{
     Held, Rated, RatingChoice, choices, conversion_name, display_name, platform_name,
 };
@@ -138,6 +139,8 @@ struct LeadPage {
     mentionable: Vec<(String, String)>,
     /// How long it waited for a person's first touch.
     first_touch: String,
+    /// Its next step.
+    next_step: Option<next_step::Shown>,
     /// The viewer may rate the lead and sort out spam (not a viewer).
     can_rate: bool,
     project_id: String,
@@ -505,12 +508,13 @@ pub(crate) async fn page<S: Store>(
         let comments = store.comments(project.id, lead_id).await?;
         let takers = crate::assignees::takers(store, project.id).await?;
         let members = store.members(project.id).await?;
+        let step = store.next_steps(project.id, &[lead_id]).await?.pop();
         let standing = |other: &StoredLead| standing(other, &labels);
         let spam = SpamCard::of(store, membership, (&lead, freed), standing).await?;
-        let team = (events, comments, takers, members);
+        let team = (events, comments, takers, members, step);
         Ok::<_, StoreError>((lead, labels, integrations, team, jobs, spam))
     };
-    let (lead, labels, integrations, (events, comments, takers, members), jobs, spam) =
+    let (lead, labels, integrations, (events, comments, takers, members, step), jobs, spam) =
         match found.await {
             Ok(found) => found,
             Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
@@ -539,6 +543,7 @@ pub(crate) async fn page<S: Store>(
         contact_problem: rating.contact.map(|(_, problem)| problem),
         mentionable: crate::comments::mentionable(&members),
         first_touch: first_touch_text(lead.created_at, &events, now),
+        next_step: step.map(|(_, step)| next_step::Shown::of(&step, now)),
         project_id: project.public_id.clone(),
         lead_id,
         heading: display_name(&lead),

@@ -63,6 +63,7 @@ mod lead;
 mod list;
 mod login;
 mod mail;
+mod next_step;
 mod pages;
 mod password;
 mod preferences;

@@ -11,6 +11,7 @@ use leadtrack_core::integration::Integrations;
 use leadtrack_core::job::Trouble;
 use leadtrack_core::label::{ConversionLabel, rateable};
 use leadtrack_core::lead::{LeadPage, StoredLead};
+use leadtrack_core::next_step::{NextStep, due_by};
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::AssigneeFilter;
 use leadtrack_core::request::query::SortDirection;
@@ -26,6 +27,7 @@ use warp::reply::Response;
 use crate::attention::Shown;
 use crate::columns::Col;
 use crate::format;
+use crate::next_step;
 use crate::rating::BulkResult;
 use crate::rating::{Held, RatingChoice, choices, display_name};
 use crate::render::{self, Layout};
@@ -105,6 +107,8 @@ pub(crate) struct Row {
     pub(crate) mine: bool,
     /// The deliveries of its last rating that have not reached their platform.
     pub(crate) troubles: Vec<Shown>,
+    /// Its next step.
+    pub(crate) step: Option<next_step::Shown>,
 }
 
 /// A click-id filter of the filter form.
@@ -297,6 +301,7 @@ fn row(lead: &StoredLead, context: &RowContext<'_>) -> Row {
         assignee,
         mine,
         troubles: Vec::new(),
+        step: None,
     }
 }
 
@@ -373,6 +378,11 @@ struct Found {
     troubles: Vec<Trouble>,
     /// How many of the project's leads need attention ([`attention`]).
     attention: u64,
+    /// The next steps of the page's leads.
+    steps: Vec<(LeadId, NextStep)>,
+    /// How many next steps are due today or overdue (at most
+    /// [`leadtrack_core::next_step::DUE_LISTED`]).
+    due: usize,
     /// The views the viewer sees.
     saved: Vec<SavedView>,
     /// The members who may take leads.
@@ -421,6 +431,8 @@ async fn read<S: Store>(
     Ok(Found {
         troubles: store.lead_troubles(project, &ids).await?,
         attention: store.troubled_leads(project).await?,
+        steps: store.next_steps(project, &ids).await?,
+        due: store.due_steps(project, due_by(now), None).await?.len(),
         takers,
         mine,
         counts: counts.into_iter().map(|(_, count)| count).collect(),
@@ -545,7 +557,12 @@ fn presets(view: &InboxView, today: chrono::NaiveDate) -> Vec<(&'static str, Str
 
 /// The tabs of `view`'s inbox, with their `counts`; Mine after Open, with its count, for a
 /// viewer who may take leads.
-fn tab_list(view: &InboxView, counts: &[Option<u64>], mine: Option<Option<u64>>) -> Vec<Tab> {
+fn tab_list(
+    (view, links): (&InboxView, Links<'_>),
+    counts: &[Option<u64>],
+    mine: Option<Option<u64>>,
+    due: usize,
+) -> Vec<Tab> {
     let mut list: Vec<Tab> = tabs()
         .iter()
         .zip(counts)
@@ -567,6 +584,15 @@ fn tab_list(view: &InboxView, counts: &[Option<u64>], mine: Option<Option<u64>>)
         };
         list.insert(1, tab);
     }
+    // Due opens a page of its own: next steps, not statuses.
+    let due = Tab {
+        name: "Due",
+        key: "due",
+        count: Some(due as u64),
+        href: links.leads(Leads::Due),
+        current: false,
+    };
+    list.insert(if mine.is_some() { 2 } else { 1 }, due);
     list
 }
 
@@ -586,10 +612,16 @@ fn rows(found: &Found, context: &RowContext<'_>) -> Vec<Row> {
                 .filter(|trouble| trouble.job.lead_id == lead.id)
                 .map(|trouble| Shown::of(trouble, context.now))
                 .collect();
+            let step = found
+                .steps
+                .iter()
+                .find(|(id, _)| *id == lead.id)
+                .map(|(_, step)| next_step::Shown::of(step, context.now));
             with_draft(
                 Row {
                     held,
                     troubles,
+                    step,
                     ..row(lead, context)
                 },
                 draft,
@@ -643,13 +675,15 @@ pub(crate) async fn page<S: Store>(
         project,
         now,
     };
-    let tabs = tab_list(&view, &found.counts, found.mine);
+    let links = Links::new(&project.public_id);
+    let tabs = tab_list((&view, links), &found.counts, found.mine, found.due);
     let page = InboxPage {
         layout: Layout::for_project(format!("{tab_name} leads"), viewer, membership, "leads"),
         project_id: project.public_id.clone(),
         elsewhere: tabs
             .iter()
-            .filter(|tab| !tab.current)
+            // Due counts next steps, not the search's matches.
+            .filter(|tab| !tab.current && tab.key != "due")
             .filter_map(|tab| Some((tab.name, tab.count.filter(|n| *n > 0)?, tab.href.clone())))
             .collect(),
         tabs,

@@ -226,6 +226,10 @@ pub(crate) enum Rated {
     Corrected,
     /// A correction that changed nothing.
     Uncorrected,
+    /// Its next step saved.
+    Planned,
+    /// Its next step marked done.
+    Followed,
 }
 
 impl Rated {
@@ -282,6 +286,10 @@ impl Rated {
             Self::Uncorrected => {
                 "Nothing to save: the contact details are as they were.".to_owned()
             }
+            Self::Planned => "Next step saved. It is in the Due list on its day, and its \
+                assignee is reminded when it is due."
+                .to_owned(),
+            Self::Followed => "Next step marked done.".to_owned(),
         }
     }
 }

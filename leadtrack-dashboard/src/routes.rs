@@ -92,6 +92,8 @@ pub(crate) enum Leads {
     New,
     /// The leads whose last rating has not reached a platform.
     Attention,
+    /// The leads whose next step is due today or overdue.
+    Due,
     /// Rating the ticked leads.
     BulkRate,
     /// A lead's page.
@@ -116,6 +118,8 @@ pub(crate) enum Leads {
     Assign,
     /// Correcting a lead's contact details.
     CorrectContact,
+    /// Setting a lead's next step, or marking it done.
+    NextStep,
     /// Trusting a lead's address or email domain (owners).
     Trust,
     /// The page that asks whether to delete a lead (owners).
@@ -300,6 +304,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 Route::Leads(Leads::Attention),
             ),
             (
+                M::GET,
+                "/projects/{project}/leads/due",
+                Route::Leads(Leads::Due),
+            ),
+            (
                 M::POST,
                 "/projects/{project}/leads/rate",
                 Route::Leads(Leads::BulkRate),
@@ -343,6 +352,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/contact",
                 Route::Leads(Leads::CorrectContact),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/next-step",
+                Route::Leads(Leads::NextStep),
             ),
             (
                 M::POST,

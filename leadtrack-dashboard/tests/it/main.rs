@@ -8,6 +8,7 @@ mod delete;
 mod imports;
 mod inbox;
 mod logs;
+mod next_steps;
 mod platform_sign_in;
 mod reports;
 mod settings;
