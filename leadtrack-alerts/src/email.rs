@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use leadtrack_core::alert::LeadSummary;
+use leadtrack_core::next_step::NextStep;
 
 /// An email to send.
 pub(crate) struct Message {
@@ -75,6 +76,24 @@ impl<'a> Email<'a> {
                  and why, under Conversions; after fixing the cause, send it again from there.",
                 self.project
             ),
+            lead,
+        )
+    }
+
+    /// A next step of the lead that has fallen due.
+    pub(crate) fn next_step(&self, lead: &LeadSummary, step: &NextStep) -> Message {
+        let mut text = format!(
+            "A next step of this lead in {} is due: {}.",
+            self.project,
+            step.at.format("%Y-%m-%d %H:%M UTC")
+        );
+        if !step.note.is_empty() {
+            text.push_str(&format!("\n\nWhat to do: {}", step.note));
+        }
+        text.push_str("\n\nOnce it is done, mark it done on the lead's page or in the Due list.");
+        self.message(
+            format!("Next step due in {}: {}", self.project, lead.name),
+            text,
             lead,
         )
     }

@@ -10,6 +10,10 @@
 //! - of a conversion that **failed** for good at a platform: the project's owners, by email,
 //!   unless they turned it off.
 //!
+//! - of a lead's **next step** once it falls due ([`leadtrack_core::next_step`]): the lead's
+//!   assignee (else whoever set the step), by email, unless they turned it off; and the
+//!   project's chat channels, naming whose it is.
+//!
 //! Members who chose the *hourly digest* get, once an hour has ended, one email listing its
 //! new leads ([`leadtrack_core::alert::digest_window`]), when there were any.
 //!
@@ -40,10 +44,11 @@ use leadtrack_core::alert::{
     AlertKind, ChatChannel, LeadSummary, NewLeads, QueuedAlert, digest_window,
 };
 use leadtrack_core::lead::StoredLead;
+use leadtrack_core::next_step::Reminder;
 use leadtrack_core::project::Project;
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::target::Targets;
-use leadtrack_core::types::{LeadIdentifier, LeadStatus, ProjectId, Role};
+use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId, Role};
 use leadtrack_core::{Store, StoreError, StoreResult};
 use leadtrack_mail::Mailer;
 use leadtrack_outbound::{Outbound, failure};
@@ -94,8 +99,9 @@ impl<S: Store> Alerter<S> {
         }
     }
 
-    /// One round at `now`: sends every alert queued, then the digests whose hour has
-    /// ended. Returns how many messages went out.
+    /// One round at `now`: sends every alert queued, then the reminders of the next steps
+    /// that have fallen due, then the digests whose hour has ended. Returns how many
+    /// messages went out.
     pub async fn tick(&self, now: DateTime<Utc>) -> StoreResult<usize> {
         let projects: HashMap<ProjectId, Project> = self
             .store
@@ -116,15 +122,21 @@ impl<S: Store> Alerter<S> {
                 let Some(project) = projects.get(&alert.project) else {
                     continue;
                 };
-                let audience = match audiences.entry(project.id) {
-                    Entry::Occupied(known) => known.into_mut(),
-                    Entry::Vacant(unknown) => unknown.insert(Audience {
-                        project: project.clone(),
-                        members: self.store.members(project.id).await?,
-                        channels: self.store.chat_channels(project.id).await?,
-                    }),
-                };
+                let audience = self.audience(&mut audiences, project).await?;
                 sent += self.tell(audience, alert).await?;
+            }
+        }
+        loop {
+            let taken = self.store.take_reminders(now, BATCH).await?;
+            if taken.is_empty() {
+                break;
+            }
+            for reminder in &taken {
+                let Some(project) = projects.get(&reminder.project) else {
+                    continue;
+                };
+                let audience = self.audience(&mut audiences, project).await?;
+                sent += self.remind(audience, reminder).await?;
             }
         }
         let Some(mailer) = &self.mailer else {
@@ -143,6 +155,69 @@ impl<S: Store> Alerter<S> {
             sent += self.digests(mailer, (project, members), now).await?;
         }
         Ok(sent)
+    }
+
+    /// The audience of `project`, read once a round however many alerts it has.
+    async fn audience<'a>(
+        &self,
+        audiences: &'a mut HashMap<ProjectId, Audience>,
+        project: &Project,
+    ) -> StoreResult<&'a Audience> {
+        Ok(match audiences.entry(project.id) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(unknown) => unknown.insert(Audience {
+                project: project.clone(),
+                members: self.store.members(project.id).await?,
+                channels: self.store.chat_channels(project.id).await?,
+            }),
+        })
+    }
+
+    /// The project's lead `id` as a message names it: `None` when it is gone, or sent to
+    /// spam (no longer news).
+    async fn summary(&self, project: &Project, id: LeadId) -> StoreResult<Option<LeadSummary>> {
+        let found = self
+            .store
+            .find_lead(project.id, &LeadIdentifier::LeadId(id))
+            .await;
+        match found {
+            Ok(lead) if lead.status == LeadStatus::Spam => Ok(None),
+            Ok(lead) => Ok(Some(LeadSummary::of(&lead, self.lead_url(project, &lead)))),
+            Err(StoreError::NotFound(_)) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Reminds `audience` of a next step that has fallen due: its recipient by email (if
+    /// they want it), and the chat channels; how many messages went out.
+    async fn remind(&self, audience: &Audience, reminder: &Reminder) -> StoreResult<usize> {
+        let recipient = reminder
+            .recipient()
+            .and_then(|user| audience.members.iter().find(|m| m.user.id == user));
+        let emailed: Vec<&Member> = recipient
+            .filter(|m| self.mailer.is_some() && m.alerts.next_steps && !m.user.disabled)
+            .into_iter()
+            .collect();
+        if emailed.is_empty() && audience.channels.is_empty() {
+            return Ok(0);
+        }
+        let project = &audience.project;
+        let Some(summary) = self.summary(project, reminder.lead).await? else {
+            return Ok(0);
+        };
+        let email = Email::new(&project.name, &self.public_url);
+        let message = email.next_step(&summary, &reminder.step);
+        let title = match recipient {
+            Some(member) => format!(
+                "Next step due in {}, for {}",
+                project.name, member.user.name
+            ),
+            None => format!("Next step due in {}", project.name),
+        };
+        let told = self
+            .post_to_chats(&audience.channels, &summary, &title)
+            .await;
+        Ok(told + self.send(emailed, &message).await)
     }
 
     /// The link to a lead's page.
@@ -168,19 +243,10 @@ impl<S: Store> Alerter<S> {
             return Ok(0);
         }
         let project = &audience.project;
-        let found = self
-            .store
-            .find_lead(project.id, &LeadIdentifier::LeadId(alert.lead))
-            .await;
-        let lead = match found {
-            // Sent back to spam before its alert went: no longer news.
-            Ok(lead) if lead.status == LeadStatus::Spam => return Ok(0),
-            Ok(lead) => lead,
-            // Deleted since: nothing to tell.
-            Err(StoreError::NotFound(_)) => return Ok(0),
-            Err(err) => return Err(err),
+        // Sent back to spam before its alert went, or deleted since: nothing to tell.
+        let Some(summary) = self.summary(project, alert.lead).await? else {
+            return Ok(0);
         };
-        let summary = LeadSummary::of(&lead, self.lead_url(project, &lead));
         let email = Email::new(&project.name, &self.public_url);
         let message = match alert.kind {
             AlertKind::NewLead => email.new_lead(&summary),
@@ -211,7 +277,7 @@ impl<S: Store> Alerter<S> {
         sent
     }
 
-    /// Posts a new lead to each of `chats`, headed `title`; how many took it.
+    /// Posts a lead to each of `chats`, headed `title`; how many took it.
     async fn post_to_chats(
         &self,
         chats: &[ChatChannel],

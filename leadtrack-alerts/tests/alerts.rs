@@ -1,7 +1,7 @@
 //! The alert worker against an SMTP server on loopback and mock Slack, Microsoft Teams and
 //! Google Chat webhooks, each checking its platform's documented message format and that no
 //! email or phone reaches it: the instant alert, the hourly digest with a clock the test
-//! controls, spam that never alerts, assignment and failed conversions.
+//! controls, spam that never alerts, assignment, failed conversions and next steps due.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -13,6 +13,7 @@ use leadtrack_core::alert::{AlertPreferences, ChatKind, NewLeads};
 use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
 use leadtrack_core::job::Attempt;
 use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::next_step::NextStep;
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::request::{CreateRoute, NewLead};
@@ -543,4 +544,84 @@ async fn a_chat_at_an_address_the_rule_refuses_is_not_posted_to() {
         "{text}"
     );
     assert!(!text.contains("/slack"), "never the URL: {text}");
+}
+
+#[tokio::test]
+async fn a_due_next_step_reminds_whose_it_is_once_by_email_and_in_each_chat() {
+    let world = World::new().await;
+    let cy = world
+        .member("Cy", Role::Member, AlertPreferences::default())
+        .await;
+    let quiet = AlertPreferences {
+        next_steps: false,
+        ..AlertPreferences::default()
+    };
+    let olive = world.member("Olive", Role::Owner, quiet).await;
+    let grace = world.lead("Grace", at(10, 5), None).await;
+    let alan = world.lead("Alan", at(10, 5), None).await;
+    let by = Actor::User {
+        id: olive.id,
+        name: olive.name.clone(),
+    };
+    world
+        .store
+        .assign(world.project.id, &[grace], Some(cy.id), &by, at(10, 6))
+        .await
+        .unwrap();
+    // The new leads' chats and Cy's assignment go first.
+    world.alerter.tick(at(10, 7)).await.unwrap();
+    world.posts.lock().unwrap().clear();
+    assert_eq!(world.mail_to(&cy.email).len(), 1);
+    let due = at(14, 0);
+    for (lead, note) in [(grace, "Call back about pricing"), (alan, "")] {
+        let step = NextStep::new(due, note).unwrap();
+        world
+            .store
+            .set_next_step(world.project.id, lead, Some(&step), &by, at(10, 8))
+            .await
+            .unwrap();
+    }
+
+    assert_eq!(world.alerter.tick(at(13, 59)).await.unwrap(), 0, "not due");
+    let sent = world.alerter.tick(at(14, 1)).await.unwrap();
+    assert_eq!(sent, 7, "Cy's email, and three chats for each lead");
+    let mail = world.mail_to(&cy.email);
+    assert_eq!(mail.len(), 2);
+    assert_eq!(subject(&mail[1]), "Next step due in Acme: Grace Lovelace");
+    let body = mail[1].body();
+    for shown in [
+        "A next step of this lead in Acme is due: 2026-03-02 14:00 UTC.",
+        "What to do: Call back about pricing",
+        &format!("{PUBLIC_URL}/projects/acme/leads/{grace}"),
+    ] {
+        assert!(body.contains(shown), "{shown} in {body}");
+    }
+    assert!(!body.contains(EMAIL) && !body.contains("7946"), "{body}");
+    // Alan's step is Olive's (she set it, nobody has the lead), and she turned it off.
+    assert!(world.mail_to(&olive.email).is_empty());
+    let posts = world.posts.lock().unwrap().clone();
+    let titles: Vec<&str> = posts
+        .iter()
+        .filter(|(chat, _)| chat == "chat")
+        .map(|(_, body)| {
+            body["cardsV2"][0]["card"]["header"]["title"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Next step due in Acme, for Cy",
+            "Next step due in Acme, for Olive"
+        ]
+    );
+    assert!(
+        !posts
+            .iter()
+            .any(|(_, body)| body.to_string().contains("pricing"))
+    );
+
+    // Once: the next round has nothing to remind of.
+    assert_eq!(world.alerter.tick(at(14, 5)).await.unwrap(), 0);
 }

@@ -42,6 +42,8 @@ pub struct AlertPreferences {
     pub assigned: bool,
     /// Conversions whose delivery to a platform failed for good (owners only).
     pub failures: bool,
+    /// Their leads' next steps, once due ([`crate::next_step`]).
+    pub next_steps: bool,
     /// The end of the last hour their digest covered: the next one starts there.
     pub digest_until: Option<DateTime<Utc>>,
 }
@@ -52,6 +54,7 @@ impl Default for AlertPreferences {
             new_leads: NewLeads::Off,
             assigned: true,
             failures: true,
+            next_steps: true,
             digest_until: None,
         }
     }

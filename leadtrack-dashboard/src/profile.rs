@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `GET /profile` | the page |
 //! | `POST /profile/name` | renames |
-//! | `POST /profile/alerts` | what one is alerted of in a project (`project`): new leads (`new_leads`: `instant`, `hourly`, `off`), leads assigned to one (`assigned`), failed conversions (`failures`, owners) |
+//! | `POST /profile/alerts` | what one is alerted of in a project (`project`): new leads (`new_leads`: `instant`, `hourly`, `off`), leads assigned to one (`assigned`), next steps due on one's leads (`next_steps`), failed conversions (`failures`, owners) |
 //! | `POST /profile/email` | with the current password: sends a confirmation link to the new email |
 //! | `GET /profile/email/{token}`, `POST` | confirms the new email (from any browser) |
 //! | `POST /profile/password` | with the current password: sets a new one, ends the other sessions |
@@ -50,6 +50,7 @@ struct AlertsRow {
     new_leads: NewLeads,
     assigned: bool,
     failures: bool,
+    next_steps: bool,
     owner: bool,
 }
 
@@ -199,6 +200,7 @@ async fn profile_page<S: Accounts>(
             new_leads: membership.alerts.new_leads,
             assigned: membership.alerts.assigned,
             failures: membership.alerts.failures,
+            next_steps: membership.alerts.next_steps,
             owner: membership.role == Role::Owner,
         })
         .collect();
@@ -243,6 +245,7 @@ async fn alerts<S: Accounts>(store: &S, (viewer, form): (Viewer, Form)) -> Answe
         new_leads,
         assigned: !form.get("assigned").is_empty(),
         failures: !form.get("failures").is_empty(),
+        next_steps: !form.get("next_steps").is_empty(),
         digest_until,
     };
     store

@@ -11,6 +11,7 @@ use askama::Template;
 use chrono::{Days, NaiveDate, Utc};
 use leadtrack_core::channel::NOT_SET;
 use leadtrack_core::label::ConversionLabel;
+use leadtrack_core::next_step::Coverage;
 use leadtrack_core::report::{Grouping, MAX_DAYS, Period, Report, ReportQuery, Tally, Touchpoint};
 use leadtrack_core::types::Role;
 use leadtrack_core::{Store, StoreError};
@@ -21,7 +22,7 @@ use warp::reply::Response;
 
 use crate::chart::{DayChart, TOP_GROUPS, TrendChart, ValueChart};
 use crate::render::{self, Layout};
-use crate::routes::{Links, Route};
+use crate::routes::{Leads, Links, Route};
 use crate::{Request, access, format};
 
 /// Days in the default range, today included.
@@ -336,6 +337,8 @@ struct ReportsPage {
     /// The median time to first touch per group and per person: `(name, median, leads)`.
     touch_groups: Vec<(String, String, u64)>,
     touch_members: Vec<(String, String, u64)>,
+    /// How many of the project's open leads have a next step, today.
+    coverage: Coverage,
 }
 
 /// Medians of first touches as the page shows them.
@@ -393,9 +396,10 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
     let read = async {
         let labels = store.labels(project.id).await?;
         let report = store.report(project.id, &query).await?;
-        Ok::<_, StoreError>((labels, report))
+        let coverage = store.next_step_coverage(project.id).await?;
+        Ok::<_, StoreError>((labels, report, coverage))
     };
-    let (labels, report) = match read.await {
+    let (labels, report, coverage) = match read.await {
         Ok(read) => read,
         Err(err) => return render::store_failure(err, Some(&viewer)),
     };
@@ -463,6 +467,7 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         top_groups: TOP_GROUPS,
         touch_groups: touch_rows(&report.first_touch.by_group),
         touch_members: touch_rows(&report.first_touch.by_member),
+        coverage,
     };
     render::page(StatusCode::OK, &page)
 }

@@ -137,6 +137,7 @@ pub async fn alert_preferences_and_chat_channels_are_kept<B: Backend>(backend: &
         new_leads: NewLeads::Hourly,
         assigned: false,
         failures: true,
+        next_steps: false,
         digest_until: Some(at(60)),
     };
     store.set_alerts(p.id, ada.id, &hourly).await.unwrap();

@@ -24,6 +24,7 @@ async fn members_choose_their_alerts_per_project_in_their_profile() {
             "<legend>Alpha</legend>",
             "<option value=\"off\" selected>Off</option>",
             "name=\"assigned\" value=\"yes\" checked",
+            "name=\"next_steps\" value=\"yes\" checked> Next steps due on my leads",
         ],
     );
     assert!(
@@ -34,7 +35,11 @@ async fn members_choose_their_alerts_per_project_in_their_profile() {
         .post_form(
             &member,
             "/profile/alerts",
-            &[("project", "alpha"), ("new_leads", "hourly")],
+            &[
+                ("project", "alpha"),
+                ("new_leads", "hourly"),
+                ("next_steps", "yes"),
+            ],
         )
         .await;
     assert_eq!(
@@ -49,6 +54,7 @@ async fn members_choose_their_alerts_per_project_in_their_profile() {
             new_leads: NewLeads::Hourly,
             assigned: false,
             failures: false,
+            next_steps: true,
             digest_until: Some(hour),
         }
     );

@@ -225,3 +225,26 @@ async fn a_step_set_from_an_inbox_row_goes_back_to_its_view() {
         .await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn reports_count_the_open_leads_without_a_next_step() {
+    let app = app().await;
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    let ada = lead(&app, "Ada").await;
+    lead(&app, "Grace").await;
+    lead(&app, "Alan").await;
+    let reports = app.get("/projects/alpha/reports", &member).await;
+    reports.assert_shows(
+        StatusCode::OK,
+        &[
+            "<h2 id=\"follow-up-heading\">Follow-ups</h2>",
+            "<strong>3</strong> of 3 open leads have no next step.",
+        ],
+    );
+    plan(&app, ada, Utc::now() + Duration::days(1), "").await;
+    let reports = app.get("/projects/alpha/reports", &member).await;
+    reports.assert_shows(
+        StatusCode::OK,
+        &["<strong>2</strong> of 3 open leads have no next step. <a href=\"/projects/alpha/leads/due\">"],
+    );
+}
