@@ -1085,3 +1085,120 @@ async fn copy_puts_a_webhook_address_on_the_clipboard() {
         browser.close().await;
     }
 }
+
+/// The value of the first field `css` finds, as the page holds it now.
+async fn field_value(browser: &Browser, css: &str) -> String {
+    let script = format!("return document.querySelector({css:?}).value;");
+    let value = browser.client.execute(&script, vec![]).await.unwrap();
+    value.as_str().unwrap_or_default().to_owned()
+}
+
+/// `f` on an inbox row opens its next step in a dialog: the time picked is the browser's
+/// clock (Chromium's set to Berlin's, an hour east of UTC in January; Firefox's the
+/// machine's), the row shows the step, clicking it opens it again as saved; on the lead
+/// page `f` goes to the same step, shown on the browser's clock, and Done ends it.
+#[tokio::test]
+async fn the_f_key_sets_a_next_step_on_the_browsers_clock() {
+    for engine in Engine::selected() {
+        let site = busy_site().await;
+        let browser = Browser::start_in(engine).await;
+        let c = &browser.client;
+        site.sign_in(&browser, OWNER).await;
+        browser.viewport(1366, 768).await;
+        if engine == Engine::Chromium {
+            browser.time_zone("Europe/Berlin").await;
+        }
+        let inbox = format!("{}/projects/acme/leads", site.base());
+        c.goto(&inbox).await.unwrap();
+        press(&browser, "j").await;
+        let id = current_row(&browser).await;
+        press(&browser, "f").await;
+        c.find(Locator::Css("dialog[data-step-dialog][open]"))
+            .await
+            .unwrap();
+        let focused = c.active_element().await.unwrap();
+        assert_eq!(
+            focused.attr("id").await.unwrap().as_deref(),
+            Some("step-at")
+        );
+        // The browser's offset from UTC on that day, in minutes east.
+        let offset = c
+            .execute(
+                "return -new Date('2030-01-02T10:30').getTimezoneOffset();",
+                vec![],
+            )
+            .await
+            .unwrap()
+            .as_i64()
+            .unwrap();
+        if engine == Engine::Chromium {
+            assert_eq!(offset, 60, "Berlin's clock");
+        }
+        c.execute(
+            "document.querySelector('dialog [data-step-at]').value = '2030-01-02T10:30';",
+            vec![],
+        )
+        .await
+        .unwrap();
+        let note = c.find(Locator::Css("#step-note")).await.unwrap();
+        note.send_keys("Call back about pricing").await.unwrap();
+        note.send_keys(&Key::Enter.to_string()).await.unwrap();
+        wait_until(&browser, "the row's step", |_, text| {
+            text.contains("· Call back about pricing")
+        })
+        .await;
+        let local = chrono::NaiveDate::from_ymd_opt(2030, 1, 2)
+            .unwrap()
+            .and_hms_opt(10, 30, 0)
+            .unwrap()
+            .and_utc();
+        let expected = local - chrono::Duration::minutes(offset);
+        let steps = site
+            .store()
+            .next_steps(site.acme().id, &[LeadId(id)])
+            .await
+            .unwrap();
+        assert_eq!(steps.len(), 1, "{engine:?}");
+        assert_eq!(
+            (steps[0].1.at, steps[0].1.note.as_str()),
+            (expected, "Call back about pricing"),
+            "{engine:?}"
+        );
+        // The row's step opens the dialog again, as saved.
+        click(c, &format!("#lead-{id} [data-next-step]")).await;
+        c.find(Locator::Css("dialog[data-step-dialog][open]"))
+            .await
+            .unwrap();
+        assert_eq!(
+            field_value(&browser, "dialog [data-step-at]").await,
+            "2030-01-02T10:30"
+        );
+        assert_eq!(
+            field_value(&browser, "dialog [data-step-note]").await,
+            "Call back about pricing"
+        );
+        click(c, "[data-step-cancel]").await;
+
+        // The lead page: f goes to its step, on the browser's clock; Done ends it.
+        c.goto(&format!("{inbox}/{id}")).await.unwrap();
+        press(&browser, "f").await;
+        let focused = c.active_element().await.unwrap();
+        assert_eq!(
+            focused.attr("id").await.unwrap().as_deref(),
+            Some("step-at")
+        );
+        assert_eq!(
+            field_value(&browser, "#step-at").await,
+            "2030-01-02T10:30",
+            "{engine:?}"
+        );
+        click(c, "#next-step button[name=done]").await;
+        wait_until(&browser, "the step done", |_, text| {
+            text.contains("Next step marked done.")
+        })
+        .await;
+        let steps = site.store().next_steps(site.acme().id, &[LeadId(id)]).await;
+        assert!(steps.unwrap().is_empty(), "{engine:?}");
+        browser.close().await;
+    }
+}

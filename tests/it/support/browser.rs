@@ -161,6 +161,18 @@ impl Browser {
             .expect("emulate the colour scheme");
     }
 
+    /// Puts Chromium's pages in the time zone `zone` (an IANA name), whatever the
+    /// machine's (DevTools' `Emulation.setTimezoneOverride`).
+    pub(crate) async fn time_zone(&self, zone: &str) {
+        self.client
+            .issue_cmd(Cdp(
+                "Emulation.setTimezoneOverride",
+                json!({"timezoneId": zone}),
+            ))
+            .await
+            .expect("emulate the time zone");
+    }
+
     /// Firefox's viewport through WebDriver BiDi's `browsingContext.setViewport`
     /// (<https://w3c.github.io/webdriver-bidi/#command-browsingContext-setViewport>): its
     /// windows are 500 px wide at the least, and the command sizes the page inside.
