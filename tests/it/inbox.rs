@@ -333,6 +333,22 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         .add_comment(site.acme().id, LeadId(1), &olive, said, chrono::Utc::now())
         .await
         .unwrap();
+    // Next steps: one overdue, one later (the Due page, the rows, the lead page).
+    for (lead, hours, note) in [
+        (
+            1,
+            -26,
+            "Send the quote for 40 seats and the onboarding plan",
+        ),
+        (2, 50, "Demo"),
+    ] {
+        let at = chrono::Utc::now() + chrono::Duration::hours(hours);
+        let step = leadtrack::core::next_step::NextStep::new(at, note).unwrap();
+        site.store()
+            .set_next_step(site.acme().id, LeadId(lead), Some(&step), &olive, at)
+            .await
+            .unwrap();
+    }
     // A pending invitation (and its page), an audit event, and links' pages.
     let invite = LinkToken::generate();
     let invitation = NewInvitation::new("nia@example.com", Role::Viewer, &by).unwrap();
@@ -386,6 +402,7 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("confirm-email", confirm_page.as_str()),
         ("inbox", "/projects/acme/leads"),
         ("inbox-mine", "/projects/acme/leads?tab=mine"),
+        ("due", "/projects/acme/leads/due"),
         (
             "inbox-filtered",
             "/projects/acme/leads?form=contact&source=google&view=1",

@@ -181,7 +181,7 @@ async fn the_due_page_lists_what_is_due_soonest_first_and_mine() {
             "<a href=\"/projects/alpha/leads/due\">Due <span class=\"count\" data-count=\"due\">1</span></a>",
             "data-note=\"Demo\"",
             "due in 2 days",
-            "· Demo</button>",
+            "· Demo</span></button>",
             "data-step-action=\"/projects/alpha/leads/",
             "<dialog class=\"step-dialog\" data-step-dialog",
             "<dt><kbd>f</kbd></dt>",
