@@ -157,6 +157,9 @@ impl LeadData {
             has_fbc: self.attribution("fbc").is_some() || self.attribution("fbclid").is_some(),
             has_msclkid: self.attribution("msclkid").is_some(),
             has_li_fat_id: self.attribution("li_fat_id").is_some(),
+            has_gbraid: self.attribution("gbraid").is_some()
+                || self.attribution("wbraid").is_some(),
+            has_ttclid: self.attribution("ttclid").is_some(),
         }
     }
 }
@@ -207,6 +210,11 @@ pub struct LeadKeys {
     pub has_msclkid: bool,
     /// `attributionData.li_fat_id` is non-empty.
     pub has_li_fat_id: bool,
+    /// `attributionData.gbraid` or `attributionData.wbraid` is non-empty: Google's click
+    /// ids of iOS campaigns, app and web.
+    pub has_gbraid: bool,
+    /// `attributionData.ttclid` is non-empty.
+    pub has_ttclid: bool,
 }
 
 impl LeadKeys {

@@ -331,6 +331,8 @@ pub const TABLES: &[Table] = &[
             column("has_fbc", Bool),
             column("has_msclkid", Bool),
             column("has_li_fat_id", Bool),
+            column("has_gbraid", Bool),
+            column("has_ttclid", Bool),
             column("first_source", Text),
             column("first_medium", Text),
             column("first_campaign", Text),

@@ -33,13 +33,15 @@ use strum::VariantArray;
 pub(crate) const PAGE_SIZE: u32 = 50;
 
 /// The click ids a view can filter by: their parameter names, and what people call them.
-pub(crate) const CLICK_IDS: [(&str, &str); 6] = [
+pub(crate) const CLICK_IDS: [(&str, &str); 8] = [
     ("gclid", "Google click"),
     ("cid", "GA4 client"),
     ("fbp", "Meta browser"),
     ("fbc", "Meta click"),
     ("msclkid", "Microsoft click"),
     ("li_fat_id", "LinkedIn click"),
+    ("gbraid", "Google iOS click"),
+    ("ttclid", "TikTok click"),
 ];
 
 /// An inbox view as its URL says it.
@@ -70,7 +72,7 @@ pub(crate) struct InboxView {
     /// Created on or before this day.
     pub(crate) to: String,
     /// `[exists]` filters, in [`CLICK_IDS`] order.
-    pub(crate) click_ids: [Option<bool>; 6],
+    pub(crate) click_ids: [Option<bool>; 8],
     /// Only duplicates.
     pub(crate) duplicates: bool,
     /// The sort.
@@ -113,7 +115,7 @@ impl InboxView {
             label: param("label").unwrap_or_default(),
             from: param("from").unwrap_or_default(),
             to: param("to").unwrap_or_default(),
-            click_ids: [None; 6],
+            click_ids: [None; 8],
             duplicates: param("duplicates").as_deref() == Some("yes"),
             sort: Sort::default(),
             page: 1,

@@ -307,7 +307,7 @@ async fn insert_imported(
 }
 
 /// The columns a lead's row sets from its data, in the order of [`row_values`].
-const ROW_COLUMNS: [&str; 28] = [
+const ROW_COLUMNS: [&str; 30] = [
     "data",
     "form_name",
     "first_name",
@@ -328,6 +328,8 @@ const ROW_COLUMNS: [&str; 28] = [
     "has_fbc",
     "has_msclkid",
     "has_li_fat_id",
+    "has_gbraid",
+    "has_ttclid",
     "first_source",
     "first_medium",
     "first_campaign",
@@ -368,6 +370,8 @@ fn row_values<'a>(
         &keys.has_fbc,
         &keys.has_msclkid,
         &keys.has_li_fat_id,
+        &keys.has_gbraid,
+        &keys.has_ttclid,
         a,
         b,
         c,

@@ -56,6 +56,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0029_fbclid_is_a_meta_click.sql"),
     include_str!("../migrations/0030_troubled_deliveries.sql"),
     include_str!("../migrations/0031_next_steps.sql"),
+    include_str!("../migrations/0032_ios_and_tiktok_click_ids.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -325,6 +325,58 @@ mod tests {
         assert_eq!(regions, expected.map(|r| r.map(str::to_owned)));
     }
 
+    /// Migration 49: Google's iOS click ids (either) and TikTok's get their flags, and the
+    /// kept counts count them.
+    #[test]
+    fn leads_of_an_older_database_get_their_ios_and_tiktok_click_ids_counted() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 48).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+                   VALUES (1, 'acme', 'Acme', 'EUR', '{}', 0);
+               INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                   search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
+               VALUES
+                 (1, 1, 'open', 0, 0, '{"attributionData":{"gbraid":"G","ttclid":"T"}}', '', 0, 0, 0, 0, ''),
+                 (2, 1, 'open', 0, 0, '{"attributionData":{"wbraid":"W","ttclid":" "}}', '', 0, 0, 0, 0, ''),
+                 (3, 1, 'lost', 0, 0, '{"attributionData":{"gbraid":7,"ttclid":"T"}}', '', 0, 0, 0, 0, ''),
+                 (4, 1, 'open', 0, 0, '{"userData":{"email":"a@x.io"}}', '', 0, 0, 0, 0, '');"#,
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let all = |sql: &str| -> Vec<(String, i64)> {
+            conn.prepare(sql)
+                .unwrap()
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        let flags = all("SELECT CAST(has_gbraid AS TEXT), has_ttclid FROM leads ORDER BY id");
+        let expected = [("1", 1), ("1", 0), ("0", 1), ("0", 0)];
+        assert_eq!(flags, expected.map(|(g, t)| (g.to_owned(), t)));
+        let counted = all(
+            "SELECT facet || ' ' || value || ' ' || status, total FROM lead_facet_counts
+             WHERE facet IN ('has_gbraid', 'has_ttclid') AND value = '1' ORDER BY 1",
+        );
+        let expected = [
+            ("has_gbraid 1 open", 2),
+            ("has_ttclid 1 lost", 1),
+            ("has_ttclid 1 open", 1),
+        ];
+        assert_eq!(counted, expected.map(|(k, n)| (k.to_owned(), n)));
+        // A new lead is counted by the triggers made again.
+        conn.execute_batch(
+            r#"INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                   search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text, has_ttclid)
+               VALUES (5, 1, 'open', 0, 0, '{}', '', 0, 0, 0, 0, '', 1);"#,
+        )
+        .unwrap();
+        let ttclid = all("SELECT status, total FROM lead_facet_counts
+             WHERE facet = 'has_ttclid' AND value = '1' AND status = 'open'");
+        assert_eq!(ttclid, [("open".to_owned(), 2)]);
+    }
+
     #[test]
     fn leads_of_an_older_database_get_their_microsoft_and_linkedin_click_ids() {
         let mut conn = Connection::open_in_memory().unwrap();

@@ -168,6 +168,11 @@ pub struct LeadQuery {
     pub msclkid_exists: Option<bool>,
     /// The same for `li_fat_id` (LinkedIn's click id).
     pub li_fat_id_exists: Option<bool>,
+    /// The same for Google's click ids of iOS campaigns, `gbraid` or `wbraid` (either
+    /// counts).
+    pub gbraid_exists: Option<bool>,
+    /// The same for `ttclid` (TikTok's click id).
+    pub ttclid_exists: Option<bool>,
     /// Duplicates only, or the duplicates of one lead (the dashboard's; no API parameter).
     pub duplicates: Option<DuplicateFilter>,
     /// Leads assigned to one member, or to nobody (the dashboard's; no API parameter).
@@ -268,6 +273,8 @@ impl Default for LeadQuery {
             fbc_exists: None,
             msclkid_exists: None,
             li_fat_id_exists: None,
+            gbraid_exists: None,
+            ttclid_exists: None,
             duplicates: None,
             assignee: None,
         }
@@ -275,13 +282,15 @@ impl Default for LeadQuery {
 }
 
 /// The `[exists]` filters: parameter name and the query field it sets.
-const EXISTS_PARAMS: [&str; 6] = [
+const EXISTS_PARAMS: [&str; 8] = [
     "gclid[exists]",
     "cid[exists]",
     "fbp[exists]",
     "fbc[exists]",
     "msclkid[exists]",
     "li_fat_id[exists]",
+    "gbraid[exists]",
+    "ttclid[exists]",
 ];
 
 /// Decoded query parameters; the first occurrence of a name counts.
@@ -457,7 +466,7 @@ impl LeadQuery {
 
     /// The click-id presence filters (in the order of the query parameters), each with
     /// the column both backends keep for it: `(column, wanted)`.
-    pub fn presence_filters(&self) -> [(&'static str, Option<bool>); 6] {
+    pub fn presence_filters(&self) -> [(&'static str, Option<bool>); 8] {
         [
             ("has_gclid", self.gclid_exists),
             ("has_cid", self.cid_exists),
@@ -465,12 +474,14 @@ impl LeadQuery {
             ("has_fbc", self.fbc_exists),
             ("has_msclkid", self.msclkid_exists),
             ("has_li_fat_id", self.li_fat_id_exists),
+            ("has_gbraid", self.gbraid_exists),
+            ("has_ttclid", self.ttclid_exists),
         ]
     }
 
     /// The query with its click-id presence filters set, in the order of
     /// [`Self::presence_filters`].
-    pub fn with_presence_filters(mut self, wanted: [Option<bool>; 6]) -> Self {
+    pub fn with_presence_filters(mut self, wanted: [Option<bool>; 8]) -> Self {
         [
             self.gclid_exists,
             self.cid_exists,
@@ -478,6 +489,8 @@ impl LeadQuery {
             self.fbc_exists,
             self.msclkid_exists,
             self.li_fat_id_exists,
+            self.gbraid_exists,
+            self.ttclid_exists,
         ] = wanted;
         self
     }
@@ -520,6 +533,8 @@ impl LeadQuery {
             fbc_exists: _,
             msclkid_exists: _,
             li_fat_id_exists: _,
+            gbraid_exists: _,
+            ttclid_exists: _,
             duplicates,
             assignee,
         } = self;
@@ -578,7 +593,7 @@ impl LeadQuery {
             conversion: None,
             ..self.clone()
         }
-        .with_presence_filters([None; 6]);
+        .with_presence_filters([None; 8]);
         (facets.len() == 1 && others.is_unfiltered()).then(|| facets.remove(0))
     }
 
@@ -1004,6 +1019,8 @@ mod tests {
             fbc_exists: Some(true),
             msclkid_exists: Some(true),
             li_fat_id_exists: Some(false),
+            gbraid_exists: Some(true),
+            ttclid_exists: Some(false),
             duplicates: None,
             assignee: None,
         };

@@ -741,11 +741,11 @@ pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(back
     let mut leads = Vec::new();
     for (minute, body) in [
         json!({"formData": {"formName": "Contact"}, "userData": {"email": "a@x.io"},
-            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring", "gclid": "G"}}),
+            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring", "gclid": "G", "gbraid": "Z9"}}),
         json!({"formData": {"formName": "CONTACT"}, "userData": {"email": "b@x.io"},
-            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "autumn", "msclkid": "M"}}),
+            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "autumn", "msclkid": "M", "ttclid": "T", "wbraid": " "}}),
         json!({"formData": {"formName": "Quote"}, "userData": {"email": "c@x.io"},
-            "attributionData": {"utm_source": "newsletter", "utm_medium": "email", "li_fat_id": "L", "fbclid": "IwAR"}}),
+            "attributionData": {"utm_source": "newsletter", "utm_medium": "email", "li_fat_id": "L", "fbclid": "IwAR", "wbraid": "WB"}}),
     ]
     .into_iter()
     .enumerate()
@@ -790,6 +790,11 @@ pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(back
         // Meta's raw click id counts as its cookie.
         (vec![("fbc[exists]", "true")], vec![c]),
         (vec![("fbc[exists]", "false")], vec![a, b]),
+        // Google's iOS click ids, either of them; a blank one is none.
+        (vec![("gbraid[exists]", "true")], vec![a, c]),
+        (vec![("gbraid[exists]", "false")], vec![b]),
+        (vec![("ttclid[exists]", "true")], vec![b]),
+        (vec![("ttclid[exists]", "0")], vec![a, c]),
         (vec![("source", "google"), ("campaign", "autumn")], vec![b]),
         (vec![("form", "contact"), ("status", "open")], vec![a]),
         (vec![("source", "google"), ("q", "b@x")], vec![b]),

@@ -1027,15 +1027,16 @@ async fn a_rows_marks_say_which_platforms_the_lead_can_reach() {
 }
 
 /// The filter panel offers the project's forms as a list, every platform's click id under
-/// its name (Microsoft and LinkedIn included), and quick date ranges.
+/// its name (Microsoft, LinkedIn, Google's iOS ids and TikTok included), and quick date
+/// ranges.
 #[tokio::test]
 async fn filters_list_the_forms_every_click_id_and_date_ranges() {
     let app = app().await;
-    let bing = lead(&app, json!({"userData": {"email": "ada@example.com"}, "attributionData": {"msclkid": "ms-1", "utm_source": "bing", "utm_medium": "cpc", "utm_campaign": "brand"}, "formData": {"formName": "Quote"}})).await;
-    let linkedin = lead(&app, json!({"userData": {"email": "bob@example.com"}, "attributionData": {"li_fat_id": "li-1", "utm_source": "linkedin", "utm_medium": "paid-social"}, "formData": {"formName": "Contact"}})).await;
+    let bing = lead(&app, json!({"userData": {"email": "ada@example.com"}, "attributionData": {"msclkid": "ms-1", "utm_source": "bing", "utm_medium": "cpc", "utm_campaign": "brand", "wbraid": "w-1"}, "formData": {"formName": "Quote"}})).await;
+    let linkedin = lead(&app, json!({"userData": {"email": "bob@example.com"}, "attributionData": {"li_fat_id": "li-1", "utm_source": "linkedin", "utm_medium": "paid-social", "gbraid": "g-1"}, "formData": {"formName": "Contact"}})).await;
     let shouting = lead(
         &app,
-        json!({"userData": {"email": "cy@example.com"}, "formData": {"formName": "CONTACT"}}),
+        json!({"userData": {"email": "cy@example.com"}, "formData": {"formName": "CONTACT"}, "attributionData": {"ttclid": "tt-1"}}),
     )
     .await;
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
@@ -1065,6 +1066,8 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
         "Meta click",
         "Microsoft click",
         "LinkedIn click",
+        "Google iOS click",
+        "TikTok click",
     ] {
         assert!(inbox.text.contains(&format!(">{label}</label>")), "{label}");
     }
@@ -1081,6 +1084,13 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
     };
     assert_eq!(only("msclkid=yes").await, [true, false, false]);
     assert_eq!(only("li_fat_id=yes").await, [false, true, false]);
+    assert_eq!(
+        only("gbraid=yes").await,
+        [true, true, false],
+        "gbraid or wbraid"
+    );
+    assert_eq!(only("ttclid=yes").await, [false, false, true]);
+    assert_eq!(only("ttclid=no&gbraid=yes").await, [true, true, false]);
     assert_eq!(only("form=contact").await, [false, true, true]);
     assert_eq!(
         only("formName=Contact").await,
