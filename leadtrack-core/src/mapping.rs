@@ -44,6 +44,15 @@ const TARGETS: &[(&str, Place)] = &[
     ("fbp", Place::Attribution),
     ("msclkid", Place::Attribution),
     ("li_fat_id", Place::Attribution),
+    ("ttclid", Place::Attribution),
+    ("_ttp", Place::Attribution),
+    ("rdt_cid", Place::Attribution),
+    ("_rdt_uuid", Place::Attribution),
+    ("ScCid", Place::Attribution),
+    ("_scid", Place::Attribution),
+    ("epik", Place::Attribution),
+    ("_epik", Place::Attribution),
+    ("twclid", Place::Attribution),
     ("utm_source", Place::Attribution),
     ("utm_medium", Place::Attribution),
     ("utm_campaign", Place::Attribution),
@@ -146,6 +155,15 @@ const ALIASES: &[(&str, &str)] = &[
 /// (`First name` is `firstName`), or by an alias (`Phone number` is `phone`); `None` for
 /// no target.
 pub fn target(name: &str) -> Option<&'static str> {
+    // A target's own name first: Pinterest's `_epik` cookie and its `epik` click id fold
+    // alike.
+    let exact = TARGETS
+        .iter()
+        .map(|(target, _)| *target)
+        .find(|target| *target == name.trim());
+    if exact.is_some() {
+        return exact;
+    }
     let folded = fold(name);
     let alias = ALIASES
         .iter()
@@ -288,6 +306,11 @@ mod tests {
             ("E-mail", "email"),
             ("Phone number", "phone"),
             ("li-fat-id", "li_fat_id"),
+            ("_epik", "_epik"),
+            ("epik", "epik"),
+            ("sccid", "ScCid"),
+            ("_scid", "_scid"),
+            ("RDT_CID", "rdt_cid"),
             ("UTM_Source", "utm_source"),
             // Exports' headers in English, German, French, Spanish and Dutch.
             ("Given name", "firstName"),

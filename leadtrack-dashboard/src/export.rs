@@ -39,7 +39,7 @@ use crate::{Config, Request, access, render};
 pub(crate) const BATCH: u32 = 1_000;
 
 /// The columns, in order.
-pub(crate) const COLUMNS: [&str; 36] = [
+pub(crate) const COLUMNS: [&str; 44] = [
     "id",
     "created",
     "status",
@@ -72,6 +72,14 @@ pub(crate) const COLUMNS: [&str; 36] = [
     "msclkid",
     "li_fat_id",
     "ttclid",
+    "_ttp",
+    "rdt_cid",
+    "_rdt_uuid",
+    "ScCid",
+    "_scid",
+    "epik",
+    "_epik",
+    "twclid",
     "utm_source",
     "utm_medium",
     "utm_campaign",
@@ -299,6 +307,14 @@ impl Export {
             attribution("msclkid"),
             attribution("li_fat_id"),
             attribution("ttclid"),
+            attribution("_ttp"),
+            attribution("rdt_cid"),
+            attribution("_rdt_uuid"),
+            attribution("ScCid"),
+            attribution("_scid"),
+            attribution("epik"),
+            attribution("_epik"),
+            attribution("twclid"),
             attribution("utm_source"),
             attribution("utm_medium"),
             attribution("utm_campaign"),

@@ -223,7 +223,7 @@ fn tab_words(status: LeadStatus) -> (&'static str, &'static str) {
 }
 
 /// A platform's badge: its name, the attribution ids that earn it, and what they are.
-const BADGES: [(&str, &[&str], &str); 5] = [
+const BADGES: [(&str, &[&str], &str); 9] = [
     (
         "Google",
         &["gclid", "gbraid", "wbraid"],
@@ -241,7 +241,27 @@ const BADGES: [(&str, &[&str], &str); 5] = [
         "Has a Microsoft Advertising click id",
     ),
     ("LinkedIn", &["li_fat_id"], "Has a LinkedIn click id"),
-    ("TikTok", &["ttclid"], "Has a TikTok click id"),
+    (
+        "TikTok",
+        &["ttclid", "_ttp"],
+        "Has TikTok's click or browser id",
+    ),
+    (
+        "Reddit",
+        &["rdt_cid", "_rdt_uuid"],
+        "Has Reddit's click or browser id",
+    ),
+    (
+        "Snapchat",
+        &["ScCid", "_scid"],
+        "Has Snapchat's click or browser id",
+    ),
+    (
+        "Pinterest",
+        &["epik", "_epik"],
+        "Has Pinterest's click or browser id",
+    ),
+    ("X", &["twclid"], "Has an X click id"),
 ];
 
 /// What a row needs besides its lead: the labels, the integrations and the project.

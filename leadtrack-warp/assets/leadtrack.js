@@ -14,11 +14,17 @@
   var GOOGLE_COOKIES = { gclid: "_gcl_aw", gbraid: "_gcl_gb" };
   // Click ids that name a paid channel when the URL has no utm_* parameters.
   var CLICK_SOURCES = { gclid: "google", gbraid: "google", wbraid: "google", fbclid: "facebook",
-    msclkid: "bing", ttclid: "tiktok", li_fat_id: "linkedin" };
+    msclkid: "bing", ttclid: "tiktok", li_fat_id: "linkedin", rdt_cid: "reddit",
+    ScCid: "snapchat", sccid: "snapchat", epik: "pinterest", twclid: "x" };
   // Other platforms' click ids, each kept on its own (90 days). Microsoft's auto-tagging adds
   // msclkid to the landing URL (https://help.ads.microsoft.com/apex/index/3/en/60125) and its
-  // UET tag keeps it in the _uetmsclkid cookie as "_uet<msclkid>".
-  var OTHER_CLICK_IDS = ["msclkid", "li_fat_id", "ttclid"];
+  // UET tag keeps it in the _uetmsclkid cookie as "_uet<msclkid>". Reddit adds rdt_cid,
+  // Snapchat ScCid (some links spell it sccid), Pinterest epik and X twclid.
+  var OTHER_CLICK_IDS = ["msclkid", "li_fat_id", "ttclid", "rdt_cid", "ScCid", "epik", "twclid"];
+  var URL_SPELLINGS = { ScCid: "sccid" };
+  // The platforms' own browser cookies, read as their pixels keep them: TikTok's _ttp,
+  // Reddit's _rdt_uuid, Snapchat's _scid and Pinterest's _epik (as Meta's _fbp is).
+  var PLATFORM_COOKIES = ["_ttp", "_rdt_uuid", "_scid", "_epik"];
   // The outbox: at most 50 leads, none older than 7 days; retries back off from 5 s to 5 min.
   var OUTBOX = "lt_outbox", OUTBOX_MAX = 50, OUTBOX_MS = 7 * 864e5, RETRY_MS = 5000, RETRY_MAX_MS = 3e5;
   var UTM = { s: "utm_source", m: "utm_medium", cm: "utm_campaign", ct: "utm_content", tm: "utm_term" };
@@ -147,8 +153,9 @@
       a[k] = q.get(k) || getCookie("lt_" + k) || (GOOGLE_COOKIES[k] ? googleClickId(getCookie(GOOGLE_COOKIES[k])) : "");
     });
     OTHER_CLICK_IDS.forEach(function (k) {
-      a[k] = q.get(k) || getCookie("lt_" + k) || (k === "msclkid" ? uetClickId(getCookie("_uetmsclkid")) : "");
+      a[k] = fromUrl(q, k) || getCookie("lt_" + k) || (k === "msclkid" ? uetClickId(getCookie("_uetmsclkid")) : "");
     });
+    PLATFORM_COOKIES.forEach(function (c) { a[c] = getCookie(c); });
     a.cid = ga.length >= 4 ? ga.slice(-2).join(".") : ""; // GA1.1.<random>.<seconds>
     a.sid = sessionId(getCookie("_ga_", true));
     a.fbp = getCookie("_fbp");
@@ -190,6 +197,7 @@
     setCookie("lt_channelflow", JSON.stringify(flow), 395);
   }
 
+  function fromUrl(q, k) { return q.get(k) || (URL_SPELLINGS[k] ? q.get(URL_SPELLINGS[k]) : ""); }
   function subdomainIndex(h) { return isIp(h) || h === "localhost" ? 1 : h.split(".").length - 1; }
   function capture(route) { // on each page load, and each route change of a single-page app
     var q = params(), fbclid = q.get("fbclid"), h = location.hostname, r = new Uint32Array(1);
@@ -200,7 +208,7 @@
       CLICK_IDS.forEach(function (k) { setCookie("lt_" + k, q.get(k) || "", q.get(k) ? 90 : -1); });
     }
     // _fbc = fb.<subdomainIndex>.<ms>.<fbclid>, rebuilt when it holds another click
-    OTHER_CLICK_IDS.forEach(function (k) { if (q.get(k)) setCookie("lt_" + k, q.get(k), 90); });
+    OTHER_CLICK_IDS.forEach(function (k) { if (fromUrl(q, k)) setCookie("lt_" + k, fromUrl(q, k), 90); });
     if (fbclid && getCookie("_fbc").split(".").slice(3).join(".") !== fbclid) {
       setCookie("_fbc", "fb." + subdomainIndex(h) + "." + Date.now() + "." + fbclid, 90);
     }

@@ -681,14 +681,20 @@ async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead(en
     let browser = Browser::start_in(engine).await;
     let api = api().await;
     let base = &api.base_url;
-    let landing = format!("{base}/demo?projectId=prj_browser&ttclid=TTCLID1&li_fat_id=LIFAT1");
-    visit(
-        &browser,
-        base,
-        &[("_uetmsclkid", "_uetUETCLICK1")],
-        &landing,
-    )
-    .await;
+    // Reddit's, Snapchat's (spelled as some links do), Pinterest's and X's click ids in the
+    // URL, and the platforms' pixels' cookies.
+    let landing = format!(
+        "{base}/demo?projectId=prj_browser&ttclid=TTCLID1&li_fat_id=LIFAT1&rdt_cid=RDT1\
+         &sccid=SNAP1&epik=EPIK1&twclid=TW1"
+    );
+    let pixels = [
+        ("_uetmsclkid", "_uetUETCLICK1"),
+        ("_ttp", "TTP1"),
+        ("_rdt_uuid", "RDTUUID1"),
+        ("_scid", "SCID1"),
+        ("_epik", "EPIKCOOKIE1"),
+    ];
+    visit(&browser, base, &pixels, &landing).await;
 
     // Meta's pixel is not on the page: a browser id of its format is made.
     let fbp = run(
@@ -757,6 +763,14 @@ async fn route_changes_late_forms_and_every_platforms_click_id_reach_the_lead(en
         ("msclkid", "UETCLICK1"),
         ("ttclid", "TTCLID1"),
         ("li_fat_id", "LIFAT1"),
+        ("rdt_cid", "RDT1"),
+        ("ScCid", "SNAP1"),
+        ("epik", "EPIK1"),
+        ("twclid", "TW1"),
+        ("_ttp", "TTP1"),
+        ("_rdt_uuid", "RDTUUID1"),
+        ("_scid", "SCID1"),
+        ("_epik", "EPIKCOOKIE1"),
         ("fbp", fbp.as_str()),
     ] {
         assert_eq!(attribution[key], json!(value), "{key}: {attribution:?}");

@@ -763,8 +763,8 @@ async fn the_inbox_shows_a_held_rating_with_its_undo() {
 #[tokio::test]
 async fn each_platform_with_a_click_id_has_its_badge() {
     let app = app().await;
-    let ids =
-        json!({"gbraid": "B", "fbp": "fb.1.1.1", "msclkid": "M", "li_fat_id": "L", "ttclid": "T"});
+    let ids = json!({"gbraid": "B", "fbp": "fb.1.1.1", "msclkid": "M", "li_fat_id": "L",
+        "_ttp": "TTP", "rdt_cid": "R", "_scid": "S", "epik": "P", "twclid": "X"});
     lead(
         &app,
         json!({"userData": {"firstName": "Every"}, "attributionData": ids}),
@@ -780,7 +780,17 @@ async fn each_platform_with_a_click_id_has_its_badge() {
         .collect();
     assert_eq!(
         badges,
-        ["Google", "Meta", "Microsoft", "LinkedIn", "TikTok"]
+        [
+            "Google",
+            "Meta",
+            "Microsoft",
+            "LinkedIn",
+            "TikTok",
+            "Reddit",
+            "Snapchat",
+            "Pinterest",
+            "X"
+        ]
     );
 
     // A lead from a Facebook ad with only the link's `fbclid` has Meta's badge too.

@@ -335,7 +335,7 @@ fn records(text: &str) -> Vec<&str> {
         .collect()
 }
 
-const HEADER: &str = "\u{feff}id,created,status,form_name,first_name,last_name,email,phone,company,price,currency,note,conversion_id,label,rated_at,rated_by,assignee,unique_identifier,first_touch,first_campaign,last_touch,last_campaign,gclid,gbraid,wbraid,cid,fbp,fbc,fbclid,msclkid,li_fat_id,ttclid,utm_source,utm_medium,utm_campaign,form_fields";
+const HEADER: &str = "\u{feff}id,created,status,form_name,first_name,last_name,email,phone,company,price,currency,note,conversion_id,label,rated_at,rated_by,assignee,unique_identifier,first_touch,first_campaign,last_touch,last_campaign,gclid,gbraid,wbraid,cid,fbp,fbc,fbclid,msclkid,li_fat_id,ttclid,_ttp,rdt_cid,_rdt_uuid,ScCid,_scid,epik,_epik,twclid,utm_source,utm_medium,utm_campaign,form_fields";
 
 #[tokio::test]
 async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
@@ -361,7 +361,7 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
     let flow = r#"[{"ch":{"s":"facebook","m":"paid_social"}},{"ch":{"s":"google","m":"cpc","cm":"retarget"}}]"#;
     app.lead_at(
         &app.alpha,
-        json!({"userData": {"firstName": "Bo", "email": "bo@x.io"}, "attributionData": {"fbp": "fb.1.1", "fbclid": "IwAR-bo", "msclkid": "ms-bo", "li_fat_id": "li-bo", "ttclid": "tt-bo"}, "channelFlow": flow}),
+        json!({"userData": {"firstName": "Bo", "email": "bo@x.io"}, "attributionData": {"fbp": "fb.1.1", "fbclid": "IwAR-bo", "msclkid": "ms-bo", "li_fat_id": "li-bo", "ttclid": "tt-bo", "_ttp": "ttp-bo", "rdt_cid": "rdt-bo", "_rdt_uuid": "rdtu-bo", "ScCid": "sc-bo", "_scid": "scid-bo", "epik": "ep-bo", "_epik": "epk-bo", "twclid": "tw-bo"}, "channelFlow": flow}),
         march(2, 9),
     )
     .await;
@@ -428,8 +428,8 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
         open.text,
         [
             HEADER,
-            &format!("2,2026-03-02T09:00:00.000Z,open,,Bo,,bo@x.io,,,,USD,,,,,,,,facebook / paid_social,,google / cpc,retarget,,,,,fb.1.1,fb.1.{}.IwAR-bo,IwAR-bo,ms-bo,li-bo,tt-bo,,,,", march(2, 9).timestamp_millis()),
-            "1,2026-03-01T10:00:00.000Z,open,Contact,\"'=HYPERLINK(\"\"http://evil.example\"\")\",\"O'Hara, \"\"Scarlett\"\"\",s@x.io,'+1 555 0100,'@corp,1500.50,USD,\"'-2+3\tsum\r\nsecond line\",,,,,,crm-1,google / cpc,spring,google / cpc,spring,G1,,,,,,,,,,google,cpc,spring,\"{\"\"formName\"\":\"\"Contact\"\",\"\"message\"\":\"\"line1\\nline2\"\"}\"",
+            &format!("2,2026-03-02T09:00:00.000Z,open,,Bo,,bo@x.io,,,,USD,,,,,,,,facebook / paid_social,,google / cpc,retarget,,,,,fb.1.1,fb.1.{}.IwAR-bo,IwAR-bo,ms-bo,li-bo,tt-bo,ttp-bo,rdt-bo,rdtu-bo,sc-bo,scid-bo,ep-bo,epk-bo,tw-bo,,,,", march(2, 9).timestamp_millis()),
+            "1,2026-03-01T10:00:00.000Z,open,Contact,\"'=HYPERLINK(\"\"http://evil.example\"\")\",\"O'Hara, \"\"Scarlett\"\"\",s@x.io,'+1 555 0100,'@corp,1500.50,USD,\"'-2+3\tsum\r\nsecond line\",,,,,,crm-1,google / cpc,spring,google / cpc,spring,G1,,,,,,,,,,,,,,,,,,google,cpc,spring,\"{\"\"formName\"\":\"\"Contact\"\",\"\"message\"\":\"\"line1\\nline2\"\"}\"",
             "",
         ]
         .join("\r\n")
@@ -442,7 +442,7 @@ async fn the_export_is_the_inbox_view_as_csv_with_formulas_neutralised() {
         [
             HEADER.to_owned(),
             format!(
-                "3,2026-03-03T09:00:00.000Z,pending,,,,won@x.io,,,0.99,USD,,{customer},Customer,2026-03-03T12:00:00.000Z,API key lt_test0000,,,,,,,,,,,,,,,,,,,,"
+                "3,2026-03-03T09:00:00.000Z,pending,,,,won@x.io,,,0.99,USD,,{customer},Customer,2026-03-03T12:00:00.000Z,API key lt_test0000,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
             )
         ]
     );
