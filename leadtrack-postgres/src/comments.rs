@@ -61,15 +61,7 @@ pub(crate) async fn add(
     now: DateTime<Utc>,
 ) -> Result<Comment, Error> {
     let text = checked(text)?;
-    let locked = one(
-        c,
-        "SELECT 1 FROM leads WHERE project_id = $1 AND id = $2 FOR SHARE",
-        &[&project.0, &lead.0],
-    )
-    .await?;
-    if locked.is_none() {
-        return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
-    }
+    rows::lock_lead(c, project, lead).await?;
     let sql = format!(
         "INSERT INTO lead_comments (project_id, lead_id, author_id, author, text, created_at)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING {COLUMNS}"

@@ -9,14 +9,13 @@ use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::comment::author_id;
 use leadtrack_core::next_step::{Coverage, DUE_LISTED, DueStep, NextStep, Reminder};
-use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId, UserId};
 use tokio_postgres::Row;
 
 use crate::Error;
 use crate::activity;
-use crate::rows::{all, one, run};
+use crate::rows::{all, lock_lead, one, run};
 
 fn step(row: &Row, at: usize) -> Result<NextStep, Error> {
     Ok(NextStep {
@@ -37,15 +36,7 @@ pub(crate) async fn set(
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
-    let locked = one(
-        c,
-        "SELECT 1 FROM leads WHERE project_id = $1 AND id = $2 FOR SHARE",
-        &[&project.0, &lead.0],
-    )
-    .await?;
-    if locked.is_none() {
-        return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
-    }
+    lock_lead(c, project, lead).await?;
     let activity = match step {
         Some(step) => {
             run(

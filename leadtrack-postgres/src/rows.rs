@@ -119,6 +119,26 @@ pub(crate) async fn all(
     Ok(c.query(&c.prepare_cached(sql).await?, params).await?)
 }
 
+/// Locks the project's lead `FOR SHARE`, so that a deletion of the lead waits for the
+/// caller's transaction (and then deletes what it wrote with the lead); fails with
+/// [`leadtrack_core::store::Entity::Lead`] not found when there is none.
+pub(crate) async fn lock_lead(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<(), Error> {
+    one(
+        c,
+        "SELECT 1 FROM leads WHERE project_id = $1 AND id = $2 FOR SHARE",
+        &[&project.0, &lead.0],
+    )
+    .await?
+    .map(|_| ())
+    .ok_or(Error::Store(leadtrack_core::StoreError::NotFound(
+        leadtrack_core::store::Entity::Lead,
+    )))
+}
+
 /// Runs `sql` with `params`; the number of rows it changed.
 pub(crate) async fn run(
     c: &impl GenericClient,

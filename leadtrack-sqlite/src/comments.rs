@@ -8,7 +8,7 @@ use leadtrack_core::comment::{self, Comment, comment_text};
 use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
-use rusqlite::{Connection, OptionalExtension, Row};
+use rusqlite::{Connection, Row};
 
 use crate::activity;
 use crate::rows::{self, Error};
@@ -57,13 +57,7 @@ pub(crate) fn add(
     now: DateTime<Utc>,
 ) -> Result<Comment, Error> {
     let text = checked(text)?;
-    let exists = conn
-        .prepare_cached("SELECT 1 FROM leads WHERE project_id = ?1 AND id = ?2")?
-        .query_row((project.0, lead.0), |_| Ok(()))
-        .optional()?;
-    if exists.is_none() {
-        return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
-    }
+    rows::lead_exists(conn, project, lead)?;
     let id: i64 = conn
         .prepare_cached(
             "INSERT INTO lead_comments (project_id, lead_id, author_id, author, text, created_at)

@@ -2,22 +2,15 @@
 //! rating of the lead ([`discard`], called by the rating's own write).
 
 use leadtrack_core::draft::Draft;
-use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
 use crate::rows::{self, Error};
 
 /// Keeps `draft` as its lead's draft, in place of any it had.
 pub(crate) fn save(conn: &Connection, project: ProjectId, draft: &Draft) -> Result<(), Error> {
-    let found = conn
-        .prepare_cached("SELECT 1 FROM leads WHERE project_id = ?1 AND id = ?2")?
-        .query_row((project.0, draft.lead_id.0), |_| Ok(()))
-        .optional()?;
-    if found.is_none() {
-        return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
-    }
+    rows::lead_exists(conn, project, draft.lead_id)?;
     conn.prepare_cached(
         "INSERT INTO rating_drafts (lead_id, project_id, conversion_id, price, actor, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)

@@ -6,13 +6,12 @@ use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Activity, EventRow};
 use leadtrack_core::comment::author_id;
 use leadtrack_core::next_step::{Coverage, DUE_LISTED, DueStep, NextStep, Reminder};
-use leadtrack_core::store::{Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, ProjectId, UserId};
 use rusqlite::{Connection, OptionalExtension, Row};
 
 use crate::activity;
-use crate::rows::Error;
+use crate::rows::{self, Error};
 
 fn step(row: &Row<'_>, at: usize) -> Result<NextStep, rusqlite::Error> {
     Ok(NextStep {
@@ -29,13 +28,7 @@ pub(crate) fn set(
     by: &Actor,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
-    let exists = conn
-        .prepare_cached("SELECT 1 FROM leads WHERE project_id = ?1 AND id = ?2")?
-        .query_row((project.0, lead.0), |_| Ok(()))
-        .optional()?;
-    if exists.is_none() {
-        return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
-    }
+    rows::lead_exists(conn, project, lead)?;
     let activity = match step {
         Some(step) => {
             conn.prepare_cached(

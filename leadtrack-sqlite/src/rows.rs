@@ -10,6 +10,7 @@ use leadtrack_core::job::{Attempt, Job, QueueDepth};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
+use leadtrack_core::store::Entity;
 use leadtrack_core::time::from_millis;
 use leadtrack_core::types::{JobId, LeadId, ProjectId, UserId};
 use rusqlite::{Connection, OptionalExtension, Row};
@@ -116,6 +117,19 @@ pub(crate) fn depth(conn: &Connection, table: &str, now_ms: i64) -> Result<Queue
         first_due,
         now_ms,
     ))
+}
+
+/// Fails with [`Entity::Lead`] not found unless the project has the lead: what a record
+/// of a lead (a comment, a draft, a next step) checks before it is written.
+pub(crate) fn lead_exists(
+    conn: &Connection,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<(), Error> {
+    conn.prepare_cached("SELECT 1 FROM leads WHERE project_id = ?1 AND id = ?2")?
+        .query_row((project.0, lead.0), |_| Ok(()))
+        .optional()?
+        .ok_or(Error::Store(StoreError::NotFound(Entity::Lead)))
 }
 
 /// The columns [`lead`] reads, in order.

@@ -129,8 +129,8 @@ async fn tabs_count_and_views_filter_sort_and_page() {
         .collect::<Vec<_>>();
     assert_eq!(
         counts,
-        ["3", "0", "0", "0", "0", "0"],
-        "open, mine, pending, rated, lost, spam"
+        ["3", "0", "0", "0", "0", "0", "0"],
+        "open, mine, due, pending, rated, lost, spam"
     );
     let order: Vec<&str> = ["Alan", "Grace", "Ada"]
         .into_iter()
@@ -1267,8 +1267,14 @@ async fn a_search_of_too_many_leads_to_count_says_so() {
         "{}",
         broad.text
     );
-    // Mine's (none of them assigned to the owner) alone.
-    assert_eq!(tab_counts(&broad.text), 1, "no status tab is counted");
+    // Mine's (none of them assigned to the owner) and Due's (next steps, not the search's
+    // matches) alone.
+    assert_eq!(tab_counts(&broad.text), 2, "no status tab is counted");
+    assert!(
+        broad
+            .text
+            .contains("Due <span class=\"count\" data-count=\"due\">0<")
+    );
     assert!(
         broad
             .text
@@ -1285,8 +1291,8 @@ async fn a_search_of_too_many_leads_to_count_says_so() {
     assert!(narrow.text.contains("data-count=\"open\">11</span>"));
     assert_eq!(
         tab_counts(&narrow.text),
-        6,
-        "open, mine, pending, rated, lost, spam"
+        7,
+        "open, mine, due, pending, rated, lost, spam"
     );
 }
 
