@@ -160,6 +160,10 @@ impl LeadData {
             has_gbraid: self.attribution("gbraid").is_some()
                 || self.attribution("wbraid").is_some(),
             has_ttclid: self.attribution("ttclid").is_some(),
+            has_rdt_cid: self.attribution("rdt_cid").is_some(),
+            has_sccid: self.attribution("ScCid").is_some(),
+            has_epik: self.attribution("epik").is_some() || self.attribution("_epik").is_some(),
+            has_twclid: self.attribution("twclid").is_some(),
         }
     }
 }
@@ -215,6 +219,15 @@ pub struct LeadKeys {
     pub has_gbraid: bool,
     /// `attributionData.ttclid` is non-empty.
     pub has_ttclid: bool,
+    /// `attributionData.rdt_cid` (Reddit) is non-empty.
+    pub has_rdt_cid: bool,
+    /// `attributionData.ScCid` (Snapchat) is non-empty.
+    pub has_sccid: bool,
+    /// `attributionData.epik` or `attributionData._epik` is non-empty: Pinterest's click
+    /// id, as the URL gave it or as its tag's cookie keeps it.
+    pub has_epik: bool,
+    /// `attributionData.twclid` (X) is non-empty.
+    pub has_twclid: bool,
 }
 
 impl LeadKeys {

@@ -176,7 +176,7 @@ fn lead_query() -> impl Strategy<Value = LeadQuery> {
         proptest::option::of(timestamp()),
         proptest::option::of("\\S.{0,20}\\S".prop_filter("trimmed", |s| s.trim() == s)),
     );
-    let flags = proptest::array::uniform8(proptest::option::of(any::<bool>()));
+    let flags = proptest::array::uniform12(proptest::option::of(any::<bool>()));
     (1..=100_u32, 1..=u32::MAX, filters, sort, flags).prop_map(
         |(limit, page, filters, sort, flags)| {
             let (status, form_name, unique_identifier, email, phone, from, to, search) = filters;

@@ -33,7 +33,7 @@ use strum::VariantArray;
 pub(crate) const PAGE_SIZE: u32 = 50;
 
 /// The click ids a view can filter by: their parameter names, and what people call them.
-pub(crate) const CLICK_IDS: [(&str, &str); 8] = [
+pub(crate) const CLICK_IDS: [(&str, &str); 12] = [
     ("gclid", "Google click"),
     ("cid", "GA4 client"),
     ("fbp", "Meta browser"),
@@ -42,6 +42,10 @@ pub(crate) const CLICK_IDS: [(&str, &str); 8] = [
     ("li_fat_id", "LinkedIn click"),
     ("gbraid", "Google iOS click"),
     ("ttclid", "TikTok click"),
+    ("rdt_cid", "Reddit click"),
+    ("ScCid", "Snapchat click"),
+    ("epik", "Pinterest click"),
+    ("twclid", "X click"),
 ];
 
 /// An inbox view as its URL says it.
@@ -72,7 +76,7 @@ pub(crate) struct InboxView {
     /// Created on or before this day.
     pub(crate) to: String,
     /// `[exists]` filters, in [`CLICK_IDS`] order.
-    pub(crate) click_ids: [Option<bool>; 8],
+    pub(crate) click_ids: [Option<bool>; 12],
     /// Only duplicates.
     pub(crate) duplicates: bool,
     /// The sort.
@@ -115,7 +119,7 @@ impl InboxView {
             label: param("label").unwrap_or_default(),
             from: param("from").unwrap_or_default(),
             to: param("to").unwrap_or_default(),
-            click_ids: [None; 8],
+            click_ids: [None; 12],
             duplicates: param("duplicates").as_deref() == Some("yes"),
             sort: Sort::default(),
             page: 1,

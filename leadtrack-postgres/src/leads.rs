@@ -307,7 +307,7 @@ async fn insert_imported(
 }
 
 /// The columns a lead's row sets from its data, in the order of [`row_values`].
-const ROW_COLUMNS: [&str; 30] = [
+const ROW_COLUMNS: [&str; 34] = [
     "data",
     "form_name",
     "first_name",
@@ -330,6 +330,10 @@ const ROW_COLUMNS: [&str; 30] = [
     "has_li_fat_id",
     "has_gbraid",
     "has_ttclid",
+    "has_rdt_cid",
+    "has_sccid",
+    "has_epik",
+    "has_twclid",
     "first_source",
     "first_medium",
     "first_campaign",
@@ -372,6 +376,10 @@ fn row_values<'a>(
         &keys.has_li_fat_id,
         &keys.has_gbraid,
         &keys.has_ttclid,
+        &keys.has_rdt_cid,
+        &keys.has_sccid,
+        &keys.has_epik,
+        &keys.has_twclid,
         a,
         b,
         c,

@@ -325,10 +325,10 @@ mod tests {
         assert_eq!(regions, expected.map(|r| r.map(str::to_owned)));
     }
 
-    /// Migration 49: Google's iOS click ids (either) and TikTok's get their flags, and the
-    /// kept counts count them.
+    /// Migrations 49 and 50: Google's iOS click ids (either) and TikTok's, then Reddit's,
+    /// Snapchat's, Pinterest's and X's get their flags, and the kept counts count them.
     #[test]
-    fn leads_of_an_older_database_get_their_ios_and_tiktok_click_ids_counted() {
+    fn leads_of_an_older_database_get_their_newer_click_ids_counted() {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate_to(&mut conn, 48).unwrap();
         conn.execute_batch(
@@ -340,7 +340,7 @@ mod tests {
                  (1, 1, 'open', 0, 0, '{"attributionData":{"gbraid":"G","ttclid":"T"}}', '', 0, 0, 0, 0, ''),
                  (2, 1, 'open', 0, 0, '{"attributionData":{"wbraid":"W","ttclid":" "}}', '', 0, 0, 0, 0, ''),
                  (3, 1, 'lost', 0, 0, '{"attributionData":{"gbraid":7,"ttclid":"T"}}', '', 0, 0, 0, 0, ''),
-                 (4, 1, 'open', 0, 0, '{"userData":{"email":"a@x.io"}}', '', 0, 0, 0, 0, '');"#,
+                 (4, 1, 'open', 0, 0, '{"attributionData":{"_epik":"P","rdt_cid":"R"}}', '', 0, 0, 0, 0, '');"#,
         )
         .unwrap();
         migrate(&mut conn).unwrap();
@@ -355,6 +355,10 @@ mod tests {
         let flags = all("SELECT CAST(has_gbraid AS TEXT), has_ttclid FROM leads ORDER BY id");
         let expected = [("1", 1), ("1", 0), ("0", 1), ("0", 0)];
         assert_eq!(flags, expected.map(|(g, t)| (g.to_owned(), t)));
+        // Migration 50: Pinterest's from its cookie too, and Reddit's.
+        let flags = all("SELECT CAST(has_epik AS TEXT), has_rdt_cid FROM leads ORDER BY id");
+        let expected = [("0", 0), ("0", 0), ("0", 0), ("1", 1)];
+        assert_eq!(flags, expected.map(|(e, r)| (e.to_owned(), r)));
         let counted = all(
             "SELECT facet || ' ' || value || ' ' || status, total FROM lead_facet_counts
              WHERE facet IN ('has_gbraid', 'has_ttclid') AND value = '1' ORDER BY 1",

@@ -173,6 +173,14 @@ pub struct LeadQuery {
     pub gbraid_exists: Option<bool>,
     /// The same for `ttclid` (TikTok's click id).
     pub ttclid_exists: Option<bool>,
+    /// The same for `rdt_cid` (Reddit's click id).
+    pub rdt_cid_exists: Option<bool>,
+    /// The same for `ScCid` (Snapchat's click id).
+    pub sccid_exists: Option<bool>,
+    /// The same for Pinterest's click id, `epik` or its cookie `_epik` (either counts).
+    pub epik_exists: Option<bool>,
+    /// The same for `twclid` (X's click id).
+    pub twclid_exists: Option<bool>,
     /// Duplicates only, or the duplicates of one lead (the dashboard's; no API parameter).
     pub duplicates: Option<DuplicateFilter>,
     /// Leads assigned to one member, or to nobody (the dashboard's; no API parameter).
@@ -275,6 +283,10 @@ impl Default for LeadQuery {
             li_fat_id_exists: None,
             gbraid_exists: None,
             ttclid_exists: None,
+            rdt_cid_exists: None,
+            sccid_exists: None,
+            epik_exists: None,
+            twclid_exists: None,
             duplicates: None,
             assignee: None,
         }
@@ -282,7 +294,7 @@ impl Default for LeadQuery {
 }
 
 /// The `[exists]` filters: parameter name and the query field it sets.
-const EXISTS_PARAMS: [&str; 8] = [
+const EXISTS_PARAMS: [&str; 12] = [
     "gclid[exists]",
     "cid[exists]",
     "fbp[exists]",
@@ -291,6 +303,10 @@ const EXISTS_PARAMS: [&str; 8] = [
     "li_fat_id[exists]",
     "gbraid[exists]",
     "ttclid[exists]",
+    "rdt_cid[exists]",
+    "ScCid[exists]",
+    "epik[exists]",
+    "twclid[exists]",
 ];
 
 /// Decoded query parameters; the first occurrence of a name counts.
@@ -466,7 +482,7 @@ impl LeadQuery {
 
     /// The click-id presence filters (in the order of the query parameters), each with
     /// the column both backends keep for it: `(column, wanted)`.
-    pub fn presence_filters(&self) -> [(&'static str, Option<bool>); 8] {
+    pub fn presence_filters(&self) -> [(&'static str, Option<bool>); 12] {
         [
             ("has_gclid", self.gclid_exists),
             ("has_cid", self.cid_exists),
@@ -476,12 +492,16 @@ impl LeadQuery {
             ("has_li_fat_id", self.li_fat_id_exists),
             ("has_gbraid", self.gbraid_exists),
             ("has_ttclid", self.ttclid_exists),
+            ("has_rdt_cid", self.rdt_cid_exists),
+            ("has_sccid", self.sccid_exists),
+            ("has_epik", self.epik_exists),
+            ("has_twclid", self.twclid_exists),
         ]
     }
 
     /// The query with its click-id presence filters set, in the order of
     /// [`Self::presence_filters`].
-    pub fn with_presence_filters(mut self, wanted: [Option<bool>; 8]) -> Self {
+    pub fn with_presence_filters(mut self, wanted: [Option<bool>; 12]) -> Self {
         [
             self.gclid_exists,
             self.cid_exists,
@@ -491,6 +511,10 @@ impl LeadQuery {
             self.li_fat_id_exists,
             self.gbraid_exists,
             self.ttclid_exists,
+            self.rdt_cid_exists,
+            self.sccid_exists,
+            self.epik_exists,
+            self.twclid_exists,
         ] = wanted;
         self
     }
@@ -535,6 +559,10 @@ impl LeadQuery {
             li_fat_id_exists: _,
             gbraid_exists: _,
             ttclid_exists: _,
+            rdt_cid_exists: _,
+            sccid_exists: _,
+            epik_exists: _,
+            twclid_exists: _,
             duplicates,
             assignee,
         } = self;
@@ -593,7 +621,7 @@ impl LeadQuery {
             conversion: None,
             ..self.clone()
         }
-        .with_presence_filters([None; 8]);
+        .with_presence_filters([None; 12]);
         (facets.len() == 1 && others.is_unfiltered()).then(|| facets.remove(0))
     }
 
@@ -1021,6 +1049,10 @@ mod tests {
             li_fat_id_exists: Some(false),
             gbraid_exists: Some(true),
             ttclid_exists: Some(false),
+            rdt_cid_exists: Some(true),
+            sccid_exists: None,
+            epik_exists: Some(false),
+            twclid_exists: Some(true),
             duplicates: None,
             assignee: None,
         };

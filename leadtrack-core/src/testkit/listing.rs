@@ -741,11 +741,11 @@ pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(back
     let mut leads = Vec::new();
     for (minute, body) in [
         json!({"formData": {"formName": "Contact"}, "userData": {"email": "a@x.io"},
-            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring", "gclid": "G", "gbraid": "Z9"}}),
+            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "spring", "gclid": "G", "gbraid": "Z9", "rdt_cid": "R1", "_epik": "P1"}}),
         json!({"formData": {"formName": "CONTACT"}, "userData": {"email": "b@x.io"},
-            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "autumn", "msclkid": "M", "ttclid": "T", "wbraid": " "}}),
+            "attributionData": {"utm_source": "google", "utm_medium": "cpc", "utm_campaign": "autumn", "msclkid": "M", "ttclid": "T", "wbraid": " ", "ScCid": "S1", "epik": " "}}),
         json!({"formData": {"formName": "Quote"}, "userData": {"email": "c@x.io"},
-            "attributionData": {"utm_source": "newsletter", "utm_medium": "email", "li_fat_id": "L", "fbclid": "IwAR", "wbraid": "WB"}}),
+            "attributionData": {"utm_source": "newsletter", "utm_medium": "email", "li_fat_id": "L", "fbclid": "IwAR", "wbraid": "WB", "twclid": "X1"}}),
     ]
     .into_iter()
     .enumerate()
@@ -795,6 +795,16 @@ pub async fn listing_filters_by_form_touch_rating_and_click_ids<B: Backend>(back
         (vec![("gbraid[exists]", "false")], vec![b]),
         (vec![("ttclid[exists]", "true")], vec![b]),
         (vec![("ttclid[exists]", "0")], vec![a, c]),
+        // Reddit's, Snapchat's and X's click ids; Pinterest's from the URL or its cookie.
+        (vec![("rdt_cid[exists]", "true")], vec![a]),
+        (vec![("ScCid[exists]", "true")], vec![b]),
+        (vec![("epik[exists]", "true")], vec![a]),
+        (vec![("epik[exists]", "false")], vec![b, c]),
+        (vec![("twclid[exists]", "true")], vec![c]),
+        (
+            vec![("twclid[exists]", "false"), ("rdt_cid[exists]", "false")],
+            vec![b],
+        ),
         (vec![("source", "google"), ("campaign", "autumn")], vec![b]),
         (vec![("form", "contact"), ("status", "open")], vec![a]),
         (vec![("source", "google"), ("q", "b@x")], vec![b]),

@@ -1046,7 +1046,7 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
     let linkedin = lead(&app, json!({"userData": {"email": "bob@example.com"}, "attributionData": {"li_fat_id": "li-1", "utm_source": "linkedin", "utm_medium": "paid-social", "gbraid": "g-1"}, "formData": {"formName": "Contact"}})).await;
     let shouting = lead(
         &app,
-        json!({"userData": {"email": "cy@example.com"}, "formData": {"formName": "CONTACT"}, "attributionData": {"ttclid": "tt-1"}}),
+        json!({"userData": {"email": "cy@example.com"}, "formData": {"formName": "CONTACT"}, "attributionData": {"ttclid": "tt-1", "twclid": "tw-1"}}),
     )
     .await;
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
@@ -1078,6 +1078,10 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
         "LinkedIn click",
         "Google iOS click",
         "TikTok click",
+        "Reddit click",
+        "Snapchat click",
+        "Pinterest click",
+        "X click",
     ] {
         assert!(inbox.text.contains(&format!(">{label}</label>")), "{label}");
     }
@@ -1101,6 +1105,7 @@ async fn filters_list_the_forms_every_click_id_and_date_ranges() {
     );
     assert_eq!(only("ttclid=yes").await, [false, false, true]);
     assert_eq!(only("ttclid=no&gbraid=yes").await, [true, true, false]);
+    assert_eq!(only("twclid=yes").await, [false, false, true]);
     assert_eq!(only("form=contact").await, [false, true, true]);
     assert_eq!(
         only("formName=Contact").await,
