@@ -6,6 +6,9 @@
 //! `{{facet_rows TABLE}}`, `{{facet_values ROW}}` and `{{facet_columns [ROW]}}` where each
 //! trigger needs the whole list; this expands them. The SQL a reviewer reads is then the
 //! statement once, not seventeen copies of it.
+//!
+//! The last migration's lists are also written as `facets.rs`, the constants the writer
+//! counts new leads by (`src/counts.rs`), so that the list is stated in one place.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,6 +26,7 @@ fn main() {
 
     let out = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).to_owned();
     let mut list = String::from("&[\n");
+    let mut latest = None;
     for (index, file) in files.iter().enumerate() {
         let name = file.file_name().unwrap().to_str().expect("UTF-8 file name");
         let number: usize = name
@@ -36,7 +40,11 @@ fn main() {
             "{name}: migrations are numbered from 1 without a gap"
         );
         let sql = fs::read_to_string(file).expect("readable migration");
-        let expanded = Facets::of(&sql).map_or(sql.clone(), |facets| facets.expand(&sql));
+        let facets = Facets::of(&sql);
+        let expanded = facets
+            .as_ref()
+            .map_or(sql.clone(), |facets| facets.expand(&sql));
+        latest = facets.or(latest);
         let target = out.join(name);
         fs::write(&target, expanded).expect("writable OUT_DIR");
         writeln!(
@@ -48,6 +56,8 @@ fn main() {
     }
     list.push(']');
     fs::write(out.join("migrations.rs"), list).expect("writable OUT_DIR");
+    let facets = latest.expect("a migration names the facets");
+    fs::write(out.join("facets.rs"), facets.constants()).expect("writable OUT_DIR");
 }
 
 /// The facets a migration counts by: text columns, and flags (integers counted as text).
@@ -88,6 +98,17 @@ impl Facets {
         }
     }
 
+    /// The lists as Rust constants.
+    fn constants(&self) -> String {
+        format!(
+            "/// The text columns the kept counts count by (the last migration's `-- facets:`).\n\
+             pub(crate) const FACETS: &[&str] = &{:?};\n\
+             /// The flags the kept counts count by, as text (its `-- flags:`).\n\
+             pub(crate) const FLAGS: &[&str] = &{:?};\n",
+            self.text, self.flags
+        )
+    }
+
     /// `sql` with each placeholder replaced by its list.
     fn expand(&self, sql: &str) -> String {
         let mut out = String::new();
@@ -98,9 +119,11 @@ impl Facets {
                     .find("}}")
                     .expect("a placeholder ends with }}");
             out.push_str(&rest[..start]);
-            let mut words = rest[start + 2..end].split_whitespace();
-            let (kind, arg) = (words.next().unwrap_or(""), words.next());
+            let inside = rest[start + 2..end].trim();
+            let (kind, rest_of) = inside.split_once(' ').unwrap_or((inside, ""));
+            let arg = Some(rest_of.trim()).filter(|arg| !arg.is_empty());
             out.push_str(&match (kind, arg) {
+                // The table may be followed by a condition: `leads WHERE ...`.
                 ("facet_rows", Some(table)) => self.rows(table),
                 ("facet_values", Some(row)) => self.values(row),
                 ("facet_columns", row) => {

@@ -1,6 +1,14 @@
 //! The kept counts a listing's totals and tabs are read from, when they can tell: per
 //! status, per facet's value and status, and per hour of creation and status (migrations 8,
-//! 27 and 41; triggers keep them with the leads, in the same transaction).
+//! 27 and 41).
+//!
+//! They are written after the leads' commit (migration 51): the writer adds the new leads
+//! to them ([`add`]) in the batches that keep the words' index, so they hold the leads up
+//! to its mark (`lead_words_state.indexed_to`); a reader adds the few above it, so counts
+//! are exact from a lead's first moment. A change or deletion of a counted lead adjusts
+//! them by trigger, in its own transaction.
+
+use std::sync::LazyLock;
 
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::{CreatedRange, Facet, FacetValue};
@@ -9,6 +17,88 @@ use leadtrack_core::types::ProjectId;
 use rusqlite::Connection;
 
 use crate::rows::Error;
+
+include!(concat!(env!("OUT_DIR"), "/facets.rs"));
+
+/// The project's leads the kept counts do not hold yet, read by id: the `+` keeps the
+/// planner from the project's indexes, through which it would read all of its leads.
+const ABOVE_MARK: &str = "id > (SELECT indexed_to FROM lead_words_state) AND +project_id = ?1";
+
+/// One kept count: its table, its key's columns, and the query that tallies the leads with
+/// ids in `(?1, ?2]` into its rows (key, then total).
+pub(crate) struct Tally {
+    /// The table of the kept count.
+    pub(crate) table: &'static str,
+    /// The columns of its key.
+    pub(crate) key: &'static str,
+    /// The tally of the leads with ids in `(?1, ?2]`.
+    pub(crate) select: String,
+}
+
+/// The three kept counts.
+pub(crate) static TALLIES: LazyLock<[Tally; 3]> = LazyLock::new(|| {
+    const RANGE: &str = "FROM leads WHERE id > ?1 AND id <= ?2";
+    let facets: Vec<String> = FACETS
+        .iter()
+        .chain(FLAGS)
+        .map(|f| format!("('{f}')"))
+        .collect();
+    let values: String = FACETS
+        .iter()
+        .chain(FLAGS)
+        .map(|facet| format!(" WHEN '{facet}' THEN {}", facet_value(facet)))
+        .collect();
+    [
+        Tally {
+            table: "lead_status_counts",
+            key: "project_id, status",
+            select: format!("SELECT project_id, status, count(*) {RANGE} GROUP BY 1, 2"),
+        },
+        Tally {
+            table: "lead_hour_counts",
+            key: "project_id, hour, status",
+            select: format!(
+                "SELECT project_id, created_at / 3600000, status, count(*) {RANGE}
+                 GROUP BY 1, 2, 3"
+            ),
+        },
+        // Each lead is read once, joined with the list of facets.
+        Tally {
+            table: "lead_facet_counts",
+            key: "project_id, facet, value, status",
+            select: format!(
+                "SELECT project_id, facet, value, status, count(*) FROM (
+                    SELECT project_id, f.column1 AS facet, status,
+                        CASE f.column1{values} END AS value
+                    FROM leads JOIN (VALUES {facets}) AS f WHERE id > ?1 AND id <= ?2
+                 ) WHERE value IS NOT NULL GROUP BY 1, 2, 3, 4",
+                facets = facets.join(", ")
+            ),
+        },
+    ]
+});
+
+/// The value a facet counts: the text column, or the flag as text.
+fn facet_value(facet: &str) -> String {
+    match FLAGS.contains(&facet) {
+        true => format!("CAST({facet} AS TEXT)"),
+        false => facet.to_owned(),
+    }
+}
+
+/// Adds the leads with ids in `(from, to]` to the kept counts: the writer's batch, in the
+/// transaction that moves the mark to `to`.
+pub(crate) fn add(conn: &Connection, from: i64, to: i64) -> Result<(), Error> {
+    for tally in TALLIES.iter() {
+        let Tally { table, key, select } = tally;
+        conn.prepare_cached(&format!(
+            "INSERT INTO {table} ({key}, total) {select}
+             ON CONFLICT ({key}) DO UPDATE SET total = total + excluded.total"
+        ))?
+        .execute((from, to))?;
+    }
+    Ok(())
+}
 
 /// The counts per status of the leads matching `query` but for its status, when the store
 /// keeps them: for a query that filters by status alone, or besides it by one facet
@@ -19,11 +109,12 @@ pub(crate) fn kept_counts(
     query: &LeadQuery,
 ) -> Result<Option<Vec<(String, i64)>>, Error> {
     let counts = if query.only_statuses().is_some() {
-        conn.prepare_cached("SELECT status, total FROM lead_status_counts WHERE project_id = ?1")?
-            .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<Result<_, _>>()?
+        status_counts(conn, project)?
     } else if let Some(facet) = query.only_facet() {
-        facet_counts(conn, project, &facet)?
+        match facet_counts(conn, project, &facet)? {
+            Some(counts) => counts,
+            None => return Ok(None),
+        }
     } else if let Some(range) = query.only_dates() {
         range_counts(conn, project, range)?
     } else {
@@ -49,26 +140,52 @@ pub(crate) fn kept_total(
     }))
 }
 
-/// The kept counts of the project's leads with `facet`'s value, per status. A click id's
-/// absence is counted as its presence is: the facet's value is the flag.
+/// The counts per status of the project's leads.
+pub(crate) fn status_counts(
+    conn: &Connection,
+    project: ProjectId,
+) -> Result<Vec<(String, i64)>, Error> {
+    conn.prepare_cached(&format!(
+        "SELECT status, sum(n) FROM (
+            SELECT status, total AS n FROM lead_status_counts WHERE project_id = ?1
+            UNION ALL SELECT status, 1 FROM leads WHERE {ABOVE_MARK}
+         ) GROUP BY status"
+    ))?
+    .query_map([project.0], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .collect::<Result<_, _>>()
+    .map_err(Error::from)
+}
+
+/// The counts per status of the project's leads with `facet`'s value, if it is counted. A
+/// click id's absence is counted as its presence is: the facet's value is the flag.
 fn facet_counts(
     conn: &Connection,
     project: ProjectId,
     facet: &Facet,
-) -> Result<Vec<(String, i64)>, Error> {
+) -> Result<Option<Vec<(String, i64)>>, Error> {
+    let column = facet.column;
+    if !FACETS.iter().chain(FLAGS).any(|counted| *counted == column) {
+        return Ok(None);
+    }
     let value = match &facet.value {
         FacetValue::Text(value) => value.as_str(),
         FacetValue::Flag(true) => "1",
         FacetValue::Flag(false) => "0",
     };
-    conn.prepare_cached(
-        "SELECT status, total FROM lead_facet_counts
-         WHERE project_id = ?1 AND facet = ?2 AND value = ?3",
-    )?
-    .query_map((project.0, facet.column, value), |row| {
+    let counted = facet_value(column);
+    conn.prepare_cached(&format!(
+        "SELECT status, sum(n) FROM (
+            SELECT status, total AS n FROM lead_facet_counts
+                WHERE project_id = ?1 AND facet = ?2 AND value = ?3
+            UNION ALL SELECT status, 1 FROM leads
+                WHERE {ABOVE_MARK} AND {counted} = ?3
+         ) GROUP BY status"
+    ))?
+    .query_map((project.0, column, value), |row| {
         Ok((row.get(0)?, row.get(1)?))
     })?
     .collect::<Result<_, _>>()
+    .map(Some)
     .map_err(Error::from)
 }
 
@@ -76,8 +193,8 @@ fn facet_counts(
 const HOUR_MS: i64 = 3_600_000;
 
 /// The counts per status of the project's leads created in `range` (inclusive, open where
-/// `None`): its whole hours from the kept counts, and the partial hours at its ends lead
-/// by lead.
+/// `None`): its whole hours from the kept counts (and the leads above their mark), and the
+/// partial hours at its ends lead by lead.
 fn range_counts(
     conn: &Connection,
     project: ProjectId,
@@ -88,16 +205,18 @@ fn range_counts(
         .as_ref()
         .map_or(i64::MAX, |to| to_millis(to).saturating_add(1));
     let ((first, last), [(a, b), (c, d)]) = whole_hours(from, end);
-    conn.prepare_cached(
+    conn.prepare_cached(&format!(
         "SELECT status, sum(n) FROM (
             SELECT status, total AS n FROM lead_hour_counts
                 WHERE project_id = ?1 AND hour >= ?2 AND hour < ?3
+            UNION ALL SELECT status, 1 FROM leads WHERE {ABOVE_MARK}
+                AND created_at >= ?2 * 3600000 AND created_at < ?3 * 3600000
             UNION ALL SELECT status, 1 FROM leads
                 WHERE project_id = ?1 AND created_at >= ?4 AND created_at < ?5
             UNION ALL SELECT status, 1 FROM leads
                 WHERE project_id = ?1 AND created_at >= ?6 AND created_at < ?7
-         ) GROUP BY status",
-    )?
+         ) GROUP BY status"
+    ))?
     .query_map((project.0, first, last, a, b, c, d), |row| {
         Ok((row.get(0)?, row.get(1)?))
     })?
@@ -125,6 +244,26 @@ fn whole_hours(from: i64, end: i64) -> ((i64, i64), [(i64, i64); 2]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The leads above the mark are read by id, whatever else a count filters by: through
+    /// the project's indexes, a count would read all of its leads.
+    #[test]
+    fn the_leads_above_the_mark_are_read_by_id() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        for filter in [
+            "",
+            "AND first_source = 'x'",
+            "AND created_at >= 5 AND has_gclid = 1",
+        ] {
+            let sql = format!("SELECT status FROM leads WHERE {ABOVE_MARK} {filter}");
+            let plan = crate::rows::plan_of(&conn, &sql, &[1.into()]);
+            assert_eq!(
+                plan[0], "SEARCH leads USING INTEGER PRIMARY KEY (rowid>?)",
+                "{sql}"
+            );
+        }
+    }
 
     /// A range of dates is counted from the kept counts of its whole hours, and lead by
     /// lead in the partial hours at its ends.

@@ -1,15 +1,16 @@
-//! The data derived from the leads (the words' index, the kept counts per status and per
-//! hour) checked against a rebuild from the leads themselves: what a restart after a crash
+//! The data derived from the leads (the words' index, the kept counts per status, hour and
+//! facet) checked against a rebuild from the leads themselves: what a restart after a crash
 //! must reach on its own ([`crate::SqliteStore::check_derived`]).
 
 use rusqlite::Connection;
 
+use crate::counts::{self, Tally};
 use crate::rows::Error;
 use crate::words;
 
 /// How the derived data differs from a rebuild: one line per difference, none when it
-/// matches. The words' index is compared up to its mark (the leads above it are not
-/// indexed yet, by design), entry by entry.
+/// matches. It is compared up to its mark (the leads above it are not indexed nor counted
+/// yet, by design), the words' index entry by entry.
 pub(crate) fn check(conn: &Connection) -> Result<Vec<String>, Error> {
     let mut differences = Vec::new();
     let (extra, missing) = compare_words(conn)?;
@@ -18,25 +19,15 @@ pub(crate) fn check(conn: &Connection) -> Result<Vec<String>, Error> {
             "the words' index has {extra} entries a rebuild lacks and lacks {missing}"
         ));
     }
-    for (table, kept, rebuilt) in [
-        (
-            "lead_status_counts",
-            "SELECT project_id, status, total FROM lead_status_counts WHERE total <> 0",
-            "SELECT project_id, status, count(*) FROM leads GROUP BY 1, 2",
-        ),
-        (
-            "lead_hour_counts",
-            "SELECT project_id, hour, status, total FROM lead_hour_counts WHERE total <> 0",
-            "SELECT project_id, created_at / 3600000, status, count(*) FROM leads
-             GROUP BY 1, 2, 3",
-        ),
-    ] {
+    let counted_to = words::indexed_to(conn)?;
+    for Tally { table, key, select } in counts::TALLIES.iter() {
+        let kept = format!("SELECT {key}, total FROM {table} WHERE total <> 0");
         let differ: i64 = conn.query_row(
             &format!(
-                "SELECT (SELECT count(*) FROM ({kept} EXCEPT {rebuilt}))
-                      + (SELECT count(*) FROM ({rebuilt} EXCEPT {kept}))"
+                "SELECT (SELECT count(*) FROM ({kept} EXCEPT {select}))
+                      + (SELECT count(*) FROM ({select} EXCEPT {kept}))"
             ),
-            [],
+            (0, counted_to),
             |row| row.get(0),
         )?;
         if differ > 0 {

@@ -259,8 +259,8 @@ impl SqliteStore {
         self.inner.runtime.write_stats()
     }
 
-    /// How the data derived from the leads (the words' index, the kept counts per status
-    /// and per hour) differs from a rebuild from the leads: empty when it matches. Runs
+    /// How the data derived from the leads (the words' index, the kept counts per status,
+    /// hour and facet) differs from a rebuild from the leads: empty when it matches. Runs
     /// on the writer, between its writes; for tests and diagnostics.
     pub async fn check_derived(&self) -> StoreResult<Vec<String>> {
         self.write(derived::check).await

@@ -115,12 +115,9 @@ pub(crate) fn due(
 /// [`leadtrack_core::LeadStore::next_step_coverage`]: the open leads from the kept count
 /// per status; the planned ones from the steps, few beside the leads.
 pub(crate) fn coverage(conn: &Connection, project: ProjectId) -> Result<Coverage, Error> {
-    let open: Option<i64> = conn
-        .prepare_cached(
-            "SELECT total FROM lead_status_counts WHERE project_id = ?1 AND status = 'open'",
-        )?
-        .query_row([project.0], |row| row.get(0))
-        .optional()?;
+    let open = crate::counts::status_counts(conn, project)?
+        .into_iter()
+        .find_map(|(status, total)| (status == "open").then_some(total));
     let planned: i64 = conn
         .prepare_cached(
             "SELECT count(*) FROM next_steps n JOIN leads l ON l.id = n.lead_id

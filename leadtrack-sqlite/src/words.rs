@@ -5,7 +5,8 @@
 //! id order and in batches of up to [`BATCH`], when it has no write waiting or at least every
 //! [`LAG`] ([`Upkeep`]). Leads up to the mark `lead_words_state.indexed_to` are in the index;
 //! a search checks those above it one by one (`listing.rs`), so a lead is found from its
-//! first moment, and the index catches up after a restart on its own.
+//! first moment, and the index catches up after a restart on its own. The kept counts
+//! (`counts.rs`) are written in the same batches, up to the same mark.
 //!
 //! The index holds two columns, each lead's search text and its folded `q` text, as
 //! trigrams with their places: a word of three characters or more is the phrase of its
@@ -86,8 +87,9 @@ pub(crate) fn indexed_to(conn: &Connection) -> Result<i64, Error> {
         .query_row([], |row| row.get(0))?)
 }
 
-/// Indexes up to `most` of the leads above the mark, in id order, and moves the mark past
-/// them. Returns how many it indexed.
+/// Indexes up to `most` of the leads above the mark, in id order, adds them to the kept
+/// counts ([`crate::counts::add`]), and moves the mark past them. Returns how many it
+/// indexed.
 pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
     let from = indexed_to(conn)?;
     let mut read = conn.prepare_cached(
@@ -108,6 +110,7 @@ pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
         (last, indexed) = (id, indexed + 1);
     }
     if indexed > 0 {
+        crate::counts::add(conn, from, last)?;
         conn.prepare_cached("UPDATE lead_words_state SET indexed_to = ?1")?
             .execute([last])?;
     }

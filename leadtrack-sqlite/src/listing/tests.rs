@@ -4,6 +4,7 @@ use super::*;
 use crate::rows::plan_of;
 use chrono::Utc;
 use leadtrack_core::request::query::Sort;
+use leadtrack_core::time::from_millis;
 use strum::VariantArray;
 
 /// Every listing's plan reaches leads through an index on the project: no query scans
@@ -177,9 +178,9 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
     }
 }
 
-/// Every search lists and counts what a check of every lead finds, whether its leads
-/// are in the words' index, above its mark, or changed and deleted since they were
-/// indexed.
+/// Every search, and every listing counted from the kept counts (by status, facet or
+/// dates), lists and counts what a check of every lead finds, whether its leads are in
+/// the words' index and the counts, above their mark, or changed and deleted since.
 #[test]
 fn searches_find_the_same_leads_indexed_or_not() {
     let mut conn = Connection::open_in_memory().unwrap();
@@ -188,13 +189,16 @@ fn searches_find_the_same_leads_indexed_or_not() {
     for n in 0..240_i64 {
         let name = names[usize::try_from(n % 6).unwrap()];
         let status = ["open", "rated", "spam"][usize::try_from(n % 7 % 3).unwrap()];
-        // Creation times out of id order, as an import of older leads makes them.
-        let created = (n * 7_919) % 240;
+        // Creation times out of id order, as an import of older leads makes them, ten
+        // minutes apart: 40 hours, each counted per hour once indexed.
+        let created = (n * 7_919) % 240 * 600_000;
         let search = format!("{name}\nlead{n}@example.com");
         let q = format!("{}\nlead{n}@example.com\nref {n}", matching::fold(name));
         let project = 1 + i64::from(n % 5 == 0);
         crate::rows::insert_test_leads(&conn, &[(n + 1, project, status, created, &search, &q)]);
     }
+    conn.execute_batch("UPDATE leads SET has_gclid = 1 WHERE id % 3 = 0")
+        .unwrap();
     let queries = {
         let q = |words: &[&str]| LeadQuery {
             q: words.iter().map(|word| (*word).to_owned()).collect(),
@@ -227,6 +231,25 @@ fn searches_find_the_same_leads_indexed_or_not() {
             search("ok"),
             search("müll"),
             search("@example"),
+            // Counted from the kept counts, and the leads above their mark.
+            LeadQuery {
+                status: Some(vec![LeadStatus::Rated, LeadStatus::Lost]),
+                ..LeadQuery::default()
+            },
+            LeadQuery {
+                gclid_exists: Some(true),
+                ..LeadQuery::default()
+            },
+            LeadQuery {
+                gclid_exists: Some(false),
+                status: Some(vec![LeadStatus::Open]),
+                ..LeadQuery::default()
+            },
+            LeadQuery {
+                created_from: Some(from_millis(2 * 3_600_000 + 300_000)),
+                created_to: Some(from_millis(30 * 3_600_000)),
+                ..LeadQuery::default()
+            },
         ]
     };
     // What a check of every lead of project 1 finds: the page's ids, and the total.
@@ -269,10 +292,13 @@ fn searches_find_the_same_leads_indexed_or_not() {
     check(&conn, "all indexed");
     conn.execute_batch(
         "UPDATE leads SET q_text = 'okafor', search_text = 'okafor' WHERE id % 4 = 0;
+         UPDATE leads SET status = 'lost', has_gclid = 1 - has_gclid WHERE id % 8 = 1;
+         UPDATE leads SET created_at = created_at + 7_200_000 WHERE id % 10 = 3;
          DELETE FROM leads WHERE id % 9 = 0;",
     )
     .unwrap();
     check(&conn, "changed after they were indexed");
+    assert_eq!(crate::derived::check(&conn).unwrap(), Vec::<String>::new());
 }
 
 /// A member's leads (the Mine tab, and its count) are found through their own index,

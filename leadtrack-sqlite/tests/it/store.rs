@@ -234,8 +234,8 @@ async fn a_database_removed_under_the_store_refuses_writes_instead_of_losing_the
 }
 
 /// Leads the words' index has not reached (thousands, as an upgraded database's) are
-/// indexed by the writer on its own, batch after batch, while no write comes; and are
-/// found meanwhile.
+/// indexed and counted by the writer on its own, batch after batch, while no write comes;
+/// and are found and counted meanwhile.
 #[tokio::test]
 async fn the_words_index_catches_up_on_its_own_while_no_write_comes() {
     let (dir, store, project) = store_with_project(SqliteOptions::default()).await;
@@ -249,12 +249,16 @@ async fn the_words_index_catches_up_on_its_own_while_no_write_comes() {
     .await;
     assert!(created.iter().all(Result::is_ok));
     store.close().await;
-    // The index forgotten, as the upgrade that made it leaves it.
+    // The index and the kept counts forgotten, as the upgrade that made the index leaves
+    // them (migration 51 counts up to the index's mark).
     let path = dir.path().join("db");
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
         "INSERT INTO lead_words (lead_words) VALUES ('delete-all');
-         UPDATE lead_words_state SET indexed_to = 0;",
+         UPDATE lead_words_state SET indexed_to = 0;
+         DELETE FROM lead_status_counts;
+         DELETE FROM lead_hour_counts;
+         DELETE FROM lead_facet_counts;",
     )
     .unwrap();
     drop(conn);
@@ -265,6 +269,14 @@ async fn the_words_index_catches_up_on_its_own_while_no_write_comes() {
         ..leadtrack_core::request::LeadQuery::default()
     };
     assert_eq!(store.list_leads(project.id, &query).await.unwrap().total, 1);
+    let open = leadtrack_core::request::LeadQuery {
+        status: Some(vec![leadtrack_core::types::LeadStatus::Open]),
+        ..leadtrack_core::request::LeadQuery::default()
+    };
+    assert_eq!(
+        store.list_leads(project.id, &open).await.unwrap().total,
+        5_000
+    );
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     while store.words_behind().await.unwrap() > 0 {
         assert!(
@@ -275,4 +287,8 @@ async fn the_words_index_catches_up_on_its_own_while_no_write_comes() {
     }
     assert_eq!(store.check_derived().await.unwrap(), Vec::<String>::new());
     assert_eq!(store.list_leads(project.id, &query).await.unwrap().total, 1);
+    assert_eq!(
+        store.list_leads(project.id, &open).await.unwrap().total,
+        5_000
+    );
 }
