@@ -490,6 +490,12 @@ fn open_writer(
         .map_err(StoreError::backend)?;
     conn.set_prepared_statement_cache_capacity(64);
     schema::migrate(&mut conn)?;
+    // Each write runs in a savepoint of the batch's transaction, whose statement journal
+    // holds the pages it changes: in memory, not in a temporary file (a tenth of the
+    // writer's time went to its writes). After the migrations, whose index builds may sort
+    // more than memory should hold.
+    conn.pragma_update(None, "temp_store", "MEMORY")
+        .map_err(StoreError::backend)?;
     secrets::prepare(&mut conn, vault)?;
     Ok(conn)
 }
