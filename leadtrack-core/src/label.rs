@@ -33,6 +33,12 @@ pub struct LabelMapping {
     /// [`linkedin_conversion_urn`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linkedin_conversion: Option<String>,
+    /// TikTok event name: a stage of the advertiser's CRM funnel, e.g. `Qualified lead`,
+    /// which they map to one of TikTok's standard events in Events Manager
+    /// (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>,
+    /// step 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiktok_event: Option<String>,
     /// Whether the webhook receives this conversion.
     #[serde(default)]
     pub webhook: bool,
@@ -47,6 +53,7 @@ impl LabelMapping {
             IntegrationKind::Meta => self.meta_event.is_some(),
             IntegrationKind::MicrosoftAds => self.microsoft_ads_conversion.is_some(),
             IntegrationKind::Linkedin => self.linkedin_conversion.is_some(),
+            IntegrationKind::Tiktok => self.tiktok_event.is_some(),
             IntegrationKind::Webhook => self.webhook,
         }
     }
@@ -71,7 +78,7 @@ impl LabelMapping {
     /// (<https://developers.facebook.com/docs/meta-pixel/reference#standard-events>), and
     /// the webhook. `None` when it sends there already, or when only the owner can choose
     /// (a Google Ads conversion action, a Microsoft Advertising goal, a LinkedIn rule: each
-    /// is one of their own account's).
+    /// is one of their own account's; a TikTok event: a stage of their own CRM funnel).
     pub fn adding(&self, platform: IntegrationKind, done: bool) -> Option<Self> {
         let event =
             |customer: &str, step: &str| Some(if done { customer } else { step }.to_owned());
@@ -83,7 +90,8 @@ impl LabelMapping {
             IntegrationKind::Webhook => mapping.webhook = true,
             IntegrationKind::GoogleAds
             | IntegrationKind::MicrosoftAds
-            | IntegrationKind::Linkedin => {
+            | IntegrationKind::Linkedin
+            | IntegrationKind::Tiktok => {
                 return None;
             }
         }

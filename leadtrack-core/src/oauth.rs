@@ -60,7 +60,7 @@ impl Provider {
             IntegrationKind::MicrosoftAds => Some(Self::Microsoft),
             IntegrationKind::Linkedin => Some(Self::Linkedin),
             IntegrationKind::Meta => Some(Self::Meta),
-            IntegrationKind::Ga4 | IntegrationKind::Webhook => None,
+            IntegrationKind::Ga4 | IntegrationKind::Tiktok | IntegrationKind::Webhook => None,
         }
     }
 

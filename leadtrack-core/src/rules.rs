@@ -77,6 +77,16 @@ pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>)
                 reason: "The lead has no email, phone, fbp, fbc or fbclid, so Meta cannot match the conversion to a person".to_owned(),
             })
         }
+        IntegrationKind::Tiktok => {
+            let identified = data.user("email").is_some()
+                || data.user("phone").is_some()
+                || has("ttclid")
+                || has("_ttp");
+            (!identified).then(|| Skip {
+                field: "user_data",
+                reason: "The lead has no email, phone, TikTok click id (ttclid) or TikTok cookie (_ttp), so TikTok cannot match the conversion to a person".to_owned(),
+            })
+        }
         IntegrationKind::Webhook => None,
     }
 }
@@ -224,6 +234,7 @@ mod tests {
             google_ads_action: Some("123".into()),
             microsoft_ads_conversion: Some("Qualified".into()),
             linkedin_conversion: Some("urn:lla:llaPartnerConversion:1".into()),
+            tiktok_event: Some("Qualified lead".into()),
             webhook: true,
         }
     }
@@ -257,6 +268,7 @@ mod tests {
                 (IntegrationKind::Meta, "user_data"),
                 (IntegrationKind::MicrosoftAds, "msclkid"),
                 (IntegrationKind::Linkedin, "user_data"),
+                (IntegrationKind::Tiktok, "user_data"),
             ]
         );
         assert!(
@@ -314,6 +326,23 @@ mod tests {
             let lead = lead(user, attribution, 1);
             assert!(skip_reason(IntegrationKind::Meta, &lead, now()).is_none());
         }
+    }
+
+    #[test]
+    fn tiktok_accepts_any_of_email_phone_its_click_id_or_cookie() {
+        for (user, attribution) in [
+            (json!({"email": "a@x.io"}), json!({})),
+            (json!({"phone": "+1 555"}), json!({})),
+            (json!({}), json!({"ttclid": "E.C.P.abc"})),
+            (json!({}), json!({"_ttp": "2abc"})),
+        ] {
+            let lead = lead(user, attribution, 1);
+            assert!(skip_reason(IntegrationKind::Tiktok, &lead, now()).is_none());
+        }
+        let anonymous = lead(json!({"firstName": "Ada"}), json!({"fbp": "F"}), 1);
+        let skip = skip_reason(IntegrationKind::Tiktok, &anonymous, now()).unwrap();
+        assert_eq!(skip.field, "user_data");
+        assert!(skip.reason.contains("ttclid"), "{}", skip.reason);
     }
 
     #[test]

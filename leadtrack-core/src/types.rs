@@ -96,6 +96,8 @@ pub enum IntegrationKind {
     MicrosoftAds,
     /// LinkedIn Conversions API.
     Linkedin,
+    /// TikTok Events API, as CRM events.
+    Tiktok,
     /// A signed JSON webhook.
     Webhook,
 }

@@ -99,6 +99,7 @@ pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'s
         Meta => "Meta",
         MicrosoftAds => "Microsoft Advertising",
         Linkedin => "LinkedIn",
+        Tiktok => "TikTok",
         Webhook => "Webhook",
     }
 }

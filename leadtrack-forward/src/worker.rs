@@ -20,7 +20,7 @@ use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
 use crate::retry::{RetryPolicy, random_unit};
-use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, webhook};
+use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, tiktok, webhook};
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::Outcome;
 use leadtrack_platforms::oauth::TokenCache;
@@ -119,6 +119,10 @@ impl Deliverer {
             },
             IntegrationKind::Linkedin => match &integrations.linkedin {
                 Some(settings) => linkedin::deliver(&self.http, &self.tokens, settings, job).await,
+                None => disconnected(),
+            },
+            IntegrationKind::Tiktok => match &integrations.tiktok {
+                Some(settings) => tiktok::deliver(&self.http, settings, job, now).await,
                 None => disconnected(),
             },
             IntegrationKind::Webhook => match &integrations.webhook {

@@ -7,6 +7,8 @@
 //!   only (<https://developers.facebook.com/docs/marketing-api/conversions-api/using-the-api#testEvents>);
 //! - Google Ads: `events:ingest` with `validateOnly: true`, "validated but not executed"
 //!   (<https://developers.google.com/data-manager/api/reference/rest/v1/events/ingest>);
+//! - TikTok: an event with a `test_event_code`, shown in Events Manager's Test events tab
+//!   only ([`crate::tiktok`]);
 //! - Microsoft Advertising and LinkedIn, which have no test mode for conversions: no event,
 //!   only a fresh access token from the refresh token, which shows the credentials work;
 //! - the webhook: a signed `ping` event, which receivers acknowledge and ignore.
@@ -24,7 +26,7 @@ use crate::google_ads;
 use crate::normalize::sha256_hex;
 use crate::oauth::{RefreshGrant, TokenCache};
 use crate::outcome::{Answer, Outcome};
-use crate::{ga4, linkedin, meta, microsoft_ads, webhook};
+use crate::{ga4, linkedin, meta, microsoft_ads, tiktok, webhook};
 
 /// The HTTP client for tests a person waits on, under the operator's `targets`: a short
 /// time limit.
@@ -35,10 +37,11 @@ pub fn client(targets: Targets) -> Outbound {
 /// What to send.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TestRequest {
-    /// The event name for GA4 and Meta (`qualify_lead`, `Lead`); a default when `None`.
+    /// The event name for GA4, Meta and TikTok (`qualify_lead`, `Lead`); a default when
+    /// `None`.
     pub event: Option<String>,
-    /// Meta's test event code; the integration's own when `None`. Meta needs one: without
-    /// it the event would count.
+    /// Meta's or TikTok's test event code; the integration's own when `None`. Both need
+    /// one: without it the event would count.
     pub test_event_code: Option<String>,
     /// The Google Ads conversion action (id or resource name) to validate against.
     pub conversion_action: Option<String>,
@@ -147,6 +150,31 @@ pub async fn send_test(
         IntegrationKind::Linkedin => {
             let settings = integrations.linkedin.as_ref().ok_or_else(not_connected)?;
             return Ok(token_check(http, &linkedin::grant(settings)).await);
+        }
+        IntegrationKind::Tiktok => {
+            let settings = integrations.tiktok.as_ref().ok_or_else(not_connected)?;
+            let code = request
+                .test_event_code
+                .as_deref()
+                .or(settings.test_event_code.as_deref())
+                .ok_or(TestError::Missing(
+                    "TikTok needs a test event code (Events Manager, Test events tab), or the event would count",
+                ))?;
+            let settings = leadtrack_core::integration::TiktokSettings {
+                test_event_code: Some(code.to_owned()),
+                ..settings.clone()
+            };
+            let event = json!({
+                "event": request.event.as_deref().unwrap_or("Lead"),
+                "event_time": now.timestamp(),
+                "event_id": event_id,
+                "user": {"email": sha256_hex("test@leadtrack.invalid")},
+                "properties": {"value": 0.0, "currency": project.currency},
+            });
+            let body = tiktok::body(&settings, vec![event]);
+            tiktok::post(http, &settings, &body)
+                .await
+                .map(|answer| described(&answer, |a| tiktok::classify(a, &settings)))
         }
         IntegrationKind::Webhook => {
             let settings = integrations.webhook.as_ref().ok_or_else(not_connected)?;

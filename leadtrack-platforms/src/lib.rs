@@ -24,6 +24,7 @@ pub mod outcome;
 pub mod sign_in;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod tiktok;
 pub mod webhook;
 
 pub use outcome::Outcome;

@@ -12,8 +12,8 @@ pub enum Rules {
     Google,
     /// Meta: phones as digits with the country code and no `+`.
     Meta,
-    /// Microsoft Advertising and LinkedIn: emails trimmed and lowercased only, phones in
-    /// E.164 with `+`.
+    /// Microsoft Advertising, LinkedIn and TikTok: emails trimmed and lowercased only, phones
+    /// in E.164 with `+`.
     Plain,
 }
 

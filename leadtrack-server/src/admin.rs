@@ -103,6 +103,9 @@ pub(crate) struct ProjectSetArgs {
     /// LinkedIn conversion rule for `lost` ("" sends none).
     #[arg(long, value_name = "URN")]
     pub(crate) lost_linkedin_conversion: Option<String>,
+    /// TikTok event sent for `lost` ("" sends none).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) lost_tiktok_event: Option<String>,
     /// Whether the webhook hears of `lost`.
     #[arg(long, value_name = "BOOL")]
     pub(crate) lost_webhook: Option<bool>,
@@ -197,6 +200,10 @@ pub(crate) enum LabelCommand {
         /// LinkedIn conversion rule (its id or urn:lla:llaPartnerConversion:ID).
         #[arg(long, value_name = "URN")]
         linkedin_conversion: Option<String>,
+        /// TikTok event name to send: a stage of your CRM funnel, mapped to a standard
+        /// event in TikTok's Events Manager.
+        #[arg(long, value_name = "NAME")]
+        tiktok_event: Option<String>,
         /// Send to the project's webhook.
         #[arg(long)]
         webhook: bool,
@@ -456,6 +463,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
         || args.lost_google_ads_action.is_some()
         || args.lost_microsoft_ads_conversion.is_some()
         || args.lost_linkedin_conversion.is_some()
+        || args.lost_tiktok_event.is_some()
         || args.lost_webhook.is_some();
     if !changed {
         return None;
@@ -477,6 +485,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
         &mut lost.linkedin_conversion,
         &args.lost_linkedin_conversion,
     );
+    set(&mut lost.tiktok_event, &args.lost_tiktok_event);
     if let Some(webhook) = args.lost_webhook {
         lost.webhook = webhook;
     }
@@ -633,6 +642,7 @@ pub(crate) async fn label_command<S: Admin>(
             google_ads_action,
             microsoft_ads_conversion,
             linkedin_conversion,
+            tiktok_event,
             webhook,
             json,
         } => {
@@ -643,6 +653,7 @@ pub(crate) async fn label_command<S: Admin>(
                 google_ads_action,
                 microsoft_ads_conversion,
                 linkedin_conversion,
+                tiktok_event,
                 webhook,
             };
             let label = store
@@ -785,6 +796,9 @@ fn describe(mapping: &LabelMapping) -> String {
     }
     if let Some(rule) = &mapping.linkedin_conversion {
         parts.push(format!("linkedin:{rule}"));
+    }
+    if let Some(event) = &mapping.tiktok_event {
+        parts.push(format!("tiktok:{event}"));
     }
     if mapping.webhook {
         parts.push("webhook".to_owned());

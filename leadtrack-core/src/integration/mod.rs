@@ -183,6 +183,22 @@ pub struct LinkedinSettings {
     pub base_url: Option<String>,
 }
 
+/// TikTok Events API settings: conversions sent as events of a CRM event set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TiktokSettings {
+    /// The CRM event set's id (the events' `event_source_id`).
+    pub event_set_id: String,
+    /// An Events API access token (the `Access-Token` header).
+    pub access_token: Secret,
+    /// Sends events to Events Manager's Test events tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_event_code: Option<String>,
+    /// Overrides `https://business-api.tiktok.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
 /// A signed JSON webhook.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -207,6 +223,8 @@ pub enum IntegrationSettings {
     MicrosoftAds(MicrosoftAdsSettings),
     /// LinkedIn.
     Linkedin(LinkedinSettings),
+    /// TikTok.
+    Tiktok(TiktokSettings),
     /// Webhook.
     Webhook(WebhookSettings),
 }
@@ -220,7 +238,7 @@ impl IntegrationSettings {
             Self::GoogleAds(s) => &mut s.refresh_token,
             Self::MicrosoftAds(s) => &mut s.refresh_token,
             Self::Linkedin(s) => &mut s.refresh_token,
-            Self::Ga4(_) | Self::Meta(_) | Self::Webhook(_) => return false,
+            Self::Ga4(_) | Self::Meta(_) | Self::Tiktok(_) | Self::Webhook(_) => return false,
         };
         if token != old || *token == new {
             return false;
@@ -237,6 +255,7 @@ impl IntegrationSettings {
             Self::Meta(_) => IntegrationKind::Meta,
             Self::MicrosoftAds(_) => IntegrationKind::MicrosoftAds,
             Self::Linkedin(_) => IntegrationKind::Linkedin,
+            Self::Tiktok(_) => IntegrationKind::Tiktok,
             Self::Webhook(_) => IntegrationKind::Webhook,
         }
     }
@@ -255,6 +274,8 @@ pub struct Integrations {
     pub microsoft_ads: Option<MicrosoftAdsSettings>,
     /// LinkedIn, when connected.
     pub linkedin: Option<LinkedinSettings>,
+    /// TikTok, when connected.
+    pub tiktok: Option<TiktokSettings>,
     /// The webhook, when connected.
     pub webhook: Option<WebhookSettings>,
 }
@@ -268,6 +289,7 @@ impl Integrations {
             IntegrationKind::Meta => self.meta.is_some(),
             IntegrationKind::MicrosoftAds => self.microsoft_ads.is_some(),
             IntegrationKind::Linkedin => self.linkedin.is_some(),
+            IntegrationKind::Tiktok => self.tiktok.is_some(),
             IntegrationKind::Webhook => self.webhook.is_some(),
         }
     }
@@ -279,7 +301,10 @@ impl Integrations {
             IntegrationKind::GoogleAds => Some(&self.google_ads.as_ref()?.refresh_token),
             IntegrationKind::MicrosoftAds => Some(&self.microsoft_ads.as_ref()?.refresh_token),
             IntegrationKind::Linkedin => Some(&self.linkedin.as_ref()?.refresh_token),
-            IntegrationKind::Ga4 | IntegrationKind::Meta | IntegrationKind::Webhook => None,
+            IntegrationKind::Ga4
+            | IntegrationKind::Meta
+            | IntegrationKind::Tiktok
+            | IntegrationKind::Webhook => None,
         }
     }
 
@@ -300,6 +325,7 @@ impl Integrations {
             IntegrationSettings::Meta(s) => self.meta = Some(s),
             IntegrationSettings::MicrosoftAds(s) => self.microsoft_ads = Some(s),
             IntegrationSettings::Linkedin(s) => self.linkedin = Some(s),
+            IntegrationSettings::Tiktok(s) => self.tiktok = Some(s),
             IntegrationSettings::Webhook(s) => self.webhook = Some(s),
         }
     }

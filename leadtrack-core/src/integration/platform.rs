@@ -175,7 +175,7 @@ const fn token(name: &'static str, label: &'static str, help: &'static str) -> F
 }
 
 /// Every platform, in [`IntegrationKind`] order.
-pub static PLATFORMS: [Platform; 6] = [
+pub static PLATFORMS: [Platform; 7] = [
     Platform {
         kind: IntegrationKind::GoogleAds,
         title: "Google Ads",
@@ -393,6 +393,41 @@ pub static PLATFORMS: [Platform; 6] = [
                 "base_url",
                 "Base URL",
                 "Blank for https://api.linkedin.com.",
+            ),
+        ],
+    },
+    Platform {
+        kind: IntegrationKind::Tiktok,
+        title: "TikTok",
+        in_sentence: "TikTok",
+        slug: "tiktok",
+        summary: "TikTok Events API, as CRM events",
+        testing: "To watch conversions arrive, set a test event code: they then show in \
+                  Events Manager's Test events tab, and count for nothing.",
+        fields: &[
+            field(
+                "event_set_id",
+                "CRM event set id",
+                "Events Manager, Connect data source, CRM: the id at the top left of the set.",
+            ),
+            token(
+                "access_token",
+                "Access token",
+                "Generated in the CRM event set's settings for the Events API.",
+            ),
+            Field {
+                value_name: "CODE",
+                ..optional(
+                    "test_event_code",
+                    "Test event code",
+                    "From Events Manager's Test events tab: events then show there. Remove it \
+                     when done.",
+                )
+            },
+            endpoint(
+                "base_url",
+                "Base URL",
+                "Blank for https://business-api.tiktok.com.",
             ),
         ],
     },
@@ -719,6 +754,7 @@ impl Integrations {
                 IntegrationSettings::MicrosoftAds(self.microsoft_ads.clone()?)
             }
             IntegrationKind::Linkedin => IntegrationSettings::Linkedin(self.linkedin.clone()?),
+            IntegrationKind::Tiktok => IntegrationSettings::Tiktok(self.tiktok.clone()?),
             IntegrationKind::Webhook => IntegrationSettings::Webhook(self.webhook.clone()?),
         })
     }

@@ -280,6 +280,7 @@ pub async fn labels_and_integrations<B: Backend>(backend: &B) {
             IntegrationKind::Ga4,
             IntegrationKind::MicrosoftAds,
             IntegrationKind::Linkedin,
+            IntegrationKind::Tiktok,
             IntegrationKind::Webhook
         ]
     );

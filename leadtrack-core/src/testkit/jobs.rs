@@ -85,7 +85,8 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
             (IntegrationKind::Ga4, "cid"),
             (IntegrationKind::Meta, "user_data"),
             (IntegrationKind::MicrosoftAds, "msclkid"),
-            (IntegrationKind::Linkedin, "user_data")
+            (IntegrationKind::Linkedin, "user_data"),
+            (IntegrationKind::Tiktok, "user_data")
         ]
     );
     assert!(change.warnings.iter().all(|w| w.timestamp == at(1)));
@@ -94,6 +95,7 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
     assert_eq!(
         states,
         [
+            DeliveryState::Skipped,
             DeliveryState::Skipped,
             DeliveryState::Skipped,
             DeliveryState::Skipped,

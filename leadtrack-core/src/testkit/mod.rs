@@ -74,7 +74,7 @@ use crate::activity::Attribution;
 use crate::inbound::{InboundHook, Preset};
 use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
-    MetaSettings, MicrosoftAdsSettings, Secret, WebhookSettings,
+    MetaSettings, MicrosoftAdsSettings, Secret, TiktokSettings, WebhookSettings,
 };
 use crate::job::Attempt;
 use crate::label::{LabelMapping, NewLabel};
@@ -367,6 +367,12 @@ pub fn all_integrations() -> Vec<IntegrationSettings> {
             token_url: None,
             base_url: None,
         }),
+        IntegrationSettings::Tiktok(TiktokSettings {
+            event_set_id: "7312345678901234567".into(),
+            access_token: Secret::new("tt-token"),
+            test_event_code: Some("TEST42".into()),
+            base_url: None,
+        }),
         IntegrationSettings::Webhook(webhook()),
     ]
 }
@@ -379,6 +385,7 @@ pub fn all_mapped() -> LabelMapping {
         google_ads_action: Some("987654".into()),
         microsoft_ads_conversion: Some("Qualified lead".into()),
         linkedin_conversion: Some("urn:lla:llaPartnerConversion:555".into()),
+        tiktok_event: Some("Qualified lead".into()),
         webhook: true,
     }
 }

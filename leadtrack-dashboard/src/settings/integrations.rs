@@ -234,6 +234,10 @@ async fn integrations_page<S: Admin>(
                         first(|m| m.meta_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
                         None,
                     ),
+                    IntegrationKind::Tiktok => (
+                        first(|m| m.tiktok_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
+                        None,
+                    ),
                     IntegrationKind::GoogleAds => (
                         first(|m| m.google_ads_action.as_ref()).unwrap_or_default(),
                         None,
@@ -241,11 +245,14 @@ async fn integrations_page<S: Admin>(
                     _ => (String::new(), None),
                 },
             };
-            let test_code = integrations
-                .meta
-                .as_ref()
-                .and_then(|meta| meta.test_event_code.clone())
-                .unwrap_or_default();
+            let test_code = match kind {
+                IntegrationKind::Meta => integrations.meta.as_ref().map(|s| &s.test_event_code),
+                IntegrationKind::Tiktok => integrations.tiktok.as_ref().map(|s| &s.test_event_code),
+                _ => None,
+            }
+            .cloned()
+            .flatten()
+            .unwrap_or_default();
             Card {
                 title: platform.title,
                 slug,
@@ -535,7 +542,8 @@ pub(super) async fn send_test<S: Admin>(
     let value = form.get("value").trim().to_owned();
     let given = |text: &str| Some(text.trim().to_owned()).filter(|t| !t.is_empty());
     let request = TestRequest {
-        event: given(&value).filter(|_| kind == IntegrationKind::Meta),
+        event: given(&value)
+            .filter(|_| matches!(kind, IntegrationKind::Meta | IntegrationKind::Tiktok)),
         test_event_code: given(form.get("test_event_code")),
         conversion_action: given(&value).filter(|_| kind == IntegrationKind::GoogleAds),
     };

@@ -32,6 +32,7 @@ pub(super) struct MappingForm {
     pub(super) google_ads_action: String,
     pub(super) microsoft_ads_conversion: String,
     pub(super) linkedin_conversion: String,
+    pub(super) tiktok_event: String,
     pub(super) webhook: bool,
 }
 
@@ -45,6 +46,7 @@ impl MappingForm {
             google_ads_action: text(&mapping.google_ads_action),
             microsoft_ads_conversion: text(&mapping.microsoft_ads_conversion),
             linkedin_conversion: text(&mapping.linkedin_conversion),
+            tiktok_event: text(&mapping.tiktok_event),
             webhook: mapping.webhook,
         }
     }
@@ -57,6 +59,7 @@ impl MappingForm {
             google_ads_action: form.get("google_ads_action").to_owned(),
             microsoft_ads_conversion: form.get("microsoft_ads_conversion").to_owned(),
             linkedin_conversion: form.get("linkedin_conversion").to_owned(),
+            tiktok_event: form.get("tiktok_event").to_owned(),
             webhook: ticked(form, "webhook"),
         }
     }
@@ -105,6 +108,13 @@ impl MappingForm {
                 &self.linkedin_conversion,
             ),
             (
+                on.tiktok && named(&self.tiktok_event),
+                "tiktok",
+                "TikTok",
+                "value",
+                &self.tiktok_event,
+            ),
+            (
                 on.webhook && self.webhook,
                 "webhook",
                 "the webhook",
@@ -127,6 +137,7 @@ impl MappingForm {
             google_ads_action: value(&self.google_ads_action),
             microsoft_ads_conversion: value(&self.microsoft_ads_conversion),
             linkedin_conversion: value(&self.linkedin_conversion),
+            tiktok_event: value(&self.tiktok_event),
             webhook: self.webhook,
         }
     }
@@ -156,6 +167,7 @@ pub(super) struct Connected {
     pub(super) meta: bool,
     pub(super) microsoft_ads: bool,
     pub(super) linkedin: bool,
+    pub(super) tiktok: bool,
     pub(super) webhook: bool,
     /// The connected Google Ads account's conversion actions, `(resource name, name)`,
     /// when it was connected by signing in: the mapping picks one instead of typing it.
@@ -248,6 +260,7 @@ impl Connected {
             (self.meta, "Meta"),
             (self.microsoft_ads, "Microsoft Advertising"),
             (self.linkedin, "LinkedIn"),
+            (self.tiktok, "TikTok"),
             (self.webhook, "the webhook"),
         ]
         .into_iter()
@@ -270,6 +283,7 @@ impl From<&Integrations> for Connected {
             meta: integrations.is_connected(IntegrationKind::Meta),
             microsoft_ads: integrations.is_connected(IntegrationKind::MicrosoftAds),
             linkedin: integrations.is_connected(IntegrationKind::Linkedin),
+            tiktok: integrations.is_connected(IntegrationKind::Tiktok),
             webhook: integrations.is_connected(IntegrationKind::Webhook),
             google_actions: Vec::new(),
             google_problem: None,
@@ -351,6 +365,7 @@ struct LabelRow {
     meta: Option<String>,
     microsoft_ads: Option<String>,
     linkedin: Option<String>,
+    tiktok: Option<String>,
     webhook: bool,
 }
 
@@ -412,6 +427,12 @@ impl LabelRow {
                 connected.linkedin,
                 Some("a conversion rule"),
             ),
+            (
+                "TikTok",
+                &self.tiktok,
+                connected.tiktok,
+                Some("an event name"),
+            ),
         ];
         let webhook = self.webhook.then_some(Goes {
             platform: "Webhook",
@@ -469,6 +490,7 @@ impl From<ConversionLabel> for LabelRow {
             meta: label.mapping.meta_event,
             microsoft_ads: label.mapping.microsoft_ads_conversion,
             linkedin: label.mapping.linkedin_conversion,
+            tiktok: label.mapping.tiktok_event,
             webhook: label.mapping.webhook,
         }
     }

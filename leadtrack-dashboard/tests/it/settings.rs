@@ -359,6 +359,7 @@ async fn labels_are_created_and_edited() {
                 ("google_ads_action", " 555 "),
                 ("microsoft_ads_conversion", "Offline purchase"),
                 ("linkedin_conversion", "777"),
+                ("tiktok_event", " Won deal "),
                 ("webhook", "on"),
             ],
         )
@@ -388,8 +389,16 @@ async fn labels_are_created_and_edited() {
             google_ads_action: Some("555".into()),
             microsoft_ads_conversion: Some("Offline purchase".into()),
             linkedin_conversion: Some("urn:lla:llaPartnerConversion:777".into()),
+            tiktok_event: Some("Won deal".into()),
             webhook: true,
         }
+    );
+    assert!(
+        page.text.contains(
+            "<li><span class=\"platform\">TikTok</span> <code>Won deal</code> <span class=\"muted\">not connected</span></li>"
+        ),
+        "{}",
+        page.text
     );
     assert!(
         page.text.contains("<code>777</code>"),
@@ -752,6 +761,11 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
     ))
     .await;
     let hook = MockPlatform::start(MockResponse::json(200, json!({"ok": true}))).await;
+    let tiktok = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"code": 0, "message": "OK", "request_id": "r-9", "data": {}}),
+    ))
+    .await;
     let tokens = MockPlatform::start(MockResponse::json(
         400,
         json!({"error": "invalid_grant", "error_description": "AADSTS70000"}),
@@ -771,6 +785,15 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         (
             "webhook",
             vec![("url", hook.url()), ("secret", "whsec_dash")],
+        ),
+        (
+            "tiktok",
+            vec![
+                ("event_set_id", "7300000000000000009"),
+                ("access_token", "tt-token-s3cret"),
+                ("test_event_code", ""),
+                ("base_url", tiktok.url()),
+            ],
         ),
         (
             "microsoft-ads",
@@ -821,6 +844,31 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         coded.text
     );
     assert_eq!(meta.requests()[0].json()["test_event_code"], "TEST77");
+    // So does TikTok: its test event goes to Events Manager's Test events tab alone.
+    let tiktok_page = app.get(path, &owner.cookie).await;
+    assert!(tiktok_page.text.contains("id=\"tiktok-test-value\""));
+    let uncoded_tiktok = app
+        .post(&owner, &format!("{path}/tiktok/test"), &[("value", "Lead")])
+        .await;
+    assert_eq!(uncoded_tiktok.status, StatusCode::BAD_REQUEST);
+    assert!(tiktok.requests().is_empty());
+    let coded_tiktok = app
+        .post(
+            &owner,
+            &format!("{path}/tiktok/test"),
+            &[("value", "Qualified lead"), ("test_event_code", "TEST79")],
+        )
+        .await;
+    assert!(
+        coded_tiktok.text.contains("TikTok accepted the test"),
+        "{}",
+        coded_tiktok.text
+    );
+    let sent = tiktok.requests();
+    assert_eq!(sent[0].header("access-token"), Some("tt-token-s3cret"));
+    assert_eq!(sent[0].json()["test_event_code"], "TEST79");
+    assert_eq!(sent[0].json()["event_source_id"], "7300000000000000009");
+    assert_eq!(sent[0].json()["data"][0]["event"], "Qualified lead");
 
     let pinged = app.post(&owner, &format!("{path}/webhook/test"), &[]).await;
     assert!(pinged.text.contains("Webhook accepted the test"));
@@ -830,9 +878,17 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         .post(&owner, &format!("{path}/microsoft-ads/test"), &[])
         .await;
     assert!(refused.text.contains("invalid_grant"), "{}", refused.text);
-    for text in [&uncoded.text, &coded.text, &pinged.text, &refused.text] {
+    for text in [
+        &uncoded.text,
+        &coded.text,
+        &pinged.text,
+        &refused.text,
+        &tiktok_page.text,
+        &coded_tiktok.text,
+    ] {
         for secret in [
             "meta-token-s3cret",
+            "tt-token-s3cret",
             "whsec_dash",
             "dev-s3cret",
             "refresh-s3cret",

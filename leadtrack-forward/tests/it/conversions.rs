@@ -7,7 +7,7 @@
 use crate::common::*;
 use chrono::{DateTime, Utc};
 use leadtrack_core::integration::{
-    IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,
+    IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret, TiktokSettings,
 };
 use leadtrack_core::job::JobRecord;
 use leadtrack_core::label::{LabelMapping, NewLabel};
@@ -16,20 +16,26 @@ use leadtrack_core::{Admin, LeadStore};
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
 use serde_json::{Value, json};
 
-/// The fixture, with Microsoft Advertising and LinkedIn connected too, and a label
-/// `Customer` mapped to all six platforms.
-struct Six {
+/// The fixture, with Microsoft Advertising, LinkedIn and TikTok connected too, and a label
+/// `Customer` mapped to all seven platforms.
+struct Every {
     f: Fixture,
     microsoft: MockPlatform,
     linkedin: MockPlatform,
+    tiktok: MockPlatform,
     customer: ConversionId,
 }
 
-async fn six() -> Six {
+async fn every() -> Every {
     let f = fixture().await;
     let microsoft =
         MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
     let linkedin = MockPlatform::start(MockResponse::empty(201)).await;
+    let tiktok = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"code": 0, "message": "OK", "request_id": "r", "data": {}}),
+    ))
+    .await;
     let token_url = Some(format!("{}/token", f.platforms.token.url()));
     for settings in [
         IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
@@ -50,6 +56,12 @@ async fn six() -> Six {
             token_url,
             base_url: Some(linkedin.url().to_owned()),
         }),
+        IntegrationSettings::Tiktok(TiktokSettings {
+            event_set_id: "7312345678901234567".into(),
+            access_token: Secret::new("tt-access-token"),
+            test_event_code: None,
+            base_url: Some(tiktok.url().to_owned()),
+        }),
     ] {
         f.store
             .set_integration(f.project.id, settings, Utc::now())
@@ -62,6 +74,7 @@ async fn six() -> Six {
         google_ads_action: Some("987654".into()),
         microsoft_ads_conversion: Some("Offline purchase".into()),
         linkedin_conversion: Some("987".into()),
+        tiktok_event: Some("Customer".into()),
         webhook: true,
     };
     let customer = f
@@ -74,17 +87,18 @@ async fn six() -> Six {
         .await
         .unwrap()
         .id;
-    Six {
+    Every {
         f,
         microsoft,
         linkedin,
+        tiktok,
         customer: ConversionId::Label(customer),
     }
 }
 
-impl Six {
+impl Every {
     /// Every platform's mock, by integration, in [`IntegrationKind`] order.
-    fn mocks(&self) -> [(IntegrationKind, &MockPlatform); 6] {
+    fn mocks(&self) -> [(IntegrationKind, &MockPlatform); 7] {
         let p = &self.f.platforms;
         [
             (IntegrationKind::GoogleAds, &p.ads),
@@ -92,6 +106,7 @@ impl Six {
             (IntegrationKind::Meta, &p.meta),
             (IntegrationKind::MicrosoftAds, &self.microsoft),
             (IntegrationKind::Linkedin, &self.linkedin),
+            (IntegrationKind::Tiktok, &self.tiktok),
             (IntegrationKind::Webhook, &p.hook),
         ]
     }
@@ -119,7 +134,7 @@ fn conversion_id_of(kind: IntegrationKind, request: &Recorded) -> Value {
     match kind {
         IntegrationKind::GoogleAds => body["events"][0]["transactionId"].clone(),
         IntegrationKind::Ga4 => body["events"][0]["params"]["transaction_id"].clone(),
-        IntegrationKind::Meta => body["data"][0]["event_id"].clone(),
+        IntegrationKind::Meta | IntegrationKind::Tiktok => body["data"][0]["event_id"].clone(),
         IntegrationKind::Linkedin => body["eventId"].clone(),
         IntegrationKind::Webhook => body["conversionEventId"].clone(),
         IntegrationKind::MicrosoftAds => Value::Null,
@@ -134,12 +149,12 @@ fn lead_body() -> Value {
 
 #[tokio::test]
 async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
-    let s = six().await;
+    let s = every().await;
     let lead = s.f.rated_lead(lead_body(), Some(s.customer)).await;
     let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
     let id = first.job.conversion_event_id;
     assert_eq!(id, first.job.event_id, "the first job names the conversion");
-    assert_eq!(s.counts(), [1; 6]);
+    assert_eq!(s.counts(), [1; 7]);
     for (kind, mock) in s.mocks() {
         if kind != IntegrationKind::MicrosoftAds {
             assert_eq!(
@@ -152,7 +167,7 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
 
     // The same label at the same price: nothing leaves, and each delivery says why.
     let again = s.rate(lead, s.customer, 4999).await;
-    assert_eq!(s.counts(), [1; 6], "no platform hears of it twice");
+    assert_eq!(s.counts(), [1; 7], "no platform hears of it twice");
     for (delivery, attempts) in &again.deliveries {
         assert_eq!(
             (delivery.action, delivery.state, attempts.len()),
@@ -165,18 +180,18 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
     // A new price, with Google Ads failing once: restated where the platform can.
     s.f.platforms.ads.push(MockResponse::empty(503));
     let repriced = s.rate(lead, s.customer, 7500).await;
-    assert_eq!(s.counts(), [3, 1, 1, 2, 1, 2]);
+    assert_eq!(s.counts(), [3, 1, 1, 2, 1, 1, 2]);
     assert_restated(&s, &first, &repriced);
 
     // Another label is a conversion of its own, sent to every platform it maps.
     let qualified = s.rate(lead, ConversionId::Label(s.f.label), 7500).await;
     let stage = qualified.job.conversion_event_id;
     assert_ne!(stage, id);
-    assert_eq!(s.counts(), [4, 2, 2, 2, 1, 3]);
+    assert_eq!(s.counts(), [4, 2, 2, 2, 1, 1, 3]);
     for (kind, mock) in s.mocks() {
         if matches!(
             kind,
-            IntegrationKind::MicrosoftAds | IntegrationKind::Linkedin
+            IntegrationKind::MicrosoftAds | IntegrationKind::Linkedin | IntegrationKind::Tiktok
         ) {
             continue;
         }
@@ -189,7 +204,7 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
 /// keeping the transaction id), Microsoft a `Restate` adjustment naming the first
 /// rating's time, the webhook `restated: true` with the same conversion id; GA4, Meta and
 /// LinkedIn nothing, with the reason.
-fn assert_restated(s: &Six, first: &JobRecord, repriced: &JobRecord) {
+fn assert_restated(s: &Every, first: &JobRecord, repriced: &JobRecord) {
     let id = json!(first.job.conversion_event_id);
     let first_time = leadtrack_core::time::format(&first.job.converted_at);
     let ads = s.f.platforms.ads.requests();
@@ -299,18 +314,18 @@ async fn past_a_platforms_window_for_event_times_its_own_rule_applies() {
 
 #[tokio::test]
 async fn lost_after_a_label_retracts_it_where_the_platform_can() {
-    let s = six().await;
+    let s = every().await;
     let lead = s.f.rated_lead(lead_body(), Some(s.customer)).await;
     let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
     let customer_id = json!(first.job.conversion_event_id);
     let first_time = leadtrack_core::time::format(&first.job.converted_at);
-    assert_eq!(s.counts(), [1; 6]);
+    assert_eq!(s.counts(), [1; 7]);
 
     // The project's `lost` sends to the webhook alone (the default).
     let lost = s.rate(lead, ConversionId::Lost, 4999).await;
     assert_eq!(
         s.counts(),
-        [1, 1, 1, 2, 1, 3],
+        [1, 1, 1, 2, 1, 1, 3],
         "Microsoft once, the webhook twice"
     );
     let ms = s.microsoft.requests().pop().unwrap();

@@ -7,4 +7,5 @@ mod lead_webhooks;
 mod logs;
 mod microsoft_linkedin;
 mod outbound;
+mod tiktok;
 mod worker;

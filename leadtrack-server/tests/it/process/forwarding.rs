@@ -654,6 +654,145 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     assert!(server.terminate().await.success());
 }
 
+/// TikTok from the command line: connected with its CRM event set, its token never shown,
+/// a test event in its test mode, a label's event, and a rating delivered as the CRM event
+/// TikTok's guide describes
+/// (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>).
+#[tokio::test]
+async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::process::binary::fresh_db(&dir).await;
+    let key = create_acme(&db).await;
+    let tiktok = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"code": 0, "message": "OK", "request_id": "e2e", "data": {}}),
+    ))
+    .await;
+    let connect = [
+        "integration",
+        "tiktok",
+        "--project",
+        "acme",
+        "--event-set-id",
+        "7300000000000000001",
+        "--access-token",
+        "tt-token-e2e",
+        "--base-url",
+        tiktok.url(),
+    ];
+    admin_ok(&db, &connect).await;
+    let listed = admin(&db, &["integration", "list", "--project", "acme", "--json"]).await;
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let described: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(described["tiktok"]["eventSetId"], "7300000000000000001");
+    assert!(!listed.contains("tt-token-e2e"), "the token is never shown");
+
+    // The test event goes with a test event code, or not at all: without one it would count.
+    let test = |code: Option<&'static str>| {
+        let db = db.clone();
+        async move {
+            let mut line = vec![
+                "integration",
+                "test",
+                "--project",
+                "acme",
+                "--kind",
+                "tiktok",
+            ];
+            if let Some(code) = code {
+                line.extend(["--test-event-code", code]);
+            }
+            admin(&db, &line).await
+        }
+    };
+    let uncoded = test(None).await;
+    assert!(!uncoded.status.success());
+    assert!(String::from_utf8_lossy(&uncoded.stderr).contains("test event code"));
+    assert!(tiktok.requests().is_empty());
+    let coded = test(Some("TEST77")).await;
+    assert!(coded.status.success(), "{coded:?}");
+    let sent = tiktok.requests();
+    assert_eq!(sent[0].header("access-token"), Some("tt-token-e2e"));
+    assert_eq!(
+        (
+            &sent[0].json()["test_event_code"],
+            &sent[0].json()["event_source"],
+            &sent[0].json()["data"][0]["event"]
+        ),
+        (&json!("TEST77"), &json!("crm"), &json!("Lead"))
+    );
+
+    let label = create_label(
+        &db,
+        "Customer",
+        &["--mark-as-done", "--tiktok-event", "Won deal"],
+    )
+    .await;
+    let server = start(&db).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let created = Client::new(&server.base_url)
+        .create_lead(&CreateLeadRequest {
+            project_id: Some("acme".into()),
+            user_data: Some(UserData {
+                email: Some("Buyer@Example.com".into()),
+                ..UserData::default()
+            }),
+            attribution_data: Some(AttributionData {
+                extra: serde_json::from_value(json!({"ttclid": "tt-click-e2e", "_ttp": "ttp-e2e"}))
+                    .unwrap(),
+                ..AttributionData::default()
+            }),
+            ..CreateLeadRequest::default()
+        })
+        .await
+        .unwrap();
+    let rated = client
+        .update_lead_status(&UpdateLeadStatusRequest {
+            identifier: LeadIdentifier::LeadId(created.lead_id),
+            conversion_id: ConversionId::Label(label),
+            price: Some(10_000),
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(rated.warnings, Some(vec![]));
+    assert_eq!(settled(&client, created.lead_id).await, LeadStatus::Rated);
+    let jobs = client
+        .get_lead_jobs(&LeadIdentifier::LeadId(created.lead_id))
+        .await
+        .unwrap();
+    let event_id = jobs.jobs[0].event_id.to_string();
+    let sent = tiktok.requests();
+    assert_eq!(sent.len(), 2, "the test event, then the conversion");
+    let body = sent[1].json();
+    assert_eq!(sent[1].path, "/open_api/v1.3/event/track/");
+    assert_eq!(body["event_source_id"], "7300000000000000001");
+    assert!(body.get("test_event_code").is_none(), "a real conversion");
+    let event = &body["data"][0];
+    assert_eq!(
+        (&event["event"], &event["event_id"], &event["properties"]),
+        (
+            &json!("Won deal"),
+            &json!(event_id),
+            &json!({"value": 100.0, "currency": "EUR"})
+        )
+    );
+    assert_eq!(event["user"]["email"], sha256_hex("buyer@example.com"));
+    assert_eq!(
+        (
+            &event["user"]["ttclid"],
+            &event["user"]["ttp"],
+            &event["user"]["ip"]
+        ),
+        (
+            &json!("tt-click-e2e"),
+            &json!("ttp-e2e"),
+            &json!("127.0.0.1")
+        )
+    );
+    assert!(server.terminate().await.success());
+}
+
 #[tokio::test]
 async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_once() {
     let dir = tempfile::tempdir().unwrap();

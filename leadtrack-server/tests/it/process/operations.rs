@@ -688,7 +688,7 @@ async fn a_failed_delivery_is_sent_again_from_the_command_line_as_the_same_conve
         &db,
         &[
             &retry[..],
-            &["--integration", "tiktok", "--since", "2026-01-01"],
+            &["--integration", "myspace", "--since", "2026-01-01"],
         ]
         .concat(),
     )

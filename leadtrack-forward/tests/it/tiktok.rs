@@ -1,0 +1,206 @@
+//! TikTok against a local mock of its Events API: the CRM event its documentation asks for
+//! (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>),
+//! one conversion however often the lead is rated, and its answer codes sorted into retry
+//! or failure.
+
+use crate::common::*;
+use chrono::Utc;
+use leadtrack_core::integration::{IntegrationSettings, Secret, TiktokSettings};
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::types::{
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId,
+};
+use leadtrack_core::{Admin, LeadStore};
+use leadtrack_platforms::normalize::sha256_hex;
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
+use serde_json::json;
+
+const TOKEN: &str = "tt-events-access-token";
+const EVENT_SET: &str = "7312345678901234567";
+
+/// The shared fixture with TikTok connected to its mock, and a label mapped to TikTok alone.
+struct Setup {
+    f: Fixture,
+    tiktok: MockPlatform,
+    label: uuid::Uuid,
+}
+
+fn accepted() -> MockResponse {
+    MockResponse::json(
+        200,
+        json!({"code": 0, "message": "OK", "request_id": "202611291200", "data": {}}),
+    )
+}
+
+async fn setup() -> Setup {
+    let f = fixture().await;
+    let tiktok = MockPlatform::start(accepted()).await;
+    let settings = IntegrationSettings::Tiktok(TiktokSettings {
+        event_set_id: EVENT_SET.into(),
+        access_token: Secret::new(TOKEN),
+        test_event_code: None,
+        base_url: Some(tiktok.url().to_owned()),
+    });
+    f.store
+        .set_integration(f.project.id, settings, Utc::now())
+        .await
+        .unwrap();
+    let label = f
+        .store
+        .create_label(
+            f.project.id,
+            NewLabel {
+                name: "Customer".into(),
+                mark_as_done: true,
+                mapping: LabelMapping {
+                    tiktok_event: Some("Qualified lead".into()),
+                    ..LabelMapping::default()
+                },
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .id;
+    Setup { f, tiktok, label }
+}
+
+fn lead() -> serde_json::Value {
+    json!({
+        "userData": {"email": " Mary.Jones@Example.COM ", "phone": "030 98765432"},
+        "attributionData": {"ttclid": "E.C.P.tt-click-1", "_ttp": "2kQx-cookie"},
+        "deviceData": {"ipAddress": "203.0.113.9", "userAgent": "Mozilla/5.0 (Test)"},
+        "uniqueIdentifier": " CRM-42 "
+    })
+}
+
+impl Setup {
+    async fn rated(&self, body: serde_json::Value) -> LeadId {
+        self.f
+            .rated_lead(body, Some(ConversionId::Label(self.label)))
+            .await
+    }
+}
+
+#[tokio::test]
+async fn tiktok_receives_one_crm_event_with_hashed_identifiers() {
+    let s = setup().await;
+    let lead = s.rated(lead()).await;
+    let record = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
+    assert_eq!(
+        delivery(&record, IntegrationKind::Tiktok),
+        (
+            DeliveryState::Delivered,
+            vec![(AttemptOutcome::Delivered, Some(200))]
+        )
+    );
+    let sent = s.tiktok.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].method, "POST");
+    assert_eq!(sent[0].path, "/open_api/v1.3/event/track/");
+    assert_eq!(sent[0].header("access-token"), Some(TOKEN));
+    assert_eq!(
+        sent[0].json(),
+        json!({
+            "event_source": "crm",
+            "event_source_id": EVENT_SET,
+            "data": [{
+                "event": "Qualified lead",
+                "event_time": record.job.converted_at.timestamp(),
+                "event_id": record.job.conversion_event_id.to_string(),
+                "user": {
+                    "email": sha256_hex("mary.jones@example.com"),
+                    "phone": sha256_hex("+493098765432"),
+                    "external_id": sha256_hex("crm-42"),
+                    "ttclid": "E.C.P.tt-click-1",
+                    "ttp": "2kQx-cookie",
+                    "ip": "203.0.113.9",
+                    "user_agent": "Mozilla/5.0 (Test)"
+                },
+                "properties": {"value": 49.99, "currency": "EUR"}
+            }]
+        })
+    );
+
+    // Rated again at another price: TikTok keeps the first value, so it hears nothing.
+    s.f.rate(lead, (ConversionId::Label(s.label), 7_000), Utc::now())
+        .await;
+    let jobs = s.f.store.lead_jobs(s.f.project.id, lead).await.unwrap();
+    let again = jobs.iter().find(|r| r.job.price == Some(7_000)).unwrap();
+    let (restate, _) = delivery_of(again, IntegrationKind::Tiktok);
+    assert_eq!(restate.action, DeliveryAction::Restate);
+    assert_eq!(restate.state, DeliveryState::Skipped);
+    assert!(
+        restate
+            .detail
+            .as_deref()
+            .is_some_and(|e| e.starts_with("TikTok cannot restate a conversion's value")),
+        "{restate:?}"
+    );
+    worker(&s.f.store, fast()).run_once().await.unwrap();
+    assert_eq!(s.tiktok.requests().len(), 1, "one conversion, sent once");
+}
+
+#[tokio::test]
+async fn answer_codes_are_sorted_into_retry_or_failure_without_the_token() {
+    let s = setup().await;
+    // Too many requests (in a 200 answer, as TikTok gives its codes): tried again.
+    s.tiktok.push(MockResponse::json(
+        200,
+        json!({"code": 40100, "message": "Too many requests", "request_id": "r1"}),
+    ));
+    let slowed = s.rated(lead()).await;
+    let record =
+        s.f.run_until_done(&worker(&s.f.store, fast()), slowed)
+            .await;
+    assert_eq!(
+        delivery(&record, IntegrationKind::Tiktok),
+        (
+            DeliveryState::Delivered,
+            vec![
+                (AttemptOutcome::Retry, Some(200)),
+                (AttemptOutcome::Delivered, Some(200))
+            ]
+        )
+    );
+    let sent = s.tiktok.requests();
+    assert_eq!(
+        sent[0].json()["data"],
+        sent[1].json()["data"],
+        "the same event"
+    );
+
+    // A refused token: failed for good, in TikTok's words, the token masked.
+    s.tiktok.push(MockResponse::json(
+        200,
+        json!({"code": 40105, "message": format!("Access token {TOKEN} is invalid"), "request_id": "r2"}),
+    ));
+    let refused = s.rated(another_person(1)).await;
+    let record =
+        s.f.run_until_done(&worker(&s.f.store, fast()), refused)
+            .await;
+    let (delivery, attempts) = delivery_of(&record, IntegrationKind::Tiktok);
+    assert_eq!(delivery.state, DeliveryState::Failed);
+    assert_eq!(
+        attempts.last().and_then(|a| a.error.as_deref()),
+        Some("TikTok error 40105: Access token *** is invalid")
+    );
+}
+
+#[tokio::test]
+async fn a_lead_tiktok_cannot_match_is_skipped_with_the_reason() {
+    let s = setup().await;
+    let lead = s
+        .rated(json!({"userData": {"firstName": "Ada"}, "attributionData": {"fbp": "fb.1.2.3"}}))
+        .await;
+    let record = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
+    let (delivery, _) = delivery_of(&record, IntegrationKind::Tiktok);
+    assert_eq!(delivery.state, DeliveryState::Skipped);
+    assert_eq!(
+        delivery.detail.as_deref(),
+        Some(
+            "The lead has no email, phone, TikTok click id (ttclid) or TikTok cookie (_ttp), so TikTok cannot match the conversion to a person"
+        )
+    );
+    assert!(s.tiktok.requests().is_empty());
+}
