@@ -196,8 +196,8 @@ pub fn with_retractions(
 
 /// Whether `kind`'s platform takes a new value for a conversion it has: Google Ads
 /// (conversion adjustments), Microsoft Advertising (`ApplyOfflineConversionAdjustments`
-/// with `Restate`) and the conversion webhook (`restated: true`). GA4, Meta, LinkedIn and
-/// TikTok deduplicate a conversion sent again and keep the first value.
+/// with `Restate`) and the conversion webhook (`restated: true`). GA4, Meta, LinkedIn,
+/// TikTok and Reddit deduplicate a conversion sent again and keep the first value.
 pub fn can_restate(kind: IntegrationKind) -> bool {
     matches!(
         kind,

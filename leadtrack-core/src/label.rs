@@ -39,6 +39,10 @@ pub struct LabelMapping {
     /// step 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiktok_event: Option<String>,
+    /// Reddit event name: one of [`REDDIT_STANDARD_EVENTS`], else a custom event's name
+    /// (at most 64 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reddit_event: Option<String>,
     /// Whether the webhook receives this conversion.
     #[serde(default)]
     pub webhook: bool,
@@ -54,6 +58,7 @@ impl LabelMapping {
             IntegrationKind::MicrosoftAds => self.microsoft_ads_conversion.is_some(),
             IntegrationKind::Linkedin => self.linkedin_conversion.is_some(),
             IntegrationKind::Tiktok => self.tiktok_event.is_some(),
+            IntegrationKind::Reddit => self.reddit_event.is_some(),
             IntegrationKind::Webhook => self.webhook,
         }
     }
@@ -63,6 +68,9 @@ impl LabelMapping {
     pub fn validate(mut self) -> Result<Self, String> {
         if let Some(event) = &self.ga4_event {
             ga4_event_name(event)?;
+        }
+        if let Some(event) = &self.reddit_event {
+            reddit_event_name(event)?;
         }
         if let Some(conversion) = &self.linkedin_conversion {
             self.linkedin_conversion = Some(linkedin_conversion_urn(conversion)?);
@@ -76,7 +84,7 @@ impl LabelMapping {
     /// (<https://developers.google.com/analytics/devguides/collection/ga4/reference/events#qualify_lead>),
     /// Meta's standard events `Purchase` and `Lead`
     /// (<https://developers.facebook.com/docs/meta-pixel/reference#standard-events>), and
-    /// the webhook. `None` when it sends there already, or when only the owner can choose
+    /// Reddit's of the same names ([`REDDIT_STANDARD_EVENTS`]), and the webhook. `None` when it sends there already, or when only the owner can choose
     /// (a Google Ads conversion action, a Microsoft Advertising goal, a LinkedIn rule: each
     /// is one of their own account's; a TikTok event: a stage of their own CRM funnel).
     pub fn adding(&self, platform: IntegrationKind, done: bool) -> Option<Self> {
@@ -87,6 +95,7 @@ impl LabelMapping {
             _ if self.maps(platform) => return None,
             IntegrationKind::Ga4 => mapping.ga4_event = event("close_convert_lead", "qualify_lead"),
             IntegrationKind::Meta => mapping.meta_event = event("Purchase", "Lead"),
+            IntegrationKind::Reddit => mapping.reddit_event = event("Purchase", "Lead"),
             IntegrationKind::Webhook => mapping.webhook = true,
             IntegrationKind::GoogleAds
             | IntegrationKind::MicrosoftAds
@@ -222,6 +231,32 @@ pub const META_STANDARD_EVENTS: [&str; 17] = [
     "Search",
     "ViewContent",
 ];
+
+/// Reddit's standard conversion events a label may name, each with the `tracking_type` the
+/// Conversions API v3 sends it as; any other name is a custom event (`CUSTOM`, its name in
+/// `custom_event_name`), per <https://ads-api.reddit.com/docs/v3/capi-migration>.
+pub const REDDIT_STANDARD_EVENTS: [(&str, &str); 5] = [
+    ("Lead", "LEAD"),
+    ("SignUp", "SIGN_UP"),
+    ("Purchase", "PURCHASE"),
+    ("AddToCart", "ADD_TO_CART"),
+    ("ViewContent", "VIEW_CONTENT"),
+];
+
+/// The most characters of a Reddit custom event's name.
+pub const REDDIT_CUSTOM_EVENT_MAX: usize = 64;
+
+/// Checks a Reddit event name: a standard event's, or a custom one of at most
+/// [`REDDIT_CUSTOM_EVENT_MAX`] characters.
+pub fn reddit_event_name(name: &str) -> Result<(), String> {
+    let length = name.chars().count();
+    if length > REDDIT_CUSTOM_EVENT_MAX {
+        return Err(format!(
+            "Reddit event {name:?} has {length} characters; a custom event's name has at most {REDDIT_CUSTOM_EVENT_MAX}"
+        ));
+    }
+    Ok(())
+}
 
 /// A LinkedIn conversion rule as its URN: `urn:lla:llaPartnerConversion:{id}` given as it
 /// is, or a bare id (the number Campaign Manager shows) made into one.

@@ -60,7 +60,10 @@ impl Provider {
             IntegrationKind::MicrosoftAds => Some(Self::Microsoft),
             IntegrationKind::Linkedin => Some(Self::Linkedin),
             IntegrationKind::Meta => Some(Self::Meta),
-            IntegrationKind::Ga4 | IntegrationKind::Tiktok | IntegrationKind::Webhook => None,
+            IntegrationKind::Ga4
+            | IntegrationKind::Tiktok
+            | IntegrationKind::Reddit
+            | IntegrationKind::Webhook => None,
         }
     }
 

@@ -87,6 +87,16 @@ pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>)
                 reason: "The lead has no email, phone, TikTok click id (ttclid) or TikTok cookie (_ttp), so TikTok cannot match the conversion to a person".to_owned(),
             })
         }
+        IntegrationKind::Reddit => {
+            let identified = data.user("email").is_some()
+                || data.user("phone").is_some()
+                || has("rdt_cid")
+                || has("_rdt_uuid");
+            (!identified).then(|| Skip {
+                field: "user_data",
+                reason: "The lead has no email, phone, Reddit click id (rdt_cid) or Reddit cookie (_rdt_uuid), so Reddit cannot match the conversion to a person".to_owned(),
+            })
+        }
         IntegrationKind::Webhook => None,
     }
 }
@@ -235,6 +245,7 @@ mod tests {
             microsoft_ads_conversion: Some("Qualified".into()),
             linkedin_conversion: Some("urn:lla:llaPartnerConversion:1".into()),
             tiktok_event: Some("Qualified lead".into()),
+            reddit_event: Some("Lead".into()),
             webhook: true,
         }
     }
@@ -269,6 +280,7 @@ mod tests {
                 (IntegrationKind::MicrosoftAds, "msclkid"),
                 (IntegrationKind::Linkedin, "user_data"),
                 (IntegrationKind::Tiktok, "user_data"),
+                (IntegrationKind::Reddit, "user_data"),
             ]
         );
         assert!(
@@ -343,6 +355,22 @@ mod tests {
         let skip = skip_reason(IntegrationKind::Tiktok, &anonymous, now()).unwrap();
         assert_eq!(skip.field, "user_data");
         assert!(skip.reason.contains("ttclid"), "{}", skip.reason);
+    }
+
+    #[test]
+    fn reddit_accepts_any_of_email_phone_its_click_id_or_cookie() {
+        for (user, attribution) in [
+            (json!({"email": "a@x.io"}), json!({})),
+            (json!({"phone": "+1 555"}), json!({})),
+            (json!({}), json!({"rdt_cid": "3184742045291813272"})),
+            (json!({}), json!({"_rdt_uuid": "1677712978045.b8f7eb7d"})),
+        ] {
+            let lead = lead(user, attribution, 1);
+            assert!(skip_reason(IntegrationKind::Reddit, &lead, now()).is_none());
+        }
+        let anonymous = lead(json!({"firstName": "Ada"}), json!({"ttclid": "T"}), 1);
+        let skip = skip_reason(IntegrationKind::Reddit, &anonymous, now()).unwrap();
+        assert!(skip.reason.contains("rdt_cid"), "{}", skip.reason);
     }
 
     #[test]

@@ -98,6 +98,8 @@ pub enum IntegrationKind {
     Linkedin,
     /// TikTok Events API, as CRM events.
     Tiktok,
+    /// Reddit Conversions API v3.
+    Reddit,
     /// A signed JSON webhook.
     Webhook,
 }

@@ -100,6 +100,7 @@ pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'s
         MicrosoftAds => "Microsoft Advertising",
         Linkedin => "LinkedIn",
         Tiktok => "TikTok",
+        Reddit => "Reddit",
         Webhook => "Webhook",
     }
 }

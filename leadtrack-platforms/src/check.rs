@@ -9,6 +9,8 @@
 //!   (<https://developers.google.com/data-manager/api/reference/rest/v1/events/ingest>);
 //! - TikTok: an event with a `test_event_code`, shown in Events Manager's Test events tab
 //!   only ([`crate::tiktok`]);
+//! - Reddit: an event with a `test_id`, shown in Events Manager's Event Testing only
+//!   ([`crate::reddit`]);
 //! - Microsoft Advertising and LinkedIn, which have no test mode for conversions: no event,
 //!   only a fresh access token from the refresh token, which shows the credentials work;
 //! - the webhook: a signed `ping` event, which receivers acknowledge and ignore.
@@ -26,7 +28,7 @@ use crate::google_ads;
 use crate::normalize::sha256_hex;
 use crate::oauth::{RefreshGrant, TokenCache};
 use crate::outcome::{Answer, Outcome};
-use crate::{ga4, linkedin, meta, microsoft_ads, tiktok, webhook};
+use crate::{ga4, linkedin, meta, microsoft_ads, reddit, tiktok, webhook};
 
 /// The HTTP client for tests a person waits on, under the operator's `targets`: a short
 /// time limit.
@@ -40,8 +42,8 @@ pub struct TestRequest {
     /// The event name for GA4, Meta and TikTok (`qualify_lead`, `Lead`); a default when
     /// `None`.
     pub event: Option<String>,
-    /// Meta's or TikTok's test event code; the integration's own when `None`. Both need
-    /// one: without it the event would count.
+    /// Meta's or TikTok's test event code, or Reddit's test id; the integration's own when
+    /// `None`. Each needs one: without it the event would count.
     pub test_event_code: Option<String>,
     /// The Google Ads conversion action (id or resource name) to validate against.
     pub conversion_action: Option<String>,
@@ -175,6 +177,31 @@ pub async fn send_test(
             tiktok::post(http, &settings, &body)
                 .await
                 .map(|answer| described(&answer, |a| tiktok::classify(a, &settings)))
+        }
+        IntegrationKind::Reddit => {
+            let settings = integrations.reddit.as_ref().ok_or_else(not_connected)?;
+            let test_id = request
+                .test_event_code
+                .as_deref()
+                .or(settings.test_id.as_deref())
+                .ok_or(TestError::Missing(
+                    "Reddit needs a test id (Events Manager, Event Testing), or the event would count",
+                ))?;
+            let settings = leadtrack_core::integration::RedditSettings {
+                test_id: Some(test_id.to_owned()),
+                ..settings.clone()
+            };
+            let event = json!({
+                "event_at": now.timestamp_millis(),
+                "action_source": "OTHER",
+                "type": reddit::event_type(request.event.as_deref().unwrap_or("Lead")),
+                "user": {"email": sha256_hex("test@leadtrack.invalid")},
+                "metadata": {"conversion_id": event_id, "value": 0.0, "currency": project.currency},
+            });
+            let body = reddit::body(&settings, vec![event]);
+            reddit::post(http, &settings, &body)
+                .await
+                .map(|answer| described(&answer, |a| reddit::classify(a, &settings)))
         }
         IntegrationKind::Webhook => {
             let settings = integrations.webhook.as_ref().ok_or_else(not_connected)?;

@@ -15,6 +15,9 @@ pub enum Rules {
     /// Microsoft Advertising, LinkedIn and TikTok: emails trimmed and lowercased only, phones
     /// in E.164 with `+`.
     Plain,
+    /// Reddit: every address loses the dots of its local part and a `+` with everything
+    /// after it; phones in E.164 with `+`.
+    Reddit,
 }
 
 /// The lowercase hex SHA-256 of `text`.
@@ -45,6 +48,10 @@ fn hash_with(value: &str, normalize: impl FnOnce(&str) -> Option<String>) -> Opt
 /// googlemail.com email addresses"; "remove any characters after a plus sign"):
 /// <https://developers.google.com/google-ads/api/docs/conversions/enhanced-conversions/web#normalize-and-hash>
 /// and <https://developers.google.com/data-manager/api/devguides/concepts/formatting>.
+///
+/// For Reddit, every address does: Reddit's Conversions API canonicalises the local part
+/// that way before hashing, whatever the domain ("remove dots in local part; remove
+/// anything after +", <https://ads-api.reddit.com/docs/v3/>, Conversions API, match keys).
 pub fn email(value: &str, rules: Rules) -> Option<String> {
     let email: String = value
         .chars()
@@ -54,9 +61,9 @@ pub fn email(value: &str, rules: Rules) -> Option<String> {
     if email.is_empty() {
         return None;
     }
-    if rules == Rules::Google
-        && let Some((local, domain)) = email.split_once('@')
-        && matches!(domain, "gmail.com" | "googlemail.com")
+    if let Some((local, domain)) = email.split_once('@')
+        && (rules == Rules::Reddit
+            || (rules == Rules::Google && matches!(domain, "gmail.com" | "googlemail.com")))
     {
         let local = local.split_once('+').map_or(local, |(kept, _)| kept);
         return Some(format!("{}@{domain}", local.replace('.', "")));
@@ -92,7 +99,7 @@ pub fn phone(value: &str, region: Option<&str>, rules: Rules) -> Option<String> 
     }?;
     let e164 = number.format().mode(phonenumber::Mode::E164).to_string();
     Some(match rules {
-        Rules::Google | Rules::Plain => e164,
+        Rules::Google | Rules::Plain | Rules::Reddit => e164,
         Rules::Meta => e164.trim_start_matches('+').to_owned(),
     })
 }
@@ -177,6 +184,15 @@ mod tests {
             Some("a.b@example.com")
         );
         assert_eq!(email(" \t", Rules::Meta), None);
+        // Reddit's canonical form, its own example: both hash alike.
+        assert_eq!(
+            email("Al.ice+Apple@Example.Com", Rules::Reddit).as_deref(),
+            Some("alice@example.com")
+        );
+        assert_eq!(
+            hashed_email("alice@example.com", Rules::Reddit).as_deref(),
+            Some("ff8d9819fc0e12bf0d24892e45987e249a28dce836a85cad60e28eaaa8c6d976")
+        );
     }
 
     #[test]

@@ -106,6 +106,9 @@ pub(crate) struct ProjectSetArgs {
     /// TikTok event sent for `lost` ("" sends none).
     #[arg(long, value_name = "NAME")]
     pub(crate) lost_tiktok_event: Option<String>,
+    /// Reddit event sent for `lost` ("" sends none).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) lost_reddit_event: Option<String>,
     /// Whether the webhook hears of `lost`.
     #[arg(long, value_name = "BOOL")]
     pub(crate) lost_webhook: Option<bool>,
@@ -204,6 +207,10 @@ pub(crate) enum LabelCommand {
         /// event in TikTok's Events Manager.
         #[arg(long, value_name = "NAME")]
         tiktok_event: Option<String>,
+        /// Reddit event name to send: Lead, SignUp, Purchase, AddToCart, ViewContent, or a
+        /// custom event's name.
+        #[arg(long, value_name = "NAME")]
+        reddit_event: Option<String>,
         /// Send to the project's webhook.
         #[arg(long)]
         webhook: bool,
@@ -464,6 +471,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
         || args.lost_microsoft_ads_conversion.is_some()
         || args.lost_linkedin_conversion.is_some()
         || args.lost_tiktok_event.is_some()
+        || args.lost_reddit_event.is_some()
         || args.lost_webhook.is_some();
     if !changed {
         return None;
@@ -486,6 +494,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
         &args.lost_linkedin_conversion,
     );
     set(&mut lost.tiktok_event, &args.lost_tiktok_event);
+    set(&mut lost.reddit_event, &args.lost_reddit_event);
     if let Some(webhook) = args.lost_webhook {
         lost.webhook = webhook;
     }
@@ -643,6 +652,7 @@ pub(crate) async fn label_command<S: Admin>(
             microsoft_ads_conversion,
             linkedin_conversion,
             tiktok_event,
+            reddit_event,
             webhook,
             json,
         } => {
@@ -654,6 +664,7 @@ pub(crate) async fn label_command<S: Admin>(
                 microsoft_ads_conversion,
                 linkedin_conversion,
                 tiktok_event,
+                reddit_event,
                 webhook,
             };
             let label = store
@@ -799,6 +810,9 @@ fn describe(mapping: &LabelMapping) -> String {
     }
     if let Some(event) = &mapping.tiktok_event {
         parts.push(format!("tiktok:{event}"));
+    }
+    if let Some(event) = &mapping.reddit_event {
+        parts.push(format!("reddit:{event}"));
     }
     if mapping.webhook {
         parts.push("webhook".to_owned());

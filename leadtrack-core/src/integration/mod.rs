@@ -199,6 +199,22 @@ pub struct TiktokSettings {
     pub base_url: Option<String>,
 }
 
+/// Reddit Conversions API v3 settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RedditSettings {
+    /// The pixel's id (`a2_...` or `t2_...`).
+    pub pixel_id: String,
+    /// A conversion access token (a Bearer token).
+    pub access_token: Secret,
+    /// Sends events to Events Manager's Event Testing view (its `test_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_id: Option<String>,
+    /// Overrides `https://ads-api.reddit.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
 /// A signed JSON webhook.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -225,6 +241,8 @@ pub enum IntegrationSettings {
     Linkedin(LinkedinSettings),
     /// TikTok.
     Tiktok(TiktokSettings),
+    /// Reddit.
+    Reddit(RedditSettings),
     /// Webhook.
     Webhook(WebhookSettings),
 }
@@ -238,7 +256,9 @@ impl IntegrationSettings {
             Self::GoogleAds(s) => &mut s.refresh_token,
             Self::MicrosoftAds(s) => &mut s.refresh_token,
             Self::Linkedin(s) => &mut s.refresh_token,
-            Self::Ga4(_) | Self::Meta(_) | Self::Tiktok(_) | Self::Webhook(_) => return false,
+            Self::Ga4(_) | Self::Meta(_) | Self::Tiktok(_) | Self::Reddit(_) | Self::Webhook(_) => {
+                return false;
+            }
         };
         if token != old || *token == new {
             return false;
@@ -256,6 +276,7 @@ impl IntegrationSettings {
             Self::MicrosoftAds(_) => IntegrationKind::MicrosoftAds,
             Self::Linkedin(_) => IntegrationKind::Linkedin,
             Self::Tiktok(_) => IntegrationKind::Tiktok,
+            Self::Reddit(_) => IntegrationKind::Reddit,
             Self::Webhook(_) => IntegrationKind::Webhook,
         }
     }
@@ -276,6 +297,8 @@ pub struct Integrations {
     pub linkedin: Option<LinkedinSettings>,
     /// TikTok, when connected.
     pub tiktok: Option<TiktokSettings>,
+    /// Reddit, when connected.
+    pub reddit: Option<RedditSettings>,
     /// The webhook, when connected.
     pub webhook: Option<WebhookSettings>,
 }
@@ -290,6 +313,7 @@ impl Integrations {
             IntegrationKind::MicrosoftAds => self.microsoft_ads.is_some(),
             IntegrationKind::Linkedin => self.linkedin.is_some(),
             IntegrationKind::Tiktok => self.tiktok.is_some(),
+            IntegrationKind::Reddit => self.reddit.is_some(),
             IntegrationKind::Webhook => self.webhook.is_some(),
         }
     }
@@ -304,6 +328,7 @@ impl Integrations {
             IntegrationKind::Ga4
             | IntegrationKind::Meta
             | IntegrationKind::Tiktok
+            | IntegrationKind::Reddit
             | IntegrationKind::Webhook => None,
         }
     }
@@ -326,6 +351,7 @@ impl Integrations {
             IntegrationSettings::MicrosoftAds(s) => self.microsoft_ads = Some(s),
             IntegrationSettings::Linkedin(s) => self.linkedin = Some(s),
             IntegrationSettings::Tiktok(s) => self.tiktok = Some(s),
+            IntegrationSettings::Reddit(s) => self.reddit = Some(s),
             IntegrationSettings::Webhook(s) => self.webhook = Some(s),
         }
     }

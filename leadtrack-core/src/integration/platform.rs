@@ -175,7 +175,7 @@ const fn token(name: &'static str, label: &'static str, help: &'static str) -> F
 }
 
 /// Every platform, in [`IntegrationKind`] order.
-pub static PLATFORMS: [Platform; 7] = [
+pub static PLATFORMS: [Platform; 8] = [
     Platform {
         kind: IntegrationKind::GoogleAds,
         title: "Google Ads",
@@ -428,6 +428,41 @@ pub static PLATFORMS: [Platform; 7] = [
                 "base_url",
                 "Base URL",
                 "Blank for https://business-api.tiktok.com.",
+            ),
+        ],
+    },
+    Platform {
+        kind: IntegrationKind::Reddit,
+        title: "Reddit",
+        in_sentence: "Reddit",
+        slug: "reddit",
+        summary: "Reddit Conversions API v3",
+        testing: "To watch conversions arrive, set a test id from Events Manager's Event \
+                  Testing: they then show there, and count for nothing.",
+        fields: &[
+            field(
+                "pixel_id",
+                "Pixel id",
+                "Events Manager: the pixel's id, a2_ or t2_ and letters.",
+            ),
+            token(
+                "access_token",
+                "Conversion access token",
+                "Events Manager, Conversions API: Generate access token.",
+            ),
+            Field {
+                value_name: "ID",
+                ..optional(
+                    "test_id",
+                    "Test id",
+                    "From Events Manager's Event Testing: events then show there. Remove it \
+                     when done.",
+                )
+            },
+            endpoint(
+                "base_url",
+                "Base URL",
+                "Blank for https://ads-api.reddit.com.",
             ),
         ],
     },
@@ -755,6 +790,7 @@ impl Integrations {
             }
             IntegrationKind::Linkedin => IntegrationSettings::Linkedin(self.linkedin.clone()?),
             IntegrationKind::Tiktok => IntegrationSettings::Tiktok(self.tiktok.clone()?),
+            IntegrationKind::Reddit => IntegrationSettings::Reddit(self.reddit.clone()?),
             IntegrationKind::Webhook => IntegrationSettings::Webhook(self.webhook.clone()?),
         })
     }

@@ -281,6 +281,7 @@ pub async fn labels_and_integrations<B: Backend>(backend: &B) {
             IntegrationKind::MicrosoftAds,
             IntegrationKind::Linkedin,
             IntegrationKind::Tiktok,
+            IntegrationKind::Reddit,
             IntegrationKind::Webhook
         ]
     );

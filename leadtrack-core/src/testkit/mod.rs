@@ -74,7 +74,7 @@ use crate::activity::Attribution;
 use crate::inbound::{InboundHook, Preset};
 use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
-    MetaSettings, MicrosoftAdsSettings, Secret, TiktokSettings, WebhookSettings,
+    MetaSettings, MicrosoftAdsSettings, RedditSettings, Secret, TiktokSettings, WebhookSettings,
 };
 use crate::job::Attempt;
 use crate::label::{LabelMapping, NewLabel};
@@ -373,6 +373,12 @@ pub fn all_integrations() -> Vec<IntegrationSettings> {
             test_event_code: Some("TEST42".into()),
             base_url: None,
         }),
+        IntegrationSettings::Reddit(RedditSettings {
+            pixel_id: "a2_testpixel".into(),
+            access_token: Secret::new("rd-token"),
+            test_id: None,
+            base_url: None,
+        }),
         IntegrationSettings::Webhook(webhook()),
     ]
 }
@@ -386,6 +392,7 @@ pub fn all_mapped() -> LabelMapping {
         microsoft_ads_conversion: Some("Qualified lead".into()),
         linkedin_conversion: Some("urn:lla:llaPartnerConversion:555".into()),
         tiktok_event: Some("Qualified lead".into()),
+        reddit_event: Some("Lead".into()),
         webhook: true,
     }
 }

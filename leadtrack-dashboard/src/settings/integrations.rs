@@ -238,6 +238,10 @@ async fn integrations_page<S: Admin>(
                         first(|m| m.tiktok_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
                         None,
                     ),
+                    IntegrationKind::Reddit => (
+                        first(|m| m.reddit_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
+                        None,
+                    ),
                     IntegrationKind::GoogleAds => (
                         first(|m| m.google_ads_action.as_ref()).unwrap_or_default(),
                         None,
@@ -248,6 +252,7 @@ async fn integrations_page<S: Admin>(
             let test_code = match kind {
                 IntegrationKind::Meta => integrations.meta.as_ref().map(|s| &s.test_event_code),
                 IntegrationKind::Tiktok => integrations.tiktok.as_ref().map(|s| &s.test_event_code),
+                IntegrationKind::Reddit => integrations.reddit.as_ref().map(|s| &s.test_id),
                 _ => None,
             }
             .cloned()
@@ -542,8 +547,12 @@ pub(super) async fn send_test<S: Admin>(
     let value = form.get("value").trim().to_owned();
     let given = |text: &str| Some(text.trim().to_owned()).filter(|t| !t.is_empty());
     let request = TestRequest {
-        event: given(&value)
-            .filter(|_| matches!(kind, IntegrationKind::Meta | IntegrationKind::Tiktok)),
+        event: given(&value).filter(|_| {
+            matches!(
+                kind,
+                IntegrationKind::Meta | IntegrationKind::Tiktok | IntegrationKind::Reddit
+            )
+        }),
         test_event_code: given(form.get("test_event_code")),
         conversion_action: given(&value).filter(|_| kind == IntegrationKind::GoogleAds),
     };

@@ -6,7 +6,7 @@ use chrono::Utc;
 use leadtrack_core::integration::{Integrations, Platform};
 use leadtrack_core::label::{
     ConversionLabel, LabelMapping, NewLabel, ga4_event_name, linkedin_conversion_urn, moved,
-    rateable, starter_labels,
+    rateable, reddit_event_name, starter_labels,
 };
 use leadtrack_core::oauth::Provider;
 use leadtrack_core::store::{Conflict, Entity};
@@ -33,6 +33,7 @@ pub(super) struct MappingForm {
     pub(super) microsoft_ads_conversion: String,
     pub(super) linkedin_conversion: String,
     pub(super) tiktok_event: String,
+    pub(super) reddit_event: String,
     pub(super) webhook: bool,
 }
 
@@ -47,6 +48,7 @@ impl MappingForm {
             microsoft_ads_conversion: text(&mapping.microsoft_ads_conversion),
             linkedin_conversion: text(&mapping.linkedin_conversion),
             tiktok_event: text(&mapping.tiktok_event),
+            reddit_event: text(&mapping.reddit_event),
             webhook: mapping.webhook,
         }
     }
@@ -60,6 +62,7 @@ impl MappingForm {
             microsoft_ads_conversion: form.get("microsoft_ads_conversion").to_owned(),
             linkedin_conversion: form.get("linkedin_conversion").to_owned(),
             tiktok_event: form.get("tiktok_event").to_owned(),
+            reddit_event: form.get("reddit_event").to_owned(),
             webhook: ticked(form, "webhook"),
         }
     }
@@ -115,6 +118,13 @@ impl MappingForm {
                 &self.tiktok_event,
             ),
             (
+                on.reddit && named(&self.reddit_event),
+                "reddit",
+                "Reddit",
+                "value",
+                &self.reddit_event,
+            ),
+            (
                 on.webhook && self.webhook,
                 "webhook",
                 "the webhook",
@@ -138,6 +148,7 @@ impl MappingForm {
             microsoft_ads_conversion: value(&self.microsoft_ads_conversion),
             linkedin_conversion: value(&self.linkedin_conversion),
             tiktok_event: value(&self.tiktok_event),
+            reddit_event: value(&self.reddit_event),
             webhook: self.webhook,
         }
     }
@@ -156,6 +167,11 @@ impl MappingForm {
         {
             problems.add("linkedin_conversion", sentence(&message));
         }
+        if let Some(event) = mapping.reddit_event
+            && let Err(message) = reddit_event_name(&event)
+        {
+            problems.add("reddit_event", sentence(&message));
+        }
         problems
     }
 }
@@ -168,6 +184,7 @@ pub(super) struct Connected {
     pub(super) microsoft_ads: bool,
     pub(super) linkedin: bool,
     pub(super) tiktok: bool,
+    pub(super) reddit: bool,
     pub(super) webhook: bool,
     /// The connected Google Ads account's conversion actions, `(resource name, name)`,
     /// when it was connected by signing in: the mapping picks one instead of typing it.
@@ -261,6 +278,7 @@ impl Connected {
             (self.microsoft_ads, "Microsoft Advertising"),
             (self.linkedin, "LinkedIn"),
             (self.tiktok, "TikTok"),
+            (self.reddit, "Reddit"),
             (self.webhook, "the webhook"),
         ]
         .into_iter()
@@ -284,6 +302,7 @@ impl From<&Integrations> for Connected {
             microsoft_ads: integrations.is_connected(IntegrationKind::MicrosoftAds),
             linkedin: integrations.is_connected(IntegrationKind::Linkedin),
             tiktok: integrations.is_connected(IntegrationKind::Tiktok),
+            reddit: integrations.is_connected(IntegrationKind::Reddit),
             webhook: integrations.is_connected(IntegrationKind::Webhook),
             google_actions: Vec::new(),
             google_problem: None,
@@ -366,6 +385,7 @@ struct LabelRow {
     microsoft_ads: Option<String>,
     linkedin: Option<String>,
     tiktok: Option<String>,
+    reddit: Option<String>,
     webhook: bool,
 }
 
@@ -433,6 +453,7 @@ impl LabelRow {
                 connected.tiktok,
                 Some("an event name"),
             ),
+            ("Reddit", &self.reddit, connected.reddit, None),
         ];
         let webhook = self.webhook.then_some(Goes {
             platform: "Webhook",
@@ -491,6 +512,7 @@ impl From<ConversionLabel> for LabelRow {
             microsoft_ads: label.mapping.microsoft_ads_conversion,
             linkedin: label.mapping.linkedin_conversion,
             tiktok: label.mapping.tiktok_event,
+            reddit: label.mapping.reddit_event,
             webhook: label.mapping.webhook,
         }
     }

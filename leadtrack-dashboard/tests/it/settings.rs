@@ -339,6 +339,18 @@ async fn labels_are_created_and_edited() {
         assert!(bad_event.text.contains(&format!("value=\"{event}\"")));
     }
     assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
+    let long = "x".repeat(65);
+    let bad_reddit = app
+        .post(
+            &owner,
+            path,
+            &[("name", "Customer"), ("reddit_event", &long)],
+        )
+        .await;
+    assert_eq!(bad_reddit.status, StatusCode::BAD_REQUEST);
+    let problem = paragraph(&bad_reddit.text, "reddit_event-problem");
+    assert!(problem.contains("at most 64"), "{problem}");
+    assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
     // Meta's standard events are offered by name.
     let page = app.get(path, &owner.cookie).await;
     assert!(page.text.contains("list=\"meta-standard-events\""));
@@ -360,6 +372,7 @@ async fn labels_are_created_and_edited() {
                 ("microsoft_ads_conversion", "Offline purchase"),
                 ("linkedin_conversion", "777"),
                 ("tiktok_event", " Won deal "),
+                ("reddit_event", "Purchase"),
                 ("webhook", "on"),
             ],
         )
@@ -390,6 +403,7 @@ async fn labels_are_created_and_edited() {
             microsoft_ads_conversion: Some("Offline purchase".into()),
             linkedin_conversion: Some("urn:lla:llaPartnerConversion:777".into()),
             tiktok_event: Some("Won deal".into()),
+            reddit_event: Some("Purchase".into()),
             webhook: true,
         }
     );
@@ -766,6 +780,11 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         json!({"code": 0, "message": "OK", "request_id": "r-9", "data": {}}),
     ))
     .await;
+    let reddit = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
+    ))
+    .await;
     let tokens = MockPlatform::start(MockResponse::json(
         400,
         json!({"error": "invalid_grant", "error_description": "AADSTS70000"}),
@@ -793,6 +812,14 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
                 ("access_token", "tt-token-s3cret"),
                 ("test_event_code", ""),
                 ("base_url", tiktok.url()),
+            ],
+        ),
+        (
+            "reddit",
+            vec![
+                ("pixel_id", "a2_dash"),
+                ("access_token", "rd-token-s3cret"),
+                ("base_url", reddit.url()),
             ],
         ),
         (
@@ -869,6 +896,27 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
     assert_eq!(sent[0].json()["test_event_code"], "TEST79");
     assert_eq!(sent[0].json()["event_source_id"], "7300000000000000009");
     assert_eq!(sent[0].json()["data"][0]["event"], "Qualified lead");
+    // And Reddit, whose test mode is Event Testing's test id.
+    assert!(tiktok_page.text.contains("id=\"reddit-test-value\""));
+    let tested_reddit = app
+        .post(
+            &owner,
+            &format!("{path}/reddit/test"),
+            &[("value", "SignUp"), ("test_event_code", "t2_dash")],
+        )
+        .await;
+    assert!(
+        tested_reddit.text.contains("Reddit accepted the test"),
+        "{}",
+        tested_reddit.text
+    );
+    let sent = reddit.requests();
+    assert_eq!(sent[0].path, "/api/v3/pixels/a2_dash/conversion_events");
+    assert_eq!(sent[0].json()["data"]["test_id"], "t2_dash");
+    assert_eq!(
+        sent[0].json()["data"]["events"][0]["type"],
+        json!({"tracking_type": "SIGN_UP"})
+    );
 
     let pinged = app.post(&owner, &format!("{path}/webhook/test"), &[]).await;
     assert!(pinged.text.contains("Webhook accepted the test"));
@@ -885,10 +933,12 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         &refused.text,
         &tiktok_page.text,
         &coded_tiktok.text,
+        &tested_reddit.text,
     ] {
         for secret in [
             "meta-token-s3cret",
             "tt-token-s3cret",
+            "rd-token-s3cret",
             "whsec_dash",
             "dev-s3cret",
             "refresh-s3cret",

@@ -7,7 +7,8 @@
 use crate::common::*;
 use chrono::{DateTime, Utc};
 use leadtrack_core::integration::{
-    IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret, TiktokSettings,
+    IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, RedditSettings, Secret,
+    TiktokSettings,
 };
 use leadtrack_core::job::JobRecord;
 use leadtrack_core::label::{LabelMapping, NewLabel};
@@ -16,13 +17,14 @@ use leadtrack_core::{Admin, LeadStore};
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
 use serde_json::{Value, json};
 
-/// The fixture, with Microsoft Advertising, LinkedIn and TikTok connected too, and a label
-/// `Customer` mapped to all seven platforms.
+/// The fixture, with Microsoft Advertising, LinkedIn, TikTok and Reddit connected too, and
+/// a label `Customer` mapped to all eight platforms.
 struct Every {
     f: Fixture,
     microsoft: MockPlatform,
     linkedin: MockPlatform,
     tiktok: MockPlatform,
+    reddit: MockPlatform,
     customer: ConversionId,
 }
 
@@ -34,6 +36,11 @@ async fn every() -> Every {
     let tiktok = MockPlatform::start(MockResponse::json(
         200,
         json!({"code": 0, "message": "OK", "request_id": "r", "data": {}}),
+    ))
+    .await;
+    let reddit = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
     ))
     .await;
     let token_url = Some(format!("{}/token", f.platforms.token.url()));
@@ -62,6 +69,12 @@ async fn every() -> Every {
             test_event_code: None,
             base_url: Some(tiktok.url().to_owned()),
         }),
+        IntegrationSettings::Reddit(RedditSettings {
+            pixel_id: "a2_pixel".into(),
+            access_token: Secret::new("rd-access-token"),
+            test_id: None,
+            base_url: Some(reddit.url().to_owned()),
+        }),
     ] {
         f.store
             .set_integration(f.project.id, settings, Utc::now())
@@ -75,6 +88,7 @@ async fn every() -> Every {
         microsoft_ads_conversion: Some("Offline purchase".into()),
         linkedin_conversion: Some("987".into()),
         tiktok_event: Some("Customer".into()),
+        reddit_event: Some("Purchase".into()),
         webhook: true,
     };
     let customer = f
@@ -92,13 +106,14 @@ async fn every() -> Every {
         microsoft,
         linkedin,
         tiktok,
+        reddit,
         customer: ConversionId::Label(customer),
     }
 }
 
 impl Every {
     /// Every platform's mock, by integration, in [`IntegrationKind`] order.
-    fn mocks(&self) -> [(IntegrationKind, &MockPlatform); 7] {
+    fn mocks(&self) -> [(IntegrationKind, &MockPlatform); 8] {
         let p = &self.f.platforms;
         [
             (IntegrationKind::GoogleAds, &p.ads),
@@ -107,6 +122,7 @@ impl Every {
             (IntegrationKind::MicrosoftAds, &self.microsoft),
             (IntegrationKind::Linkedin, &self.linkedin),
             (IntegrationKind::Tiktok, &self.tiktok),
+            (IntegrationKind::Reddit, &self.reddit),
             (IntegrationKind::Webhook, &p.hook),
         ]
     }
@@ -135,6 +151,7 @@ fn conversion_id_of(kind: IntegrationKind, request: &Recorded) -> Value {
         IntegrationKind::GoogleAds => body["events"][0]["transactionId"].clone(),
         IntegrationKind::Ga4 => body["events"][0]["params"]["transaction_id"].clone(),
         IntegrationKind::Meta | IntegrationKind::Tiktok => body["data"][0]["event_id"].clone(),
+        IntegrationKind::Reddit => body["data"]["events"][0]["metadata"]["conversion_id"].clone(),
         IntegrationKind::Linkedin => body["eventId"].clone(),
         IntegrationKind::Webhook => body["conversionEventId"].clone(),
         IntegrationKind::MicrosoftAds => Value::Null,
@@ -154,7 +171,7 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
     let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
     let id = first.job.conversion_event_id;
     assert_eq!(id, first.job.event_id, "the first job names the conversion");
-    assert_eq!(s.counts(), [1; 7]);
+    assert_eq!(s.counts(), [1; 8]);
     for (kind, mock) in s.mocks() {
         if kind != IntegrationKind::MicrosoftAds {
             assert_eq!(
@@ -167,7 +184,7 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
 
     // The same label at the same price: nothing leaves, and each delivery says why.
     let again = s.rate(lead, s.customer, 4999).await;
-    assert_eq!(s.counts(), [1; 7], "no platform hears of it twice");
+    assert_eq!(s.counts(), [1; 8], "no platform hears of it twice");
     for (delivery, attempts) in &again.deliveries {
         assert_eq!(
             (delivery.action, delivery.state, attempts.len()),
@@ -180,18 +197,21 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
     // A new price, with Google Ads failing once: restated where the platform can.
     s.f.platforms.ads.push(MockResponse::empty(503));
     let repriced = s.rate(lead, s.customer, 7500).await;
-    assert_eq!(s.counts(), [3, 1, 1, 2, 1, 1, 2]);
+    assert_eq!(s.counts(), [3, 1, 1, 2, 1, 1, 1, 2]);
     assert_restated(&s, &first, &repriced);
 
     // Another label is a conversion of its own, sent to every platform it maps.
     let qualified = s.rate(lead, ConversionId::Label(s.f.label), 7500).await;
     let stage = qualified.job.conversion_event_id;
     assert_ne!(stage, id);
-    assert_eq!(s.counts(), [4, 2, 2, 2, 1, 1, 3]);
+    assert_eq!(s.counts(), [4, 2, 2, 2, 1, 1, 1, 3]);
     for (kind, mock) in s.mocks() {
         if matches!(
             kind,
-            IntegrationKind::MicrosoftAds | IntegrationKind::Linkedin | IntegrationKind::Tiktok
+            IntegrationKind::MicrosoftAds
+                | IntegrationKind::Linkedin
+                | IntegrationKind::Tiktok
+                | IntegrationKind::Reddit
         ) {
             continue;
         }
@@ -319,13 +339,13 @@ async fn lost_after_a_label_retracts_it_where_the_platform_can() {
     let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
     let customer_id = json!(first.job.conversion_event_id);
     let first_time = leadtrack_core::time::format(&first.job.converted_at);
-    assert_eq!(s.counts(), [1; 7]);
+    assert_eq!(s.counts(), [1; 8]);
 
     // The project's `lost` sends to the webhook alone (the default).
     let lost = s.rate(lead, ConversionId::Lost, 4999).await;
     assert_eq!(
         s.counts(),
-        [1, 1, 1, 2, 1, 1, 3],
+        [1, 1, 1, 2, 1, 1, 1, 3],
         "Microsoft once, the webhook twice"
     );
     let ms = s.microsoft.requests().pop().unwrap();

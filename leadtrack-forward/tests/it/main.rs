@@ -7,5 +7,6 @@ mod lead_webhooks;
 mod logs;
 mod microsoft_linkedin;
 mod outbound;
+mod reddit;
 mod tiktok;
 mod worker;

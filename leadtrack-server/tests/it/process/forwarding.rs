@@ -654,12 +654,13 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     assert!(server.terminate().await.success());
 }
 
-/// TikTok from the command line: connected with its CRM event set, its token never shown,
-/// a test event in its test mode, a label's event, and a rating delivered as the CRM event
-/// TikTok's guide describes
-/// (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>).
+/// TikTok and Reddit from the command line: connected, their tokens never shown, a test
+/// event in each one's test mode (and none without it), a label's events, and a rating
+/// delivered as each one's documentation describes
+/// (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>,
+/// <https://ads-api.reddit.com/docs/v3/capi-migration>).
 #[tokio::test]
-async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
+async fn tiktok_and_reddit_are_connected_tested_and_served_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
@@ -668,7 +669,12 @@ async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
         json!({"code": 0, "message": "OK", "request_id": "e2e", "data": {}}),
     ))
     .await;
-    let connect = [
+    let reddit = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
+    ))
+    .await;
+    let connect_tiktok = [
         "integration",
         "tiktok",
         "--project",
@@ -680,37 +686,48 @@ async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
         "--base-url",
         tiktok.url(),
     ];
-    admin_ok(&db, &connect).await;
+    admin_ok(&db, &connect_tiktok).await;
+    let connect_reddit = [
+        "integration",
+        "reddit",
+        "--project",
+        "acme",
+        "--pixel-id",
+        "a2_e2e",
+        "--access-token",
+        "rd-token-e2e",
+        "--base-url",
+        reddit.url(),
+    ];
+    admin_ok(&db, &connect_reddit).await;
     let listed = admin(&db, &["integration", "list", "--project", "acme", "--json"]).await;
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     let described: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(described["tiktok"]["eventSetId"], "7300000000000000001");
-    assert!(!listed.contains("tt-token-e2e"), "the token is never shown");
+    assert_eq!(described["reddit"]["pixelId"], "a2_e2e");
+    for token in ["tt-token-e2e", "rd-token-e2e"] {
+        assert!(!listed.contains(token), "{token} is never shown");
+    }
 
-    // The test event goes with a test event code, or not at all: without one it would count.
-    let test = |code: Option<&'static str>| {
+    // A test event goes in the platform's test mode, or not at all: else it would count.
+    let test = |kind: &'static str, code: Option<&'static str>| {
         let db = db.clone();
         async move {
-            let mut line = vec![
-                "integration",
-                "test",
-                "--project",
-                "acme",
-                "--kind",
-                "tiktok",
-            ];
+            let mut line = vec!["integration", "test", "--project", "acme", "--kind", kind];
             if let Some(code) = code {
                 line.extend(["--test-event-code", code]);
             }
             admin(&db, &line).await
         }
     };
-    let uncoded = test(None).await;
-    assert!(!uncoded.status.success());
-    assert!(String::from_utf8_lossy(&uncoded.stderr).contains("test event code"));
-    assert!(tiktok.requests().is_empty());
-    let coded = test(Some("TEST77")).await;
-    assert!(coded.status.success(), "{coded:?}");
+    for kind in ["tiktok", "reddit"] {
+        let uncoded = test(kind, None).await;
+        assert!(!uncoded.status.success(), "{kind}");
+        let said = String::from_utf8_lossy(&uncoded.stderr).into_owned();
+        assert!(said.contains("test"), "{kind}: {said}");
+    }
+    assert!(tiktok.requests().is_empty() && reddit.requests().is_empty());
+    assert!(test("tiktok", Some("TEST77")).await.status.success());
     let sent = tiktok.requests();
     assert_eq!(sent[0].header("access-token"), Some("tt-token-e2e"));
     assert_eq!(
@@ -721,15 +738,26 @@ async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
         ),
         (&json!("TEST77"), &json!("crm"), &json!("Lead"))
     );
+    assert!(test("reddit", Some("t2_test")).await.status.success());
+    let sent = reddit.requests();
+    assert_eq!(sent[0].header("authorization"), Some("Bearer rd-token-e2e"));
+    assert_eq!(sent[0].json()["data"]["test_id"], "t2_test");
 
     let label = create_label(
         &db,
         "Customer",
-        &["--mark-as-done", "--tiktok-event", "Won deal"],
+        &[
+            "--mark-as-done",
+            "--tiktok-event",
+            "Won deal",
+            "--reddit-event",
+            "Purchase",
+        ],
     )
     .await;
     let server = start(&db).await;
     let client = Client::new(&server.base_url).with_api_key(&key);
+    let ids = json!({"ttclid": "tt-click-e2e", "_ttp": "ttp-e2e", "rdt_cid": "rdt-click-e2e"});
     let created = Client::new(&server.base_url)
         .create_lead(&CreateLeadRequest {
             project_id: Some("acme".into()),
@@ -738,8 +766,7 @@ async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
                 ..UserData::default()
             }),
             attribution_data: Some(AttributionData {
-                extra: serde_json::from_value(json!({"ttclid": "tt-click-e2e", "_ttp": "ttp-e2e"}))
-                    .unwrap(),
+                extra: serde_json::from_value(ids).unwrap(),
                 ..AttributionData::default()
             }),
             ..CreateLeadRequest::default()
@@ -762,6 +789,7 @@ async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
         .await
         .unwrap();
     let event_id = jobs.jobs[0].event_id.to_string();
+
     let sent = tiktok.requests();
     assert_eq!(sent.len(), 2, "the test event, then the conversion");
     let body = sent[1].json();
@@ -790,6 +818,22 @@ async fn tiktok_is_connected_tested_and_served_from_the_command_line() {
             &json!("127.0.0.1")
         )
     );
+
+    let sent = reddit.requests();
+    assert_eq!(sent.len(), 2, "the test event, then the conversion");
+    assert_eq!(sent[1].path, "/api/v3/pixels/a2_e2e/conversion_events");
+    let body = sent[1].json();
+    assert!(body["data"].get("test_id").is_none(), "a real conversion");
+    let event = &body["data"]["events"][0];
+    assert_eq!(
+        (&event["type"], &event["click_id"], &event["metadata"]),
+        (
+            &json!({"tracking_type": "PURCHASE"}),
+            &json!("rdt-click-e2e"),
+            &json!({"conversion_id": event_id, "value": 100.0, "currency": "EUR"})
+        )
+    );
+    assert_eq!(event["user"]["email"], sha256_hex("buyer@example.com"));
     assert!(server.terminate().await.success());
 }
 
