@@ -4,12 +4,12 @@
 
 use crate::common::*;
 use chrono::Utc;
+use leadtrack_core::LeadStore;
 use leadtrack_core::integration::{IntegrationSettings, RedditSettings, Secret};
-use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::label::LabelMapping;
 use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId,
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind,
 };
-use leadtrack_core::{Admin, LeadStore};
 use leadtrack_platforms::normalize::sha256_hex;
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -17,48 +17,25 @@ use serde_json::json;
 const TOKEN: &str = "rd-conversion-access-token";
 const PIXEL: &str = "a2_pixel42";
 
-/// The shared fixture with Reddit connected to its mock, and a label mapped to Reddit alone.
-struct Setup {
-    f: Fixture,
-    reddit: MockPlatform,
-    label: uuid::Uuid,
-}
-
-async fn setup(event: &str) -> Setup {
-    let f = fixture().await;
-    let reddit = MockPlatform::start(MockResponse::json(
+/// Reddit connected to its mock, and a label mapped to Reddit's `event` alone.
+async fn setup(event: &str) -> OnePlatform {
+    let answer = MockResponse::json(
         200,
         json!({"data": {"message": "Successfully processed 1 conversion events."}}),
-    ))
-    .await;
-    let settings = IntegrationSettings::Reddit(RedditSettings {
-        pixel_id: PIXEL.into(),
-        access_token: Secret::new(TOKEN),
-        test_id: None,
-        base_url: Some(reddit.url().to_owned()),
-    });
-    f.store
-        .set_integration(f.project.id, settings, Utc::now())
-        .await
-        .unwrap();
-    let label = f
-        .store
-        .create_label(
-            f.project.id,
-            NewLabel {
-                name: "Customer".into(),
-                mark_as_done: true,
-                mapping: LabelMapping {
-                    reddit_event: Some(event.into()),
-                    ..LabelMapping::default()
-                },
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap()
-        .id;
-    Setup { f, reddit, label }
+    );
+    let connect = |mock: &MockPlatform| {
+        IntegrationSettings::Reddit(RedditSettings {
+            pixel_id: PIXEL.into(),
+            access_token: Secret::new(TOKEN),
+            test_id: None,
+            base_url: Some(mock.url().to_owned()),
+        })
+    };
+    let mapping = LabelMapping {
+        reddit_event: Some(event.into()),
+        ..LabelMapping::default()
+    };
+    OnePlatform::start(answer, connect, mapping).await
 }
 
 fn lead() -> serde_json::Value {
@@ -68,14 +45,6 @@ fn lead() -> serde_json::Value {
         "deviceData": {"ipAddress": "203.0.113.9", "userAgent": "Mozilla/5.0 (Test)"},
         "uniqueIdentifier": "CRM-42"
     })
-}
-
-impl Setup {
-    async fn rated(&self, body: serde_json::Value) -> LeadId {
-        self.f
-            .rated_lead(body, Some(ConversionId::Label(self.label)))
-            .await
-    }
 }
 
 #[tokio::test]
@@ -90,7 +59,7 @@ async fn reddit_receives_one_event_with_its_match_keys_and_conversion_id() {
             vec![(AttemptOutcome::Delivered, Some(200))]
         )
     );
-    let sent = s.reddit.requests();
+    let sent = s.mock.requests();
     assert_eq!(sent.len(), 1);
     assert_eq!(
         sent[0].path,
@@ -142,13 +111,13 @@ async fn reddit_receives_one_event_with_its_match_keys_and_conversion_id() {
         "{restate:?}"
     );
     worker(&s.f.store, fast()).run_once().await.unwrap();
-    assert_eq!(s.reddit.requests().len(), 1, "one conversion, sent once");
+    assert_eq!(s.mock.requests().len(), 1, "one conversion, sent once");
 }
 
 #[tokio::test]
 async fn a_custom_event_goes_by_its_name_and_answers_retry_or_fail_by_status() {
     let s = setup("Qualified lead").await;
-    s.reddit.push(MockResponse::json(
+    s.mock.push(MockResponse::json(
         429,
         json!({"error": "Too many requests/events within timeframe."}),
     ));
@@ -166,14 +135,14 @@ async fn a_custom_event_goes_by_its_name_and_answers_retry_or_fail_by_status() {
             ]
         )
     );
-    let sent = s.reddit.requests();
+    let sent = s.mock.requests();
     assert_eq!(
         sent[1].json()["data"]["events"][0]["type"],
         json!({"tracking_type": "CUSTOM", "custom_event_name": "Qualified lead"})
     );
     assert_eq!(sent[0].json(), sent[1].json(), "the same event again");
 
-    s.reddit.push(MockResponse::json(
+    s.mock.push(MockResponse::json(
         401,
         json!({"error": format!("UNAUTHORIZED {TOKEN}")}),
     ));
@@ -203,5 +172,5 @@ async fn a_lead_reddit_cannot_match_is_skipped_with_the_reason() {
             "The lead has no email, phone, Reddit click id (rdt_cid) or Reddit cookie (_rdt_uuid), so Reddit cannot match the conversion to a person"
         )
     );
-    assert!(s.reddit.requests().is_empty());
+    assert!(s.mock.requests().is_empty());
 }

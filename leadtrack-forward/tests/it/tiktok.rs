@@ -1,16 +1,16 @@
 //! TikTok against a local mock of its Events API: the CRM event its documentation asks for
-//! (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>),
+//! (<https://ads.mock.com/help/article/how-to-postback-signals-through-events-api>),
 //! one conversion however often the lead is rated, and its answer codes sorted into retry
 //! or failure.
 
 use crate::common::*;
 use chrono::Utc;
+use leadtrack_core::LeadStore;
 use leadtrack_core::integration::{IntegrationSettings, Secret, TiktokSettings};
-use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::label::LabelMapping;
 use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, LeadId,
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind,
 };
-use leadtrack_core::{Admin, LeadStore};
 use leadtrack_platforms::normalize::sha256_hex;
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -18,51 +18,25 @@ use serde_json::json;
 const TOKEN: &str = "tt-events-access-token";
 const EVENT_SET: &str = "7312345678901234567";
 
-/// The shared fixture with TikTok connected to its mock, and a label mapped to TikTok alone.
-struct Setup {
-    f: Fixture,
-    tiktok: MockPlatform,
-    label: uuid::Uuid,
-}
-
-fn accepted() -> MockResponse {
-    MockResponse::json(
+/// TikTok connected to its mock, and a label mapped to TikTok alone.
+async fn setup() -> OnePlatform {
+    let answer = MockResponse::json(
         200,
         json!({"code": 0, "message": "OK", "request_id": "202611291200", "data": {}}),
-    )
-}
-
-async fn setup() -> Setup {
-    let f = fixture().await;
-    let tiktok = MockPlatform::start(accepted()).await;
-    let settings = IntegrationSettings::Tiktok(TiktokSettings {
-        event_set_id: EVENT_SET.into(),
-        access_token: Secret::new(TOKEN),
-        test_event_code: None,
-        base_url: Some(tiktok.url().to_owned()),
-    });
-    f.store
-        .set_integration(f.project.id, settings, Utc::now())
-        .await
-        .unwrap();
-    let label = f
-        .store
-        .create_label(
-            f.project.id,
-            NewLabel {
-                name: "Customer".into(),
-                mark_as_done: true,
-                mapping: LabelMapping {
-                    tiktok_event: Some("Qualified lead".into()),
-                    ..LabelMapping::default()
-                },
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap()
-        .id;
-    Setup { f, tiktok, label }
+    );
+    let connect = |mock: &MockPlatform| {
+        IntegrationSettings::Tiktok(TiktokSettings {
+            event_set_id: EVENT_SET.into(),
+            access_token: Secret::new(TOKEN),
+            test_event_code: None,
+            base_url: Some(mock.url().to_owned()),
+        })
+    };
+    let mapping = LabelMapping {
+        tiktok_event: Some("Qualified lead".into()),
+        ..LabelMapping::default()
+    };
+    OnePlatform::start(answer, connect, mapping).await
 }
 
 fn lead() -> serde_json::Value {
@@ -72,14 +46,6 @@ fn lead() -> serde_json::Value {
         "deviceData": {"ipAddress": "203.0.113.9", "userAgent": "Mozilla/5.0 (Test)"},
         "uniqueIdentifier": " CRM-42 "
     })
-}
-
-impl Setup {
-    async fn rated(&self, body: serde_json::Value) -> LeadId {
-        self.f
-            .rated_lead(body, Some(ConversionId::Label(self.label)))
-            .await
-    }
 }
 
 #[tokio::test]
@@ -94,7 +60,7 @@ async fn tiktok_receives_one_crm_event_with_hashed_identifiers() {
             vec![(AttemptOutcome::Delivered, Some(200))]
         )
     );
-    let sent = s.tiktok.requests();
+    let sent = s.mock.requests();
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0].method, "POST");
     assert_eq!(sent[0].path, "/open_api/v1.3/event/track/");
@@ -138,14 +104,14 @@ async fn tiktok_receives_one_crm_event_with_hashed_identifiers() {
         "{restate:?}"
     );
     worker(&s.f.store, fast()).run_once().await.unwrap();
-    assert_eq!(s.tiktok.requests().len(), 1, "one conversion, sent once");
+    assert_eq!(s.mock.requests().len(), 1, "one conversion, sent once");
 }
 
 #[tokio::test]
 async fn answer_codes_are_sorted_into_retry_or_failure_without_the_token() {
     let s = setup().await;
     // Too many requests (in a 200 answer, as TikTok gives its codes): tried again.
-    s.tiktok.push(MockResponse::json(
+    s.mock.push(MockResponse::json(
         200,
         json!({"code": 40100, "message": "Too many requests", "request_id": "r1"}),
     ));
@@ -163,7 +129,7 @@ async fn answer_codes_are_sorted_into_retry_or_failure_without_the_token() {
             ]
         )
     );
-    let sent = s.tiktok.requests();
+    let sent = s.mock.requests();
     assert_eq!(
         sent[0].json()["data"],
         sent[1].json()["data"],
@@ -171,7 +137,7 @@ async fn answer_codes_are_sorted_into_retry_or_failure_without_the_token() {
     );
 
     // A refused token: failed for good, in TikTok's words, the token masked.
-    s.tiktok.push(MockResponse::json(
+    s.mock.push(MockResponse::json(
         200,
         json!({"code": 40105, "message": format!("Access token {TOKEN} is invalid"), "request_id": "r2"}),
     ));
@@ -202,5 +168,5 @@ async fn a_lead_tiktok_cannot_match_is_skipped_with_the_reason() {
             "The lead has no email, phone, TikTok click id (ttclid) or TikTok cookie (_ttp), so TikTok cannot match the conversion to a person"
         )
     );
-    assert!(s.tiktok.requests().is_empty());
+    assert!(s.mock.requests().is_empty());
 }

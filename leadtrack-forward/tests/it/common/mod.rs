@@ -166,6 +166,48 @@ pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
     }
 }
 
+/// One more platform, connected by `connect` to its mock (started with `answer`), and a
+/// label `Customer` mapped by `mapping` alone.
+pub(crate) struct OnePlatform {
+    pub(crate) f: Fixture,
+    pub(crate) mock: MockPlatform,
+    pub(crate) label: Uuid,
+}
+
+impl OnePlatform {
+    pub(crate) async fn start(
+        answer: MockResponse,
+        connect: impl FnOnce(&MockPlatform) -> IntegrationSettings,
+        mapping: LabelMapping,
+    ) -> Self {
+        let f = fixture().await;
+        let mock = MockPlatform::start(answer).await;
+        f.store
+            .set_integration(f.project.id, connect(&mock), Utc::now())
+            .await
+            .unwrap();
+        let label = NewLabel {
+            name: "Customer".into(),
+            mark_as_done: true,
+            mapping,
+        };
+        let label = f
+            .store
+            .create_label(f.project.id, label, Utc::now())
+            .await
+            .unwrap()
+            .id;
+        Self { f, mock, label }
+    }
+
+    /// A lead of `body`, rated with the label.
+    pub(crate) async fn rated(&self, body: Value) -> LeadId {
+        self.f
+            .rated_lead(body, Some(ConversionId::Label(self.label)))
+            .await
+    }
+}
+
 /// Who the tests' status updates are made by: an API key.
 pub(crate) fn rater() -> Actor {
     Actor::api_key("lt_forward0123")
