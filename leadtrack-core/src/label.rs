@@ -43,6 +43,9 @@ pub struct LabelMapping {
     /// (at most 64 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reddit_event: Option<String>,
+    /// Pinterest event name: one of [`PINTEREST_EVENTS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinterest_event: Option<String>,
     /// Whether the webhook receives this conversion.
     #[serde(default)]
     pub webhook: bool,
@@ -59,6 +62,7 @@ impl LabelMapping {
             IntegrationKind::Linkedin => self.linkedin_conversion.is_some(),
             IntegrationKind::Tiktok => self.tiktok_event.is_some(),
             IntegrationKind::Reddit => self.reddit_event.is_some(),
+            IntegrationKind::Pinterest => self.pinterest_event.is_some(),
             IntegrationKind::Webhook => self.webhook,
         }
     }
@@ -72,6 +76,9 @@ impl LabelMapping {
         if let Some(event) = &self.reddit_event {
             reddit_event_name(event)?;
         }
+        if let Some(event) = &self.pinterest_event {
+            pinterest_event_name(event)?;
+        }
         if let Some(conversion) = &self.linkedin_conversion {
             self.linkedin_conversion = Some(linkedin_conversion_urn(conversion)?);
         }
@@ -84,7 +91,8 @@ impl LabelMapping {
     /// (<https://developers.google.com/analytics/devguides/collection/ga4/reference/events#qualify_lead>),
     /// Meta's standard events `Purchase` and `Lead`
     /// (<https://developers.facebook.com/docs/meta-pixel/reference#standard-events>), and
-    /// Reddit's of the same names ([`REDDIT_STANDARD_EVENTS`]), and the webhook. `None` when it sends there already, or when only the owner can choose
+    /// Reddit's of the same names ([`REDDIT_STANDARD_EVENTS`]), Pinterest's `checkout` and
+    /// `lead` ([`PINTEREST_EVENTS`]), and the webhook. `None` when it sends there already, or when only the owner can choose
     /// (a Google Ads conversion action, a Microsoft Advertising goal, a LinkedIn rule: each
     /// is one of their own account's; a TikTok event: a stage of their own CRM funnel).
     pub fn adding(&self, platform: IntegrationKind, done: bool) -> Option<Self> {
@@ -96,6 +104,7 @@ impl LabelMapping {
             IntegrationKind::Ga4 => mapping.ga4_event = event("close_convert_lead", "qualify_lead"),
             IntegrationKind::Meta => mapping.meta_event = event("Purchase", "Lead"),
             IntegrationKind::Reddit => mapping.reddit_event = event("Purchase", "Lead"),
+            IntegrationKind::Pinterest => mapping.pinterest_event = event("checkout", "lead"),
             IntegrationKind::Webhook => mapping.webhook = true,
             IntegrationKind::GoogleAds
             | IntegrationKind::MicrosoftAds
@@ -256,6 +265,45 @@ pub fn reddit_event_name(name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The event names Pinterest's API for Conversions takes (`event_name`, an enum: a custom
+/// event is `custom`, with no name of its own), per
+/// <https://developers.pinterest.com/docs/api/v5/events-create>.
+pub const PINTEREST_EVENTS: [&str; 22] = [
+    "lead",
+    "checkout",
+    "signup",
+    "contact",
+    "schedule",
+    "submit_application",
+    "start_trial",
+    "subscribe",
+    "custom",
+    "add_payment_info",
+    "add_to_cart",
+    "add_to_wishlist",
+    "app_install",
+    "app_open",
+    "customize_product",
+    "find_location",
+    "initiate_checkout",
+    "page_visit",
+    "search",
+    "view_category",
+    "view_content",
+    "watch_video",
+];
+
+/// Checks a Pinterest event name: one of [`PINTEREST_EVENTS`].
+pub fn pinterest_event_name(name: &str) -> Result<(), String> {
+    if PINTEREST_EVENTS.contains(&name) {
+        return Ok(());
+    }
+    Err(format!(
+        "Pinterest event {name:?} is not one of Pinterest's: {}",
+        PINTEREST_EVENTS.join(", ")
+    ))
 }
 
 /// A LinkedIn conversion rule as its URN: `urn:lla:llaPartnerConversion:{id}` given as it

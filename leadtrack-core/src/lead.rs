@@ -90,6 +90,13 @@ impl LeadData {
         non_blank(self.attribution_data.get(name))
     }
 
+    /// Pinterest's click id: `epik` from the landing URL, else the `_epik` cookie that
+    /// Pinterest's tag keeps it in.
+    pub fn epik(&self) -> Option<&str> {
+        self.attribution("epik")
+            .or_else(|| self.attribution("_epik"))
+    }
+
     /// A Google click id (`gclid`, `gbraid` or `wbraid`) as Google takes it. Older tags send
     /// the raw value of Google's `_gcl_aw` / `_gcl_gb` cookie, `GCL.<seconds>.<click id>`
     /// (the layout Google documents for its older `_gac` cookie: "version number.timestamp.gclid
@@ -162,7 +169,7 @@ impl LeadData {
             has_ttclid: self.attribution("ttclid").is_some(),
             has_rdt_cid: self.attribution("rdt_cid").is_some(),
             has_sccid: self.attribution("ScCid").is_some(),
-            has_epik: self.attribution("epik").is_some() || self.attribution("_epik").is_some(),
+            has_epik: self.epik().is_some(),
             has_twclid: self.attribution("twclid").is_some(),
         }
     }

@@ -63,6 +63,7 @@ impl Provider {
             IntegrationKind::Ga4
             | IntegrationKind::Tiktok
             | IntegrationKind::Reddit
+            | IntegrationKind::Pinterest
             | IntegrationKind::Webhook => None,
         }
     }

@@ -97,6 +97,15 @@ pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>)
                 reason: "The lead has no email, phone, Reddit click id (rdt_cid) or Reddit cookie (_rdt_uuid), so Reddit cannot match the conversion to a person".to_owned(),
             })
         }
+        IntegrationKind::Pinterest => {
+            let identified = data.user("email").is_some()
+                || data.user("phone").is_some()
+                || data.epik().is_some();
+            (!identified).then(|| Skip {
+                field: "user_data",
+                reason: "The lead has no email, phone or Pinterest click id (epik, or its _epik cookie), so Pinterest cannot match the conversion to a person".to_owned(),
+            })
+        }
         IntegrationKind::Webhook => None,
     }
 }
@@ -246,6 +255,7 @@ mod tests {
             linkedin_conversion: Some("urn:lla:llaPartnerConversion:1".into()),
             tiktok_event: Some("Qualified lead".into()),
             reddit_event: Some("Lead".into()),
+            pinterest_event: Some("lead".into()),
             webhook: true,
         }
     }
@@ -281,6 +291,7 @@ mod tests {
                 (IntegrationKind::Linkedin, "user_data"),
                 (IntegrationKind::Tiktok, "user_data"),
                 (IntegrationKind::Reddit, "user_data"),
+                (IntegrationKind::Pinterest, "user_data"),
             ]
         );
         assert!(
@@ -371,6 +382,22 @@ mod tests {
         let anonymous = lead(json!({"firstName": "Ada"}), json!({"ttclid": "T"}), 1);
         let skip = skip_reason(IntegrationKind::Reddit, &anonymous, now()).unwrap();
         assert!(skip.reason.contains("rdt_cid"), "{}", skip.reason);
+    }
+
+    #[test]
+    fn pinterest_accepts_an_email_a_phone_or_its_click_id_from_the_url_or_the_cookie() {
+        for (user, attribution) in [
+            (json!({"email": "a@x.io"}), json!({})),
+            (json!({"phone": "+1 555"}), json!({})),
+            (json!({}), json!({"epik": "dj0yJnU9"})),
+            (json!({}), json!({"_epik": "dj0yJnU9"})),
+        ] {
+            let lead = lead(user, attribution, 1);
+            assert!(skip_reason(IntegrationKind::Pinterest, &lead, now()).is_none());
+        }
+        let anonymous = lead(json!({"firstName": "Ada"}), json!({"rdt_cid": "R"}), 1);
+        let skip = skip_reason(IntegrationKind::Pinterest, &anonymous, now()).unwrap();
+        assert!(skip.reason.contains("epik"), "{}", skip.reason);
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub enum IntegrationKind {
     Tiktok,
     /// Reddit Conversions API v3.
     Reddit,
+    /// Pinterest API for Conversions (v5).
+    Pinterest,
     /// A signed JSON webhook.
     Webhook,
 }

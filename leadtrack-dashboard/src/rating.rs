@@ -101,6 +101,7 @@ pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'s
         Linkedin => "LinkedIn",
         Tiktok => "TikTok",
         Reddit => "Reddit",
+        Pinterest => "Pinterest",
         Webhook => "Webhook",
     }
 }

@@ -20,7 +20,7 @@ use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
 use crate::retry::{RetryPolicy, random_unit};
-use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, reddit, tiktok, webhook};
+use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, pinterest, reddit, tiktok, webhook};
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::Outcome;
 use leadtrack_platforms::oauth::TokenCache;
@@ -127,6 +127,10 @@ impl Deliverer {
             },
             IntegrationKind::Reddit => match &integrations.reddit {
                 Some(settings) => reddit::deliver(&self.http, settings, job, now).await,
+                None => disconnected(),
+            },
+            IntegrationKind::Pinterest => match &integrations.pinterest {
+                Some(settings) => pinterest::deliver(&self.http, settings, job, now).await,
                 None => disconnected(),
             },
             IntegrationKind::Webhook => match &integrations.webhook {

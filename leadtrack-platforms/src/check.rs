@@ -11,6 +11,8 @@
 //!   only ([`crate::tiktok`]);
 //! - Reddit: an event with a `test_id`, shown in Events Manager's Event Testing only
 //!   ([`crate::reddit`]);
+//! - Pinterest: an event sent with `test=true`, checked and not recorded
+//!   ([`crate::pinterest`]);
 //! - Microsoft Advertising and LinkedIn, which have no test mode for conversions: no event,
 //!   only a fresh access token from the refresh token, which shows the credentials work;
 //! - the webhook: a signed `ping` event, which receivers acknowledge and ignore.
@@ -28,7 +30,7 @@ use crate::google_ads;
 use crate::normalize::sha256_hex;
 use crate::oauth::{RefreshGrant, TokenCache};
 use crate::outcome::{Answer, Outcome};
-use crate::{ga4, linkedin, meta, microsoft_ads, reddit, tiktok, webhook};
+use crate::{ga4, linkedin, meta, microsoft_ads, pinterest, reddit, tiktok, webhook};
 
 /// The HTTP client for tests a person waits on, under the operator's `targets`: a short
 /// time limit.
@@ -202,6 +204,20 @@ pub async fn send_test(
             reddit::post(http, &settings, &body)
                 .await
                 .map(|answer| described(&answer, |a| reddit::classify(a, &settings)))
+        }
+        IntegrationKind::Pinterest => {
+            let settings = integrations.pinterest.as_ref().ok_or_else(not_connected)?;
+            let event = json!({
+                "event_name": request.event.as_deref().unwrap_or("lead"),
+                "action_source": "offline",
+                "event_time": now.timestamp(),
+                "event_id": event_id,
+                "user_data": {"em": [sha256_hex("test@leadtrack.invalid")]},
+                "custom_data": {"value": "0.00", "currency": project.currency},
+            });
+            pinterest::post(http, settings, vec![event], true)
+                .await
+                .map(|answer| described(&answer, |a| pinterest::classify(a, settings)))
         }
         IntegrationKind::Webhook => {
             let settings = integrations.webhook.as_ref().ok_or_else(not_connected)?;

@@ -21,6 +21,7 @@ pub mod microsoft_ads;
 pub mod normalize;
 pub mod oauth;
 pub mod outcome;
+pub mod pinterest;
 pub mod reddit;
 pub mod sign_in;
 #[cfg(feature = "testkit")]

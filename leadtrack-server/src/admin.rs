@@ -109,6 +109,9 @@ pub(crate) struct ProjectSetArgs {
     /// Reddit event sent for `lost` ("" sends none).
     #[arg(long, value_name = "NAME")]
     pub(crate) lost_reddit_event: Option<String>,
+    /// Pinterest event sent for `lost` ("" sends none).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) lost_pinterest_event: Option<String>,
     /// Whether the webhook hears of `lost`.
     #[arg(long, value_name = "BOOL")]
     pub(crate) lost_webhook: Option<bool>,
@@ -211,6 +214,10 @@ pub(crate) enum LabelCommand {
         /// custom event's name.
         #[arg(long, value_name = "NAME")]
         reddit_event: Option<String>,
+        /// Pinterest event name to send, one of Pinterest's (lead, checkout, signup,
+        /// custom, ...).
+        #[arg(long, value_name = "NAME")]
+        pinterest_event: Option<String>,
         /// Send to the project's webhook.
         #[arg(long)]
         webhook: bool,
@@ -472,6 +479,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
         || args.lost_linkedin_conversion.is_some()
         || args.lost_tiktok_event.is_some()
         || args.lost_reddit_event.is_some()
+        || args.lost_pinterest_event.is_some()
         || args.lost_webhook.is_some();
     if !changed {
         return None;
@@ -495,6 +503,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
     );
     set(&mut lost.tiktok_event, &args.lost_tiktok_event);
     set(&mut lost.reddit_event, &args.lost_reddit_event);
+    set(&mut lost.pinterest_event, &args.lost_pinterest_event);
     if let Some(webhook) = args.lost_webhook {
         lost.webhook = webhook;
     }
@@ -653,6 +662,7 @@ pub(crate) async fn label_command<S: Admin>(
             linkedin_conversion,
             tiktok_event,
             reddit_event,
+            pinterest_event,
             webhook,
             json,
         } => {
@@ -665,6 +675,7 @@ pub(crate) async fn label_command<S: Admin>(
                 linkedin_conversion,
                 tiktok_event,
                 reddit_event,
+                pinterest_event,
                 webhook,
             };
             let label = store
@@ -813,6 +824,9 @@ fn describe(mapping: &LabelMapping) -> String {
     }
     if let Some(event) = &mapping.reddit_event {
         parts.push(format!("reddit:{event}"));
+    }
+    if let Some(event) = &mapping.pinterest_event {
+        parts.push(format!("pinterest:{event}"));
     }
     if mapping.webhook {
         parts.push("webhook".to_owned());

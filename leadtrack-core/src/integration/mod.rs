@@ -215,6 +215,22 @@ pub struct RedditSettings {
     pub base_url: Option<String>,
 }
 
+/// Pinterest API for Conversions settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinterestSettings {
+    /// The ad account's id (digits).
+    pub ad_account_id: String,
+    /// A conversion access token from Ads Manager (a Bearer token).
+    pub access_token: Secret,
+    /// Marks every request `test=true`: Pinterest checks the events and records none.
+    #[serde(default)]
+    pub test: bool,
+    /// Overrides `https://api.pinterest.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
 /// A signed JSON webhook.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -243,6 +259,8 @@ pub enum IntegrationSettings {
     Tiktok(TiktokSettings),
     /// Reddit.
     Reddit(RedditSettings),
+    /// Pinterest.
+    Pinterest(PinterestSettings),
     /// Webhook.
     Webhook(WebhookSettings),
 }
@@ -256,9 +274,12 @@ impl IntegrationSettings {
             Self::GoogleAds(s) => &mut s.refresh_token,
             Self::MicrosoftAds(s) => &mut s.refresh_token,
             Self::Linkedin(s) => &mut s.refresh_token,
-            Self::Ga4(_) | Self::Meta(_) | Self::Tiktok(_) | Self::Reddit(_) | Self::Webhook(_) => {
-                return false;
-            }
+            Self::Ga4(_)
+            | Self::Meta(_)
+            | Self::Tiktok(_)
+            | Self::Reddit(_)
+            | Self::Pinterest(_)
+            | Self::Webhook(_) => return false,
         };
         if token != old || *token == new {
             return false;
@@ -277,6 +298,7 @@ impl IntegrationSettings {
             Self::Linkedin(_) => IntegrationKind::Linkedin,
             Self::Tiktok(_) => IntegrationKind::Tiktok,
             Self::Reddit(_) => IntegrationKind::Reddit,
+            Self::Pinterest(_) => IntegrationKind::Pinterest,
             Self::Webhook(_) => IntegrationKind::Webhook,
         }
     }
@@ -299,6 +321,8 @@ pub struct Integrations {
     pub tiktok: Option<TiktokSettings>,
     /// Reddit, when connected.
     pub reddit: Option<RedditSettings>,
+    /// Pinterest, when connected.
+    pub pinterest: Option<PinterestSettings>,
     /// The webhook, when connected.
     pub webhook: Option<WebhookSettings>,
 }
@@ -314,6 +338,7 @@ impl Integrations {
             IntegrationKind::Linkedin => self.linkedin.is_some(),
             IntegrationKind::Tiktok => self.tiktok.is_some(),
             IntegrationKind::Reddit => self.reddit.is_some(),
+            IntegrationKind::Pinterest => self.pinterest.is_some(),
             IntegrationKind::Webhook => self.webhook.is_some(),
         }
     }
@@ -329,6 +354,7 @@ impl Integrations {
             | IntegrationKind::Meta
             | IntegrationKind::Tiktok
             | IntegrationKind::Reddit
+            | IntegrationKind::Pinterest
             | IntegrationKind::Webhook => None,
         }
     }
@@ -352,6 +378,7 @@ impl Integrations {
             IntegrationSettings::Linkedin(s) => self.linkedin = Some(s),
             IntegrationSettings::Tiktok(s) => self.tiktok = Some(s),
             IntegrationSettings::Reddit(s) => self.reddit = Some(s),
+            IntegrationSettings::Pinterest(s) => self.pinterest = Some(s),
             IntegrationSettings::Webhook(s) => self.webhook = Some(s),
         }
     }

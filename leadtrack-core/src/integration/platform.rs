@@ -175,7 +175,7 @@ const fn token(name: &'static str, label: &'static str, help: &'static str) -> F
 }
 
 /// Every platform, in [`IntegrationKind`] order.
-pub static PLATFORMS: [Platform; 8] = [
+pub static PLATFORMS: [Platform; 9] = [
     Platform {
         kind: IntegrationKind::GoogleAds,
         title: "Google Ads",
@@ -463,6 +463,43 @@ pub static PLATFORMS: [Platform; 8] = [
                 "base_url",
                 "Base URL",
                 "Blank for https://ads-api.reddit.com.",
+            ),
+        ],
+    },
+    Platform {
+        kind: IntegrationKind::Pinterest,
+        title: "Pinterest",
+        in_sentence: "Pinterest",
+        slug: "pinterest",
+        summary: "Pinterest API for Conversions (v5)",
+        testing: "Turn on test mode to see conversions checked without being recorded; a test \
+                  event sent from here always is in test mode.",
+        fields: &[
+            field(
+                "ad_account_id",
+                "Ad account id",
+                "Ads Manager: the ad account's id (digits).",
+            ),
+            token(
+                "access_token",
+                "Conversion access token",
+                "Ads Manager, Conversions: Generate new token.",
+            ),
+            Field {
+                input: Input::Check,
+                need: Need::Default("false"),
+                value_name: "BOOL",
+                ..field(
+                    "test",
+                    "Test mode",
+                    "Pinterest checks each conversion (test=true) and records none. For \
+                     setting up only.",
+                )
+            },
+            endpoint(
+                "base_url",
+                "Base URL",
+                "Blank for https://api.pinterest.com.",
             ),
         ],
     },
@@ -791,6 +828,7 @@ impl Integrations {
             IntegrationKind::Linkedin => IntegrationSettings::Linkedin(self.linkedin.clone()?),
             IntegrationKind::Tiktok => IntegrationSettings::Tiktok(self.tiktok.clone()?),
             IntegrationKind::Reddit => IntegrationSettings::Reddit(self.reddit.clone()?),
+            IntegrationKind::Pinterest => IntegrationSettings::Pinterest(self.pinterest.clone()?),
             IntegrationKind::Webhook => IntegrationSettings::Webhook(self.webhook.clone()?),
         })
     }

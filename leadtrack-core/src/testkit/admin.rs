@@ -282,6 +282,7 @@ pub async fn labels_and_integrations<B: Backend>(backend: &B) {
             IntegrationKind::Linkedin,
             IntegrationKind::Tiktok,
             IntegrationKind::Reddit,
+            IntegrationKind::Pinterest,
             IntegrationKind::Webhook
         ]
     );

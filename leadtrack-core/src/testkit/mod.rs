@@ -74,7 +74,8 @@ use crate::activity::Attribution;
 use crate::inbound::{InboundHook, Preset};
 use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
-    MetaSettings, MicrosoftAdsSettings, RedditSettings, Secret, TiktokSettings, WebhookSettings,
+    MetaSettings, MicrosoftAdsSettings, PinterestSettings, RedditSettings, Secret, TiktokSettings,
+    WebhookSettings,
 };
 use crate::job::Attempt;
 use crate::label::{LabelMapping, NewLabel};
@@ -379,6 +380,12 @@ pub fn all_integrations() -> Vec<IntegrationSettings> {
             test_id: None,
             base_url: None,
         }),
+        IntegrationSettings::Pinterest(PinterestSettings {
+            ad_account_id: "549755885175".into(),
+            access_token: Secret::new("pin-token"),
+            test: false,
+            base_url: None,
+        }),
         IntegrationSettings::Webhook(webhook()),
     ]
 }
@@ -393,6 +400,7 @@ pub fn all_mapped() -> LabelMapping {
         linkedin_conversion: Some("urn:lla:llaPartnerConversion:555".into()),
         tiktok_event: Some("Qualified lead".into()),
         reddit_event: Some("Lead".into()),
+        pinterest_event: Some("lead".into()),
         webhook: true,
     }
 }

@@ -242,6 +242,10 @@ async fn integrations_page<S: Admin>(
                         first(|m| m.reddit_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
                         None,
                     ),
+                    IntegrationKind::Pinterest => (
+                        first(|m| m.pinterest_event.as_ref()).unwrap_or_else(|| "lead".to_owned()),
+                        None,
+                    ),
                     IntegrationKind::GoogleAds => (
                         first(|m| m.google_ads_action.as_ref()).unwrap_or_default(),
                         None,
@@ -550,7 +554,10 @@ pub(super) async fn send_test<S: Admin>(
         event: given(&value).filter(|_| {
             matches!(
                 kind,
-                IntegrationKind::Meta | IntegrationKind::Tiktok | IntegrationKind::Reddit
+                IntegrationKind::Meta
+                    | IntegrationKind::Tiktok
+                    | IntegrationKind::Reddit
+                    | IntegrationKind::Pinterest
             )
         }),
         test_event_code: given(form.get("test_event_code")),

@@ -6,7 +6,7 @@ use chrono::Utc;
 use leadtrack_core::integration::{Integrations, Platform};
 use leadtrack_core::label::{
     ConversionLabel, LabelMapping, NewLabel, ga4_event_name, linkedin_conversion_urn, moved,
-    rateable, reddit_event_name, starter_labels,
+    pinterest_event_name, rateable, reddit_event_name, starter_labels,
 };
 use leadtrack_core::oauth::Provider;
 use leadtrack_core::store::{Conflict, Entity};
@@ -34,6 +34,7 @@ pub(super) struct MappingForm {
     pub(super) linkedin_conversion: String,
     pub(super) tiktok_event: String,
     pub(super) reddit_event: String,
+    pub(super) pinterest_event: String,
     pub(super) webhook: bool,
 }
 
@@ -49,6 +50,7 @@ impl MappingForm {
             linkedin_conversion: text(&mapping.linkedin_conversion),
             tiktok_event: text(&mapping.tiktok_event),
             reddit_event: text(&mapping.reddit_event),
+            pinterest_event: text(&mapping.pinterest_event),
             webhook: mapping.webhook,
         }
     }
@@ -63,6 +65,7 @@ impl MappingForm {
             linkedin_conversion: form.get("linkedin_conversion").to_owned(),
             tiktok_event: form.get("tiktok_event").to_owned(),
             reddit_event: form.get("reddit_event").to_owned(),
+            pinterest_event: form.get("pinterest_event").to_owned(),
             webhook: ticked(form, "webhook"),
         }
     }
@@ -125,6 +128,13 @@ impl MappingForm {
                 &self.reddit_event,
             ),
             (
+                on.pinterest && named(&self.pinterest_event),
+                "pinterest",
+                "Pinterest",
+                "value",
+                &self.pinterest_event,
+            ),
+            (
                 on.webhook && self.webhook,
                 "webhook",
                 "the webhook",
@@ -149,6 +159,7 @@ impl MappingForm {
             linkedin_conversion: value(&self.linkedin_conversion),
             tiktok_event: value(&self.tiktok_event),
             reddit_event: value(&self.reddit_event),
+            pinterest_event: value(&self.pinterest_event),
             webhook: self.webhook,
         }
     }
@@ -172,6 +183,11 @@ impl MappingForm {
         {
             problems.add("reddit_event", sentence(&message));
         }
+        if let Some(event) = mapping.pinterest_event
+            && let Err(message) = pinterest_event_name(&event)
+        {
+            problems.add("pinterest_event", sentence(&message));
+        }
         problems
     }
 }
@@ -185,6 +201,7 @@ pub(super) struct Connected {
     pub(super) linkedin: bool,
     pub(super) tiktok: bool,
     pub(super) reddit: bool,
+    pub(super) pinterest: bool,
     pub(super) webhook: bool,
     /// The connected Google Ads account's conversion actions, `(resource name, name)`,
     /// when it was connected by signing in: the mapping picks one instead of typing it.
@@ -279,6 +296,7 @@ impl Connected {
             (self.linkedin, "LinkedIn"),
             (self.tiktok, "TikTok"),
             (self.reddit, "Reddit"),
+            (self.pinterest, "Pinterest"),
             (self.webhook, "the webhook"),
         ]
         .into_iter()
@@ -303,6 +321,7 @@ impl From<&Integrations> for Connected {
             linkedin: integrations.is_connected(IntegrationKind::Linkedin),
             tiktok: integrations.is_connected(IntegrationKind::Tiktok),
             reddit: integrations.is_connected(IntegrationKind::Reddit),
+            pinterest: integrations.is_connected(IntegrationKind::Pinterest),
             webhook: integrations.is_connected(IntegrationKind::Webhook),
             google_actions: Vec::new(),
             google_problem: None,
@@ -386,6 +405,7 @@ struct LabelRow {
     linkedin: Option<String>,
     tiktok: Option<String>,
     reddit: Option<String>,
+    pinterest: Option<String>,
     webhook: bool,
 }
 
@@ -454,6 +474,7 @@ impl LabelRow {
                 Some("an event name"),
             ),
             ("Reddit", &self.reddit, connected.reddit, None),
+            ("Pinterest", &self.pinterest, connected.pinterest, None),
         ];
         let webhook = self.webhook.then_some(Goes {
             platform: "Webhook",
@@ -513,6 +534,7 @@ impl From<ConversionLabel> for LabelRow {
             linkedin: label.mapping.linkedin_conversion,
             tiktok: label.mapping.tiktok_event,
             reddit: label.mapping.reddit_event,
+            pinterest: label.mapping.pinterest_event,
             webhook: label.mapping.webhook,
         }
     }

@@ -350,6 +350,16 @@ async fn labels_are_created_and_edited() {
     assert_eq!(bad_reddit.status, StatusCode::BAD_REQUEST);
     let problem = paragraph(&bad_reddit.text, "reddit_event-problem");
     assert!(problem.contains("at most 64"), "{problem}");
+    let bad_pinterest = app
+        .post(
+            &owner,
+            path,
+            &[("name", "Customer"), ("pinterest_event", "purchase")],
+        )
+        .await;
+    assert_eq!(bad_pinterest.status, StatusCode::BAD_REQUEST);
+    let problem = paragraph(&bad_pinterest.text, "pinterest_event-problem");
+    assert!(problem.contains("is not one of Pinterest"), "{problem}");
     assert!(app.store.labels(app.alpha.id).await.unwrap().is_empty());
     // Meta's standard events are offered by name.
     let page = app.get(path, &owner.cookie).await;
@@ -373,6 +383,7 @@ async fn labels_are_created_and_edited() {
                 ("linkedin_conversion", "777"),
                 ("tiktok_event", " Won deal "),
                 ("reddit_event", "Purchase"),
+                ("pinterest_event", "checkout"),
                 ("webhook", "on"),
             ],
         )
@@ -404,6 +415,7 @@ async fn labels_are_created_and_edited() {
             linkedin_conversion: Some("urn:lla:llaPartnerConversion:777".into()),
             tiktok_event: Some("Won deal".into()),
             reddit_event: Some("Purchase".into()),
+            pinterest_event: Some("checkout".into()),
             webhook: true,
         }
     );
@@ -785,6 +797,12 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         json!({"data": {"message": "Successfully processed 1 conversion events."}}),
     ))
     .await;
+    let pinterest = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"num_events_received": 1, "num_events_processed": 1,
+               "events": [{"status": "processed"}]}),
+    ))
+    .await;
     let tokens = MockPlatform::start(MockResponse::json(
         400,
         json!({"error": "invalid_grant", "error_description": "AADSTS70000"}),
@@ -820,6 +838,14 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
                 ("pixel_id", "a2_dash"),
                 ("access_token", "rd-token-s3cret"),
                 ("base_url", reddit.url()),
+            ],
+        ),
+        (
+            "pinterest",
+            vec![
+                ("ad_account_id", "549755885175"),
+                ("access_token", "pin-token-s3cret"),
+                ("base_url", pinterest.url()),
             ],
         ),
         (
@@ -917,6 +943,25 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         sent[0].json()["data"]["events"][0]["type"],
         json!({"tracking_type": "SIGN_UP"})
     );
+    // And Pinterest, whose test mode is a flag of the request.
+    assert!(tiktok_page.text.contains("id=\"pinterest-test-value\""));
+    let tested_pinterest = app
+        .post(
+            &owner,
+            &format!("{path}/pinterest/test"),
+            &[("value", "signup")],
+        )
+        .await;
+    assert!(
+        tested_pinterest
+            .text
+            .contains("Pinterest accepted the test"),
+        "{}",
+        tested_pinterest.text
+    );
+    let sent = pinterest.requests();
+    assert_eq!(sent[0].query("test"), Some("true"));
+    assert_eq!(sent[0].json()["data"][0]["event_name"], "signup");
 
     let pinged = app.post(&owner, &format!("{path}/webhook/test"), &[]).await;
     assert!(pinged.text.contains("Webhook accepted the test"));
@@ -934,11 +979,13 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         &tiktok_page.text,
         &coded_tiktok.text,
         &tested_reddit.text,
+        &tested_pinterest.text,
     ] {
         for secret in [
             "meta-token-s3cret",
             "tt-token-s3cret",
             "rd-token-s3cret",
+            "pin-token-s3cret",
             "whsec_dash",
             "dev-s3cret",
             "refresh-s3cret",

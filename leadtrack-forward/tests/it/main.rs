@@ -7,6 +7,7 @@ mod lead_webhooks;
 mod logs;
 mod microsoft_linkedin;
 mod outbound;
+mod pinterest;
 mod reddit;
 mod tiktok;
 mod worker;

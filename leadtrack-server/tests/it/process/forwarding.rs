@@ -654,13 +654,14 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     assert!(server.terminate().await.success());
 }
 
-/// TikTok and Reddit from the command line: connected, their tokens never shown, a test
-/// event in each one's test mode (and none without it), a label's events, and a rating
-/// delivered as each one's documentation describes
+/// TikTok, Reddit and Pinterest from the command line: connected, their tokens never shown,
+/// a test event in each one's test mode (and none without it), a label's events, and a
+/// rating delivered as each one's documentation describes
 /// (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>,
-/// <https://ads-api.reddit.com/docs/v3/capi-migration>).
+/// <https://ads-api.reddit.com/docs/v3/capi-migration>,
+/// <https://developers.pinterest.com/docs/api/v5/events-create>).
 #[tokio::test]
-async fn tiktok_and_reddit_are_connected_tested_and_served_from_the_command_line() {
+async fn tiktok_reddit_and_pinterest_are_connected_tested_and_served_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
@@ -700,12 +701,32 @@ async fn tiktok_and_reddit_are_connected_tested_and_served_from_the_command_line
         reddit.url(),
     ];
     admin_ok(&db, &connect_reddit).await;
+    let pinterest = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"num_events_received": 1, "num_events_processed": 1,
+               "events": [{"status": "processed"}]}),
+    ))
+    .await;
+    let connect_pinterest = [
+        "integration",
+        "pinterest",
+        "--project",
+        "acme",
+        "--ad-account-id",
+        "549755885175",
+        "--access-token",
+        "pin-token-e2e",
+        "--base-url",
+        pinterest.url(),
+    ];
+    admin_ok(&db, &connect_pinterest).await;
     let listed = admin(&db, &["integration", "list", "--project", "acme", "--json"]).await;
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     let described: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(described["tiktok"]["eventSetId"], "7300000000000000001");
     assert_eq!(described["reddit"]["pixelId"], "a2_e2e");
-    for token in ["tt-token-e2e", "rd-token-e2e"] {
+    assert_eq!(described["pinterest"]["adAccountId"], "549755885175");
+    for token in ["tt-token-e2e", "rd-token-e2e", "pin-token-e2e"] {
         assert!(!listed.contains(token), "{token} is never shown");
     }
 
@@ -742,6 +763,11 @@ async fn tiktok_and_reddit_are_connected_tested_and_served_from_the_command_line
     let sent = reddit.requests();
     assert_eq!(sent[0].header("authorization"), Some("Bearer rd-token-e2e"));
     assert_eq!(sent[0].json()["data"]["test_id"], "t2_test");
+    // Pinterest's test mode is a flag of the request: a test event always has it.
+    assert!(test("pinterest", None).await.status.success());
+    let sent = pinterest.requests();
+    assert_eq!(sent[0].query("test"), Some("true"));
+    assert_eq!(sent[0].json()["data"][0]["event_name"], "lead");
 
     let label = create_label(
         &db,
@@ -752,12 +778,15 @@ async fn tiktok_and_reddit_are_connected_tested_and_served_from_the_command_line
             "Won deal",
             "--reddit-event",
             "Purchase",
+            "--pinterest-event",
+            "checkout",
         ],
     )
     .await;
     let server = start(&db).await;
     let client = Client::new(&server.base_url).with_api_key(&key);
-    let ids = json!({"ttclid": "tt-click-e2e", "_ttp": "ttp-e2e", "rdt_cid": "rdt-click-e2e"});
+    let ids = json!({"ttclid": "tt-click-e2e", "_ttp": "ttp-e2e", "rdt_cid": "rdt-click-e2e",
+                     "epik": "epik-e2e"});
     let created = Client::new(&server.base_url)
         .create_lead(&CreateLeadRequest {
             project_id: Some("acme".into()),
@@ -834,6 +863,25 @@ async fn tiktok_and_reddit_are_connected_tested_and_served_from_the_command_line
         )
     );
     assert_eq!(event["user"]["email"], sha256_hex("buyer@example.com"));
+
+    let sent = pinterest.requests();
+    assert_eq!(sent.len(), 2, "the test event, then the conversion");
+    assert_eq!(sent[1].path, "/v5/ad_accounts/549755885175/events");
+    assert_eq!(sent[1].query("test"), None, "a real conversion");
+    let event = &sent[1].json()["data"][0];
+    assert_eq!(
+        (
+            &event["event_name"],
+            &event["event_id"],
+            &event["custom_data"]
+        ),
+        (
+            &json!("checkout"),
+            &json!(event_id),
+            &json!({"value": "100.00", "currency": "EUR"})
+        )
+    );
+    assert_eq!(event["user_data"]["click_id"], "epik-e2e");
     assert!(server.terminate().await.success());
 }
 

@@ -1,0 +1,91 @@
+//! A conversion delivered to Pinterest's API for Conversions (the request and answer rules
+//! are `leadtrack_platforms::pinterest`'s): the label's event, the first rating's time, the
+//! conversion's id as `event_id`, the person's identifiers and the value.
+
+use leadtrack_core::integration::PinterestSettings;
+use leadtrack_core::job::ClaimedJob;
+use leadtrack_core::types::IntegrationKind;
+use serde_json::{Map, Value, json};
+
+use leadtrack_outbound::Outbound;
+use leadtrack_platforms::normalize::{self, Rules};
+use leadtrack_platforms::outcome::Outcome;
+use leadtrack_platforms::pinterest::{classify, post};
+
+/// Where a rated lead converts, as Pinterest's `action_source`: where the team rates it.
+const ACTION_SOURCE: &str = "offline";
+
+/// The event of `job`, named `event_name`. Email, phone (digits with the country code) and
+/// the caller's own id are hashed, each in a list; the click id (`epik`, or its `_epik`
+/// cookie), IP and user agent go as they are.
+pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
+    let lead = &job.lead.data;
+    let region = job.project.region.as_deref();
+    let device = &lead.device_data;
+    let hashed = [
+        (
+            "em",
+            lead.user("email")
+                .and_then(|v| normalize::hashed_email(v, Rules::Plain)),
+        ),
+        (
+            "ph",
+            lead.user("phone")
+                .and_then(|v| normalize::hashed_phone(v, region, Rules::Meta)),
+        ),
+        (
+            "external_id",
+            lead.unique_identifier
+                .as_deref()
+                .map(|id| normalize::sha256_hex(id.trim())),
+        ),
+    ];
+    let plain = [
+        ("click_id", lead.epik().map(str::to_owned)),
+        ("client_ip_address", device.ip_address.clone()),
+        ("client_user_agent", device.user_agent.clone()),
+    ];
+    let user_data: Map<String, Value> = hashed
+        .into_iter()
+        .map(|(key, value)| (key, value.map(|hash| json!([hash]))))
+        .chain(plain.map(|(key, value)| (key, value.map(Value::from))))
+        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+        .collect();
+    let mut custom_data = Map::new();
+    if let Some(cents) = job.job.price {
+        custom_data.insert(
+            "value".into(),
+            json!(format!("{:.2}", cents as f64 / 100.0)),
+        );
+        custom_data.insert("currency".into(), json!(job.project.currency));
+    }
+    json!({
+        "event_name": event_name,
+        "action_source": ACTION_SOURCE,
+        "event_time": job.job.converted_at.timestamp(),
+        "event_id": job.job.conversion_event_id.to_string(),
+        "user_data": user_data,
+        "custom_data": custom_data,
+    })
+}
+
+/// Sends `job` to Pinterest.
+pub(crate) async fn deliver(
+    http: &Outbound,
+    settings: &PinterestSettings,
+    job: &ClaimedJob,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Outcome {
+    let Some(event_name) = job.mapping().pinterest_event.as_deref() else {
+        return Outcome::skipped("the conversion is not mapped to a Pinterest event");
+    };
+    if let Some(skip) =
+        leadtrack_core::rules::skip_reason(IntegrationKind::Pinterest, &job.lead, now)
+    {
+        return Outcome::skipped(skip.reason);
+    }
+    match post(http, settings, vec![event(job, event_name)], false).await {
+        Ok(answer) => classify(&answer, settings),
+        Err(failure) => failure,
+    }
+}

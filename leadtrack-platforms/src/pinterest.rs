@@ -1,0 +1,144 @@
+//! Pinterest, through the API for Conversions (v5).
+//!
+//! `POST {base}/v5/ad_accounts/{ad_account_id}/events` with the conversion access token as
+//! a Bearer token (and `?test=true` in test mode: "The events will not be recorded but the
+//! API will still return the same response messages"), the events in `data`. Each event
+//! has its `event_name` (one of Pinterest's, [`leadtrack_core::label::PINTEREST_EVENTS`]),
+//! `action_source`, `event_time` in Unix seconds, the `event_id` Pinterest deduplicates
+//! by, the person's identifiers in `user_data` (email, phone and external id SHA-256
+//! hashed, in lists; the click id `epik` as `click_id`, IP and user agent as they are) and
+//! in `custom_data` the value, a decimal string, and its currency
+//! (<https://developers.pinterest.com/docs/api/v5/events-create>).
+//!
+//! Pinterest answers `200` with a status per event; an event it refused says `failed` with
+//! its `error_message`, which is a permanent failure. `429` (5,000 calls a minute per ad
+//! account) and `5xx` are retried.
+//!
+//! This module holds the request and how its answer reads; a job's delivery is
+//! `leadtrack-forward`'s.
+
+use leadtrack_core::integration::PinterestSettings;
+use leadtrack_outbound::Outbound;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::outcome::{self, Answer, Outcome};
+
+/// Where events go unless the settings say otherwise.
+pub const DEFAULT_BASE_URL: &str = "https://api.pinterest.com";
+
+/// Posts `events` to the ad account's events, with the settings' token, in test mode when
+/// the settings (or `test`) say so.
+pub async fn post(
+    http: &Outbound,
+    settings: &PinterestSettings,
+    events: Vec<Value>,
+    test: bool,
+) -> Result<Answer, Outcome> {
+    let path = format!("/v5/ad_accounts/{}/events", settings.ad_account_id);
+    let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, &path);
+    let body = serde_json::json!({ "data": events });
+    let request = http.post(&url).map(|request| {
+        let request = request.bearer_auth(settings.access_token.expose());
+        match test || settings.test {
+            true => request.query(&[("test", "true")]),
+            false => request,
+        }
+        .json(&body)
+    });
+    outcome::send(request).await
+}
+
+/// The part of Pinterest's answer that says what became of each event.
+#[derive(Deserialize)]
+struct Received {
+    #[serde(default)]
+    events: Vec<EventStatus>,
+}
+
+#[derive(Deserialize)]
+struct EventStatus {
+    status: String,
+    #[serde(default)]
+    error_message: Option<String>,
+}
+
+/// Reads Pinterest's answer: a refused event fails in Pinterest's words; otherwise by its
+/// status, without the token.
+pub fn classify(answer: &Answer, settings: &PinterestSettings) -> Outcome {
+    let secrets = [settings.access_token.expose()];
+    let refused = serde_json::from_slice::<Received>(&answer.body)
+        .ok()
+        .and_then(|received| {
+            received
+                .events
+                .into_iter()
+                .find(|event| event.status == "failed")
+        });
+    match refused {
+        Some(event) => Outcome::Failed {
+            status: Some(answer.status),
+            error: outcome::scrub(
+                outcome::short(&format!(
+                    "Pinterest refused the event: {}",
+                    event.error_message.unwrap_or_default()
+                )),
+                &secrets,
+            ),
+        },
+        None => answer.by_status(|| {
+            outcome::scrub(
+                format!("HTTP {}: {}", answer.status, answer.snippet()),
+                &secrets,
+            )
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leadtrack_core::integration::Secret;
+
+    fn settings() -> PinterestSettings {
+        PinterestSettings {
+            ad_account_id: "549755885175".into(),
+            access_token: Secret::new("pin-secret"),
+            test: false,
+            base_url: None,
+        }
+    }
+
+    fn answer(status: u16, body: &str) -> Answer {
+        Answer {
+            status,
+            retry_after: None,
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_refused_event_fails_in_pinterests_words_and_the_rest_reads_by_status() {
+        let processed = r#"{"num_events_received":1,"num_events_processed":1,"events":[{"status":"processed","error_message":null,"warning_message":null}]}"#;
+        assert_eq!(
+            classify(&answer(200, processed), &settings()),
+            Outcome::Delivered { status: 200 }
+        );
+        let failed = r#"{"num_events_received":1,"num_events_processed":0,"events":[{"status":"failed","error_message":"event_time is too old","warning_message":null}]}"#;
+        assert_eq!(
+            classify(&answer(422, failed), &settings()),
+            Outcome::Failed {
+                status: Some(422),
+                error: "Pinterest refused the event: event_time is too old".into(),
+            }
+        );
+        assert!(matches!(
+            classify(&answer(429, "{}"), &settings()),
+            Outcome::Retry { .. }
+        ));
+        assert!(matches!(
+            classify(&answer(401, "bad token pin-secret"), &settings()),
+            Outcome::Failed { error, .. } if !error.contains("pin-secret")
+        ));
+    }
+}
