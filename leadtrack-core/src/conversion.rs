@@ -197,8 +197,8 @@ pub fn with_retractions(
 /// Whether `kind`'s platform takes a new value for a conversion it has: Google Ads
 /// (conversion adjustments), Microsoft Advertising (`ApplyOfflineConversionAdjustments`
 /// with `Restate`) and the conversion webhook (`restated: true`). GA4, Meta, LinkedIn,
-/// TikTok, Reddit and Pinterest deduplicate a conversion sent again and keep the first
-/// value.
+/// TikTok, Reddit, Pinterest and Snapchat deduplicate a conversion sent again and keep the
+/// first value.
 pub fn can_restate(kind: IntegrationKind) -> bool {
     matches!(
         kind,

@@ -46,6 +46,9 @@ pub struct LabelMapping {
     /// Pinterest event name: one of [`PINTEREST_EVENTS`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinterest_event: Option<String>,
+    /// Snapchat event name, e.g. `PURCHASE` or `SIGN_UP`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapchat_event: Option<String>,
     /// Whether the webhook receives this conversion.
     #[serde(default)]
     pub webhook: bool,
@@ -63,6 +66,7 @@ impl LabelMapping {
             IntegrationKind::Tiktok => self.tiktok_event.is_some(),
             IntegrationKind::Reddit => self.reddit_event.is_some(),
             IntegrationKind::Pinterest => self.pinterest_event.is_some(),
+            IntegrationKind::Snapchat => self.snapchat_event.is_some(),
             IntegrationKind::Webhook => self.webhook,
         }
     }
@@ -94,7 +98,8 @@ impl LabelMapping {
     /// Reddit's of the same names ([`REDDIT_STANDARD_EVENTS`]), Pinterest's `checkout` and
     /// `lead` ([`PINTEREST_EVENTS`]), and the webhook. `None` when it sends there already, or when only the owner can choose
     /// (a Google Ads conversion action, a Microsoft Advertising goal, a LinkedIn rule: each
-    /// is one of their own account's; a TikTok event: a stage of their own CRM funnel).
+    /// is one of their own account's; a TikTok event: a stage of their own CRM funnel; a
+    /// Snapchat event: theirs to name).
     pub fn adding(&self, platform: IntegrationKind, done: bool) -> Option<Self> {
         let event =
             |customer: &str, step: &str| Some(if done { customer } else { step }.to_owned());
@@ -109,7 +114,8 @@ impl LabelMapping {
             IntegrationKind::GoogleAds
             | IntegrationKind::MicrosoftAds
             | IntegrationKind::Linkedin
-            | IntegrationKind::Tiktok => {
+            | IntegrationKind::Tiktok
+            | IntegrationKind::Snapchat => {
                 return None;
             }
         }

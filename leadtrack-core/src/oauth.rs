@@ -64,6 +64,7 @@ impl Provider {
             | IntegrationKind::Tiktok
             | IntegrationKind::Reddit
             | IntegrationKind::Pinterest
+            | IntegrationKind::Snapchat
             | IntegrationKind::Webhook => None,
         }
     }

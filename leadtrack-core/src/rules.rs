@@ -106,6 +106,16 @@ pub fn skip_reason(kind: IntegrationKind, lead: &StoredLead, now: DateTime<Utc>)
                 reason: "The lead has no email, phone or Pinterest click id (epik, or its _epik cookie), so Pinterest cannot match the conversion to a person".to_owned(),
             })
         }
+        IntegrationKind::Snapchat => {
+            let device = &data.device_data;
+            let identified = data.user("email").is_some()
+                || data.user("phone").is_some()
+                || (device.ip_address.is_some() && device.user_agent.is_some());
+            (!identified).then(|| Skip {
+                field: "user_data",
+                reason: "The lead has no email, phone, nor both an IP address and a user agent, so Snapchat cannot match the conversion to a person".to_owned(),
+            })
+        }
         IntegrationKind::Webhook => None,
     }
 }
@@ -256,6 +266,7 @@ mod tests {
             tiktok_event: Some("Qualified lead".into()),
             reddit_event: Some("Lead".into()),
             pinterest_event: Some("lead".into()),
+            snapchat_event: Some("SIGN_UP".into()),
             webhook: true,
         }
     }
@@ -292,6 +303,7 @@ mod tests {
                 (IntegrationKind::Tiktok, "user_data"),
                 (IntegrationKind::Reddit, "user_data"),
                 (IntegrationKind::Pinterest, "user_data"),
+                (IntegrationKind::Snapchat, "user_data"),
             ]
         );
         assert!(
@@ -398,6 +410,18 @@ mod tests {
         let anonymous = lead(json!({"firstName": "Ada"}), json!({"rdt_cid": "R"}), 1);
         let skip = skip_reason(IntegrationKind::Pinterest, &anonymous, now()).unwrap();
         assert!(skip.reason.contains("epik"), "{}", skip.reason);
+    }
+
+    #[test]
+    fn snapchat_needs_an_email_a_phone_or_both_ip_and_user_agent() {
+        let mut browser = lead(json!({}), json!({"ScCid": "S"}), 1);
+        assert!(skip_reason(IntegrationKind::Snapchat, &browser, now()).is_some());
+        browser.data.device_data.ip_address = Some("203.0.113.9".into());
+        assert!(skip_reason(IntegrationKind::Snapchat, &browser, now()).is_some());
+        browser.data.device_data.user_agent = Some("Mozilla/5.0".into());
+        assert!(skip_reason(IntegrationKind::Snapchat, &browser, now()).is_none());
+        let phone = lead(json!({"phone": "+1 555"}), json!({}), 1);
+        assert!(skip_reason(IntegrationKind::Snapchat, &phone, now()).is_none());
     }
 
     #[test]

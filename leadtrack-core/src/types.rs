@@ -102,6 +102,8 @@ pub enum IntegrationKind {
     Reddit,
     /// Pinterest API for Conversions (v5).
     Pinterest,
+    /// Snapchat Conversions API v3.
+    Snapchat,
     /// A signed JSON webhook.
     Webhook,
 }

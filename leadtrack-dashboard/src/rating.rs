@@ -102,6 +102,7 @@ pub(crate) fn platform_name(kind: leadtrack_core::types::IntegrationKind) -> &'s
         Tiktok => "TikTok",
         Reddit => "Reddit",
         Pinterest => "Pinterest",
+        Snapchat => "Snapchat",
         Webhook => "Webhook",
     }
 }

@@ -1,7 +1,8 @@
 //! Forwarding rated leads as offline conversions: the deliveries to Google Ads (Data Manager
 //! API), Google Analytics 4 (Measurement Protocol), Meta (Conversions API), Microsoft
 //! Advertising (Campaign Management API), LinkedIn (Conversions API), TikTok (Events API),
-//! Reddit (Conversions API), Pinterest (API for Conversions) and signed webhooks,
+//! Reddit (Conversions API), Pinterest (API for Conversions), Snapchat (Conversions API)
+//! and signed webhooks,
 //! and the [`Worker`] that drives them from any [`leadtrack_core::JobQueue`].
 //!
 //! A status update queues a job with one delivery per connected and mapped integration
@@ -11,7 +12,7 @@
 //! and jitter, honouring `Retry-After`, within [`RetryPolicy`]; other failures end the
 //! delivery at once. Deliveries that succeeded are never sent again. When every delivery has
 //! ended, the lead moves to its final status. Every platform receives the conversion's id
-//! (Meta, TikTok and Pinterest `event_id`, Reddit `conversion_id`, GA4 and Google Ads transaction id,
+//! (Meta, TikTok, Pinterest and Snapchat `event_id`, Reddit `conversion_id`, GA4 and Google Ads transaction id,
 //! LinkedIn `eventId`, the webhook's
 //! `conversionEventId`), the same for every job of one lead and label, so a delivery
 //! repeated after a crash, or a rating repeated, is one conversion; a delivery's action
@@ -46,6 +47,7 @@ mod microsoft_ads;
 mod pinterest;
 mod reddit;
 mod retry;
+mod snapchat;
 mod tiktok;
 mod webhook;
 mod worker;

@@ -20,7 +20,9 @@ use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
 use crate::retry::{RetryPolicy, random_unit};
-use crate::{ga4, google_ads, linkedin, meta, microsoft_ads, pinterest, reddit, tiktok, webhook};
+use crate::{
+    ga4, google_ads, linkedin, meta, microsoft_ads, pinterest, reddit, snapchat, tiktok, webhook,
+};
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::Outcome;
 use leadtrack_platforms::oauth::TokenCache;
@@ -131,6 +133,10 @@ impl Deliverer {
             },
             IntegrationKind::Pinterest => match &integrations.pinterest {
                 Some(settings) => pinterest::deliver(&self.http, settings, job, now).await,
+                None => disconnected(),
+            },
+            IntegrationKind::Snapchat => match &integrations.snapchat {
+                Some(settings) => snapchat::deliver(&self.http, settings, job, now).await,
                 None => disconnected(),
             },
             IntegrationKind::Webhook => match &integrations.webhook {

@@ -13,6 +13,8 @@
 //!   ([`crate::reddit`]);
 //! - Pinterest: an event sent with `test=true`, checked and not recorded
 //!   ([`crate::pinterest`]);
+//! - Snapchat: an event to its validation endpoint, checked and not recorded
+//!   ([`crate::snapchat`]);
 //! - Microsoft Advertising and LinkedIn, which have no test mode for conversions: no event,
 //!   only a fresh access token from the refresh token, which shows the credentials work;
 //! - the webhook: a signed `ping` event, which receivers acknowledge and ignore.
@@ -30,7 +32,7 @@ use crate::google_ads;
 use crate::normalize::sha256_hex;
 use crate::oauth::{RefreshGrant, TokenCache};
 use crate::outcome::{Answer, Outcome};
-use crate::{ga4, linkedin, meta, microsoft_ads, pinterest, reddit, tiktok, webhook};
+use crate::{ga4, linkedin, meta, microsoft_ads, pinterest, reddit, snapchat, tiktok, webhook};
 
 /// The HTTP client for tests a person waits on, under the operator's `targets`: a short
 /// time limit.
@@ -218,6 +220,20 @@ pub async fn send_test(
             pinterest::post(http, settings, vec![event], true)
                 .await
                 .map(|answer| described(&answer, |a| pinterest::classify(a, settings)))
+        }
+        IntegrationKind::Snapchat => {
+            let settings = integrations.snapchat.as_ref().ok_or_else(not_connected)?;
+            let event = json!({
+                "event_name": request.event.as_deref().unwrap_or("SIGN_UP"),
+                "event_time": now.timestamp_millis(),
+                "action_source": "OFFLINE",
+                "event_id": event_id,
+                "user_data": {"em": [sha256_hex("test@leadtrack.invalid")]},
+                "custom_data": {"value": 0.0, "currency": project.currency},
+            });
+            snapchat::post(http, settings, vec![event], true)
+                .await
+                .map(|answer| described(&answer, |a| snapchat::classify(a, settings)))
         }
         IntegrationKind::Webhook => {
             let settings = integrations.webhook.as_ref().ok_or_else(not_connected)?;

@@ -24,6 +24,7 @@ pub mod outcome;
 pub mod pinterest;
 pub mod reddit;
 pub mod sign_in;
+pub mod snapchat;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 pub mod tiktok;

@@ -112,6 +112,9 @@ pub(crate) struct ProjectSetArgs {
     /// Pinterest event sent for `lost` ("" sends none).
     #[arg(long, value_name = "NAME")]
     pub(crate) lost_pinterest_event: Option<String>,
+    /// Snapchat event sent for `lost` ("" sends none).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) lost_snapchat_event: Option<String>,
     /// Whether the webhook hears of `lost`.
     #[arg(long, value_name = "BOOL")]
     pub(crate) lost_webhook: Option<bool>,
@@ -177,54 +180,61 @@ pub(crate) enum KeyCommand {
     },
 }
 
+/// `label create`: a label's name, what rating with it does, and what it sends where.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LabelCreate {
+    /// The public project id.
+    #[arg(long, value_name = "ID")]
+    project: String,
+    /// A name for people, e.g. "Qualified".
+    #[arg(long)]
+    name: String,
+    /// Leads processed with this label become `rated` (else they return to `open`).
+    #[arg(long)]
+    mark_as_done: bool,
+    /// GA4 event name to send.
+    #[arg(long, value_name = "NAME")]
+    ga4_event: Option<String>,
+    /// Meta event name to send.
+    #[arg(long, value_name = "NAME")]
+    meta_event: Option<String>,
+    /// Google Ads conversion action (its id or customers/C/conversionActions/ID).
+    #[arg(long, value_name = "RESOURCE")]
+    google_ads_action: Option<String>,
+    /// Microsoft Advertising offline conversion goal name.
+    #[arg(long, value_name = "NAME")]
+    microsoft_ads_conversion: Option<String>,
+    /// LinkedIn conversion rule (its id or urn:lla:llaPartnerConversion:ID).
+    #[arg(long, value_name = "URN")]
+    linkedin_conversion: Option<String>,
+    /// TikTok event name to send: a stage of your CRM funnel, mapped to a standard
+    /// event in TikTok's Events Manager.
+    #[arg(long, value_name = "NAME")]
+    tiktok_event: Option<String>,
+    /// Reddit event name to send: Lead, SignUp, Purchase, AddToCart, ViewContent, or a
+    /// custom event's name.
+    #[arg(long, value_name = "NAME")]
+    reddit_event: Option<String>,
+    /// Pinterest event name to send, one of Pinterest's (lead, checkout, signup,
+    /// custom, ...).
+    #[arg(long, value_name = "NAME")]
+    pinterest_event: Option<String>,
+    /// Snapchat event name to send (e.g. PURCHASE, SIGN_UP).
+    #[arg(long, value_name = "NAME")]
+    snapchat_event: Option<String>,
+    /// Send to the project's webhook.
+    #[arg(long)]
+    webhook: bool,
+    /// Print `{"labelId": ...}`.
+    #[arg(long)]
+    json: bool,
+}
+
 /// `label ...`
 #[derive(Debug, Subcommand)]
 pub(crate) enum LabelCommand {
     /// Create a conversion label.
-    Create {
-        /// The public project id.
-        #[arg(long, value_name = "ID")]
-        project: String,
-        /// A name for people, e.g. "Qualified".
-        #[arg(long)]
-        name: String,
-        /// Leads processed with this label become `rated` (else they return to `open`).
-        #[arg(long)]
-        mark_as_done: bool,
-        /// GA4 event name to send.
-        #[arg(long, value_name = "NAME")]
-        ga4_event: Option<String>,
-        /// Meta event name to send.
-        #[arg(long, value_name = "NAME")]
-        meta_event: Option<String>,
-        /// Google Ads conversion action (its id or customers/C/conversionActions/ID).
-        #[arg(long, value_name = "RESOURCE")]
-        google_ads_action: Option<String>,
-        /// Microsoft Advertising offline conversion goal name.
-        #[arg(long, value_name = "NAME")]
-        microsoft_ads_conversion: Option<String>,
-        /// LinkedIn conversion rule (its id or urn:lla:llaPartnerConversion:ID).
-        #[arg(long, value_name = "URN")]
-        linkedin_conversion: Option<String>,
-        /// TikTok event name to send: a stage of your CRM funnel, mapped to a standard
-        /// event in TikTok's Events Manager.
-        #[arg(long, value_name = "NAME")]
-        tiktok_event: Option<String>,
-        /// Reddit event name to send: Lead, SignUp, Purchase, AddToCart, ViewContent, or a
-        /// custom event's name.
-        #[arg(long, value_name = "NAME")]
-        reddit_event: Option<String>,
-        /// Pinterest event name to send, one of Pinterest's (lead, checkout, signup,
-        /// custom, ...).
-        #[arg(long, value_name = "NAME")]
-        pinterest_event: Option<String>,
-        /// Send to the project's webhook.
-        #[arg(long)]
-        webhook: bool,
-        /// Print `{"labelId": ...}`.
-        #[arg(long)]
-        json: bool,
-    },
+    Create(Box<LabelCreate>),
     /// List a project's labels, in their order.
     List(ProjectListing),
     /// Rename a label.
@@ -480,6 +490,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
         || args.lost_tiktok_event.is_some()
         || args.lost_reddit_event.is_some()
         || args.lost_pinterest_event.is_some()
+        || args.lost_snapchat_event.is_some()
         || args.lost_webhook.is_some();
     if !changed {
         return None;
@@ -504,6 +515,7 @@ fn lost_mapping_setting(project: &Project, args: &ProjectSetArgs) -> Option<Labe
     set(&mut lost.tiktok_event, &args.lost_tiktok_event);
     set(&mut lost.reddit_event, &args.lost_reddit_event);
     set(&mut lost.pinterest_event, &args.lost_pinterest_event);
+    set(&mut lost.snapchat_event, &args.lost_snapchat_event);
     if let Some(webhook) = args.lost_webhook {
         lost.webhook = webhook;
     }
@@ -651,21 +663,23 @@ pub(crate) async fn label_command<S: Admin>(
     command: LabelCommand,
 ) -> Result<(), Failure> {
     match command {
-        LabelCommand::Create {
-            project: id,
-            name,
-            mark_as_done,
-            ga4_event,
-            meta_event,
-            google_ads_action,
-            microsoft_ads_conversion,
-            linkedin_conversion,
-            tiktok_event,
-            reddit_event,
-            pinterest_event,
-            webhook,
-            json,
-        } => {
+        LabelCommand::Create(create) => {
+            let LabelCreate {
+                project: id,
+                name,
+                mark_as_done,
+                ga4_event,
+                meta_event,
+                google_ads_action,
+                microsoft_ads_conversion,
+                linkedin_conversion,
+                tiktok_event,
+                reddit_event,
+                pinterest_event,
+                snapchat_event,
+                webhook,
+                json,
+            } = *create;
             let project = project(store, &id).await?;
             let mapping = LabelMapping {
                 ga4_event,
@@ -676,6 +690,7 @@ pub(crate) async fn label_command<S: Admin>(
                 tiktok_event,
                 reddit_event,
                 pinterest_event,
+                snapchat_event,
                 webhook,
             };
             let label = store
@@ -827,6 +842,9 @@ fn describe(mapping: &LabelMapping) -> String {
     }
     if let Some(event) = &mapping.pinterest_event {
         parts.push(format!("pinterest:{event}"));
+    }
+    if let Some(event) = &mapping.snapchat_event {
+        parts.push(format!("snapchat:{event}"));
     }
     if mapping.webhook {
         parts.push("webhook".to_owned());

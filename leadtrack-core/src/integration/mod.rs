@@ -231,6 +231,19 @@ pub struct PinterestSettings {
     pub base_url: Option<String>,
 }
 
+/// Snapchat Conversions API v3 settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapchatSettings {
+    /// The Snap Pixel's id.
+    pub pixel_id: String,
+    /// A Conversions API token (the `access_token` parameter).
+    pub access_token: Secret,
+    /// Overrides `https://tr.snapchat.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
 /// A signed JSON webhook.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -261,6 +274,8 @@ pub enum IntegrationSettings {
     Reddit(RedditSettings),
     /// Pinterest.
     Pinterest(PinterestSettings),
+    /// Snapchat.
+    Snapchat(SnapchatSettings),
     /// Webhook.
     Webhook(WebhookSettings),
 }
@@ -279,6 +294,7 @@ impl IntegrationSettings {
             | Self::Tiktok(_)
             | Self::Reddit(_)
             | Self::Pinterest(_)
+            | Self::Snapchat(_)
             | Self::Webhook(_) => return false,
         };
         if token != old || *token == new {
@@ -299,6 +315,7 @@ impl IntegrationSettings {
             Self::Tiktok(_) => IntegrationKind::Tiktok,
             Self::Reddit(_) => IntegrationKind::Reddit,
             Self::Pinterest(_) => IntegrationKind::Pinterest,
+            Self::Snapchat(_) => IntegrationKind::Snapchat,
             Self::Webhook(_) => IntegrationKind::Webhook,
         }
     }
@@ -323,6 +340,8 @@ pub struct Integrations {
     pub reddit: Option<RedditSettings>,
     /// Pinterest, when connected.
     pub pinterest: Option<PinterestSettings>,
+    /// Snapchat, when connected.
+    pub snapchat: Option<SnapchatSettings>,
     /// The webhook, when connected.
     pub webhook: Option<WebhookSettings>,
 }
@@ -339,6 +358,7 @@ impl Integrations {
             IntegrationKind::Tiktok => self.tiktok.is_some(),
             IntegrationKind::Reddit => self.reddit.is_some(),
             IntegrationKind::Pinterest => self.pinterest.is_some(),
+            IntegrationKind::Snapchat => self.snapchat.is_some(),
             IntegrationKind::Webhook => self.webhook.is_some(),
         }
     }
@@ -355,6 +375,7 @@ impl Integrations {
             | IntegrationKind::Tiktok
             | IntegrationKind::Reddit
             | IntegrationKind::Pinterest
+            | IntegrationKind::Snapchat
             | IntegrationKind::Webhook => None,
         }
     }
@@ -379,6 +400,7 @@ impl Integrations {
             IntegrationSettings::Tiktok(s) => self.tiktok = Some(s),
             IntegrationSettings::Reddit(s) => self.reddit = Some(s),
             IntegrationSettings::Pinterest(s) => self.pinterest = Some(s),
+            IntegrationSettings::Snapchat(s) => self.snapchat = Some(s),
             IntegrationSettings::Webhook(s) => self.webhook = Some(s),
         }
     }

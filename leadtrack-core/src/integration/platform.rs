@@ -175,7 +175,7 @@ const fn token(name: &'static str, label: &'static str, help: &'static str) -> F
 }
 
 /// Every platform, in [`IntegrationKind`] order.
-pub static PLATFORMS: [Platform; 9] = [
+pub static PLATFORMS: [Platform; 10] = [
     Platform {
         kind: IntegrationKind::GoogleAds,
         title: "Google Ads",
@@ -472,8 +472,8 @@ pub static PLATFORMS: [Platform; 9] = [
         in_sentence: "Pinterest",
         slug: "pinterest",
         summary: "Pinterest API for Conversions (v5)",
-        testing: "Turn on test mode to see conversions checked without being recorded; a test \
-                  event sent from here always is in test mode.",
+        testing: "Turn on test mode to see conversions checked without being recorded; test \
+                  events sent from here always are.",
         fields: &[
             field(
                 "ad_account_id",
@@ -501,6 +501,28 @@ pub static PLATFORMS: [Platform; 9] = [
                 "Base URL",
                 "Blank for https://api.pinterest.com.",
             ),
+        ],
+    },
+    Platform {
+        kind: IntegrationKind::Snapchat,
+        title: "Snapchat",
+        in_sentence: "Snapchat",
+        slug: "snapchat",
+        summary: "Snapchat Conversions API v3",
+        testing: "A test event goes to Snapchat's validation endpoint, which checks it and \
+                  records nothing.",
+        fields: &[
+            field(
+                "pixel_id",
+                "Pixel id",
+                "Events Manager: the Snap Pixel's id.",
+            ),
+            token(
+                "access_token",
+                "Conversions API token",
+                "Business settings, Conversions API tokens: Generate token.",
+            ),
+            endpoint("base_url", "Base URL", "Blank for https://tr.snapchat.com."),
         ],
     },
     Platform {
@@ -829,6 +851,7 @@ impl Integrations {
             IntegrationKind::Tiktok => IntegrationSettings::Tiktok(self.tiktok.clone()?),
             IntegrationKind::Reddit => IntegrationSettings::Reddit(self.reddit.clone()?),
             IntegrationKind::Pinterest => IntegrationSettings::Pinterest(self.pinterest.clone()?),
+            IntegrationKind::Snapchat => IntegrationSettings::Snapchat(self.snapchat.clone()?),
             IntegrationKind::Webhook => IntegrationSettings::Webhook(self.webhook.clone()?),
         })
     }

@@ -283,6 +283,7 @@ pub async fn labels_and_integrations<B: Backend>(backend: &B) {
             IntegrationKind::Tiktok,
             IntegrationKind::Reddit,
             IntegrationKind::Pinterest,
+            IntegrationKind::Snapchat,
             IntegrationKind::Webhook
         ]
     );

@@ -166,7 +166,7 @@ pub async fn lost_after_a_label_plans_its_retraction<B: Backend>(backend: &B) {
         ),
         (first.job.conversion_event_id, at(1), Some(1000))
     );
-    assert_eq!(retracted.sent_to.len(), 9);
+    assert_eq!(retracted.sent_to.len(), 10);
     assert_eq!(
         retracted.microsoft_ads_conversion.as_deref(),
         Some("Qualified lead")

@@ -88,7 +88,8 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
             (IntegrationKind::Linkedin, "user_data"),
             (IntegrationKind::Tiktok, "user_data"),
             (IntegrationKind::Reddit, "user_data"),
-            (IntegrationKind::Pinterest, "user_data")
+            (IntegrationKind::Pinterest, "user_data"),
+            (IntegrationKind::Snapchat, "user_data")
         ]
     );
     assert!(change.warnings.iter().all(|w| w.timestamp == at(1)));
@@ -97,6 +98,7 @@ pub async fn queued_jobs_plan_deliveries_and_warnings<B: Backend>(backend: &B) {
     assert_eq!(
         states,
         [
+            DeliveryState::Skipped,
             DeliveryState::Skipped,
             DeliveryState::Skipped,
             DeliveryState::Skipped,

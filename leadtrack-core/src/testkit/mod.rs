@@ -74,8 +74,8 @@ use crate::activity::Attribution;
 use crate::inbound::{InboundHook, Preset};
 use crate::integration::{
     Ga4Settings, GoogleAdsSettings, IntegrationSettings, LinkedinSettings, MetaActionSource,
-    MetaSettings, MicrosoftAdsSettings, PinterestSettings, RedditSettings, Secret, TiktokSettings,
-    WebhookSettings,
+    MetaSettings, MicrosoftAdsSettings, PinterestSettings, RedditSettings, Secret,
+    SnapchatSettings, TiktokSettings, WebhookSettings,
 };
 use crate::job::Attempt;
 use crate::label::{LabelMapping, NewLabel};
@@ -386,6 +386,11 @@ pub fn all_integrations() -> Vec<IntegrationSettings> {
             test: false,
             base_url: None,
         }),
+        IntegrationSettings::Snapchat(SnapchatSettings {
+            pixel_id: "1ec32188-754e-4be2-8e55-c949a984a39f".into(),
+            access_token: Secret::new("snap-token"),
+            base_url: None,
+        }),
         IntegrationSettings::Webhook(webhook()),
     ]
 }
@@ -401,6 +406,7 @@ pub fn all_mapped() -> LabelMapping {
         tiktok_event: Some("Qualified lead".into()),
         reddit_event: Some("Lead".into()),
         pinterest_event: Some("lead".into()),
+        snapchat_event: Some("SIGN_UP".into()),
         webhook: true,
     }
 }

@@ -246,6 +246,11 @@ async fn integrations_page<S: Admin>(
                         first(|m| m.pinterest_event.as_ref()).unwrap_or_else(|| "lead".to_owned()),
                         None,
                     ),
+                    IntegrationKind::Snapchat => (
+                        first(|m| m.snapchat_event.as_ref())
+                            .unwrap_or_else(|| "SIGN_UP".to_owned()),
+                        None,
+                    ),
                     IntegrationKind::GoogleAds => (
                         first(|m| m.google_ads_action.as_ref()).unwrap_or_default(),
                         None,
@@ -558,6 +563,7 @@ pub(super) async fn send_test<S: Admin>(
                     | IntegrationKind::Tiktok
                     | IntegrationKind::Reddit
                     | IntegrationKind::Pinterest
+                    | IntegrationKind::Snapchat
             )
         }),
         test_event_code: given(form.get("test_event_code")),

@@ -35,6 +35,7 @@ pub(super) struct MappingForm {
     pub(super) tiktok_event: String,
     pub(super) reddit_event: String,
     pub(super) pinterest_event: String,
+    pub(super) snapchat_event: String,
     pub(super) webhook: bool,
 }
 
@@ -51,6 +52,7 @@ impl MappingForm {
             tiktok_event: text(&mapping.tiktok_event),
             reddit_event: text(&mapping.reddit_event),
             pinterest_event: text(&mapping.pinterest_event),
+            snapchat_event: text(&mapping.snapchat_event),
             webhook: mapping.webhook,
         }
     }
@@ -66,6 +68,7 @@ impl MappingForm {
             tiktok_event: form.get("tiktok_event").to_owned(),
             reddit_event: form.get("reddit_event").to_owned(),
             pinterest_event: form.get("pinterest_event").to_owned(),
+            snapchat_event: form.get("snapchat_event").to_owned(),
             webhook: ticked(form, "webhook"),
         }
     }
@@ -135,6 +138,13 @@ impl MappingForm {
                 &self.pinterest_event,
             ),
             (
+                on.snapchat && named(&self.snapchat_event),
+                "snapchat",
+                "Snapchat",
+                "value",
+                &self.snapchat_event,
+            ),
+            (
                 on.webhook && self.webhook,
                 "webhook",
                 "the webhook",
@@ -160,6 +170,7 @@ impl MappingForm {
             tiktok_event: value(&self.tiktok_event),
             reddit_event: value(&self.reddit_event),
             pinterest_event: value(&self.pinterest_event),
+            snapchat_event: value(&self.snapchat_event),
             webhook: self.webhook,
         }
     }
@@ -202,6 +213,7 @@ pub(super) struct Connected {
     pub(super) tiktok: bool,
     pub(super) reddit: bool,
     pub(super) pinterest: bool,
+    pub(super) snapchat: bool,
     pub(super) webhook: bool,
     /// The connected Google Ads account's conversion actions, `(resource name, name)`,
     /// when it was connected by signing in: the mapping picks one instead of typing it.
@@ -297,6 +309,7 @@ impl Connected {
             (self.tiktok, "TikTok"),
             (self.reddit, "Reddit"),
             (self.pinterest, "Pinterest"),
+            (self.snapchat, "Snapchat"),
             (self.webhook, "the webhook"),
         ]
         .into_iter()
@@ -322,6 +335,7 @@ impl From<&Integrations> for Connected {
             tiktok: integrations.is_connected(IntegrationKind::Tiktok),
             reddit: integrations.is_connected(IntegrationKind::Reddit),
             pinterest: integrations.is_connected(IntegrationKind::Pinterest),
+            snapchat: integrations.is_connected(IntegrationKind::Snapchat),
             webhook: integrations.is_connected(IntegrationKind::Webhook),
             google_actions: Vec::new(),
             google_problem: None,
@@ -406,6 +420,7 @@ struct LabelRow {
     tiktok: Option<String>,
     reddit: Option<String>,
     pinterest: Option<String>,
+    snapchat: Option<String>,
     webhook: bool,
 }
 
@@ -475,6 +490,12 @@ impl LabelRow {
             ),
             ("Reddit", &self.reddit, connected.reddit, None),
             ("Pinterest", &self.pinterest, connected.pinterest, None),
+            (
+                "Snapchat",
+                &self.snapchat,
+                connected.snapchat,
+                Some("an event name"),
+            ),
         ];
         let webhook = self.webhook.then_some(Goes {
             platform: "Webhook",
@@ -535,6 +556,7 @@ impl From<ConversionLabel> for LabelRow {
             tiktok: label.mapping.tiktok_event,
             reddit: label.mapping.reddit_event,
             pinterest: label.mapping.pinterest_event,
+            snapchat: label.mapping.snapchat_event,
             webhook: label.mapping.webhook,
         }
     }

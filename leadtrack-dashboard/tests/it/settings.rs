@@ -384,6 +384,7 @@ async fn labels_are_created_and_edited() {
                 ("tiktok_event", " Won deal "),
                 ("reddit_event", "Purchase"),
                 ("pinterest_event", "checkout"),
+                ("snapchat_event", "PURCHASE"),
                 ("webhook", "on"),
             ],
         )
@@ -416,6 +417,7 @@ async fn labels_are_created_and_edited() {
             tiktok_event: Some("Won deal".into()),
             reddit_event: Some("Purchase".into()),
             pinterest_event: Some("checkout".into()),
+            snapchat_event: Some("PURCHASE".into()),
             webhook: true,
         }
     );
@@ -787,22 +789,6 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
     ))
     .await;
     let hook = MockPlatform::start(MockResponse::json(200, json!({"ok": true}))).await;
-    let tiktok = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"code": 0, "message": "OK", "request_id": "r-9", "data": {}}),
-    ))
-    .await;
-    let reddit = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
-    ))
-    .await;
-    let pinterest = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"num_events_received": 1, "num_events_processed": 1,
-               "events": [{"status": "processed"}]}),
-    ))
-    .await;
     let tokens = MockPlatform::start(MockResponse::json(
         400,
         json!({"error": "invalid_grant", "error_description": "AADSTS70000"}),
@@ -822,31 +808,6 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         (
             "webhook",
             vec![("url", hook.url()), ("secret", "whsec_dash")],
-        ),
-        (
-            "tiktok",
-            vec![
-                ("event_set_id", "7300000000000000009"),
-                ("access_token", "tt-token-s3cret"),
-                ("test_event_code", ""),
-                ("base_url", tiktok.url()),
-            ],
-        ),
-        (
-            "reddit",
-            vec![
-                ("pixel_id", "a2_dash"),
-                ("access_token", "rd-token-s3cret"),
-                ("base_url", reddit.url()),
-            ],
-        ),
-        (
-            "pinterest",
-            vec![
-                ("ad_account_id", "549755885175"),
-                ("access_token", "pin-token-s3cret"),
-                ("base_url", pinterest.url()),
-            ],
         ),
         (
             "microsoft-ads",
@@ -897,71 +858,6 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         coded.text
     );
     assert_eq!(meta.requests()[0].json()["test_event_code"], "TEST77");
-    // So does TikTok: its test event goes to Events Manager's Test events tab alone.
-    let tiktok_page = app.get(path, &owner.cookie).await;
-    assert!(tiktok_page.text.contains("id=\"tiktok-test-value\""));
-    let uncoded_tiktok = app
-        .post(&owner, &format!("{path}/tiktok/test"), &[("value", "Lead")])
-        .await;
-    assert_eq!(uncoded_tiktok.status, StatusCode::BAD_REQUEST);
-    assert!(tiktok.requests().is_empty());
-    let coded_tiktok = app
-        .post(
-            &owner,
-            &format!("{path}/tiktok/test"),
-            &[("value", "Qualified lead"), ("test_event_code", "TEST79")],
-        )
-        .await;
-    assert!(
-        coded_tiktok.text.contains("TikTok accepted the test"),
-        "{}",
-        coded_tiktok.text
-    );
-    let sent = tiktok.requests();
-    assert_eq!(sent[0].header("access-token"), Some("tt-token-s3cret"));
-    assert_eq!(sent[0].json()["test_event_code"], "TEST79");
-    assert_eq!(sent[0].json()["event_source_id"], "7300000000000000009");
-    assert_eq!(sent[0].json()["data"][0]["event"], "Qualified lead");
-    // And Reddit, whose test mode is Event Testing's test id.
-    assert!(tiktok_page.text.contains("id=\"reddit-test-value\""));
-    let tested_reddit = app
-        .post(
-            &owner,
-            &format!("{path}/reddit/test"),
-            &[("value", "SignUp"), ("test_event_code", "t2_dash")],
-        )
-        .await;
-    assert!(
-        tested_reddit.text.contains("Reddit accepted the test"),
-        "{}",
-        tested_reddit.text
-    );
-    let sent = reddit.requests();
-    assert_eq!(sent[0].path, "/api/v3/pixels/a2_dash/conversion_events");
-    assert_eq!(sent[0].json()["data"]["test_id"], "t2_dash");
-    assert_eq!(
-        sent[0].json()["data"]["events"][0]["type"],
-        json!({"tracking_type": "SIGN_UP"})
-    );
-    // And Pinterest, whose test mode is a flag of the request.
-    assert!(tiktok_page.text.contains("id=\"pinterest-test-value\""));
-    let tested_pinterest = app
-        .post(
-            &owner,
-            &format!("{path}/pinterest/test"),
-            &[("value", "signup")],
-        )
-        .await;
-    assert!(
-        tested_pinterest
-            .text
-            .contains("Pinterest accepted the test"),
-        "{}",
-        tested_pinterest.text
-    );
-    let sent = pinterest.requests();
-    assert_eq!(sent[0].query("test"), Some("true"));
-    assert_eq!(sent[0].json()["data"][0]["event_name"], "signup");
 
     let pinged = app.post(&owner, &format!("{path}/webhook/test"), &[]).await;
     assert!(pinged.text.contains("Webhook accepted the test"));
@@ -971,21 +867,9 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
         .post(&owner, &format!("{path}/microsoft-ads/test"), &[])
         .await;
     assert!(refused.text.contains("invalid_grant"), "{}", refused.text);
-    for text in [
-        &uncoded.text,
-        &coded.text,
-        &pinged.text,
-        &refused.text,
-        &tiktok_page.text,
-        &coded_tiktok.text,
-        &tested_reddit.text,
-        &tested_pinterest.text,
-    ] {
+    for text in [&uncoded.text, &coded.text, &pinged.text, &refused.text] {
         for secret in [
             "meta-token-s3cret",
-            "tt-token-s3cret",
-            "rd-token-s3cret",
-            "pin-token-s3cret",
             "whsec_dash",
             "dev-s3cret",
             "refresh-s3cret",
@@ -1076,6 +960,175 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
             .is_none(),
         "nothing was queued"
     );
+}
+
+/// TikTok, Reddit, Pinterest and Snapchat each have a test event in their own test mode
+/// (TikTok's and Reddit's need a code, or the event would count), and no page shows their
+/// tokens.
+#[tokio::test]
+async fn the_newer_platforms_test_in_their_test_modes() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let tiktok = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"code": 0, "message": "OK", "request_id": "r-9", "data": {}}),
+    ))
+    .await;
+    let reddit = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
+    ))
+    .await;
+    let pinterest = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"num_events_received": 1, "num_events_processed": 1,
+               "events": [{"status": "processed"}]}),
+    ))
+    .await;
+    let snapchat = MockPlatform::start(MockResponse::json(200, json!({"status": "VALID"}))).await;
+    let path = "/projects/alpha/settings/integrations";
+    for (slug, fields) in [
+        (
+            "tiktok",
+            vec![
+                ("event_set_id", "7300000000000000009"),
+                ("access_token", "tt-token-s3cret"),
+                ("test_event_code", ""),
+                ("base_url", tiktok.url()),
+            ],
+        ),
+        (
+            "reddit",
+            vec![
+                ("pixel_id", "a2_dash"),
+                ("access_token", "rd-token-s3cret"),
+                ("base_url", reddit.url()),
+            ],
+        ),
+        (
+            "pinterest",
+            vec![
+                ("ad_account_id", "549755885175"),
+                ("access_token", "pin-token-s3cret"),
+                ("base_url", pinterest.url()),
+            ],
+        ),
+        (
+            "snapchat",
+            vec![
+                ("pixel_id", "snap-dash"),
+                ("access_token", "snap-token-s3cret"),
+                ("base_url", snapchat.url()),
+            ],
+        ),
+    ] {
+        let saved = app.post(&owner, &format!("{path}/{slug}"), &fields).await;
+        assert_eq!(
+            saved.status,
+            StatusCode::SEE_OTHER,
+            "{slug}: {}",
+            saved.text
+        );
+    }
+    // TikTok's test event goes to Events Manager's Test events tab alone.
+    let tiktok_page = app.get(path, &owner.cookie).await;
+    assert!(tiktok_page.text.contains("id=\"tiktok-test-value\""));
+    let uncoded_tiktok = app
+        .post(&owner, &format!("{path}/tiktok/test"), &[("value", "Lead")])
+        .await;
+    assert_eq!(uncoded_tiktok.status, StatusCode::BAD_REQUEST);
+    assert!(tiktok.requests().is_empty());
+    let coded_tiktok = app
+        .post(
+            &owner,
+            &format!("{path}/tiktok/test"),
+            &[("value", "Qualified lead"), ("test_event_code", "TEST79")],
+        )
+        .await;
+    assert!(
+        coded_tiktok.text.contains("TikTok accepted the test"),
+        "{}",
+        coded_tiktok.text
+    );
+    let sent = tiktok.requests();
+    assert_eq!(sent[0].header("access-token"), Some("tt-token-s3cret"));
+    assert_eq!(sent[0].json()["test_event_code"], "TEST79");
+    assert_eq!(sent[0].json()["event_source_id"], "7300000000000000009");
+    assert_eq!(sent[0].json()["data"][0]["event"], "Qualified lead");
+    // And Reddit, whose test mode is Event Testing's test id.
+    assert!(tiktok_page.text.contains("id=\"reddit-test-value\""));
+    let tested_reddit = app
+        .post(
+            &owner,
+            &format!("{path}/reddit/test"),
+            &[("value", "SignUp"), ("test_event_code", "t2_dash")],
+        )
+        .await;
+    assert!(
+        tested_reddit.text.contains("Reddit accepted the test"),
+        "{}",
+        tested_reddit.text
+    );
+    let sent = reddit.requests();
+    assert_eq!(sent[0].path, "/api/v3/pixels/a2_dash/conversion_events");
+    assert_eq!(sent[0].json()["data"]["test_id"], "t2_dash");
+    assert_eq!(
+        sent[0].json()["data"]["events"][0]["type"],
+        json!({"tracking_type": "SIGN_UP"})
+    );
+    // And Pinterest, whose test mode is a flag of the request.
+    assert!(tiktok_page.text.contains("id=\"pinterest-test-value\""));
+    let tested_pinterest = app
+        .post(
+            &owner,
+            &format!("{path}/pinterest/test"),
+            &[("value", "signup")],
+        )
+        .await;
+    assert!(
+        tested_pinterest
+            .text
+            .contains("Pinterest accepted the test"),
+        "{}",
+        tested_pinterest.text
+    );
+    let sent = pinterest.requests();
+    assert_eq!(sent[0].query("test"), Some("true"));
+    assert_eq!(sent[0].json()["data"][0]["event_name"], "signup");
+    // And Snapchat, whose test goes to its validation endpoint.
+    assert!(tiktok_page.text.contains("id=\"snapchat-test-value\""));
+    let tested_snapchat = app
+        .post(
+            &owner,
+            &format!("{path}/snapchat/test"),
+            &[("value", "SIGN_UP")],
+        )
+        .await;
+    assert!(
+        tested_snapchat.text.contains("Snapchat accepted the test"),
+        "{}",
+        tested_snapchat.text
+    );
+    let sent = snapchat.requests();
+    assert_eq!(sent[0].path, "/v3/snap-dash/events/validate");
+    assert_eq!(sent[0].json()["data"][0]["event_name"], "SIGN_UP");
+
+    for text in [
+        &tiktok_page.text,
+        &coded_tiktok.text,
+        &tested_reddit.text,
+        &tested_pinterest.text,
+        &tested_snapchat.text,
+    ] {
+        for secret in [
+            "tt-token-s3cret",
+            "rd-token-s3cret",
+            "pin-token-s3cret",
+            "snap-token-s3cret",
+        ] {
+            assert!(!text.contains(secret), "{secret} shown");
+        }
+    }
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use crate::common::*;
 use chrono::{DateTime, Utc};
 use leadtrack_core::integration::{
     IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, PinterestSettings, RedditSettings,
-    Secret, TiktokSettings,
+    Secret, SnapchatSettings, TiktokSettings,
 };
 use leadtrack_core::job::JobRecord;
 use leadtrack_core::label::{LabelMapping, NewLabel};
@@ -17,8 +17,8 @@ use leadtrack_core::{Admin, LeadStore};
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
 use serde_json::{Value, json};
 
-/// The fixture, with Microsoft Advertising, LinkedIn, TikTok, Reddit and Pinterest connected
-/// too, and a label `Customer` mapped to all nine platforms.
+/// The fixture, with Microsoft Advertising, LinkedIn, TikTok, Reddit, Pinterest and Snapchat
+/// connected too, and a label `Customer` mapped to all ten platforms.
 struct Every {
     f: Fixture,
     microsoft: MockPlatform,
@@ -26,6 +26,7 @@ struct Every {
     tiktok: MockPlatform,
     reddit: MockPlatform,
     pinterest: MockPlatform,
+    snapchat: MockPlatform,
     customer: ConversionId,
 }
 
@@ -50,6 +51,7 @@ async fn every() -> Every {
                "events": [{"status": "processed"}]}),
     ))
     .await;
+    let snapchat = MockPlatform::start(MockResponse::json(200, json!({"status": "SUCCESS"}))).await;
     let token_url = Some(format!("{}/token", f.platforms.token.url()));
     for settings in [
         IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {
@@ -88,6 +90,11 @@ async fn every() -> Every {
             test: false,
             base_url: Some(pinterest.url().to_owned()),
         }),
+        IntegrationSettings::Snapchat(SnapchatSettings {
+            pixel_id: "snap-pixel".into(),
+            access_token: Secret::new("snap-access-token"),
+            base_url: Some(snapchat.url().to_owned()),
+        }),
     ] {
         f.store
             .set_integration(f.project.id, settings, Utc::now())
@@ -103,6 +110,7 @@ async fn every() -> Every {
         tiktok_event: Some("Customer".into()),
         reddit_event: Some("Purchase".into()),
         pinterest_event: Some("checkout".into()),
+        snapchat_event: Some("PURCHASE".into()),
         webhook: true,
     };
     let customer = f
@@ -122,13 +130,14 @@ async fn every() -> Every {
         tiktok,
         reddit,
         pinterest,
+        snapchat,
         customer: ConversionId::Label(customer),
     }
 }
 
 impl Every {
     /// Every platform's mock, by integration, in [`IntegrationKind`] order.
-    fn mocks(&self) -> [(IntegrationKind, &MockPlatform); 9] {
+    fn mocks(&self) -> [(IntegrationKind, &MockPlatform); 10] {
         let p = &self.f.platforms;
         [
             (IntegrationKind::GoogleAds, &p.ads),
@@ -139,6 +148,7 @@ impl Every {
             (IntegrationKind::Tiktok, &self.tiktok),
             (IntegrationKind::Reddit, &self.reddit),
             (IntegrationKind::Pinterest, &self.pinterest),
+            (IntegrationKind::Snapchat, &self.snapchat),
             (IntegrationKind::Webhook, &p.hook),
         ]
     }
@@ -166,9 +176,10 @@ fn conversion_id_of(kind: IntegrationKind, request: &Recorded) -> Value {
     match kind {
         IntegrationKind::GoogleAds => body["events"][0]["transactionId"].clone(),
         IntegrationKind::Ga4 => body["events"][0]["params"]["transaction_id"].clone(),
-        IntegrationKind::Meta | IntegrationKind::Tiktok | IntegrationKind::Pinterest => {
-            body["data"][0]["event_id"].clone()
-        }
+        IntegrationKind::Meta
+        | IntegrationKind::Tiktok
+        | IntegrationKind::Pinterest
+        | IntegrationKind::Snapchat => body["data"][0]["event_id"].clone(),
         IntegrationKind::Reddit => body["data"]["events"][0]["metadata"]["conversion_id"].clone(),
         IntegrationKind::Linkedin => body["eventId"].clone(),
         IntegrationKind::Webhook => body["conversionEventId"].clone(),
@@ -189,7 +200,7 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
     let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
     let id = first.job.conversion_event_id;
     assert_eq!(id, first.job.event_id, "the first job names the conversion");
-    assert_eq!(s.counts(), [1; 9]);
+    assert_eq!(s.counts(), [1; 10]);
     for (kind, mock) in s.mocks() {
         if kind != IntegrationKind::MicrosoftAds {
             assert_eq!(
@@ -202,7 +213,7 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
 
     // The same label at the same price: nothing leaves, and each delivery says why.
     let again = s.rate(lead, s.customer, 4999).await;
-    assert_eq!(s.counts(), [1; 9], "no platform hears of it twice");
+    assert_eq!(s.counts(), [1; 10], "no platform hears of it twice");
     for (delivery, attempts) in &again.deliveries {
         assert_eq!(
             (delivery.action, delivery.state, attempts.len()),
@@ -215,14 +226,14 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
     // A new price, with Google Ads failing once: restated where the platform can.
     s.f.platforms.ads.push(MockResponse::empty(503));
     let repriced = s.rate(lead, s.customer, 7500).await;
-    assert_eq!(s.counts(), [3, 1, 1, 2, 1, 1, 1, 1, 2]);
+    assert_eq!(s.counts(), [3, 1, 1, 2, 1, 1, 1, 1, 1, 2]);
     assert_restated(&s, &first, &repriced);
 
     // Another label is a conversion of its own, sent to every platform it maps.
     let qualified = s.rate(lead, ConversionId::Label(s.f.label), 7500).await;
     let stage = qualified.job.conversion_event_id;
     assert_ne!(stage, id);
-    assert_eq!(s.counts(), [4, 2, 2, 2, 1, 1, 1, 1, 3]);
+    assert_eq!(s.counts(), [4, 2, 2, 2, 1, 1, 1, 1, 1, 3]);
     for (kind, mock) in s.mocks() {
         if matches!(
             kind,
@@ -231,6 +242,7 @@ async fn a_conversion_is_sent_once_and_restated_where_the_platform_can() {
                 | IntegrationKind::Tiktok
                 | IntegrationKind::Reddit
                 | IntegrationKind::Pinterest
+                | IntegrationKind::Snapchat
         ) {
             continue;
         }
@@ -358,13 +370,13 @@ async fn lost_after_a_label_retracts_it_where_the_platform_can() {
     let first = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
     let customer_id = json!(first.job.conversion_event_id);
     let first_time = leadtrack_core::time::format(&first.job.converted_at);
-    assert_eq!(s.counts(), [1; 9]);
+    assert_eq!(s.counts(), [1; 10]);
 
     // The project's `lost` sends to the webhook alone (the default).
     let lost = s.rate(lead, ConversionId::Lost, 4999).await;
     assert_eq!(
         s.counts(),
-        [1, 1, 1, 2, 1, 1, 1, 1, 3],
+        [1, 1, 1, 2, 1, 1, 1, 1, 1, 3],
         "Microsoft once, the webhook twice"
     );
     let ms = s.microsoft.requests().pop().unwrap();

@@ -9,5 +9,6 @@ mod microsoft_linkedin;
 mod outbound;
 mod pinterest;
 mod reddit;
+mod snapchat;
 mod tiktok;
 mod worker;

@@ -654,14 +654,16 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     assert!(server.terminate().await.success());
 }
 
-/// TikTok, Reddit and Pinterest from the command line: connected, their tokens never shown,
+/// TikTok, Reddit, Pinterest and Snapchat from the command line: connected, their tokens
+/// never shown,
 /// a test event in each one's test mode (and none without it), a label's events, and a
 /// rating delivered as each one's documentation describes
 /// (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>,
 /// <https://ads-api.reddit.com/docs/v3/capi-migration>,
-/// <https://developers.pinterest.com/docs/api/v5/events-create>).
+/// <https://developers.pinterest.com/docs/api/v5/events-create>,
+/// <https://developers.snap.com/api/marketing-api/Conversions-API/Parameters>).
 #[tokio::test]
-async fn tiktok_reddit_and_pinterest_are_connected_tested_and_served_from_the_command_line() {
+async fn the_newer_platforms_are_connected_tested_and_served_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
@@ -720,13 +722,33 @@ async fn tiktok_reddit_and_pinterest_are_connected_tested_and_served_from_the_co
         pinterest.url(),
     ];
     admin_ok(&db, &connect_pinterest).await;
+    let snapchat = MockPlatform::start(MockResponse::json(200, json!({"status": "SUCCESS"}))).await;
+    let connect_snapchat = [
+        "integration",
+        "snapchat",
+        "--project",
+        "acme",
+        "--pixel-id",
+        "snap-pixel-e2e",
+        "--access-token",
+        "snap-token-e2e",
+        "--base-url",
+        snapchat.url(),
+    ];
+    admin_ok(&db, &connect_snapchat).await;
     let listed = admin(&db, &["integration", "list", "--project", "acme", "--json"]).await;
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     let described: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(described["tiktok"]["eventSetId"], "7300000000000000001");
     assert_eq!(described["reddit"]["pixelId"], "a2_e2e");
     assert_eq!(described["pinterest"]["adAccountId"], "549755885175");
-    for token in ["tt-token-e2e", "rd-token-e2e", "pin-token-e2e"] {
+    assert_eq!(described["snapchat"]["pixelId"], "snap-pixel-e2e");
+    for token in [
+        "tt-token-e2e",
+        "rd-token-e2e",
+        "pin-token-e2e",
+        "snap-token-e2e",
+    ] {
         assert!(!listed.contains(token), "{token} is never shown");
     }
 
@@ -768,6 +790,11 @@ async fn tiktok_reddit_and_pinterest_are_connected_tested_and_served_from_the_co
     let sent = pinterest.requests();
     assert_eq!(sent[0].query("test"), Some("true"));
     assert_eq!(sent[0].json()["data"][0]["event_name"], "lead");
+    // Snapchat's test goes to its validation endpoint.
+    assert!(test("snapchat", None).await.status.success());
+    let sent = snapchat.requests();
+    assert_eq!(sent[0].path, "/v3/snap-pixel-e2e/events/validate");
+    assert_eq!(sent[0].query("access_token"), Some("snap-token-e2e"));
 
     let label = create_label(
         &db,
@@ -780,6 +807,8 @@ async fn tiktok_reddit_and_pinterest_are_connected_tested_and_served_from_the_co
             "Purchase",
             "--pinterest-event",
             "checkout",
+            "--snapchat-event",
+            "PURCHASE",
         ],
     )
     .await;
@@ -882,6 +911,23 @@ async fn tiktok_reddit_and_pinterest_are_connected_tested_and_served_from_the_co
         )
     );
     assert_eq!(event["user_data"]["click_id"], "epik-e2e");
+
+    let sent = snapchat.requests();
+    assert_eq!(sent.len(), 2, "the test event, then the conversion");
+    assert_eq!(sent[1].path, "/v3/snap-pixel-e2e/events");
+    let event = &sent[1].json()["data"][0];
+    assert_eq!(
+        (
+            &event["event_name"],
+            &event["event_id"],
+            &event["action_source"]
+        ),
+        (&json!("PURCHASE"), &json!(event_id), &json!("OFFLINE"))
+    );
+    assert_eq!(
+        event["user_data"]["em"],
+        json!([sha256_hex("buyer@example.com")])
+    );
     assert!(server.terminate().await.success());
 }
 
