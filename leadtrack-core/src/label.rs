@@ -58,16 +58,26 @@ impl LabelMapping {
     /// Whether this mapping sends anything to `kind`.
     pub fn maps(&self, kind: IntegrationKind) -> bool {
         match kind {
-            IntegrationKind::GoogleAds => self.google_ads_action.is_some(),
-            IntegrationKind::Ga4 => self.ga4_event.is_some(),
-            IntegrationKind::Meta => self.meta_event.is_some(),
-            IntegrationKind::MicrosoftAds => self.microsoft_ads_conversion.is_some(),
-            IntegrationKind::Linkedin => self.linkedin_conversion.is_some(),
-            IntegrationKind::Tiktok => self.tiktok_event.is_some(),
-            IntegrationKind::Reddit => self.reddit_event.is_some(),
-            IntegrationKind::Pinterest => self.pinterest_event.is_some(),
-            IntegrationKind::Snapchat => self.snapchat_event.is_some(),
             IntegrationKind::Webhook => self.webhook,
+            _ => self.named(kind).is_some(),
+        }
+    }
+
+    /// What this mapping sends to `kind` by name (an event, a conversion action, goal or
+    /// rule); `None` when it sends nothing there, and for the webhook, which receives the
+    /// label itself.
+    pub fn named(&self, kind: IntegrationKind) -> Option<&str> {
+        match kind {
+            IntegrationKind::GoogleAds => self.google_ads_action.as_deref(),
+            IntegrationKind::Ga4 => self.ga4_event.as_deref(),
+            IntegrationKind::Meta => self.meta_event.as_deref(),
+            IntegrationKind::MicrosoftAds => self.microsoft_ads_conversion.as_deref(),
+            IntegrationKind::Linkedin => self.linkedin_conversion.as_deref(),
+            IntegrationKind::Tiktok => self.tiktok_event.as_deref(),
+            IntegrationKind::Reddit => self.reddit_event.as_deref(),
+            IntegrationKind::Pinterest => self.pinterest_event.as_deref(),
+            IntegrationKind::Snapchat => self.snapchat_event.as_deref(),
+            IntegrationKind::Webhook => None,
         }
     }
 

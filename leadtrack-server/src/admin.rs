@@ -6,12 +6,13 @@
 use chrono::Utc;
 use clap::{Args, Subcommand};
 use leadtrack_core::activity::{Attribution, ProjectActivity};
+use leadtrack_core::integration::Platform;
 use leadtrack_core::key::KeyRef;
 use leadtrack_core::label::{LabelMapping, NewLabel, rateable};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::spam::{self, SpamRulesInput};
 use leadtrack_core::store::Entity;
-use leadtrack_core::types::{Consent, ConsentStatus, ProjectId};
+use leadtrack_core::types::{Consent, ConsentStatus, IntegrationKind, ProjectId};
 use leadtrack_core::{Admin, LeadStore, StoreError};
 use leadtrack_platforms::normalize::region_of_calling_code;
 use serde_json::json;
@@ -818,40 +819,54 @@ pub(crate) async fn label_command<S: Admin>(
 
 /// A mapping in a few words: `ga4:qualify meta:Lead webhook`.
 fn describe(mapping: &LabelMapping) -> String {
-    let mut parts = Vec::new();
-    if let Some(event) = &mapping.ga4_event {
-        parts.push(format!("ga4:{event}"));
-    }
-    if let Some(event) = &mapping.meta_event {
-        parts.push(format!("meta:{event}"));
-    }
-    if let Some(action) = &mapping.google_ads_action {
-        parts.push(format!("google-ads:{action}"));
-    }
-    if let Some(goal) = &mapping.microsoft_ads_conversion {
-        parts.push(format!("microsoft-ads:{goal}"));
-    }
-    if let Some(rule) = &mapping.linkedin_conversion {
-        parts.push(format!("linkedin:{rule}"));
-    }
-    if let Some(event) = &mapping.tiktok_event {
-        parts.push(format!("tiktok:{event}"));
-    }
-    if let Some(event) = &mapping.reddit_event {
-        parts.push(format!("reddit:{event}"));
-    }
-    if let Some(event) = &mapping.pinterest_event {
-        parts.push(format!("pinterest:{event}"));
-    }
-    if let Some(event) = &mapping.snapchat_event {
-        parts.push(format!("snapchat:{event}"));
-    }
-    if mapping.webhook {
-        parts.push("webhook".to_owned());
-    }
+    use IntegrationKind::*;
+    let named = [
+        Ga4,
+        Meta,
+        GoogleAds,
+        MicrosoftAds,
+        Linkedin,
+        Tiktok,
+        Reddit,
+        Pinterest,
+        Snapchat,
+    ]
+    .into_iter()
+    .filter_map(|kind| {
+        let name = mapping.named(kind)?;
+        Some(format!("{}:{name}", Platform::of(kind).slug))
+    });
+    let webhook = mapping.webhook.then(|| "webhook".to_owned());
+    let parts: Vec<String> = named.chain(webhook).collect();
     if parts.is_empty() {
         "-".to_owned()
     } else {
         parts.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `label list` names what a label sends, platform by platform, by the platforms'
+    /// command-line names.
+    #[test]
+    fn a_mapping_is_described_in_a_few_words() {
+        let mapping = LabelMapping {
+            ga4_event: Some("qualify_lead".into()),
+            google_ads_action: Some("555".into()),
+            microsoft_ads_conversion: Some("Offline purchase".into()),
+            tiktok_event: Some("Won".into()),
+            snapchat_event: Some("PURCHASE".into()),
+            webhook: true,
+            ..LabelMapping::default()
+        };
+        assert_eq!(
+            describe(&mapping),
+            "ga4:qualify_lead google-ads:555 microsoft-ads:Offline purchase tiktok:Won \
+             snapchat:PURCHASE webhook"
+        );
+        assert_eq!(describe(&LabelMapping::default()), "-");
     }
 }

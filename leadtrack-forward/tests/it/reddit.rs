@@ -3,13 +3,9 @@
 //! the lead is rated, and its answers sorted into retry or failure.
 
 use crate::common::*;
-use chrono::Utc;
-use leadtrack_core::LeadStore;
 use leadtrack_core::integration::{IntegrationSettings, RedditSettings, Secret};
 use leadtrack_core::label::LabelMapping;
-use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind,
-};
+use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
 use leadtrack_platforms::normalize::sha256_hex;
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -94,24 +90,8 @@ async fn reddit_receives_one_event_with_its_match_keys_and_conversion_id() {
     );
 
     // Rated again at another price: Reddit keeps the first value, so it hears nothing.
-    s.f.rate(lead, (ConversionId::Label(s.label), 7_000), Utc::now())
+    s.rated_again_at_another_price(lead, IntegrationKind::Reddit)
         .await;
-    let jobs = s.f.store.lead_jobs(s.f.project.id, lead).await.unwrap();
-    let again = jobs.iter().find(|r| r.job.price == Some(7_000)).unwrap();
-    let (restate, _) = delivery_of(again, IntegrationKind::Reddit);
-    assert_eq!(
-        (restate.action, restate.state),
-        (DeliveryAction::Restate, DeliveryState::Skipped)
-    );
-    assert!(
-        restate
-            .detail
-            .as_deref()
-            .is_some_and(|d| d.starts_with("Reddit cannot restate a conversion's value")),
-        "{restate:?}"
-    );
-    worker(&s.f.store, fast()).run_once().await.unwrap();
-    assert_eq!(s.mock.requests().len(), 1, "one conversion, sent once");
 }
 
 #[tokio::test]

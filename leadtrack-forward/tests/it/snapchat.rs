@@ -4,13 +4,9 @@
 //! failure without its token, which travels in the query.
 
 use crate::common::*;
-use chrono::Utc;
-use leadtrack_core::LeadStore;
 use leadtrack_core::integration::{IntegrationSettings, Secret, SnapchatSettings};
 use leadtrack_core::label::LabelMapping;
-use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind,
-};
+use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
 use leadtrack_platforms::normalize::sha256_hex;
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -79,17 +75,8 @@ async fn snapchat_receives_one_offline_event_with_hashed_identifiers() {
     );
 
     // Rated again at another price: Snapchat keeps the first value, so it hears nothing.
-    s.f.rate(lead, (ConversionId::Label(s.label), 7_000), Utc::now())
+    s.rated_again_at_another_price(lead, IntegrationKind::Snapchat)
         .await;
-    let jobs = s.f.store.lead_jobs(s.f.project.id, lead).await.unwrap();
-    let again = jobs.iter().find(|r| r.job.price == Some(7_000)).unwrap();
-    let (restate, _) = delivery_of(again, IntegrationKind::Snapchat);
-    assert_eq!(
-        (restate.action, restate.state),
-        (DeliveryAction::Restate, DeliveryState::Skipped)
-    );
-    worker(&s.f.store, fast()).run_once().await.unwrap();
-    assert_eq!(s.mock.requests().len(), 1, "one conversion, sent once");
 }
 
 #[tokio::test]

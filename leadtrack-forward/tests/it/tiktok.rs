@@ -4,13 +4,9 @@
 //! or failure.
 
 use crate::common::*;
-use chrono::Utc;
-use leadtrack_core::LeadStore;
 use leadtrack_core::integration::{IntegrationSettings, Secret, TiktokSettings};
 use leadtrack_core::label::LabelMapping;
-use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind,
-};
+use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
 use leadtrack_platforms::normalize::sha256_hex;
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
@@ -89,22 +85,8 @@ async fn tiktok_receives_one_crm_event_with_hashed_identifiers() {
     );
 
     // Rated again at another price: TikTok keeps the first value, so it hears nothing.
-    s.f.rate(lead, (ConversionId::Label(s.label), 7_000), Utc::now())
+    s.rated_again_at_another_price(lead, IntegrationKind::Tiktok)
         .await;
-    let jobs = s.f.store.lead_jobs(s.f.project.id, lead).await.unwrap();
-    let again = jobs.iter().find(|r| r.job.price == Some(7_000)).unwrap();
-    let (restate, _) = delivery_of(again, IntegrationKind::Tiktok);
-    assert_eq!(restate.action, DeliveryAction::Restate);
-    assert_eq!(restate.state, DeliveryState::Skipped);
-    assert!(
-        restate
-            .detail
-            .as_deref()
-            .is_some_and(|e| e.starts_with("TikTok cannot restate a conversion's value")),
-        "{restate:?}"
-    );
-    worker(&s.f.store, fast()).run_once().await.unwrap();
-    assert_eq!(s.mock.requests().len(), 1, "one conversion, sent once");
 }
 
 #[tokio::test]

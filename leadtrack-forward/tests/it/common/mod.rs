@@ -17,8 +17,8 @@ use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;
 use leadtrack_core::types::{
-    AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobState, LeadId, LeadIdentifier,
-    LeadStatus,
+    AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobState, LeadId,
+    LeadIdentifier, LeadStatus,
 };
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::{RetryPolicy, Worker, WorkerConfig};
@@ -198,6 +198,38 @@ impl OnePlatform {
             .unwrap()
             .id;
         Self { f, mock, label }
+    }
+
+    /// Rates `lead` again at another price, for a platform (`kind`) that keeps the first
+    /// value: its delivery is a restatement skipped with the reason, and a worker's run sends
+    /// its mock nothing more than the one conversion.
+    pub(crate) async fn rated_again_at_another_price(&self, lead: LeadId, kind: IntegrationKind) {
+        self.f
+            .rate(lead, (ConversionId::Label(self.label), 7_000), Utc::now())
+            .await;
+        let jobs = self
+            .f
+            .store
+            .lead_jobs(self.f.project.id, lead)
+            .await
+            .unwrap();
+        let again = jobs.iter().find(|r| r.job.price == Some(7_000)).unwrap();
+        let (restate, _) = delivery_of(again, kind);
+        assert_eq!(
+            (restate.action, restate.state),
+            (DeliveryAction::Restate, DeliveryState::Skipped)
+        );
+        let title = leadtrack_core::integration::Platform::of(kind).title;
+        let reason = format!("{title} cannot restate a conversion's value");
+        assert!(
+            restate
+                .detail
+                .as_deref()
+                .is_some_and(|d| d.starts_with(&reason)),
+            "{restate:?}"
+        );
+        worker(&self.f.store, fast()).run_once().await.unwrap();
+        assert_eq!(self.mock.requests().len(), 1, "one conversion, sent once");
     }
 
     /// A lead of `body`, rated with the label.
