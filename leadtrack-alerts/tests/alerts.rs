@@ -510,6 +510,7 @@ async fn fail_a_conversion(world: &World, lead: LeadId) {
         http_status: Some(410),
         error: Some("HTTP 410: gone".into()),
         retry_at: None,
+        batch: None,
     };
     let (job, token) = (claimed.job.id, claimed.lease.token);
     world

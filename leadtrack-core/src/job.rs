@@ -271,6 +271,18 @@ pub struct Attempt {
     pub error: Option<String>,
     /// For [`AttemptOutcome::Retry`]: when to try again.
     pub retry_at: Option<DateTime<Utc>>,
+    /// The request it went out in, for a platform that takes many events in one.
+    pub batch: Option<Batch>,
+}
+
+/// One request that carried the conversions of several jobs to a platform: every attempt
+/// it made records the same id and size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Batch {
+    /// The request's id, the same for every attempt made in it.
+    pub id: Uuid,
+    /// How many conversions it carried.
+    pub size: u32,
 }
 
 /// A worker's hold on a job: operations on the job must present it.

@@ -401,6 +401,7 @@ impl<S: JobQueue + Clone> Worker<S> {
             http_status: settled.http_status,
             error: settled.error,
             retry_at: settled.retry_at,
+            batch: None,
         }
     }
 

@@ -719,8 +719,8 @@ pub(crate) async fn record_attempt(
     let inserted = one(
         c,
         "INSERT INTO attempts (project_id, job_id, integration, at, outcome, http_status,
-            error, retry_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            error, retry_at, batch_id, batch_size)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          RETURNING id",
         &[
             &project.0,
@@ -731,6 +731,10 @@ pub(crate) async fn record_attempt(
             &attempt.http_status.map(i32::from),
             &attempt.error,
             &retry_at,
+            &attempt.batch.map(|batch| batch.id),
+            &attempt
+                .batch
+                .map(|batch| i32::try_from(batch.size).unwrap_or(i32::MAX)),
         ],
     )
     .await?;

@@ -7,7 +7,7 @@ use leadtrack_core::StoreError;
 use leadtrack_core::account::{Actor, Preferences, Session, User};
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::assignment::Assignee;
-use leadtrack_core::job::{Attempt, Job};
+use leadtrack_core::job::{Attempt, Batch, Job};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
@@ -257,7 +257,7 @@ pub(crate) fn job(row: &Row) -> Result<Job, Error> {
 
 /// The columns [`attempt`] reads, in order (of `attempts`, which queries may alias `a`).
 pub(crate) const ATTEMPT_COLUMNS: &str =
-    "a.integration, a.at, a.outcome, a.http_status, a.error, a.retry_at";
+    "a.integration, a.at, a.outcome, a.http_status, a.error, a.retry_at, a.batch_id, a.batch_size";
 
 /// A delivery attempt from a row of [`ATTEMPT_COLUMNS`] starting at column `at`.
 pub(crate) fn attempt(row: &Row, at: usize) -> Result<Attempt, Error> {
@@ -270,6 +270,13 @@ pub(crate) fn attempt(row: &Row, at: usize) -> Result<Attempt, Error> {
             .and_then(|status| u16::try_from(status).ok()),
         error: row.try_get(at + 4)?,
         retry_at: row.try_get::<_, Option<i64>>(at + 5)?.map(from_millis),
+        batch: match (row.try_get(at + 6)?, row.try_get::<_, Option<i32>>(at + 7)?) {
+            (Some(id), Some(size)) => Some(Batch {
+                id,
+                size: u32::try_from(size).unwrap_or_default(),
+            }),
+            _ => None,
+        },
     })
 }
 

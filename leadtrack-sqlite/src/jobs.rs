@@ -483,8 +483,9 @@ pub(crate) fn record_attempt(
         ))));
     }
     conn.prepare_cached(
-        "INSERT INTO attempts (job_id, integration, at, outcome, http_status, error, retry_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO attempts (job_id, integration, at, outcome, http_status, error, retry_at,
+            batch_id, batch_size)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute((
         id.0,
@@ -494,6 +495,8 @@ pub(crate) fn record_attempt(
         attempt.http_status,
         &attempt.error,
         attempt.retry_at.as_ref().map(to_millis),
+        attempt.batch.map(|batch| batch.id.to_string()),
+        attempt.batch.map(|batch| batch.size),
     ))?;
     let (project, lead): (i64, i64) = conn
         .prepare_cached("SELECT project_id, lead_id FROM jobs WHERE id = ?1")?

@@ -6,7 +6,7 @@ use leadtrack_core::StoreError;
 use leadtrack_core::account::{Actor, Preferences, Session, User};
 use leadtrack_core::activity::LeadEvent;
 use leadtrack_core::assignment::Assignee;
-use leadtrack_core::job::{Attempt, Job, QueueDepth};
+use leadtrack_core::job::{Attempt, Batch, Job, QueueDepth};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
 use leadtrack_core::project::Project;
@@ -331,7 +331,7 @@ pub(crate) fn job(row: &Row<'_>) -> Result<Job, Error> {
 
 /// The columns [`attempt`] reads, in order (of `attempts`, which queries may alias `a`).
 pub(crate) const ATTEMPT_COLUMNS: &str =
-    "a.integration, a.at, a.outcome, a.http_status, a.error, a.retry_at";
+    "a.integration, a.at, a.outcome, a.http_status, a.error, a.retry_at, a.batch_id, a.batch_size";
 
 /// A delivery attempt from a row of [`ATTEMPT_COLUMNS`].
 pub(crate) fn attempt(row: &Row<'_>) -> Result<Attempt, Error> {
@@ -342,6 +342,13 @@ pub(crate) fn attempt(row: &Row<'_>) -> Result<Attempt, Error> {
         http_status: row.get(3)?,
         error: row.get(4)?,
         retry_at: row.get::<_, Option<i64>>(5)?.map(from_millis),
+        batch: match (row.get::<_, Option<String>>(6)?, row.get(7)?) {
+            (Some(id), Some(size)) => Some(Batch {
+                id: parse("attempts.batch_id", id)?,
+                size,
+            }),
+            _ => None,
+        },
     })
 }
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::messages;
-use crate::job::{Attempt, Delivery, JobRecord};
+use crate::job::{Attempt, Batch, Delivery, JobRecord};
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobId, JobState,
     LeadId,
@@ -92,6 +92,9 @@ pub struct AttemptView {
     /// For a retry: when the next attempt is due.
     #[serde(with = "crate::time::rfc3339_millis_option")]
     pub retry_at: Option<DateTime<Utc>>,
+    /// (Addition) The batched request the attempt went out in (`{"id", "size"}`); `null`
+    /// when it sent no batch: a skip, a webhook, GA4, an attempt recorded before batches.
+    pub batch: Option<Batch>,
 }
 
 impl From<&Attempt> for AttemptView {
@@ -102,6 +105,7 @@ impl From<&Attempt> for AttemptView {
             http_status: attempt.http_status,
             error: attempt.error.clone(),
             retry_at: attempt.retry_at,
+            batch: attempt.batch,
         }
     }
 }

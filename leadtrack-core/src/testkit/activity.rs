@@ -54,6 +54,7 @@ pub async fn lead_history_records_every_change_and_who_made_it<B: Backend>(backe
         http_status: Some(200),
         error: None,
         retry_at: None,
+        batch: None,
     };
     store
         .record_attempt(job, claimed.lease.token, &attempt)

@@ -403,6 +403,7 @@ fn attempt(kind: IntegrationKind, minute: i64, outcome: AttemptOutcome, status: 
         http_status: Some(status),
         error: (outcome != AttemptOutcome::Delivered).then(|| format!("HTTP {status}")),
         retry_at: None,
+        batch: None,
     }
 }
 

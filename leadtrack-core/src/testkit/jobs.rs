@@ -2,13 +2,14 @@
 
 use chrono::Duration;
 use serde_json::json;
+use uuid::Uuid;
 
 use super::{
     Backend, all_kinds, all_mapped, at, by, connected_project, create, label, lead_by_id, project,
     update, webhook, webhook_label,
 };
 use crate::integration::IntegrationSettings;
-use crate::job::{Attempt, QueueDepth, QueueDepths};
+use crate::job::{Attempt, Batch, QueueDepth, QueueDepths};
 use crate::label::LabelMapping;
 use crate::request::StatusUpdate;
 use crate::store::{Admin, Conflict, JobQueue, LeadStore, StoreError};
@@ -193,8 +194,8 @@ async fn rated<S: crate::store::Store>(store: S) -> Rated<S> {
     }
 }
 
-/// The due job claimed at minute 1, GA4's delivery recorded as delivered and the webhook's
-/// as to retry at minute 12: the claim, and the two attempts.
+/// The due job claimed at minute 1, GA4's delivery recorded as delivered (in a batch of 3)
+/// and the webhook's as to retry at minute 12: the claim, and the two attempts.
 async fn delivered_to_ga4_webhook_to_retry<S: crate::store::Store>(
     store: &S,
 ) -> (crate::job::ClaimedJob, Attempt, Attempt) {
@@ -210,6 +211,10 @@ async fn delivered_to_ga4_webhook_to_retry<S: crate::store::Store>(
         http_status: Some(204),
         error: None,
         retry_at: None,
+        batch: Some(Batch {
+            id: Uuid::from_u128(0xba7c),
+            size: 3,
+        }),
     };
     let retry = Attempt {
         integration: IntegrationKind::Webhook,
@@ -218,6 +223,7 @@ async fn delivered_to_ga4_webhook_to_retry<S: crate::store::Store>(
         http_status: Some(503),
         error: Some("HTTP 503".into()),
         retry_at: Some(at(12)),
+        batch: None,
     };
     for attempt in [&delivered, &retry] {
         store
@@ -339,13 +345,14 @@ pub async fn job_queue_finishes_a_job_and_the_lead_takes_its_status<B: Backend>(
         lead,
         ..
     } = rated(backend.open().await).await;
-    let (again, _, retry) = delivered_to_ga4_webhook_to_retry(&store).await;
+    let (again, ga4, retry) = delivered_to_ga4_webhook_to_retry(&store).await;
     let webhook_done = Attempt {
         at: at(12),
         outcome: AttemptOutcome::Delivered,
         http_status: Some(200),
         error: None,
         retry_at: None,
+        batch: None,
         ..retry
     };
     store
@@ -379,7 +386,12 @@ pub async fn job_queue_finishes_a_job_and_the_lead_takes_its_status<B: Backend>(
         ]
     );
     assert_eq!(webhook_attempts[0].retry_at, Some(at(12)));
-    assert_eq!(jobs[0].deliveries[0].1.len(), 1, "ga4 was sent once");
+    assert_eq!(
+        jobs[0].deliveries[0].1,
+        [ga4],
+        "ga4 was sent once, in its batch"
+    );
+    assert_eq!(webhook_attempts[1].batch, None);
     assert!(
         store
             .claim_job(at(100), Duration::minutes(5))

@@ -270,6 +270,7 @@ pub(crate) async fn deliver<S: JobQueue>(store: &S, job: JobId, minute: i64) {
         http_status: Some(200),
         error: None,
         retry_at: None,
+        batch: None,
     };
     let token = claimed.lease.token;
     store.record_attempt(job, token, &attempt).await.unwrap();
@@ -437,6 +438,7 @@ pub(crate) async fn settle_all<S: JobQueue>(store: &S, minute: i64, outcome: Att
             http_status: Some(if failed { 410 } else { 200 }),
             error: failed.then(|| "HTTP 410: gone".to_owned()),
             retry_at: None,
+            batch: None,
         };
         store
             .record_attempt(claimed.job.id, claimed.lease.token, &attempt)

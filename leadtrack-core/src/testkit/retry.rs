@@ -169,6 +169,7 @@ pub async fn troubled_deliveries_are_listed_until_a_new_job_replaces_them<B: Bac
         http_status: Some(503),
         error: Some("HTTP 503: unavailable".to_owned()),
         retry_at: Some(at(4)),
+        batch: None,
     };
     let lease = claimed.lease.token;
     store

@@ -341,6 +341,7 @@ impl App {
                 http_status: Some(if error.is_some() { 410 } else { 200 }),
                 error: error.map(str::to_owned),
                 retry_at: None,
+                batch: None,
             };
             self.store
                 .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
