@@ -277,7 +277,7 @@ pub struct Attempt {
 
 /// One request that carried the conversions of several jobs to a platform: every attempt
 /// it made records the same id and size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Batch {
     /// The request's id, the same for every attempt made in it.
     pub id: Uuid,

@@ -11,10 +11,10 @@ use leadtrack_platforms::outcome::Outcome;
 
 use crate::google;
 use leadtrack_outbound::Outbound;
-use leadtrack_platforms::google_ads::{destination, error_of, ingest};
+use leadtrack_platforms::google_ads::{conversion_action_id, destination, error_of, ingest};
 
-/// The `events:ingest` body for `job`, to the conversion action `action`.
-pub(crate) fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &str) -> Value {
+/// The `events:ingest` event of `job`.
+pub(crate) fn event(job: &ClaimedJob) -> Value {
     let lead = &job.lead.data;
     let mut ad_identifiers = Map::new();
     for key in ["gclid", "gbraid", "wbraid"] {
@@ -54,22 +54,15 @@ pub(crate) fn payload(job: &ClaimedJob, settings: &GoogleAdsSettings, action: &s
     if !signals.is_empty() {
         event["consent"] = Value::Object(signals);
     }
-    json!({
-        "destinations": [destination(settings, action)],
-        "encoding": "HEX",
-        "events": [event],
-    })
+    event
 }
 
-/// Sends `job` to Google Ads: its conversion, or the conversion's new value.
-pub(crate) async fn deliver(
-    http: &Outbound,
-    tokens: &TokenCache,
-    settings: &GoogleAdsSettings,
-    job: &ClaimedJob,
-) -> Outcome {
+/// The conversion action `job` goes to and its event, or why it sends none.
+pub(crate) fn prepare(job: &ClaimedJob) -> Result<(String, Value), Outcome> {
     let Some(action) = job.mapping().google_ads_action.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a Google Ads conversion action");
+        return Err(Outcome::skipped(
+            "the conversion is not mapped to a Google Ads conversion action",
+        ));
     };
     if leadtrack_core::rules::skip_reason(
         leadtrack_core::types::IntegrationKind::GoogleAds,
@@ -78,11 +71,26 @@ pub(crate) async fn deliver(
     )
     .is_some()
     {
-        return Outcome::skipped(
+        return Err(Outcome::skipped(
             "the lead has no Google Ads click id, or its click is older than 90 days",
-        );
+        ));
     }
-    let body = payload(job, settings, action);
+    Ok((conversion_action_id(action).to_owned(), event(job)))
+}
+
+/// Sends `events` to the conversion action `action` in one request (a restatement is the
+/// same event again, with the same transaction id): Google takes all of them or none.
+pub(crate) async fn send(
+    (http, tokens): (&Outbound, &TokenCache),
+    settings: &GoogleAdsSettings,
+    action: &str,
+    events: Vec<Value>,
+) -> Outcome {
+    let body = json!({
+        "destinations": [destination(settings, action)],
+        "encoding": "HEX",
+        "events": events,
+    });
     match ingest(http, tokens, settings, &body).await {
         Ok(answer) => answer.by_status(|| error_of(&answer, settings)),
         Err(failure) => failure,

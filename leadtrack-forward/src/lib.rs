@@ -38,6 +38,8 @@
 
 #![forbid(unsafe_code)]
 
+mod batch;
+mod deliverer;
 mod ga4;
 mod google;
 mod google_ads;
@@ -45,6 +47,7 @@ mod linkedin;
 mod meta;
 mod microsoft_ads;
 mod pinterest;
+mod quota;
 mod reddit;
 mod retry;
 mod snapchat;
@@ -52,6 +55,7 @@ mod tiktok;
 mod webhook;
 mod worker;
 
+pub use deliverer::Deliverer;
 pub use leadtrack_platforms::Outcome;
 pub use retry::RetryPolicy;
-pub use worker::{Deliverer, Worker, WorkerConfig, describe_metrics};
+pub use worker::{Worker, WorkerConfig, describe_metrics};

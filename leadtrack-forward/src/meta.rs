@@ -16,8 +16,8 @@ use leadtrack_platforms::meta::{
     classify, crm_event, max_event_age, meta_lead_id, post, with_id, with_test_code,
 };
 
-/// The Conversions API body for `job`, as the event `event_name`, with the settings'
-/// `action_source` and test event code.
+/// The Conversions API event of `job`, named `event_name`, with the settings'
+/// `action_source`.
 ///
 /// The event follows the server-event parameters of
 /// <https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/server-event>
@@ -27,7 +27,7 @@ use leadtrack_platforms::meta::{
 /// instead ([`crm_event`]): Meta's payload specification for those says "Do not use this
 /// specification for events not related to this optimization", which "only supports
 /// native Lead Ads", so the advertiser's own forms' leads never are.
-pub(crate) fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSettings) -> Value {
+pub(crate) fn event(job: &ClaimedJob, event_name: &str, settings: &MetaSettings) -> Value {
     let lead = &job.lead.data;
     let region = job.project.region.as_deref();
     let mut custom_data = Map::new();
@@ -38,8 +38,7 @@ pub(crate) fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSetting
     if let Some(lead_id) = meta_lead_id(lead) {
         let at = job.job.converted_at;
         let event = crm_event(lead_id, lead, region, (event_name, at), custom_data);
-        let event_id = job.job.conversion_event_id.to_string();
-        return with_test_code(json!({"data": [with_id(event, &event_id)]}), settings);
+        return with_id(event, &job.job.conversion_event_id.to_string());
     }
     let mut user_data = Map::new();
     let hashed = [
@@ -94,26 +93,32 @@ pub(crate) fn payload(job: &ClaimedJob, event_name: &str, settings: &MetaSetting
     {
         event["event_source_url"] = json!(page);
     }
-    with_test_code(json!({"data": [event]}), settings)
+    event
 }
 
-/// Sends `job` to Meta.
-pub(crate) async fn deliver(
-    http: &Outbound,
+/// The event `job` sends to Meta, or why it sends none.
+pub(crate) fn prepare(
     settings: &MetaSettings,
     job: &ClaimedJob,
     now: DateTime<Utc>,
-) -> Outcome {
+) -> Result<Value, Outcome> {
     let Some(event_name) = job.mapping().meta_event.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a Meta event");
+        return Err(Outcome::skipped(
+            "the conversion is not mapped to a Meta event",
+        ));
     };
     if now - job.job.converted_at > max_event_age() {
-        return Outcome::skipped(
+        return Err(Outcome::skipped(
             "The conversion was first rated more than 7 days ago, and Meta refuses events \
              older than that",
-        );
+        ));
     }
-    let body = payload(job, event_name, settings);
+    Ok(event(job, event_name, settings))
+}
+
+/// Sends `events` to the pixel in one request: Meta takes all of them or none.
+pub(crate) async fn send(http: &Outbound, settings: &MetaSettings, events: Vec<Value>) -> Outcome {
+    let body = with_test_code(json!({"data": events}), settings);
     match post(http, settings, &body).await {
         Ok(answer) => classify(&answer, &[settings.access_token.expose()]),
         Err(failure) => failure,

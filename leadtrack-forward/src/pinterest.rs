@@ -7,10 +7,11 @@ use leadtrack_core::job::ClaimedJob;
 use leadtrack_core::types::IntegrationKind;
 use serde_json::{Map, Value, json};
 
+use crate::deliverer::Answered;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::outcome::Outcome;
-use leadtrack_platforms::pinterest::{classify, post};
+use leadtrack_platforms::pinterest::{classify_each, post};
 
 /// Where a rated lead converts, as Pinterest's `action_source`: where the team rates it.
 const ACTION_SOURCE: &str = "offline";
@@ -69,23 +70,33 @@ pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     })
 }
 
-/// Sends `job` to Pinterest.
-pub(crate) async fn deliver(
-    http: &Outbound,
-    settings: &PinterestSettings,
+/// The event `job` sends to Pinterest, or why it sends none.
+pub(crate) fn prepare(
     job: &ClaimedJob,
     now: chrono::DateTime<chrono::Utc>,
-) -> Outcome {
+) -> Result<Value, Outcome> {
     let Some(event_name) = job.mapping().pinterest_event.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a Pinterest event");
+        return Err(Outcome::skipped(
+            "the conversion is not mapped to a Pinterest event",
+        ));
     };
     if let Some(skip) =
         leadtrack_core::rules::skip_reason(IntegrationKind::Pinterest, &job.lead, now)
     {
-        return Outcome::skipped(skip.reason);
+        return Err(Outcome::skipped(skip.reason));
     }
-    match post(http, settings, vec![event(job, event_name)], false).await {
-        Ok(answer) => classify(&answer, settings),
-        Err(failure) => failure,
+    Ok(event(job, event_name))
+}
+
+/// Sends `events` in one request; Pinterest answers for each.
+pub(crate) async fn send(
+    http: &Outbound,
+    settings: &PinterestSettings,
+    events: Vec<Value>,
+) -> Answered {
+    let count = events.len();
+    match post(http, settings, events, false).await {
+        Ok(answer) => Answered::Each(classify_each(&answer, settings, count)),
+        Err(failure) => Answered::All(failure),
     }
 }

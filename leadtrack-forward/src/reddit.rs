@@ -67,27 +67,33 @@ pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     event
 }
 
-/// Sends `job` to Reddit.
-pub(crate) async fn deliver(
-    http: &Outbound,
-    settings: &RedditSettings,
-    job: &ClaimedJob,
-    now: DateTime<Utc>,
-) -> Outcome {
+/// The event `job` sends to Reddit, or why it sends none.
+pub(crate) fn prepare(job: &ClaimedJob, now: DateTime<Utc>) -> Result<Value, Outcome> {
     let Some(event_name) = job.mapping().reddit_event.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a Reddit event");
+        return Err(Outcome::skipped(
+            "the conversion is not mapped to a Reddit event",
+        ));
     };
     if let Some(skip) = leadtrack_core::rules::skip_reason(IntegrationKind::Reddit, &job.lead, now)
     {
-        return Outcome::skipped(skip.reason);
+        return Err(Outcome::skipped(skip.reason));
     }
     if now - job.job.converted_at > max_event_age() {
-        return Outcome::skipped(
+        return Err(Outcome::skipped(
             "The conversion was first rated more than 7 days ago, and Reddit takes events \
              within 7 days of when they happened",
-        );
+        ));
     }
-    let body = body(settings, vec![event(job, event_name)]);
+    Ok(event(job, event_name))
+}
+
+/// Sends `events` in one request.
+pub(crate) async fn send(
+    http: &Outbound,
+    settings: &RedditSettings,
+    events: Vec<Value>,
+) -> Outcome {
+    let body = body(settings, events);
     match post(http, settings, &body).await {
         Ok(answer) => classify(&answer, settings),
         Err(failure) => failure,

@@ -62,28 +62,34 @@ pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     })
 }
 
-/// Sends `job` to Snapchat.
-pub(crate) async fn deliver(
-    http: &Outbound,
-    settings: &SnapchatSettings,
-    job: &ClaimedJob,
-    now: DateTime<Utc>,
-) -> Outcome {
+/// The event `job` sends to Snapchat, or why it sends none.
+pub(crate) fn prepare(job: &ClaimedJob, now: DateTime<Utc>) -> Result<Value, Outcome> {
     let Some(event_name) = job.mapping().snapchat_event.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a Snapchat event");
+        return Err(Outcome::skipped(
+            "the conversion is not mapped to a Snapchat event",
+        ));
     };
     if let Some(skip) =
         leadtrack_core::rules::skip_reason(IntegrationKind::Snapchat, &job.lead, now)
     {
-        return Outcome::skipped(skip.reason);
+        return Err(Outcome::skipped(skip.reason));
     }
     if now - job.job.converted_at > max_event_age() {
-        return Outcome::skipped(
+        return Err(Outcome::skipped(
             "The conversion was first rated more than 37 days ago, and Snapchat reports \
              events of the last 37 days",
-        );
+        ));
     }
-    match post(http, settings, vec![event(job, event_name)], false).await {
+    Ok(event(job, event_name))
+}
+
+/// Sends `events` in one request.
+pub(crate) async fn send(
+    http: &Outbound,
+    settings: &SnapchatSettings,
+    events: Vec<Value>,
+) -> Outcome {
+    match post(http, settings, events, false).await {
         Ok(answer) => classify(&answer, settings),
         Err(failure) => failure,
     }

@@ -66,30 +66,36 @@ pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     })
 }
 
-/// Sends `job` to TikTok.
-pub(crate) async fn deliver(
-    http: &Outbound,
-    settings: &TiktokSettings,
-    job: &ClaimedJob,
-    now: DateTime<Utc>,
-) -> Outcome {
+/// The event `job` sends to TikTok, or why it sends none.
+pub(crate) fn prepare(job: &ClaimedJob, now: DateTime<Utc>) -> Result<Value, Outcome> {
     let Some(event_name) = job.mapping().tiktok_event.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a TikTok event");
+        return Err(Outcome::skipped(
+            "the conversion is not mapped to a TikTok event",
+        ));
     };
     if let Some(skip) = leadtrack_core::rules::skip_reason(
         leadtrack_core::types::IntegrationKind::Tiktok,
         &job.lead,
         now,
     ) {
-        return Outcome::skipped(skip.reason);
+        return Err(Outcome::skipped(skip.reason));
     }
     if now - job.job.converted_at > max_event_age() {
-        return Outcome::skipped(
+        return Err(Outcome::skipped(
             "The conversion was first rated more than 28 days ago, and TikTok matches \
              offline and CRM events to ads for 28 days at most",
-        );
+        ));
     }
-    let body = body(settings, vec![event(job, event_name)]);
+    Ok(event(job, event_name))
+}
+
+/// Sends `events` in one request.
+pub(crate) async fn send(
+    http: &Outbound,
+    settings: &TiktokSettings,
+    events: Vec<Value>,
+) -> Outcome {
+    let body = body(settings, events);
     match post(http, settings, &body).await {
         Ok(answer) => classify(&answer, settings),
         Err(failure) => failure,

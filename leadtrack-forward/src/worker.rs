@@ -6,26 +6,25 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
-use futures_util::StreamExt;
-use futures_util::stream::FuturesUnordered;
-use leadtrack_core::conversion;
-use leadtrack_core::integration::{Integrations, Secret};
-use leadtrack_core::job::{Attempt, ClaimedJob, Delivery};
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+use futures_util::future::BoxFuture;
+use futures_util::stream::{self, BoxStream, FuturesUnordered};
+use futures_util::{FutureExt, StreamExt};
+use leadtrack_core::job::{Attempt, ClaimedJob};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::target::Targets;
-use leadtrack_core::types::{AttemptOutcome, DeliveryAction, DeliveryState, IntegrationKind};
+use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
 use leadtrack_core::webhook::WebhookAttempt;
 use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
+use crate::batch::{Due, Groups, Sent, send_group};
+use crate::deliverer::{Deliverer, Plan, batch_size};
 use crate::retry::{RetryPolicy, random_unit};
-use crate::{
-    ga4, google_ads, linkedin, meta, microsoft_ads, pinterest, reddit, snapchat, tiktok, webhook,
-};
-use leadtrack_outbound::Outbound;
+use crate::webhook;
 use leadtrack_platforms::Outcome;
-use leadtrack_platforms::oauth::TokenCache;
 
 /// How the worker runs.
 #[derive(Clone, Debug)]
@@ -45,6 +44,12 @@ pub struct WorkerConfig {
     /// The addresses the worker may call: the operator's exceptions to core's rule. None
     /// by default.
     pub targets: Targets,
+    /// The most jobs one loop claims and sends together, their events batched per
+    /// destination. 2,000 by default, the largest batch a platform takes.
+    pub batch_jobs: usize,
+    /// How long a loop that found several jobs due waits for more to join them, from its
+    /// first claim: 2 seconds by default. A lone rating goes at once.
+    pub batch_wait: Duration,
 }
 
 impl Default for WorkerConfig {
@@ -56,106 +61,9 @@ impl Default for WorkerConfig {
             request_timeout: Duration::from_secs(30),
             retry: RetryPolicy::default(),
             targets: Targets::default(),
+            batch_jobs: 2_000,
+            batch_wait: Duration::from_secs(2),
         }
-    }
-}
-
-/// Sends one delivery of a job to its platform: the HTTP client and the Google token cache.
-pub struct Deliverer {
-    http: Outbound,
-    tokens: TokenCache,
-}
-
-impl Deliverer {
-    /// A deliverer that calls the addresses `targets` allow, with requests that time out
-    /// after `timeout`.
-    pub fn new(targets: Targets, timeout: Duration) -> Self {
-        Self {
-            http: Outbound::new(targets, timeout),
-            tokens: TokenCache::default(),
-        }
-    }
-
-    /// Does `delivery` of `job` at its platform, with the settings the job was claimed
-    /// with: sends the conversion, or restates its value.
-    pub async fn deliver(
-        &self,
-        delivery: &Delivery,
-        job: &ClaimedJob,
-        now: chrono::DateTime<Utc>,
-    ) -> Outcome {
-        let (kind, action) = (delivery.integration, delivery.action);
-        let integrations = &job.integrations;
-        let disconnected = || Outcome::skipped(format!("{kind} is no longer connected"));
-        let able = match action {
-            DeliveryAction::Send => true,
-            DeliveryAction::Restate => conversion::can_restate(kind),
-            DeliveryAction::Retract => conversion::can_retract(kind),
-        };
-        if !able {
-            // Planned deliveries never ask this; a row from elsewhere might.
-            return Outcome::skipped(format!("{kind} cannot {action} a conversion"));
-        }
-        match kind {
-            IntegrationKind::Ga4 => match &integrations.ga4 {
-                Some(settings) => ga4::deliver(&self.http, settings, job, now).await,
-                None => disconnected(),
-            },
-            IntegrationKind::Meta => match &integrations.meta {
-                Some(settings) => meta::deliver(&self.http, settings, job, now).await,
-                None => disconnected(),
-            },
-            IntegrationKind::GoogleAds => match &integrations.google_ads {
-                // A restatement is the same event again, with the same transaction id.
-                Some(settings) => {
-                    google_ads::deliver(&self.http, &self.tokens, settings, job).await
-                }
-                None => disconnected(),
-            },
-            IntegrationKind::MicrosoftAds => match &integrations.microsoft_ads {
-                Some(settings) => {
-                    let account = (&self.http, &self.tokens, settings);
-                    microsoft_ads::deliver(account, job, action, now).await
-                }
-                None => disconnected(),
-            },
-            IntegrationKind::Linkedin => match &integrations.linkedin {
-                Some(settings) => linkedin::deliver(&self.http, &self.tokens, settings, job).await,
-                None => disconnected(),
-            },
-            IntegrationKind::Tiktok => match &integrations.tiktok {
-                Some(settings) => tiktok::deliver(&self.http, settings, job, now).await,
-                None => disconnected(),
-            },
-            IntegrationKind::Reddit => match &integrations.reddit {
-                Some(settings) => reddit::deliver(&self.http, settings, job, now).await,
-                None => disconnected(),
-            },
-            IntegrationKind::Pinterest => match &integrations.pinterest {
-                Some(settings) => pinterest::deliver(&self.http, settings, job, now).await,
-                None => disconnected(),
-            },
-            IntegrationKind::Snapchat => match &integrations.snapchat {
-                Some(settings) => snapchat::deliver(&self.http, settings, job, now).await,
-                None => disconnected(),
-            },
-            IntegrationKind::Webhook => match &integrations.webhook {
-                Some(settings) => webhook::deliver(&self.http, settings, job, action, now).await,
-                None => disconnected(),
-            },
-        }
-    }
-
-    /// The refresh token `kind`'s platform issued in place of the one in `integrations`,
-    /// if it did since this was last asked: `(old, new)`, for the store to keep.
-    pub fn rotated_refresh_token(
-        &self,
-        kind: IntegrationKind,
-        integrations: &Integrations,
-    ) -> Option<(Secret, Secret)> {
-        let old = integrations.refresh_token(kind)?;
-        let new = self.tokens.take_rotated(old.expose())?;
-        Some((old.clone(), Secret::new(new)))
     }
 }
 
@@ -213,7 +121,7 @@ impl<S: JobQueue + Clone> Worker<S> {
 
     async fn run_loop(&self, mut stopped: watch::Receiver<bool>) {
         while !*stopped.borrow() {
-            let looked = self.run_once().await;
+            let looked = self.run_once_within(self.config.batch_wait).await;
             metrics::counter!("leadtrack_worker_polls_total").increment(1);
             match looked {
                 Ok(true) => continue,
@@ -232,13 +140,18 @@ impl<S: JobQueue + Clone> Worker<S> {
         }
     }
 
-    /// Processes the job due soonest, then posts the lead webhook event due soonest;
-    /// `false` when neither was due. A failure of the first does not keep the second from
-    /// running; the first failure is returned.
+    /// Processes the jobs due now (up to [`WorkerConfig::batch_jobs`], their events
+    /// batched), then posts the lead webhook event due soonest; `false` when neither was
+    /// due. A failure of the first does not keep the second from running; the first
+    /// failure is returned.
     pub async fn run_once(&self) -> StoreResult<bool> {
-        let job = self.run_job().await;
+        self.run_once_within(Duration::ZERO).await
+    }
+
+    async fn run_once_within(&self, batch_wait: Duration) -> StoreResult<bool> {
+        let jobs = self.run_jobs(batch_wait).await;
         let event = self.run_webhook_event().await;
-        Ok(job? | event?)
+        Ok(jobs? | event?)
     }
 
     fn lease(&self) -> StoreResult<chrono::Duration> {
@@ -246,17 +159,51 @@ impl<S: JobQueue + Clone> Worker<S> {
             .map_err(|_| StoreError::Invalid("the lease is too long".to_owned()))
     }
 
-    /// Claims the job due soonest and processes it; `false` when none is due.
+    /// Claims the jobs due now (up to [`WorkerConfig::batch_jobs`]) and processes them
+    /// together; `false` when none is due.
     pub async fn run_job(&self) -> StoreResult<bool> {
-        let Some(claimed) = self.store.claim_job(Utc::now(), self.lease()?).await? else {
+        self.run_jobs(Duration::ZERO).await
+    }
+
+    async fn run_jobs(&self, batch_wait: Duration) -> StoreResult<bool> {
+        let jobs = self.claim_jobs(batch_wait).await?;
+        if jobs.is_empty() {
             return Ok(false);
-        };
-        match self.process(&claimed).await {
-            Err(StoreError::Conflict(Conflict::LeaseLost(job))) => {
-                tracing::warn!(job = job.0, "lease lost; another worker has the job");
-                Ok(true)
+        }
+        self.process(&jobs).await.map(|()| true)
+    }
+
+    /// Claims due jobs until [`WorkerConfig::batch_jobs`], or until they hold
+    /// [`ALONE_PER_BATCH`] deliveries that go alone. When several were due, waits up to
+    /// `batch_wait` from the first claim for more to join them, as long as more come.
+    async fn claim_jobs(&self, batch_wait: Duration) -> StoreResult<Vec<ClaimedJob>> {
+        let started = Instant::now();
+        let lease = self.lease()?;
+        let mut jobs = Vec::new();
+        let mut alone = 0;
+        loop {
+            let before = jobs.len();
+            while jobs.len() < self.config.batch_jobs.max(1) && alone < ALONE_PER_BATCH {
+                match self.store.claim_job(Utc::now(), lease).await? {
+                    Some(job) => {
+                        alone += alone_deliveries(&job);
+                        jobs.push(job);
+                    }
+                    None => break,
+                }
             }
-            other => other.map(|()| true),
+            let waited = started.elapsed();
+            let came = jobs.len() > before;
+            let full = jobs.len() >= self.config.batch_jobs || alone >= ALONE_PER_BATCH;
+            if jobs.len() < 2 || full || !came {
+                return Ok(jobs);
+            }
+            let Some(left) = batch_wait.checked_sub(waited).filter(|d| !d.is_zero()) else {
+                return Ok(jobs);
+            };
+            if !self.store.wait_for_work(left).await {
+                tokio::time::sleep(left.min(self.config.poll_interval)).await;
+            }
         }
     }
 
@@ -304,58 +251,178 @@ impl<S: JobQueue + Clone> Worker<S> {
         }
     }
 
-    /// Delivers the job's due deliveries concurrently, records each attempt, then finishes
-    /// the job or puts it back until its next retry.
-    async fn process(&self, claimed: &ClaimedJob) -> StoreResult<()> {
-        let job = &claimed.job;
-        let token = claimed.lease.token;
+    /// Delivers the due deliveries of `jobs` concurrently (batched per destination, the
+    /// others alone), records each attempt as its platform answers, then finishes each job
+    /// or puts it back until its next retry. A job whose lease was lost is left to the
+    /// worker that has it; another store failure is returned once the others are done.
+    async fn process(&self, jobs: &[ClaimedJob]) -> StoreResult<()> {
         let now = Utc::now();
-        let pending: Vec<_> = claimed
-            .deliveries
-            .iter()
-            .filter(|d| d.state == DeliveryState::Pending)
-            .collect();
-        let (due, waiting): (Vec<_>, Vec<_>) = pending
-            .into_iter()
-            .partition(|d| d.next_attempt_at.is_none_or(|at| at <= now));
+        let (mut next_due, planned) = self.plan(jobs, now);
+        let mut in_flight = self.send(jobs, planned, now);
+        let mut dropped = vec![false; jobs.len()];
+        let mut first_error = None;
         // Each attempt is recorded as soon as its platform answers, so a worker that dies
         // midway resends only what it had not recorded.
-        let mut in_flight: FuturesUnordered<_> = due
-            .iter()
-            .map(|delivery| async move {
-                let started = Instant::now();
-                let outcome = self.deliverer.deliver(delivery, claimed, now).await;
-                (*delivery, outcome, started.elapsed())
-            })
-            .collect();
-        let mut next_due = waiting.iter().filter_map(|d| d.next_attempt_at).min();
-        while let Some((delivery, outcome, took)) = in_flight.next().await {
-            let attempts = delivery.attempts + 1;
-            let attempt = self.attempt(delivery.integration, attempts, claimed, outcome);
-            record_delivery(delivery.integration.into(), attempt.outcome, took);
-            tracing::info!(
-                job = job.id.0,
-                lead = job.lead_id.0,
-                integration = %delivery.integration,
-                attempt = attempts,
-                outcome = attempt.outcome.as_ref(),
-                http_status = attempt.http_status,
-                error = attempt.error.as_deref().unwrap_or(""),
-                "delivery attempt"
-            );
-            if let Some(retry_at) = attempt.retry_at {
-                next_due = Some(next_due.map_or(retry_at, |at| at.min(retry_at)));
+        while let Some(sent) = in_flight.next().await {
+            for sent in sent {
+                let index = sent.job;
+                if dropped[index] {
+                    continue;
+                }
+                match self.record(&jobs[index], sent).await {
+                    Ok(retry_at) => next_due[index] = sooner(next_due[index], retry_at),
+                    Err(err) => {
+                        dropped[index] = true;
+                        first_error = first_error.or(unexpected(err));
+                    }
+                }
             }
-            self.store.record_attempt(job.id, token, &attempt).await?;
-            self.keep_rotated_refresh_token(claimed, delivery.integration)
-                .await;
         }
+        self.keep_rotated_refresh_tokens(jobs).await;
+        for ((claimed, next_due), dropped) in jobs.iter().zip(next_due).zip(dropped) {
+            if dropped {
+                continue;
+            }
+            if let Err(err) = self.settle_job(claimed, next_due).await {
+                first_error = first_error.or(unexpected(err));
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// How each pending delivery of `jobs` goes out now (or when the first that waits is
+    /// due, per job).
+    fn plan<'a>(
+        &self,
+        jobs: &'a [ClaimedJob],
+        now: DateTime<Utc>,
+    ) -> (Vec<Option<DateTime<Utc>>>, Planned<'a>) {
+        let mut next_due = vec![None; jobs.len()];
+        let mut planned = Planned::default();
+        for (index, claimed) in jobs.iter().enumerate() {
+            let pending = claimed
+                .deliveries
+                .iter()
+                .filter(|d| d.state == DeliveryState::Pending);
+            for delivery in pending {
+                if let Some(at) = delivery.next_attempt_at.filter(|at| *at > now) {
+                    next_due[index] = sooner(next_due[index], Some(at));
+                    continue;
+                }
+                match self.deliverer.plan(delivery, claimed, now) {
+                    Plan::Ended(outcome) => planned.ended.push(Sent {
+                        job: index,
+                        delivery,
+                        outcome,
+                        batch: None,
+                        took: Duration::ZERO,
+                    }),
+                    Plan::Alone => planned.alone.push((index, delivery)),
+                    Plan::Batched { destination, event } => {
+                        let key = (claimed.project.id, delivery.integration, destination);
+                        let group = planned.groups.entry(key).or_default();
+                        group.push(((index, delivery), event));
+                    }
+                }
+            }
+        }
+        (next_due, planned)
+    }
+
+    /// Starts every request of `planned` at once: each ends in the [`Sent`] of the
+    /// deliveries it carried.
+    fn send<'a>(
+        &'a self,
+        jobs: &'a [ClaimedJob],
+        planned: Planned<'a>,
+        now: DateTime<Utc>,
+    ) -> BoxStream<'a, Vec<Sent<'a>>> {
+        let in_flight = FuturesUnordered::<BoxFuture<'a, Vec<Sent<'a>>>>::new();
+        let ended = planned.ended;
+        in_flight.push(async move { ended }.boxed());
+        // Requests that go alone, a few at a time, as many as a job used to send at once.
+        let alone = stream::iter(planned.alone)
+            .map(move |(job, delivery)| async move {
+                let started = Instant::now();
+                let outcome = self.deliverer.deliver(delivery, &jobs[job], now).await;
+                let (batch, took) = (None, started.elapsed());
+                vec![Sent {
+                    job,
+                    delivery,
+                    outcome,
+                    batch,
+                    took,
+                }]
+            })
+            .buffer_unordered(ALONE_AT_ONCE);
+        for ((_, kind, destination), events) in planned.groups {
+            in_flight.push(
+                async move {
+                    let to = (kind, destination.as_str());
+                    send_group(&self.deliverer, jobs, to, events).await
+                }
+                .boxed(),
+            );
+        }
+        stream::select(in_flight, alone).boxed()
+    }
+
+    /// Records how a delivery went; when it is to be tried again.
+    async fn record(
+        &self,
+        claimed: &ClaimedJob,
+        sent: Sent<'_>,
+    ) -> StoreResult<Option<DateTime<Utc>>> {
+        let job = &claimed.job;
+        let delivery = sent.delivery;
+        let attempts = delivery.attempts + 1;
+        let mut attempt = self.attempt(delivery.integration, attempts, claimed, sent.outcome);
+        attempt.batch = sent.batch;
+        record_delivery(delivery.integration.into(), attempt.outcome, sent.took);
+        tracing::info!(
+            job = job.id.0,
+            lead = job.lead_id.0,
+            integration = %delivery.integration,
+            attempt = attempts,
+            outcome = attempt.outcome.as_ref(),
+            http_status = attempt.http_status,
+            error = attempt.error.as_deref().unwrap_or(""),
+            batch = attempt.batch.map(|b| b.size).unwrap_or(0),
+            "delivery attempt"
+        );
+        self.store
+            .record_attempt(job.id, claimed.lease.token, &attempt)
+            .await?;
+        Ok(attempt.retry_at)
+    }
+
+    /// Puts a job back until `next_due`, or finishes it when nothing is left to try.
+    async fn settle_job(
+        &self,
+        claimed: &ClaimedJob,
+        next_due: Option<DateTime<Utc>>,
+    ) -> StoreResult<()> {
+        let (job, token) = (&claimed.job, claimed.lease.token);
         match next_due {
             Some(at) => self.store.reschedule_job(job.id, token, at).await,
             None => {
                 let status = self.store.finish_job(job.id, token, Utc::now()).await?;
                 tracing::info!(job = job.id.0, lead = job.lead_id.0, status = %status, "job done");
                 Ok(())
+            }
+        }
+    }
+
+    /// Keeps the refresh tokens platforms rotated while delivering `jobs`: one look per
+    /// project and integration.
+    async fn keep_rotated_refresh_tokens(&self, jobs: &[ClaimedJob]) {
+        let mut seen = BTreeSet::new();
+        for claimed in jobs {
+            for delivery in &claimed.deliveries {
+                if seen.insert((claimed.project.id, delivery.integration)) {
+                    self.keep_rotated_refresh_token(claimed, delivery.integration)
+                        .await;
+                }
             }
         }
     }
@@ -385,7 +452,8 @@ impl<S: JobQueue + Clone> Worker<S> {
         }
     }
 
-    /// The attempt to record for an outcome; a retry beyond the policy fails for good.
+    /// The attempt to record for an outcome (sent alone); a retry beyond the policy fails
+    /// for good.
     fn attempt(
         &self,
         integration: IntegrationKind,
@@ -477,4 +545,53 @@ fn record_delivery(platform: &'static str, outcome: AttemptOutcome, took: std::t
         .increment(1);
     metrics::histogram!("leadtrack_delivery_duration_seconds", "platform" => platform)
         .record(took.as_secs_f64());
+}
+
+/// How many deliveries that go alone (GA4, Microsoft Advertising, LinkedIn, webhooks) a
+/// loop sends at once.
+const ALONE_AT_ONCE: usize = 4;
+
+/// How many deliveries that go alone a loop's jobs may hold before it claims no more: a few
+/// rounds of [`ALONE_AT_ONCE`], so that its jobs end well within their lease however many
+/// batched events they carry.
+const ALONE_PER_BATCH: usize = 4 * ALONE_AT_ONCE;
+
+/// How many of a claimed job's pending deliveries go alone.
+fn alone_deliveries(claimed: &ClaimedJob) -> usize {
+    claimed
+        .deliveries
+        .iter()
+        .filter(|d| d.state == DeliveryState::Pending && batch_size(d.integration) == 1)
+        .count()
+}
+
+/// The deliveries of claimed jobs, by how they go out.
+#[derive(Default)]
+struct Planned<'a> {
+    /// Ended before any request: skips.
+    ended: Vec<Sent<'a>>,
+    /// Each in a request of its own.
+    alone: Vec<Due<'a>>,
+    /// Batched, by destination.
+    groups: Groups<'a>,
+}
+
+/// The sooner of two times, either of which may be missing.
+fn sooner(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A store failure worth returning: not a lost lease, which only means another worker has
+/// the job now.
+fn unexpected(err: StoreError) -> Option<StoreError> {
+    match err {
+        StoreError::Conflict(Conflict::LeaseLost(job)) => {
+            tracing::warn!(job = job.0, "lease lost; another worker has the job");
+            None
+        }
+        err => Some(err),
+    }
 }

@@ -30,6 +30,16 @@ pub const DEFAULT_BASE_URL: &str = "https://datamanager.googleapis.com";
 /// Where access tokens come from unless the settings say otherwise.
 pub const DEFAULT_TOKEN_URL: &str = "https://oauth2.googleapis.com/token";
 
+/// The most events one `events:ingest` request carries: "2,000 Event resources in the
+/// events list" (<https://developers.google.com/data-manager/api/limits>). Google refuses
+/// the whole request when one event is invalid.
+pub const BATCH_SIZE: usize = 2_000;
+
+/// The Data Manager API's requests per minute and per day, per Google Cloud project: every
+/// project of the server that uses its Google app shares them
+/// (<https://developers.google.com/data-manager/api/limits>, "IngestionService").
+pub const QUOTA: (u32, u32) = (300, 100_000);
+
 /// The conversion action id of a mapping: its id, or the last segment of a resource name
 /// `customers/{customer}/conversionActions/{id}`.
 pub fn conversion_action_id(mapping: &str) -> &str {

@@ -28,6 +28,11 @@ use crate::outcome::{self, Answer, Outcome};
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";
 
+/// The most events one request carries: "You can send up to 1,000 events in `data`"
+/// (<https://developers.facebook.com/docs/marketing-api/conversions-api/using-the-api#send>).
+/// Meta refuses the whole request when one event is invalid.
+pub const BATCH_SIZE: usize = 1_000;
+
 /// Graph API error codes that mean "try again later": unknown and service errors,
 /// throttling (app, user, page, application request limits), temporary unavailability.
 const TRANSIENT_CODES: [i64; 7] = [1, 2, 4, 17, 32, 341, 613];

@@ -27,6 +27,10 @@ use crate::outcome::{self, Answer, Outcome};
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://api.pinterest.com";
 
+/// The most events one request carries in `data`: 1,000
+/// (<https://developers.pinterest.com/docs/api/v5/events-create>).
+pub const BATCH_SIZE: usize = 1_000;
+
 /// Posts `events` to the ad account's events, with the settings' token, in test mode when
 /// the settings (or `test`) say so.
 pub async fn post(
@@ -63,36 +67,46 @@ struct EventStatus {
     error_message: Option<String>,
 }
 
-/// Reads Pinterest's answer: a refused event fails in Pinterest's words; otherwise by its
-/// status, without the token.
+/// Reads Pinterest's answer to one event: refused, it fails in Pinterest's words;
+/// otherwise by its status, without the token.
 pub fn classify(answer: &Answer, settings: &PinterestSettings) -> Outcome {
+    let mut each = classify_each(answer, settings, 1);
+    each.pop().unwrap_or_else(|| answer.by_status(String::new))
+}
+
+/// Reads Pinterest's answer to `count` events: when it lists a status per event, each its
+/// own (a refused event fails in Pinterest's words, the others are delivered); otherwise
+/// the request's status for all, without the token.
+pub fn classify_each(answer: &Answer, settings: &PinterestSettings, count: usize) -> Vec<Outcome> {
     let secrets = [settings.access_token.expose()];
-    let refused = serde_json::from_slice::<Received>(&answer.body)
-        .ok()
-        .and_then(|received| {
-            received
-                .events
-                .into_iter()
-                .find(|event| event.status == "failed")
-        });
-    match refused {
-        Some(event) => Outcome::Failed {
-            status: Some(answer.status),
-            error: outcome::scrub(
-                outcome::short(&format!(
-                    "Pinterest refused the event: {}",
-                    event.error_message.unwrap_or_default()
-                )),
-                &secrets,
-            ),
-        },
-        None => answer.by_status(|| {
-            outcome::scrub(
-                format!("HTTP {}: {}", answer.status, answer.snippet()),
-                &secrets,
-            )
-        }),
+    let by_status = answer.by_status(|| {
+        outcome::scrub(
+            format!("HTTP {}: {}", answer.status, answer.snippet()),
+            &secrets,
+        )
+    });
+    let listed = serde_json::from_slice::<Received>(&answer.body)
+        .map(|received| received.events)
+        .unwrap_or_default();
+    if listed.len() != count {
+        return vec![by_status; count];
     }
+    listed
+        .into_iter()
+        .map(|event| match event.status.as_str() {
+            "failed" => Outcome::Failed {
+                status: Some(answer.status),
+                error: outcome::scrub(
+                    outcome::short(&format!(
+                        "Pinterest refused the event: {}",
+                        event.error_message.unwrap_or_default()
+                    )),
+                    &secrets,
+                ),
+            },
+            _ => by_status.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -26,6 +26,10 @@ use crate::outcome::{self, Answer, Outcome};
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://ads-api.reddit.com";
 
+/// The most events one request carries: 1,000, by the Conversions API v3's reference
+/// (<https://ads-api.reddit.com/docs/v3/>, `events`).
+pub const BATCH_SIZE: usize = 1_000;
+
 /// How old an event Reddit takes: "Events must be sent within 7 days after they occur".
 pub fn max_event_age() -> Duration {
     Duration::days(7)

@@ -26,6 +26,10 @@ use crate::outcome::{self, Answer, Outcome};
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://tr.snapchat.com";
 
+/// The most events one request carries: 2,000, by the Conversions API's batch rules
+/// (<https://developers.snap.com/api/marketing-api/Conversions-API/UsingTheAPI>).
+pub const BATCH_SIZE: usize = 2_000;
+
 /// How old an event Snapchat reports: "events can have a date (timestamp) of maximum 37
 /// days back to be eligible to be reported via the Conversions API"
 /// (<https://marketingapi.snapchat.com/docs/conversion.html>).

@@ -31,6 +31,10 @@ use crate::outcome::{self, Answer, Outcome};
 /// Where events go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://business-api.tiktok.com";
 
+/// The most events one request carries in `data`: 1,000, by the Events API's parameters
+/// (<https://business-api.tiktok.com/portal/docs?id=1771100865818625>).
+pub const BATCH_SIZE: usize = 1_000;
+
 /// The path of the Events API's endpoint.
 pub const TRACK_PATH: &str = "/open_api/v1.3/event/track/";
 

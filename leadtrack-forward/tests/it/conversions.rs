@@ -442,3 +442,80 @@ async fn lost_after_a_label_retracts_it_where_the_platform_can() {
         assert_eq!(delivery.state, state, "{}", delivery.integration);
     }
 }
+
+#[tokio::test]
+async fn each_platform_that_takes_many_events_gets_one_request_and_answers_per_event() {
+    let s = every().await;
+    // Pinterest answers for each event; it refuses the second.
+    s.pinterest.set_default(MockResponse::json(
+        200,
+        json!({"num_events_received": 3, "num_events_processed": 2, "events": [
+            {"status": "processed"},
+            {"status": "failed", "error_message": "event_time is in the future"},
+            {"status": "processed"}]}),
+    ));
+    let mut leads = Vec::new();
+    for n in 0..3 {
+        let mut body = another_person(n);
+        body["attributionData"]["msclkid"] = json!(format!("a1b2c3d4e5f60718293a4b5c6d7e8f9{n}"));
+        leads.push(s.f.rated_lead(body, Some(s.customer)).await);
+    }
+    assert!(worker(&s.f.store, fast()).run_once().await.unwrap());
+
+    // In IntegrationKind order: Google Ads, GA4, Meta, Microsoft, LinkedIn, TikTok, Reddit,
+    // Pinterest, Snapchat, the webhook.
+    assert_eq!(s.counts(), [1, 3, 1, 3, 3, 1, 1, 1, 1, 3]);
+    let mut ids = Vec::new();
+    for &lead in &leads {
+        ids.push(json!(
+            s.f.job(lead).await.job.conversion_event_id.to_string()
+        ));
+    }
+    for (kind, mock) in s.mocks() {
+        let requests = mock.requests();
+        if requests.len() != 1 {
+            continue;
+        }
+        let body = requests[0].json();
+        let events = match kind {
+            IntegrationKind::GoogleAds => &body["events"],
+            IntegrationKind::Reddit => &body["data"]["events"],
+            _ => &body["data"],
+        };
+        let sent: Vec<Value> = events
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|event| match kind {
+                IntegrationKind::GoogleAds => event["transactionId"].clone(),
+                IntegrationKind::Reddit => event["metadata"]["conversion_id"].clone(),
+                _ => event["event_id"].clone(),
+            })
+            .collect();
+        assert_eq!(sent, ids, "{kind}: the three conversions in one request");
+    }
+    let pinterest: Vec<DeliveryState> = {
+        let mut states = Vec::new();
+        for &lead in &leads {
+            let job = s.f.job(lead).await;
+            states.push(delivery_of(&job, IntegrationKind::Pinterest).0.state);
+        }
+        states
+    };
+    assert_eq!(
+        pinterest,
+        [
+            DeliveryState::Delivered,
+            DeliveryState::Failed,
+            DeliveryState::Delivered
+        ]
+    );
+    let refused = s.f.job(leads[1]).await;
+    assert_eq!(
+        delivery_of(&refused, IntegrationKind::Pinterest)
+            .0
+            .detail
+            .as_deref(),
+        Some("Pinterest refused the event: event_time is in the future")
+    );
+}

@@ -1,6 +1,7 @@
 //! The forwarding worker's integration tests in one binary, a module per concern: deliveries to
 //! mock platforms on local ports, lead webhooks, the worker's loop and its logs.
 
+mod batches;
 mod common;
 mod conversions;
 mod lead_webhooks;

@@ -132,11 +132,25 @@ impl MockResponse {
     }
 }
 
-#[derive(Debug)]
+/// A platform's rules as a mock checks them: the answer to a request that breaks one (or
+/// that the rules answer otherwise), `None` for the scripted or default answer.
+pub type Rules = Arc<dyn Fn(&Recorded) -> Option<MockResponse> + Send + Sync>;
+
 struct State {
     requests: Vec<Recorded>,
     scripted: VecDeque<MockResponse>,
     default: MockResponse,
+    rules: Option<Rules>,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("State")
+            .field("requests", &self.requests.len())
+            .field("scripted", &self.scripted)
+            .field("default", &self.default)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Serves `routes` on a free loopback port until the sender returned is dropped; the
@@ -194,6 +208,7 @@ impl MockPlatform {
             requests: Vec::new(),
             scripted: VecDeque::new(),
             default,
+            rules: None,
         }));
         let shared = Arc::clone(&state);
         let query =
@@ -213,7 +228,7 @@ impl MockPlatform {
                     async move {
                         let response = {
                             let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-                            state.requests.push(Recorded {
+                            let recorded = Recorded {
                                 method: method.to_string(),
                                 path: path.as_str().to_owned(),
                                 query: form_urlencoded::parse(query.as_bytes())
@@ -230,11 +245,15 @@ impl MockPlatform {
                                     .collect(),
                                 body: body.to_vec(),
                                 received: Instant::now(),
-                            });
-                            state
-                                .scripted
-                                .pop_front()
-                                .unwrap_or_else(|| state.default.clone())
+                            };
+                            let ruled = state.rules.as_ref().and_then(|rules| rules(&recorded));
+                            state.requests.push(recorded);
+                            ruled.unwrap_or_else(|| {
+                                state
+                                    .scripted
+                                    .pop_front()
+                                    .unwrap_or_else(|| state.default.clone())
+                            })
                         };
                         tokio::time::sleep(response.delay).await;
                         let mut builder = Response::builder().status(
@@ -266,6 +285,12 @@ impl MockPlatform {
     /// Answers the next request (after those already scripted) with `response`.
     pub fn push(&self, response: MockResponse) {
         self.lock().scripted.push_back(response);
+    }
+
+    /// Checks every request by `rules` from now on: their answer, when they give one, comes
+    /// before the scripted and default ones.
+    pub fn check(&self, rules: Rules) {
+        self.lock().rules = Some(rules);
     }
 
     /// Changes the answer to requests nothing is scripted for.

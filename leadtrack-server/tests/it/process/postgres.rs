@@ -201,8 +201,8 @@ async fn rate_on_both_killing_midway(
 }
 
 /// Every one of the `queued` conversions reaches the hook, signed; only those in flight
-/// when the worker died (at most its 4 at once) go out a second time, with the same event
-/// id.
+/// when the worker died (at most 16: its 4 loops send 4 webhooks at once each) go out a
+/// second time, with the same event id.
 async fn assert_delivered_once(hook: &MockPlatform, queued: usize, server: &Server) {
     let deadline = Instant::now() + Duration::from_secs(120);
     let delivered_ids = || -> HashSet<String> {
@@ -225,10 +225,10 @@ async fn assert_delivered_once(hook: &MockPlatform, queued: usize, server: &Serv
     let delivered = hook.requests();
     let events = delivered_ids();
     assert_eq!(events.len(), queued, "every queued conversion is delivered");
-    // Only the deliveries in flight when the worker died (at most its 4 at once) go out a
-    // second time, with the same event id.
+    // Only the deliveries in flight when the worker died (at most its 4 loops' 4 at once)
+    // go out a second time, with the same event id.
     let twice = delivered.len() - events.len();
-    assert!(twice <= 4, "{twice} deliveries were repeated");
+    assert!(twice <= 16, "{twice} deliveries were repeated");
     eprintln!("{queued} conversions delivered, {twice} of them twice after the kill");
     for request in &delivered {
         request.assert_signed("whsec_pg");

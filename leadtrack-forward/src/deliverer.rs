@@ -1,0 +1,345 @@
+//! Sending deliveries to their platforms: alone (GA4, Microsoft Advertising, LinkedIn,
+//! webhooks, and every restatement or retraction but Google Ads'), or batched: the events
+//! of many jobs to one destination in one request, up to the platform's batch size
+//! (Google Ads' Data Manager 2,000; Meta, TikTok, Reddit and Pinterest 1,000; Snapchat
+//! 2,000), paced to the platform's quota.
+//!
+//! GA4 stays alone: a Measurement Protocol request carries the events of one `client_id`,
+//! and each conversion is a different person's.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use leadtrack_core::conversion;
+use leadtrack_core::integration::{Integrations, Secret};
+use leadtrack_core::job::{ClaimedJob, Delivery};
+use leadtrack_core::target::Targets;
+use leadtrack_core::types::{DeliveryAction, IntegrationKind};
+use leadtrack_outbound::Outbound;
+use leadtrack_platforms::Outcome;
+use leadtrack_platforms::oauth::TokenCache;
+use serde_json::Value;
+
+use crate::quota::{Pacer, Quota};
+use crate::{
+    ga4, google_ads, linkedin, meta, microsoft_ads, pinterest, reddit, snapchat, tiktok, webhook,
+};
+
+/// Sends deliveries to their platforms: the HTTP client, the OAuth token cache, and the
+/// pacing of each quota scope.
+pub struct Deliverer {
+    pub(crate) http: Outbound,
+    tokens: TokenCache,
+    pacer: Pacer,
+}
+
+impl Deliverer {
+    /// A deliverer that calls the addresses `targets` allow, with requests that time out
+    /// after `timeout`.
+    pub fn new(targets: Targets, timeout: Duration) -> Self {
+        Self {
+            http: Outbound::new(targets, timeout),
+            tokens: TokenCache::default(),
+            pacer: Pacer::default(),
+        }
+    }
+
+    /// Does `delivery` of `job` at its platform, with the settings the job was claimed
+    /// with: sends the conversion (in a request of its own), or restates or retracts it.
+    pub async fn deliver(
+        &self,
+        delivery: &Delivery,
+        job: &ClaimedJob,
+        now: chrono::DateTime<Utc>,
+    ) -> Outcome {
+        match self.plan(delivery, job, now) {
+            Plan::Ended(outcome) => outcome,
+            Plan::Alone => self.deliver_alone(delivery, job, now).await,
+            Plan::Batched { destination, event } => {
+                let kind = delivery.integration;
+                match self
+                    .send(kind, &job.integrations, &destination, &[event])
+                    .await
+                {
+                    Answered::All(outcome) => outcome,
+                    Answered::Each(mut outcomes) => {
+                        outcomes.pop().unwrap_or_else(|| Outcome::Failed {
+                            status: None,
+                            error: format!("{kind} answered for no event"),
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// How `delivery` of `job` goes out: alone, in a batch to its destination, or not at
+    /// all (a skip, or a platform no longer connected).
+    pub(crate) fn plan(
+        &self,
+        delivery: &Delivery,
+        job: &ClaimedJob,
+        now: chrono::DateTime<Utc>,
+    ) -> Plan {
+        let (kind, action) = (delivery.integration, delivery.action);
+        let able = match action {
+            DeliveryAction::Send => true,
+            DeliveryAction::Restate => conversion::can_restate(kind),
+            DeliveryAction::Retract => conversion::can_retract(kind),
+        };
+        if !able {
+            // Planned deliveries never ask this; a row from elsewhere might.
+            return Plan::Ended(Outcome::skipped(format!(
+                "{kind} cannot {action} a conversion"
+            )));
+        }
+        let to_pixel = |prepared: Result<Value, Outcome>| match prepared {
+            Ok(event) => Plan::Batched {
+                destination: String::new(),
+                event,
+            },
+            Err(skip) => Plan::Ended(skip),
+        };
+        let integrations = &job.integrations;
+        let planned = match kind {
+            IntegrationKind::Meta => integrations
+                .meta
+                .as_ref()
+                .map(|settings| to_pixel(meta::prepare(settings, job, now))),
+            // A restatement is the same event again, with the same transaction id.
+            IntegrationKind::GoogleAds => {
+                integrations
+                    .google_ads
+                    .as_ref()
+                    .map(|_| match google_ads::prepare(job) {
+                        Ok((destination, event)) => Plan::Batched { destination, event },
+                        Err(skip) => Plan::Ended(skip),
+                    })
+            }
+            IntegrationKind::Tiktok => integrations
+                .tiktok
+                .as_ref()
+                .map(|_| to_pixel(tiktok::prepare(job, now))),
+            IntegrationKind::Reddit => integrations
+                .reddit
+                .as_ref()
+                .map(|_| to_pixel(reddit::prepare(job, now))),
+            IntegrationKind::Pinterest => integrations
+                .pinterest
+                .as_ref()
+                .map(|_| to_pixel(pinterest::prepare(job, now))),
+            IntegrationKind::Snapchat => integrations
+                .snapchat
+                .as_ref()
+                .map(|_| to_pixel(snapchat::prepare(job, now))),
+            IntegrationKind::Ga4
+            | IntegrationKind::MicrosoftAds
+            | IntegrationKind::Linkedin
+            | IntegrationKind::Webhook => Some(Plan::Alone),
+        };
+        planned.unwrap_or_else(|| Plan::Ended(disconnected(kind)))
+    }
+
+    /// Sends a delivery that goes alone.
+    async fn deliver_alone(
+        &self,
+        delivery: &Delivery,
+        job: &ClaimedJob,
+        now: chrono::DateTime<Utc>,
+    ) -> Outcome {
+        let (kind, action) = (delivery.integration, delivery.action);
+        let integrations = &job.integrations;
+        let gone = || disconnected(kind);
+        match kind {
+            IntegrationKind::Ga4 => match &integrations.ga4 {
+                Some(settings) => ga4::deliver(&self.http, settings, job, now).await,
+                None => gone(),
+            },
+            IntegrationKind::MicrosoftAds => match &integrations.microsoft_ads {
+                Some(settings) => {
+                    let account = (&self.http, &self.tokens, settings);
+                    microsoft_ads::deliver(account, job, action, now).await
+                }
+                None => gone(),
+            },
+            IntegrationKind::Linkedin => match &integrations.linkedin {
+                Some(settings) => linkedin::deliver(&self.http, &self.tokens, settings, job).await,
+                None => gone(),
+            },
+            IntegrationKind::Webhook => match &integrations.webhook {
+                Some(settings) => webhook::deliver(&self.http, settings, job, action, now).await,
+                None => gone(),
+            },
+            _ => Outcome::Failed {
+                status: None,
+                error: format!("{kind} deliveries go in batches"),
+            },
+        }
+    }
+
+    /// Sends `events` to `destination` of the project's `kind` integration in one request,
+    /// within the integration's quota.
+    pub(crate) async fn send(
+        &self,
+        kind: IntegrationKind,
+        integrations: &Integrations,
+        destination: &str,
+        events: &[Value],
+    ) -> Answered {
+        let quota = quota_scope(kind, integrations);
+        if let Some((scope, quota)) = &quota
+            && let Err(wait) = self.pacer.acquire(scope, *quota).await
+        {
+            return Answered::All(Outcome::Retry {
+                status: None,
+                error: format!(
+                    "{kind}'s request quota is spent; the next request may go in {} s",
+                    wait.as_secs()
+                ),
+                retry_after: Some(wait),
+            });
+        }
+        let answered = self.post(kind, integrations, destination, events).await;
+        if let (
+            Some((scope, _)),
+            Answered::All(Outcome::Retry {
+                status,
+                retry_after,
+                ..
+            }),
+        ) = (&quota, &answered)
+            && *status == Some(429)
+        {
+            self.pacer
+                .hold(scope, retry_after.unwrap_or(Duration::from_secs(60)));
+        }
+        answered
+    }
+
+    /// Posts `events` to the platform; `Each` when it answered per event.
+    async fn post(
+        &self,
+        kind: IntegrationKind,
+        integrations: &Integrations,
+        destination: &str,
+        events: &[Value],
+    ) -> Answered {
+        let (http, events) = (&self.http, events.to_vec());
+        let outcome = match (kind, integrations) {
+            (IntegrationKind::Meta, Integrations { meta: Some(s), .. }) => {
+                meta::send(http, s, events).await
+            }
+            (
+                IntegrationKind::GoogleAds,
+                Integrations {
+                    google_ads: Some(s),
+                    ..
+                },
+            ) => google_ads::send((http, &self.tokens), s, destination, events).await,
+            (
+                IntegrationKind::Tiktok,
+                Integrations {
+                    tiktok: Some(s), ..
+                },
+            ) => tiktok::send(http, s, events).await,
+            (
+                IntegrationKind::Reddit,
+                Integrations {
+                    reddit: Some(s), ..
+                },
+            ) => reddit::send(http, s, events).await,
+            (
+                IntegrationKind::Snapchat,
+                Integrations {
+                    snapchat: Some(s), ..
+                },
+            ) => snapchat::send(http, s, events).await,
+            (
+                IntegrationKind::Pinterest,
+                Integrations {
+                    pinterest: Some(s), ..
+                },
+            ) => {
+                return pinterest::send(http, s, events).await;
+            }
+            _ => disconnected(kind),
+        };
+        Answered::All(outcome)
+    }
+
+    /// The refresh token `kind`'s platform issued in place of the one in `integrations`,
+    /// if it did since this was last asked: `(old, new)`, for the store to keep.
+    pub fn rotated_refresh_token(
+        &self,
+        kind: IntegrationKind,
+        integrations: &Integrations,
+    ) -> Option<(Secret, Secret)> {
+        let old = integrations.refresh_token(kind)?;
+        let new = self.tokens.take_rotated(old.expose())?;
+        Some((old.clone(), Secret::new(new)))
+    }
+}
+
+/// How a due delivery goes out.
+pub(crate) enum Plan {
+    /// In a request of its own.
+    Alone,
+    /// With the other events to the same destination of the project's integration: Google
+    /// Ads' conversion action, or empty for a platform with one destination (the pixel,
+    /// event set or ad account).
+    Batched {
+        /// Where it goes within the integration.
+        destination: String,
+        /// Its event.
+        event: Value,
+    },
+    /// Not at all: how it ended.
+    Ended(Outcome),
+}
+
+/// A platform's answer to a batched request.
+pub(crate) enum Answered {
+    /// One outcome for every event: the platform took them all, or none.
+    All(Outcome),
+    /// An outcome per event, in the request's order.
+    Each(Vec<Outcome>),
+}
+
+/// The most events one request to `kind` carries.
+pub(crate) fn batch_size(kind: IntegrationKind) -> usize {
+    match kind {
+        IntegrationKind::GoogleAds => leadtrack_platforms::google_ads::BATCH_SIZE,
+        IntegrationKind::Meta => leadtrack_platforms::meta::BATCH_SIZE,
+        IntegrationKind::Tiktok => leadtrack_platforms::tiktok::BATCH_SIZE,
+        IntegrationKind::Reddit => leadtrack_platforms::reddit::BATCH_SIZE,
+        IntegrationKind::Pinterest => leadtrack_platforms::pinterest::BATCH_SIZE,
+        IntegrationKind::Snapchat => leadtrack_platforms::snapchat::BATCH_SIZE,
+        IntegrationKind::Ga4
+        | IntegrationKind::MicrosoftAds
+        | IntegrationKind::Linkedin
+        | IntegrationKind::Webhook => 1,
+    }
+}
+
+/// The quota `kind`'s requests count against, and its name: the Data Manager API's is the
+/// Google Cloud project of the server's Google app (its OAuth client), shared by every
+/// project. The other platforms publish no request quota that binds before their own
+/// `429`, which holds the scope back.
+fn quota_scope(kind: IntegrationKind, integrations: &Integrations) -> Option<(String, Quota)> {
+    let settings = integrations.google_ads.as_ref()?;
+    let (per_minute, per_day) = leadtrack_platforms::google_ads::QUOTA;
+    (kind == IntegrationKind::GoogleAds).then(|| {
+        (
+            format!("google-ads:{}", settings.client_id),
+            Quota {
+                per_minute,
+                per_day,
+            },
+        )
+    })
+}
+
+/// The skip of a delivery to an integration the project no longer has.
+fn disconnected(kind: IntegrationKind) -> Outcome {
+    Outcome::skipped(format!("{kind} is no longer connected"))
+}
