@@ -1,8 +1,8 @@
-//! Sending deliveries to their platforms: alone (GA4, Microsoft Advertising, LinkedIn,
-//! webhooks, and every restatement or retraction but Google Ads'), or batched: the events
-//! of many jobs to one destination in one request, up to the platform's batch size
-//! (Google Ads' Data Manager 2,000; Meta, TikTok, Reddit and Pinterest 1,000; Snapchat
-//! 2,000), paced to the platform's quota.
+//! Sending deliveries to their platforms: alone (GA4, webhooks, and Microsoft
+//! Advertising's restatements and retractions), or batched: the events of many jobs to one
+//! destination in one request, up to the platform's batch size (Google Ads' Data Manager
+//! and Snapchat 2,000; Meta, TikTok, Reddit, Pinterest and Microsoft Advertising 1,000;
+//! LinkedIn 5,000), paced to the platform's quota.
 //!
 //! GA4 stays alone: a Measurement Protocol request carries the events of one `client_id`,
 //! and each conversion is a different person's.
@@ -132,10 +132,17 @@ impl Deliverer {
                 .snapchat
                 .as_ref()
                 .map(|_| to_pixel(snapchat::prepare(job, now))),
-            IntegrationKind::Ga4
-            | IntegrationKind::MicrosoftAds
-            | IntegrationKind::Linkedin
-            | IntegrationKind::Webhook => Some(Plan::Alone),
+            IntegrationKind::Linkedin => integrations
+                .linkedin
+                .as_ref()
+                .map(|_| to_pixel(linkedin::prepare(job))),
+            IntegrationKind::MicrosoftAds if !goes_alone(delivery) => integrations
+                .microsoft_ads
+                .as_ref()
+                .map(|_| to_pixel(microsoft_ads::prepare(job))),
+            IntegrationKind::MicrosoftAds | IntegrationKind::Ga4 | IntegrationKind::Webhook => {
+                Some(Plan::Alone)
+            }
         };
         planned.unwrap_or_else(|| Plan::Ended(disconnected(kind)))
     }
@@ -162,17 +169,13 @@ impl Deliverer {
                 }
                 None => gone(),
             },
-            IntegrationKind::Linkedin => match &integrations.linkedin {
-                Some(settings) => linkedin::deliver(&self.http, &self.tokens, settings, job).await,
-                None => gone(),
-            },
             IntegrationKind::Webhook => match &integrations.webhook {
                 Some(settings) => webhook::deliver(&self.http, settings, job, action, now).await,
                 None => gone(),
             },
             _ => Outcome::Failed {
                 status: None,
-                error: format!("{kind} deliveries go in batches"),
+                error: format!("{kind}'s deliveries go in batches"),
             },
         }
     }
@@ -224,47 +227,48 @@ impl Deliverer {
         destination: &str,
         events: &[Value],
     ) -> Answered {
-        let (http, events) = (&self.http, events.to_vec());
-        let outcome = match (kind, integrations) {
-            (IntegrationKind::Meta, Integrations { meta: Some(s), .. }) => {
-                meta::send(http, s, events).await
-            }
-            (
-                IntegrationKind::GoogleAds,
-                Integrations {
-                    google_ads: Some(s),
-                    ..
-                },
-            ) => google_ads::send((http, &self.tokens), s, destination, events).await,
-            (
-                IntegrationKind::Tiktok,
-                Integrations {
-                    tiktok: Some(s), ..
-                },
-            ) => tiktok::send(http, s, events).await,
-            (
-                IntegrationKind::Reddit,
-                Integrations {
-                    reddit: Some(s), ..
-                },
-            ) => reddit::send(http, s, events).await,
-            (
-                IntegrationKind::Snapchat,
-                Integrations {
-                    snapchat: Some(s), ..
-                },
-            ) => snapchat::send(http, s, events).await,
-            (
-                IntegrationKind::Pinterest,
-                Integrations {
-                    pinterest: Some(s), ..
-                },
-            ) => {
-                return pinterest::send(http, s, events).await;
-            }
-            _ => disconnected(kind),
-        };
-        Answered::All(outcome)
+        use Answered::All;
+        let (http, tokens, events) = (&self.http, &self.tokens, events.to_vec());
+        let gone = || All(disconnected(kind));
+        let i = integrations;
+        match kind {
+            IntegrationKind::GoogleAds => match &i.google_ads {
+                Some(s) => All(google_ads::send((http, tokens), s, destination, events).await),
+                None => gone(),
+            },
+            IntegrationKind::Meta => match &i.meta {
+                Some(s) => All(meta::send(http, s, events).await),
+                None => gone(),
+            },
+            IntegrationKind::MicrosoftAds => match &i.microsoft_ads {
+                Some(s) => microsoft_ads::send((http, tokens, s), events).await,
+                None => gone(),
+            },
+            IntegrationKind::Linkedin => match &i.linkedin {
+                Some(s) => linkedin::send((http, tokens), s, events).await,
+                None => gone(),
+            },
+            IntegrationKind::Tiktok => match &i.tiktok {
+                Some(s) => All(tiktok::send(http, s, events).await),
+                None => gone(),
+            },
+            IntegrationKind::Reddit => match &i.reddit {
+                Some(s) => All(reddit::send(http, s, events).await),
+                None => gone(),
+            },
+            IntegrationKind::Pinterest => match &i.pinterest {
+                Some(s) => pinterest::send(http, s, events).await,
+                None => gone(),
+            },
+            IntegrationKind::Snapchat => match &i.snapchat {
+                Some(s) => All(snapchat::send(http, s, events).await),
+                None => gone(),
+            },
+            IntegrationKind::Ga4 | IntegrationKind::Webhook => All(Outcome::Failed {
+                status: None,
+                error: format!("{kind} takes one event a request"),
+            }),
+        }
     }
 
     /// The refresh token `kind`'s platform issued in place of the one in `integrations`,
@@ -314,10 +318,18 @@ pub(crate) fn batch_size(kind: IntegrationKind) -> usize {
         IntegrationKind::Reddit => leadtrack_platforms::reddit::BATCH_SIZE,
         IntegrationKind::Pinterest => leadtrack_platforms::pinterest::BATCH_SIZE,
         IntegrationKind::Snapchat => leadtrack_platforms::snapchat::BATCH_SIZE,
-        IntegrationKind::Ga4
-        | IntegrationKind::MicrosoftAds
-        | IntegrationKind::Linkedin
-        | IntegrationKind::Webhook => 1,
+        IntegrationKind::Linkedin => leadtrack_platforms::linkedin::BATCH_SIZE,
+        IntegrationKind::MicrosoftAds => leadtrack_platforms::microsoft_ads::BATCH_SIZE,
+        IntegrationKind::Ga4 | IntegrationKind::Webhook => 1,
+    }
+}
+
+/// Whether `delivery` goes in a request of its own: to GA4 or a webhook, or a Microsoft
+/// Advertising restatement or retraction (adjustments, one conversion's at a time).
+pub(crate) fn goes_alone(delivery: &Delivery) -> bool {
+    match delivery.integration {
+        IntegrationKind::MicrosoftAds => delivery.action != DeliveryAction::Send,
+        kind => batch_size(kind) == 1,
     }
 }
 

@@ -11,8 +11,9 @@ use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 
+use crate::deliverer::Answered;
 use leadtrack_outbound::Outbound;
-use leadtrack_platforms::linkedin::{error_of, post};
+use leadtrack_platforms::linkedin::{classify_each, post_batch};
 
 /// The conversion event for `job`, to the conversion rule `conversion` (a URN).
 pub(crate) fn payload(job: &ClaimedJob, conversion: &str) -> Value {
@@ -42,26 +43,32 @@ pub(crate) fn payload(job: &ClaimedJob, conversion: &str) -> Value {
     event
 }
 
-/// Sends `job` to LinkedIn.
-pub(crate) async fn deliver(
-    http: &Outbound,
-    tokens: &TokenCache,
-    settings: &LinkedinSettings,
-    job: &ClaimedJob,
-) -> Outcome {
+/// The conversion event `job` sends to LinkedIn, or why it sends none.
+pub(crate) fn prepare(job: &ClaimedJob) -> Result<Value, Outcome> {
     let Some(conversion) = job.mapping().linkedin_conversion.as_deref() else {
-        return Outcome::skipped("the conversion is not mapped to a LinkedIn conversion rule");
+        return Err(Outcome::skipped(
+            "the conversion is not mapped to a LinkedIn conversion rule",
+        ));
     };
     if let Some(skip) = leadtrack_core::rules::skip_reason(
         IntegrationKind::Linkedin,
         &job.lead,
         job.job.converted_at,
     ) {
-        return Outcome::skipped(skip.reason);
+        return Err(Outcome::skipped(skip.reason));
     }
-    let event = payload(job, conversion);
-    match post(http, tokens, settings, &event).await {
-        Ok(answer) => answer.by_status(|| error_of(&answer, settings)),
-        Err(failure) => failure,
+    Ok(payload(job, conversion))
+}
+
+/// Creates `events` in one request; LinkedIn answers for each.
+pub(crate) async fn send(
+    (http, tokens): (&Outbound, &TokenCache),
+    settings: &LinkedinSettings,
+    events: Vec<Value>,
+) -> Answered {
+    let count = events.len();
+    match post_batch(http, tokens, settings, events).await {
+        Ok(answer) => Answered::Each(classify_each(&answer, settings, count)),
+        Err(failure) => Answered::All(failure),
     }
 }

@@ -12,11 +12,19 @@ use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 
+use crate::deliverer::Answered;
 use leadtrack_outbound::Outbound;
-use leadtrack_platforms::microsoft_ads::{ADJUST_PATH, APPLY_PATH, apply, classify, secrets};
+use leadtrack_platforms::microsoft_ads::{
+    ADJUST_PATH, APPLY_PATH, apply, classify, classify_each, secrets,
+};
 
 /// The `ApplyOfflineConversions` body for `job`, to the conversion goal `conversion`.
 pub(crate) fn payload(job: &ClaimedJob, conversion: &str) -> Value {
+    json!({"OfflineConversions": [offline_conversion(job, conversion)]})
+}
+
+/// The offline conversion of `job`, to the conversion goal `conversion`.
+fn offline_conversion(job: &ClaimedJob, conversion: &str) -> Value {
     let lead = &job.lead.data;
     let region = job.project.region.as_deref();
     let mut offline = Map::new();
@@ -44,7 +52,37 @@ pub(crate) fn payload(job: &ClaimedJob, conversion: &str) -> Value {
     {
         offline.insert("HashedPhoneNumber".into(), json!(hash));
     }
-    json!({"OfflineConversions": [offline]})
+    Value::Object(offline)
+}
+
+/// The offline conversion `job` sends, or why it sends none.
+pub(crate) fn prepare(job: &ClaimedJob) -> Result<Value, Outcome> {
+    if let Some(skip) = leadtrack_core::rules::skip_reason(
+        IntegrationKind::MicrosoftAds,
+        &job.lead,
+        job.job.converted_at,
+    ) {
+        return Err(Outcome::skipped(skip.reason));
+    }
+    match job.mapping().microsoft_ads_conversion.as_deref() {
+        Some(goal) => Ok(offline_conversion(job, goal)),
+        None => Err(Outcome::skipped(
+            "the conversion is not mapped to a Microsoft Advertising goal",
+        )),
+    }
+}
+
+/// Applies `conversions` in one request; Microsoft answers for each by its index.
+pub(crate) async fn send(
+    (http, tokens, settings): (&Outbound, &TokenCache, &MicrosoftAdsSettings),
+    conversions: Vec<Value>,
+) -> Answered {
+    let count = conversions.len();
+    let body = json!({"OfflineConversions": conversions});
+    match apply(http, tokens, settings, APPLY_PATH, &body).await {
+        Ok(answer) => Answered::Each(classify_each(&answer, &secrets(settings), count)),
+        Err(failure) => Answered::All(failure),
+    }
 }
 
 /// The `ApplyOfflineConversionAdjustments` body restating `job`'s conversion to its new
@@ -67,9 +105,9 @@ pub(crate) fn adjustment(job: &ClaimedJob, conversion: &str, now: DateTime<Utc>)
     }]}))
 }
 
-/// Does `action` for `job` at Microsoft Advertising: applies the offline conversion,
-/// restates its value, or (for `lost`) applies `lost` where it maps to a goal and then
-/// retracts the label conversions Microsoft has.
+/// Does `action` for `job` at Microsoft Advertising, alone: applies the offline
+/// conversion, restates its value, or (for `lost`) applies `lost` where it maps to a goal
+/// and then retracts the label conversions Microsoft has.
 pub(crate) async fn deliver(
     (http, tokens, settings): (&Outbound, &TokenCache, &MicrosoftAdsSettings),
     job: &ClaimedJob,

@@ -21,7 +21,7 @@ use leadtrack_core::{JobQueue, StoreError, StoreResult};
 use tokio::sync::watch;
 
 use crate::batch::{Due, Groups, Sent, send_group};
-use crate::deliverer::{Deliverer, Plan, batch_size};
+use crate::deliverer::{Deliverer, Plan, goes_alone};
 use crate::retry::{RetryPolicy, random_unit};
 use crate::webhook;
 use leadtrack_platforms::Outcome;
@@ -547,8 +547,8 @@ fn record_delivery(platform: &'static str, outcome: AttemptOutcome, took: std::t
         .record(took.as_secs_f64());
 }
 
-/// How many deliveries that go alone (GA4, Microsoft Advertising, LinkedIn, webhooks) a
-/// loop sends at once.
+/// How many deliveries that go alone (GA4, webhooks, Microsoft Advertising's adjustments)
+/// a loop sends at once.
 const ALONE_AT_ONCE: usize = 4;
 
 /// How many deliveries that go alone a loop's jobs may hold before it claims no more: a few
@@ -561,7 +561,7 @@ fn alone_deliveries(claimed: &ClaimedJob) -> usize {
     claimed
         .deliveries
         .iter()
-        .filter(|d| d.state == DeliveryState::Pending && batch_size(d.integration) == 1)
+        .filter(|d| d.state == DeliveryState::Pending && goes_alone(d))
         .count()
 }
 

@@ -1,13 +1,15 @@
 //! LinkedIn, through the Conversions API.
 //!
 //! `POST {base}/rest/conversionEvents` with an OAuth access token, the `LinkedIn-Version`
-//! header and `X-Restli-Protocol-Version: 2.0.0`, one conversion event: the conversion
-//! rule's URN, `conversionHappenedAt` in epoch milliseconds, the value (an amount as a
-//! string) and currency, the member's ids (the SHA-256 of the email, and the first-party
-//! click id `li_fat_id`), and the job's event id for deduplication
+//! header, `X-Restli-Protocol-Version: 2.0.0` and `X-RestLi-Method: BATCH_CREATE`, up to
+//! 5,000 conversion events in `elements`, each with the conversion rule's URN,
+//! `conversionHappenedAt` in epoch milliseconds, the value (an amount as a string) and
+//! currency, the member's ids (the SHA-256 of the email, and the first-party click id
+//! `li_fat_id`), and the job's event id for deduplication
 //! (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api>).
-//! LinkedIn answers `201 Created`. The optional `userInfo` (names and company in clear text)
-//! is not sent: personal data leaves leadtrack only hashed.
+//! LinkedIn answers `200` with a status per element, `201` for each created. The optional
+//! `userInfo` (names and company in clear text) is not sent: personal data leaves
+//! leadtrack only hashed.
 //!
 //! This module holds the requests and how their answers read; a job's delivery is
 //! `leadtrack-forward`'s. Here too: the lead form responses reader ([`read`]) and the ad
@@ -27,6 +29,10 @@ use crate::outcome::{self, Answer, Outcome};
 pub const DEFAULT_BASE_URL: &str = "https://api.linkedin.com";
 /// LinkedIn's token endpoint.
 pub const DEFAULT_TOKEN_URL: &str = "https://www.linkedin.com/oauth/v2/accessToken";
+/// The most conversion events one `BATCH_CREATE` request carries: "up to 5,000 events in
+/// one batch", by the Conversions API's streaming of several events
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api>).
+pub const BATCH_SIZE: usize = 5_000;
 
 /// The settings' refresh-token grant at LinkedIn's OAuth endpoint.
 pub fn grant(settings: &LinkedinSettings) -> RefreshGrant<'_> {
@@ -39,27 +45,68 @@ pub fn grant(settings: &LinkedinSettings) -> RefreshGrant<'_> {
     }
 }
 
-/// Posts one conversion event, with a token and the versioned headers.
-pub async fn post(
+/// Posts several conversion events in one Rest.li `BATCH_CREATE` request (the
+/// `X-RestLi-Method` header, the events in `elements`), with a token and the versioned
+/// headers. LinkedIn answers with a status per element, in order.
+pub async fn post_batch(
     http: &Outbound,
     tokens: &TokenCache,
     settings: &LinkedinSettings,
-    event: &Value,
+    events: Vec<Value>,
 ) -> Result<Answer, Outcome> {
     let url = outcome::endpoint(
         settings.base_url.as_deref(),
         DEFAULT_BASE_URL,
         "/rest/conversionEvents",
     );
+    let body = serde_json::json!({ "elements": events });
     oauth::send_authorized(http, tokens, &grant(settings), |token| {
         Ok(http
             .post(&url)?
             .bearer_auth(token)
             .header("LinkedIn-Version", &settings.api_version)
             .header("X-Restli-Protocol-Version", "2.0.0")
-            .json(event))
+            .header("X-RestLi-Method", "BATCH_CREATE")
+            .json(&body))
     })
     .await
+}
+
+/// Reads LinkedIn's answer to a `BATCH_CREATE` of `count` events: each element's own
+/// status (`201` created; another is that event's failure, in LinkedIn's words) when the
+/// answer lists one per event, else the request's status for all.
+pub fn classify_each(answer: &Answer, settings: &LinkedinSettings, count: usize) -> Vec<Outcome> {
+    #[derive(serde::Deserialize)]
+    struct Elements {
+        elements: Vec<Element>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Element {
+        status: u16,
+        #[serde(default)]
+        error: Option<Value>,
+    }
+    let listed = serde_json::from_slice::<Elements>(&answer.body)
+        .map(|body| body.elements)
+        .unwrap_or_default();
+    if !answer.is_success() || listed.len() != count {
+        let outcome = answer.by_status(|| error_of(answer, settings));
+        return vec![outcome; count];
+    }
+    listed
+        .into_iter()
+        .map(|element| {
+            let own = Answer {
+                status: element.status,
+                retry_after: answer.retry_after,
+                body: element
+                    .error
+                    .map(|e| e.to_string().into_bytes())
+                    .unwrap_or_default(),
+            };
+            own.by_status(|| error_of(&own, settings))
+        })
+        .collect()
 }
 
 /// Reads `path_and_query` (under `/rest/`) of LinkedIn's Marketing API with the

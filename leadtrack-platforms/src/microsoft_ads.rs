@@ -2,8 +2,8 @@
 //!
 //! `POST {base}/CampaignManagement/v13/OfflineConversions/Apply` with an OAuth access token
 //! (`Authorization: Bearer`) and the `DeveloperToken`, `CustomerId` and `CustomerAccountId`
-//! headers, one `OfflineConversion` per request: the Microsoft click id, the conversion goal's
-//! name, the time, value and currency, and the hashed email and phone
+//! headers, up to 1,000 `OfflineConversion`s per request, each with the Microsoft click id,
+//! the conversion goal's name, the time, value and currency, and the hashed email and phone
 //! (<https://learn.microsoft.com/en-us/advertising/campaign-management-service/applyofflineconversions>,
 //! <https://learn.microsoft.com/en-us/advertising/campaign-management-service/offlineconversion>).
 //! A conversion with the same click id, name and time is applied once, so a resent
@@ -32,6 +32,10 @@ use crate::outcome::{self, Answer, Outcome};
 
 /// Where conversions go unless the settings say otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://campaign.api.bingads.microsoft.com";
+/// The most offline conversions one `ApplyOfflineConversions` request carries: "You can
+/// apply up to 1,000 offline conversions per call"
+/// (<https://learn.microsoft.com/en-us/advertising/campaign-management-service/applyofflineconversions>).
+pub const BATCH_SIZE: usize = 1_000;
 /// The Microsoft identity platform's token endpoint.
 pub const DEFAULT_TOKEN_URL: &str = "https://login.microsoftonline.com/common/oauth2/v2.0/token";
 /// The scope of the Advertising API, with `offline_access` for refresh tokens.
@@ -45,6 +49,9 @@ const TRANSIENT_CODES: [i64; 2] = [0, 117];
 struct ApiError {
     #[serde(default)]
     code: Option<i64>,
+    /// Which conversion of the request it is about, for a partial or batch error.
+    #[serde(default)]
+    index: Option<usize>,
     #[serde(default)]
     error_code: Option<String>,
     #[serde(default)]
@@ -79,9 +86,36 @@ impl Errors {
 
 /// Reads Microsoft's answer: applied, or errors whose codes say whether a retry can help.
 pub fn classify(answer: &Answer, secrets: &[&str]) -> Outcome {
-    let errors = serde_json::from_slice::<Errors>(&answer.body)
+    let errors = read_errors(answer);
+    judge(answer, &errors.iter().collect::<Vec<_>>(), secrets)
+}
+
+/// Reads Microsoft's answer to `count` offline conversions: each has the errors that name
+/// its `Index`, with those of the whole request; none on a success means it was applied
+/// (<https://learn.microsoft.com/en-us/advertising/campaign-management-service/applyofflineconversions>:
+/// "the list of errors that correspond to any offline conversions that could not be
+/// applied", by index).
+pub fn classify_each(answer: &Answer, secrets: &[&str], count: usize) -> Vec<Outcome> {
+    let errors = read_errors(answer);
+    (0..count)
+        .map(|index| {
+            let own: Vec<&ApiError> = errors
+                .iter()
+                .filter(|error| error.index.is_none_or(|at| at == index))
+                .collect();
+            judge(answer, &own, secrets)
+        })
+        .collect()
+}
+
+fn read_errors(answer: &Answer) -> Vec<ApiError> {
+    serde_json::from_slice::<Errors>(&answer.body)
         .map(Errors::all)
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The outcome of an answer with `errors`: applied when it succeeded without any.
+fn judge(answer: &Answer, errors: &[&ApiError], secrets: &[&str]) -> Outcome {
     if answer.is_success() && errors.is_empty() {
         return Outcome::Delivered {
             status: answer.status,

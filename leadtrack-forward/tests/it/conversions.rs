@@ -34,7 +34,11 @@ async fn every() -> Every {
     let f = fixture().await;
     let microsoft =
         MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
-    let linkedin = MockPlatform::start(MockResponse::empty(201)).await;
+    let linkedin = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"elements": [{"status": 201}]}),
+    ))
+    .await;
     let tiktok = MockPlatform::start(MockResponse::json(
         200,
         json!({"code": 0, "message": "OK", "request_id": "r", "data": {}}),
@@ -181,7 +185,7 @@ fn conversion_id_of(kind: IntegrationKind, request: &Recorded) -> Value {
         | IntegrationKind::Pinterest
         | IntegrationKind::Snapchat => body["data"][0]["event_id"].clone(),
         IntegrationKind::Reddit => body["data"]["events"][0]["metadata"]["conversion_id"].clone(),
-        IntegrationKind::Linkedin => body["eventId"].clone(),
+        IntegrationKind::Linkedin => body["elements"][0]["eventId"].clone(),
         IntegrationKind::Webhook => body["conversionEventId"].clone(),
         IntegrationKind::MicrosoftAds => Value::Null,
     }
@@ -454,17 +458,19 @@ async fn each_platform_that_takes_many_events_gets_one_request_and_answers_per_e
             {"status": "failed", "error_message": "event_time is in the future"},
             {"status": "processed"}]}),
     ));
-    let mut leads = Vec::new();
+    let (mut leads, mut clicks) = (Vec::new(), Vec::new());
     for n in 0..3 {
         let mut body = another_person(n);
-        body["attributionData"]["msclkid"] = json!(format!("a1b2c3d4e5f60718293a4b5c6d7e8f9{n}"));
+        let click = format!("a1b2c3d4e5f60718293a4b5c6d7e8f9{n}");
+        body["attributionData"]["msclkid"] = json!(click);
+        clicks.push(json!(click));
         leads.push(s.f.rated_lead(body, Some(s.customer)).await);
     }
     assert!(worker(&s.f.store, fast()).run_once().await.unwrap());
 
     // In IntegrationKind order: Google Ads, GA4, Meta, Microsoft, LinkedIn, TikTok, Reddit,
-    // Pinterest, Snapchat, the webhook.
-    assert_eq!(s.counts(), [1, 3, 1, 3, 3, 1, 1, 1, 1, 3]);
+    // Pinterest, Snapchat, the webhook. GA4 and the webhook take one event a request.
+    assert_eq!(s.counts(), [1, 3, 1, 1, 1, 1, 1, 1, 1, 3]);
     let mut ids = Vec::new();
     for &lead in &leads {
         ids.push(json!(
@@ -480,6 +486,8 @@ async fn each_platform_that_takes_many_events_gets_one_request_and_answers_per_e
         let events = match kind {
             IntegrationKind::GoogleAds => &body["events"],
             IntegrationKind::Reddit => &body["data"]["events"],
+            IntegrationKind::Linkedin => &body["elements"],
+            IntegrationKind::MicrosoftAds => &body["OfflineConversions"],
             _ => &body["data"],
         };
         let sent: Vec<Value> = events
@@ -489,10 +497,20 @@ async fn each_platform_that_takes_many_events_gets_one_request_and_answers_per_e
             .map(|event| match kind {
                 IntegrationKind::GoogleAds => event["transactionId"].clone(),
                 IntegrationKind::Reddit => event["metadata"]["conversion_id"].clone(),
+                IntegrationKind::Linkedin => event["eventId"].clone(),
+                // Microsoft knows a conversion by its click id, goal and time.
+                IntegrationKind::MicrosoftAds => event["MicrosoftClickId"].clone(),
                 _ => event["event_id"].clone(),
             })
             .collect();
-        assert_eq!(sent, ids, "{kind}: the three conversions in one request");
+        let expected = match kind {
+            IntegrationKind::MicrosoftAds => clicks.clone(),
+            _ => ids.clone(),
+        };
+        assert_eq!(
+            sent, expected,
+            "{kind}: the three conversions in one request"
+        );
     }
     let pinterest: Vec<DeliveryState> = {
         let mut states = Vec::new();

@@ -32,7 +32,11 @@ async fn setup() -> Setup {
     let f = fixture().await;
     let microsoft =
         MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
-    let linkedin = MockPlatform::start(MockResponse::empty(201)).await;
+    let linkedin = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"elements": [{"status": 201}]}),
+    ))
+    .await;
     let tokens = MockPlatform::start(MockResponse::json(
         200,
         json!({"access_token": "access-1", "expires_in": 3600, "token_type": "Bearer"}),
@@ -157,8 +161,8 @@ async fn each_platform_receives_its_documented_request_with_a_fresh_token() {
         }]})
     );
 
-    // LinkedIn: the grant with the client secret; the versioned headers; the URN made
-    // from the id, milliseconds, the amount as a string, the event id.
+    // LinkedIn: the grant with the client secret; the versioned headers of a batch; the
+    // URN made from the id, milliseconds, the amount as a string, the event id.
     let li_grant = tokens.iter().find(|r| r.path == "/li-token").unwrap();
     assert_eq!(
         li_grant.form(),
@@ -172,8 +176,9 @@ async fn each_platform_receives_its_documented_request_with_a_fresh_token() {
     assert_eq!(li[0].header("authorization"), Some("Bearer access-1"));
     assert_eq!(li[0].header("linkedin-version"), Some("202510"));
     assert_eq!(li[0].header("x-restli-protocol-version"), Some("2.0.0"));
+    assert_eq!(li[0].header("x-restli-method"), Some("BATCH_CREATE"));
     assert_eq!(
-        li[0].json(),
+        li[0].json()["elements"][0],
         json!({
             "conversion": "urn:lla:llaPartnerConversion:987",
             "conversionHappenedAt": at.timestamp_millis(),
@@ -298,7 +303,7 @@ async fn an_expired_token_is_refreshed_once_and_leads_without_ids_are_skipped() 
     );
     let last = s.linkedin.requests().pop().unwrap().json();
     assert_eq!(
-        last["user"]["userIds"],
+        last["elements"][0]["user"]["userIds"],
         json!([{"idType": "SHA256_EMAIL", "idValue": sha256_hex("b@example.com")}])
     );
 }
@@ -349,4 +354,85 @@ async fn a_refresh_token_the_platform_rotates_is_kept_and_used_next() {
     assert_eq!(grants.len(), 2, "{grants:?}");
     assert!(grants[0].contains(&format!("refresh_token={stale}")));
     assert!(grants[1].contains("refresh_token=ms-refresh-rotated"));
+}
+
+#[tokio::test]
+async fn one_request_carries_several_conversions_and_each_gets_its_own_answer() {
+    let s = setup().await;
+    // Microsoft names the conversion it could not apply by its index; LinkedIn answers
+    // each element with its own status.
+    s.microsoft.push(MockResponse::json(
+        200,
+        json!({"PartialErrors": [{"Code": 5604, "ErrorCode": "OfflineConversionMicrosoftClickIdInvalid", "Message": "bad click id", "Index": 1}]}),
+    ));
+    s.linkedin.push(MockResponse::json(
+        200,
+        json!({"elements": [
+            {"status": 400, "error": {"message": "conversionHappenedAt is too old"}},
+            {"status": 201}]}),
+    ));
+    let mut leads = Vec::new();
+    for n in 0..2 {
+        let mut body = lead();
+        body["userData"]["email"] = json!(format!("person{n}@example.com"));
+        leads.push(
+            s.f.rated_lead(body, Some(ConversionId::Label(s.label)))
+                .await,
+        );
+    }
+    assert!(worker(&s.f.store, fast()).run_once().await.unwrap());
+    assert_eq!(s.microsoft.requests().len(), 1);
+    assert_eq!(s.linkedin.requests().len(), 1);
+    let conversions = s.microsoft.requests()[0].json();
+    assert_eq!(
+        conversions["OfflineConversions"].as_array().unwrap().len(),
+        2
+    );
+    let (first, second) = (s.f.job(leads[0]).await, s.f.job(leads[1]).await);
+    assert_eq!(
+        [
+            delivery(&first, IntegrationKind::MicrosoftAds),
+            delivery(&second, IntegrationKind::MicrosoftAds),
+            delivery(&first, IntegrationKind::Linkedin),
+            delivery(&second, IntegrationKind::Linkedin),
+        ],
+        [
+            (
+                DeliveryState::Delivered,
+                vec![(AttemptOutcome::Delivered, Some(200))]
+            ),
+            (
+                DeliveryState::Failed,
+                vec![(AttemptOutcome::Failed, Some(200))]
+            ),
+            (
+                DeliveryState::Failed,
+                vec![(AttemptOutcome::Failed, Some(400))]
+            ),
+            (
+                DeliveryState::Delivered,
+                vec![(AttemptOutcome::Delivered, Some(201))]
+            ),
+        ]
+    );
+    assert_eq!(
+        attempts_of(&second, IntegrationKind::MicrosoftAds)[0]
+            .error
+            .as_deref(),
+        Some("HTTP 200: 5604 OfflineConversionMicrosoftClickIdInvalid: bad click id")
+    );
+    assert_eq!(
+        attempts_of(&first, IntegrationKind::Linkedin)[0]
+            .error
+            .as_deref(),
+        Some(r#"HTTP 400: {"message":"conversionHappenedAt is too old"}"#)
+    );
+    let batch = attempts_of(&first, IntegrationKind::Linkedin)[0]
+        .batch
+        .unwrap();
+    assert_eq!(batch.size, 2);
+    assert_eq!(
+        attempts_of(&second, IntegrationKind::Linkedin)[0].batch,
+        Some(batch)
+    );
 }

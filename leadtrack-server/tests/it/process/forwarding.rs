@@ -510,7 +510,8 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     let key = create_acme(&db).await;
     let microsoft =
         MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
-    let linkedin = MockPlatform::start(MockResponse::empty(201)).await;
+    let linkedin =
+        MockPlatform::start(MockResponse::json(200, json!({"elements": [{"status": 201}]}))).await;
     let tokens = MockPlatform::start(MockResponse::json(
         200,
         json!({"access_token": "token-e2e", "expires_in": 3600}),
@@ -643,12 +644,13 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     assert_eq!(applied[0].header("developertoken"), Some("dev-token-e2e"));
     let events = linkedin.requests();
     assert_eq!(events.len(), 1);
+    assert_eq!(events[0].header("x-restli-method"), Some("BATCH_CREATE"));
     assert_eq!(
-        events[0].json()["conversion"],
+        events[0].json()["elements"][0]["conversion"],
         "urn:lla:llaPartnerConversion:4242"
     );
     assert_eq!(
-        events[0].json()["conversionValue"],
+        events[0].json()["elements"][0]["conversionValue"],
         json!({"currencyCode": "EUR", "amount": "100.00"})
     );
     assert!(server.terminate().await.success());
