@@ -1,19 +1,27 @@
-//! Worker throughput to a local receiver: `cargo bench -p leadtrack-forward --bench worker`.
+//! Worker throughput to local receivers: `cargo bench -p leadtrack-forward --bench worker`.
 //!
-//! Two runs on a temporary SQLite store with its default durability (`synchronous=FULL`):
-//! conversion jobs rated with a label mapped to the conversion webhook, then lead webhook
-//! events (`lead.created` of as many new leads). Each queues everything first, then starts
-//! a worker with its default concurrency and times until the receiver has every post. Run
-//! without `--bench` (as `cargo test --all-targets` would), it does nothing.
-//! `LEADTRACK_BENCH_DELIVERIES` sets the number of posts per run (20,000 by default),
-//! `LEADTRACK_BENCH_CONCURRENCY` the worker's concurrency (its default, 4, by default).
+//! Three runs on a temporary SQLite store with its default durability (`synchronous=FULL`):
+//! conversion jobs rated with a label mapped to the conversion webhook; lead webhook
+//! events (`lead.created` of as many new leads); and ratings mapped to Meta and Google Ads,
+//! whose mocks check the platforms' rules (`leadtrack_platforms::testkit::rules`), sent in
+//! batches. Each queues everything first, then starts a worker with its default
+//! configuration and times until the receivers have every event; the batched run also
+//! counts the requests and checks that each event arrived once. Run without `--bench` (as
+//! `cargo test --all-targets` would), it does nothing.
+//! `LEADTRACK_BENCH_DELIVERIES` sets the number of posts per webhook run (20,000 by
+//! default), `LEADTRACK_BENCH_RATINGS` the ratings of the batched run (10,000),
+//! `LEADTRACK_BENCH_CONCURRENCY` the worker's concurrency (its default, 4, by default), and
+//! `LEADTRACK_BENCH_BATCH_JOBS=1` sends each conversion alone, as before batches.
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
-use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
+use leadtrack_core::integration::{
+    GoogleAdsSettings, IntegrationSettings, MetaActionSource, MetaSettings, Secret, WebhookSettings,
+};
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::LeadData;
 use leadtrack_core::project::{NewProject, Project};
@@ -22,7 +30,7 @@ use leadtrack_core::types::{ConversionId, LeadIdentifier};
 use leadtrack_core::webhook::{NewWebhook, WebhookEvent};
 use leadtrack_core::{Admin, LeadStore};
 use leadtrack_forward::{Worker, WorkerConfig};
-use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse, rules};
 use leadtrack_sqlite::SqliteStore;
 use serde_json::json;
 use tokio::sync::oneshot;
@@ -32,7 +40,8 @@ const WRITES_AT_ONCE: usize = 1_000;
 fn lead(n: usize) -> LeadData {
     serde_json::from_value(json!({
         "userData": {"firstName": format!("Lead{n}"), "email": format!("lead{n}@example.com")},
-        "formData": {"formName": "Contact", "message": "Hello"}
+        "formData": {"formName": "Contact", "message": "Hello"},
+        "attributionData": {"gclid": format!("bench-gclid-{n}")}
     }))
     .expect("lead data")
 }
@@ -77,13 +86,25 @@ async fn fill(store: &SqliteStore, project: &Project, count: usize, label: Optio
     }
 }
 
-/// Runs a worker until `receiver` has `count` posts; the posts per second.
-async fn deliver(store: &SqliteStore, receiver: &MockPlatform, count: usize) -> f64 {
-    let mut config = WorkerConfig::default();
+/// The worker's configuration: its default, with the environment's changes, allowed to
+/// call the local receivers.
+fn config() -> WorkerConfig {
+    let mut config = WorkerConfig {
+        targets: leadtrack_core::testkit::mock_targets(),
+        ..WorkerConfig::default()
+    };
     if let Some(concurrency) = env("LEADTRACK_BENCH_CONCURRENCY") {
         config.concurrency = concurrency;
     }
-    let worker = Worker::new(store.clone(), config);
+    if let Some(jobs) = env("LEADTRACK_BENCH_BATCH_JOBS") {
+        config.batch_jobs = jobs;
+    }
+    config
+}
+
+/// Runs a worker until `receiver` has `count` posts; the posts per second.
+async fn deliver(store: &SqliteStore, receiver: &MockPlatform, count: usize) -> f64 {
+    let worker = Worker::new(store.clone(), config());
     let (stop, stopped) = oneshot::channel::<()>();
     let started = Instant::now();
     let running = tokio::spawn(worker.run(async {
@@ -168,4 +189,104 @@ async fn main() {
     );
     let rate = deliver(&store, &events, count).await;
     println!("lead webhook: {rate:.0} events/s");
+
+    batched(&store, env("LEADTRACK_BENCH_RATINGS").unwrap_or(10_000)).await;
+}
+
+/// `count` ratings mapped to Meta and Google Ads, delivered: the requests each platform
+/// had, the time to drain the queue, and each event received once.
+async fn batched(store: &SqliteStore, count: usize) {
+    let meta = MockPlatform::start(MockResponse::empty(500)).await;
+    let ads = MockPlatform::start(MockResponse::empty(500)).await;
+    let token = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"access_token": "ya29.bench", "expires_in": 3599, "token_type": "Bearer"}),
+    ))
+    .await;
+    let (to_meta, to_ads) = (rules::meta(&meta), rules::data_manager(&ads, usize::MAX));
+    let project = project(store, "batched").await;
+    for settings in platforms(&meta, &ads, &token) {
+        store
+            .set_integration(project.id, settings, Utc::now())
+            .await
+            .expect("integration");
+    }
+    let mapping = LabelMapping {
+        meta_event: Some("Purchase".into()),
+        google_ads_action: Some("987654".into()),
+        ..LabelMapping::default()
+    };
+    let label = NewLabel::done("Customer", mapping);
+    let label = store
+        .create_label(project.id, label, Utc::now())
+        .await
+        .expect("label");
+    let started = Instant::now();
+    fill(store, &project, count, Some(label.id)).await;
+    println!(
+        "queued {count} ratings to Meta and Google Ads in {:.1?}",
+        started.elapsed()
+    );
+
+    let worker = Worker::new(store.clone(), config());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let started = Instant::now();
+    let running = tokio::spawn(worker.run(async {
+        let _ = stopped.await;
+    }));
+    let received = |accepted: &rules::Accepted| accepted.lock().expect("ids").len();
+    while received(&to_meta) < count || received(&to_ads) < count {
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the queue drained"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let drained = started.elapsed();
+    let _ = stop.send(());
+    running.await.expect("the worker stops");
+    for (name, mock, accepted) in [("Meta", &meta, &to_meta), ("Google Ads", &ads, &to_ads)] {
+        let ids = accepted.lock().expect("ids");
+        let once: HashSet<&String> = ids.iter().collect();
+        assert_eq!(
+            (ids.len(), once.len()),
+            (count, count),
+            "{name}: each event once"
+        );
+        println!(
+            "{name}: {count} conversions in {} requests, each once",
+            mock.requests().len()
+        );
+    }
+    println!(
+        "batched: drained in {drained:.1?} ({:.0} conversions/s per platform)",
+        count as f64 / drained.as_secs_f64()
+    );
+}
+
+/// Meta and Google Ads (with its token endpoint) connected to the local mocks.
+fn platforms(
+    meta: &MockPlatform,
+    ads: &MockPlatform,
+    token: &MockPlatform,
+) -> [IntegrationSettings; 2] {
+    [
+        IntegrationSettings::Meta(MetaSettings {
+            pixel_id: "1234567890".into(),
+            access_token: Secret::new("EAAB-bench"),
+            api_version: "v23.0".into(),
+            test_event_code: None,
+            action_source: MetaActionSource::default(),
+            base_url: Some(meta.url().to_owned()),
+        }),
+        IntegrationSettings::GoogleAds(GoogleAdsSettings {
+            customer_id: "123-456-7890".into(),
+            login_customer_id: None,
+            client_id: "bench-client".into(),
+            client_secret: Secret::new("bench-client-secret"),
+            refresh_token: Secret::new("bench-refresh-token"),
+            token_url: Some(format!("{}/token", token.url())),
+            base_url: Some(ads.url().to_owned()),
+        }),
+    ]
 }

@@ -47,8 +47,9 @@ pub struct WorkerConfig {
     /// The most jobs one loop claims and sends together, their events batched per
     /// destination. 2,000 by default, the largest batch a platform takes.
     pub batch_jobs: usize,
-    /// How long a loop that found several jobs due waits for more to join them, from its
-    /// first claim: 2 seconds by default. A lone rating goes at once.
+    /// How long a loop that found several jobs due may wait for more to join them, from its
+    /// first claim, while they keep coming: 2 seconds by default. A lone rating goes at
+    /// once.
     pub batch_wait: Duration,
 }
 
@@ -175,7 +176,8 @@ impl<S: JobQueue + Clone> Worker<S> {
 
     /// Claims due jobs until [`WorkerConfig::batch_jobs`], or until they hold
     /// [`ALONE_PER_BATCH`] deliveries that go alone. When several were due, waits up to
-    /// `batch_wait` from the first claim for more to join them, as long as more come.
+    /// `batch_wait` from the first claim for more to join them, as long as more come at
+    /// most [`BATCH_PAUSE`] apart.
     async fn claim_jobs(&self, batch_wait: Duration) -> StoreResult<Vec<ClaimedJob>> {
         let started = Instant::now();
         let lease = self.lease()?;
@@ -201,8 +203,9 @@ impl<S: JobQueue + Clone> Worker<S> {
             let Some(left) = batch_wait.checked_sub(waited).filter(|d| !d.is_zero()) else {
                 return Ok(jobs);
             };
-            if !self.store.wait_for_work(left).await {
-                tokio::time::sleep(left.min(self.config.poll_interval)).await;
+            let pause = left.min(BATCH_PAUSE);
+            if !self.store.wait_for_work(pause).await {
+                tokio::time::sleep(pause).await;
             }
         }
     }
@@ -546,6 +549,11 @@ fn record_delivery(platform: &'static str, outcome: AttemptOutcome, took: std::t
     metrics::histogram!("leadtrack_delivery_duration_seconds", "platform" => platform)
         .record(took.as_secs_f64());
 }
+
+/// How long a batch that may grow waits for the next rating: a burst of ratings (an import,
+/// a script rating a month of leads) comes closer together than this; a person rating
+/// leads one by one does not, and waits for nothing.
+const BATCH_PAUSE: Duration = Duration::from_millis(200);
 
 /// How many deliveries that go alone (GA4, webhooks, Microsoft Advertising's adjustments)
 /// a loop sends at once.

@@ -1,9 +1,9 @@
 //! Deliveries batched per destination (#51 §3), against mocks of Meta's Conversions API and
-//! Google's Data Manager API that check their documented request rules: the batch sizes,
-//! the events' required fields, hashed identifiers, and whole-request refusals.
+//! Google's Data Manager API that check their documented request rules
+//! (`leadtrack_platforms::testkit::rules`): the batch sizes, the events' required fields,
+//! hashed identifiers, whole-request refusals and the quota's `429`.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, Mutex};
 
 use crate::common::*;
 use chrono::Utc;
@@ -12,155 +12,10 @@ use leadtrack_core::job::JobRecord;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::types::{AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, LeadId};
 use leadtrack_forward::{Worker, WorkerConfig};
-use leadtrack_platforms::normalize::sha256_hex;
-use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
+use leadtrack_platforms::testkit::{MockPlatform, rules};
 use leadtrack_sqlite::SqliteStore;
-use serde_json::{Value, json};
+use serde_json::json;
 use uuid::Uuid;
-
-/// The email whose events the mocks refuse, standing for any event a platform finds
-/// invalid.
-const REFUSED: &str = "refused@example.com";
-
-/// The event ids a mock accepted, in the order its requests came.
-type Accepted = Arc<Mutex<Vec<String>>>;
-
-fn is_sha256(value: &Value) -> bool {
-    value
-        .as_str()
-        .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// Meta's Conversions API rules: at most 1,000 events in `data`
-/// (<https://developers.facebook.com/docs/marketing-api/conversions-api/using-the-api#send>);
-/// each with `event_name`, `event_time`, `action_source` and the `event_id` Meta
-/// deduplicates by, and `em`/`ph` as SHA-256 hashes
-/// (<https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/customer-information-parameters>).
-/// One invalid event refuses the whole request with Graph error 100.
-fn check_meta(mock: &MockPlatform) -> Accepted {
-    let accepted = Accepted::default();
-    let kept = Arc::clone(&accepted);
-    mock.check(Arc::new(move |request: &Recorded| {
-        let refuse = |message: &str| {
-            MockResponse::json(
-                400,
-                json!({"error": {"message": message, "type": "OAuthException", "code": 100,
-                                 "error_subcode": 2804019, "fbtrace_id": "trace"}}),
-            )
-        };
-        let body = request.json();
-        let Some(events) = body["data"].as_array() else {
-            return Some(refuse("data must be an array"));
-        };
-        if events.is_empty() || events.len() > 1_000 {
-            return Some(refuse("data holds 1 to 1,000 events"));
-        }
-        for event in events {
-            let complete = event["event_name"].is_string()
-                && event["event_time"].is_i64()
-                && event["action_source"].is_string()
-                && event["event_id"].is_string();
-            let hashed = ["em", "ph"].iter().all(|key| {
-                event["user_data"][key]
-                    .as_array()
-                    .is_none_or(|hashes| hashes.iter().all(is_sha256))
-            });
-            if !complete || !hashed {
-                return Some(refuse("Invalid parameter"));
-            }
-            if event["user_data"]["em"][0] == json!(sha256_hex(REFUSED)) {
-                return Some(refuse("Invalid parameter: an event's user data is refused"));
-            }
-        }
-        let mut accepted = kept.lock().unwrap();
-        accepted.extend(
-            events
-                .iter()
-                .map(|e| e["event_id"].as_str().unwrap().to_owned()),
-        );
-        Some(MockResponse::json(
-            200,
-            json!({"events_received": events.len(), "messages": [], "fbtrace_id": "trace"}),
-        ))
-    }));
-    accepted
-}
-
-/// The Data Manager API's `events:ingest` rules: 1 to 2,000 events and 1 to 10
-/// destinations a request (<https://developers.google.com/data-manager/api/limits>); each
-/// event with its `transactionId`, `eventTimestamp`, and click ids or user data, email
-/// hashed in `HEX` encoding
-/// (<https://developers.google.com/data-manager/api/reference/rest/v1/events/ingest>). One
-/// invalid event refuses the whole request with `INVALID_ARGUMENT`; requests past
-/// `per_minute` are refused with `RESOURCE_EXHAUSTED` and `429`, as the limits page says.
-fn check_data_manager(mock: &MockPlatform, per_minute: usize) -> Accepted {
-    let accepted = Accepted::default();
-    let kept = Arc::clone(&accepted);
-    let requests = Arc::new(Mutex::new(0));
-    mock.check(Arc::new(move |request: &Recorded| {
-        let refuse = |status: u16, code: &str, message: &str| {
-            MockResponse::json(
-                status,
-                json!({"error": {"code": status, "status": code, "message": message}}),
-            )
-        };
-        let mut made = requests.lock().unwrap();
-        *made += 1;
-        if *made > per_minute {
-            return Some(
-                refuse(429, "RESOURCE_EXHAUSTED", "Quota exceeded").with_header("retry-after", "1"),
-            );
-        }
-        let body = request.json();
-        let events = body["events"].as_array().cloned().unwrap_or_default();
-        let destinations = body["destinations"].as_array().map_or(0, Vec::len);
-        if events.is_empty() || events.len() > 2_000 || !(1..=10).contains(&destinations) {
-            return Some(refuse(
-                400,
-                "INVALID_ARGUMENT",
-                "events or destinations out of bounds",
-            ));
-        }
-        for event in &events {
-            let identified = event["adIdentifiers"]
-                .as_object()
-                .is_some_and(|ids| !ids.is_empty())
-                || event["userData"].is_object();
-            let hashed = event["userData"]["userIdentifiers"]
-                .as_array()
-                .is_none_or(|ids| {
-                    ids.len() <= 10
-                        && ids.iter().all(|id| {
-                            id["emailAddress"].is_null() || is_sha256(&id["emailAddress"])
-                        })
-                });
-            if !event["transactionId"].is_string()
-                || !event["eventTimestamp"].is_string()
-                || !identified
-                || !hashed
-                || body["encoding"] != "HEX"
-            {
-                return Some(refuse(400, "INVALID_ARGUMENT", "Invalid event"));
-            }
-            let email = &event["userData"]["userIdentifiers"][0]["emailAddress"];
-            if *email == json!(sha256_hex(REFUSED)) {
-                return Some(refuse(
-                    400,
-                    "INVALID_ARGUMENT",
-                    "An event's user data is refused",
-                ));
-            }
-        }
-        let mut accepted = kept.lock().unwrap();
-        accepted.extend(
-            events
-                .iter()
-                .map(|e| e["transactionId"].as_str().unwrap().to_owned()),
-        );
-        Some(MockResponse::json(200, json!({"requestId": "req"})))
-    }));
-    accepted
-}
 
 /// A label of the fixture's project mapped to Meta and to the Google Ads conversion action
 /// `action` alone: its conversions go only in batches.
@@ -233,8 +88,8 @@ fn conversion_ids(jobs: &[JobRecord]) -> Vec<String> {
 async fn conversions_to_one_destination_go_in_one_request() {
     let f = fixture().await;
     let (meta, ads) = (
-        check_meta(&f.platforms.meta),
-        check_data_manager(&f.platforms.ads, 100),
+        rules::meta(&f.platforms.meta),
+        rules::data_manager(&f.platforms.ads, 100),
     );
     let customer = batched_label(&f, "Customer", 555).await;
     let partner = batched_label(&f, "Partner", 777).await;
@@ -305,8 +160,8 @@ async fn conversions_to_one_destination_go_in_one_request() {
 async fn a_batch_holds_at_most_what_the_platform_takes() {
     let f = fixture().await;
     let (meta, ads) = (
-        check_meta(&f.platforms.meta),
-        check_data_manager(&f.platforms.ads, 100),
+        rules::meta(&f.platforms.meta),
+        rules::data_manager(&f.platforms.ads, 100),
     );
     let customer = batched_label(&f, "Customer", 555).await;
     let leads = rated(&f, customer, 0..1_001).await;
@@ -331,13 +186,13 @@ async fn a_batch_holds_at_most_what_the_platform_takes() {
 async fn a_request_refused_whole_is_halved_until_the_bad_event_is_alone() {
     let f = fixture().await;
     let (meta, ads) = (
-        check_meta(&f.platforms.meta),
-        check_data_manager(&f.platforms.ads, 100),
+        rules::meta(&f.platforms.meta),
+        rules::data_manager(&f.platforms.ads, 100),
     );
     let customer = batched_label(&f, "Customer", 555).await;
     let mut leads = rated(&f, customer, 0..5).await;
     let mut refused = another_person(5);
-    refused["userData"]["email"] = json!(REFUSED);
+    refused["userData"]["email"] = json!(rules::REFUSED);
     leads.push(
         f.rated_lead(refused, Some(ConversionId::Label(customer)))
             .await,
@@ -414,8 +269,8 @@ async fn a_request_refused_whole_is_halved_until_the_bad_event_is_alone() {
 async fn too_many_requests_wait_their_turn_and_each_event_goes_once() {
     let f = fixture().await;
     let (meta, ads) = (
-        check_meta(&f.platforms.meta),
-        check_data_manager(&f.platforms.ads, 0),
+        rules::meta(&f.platforms.meta),
+        rules::data_manager(&f.platforms.ads, 0),
     );
     let customer = batched_label(&f, "Customer", 555).await;
     let leads = rated(&f, customer, 0..5).await;
@@ -447,7 +302,7 @@ async fn too_many_requests_wait_their_turn_and_each_event_goes_once() {
     each_once(&meta.lock().unwrap(), &ids);
 
     // The quota comes back; the five go again, together, once.
-    check_data_manager(&f.platforms.ads, 100);
+    rules::data_manager(&f.platforms.ads, 100);
     for &lead in &leads {
         f.run_until_done(&w, lead).await;
     }
@@ -469,8 +324,8 @@ async fn too_many_requests_wait_their_turn_and_each_event_goes_once() {
 async fn two_workers_never_put_one_conversion_in_two_batches() {
     let f = fixture().await;
     let (meta, ads) = (
-        check_meta(&f.platforms.meta),
-        check_data_manager(&f.platforms.ads, 100),
+        rules::meta(&f.platforms.meta),
+        rules::data_manager(&f.platforms.ads, 100),
     );
     let customer = batched_label(&f, "Customer", 555).await;
     let leads = rated(&f, customer, 0..60).await;

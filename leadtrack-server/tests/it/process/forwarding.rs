@@ -11,7 +11,7 @@ use leadtrack_core::api::{
 };
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, JobState, LeadId};
 use leadtrack_platforms::normalize::sha256_hex;
-use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse, rules};
 use serde_json::json;
 
 use crate::process::binary::{
@@ -510,8 +510,11 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     let key = create_acme(&db).await;
     let microsoft =
         MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
-    let linkedin =
-        MockPlatform::start(MockResponse::json(200, json!({"elements": [{"status": 201}]}))).await;
+    let linkedin = MockPlatform::start(MockResponse::json(
+        200,
+        json!({"elements": [{"status": 201}]}),
+    ))
+    .await;
     let tokens = MockPlatform::start(MockResponse::json(
         200,
         json!({"access_token": "token-e2e", "expires_in": 3600}),
@@ -1078,4 +1081,77 @@ async fn lead_webhooks_are_managed_from_the_command_line_and_hear_every_event_on
         "{text}"
     );
     assert!(server.terminate().await.success());
+}
+
+/// Two worker processes on one database (SQLite, or PostgreSQL when the suite runs on it)
+/// share a queue of ratings to Meta and Google Ads: they send them in batches, each
+/// conversion in one batch only, and `getLeadJobs` names the request each went in.
+#[tokio::test]
+async fn two_workers_send_each_conversion_once_in_batches() {
+    const LEADS: usize = 200;
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::process::binary::fresh_db(&dir).await;
+    let mocks = mocks().await;
+    let to_meta = rules::meta(&mocks.meta);
+    let to_ads = rules::data_manager(&mocks.ads, usize::MAX);
+    let (key, _) = configure(&db, &mocks).await;
+    let flags = [
+        "--mark-as-done",
+        "--meta-event",
+        "Purchase",
+        "--google-ads-action",
+        "customers/1112223333/conversionActions/555",
+    ];
+    let label = create_label(&db, "Batched", &flags).await;
+    let api = start_serve(&db, &["--no-worker"]).await;
+    let mut leads = Vec::new();
+    for _ in 0..LEADS / 20 {
+        let twenty = (0..20).map(|_| create_and_rate(&api.base_url, &key, label));
+        leads.extend(futures_util::future::join_all(twenty).await);
+    }
+
+    let workers = [start_worker(&db).await, start_worker(&db).await];
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let count = |ids: &rules::Accepted| ids.lock().unwrap().len();
+    while count(&to_meta) < LEADS || count(&to_ads) < LEADS {
+        assert!(Instant::now() < deadline, "every conversion is delivered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    api.queues_drained().await;
+    let client = Client::new(&api.base_url).with_api_key(&key);
+    let mut event_ids = Vec::new();
+    let mut batches = std::collections::HashMap::new();
+    for &lead in &leads {
+        let jobs = client
+            .get_lead_jobs(&LeadIdentifier::LeadId(lead))
+            .await
+            .unwrap();
+        let job = &jobs.jobs[0];
+        event_ids.push(job.conversion_event_id.to_string());
+        for delivery in &job.deliveries {
+            let attempts = &delivery.attempts;
+            assert_eq!(attempts.len(), 1, "{:?} once", delivery.integration);
+            let batch = attempts[0].batch.expect("a batch");
+            *batches.entry(batch).or_insert(0) += 1;
+        }
+    }
+    event_ids.sort();
+    for accepted in [&to_meta, &to_ads] {
+        let mut ids = accepted.lock().unwrap().clone();
+        ids.sort();
+        assert_eq!(ids, event_ids, "each conversion once");
+    }
+    // Each request's attempts say how many it carried, and they all went in it.
+    for (batch, attempts) in &batches {
+        assert_eq!(batch.size as usize, *attempts);
+    }
+    let requests = mocks.meta.requests().len() + mocks.ads.requests().len();
+    assert_eq!(requests, batches.len());
+    assert!(
+        requests <= 2 * LEADS / 10,
+        "{requests} requests for {LEADS} conversions"
+    );
+    for process in workers.into_iter().chain([api]) {
+        assert!(process.terminate().await.success());
+    }
 }
