@@ -63,7 +63,7 @@ pub(crate) async fn send_group<'a>(
                     job,
                     delivery,
                     outcome,
-                    batch: Some(batch),
+                    batch,
                     took,
                 }),
         );
@@ -72,18 +72,19 @@ pub(crate) async fn send_group<'a>(
 }
 
 /// Sends `events` in one request; when the platform refused it whole for a bad event
-/// (`400`), sends each half again. One outcome per event, with the request it went in.
+/// (`400`), sends each half again. One outcome per event, with the request it went in
+/// (none when it was held back unsent).
 fn split<'a>(
     deliverer: &'a Deliverer,
     to: (IntegrationKind, &'a Integrations, &'a str),
     events: &'a [Value],
-) -> BoxFuture<'a, Vec<(Outcome, Batch)>> {
+) -> BoxFuture<'a, Vec<(Outcome, Option<Batch>)>> {
     async move {
         let (kind, integrations, destination) = to;
-        let batch = Batch {
+        let batch = Some(Batch {
             id: Uuid::new_v4(),
             size: u32::try_from(events.len()).unwrap_or(u32::MAX),
-        };
+        });
         match deliverer
             .send(kind, integrations, destination, events)
             .await
@@ -97,6 +98,7 @@ fn split<'a>(
                 outcomes
             }
             Answered::All(outcome) => vec![(outcome, batch); events.len()],
+            Answered::Held(outcome) => vec![(outcome, None); events.len()],
             Answered::Each(outcomes) if outcomes.len() == events.len() => outcomes
                 .into_iter()
                 .map(|outcome| (outcome, batch))

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use leadtrack_core::conversion;
-use leadtrack_core::integration::{Integrations, Secret};
+use leadtrack_core::integration::{Integrations, Platform, Secret};
 use leadtrack_core::job::{ClaimedJob, Delivery};
 use leadtrack_core::target::Targets;
 use leadtrack_core::types::{DeliveryAction, IntegrationKind};
@@ -61,7 +61,7 @@ impl Deliverer {
                     .send(kind, &job.integrations, &destination, &[event])
                     .await
                 {
-                    Answered::All(outcome) => outcome,
+                    Answered::All(outcome) | Answered::Held(outcome) => outcome,
                     Answered::Each(mut outcomes) => {
                         outcomes.pop().unwrap_or_else(|| Outcome::Failed {
                             status: None,
@@ -189,32 +189,36 @@ impl Deliverer {
         destination: &str,
         events: &[Value],
     ) -> Answered {
-        let quota = quota_scope(kind, integrations);
-        if let Some((scope, quota)) = &quota
-            && let Err(wait) = self.pacer.acquire(scope, *quota).await
-        {
-            return Answered::All(Outcome::Retry {
+        let scope = quota_scope(kind, integrations);
+        if let Err(wait) = self.pacer.acquire(&scope.0, scope.1).await {
+            let title = Platform::of(kind).title;
+            return Answered::Held(Outcome::Retry {
                 status: None,
                 error: format!(
-                    "{kind}'s request quota is spent; the next request may go in {} s",
+                    "{title} asked to slow down, or its request quota is spent: not sent; \
+                     the next request may go in {} s",
                     wait.as_secs()
                 ),
                 retry_after: Some(wait),
             });
         }
         let answered = self.post(kind, integrations, destination, events).await;
-        if let (
-            Some((scope, _)),
-            Answered::All(Outcome::Retry {
-                status,
+        // A 429 that says how long to wait holds the scope back that long; without one,
+        // each delivery's own backoff spaces the tries.
+        let throttled = |outcome: &Outcome| match outcome {
+            Outcome::Retry {
+                status: Some(429),
                 retry_after,
                 ..
-            }),
-        ) = (&quota, &answered)
-            && *status == Some(429)
-        {
-            self.pacer
-                .hold(scope, retry_after.unwrap_or(Duration::from_secs(60)));
+            } => *retry_after,
+            _ => None,
+        };
+        let wait = match &answered {
+            Answered::All(outcome) | Answered::Held(outcome) => throttled(outcome),
+            Answered::Each(outcomes) => outcomes.iter().find_map(throttled),
+        };
+        if let Some(wait) = wait {
+            self.pacer.hold(&scope.0, wait);
         }
         answered
     }
@@ -307,6 +311,8 @@ pub(crate) enum Answered {
     All(Outcome),
     /// An outcome per event, in the request's order.
     Each(Vec<Outcome>),
+    /// Not sent: the platform's scope is held back, or its quota spent, for a while.
+    Held(Outcome),
 }
 
 /// The most events one request to `kind` carries.
@@ -333,22 +339,34 @@ pub(crate) fn goes_alone(delivery: &Delivery) -> bool {
     }
 }
 
-/// The quota `kind`'s requests count against, and its name: the Data Manager API's is the
-/// Google Cloud project of the server's Google app (its OAuth client), shared by every
-/// project. The other platforms publish no request quota that binds before their own
-/// `429`, which holds the scope back.
-fn quota_scope(kind: IntegrationKind, integrations: &Integrations) -> Option<(String, Quota)> {
-    let settings = integrations.google_ads.as_ref()?;
-    let (per_minute, per_day) = leadtrack_platforms::google_ads::QUOTA;
-    (kind == IntegrationKind::GoogleAds).then(|| {
-        (
-            format!("google-ads:{}", settings.client_id),
-            Quota {
-                per_minute,
-                per_day,
-            },
-        )
-    })
+/// The quota scope `kind`'s requests count against, and its published quota: the Data
+/// Manager API's is the Google Cloud project of the server's Google app (its OAuth client),
+/// shared by every project, 300 requests a minute and 100,000 a day. The other platforms
+/// publish no request quota that binds before their own `429` (LinkedIn's are per app and
+/// unpublished; Pinterest's 5,000 calls a minute per ad account are 5 million events), so
+/// their scope (the app, or the pixel, event set or ad account) is only held back by a
+/// `429` for its `Retry-After`.
+fn quota_scope(kind: IntegrationKind, integrations: &Integrations) -> (String, Option<Quota>) {
+    let i = integrations;
+    let id = match kind {
+        IntegrationKind::GoogleAds => i.google_ads.as_ref().map(|s| s.client_id.as_str()),
+        IntegrationKind::Meta => i.meta.as_ref().map(|s| s.pixel_id.as_str()),
+        IntegrationKind::MicrosoftAds => i.microsoft_ads.as_ref().map(|s| s.account_id.as_str()),
+        IntegrationKind::Linkedin => i.linkedin.as_ref().map(|s| s.client_id.as_str()),
+        IntegrationKind::Tiktok => i.tiktok.as_ref().map(|s| s.event_set_id.as_str()),
+        IntegrationKind::Reddit => i.reddit.as_ref().map(|s| s.pixel_id.as_str()),
+        IntegrationKind::Pinterest => i.pinterest.as_ref().map(|s| s.ad_account_id.as_str()),
+        IntegrationKind::Snapchat => i.snapchat.as_ref().map(|s| s.pixel_id.as_str()),
+        IntegrationKind::Ga4 | IntegrationKind::Webhook => None,
+    };
+    let quota = (kind == IntegrationKind::GoogleAds).then(|| {
+        let (per_minute, per_day) = leadtrack_platforms::google_ads::QUOTA;
+        Quota {
+            per_minute,
+            per_day,
+        }
+    });
+    (format!("{kind}:{}", id.unwrap_or_default()), quota)
 }
 
 /// The skip of a delivery to an integration the project no longer has.

@@ -1,6 +1,6 @@
 //! Requests paced to a platform's published quota, per quota scope (for the Data Manager
 //! API, the Google Cloud project behind the server's Google app, which every project of
-//! the server shares), and held back after the platform said "too many".
+//! the server shares), and every scope held back after the platform said "too many".
 //!
 //! Pacing is per worker process: several processes on one database each keep their own
 //! count, and the platform's `429` (held here for its `Retry-After`) covers what they
@@ -45,9 +45,10 @@ pub(crate) struct Pacer {
 }
 
 impl Pacer {
-    /// Books the next request to `scope` within `quota` and waits for its slot; `Err` with
-    /// how long until a slot is free when that is further away than the worker waits.
-    pub(crate) async fn acquire(&self, scope: &str, quota: Quota) -> Result<(), Duration> {
+    /// Books the next request to `scope` within its `quota`, if it has one, and waits for
+    /// its slot; `Err` with how long until a slot is free when that is further away than
+    /// the worker waits, or while the scope is held back.
+    pub(crate) async fn acquire(&self, scope: &str, quota: Option<Quota>) -> Result<(), Duration> {
         let slot = self.book(scope, quota, Instant::now())?;
         tokio::time::sleep_until(slot).await;
         Ok(())
@@ -61,12 +62,15 @@ impl Pacer {
         *held = Some(held.map_or(until, |at| at.max(until)));
     }
 
-    fn book(&self, scope: &str, quota: Quota, now: Instant) -> Result<Instant, Duration> {
+    fn book(&self, scope: &str, quota: Option<Quota>, now: Instant) -> Result<Instant, Duration> {
         let mut scopes = self.scopes.lock().unwrap_or_else(|e| e.into_inner());
         let scope = scopes.entry(scope.to_owned()).or_default();
         if let Some(until) = scope.held_until.filter(|until| *until > now) {
             return Err(until - now);
         }
+        let Some(quota) = quota else {
+            return Ok(now);
+        };
         let (day_began, made) = match scope.day {
             Some((began, made)) if now < began + DAY => (began, made),
             _ => (now, 0),
@@ -107,20 +111,20 @@ mod tests {
         let pacer = Pacer::default();
         let start = Instant::now();
         for _ in 0..3 {
-            pacer.acquire("g", QUOTA).await.unwrap();
+            pacer.acquire("g", Some(QUOTA)).await.unwrap();
         }
         assert_eq!(
             start.elapsed(),
             Duration::ZERO,
             "the first three go at once"
         );
-        pacer.acquire("g", QUOTA).await.unwrap();
+        pacer.acquire("g", Some(QUOTA)).await.unwrap();
         assert_eq!(
             start.elapsed(),
             MINUTE,
             "the fourth waits for the first's minute"
         );
-        pacer.acquire("other", QUOTA).await.unwrap();
+        pacer.acquire("other", Some(QUOTA)).await.unwrap();
         assert_eq!(start.elapsed(), MINUTE, "another scope has its own quota");
     }
 
@@ -129,21 +133,31 @@ mod tests {
         let pacer = Pacer::default();
         let start = Instant::now();
         for _ in 0..7 {
-            pacer.acquire("g", QUOTA).await.unwrap();
+            pacer.acquire("g", Some(QUOTA)).await.unwrap();
         }
-        let wait = pacer.acquire("g", QUOTA).await.unwrap_err();
+        let wait = pacer.acquire("g", Some(QUOTA)).await.unwrap_err();
         assert_eq!(wait, DAY - start.elapsed(), "the day's quota is spent");
         tokio::time::sleep(wait).await;
-        pacer.acquire("g", QUOTA).await.unwrap();
+        pacer.acquire("g", Some(QUOTA)).await.unwrap();
 
+        assert_eq!(
+            pacer.acquire("meta:1", None).await,
+            Ok(()),
+            "no quota, no wait"
+        );
+        pacer.hold("meta:1", Duration::from_secs(5));
+        assert_eq!(
+            pacer.acquire("meta:1", None).await,
+            Err(Duration::from_secs(5))
+        );
         pacer.hold("g", Duration::from_secs(30));
         pacer.hold("g", Duration::from_secs(10));
         assert_eq!(
-            pacer.acquire("g", QUOTA).await,
+            pacer.acquire("g", Some(QUOTA)).await,
             Err(Duration::from_secs(30)),
             "the longer hold stands"
         );
         tokio::time::sleep(Duration::from_secs(30)).await;
-        assert_eq!(pacer.acquire("g", QUOTA).await, Ok(()));
+        assert_eq!(pacer.acquire("g", Some(QUOTA)).await, Ok(()));
     }
 }

@@ -301,23 +301,48 @@ async fn too_many_requests_wait_their_turn_and_each_event_goes_once() {
     }
     each_once(&meta.lock().unwrap(), &ids);
 
-    // The quota comes back; the five go again, together, once.
+    // While Google's Retry-After runs, ratings rated meanwhile wait too, unsent.
     rules::data_manager(&f.platforms.ads, 100);
-    for &lead in &leads {
+    let later = rated(&f, customer, 5..7).await;
+    assert!(w.run_once().await.unwrap());
+    assert_eq!(
+        f.platforms.ads.requests().len(),
+        1,
+        "nothing sent while held"
+    );
+    for record in jobs(&f, &later).await {
+        let attempt = &attempts_of(&record, IntegrationKind::GoogleAds)[0];
+        assert_eq!(
+            (attempt.outcome, attempt.http_status),
+            (AttemptOutcome::Retry, None)
+        );
+        assert_eq!(attempt.batch, None, "no request was made");
+        let error = attempt.error.as_deref().unwrap();
+        assert!(
+            error.starts_with("Google Ads asked to slow down"),
+            "{error}"
+        );
+    }
+
+    // Then the quota is back: the seven go, each once, the first five with their ids.
+    for &lead in leads.iter().chain(&later) {
         f.run_until_done(&w, lead).await;
     }
     let to_ads = events_per_request(&f.platforms.ads, "events", "transactionId");
-    assert_eq!(to_ads.iter().map(Vec::len).collect::<Vec<_>>(), [5, 5]);
-    assert_eq!(to_ads[0], to_ads[1], "the same events, with the same ids");
+    let resent: Vec<String> = to_ads[1..].concat();
+    let all = conversion_ids(&jobs(&f, &[leads.clone(), later].concat()).await);
+    each_once(&resent, &all);
+    assert!(
+        to_ads[0].iter().all(|id| resent.contains(id)),
+        "the same ids"
+    );
     assert!(
         ads.lock().unwrap().is_empty(),
         "the first mock's rules accepted nothing"
     );
-    assert_eq!(
-        f.platforms.meta.requests().len(),
-        1,
-        "Meta was not sent again"
-    );
+    // Meta, never throttled, had the first five and then the two, each once.
+    assert_eq!(f.platforms.meta.requests().len(), 2);
+    each_once(&meta.lock().unwrap(), &all);
 }
 
 #[tokio::test]
