@@ -204,6 +204,9 @@ fn flag_help(field: &Field) -> String {
     if !field.help.is_empty() {
         help = format!("{help}. {}", field.help);
     }
+    if !field.how_to_make.is_empty() {
+        help = format!("{help} ({})", field.how_to_make);
+    }
     let how = match (field.input, field.need) {
         (Input::Check, _) => format!(" (--{} false turns it off)", field.name.replace('_', "-")),
         (_, Need::Default(value)) => format!(" (default {value})"),

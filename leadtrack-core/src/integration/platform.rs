@@ -61,6 +61,8 @@ pub struct Field {
     pub value_name: &'static str,
     /// The values allowed, when only some are (compared in lowercase).
     pub choices: &'static [&'static str],
+    /// The platform's page on how to make its value (a token), or empty.
+    pub how_to_make: &'static str,
 }
 
 impl Field {
@@ -139,6 +141,7 @@ const fn field(name: &'static str, label: &'static str, help: &'static str) -> F
         advanced: false,
         value_name: "ID",
         choices: &[],
+        how_to_make: "",
     }
 }
 
@@ -410,11 +413,14 @@ pub static PLATFORMS: [Platform; 10] = [
                 "CRM event set id",
                 "Events Manager, Connect data source, CRM: the id at the top left of the set.",
             ),
-            token(
-                "access_token",
-                "Access token",
-                "Generated in the CRM event set's settings for the Events API.",
-            ),
+            Field {
+                how_to_make: "https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api",
+                ..token(
+                    "access_token",
+                    "Access token",
+                    "Generated in the CRM event set's settings for the Events API.",
+                )
+            },
             Field {
                 value_name: "CODE",
                 ..optional(
@@ -445,11 +451,14 @@ pub static PLATFORMS: [Platform; 10] = [
                 "Pixel id",
                 "Events Manager: the pixel's id, a2_ or t2_ and letters.",
             ),
-            token(
-                "access_token",
-                "Conversion access token",
-                "Events Manager, Conversions API: Generate access token.",
-            ),
+            Field {
+                how_to_make: "https://ads-api.reddit.com/docs/v3/",
+                ..token(
+                    "access_token",
+                    "Conversion access token",
+                    "Events Manager, Conversions API: Generate access token.",
+                )
+            },
             Field {
                 value_name: "ID",
                 ..optional(
@@ -480,11 +489,14 @@ pub static PLATFORMS: [Platform; 10] = [
                 "Ad account id",
                 "Ads Manager: the ad account's id (digits).",
             ),
-            token(
-                "access_token",
-                "Conversion access token",
-                "Ads Manager, Conversions: Generate new token.",
-            ),
+            Field {
+                how_to_make: "https://help.pinterest.com/en/business/article/conversions-api",
+                ..token(
+                    "access_token",
+                    "Conversion access token",
+                    "Ads Manager, Conversions: Generate new token.",
+                )
+            },
             Field {
                 input: Input::Check,
                 need: Need::Default("false"),
@@ -517,11 +529,14 @@ pub static PLATFORMS: [Platform; 10] = [
                 "Pixel id",
                 "Events Manager: the Snap Pixel's id.",
             ),
-            token(
-                "access_token",
-                "Conversions API token",
-                "Business settings, Conversions API tokens: Generate token.",
-            ),
+            Field {
+                how_to_make: "https://developers.snap.com/api/marketing-api/Conversions-API/GetStarted",
+                ..token(
+                    "access_token",
+                    "Conversions API token",
+                    "Business settings, Conversions API tokens: Generate token.",
+                )
+            },
             endpoint("base_url", "Base URL", "Blank for https://tr.snapchat.com."),
         ],
     },

@@ -2016,3 +2016,34 @@ async fn a_newly_connected_platform_receives_every_label_unless_unticked() {
         &["<li><span class=\"platform\">Google Ads</span> <span class=\"muted\">sends nothing until a conversion action is picked on the label's page</span></li>"],
     );
 }
+
+/// Each platform whose token is made by hand (no sign-in) links to where it is made, under
+/// the token's field.
+#[tokio::test]
+async fn a_token_made_by_hand_links_to_where_the_platform_makes_it() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let page = app
+        .get("/projects/alpha/settings/integrations", &owner.cookie)
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    for (title, link) in [
+        (
+            "TikTok",
+            "https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api",
+        ),
+        ("Reddit", "https://ads-api.reddit.com/docs/v3/"),
+        (
+            "Pinterest",
+            "https://help.pinterest.com/en/business/article/conversions-api",
+        ),
+        (
+            "Snapchat",
+            "https://developers.snap.com/api/marketing-api/Conversions-API/GetStarted",
+        ),
+    ] {
+        let anchor = format!("<a href=\"{link}\">How {title} makes this token</a>");
+        assert_eq!(page.text.matches(&anchor).count(), 1, "{title}");
+    }
+    assert_eq!(page.text.matches("makes this token</a>").count(), 4);
+}
