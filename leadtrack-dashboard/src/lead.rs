@@ -67,6 +67,9 @@ pub(crate) struct DeliveryRow {
     pub(crate) state: String,
     pub(crate) attempts: usize,
     pub(crate) last: Option<String>,
+    /// How many conversions the last attempt's request carried, when it carried more
+    /// than this one.
+    pub(crate) batch: Option<u32>,
     pub(crate) next: Option<String>,
 }
 
@@ -435,6 +438,11 @@ fn job_row(
                         .last()
                         .and_then(|a| a.http_status.map(|s| format!("HTTP {s}")))
                 }),
+                batch: attempts
+                    .last()
+                    .and_then(|a| a.batch)
+                    .map(|batch| batch.size)
+                    .filter(|&size| size > 1),
                 next: delivery.next_attempt_at.as_ref().map(format::exact),
             })
             .collect(),

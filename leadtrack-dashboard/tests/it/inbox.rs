@@ -459,7 +459,7 @@ async fn the_projects_page_shows_open_leads_the_last_week_and_the_last_delivery_
     assert!(home.text.contains("No problem"), "{}", home.text);
 
     app.rate(&app.alpha, id, customer, None).await;
-    app.settle_next_job(Some("HTTP 410: gone")).await;
+    app.settle_next_job(Some("HTTP 410: gone"), None).await;
     let home = app.get("/", &owner).await;
     let row = home.text.split("/projects/alpha/leads").nth(1).unwrap();
     let cells: Vec<&str> = row
@@ -551,7 +551,8 @@ async fn a_lead_page_shows_a_restatement_and_why_a_platform_got_nothing() {
     let body = json!({"userData": {"email": "ada@example.com"}, "attributionData": {"cid": "1.2"}});
     let id = lead(&app, body).await;
     app.rate(&app.alpha, id, customer, Some(1000)).await;
-    app.settle_next_job(None).await;
+    // The first rating went out in requests of three conversions each.
+    app.settle_next_job(None, Some(3)).await;
     app.rate(&app.alpha, id, customer, Some(2500)).await;
 
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
@@ -575,6 +576,10 @@ async fn a_lead_page_shows_a_restatement_and_why_a_platform_got_nothing() {
         ga4.contains("skipped") && ga4.contains("GA4 cannot restate a conversion&#39;s value"),
         "{ga4}"
     );
+    let first = page.text.split("class=\"card job\"").nth(2).unwrap();
+    let sent_together = "<span class=\"muted\">· one of 3 sent together</span>";
+    assert_eq!(first.matches(sent_together).count(), 2, "{first}");
+    assert!(!newest.contains("sent together"));
 }
 
 #[tokio::test]
@@ -603,7 +608,7 @@ async fn an_owner_sends_the_failed_deliveries_of_a_lead_again() {
     let customer = webhook_customer(&app).await;
     let id = lead(&app, json!({"userData": {"email": "ada@example.com"}})).await;
     app.rate(&app.alpha, id, customer, Some(1000)).await;
-    app.settle_next_job(Some("HTTP 410: gone")).await;
+    app.settle_next_job(Some("HTTP 410: gone"), None).await;
     let path = format!("/projects/alpha/leads/{id}");
     let retry = format!("{path}/retry");
 
@@ -660,10 +665,10 @@ async fn a_failed_delivery_shows_on_its_row_and_in_needs_attention_with_retry() 
     )
     .await;
     app.rate(&app.alpha, failed, customer, Some(1000)).await;
-    app.settle_next_job(Some("HTTP 410: the hook is gone"))
+    app.settle_next_job(Some("HTTP 410: the hook is gone"), None)
         .await;
     app.rate(&app.alpha, fine, customer, Some(1000)).await;
-    app.settle_next_job(None).await;
+    app.settle_next_job(None, None).await;
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
 
     let inbox = app.get("/projects/alpha/leads?tab=rated", &member).await;

@@ -667,7 +667,7 @@ async fn each_integration_shows_its_last_delivery() {
         )
         .await;
     app.rate(&app.alpha, lead, ConversionId::Lost, None).await;
-    app.settle_next_job(Some("HTTP 410: the hook is gone"))
+    app.settle_next_job(Some("HTTP 410: the hook is gone"), None)
         .await;
     let page = app
         .get("/projects/alpha/settings/integrations", &owner.cookie)

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use leadtrack_core::Store;
 use leadtrack_core::account::{Actor, NewUser, Password, User};
-use leadtrack_core::job::Attempt;
+use leadtrack_core::job::{Attempt, Batch};
 use leadtrack_core::label::{ConversionLabel, LabelMapping, NewLabel};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::request::{CreateRoute, NewLead, StatusUpdate};
@@ -317,9 +317,9 @@ impl App {
     }
 
     /// Claims the next job, records one attempt at each of its pending deliveries (refused
-    /// for good: `410`, with `error` as the reason; or, with `None`, delivered) and finishes
-    /// the job, as a worker does.
-    pub(crate) async fn settle_next_job(&self, error: Option<&str>) {
+    /// for good: `410`, with `error` as the reason; or, with `None`, delivered; in a request
+    /// of `batch` conversions, when given) and finishes the job, as a worker does.
+    pub(crate) async fn settle_next_job(&self, error: Option<&str>, batch: Option<u32>) {
         let claimed = self
             .store
             .claim_job(Utc::now(), chrono::Duration::minutes(5))
@@ -341,7 +341,10 @@ impl App {
                 http_status: Some(if error.is_some() { 410 } else { 200 }),
                 error: error.map(str::to_owned),
                 retry_at: None,
-                batch: None,
+                batch: batch.map(|size| Batch {
+                    id: uuid::Uuid::from_u128(0xba7c),
+                    size,
+                }),
             };
             self.store
                 .record_attempt(claimed.job.id, claimed.lease.token, &attempt)
