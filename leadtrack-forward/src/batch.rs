@@ -16,7 +16,8 @@ use leadtrack_platforms::Outcome;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::deliverer::{Answered, Deliverer, batch_size};
+use crate::answer::Answered;
+use crate::deliverer::{Deliverer, batch_size};
 
 /// A due delivery of one of the claimed jobs (by its index).
 pub(crate) type Due<'a> = (usize, &'a Delivery);

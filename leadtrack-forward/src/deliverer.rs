@@ -20,6 +20,7 @@ use leadtrack_platforms::Outcome;
 use leadtrack_platforms::oauth::TokenCache;
 use serde_json::Value;
 
+use crate::answer::Answered;
 use crate::quota::{Pacer, Quota};
 use crate::{
     ga4, google_ads, linkedin, meta, microsoft_ads, pinterest, reddit, snapchat, tiktok, webhook,
@@ -303,16 +304,6 @@ pub(crate) enum Plan {
     },
     /// Not at all: how it ended.
     Ended(Outcome),
-}
-
-/// A platform's answer to a batched request.
-pub(crate) enum Answered {
-    /// One outcome for every event: the platform took them all, or none.
-    All(Outcome),
-    /// An outcome per event, in the request's order.
-    Each(Vec<Outcome>),
-    /// Not sent: the platform's scope is held back, or its quota spent, for a while.
-    Held(Outcome),
 }
 
 /// The most events one request to `kind` carries.

@@ -11,7 +11,7 @@ use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 
-use crate::deliverer::Answered;
+use crate::answer::Answered;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::linkedin::{classify_each, post_batch};
 

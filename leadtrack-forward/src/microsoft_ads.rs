@@ -12,7 +12,7 @@ use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 
-use crate::deliverer::Answered;
+use crate::answer::Answered;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::microsoft_ads::{
     ADJUST_PATH, APPLY_PATH, apply, classify, classify_each, secrets,

@@ -7,7 +7,7 @@ use leadtrack_core::job::ClaimedJob;
 use leadtrack_core::types::IntegrationKind;
 use serde_json::{Map, Value, json};
 
-use crate::deliverer::Answered;
+use crate::answer::Answered;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::outcome::Outcome;

@@ -2,11 +2,10 @@
 //! delivery to its platform, records every attempt, and reschedules or finishes the job;
 //! and claims due lead webhook events, posts each, and records the attempt.
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
@@ -186,12 +185,18 @@ impl<S: JobQueue + Clone> Worker<S> {
         loop {
             let before = jobs.len();
             while jobs.len() < self.config.batch_jobs.max(1) && alone < ALONE_PER_BATCH {
-                match self.store.claim_job(Utc::now(), lease).await? {
-                    Some(job) => {
+                match self.store.claim_job(Utc::now(), lease).await {
+                    Ok(Some(job)) => {
                         alone += alone_deliveries(&job);
                         jobs.push(job);
                     }
-                    None => break,
+                    Ok(None) => break,
+                    // The jobs claimed already are sent; the next look tries again.
+                    Err(err) if !jobs.is_empty() => {
+                        tracing::error!(error = %err, "could not claim more jobs");
+                        return Ok(jobs);
+                    }
+                    Err(err) => return Err(err),
                 }
             }
             let waited = started.elapsed();
