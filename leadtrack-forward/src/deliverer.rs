@@ -94,58 +94,35 @@ impl Deliverer {
                 "{kind} cannot {action} a conversion"
             )));
         }
-        let to_pixel = |prepared: Result<Value, Outcome>| match prepared {
-            Ok(event) => Plan::Batched {
-                destination: String::new(),
-                event,
-            },
-            Err(skip) => Plan::Ended(skip),
-        };
         let integrations = &job.integrations;
-        let planned = match kind {
+        if goes_alone(delivery) {
+            return Plan::Alone;
+        }
+        if !integrations.is_connected(kind) {
+            return Plan::Ended(disconnected(kind));
+        }
+        // The platforms with one destination: the pixel, event set or ad account.
+        let one = |event| (String::new(), event);
+        let prepared = match kind {
+            // A restatement is the same event again, with the same transaction id.
+            IntegrationKind::GoogleAds => google_ads::prepare(job),
             IntegrationKind::Meta => integrations
                 .meta
                 .as_ref()
-                .map(|settings| to_pixel(meta::prepare(settings, job, now))),
-            // A restatement is the same event again, with the same transaction id.
-            IntegrationKind::GoogleAds => {
-                integrations
-                    .google_ads
-                    .as_ref()
-                    .map(|_| match google_ads::prepare(job) {
-                        Ok((destination, event)) => Plan::Batched { destination, event },
-                        Err(skip) => Plan::Ended(skip),
-                    })
-            }
-            IntegrationKind::Tiktok => integrations
-                .tiktok
-                .as_ref()
-                .map(|_| to_pixel(tiktok::prepare(job, now))),
-            IntegrationKind::Reddit => integrations
-                .reddit
-                .as_ref()
-                .map(|_| to_pixel(reddit::prepare(job, now))),
-            IntegrationKind::Pinterest => integrations
-                .pinterest
-                .as_ref()
-                .map(|_| to_pixel(pinterest::prepare(job, now))),
-            IntegrationKind::Snapchat => integrations
-                .snapchat
-                .as_ref()
-                .map(|_| to_pixel(snapchat::prepare(job, now))),
-            IntegrationKind::Linkedin => integrations
-                .linkedin
-                .as_ref()
-                .map(|_| to_pixel(linkedin::prepare(job))),
-            IntegrationKind::MicrosoftAds if !goes_alone(delivery) => integrations
-                .microsoft_ads
-                .as_ref()
-                .map(|_| to_pixel(microsoft_ads::prepare(job))),
-            IntegrationKind::MicrosoftAds | IntegrationKind::Ga4 | IntegrationKind::Webhook => {
-                Some(Plan::Alone)
-            }
+                .map_or_else(|| Err(disconnected(kind)), |s| meta::prepare(s, job, now))
+                .map(one),
+            IntegrationKind::MicrosoftAds => microsoft_ads::prepare(job).map(one),
+            IntegrationKind::Linkedin => linkedin::prepare(job).map(one),
+            IntegrationKind::Tiktok => tiktok::prepare(job, now).map(one),
+            IntegrationKind::Reddit => reddit::prepare(job, now).map(one),
+            IntegrationKind::Pinterest => pinterest::prepare(job, now).map(one),
+            IntegrationKind::Snapchat => snapchat::prepare(job, now).map(one),
+            IntegrationKind::Ga4 | IntegrationKind::Webhook => return Plan::Alone,
         };
-        planned.unwrap_or_else(|| Plan::Ended(disconnected(kind)))
+        match prepared {
+            Ok((destination, event)) => Plan::Batched { destination, event },
+            Err(skip) => Plan::Ended(skip),
+        }
     }
 
     /// Sends a delivery that goes alone.

@@ -36,6 +36,31 @@ async fn batched_label(f: &Fixture, name: &str, action: u64) -> Uuid {
         .id
 }
 
+/// The fixture with its Meta and Data Manager mocks checking their platforms' rules, and
+/// a label `Customer` mapped to both alone.
+struct Checked {
+    f: Fixture,
+    /// The event ids Meta accepted.
+    meta: rules::Accepted,
+    /// The transaction ids Google accepted.
+    ads: rules::Accepted,
+    customer: Uuid,
+}
+
+/// [`Checked`], Google's quota spent after `quota` requests.
+async fn checked(quota: usize) -> Checked {
+    let f = fixture().await;
+    let meta = rules::meta(&f.platforms.meta);
+    let ads = rules::data_manager(&f.platforms.ads, quota);
+    let customer = batched_label(&f, "Customer", 555).await;
+    Checked {
+        f,
+        meta,
+        ads,
+        customer,
+    }
+}
+
 /// Leads `from..to`, each another person, rated with `label`.
 async fn rated(f: &Fixture, label: Uuid, people: std::ops::Range<u32>) -> Vec<LeadId> {
     let mut leads = Vec::new();
@@ -86,12 +111,12 @@ fn conversion_ids(jobs: &[JobRecord]) -> Vec<String> {
 
 #[tokio::test]
 async fn conversions_to_one_destination_go_in_one_request() {
-    let f = fixture().await;
-    let (meta, ads) = (
-        rules::meta(&f.platforms.meta),
-        rules::data_manager(&f.platforms.ads, 100),
-    );
-    let customer = batched_label(&f, "Customer", 555).await;
+    let Checked {
+        f,
+        meta,
+        ads,
+        customer,
+    } = checked(100).await;
     let partner = batched_label(&f, "Partner", 777).await;
     let mut leads = rated(&f, customer, 0..10).await;
     leads.extend(rated(&f, partner, 10..13).await);
@@ -158,12 +183,12 @@ async fn conversions_to_one_destination_go_in_one_request() {
 
 #[tokio::test]
 async fn a_batch_holds_at_most_what_the_platform_takes() {
-    let f = fixture().await;
-    let (meta, ads) = (
-        rules::meta(&f.platforms.meta),
-        rules::data_manager(&f.platforms.ads, 100),
-    );
-    let customer = batched_label(&f, "Customer", 555).await;
+    let Checked {
+        f,
+        meta,
+        ads,
+        customer,
+    } = checked(100).await;
     let leads = rated(&f, customer, 0..1_001).await;
 
     assert!(worker(&f.store, fast()).run_once().await.unwrap());
@@ -184,12 +209,12 @@ async fn a_batch_holds_at_most_what_the_platform_takes() {
 
 #[tokio::test]
 async fn a_request_refused_whole_is_halved_until_the_bad_event_is_alone() {
-    let f = fixture().await;
-    let (meta, ads) = (
-        rules::meta(&f.platforms.meta),
-        rules::data_manager(&f.platforms.ads, 100),
-    );
-    let customer = batched_label(&f, "Customer", 555).await;
+    let Checked {
+        f,
+        meta,
+        ads,
+        customer,
+    } = checked(100).await;
     let mut leads = rated(&f, customer, 0..5).await;
     let mut refused = another_person(5);
     refused["userData"]["email"] = json!(rules::REFUSED);
@@ -267,12 +292,12 @@ async fn a_request_refused_whole_is_halved_until_the_bad_event_is_alone() {
 
 #[tokio::test]
 async fn too_many_requests_wait_their_turn_and_each_event_goes_once() {
-    let f = fixture().await;
-    let (meta, ads) = (
-        rules::meta(&f.platforms.meta),
-        rules::data_manager(&f.platforms.ads, 0),
-    );
-    let customer = batched_label(&f, "Customer", 555).await;
+    let Checked {
+        f,
+        meta,
+        ads,
+        customer,
+    } = checked(0).await;
     let leads = rated(&f, customer, 0..5).await;
     let w = worker(&f.store, fast());
 
@@ -347,12 +372,12 @@ async fn too_many_requests_wait_their_turn_and_each_event_goes_once() {
 
 #[tokio::test]
 async fn two_workers_never_put_one_conversion_in_two_batches() {
-    let f = fixture().await;
-    let (meta, ads) = (
-        rules::meta(&f.platforms.meta),
-        rules::data_manager(&f.platforms.ads, 100),
-    );
-    let customer = batched_label(&f, "Customer", 555).await;
+    let Checked {
+        f,
+        meta,
+        ads,
+        customer,
+    } = checked(100).await;
     let leads = rated(&f, customer, 0..60).await;
     let config = || WorkerConfig {
         batch_jobs: 7,
