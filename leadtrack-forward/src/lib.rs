@@ -56,6 +56,7 @@ mod reddit;
 mod retry;
 mod snapchat;
 mod tiktok;
+mod user_data;
 mod webhook;
 mod worker;
 

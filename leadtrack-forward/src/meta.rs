@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::outcome::Outcome;
 
+use crate::user_data;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::meta::{
     classify, crm_event, max_event_age, meta_lead_id, post, with_id, with_test_code,
@@ -40,42 +41,26 @@ pub(crate) fn event(job: &ClaimedJob, event_name: &str, settings: &MetaSettings)
         let event = crm_event(lead_id, lead, region, (event_name, at), custom_data);
         return with_id(event, &job.job.conversion_event_id.to_string());
     }
-    let mut user_data = Map::new();
-    let hashed = [
-        (
-            "em",
-            lead.user("email")
-                .and_then(|v| normalize::hashed_email(v, Rules::Meta)),
-        ),
-        (
-            "ph",
-            lead.user("phone")
-                .and_then(|v| normalize::hashed_phone(v, region, Rules::Meta)),
-        ),
+    let [email, phone] = user_data::contact_hashes(job, (Rules::Meta, Rules::Meta));
+    let names = [
         (
             "fn",
             lead.user("firstName").and_then(normalize::hashed_name),
         ),
         ("ln", lead.user("lastName").and_then(normalize::hashed_name)),
     ];
-    for (key, hash) in hashed {
-        if let Some(hash) = hash {
-            user_data.insert(key.into(), json!([hash]));
-        }
-    }
     let device = &lead.device_data;
     let fbc = lead.meta_click_id(job.lead.created_at);
-    let plain = [
-        ("fbp", lead.attribution("fbp")),
-        ("fbc", fbc.as_deref()),
-        ("client_ip_address", device.ip_address.as_deref()),
-        ("client_user_agent", device.user_agent.as_deref()),
-    ];
-    for (key, value) in plain {
-        if let Some(value) = value {
-            user_data.insert(key.into(), json!(value));
-        }
-    }
+    let user_data = user_data::object(
+        [("em", email), ("ph", phone)].into_iter().chain(names),
+        true,
+        [
+            ("fbp", lead.attribution("fbp")),
+            ("fbc", fbc.as_deref()),
+            ("client_ip_address", device.ip_address.as_deref()),
+            ("client_user_agent", device.user_agent.as_deref()),
+        ],
+    );
     let mut event = json!({
         "event_name": event_name,
         "event_time": job.job.converted_at.timestamp(),

@@ -8,6 +8,7 @@ use leadtrack_core::types::IntegrationKind;
 use serde_json::{Map, Value, json};
 
 use crate::answer::Answered;
+use crate::user_data;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::outcome::Outcome;
@@ -21,37 +22,21 @@ const ACTION_SOURCE: &str = "offline";
 /// cookie), IP and user agent go as they are.
 pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     let lead = &job.lead.data;
-    let region = job.project.region.as_deref();
+    let [email, phone] = user_data::contact_hashes(job, (Rules::Plain, Rules::Meta));
+    let external_id = lead
+        .unique_identifier
+        .as_deref()
+        .map(|id| normalize::sha256_hex(id.trim()));
     let device = &lead.device_data;
-    let hashed = [
-        (
-            "em",
-            lead.user("email")
-                .and_then(|v| normalize::hashed_email(v, Rules::Plain)),
-        ),
-        (
-            "ph",
-            lead.user("phone")
-                .and_then(|v| normalize::hashed_phone(v, region, Rules::Meta)),
-        ),
-        (
-            "external_id",
-            lead.unique_identifier
-                .as_deref()
-                .map(|id| normalize::sha256_hex(id.trim())),
-        ),
-    ];
-    let plain = [
-        ("click_id", lead.epik().map(str::to_owned)),
-        ("client_ip_address", device.ip_address.clone()),
-        ("client_user_agent", device.user_agent.clone()),
-    ];
-    let user_data: Map<String, Value> = hashed
-        .into_iter()
-        .map(|(key, value)| (key, value.map(|hash| json!([hash]))))
-        .chain(plain.map(|(key, value)| (key, value.map(Value::from))))
-        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
-        .collect();
+    let user_data = user_data::object(
+        [("em", email), ("ph", phone), ("external_id", external_id)],
+        true,
+        [
+            ("click_id", lead.epik()),
+            ("client_ip_address", device.ip_address.as_deref()),
+            ("client_user_agent", device.user_agent.as_deref()),
+        ],
+    );
     let mut custom_data = Map::new();
     if let Some(cents) = job.job.price {
         custom_data.insert(

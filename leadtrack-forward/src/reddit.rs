@@ -6,8 +6,9 @@ use chrono::{DateTime, Utc};
 use leadtrack_core::integration::RedditSettings;
 use leadtrack_core::job::ClaimedJob;
 use leadtrack_core::types::IntegrationKind;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use crate::user_data;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::outcome::Outcome;
@@ -22,33 +23,25 @@ const ACTION_SOURCE: &str = "OTHER";
 /// cookie go as they are, with the browser's IP and user agent.
 pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     let lead = &job.lead.data;
-    let region = job.project.region.as_deref();
+    let [email, phone] = user_data::contact_hashes(job, (Rules::Reddit, Rules::Reddit));
+    let external_id = lead
+        .unique_identifier
+        .as_deref()
+        .map(|id| normalize::sha256_hex(id.trim()));
     let device = &lead.device_data;
-    let user = [
-        (
-            "email",
-            lead.user("email")
-                .and_then(|v| normalize::hashed_email(v, Rules::Reddit)),
-        ),
-        (
-            "phone_number",
-            lead.user("phone")
-                .and_then(|v| normalize::hashed_phone(v, region, Rules::Reddit)),
-        ),
-        (
-            "external_id",
-            lead.unique_identifier
-                .as_deref()
-                .map(|id| normalize::sha256_hex(id.trim())),
-        ),
-        ("uuid", lead.attribution("_rdt_uuid").map(str::to_owned)),
-        ("ip_address", device.ip_address.clone()),
-        ("user_agent", device.user_agent.clone()),
-    ];
-    let user: Map<String, Value> = user
-        .into_iter()
-        .filter_map(|(key, value)| Some((key.to_owned(), json!(value?))))
-        .collect();
+    let user = user_data::object(
+        [
+            ("email", email),
+            ("phone_number", phone),
+            ("external_id", external_id),
+        ],
+        false,
+        [
+            ("uuid", lead.attribution("_rdt_uuid")),
+            ("ip_address", device.ip_address.as_deref()),
+            ("user_agent", device.user_agent.as_deref()),
+        ],
+    );
     let mut metadata = json!({"conversion_id": job.job.conversion_event_id.to_string()});
     if let Some(cents) = job.job.price {
         metadata["value"] = json!(cents as f64 / 100.0);

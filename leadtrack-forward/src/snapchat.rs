@@ -8,8 +8,9 @@ use leadtrack_core::job::ClaimedJob;
 use leadtrack_core::types::IntegrationKind;
 use serde_json::{Map, Value, json};
 
+use crate::user_data;
 use leadtrack_outbound::Outbound;
-use leadtrack_platforms::normalize::{self, Rules};
+use leadtrack_platforms::normalize::Rules;
 use leadtrack_platforms::outcome::Outcome;
 use leadtrack_platforms::snapchat::{classify, max_event_age, post};
 
@@ -21,32 +22,18 @@ const ACTION_SOURCE: &str = "OFFLINE";
 /// agent go as they are.
 pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     let lead = &job.lead.data;
-    let region = job.project.region.as_deref();
+    let [email, phone] = user_data::contact_hashes(job, (Rules::Plain, Rules::Meta));
     let device = &lead.device_data;
-    let hashed = [
-        (
-            "em",
-            lead.user("email")
-                .and_then(|v| normalize::hashed_email(v, Rules::Plain)),
-        ),
-        (
-            "ph",
-            lead.user("phone")
-                .and_then(|v| normalize::hashed_phone(v, region, Rules::Meta)),
-        ),
-    ];
-    let plain = [
-        ("sc_click_id", lead.attribution("ScCid").map(str::to_owned)),
-        ("sc_cookie1", lead.attribution("_scid").map(str::to_owned)),
-        ("client_ip_address", device.ip_address.clone()),
-        ("client_user_agent", device.user_agent.clone()),
-    ];
-    let user_data: Map<String, Value> = hashed
-        .into_iter()
-        .map(|(key, value)| (key, value.map(|hash| json!([hash]))))
-        .chain(plain.map(|(key, value)| (key, value.map(Value::from))))
-        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
-        .collect();
+    let user_data = user_data::object(
+        [("em", email), ("ph", phone)],
+        true,
+        [
+            ("sc_click_id", lead.attribution("ScCid")),
+            ("sc_cookie1", lead.attribution("_scid")),
+            ("client_ip_address", device.ip_address.as_deref()),
+            ("client_user_agent", device.user_agent.as_deref()),
+        ],
+    );
     let mut custom_data = Map::new();
     if let Some(cents) = job.job.price {
         custom_data.insert("value".into(), json!(cents as f64 / 100.0));

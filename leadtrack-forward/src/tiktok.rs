@@ -7,6 +7,7 @@ use leadtrack_core::integration::TiktokSettings;
 use leadtrack_core::job::ClaimedJob;
 use serde_json::{Map, Value, json};
 
+use crate::user_data;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::normalize::{self, Rules};
 use leadtrack_platforms::outcome::Outcome;
@@ -17,41 +18,26 @@ use leadtrack_platforms::tiktok::{body, classify, max_event_age, post};
 /// click id and the `_ttp` cookie go as they are, with the browser's IP and user agent.
 pub(crate) fn event(job: &ClaimedJob, event_name: &str) -> Value {
     let lead = &job.lead.data;
-    let region = job.project.region.as_deref();
-    let mut user = Map::new();
-    let hashed = [
-        (
-            "email",
-            lead.user("email")
-                .and_then(|v| normalize::hashed_email(v, Rules::Plain)),
-        ),
-        (
-            "phone",
-            lead.user("phone")
-                .and_then(|v| normalize::hashed_phone(v, region, Rules::Plain)),
-        ),
-        (
-            "external_id",
-            lead.unique_identifier
-                .as_deref()
-                .map(|id| normalize::sha256_hex(&id.trim().to_lowercase())),
-        ),
-    ];
+    let [email, phone] = user_data::contact_hashes(job, (Rules::Plain, Rules::Plain));
+    let external_id = lead
+        .unique_identifier
+        .as_deref()
+        .map(|id| normalize::sha256_hex(&id.trim().to_lowercase()));
     let device = &lead.device_data;
-    let plain = [
-        ("ttclid", lead.attribution("ttclid")),
-        ("ttp", lead.attribution("_ttp")),
-        ("ip", device.ip_address.as_deref()),
-        ("user_agent", device.user_agent.as_deref()),
-    ];
-    for (key, value) in hashed
-        .into_iter()
-        .chain(plain.map(|(key, value)| (key, value.map(str::to_owned))))
-    {
-        if let Some(value) = value {
-            user.insert(key.into(), json!(value));
-        }
-    }
+    let user = user_data::object(
+        [
+            ("email", email),
+            ("phone", phone),
+            ("external_id", external_id),
+        ],
+        false,
+        [
+            ("ttclid", lead.attribution("ttclid")),
+            ("ttp", lead.attribution("_ttp")),
+            ("ip", device.ip_address.as_deref()),
+            ("user_agent", device.user_agent.as_deref()),
+        ],
+    );
     let mut properties = Map::new();
     if let Some(cents) = job.job.price {
         properties.insert("value".into(), json!(cents as f64 / 100.0));
