@@ -969,22 +969,9 @@ async fn every_other_platform_has_its_test_and_secrets_stay_hidden() {
 async fn the_newer_platforms_test_in_their_test_modes() {
     let app = app().await;
     let owner = app.owner().await;
-    let tiktok = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"code": 0, "message": "OK", "request_id": "r-9", "data": {}}),
-    ))
-    .await;
-    let reddit = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
-    ))
-    .await;
-    let pinterest = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"num_events_received": 1, "num_events_processed": 1,
-               "events": [{"status": "processed"}]}),
-    ))
-    .await;
+    let tiktok = MockPlatform::start(MockResponse::took_one(IntegrationKind::Tiktok)).await;
+    let reddit = MockPlatform::start(MockResponse::took_one(IntegrationKind::Reddit)).await;
+    let pinterest = MockPlatform::start(MockResponse::took_one(IntegrationKind::Pinterest)).await;
     let snapchat = MockPlatform::start(MockResponse::json(200, json!({"status": "VALID"}))).await;
     let path = "/projects/alpha/settings/integrations";
     for (slug, fields) in [

@@ -33,29 +33,16 @@ struct Every {
 async fn every() -> Every {
     let f = fixture().await;
     let microsoft =
-        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
+        MockPlatform::start(MockResponse::took_one(IntegrationKind::MicrosoftAds)).await;
     let linkedin = MockPlatform::start(MockResponse::json(
         200,
         json!({"elements": [{"status": 201}]}),
     ))
     .await;
-    let tiktok = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"code": 0, "message": "OK", "request_id": "r", "data": {}}),
-    ))
-    .await;
-    let reddit = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
-    ))
-    .await;
-    let pinterest = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"num_events_received": 1, "num_events_processed": 1,
-               "events": [{"status": "processed"}]}),
-    ))
-    .await;
-    let snapchat = MockPlatform::start(MockResponse::json(200, json!({"status": "SUCCESS"}))).await;
+    let tiktok = MockPlatform::start(MockResponse::took_one(IntegrationKind::Tiktok)).await;
+    let reddit = MockPlatform::start(MockResponse::took_one(IntegrationKind::Reddit)).await;
+    let pinterest = MockPlatform::start(MockResponse::took_one(IntegrationKind::Pinterest)).await;
+    let snapchat = MockPlatform::start(MockResponse::took_one(IntegrationKind::Snapchat)).await;
     let token_url = Some(format!("{}/token", f.platforms.token.url()));
     for settings in [
         IntegrationSettings::MicrosoftAds(MicrosoftAdsSettings {

@@ -31,7 +31,7 @@ struct Setup {
 async fn setup() -> Setup {
     let f = fixture().await;
     let microsoft =
-        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
+        MockPlatform::start(MockResponse::took_one(IntegrationKind::MicrosoftAds)).await;
     let linkedin = MockPlatform::start(MockResponse::json(
         200,
         json!({"elements": [{"status": 201}]}),

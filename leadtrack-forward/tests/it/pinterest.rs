@@ -13,14 +13,6 @@ use serde_json::json;
 const TOKEN: &str = "pina_conversion-token";
 const ACCOUNT: &str = "549755885175";
 
-fn processed() -> MockResponse {
-    MockResponse::json(
-        200,
-        json!({"num_events_received": 1, "num_events_processed": 1,
-               "events": [{"status": "processed", "error_message": null, "warning_message": null}]}),
-    )
-}
-
 /// Pinterest connected to its mock (in test mode when `test`), and a label mapped to
 /// Pinterest's `checkout` alone.
 async fn setup(test: bool) -> OnePlatform {
@@ -36,7 +28,12 @@ async fn setup(test: bool) -> OnePlatform {
         pinterest_event: Some("checkout".into()),
         ..LabelMapping::default()
     };
-    OnePlatform::start(processed(), connect, mapping).await
+    OnePlatform::start(
+        MockResponse::took_one(IntegrationKind::Pinterest),
+        connect,
+        mapping,
+    )
+    .await
 }
 
 fn lead() -> serde_json::Value {

@@ -15,10 +15,7 @@ const PIXEL: &str = "a2_pixel42";
 
 /// Reddit connected to its mock, and a label mapped to Reddit's `event` alone.
 async fn setup(event: &str) -> OnePlatform {
-    let answer = MockResponse::json(
-        200,
-        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
-    );
+    let answer = MockResponse::took_one(IntegrationKind::Reddit);
     let connect = |mock: &MockPlatform| {
         IntegrationSettings::Reddit(RedditSettings {
             pixel_id: PIXEL.into(),

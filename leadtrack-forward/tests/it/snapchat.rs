@@ -16,7 +16,7 @@ const PIXEL: &str = "1ec32188-754e-4be2-8e55-c949a984a39f";
 
 /// Snapchat connected to its mock, and a label mapped to Snapchat's `PURCHASE` alone.
 async fn setup() -> OnePlatform {
-    let answer = MockResponse::json(200, json!({"status": "SUCCESS"}));
+    let answer = MockResponse::took_one(IntegrationKind::Snapchat);
     let connect = |mock: &MockPlatform| {
         IntegrationSettings::Snapchat(SnapchatSettings {
             pixel_id: PIXEL.into(),

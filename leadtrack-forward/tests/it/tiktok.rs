@@ -16,10 +16,7 @@ const EVENT_SET: &str = "7312345678901234567";
 
 /// TikTok connected to its mock, and a label mapped to TikTok alone.
 async fn setup() -> OnePlatform {
-    let answer = MockResponse::json(
-        200,
-        json!({"code": 0, "message": "OK", "request_id": "202611291200", "data": {}}),
-    );
+    let answer = MockResponse::took_one(IntegrationKind::Tiktok);
     let connect = |mock: &MockPlatform| {
         IntegrationSettings::Tiktok(TiktokSettings {
             event_set_id: EVENT_SET.into(),

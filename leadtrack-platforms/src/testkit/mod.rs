@@ -8,7 +8,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use leadtrack_core::types::IntegrationKind;
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use warp::Filter;
@@ -108,6 +109,33 @@ impl MockResponse {
             headers: vec![("content-type".into(), "application/json".into())],
             delay: Duration::ZERO,
         }
+    }
+
+    /// What `kind`'s platform answers when it took one event, as its documentation shows
+    /// it.
+    pub fn took_one(kind: IntegrationKind) -> Self {
+        let body = match kind {
+            IntegrationKind::Ga4 => return Self::empty(204),
+            IntegrationKind::GoogleAds => json!({"requestId": "req-1"}),
+            IntegrationKind::Meta => {
+                json!({"events_received": 1, "messages": [], "fbtrace_id": "trace"})
+            }
+            IntegrationKind::MicrosoftAds => json!({"PartialErrors": []}),
+            IntegrationKind::Linkedin => json!({"elements": [{"status": 201}]}),
+            IntegrationKind::Tiktok => {
+                json!({"code": 0, "message": "OK", "request_id": "202611291200", "data": {}})
+            }
+            IntegrationKind::Reddit => {
+                json!({"data": {"message": "Successfully processed 1 conversion events."}})
+            }
+            IntegrationKind::Pinterest => json!({
+                "num_events_received": 1, "num_events_processed": 1,
+                "events": [{"status": "processed", "error_message": null, "warning_message": null}],
+            }),
+            IntegrationKind::Snapchat => json!({"status": "SUCCESS"}),
+            IntegrationKind::Webhook => json!({"ok": true}),
+        };
+        Self::json(200, body)
     }
 
     /// An answer without a body.

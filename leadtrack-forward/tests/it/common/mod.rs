@@ -51,19 +51,15 @@ pub(crate) struct Platforms {
 impl Platforms {
     pub(crate) async fn start() -> Self {
         Self {
-            ga4: MockPlatform::start(MockResponse::empty(204)).await,
-            meta: MockPlatform::start(MockResponse::json(
-                200,
-                json!({"events_received": 1, "messages": [], "fbtrace_id": "trace"}),
-            ))
-            .await,
+            ga4: MockPlatform::start(MockResponse::took_one(IntegrationKind::Ga4)).await,
+            meta: MockPlatform::start(MockResponse::took_one(IntegrationKind::Meta)).await,
             token: MockPlatform::start(MockResponse::json(
                 200,
                 json!({"access_token": "ya29.first", "expires_in": 3599, "token_type": "Bearer"}),
             ))
             .await,
-            ads: MockPlatform::start(MockResponse::json(200, json!({"requestId": "req-1"}))).await,
-            hook: MockPlatform::start(MockResponse::json(200, json!({"ok": true}))).await,
+            ads: MockPlatform::start(MockResponse::took_one(IntegrationKind::GoogleAds)).await,
+            hook: MockPlatform::start(MockResponse::took_one(IntegrationKind::Webhook)).await,
         }
     }
 }

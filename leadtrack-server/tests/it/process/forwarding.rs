@@ -9,7 +9,7 @@ use leadtrack_core::api::{
     AttributionData, ConversionId, CreateLeadRequest, LeadIdentifier, LeadStatus,
     UpdateLeadStatusRequest, UserData,
 };
-use leadtrack_core::types::{AttemptOutcome, DeliveryState, JobState, LeadId};
+use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind, JobState, LeadId};
 use leadtrack_platforms::normalize::sha256_hex;
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse, rules};
 use serde_json::json;
@@ -509,7 +509,7 @@ async fn microsoft_advertising_and_linkedin_are_connected_and_served_from_the_co
     let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
     let microsoft =
-        MockPlatform::start(MockResponse::json(200, json!({"PartialErrors": []}))).await;
+        MockPlatform::start(MockResponse::took_one(IntegrationKind::MicrosoftAds)).await;
     let linkedin = MockPlatform::start(MockResponse::json(
         200,
         json!({"elements": [{"status": 201}]}),
@@ -672,16 +672,8 @@ async fn the_newer_platforms_are_connected_tested_and_served_from_the_command_li
     let dir = tempfile::tempdir().unwrap();
     let db = crate::process::binary::fresh_db(&dir).await;
     let key = create_acme(&db).await;
-    let tiktok = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"code": 0, "message": "OK", "request_id": "e2e", "data": {}}),
-    ))
-    .await;
-    let reddit = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"data": {"message": "Successfully processed 1 conversion events."}}),
-    ))
-    .await;
+    let tiktok = MockPlatform::start(MockResponse::took_one(IntegrationKind::Tiktok)).await;
+    let reddit = MockPlatform::start(MockResponse::took_one(IntegrationKind::Reddit)).await;
     let connect_tiktok = [
         "integration",
         "tiktok",
@@ -708,12 +700,7 @@ async fn the_newer_platforms_are_connected_tested_and_served_from_the_command_li
         reddit.url(),
     ];
     admin_ok(&db, &connect_reddit).await;
-    let pinterest = MockPlatform::start(MockResponse::json(
-        200,
-        json!({"num_events_received": 1, "num_events_processed": 1,
-               "events": [{"status": "processed"}]}),
-    ))
-    .await;
+    let pinterest = MockPlatform::start(MockResponse::took_one(IntegrationKind::Pinterest)).await;
     let connect_pinterest = [
         "integration",
         "pinterest",
@@ -727,7 +714,7 @@ async fn the_newer_platforms_are_connected_tested_and_served_from_the_command_li
         pinterest.url(),
     ];
     admin_ok(&db, &connect_pinterest).await;
-    let snapchat = MockPlatform::start(MockResponse::json(200, json!({"status": "SUCCESS"}))).await;
+    let snapchat = MockPlatform::start(MockResponse::took_one(IntegrationKind::Snapchat)).await;
     let connect_snapchat = [
         "integration",
         "snapchat",
