@@ -40,6 +40,19 @@ pub enum Provider {
     /// Meta (Facebook Login), for the Conversions API. Meta issues no refresh token: its
     /// grant holds a long-lived user access token (60 days) instead.
     Meta,
+    /// Reddit, for the Conversions API v3 (access tokens last an hour).
+    Reddit,
+    /// Pinterest, for the API for Conversions (access tokens last 30 days).
+    Pinterest,
+}
+
+/// How an application's credentials go to a platform's token endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientAuth {
+    /// In the form, beside the grant (RFC 6749 section 2.3.1): LinkedIn requires it.
+    Form,
+    /// In an HTTP Basic `Authorization` header: Reddit and Pinterest require it.
+    Basic,
 }
 
 impl Provider {
@@ -50,6 +63,8 @@ impl Provider {
             Self::Microsoft => IntegrationKind::MicrosoftAds,
             Self::Linkedin => IntegrationKind::Linkedin,
             Self::Meta => IntegrationKind::Meta,
+            Self::Reddit => IntegrationKind::Reddit,
+            Self::Pinterest => IntegrationKind::Pinterest,
         }
     }
 
@@ -60,10 +75,10 @@ impl Provider {
             IntegrationKind::MicrosoftAds => Some(Self::Microsoft),
             IntegrationKind::Linkedin => Some(Self::Linkedin),
             IntegrationKind::Meta => Some(Self::Meta),
+            IntegrationKind::Reddit => Some(Self::Reddit),
+            IntegrationKind::Pinterest => Some(Self::Pinterest),
             IntegrationKind::Ga4
             | IntegrationKind::Tiktok
-            | IntegrationKind::Reddit
-            | IntegrationKind::Pinterest
             | IntegrationKind::Snapchat
             | IntegrationKind::Webhook => None,
         }
@@ -76,6 +91,8 @@ impl Provider {
             Self::Microsoft => "Microsoft",
             Self::Linkedin => "LinkedIn",
             Self::Meta => "Meta",
+            Self::Reddit => "Reddit",
+            Self::Pinterest => "Pinterest",
         }
     }
 
@@ -111,12 +128,53 @@ impl Provider {
             // https://developers.facebook.com/docs/marketing-api/conversions-api/get-started
             // (ads_management sends events; business_management lists the pixels).
             Self::Meta => &["ads_management", "business_management"],
+            // https://ads-api.reddit.com/docs/v3/ (adsconversions sends conversion events;
+            // adsread lists the businesses and ad accounts to pick from).
+            Self::Reddit => &["adsconversions", "adsread"],
+            // https://developers.pinterest.com/docs/getting-started/scopes/ (ads:write sends
+            // conversion events; ads:read lists the ad accounts).
+            Self::Pinterest => &["ads:read", "ads:write"],
+        }
+    }
+
+    /// What joins the scopes in the consent request: a space (RFC 6749 section 3.3), but a
+    /// comma for Pinterest, whose consent page reads "a comma-separated list"
+    /// (<https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/>).
+    pub fn scope_separator(self) -> &'static str {
+        match self {
+            Self::Pinterest => ",",
+            _ => " ",
+        }
+    }
+
+    /// How the application's credentials go to the token endpoint: Reddit's
+    /// (<https://github.com/reddit-archive/reddit/wiki/OAuth2>, "Retrieving the access
+    /// token") and Pinterest's token endpoints want them in a Basic `Authorization` header.
+    pub fn client_auth(self) -> ClientAuth {
+        match self {
+            Self::Reddit | Self::Pinterest => ClientAuth::Basic,
+            Self::Google | Self::Microsoft | Self::Linkedin | Self::Meta => ClientAuth::Form,
         }
     }
 
     /// The platform's own endpoints.
     pub fn endpoints(self) -> Endpoints {
-        let (authorize, token, api) = match self {
+        let (authorize, token, api) = self.urls();
+        Endpoints {
+            authorize: authorize.to_owned(),
+            token: token.to_owned(),
+            api: api.to_owned(),
+        }
+    }
+
+    /// The platform's own token endpoint.
+    pub fn token_url(self) -> &'static str {
+        self.urls().1
+    }
+
+    /// The consent page, the token endpoint and the account API.
+    fn urls(self) -> (&'static str, &'static str, &'static str) {
+        match self {
             Self::Google => (
                 "https://accounts.google.com/o/oauth2/v2/auth",
                 "https://oauth2.googleapis.com/token",
@@ -138,11 +196,19 @@ impl Provider {
                 "https://graph.facebook.com/v23.0/oauth/access_token",
                 "https://graph.facebook.com",
             ),
-        };
-        Endpoints {
-            authorize: authorize.to_owned(),
-            token: token.to_owned(),
-            api: api.to_owned(),
+            // https://github.com/reddit-archive/reddit/wiki/OAuth2 and the Ads API's
+            // https://ads-api.reddit.com/docs/v3/
+            Self::Reddit => (
+                "https://www.reddit.com/api/v1/authorize",
+                "https://www.reddit.com/api/v1/access_token",
+                "https://ads-api.reddit.com",
+            ),
+            // https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/
+            Self::Pinterest => (
+                "https://www.pinterest.com/oauth/",
+                "https://api.pinterest.com/v5/oauth/token",
+                "https://api.pinterest.com",
+            ),
         }
     }
 }

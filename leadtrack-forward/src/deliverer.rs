@@ -235,11 +235,11 @@ impl Deliverer {
                 None => gone(),
             },
             IntegrationKind::Reddit => match &i.reddit {
-                Some(s) => All(reddit::send(http, s, events).await),
+                Some(s) => All(reddit::send((http, tokens), s, events).await),
                 None => gone(),
             },
             IntegrationKind::Pinterest => match &i.pinterest {
-                Some(s) => pinterest::send(http, s, events).await,
+                Some(s) => pinterest::send((http, tokens), s, events).await,
                 None => gone(),
             },
             IntegrationKind::Snapchat => match &i.snapchat {

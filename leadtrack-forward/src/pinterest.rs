@@ -11,6 +11,7 @@ use crate::answer::Answered;
 use crate::user_data;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::normalize::{self, Rules};
+use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 use leadtrack_platforms::pinterest::{classify_each, post};
 
@@ -75,7 +76,7 @@ pub(crate) fn prepare(
 
 /// Sends `events` in one request; Pinterest answers for each.
 pub(crate) async fn send(
-    http: &Outbound,
+    http: (&Outbound, &TokenCache),
     settings: &PinterestSettings,
     events: Vec<Value>,
 ) -> Answered {

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::user_data;
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::normalize::{self, Rules};
+use leadtrack_platforms::oauth::TokenCache;
 use leadtrack_platforms::outcome::Outcome;
 use leadtrack_platforms::reddit::{body, classify, event_type, max_event_age, post};
 
@@ -82,7 +83,7 @@ pub(crate) fn prepare(job: &ClaimedJob, now: DateTime<Utc>) -> Result<Value, Out
 
 /// Sends `events` in one request.
 pub(crate) async fn send(
-    http: &Outbound,
+    http: (&Outbound, &TokenCache),
     settings: &RedditSettings,
     events: Vec<Value>,
 ) -> Outcome {

@@ -10,6 +10,28 @@ use leadtrack_outbound::Outbound;
 use crate::oauth::{RefreshGrant, TokenCache, send_authorized};
 use crate::outcome::{self, Answer, Outcome};
 
+/// An ad account a sign-in reaches, to pick where conversions go (Reddit's, whose id is
+/// also its pixel's, and Pinterest's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdAccount {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+impl AdAccount {
+    /// The accounts of `list` (objects with `id` and `name`), skipping any without either.
+    pub(crate) fn all_in(list: &serde_json::Value) -> impl Iterator<Item = Self> + '_ {
+        list.as_array().into_iter().flatten().filter_map(|account| {
+            Some(Self {
+                id: account["id"].as_str()?.to_owned(),
+                name: account["name"].as_str()?.to_owned(),
+            })
+        })
+    }
+}
+
 /// A platform's answer as JSON, or what went wrong in words, naming no secret.
 pub(crate) fn json_answer(
     platform: &str,
@@ -45,6 +67,7 @@ pub(crate) async fn with_grant(
         client_secret: Some(app.client_secret.expose()),
         refresh_token: grant.refresh_token.expose(),
         scope: None,
+        auth: app.provider.client_auth(),
     };
     let answer = send_authorized(http, tokens(), &refresh, request)
         .await

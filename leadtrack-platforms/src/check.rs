@@ -203,7 +203,7 @@ pub async fn send_test(
                 "metadata": {"conversion_id": event_id, "value": 0.0, "currency": project.currency},
             });
             let body = reddit::body(&settings, vec![event]);
-            reddit::post(http, &settings, &body)
+            reddit::post((http, &TokenCache::default()), &settings, &body)
                 .await
                 .map(|answer| described(&answer, |a| reddit::classify(a, &settings)))
         }
@@ -217,7 +217,7 @@ pub async fn send_test(
                 "user_data": {"em": [sha256_hex("test@leadtrack.invalid")]},
                 "custom_data": {"value": "0.00", "currency": project.currency},
             });
-            pinterest::post(http, settings, vec![event], true)
+            pinterest::post((http, &TokenCache::default()), settings, vec![event], true)
                 .await
                 .map(|answer| described(&answer, |a| pinterest::classify(a, settings)))
         }

@@ -16,6 +16,7 @@
 //! project ([`accounts`], [`conversion_actions`]), read through the Google Ads API.
 
 use leadtrack_core::integration::GoogleAdsSettings;
+use leadtrack_core::oauth::ClientAuth;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
 use leadtrack_outbound::Outbound;
 use serde::Deserialize;
@@ -122,6 +123,7 @@ fn grant(settings: &GoogleAdsSettings) -> RefreshGrant<'_> {
         client_secret: Some(settings.client_secret.expose()),
         refresh_token: settings.refresh_token.expose(),
         scope: None,
+        auth: ClientAuth::Form,
     }
 }
 

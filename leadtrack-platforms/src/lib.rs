@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod api;
+pub use api::AdAccount;
 pub mod check;
 pub mod ga4;
 pub mod google_ads;

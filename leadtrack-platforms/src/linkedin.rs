@@ -17,6 +17,7 @@
 
 use leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION;
 use leadtrack_core::integration::LinkedinSettings;
+use leadtrack_core::oauth::ClientAuth;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
 use leadtrack_outbound::Outbound;
 use serde_json::Value;
@@ -42,6 +43,7 @@ pub fn grant(settings: &LinkedinSettings) -> RefreshGrant<'_> {
         client_secret: Some(settings.client_secret.expose()),
         refresh_token: settings.refresh_token.expose(),
         scope: None,
+        auth: ClientAuth::Form,
     }
 }
 

@@ -21,6 +21,7 @@
 //! ([`accounts`], [`offline_goals`]).
 
 use leadtrack_core::integration::MicrosoftAdsSettings;
+use leadtrack_core::oauth::ClientAuth;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
 use leadtrack_outbound::Outbound;
 use serde::Deserialize;
@@ -170,6 +171,7 @@ pub fn grant(settings: &MicrosoftAdsSettings) -> RefreshGrant<'_> {
         client_secret: settings.client_secret.as_ref().map(|s| s.expose()),
         refresh_token: settings.refresh_token.expose(),
         scope: Some(SCOPE),
+        auth: ClientAuth::Form,
     }
 }
 

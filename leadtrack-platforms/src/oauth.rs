@@ -12,8 +12,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use leadtrack_core::integration::Secret;
-use leadtrack_core::oauth::{Authorization, OAuthApp, Provider};
+use leadtrack_core::integration::{Secret, SignedIn};
+use leadtrack_core::oauth::{Authorization, ClientAuth, OAuthApp, Provider};
 use leadtrack_core::target::Refusal;
 use leadtrack_outbound::Outbound;
 use oauth2::basic::{
@@ -100,17 +100,22 @@ pub(crate) type Client<HasAuthUrl = EndpointNotSet> = oauth2::Client<
     EndpointSet,
 >;
 
-/// The client of `token_url` for the application `client_id`. The credentials go in the
-/// form (RFC 6749 section 2.3.1), as every platform here accepts and LinkedIn requires.
+/// The client of `token_url` for the application `client_id`, whose credentials go where
+/// the platform wants them (`auth`).
 pub(crate) fn client(
     token_url: &str,
     client_id: &str,
     client_secret: Option<&str>,
+    auth: ClientAuth,
 ) -> Result<Client, String> {
     let token_url = TokenUrl::new(token_url.to_owned())
         .map_err(|_| "the token endpoint is not a URL".to_owned())?;
+    let auth = match auth {
+        ClientAuth::Form => AuthType::RequestBody,
+        ClientAuth::Basic => AuthType::BasicAuth,
+    };
     let client = oauth2::Client::new(ClientId::new(client_id.to_owned()))
-        .set_auth_type(AuthType::RequestBody)
+        .set_auth_type(auth)
         .set_token_uri(token_url);
     Ok(match client_secret {
         Some(secret) => client.set_client_secret(ClientSecret::new(secret.to_owned())),
@@ -119,30 +124,33 @@ pub(crate) fn client(
 }
 
 /// A new consent request for `app`: fresh `state` and PKCE `S256` verifier (RFC 7636), the
-/// answer going to `redirect_uri`. Google hands out a refresh token only when asked for
-/// offline access with the consent screen shown (`access_type=offline`, `prompt=consent`).
+/// answer going to `redirect_uri`, the scopes joined as the platform reads them. Google
+/// hands out a refresh token only when asked for offline access with the consent screen
+/// shown (`access_type=offline`, `prompt=consent`), Reddit only for a `permanent` grant
+/// (<https://github.com/reddit-archive/reddit/wiki/OAuth2>, `duration`).
 pub fn authorize(app: &OAuthApp, redirect_uri: &str) -> Result<Authorization, String> {
     let authorize = AuthUrl::new(app.endpoints.authorize.clone())
         .map_err(|_| "the consent page is not a URL".to_owned())?;
     let redirect = oauth2::RedirectUrl::new(redirect_uri.to_owned())
         .map_err(|_| "the redirect address is not a URL".to_owned())?;
-    let client = client(&app.endpoints.token, &app.client_id, None)?
+    let auth = app.provider.client_auth();
+    let client = client(&app.endpoints.token, &app.client_id, None, auth)?
         .set_auth_uri(authorize)
         .set_redirect_uri(redirect);
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+    let scopes = app.provider.scopes().join(app.provider.scope_separator());
     let mut request = client
         .authorize_url(CsrfToken::new_random)
-        .add_scopes(
-            app.provider
-                .scopes()
-                .iter()
-                .map(|scope| Scope::new((*scope).to_owned())),
-        )
+        .add_scope(Scope::new(scopes))
         .set_pkce_challenge(challenge);
-    if app.provider == Provider::Google {
-        request = request
-            .add_extra_param("access_type", "offline")
-            .add_extra_param("prompt", "consent");
+    match app.provider {
+        Provider::Google => {
+            request = request
+                .add_extra_param("access_type", "offline")
+                .add_extra_param("prompt", "consent");
+        }
+        Provider::Reddit => request = request.add_extra_param("duration", "permanent"),
+        Provider::Microsoft | Provider::Linkedin | Provider::Meta | Provider::Pinterest => {}
     }
     let (url, state) = request.url();
     Ok(Authorization {
@@ -251,6 +259,26 @@ pub struct RefreshGrant<'a> {
     pub refresh_token: &'a str,
     /// The scope to ask for, when the platform wants one named (Microsoft).
     pub scope: Option<&'a str>,
+    /// Where the application's credentials go.
+    pub auth: ClientAuth,
+}
+
+impl<'a> RefreshGrant<'a> {
+    /// The grant of what signing in with `provider` left an integration: at the platform's
+    /// token endpoint unless it names another.
+    pub fn signed_in(provider: Provider, signed_in: &'a SignedIn) -> Self {
+        Self {
+            token_url: signed_in
+                .token_url
+                .as_deref()
+                .unwrap_or(provider.token_url()),
+            client_id: &signed_in.client_id,
+            client_secret: Some(signed_in.client_secret.expose()),
+            refresh_token: signed_in.refresh_token.expose(),
+            scope: None,
+            auth: provider.client_auth(),
+        }
+    }
 }
 
 impl RefreshGrant<'_> {
@@ -272,13 +300,16 @@ impl RefreshGrant<'_> {
     /// A fresh access token from the token endpoint.
     async fn fetch(&self, http: &Outbound) -> Result<TokenAnswer, Outcome> {
         const WHAT: &str = "OAuth token refresh";
-        let client =
-            client(self.token_url, self.client_id, self.client_secret).map_err(|error| {
-                Outcome::Failed {
-                    status: None,
-                    error: format!("{WHAT}: {error}"),
-                }
-            })?;
+        let client = client(
+            self.token_url,
+            self.client_id,
+            self.client_secret,
+            self.auth,
+        )
+        .map_err(|error| Outcome::Failed {
+            status: None,
+            error: format!("{WHAT}: {error}"),
+        })?;
         let refresh_token = RefreshToken::new(self.refresh_token.to_owned());
         let mut request = client.exchange_refresh_token(&refresh_token);
         if let Some(scope) = self.scope {
@@ -398,6 +429,25 @@ pub async fn send_authorized(
     outcome::send(request(&token)).await
 }
 
+/// Sends the request `request` makes with a bearer token: the settings' `access_token`, or,
+/// when a sign-in with `provider` connected them, one renewed from its refresh token
+/// ([`send_authorized`]).
+pub async fn send_with_token(
+    http: &Outbound,
+    tokens: &TokenCache,
+    (provider, signed_in): (Provider, Option<&SignedIn>),
+    access_token: &Secret,
+    request: impl Fn(&str) -> Result<reqwest::RequestBuilder, Refusal>,
+) -> Result<Answer, Outcome> {
+    match signed_in {
+        Some(signed_in) => {
+            let grant = RefreshGrant::signed_in(provider, signed_in);
+            send_authorized(http, tokens, &grant, request).await
+        }
+        None => outcome::send(request(access_token.expose())).await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,5 +499,12 @@ mod tests {
         let linkedin = authorize(&app(Provider::Linkedin), "https://x").unwrap();
         assert!(!linkedin.url.contains("access_type"));
         assert!(linkedin.url.contains("rw_conversions"));
+        // Pinterest reads its scopes comma-separated; Reddit gives a refresh token only to a
+        // permanent grant.
+        let pinterest = authorize(&app(Provider::Pinterest), "https://x").unwrap();
+        assert!(pinterest.url.ends_with("&scope=ads%3Aread%2Cads%3Awrite"));
+        let reddit = authorize(&app(Provider::Reddit), "https://x").unwrap();
+        assert!(reddit.url.contains("&scope=adsconversions+adsread"));
+        assert!(reddit.url.contains("&duration=permanent"));
     }
 }

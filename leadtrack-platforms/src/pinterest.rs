@@ -18,10 +18,13 @@
 //! `leadtrack-forward`'s.
 
 use leadtrack_core::integration::PinterestSettings;
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::api::{self, AdAccount};
+use crate::oauth::{self, TokenCache};
 use crate::outcome::{self, Answer, Outcome};
 
 /// Where events go unless the settings say otherwise.
@@ -31,10 +34,11 @@ pub const DEFAULT_BASE_URL: &str = "https://api.pinterest.com";
 /// (<https://developers.pinterest.com/docs/api/v5/events-create>).
 pub const BATCH_SIZE: usize = 1_000;
 
-/// Posts `events` to the ad account's events, with the settings' token, in test mode when
-/// the settings (or `test`) say so.
+/// Posts `events` to the ad account's events, with the settings' token (or, signed in, one
+/// renewed from the sign-in's refresh token), in test mode when the settings (or `test`)
+/// say so.
 pub async fn post(
-    http: &Outbound,
+    (http, tokens): (&Outbound, &TokenCache),
     settings: &PinterestSettings,
     events: Vec<Value>,
     test: bool,
@@ -42,15 +46,49 @@ pub async fn post(
     let path = format!("/v5/ad_accounts/{}/events", settings.ad_account_id);
     let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, &path);
     let body = serde_json::json!({ "data": events });
-    let request = http.post(&url).map(|request| {
-        let request = request.bearer_auth(settings.access_token.expose());
-        match test || settings.test {
+    let signed_in = (Provider::Pinterest, settings.signed_in.as_ref());
+    oauth::send_with_token(http, tokens, signed_in, &settings.access_token, |token| {
+        let request = http.post(&url)?.bearer_auth(token);
+        let request = match test || settings.test {
             true => request.query(&[("test", "true")]),
             false => request,
+        };
+        Ok(request.json(&body))
+    })
+    .await
+}
+
+/// The ad accounts the grant reaches, owned and shared: `GET /v5/ad_accounts`, a page of
+/// `items` and the `bookmark` of the next
+/// (<https://developers.pinterest.com/docs/api/v5/ad_accounts-list>).
+pub async fn ad_accounts(
+    http: &Outbound,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<AdAccount>, String> {
+    /// Pages read at most: 2,500 accounts.
+    const PAGES: usize = 10;
+    let url = format!("{}/v5/ad_accounts", app.endpoints.api);
+    let mut accounts = Vec::new();
+    let mut bookmark: Option<String> = None;
+    for _ in 0..PAGES {
+        let mut query = vec![("page_size", "250".to_owned())];
+        query.extend(bookmark.take().map(|at| ("bookmark", at)));
+        let page = api::with_grant(
+            http,
+            (app, grant),
+            "Pinterest",
+            |token| Ok(http.get(&url)?.bearer_auth(token).query(&query)),
+            &[],
+        )
+        .await?;
+        accounts.extend(AdAccount::all_in(&page["items"]));
+        match page["bookmark"].as_str().filter(|at| !at.is_empty()) {
+            Some(next) => bookmark = Some(next.to_owned()),
+            None => break,
         }
-        .json(&body)
-    });
-    outcome::send(request).await
+    }
+    Ok(accounts)
 }
 
 /// The part of Pinterest's answer that says what became of each event.
@@ -118,6 +156,7 @@ mod tests {
         PinterestSettings {
             ad_account_id: "549755885175".into(),
             access_token: Secret::new("pin-secret"),
+            signed_in: None,
             test: false,
             base_url: None,
         }

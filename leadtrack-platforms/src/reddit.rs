@@ -18,9 +18,12 @@
 use chrono::Duration;
 use leadtrack_core::integration::RedditSettings;
 use leadtrack_core::label::REDDIT_STANDARD_EVENTS;
+use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_outbound::Outbound;
 use serde_json::{Value, json};
 
+use crate::api::{self, AdAccount};
+use crate::oauth::{self, TokenCache};
 use crate::outcome::{self, Answer, Outcome};
 
 /// Where events go unless the settings say otherwise.
@@ -56,20 +59,51 @@ pub fn body(settings: &RedditSettings, events: Vec<Value>) -> Value {
     json!({"data": data})
 }
 
-/// Posts `body` to the pixel's conversion events, with the settings' token.
+/// Posts `body` to the pixel's conversion events, with the settings' token (or, signed
+/// in, one renewed from the sign-in's refresh token).
 pub async fn post(
-    http: &Outbound,
+    (http, tokens): (&Outbound, &TokenCache),
     settings: &RedditSettings,
     body: &Value,
 ) -> Result<Answer, Outcome> {
     let path = format!("/api/v3/pixels/{}/conversion_events", settings.pixel_id);
     let url = outcome::endpoint(settings.base_url.as_deref(), DEFAULT_BASE_URL, &path);
-    let request = http.post(&url).map(|request| {
-        request
-            .bearer_auth(settings.access_token.expose())
-            .json(body)
-    });
-    outcome::send(request).await
+    let signed_in = (Provider::Reddit, settings.signed_in.as_ref());
+    oauth::send_with_token(http, tokens, signed_in, &settings.access_token, |token| {
+        Ok(http.post(&url)?.bearer_auth(token).json(body))
+    })
+    .await
+}
+
+/// The ad accounts the grant reaches (an account's id is its pixel's, `a2_...`): the
+/// businesses of `GET /api/v3/me/businesses`, then each one's
+/// `GET /api/v3/businesses/{business_id}/ad_accounts` (<https://ads-api.reddit.com/docs/v3/>,
+/// Businesses and Ad Accounts), each answer's list in `data`.
+pub async fn ad_accounts(
+    http: &Outbound,
+    app: &OAuthApp,
+    grant: &OAuthGrant,
+) -> Result<Vec<AdAccount>, String> {
+    let read = |path: String| {
+        let url = format!("{}{path}", app.endpoints.api);
+        api::with_grant(
+            http,
+            (app, grant),
+            "Reddit",
+            move |token| Ok(http.get(&url)?.bearer_auth(token)),
+            &[],
+        )
+    };
+    let businesses = read("/api/v3/me/businesses".to_owned()).await?;
+    let mut accounts = Vec::new();
+    for business in businesses["data"].as_array().into_iter().flatten() {
+        let Some(id) = business["id"].as_str() else {
+            continue;
+        };
+        let found = read(format!("/api/v3/businesses/{id}/ad_accounts")).await?;
+        accounts.extend(AdAccount::all_in(&found["data"]));
+    }
+    Ok(accounts)
 }
 
 /// Reads Reddit's answer by its status, with its words and without the token.
@@ -102,6 +136,7 @@ mod tests {
         let settings = RedditSettings {
             pixel_id: "a2_pixel".into(),
             access_token: Secret::new("rd-token"),
+            signed_in: None,
             test_id: Some("t2_test".into()),
             base_url: None,
         };

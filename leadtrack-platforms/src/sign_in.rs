@@ -28,7 +28,8 @@ pub async fn exchange(
     let secret = app.client_secret.expose();
     let redirect = RedirectUrl::new(redirect_uri.to_owned())
         .map_err(|_| "the redirect address is not a URL".to_owned())?;
-    let client = oauth::client(&app.endpoints.token, &app.client_id, Some(secret))?
+    let auth = app.provider.client_auth();
+    let client = oauth::client(&app.endpoints.token, &app.client_id, Some(secret), auth)?
         .set_redirect_uri(redirect);
     let exchange = Exchange::new(http);
     let tokens = client

@@ -199,14 +199,35 @@ pub struct TiktokSettings {
     pub base_url: Option<String>,
 }
 
+/// What signing in with a platform whose access tokens expire (Reddit, Pinterest) left the
+/// integration: the server's application and the refresh token that renews them. Kept
+/// until the settings are saved with an access token typed in, which replaces it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedIn {
+    /// The application's client id.
+    pub client_id: String,
+    /// Its client secret.
+    pub client_secret: Secret,
+    /// The refresh token the consent gave.
+    pub refresh_token: Secret,
+    /// Overrides the platform's token endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+}
+
 /// Reddit Conversions API v3 settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RedditSettings {
     /// The pixel's id (`a2_...` or `t2_...`).
     pub pixel_id: String,
-    /// A conversion access token (a Bearer token).
+    /// A conversion access token (a Bearer token). Empty when signed in: the sign-in's
+    /// refresh token renews one as each expires (after an hour).
     pub access_token: Secret,
+    /// What signing in with Reddit left, when it connected the integration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed_in: Option<SignedIn>,
     /// Sends events to Events Manager's Event Testing view (its `test_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_id: Option<String>,
@@ -221,8 +242,12 @@ pub struct RedditSettings {
 pub struct PinterestSettings {
     /// The ad account's id (digits).
     pub ad_account_id: String,
-    /// A conversion access token from Ads Manager (a Bearer token).
+    /// A conversion access token from Ads Manager (a Bearer token). Empty when signed in:
+    /// the sign-in's refresh token renews one as each expires (after 30 days).
     pub access_token: Secret,
+    /// What signing in with Pinterest left, when it connected the integration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed_in: Option<SignedIn>,
     /// Marks every request `test=true`: Pinterest checks the events and records none.
     #[serde(default)]
     pub test: bool,
@@ -289,6 +314,14 @@ impl IntegrationSettings {
             Self::GoogleAds(s) => &mut s.refresh_token,
             Self::MicrosoftAds(s) => &mut s.refresh_token,
             Self::Linkedin(s) => &mut s.refresh_token,
+            Self::Reddit(RedditSettings {
+                signed_in: Some(signed_in),
+                ..
+            })
+            | Self::Pinterest(PinterestSettings {
+                signed_in: Some(signed_in),
+                ..
+            }) => &mut signed_in.refresh_token,
             Self::Ga4(_)
             | Self::Meta(_)
             | Self::Tiktok(_)
@@ -364,17 +397,21 @@ impl Integrations {
     }
 
     /// The OAuth refresh token of `kind`, when it is connected and has one (Google Ads,
-    /// Microsoft Advertising, LinkedIn).
+    /// Microsoft Advertising, LinkedIn; Reddit and Pinterest when signed in).
     pub fn refresh_token(&self, kind: IntegrationKind) -> Option<&Secret> {
         match kind {
             IntegrationKind::GoogleAds => Some(&self.google_ads.as_ref()?.refresh_token),
             IntegrationKind::MicrosoftAds => Some(&self.microsoft_ads.as_ref()?.refresh_token),
             IntegrationKind::Linkedin => Some(&self.linkedin.as_ref()?.refresh_token),
+            IntegrationKind::Reddit => {
+                Some(&self.reddit.as_ref()?.signed_in.as_ref()?.refresh_token)
+            }
+            IntegrationKind::Pinterest => {
+                Some(&self.pinterest.as_ref()?.signed_in.as_ref()?.refresh_token)
+            }
             IntegrationKind::Ga4
             | IntegrationKind::Meta
             | IntegrationKind::Tiktok
-            | IntegrationKind::Reddit
-            | IntegrationKind::Pinterest
             | IntegrationKind::Snapchat
             | IntegrationKind::Webhook => None,
         }

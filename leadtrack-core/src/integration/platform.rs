@@ -731,6 +731,15 @@ impl SettingsInput {
                 merged.insert(name, value);
             }
         }
+        // A sign-in's credentials (Reddit's, Pinterest's) stay until a token typed in
+        // replaces them.
+        let typed_token = self
+            .given("access_token")
+            .is_some_and(|token| !token.trim().is_empty());
+        let signed_in = stored.as_ref().and_then(|stored| stored.get("signedIn"));
+        if let Some(signed_in) = signed_in.filter(|_| !typed_token) {
+            merged.insert("signedIn".to_owned(), signed_in.clone());
+        }
         let settings = serde_json::from_value(Value::Object(merged))
             .expect("every platform's fields make its settings (a test checks each)");
         Ok(AppliedSettings {

@@ -378,12 +378,14 @@ pub fn all_integrations() -> Vec<IntegrationSettings> {
         IntegrationSettings::Reddit(RedditSettings {
             pixel_id: "a2_testpixel".into(),
             access_token: Secret::new("rd-token"),
+            signed_in: None,
             test_id: None,
             base_url: None,
         }),
         IntegrationSettings::Pinterest(PinterestSettings {
             ad_account_id: "549755885175".into(),
             access_token: Secret::new("pin-token"),
+            signed_in: None,
             test: false,
             base_url: None,
         }),

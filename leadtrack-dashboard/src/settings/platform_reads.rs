@@ -9,6 +9,7 @@ use leadtrack_core::types::IntegrationKind;
 use leadtrack_platforms::google_ads::{self, AdsAccount};
 use leadtrack_platforms::meta::{self, MetaPixel};
 use leadtrack_platforms::microsoft_ads::{self, MicrosoftAccount};
+use leadtrack_platforms::{AdAccount, pinterest, reddit};
 use warp::reply::Response;
 
 use super::Owner;
@@ -26,6 +27,9 @@ pub(super) struct SignInCard {
     /// The Microsoft Advertising accounts to pick from, once signed in and not yet
     /// connected.
     pub(super) microsoft_accounts: Vec<MicrosoftAccount>,
+    /// Reddit's or Pinterest's ad accounts to pick from, once signed in and not yet
+    /// connected.
+    pub(super) ad_accounts: Vec<AdAccount>,
     /// Why the accounts could not be listed.
     pub(super) problem: Option<String>,
 }
@@ -49,6 +53,7 @@ pub(super) async fn card<S: Admin>(
         accounts: Vec::new(),
         pixels: Vec::new(),
         microsoft_accounts: Vec::new(),
+        ad_accounts: Vec::new(),
         problem: None,
     };
     let (Some(grant), false) = (&grant, connected) else {
@@ -65,6 +70,12 @@ pub(super) async fn card<S: Admin>(
         Provider::Microsoft => microsoft_ads::accounts(http, app, grant)
             .await
             .map(|accounts| card.microsoft_accounts = accounts),
+        Provider::Reddit => reddit::ad_accounts(http, app, grant)
+            .await
+            .map(|accounts| card.ad_accounts = accounts),
+        Provider::Pinterest => pinterest::ad_accounts(http, app, grant)
+            .await
+            .map(|accounts| card.ad_accounts = accounts),
         Provider::Linkedin => Ok(()),
     };
     card.problem = listed.err();

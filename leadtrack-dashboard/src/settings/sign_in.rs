@@ -14,7 +14,8 @@ use leadtrack_core::Store;
 use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::integration::{
     DEFAULT_LINKEDIN_API_VERSION, DEFAULT_META_API_VERSION, GoogleAdsSettings, IntegrationSettings,
-    Integrations, LinkedinSettings, MetaSettings, MicrosoftAdsSettings,
+    Integrations, LinkedinSettings, MetaSettings, MicrosoftAdsSettings, PinterestSettings,
+    RedditSettings, Secret, SignedIn,
 };
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
 use leadtrack_platforms::{oauth, sign_in};
@@ -334,6 +335,60 @@ fn settings_of(
             token_url,
             base_url: current.linkedin.as_ref().and_then(|s| s.base_url.clone()),
         }),
+        Provider::Reddit | Provider::Pinterest => {
+            let signed_in = SignedIn {
+                client_id,
+                client_secret,
+                refresh_token: grant.refresh_token,
+                token_url,
+            };
+            let picked = form.get("ad_account");
+            return signed_in_settings((app.provider, overridden_api), signed_in, picked, current);
+        }
+    })
+}
+
+/// Reddit's or Pinterest's settings with a sign-in's credentials, for the ad account
+/// picked (Reddit's id is its pixel's), else the connected one's; the rest as connected.
+/// Conversions go where the accounts were listed from when that is not the platform's own
+/// API (`api`): a stand-in's API also takes the conversions.
+fn signed_in_settings(
+    (provider, api): (Provider, Option<String>),
+    signed_in: SignedIn,
+    picked: &str,
+    current: &Integrations,
+) -> Option<IntegrationSettings> {
+    // Reddit's ids are `a2_` and letters and digits, Pinterest's digits.
+    let picked = Some(picked.trim())
+        .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    // The access token a sign-in renews is never stored.
+    let access_token = Secret::new("");
+    Some(match provider {
+        Provider::Reddit => {
+            let stored = current.reddit.as_ref();
+            IntegrationSettings::Reddit(RedditSettings {
+                pixel_id: picked
+                    .map(str::to_owned)
+                    .or(stored.map(|s| s.pixel_id.clone()))?,
+                access_token,
+                signed_in: Some(signed_in),
+                test_id: stored.and_then(|s| s.test_id.clone()),
+                base_url: stored.and_then(|s| s.base_url.clone()).or(api),
+            })
+        }
+        _ => {
+            let stored = current.pinterest.as_ref();
+            let picked = picked.filter(|id| id.chars().all(|c| c.is_ascii_digit()));
+            IntegrationSettings::Pinterest(PinterestSettings {
+                ad_account_id: picked
+                    .map(str::to_owned)
+                    .or(stored.map(|s| s.ad_account_id.clone()))?,
+                access_token,
+                signed_in: Some(signed_in),
+                test: stored.is_some_and(|s| s.test),
+                base_url: stored.and_then(|s| s.base_url.clone()).or(api),
+            })
+        }
     })
 }
 

@@ -480,6 +480,103 @@ async fn meta_is_connected_to_the_pixel_picked_with_a_long_lived_token() {
     );
 }
 
+/// Signs in with `provider` (the mock refuses a consent without Reddit's `permanent`
+/// duration or Pinterest's comma-separated scopes, and a token request without Basic
+/// credentials), picks the ad account listed, and answers the settings stored.
+async fn connect_by_picking_the_ad_account(
+    provider: Provider,
+    slug: &str,
+    (id, name): (&str, &str),
+) -> (App, MockSignIn, leadtrack_core::integration::Integrations) {
+    let (app, mock) = app_signing_in_as(provider).await;
+    let owner = sign_in_with(&app, slug).await;
+    let asked = mock.token_requests();
+    assert_eq!(asked[0]["grant_type"], "authorization_code");
+    assert!(!asked[0].contains_key("client_secret"), "{:?}", asked[0]);
+    let path = "/projects/alpha/settings/integrations";
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            &format!("Signed in with {} as", provider.name()),
+            &format!("<option value=\"{id}\">{name} · {id}</option>"),
+        ],
+    );
+    let picked = app
+        .post_form(
+            &owner,
+            &format!("{path}/{slug}/account"),
+            &[("ad_account", id)],
+        )
+        .await;
+    assert_eq!(
+        picked.header("location"),
+        Some(format!("/projects/alpha/settings/integrations?saved={slug}-connected").as_str())
+    );
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[&format!("Sign in with {} again", provider.name())],
+    );
+    let integrations = integrations_of(&app).await;
+    (app, mock, integrations)
+}
+
+/// What a sign-in with `mock` leaves an integration whose tokens expire.
+fn signed_in_by(mock: &MockSignIn) -> leadtrack_core::integration::SignedIn {
+    leadtrack_core::integration::SignedIn {
+        client_id: CLIENT_ID.to_owned(),
+        client_secret: Secret::new(CLIENT_SECRET),
+        refresh_token: Secret::new(sign_in::REFRESH_TOKEN),
+        token_url: Some(mock.endpoints().token),
+    }
+}
+
+#[tokio::test]
+async fn reddit_is_connected_to_the_ad_account_picked_with_a_refresh_token() {
+    let (_, id, name) = sign_in::REDDIT_ACCOUNT;
+    let (app, mock, integrations) =
+        connect_by_picking_the_ad_account(Provider::Reddit, "reddit", (id, name)).await;
+    let settings = integrations.reddit.expect("Reddit is connected");
+    assert_eq!(settings.pixel_id, id);
+    assert_eq!(
+        settings.access_token.expose(),
+        "",
+        "no access token is stored"
+    );
+    assert_eq!(settings.signed_in, Some(signed_in_by(&mock)));
+    assert_eq!(settings.base_url, Some(mock.endpoints().api));
+
+    // Saving the form keeps the sign-in; a token typed in replaces it.
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/integrations/reddit";
+    app.post_form(&owner, path, &[("pixel_id", id), ("test_id", "t2_test")])
+        .await;
+    let kept = integrations_of(&app).await.reddit.unwrap();
+    assert_eq!(kept.test_id.as_deref(), Some("t2_test"));
+    assert_eq!(kept.signed_in, Some(signed_in_by(&mock)));
+    app.post_form(
+        &owner,
+        path,
+        &[("pixel_id", id), ("access_token", "typed-token")],
+    )
+    .await;
+    let typed = integrations_of(&app).await.reddit.unwrap();
+    assert_eq!(typed.access_token.expose(), "typed-token");
+    assert_eq!(typed.signed_in, None);
+}
+
+#[tokio::test]
+async fn pinterest_is_connected_to_the_ad_account_picked_with_a_refresh_token() {
+    let (id, name) = sign_in::PINTEREST_ACCOUNT;
+    let (_app, mock, integrations) =
+        connect_by_picking_the_ad_account(Provider::Pinterest, "pinterest", (id, name)).await;
+    let settings = integrations.pinterest.expect("Pinterest is connected");
+    assert_eq!(settings.ad_account_id, id);
+    assert_eq!(settings.signed_in, Some(signed_in_by(&mock)));
+    assert!(!settings.test);
+}
+
 #[tokio::test]
 async fn signing_in_to_a_connected_platform_renews_its_credentials_and_keeps_its_account() {
     let (app, _google) = app_with_google().await;

@@ -72,12 +72,14 @@ async fn every() -> Every {
         IntegrationSettings::Reddit(RedditSettings {
             pixel_id: "a2_pixel".into(),
             access_token: Secret::new("rd-access-token"),
+            signed_in: None,
             test_id: None,
             base_url: Some(reddit.url().to_owned()),
         }),
         IntegrationSettings::Pinterest(PinterestSettings {
             ad_account_id: "549755885175".into(),
             access_token: Secret::new("pin-access-token"),
+            signed_in: None,
             test: false,
             base_url: Some(pinterest.url().to_owned()),
         }),

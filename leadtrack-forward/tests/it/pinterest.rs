@@ -3,23 +3,27 @@
 //! however often the lead is rated, and its answers sorted into retry or failure.
 
 use crate::common::*;
-use leadtrack_core::integration::{IntegrationSettings, PinterestSettings, Secret};
+use leadtrack_core::integration::{IntegrationSettings, PinterestSettings, Secret, SignedIn};
 use leadtrack_core::label::LabelMapping;
+use leadtrack_core::oauth::Provider;
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
 use leadtrack_platforms::normalize::sha256_hex;
+use leadtrack_platforms::testkit::sign_in::{self, MockSignIn};
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use serde_json::json;
 
 const TOKEN: &str = "pina_conversion-token";
 const ACCOUNT: &str = "549755885175";
 
-/// Pinterest connected to its mock (in test mode when `test`), and a label mapped to
-/// Pinterest's `checkout` alone.
-async fn setup(test: bool) -> OnePlatform {
+/// Pinterest connected to its mock (in test mode when `test`; with a sign-in's refresh
+/// token instead of a token when `signed_in`), and a label mapped to Pinterest's
+/// `checkout` alone.
+async fn setup(test: bool, signed_in: Option<SignedIn>) -> OnePlatform {
     let connect = |mock: &MockPlatform| {
         IntegrationSettings::Pinterest(PinterestSettings {
             ad_account_id: ACCOUNT.into(),
-            access_token: Secret::new(TOKEN),
+            access_token: Secret::new(if signed_in.is_some() { "" } else { TOKEN }),
+            signed_in,
             test,
             base_url: Some(mock.url().to_owned()),
         })
@@ -47,7 +51,7 @@ fn lead() -> serde_json::Value {
 
 #[tokio::test]
 async fn pinterest_receives_one_offline_event_with_hashed_identifiers() {
-    let s = setup(false).await;
+    let s = setup(false, None).await;
     let lead = s.rated(lead()).await;
     let record = s.f.run_until_done(&worker(&s.f.store, fast()), lead).await;
     assert_eq!(
@@ -91,7 +95,16 @@ async fn pinterest_receives_one_offline_event_with_hashed_identifiers() {
 
 #[tokio::test]
 async fn test_mode_marks_each_request_and_answers_retry_or_fail() {
-    let s = setup(true).await;
+    // Signed in: Pinterest's token endpoint wants the app's credentials in a Basic header,
+    // and the mock refuses any other.
+    let pinterest = MockSignIn::start_as(Provider::Pinterest, "pin-app", "pin-secret", "").await;
+    let signed_in = SignedIn {
+        client_id: "pin-app".into(),
+        client_secret: Secret::new("pin-secret"),
+        refresh_token: Secret::new(sign_in::REFRESH_TOKEN),
+        token_url: Some(pinterest.endpoints().token),
+    };
+    let s = setup(true, Some(signed_in)).await;
     s.mock.push(MockResponse::json(
         429,
         json!({"code": 8, "message": "Rate limited"}),
@@ -112,6 +125,12 @@ async fn test_mode_marks_each_request_and_answers_retry_or_fail() {
     );
     let sent = s.mock.requests();
     assert!(sent.iter().all(|r| r.query("test") == Some("true")));
+    // One token, renewed once from the refresh token, for both tries.
+    assert_eq!(pinterest.token_requests().len(), 1);
+    assert!(
+        sent.iter()
+            .all(|r| r.header("authorization") == Some("Bearer mock-access-1"))
+    );
     assert_eq!(sent[0].json(), sent[1].json(), "the same event again");
 
     // An event Pinterest refuses fails in its words.
@@ -134,7 +153,7 @@ async fn test_mode_marks_each_request_and_answers_retry_or_fail() {
 
 #[tokio::test]
 async fn a_lead_pinterest_cannot_match_is_skipped_with_the_reason() {
-    let s = setup(false).await;
+    let s = setup(false, None).await;
     let lead = s
         .rated(json!({"userData": {"firstName": "Ada"}, "attributionData": {"ttclid": "T"}}))
         .await;

@@ -20,6 +20,7 @@ async fn setup(event: &str) -> OnePlatform {
         IntegrationSettings::Reddit(RedditSettings {
             pixel_id: PIXEL.into(),
             access_token: Secret::new(TOKEN),
+            signed_in: None,
             test_id: None,
             base_url: Some(mock.url().to_owned()),
         })
@@ -29,6 +30,58 @@ async fn setup(event: &str) -> OnePlatform {
         ..LabelMapping::default()
     };
     OnePlatform::start(answer, connect, mapping).await
+}
+
+#[tokio::test]
+async fn signed_in_reddit_sends_with_an_access_token_renewed_from_its_refresh_token() {
+    use leadtrack_core::integration::SignedIn;
+    use leadtrack_core::oauth::Provider;
+    use leadtrack_platforms::testkit::sign_in::{self, MockSignIn};
+    // Reddit's token endpoint wants the app's credentials in a Basic header: the mock
+    // refuses any other.
+    let reddit = MockSignIn::start_as(Provider::Reddit, "reddit-app", "reddit-secret", "").await;
+    let token_url = reddit.endpoints().token;
+    let answer = MockResponse::took_one(IntegrationKind::Reddit);
+    let connect = |mock: &MockPlatform| {
+        IntegrationSettings::Reddit(RedditSettings {
+            pixel_id: PIXEL.into(),
+            access_token: Secret::new(""),
+            signed_in: Some(SignedIn {
+                client_id: "reddit-app".into(),
+                client_secret: Secret::new("reddit-secret"),
+                refresh_token: Secret::new(sign_in::REFRESH_TOKEN),
+                token_url: Some(token_url),
+            }),
+            test_id: None,
+            base_url: Some(mock.url().to_owned()),
+        })
+    };
+    let mapping = LabelMapping {
+        reddit_event: Some("Lead".into()),
+        ..LabelMapping::default()
+    };
+    let s = OnePlatform::start(answer, connect, mapping).await;
+    let worker = worker(&s.f.store, fast());
+    for email in ["one@example.com", "two@example.com"] {
+        let lead = s.rated(json!({"userData": {"email": email}})).await;
+        let record = s.f.run_until_done(&worker, lead).await;
+        assert_eq!(
+            delivery(&record, IntegrationKind::Reddit).0,
+            DeliveryState::Delivered
+        );
+    }
+    // One refresh, its token on both conversions.
+    let renewed = reddit.token_requests();
+    assert_eq!(renewed.len(), 1, "{renewed:?}");
+    assert_eq!(renewed[0]["grant_type"], "refresh_token");
+    let sent = s.mock.requests();
+    assert_eq!(sent.len(), 2);
+    for request in &sent {
+        assert_eq!(
+            request.header("authorization"),
+            Some("Bearer mock-access-1")
+        );
+    }
 }
 
 fn lead() -> serde_json::Value {

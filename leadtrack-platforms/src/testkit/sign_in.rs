@@ -18,13 +18,21 @@
 //! (`ConversionGoals/QueryByIds`), which want the `DeveloperToken` header, and the account's
 //! `CustomerId` and `CustomerAccountId` for the latter
 //! (<https://learn.microsoft.com/en-us/advertising/guides/get-started?view=bingads-13>).
+//! As Reddit's, its consent wants `duration=permanent` and its token endpoint the
+//! application's credentials in a Basic `Authorization` header
+//! (<https://github.com/reddit-archive/reddit/wiki/OAuth2>), and it lists the businesses and
+//! their ad accounts (`/api/v3/me/businesses`, `/api/v3/businesses/{id}/ad_accounts`). As
+//! Pinterest's, its consent reads the scopes comma-separated, its token endpoint wants Basic
+//! credentials
+//! (<https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/>),
+//! and it lists the ad accounts (`/v5/ad_accounts`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use leadtrack_core::oauth::{Endpoints, Provider};
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use leadtrack_core::oauth::{ClientAuth, Endpoints, Provider};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
@@ -77,6 +85,10 @@ pub const MICROSOFT_GOALS: [(&str, &str, &str); 4] = [
     ("Old offline", "OfflineConversion", "Paused"),
     ("Newsletter", "Event", "Active"),
 ];
+/// Reddit's business and its ad account: (business id, account id, account name).
+pub const REDDIT_ACCOUNT: (&str, &str, &str) = ("biz-7", "a2_acme42", "Acme on Reddit");
+/// Pinterest's ad account: (id, name).
+pub const PINTEREST_ACCOUNT: (&str, &str) = ("549755885175", "Acme Pins");
 /// The upload-click conversion actions of the first customer: (id, name).
 pub const CONVERSION_ACTIONS: [(&str, &str); 2] =
     [("111", "Qualified lead"), ("222", "Closed deal")];
@@ -182,11 +194,32 @@ fn routes(
         );
     let token = warp::post()
         .and(warp::path!("token"))
+        .and(warp::header::optional::<String>("authorization"))
         .and(warp::body::form::<HashMap<String, String>>())
         .and(with())
         .map(
-            |form: HashMap<String, String>, (state, app): (Arc<Mutex<State>>, App)| {
-                token_endpoint(&state, &app, form)
+            |basic: Option<String>,
+             form: HashMap<String, String>,
+             (state, app): (Arc<Mutex<State>>, App)| {
+                token_endpoint(&state, &app, basic.as_deref(), form)
+            },
+        );
+    let accounts = warp::get()
+        .and(warp::path::full())
+        .and(warp::header::optional::<String>("authorization"))
+        .and(with())
+        .and_then(
+            |path: warp::path::FullPath,
+             auth: Option<String>,
+             (state, _): (Arc<Mutex<State>>, App)| async move {
+                let body = ad_accounts(path.as_str()).ok_or_else(warp::reject::not_found)?;
+                let bearer = auth
+                    .as_deref()
+                    .and_then(|auth| auth.strip_prefix("Bearer "));
+                if !issued(&state, bearer) {
+                    return Ok(error(StatusCode::UNAUTHORIZED, "invalid_token"));
+                }
+                Ok::<_, warp::Rejection>(warp::reply::json(&body).into_response())
             },
         );
     let meta_token = warp::get()
@@ -309,6 +342,8 @@ fn routes(
     consent
         .or(token)
         .unify()
+        .or(accounts)
+        .unify()
         .or(meta_token)
         .unify()
         .or(graph)
@@ -348,17 +383,19 @@ fn error(status: StatusCode, reason: &str) -> Response {
 fn consent_page(state: &Mutex<State>, app: &App, query: &HashMap<String, String>) -> Response {
     let get = |name: &str| query.get(name).map(String::as_str).unwrap_or_default();
     let scope = get("scope");
+    let separator = app.provider.scope_separator();
     let valid = get("response_type") == "code"
         && get("client_id") == app.client_id
         && !get("state").is_empty()
         && get("code_challenge_method") == "S256"
         && get("code_challenge").len() == 43
         && (app.provider != Provider::Google || get("access_type") == "offline")
+        && (app.provider != Provider::Reddit || get("duration") == "permanent")
         && app
             .provider
             .scopes()
             .iter()
-            .all(|asked| scope.split(' ').any(|s| s == *asked));
+            .all(|asked| scope.split(separator).any(|s| s == *asked));
     if !valid || !get("redirect_uri").starts_with("http") {
         return error(StatusCode::BAD_REQUEST, "invalid_request");
     }
@@ -392,13 +429,45 @@ fn consent_page(state: &Mutex<State>, app: &App, query: &HashMap<String, String>
     .into_response()
 }
 
+/// The application's credentials as a token request gives them: in a Basic header for the
+/// platforms that want that (with none in the form), else in the form.
+fn credentials(
+    app: &App,
+    basic: Option<&str>,
+    form: &HashMap<String, String>,
+) -> Option<(String, String)> {
+    if app.provider.client_auth() == ClientAuth::Form {
+        return Some((
+            form.get("client_id")?.clone(),
+            form.get("client_secret")?.clone(),
+        ));
+    }
+    if form.contains_key("client_secret") {
+        return None;
+    }
+    let decoded = STANDARD.decode(basic?.strip_prefix("Basic ")?).ok()?;
+    let (id, secret) = std::str::from_utf8(&decoded).ok()?.split_once(':')?;
+    // RFC 6749 section 2.3.1: each is form-urlencoded before it is joined.
+    let unescape = |part: &str| {
+        form_urlencoded::parse(format!("v={part}").as_bytes())
+            .next()
+            .map(|(_, value)| value.into_owned())
+    };
+    Some((unescape(id)?, unescape(secret)?))
+}
+
 /// The token endpoint: a code (once, with its redirect URI and PKCE verifier) or the
 /// refresh token, for the application's credentials.
-fn token_endpoint(state: &Mutex<State>, app: &App, form: HashMap<String, String>) -> Response {
+fn token_endpoint(
+    state: &Mutex<State>,
+    app: &App,
+    basic: Option<&str>,
+    form: HashMap<String, String>,
+) -> Response {
     let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
     state.token_requests.push(form.clone());
     let get = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
-    if get("client_id") != app.client_id || get("client_secret") != app.client_secret {
+    if credentials(app, basic, &form) != Some((app.client_id.clone(), app.client_secret.clone())) {
         return error(StatusCode::UNAUTHORIZED, "invalid_client");
     }
     let access = format!("mock-access-{}", state.access_tokens.len() + 1);
@@ -493,6 +562,23 @@ fn meta_graph(path: &str) -> Response {
         _ => return error(StatusCode::NOT_FOUND, "GraphMethodException"),
     };
     warp::reply::json(&body).into_response()
+}
+
+/// Reddit's and Pinterest's lists of ad accounts, by path.
+fn ad_accounts(path: &str) -> Option<Value> {
+    let (business, reddit_id, reddit_name) = REDDIT_ACCOUNT;
+    let (pinterest_id, pinterest_name) = PINTEREST_ACCOUNT;
+    Some(match path {
+        "/api/v3/me/businesses" => json!({"data": [{"id": business, "name": "Acme"}]}),
+        _ if path == format!("/api/v3/businesses/{business}/ad_accounts") => {
+            json!({"data": [{"id": reddit_id, "name": reddit_name, "currency": "USD"}]})
+        }
+        "/v5/ad_accounts" => json!({
+            "items": [{"id": pinterest_id, "name": pinterest_name, "currency": "USD"}],
+            "bookmark": null,
+        }),
+        _ => return None,
+    })
 }
 
 /// LinkedIn's answers: the ad accounts, and the conversion rules of the known one.

@@ -64,6 +64,28 @@ pub(crate) struct PlatformApps {
         hide_env_values = true
     )]
     pub(crate) linkedin_client_secret: Option<String>,
+    /// The Reddit application's client id (a web app), for "Connect with Reddit".
+    #[arg(long, env = "LEADTRACK_REDDIT_CLIENT_ID", value_name = "ID")]
+    pub(crate) reddit_client_id: Option<String>,
+    /// Its client secret.
+    #[arg(
+        long,
+        env = "LEADTRACK_REDDIT_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) reddit_client_secret: Option<String>,
+    /// The Pinterest app's id, for "Connect with Pinterest".
+    #[arg(long, env = "LEADTRACK_PINTEREST_CLIENT_ID", value_name = "ID")]
+    pub(crate) pinterest_client_id: Option<String>,
+    /// Its app secret.
+    #[arg(
+        long,
+        env = "LEADTRACK_PINTEREST_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) pinterest_client_secret: Option<String>,
     /// The Meta app's id, for "Connect with Meta" (Facebook Login).
     #[arg(long, env = "LEADTRACK_META_APP_ID", value_name = "ID")]
     pub(crate) meta_app_id: Option<String>,
@@ -117,6 +139,12 @@ impl PlatformApps {
             linkedin_client_secret: self
                 .linkedin_client_secret
                 .or(before.linkedin_client_secret),
+            reddit_client_id: self.reddit_client_id.or(before.reddit_client_id),
+            reddit_client_secret: self.reddit_client_secret.or(before.reddit_client_secret),
+            pinterest_client_id: self.pinterest_client_id.or(before.pinterest_client_id),
+            pinterest_client_secret: self
+                .pinterest_client_secret
+                .or(before.pinterest_client_secret),
             meta_app_id: self.meta_app_id.or(before.meta_app_id),
             meta_app_secret: self.meta_app_secret.or(before.meta_app_secret),
             meta_verify_token: self.meta_verify_token.or(before.meta_verify_token),
@@ -175,6 +203,18 @@ impl PlatformApps {
                 &self.meta_app_secret,
                 &None,
             ),
+            (
+                Provider::Reddit,
+                &self.reddit_client_id,
+                &self.reddit_client_secret,
+                &None,
+            ),
+            (
+                Provider::Pinterest,
+                &self.pinterest_client_id,
+                &self.pinterest_client_secret,
+                &None,
+            ),
         ];
         let mut apps = Vec::new();
         for (provider, id, secret, developer_token) in given {
@@ -216,6 +256,10 @@ mod tests {
             microsoft_ads_developer_token: None,
             linkedin_client_id: None,
             linkedin_client_secret: None,
+            reddit_client_id: None,
+            reddit_client_secret: None,
+            pinterest_client_id: None,
+            pinterest_client_secret: None,
             meta_app_id: None,
             meta_app_secret: None,
             meta_verify_token: None,
