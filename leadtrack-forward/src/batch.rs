@@ -1,6 +1,6 @@
 //! The due deliveries of many claimed jobs, grouped by destination and sent in batches: one
 //! request per batch, up to the platform's batch size, and a request the platform refused
-//! whole (one bad event makes Meta and the Data Manager API refuse them all) halved until
+//! whole (one bad event makes Meta, the Data Manager API or TikTok refuse them all) halved until
 //! each bad event is alone, so that the good ones are delivered and each bad one fails in
 //! the platform's words. `k` bad events among `n` cost about `2k·log2(n)` more requests.
 
@@ -17,7 +17,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::answer::Answered;
-use crate::deliverer::{Deliverer, batch_size};
+use crate::deliverer::{Deliverer, batch_size, refused_for_an_event};
 
 /// A due delivery of one of the claimed jobs (by its index).
 pub(crate) type Due<'a> = (usize, &'a Delivery);
@@ -72,8 +72,8 @@ pub(crate) async fn send_group<'a>(
     sent
 }
 
-/// Sends `events` in one request; when the platform refused it whole for a bad event
-/// (`400`), sends each half again. One outcome per event, with the request it went in
+/// Sends `events` in one request; when the platform refused it whole, maybe for a bad
+/// event ([`refused_for_an_event`]), sends each half again. One outcome per event, with the request it went in
 /// (none when it was held back unsent).
 fn split<'a>(
     deliverer: &'a Deliverer,
@@ -90,9 +90,7 @@ fn split<'a>(
             .send(kind, integrations, destination, events)
             .await
         {
-            Answered::All(Outcome::Failed {
-                status: Some(400), ..
-            }) if events.len() > 1 => {
+            Answered::All(refused) if events.len() > 1 && refused_for_an_event(kind, &refused) => {
                 let (left, right) = events.split_at(events.len() / 2);
                 let mut outcomes = split(deliverer, to, left).await;
                 outcomes.extend(split(deliverer, to, right).await);

@@ -298,6 +298,19 @@ pub(crate) fn batch_size(kind: IntegrationKind) -> usize {
     }
 }
 
+/// Whether a batch `kind` refused with `outcome` may have been refused for what one of its
+/// events holds, so that halving it finds the bad events: a `400` (Meta, the Data Manager
+/// API, Reddit, Snapchat and the others refuse a request whole for one invalid event), or
+/// any permanent code of TikTok, which answers a request with one code and HTTP `200`.
+pub(crate) fn refused_for_an_event(kind: IntegrationKind, outcome: &Outcome) -> bool {
+    match outcome {
+        Outcome::Failed { status, .. } => {
+            *status == Some(400) || (kind == IntegrationKind::Tiktok && *status == Some(200))
+        }
+        _ => false,
+    }
+}
+
 /// Whether `delivery` goes in a request of its own: to GA4 or a webhook, or a Microsoft
 /// Advertising restatement or retraction (adjustments, one conversion's at a time).
 pub(crate) fn goes_alone(delivery: &Delivery) -> bool {

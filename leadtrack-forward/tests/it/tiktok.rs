@@ -1,5 +1,5 @@
 //! TikTok against a local mock of its Events API: the CRM event its documentation asks for
-//! (<https://ads.mock.com/help/article/how-to-postback-signals-through-events-api>),
+//! (<https://ads.tiktok.com/help/article/how-to-postback-signals-through-events-api>),
 //! one conversion however often the lead is rated, and its answer codes sorted into retry
 //! or failure.
 
@@ -8,7 +8,7 @@ use leadtrack_core::integration::{IntegrationSettings, Secret, TiktokSettings};
 use leadtrack_core::label::LabelMapping;
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
 use leadtrack_platforms::normalize::sha256_hex;
-use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
+use leadtrack_platforms::testkit::{MockPlatform, MockResponse, rules};
 use serde_json::json;
 
 const TOKEN: &str = "tt-events-access-token";
@@ -148,4 +148,52 @@ async fn a_lead_tiktok_cannot_match_is_skipped_with_the_reason() {
         )
     );
     assert!(s.mock.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_batch_tiktok_refuses_for_one_event_is_halved_until_that_event_is_alone() {
+    let s = setup().await;
+    let accepted = rules::tiktok(&s.mock);
+    let mut people: Vec<serde_json::Value> = (0..4).map(another_person).collect();
+    people[1]["userData"]["email"] = json!(rules::REFUSED);
+    let mut leads = Vec::new();
+    for person in people {
+        leads.push(s.rated(person).await);
+    }
+    assert!(worker(&s.f.store, fast()).run_once().await.unwrap());
+
+    // The four refused; of their halves the first refused (its two then go alone) and the
+    // second taken.
+    let sizes: Vec<usize> = s
+        .mock
+        .requests()
+        .iter()
+        .map(|r| r.json()["data"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(sizes, [4, 2, 1, 1, 2]);
+    let mut records = Vec::new();
+    for &lead in &leads {
+        records.push(s.f.job(lead).await);
+    }
+    let mut good: Vec<String> = [0, 2, 3]
+        .iter()
+        .map(|&n| records[n].job.conversion_event_id.to_string())
+        .collect();
+    good.sort();
+    let mut took = accepted.lock().unwrap().clone();
+    took.sort();
+    assert_eq!(took, good, "each good conversion once");
+    for (n, record) in records.iter().enumerate() {
+        let state = delivery(record, IntegrationKind::Tiktok).0;
+        match n {
+            1 => assert_eq!(state, DeliveryState::Failed),
+            _ => assert_eq!(state, DeliveryState::Delivered),
+        }
+    }
+    let refused = &attempts_of(&records[1], IntegrationKind::Tiktok)[0];
+    assert_eq!(
+        refused.error.as_deref(),
+        Some("TikTok error 40002: Invalid value for user.email")
+    );
+    assert_eq!(refused.batch.unwrap().size, 1, "the bad event ends alone");
 }

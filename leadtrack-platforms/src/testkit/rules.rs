@@ -153,3 +153,56 @@ pub fn data_manager(mock: &MockPlatform, quota: usize) -> Accepted {
     }));
     accepted
 }
+
+/// The Events API's rules for CRM events: `event_source` `crm` with the event set's
+/// `event_source_id`, 1 to 1,000 events in `data`, each with its `event`, `event_time` in
+/// seconds and the `event_id` TikTok deduplicates by, email and phone as SHA-256 hashes
+/// (<https://business-api.tiktok.com/portal/docs?id=1771100865818625>). TikTok answers
+/// every request with one `code`: an invalid event refuses the whole request, with HTTP
+/// `200` and the parameter error `40002`.
+pub fn tiktok(mock: &MockPlatform) -> Accepted {
+    let accepted = Accepted::default();
+    let kept = Arc::clone(&accepted);
+    mock.check(Arc::new(move |request: &Recorded| {
+        let refuse = |message: &str| {
+            MockResponse::json(
+                200,
+                json!({"code": 40002, "message": message, "request_id": "req", "data": {}}),
+            )
+        };
+        let body = request.json();
+        let events = body["data"].as_array().cloned().unwrap_or_default();
+        if body["event_source"] != "crm"
+            || !body["event_source_id"].is_string()
+            || events.is_empty()
+            || events.len() > 1_000
+        {
+            return Some(refuse("event_source, event_source_id or data is invalid"));
+        }
+        for event in &events {
+            let complete = event["event"].is_string()
+                && event["event_time"].is_i64()
+                && event["event_id"].is_string();
+            let hashed = ["email", "phone"]
+                .iter()
+                .all(|key| event["user"][key].is_null() || is_sha256(&event["user"][key]));
+            if !complete || !hashed {
+                return Some(refuse("Invalid event"));
+            }
+            if event["user"]["email"] == json!(sha256_hex(REFUSED)) {
+                return Some(refuse("Invalid value for user.email"));
+            }
+        }
+        let mut accepted = kept.lock().unwrap();
+        accepted.extend(
+            events
+                .iter()
+                .map(|e| e["event_id"].as_str().unwrap().to_owned()),
+        );
+        Some(MockResponse::json(
+            200,
+            json!({"code": 0, "message": "OK", "request_id": "req", "data": {}}),
+        ))
+    }));
+    accepted
+}
