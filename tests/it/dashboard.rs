@@ -783,6 +783,64 @@ async fn an_owner_connects_google_ads_by_signing_in_in_the_browser() {
     assert_eq!(integrations.google_ads.unwrap().customer_id, "1234567890");
 }
 
+/// An owner connects Pinterest in the browser: Connect with Pinterest, consent on its page
+/// (a mock that wants the scopes comma-separated and the app's credentials in a Basic
+/// header), the ad account picked from Pinterest's list, and the integration kept with the
+/// sign-in's refresh token rather than a pasted token.
+#[tokio::test]
+async fn an_owner_connects_pinterest_by_signing_in_and_picking_the_ad_account() {
+    use leadtrack::core::integration::Secret;
+    use leadtrack::core::oauth::{OAuthApp, Provider};
+    use leadtrack::platforms::testkit::sign_in::{MockSignIn, PINTEREST_ACCOUNT, REFRESH_TOKEN};
+
+    let pinterest = MockSignIn::start_as(Provider::Pinterest, "pin-app", "pin-secret", "").await;
+    let config = leadtrack_dashboard::Config {
+        oauth: vec![OAuthApp {
+            provider: Provider::Pinterest,
+            client_id: "pin-app".to_owned(),
+            client_secret: Secret::new("pin-secret"),
+            developer_token: None,
+            endpoints: pinterest.endpoints(),
+        }],
+        outbound: leadtrack::platforms::check::client(leadtrack::core::testkit::mock_targets()),
+        ..leadtrack_dashboard::Config::default()
+    };
+    let (browser, site) = (Browser::start().await, site_with(config).await);
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    c.goto(&format!(
+        "{}/projects/acme/settings/integrations",
+        site.base()
+    ))
+    .await
+    .unwrap();
+    click(c, "#pinterest .sign-in-button").await;
+    wait_until(&browser, "Pinterest's consent page", |_, shown| {
+        shown.contains("wants to access")
+    })
+    .await;
+    click(c, "#allow").await;
+    let (id, name) = PINTEREST_ACCOUNT;
+    wait_until(&browser, "the ad account picker", |url, shown| {
+        url.contains("saved=pinterest-signed") && shown.contains(&format!("{name} · {id}"))
+    })
+    .await;
+    browser
+        .photograph_at_both_widths("pinterest", "pinterest-sign-in")
+        .await;
+    click(c, "#pinterest form[action$='/account'] button[type=submit]").await;
+    wait_until(&browser, "Pinterest connected", |_, shown| {
+        shown.contains("Pinterest connected") && shown.contains("Sign in with Pinterest again")
+    })
+    .await;
+    let acme = site.store().project_by_public_id("acme").await.unwrap();
+    let settings = site.store().integrations(acme.id).await.unwrap();
+    let settings = settings.pinterest.expect("Pinterest is connected");
+    assert_eq!(settings.ad_account_id, id);
+    let signed_in = settings.signed_in.expect("kept with the sign-in");
+    assert_eq!(signed_in.refresh_token.expose(), REFRESH_TOKEN);
+}
+
 /// An owner connects Microsoft Advertising by signing in and picking the account from a
 /// list; a label then picks one of the account's offline goals by name, and its page's
 /// **Send a test** shows Microsoft's answer there.
