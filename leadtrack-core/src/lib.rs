@@ -105,6 +105,10 @@ pub mod saved_view;
 
 pub mod report;
 
+pub mod spend;
+
+pub mod roas;
+
 pub mod conversion;
 
 pub mod rules;

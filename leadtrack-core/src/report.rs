@@ -353,6 +353,26 @@ pub fn touch_columns(touches: &[Touch]) -> [Option<&str>; 6] {
     }
 }
 
+/// What `lead` counts as now: its conversion, unless it was reset to open since (an open
+/// lead with `lost`, or with one of the `done_labels` that mark leads done, was reset; one
+/// with a label that keeps leads open, such as Qualified, is that label's).
+pub fn counted_conversion(lead: &ReportLead<'_>, done_labels: &[Uuid]) -> Option<ConversionId> {
+    match (lead.status, lead.conversion_id) {
+        (LeadStatus::Open, Some(ConversionId::Lost)) => None,
+        (LeadStatus::Open, Some(ConversionId::Label(id))) if done_labels.contains(&id) => None,
+        (_, conversion) => conversion,
+    }
+}
+
+/// The labels of `labels` that mark a lead done: a lead rated with one is a customer.
+pub fn done_labels(labels: &[ConversionLabel]) -> Vec<Uuid> {
+    labels
+        .iter()
+        .filter(|label| label.mark_as_done)
+        .map(|label| label.id)
+        .collect()
+}
+
 /// Counts leads into a [`Report`], one lead at a time, holding only one tally per group
 /// and per day (never the leads themselves).
 #[derive(Debug)]
@@ -391,11 +411,7 @@ impl ReportBuilder {
                 .collect(),
             cells: HashMap::new(),
             name: String::new(),
-            done_labels: labels
-                .iter()
-                .filter(|label| label.mark_as_done)
-                .map(|label| label.id)
-                .collect(),
+            done_labels: done_labels(labels),
             touch_waits: (HashMap::new(), HashMap::new()),
         }
     }
@@ -430,19 +446,6 @@ impl ReportBuilder {
             .push(lead.waited_ms);
     }
 
-    /// What `lead` counts as now: its conversion, unless it was reset to open since (an
-    /// open lead with `lost`, or with a label that marks leads done, was reset; one with a
-    /// label that keeps leads open, such as Qualified, is that label's).
-    fn current(&self, lead: &ReportLead<'_>) -> Option<ConversionId> {
-        match (lead.status, lead.conversion_id) {
-            (LeadStatus::Open, Some(ConversionId::Lost)) => None,
-            (LeadStatus::Open, Some(ConversionId::Label(id))) if self.done_labels.contains(&id) => {
-                None
-            }
-            (_, conversion) => conversion,
-        }
-    }
-
     /// The query being counted.
     pub fn query(&self) -> &ReportQuery {
         &self.query
@@ -463,7 +466,7 @@ impl ReportBuilder {
             }
         };
         let value = lead.price.unwrap_or_default();
-        let conversion = self.current(&lead);
+        let conversion = counted_conversion(&lead, &self.done_labels);
         self.groups[at].tally.add(conversion, 1, value);
         let day = (lead.created_at - self.start).num_days();
         let day = usize::try_from(day).ok().filter(|d| *d < self.days.len());

@@ -1,0 +1,460 @@
+//! What each source, campaign or label cost and returned: a range's spend ([`SpendRow`])
+//! against the leads created in it, counted as the reports count them (the credited touch,
+//! spam left out, a lead reset to open not counted as rated): spend, clicks, leads,
+//! qualified leads (rated with any label), customers (rated with a label that marks leads
+//! done), their rated value, the costs per lead, per qualified lead and per customer, and
+//! ROAS (rated value / spend).
+//!
+//! Spend meets a campaign's leads by source and campaign ([`crate::spend::source_key`],
+//! [`crate::spend::campaign_key`]), or by the campaign's id where the leads' campaign is the
+//! id (Google Ads' `{campaignid}` in `utm_campaign`). Spend that meets no lead still counts,
+//! under its campaign; a campaign with leads and no spend has none (`None`, never a division
+//! by zero). A store reads the leads and the spend; the rules are here, once.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
+use strum::{AsRefStr, Display, EnumString, VariantArray};
+use uuid::Uuid;
+
+use crate::channel::NOT_SET;
+use crate::label::ConversionLabel;
+use crate::report::{ReportLead, Touchpoint, counted_conversion, done_labels};
+use crate::spend::{ClickIds, FxRates, SpendRow, campaign_key, source_key, source_of_click};
+use crate::types::ConversionId;
+
+/// What the report's rows are.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, AsRefStr, Display, EnumString, VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
+pub enum RoasGrouping {
+    /// One row per source (`google`, `meta`, `newsletter`).
+    Source,
+    /// One row per source and campaign.
+    #[default]
+    Campaign,
+    /// One row per label the leads were rated with; spend is not per label, so only the
+    /// totals have it.
+    Label,
+}
+
+/// What a report covers: the spend of the days `from` to `to` (inclusive) and the leads
+/// created in them (UTC), credited to one touch, in rows of one grouping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoasQuery {
+    /// The first day.
+    pub from: NaiveDate,
+    /// The last day, inclusive.
+    pub to: NaiveDate,
+    /// The touch credited with a lead.
+    pub touch: Touchpoint,
+    /// The rows.
+    pub by: RoasGrouping,
+}
+
+impl RoasQuery {
+    /// The first instant covered.
+    pub fn start(&self) -> DateTime<Utc> {
+        self.from.and_time(NaiveTime::MIN).and_utc()
+    }
+
+    /// The first instant after the range.
+    pub fn end(&self) -> DateTime<Utc> {
+        (self.to + Days::new(1)).and_time(NaiveTime::MIN).and_utc()
+    }
+}
+
+/// One row: a source, a campaign or a label, and what it cost and returned. Money is in the
+/// project's currency units.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RoasRow {
+    /// The source (rows by source and campaign).
+    pub source: Option<String>,
+    /// The campaign's name (rows by campaign).
+    pub campaign: Option<String>,
+    /// The campaign's id on its platform, when its spend names one.
+    pub campaign_id: Option<String>,
+    /// The label (rows by label; `None` for the leads not rated with one).
+    pub label: Option<String>,
+    /// What it cost; `None` without spend.
+    pub spend: Option<f64>,
+    /// Clicks, when the spend gives them.
+    pub clicks: Option<u64>,
+    /// Leads.
+    pub leads: u64,
+    /// Leads rated with any label.
+    pub qualified: u64,
+    /// Leads rated with a label that marks leads done.
+    pub customers: u64,
+    /// The rated leads' prices, summed.
+    pub value: f64,
+}
+
+impl RoasRow {
+    /// Spend per lead; `None` without spend or leads.
+    pub fn cost_per_lead(&self) -> Option<f64> {
+        per(self.spend, self.leads)
+    }
+
+    /// Spend per qualified lead.
+    pub fn cost_per_qualified(&self) -> Option<f64> {
+        per(self.spend, self.qualified)
+    }
+
+    /// Spend per customer.
+    pub fn cost_per_customer(&self) -> Option<f64> {
+        per(self.spend, self.customers)
+    }
+
+    /// Rated value per unit of spend; `None` without spend.
+    pub fn roas(&self) -> Option<f64> {
+        self.spend
+            .filter(|spend| *spend > 0.0)
+            .map(|spend| self.value / spend)
+    }
+
+    fn add_spend(&mut self, converted: f64, clicks: Option<u64>) {
+        self.spend = Some(self.spend.unwrap_or_default() + converted);
+        if let Some(clicks) = clicks {
+            self.clicks = Some(self.clicks.unwrap_or_default() + clicks);
+        }
+    }
+
+    fn add_row(&mut self, other: &RoasRow) {
+        if let Some(spend) = other.spend {
+            self.add_spend(spend, other.clicks);
+        }
+        self.leads += other.leads;
+        self.qualified += other.qualified;
+        self.customers += other.customers;
+        self.value += other.value;
+    }
+}
+
+/// `amount / count`, when there is an amount and a count.
+fn per(amount: Option<f64>, count: u64) -> Option<f64> {
+    amount
+        .filter(|_| count > 0)
+        .map(|amount| amount / count as f64)
+}
+
+/// A report: its rows, their totals, and the rates it converted with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoasReport {
+    /// The project's currency, which every amount is in.
+    pub currency: String,
+    /// The rows: most spend first, then most leads, then by name.
+    pub rows: Vec<RoasRow>,
+    /// Every row together (all the range's spend, whichever rows show it).
+    pub totals: RoasRow,
+    /// The rates used, for the currencies the spend was in.
+    pub rates: FxRates,
+    /// Spend left out for want of a rate: rows per currency.
+    pub unconverted: BTreeMap<String, usize>,
+}
+
+/// Counts a range's leads one at a time, then meets them with the range's spend.
+#[derive(Debug)]
+pub struct RoasBuilder {
+    by: RoasGrouping,
+    done: Vec<Uuid>,
+    names: HashMap<Uuid, String>,
+    rows: BTreeMap<(String, String), RoasRow>,
+}
+
+impl RoasBuilder {
+    /// An empty report grouped `by`, of a project whose labels are `labels`.
+    pub fn new(by: RoasGrouping, labels: &[ConversionLabel]) -> Self {
+        Self {
+            by,
+            done: done_labels(labels),
+            names: labels.iter().map(|l| (l.id, l.name.clone())).collect(),
+            rows: BTreeMap::new(),
+        }
+    }
+
+    /// Counts a lead of the range, which carries the click ids `clicked` (its source when
+    /// its touches name none).
+    pub fn add_lead(&mut self, lead: &ReportLead<'_>, clicked: ClickIds) {
+        let conversion = counted_conversion(lead, &self.done);
+        let source = lead
+            .source
+            .map(source_key)
+            .or_else(|| source_of_click(clicked).map(str::to_owned))
+            .unwrap_or_else(|| NOT_SET.to_owned());
+        let (label, customer) = match conversion {
+            Some(ConversionId::Label(id)) => {
+                (self.names.get(&id).cloned(), self.done.contains(&id))
+            }
+            _ => (None, false),
+        };
+        let row = match self.by {
+            RoasGrouping::Source => self.row(source, String::new()),
+            RoasGrouping::Campaign => {
+                let campaign = lead.campaign.unwrap_or(NOT_SET);
+                let row = self.row(source, campaign_key(campaign));
+                row.campaign.get_or_insert_with(|| campaign.to_owned());
+                row
+            }
+            RoasGrouping::Label => {
+                let row = self.row(String::new(), label.clone().unwrap_or_default());
+                row.source = None;
+                row.label = label;
+                row
+            }
+        };
+        row.leads += 1;
+        if let Some(ConversionId::Label(_)) = conversion {
+            row.qualified += 1;
+            row.value += lead.price.unwrap_or_default() as f64 / 100.0;
+            row.customers += u64::from(customer);
+        }
+    }
+
+    /// The row of `(source, key)`, made when new.
+    fn row(&mut self, source: String, key: String) -> &mut RoasRow {
+        self.rows
+            .entry((source.clone(), key))
+            .or_insert_with(|| RoasRow {
+                source: Some(source),
+                ..RoasRow::default()
+            })
+    }
+
+    /// The report: the leads counted, met with the range's `spend`, converted to the
+    /// project's `currency` at `rates`.
+    pub fn finish(mut self, spend: &[SpendRow], rates: &FxRates, currency: &str) -> RoasReport {
+        let mut used = FxRates::default();
+        let mut unconverted = BTreeMap::new();
+        let mut label_spend = RoasRow::default();
+        for row in spend {
+            let Some(converted) = rates.convert(row.cost_micros, &row.currency, currency) else {
+                *unconverted.entry(row.currency.clone()).or_insert(0) += 1;
+                continue;
+            };
+            if let Some(rate) = rates.0.get(&row.currency) {
+                used.0.insert(row.currency.clone(), *rate);
+            }
+            match self.by {
+                RoasGrouping::Source => self
+                    .row(row.source.clone(), String::new())
+                    .add_spend(converted, row.clicks),
+                RoasGrouping::Campaign => {
+                    let met = self.campaign_of(row);
+                    met.add_spend(converted, row.clicks);
+                    met.campaign = Some(row.campaign.clone());
+                    met.campaign_id = row.campaign_id.clone().or(met.campaign_id.take());
+                }
+                RoasGrouping::Label => label_spend.add_spend(converted, row.clicks),
+            }
+        }
+        let mut rows: Vec<RoasRow> = self.rows.into_values().collect();
+        rows.sort_by(|a, b| {
+            let spend = |row: &RoasRow| row.spend.unwrap_or(-1.0);
+            spend(b)
+                .total_cmp(&spend(a))
+                .then(b.leads.cmp(&a.leads))
+                .then_with(|| {
+                    (&a.source, &a.campaign, &a.label).cmp(&(&b.source, &b.campaign, &b.label))
+                })
+        });
+        let mut totals = label_spend;
+        for row in &rows {
+            totals.add_row(row);
+        }
+        RoasReport {
+            currency: currency.to_owned(),
+            rows,
+            totals,
+            rates: used,
+            unconverted,
+        }
+    }
+
+    /// The campaign row `spend` meets: the leads' whose campaign is its id, else the
+    /// campaign of its name (made when new).
+    fn campaign_of(&mut self, spend: &SpendRow) -> &mut RoasRow {
+        let by_id = spend
+            .campaign_id
+            .as_deref()
+            .map(|id| (spend.source.clone(), campaign_key(id)))
+            .filter(|key| self.rows.contains_key(key));
+        let key = by_id.unwrap_or_else(|| (spend.source.clone(), campaign_key(&spend.campaign)));
+        self.row(key.0, key.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{LeadStatus, ProjectId};
+    use chrono::TimeZone;
+
+    fn label(name: &str, done: bool) -> ConversionLabel {
+        ConversionLabel {
+            id: Uuid::new_v4(),
+            project_id: ProjectId(1),
+            name: name.to_owned(),
+            mark_as_done: done,
+            mapping: Default::default(),
+            created_at: Utc::now(),
+            archived: false,
+        }
+    }
+
+    fn lead<'a>(
+        touch: Option<(&'a str, &'a str)>,
+        conversion: Option<ConversionId>,
+        price: Option<i64>,
+    ) -> ReportLead<'a> {
+        ReportLead {
+            created_at: Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap(),
+            source: touch.map(|t| t.0),
+            medium: touch.map(|_| "cpc"),
+            campaign: touch.map(|t| t.1),
+            conversion_id: conversion,
+            status: match conversion {
+                Some(ConversionId::Label(_)) => LeadStatus::Rated,
+                _ => LeadStatus::Open,
+            },
+            price,
+        }
+    }
+
+    fn spend(
+        source: &str,
+        campaign: &str,
+        id: Option<&str>,
+        cost: i64,
+        currency: &str,
+    ) -> SpendRow {
+        SpendRow {
+            date: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+            source: source.to_owned(),
+            medium: "cpc".to_owned(),
+            account: String::new(),
+            campaign_id: id.map(str::to_owned),
+            campaign: campaign.to_owned(),
+            currency: currency.to_owned(),
+            cost_micros: cost * 1_000_000,
+            clicks: Some(10),
+            impressions: None,
+        }
+    }
+
+    /// The example: 1,000.00 on a campaign with 40 leads, 10 qualified, 2 customers
+    /// worth 3,000.00.
+    #[test]
+    fn costs_and_roas_of_a_campaign_with_known_numbers() {
+        let (qualified, customer) = (label("Qualified", false), label("Customer", true));
+        let labels = [qualified.clone(), customer.clone()];
+        let mut builder = RoasBuilder::new(RoasGrouping::Campaign, &labels);
+        let touch = Some(("Facebook", "Spring Sale"));
+        for n in 0..40 {
+            let (conversion, price) = match n {
+                0 | 1 => (Some(ConversionId::Label(customer.id)), Some(150_000)),
+                2..10 => (Some(ConversionId::Label(qualified.id)), None),
+                _ => (None, None),
+            };
+            builder.add_lead(&lead(touch, conversion, price), ClickIds::default());
+        }
+        let spent = [spend("meta", "spring  sale", None, 1_000, "USD")];
+        let report = builder.finish(&spent, &FxRates::default(), "USD");
+        assert_eq!(report.rows.len(), 1);
+        let row = &report.rows[0];
+        assert_eq!(row.source.as_deref(), Some("meta"));
+        assert_eq!(row.campaign.as_deref(), Some("spring  sale"));
+        assert_eq!(
+            (row.leads, row.qualified, row.customers, row.value),
+            (40, 10, 2, 3_000.0)
+        );
+        assert_eq!(row.spend, Some(1_000.0));
+        assert_eq!(row.cost_per_lead(), Some(25.0));
+        assert_eq!(row.cost_per_qualified(), Some(100.0));
+        assert_eq!(row.cost_per_customer(), Some(500.0));
+        assert_eq!(row.roas(), Some(3.0));
+        assert_eq!(report.totals.roas(), Some(3.0));
+    }
+
+    #[test]
+    fn spend_meets_leads_by_campaign_id_source_and_name_and_counts_when_it_meets_none() {
+        let mut builder = RoasBuilder::new(RoasGrouping::Campaign, &[]);
+        // Google's {campaignid} in utm_campaign; a Meta lead by its click id alone.
+        builder.add_lead(
+            &lead(Some(("google", "1234567")), None, None),
+            ClickIds::default(),
+        );
+        let fbc = ClickIds {
+            meta: true,
+            ..ClickIds::default()
+        };
+        builder.add_lead(&lead(None, None, None), fbc);
+        let spent = [
+            spend("google", "Brand", Some("1234567"), 300, "USD"),
+            spend("meta", "Retargeting", None, 100, "EUR"),
+            spend("linkedin", "ABM", None, 50, "GBP"),
+        ];
+        let rates = FxRates::parse(["EUR=1.5", "JPY=0.01"]).unwrap();
+        let report = builder.finish(&spent, &rates, "USD");
+        let rows: Vec<_> = report
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.source.as_deref(),
+                    r.campaign.as_deref(),
+                    r.campaign_id.as_deref(),
+                    r.spend,
+                    r.leads,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    Some("google"),
+                    Some("Brand"),
+                    Some("1234567"),
+                    Some(300.0),
+                    1
+                ),
+                (Some("meta"), Some("Retargeting"), None, Some(150.0), 0),
+                (Some("meta"), Some(NOT_SET), None, None, 1),
+            ]
+        );
+        assert_eq!(report.totals.spend, Some(450.0));
+        assert_eq!(report.totals.leads, 2);
+        assert_eq!(report.totals.cost_per_lead(), Some(225.0));
+        assert_eq!(report.rates.written(), "EUR=1.5", "only the rates used");
+        assert_eq!(report.unconverted, BTreeMap::from([("GBP".to_owned(), 1)]));
+        assert_eq!(report.rows[2].roas(), None, "no spend, no ROAS");
+    }
+
+    #[test]
+    fn rows_by_label_leave_spend_to_the_totals() {
+        let won = label("Won", true);
+        let mut builder = RoasBuilder::new(RoasGrouping::Label, std::slice::from_ref(&won));
+        let touch = Some(("google", "Brand"));
+        builder.add_lead(
+            &lead(touch, Some(ConversionId::Label(won.id)), Some(50_000)),
+            ClickIds::default(),
+        );
+        builder.add_lead(&lead(touch, None, None), ClickIds::default());
+        let report = builder.finish(
+            &[spend("google", "Brand", None, 100, "USD")],
+            &FxRates::default(),
+            "USD",
+        );
+        let rows: Vec<_> = report
+            .rows
+            .iter()
+            .map(|r| (r.label.as_deref(), r.leads, r.customers, r.spend))
+            .collect();
+        assert_eq!(rows, [(None, 1, 0, None), (Some("Won"), 1, 1, None)]);
+        assert_eq!(report.totals.spend, Some(100.0));
+        assert_eq!(report.totals.roas(), Some(5.0));
+        assert_eq!(report.totals.cost_per_customer(), Some(100.0));
+    }
+}
