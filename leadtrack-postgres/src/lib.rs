@@ -50,6 +50,7 @@ mod report;
 mod rows;
 mod schema;
 mod secrets;
+mod spend;
 mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;

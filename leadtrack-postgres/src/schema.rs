@@ -59,6 +59,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0032_ios_and_tiktok_click_ids.sql"),
     include_str!("../migrations/0033_reddit_snapchat_pinterest_x_click_ids.sql"),
     include_str!("../migrations/0034_attempt_batches.sql"),
+    include_str!("../migrations/0035_spend.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -4,7 +4,7 @@
 //! one entry of `on_pool!`.
 
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use leadtrack_core::account::{
     Actor, Attempts, Device, Member, Membership, NewUser, PasswordHash, Preferences, Session,
     SessionHash, SessionInfo, Throttled, User,
@@ -30,11 +30,13 @@ use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::roas::{RoasQuery, RoasReport};
 use leadtrack_core::saved_view::{NewSavedView, SavedView};
 use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::spend::{FxRates, SpendRow};
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
@@ -43,12 +45,12 @@ use leadtrack_core::types::{
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
 };
-use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResult};
+use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, Spending, StoreError, StoreResult};
 use uuid::Uuid;
 
 use crate::{
     PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, fetches, jobs, leads,
-    links, listing, lookup, next_steps, report, schema, transaction, views, webhooks,
+    links, listing, lookup, next_steps, report, schema, spend, transaction, views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -705,5 +707,25 @@ on_pool! {
         read fn throttled_attempts(what: Throttled, email: &str, address: &str, since: DateTime<Utc>)
             -> StoreResult<Attempts>
             => |c| accounts::throttled_attempts(c, what, email, address, since);
+    }
+}
+
+on_pool! {
+    impl Spending {
+        transaction fn save_spend(project: ProjectId, rows: &[SpendRow])
+            -> StoreResult<u64>
+            => |tx| spend::save(&tx, project, rows).await?;
+        read fn spend(project: ProjectId, from: NaiveDate, to: NaiveDate)
+            -> StoreResult<Vec<SpendRow>>
+            => |c| spend::list(c, project, (from, to));
+        read fn fx_rates(project: ProjectId)
+            -> StoreResult<FxRates>
+            => |c| spend::rates(c, project);
+        transaction fn set_fx_rates(project: ProjectId, rates: &FxRates)
+            -> StoreResult<()>
+            => |tx| spend::set_rates(&tx, project, rates).await?;
+        read fn roas(project: ProjectId, query: &RoasQuery)
+            -> StoreResult<RoasReport>
+            => |c| spend::roas(c, project, query);
     }
 }

@@ -70,6 +70,7 @@ mod rows;
 mod runtime;
 mod schema;
 mod secrets;
+mod spend;
 mod storage;
 mod store;
 mod views;

@@ -5,7 +5,7 @@
 //! `on_threads!`, saying on which thread it runs and what it calls.
 
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use leadtrack_core::account::{
     Actor, Attempts, Device, Member, Membership, NewUser, PasswordHash, Preferences, Session,
     SessionHash, SessionInfo, Throttled, User,
@@ -31,11 +31,13 @@ use leadtrack_core::oauth::{OAuthGrant, Provider};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::roas::{RoasQuery, RoasReport};
 use leadtrack_core::saved_view::{NewSavedView, SavedView};
 use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::spend::{FxRates, SpendRow};
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
@@ -44,7 +46,7 @@ use leadtrack_core::types::{
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
 };
-use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, StoreError, StoreResult};
+use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, Spending, StoreError, StoreResult};
 use uuid::Uuid;
 
 use crate::fetches;
@@ -53,7 +55,7 @@ use crate::lookup;
 use crate::rows::Error;
 use crate::{
     SqliteStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads,
-    links, listing, next_steps, report, rows, schema, views, webhooks,
+    links, listing, next_steps, report, rows, schema, spend, views, webhooks,
 };
 
 /// The store methods that run one function on the writer thread (`write`) or on a reader
@@ -651,5 +653,25 @@ on_threads! {
         read fn throttled_attempts(what: Throttled, email: &str, address: &str, since: DateTime<Utc>)
             -> StoreResult<Attempts> [email, address]
             => |conn| accounts::throttled_attempts(conn, what, &email, &address, since);
+    }
+}
+
+on_threads! {
+    impl Spending {
+        write fn save_spend(project: ProjectId, rows: &[SpendRow])
+            -> StoreResult<u64> [rows]
+            => |conn| spend::save(conn, project, &rows);
+        read fn spend(project: ProjectId, from: NaiveDate, to: NaiveDate)
+            -> StoreResult<Vec<SpendRow>>
+            => |conn| spend::list(conn, project, (from, to));
+        read fn fx_rates(project: ProjectId)
+            -> StoreResult<FxRates>
+            => |conn| spend::rates(conn, project);
+        write fn set_fx_rates(project: ProjectId, rates: &FxRates)
+            -> StoreResult<()> [rates]
+            => |conn| spend::set_rates(conn, project, &rates);
+        read_heavy(project) fn roas(project: ProjectId, query: &RoasQuery)
+            -> StoreResult<RoasReport> [query]
+            => |conn| spend::roas(conn, project, &query);
     }
 }

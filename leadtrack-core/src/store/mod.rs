@@ -30,7 +30,7 @@ mod row;
 pub mod sql;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use strum::VariantArray;
 
 pub use error::{Conflict, Entity, StoreError, StoreResult};
@@ -62,9 +62,11 @@ use crate::oauth::{OAuthGrant, Provider};
 use crate::project::{NewProject, Project, ProjectSettings};
 use crate::report::{Report, ReportQuery};
 use crate::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use crate::roas::{RoasQuery, RoasReport};
 use crate::saved_view::{NewSavedView, SavedView};
 use crate::source::{ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind};
 use crate::spam::SpamReason;
+use crate::spend::{FxRates, SpendRow};
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -1121,8 +1123,34 @@ pub trait Accounts: Send + Sync + 'static {
     ) -> StoreResult<Attempts>;
 }
 
+/// Ad spend, the owner's currency rates, and the report of spend against leads (issue
+/// #52).
+#[async_trait]
+pub trait Spending: Send + Sync + 'static {
+    /// Keeps `rows` of the project's spend, each replacing the row of its day, source,
+    /// medium, account and campaign ([`SpendRow::key`]); answers how many were kept.
+    async fn save_spend(&self, project: ProjectId, rows: &[SpendRow]) -> StoreResult<u64>;
+
+    /// The project's spend of the days `from` to `to` (inclusive), by day.
+    async fn spend(
+        &self,
+        project: ProjectId,
+        from: NaiveDate,
+        to: NaiveDate,
+    ) -> StoreResult<Vec<SpendRow>>;
+
+    /// The currency rates the project's owner set.
+    async fn fx_rates(&self, project: ProjectId) -> StoreResult<FxRates>;
+
+    /// Replaces the project's currency rates.
+    async fn set_fx_rates(&self, project: ProjectId, rates: &FxRates) -> StoreResult<()>;
+
+    /// What the range's spend bought: [`crate::roas`]'s report of `query`.
+    async fn roas(&self, project: ProjectId, query: &RoasQuery) -> StoreResult<RoasReport>;
+}
+
 /// A backend that does everything: the lead routes, administration, the job queue and
 /// accounts.
-pub trait Store: LeadStore + Admin + JobQueue + Accounts {}
+pub trait Store: LeadStore + Admin + JobQueue + Accounts + Spending {}
 
-impl<T: LeadStore + Admin + JobQueue + Accounts> Store for T {}
+impl<T: LeadStore + Admin + JobQueue + Accounts + Spending> Store for T {}

@@ -9,7 +9,7 @@
 //! for review; [`assignment`] leads given to members, by people and by round-robin; [`alerts`] the
 //! alerts queued, members' alert preferences and chat channels; [`secrets`] secrets sealed
 //! at rest; [`arrival`] what a lead's arrival may set off (merges, spam, duplicates); [`next_steps`]
-//! when leads are acted on next, and their reminders.
+//! when leads are acted on next, and their reminders; [`spend`] ad spend and what it bought.
 //!
 //! A backend implements [`Backend`] for its test harness and expands
 //! [`conformance_tests!`](crate::conformance_tests) in a test file; every check becomes one
@@ -58,6 +58,7 @@ pub mod retry;
 pub mod secrets;
 pub mod sources;
 pub mod spam;
+pub mod spend;
 pub mod status;
 pub mod undo;
 pub mod webhooks;

@@ -1,0 +1,190 @@
+//! Ad spend and the currency rates (migration 35), and the report of spend against leads:
+//! the range's leads grouped in the database by what the report tells apart (the credited
+//! touch's columns, the conversion id, the status, and for leads whose touches name no
+//! source their click ids' flags), counted by core's [`RoasBuilder`].
+
+use chrono::NaiveDate;
+use deadpool_postgres::GenericClient;
+use leadtrack_core::report::{ReportLead, Touchpoint};
+use leadtrack_core::roas::{RoasBuilder, RoasQuery, RoasReport};
+use leadtrack_core::spend::{ClickIds, FxRates, SpendRow};
+use leadtrack_core::store::sql::NOT_SPAM;
+use leadtrack_core::time::{from_millis, to_millis};
+use leadtrack_core::types::ProjectId;
+
+use crate::Error;
+use crate::rows::{self, all, run};
+
+/// [`leadtrack_core::Spending::save_spend`].
+pub(crate) async fn save(
+    c: &impl GenericClient,
+    project: ProjectId,
+    spend: &[SpendRow],
+) -> Result<u64, Error> {
+    for row in spend {
+        let clicks = row.clicks.map(|n| n as i64);
+        let impressions = row.impressions.map(|n| n as i64);
+        run(
+            c,
+            "INSERT INTO spend (project_id, day, source, medium, account, campaign_key, campaign_id,
+                                campaign, currency, cost_micros, clicks, impressions)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             ON CONFLICT (project_id, day, source, medium, account, campaign_key) DO UPDATE SET
+                 campaign_id = excluded.campaign_id, campaign = excluded.campaign,
+                 currency = excluded.currency, cost_micros = excluded.cost_micros,
+                 clicks = excluded.clicks, impressions = excluded.impressions",
+            &[
+                &project.0,
+                &row.date.to_string(),
+                &row.source,
+                &row.medium,
+                &row.account,
+                &row.key(),
+                &row.campaign_id,
+                &row.campaign,
+                &row.currency,
+                &row.cost_micros,
+                &clicks,
+                &impressions,
+            ],
+        )
+        .await?;
+    }
+    Ok(spend.len() as u64)
+}
+
+/// [`leadtrack_core::Spending::spend`].
+pub(crate) async fn list(
+    c: &impl GenericClient,
+    project: ProjectId,
+    (from, to): (NaiveDate, NaiveDate),
+) -> Result<Vec<SpendRow>, Error> {
+    let found = all(
+        c,
+        "SELECT day, source, medium, account, campaign_id, campaign, currency, cost_micros,
+                clicks, impressions
+         FROM spend WHERE project_id = $1 AND day >= $2 AND day <= $3
+         ORDER BY day, source, campaign",
+        &[&project.0, &from.to_string(), &to.to_string()],
+    )
+    .await?;
+    found
+        .iter()
+        .map(|row| {
+            Ok(SpendRow {
+                date: rows::parse("spend.day", row.try_get::<_, String>(0)?)?,
+                source: row.try_get(1)?,
+                medium: row.try_get(2)?,
+                account: row.try_get(3)?,
+                campaign_id: row.try_get(4)?,
+                campaign: row.try_get(5)?,
+                currency: row.try_get(6)?,
+                cost_micros: row.try_get(7)?,
+                clicks: row.try_get::<_, Option<i64>>(8)?.map(|n| n.max(0) as u64),
+                impressions: row.try_get::<_, Option<i64>>(9)?.map(|n| n.max(0) as u64),
+            })
+        })
+        .collect()
+}
+
+/// [`leadtrack_core::Spending::fx_rates`].
+pub(crate) async fn rates(c: &impl GenericClient, project: ProjectId) -> Result<FxRates, Error> {
+    let found = all(
+        c,
+        "SELECT currency, rate FROM fx_rates WHERE project_id = $1",
+        &[&project.0],
+    )
+    .await?;
+    let rates = found
+        .iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect::<Result<_, Error>>()?;
+    Ok(FxRates(rates))
+}
+
+/// [`leadtrack_core::Spending::set_fx_rates`].
+pub(crate) async fn set_rates(
+    c: &impl GenericClient,
+    project: ProjectId,
+    rates: &FxRates,
+) -> Result<(), Error> {
+    run(
+        c,
+        "DELETE FROM fx_rates WHERE project_id = $1",
+        &[&project.0],
+    )
+    .await?;
+    for (currency, rate) in &rates.0 {
+        run(
+            c,
+            "INSERT INTO fx_rates (project_id, currency, rate) VALUES ($1, $2, $3)",
+            &[&project.0, currency, rate],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// [`leadtrack_core::Spending::roas`]. Each row read stands for the leads of one touch,
+/// conversion id, status and set of click ids: the builder counts as many leads, the first
+/// carrying the sum of their prices (the report only sums them).
+pub(crate) async fn roas(
+    c: &impl GenericClient,
+    project: ProjectId,
+    query: &RoasQuery,
+) -> Result<RoasReport, Error> {
+    let (start, end) = (to_millis(&query.start()), to_millis(&query.end()));
+    let groups = all(c, &sql(query.touch), &[&project.0, &start, &end]).await?;
+    let labels = crate::admin::labels(c, project).await?;
+    let mut builder = RoasBuilder::new(query.by, &labels);
+    for row in &groups {
+        let conversion_id = row
+            .try_get::<_, Option<String>>(3)?
+            .map(|id| rows::parse("conversion_id", id))
+            .transpose()?;
+        let lead = ReportLead {
+            created_at: from_millis(start),
+            source: row.try_get(0)?,
+            medium: None,
+            campaign: row.try_get(1)?,
+            conversion_id,
+            status: rows::parse("leads.status", row.try_get::<_, String>(2)?)?,
+            price: row.try_get(4)?,
+        };
+        let clicked = ClickIds {
+            google: row.try_get(6)?,
+            meta: row.try_get(7)?,
+            microsoft: row.try_get(8)?,
+            linkedin: row.try_get(9)?,
+            tiktok: row.try_get(10)?,
+        };
+        let leads: i64 = row.try_get(5)?;
+        for n in 0..leads {
+            let price = if n == 0 { lead.price } else { None };
+            builder.add_lead(&ReportLead { price, ..lead }, clicked);
+        }
+    }
+    let spend = list(c, project, (query.from, query.to)).await?;
+    let rates = rates(c, project).await?;
+    let currency = crate::admin::project(c, project).await?.currency;
+    Ok(builder.finish(&spend, &rates, &currency))
+}
+
+/// The range's leads by touch, conversion id and status; a source named by the touch makes
+/// the click ids irrelevant, so they are read (as false) only for the others.
+fn sql(touch: Touchpoint) -> String {
+    let touch = touch.as_ref();
+    let flag = |flags: &str| format!("coalesce({touch}_source IS NULL AND ({flags}), false)");
+    format!(
+        "SELECT {touch}_source, {touch}_campaign, status, conversion_id, sum(price)::bigint,
+                count(*), {google}, {meta}, {microsoft}, {linkedin}, {tiktok}
+         FROM leads WHERE project_id = $1 AND created_at >= $2 AND created_at < $3
+           AND {NOT_SPAM}
+         GROUP BY 1, 2, 3, 4, 7, 8, 9, 10, 11",
+        google = flag("has_gclid OR has_gbraid"),
+        meta = flag("has_fbc"),
+        microsoft = flag("has_msclkid"),
+        linkedin = flag("has_li_fat_id"),
+        tiktok = flag("has_ttclid"),
+    )
+}
