@@ -356,6 +356,20 @@ pub enum ProjectActivity {
         /// Rows that could not be leads.
         bad: u64,
     },
+    /// Ad spend was imported from a file.
+    SpendImported {
+        /// The file's name.
+        file: String,
+        /// Rows kept (each replacing the same day and campaign's).
+        rows: u64,
+        /// Rows that could not be spend.
+        bad: u64,
+    },
+    /// The currency rates spend is converted with were set.
+    FxRatesSet {
+        /// The rates, as written (`EUR=1.08 GBP=1.25`); empty when none are left.
+        rates: String,
+    },
 }
 
 #[cfg(test)]

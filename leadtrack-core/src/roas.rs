@@ -18,6 +18,7 @@ use strum::{AsRefStr, Display, EnumString, VariantArray};
 use uuid::Uuid;
 
 use crate::channel::NOT_SET;
+use crate::error::ValidationError;
 use crate::label::ConversionLabel;
 use crate::report::{ReportLead, Touchpoint, counted_conversion, done_labels};
 use crate::spend::{ClickIds, FxRates, SpendRow, campaign_key, source_key, source_of_click};
@@ -54,6 +55,71 @@ pub struct RoasQuery {
 }
 
 impl RoasQuery {
+    /// The query `GET /api/reports/roas` names: `from` and `to` (`YYYY-MM-DD`, at most
+    /// [`crate::report::MAX_DAYS`] days; the 30 days to `today` when both are left out),
+    /// `groupBy` (`source`, `campaign` (the default) or `label`) and `touch` (`first`, the
+    /// default, or `last`).
+    ///
+    /// Errors: `400 invalid_query` naming the parameter.
+    pub fn from_pairs<K: AsRef<str>, V: AsRef<str>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+        today: NaiveDate,
+    ) -> Result<Self, ValidationError> {
+        let pairs: Vec<(K, V)> = pairs.into_iter().collect();
+        let get = |name: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| key.as_ref() == name)
+                .map(|(_, value)| value.as_ref())
+        };
+        let day = |name: &str| -> Result<Option<NaiveDate>, ValidationError> {
+            get(name)
+                .map(|text| {
+                    NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
+                        ValidationError::invalid_query(name, "must be a date, YYYY-MM-DD")
+                    })
+                })
+                .transpose()
+        };
+        let (from, to) = match (day("from")?, day("to")?) {
+            (Some(from), Some(to)) => (from, to),
+            (None, None) => (today - Days::new(29), today),
+            (None, Some(_)) => return Err(ValidationError::invalid_query("from", "is missing")),
+            (Some(_), None) => return Err(ValidationError::invalid_query("to", "is missing")),
+        };
+        if to < from {
+            return Err(ValidationError::invalid_query(
+                "to",
+                "must not be before from",
+            ));
+        }
+        if (to - from).num_days() >= crate::report::MAX_DAYS as i64 {
+            return Err(ValidationError::invalid_query(
+                "to",
+                "must end a range of at most 366 days",
+            ));
+        }
+        let choice = |name: &str, allowed: &str| {
+            ValidationError::invalid_query(name, &format!("must be one of {allowed}"))
+        };
+        let by = match get("groupBy") {
+            None => RoasGrouping::default(),
+            Some(by) => by
+                .parse()
+                .map_err(|_| choice("groupBy", "source, campaign, label"))?,
+        };
+        let touch = match get("touch") {
+            None => Touchpoint::default(),
+            Some(touch) => touch.parse().map_err(|_| choice("touch", "first, last"))?,
+        };
+        Ok(Self {
+            from,
+            to,
+            touch,
+            by,
+        })
+    }
+
     /// The first instant covered.
     pub fn start(&self) -> DateTime<Utc> {
         self.from.and_time(NaiveTime::MIN).and_utc()
@@ -430,6 +496,53 @@ mod tests {
         assert_eq!(report.rates.written(), "EUR=1.5", "only the rates used");
         assert_eq!(report.unconverted, BTreeMap::from([("GBP".to_owned(), 1)]));
         assert_eq!(report.rows[2].roas(), None, "no spend, no ROAS");
+    }
+
+    #[test]
+    fn a_query_names_its_range_grouping_and_touch() {
+        let today = NaiveDate::from_ymd_opt(2026, 3, 31).unwrap();
+        let parse = |pairs: &[(&str, &str)]| RoasQuery::from_pairs(pairs.iter().copied(), today);
+        let default = parse(&[]).unwrap();
+        assert_eq!(default.from, NaiveDate::from_ymd_opt(2026, 3, 2).unwrap());
+        assert_eq!(
+            (default.to, default.by, default.touch),
+            (today, RoasGrouping::Campaign, Touchpoint::First)
+        );
+        let given = parse(&[
+            ("from", "2026-01-01"),
+            ("to", "2026-01-31"),
+            ("groupBy", "label"),
+            ("touch", "last"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (given.by, given.touch),
+            (RoasGrouping::Label, Touchpoint::Last)
+        );
+        for (pairs, message) in [
+            (
+                &[("from", "2026-01-01")][..],
+                "Invalid query parameter: to is missing",
+            ),
+            (
+                &[("from", "1/1/2026"), ("to", "2026-01-02")],
+                "Invalid query parameter: from must be a date, YYYY-MM-DD",
+            ),
+            (
+                &[("from", "2026-01-02"), ("to", "2026-01-01")],
+                "Invalid query parameter: to must not be before from",
+            ),
+            (
+                &[("from", "2024-12-31"), ("to", "2026-01-01")],
+                "Invalid query parameter: to must end a range of at most 366 days",
+            ),
+            (
+                &[("groupBy", "medium")],
+                "Invalid query parameter: groupBy must be one of source, campaign, label",
+            ),
+        ] {
+            assert_eq!(parse(pairs).unwrap_err().message, message);
+        }
     }
 
     #[test]

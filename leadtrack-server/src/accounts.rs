@@ -14,7 +14,7 @@ use leadtrack_core::{Accounts, Store, StoreError};
 use serde_json::{Value, json};
 
 use crate::Failure;
-use crate::admin::{audit, project};
+use crate::admin::{audit, print_json, project};
 use crate::listing::ProjectListing;
 use crate::mail::Links;
 
@@ -134,10 +134,6 @@ pub(crate) enum MemberCommand {
         #[arg(long)]
         json: bool,
     },
-}
-
-fn print_json(value: &Value) {
-    say!("{value}");
 }
 
 /// The user with this email, or a failure that says how to find one.

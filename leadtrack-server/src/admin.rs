@@ -11,9 +11,10 @@ use leadtrack_core::key::KeyRef;
 use leadtrack_core::label::{LabelMapping, NewLabel, rateable};
 use leadtrack_core::project::{NewProject, Project, ProjectSettings};
 use leadtrack_core::spam::{self, SpamRulesInput};
+use leadtrack_core::spend::FxRates;
 use leadtrack_core::store::Entity;
 use leadtrack_core::types::{Consent, ConsentStatus, IntegrationKind, ProjectId};
-use leadtrack_core::{Admin, LeadStore, StoreError};
+use leadtrack_core::{Admin, LeadStore, Spending, StoreError};
 use leadtrack_platforms::normalize::region_of_calling_code;
 use serde_json::json;
 use uuid::Uuid;
@@ -73,6 +74,11 @@ pub(crate) struct ProjectSetArgs {
     /// ISO 4217 currency of lead prices.
     #[arg(long, value_name = "CODE")]
     pub(crate) currency: Option<String>,
+    /// A rate ad spend in another currency is converted with, as CUR=RATE: how many units
+    /// of the project's currency one unit is worth (EUR=1.08). Repeat for more; they
+    /// replace the rates set before, and "" removes them all.
+    #[arg(long = "fx", value_name = "CUR=RATE")]
+    pub(crate) fx: Vec<String>,
     /// The country or region (two letters, e.g. DE) whose national phone numbers leads
     /// write without an international prefix; "" removes it.
     #[arg(long, value_name = "CODE")]
@@ -323,12 +329,13 @@ pub(crate) async fn audit<S: LeadStore>(
         .map_err(Failure::store)
 }
 
-fn print_json(value: &serde_json::Value) {
+/// Prints `value` as one line of JSON.
+pub(crate) fn print_json(value: &serde_json::Value) {
     say!("{value}");
 }
 
 /// `project ...`
-pub(crate) async fn project_command<S: Admin>(
+pub(crate) async fn project_command<S: Admin + LeadStore + Spending>(
     store: &S,
     command: ProjectCommand,
 ) -> Result<(), Failure> {
@@ -368,6 +375,41 @@ pub(crate) async fn project_command<S: Admin>(
             say!("Activated project {id}.");
         }
         ProjectCommand::Set(args) => set_project(store, *args).await?,
+    }
+    Ok(())
+}
+
+/// `project set --fx`: replaces the project's currency rates (`""` alone removes them).
+async fn set_rates<S: LeadStore + Spending>(
+    store: &S,
+    project: &Project,
+    given: &[String],
+) -> Result<(), Failure> {
+    let pairs = given
+        .iter()
+        .map(|pair| pair.trim())
+        .filter(|pair| !pair.is_empty());
+    let rates = FxRates::parse(pairs).map_err(Failure)?;
+    store
+        .set_fx_rates(project.id, &rates)
+        .await
+        .map_err(Failure::store)?;
+    let written = rates.written();
+    audit(
+        store,
+        project.id,
+        ProjectActivity::FxRatesSet {
+            rates: written.clone(),
+        },
+    )
+    .await?;
+    match written.is_empty() {
+        true => say!("Project {}: no currency rates.", project.public_id),
+        false => say!(
+            "Project {}: spend converted to {} at {written}.",
+            project.public_id,
+            project.currency
+        ),
     }
     Ok(())
 }
@@ -421,8 +463,14 @@ async fn list_projects<S: Admin>(store: &S, json: bool) -> Result<(), Failure> {
 }
 
 /// `project set`
-async fn set_project<S: Admin>(store: &S, args: ProjectSetArgs) -> Result<(), Failure> {
+async fn set_project<S: Admin + LeadStore + Spending>(
+    store: &S,
+    args: ProjectSetArgs,
+) -> Result<(), Failure> {
     let project = project(store, &args.project).await?;
+    if !args.fx.is_empty() {
+        set_rates(store, &project, &args.fx).await?;
+    }
     let region = region_setting(args.region.clone(), args.country_code.clone())?;
     let spam = SpamRulesInput {
         held_budget: args.held_budget,

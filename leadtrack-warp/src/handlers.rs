@@ -7,14 +7,15 @@ use bytes::Bytes;
 use chrono::Utc;
 use leadtrack_core::api::{
     CreateLeadResponse, GetLeadActivityResponse, GetLeadJobsResponse, GetLeadResponse,
-    GetLeadsResponse, Lead, UpdateLeadStatusResponse, messages,
+    GetLeadsResponse, GetRoasResponse, Lead, UpdateLeadStatusResponse, messages,
 };
 use leadtrack_core::lead::CreatedLead;
 use leadtrack_core::project::Project;
 use leadtrack_core::request::query::lead_identifier_from_pairs;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
+use leadtrack_core::roas::RoasQuery;
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::{ErrorCode, LeadStore};
+use leadtrack_core::{ErrorCode, LeadStore, Spending};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
@@ -37,7 +38,7 @@ pub(crate) struct Api<S> {
 
 /// Answers a request on one of the lead paths, as the route table `found` it, CORS headers
 /// included.
-pub(crate) async fn handle<S: LeadStore>(
+pub(crate) async fn handle<S: LeadStore + Spending>(
     api: &Api<S>,
     found: Found<'_, Operation>,
     request: &Request,
@@ -56,6 +57,7 @@ pub(crate) async fn handle<S: LeadStore>(
                 Operation::GetLead | Operation::GetLeadJobs | Operation::GetLeadActivity => {
                     one_lead(api, request, operation).await
                 }
+                Operation::GetRoas => get_roas(api, request).await,
             };
             result.unwrap_or_else(ApiError::into_response)
         }
@@ -229,6 +231,22 @@ async fn get_leads<S: LeadStore>(api: &Api<S>, request: &Request) -> Result<Resp
     let steps = api.store.next_steps(project.id, &ids).await?;
     Lead::with_next_steps(&mut response.leads, &steps);
     Ok(reply::json(StatusCode::OK, &response))
+}
+
+/// `GET /api/reports/roas`: what the key's project's spend bought over a range of days
+/// (its UTC days), by source, campaign or label.
+async fn get_roas<S: LeadStore + Spending>(
+    api: &Api<S>,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    let project = authenticate(&api.store, &api.limiters, &request.headers).await?;
+    let today = Utc::now().date_naive();
+    let query = RoasQuery::from_pairs(request::query_pairs(&request.query), today)?;
+    let report = api.store.roas(project.id, &query).await?;
+    Ok(reply::json(
+        StatusCode::OK,
+        &GetRoasResponse::new(&query, &report),
+    ))
 }
 
 /// `GET /api/leads/getLead` (by id, uniqueIdentifier, email or phone), `getLeadJobs` (its

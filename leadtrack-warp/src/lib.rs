@@ -2,7 +2,8 @@
 //!
 //! [`routes`] serves the seven paths of the HTTP contract under `/api/leads/` (its first
 //! five, and `getLeadJobs` and `getLeadActivity`, which show what became of a lead's
-//! conversions and everything that happened to it), generic over any [`LeadStore`], each
+//! conversions and everything that happened to it) and the report of spend against leads
+//! (`/api/reports/roas`), generic over any [`LeadStore`] that is also [`Spending`], each
 //! declared once in a route table. It claims a request only
 //! when its path is one of those; everything else is rejected untouched, so the host's own
 //! routes and its 404 keep working. Once a path is claimed, every outcome (errors, 405, CORS
@@ -31,6 +32,7 @@
 //! | `GET /api/leads/getLead` | 200 with one lead |
 //! | `GET /api/leads/getLeadJobs` | 200 with the lead's conversion jobs, deliveries and attempts |
 //! | `GET /api/leads/getLeadActivity` | 200 with the lead's history, oldest first |
+//! | `GET /api/reports/roas` | 200 with what each source, campaign or label cost and returned |
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`]. The
 //! routes are described for tools by an OpenAPI 3.1 document, [`OPENAPI`], which
@@ -54,7 +56,7 @@ mod script;
 
 use std::sync::{Arc, LazyLock};
 
-use leadtrack_core::LeadStore;
+use leadtrack_core::{LeadStore, Spending};
 use leadtrack_http::{Request, Router};
 use strum::{IntoStaticStr, VariantArray};
 use warp::http::Method;
@@ -101,7 +103,8 @@ pub enum CorsOrigins {
     List(Vec<String>),
 }
 
-/// The operations, one per path: the contract's five, `getLeadJobs` and `getLeadActivity`.
+/// The operations, one per path: the contract's five, `getLeadJobs`, `getLeadActivity` and
+/// the report of spend against leads.
 ///
 /// Each is named in its path as written here (`createLead`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, VariantArray)]
@@ -114,6 +117,9 @@ enum Operation {
     GetLead,
     GetLeadJobs,
     GetLeadActivity,
+    /// `GET /api/reports/roas`, an addition: what each source, campaign or label cost and
+    /// returned.
+    GetRoas,
 }
 
 impl Operation {
@@ -152,6 +158,7 @@ static ROUTES: LazyLock<Router<Operation>> = LazyLock::new(|| {
                 "/api/leads/getLeadActivity",
                 Operation::GetLeadActivity,
             ),
+            (Method::GET, "/api/reports/roas", Operation::GetRoas),
         ],
         false,
     )
@@ -167,7 +174,7 @@ pub fn operation_at(path: &str) -> Option<&'static str> {
 ///
 /// Combine with a host app's filters by `.or(...)`. Requests to other paths are rejected
 /// with warp's "not found", which lets the host's routes (and its own 404) answer them.
-pub fn routes<S: LeadStore>(
+pub fn routes<S: LeadStore + Spending>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {

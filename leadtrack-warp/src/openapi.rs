@@ -55,7 +55,13 @@ mod tests {
                 .iter()
                 .find(|(_, _, routed)| routed == operation)
                 .unwrap_or_else(|| panic!("{operation:?} has no route"));
-            assert_eq!(*path, format!("{PREFIX}{}", operation.segment()));
+            // The lead routes are named by their operation; the report is under its own
+            // prefix.
+            let expected = match operation {
+                Operation::GetRoas => "/api/reports/roas".to_owned(),
+                _ => format!("{PREFIX}{}", operation.segment()),
+            };
+            assert_eq!(*path, expected);
             let item = doc["paths"][path]
                 .as_object()
                 .unwrap_or_else(|| panic!("{path} is not in the document"));

@@ -118,6 +118,13 @@ fn describe(activity: &ProjectActivity) -> String {
         } => format!(
             "Imported {imported} leads from {file} ({duplicates} already there, {bad} bad rows)"
         ),
+        ProjectActivity::SpendImported { file, rows, bad } => {
+            format!("Imported {rows} rows of ad spend from {file} ({bad} bad rows)")
+        }
+        ProjectActivity::FxRatesSet { rates } if rates.is_empty() => {
+            "Removed the currency rates".to_owned()
+        }
+        ProjectActivity::FxRatesSet { rates } => format!("Set the currency rates {rates}"),
     }
 }
 

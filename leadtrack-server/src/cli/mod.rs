@@ -20,6 +20,7 @@ use crate::inbound::{InboundCommand, LeadCommand};
 use crate::integrations::IntegrationCommand;
 use crate::jobs::JobCommand;
 use crate::mail::{MailArgs, MailCommand};
+use crate::spend::SpendCommand;
 use crate::webhooks::WebhookCommand;
 
 /// leadtrack: capture leads, rate them, forward the ratings to the ad platforms.
@@ -188,6 +189,9 @@ pub(crate) enum Command {
     /// Leads in bulk: import past leads from a CSV file.
     #[command(subcommand)]
     Lead(LeadCommand),
+    /// Ad spend: import it from a CSV file, list what is kept.
+    #[command(subcommand)]
+    Spend(SpendCommand),
     /// Send failed deliveries again.
     #[command(subcommand)]
     Job(JobCommand),

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
@@ -20,7 +20,9 @@ use leadtrack_core::next_step::{Coverage, DueStep, NextStep};
 use leadtrack_core::project::{NewProject, Project};
 use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
+use leadtrack_core::roas::{RoasQuery, RoasReport};
 use leadtrack_core::spam::SpamReason;
+use leadtrack_core::spend::{FxRates, SpendRow};
 use leadtrack_core::store::Listed;
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::types::{
@@ -606,6 +608,30 @@ mod general {
         }
     }
 
+    #[async_trait]
+    impl leadtrack_core::Spending for FailingStore {
+        async fn save_spend(&self, _: ProjectId, _: &[SpendRow]) -> StoreResult<u64> {
+            Err((self.fail)())
+        }
+        async fn spend(
+            &self,
+            _: ProjectId,
+            _: NaiveDate,
+            _: NaiveDate,
+        ) -> StoreResult<Vec<SpendRow>> {
+            Err((self.fail)())
+        }
+        async fn fx_rates(&self, _: ProjectId) -> StoreResult<FxRates> {
+            Err((self.fail)())
+        }
+        async fn set_fx_rates(&self, _: ProjectId, _: &FxRates) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn roas(&self, _: ProjectId, _: &RoasQuery) -> StoreResult<RoasReport> {
+            Err((self.fail)())
+        }
+    }
+
     /// Every route, answered by a store that fails with `fail`.
     async fn replies_of_a_failing_store(fail: fn() -> StoreError) -> Vec<Reply> {
         let base = app().await;
@@ -633,6 +659,7 @@ mod general {
             failing.get("/api/leads/getLead?leadId=1").await,
             failing.get("/api/leads/getLeadJobs?leadId=1").await,
             failing.get("/api/leads/getLeadActivity?leadId=1").await,
+            failing.get("/api/reports/roas").await,
         ]
     }
 
@@ -2253,6 +2280,152 @@ mod get_lead_activity {
             .send(request("GET", "/api/leads/getLeadActivity?leadId=1"))
             .await;
         assert_error(&reply, 401, "missing_api_key");
+    }
+}
+
+mod get_roas {
+    use super::*;
+
+    /// A label of the app's project; `done` marks its leads done (customers).
+    async fn label(app: &App, name: &str, done: bool) -> String {
+        let label = NewLabel {
+            name: name.into(),
+            mark_as_done: done,
+            mapping: LabelMapping::default(),
+        };
+        let created = app.store.create_label(app.project.id, label, Utc::now());
+        created.await.unwrap().id.to_string()
+    }
+
+    #[tokio::test]
+    async fn the_report_answers_each_campaigns_costs_and_roas_exactly() {
+        let app = app().await;
+        let (qualified, customer) = (
+            label(&app, "Qualified", false).await,
+            label(&app, "Customer", true).await,
+        );
+        let spring =
+            json!({"utm_source": "fb", "utm_medium": "paid_social", "utm_campaign": "Spring Sale"});
+        let mut leads = Vec::new();
+        for n in 0..4 {
+            let body =
+                json!({"userData": {"email": format!("p{n}@x.io")}, "attributionData": spring});
+            leads.push(app.create(body).await);
+        }
+        app.create(json!({"userData": {"email": "direct@x.io"}}))
+            .await;
+        for (lead, label, price) in [(leads[0], &customer, 30_000), (leads[1], &qualified, 0)] {
+            let rating = json!({"leadId": lead, "conversionId": label, "price": price});
+            let reply = app
+                .post("/api/leads/updateLeadStatus", Some(&app.key), rating)
+                .await;
+            assert!(reply.status.is_success(), "{}", reply.text);
+        }
+        let today = Utc::now().date_naive();
+        let spent = SpendRow {
+            date: today,
+            source: "meta".into(),
+            medium: "paid social".into(),
+            account: "act_1".into(),
+            campaign_id: Some("2385".into()),
+            campaign: "Spring Sale".into(),
+            currency: "EUR".into(),
+            cost_micros: 200_000_000,
+            clicks: Some(80),
+            impressions: Some(4_000),
+        };
+        app.store
+            .save_spend(app.project.id, &[spent])
+            .await
+            .unwrap();
+
+        let reply = app.get("/api/reports/roas").await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        let row = |source: Value, campaign: Value, id: Value, spend: Value, clicks: Value| {
+            json!({"source": source, "campaign": campaign, "campaignId": id, "label": null,
+                   "spend": spend, "currency": "EUR", "clicks": clicks})
+        };
+        let mut spring = row(
+            json!("meta"),
+            json!("Spring Sale"),
+            json!("2385"),
+            json!(200.0),
+            json!(80),
+        );
+        let figures = json!({"leads": 4, "qualified": 2, "customers": 1, "value": 300.0,
+            "costPerLead": 50.0, "costPerQualified": 100.0, "costPerCustomer": 200.0, "roas": 1.5});
+        spring
+            .as_object_mut()
+            .unwrap()
+            .extend(figures.as_object().unwrap().clone());
+        let mut direct = row(
+            json!("(not set)"),
+            json!("(not set)"),
+            json!(null),
+            json!(null),
+            json!(null),
+        );
+        let none = json!({"leads": 1, "qualified": 0, "customers": 0, "value": 0.0,
+            "costPerLead": null, "costPerQualified": null, "costPerCustomer": null, "roas": null});
+        direct
+            .as_object_mut()
+            .unwrap()
+            .extend(none.as_object().unwrap().clone());
+        let mut totals = row(
+            json!(null),
+            json!(null),
+            json!(null),
+            json!(200.0),
+            json!(80),
+        );
+        let all = json!({"leads": 5, "qualified": 2, "customers": 1, "value": 300.0,
+            "costPerLead": 40.0, "costPerQualified": 100.0, "costPerCustomer": 200.0, "roas": 1.5});
+        totals
+            .as_object_mut()
+            .unwrap()
+            .extend(all.as_object().unwrap().clone());
+        let from = (today - chrono::Days::new(29)).to_string();
+        assert_eq!(
+            reply.json(),
+            json!({"from": from, "to": today.to_string(), "groupBy": "campaign", "touch": "first",
+                   "currency": "EUR", "rows": [spring, direct], "totals": totals,
+                   "rates": {}, "unconverted": {}})
+        );
+
+        // Spend belongs to no label: by label, only the totals have it.
+        let reply = app.get("/api/reports/roas?groupBy=label").await;
+        let body = reply.json();
+        let labels: Vec<(Value, Value, Value)> = body["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["label"].clone(), r["leads"].clone(), r["spend"].clone()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                (json!(null), json!(3), json!(null)),
+                (json!("Customer"), json!(1), json!(null)),
+                (json!("Qualified"), json!(1), json!(null)),
+            ]
+        );
+        assert_eq!(body["totals"]["roas"], 1.5);
+    }
+
+    #[tokio::test]
+    async fn a_bad_range_or_grouping_is_400_and_a_report_needs_a_key() {
+        let app = app().await;
+        let bad = app
+            .get("/api/reports/roas?from=2026-03-02&to=2026-03-01")
+            .await;
+        assert_eq!(
+            assert_error(&bad, 400, "invalid_query")["message"],
+            "Invalid query parameter: to must not be before from"
+        );
+        let bad = app.get("/api/reports/roas?groupBy=medium").await;
+        assert_error(&bad, 400, "invalid_query");
+        let keyless = app.send(request("GET", "/api/reports/roas")).await;
+        assert_error(&keyless, 401, "missing_api_key");
     }
 }
 

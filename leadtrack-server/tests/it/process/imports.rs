@@ -345,3 +345,118 @@ async fn day_first_dates_are_read_as_the_file_shows_or_as_chosen() {
         assert_eq!(lead["createdAt"], created, "{email}");
     }
 }
+
+/// Ad spend as an operator brings it: `spend import` of a file with a bad row, the same
+/// day and campaign imported again replacing it, `project set --fx` for a row in dollars,
+/// `spend list`, and a real server's `GET /api/reports/roas` meeting the spend with a lead
+/// of its campaign.
+#[tokio::test]
+async fn spend_from_a_file_meets_its_leads_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(&dir).await;
+    let key = create_acme(&db).await;
+    let today = Utc::now().date_naive();
+    let path = dir.path().join("spend.csv");
+    let file = format!(
+        "date,source,medium,campaign,cost,currency,clicks\n\
+         {today},facebook,paid_social,Spring Sale,100.00,,40\n\
+         {today},newsletter,email,May issue,50,USD,\n\
+         yesterday,google,cpc,Brand,10,,\n"
+    );
+    std::fs::write(&path, file).unwrap();
+    let import = [
+        "spend",
+        "import",
+        "--project",
+        "acme",
+        path.to_str().unwrap(),
+        "--json",
+    ];
+    let outcome = admin_json(&db, &import).await;
+    assert_eq!(
+        outcome,
+        json!({"imported": 2, "bad": [{"line": 4, "reason": "the date \"yesterday\" is not YYYY-MM-DD"}]})
+    );
+    // The same day and campaign again (as Facebook's other name) replaces it.
+    let again =
+        format!("date,source,medium,campaign,cost\n{today},fb,paid_social,spring sale,120\n");
+    std::fs::write(&path, again).unwrap();
+    admin_json(&db, &import).await;
+    admin_ok(
+        &db,
+        &["project", "set", "--project", "acme", "--fx", "USD=0.9"],
+    )
+    .await;
+
+    let listed = admin_json(&db, &["spend", "list", "--project", "acme", "--json"]).await;
+    let rows: Vec<(Value, Value, Value, Value)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["source"].clone(),
+                r["campaign"].clone(),
+                r["cost"].clone(),
+                r["currency"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                json!("meta"),
+                json!("spring sale"),
+                json!(120.0),
+                json!("EUR")
+            ),
+            (
+                json!("newsletter"),
+                json!("May issue"),
+                json!(50.0),
+                json!("USD")
+            ),
+        ]
+    );
+
+    let server = start(&db).await;
+    let http = reqwest::Client::new();
+    let lead = json!({"userData": {"email": "ada@example.com"},
+        "attributionData": {"utm_source": "facebook", "utm_medium": "paid_social", "utm_campaign": "Spring Sale"}});
+    let created = http
+        .post(format!(
+            "{}/api/leads/createServerSideLead",
+            server.base_url
+        ))
+        .header("x-api-key", &key)
+        .json(&lead)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    let url = format!("{}/api/reports/roas?groupBy=source", server.base_url);
+    let report = get_json(&http, &url, &key).await;
+    let rows: Vec<(Value, Value, Value, Value)> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["source"].clone(),
+                r["spend"].clone(),
+                r["leads"].clone(),
+                r["costPerLead"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (json!("meta"), json!(120.0), json!(1), json!(120.0)),
+            (json!("newsletter"), json!(45.0), json!(0), json!(null)),
+        ]
+    );
+    assert_eq!(report["rates"], json!({"USD": 0.9}));
+    assert_eq!(report["totals"]["spend"], 165.0);
+}
