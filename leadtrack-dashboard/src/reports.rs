@@ -13,6 +13,7 @@ use leadtrack_core::channel::NOT_SET;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::next_step::Coverage;
 use leadtrack_core::report::{Grouping, MAX_DAYS, Period, Report, ReportQuery, Tally, Touchpoint};
+use leadtrack_core::roas::{RoasGrouping, RoasQuery, RoasReport, RoasRow};
 use leadtrack_core::types::Role;
 use leadtrack_core::{Store, StoreError};
 use strum::VariantArray;
@@ -300,6 +301,136 @@ impl Row {
     }
 }
 
+/// The section of what spend bought: its grouping (`spend_by`: `campaign` by default,
+/// `source` or `label`), its rows and totals, and the rates it converted with.
+struct SpendSection {
+    groupings: Vec<Choice>,
+    /// The first column's heading.
+    heading: &'static str,
+    rows: Vec<SpendLine>,
+    totals: SpendLine,
+    /// The rates used, as written (`USD=0.92`); empty when none were.
+    rates: String,
+    /// Spend left out for want of a rate, in words.
+    unconverted: Vec<String>,
+    /// Whether the range has any spend.
+    has_spend: bool,
+}
+
+/// One row of what spend bought, as the page writes it (`–` where a figure cannot be
+/// computed).
+struct SpendLine {
+    name: String,
+    /// The campaign's source, under its name.
+    detail: String,
+    not_set: bool,
+    spend: String,
+    clicks: String,
+    leads: u64,
+    qualified: u64,
+    customers: u64,
+    value: String,
+    per_lead: String,
+    per_qualified: String,
+    per_customer: String,
+    roas: String,
+}
+
+impl SpendLine {
+    fn new(row: &RoasRow, by: RoasGrouping) -> Self {
+        let amount = |amount: Option<f64>| {
+            amount.map_or_else(
+                || "–".to_owned(),
+                |a| format::money((a * 100.0).round() as i64),
+            )
+        };
+        let (name, detail) = match by {
+            RoasGrouping::Source => (row.source.clone(), None),
+            // The source under the campaign, unless nothing is known of it.
+            RoasGrouping::Campaign => (
+                row.campaign.clone(),
+                row.source.clone().filter(|source| source != NOT_SET),
+            ),
+            RoasGrouping::Label => (
+                Some(row.label.clone().unwrap_or_else(|| "No label".into())),
+                None,
+            ),
+        };
+        let name = name.unwrap_or_else(|| "Total".to_owned());
+        Self {
+            not_set: name == NOT_SET,
+            name,
+            detail: detail.unwrap_or_default(),
+            spend: amount(row.spend),
+            clicks: row.clicks.map_or_else(|| "–".to_owned(), |n| n.to_string()),
+            leads: row.leads,
+            qualified: row.qualified,
+            customers: row.customers,
+            value: amount(Some(row.value)),
+            per_lead: amount(row.cost_per_lead()),
+            per_qualified: amount(row.cost_per_qualified()),
+            per_customer: amount(row.cost_per_customer()),
+            roas: row
+                .roas()
+                .map_or_else(|| "–".to_owned(), |roas| format!("{roas:.2}×")),
+        }
+    }
+}
+
+impl SpendSection {
+    fn new(report: &RoasReport, by: RoasGrouping) -> Self {
+        let groupings = RoasGrouping::VARIANTS
+            .iter()
+            .map(|g| (g.as_ref().to_owned(), spend_grouping_name(*g).to_owned()))
+            .collect();
+        Self {
+            groupings: choices(groupings, by.as_ref()),
+            heading: spend_grouping_name(by),
+            rows: report.rows.iter().map(|row| SpendLine::new(row, by)).collect(),
+            totals: SpendLine::new(&report.totals, RoasGrouping::Source),
+            rates: report.rates.written(),
+            unconverted: report
+                .unconverted
+                .iter()
+                .map(|(currency, rows)| {
+                    let left_out = match rows {
+                        1 => format!("1 row of spend in {currency} is left out"),
+                        n => format!("{n} rows of spend in {currency} are left out"),
+                    };
+                    format!("{left_out}: set a rate for {currency} (server project set --fx {currency}=RATE).")
+                })
+                .collect(),
+            has_spend: report.totals.spend.is_some(),
+        }
+    }
+}
+
+/// The words for a grouping of spend, as a column heading.
+fn spend_grouping_name(by: RoasGrouping) -> &'static str {
+    match by {
+        RoasGrouping::Source => "Source",
+        RoasGrouping::Campaign => "Campaign",
+        RoasGrouping::Label => "Label",
+    }
+}
+
+/// The grouping of spend the query asks for (`spend_by`), and in words what was replaced
+/// by the default.
+fn parse_spend_by(query: &str) -> (RoasGrouping, Option<String>) {
+    match crate::query_param(query, "spend_by") {
+        None => (RoasGrouping::default(), None),
+        Some(by) => match by.parse() {
+            Ok(by) => (by, None),
+            Err(_) => (
+                RoasGrouping::default(),
+                Some(format!(
+                    "“{by}” is not a grouping of spend (source, campaign or label), so spend is shown by campaign."
+                )),
+            ),
+        },
+    }
+}
+
 /// A conversion rate as the page writes it: `12.5%`, or `–` without leads.
 fn rate(tally: &Tally) -> String {
     percent(tally.conversion_rate())
@@ -339,6 +470,8 @@ struct ReportsPage {
     touch_members: Vec<(String, String, u64)>,
     /// How many of the project's open leads have a next step, today.
     coverage: Coverage,
+    /// What the range's spend bought.
+    spend: SpendSection,
 }
 
 /// Medians of first touches as the page shows them.
@@ -391,15 +524,24 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
             Err(response) => return response,
         };
     let today = Utc::now().date_naive();
-    let (query, problems) = parse_query(&request.query, today);
+    let (query, mut problems) = parse_query(&request.query, today);
+    let (spend_by, spend_problem) = parse_spend_by(&request.query);
+    problems.extend(spend_problem);
     let project = &membership.project;
+    let spend_query = RoasQuery {
+        from: query.from,
+        to: query.to,
+        touch: query.touch,
+        by: spend_by,
+    };
     let read = async {
         let labels = store.labels(project.id).await?;
         let report = store.report(project.id, &query).await?;
         let coverage = store.next_step_coverage(project.id).await?;
-        Ok::<_, StoreError>((labels, report, coverage))
+        let spend = store.roas(project.id, &spend_query).await?;
+        Ok::<_, StoreError>((labels, report, coverage, spend))
     };
-    let (labels, report, coverage) = match read.await {
+    let (labels, report, coverage, spend) = match read.await {
         Ok(read) => read,
         Err(err) => return render::store_failure(err, Some(&viewer)),
     };
@@ -468,6 +610,7 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         touch_groups: touch_rows(&report.first_touch.by_group),
         touch_members: touch_rows(&report.first_touch.by_member),
         coverage,
+        spend: SpendSection::new(&spend, spend_by),
     };
     render::page(StatusCode::OK, &page)
 }

@@ -280,6 +280,76 @@ async fn the_report_counts_leads_by_channel_and_rating() {
 }
 
 #[tokio::test]
+async fn the_report_shows_what_the_spend_bought() {
+    use leadtrack_core::spend::{FxRates, SpendRow};
+    let app = app().await;
+    reported(&app).await;
+    let member = exporter(&app).await;
+    let path = "/projects/alpha/reports?from=2026-03-01&to=2026-03-03";
+    let page = app.get(path, &member).await;
+    page.assert_shows(StatusCode::OK, &["No ad spend is kept for this range."]);
+
+    let spent = |day: u32, source: &str, campaign: &str, cost: i64, currency: &str| SpendRow {
+        date: chrono::NaiveDate::from_ymd_opt(2026, 3, day).unwrap(),
+        source: source.into(),
+        medium: "cpc".into(),
+        account: String::new(),
+        campaign_id: None,
+        campaign: campaign.into(),
+        currency: currency.into(),
+        cost_micros: cost * 1_000_000,
+        clicks: Some(25),
+        impressions: None,
+    };
+    let spend = [
+        spent(1, "google", "Spring", 200, "USD"),
+        spent(2, "google", "spring", 100, "USD"),
+        spent(2, "linkedin", "ABM", 100, "EUR"),
+        spent(3, "bing", "Brand", 10, "GBP"),
+    ];
+    app.store.save_spend(app.alpha.id, &spend).await.unwrap();
+    let rates = FxRates::parse(["EUR=1.5"]).unwrap();
+    app.store.set_fx_rates(app.alpha.id, &rates).await.unwrap();
+    let page = app.get(path, &member).await;
+    assert_eq!(page.status, StatusCode::OK);
+    // Google's two leads of the spring campaign (both labels mark leads done): 1,250.00
+    // of value for 300.00.
+    let rows = table_rows(&page.text, "report stack spend");
+    assert!(
+        rows[0].starts_with("Campaign|Spend|Clicks|Leads|Qualified|Customers|Value|<abbr title=\"Cost per lead\">CPL</abbr>|"),
+        "{}",
+        rows[0]
+    );
+    assert_eq!(
+        rows[1..],
+        [
+            "spring <span class=\"share\">google</span>|300.00|50|2|2|2|1,250.00|150.00|150.00|150.00|4.17×",
+            "ABM <span class=\"share\">linkedin</span>|150.00|25|0|0|0|0.00|–|–|–|0.00×",
+            "(not set)|–|–|1|0|0|0.00|–|–|–|–",
+            "(not set) <span class=\"share\">newsletter</span>|–|–|1|0|0|0.00|–|–|–|–",
+            "Total|450.00|75|4|2|2|1,250.00|112.50|225.00|225.00|2.78×",
+        ]
+        .map(str::to_owned)
+    );
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<dt>Spend (USD)</dt><dd>450.00</dd>",
+            "<dt>ROAS</dt><dd>2.78×</dd>",
+            "other currencies converted at EUR=1.5",
+            "1 row of spend in GBP is left out",
+        ],
+    );
+    let by_label = app.get(&format!("{path}&spend_by=label"), &member).await;
+    let rows = table_rows(&by_label.text, "report stack spend");
+    assert!(rows[0].starts_with("Label|Spend|"), "{}", rows[0]);
+    assert_eq!(
+        rows.last().unwrap(),
+        "Total|450.00|75|4|2|2|1,250.00|112.50|225.00|225.00|2.78×"
+    );
+}
+
+#[tokio::test]
 async fn bad_report_parameters_are_said_and_the_defaults_shown() {
     let app = app().await;
     let member = exporter(&app).await;
