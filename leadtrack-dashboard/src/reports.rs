@@ -23,7 +23,7 @@ use warp::reply::Response;
 
 use crate::chart::{DayChart, TOP_GROUPS, TrendChart, ValueChart};
 use crate::render::{self, Layout};
-use crate::routes::{Leads, Links, Route};
+use crate::routes::{Leads, Links, Route, Settings};
 use crate::{Request, access, format};
 
 /// Days in the default range, today included.

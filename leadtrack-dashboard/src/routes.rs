@@ -193,6 +193,12 @@ pub(crate) enum Settings {
     ImportFile,
     /// Importing it with the columns picked (`{id}`).
     StartImport,
+    /// Ad spend: the import form, the currency rates and the spend kept.
+    Spend,
+    /// A file of spend uploaded.
+    UploadSpend,
+    /// The currency rates saved.
+    SaveRates,
     /// The lead webhooks.
     Webhooks,
     /// Adding one.
@@ -659,6 +665,21 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
             ),
             (
                 M::GET,
+                "/projects/{project}/settings/spend",
+                Route::Settings(S::Spend),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/spend",
+                Route::Settings(S::UploadSpend),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/spend/rates",
+                Route::Settings(S::SaveRates),
+            ),
+            (
+                M::GET,
                 "/projects/{project}/settings/spam",
                 Route::Settings(S::Spam),
             ),
@@ -759,12 +780,13 @@ impl<'a> Links<'a> {
 impl Settings {
     /// The areas of Settings, in the order of their navigation: each one of the table's
     /// pages, with its name in the navigation and in page titles.
-    pub(crate) const AREAS: [(Settings, &'static str); 14] = [
+    pub(crate) const AREAS: [(Settings, &'static str); 15] = [
         (Settings::Labels, "Conversion labels"),
         (Settings::Integrations, "Integrations"),
         (Settings::Sources, "Lead sources"),
         (Settings::Inbound, "Form tools"),
         (Settings::Import, "Import leads"),
+        (Settings::Spend, "Ad spend"),
         (Settings::Webhooks, "Lead webhooks"),
         (Settings::Keys, "API keys"),
         (Settings::Members, "Members"),

@@ -17,6 +17,7 @@
 //! | `POST inbound/{id}`, `POST inbound/{id}/remove` | tries a sample post against the mapping typed (`action=try`, nothing saved) or saves the mapping; removes |
 //! | `GET import`, `POST import` | importing past leads: the upload form; a CSV file uploaded (multipart) |
 //! | `GET import/{id}`, `POST import/{id}` | an upload's columns, mapped, with a preview of its first rows; its import started, then its progress and outcome |
+//! | `GET spend`, `POST spend`, `POST spend/rates` | ad spend: the spend of the last 30 days; a CSV file of spend imported (multipart; a file with a bad row refused whole); the currency rates |
 //! | `POST integrations/{kind}/test` | one test event in the platform's test mode (GA4's validator, Meta's test events, Google Ads' validateOnly, a webhook ping), or a token check (Microsoft Advertising, LinkedIn) |
 //! | `GET webhooks`, `POST webhooks` | lead webhooks: list, add (a generated secret shown once) |
 //! | `POST webhooks/{id}/remove` | removes a webhook |
@@ -52,6 +53,7 @@ mod project;
 pub(crate) mod sign_in;
 mod sources;
 mod spam;
+mod spend;
 mod webhooks;
 
 use chrono::Utc;
@@ -86,6 +88,10 @@ pub(crate) async fn handle<S: Store + Clone>(
     // of its arms) overflow a worker thread's stack in debug builds.
     if matches!(page, Settings::Upload) {
         let answer = Box::pin(import::upload(store, config, request, public_id, body)).await;
+        return answer.unwrap_or_else(|response| response);
+    }
+    if matches!(page, Settings::UploadSpend) {
+        let answer = Box::pin(spend::upload(store, (config, request), public_id, body)).await;
         return answer.unwrap_or_else(|response| response);
     }
     let form = || owner_form(store, config, request, public_id, body);
@@ -128,6 +134,10 @@ pub(crate) async fn handle<S: Store + Clone>(
             Settings::Upload => Ok(render::not_found(None)),
             Settings::ImportFile => Ok(import::file(owner().await?, id)),
             Settings::StartImport => Box::pin(import::start(store, form().await?, id)).await,
+            Settings::Spend => spend::page(store, request, owner().await?).await,
+            // Answered above: its body is a file.
+            Settings::UploadSpend => Ok(render::not_found(None)),
+            Settings::SaveRates => spend::save_rates(store, form().await?).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
             Settings::AddWebhook => webhooks::add(store, form().await?).await,
             Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,

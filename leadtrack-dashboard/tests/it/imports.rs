@@ -123,7 +123,12 @@ async fn a_form_tool_is_added_its_sample_tried_and_its_mapping_saved() {
 }
 
 /// Uploads `file` as `past.csv` to the import page, from `owner`'s browser with its token.
-async fn upload(app: &App, (owner, csrf): (&str, &str), file: &str) -> Reply {
+async fn upload(app: &App, owner: (&str, &str), file: &str) -> Reply {
+    upload_to(app, "/projects/alpha/settings/import", owner, file).await
+}
+
+/// Uploads `file` as `past.csv` to `path`, from `owner`'s browser with its token.
+async fn upload_to(app: &App, path: &str, (owner, csrf): (&str, &str), file: &str) -> Reply {
     let boundary = "----leadtrackTestBoundary";
     let body = format!(
         "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
@@ -131,7 +136,7 @@ async fn upload(app: &App, (owner, csrf): (&str, &str), file: &str) -> Reply {
          Content-Type: text/csv\r\n\r\n{file}\r\n--{boundary}--\r\n"
     );
     app.send(
-        browser("POST", "/projects/alpha/settings/import")
+        browser("POST", path)
             .header("origin", ORIGIN)
             .header("cookie", owner)
             .header(
@@ -310,4 +315,117 @@ async fn dates_that_could_be_either_are_refused_until_the_order_is_chosen() {
             "2025-08-07 10:30",
         ],
     );
+}
+
+/// Ad spend from a file in the dashboard: a file with a bad row is refused whole, naming
+/// the line; a good one is kept (a row of the same day and campaign replacing the one
+/// before) and listed; the currency rates are saved, or refused with what was typed; the
+/// page is the owners'.
+#[tokio::test]
+async fn spend_is_imported_from_a_file_and_its_rates_are_set() {
+    let app = app().await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let path = "/projects/alpha/settings/spend";
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "Import spend from a CSV file",
+            "No spend yet in the last 30 days.",
+        ],
+    );
+    let csrf = page.csrf();
+    let today = chrono::Utc::now().date_naive();
+    let header = "date,source,medium,campaign,cost,currency,clicks";
+    let bad = format!(
+        "{header}\n{today},google,cpc,Brand,12.50,,40\n{today},meta,paid_social,Spring,abc,,\n"
+    );
+    let refused = upload_to(&app, path, (&owner, &csrf), &bad).await;
+    refused.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &[
+            "One row is not spend, so nothing was imported",
+            "Line 3: the cost &#34;abc&#34; is not an amount (1234.56)",
+        ],
+    );
+    let kept = |app: &App| {
+        let store = app.store.clone();
+        let project = app.alpha.id;
+        async move { store.spend(project, today, today).await.unwrap() }
+    };
+    assert!(kept(&app).await.is_empty(), "nothing of a refused file");
+
+    let good = format!(
+        "{header}\n{today},google,cpc,Brand,12.50,,40\n{today},facebook,paid_social,Spring,99,EUR,\n"
+    );
+    let imported = upload_to(&app, path, (&owner, &csrf), &good).await;
+    assert_eq!(imported.status, StatusCode::SEE_OTHER, "{}", imported.text);
+    assert_eq!(
+        imported.header("location"),
+        Some("/projects/alpha/settings/spend?saved=imported")
+    );
+    let again = format!("{header}\n{today},Google,cpc,brand,20,,50\n");
+    upload_to(&app, path, (&owner, &csrf), &again).await;
+    let rows: Vec<(String, i64)> = kept(&app)
+        .await
+        .iter()
+        .map(|r| (r.source.clone(), r.cost_micros))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("google".to_owned(), 20_000_000),
+            ("meta".to_owned(), 99_000_000)
+        ]
+    );
+    let page = app.get(&format!("{path}?saved=imported"), &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "Spend imported.",
+            "<td class=\"num\" data-label=\"Cost\">20.00 USD</td>",
+            "99.00 EUR",
+        ],
+    );
+
+    let wrong = app
+        .post_form(
+            &owner,
+            &format!("{path}/rates"),
+            &[("rates", "EUR=1.08 GBP")],
+        )
+        .await;
+    wrong.assert_shows(
+        StatusCode::BAD_REQUEST,
+        &[
+            "&#34;GBP&#34; is not CURRENCY=RATE (EUR=1.08).",
+            "value=\"EUR=1.08 GBP\"",
+        ],
+    );
+    let saved = app
+        .post_form(
+            &owner,
+            &format!("{path}/rates"),
+            &[("rates", "eur=1.08, GBP=1.27")],
+        )
+        .await;
+    assert_eq!(
+        saved.header("location"),
+        Some("/projects/alpha/settings/spend?saved=rates")
+    );
+    assert_eq!(
+        app.store.fx_rates(app.alpha.id).await.unwrap().written(),
+        "EUR=1.08 GBP=1.27"
+    );
+    let audit = app.get("/projects/alpha/settings/audit", &owner).await;
+    audit.assert_shows(
+        StatusCode::OK,
+        &[
+            "Imported 2 rows of ad spend from past.csv (0 bad rows)",
+            "Set the currency rates EUR=1.08 GBP=1.27",
+        ],
+    );
+
+    let member = app.session("member@example.com", MEMBER_PASSWORD).await;
+    assert_eq!(app.get(path, &member).await.status, StatusCode::FORBIDDEN);
 }
