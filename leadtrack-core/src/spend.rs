@@ -52,6 +52,66 @@ impl SpendRow {
     }
 }
 
+/// An ad platform whose spend leadtrack reads with a project's sign-in.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::AsRefStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum SpendPlatform {
+    /// Google Ads: GAQL over `campaign` by `segments.date`.
+    GoogleAds,
+    /// Meta: the ad account's Insights by campaign and day.
+    Meta,
+}
+
+impl SpendPlatform {
+    /// The source its spend is of, as [`source_key`] writes it.
+    pub fn source(self) -> &'static str {
+        match self {
+            Self::GoogleAds => "google",
+            Self::Meta => "meta",
+        }
+    }
+
+    /// The sign-in its spend is read with.
+    pub fn provider(self) -> crate::oauth::Provider {
+        match self {
+            Self::GoogleAds => crate::oauth::Provider::Google,
+            Self::Meta => crate::oauth::Provider::Meta,
+        }
+    }
+}
+
+/// Where a project's spend is read from: a platform's account, read with the project's
+/// sign-in, and how the last read went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpendSource {
+    /// The platform.
+    pub platform: SpendPlatform,
+    /// The account: Google Ads' customer id (`1234567890`, or `CUSTOMER:MANAGER` for a
+    /// client reached through its manager), Meta's ad account id (digits, without `act_`).
+    pub account: String,
+    /// When its spend was last read, well or not.
+    pub synced_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// Why the last read failed, in words; `None` when it went well.
+    pub error: Option<String>,
+}
+
+/// How many days before today a read of spend covers: platforms revise the figures of
+/// the last few days (late clicks, invalid-click credits).
+pub const SYNC_DAYS: u64 = 3;
+
 /// The ad platforms whose clicks and spend leadtrack knows, by the names a `utm_source`
 /// (or a spend file) gives them: `(name, written as)`.
 const SOURCE_NAMES: [(&str, &[&str]); 5] = [

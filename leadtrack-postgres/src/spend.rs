@@ -3,11 +3,11 @@
 //! touch's columns, the conversion id, the status, and for leads whose touches name no
 //! source their click ids' flags), counted by core's [`RoasBuilder`].
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::report::{ReportLead, Touchpoint};
 use leadtrack_core::roas::{RoasBuilder, RoasQuery, RoasReport};
-use leadtrack_core::spend::{ClickIds, FxRates, SpendRow};
+use leadtrack_core::spend::{ClickIds, FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::ProjectId;
@@ -51,6 +51,102 @@ pub(crate) async fn save(
         .await?;
     }
     Ok(spend.len() as u64)
+}
+
+/// [`leadtrack_core::Spending::replace_spend`].
+pub(crate) async fn replace(
+    c: &impl GenericClient,
+    project: ProjectId,
+    (source, account): (&str, &str),
+    (from, to): (NaiveDate, NaiveDate),
+    spend: &[SpendRow],
+) -> Result<u64, Error> {
+    run(
+        c,
+        "DELETE FROM spend WHERE project_id = $1 AND source = $2 AND account = $3
+           AND day >= $4 AND day <= $5",
+        &[
+            &project.0,
+            &source,
+            &account,
+            &from.to_string(),
+            &to.to_string(),
+        ],
+    )
+    .await?;
+    save(c, project, spend).await
+}
+
+/// [`leadtrack_core::Spending::spend_sources`].
+pub(crate) async fn sources(
+    c: &impl GenericClient,
+    project: ProjectId,
+) -> Result<Vec<SpendSource>, Error> {
+    let found = all(
+        c,
+        "SELECT platform, account, synced_at, error FROM spend_sources
+         WHERE project_id = $1 ORDER BY platform",
+        &[&project.0],
+    )
+    .await?;
+    found
+        .iter()
+        .map(|row| {
+            Ok(SpendSource {
+                platform: rows::parse("spend_sources.platform", row.try_get::<_, String>(0)?)?,
+                account: row.try_get(1)?,
+                synced_at: row.try_get::<_, Option<i64>>(2)?.map(from_millis),
+                error: row.try_get(3)?,
+            })
+        })
+        .collect()
+}
+
+/// [`leadtrack_core::Spending::set_spend_source`].
+pub(crate) async fn set_source(
+    c: &impl GenericClient,
+    project: ProjectId,
+    platform: SpendPlatform,
+    account: Option<&str>,
+) -> Result<(), Error> {
+    match account {
+        Some(account) => {
+            run(
+                c,
+                "INSERT INTO spend_sources (project_id, platform, account) VALUES ($1, $2, $3)
+                 ON CONFLICT (project_id, platform) DO UPDATE SET account = excluded.account,
+                     synced_at = NULL, error = NULL",
+                &[&project.0, &platform.as_ref(), &account],
+            )
+            .await?
+        }
+        None => {
+            run(
+                c,
+                "DELETE FROM spend_sources WHERE project_id = $1 AND platform = $2",
+                &[&project.0, &platform.as_ref()],
+            )
+            .await?
+        }
+    };
+    Ok(())
+}
+
+/// [`leadtrack_core::Spending::record_spend_sync`].
+pub(crate) async fn record_sync(
+    c: &impl GenericClient,
+    project: ProjectId,
+    platform: SpendPlatform,
+    (at, error): (DateTime<Utc>, Option<&str>),
+) -> Result<(), Error> {
+    run(
+        c,
+        "UPDATE spend_sources SET synced_at = $3, error = $4
+         WHERE project_id = $1 AND platform = $2",
+        &[&project.0, &platform.as_ref(), &to_millis(&at), &error],
+    )
+    .await?;
+    Ok(())
 }
 
 /// [`leadtrack_core::Spending::spend`].

@@ -36,7 +36,7 @@ use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::spend::{FxRates, SpendRow};
+use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
@@ -718,6 +718,29 @@ on_pool! {
         read fn spend(project: ProjectId, from: NaiveDate, to: NaiveDate)
             -> StoreResult<Vec<SpendRow>>
             => |c| spend::list(c, project, (from, to));
+        transaction fn replace_spend(
+            project: ProjectId,
+            source: &str,
+            account: &str,
+            days: (NaiveDate, NaiveDate),
+            rows: &[SpendRow],
+        )
+            -> StoreResult<u64>
+            => |tx| spend::replace(&tx, project, (source, account), days, rows).await?;
+        read fn spend_sources(project: ProjectId)
+            -> StoreResult<Vec<SpendSource>>
+            => |c| spend::sources(c, project);
+        transaction fn set_spend_source(project: ProjectId, platform: SpendPlatform, account: Option<&str>)
+            -> StoreResult<()>
+            => |tx| spend::set_source(&tx, project, platform, account).await?;
+        transaction fn record_spend_sync(
+            project: ProjectId,
+            platform: SpendPlatform,
+            at: DateTime<Utc>,
+            error: Option<&str>,
+        )
+            -> StoreResult<()>
+            => |tx| spend::record_sync(&tx, project, platform, (at, error)).await?;
         read fn fx_rates(project: ProjectId)
             -> StoreResult<FxRates>
             => |c| spend::rates(c, project);

@@ -5,10 +5,10 @@
 
 use std::str::FromStr;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use leadtrack_core::report::{ReportLead, Touchpoint};
 use leadtrack_core::roas::{RoasBuilder, RoasQuery, RoasReport};
-use leadtrack_core::spend::{ClickIds, FxRates, SpendRow};
+use leadtrack_core::spend::{ClickIds, FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{ConversionId, ProjectId};
@@ -48,6 +48,76 @@ pub(crate) fn save(
         ])?;
     }
     Ok(spend.len() as u64)
+}
+
+/// [`leadtrack_core::Spending::replace_spend`].
+pub(crate) fn replace(
+    conn: &Connection,
+    project: ProjectId,
+    (source, account): (&str, &str),
+    (from, to): (NaiveDate, NaiveDate),
+    spend: &[SpendRow],
+) -> Result<u64, Error> {
+    conn.prepare_cached(
+        "DELETE FROM spend WHERE project_id = ?1 AND source = ?2 AND account = ?3
+           AND day >= ?4 AND day <= ?5",
+    )?
+    .execute((project.0, source, account, from.to_string(), to.to_string()))?;
+    save(conn, project, spend)
+}
+
+/// [`leadtrack_core::Spending::spend_sources`].
+pub(crate) fn sources(conn: &Connection, project: ProjectId) -> Result<Vec<SpendSource>, Error> {
+    conn.prepare_cached(
+        "SELECT platform, account, synced_at, error FROM spend_sources
+         WHERE project_id = ?1 ORDER BY platform",
+    )?
+    .query_and_then([project.0], |row| {
+        Ok(SpendSource {
+            platform: rows::parse("spend_sources.platform", row.get(0)?)?,
+            account: row.get(1)?,
+            synced_at: row.get::<_, Option<i64>>(2)?.map(from_millis),
+            error: row.get(3)?,
+        })
+    })?
+    .collect()
+}
+
+/// [`leadtrack_core::Spending::set_spend_source`].
+pub(crate) fn set_source(
+    conn: &Connection,
+    project: ProjectId,
+    platform: SpendPlatform,
+    account: Option<&str>,
+) -> Result<(), Error> {
+    match account {
+        Some(account) => conn
+            .prepare_cached(
+                "INSERT INTO spend_sources (project_id, platform, account) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (project_id, platform) DO UPDATE SET account = excluded.account,
+                     synced_at = NULL, error = NULL",
+            )?
+            .execute((project.0, platform.as_ref(), account))?,
+        None => conn
+            .prepare_cached("DELETE FROM spend_sources WHERE project_id = ?1 AND platform = ?2")?
+            .execute((project.0, platform.as_ref()))?,
+    };
+    Ok(())
+}
+
+/// [`leadtrack_core::Spending::record_spend_sync`].
+pub(crate) fn record_sync(
+    conn: &Connection,
+    project: ProjectId,
+    platform: SpendPlatform,
+    (at, error): (DateTime<Utc>, Option<&str>),
+) -> Result<(), Error> {
+    conn.prepare_cached(
+        "UPDATE spend_sources SET synced_at = ?3, error = ?4
+         WHERE project_id = ?1 AND platform = ?2",
+    )?
+    .execute((project.0, platform.as_ref(), to_millis(&at), error))?;
+    Ok(())
 }
 
 /// [`leadtrack_core::Spending::spend`].

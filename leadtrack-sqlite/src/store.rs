@@ -37,7 +37,7 @@ use leadtrack_core::source::{
     ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind,
 };
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::spend::{FxRates, SpendRow};
+use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
@@ -664,6 +664,29 @@ on_threads! {
         read fn spend(project: ProjectId, from: NaiveDate, to: NaiveDate)
             -> StoreResult<Vec<SpendRow>>
             => |conn| spend::list(conn, project, (from, to));
+        write fn replace_spend(
+            project: ProjectId,
+            source: &str,
+            account: &str,
+            days: (NaiveDate, NaiveDate),
+            rows: &[SpendRow],
+        )
+            -> StoreResult<u64> [source, account, rows]
+            => |conn| spend::replace(conn, project, (&source, &account), days, &rows);
+        read fn spend_sources(project: ProjectId)
+            -> StoreResult<Vec<SpendSource>>
+            => |conn| spend::sources(conn, project);
+        write fn set_spend_source(project: ProjectId, platform: SpendPlatform, account: Option<&str>)
+            -> StoreResult<()> [account]
+            => |conn| spend::set_source(conn, project, platform, account.as_deref());
+        write fn record_spend_sync(
+            project: ProjectId,
+            platform: SpendPlatform,
+            at: DateTime<Utc>,
+            error: Option<&str>,
+        )
+            -> StoreResult<()> [error]
+            => |conn| spend::record_sync(conn, project, platform, (at, error.as_deref()));
         read fn fx_rates(project: ProjectId)
             -> StoreResult<FxRates>
             => |conn| spend::rates(conn, project);

@@ -66,7 +66,7 @@ use crate::roas::{RoasQuery, RoasReport};
 use crate::saved_view::{NewSavedView, SavedView};
 use crate::source::{ClaimedLeadFetch, FetchOutcome, LeadSource, NewLeadFetch, SourceKind};
 use crate::spam::SpamReason;
-use crate::spend::{FxRates, SpendRow};
+use crate::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -1138,6 +1138,39 @@ pub trait Spending: Send + Sync + 'static {
         from: NaiveDate,
         to: NaiveDate,
     ) -> StoreResult<Vec<SpendRow>>;
+
+    /// Replaces the project's spend of `source`'s `account` on the days `from` to `to`
+    /// with `rows` (what a platform's report of those days says now); answers how many
+    /// were kept.
+    async fn replace_spend(
+        &self,
+        project: ProjectId,
+        source: &str,
+        account: &str,
+        (from, to): (NaiveDate, NaiveDate),
+        rows: &[SpendRow],
+    ) -> StoreResult<u64>;
+
+    /// The platforms' accounts the project's spend is read from.
+    async fn spend_sources(&self, project: ProjectId) -> StoreResult<Vec<SpendSource>>;
+
+    /// Reads `platform`'s spend from `account` from now on (replacing the account read
+    /// before), or no longer (`None`).
+    async fn set_spend_source(
+        &self,
+        project: ProjectId,
+        platform: SpendPlatform,
+        account: Option<&str>,
+    ) -> StoreResult<()>;
+
+    /// Notes how a read of `platform`'s spend went at `at`: well, or `error`.
+    async fn record_spend_sync(
+        &self,
+        project: ProjectId,
+        platform: SpendPlatform,
+        at: DateTime<Utc>,
+        error: Option<&str>,
+    ) -> StoreResult<()>;
 
     /// The currency rates the project's owner set.
     async fn fx_rates(&self, project: ProjectId) -> StoreResult<FxRates>;

@@ -232,3 +232,103 @@ pub async fn roas_counts_the_leads_the_spend_bought<B: Backend>(backend: &B) {
     );
     assert_eq!(by_label.totals.spend, Some(1_150.0));
 }
+
+/// A read of a platform's days replaces those days of its account (a campaign gone from
+/// the report goes), and nothing else; the accounts read from are kept with how their
+/// last read went, and forgotten.
+pub async fn a_read_of_a_platforms_days_replaces_them_and_its_source_is_kept<B: Backend>(
+    backend: &B,
+) {
+    use crate::spend::{SpendPlatform, SpendSource};
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let of = |day: u32, campaign: &str, account: &str| SpendRow {
+        account: account.to_owned(),
+        ..spent(day, "google", campaign, 10, "EUR")
+    };
+    let first = [
+        of(1, "Brand", "123"),
+        of(2, "Brand", "123"),
+        of(2, "Old", "123"),
+        of(2, "Brand", "456"),
+    ];
+    store.save_spend(acme.id, &first).await.unwrap();
+    store
+        .save_spend(acme.id, &[spent(2, "newsletter", "May", 5, "EUR")])
+        .await
+        .unwrap();
+    let now = [of(2, "Brand", "123"), of(3, "Brand", "123")];
+    let kept = store
+        .replace_spend(acme.id, "google", "123", (march(2), march(3)), &now)
+        .await
+        .unwrap();
+    assert_eq!(kept, 2);
+    let read = store.spend(acme.id, march(1), march(3)).await.unwrap();
+    let rows: Vec<(u32, &str, &str, &str)> = read
+        .iter()
+        .map(|r| {
+            use chrono::Datelike;
+            (
+                r.date.day(),
+                r.source.as_str(),
+                r.campaign.as_str(),
+                r.account.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, "google", "Brand", "123"),
+            (2, "google", "Brand", "123"),
+            (2, "google", "Brand", "456"),
+            (2, "newsletter", "May", ""),
+            (3, "google", "Brand", "123"),
+        ]
+    );
+
+    assert!(store.spend_sources(acme.id).await.unwrap().is_empty());
+    let (google, meta) = (SpendPlatform::GoogleAds, SpendPlatform::Meta);
+    store
+        .set_spend_source(acme.id, meta, Some("777"))
+        .await
+        .unwrap();
+    store
+        .set_spend_source(acme.id, google, Some("123"))
+        .await
+        .unwrap();
+    store
+        .record_spend_sync(acme.id, meta, at(5), Some("Meta answered HTTP 400"))
+        .await
+        .unwrap();
+    let sources = store.spend_sources(acme.id).await.unwrap();
+    assert_eq!(
+        sources,
+        [
+            SpendSource {
+                platform: google,
+                account: "123".into(),
+                synced_at: None,
+                error: None,
+            },
+            SpendSource {
+                platform: meta,
+                account: "777".into(),
+                synced_at: Some(at(5)),
+                error: Some("Meta answered HTTP 400".into()),
+            },
+        ]
+    );
+    // Another account starts afresh; `None` forgets the source.
+    store
+        .set_spend_source(acme.id, meta, Some("888"))
+        .await
+        .unwrap();
+    store.set_spend_source(acme.id, google, None).await.unwrap();
+    let sources = store.spend_sources(acme.id).await.unwrap();
+    assert_eq!(sources.len(), 1);
+    assert_eq!(
+        (sources[0].account.as_str(), sources[0].error.as_deref()),
+        ("888", None)
+    );
+}

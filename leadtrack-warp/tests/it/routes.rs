@@ -22,7 +22,7 @@ use leadtrack_core::report::{Report, ReportQuery};
 use leadtrack_core::request::{CreateRoute, Cursor, LeadQuery, StatusUpdate};
 use leadtrack_core::roas::{RoasQuery, RoasReport};
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::spend::{FxRates, SpendRow};
+use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::Listed;
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::types::{
@@ -619,6 +619,36 @@ mod general {
             _: NaiveDate,
             _: NaiveDate,
         ) -> StoreResult<Vec<SpendRow>> {
+            Err((self.fail)())
+        }
+        async fn replace_spend(
+            &self,
+            _: ProjectId,
+            _: &str,
+            _: &str,
+            _: (NaiveDate, NaiveDate),
+            _: &[SpendRow],
+        ) -> StoreResult<u64> {
+            Err((self.fail)())
+        }
+        async fn spend_sources(&self, _: ProjectId) -> StoreResult<Vec<SpendSource>> {
+            Err((self.fail)())
+        }
+        async fn set_spend_source(
+            &self,
+            _: ProjectId,
+            _: SpendPlatform,
+            _: Option<&str>,
+        ) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn record_spend_sync(
+            &self,
+            _: ProjectId,
+            _: SpendPlatform,
+            _: DateTime<Utc>,
+            _: Option<&str>,
+        ) -> StoreResult<()> {
             Err((self.fail)())
         }
         async fn fx_rates(&self, _: ProjectId) -> StoreResult<FxRates> {
