@@ -21,6 +21,9 @@
 //! delivery's action says whether it sends, restates or retracts it
 //! ([`leadtrack_core::conversion`]).
 //!
+//! The other way, [`spend`] reads each project's ad spend from the platforms with its
+//! sign-ins, for the reports of what the spend bought.
+//!
 //! Email, phone and names leave the service only as SHA-256 hashes of their normalised form
 //! (`leadtrack_platforms::normalize`); credentials never appear in logs or recorded errors.
 //! Each platform's request and answer rules live in `leadtrack-platforms`; a delivery module
@@ -55,6 +58,7 @@ mod quota;
 mod reddit;
 mod retry;
 mod snapchat;
+pub mod spend;
 mod tiktok;
 mod user_data;
 mod webhook;

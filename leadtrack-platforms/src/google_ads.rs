@@ -15,9 +15,11 @@
 //! `leadtrack-forward`'s. Here too: the account and conversion action pickers of a signed-in
 //! project ([`accounts`], [`conversion_actions`]), read through the Google Ads API.
 
+use chrono::NaiveDate;
 use leadtrack_core::integration::GoogleAdsSettings;
 use leadtrack_core::oauth::ClientAuth;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_core::spend::{SpendPlatform, SpendRow};
 use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -329,6 +331,73 @@ async fn search(
     let body = Some(json!({ "query": query }));
     let found = call(http, with, &path, body, login_customer).await?;
     Ok(found["results"].clone())
+}
+
+/// What the customer `account` (`ID`, or `ID:MANAGER` for a client reached through its
+/// manager) spent per campaign and day from `from` to `to`: GAQL over `campaign` with
+/// `metrics.cost_micros`, `metrics.clicks` and `metrics.impressions` by `segments.date`, in
+/// the account's `customer.currency_code`
+/// (<https://developers.google.com/google-ads/api/fields/v21/campaign>), through
+/// `googleAds:searchStream`, which answers every row in batches
+/// (<https://developers.google.com/google-ads/api/rest/reference/rest/v21/customers.googleAds/searchStream>).
+/// Days a campaign neither spent nor was clicked are left out.
+pub async fn spend(
+    http: &Outbound,
+    with: (&OAuthApp, &OAuthGrant),
+    account: &str,
+    (from, to): (NaiveDate, NaiveDate),
+) -> Result<Vec<SpendRow>, String> {
+    let (customer, manager) = match account.split_once(':') {
+        Some((customer, manager)) => (account_id(customer), Some(account_id(manager))),
+        None => (account_id(account), None),
+    };
+    let query = format!(
+        "SELECT customer.currency_code, campaign.id, campaign.name, segments.date, metrics.cost_micros, metrics.clicks, metrics.impressions FROM campaign WHERE segments.date BETWEEN '{from}' AND '{to}'"
+    );
+    let path = format!("customers/{customer}/googleAds:searchStream");
+    let body = Some(json!({ "query": query }));
+    let batches = call(http, with, &path, body, manager.as_deref()).await?;
+    let results = batches
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|batch| batch["results"].as_array().cloned().unwrap_or_default());
+    let mut rows = Vec::new();
+    for result in results {
+        // int64 fields come as strings (proto3 JSON).
+        let number = |value: &Value| {
+            value
+                .as_str()
+                .and_then(|n| n.parse::<i64>().ok())
+                .or(value.as_i64())
+                .unwrap_or_default()
+        };
+        let metrics = &result["metrics"];
+        let (cost_micros, clicks) = (number(&metrics["costMicros"]), number(&metrics["clicks"]));
+        if cost_micros == 0 && clicks == 0 {
+            continue;
+        }
+        let date = result["segments"]["date"].as_str().unwrap_or_default();
+        let date = NaiveDate::parse_from_str(date, "%Y-%m-%d")
+            .map_err(|_| "Google Ads gave a row without its day".to_owned())?;
+        let campaign = &result["campaign"];
+        rows.push(SpendRow {
+            date,
+            source: SpendPlatform::GoogleAds.source().to_owned(),
+            medium: "cpc".to_owned(),
+            account: customer.clone(),
+            campaign_id: Some(number(&campaign["id"]).to_string()),
+            campaign: campaign["name"].as_str().unwrap_or_default().to_owned(),
+            currency: result["customer"]["currencyCode"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            cost_micros,
+            clicks: u64::try_from(clicks).ok(),
+            impressions: u64::try_from(number(&metrics["impressions"])).ok(),
+        });
+    }
+    Ok(rows)
 }
 
 /// The customer's enabled conversion actions that take uploaded clicks (`UPLOAD_CLICKS`,

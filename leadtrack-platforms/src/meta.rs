@@ -9,12 +9,13 @@
 //! ([`pixels`], [`pages`], [`subscribe_page`]), and the initial stage of a Lead Ads lead
 //! ([`send_initial_stage`]).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use leadtrack_core::integration::MetaSettings;
 use leadtrack_core::integration::{DEFAULT_META_API_VERSION, Secret};
 use leadtrack_core::lead::{LeadData, StoredLead};
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
 use leadtrack_core::project::Project;
+use leadtrack_core::spend::{SpendPlatform, SpendRow};
 use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -345,6 +346,75 @@ async fn graph(
         .await
         .map_err(|failed| outcome::scrub(failure(&failed), secrets))?;
     json_answer("Meta", &answer, secrets)
+}
+
+/// The most pages of Insights one read follows (500 rows a page).
+const INSIGHTS_PAGES: usize = 50;
+
+/// What the ad account `account` (digits, without `act_`) spent per campaign and day from
+/// `from` to `to`: its Insights at `level=campaign` with `time_increment=1`, each row's
+/// `spend` a decimal string in the account's currency, with `clicks` and `impressions`
+/// (<https://developers.facebook.com/docs/marketing-api/insights/parameters>), the pages
+/// followed by `paging.next`
+/// (<https://developers.facebook.com/docs/graph-api/results>). Read with the grant's token
+/// (`ads_management` reads Insights).
+pub async fn spend(
+    http: &Outbound,
+    (app, grant): (&OAuthApp, &OAuthGrant),
+    account: &str,
+    (from, to): (NaiveDate, NaiveDate),
+) -> Result<Vec<SpendRow>, String> {
+    let token = grant.refresh_token.expose();
+    let url = format!(
+        "{}/{DEFAULT_META_API_VERSION}/act_{account}/insights",
+        app.endpoints.api
+    );
+    let range = serde_json::json!({"since": from.to_string(), "until": to.to_string()}).to_string();
+    let query = [
+        ("level", "campaign"),
+        ("time_increment", "1"),
+        (
+            "fields",
+            "campaign_id,campaign_name,spend,clicks,impressions,account_currency",
+        ),
+        ("time_range", range.as_str()),
+        ("limit", "500"),
+        ("access_token", token),
+    ];
+    let mut page = graph(http, &url, &query, &[token]).await?;
+    let mut rows = Vec::new();
+    for _ in 0..INSIGHTS_PAGES {
+        for found in page["data"].as_array().into_iter().flatten() {
+            rows.push(spend_row(found, account)?);
+        }
+        let Some(next) = page["paging"]["next"].as_str().map(str::to_owned) else {
+            break;
+        };
+        page = graph(http, &next, &[], &[token]).await?;
+    }
+    Ok(rows)
+}
+
+/// One row of Insights as spend.
+fn spend_row(found: &serde_json::Value, account: &str) -> Result<SpendRow, String> {
+    let text = |name: &str| found[name].as_str().unwrap_or_default();
+    let count = |name: &str| text(name).parse::<u64>().ok();
+    let date = NaiveDate::parse_from_str(text("date_start"), "%Y-%m-%d")
+        .map_err(|_| "Meta's Insights gave a row without its day".to_owned())?;
+    let cost_micros = leadtrack_core::spend::micros(text("spend"))
+        .ok_or_else(|| format!("Meta's Insights gave the spend {:?}", text("spend")))?;
+    Ok(SpendRow {
+        date,
+        source: SpendPlatform::Meta.source().to_owned(),
+        medium: "paid_social".to_owned(),
+        account: account.to_owned(),
+        campaign_id: Some(text("campaign_id").to_owned()).filter(|id| !id.is_empty()),
+        campaign: text("campaign_name").to_owned(),
+        currency: text("account_currency").to_owned(),
+        cost_micros,
+        clicks: count("clicks"),
+        impressions: count("impressions"),
+    })
 }
 
 /// A Meta pixel (dataset) the signed-in person reaches, with its ad account.

@@ -316,7 +316,7 @@ impl Job {
                     inbound::inbound_command(&store, command, &links).await
                 }
                 Command::Lead(command) => inbound::lead_command(&store, command).await,
-                Command::Spend(command) => spend::spend_command(&store, command).await,
+                Command::Spend(command) => spend::spend_command(&store, command, &targets).await,
                 Command::Job(command) => jobs::job_command(&store, command).await,
                 Command::User(command) => accounts::user_command(&store, command, &links).await,
                 Command::Member(command) => {

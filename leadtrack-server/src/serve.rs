@@ -57,6 +57,8 @@ pub(crate) async fn serve<S: Store + Clone>(
         },
         ..Config::default()
     };
+    let outbound = leadtrack_platforms::check::client(targets.clone());
+    let spend_apps = (apps.oauth.clone(), outbound.clone());
     let pages =
         leadtrack_sources::routes(store.clone(), apps.sources).or(leadtrack_dashboard::routes(
             store.clone(),
@@ -65,12 +67,20 @@ pub(crate) async fn serve<S: Store + Clone>(
                 public_url: Some(links.public_url()),
                 mailer,
                 oauth: apps.oauth,
-                outbound: leadtrack_platforms::check::client(targets.clone()),
+                outbound,
                 ..leadtrack_dashboard::Config::default()
             },
         ));
     let pages = pages.unify();
     let stop = stop_on_signal();
+    // The hourly read of ad spend goes with the worker, in one process of a deployment.
+    let spend_reads = (!args.no_worker).then(|| {
+        tokio::spawn(crate::spend::every_hour(
+            store.clone(),
+            spend_apps,
+            stopped(&stop),
+        ))
+    });
     let metrics = Metrics::install(!args.metrics.metrics_no_project_label)?;
     // /metrics on its own address, or else on this one for local clients only.
     let pages = if serve_metrics(&metrics, &store, &args.metrics, &stop).await? {
@@ -113,6 +123,9 @@ pub(crate) async fn serve<S: Store + Clone>(
     tracing::info!("stopped accepting requests");
     if let Some(worker) = worker {
         let _ = worker.await;
+    }
+    if let Some(reads) = spend_reads {
+        let _ = reads.await;
     }
     Ok(())
 }

@@ -1,17 +1,25 @@
-//! `spend ...`: a project's ad spend from a CSV file, and the spend kept
-//! (docs/reports.md says how spend meets leads).
+//! `spend ...`: a project's ad spend from a CSV file or read from the platforms with its
+//! sign-ins, and the spend kept (docs/reports.md says how spend meets leads); and the
+//! server's hourly read of every project's spend.
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use chrono::{Days, NaiveDate, Utc};
 use clap::Subcommand;
 use leadtrack_core::activity::ProjectActivity;
-use leadtrack_core::spend::{SpendRow, parse_csv};
+use leadtrack_core::oauth::OAuthApp;
+use leadtrack_core::spend::{SYNC_DAYS, SpendPlatform, SpendRow, parse_csv};
+use leadtrack_core::target::Targets;
 use leadtrack_core::{Admin, LeadStore, Spending};
+use leadtrack_forward::spend::{SpendRead, sync_all, sync_project};
+use leadtrack_outbound::Outbound;
 use serde_json::{Value, json};
 
 use crate::Failure;
 use crate::admin::{audit, print_json, project};
+use crate::cli::PlatformApps;
 
 /// `spend ...`
 #[derive(Debug, Subcommand)]
@@ -32,6 +40,46 @@ pub(crate) enum SpendCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Read a platform's spend with the project's sign-in (Settings › Integrations,
+    /// Connect with Google or Meta): every hour while the server runs, and at `spend sync`.
+    Connect {
+        /// `google-ads` or `meta`.
+        #[arg(value_name = "PLATFORM", value_parser = platform)]
+        platform: SpendPlatform,
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// The account: Google Ads' customer id (or CUSTOMER:MANAGER for a client reached
+        /// through its manager), Meta's ad account id.
+        #[arg(long, value_name = "ID")]
+        account_id: String,
+    },
+    /// Stop reading a platform's spend (what was read stays).
+    Disconnect {
+        /// `google-ads` or `meta`.
+        #[arg(value_name = "PLATFORM", value_parser = platform)]
+        platform: SpendPlatform,
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+    },
+    /// Read the project's spend from its platforms now, for the last few days (3 unless
+    /// --days says more), and print what was read. Takes the platform apps' settings of
+    /// `serve`.
+    Sync {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        /// How many days before today to read.
+        #[arg(long, value_name = "N", default_value_t = SYNC_DAYS)]
+        days: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The platforms' applications, as `serve` takes them.
+        #[command(flatten)]
+        platforms: Box<PlatformApps>,
+    },
     /// List the spend kept for a range of days (the last 30 by default).
     List {
         /// The public project id.
@@ -49,12 +97,67 @@ pub(crate) enum SpendCommand {
     },
 }
 
-/// `spend ...`.
+/// `--platform`'s value.
+fn platform(value: &str) -> Result<SpendPlatform, String> {
+    value
+        .parse()
+        .map_err(|_| "use google-ads or meta".to_owned())
+}
+
+/// `spend ...`; `targets` are the operator's exceptions to the rule for the addresses a
+/// read calls.
 pub(crate) async fn spend_command<S: Admin + LeadStore + Spending>(
     store: &S,
     command: SpendCommand,
+    targets: &Targets,
 ) -> Result<(), Failure> {
     match command {
+        SpendCommand::Connect {
+            platform,
+            project: id,
+            account_id,
+        } => {
+            let project = project(store, &id).await?;
+            let account = account_id.trim();
+            if account.is_empty() {
+                return Err(Failure("--account-id is empty".to_owned()));
+            }
+            store
+                .set_spend_source(project.id, platform, Some(account))
+                .await
+                .map_err(Failure::store)?;
+            say!(
+                "Project {id}: {platform} spend of account {account} is read every hour while the server runs; `server spend sync --project {id}` reads it now."
+            );
+            Ok(())
+        }
+        SpendCommand::Disconnect {
+            platform,
+            project: id,
+        } => {
+            let project = project(store, &id).await?;
+            store
+                .set_spend_source(project.id, platform, None)
+                .await
+                .map_err(Failure::store)?;
+            say!("Project {id}: {platform} spend is no longer read.");
+            Ok(())
+        }
+        SpendCommand::Sync {
+            project: id,
+            days,
+            json,
+            platforms,
+        } => {
+            let project = project(store, &id).await?;
+            let apps = platforms.apps()?;
+            let http = leadtrack_platforms::check::client(targets.clone());
+            let today = Utc::now().date_naive();
+            let reads = sync_project(store, (&apps, &http), &project, (today, days))
+                .await
+                .map_err(Failure::store)?;
+            synced(&reads, json)
+        }
         SpendCommand::Import {
             project: id,
             file,
@@ -75,6 +178,66 @@ pub(crate) async fn spend_command<S: Admin + LeadStore + Spending>(
                 .map_err(Failure::store)?;
             list(&rows, json);
             Ok(())
+        }
+    }
+}
+
+/// Prints what each source's read did; fails when one failed.
+fn synced(reads: &[SpendRead], json: bool) -> Result<(), Failure> {
+    if json {
+        let reads: Vec<Value> = reads
+            .iter()
+            .map(|read| {
+                let (rows, error) = match &read.outcome {
+                    Ok(rows) => (Some(*rows), None),
+                    Err(error) => (None, Some(error)),
+                };
+                json!({"platform": read.platform.as_ref(), "account": read.account,
+                       "from": read.days.0, "to": read.days.1, "rows": rows, "error": error})
+            })
+            .collect();
+        print_json(&json!(reads));
+    } else if reads.is_empty() {
+        say!(
+            "No spend is read in this project: `server spend connect google-ads|meta --project ID --account-id ID` reads one."
+        );
+    }
+    for read in reads.iter().filter(|_| !json) {
+        match &read.outcome {
+            Ok(rows) => say!(
+                "{} {}: {rows} rows of spend from {} to {}.",
+                read.platform,
+                read.account,
+                read.days.0,
+                read.days.1
+            ),
+            Err(error) => say!("{} {}: not read: {error}", read.platform, read.account),
+        }
+    }
+    match reads.iter().filter(|read| read.outcome.is_err()).count() {
+        0 => Ok(()),
+        n => Err(Failure(format!(
+            "the spend of {n} of {} sources could not be read",
+            reads.len()
+        ))),
+    }
+}
+
+/// Reads every project's spend now and then every hour, until `stop` resolves.
+pub(crate) async fn every_hour<S: Admin + Spending>(
+    store: S,
+    (apps, http): (Vec<OAuthApp>, Outbound),
+    stop: impl Future<Output = ()>,
+) {
+    tokio::pin!(stop);
+    loop {
+        let today = Utc::now().date_naive();
+        if let Err(err) = sync_all(&store, (&apps, &http), today).await {
+            tracing::warn!(error = %err, "ad spend could not be read");
+        }
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(60 * 60)) => {}
+            () = &mut stop => return,
         }
     }
 }

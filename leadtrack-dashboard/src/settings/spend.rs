@@ -8,7 +8,7 @@ use askama::Template;
 use chrono::{Days, Utc};
 use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::import::BadRow;
-use leadtrack_core::spend::{FxRates, SpendRow, parse_csv};
+use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource, parse_csv};
 use leadtrack_core::{Accounts, LeadStore, Spending};
 use warp::http::StatusCode;
 
@@ -57,6 +57,27 @@ impl Line {
     }
 }
 
+/// A source of spend as the page lists it.
+fn source_line(source: &SpendSource) -> (String, String, String, bool) {
+    let platform = match source.platform {
+        SpendPlatform::GoogleAds => "Google Ads",
+        SpendPlatform::Meta => "Meta",
+    };
+    let read = match (&source.synced_at, &source.error) {
+        (None, _) => "Not read yet: it is read every hour.".to_owned(),
+        (Some(at), None) => format!("Read {} UTC.", at.format("%-d %b %Y, %H:%M")),
+        (Some(at), Some(error)) => {
+            format!(
+                "Not read {} UTC: {}",
+                at.format("%-d %b %Y, %H:%M"),
+                sentence(error)
+            )
+        }
+    };
+    let failed = source.error.is_some();
+    (platform.to_owned(), source.account.clone(), read, failed)
+}
+
 #[derive(Template)]
 #[template(path = "settings/spend.html")]
 struct SpendPage {
@@ -66,6 +87,9 @@ struct SpendPage {
     /// The rates as typed, or as kept.
     rates: String,
     lines: Vec<Line>,
+    /// The platforms' accounts spend is read from: (platform, account, how the last read
+    /// went, whether it failed).
+    sources: Vec<(String, String, String, bool)>,
     /// A refused file's bad rows.
     bad: Vec<BadRow>,
     /// How many more bad rows the file had than are listed.
@@ -103,9 +127,10 @@ async fn spend_page<S: Spending>(
     let read = async {
         let rows = store.spend(project.id, from, to).await?;
         let rates = store.fx_rates(project.id).await?;
-        Ok::<_, leadtrack_core::StoreError>((rows, rates))
+        let sources = store.spend_sources(project.id).await?;
+        Ok::<_, leadtrack_core::StoreError>((rows, rates, sources))
     };
-    let (rows, rates) = read.await.map_err(|e| owner.failure(e))?;
+    let (rows, rates, sources) = read.await.map_err(|e| owner.failure(e))?;
     let (layout, frame) = owner.frame(Settings::Spend, shown.notice);
     let more_bad = shown.bad.len().saturating_sub(LISTED_BAD);
     let page = SpendPage {
@@ -114,6 +139,7 @@ async fn spend_page<S: Spending>(
         currency: project.currency.clone(),
         rates: shown.rates.unwrap_or_else(|| rates.written()),
         lines: rows.iter().rev().map(Line::new).collect(),
+        sources: sources.iter().map(source_line).collect(),
         bad: shown.bad.into_iter().take(LISTED_BAD).collect(),
         more_bad,
         problems: shown.problems,

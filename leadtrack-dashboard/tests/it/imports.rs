@@ -426,6 +426,39 @@ async fn spend_is_imported_from_a_file_and_its_rates_are_set() {
         ],
     );
 
+    // The platforms' accounts spend is read from, with how the last read went.
+    use leadtrack_core::spend::SpendPlatform;
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &["server spend connect google-ads --project alpha"],
+    );
+    let (google, meta) = (SpendPlatform::GoogleAds, SpendPlatform::Meta);
+    app.store
+        .set_spend_source(app.alpha.id, google, Some("1234567890"))
+        .await
+        .unwrap();
+    app.store
+        .set_spend_source(app.alpha.id, meta, Some("777"))
+        .await
+        .unwrap();
+    let at = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:30:00Z")
+        .unwrap()
+        .to_utc();
+    let failed = Some("Meta answered HTTP 400: (#100) Invalid account");
+    app.store
+        .record_spend_sync(app.alpha.id, meta, at, failed)
+        .await
+        .unwrap();
+    let page = app.get(path, &owner).await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<strong>Google Ads</strong> account 1234567890: Not read yet: it is read every hour.",
+            "<strong>Meta</strong> account 777: <span class=\"problem\">Not read 1 Mar 2026, 09:30 UTC: Meta answered HTTP 400: (#100) Invalid account.</span>",
+        ],
+    );
+
     let member = app.session("member@example.com", MEMBER_PASSWORD).await;
     assert_eq!(app.get(path, &member).await.status, StatusCode::FORBIDDEN);
 }

@@ -11,5 +11,6 @@ mod outbound;
 mod pinterest;
 mod reddit;
 mod snapchat;
+mod spend;
 mod tiktok;
 mod worker;

@@ -89,6 +89,19 @@ pub const MICROSOFT_GOALS: [(&str, &str, &str); 4] = [
 pub const REDDIT_ACCOUNT: (&str, &str, &str) = ("biz-7", "a2_acme42", "Acme on Reddit");
 /// Pinterest's ad account: (id, name).
 pub const PINTEREST_ACCOUNT: (&str, &str) = ("549755885175", "Acme Pins");
+/// What Meta's campaigns of [`META_PIXEL`]'s ad account spend each day, in euros:
+/// (campaign id, name, spend, clicks).
+pub const META_SPEND: [(&str, &str, &str, u64); 2] = [
+    ("2385", "Spring Sale", "132.45", 241),
+    ("2386", "Retargeting", "20", 12),
+];
+/// What Google Ads' campaigns of the first customer cost each day, in dollars: (campaign
+/// id, name, cost in micros, clicks); the last spent nothing.
+pub const GOOGLE_SPEND: [(u64, &str, i64, u64); 3] = [
+    (111, "Brand search", 184_050_000, 91),
+    (222, "Competitors", 64_000_000, 30),
+    (333, "Paused", 0, 0),
+];
 /// The upload-click conversion actions of the first customer: (id, name).
 pub const CONVERSION_ACTIONS: [(&str, &str); 2] =
     [("111", "Qualified lead"), ("222", "Closed deal")];
@@ -164,6 +177,15 @@ impl MockSignIn {
         }
     }
 
+    /// Hands out `token` as a sign-in would have: the mock's APIs take it from now on.
+    pub fn issue(&self, token: &str) {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .access_tokens
+            .push(token.to_owned());
+    }
+
     /// Every form posted to the token endpoint, in order.
     pub fn token_requests(&self) -> Vec<HashMap<String, String>> {
         self.state
@@ -235,13 +257,18 @@ fn routes(
         .and(warp::path("v23.0"))
         .and(warp::path::tail())
         .and(warp::query::<HashMap<String, String>>())
+        .and(warp::header::<String>("host"))
         .and(with())
         .map(
             |tail: warp::path::Tail,
              query: HashMap<String, String>,
+             host: String,
              (state, _): (Arc<Mutex<State>>, App)| {
                 if !issued(&state, query.get("access_token").map(String::as_str)) {
                     return error(StatusCode::UNAUTHORIZED, "OAuthException");
+                }
+                if tail.as_str().ends_with("/insights") {
+                    return meta_insights(tail.as_str(), &query, &host);
                 }
                 meta_graph(tail.as_str())
             },
@@ -581,6 +608,102 @@ fn ad_accounts(path: &str) -> Option<Value> {
     })
 }
 
+/// The days of a `from`..`to` range given as `YYYY-MM-DD` text, first to last.
+fn days_between(from: &str, to: &str) -> Vec<String> {
+    let parse = |day: &str| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok();
+    let (Some(from), Some(to)) = (parse(from), parse(to)) else {
+        return Vec::new();
+    };
+    from.iter_days()
+        .take_while(|day| *day <= to)
+        .map(|day| day.to_string())
+        .collect()
+}
+
+/// Meta's Insights of the known ad account, by campaign and day as asked
+/// (`level=campaign`, `time_increment=1`, the fields read, a `time_range`): each day of
+/// the range, [`META_SPEND`]'s campaigns, one day a page (`paging.next` to the next).
+fn meta_insights(path: &str, query: &HashMap<String, String>, host: &str) -> Response {
+    let (account, ..) = META_PIXEL;
+    let get = |name: &str| query.get(name).map(String::as_str).unwrap_or_default();
+    let fields = get("fields");
+    let asked = path == format!("act_{account}/insights")
+        && get("level") == "campaign"
+        && get("time_increment") == "1"
+        && ["campaign_id", "campaign_name", "spend", "account_currency"]
+            .iter()
+            .all(|field| fields.split(',').any(|f| f == *field));
+    let range: Value = serde_json::from_str(get("time_range")).unwrap_or(Value::Null);
+    let days = days_between(
+        range["since"].as_str().unwrap_or_default(),
+        range["until"].as_str().unwrap_or_default(),
+    );
+    if !asked || days.is_empty() {
+        return error(StatusCode::BAD_REQUEST, "OAuthException");
+    }
+    let page: usize = get("after").parse().unwrap_or(0);
+    let Some(day) = days.get(page) else {
+        return warp::reply::json(&json!({"data": []})).into_response();
+    };
+    let data: Vec<Value> = META_SPEND
+        .iter()
+        .map(|(id, name, spend, clicks)| {
+            json!({"campaign_id": id, "campaign_name": name, "spend": spend,
+                   "clicks": clicks.to_string(), "impressions": "1000",
+                   "account_currency": "EUR", "date_start": day, "date_stop": day})
+        })
+        .collect();
+    let mut body = json!({"data": data, "paging": {"cursors": {"after": (page + 1).to_string()}}});
+    if page + 1 < days.len() {
+        let mut next = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in query.iter().filter(|(name, _)| *name != "after") {
+            next.append_pair(name, value);
+        }
+        next.append_pair("after", &(page + 1).to_string());
+        body["paging"]["next"] = json!(format!("http://{host}/v23.0/{path}?{}", next.finish()));
+    }
+    warp::reply::json(&body).into_response()
+}
+
+/// Google Ads' campaigns of the first customer and what each costs a day, by
+/// `googleAds:searchStream`: two batches, and a campaign that spent nothing (which a read
+/// leaves out).
+fn google_ads_spend(query: &str) -> Response {
+    let between = query
+        .split_once("segments.date BETWEEN '")
+        .and_then(|(_, rest)| rest.split_once("' AND '"))
+        .and_then(|(from, rest)| Some((from, rest.split_once('\'')?.0)));
+    let asked = query.contains("FROM campaign")
+        && [
+            "campaign.id",
+            "campaign.name",
+            "segments.date",
+            "metrics.cost_micros",
+            "metrics.clicks",
+            "customer.currency_code",
+        ]
+        .iter()
+        .all(|field| query.contains(field));
+    let Some((from, to)) = between.filter(|_| asked) else {
+        return error(StatusCode::BAD_REQUEST, "QUERY_ERROR");
+    };
+    let rows = |days: &[String]| -> Vec<Value> {
+        days.iter()
+            .flat_map(|day| {
+                GOOGLE_SPEND.iter().map(move |(id, name, micros, clicks)| {
+                    json!({"customer": {"currencyCode": "USD"},
+                           "campaign": {"resourceName": format!("customers/1234567890/campaigns/{id}"), "id": id.to_string(), "name": name},
+                           "segments": {"date": day},
+                           "metrics": {"costMicros": micros.to_string(), "clicks": clicks.to_string(), "impressions": "100"}})
+                })
+            })
+            .collect()
+    };
+    let days = days_between(from, to);
+    let (first, rest) = days.split_at(days.len().min(1));
+    warp::reply::json(&json!([{"results": rows(first)}, {"results": rows(rest)}])).into_response()
+}
+
 /// LinkedIn's answers: the ad accounts, and the conversion rules of the known one.
 fn linkedin_rest(path: &str, query: &HashMap<String, String>) -> Response {
     let (account, account_name, rule, rule_name) = LINKEDIN_RULE;
@@ -640,6 +763,9 @@ fn microsoft_rest(path: &str, account: (Option<&str>, Option<&str>), body: &Valu
 /// The Google Ads API's answers for the known customers, and for the manager's client
 /// when asked through the manager (`login`).
 fn google_ads(path: &str, body: &Value, login: Option<&str>) -> Response {
+    if path == format!("customers/{}/googleAds:searchStream", CUSTOMERS[0].0) {
+        return google_ads_spend(body["query"].as_str().unwrap_or_default());
+    }
     if path == "customers:listAccessibleCustomers" {
         let names: Vec<String> = CUSTOMERS
             .iter()

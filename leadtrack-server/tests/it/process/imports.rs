@@ -460,3 +460,65 @@ async fn spend_from_a_file_meets_its_leads_in_the_report() {
     assert_eq!(report["rates"], json!({"USD": 0.9}));
     assert_eq!(report["totals"]["spend"], 165.0);
 }
+
+/// `spend connect` names the account a platform's spend is read from; `spend sync` reads
+/// it, and without the server's application for the platform says so for that source and
+/// fails; `spend disconnect` stops it.
+#[tokio::test]
+async fn a_spend_source_is_connected_synced_and_disconnected() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(&dir).await;
+    create_acme(&db).await;
+    let connected = admin_ok(
+        &db,
+        &[
+            "spend",
+            "connect",
+            "meta",
+            "--project",
+            "acme",
+            "--account-id",
+            "777",
+        ],
+    )
+    .await;
+    let said = String::from_utf8_lossy(&connected.stdout);
+    assert!(
+        said.contains("meta spend of account 777 is read every hour"),
+        "{said}"
+    );
+    let sync = ["spend", "sync", "--project", "acme", "--json"];
+    let output = admin(&db, &sync).await;
+    assert!(!output.status.success());
+    let reads: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let today = Utc::now().date_naive();
+    assert_eq!(
+        reads,
+        json!([{"platform": "meta", "account": "777", "from": today - chrono::Days::new(3),
+                "to": today, "rows": null,
+                "error": "the server has no Meta application to read spend with (docs/platform-apps.md)"}])
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("the spend of 1 of 1 sources could not be read"),
+        "{err}"
+    );
+    let bad = admin(
+        &db,
+        &[
+            "spend",
+            "connect",
+            "bing",
+            "--project",
+            "acme",
+            "--account-id",
+            "1",
+        ],
+    )
+    .await;
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("use google-ads or meta"));
+
+    admin_ok(&db, &["spend", "disconnect", "meta", "--project", "acme"]).await;
+    let none = admin_json(&db, &sync).await;
+    assert_eq!(none, json!([]));
+}

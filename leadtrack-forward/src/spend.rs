@@ -1,0 +1,124 @@
+//! Reading a project's ad spend from the platforms, with its sign-ins: each source's days
+//! from [`SYNC_DAYS`] before today to today (the platforms revise recent figures), the
+//! platform's report replacing those days of its account, and how the read went noted on
+//! the source ([`leadtrack_core::Spending`]). The server reads every project's every hour,
+//! and `server spend sync` on demand.
+
+use chrono::{Days, NaiveDate};
+use leadtrack_core::oauth::OAuthApp;
+use leadtrack_core::project::Project;
+use leadtrack_core::spend::{SYNC_DAYS, SpendPlatform, SpendSource};
+use leadtrack_core::{Admin, Spending, StoreError};
+use leadtrack_outbound::Outbound;
+use leadtrack_platforms::{google_ads, meta};
+
+/// How one source's read went: the rows kept, or why none were.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpendRead {
+    /// The source.
+    pub platform: SpendPlatform,
+    /// Its account.
+    pub account: String,
+    /// The days read.
+    pub days: (NaiveDate, NaiveDate),
+    /// The rows kept, or why nothing was read, in words.
+    pub outcome: Result<u64, String>,
+}
+
+/// Reads the spend of each of `project`'s sources, the `days` before `today` to today
+/// (at least [`SYNC_DAYS`] days before), with the server's `apps` and the project's
+/// sign-ins. A source's failure is noted on it and answered; only the store's failure
+/// stops the read.
+pub async fn sync_project<S: Admin + Spending>(
+    store: &S,
+    (apps, http): (&[OAuthApp], &Outbound),
+    project: &Project,
+    (today, days): (NaiveDate, u64),
+) -> Result<Vec<SpendRead>, StoreError> {
+    let from = today - Days::new(days.max(SYNC_DAYS));
+    let mut reads = Vec::new();
+    for source in store.spend_sources(project.id).await? {
+        let outcome = match read(store, (apps, http), project, &source, (from, today)).await? {
+            Ok(rows) => {
+                let source_name = source.platform.source();
+                let kept = store
+                    .replace_spend(
+                        project.id,
+                        source_name,
+                        &account_of(&source),
+                        (from, today),
+                        &rows,
+                    )
+                    .await?;
+                Ok(kept)
+            }
+            Err(error) => Err(error),
+        };
+        let error = outcome.as_ref().err().map(String::as_str);
+        if let Some(error) = error {
+            tracing::warn!(project = project.id.0, platform = %source.platform, %error, "ad spend could not be read");
+        }
+        store
+            .record_spend_sync(project.id, source.platform, chrono::Utc::now(), error)
+            .await?;
+        reads.push(SpendRead {
+            platform: source.platform,
+            account: source.account.clone(),
+            days: (from, today),
+            outcome,
+        });
+    }
+    Ok(reads)
+}
+
+/// Reads every project's spend, as [`sync_project`] does; a store's failure on one project
+/// is logged and the next read.
+pub async fn sync_all<S: Admin + Spending>(
+    store: &S,
+    with: (&[OAuthApp], &Outbound),
+    today: NaiveDate,
+) -> Result<(), StoreError> {
+    for project in store.projects().await?.iter().filter(|p| p.active) {
+        if let Err(err) = sync_project(store, with, project, (today, SYNC_DAYS)).await {
+            tracing::warn!(project = project.id.0, error = %err, "ad spend could not be kept");
+        }
+    }
+    Ok(())
+}
+
+/// The account a source's rows are kept under: its own id, without the manager it is
+/// reached through.
+fn account_of(source: &SpendSource) -> String {
+    let account = source.account.split(':').next().unwrap_or_default();
+    account.chars().filter(char::is_ascii_digit).collect()
+}
+
+/// The platform's spend of `source` for `days`, or why it cannot be read (no application
+/// on the server, no sign-in in the project, the platform's answer).
+async fn read<S: Admin>(
+    store: &S,
+    (apps, http): (&[OAuthApp], &Outbound),
+    project: &Project,
+    source: &SpendSource,
+    days: (NaiveDate, NaiveDate),
+) -> Result<Result<Vec<leadtrack_core::spend::SpendRow>, String>, StoreError> {
+    let provider = source.platform.provider();
+    let Some(app) = apps.iter().find(|app| app.provider == provider) else {
+        return Ok(Err(format!(
+            "the server has no {} application to read spend with (docs/platform-apps.md)",
+            provider.name()
+        )));
+    };
+    let Some(grant) = store.oauth_grant(project.id, provider).await? else {
+        return Ok(Err(format!(
+            "nobody signed in with {} in this project: Settings › Integrations, Connect with {}",
+            provider.name(),
+            provider.name()
+        )));
+    };
+    let with = (app, &grant);
+    Ok(match source.platform {
+        SpendPlatform::GoogleAds => google_ads::spend(http, with, &source.account, days).await,
+        SpendPlatform::Meta => meta::spend(http, with, &account_of(source), days).await,
+    })
+}
