@@ -27,9 +27,11 @@
 //!    [`mapping`]: other shapes' values made into a lead (`TARGET=SOURCE`);
 //!    [`inbound`]: form tools' webhooks and their presets; [`import`]: past leads from
 //!    CSV files;
-//! 9. [`store`]: the traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Accounts`],
-//!    [`Store`]) and [`StoreError`];
-//! 10. `testkit` (feature `testkit`): the conformance suite every backend passes.
+//! 9. [`spend`]: ad spend from files and the platforms, and where it meets leads;
+//!    [`roas`]: what each source, campaign or label cost and returned, with its wire type;
+//! 10. [`store`]: the traits ([`LeadStore`], [`Admin`], [`JobQueue`], [`Accounts`],
+//!     [`Spending`], [`Store`]) and [`StoreError`];
+//! 11. `testkit` (feature `testkit`): the conformance suite every backend passes.
 //!
 //! ```
 //! use leadtrack_core::request::{CreateRoute, NewLead};
@@ -105,10 +107,6 @@ pub mod saved_view;
 
 pub mod report;
 
-pub mod spend;
-
-pub mod roas;
-
 pub mod conversion;
 
 pub mod rules;
@@ -122,6 +120,10 @@ pub mod mapping;
 pub mod inbound;
 
 pub mod import;
+
+pub mod spend;
+
+pub mod roas;
 
 pub mod store;
 /// A database in a form every backend reads and writes, for moving it between backends.
@@ -142,7 +144,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 38] = [
+    const CHAIN: [&str; 40] = [
         "time",
         "error",
         "types",
@@ -178,6 +180,8 @@ mod chain {
         "mapping",
         "inbound",
         "import",
+        "spend",
+        "roas",
         "store",
         "transfer",
         "testkit",

@@ -24,14 +24,3 @@ CREATE TABLE fx_rates (
     rate       double precision NOT NULL,
     PRIMARY KEY (project_id, currency)
 );
-
--- The platforms' accounts a project's spend is read from with its sign-in, and how the
--- last read went.
-CREATE TABLE spend_sources (
-    project_id bigint NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
-    platform   text   NOT NULL,
-    account    text   NOT NULL,
-    synced_at  bigint,
-    error      text,
-    PRIMARY KEY (project_id, platform)
-);

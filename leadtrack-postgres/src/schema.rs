@@ -60,6 +60,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0033_reddit_snapchat_pinterest_x_click_ids.sql"),
     include_str!("../migrations/0034_attempt_batches.sql"),
     include_str!("../migrations/0035_spend.sql"),
+    include_str!("../migrations/0036_spend_sources.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -50,6 +50,7 @@ mod listing;
 mod mail;
 mod metrics;
 mod migrate;
+mod platform_apps;
 mod rotate;
 mod secret_key;
 mod serve;

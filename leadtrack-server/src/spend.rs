@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::Failure;
 use crate::admin::{audit, print_json, project};
-use crate::cli::PlatformApps;
+use crate::platform_apps::PlatformApps;
 
 /// `spend ...`
 #[derive(Debug, Subcommand)]

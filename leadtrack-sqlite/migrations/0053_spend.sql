@@ -23,14 +23,3 @@ CREATE TABLE fx_rates (
     rate       REAL    NOT NULL,
     PRIMARY KEY (project_id, currency)
 ) WITHOUT ROWID;
-
--- The platforms' accounts a project's spend is read from with its sign-in, and how the
--- last read went.
-CREATE TABLE spend_sources (
-    project_id INTEGER NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
-    platform   TEXT    NOT NULL,
-    account    TEXT    NOT NULL,
-    synced_at  INTEGER,
-    error      TEXT,
-    PRIMARY KEY (project_id, platform)
-) WITHOUT ROWID;

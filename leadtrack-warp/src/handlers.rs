@@ -7,13 +7,13 @@ use bytes::Bytes;
 use chrono::Utc;
 use leadtrack_core::api::{
     CreateLeadResponse, GetLeadActivityResponse, GetLeadJobsResponse, GetLeadResponse,
-    GetLeadsResponse, GetRoasResponse, Lead, UpdateLeadStatusResponse, messages,
+    GetLeadsResponse, Lead, UpdateLeadStatusResponse, messages,
 };
 use leadtrack_core::lead::CreatedLead;
 use leadtrack_core::project::Project;
 use leadtrack_core::request::query::lead_identifier_from_pairs;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
-use leadtrack_core::roas::RoasQuery;
+use leadtrack_core::roas::{GetRoasResponse, RoasQuery};
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::{ErrorCode, LeadStore, Spending};
 use warp::http::{Method, StatusCode};

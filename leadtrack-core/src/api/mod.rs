@@ -9,7 +9,6 @@
 mod activity;
 mod jobs;
 mod requests;
-mod roas;
 mod webhook;
 
 use chrono::{DateTime, Utc};
@@ -20,7 +19,6 @@ pub use jobs::{AttemptView, DeliveryView, GetLeadJobsResponse, JobView};
 pub use requests::{
     AttributionData, CreateLeadRequest, FormData, UpdateLeadStatusRequest, UserData,
 };
-pub use roas::{GetRoasResponse, RoasRowView};
 pub use webhook::{Rating, WebhookBody, WebhookConversion, WebhookLabel, rating_event};
 
 // The domain words the wire types are made of, so that a client needs only this module.

@@ -5,13 +5,12 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-mod platforms;
 
 use leadtrack_core::target::Targets;
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
-pub(crate) use platforms::{Connections, PlatformApps};
+pub(crate) use crate::platform_apps::{Connections, PlatformApps};
 
 use crate::ServeOptions;
 use crate::accounts::{MemberCommand, UserCommand};

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::roas::{RoasQuery, RoasReport, RoasRow};
+use super::{RoasQuery, RoasReport, RoasRow};
 
 /// Response of `GET /api/reports/roas`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -9,7 +9,10 @@
 //! [`crate::spend::campaign_key`]), or by the campaign's id where the leads' campaign is the
 //! id (Google Ads' `{campaignid}` in `utm_campaign`). Spend that meets no lead still counts,
 //! under its campaign; a campaign with leads and no spend has none (`None`, never a division
-//! by zero). A store reads the leads and the spend; the rules are here, once.
+//! by zero). A store reads the leads and the spend; the rules are here, once. The wire
+//! type of `GET /api/reports/roas` is [`GetRoasResponse`].
+
+mod wire;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -23,6 +26,8 @@ use crate::label::ConversionLabel;
 use crate::report::{ReportLead, Touchpoint, counted_conversion, done_labels};
 use crate::spend::{ClickIds, FxRates, SpendRow, campaign_key, source_key, source_of_click};
 use crate::types::ConversionId;
+
+pub use wire::{GetRoasResponse, RoasRowView};
 
 /// What the report's rows are.
 #[derive(
