@@ -315,6 +315,10 @@ struct SpendSection {
     unconverted: Vec<String>,
     /// Whether the range has any spend.
     has_spend: bool,
+    /// The range's days together per period (the trend's), as `(first day, figures)`.
+    periods: Vec<(String, SpendLine)>,
+    /// `day` or `week`.
+    period_name: &'static str,
 }
 
 /// One row of what spend bought, as the page writes it (`–` where a figure cannot be
@@ -378,7 +382,7 @@ impl SpendLine {
 }
 
 impl SpendSection {
-    fn new(report: &RoasReport, by: RoasGrouping) -> Self {
+    fn new(report: &RoasReport, by: RoasGrouping, period: Period) -> Self {
         let groupings = RoasGrouping::VARIANTS
             .iter()
             .map(|g| (g.as_ref().to_owned(), spend_grouping_name(*g).to_owned()))
@@ -401,6 +405,18 @@ impl SpendSection {
                 })
                 .collect(),
             has_spend: report.totals.spend.is_some(),
+            periods: report
+                .per(period)
+                .iter()
+                .map(|(start, figures)| {
+                    let line = SpendLine::new(figures, RoasGrouping::Source);
+                    (start.format("%-d %b %Y").to_string(), line)
+                })
+                .collect(),
+            period_name: match period {
+                Period::Day => "day",
+                Period::Week => "week",
+            },
         }
     }
 }
@@ -610,7 +626,7 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         touch_groups: touch_rows(&report.first_touch.by_group),
         touch_members: touch_rows(&report.first_touch.by_member),
         coverage,
-        spend: SpendSection::new(&spend, spend_by),
+        spend: SpendSection::new(&spend, spend_by, period),
     };
     render::page(StatusCode::OK, &page)
 }

@@ -222,7 +222,7 @@ pub(crate) async fn set_rates(
 }
 
 /// [`leadtrack_core::Spending::roas`]. Each row read stands for the leads of one touch,
-/// conversion id, status and set of click ids: the builder counts as many leads, the first
+/// conversion id, status, set of click ids and day: the builder counts as many leads, the first
 /// carrying the sum of their prices (the report only sums them).
 pub(crate) async fn roas(
     c: &impl GenericClient,
@@ -232,14 +232,15 @@ pub(crate) async fn roas(
     let (start, end) = (to_millis(&query.start()), to_millis(&query.end()));
     let groups = all(c, &sql(query.touch), &[&project.0, &start, &end]).await?;
     let labels = crate::admin::labels(c, project).await?;
-    let mut builder = RoasBuilder::new(query.by, &labels);
+    let mut builder = RoasBuilder::new(query, &labels);
     for row in &groups {
         let conversion_id = row
             .try_get::<_, Option<String>>(3)?
             .map(|id| rows::parse("conversion_id", id))
             .transpose()?;
+        let day: i64 = row.try_get(11)?;
         let lead = ReportLead {
-            created_at: from_millis(start),
+            created_at: from_millis(start.saturating_add(day.saturating_mul(DAY_MS))),
             source: row.try_get(0)?,
             medium: None,
             campaign: row.try_get(1)?,
@@ -266,17 +267,22 @@ pub(crate) async fn roas(
     Ok(builder.finish(&spend, &rates, &currency))
 }
 
-/// The range's leads by touch, conversion id and status; a source named by the touch makes
+/// Milliseconds in a day.
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// The range's leads by touch, conversion id, status and day (counted from the start); a
+/// source named by the touch makes
 /// the click ids irrelevant, so they are read (as false) only for the others.
 fn sql(touch: Touchpoint) -> String {
     let touch = touch.as_ref();
     let flag = |flags: &str| format!("coalesce({touch}_source IS NULL AND ({flags}), false)");
     format!(
         "SELECT {touch}_source, {touch}_campaign, status, conversion_id, sum(price)::bigint,
-                count(*), {google}, {meta}, {microsoft}, {linkedin}, {tiktok}
+                count(*), {google}, {meta}, {microsoft}, {linkedin}, {tiktok},
+                (created_at - $2) / {DAY_MS}
          FROM leads WHERE project_id = $1 AND created_at >= $2 AND created_at < $3
            AND {NOT_SPAM}
-         GROUP BY 1, 2, 3, 4, 7, 8, 9, 10, 11",
+         GROUP BY 1, 2, 3, 4, 7, 8, 9, 10, 11, 12",
         google = flag("has_gclid OR has_gbraid"),
         meta = flag("has_fbc"),
         microsoft = flag("has_msclkid"),

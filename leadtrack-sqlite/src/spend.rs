@@ -182,7 +182,7 @@ pub(crate) fn roas(
     query: &RoasQuery,
 ) -> Result<RoasReport, Error> {
     let labels = crate::admin::labels(conn, project)?;
-    let mut builder = RoasBuilder::new(query.by, &labels);
+    let mut builder = RoasBuilder::new(query, &labels);
     let range = (
         project.0,
         to_millis(&query.start()),

@@ -16,14 +16,14 @@ mod wire;
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveTime, Utc, Weekday};
 use strum::{AsRefStr, Display, EnumString, VariantArray};
 use uuid::Uuid;
 
 use crate::channel::NOT_SET;
 use crate::error::ValidationError;
 use crate::label::ConversionLabel;
-use crate::report::{ReportLead, Touchpoint, counted_conversion, done_labels};
+use crate::report::{Period, ReportLead, Touchpoint, counted_conversion, done_labels};
 use crate::spend::{ClickIds, FxRates, SpendRow, campaign_key, source_key, source_of_click};
 use crate::types::ConversionId;
 
@@ -185,6 +185,16 @@ impl RoasRow {
             .map(|spend| self.value / spend)
     }
 
+    /// Counts a lead: `rated` with a label (a `customer`'s marks leads done) at `price`.
+    fn count_lead(&mut self, rated: bool, customer: bool, price: f64) {
+        self.leads += 1;
+        if rated {
+            self.qualified += 1;
+            self.value += price;
+            self.customers += u64::from(customer);
+        }
+    }
+
     fn add_spend(&mut self, converted: f64, clicks: Option<u64>) {
         self.spend = Some(self.spend.unwrap_or_default() + converted);
         if let Some(clicks) = clicks {
@@ -223,26 +233,64 @@ pub struct RoasReport {
     pub rates: FxRates,
     /// Spend left out for want of a rate: rows per currency.
     pub unconverted: BTreeMap<String, usize>,
+    /// Every day of the range, oldest first, with its spend and the leads created that
+    /// day (all rows together).
+    pub days: Vec<(NaiveDate, RoasRow)>,
+}
+
+impl RoasReport {
+    /// The days together per `period`: each day, or each week from Monday (the range's
+    /// first and last weeks cut by it), labelled by their first day.
+    pub fn per(&self, period: Period) -> Vec<(NaiveDate, RoasRow)> {
+        let mut periods: Vec<(NaiveDate, RoasRow)> = Vec::new();
+        for (date, day) in &self.days {
+            let starts = match period {
+                Period::Day => true,
+                Period::Week => date.weekday() == Weekday::Mon,
+            };
+            match periods.last_mut() {
+                Some((_, tally)) if !starts => tally.add_row(day),
+                _ => periods.push((*date, day.clone())),
+            }
+        }
+        periods
+    }
 }
 
 /// Counts a range's leads one at a time, then meets them with the range's spend.
 #[derive(Debug)]
 pub struct RoasBuilder {
     by: RoasGrouping,
+    from: NaiveDate,
     done: Vec<Uuid>,
     names: HashMap<Uuid, String>,
     rows: BTreeMap<(String, String), RoasRow>,
+    days: Vec<(NaiveDate, RoasRow)>,
 }
 
 impl RoasBuilder {
-    /// An empty report grouped `by`, of a project whose labels are `labels`.
-    pub fn new(by: RoasGrouping, labels: &[ConversionLabel]) -> Self {
+    /// An empty report of `query`, of a project whose labels are `labels`.
+    pub fn new(query: &RoasQuery, labels: &[ConversionLabel]) -> Self {
+        let days = query
+            .from
+            .iter_days()
+            .take_while(|day| *day <= query.to)
+            .map(|day| (day, RoasRow::default()))
+            .collect();
         Self {
-            by,
+            by: query.by,
+            from: query.from,
             done: done_labels(labels),
             names: labels.iter().map(|l| (l.id, l.name.clone())).collect(),
             rows: BTreeMap::new(),
+            days,
         }
+    }
+
+    /// The tally of `date`'s day, when it is in the range.
+    fn day(&mut self, date: NaiveDate) -> Option<&mut RoasRow> {
+        let at = usize::try_from((date - self.from).num_days()).ok()?;
+        self.days.get_mut(at).map(|(_, day)| day)
     }
 
     /// Counts a lead of the range, which carries the click ids `clicked` (its source when
@@ -275,11 +323,11 @@ impl RoasBuilder {
                 row
             }
         };
-        row.leads += 1;
-        if let Some(ConversionId::Label(_)) = conversion {
-            row.qualified += 1;
-            row.value += lead.price.unwrap_or_default() as f64 / 100.0;
-            row.customers += u64::from(customer);
+        let rated = matches!(conversion, Some(ConversionId::Label(_)));
+        let price = lead.price.unwrap_or_default() as f64 / 100.0;
+        row.count_lead(rated, customer, price);
+        if let Some(day) = self.day(lead.created_at.date_naive()) {
+            day.count_lead(rated, customer, price);
         }
     }
 
@@ -306,6 +354,9 @@ impl RoasBuilder {
             };
             if let Some(rate) = rates.0.get(&row.currency) {
                 used.0.insert(row.currency.clone(), *rate);
+            }
+            if let Some(day) = self.day(row.date) {
+                day.add_spend(converted, row.clicks);
             }
             match self.by {
                 RoasGrouping::Source => self
@@ -340,6 +391,7 @@ impl RoasBuilder {
             totals,
             rates: used,
             unconverted,
+            days: self.days,
         }
     }
 
@@ -361,6 +413,16 @@ mod tests {
     use super::*;
     use crate::types::{LeadStatus, ProjectId};
     use chrono::TimeZone;
+
+    /// 1 to 3 March 2026, grouped `by`.
+    fn march(by: RoasGrouping) -> RoasQuery {
+        RoasQuery {
+            from: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+            to: NaiveDate::from_ymd_opt(2026, 3, 3).unwrap(),
+            touch: Touchpoint::First,
+            by,
+        }
+    }
 
     fn label(name: &str, done: bool) -> ConversionLabel {
         ConversionLabel {
@@ -420,7 +482,7 @@ mod tests {
     fn costs_and_roas_of_a_campaign_with_known_numbers() {
         let (qualified, customer) = (label("Qualified", false), label("Customer", true));
         let labels = [qualified.clone(), customer.clone()];
-        let mut builder = RoasBuilder::new(RoasGrouping::Campaign, &labels);
+        let mut builder = RoasBuilder::new(&march(RoasGrouping::Campaign), &labels);
         let touch = Some(("Facebook", "Spring Sale"));
         for n in 0..40 {
             let (conversion, price) = match n {
@@ -450,7 +512,7 @@ mod tests {
 
     #[test]
     fn spend_meets_leads_by_campaign_id_source_and_name_and_counts_when_it_meets_none() {
-        let mut builder = RoasBuilder::new(RoasGrouping::Campaign, &[]);
+        let mut builder = RoasBuilder::new(&march(RoasGrouping::Campaign), &[]);
         // Google's {campaignid} in utm_campaign; a Meta lead by its click id alone.
         builder.add_lead(
             &lead(Some(("google", "1234567")), None, None),
@@ -504,6 +566,43 @@ mod tests {
     }
 
     #[test]
+    fn days_go_together_per_week_from_monday() {
+        // 1 March 2026 is a Sunday: its week is cut by the range.
+        let query = RoasQuery {
+            to: NaiveDate::from_ymd_opt(2026, 3, 9).unwrap(),
+            ..march(RoasGrouping::Source)
+        };
+        let mut builder = RoasBuilder::new(&query, &[]);
+        builder.add_lead(
+            &lead(Some(("google", "Brand")), None, None),
+            ClickIds::default(),
+        );
+        let spent: Vec<SpendRow> = [1, 2, 9]
+            .iter()
+            .map(|day| SpendRow {
+                date: NaiveDate::from_ymd_opt(2026, 3, *day).unwrap(),
+                ..spend("google", "Brand", None, 10, "USD")
+            })
+            .collect();
+        let report = builder.finish(&spent, &FxRates::default(), "USD");
+        assert_eq!(report.days.len(), 9);
+        let weeks: Vec<_> = report
+            .per(Period::Week)
+            .into_iter()
+            .map(|(start, week)| (start.to_string(), week.spend, week.leads))
+            .collect();
+        assert_eq!(
+            weeks,
+            [
+                ("2026-03-01".to_owned(), Some(10.0), 1),
+                ("2026-03-02".to_owned(), Some(10.0), 0),
+                ("2026-03-09".to_owned(), Some(10.0), 0),
+            ]
+        );
+        assert_eq!(report.per(Period::Day).len(), 9);
+    }
+
+    #[test]
     fn a_query_names_its_range_grouping_and_touch() {
         let today = NaiveDate::from_ymd_opt(2026, 3, 31).unwrap();
         let parse = |pairs: &[(&str, &str)]| RoasQuery::from_pairs(pairs.iter().copied(), today);
@@ -553,7 +652,7 @@ mod tests {
     #[test]
     fn rows_by_label_leave_spend_to_the_totals() {
         let won = label("Won", true);
-        let mut builder = RoasBuilder::new(RoasGrouping::Label, std::slice::from_ref(&won));
+        let mut builder = RoasBuilder::new(&march(RoasGrouping::Label), std::slice::from_ref(&won));
         let touch = Some(("google", "Brand"));
         builder.add_lead(
             &lead(touch, Some(ConversionId::Label(won.id)), Some(50_000)),

@@ -200,6 +200,20 @@ pub async fn roas_counts_the_leads_the_spend_bought<B: Backend>(backend: &B) {
     assert_eq!(report.rates.written(), "USD=1.5");
     assert_eq!(report.totals.spend, Some(1_150.0));
     assert_eq!(report.totals.leads, 41);
+    // Each day's spend, and the leads created that day.
+    let days: Vec<_> = report
+        .days
+        .iter()
+        .map(|(date, day)| (*date, day.spend, day.leads, day.customers))
+        .collect();
+    assert_eq!(
+        days,
+        [
+            (march(1), Some(750.0), 41, 2),
+            (march(2), Some(400.0), 0, 0),
+            (march(3), None, 0, 0),
+        ]
+    );
 
     let by_source = store
         .roas(acme.id, &query(RoasGrouping::Source))

@@ -340,6 +340,17 @@ async fn the_report_shows_what_the_spend_bought() {
             "1 row of spend in GBP is left out",
         ],
     );
+    // The same figures per day (a range of three days).
+    let days = table_rows(&page.text, "report stack spend periods");
+    assert_eq!(
+        days[1..],
+        [
+            "1 Mar 2026|200.00|2|2|1,250.00|100.00|100.00|6.25×",
+            "2 Mar 2026|250.00|2|0|0.00|125.00|–|0.00×",
+            "3 Mar 2026|–|0|0|0.00|–|–|–",
+        ]
+        .map(str::to_owned)
+    );
     let by_label = app.get(&format!("{path}&spend_by=label"), &member).await;
     let rows = table_rows(&by_label.text, "report stack spend");
     assert!(rows[0].starts_with("Label|Spend|"), "{}", rows[0]);

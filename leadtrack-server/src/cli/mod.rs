@@ -5,12 +5,11 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-
+pub(crate) use crate::platform_apps::{Connections, PlatformApps};
 use leadtrack_core::target::Targets;
 use leadtrack_forward::RetryPolicy;
 use leadtrack_sqlite::{ReadPool, SqliteOptions};
 use leadtrack_warp::{RateLimit, RateLimits};
-pub(crate) use crate::platform_apps::{Connections, PlatformApps};
 
 use crate::ServeOptions;
 use crate::accounts::{MemberCommand, UserCommand};
