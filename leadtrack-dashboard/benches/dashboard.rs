@@ -1,6 +1,7 @@
 //! Server time of the inbox (its first page, and a filtered and searched page), saving a
-//! rating in an inbox row, a lead's page, the reports page and a CSV export of about
-//! 100,000 rows, in a project of 1,000,000 leads: `cargo bench -p leadtrack-dashboard
+//! rating in an inbox row, a lead's page, the reports page (with a year of daily spend of
+//! 200 campaigns), the report of what that spend bought, and a CSV export of about 100,000
+//! rows, in a project of 1,000,000 leads: `cargo bench -p leadtrack-dashboard
 //! --bench dashboard`.
 //!
 //! Fills a temporary SQLite store through the store API (leads over the last 365 days, with
@@ -18,9 +19,12 @@ use leadtrack_core::account::{Actor, NewUser, Password};
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::lead::LeadData;
 use leadtrack_core::project::NewProject;
+use leadtrack_core::report::Touchpoint;
 use leadtrack_core::request::{LeadQuery, StatusUpdate};
+use leadtrack_core::roas::{RoasGrouping, RoasQuery};
+use leadtrack_core::spend::SpendRow;
 use leadtrack_core::types::{ConversionId, LeadIdentifier, LeadStatus, ProjectId, Role};
-use leadtrack_core::{Accounts, Admin, LeadStore};
+use leadtrack_core::{Accounts, Admin, LeadStore, Spending};
 use leadtrack_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use serde_json::json;
 use warp::Filter;
@@ -219,6 +223,73 @@ async fn time(routes: &Routes, cookie: &str, path: &str) {
     );
 }
 
+/// A year of daily spend for 200 campaigns (five of them the leads' own), saved again on
+/// each run (a day and campaign's row replaces itself).
+async fn spend_of_a_year(store: &SqliteStore, project: ProjectId, today: chrono::NaiveDate) {
+    let campaigns: Vec<(&str, String)> = [
+        ("google", "brand"),
+        ("google", "generic"),
+        ("meta", "spring"),
+        ("microsoft", "generic"),
+        ("linkedin", "b2b"),
+    ]
+    .iter()
+    .map(|(source, name)| (*source, (*name).to_owned()))
+    .chain((5..200).map(|n| (["google", "meta", "tiktok"][n % 3], format!("campaign {n}"))))
+    .collect();
+    let rows: Vec<SpendRow> = (0..366)
+        .flat_map(|days| {
+            let date = today - Days::new(days);
+            campaigns
+                .iter()
+                .enumerate()
+                .map(move |(n, (source, name))| SpendRow {
+                    date,
+                    source: (*source).to_owned(),
+                    medium: "cpc".to_owned(),
+                    account: "bench".to_owned(),
+                    campaign_id: None,
+                    campaign: name.clone(),
+                    currency: "EUR".to_owned(),
+                    cost_micros: (10 + n as i64) * 1_000_000,
+                    clicks: Some(n as u64),
+                    impressions: None,
+                })
+        })
+        .collect();
+    let started = Instant::now();
+    for chunk in rows.chunks(WRITES_AT_ONCE) {
+        store.save_spend(project, chunk).await.unwrap();
+    }
+    println!(
+        "saved {} rows of spend in {:.1?}",
+        rows.len(),
+        started.elapsed()
+    );
+}
+
+/// The store's report of what a year's spend bought, by campaign (the reports page above
+/// adds it to the leads' own report).
+async fn roas_of_a_year(store: &SqliteStore, project: ProjectId, today: chrono::NaiveDate) {
+    let query = RoasQuery {
+        from: today - Days::new(365),
+        to: today,
+        touch: Touchpoint::First,
+        by: RoasGrouping::Campaign,
+    };
+    let mut times = Vec::new();
+    let mut rows = 0;
+    for _ in 0..5 {
+        let started = Instant::now();
+        rows = store.roas(project, &query).await.unwrap().rows.len();
+        times.push(started.elapsed());
+    }
+    println!(
+        "what a year's spend bought ({rows} campaigns): median {:.1?}",
+        median(times)
+    );
+}
+
 /// The store in `file` with the project `bench` and its three labels, made when the file
 /// is new.
 async fn project(file: &std::path::Path) -> (SqliteStore, ProjectId, Vec<uuid::Uuid>) {
@@ -337,7 +408,9 @@ async fn main() {
         "/projects/bench/reports?from={}&to={today}",
         today - Days::new(365)
     );
+    spend_of_a_year(&store, project, today).await;
     time(year).await;
+    roas_of_a_year(&store, project, today).await;
 
     // An inbox view of about 100,000 open leads: the last 43 days.
     let from = today - Days::new(42);

@@ -6,12 +6,10 @@
 use chrono::{NaiveDate, Utc};
 use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant, Provider};
-use leadtrack_core::project::NewProject;
 use leadtrack_core::spend::SpendPlatform;
 use leadtrack_core::{Admin, Spending};
 use leadtrack_forward::spend::sync_project;
 use leadtrack_platforms::testkit::sign_in::{self, MockSignIn};
-use leadtrack_sqlite::SqliteStore;
 
 fn day(day: u32) -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 3, day).unwrap()
@@ -35,18 +33,7 @@ async fn spend_is_read_per_campaign_and_day_and_a_second_read_replaces_it() {
     meta.issue(sign_in::META_TOKEN);
     let apps = [app(Provider::Google, &google), app(Provider::Meta, &meta)];
     let http = leadtrack_platforms::check::client(leadtrack_core::testkit::mock_targets());
-    let store = SqliteStore::open_temporary().await.unwrap();
-    let project = store
-        .create_project(
-            NewProject {
-                public_id: Some("acme".into()),
-                name: "Acme".into(),
-                currency: Some("USD".into()),
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap();
+    let (store, project) = crate::common::acme().await;
     for (provider, token) in [
         (Provider::Google, sign_in::REFRESH_TOKEN),
         (Provider::Meta, sign_in::META_TOKEN),

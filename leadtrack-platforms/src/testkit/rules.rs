@@ -16,6 +16,14 @@ pub const REFUSED: &str = "refused@example.com";
 /// The event ids a mock accepted, in the order its requests came.
 pub type Accepted = Arc<Mutex<Vec<String>>>;
 
+/// Keeps the ids (`key`) of the `events` a mock accepted.
+fn accept(kept: &Accepted, events: &[Value], key: &str) {
+    let ids = events
+        .iter()
+        .map(|e| e[key].as_str().unwrap_or_default().to_owned());
+    kept.lock().unwrap().extend(ids);
+}
+
 fn is_sha256(value: &Value) -> bool {
     value
         .as_str()
@@ -63,12 +71,7 @@ pub fn meta(mock: &MockPlatform) -> Accepted {
                 return Some(refuse("Invalid parameter: an event's user data is refused"));
             }
         }
-        let mut accepted = kept.lock().unwrap();
-        accepted.extend(
-            events
-                .iter()
-                .map(|e| e["event_id"].as_str().unwrap().to_owned()),
-        );
+        accept(&kept, events, "event_id");
         Some(MockResponse::json(
             200,
             json!({"events_received": events.len(), "messages": [], "fbtrace_id": "trace"}),
@@ -143,12 +146,7 @@ pub fn data_manager(mock: &MockPlatform, quota: usize) -> Accepted {
                 ));
             }
         }
-        let mut accepted = kept.lock().unwrap();
-        accepted.extend(
-            events
-                .iter()
-                .map(|e| e["transactionId"].as_str().unwrap().to_owned()),
-        );
+        accept(&kept, &events, "transactionId");
         Some(MockResponse::json(200, json!({"requestId": "req"})))
     }));
     accepted
@@ -193,12 +191,7 @@ pub fn tiktok(mock: &MockPlatform) -> Accepted {
                 return Some(refuse("Invalid value for user.email"));
             }
         }
-        let mut accepted = kept.lock().unwrap();
-        accepted.extend(
-            events
-                .iter()
-                .map(|e| e["event_id"].as_str().unwrap().to_owned()),
-        );
+        accept(&kept, &events, "event_id");
         Some(MockResponse::json(
             200,
             json!({"code": 0, "message": "OK", "request_id": "req", "data": {}}),

@@ -77,7 +77,8 @@ pub(crate) async fn fixture() -> Fixture {
     fixture_with(false).await
 }
 
-pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
+/// A store of its own with the project `acme`, in euros.
+pub(crate) async fn acme() -> (SqliteStore, leadtrack_core::project::Project) {
     let store = SqliteStore::open_temporary().await.unwrap();
     let project = store
         .create_project(
@@ -90,6 +91,11 @@ pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
         )
         .await
         .unwrap();
+    (store, project)
+}
+
+pub(crate) async fn fixture_with(ga4_validate: bool) -> Fixture {
+    let (store, project) = acme().await;
     let project = store
         .update_project(
             project.id,
