@@ -304,7 +304,6 @@ impl Row {
 /// The section of what spend bought: its grouping (`spend_by`: `campaign` by default,
 /// `source` or `label`), its rows and totals, and the rates it converted with.
 struct SpendSection {
-    groupings: Vec<Choice>,
     /// The first column's heading.
     heading: &'static str,
     rows: Vec<SpendLine>,
@@ -381,14 +380,18 @@ impl SpendLine {
     }
 }
 
+/// The choices of a grouping of spend, `by` chosen.
+fn spend_groupings(by: RoasGrouping) -> Vec<Choice> {
+    let groupings = RoasGrouping::VARIANTS
+        .iter()
+        .map(|g| (g.as_ref().to_owned(), spend_grouping_name(*g).to_owned()))
+        .collect();
+    choices(groupings, by.as_ref())
+}
+
 impl SpendSection {
     fn new(report: &RoasReport, by: RoasGrouping, period: Period) -> Self {
-        let groupings = RoasGrouping::VARIANTS
-            .iter()
-            .map(|g| (g.as_ref().to_owned(), spend_grouping_name(*g).to_owned()))
-            .collect();
         Self {
-            groupings: choices(groupings, by.as_ref()),
             heading: spend_grouping_name(by),
             rows: report.rows.iter().map(|row| SpendLine::new(row, by)).collect(),
             totals: SpendLine::new(&report.totals, RoasGrouping::Source),
@@ -486,8 +489,10 @@ struct ReportsPage {
     touch_members: Vec<(String, String, u64)>,
     /// How many of the project's open leads have a next step, today.
     coverage: Coverage,
-    /// What the range's spend bought.
-    spend: SpendSection,
+    /// What the range's spend bought; `None` when it could not be counted in time.
+    spend: Option<SpendSection>,
+    /// The choices of `spend_by`.
+    spend_groupings: Vec<Choice>,
 }
 
 /// Medians of first touches as the page shows them.
@@ -554,7 +559,12 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         let labels = store.labels(project.id).await?;
         let report = store.report(project.id, &query).await?;
         let coverage = store.next_step_coverage(project.id).await?;
-        let spend = store.roas(project.id, &spend_query).await?;
+        // What the spend bought is its own heavy read: past the store's time limit, the
+        // page says so in its place rather than failing whole.
+        let spend = match store.roas(project.id, &spend_query).await {
+            Err(StoreError::Unavailable(_)) => None,
+            spend => Some(spend?),
+        };
         Ok::<_, StoreError>((labels, report, coverage, spend))
     };
     let (labels, report, coverage, spend) = match read.await {
@@ -626,7 +636,8 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         touch_groups: touch_rows(&report.first_touch.by_group),
         touch_members: touch_rows(&report.first_touch.by_member),
         coverage,
-        spend: SpendSection::new(&spend, spend_by, period),
+        spend: spend.map(|spend| SpendSection::new(&spend, spend_by, period)),
+        spend_groupings: spend_groupings(spend_by),
     };
     render::page(StatusCode::OK, &page)
 }
