@@ -60,12 +60,13 @@ pub struct RoasQuery {
 }
 
 impl RoasQuery {
-    /// The query `GET /api/reports/roas` names: `from` and `to` (`YYYY-MM-DD`, at most
-    /// [`crate::report::MAX_DAYS`] days; the 30 days to `today` when both are left out),
-    /// `groupBy` (`source`, `campaign` (the default) or `label`) and `touch` (`first`, the
-    /// default, or `last`).
+    /// The query `GET /api/reports/roas` names: `from` and `to` (`YYYY-MM-DD`; the 30 days
+    /// to `today` when both are left out, 30 days from `from` or to `to` when one is; in
+    /// either order; a range over [`crate::report::MAX_DAYS`] days cut to the days that
+    /// end at `to`), `groupBy` (`source`, `campaign` (the default) or `label`) and `touch`
+    /// (`first`, the default, or `last`). What it covers is in the answer.
     ///
-    /// Errors: `400 invalid_query` naming the parameter.
+    /// Errors: `400 invalid_query` naming the parameter that is not a date or a choice.
     pub fn from_pairs<K: AsRef<str>, V: AsRef<str>>(
         pairs: impl IntoIterator<Item = (K, V)>,
         today: NaiveDate,
@@ -86,24 +87,25 @@ impl RoasQuery {
                 })
                 .transpose()
         };
+        let month = Days::new(29);
+        // The days a date is written with four digits for the year.
+        let (first, last) = (
+            NaiveDate::from_ymd_opt(1, 1, 1),
+            NaiveDate::from_ymd_opt(9999, 12, 31),
+        );
+        let (first, last) = (
+            first.unwrap_or(NaiveDate::MIN),
+            last.unwrap_or(NaiveDate::MAX),
+        );
         let (from, to) = match (day("from")?, day("to")?) {
-            (Some(from), Some(to)) => (from, to),
-            (None, None) => (today - Days::new(29), today),
-            (None, Some(_)) => return Err(ValidationError::invalid_query("from", "is missing")),
-            (Some(_), None) => return Err(ValidationError::invalid_query("to", "is missing")),
+            (Some(from), Some(to)) => (from.min(to), from.max(to)),
+            (Some(from), None) => (from, from.checked_add_days(month).unwrap_or(last)),
+            (None, Some(to)) => (to.checked_sub_days(month).unwrap_or(first), to),
+            (None, None) => (today - month, today),
         };
-        if to < from {
-            return Err(ValidationError::invalid_query(
-                "to",
-                "must not be before from",
-            ));
-        }
-        if (to - from).num_days() >= crate::report::MAX_DAYS as i64 {
-            return Err(ValidationError::invalid_query(
-                "to",
-                "must end a range of at most 366 days",
-            ));
-        }
+        let (from, to) = (from.clamp(first, last), to.clamp(first, last));
+        let longest = Days::new(crate::report::MAX_DAYS - 1);
+        let from = from.max(to.checked_sub_days(longest).unwrap_or(from));
         let choice = |name: &str, allowed: &str| {
             ValidationError::invalid_query(name, &format!("must be one of {allowed}"))
         };
@@ -623,26 +625,45 @@ mod tests {
             (given.by, given.touch),
             (RoasGrouping::Label, Touchpoint::Last)
         );
+        // One end alone is 30 days from or to it; the ends in either order; a range over
+        // 366 days cut to those that end at `to`.
+        let date = |text: &str| NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap();
+        let range = |pairs: &[(&str, &str)]| {
+            let query = parse(pairs).unwrap();
+            (query.from.to_string(), query.to.to_string())
+        };
+        assert_eq!(
+            range(&[("from", "2026-01-01")]),
+            ("2026-01-01".into(), "2026-01-30".into())
+        );
+        assert_eq!(
+            range(&[("to", "2026-01-30")]),
+            ("2026-01-01".into(), "2026-01-30".into())
+        );
+        assert_eq!(
+            range(&[("from", "2026-01-02"), ("to", "2026-01-01")]),
+            ("2026-01-01".into(), "2026-01-02".into())
+        );
+        assert_eq!(
+            range(&[("from", "2000-01-01"), ("to", "2026-01-01")]),
+            ("2025-01-01".into(), "2026-01-01".into())
+        );
+        assert_eq!(
+            parse(&[("from", "9999-12-31")]).unwrap().to,
+            date("9999-12-31")
+        );
         for (pairs, message) in [
             (
-                &[("from", "2026-01-01")][..],
-                "Invalid query parameter: to is missing",
-            ),
-            (
-                &[("from", "1/1/2026"), ("to", "2026-01-02")],
+                &[("from", "1/1/2026"), ("to", "2026-01-02")][..],
                 "Invalid query parameter: from must be a date, YYYY-MM-DD",
-            ),
-            (
-                &[("from", "2026-01-02"), ("to", "2026-01-01")],
-                "Invalid query parameter: to must not be before from",
-            ),
-            (
-                &[("from", "2024-12-31"), ("to", "2026-01-01")],
-                "Invalid query parameter: to must end a range of at most 366 days",
             ),
             (
                 &[("groupBy", "medium")],
                 "Invalid query parameter: groupBy must be one of source, campaign, label",
+            ),
+            (
+                &[("touch", "middle")],
+                "Invalid query parameter: touch must be one of first, last",
             ),
         ] {
             assert_eq!(parse(pairs).unwrap_err().message, message);

@@ -2443,14 +2443,21 @@ mod get_roas {
     }
 
     #[tokio::test]
-    async fn a_bad_range_or_grouping_is_400_and_a_report_needs_a_key() {
+    async fn a_bad_date_or_grouping_is_400_a_long_range_is_cut_and_a_report_needs_a_key() {
         let app = app().await;
-        let bad = app
-            .get("/api/reports/roas?from=2026-03-02&to=2026-03-01")
-            .await;
+        let bad = app.get("/api/reports/roas?from=2026-13-01").await;
         assert_eq!(
             assert_error(&bad, 400, "invalid_query")["message"],
-            "Invalid query parameter: to must not be before from"
+            "Invalid query parameter: from must be a date, YYYY-MM-DD"
+        );
+        // A range over 366 days is cut to the days that end at `to`; ends in either order.
+        let long = app
+            .get("/api/reports/roas?from=2026-03-01&to=2020-01-01")
+            .await;
+        let body = long.json();
+        assert_eq!(
+            (body["from"].clone(), body["to"].clone()),
+            (json!("2025-03-01"), json!("2026-03-01"))
         );
         let bad = app.get("/api/reports/roas?groupBy=medium").await;
         assert_error(&bad, 400, "invalid_query");
