@@ -26,7 +26,7 @@ pub struct SpendRead {
 }
 
 /// Reads the spend of each of `project`'s sources, the `days` before `today` to today
-/// (at least [`SYNC_DAYS`] days before), with the server's `apps` and the project's
+/// (at least [`SYNC_DAYS`] days before, at most a year), with the server's `apps` and the project's
 /// sign-ins. A source's failure is noted on it and answered; only the store's failure
 /// stops the read.
 pub async fn sync_project<S: Admin + Spending>(
@@ -35,7 +35,8 @@ pub async fn sync_project<S: Admin + Spending>(
     project: &Project,
     (today, days): (NaiveDate, u64),
 ) -> Result<Vec<SpendRead>, StoreError> {
-    let from = today - Days::new(days.max(SYNC_DAYS));
+    let days = Days::new(days.clamp(SYNC_DAYS, leadtrack_core::report::MAX_DAYS));
+    let from = today.checked_sub_days(days).unwrap_or(today);
     let mut reads = Vec::new();
     for source in store.spend_sources(project.id).await? {
         let outcome = match read(store, (apps, http), project, &source, (from, today)).await? {

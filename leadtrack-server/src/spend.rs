@@ -64,7 +64,7 @@ pub(crate) enum SpendCommand {
         project: String,
     },
     /// Read the project's spend from its platforms now, for the last few days (3 unless
-    /// --days says more), and print what was read. Takes the platform apps' settings of
+    /// --days says more, at most 366), and print what was read. Takes the platform apps' settings of
     /// `serve`.
     Sync {
         /// The public project id.
@@ -171,7 +171,7 @@ pub(crate) async fn spend_command<S: Admin + LeadStore + Spending>(
         } => {
             let project = project(store, &id).await?;
             let to = to.unwrap_or_else(|| Utc::now().date_naive());
-            let from = from.unwrap_or(to - Days::new(29));
+            let from = from.unwrap_or(to.checked_sub_days(Days::new(29)).unwrap_or(to));
             let rows = store
                 .spend(project.id, from, to)
                 .await

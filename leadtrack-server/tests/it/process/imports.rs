@@ -521,4 +521,25 @@ async fn a_spend_source_is_connected_synced_and_disconnected() {
     admin_ok(&db, &["spend", "disconnect", "meta", "--project", "acme"]).await;
     let none = admin_json(&db, &sync).await;
     assert_eq!(none, json!([]));
+    // Days past any calendar are at most a year, not a crash.
+    let far = [
+        "spend",
+        "sync",
+        "--project",
+        "acme",
+        "--days",
+        "99999999999",
+        "--json",
+    ];
+    assert_eq!(admin_json(&db, &far).await, json!([]));
+    let listed = [
+        "spend",
+        "list",
+        "--project",
+        "acme",
+        "--to",
+        "0001-01-05",
+        "--json",
+    ];
+    assert_eq!(admin_json(&db, &listed).await, json!([]));
 }
