@@ -74,6 +74,7 @@ use leadtrack_core::api::{
     UpdateLeadStatusResponse,
 };
 use leadtrack_core::request::LeadQuery;
+use leadtrack_core::roas::{GetRoasResponse, RoasQuery};
 use leadtrack_core::time::parse_retry_after;
 use reqwest::header::RETRY_AFTER;
 use serde::de::DeserializeOwned;
@@ -206,6 +207,18 @@ impl Client {
         let query = [(identifier.name(), identifier.value())];
         self.send(self.get("/api/leads/getLeadActivity").query(&query))
             .await
+    }
+
+    /// `GET /api/reports/roas` (an addition to the contract): what the project's ad spend
+    /// bought over `query`'s days, by source, campaign or label.
+    pub async fn get_roas(&self, query: &RoasQuery) -> Result<GetRoasResponse, Error> {
+        let pairs = [
+            ("from", query.from.to_string()),
+            ("to", query.to.to_string()),
+            ("groupBy", query.by.to_string()),
+            ("touch", query.touch.to_string()),
+        ];
+        self.send(self.get("/api/reports/roas").query(&pairs)).await
     }
 
     fn post(&self, path: &str) -> reqwest::RequestBuilder {

@@ -788,3 +788,69 @@ async fn a_streamed_body_over_the_limit_is_cut_off_with_413() {
         "{response}"
     );
 }
+
+#[tokio::test]
+async fn get_roas_answers_what_the_spend_bought_and_needs_a_key() {
+    use leadtrack::core::report::Touchpoint;
+    use leadtrack::core::roas::{RoasGrouping, RoasQuery};
+    use leadtrack::core::spend::SpendRow;
+    let app = spawn_app().await;
+    let request = CreateLeadRequest {
+        user_data: user("ada@x.io"),
+        attribution_data: serde_json::from_value(serde_json::json!({
+            "utm_source": "facebook", "utm_campaign": "Spring Sale"
+        }))
+        .unwrap(),
+        ..CreateLeadRequest::default()
+    };
+    app.client()
+        .create_server_side_lead(&request)
+        .await
+        .unwrap();
+    let today = chrono::Utc::now().date_naive();
+    let spent = SpendRow {
+        date: today,
+        source: "meta".into(),
+        medium: "paid_social".into(),
+        account: String::new(),
+        campaign_id: None,
+        campaign: "Spring Sale".into(),
+        currency: app.project.currency.clone(),
+        cost_micros: 80_000_000,
+        clicks: Some(12),
+        impressions: None,
+    };
+    app.store
+        .save_spend(app.project.id, &[spent])
+        .await
+        .unwrap();
+    let query = RoasQuery {
+        from: today,
+        to: today,
+        touch: Touchpoint::First,
+        by: RoasGrouping::Source,
+    };
+    let report = app.client().get_roas(&query).await.unwrap();
+    assert_eq!(
+        (report.from, report.to, report.group_by.as_str()),
+        (today, today, "source")
+    );
+    let row = &report.rows[0];
+    assert_eq!(
+        (
+            row.source.as_deref(),
+            row.spend,
+            row.leads,
+            row.cost_per_lead,
+            row.clicks
+        ),
+        (Some("meta"), Some(80.0), 1, Some(80.0), Some(12))
+    );
+    assert_eq!(
+        api_error(app.anonymous().get_roas(&query).await),
+        (
+            401,
+            body(ErrorCode::MissingApiKey, "Missing X-API-Key header")
+        )
+    );
+}
