@@ -63,16 +63,12 @@ fn source_line(source: &SpendSource) -> (String, String, String, bool) {
         SpendPlatform::GoogleAds => "Google Ads",
         SpendPlatform::Meta => "Meta",
     };
-    let read = match (&source.synced_at, &source.error) {
-        (None, _) => "Not read yet: it is read every hour.".to_owned(),
-        (Some(at), None) => format!("Read {} UTC.", at.format("%-d %b %Y, %H:%M")),
-        (Some(at), Some(error)) => {
-            format!(
-                "Not read {} UTC: {}",
-                at.format("%-d %b %Y, %H:%M"),
-                sentence(error)
-            )
-        }
+    let read = match source.synced_at.map(|at| at.format("%-d %b %Y, %H:%M")) {
+        None => "Not read yet: it is read every hour.".to_owned(),
+        Some(at) => match &source.error {
+            None => format!("Read {at} UTC."),
+            Some(error) => format!("Not read {at} UTC: {}", sentence(error)),
+        },
     };
     let failed = source.error.is_some();
     (platform.to_owned(), source.account.clone(), read, failed)
