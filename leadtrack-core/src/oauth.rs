@@ -117,12 +117,15 @@ impl Provider {
             ],
             // https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
             // https://learn.microsoft.com/en-us/linkedin/marketing/lead-sync/leadsync
-            // (r_marketing_leadgen_automation reads the Lead Gen Forms' responses).
+            // (r_marketing_leadgen_automation reads the Lead Gen Forms' responses), and
+            // https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/ads-reporting
+            // (r_ads_reporting reads the campaigns' spend).
             Self::Linkedin => &[
                 "openid",
                 "email",
                 "rw_conversions",
                 "r_ads",
+                "r_ads_reporting",
                 "r_marketing_leadgen_automation",
             ],
             // https://developers.facebook.com/docs/marketing-api/conversions-api/get-started

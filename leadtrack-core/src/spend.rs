@@ -73,6 +73,12 @@ pub enum SpendPlatform {
     GoogleAds,
     /// Meta: the ad account's Insights by campaign and day.
     Meta,
+    /// Microsoft Advertising: a daily campaign performance report of the Reporting API.
+    MicrosoftAds,
+    /// LinkedIn: `adAnalytics` by campaign and day.
+    Linkedin,
+    /// TikTok: the integrated report by campaign and day, read with a token of its own.
+    Tiktok,
 }
 
 impl SpendPlatform {
@@ -81,31 +87,72 @@ impl SpendPlatform {
         match self {
             Self::GoogleAds => "google",
             Self::Meta => "meta",
+            Self::MicrosoftAds => "microsoft",
+            Self::Linkedin => "linkedin",
+            Self::Tiktok => "tiktok",
         }
     }
 
-    /// The sign-in its spend is read with.
-    pub fn provider(self) -> crate::oauth::Provider {
+    /// The platform's name, as people know it.
+    pub fn name(self) -> &'static str {
         match self {
-            Self::GoogleAds => crate::oauth::Provider::Google,
-            Self::Meta => crate::oauth::Provider::Meta,
+            Self::GoogleAds => "Google Ads",
+            Self::Meta => "Meta",
+            Self::MicrosoftAds => "Microsoft Advertising",
+            Self::Linkedin => "LinkedIn",
+            Self::Tiktok => "TikTok",
+        }
+    }
+
+    /// The sign-in its spend is read with; `None` for TikTok, read with the access token
+    /// of the advertiser's own TikTok for Business app.
+    pub fn provider(self) -> Option<crate::oauth::Provider> {
+        use crate::oauth::Provider;
+        match self {
+            Self::GoogleAds => Some(Provider::Google),
+            Self::Meta => Some(Provider::Meta),
+            Self::MicrosoftAds => Some(Provider::Microsoft),
+            Self::Linkedin => Some(Provider::Linkedin),
+            Self::Tiktok => None,
         }
     }
 }
 
 /// Where a project's spend is read from: a platform's account, read with the project's
-/// sign-in, and how the last read went.
+/// sign-in (or a token of its own), and how the last read went.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpendSource {
     /// The platform.
     pub platform: SpendPlatform,
     /// The account: Google Ads' customer id (`1234567890`, or `CUSTOMER:MANAGER` for a
-    /// client reached through its manager), Meta's ad account id (digits, without `act_`).
+    /// client reached through its manager), Meta's ad account id (digits, without `act_`),
+    /// Microsoft Advertising's `ACCOUNT:CUSTOMER` ids, LinkedIn's ad account id, TikTok's
+    /// advertiser id.
     pub account: String,
+    /// Where the platform's reporting API is, when not at its own address (a proxy, a
+    /// test's mock); the server's rule for outbound addresses checks it as any other.
+    pub base_url: Option<String>,
+    /// A token of its own (TikTok's), kept sealed; `None` reads with the project's sign-in.
+    pub access_token: Option<crate::integration::Secret>,
     /// When its spend was last read, well or not.
     pub synced_at: Option<chrono::DateTime<chrono::Utc>>,
     /// Why the last read failed, in words; `None` when it went well.
     pub error: Option<String>,
+}
+
+impl SpendSource {
+    /// `platform`'s `account`, read with the project's sign-in at the platform's own
+    /// address, and not read yet.
+    pub fn new(platform: SpendPlatform, account: &str) -> Self {
+        Self {
+            platform,
+            account: account.to_owned(),
+            base_url: None,
+            access_token: None,
+            synced_at: None,
+            error: None,
+        }
+    }
 }
 
 /// How many days before today a read of spend covers: platforms revise the figures of

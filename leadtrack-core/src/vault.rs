@@ -52,9 +52,9 @@ impl SealedColumn {
 
 /// Every sealed column: a platform's settings (tokens, client secrets), a lead webhook's
 /// signing secret, a chat channel's incoming-webhook URL (which is its credential), a
-/// platform's grant by sign-in, a lead source's settings (its key or token), and an
-/// inbound webhook's settings (its secret).
-pub const SEALED: [SealedColumn; 6] = [
+/// platform's grant by sign-in, a lead source's settings (its key or token), an inbound
+/// webhook's settings (its secret), and the access token a platform's spend is read with.
+pub const SEALED: [SealedColumn; 7] = [
     SealedColumn {
         table: "integrations",
         key: &["project_id", "kind"],
@@ -85,6 +85,11 @@ pub const SEALED: [SealedColumn; 6] = [
         key: &["id"],
         column: "settings",
     },
+    SealedColumn {
+        table: "spend_tokens",
+        key: &["project_id", "platform"],
+        column: "token",
+    },
 ];
 
 /// The column of integration settings.
@@ -99,6 +104,8 @@ pub const OAUTH_GRANT: SealedColumn = SEALED[3];
 pub const LEAD_SOURCE: SealedColumn = SEALED[4];
 /// The column of inbound webhooks' settings (their secrets).
 pub const INBOUND_HOOK: SealedColumn = SEALED[5];
+/// The column of the access tokens spend is read with, where not with a sign-in.
+pub const SPEND_TOKEN: SealedColumn = SEALED[6];
 
 /// The server's 32-byte key. Never printed: its `Debug` hides it.
 #[derive(Clone, PartialEq, Eq)]

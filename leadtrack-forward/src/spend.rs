@@ -7,10 +7,10 @@
 use chrono::{Days, NaiveDate};
 use leadtrack_core::oauth::OAuthApp;
 use leadtrack_core::project::Project;
-use leadtrack_core::spend::{SYNC_DAYS, SpendPlatform, SpendSource};
+use leadtrack_core::spend::{SYNC_DAYS, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::{Admin, Spending, StoreError};
 use leadtrack_outbound::Outbound;
-use leadtrack_platforms::{google_ads, meta};
+use leadtrack_platforms::{google_ads, linkedin, meta, microsoft_ads, tiktok};
 
 /// How one source's read went: the rows kept, or why none were.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,8 +102,10 @@ async fn read<S: Admin>(
     project: &Project,
     source: &SpendSource,
     days: (NaiveDate, NaiveDate),
-) -> Result<Result<Vec<leadtrack_core::spend::SpendRow>, String>, StoreError> {
-    let provider = source.platform.provider();
+) -> Result<Result<Vec<SpendRow>, String>, StoreError> {
+    let Some(provider) = source.platform.provider() else {
+        return Ok(read_with_token(http, source, days).await);
+    };
     let Some(app) = apps.iter().find(|app| app.provider == provider) else {
         return Ok(Err(format!(
             "the server has no {} application to read spend with (docs/platform-apps.md)",
@@ -117,9 +119,43 @@ async fn read<S: Admin>(
             provider.name()
         )));
     };
-    let with = (app, &grant);
+    // The platform's API at the source's address, when it names one.
+    let mut app = app.clone();
+    if let Some(base) = &source.base_url {
+        app.endpoints.api = base.trim_end_matches('/').to_owned();
+    }
+    let with = (&app, &grant);
     Ok(match source.platform {
         SpendPlatform::GoogleAds => google_ads::spend(http, with, &source.account, days).await,
         SpendPlatform::Meta => meta::spend(http, with, &account_of(source), days).await,
+        SpendPlatform::MicrosoftAds => {
+            let base = source
+                .base_url
+                .as_deref()
+                .unwrap_or(microsoft_ads::DEFAULT_REPORTING_URL);
+            microsoft_ads::spend(http, with, (base, &source.account), days).await
+        }
+        SpendPlatform::Linkedin => linkedin::spend(http, with, &account_of(source), days).await,
+        SpendPlatform::Tiktok => read_with_token(http, source, days).await,
     })
+}
+
+/// The spend of a source read with a token of its own (TikTok's).
+async fn read_with_token(
+    http: &Outbound,
+    source: &SpendSource,
+    days: (NaiveDate, NaiveDate),
+) -> Result<Vec<SpendRow>, String> {
+    let Some(token) = &source.access_token else {
+        return Err(format!(
+            "no access token to read {} spend with: server spend connect {} --access-token",
+            source.platform.name(),
+            source.platform
+        ));
+    };
+    let base = source
+        .base_url
+        .as_deref()
+        .unwrap_or(tiktok::DEFAULT_BASE_URL);
+    tiktok::spend(http, (base, token.expose()), &account_of(source), days).await
 }

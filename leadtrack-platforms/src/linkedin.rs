@@ -13,12 +13,15 @@
 //!
 //! This module holds the requests and how their answers read; a job's delivery is
 //! `leadtrack-forward`'s. Here too: the lead form responses reader ([`read`]) and the ad
-//! account and conversion rule pickers ([`ad_accounts`], [`conversion_rules`]).
+//! account and conversion rule pickers ([`ad_accounts`], [`conversion_rules`]), and the
+//! spend reader ([`spend`]).
 
+use chrono::{Datelike, NaiveDate};
 use leadtrack_core::integration::DEFAULT_LINKEDIN_API_VERSION;
 use leadtrack_core::integration::LinkedinSettings;
 use leadtrack_core::oauth::ClientAuth;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_core::spend::{SpendPlatform, SpendRow};
 use leadtrack_outbound::Outbound;
 use serde_json::Value;
 
@@ -240,4 +243,100 @@ pub async fn conversion_rules(
         }
     }
     Ok(rules)
+}
+
+/// What the ad account `account` (digits) spent per campaign and day from `from` to `to`:
+/// the Analytics finder of `adAnalytics` with `pivot=CAMPAIGN` and `timeGranularity=DAILY`,
+/// `costInLocalCurrency` in the account's currency
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/ads-reporting>,
+/// read with `r_ads_reporting`); the account's currency and its campaigns' names from the
+/// account and its campaigns
+/// (<https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads/account-structure/create-and-manage-campaigns#search-for-campaigns>,
+/// following `metadata.nextPageToken`). Days a campaign neither spent nor was clicked are
+/// left out.
+pub async fn spend(
+    http: &Outbound,
+    with: (&OAuthApp, &OAuthGrant),
+    account: &str,
+    (from, to): (NaiveDate, NaiveDate),
+) -> Result<Vec<SpendRow>, String> {
+    let day = |d: NaiveDate| format!("(year:{},month:{},day:{})", d.year(), d.month(), d.day());
+    let query = format!(
+        "adAnalytics?q=analytics&pivot=CAMPAIGN&timeGranularity=DAILY&dateRange=(start:{},end:{})&accounts=List(urn%3Ali%3AsponsoredAccount%3A{account})&fields=dateRange,pivotValues,costInLocalCurrency,clicks,impressions",
+        day(from),
+        day(to)
+    );
+    let analytics = call(http, with, &query).await?;
+    let currency = call(http, with, &format!("adAccounts/{account}")).await?["currency"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let names = campaign_names(http, with, account).await?;
+    let mut rows = Vec::new();
+    for element in analytics["elements"].as_array().into_iter().flatten() {
+        let start = &element["dateRange"]["start"];
+        let date = [&start["year"], &start["month"], &start["day"]].map(Value::as_u64);
+        let date = match date {
+            [Some(y), Some(m), Some(d)] => NaiveDate::from_ymd_opt(y as i32, m as u32, d as u32),
+            _ => None,
+        }
+        .ok_or("LinkedIn's analytics gave a row without its day")?;
+        let id = element["pivotValues"][0]
+            .as_str()
+            .and_then(|urn| urn.strip_prefix("urn:li:sponsoredCampaign:"))
+            .ok_or("LinkedIn's analytics gave a row without its campaign")?;
+        let cost = element["costInLocalCurrency"].as_str().unwrap_or("0");
+        let cost_micros = leadtrack_core::spend::micros(cost)
+            .ok_or_else(|| format!("LinkedIn's analytics gave the cost {cost:?}"))?;
+        let clicks = element["clicks"].as_u64();
+        if cost_micros == 0 && clicks.unwrap_or_default() == 0 {
+            continue;
+        }
+        rows.push(SpendRow {
+            date,
+            source: SpendPlatform::Linkedin.source().to_owned(),
+            medium: "paid_social".to_owned(),
+            account: account.to_owned(),
+            campaign_id: Some(id.to_owned()),
+            campaign: names.get(id).cloned().unwrap_or_else(|| id.to_owned()),
+            currency: currency.clone(),
+            cost_micros,
+            clicks,
+            impressions: element["impressions"].as_u64(),
+        });
+    }
+    Ok(rows)
+}
+
+/// The most pages of campaigns one read follows (1,000 a page).
+const CAMPAIGN_PAGES: usize = 20;
+
+/// The names of the account's campaigns, by id.
+async fn campaign_names(
+    http: &Outbound,
+    with: (&OAuthApp, &OAuthGrant),
+    account: &str,
+) -> Result<std::collections::HashMap<String, String>, String> {
+    let mut names = std::collections::HashMap::new();
+    let mut token: Option<String> = None;
+    for _ in 0..CAMPAIGN_PAGES {
+        let mut query = format!("adAccounts/{account}/adCampaigns?q=search&pageSize=1000");
+        if let Some(token) = &token {
+            let token: String = form_urlencoded::byte_serialize(token.as_bytes()).collect();
+            query.push_str(&format!("&pageToken={token}"));
+        }
+        let page = call(http, with, &query).await?;
+        for campaign in page["elements"].as_array().into_iter().flatten() {
+            if let (Some(id), Some(name)) = (campaign["id"].as_i64(), campaign["name"].as_str()) {
+                names.insert(id.to_string(), name.to_owned());
+            }
+        }
+        token = page["metadata"]["nextPageToken"]
+            .as_str()
+            .map(str::to_owned);
+        if token.is_none() {
+            break;
+        }
+    }
+    Ok(names)
 }

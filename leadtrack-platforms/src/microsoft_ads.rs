@@ -18,11 +18,13 @@
 //!
 //! This module holds the requests and how their answers read; a job's delivery is
 //! `leadtrack-forward`'s. Here too: the account and offline conversion goal pickers
-//! ([`accounts`], [`offline_goals`]).
+//! ([`accounts`], [`offline_goals`]), and the spend report's reader ([`spend`]).
 
+use chrono::{Datelike, NaiveDate};
 use leadtrack_core::integration::MicrosoftAdsSettings;
 use leadtrack_core::oauth::ClientAuth;
 use leadtrack_core::oauth::{OAuthApp, OAuthGrant};
+use leadtrack_core::spend::{SpendPlatform, SpendRow};
 use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -332,4 +334,155 @@ pub async fn offline_goals(
         .collect();
     names.sort();
     Ok(names)
+}
+
+/// Where reports are asked for unless the source says otherwise: the Reporting API's REST
+/// address (<https://learn.microsoft.com/en-us/advertising/guides/web-service-addresses>).
+pub const DEFAULT_REPORTING_URL: &str = "https://reporting.api.bingads.microsoft.com";
+/// The columns of the spend report, in their order in the file.
+const SPEND_COLUMNS: [&str; 7] = [
+    "TimePeriod",
+    "CampaignId",
+    "CampaignName",
+    "CurrencyCode",
+    "Spend",
+    "Clicks",
+    "Impressions",
+];
+/// How long to wait before each poll of a report: "Reports are usually available within
+/// a few seconds"; a longer wait each time, about three minutes in all.
+const POLL_WAITS_MS: [u64; 10] = [
+    250, 500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 60_000, 60_000,
+];
+
+/// What the account `account` (`ACCOUNT:CUSTOMER`, its id and its customer's) spent per
+/// campaign and day from `from` to `to`, read from the Reporting API at `base`: a daily
+/// `CampaignPerformanceReportRequest` submitted (`GenerateReport/Submit`,
+/// <https://learn.microsoft.com/en-us/advertising/reporting-service/submitgeneratereport?view=bingads-13>),
+/// polled until done (`GenerateReport/Poll`,
+/// <https://learn.microsoft.com/en-us/advertising/reporting-service/pollgeneratereport?view=bingads-13>),
+/// and its zipped CSV downloaded
+/// (<https://learn.microsoft.com/en-us/advertising/guides/request-download-report>). A
+/// report with no data has no download address: no rows. Days a campaign neither spent
+/// nor was clicked are left out.
+pub async fn spend(
+    http: &Outbound,
+    with: (&OAuthApp, &OAuthGrant),
+    (base, account): (&str, &str),
+    (from, to): (NaiveDate, NaiveDate),
+) -> Result<Vec<SpendRow>, String> {
+    let (account_id, customer) = account
+        .split_once(':')
+        .ok_or("a Microsoft Advertising account is ACCOUNT:CUSTOMER, its id and its customer's")?;
+    let ids = Some((customer, account_id));
+    let base = format!(
+        "{}/Reporting/v13/GenerateReport",
+        base.trim_end_matches('/')
+    );
+    let day = |d: NaiveDate| json!({"Day": d.day(), "Month": d.month(), "Year": d.year()});
+    let request = json!({"ReportRequest": {
+        "Type": "CampaignPerformanceReportRequest",
+        "ReportName": "leadtrack spend",
+        "Format": "Csv",
+        "FormatVersion": "2.0",
+        "ExcludeReportHeader": true,
+        "ExcludeReportFooter": true,
+        "ExcludeColumnHeaders": false,
+        "ReturnOnlyCompleteData": false,
+        "Aggregation": "Daily",
+        "Columns": SPEND_COLUMNS,
+        "Scope": {"AccountIds": [account_id]},
+        "Time": {"CustomDateRangeStart": day(from), "CustomDateRangeEnd": day(to)},
+    }});
+    let submitted = call(http, with, &format!("{base}/Submit"), request, ids).await?;
+    let id = submitted["ReportRequestId"]
+        .as_str()
+        .ok_or("Microsoft Advertising gave no report request id")?;
+    for wait in POLL_WAITS_MS {
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        let body = json!({"ReportRequestId": id});
+        let polled = call(http, with, &format!("{base}/Poll"), body, ids).await?;
+        let status = &polled["ReportRequestStatus"];
+        match status["Status"].as_str() {
+            Some("Success") => {
+                return match status["ReportDownloadUrl"].as_str() {
+                    Some(url) => download(http, url, account_id).await,
+                    None => Ok(Vec::new()),
+                };
+            }
+            Some("Pending") => continue,
+            other => {
+                return Err(format!(
+                    "Microsoft Advertising could not make the report ({})",
+                    other.unwrap_or("no status")
+                ));
+            }
+        }
+    }
+    Err("Microsoft Advertising's report was not ready within three minutes".to_owned())
+}
+
+/// The report at `url`: a zip archive of one CSV file.
+async fn download(http: &Outbound, url: &str, account: &str) -> Result<Vec<SpendRow>, String> {
+    let answer = outcome::send(http.get(url))
+        .await
+        .map_err(|failed| crate::api::failure(&failed))?;
+    if !answer.is_success() {
+        return Err(format!(
+            "Microsoft Advertising's report could not be downloaded (HTTP {})",
+            answer.status
+        ));
+    }
+    let unreadable = |_| "Microsoft Advertising's report is not a zip archive of a CSV file";
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(answer.body)).map_err(unreadable)?;
+    let file = archive.by_index(0).map_err(unreadable)?;
+    report_rows(file, account)
+}
+
+/// The rows of a report file whose columns are [`SPEND_COLUMNS`].
+fn report_rows(file: impl std::io::Read, account: &str) -> Result<Vec<SpendRow>, String> {
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(file);
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|_| "Microsoft Advertising's report has no header")?
+        .iter()
+        .map(|name| name.trim_start_matches('\u{feff}').to_owned())
+        .collect();
+    let at = |name: &str| header.iter().position(|h| h == name);
+    let columns: Option<Vec<usize>> = SPEND_COLUMNS.iter().map(|name| at(name)).collect();
+    let columns = columns.ok_or("Microsoft Advertising's report lacks a column asked for")?;
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|_| "Microsoft Advertising's report is not CSV")?;
+        let field = |i: usize| record.get(columns[i]).unwrap_or_default().trim();
+        let Ok(date) = NaiveDate::parse_from_str(field(0), "%Y-%m-%d")
+            .or_else(|_| NaiveDate::parse_from_str(field(0), "%m/%d/%Y"))
+        else {
+            continue; // a footer's line
+        };
+        let cost_micros = leadtrack_core::spend::micros(field(4)).ok_or_else(|| {
+            format!(
+                "Microsoft Advertising's report gave the spend {:?}",
+                field(4)
+            )
+        })?;
+        let clicks = field(5).parse::<u64>().ok();
+        if cost_micros == 0 && clicks.unwrap_or_default() == 0 {
+            continue;
+        }
+        rows.push(SpendRow {
+            date,
+            source: SpendPlatform::MicrosoftAds.source().to_owned(),
+            medium: "cpc".to_owned(),
+            account: account.to_owned(),
+            campaign_id: Some(field(1).to_owned()).filter(|id| !id.is_empty()),
+            campaign: field(2).to_owned(),
+            currency: field(3).to_owned(),
+            cost_micros,
+            clicks,
+            impressions: field(6).parse().ok(),
+        });
+    }
+    Ok(rows)
 }

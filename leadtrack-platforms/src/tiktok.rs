@@ -18,10 +18,11 @@
 //! for its own failures (5xxxx) are retried; the others are permanent.
 //!
 //! This module holds the request and how its answer reads; a job's delivery is
-//! `leadtrack-forward`'s.
+//! `leadtrack-forward`'s. Here too: the spend reader ([`spend`]).
 
-use chrono::Duration;
+use chrono::{Days, Duration, NaiveDate};
 use leadtrack_core::integration::TiktokSettings;
+use leadtrack_core::spend::{SpendPlatform, SpendRow};
 use leadtrack_outbound::Outbound;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -127,6 +128,129 @@ pub fn classify(answer: &Answer, settings: &TiktokSettings) -> Outcome {
             status: Some(answer.status),
             error,
         }
+    }
+}
+
+/// The longest range of days one report by day covers: "the time span between
+/// `start_date` and `end_date` cannot exceed 30 days" with `stat_time_day`
+/// (<https://business-api.tiktok.com/portal/docs?id=1740302848100353>).
+const REPORT_DAYS: u64 = 30;
+/// The most pages of one report a read follows (1,000 rows a page).
+const REPORT_PAGES: u64 = 50;
+
+/// What the advertiser `advertiser` spent per campaign and day from `from` to `to`, read
+/// at `base` with the advertiser's `token` (a TikTok for Business app's, with the
+/// Reporting permission): the integrated report (`report_type=BASIC`,
+/// `data_level=AUCTION_CAMPAIGN`, by `campaign_id` and `stat_time_day`,
+/// <https://business-api.tiktok.com/portal/docs?id=1740302848100353>) 30 days at a time,
+/// every page, in the advertiser's currency
+/// (<https://business-api.tiktok.com/portal/docs?id=1739593083610113>). Days a campaign
+/// neither spent nor was clicked are left out.
+pub async fn spend(
+    http: &Outbound,
+    (base, token): (&str, &str),
+    advertiser: &str,
+    (from, to): (NaiveDate, NaiveDate),
+) -> Result<Vec<SpendRow>, String> {
+    let base = base.trim_end_matches('/');
+    let ids = json!([advertiser]).to_string();
+    let info = business_api(
+        http,
+        (&format!("{base}/open_api/v1.3/advertiser/info/"), token),
+        &[("advertiser_ids", &ids), ("fields", r#"["currency"]"#)],
+    )
+    .await?;
+    let currency = info["list"][0]["currency"].as_str().unwrap_or_default();
+    let url = format!("{base}/open_api/v1.3/report/integrated/get/");
+    let mut rows = Vec::new();
+    let mut start = from;
+    while start <= to {
+        let end = start
+            .checked_add_days(Days::new(REPORT_DAYS - 1))
+            .map_or(to, |end| end.min(to));
+        for page in 1..=REPORT_PAGES {
+            let (page_text, start_text, end_text) =
+                (page.to_string(), start.to_string(), end.to_string());
+            let query = [
+                ("advertiser_id", advertiser),
+                ("report_type", "BASIC"),
+                ("data_level", "AUCTION_CAMPAIGN"),
+                ("dimensions", r#"["campaign_id","stat_time_day"]"#),
+                (
+                    "metrics",
+                    r#"["spend","clicks","impressions","campaign_name"]"#,
+                ),
+                ("start_date", &start_text),
+                ("end_date", &end_text),
+                ("page", &page_text),
+                ("page_size", "1000"),
+            ];
+            let data = business_api(http, (&url, token), &query).await?;
+            for found in data["list"].as_array().into_iter().flatten() {
+                rows.extend(report_row(found, advertiser, currency)?);
+            }
+            if data["page_info"]["total_page"].as_u64().unwrap_or(1) <= page {
+                break;
+            }
+        }
+        let Some(next) = end.succ_opt() else { break };
+        start = next;
+    }
+    Ok(rows)
+}
+
+/// One row of the report as spend; `None` for a day without spend or clicks.
+fn report_row(found: &Value, advertiser: &str, currency: &str) -> Result<Option<SpendRow>, String> {
+    let dimension = |name: &str| found["dimensions"][name].as_str().unwrap_or_default();
+    let metric = |name: &str| found["metrics"][name].as_str().unwrap_or_default();
+    // `stat_time_day` is `2026-03-01 00:00:00`.
+    let day = dimension("stat_time_day").get(..10).unwrap_or_default();
+    let date = NaiveDate::parse_from_str(day, "%Y-%m-%d")
+        .map_err(|_| "TikTok's report gave a row without its day".to_owned())?;
+    let cost_micros = leadtrack_core::spend::micros(metric("spend"))
+        .ok_or_else(|| format!("TikTok's report gave the spend {:?}", metric("spend")))?;
+    let clicks = metric("clicks").parse::<u64>().ok();
+    if cost_micros == 0 && clicks.unwrap_or_default() == 0 {
+        return Ok(None);
+    }
+    Ok(Some(SpendRow {
+        date,
+        source: SpendPlatform::Tiktok.source().to_owned(),
+        medium: "paid_social".to_owned(),
+        account: advertiser.to_owned(),
+        campaign_id: Some(dimension("campaign_id").to_owned()).filter(|id| !id.is_empty()),
+        campaign: metric("campaign_name").to_owned(),
+        currency: currency.to_owned(),
+        cost_micros,
+        clicks,
+        impressions: metric("impressions").parse().ok(),
+    }))
+}
+
+/// A GET of the Business API at `url` with `query` and the `Access-Token` header: its
+/// `data` when `code` is 0, else TikTok's `message`, naming no token.
+async fn business_api(
+    http: &Outbound,
+    (url, token): (&str, &str),
+    query: &[(&str, &str)],
+) -> Result<Value, String> {
+    let request = http
+        .get(url)
+        .map(|request| request.header("Access-Token", token).query(query));
+    let answer = outcome::send(request)
+        .await
+        .map_err(|failed| crate::api::failure(&failed))?;
+    let body = crate::api::json_answer("TikTok", &answer, &[token])?;
+    match body["code"].as_i64() {
+        Some(0) => Ok(body["data"].clone()),
+        code => Err(outcome::scrub(
+            format!(
+                "TikTok answered code {}: {}",
+                code.unwrap_or(-1),
+                body["message"].as_str().unwrap_or("no message")
+            ),
+            &[token],
+        )),
     }
 }
 

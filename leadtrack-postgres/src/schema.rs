@@ -61,6 +61,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0034_attempt_batches.sql"),
     include_str!("../migrations/0035_spend.sql"),
     include_str!("../migrations/0036_spend_sources.sql"),
+    include_str!("../migrations/0037_spend_source_settings.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

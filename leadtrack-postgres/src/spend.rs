@@ -5,12 +5,14 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::GenericClient;
+use leadtrack_core::integration::Secret;
 use leadtrack_core::report::{ReportLead, Touchpoint};
 use leadtrack_core::roas::{RoasBuilder, RoasQuery, RoasReport};
 use leadtrack_core::spend::{ClickIds, FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::ProjectId;
+use leadtrack_core::vault::{SPEND_TOKEN, Vault};
 
 use crate::Error;
 use crate::rows::{self, all, run};
@@ -80,23 +82,32 @@ pub(crate) async fn replace(
 /// [`leadtrack_core::Spending::spend_sources`].
 pub(crate) async fn sources(
     c: &impl GenericClient,
+    vault: &Vault,
     project: ProjectId,
 ) -> Result<Vec<SpendSource>, Error> {
     let found = all(
         c,
-        "SELECT platform, account, synced_at, error FROM spend_sources
-         WHERE project_id = $1 ORDER BY platform",
+        "SELECT s.platform, s.account, s.base_url, t.token, s.synced_at, s.error
+         FROM spend_sources s
+         LEFT JOIN spend_tokens t ON t.project_id = s.project_id AND t.platform = s.platform
+         WHERE s.project_id = $1 ORDER BY s.platform",
         &[&project.0],
     )
     .await?;
     found
         .iter()
         .map(|row| {
+            let token: Option<&str> = row.try_get(3)?;
             Ok(SpendSource {
                 platform: rows::parse("spend_sources.platform", row.try_get::<_, String>(0)?)?,
                 account: row.try_get(1)?,
-                synced_at: row.try_get::<_, Option<i64>>(2)?.map(from_millis),
-                error: row.try_get(3)?,
+                base_url: row.try_get(2)?,
+                access_token: match token {
+                    Some(sealed) => Some(Secret::new(vault.open(SPEND_TOKEN, sealed)?)),
+                    None => None,
+                },
+                synced_at: row.try_get::<_, Option<i64>>(4)?.map(from_millis),
+                error: row.try_get(5)?,
             })
         })
         .collect()
@@ -105,30 +116,49 @@ pub(crate) async fn sources(
 /// [`leadtrack_core::Spending::set_spend_source`].
 pub(crate) async fn set_source(
     c: &impl GenericClient,
+    vault: &Vault,
+    project: ProjectId,
+    source: &SpendSource,
+) -> Result<(), Error> {
+    let platform = source.platform.as_ref();
+    run(
+        c,
+        "INSERT INTO spend_sources (project_id, platform, account, base_url) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (project_id, platform) DO UPDATE SET account = excluded.account,
+             base_url = excluded.base_url, synced_at = NULL, error = NULL",
+        &[&project.0, &platform, &source.account, &source.base_url],
+    )
+    .await?;
+    run(
+        c,
+        "DELETE FROM spend_tokens WHERE project_id = $1 AND platform = $2",
+        &[&project.0, &platform],
+    )
+    .await?;
+    if let Some(token) = &source.access_token {
+        let sealed = vault.seal(SPEND_TOKEN, token.expose());
+        run(
+            c,
+            "INSERT INTO spend_tokens (project_id, platform, token) VALUES ($1, $2, $3)",
+            &[&project.0, &platform, &sealed],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// [`leadtrack_core::Spending::remove_spend_source`].
+pub(crate) async fn remove_source(
+    c: &impl GenericClient,
     project: ProjectId,
     platform: SpendPlatform,
-    account: Option<&str>,
 ) -> Result<(), Error> {
-    match account {
-        Some(account) => {
-            run(
-                c,
-                "INSERT INTO spend_sources (project_id, platform, account) VALUES ($1, $2, $3)
-                 ON CONFLICT (project_id, platform) DO UPDATE SET account = excluded.account,
-                     synced_at = NULL, error = NULL",
-                &[&project.0, &platform.as_ref(), &account],
-            )
-            .await?
-        }
-        None => {
-            run(
-                c,
-                "DELETE FROM spend_sources WHERE project_id = $1 AND platform = $2",
-                &[&project.0, &platform.as_ref()],
-            )
-            .await?
-        }
-    };
+    run(
+        c,
+        "DELETE FROM spend_sources WHERE project_id = $1 AND platform = $2",
+        &[&project.0, &platform.as_ref()],
+    )
+    .await?;
     Ok(())
 }
 

@@ -727,12 +727,15 @@ on_pool! {
         )
             -> StoreResult<u64>
             => |tx| spend::replace(&tx, project, (source, account), days, rows).await?;
-        read fn spend_sources(project: ProjectId)
+        read with vault fn spend_sources(project: ProjectId)
             -> StoreResult<Vec<SpendSource>>
-            => |c| spend::sources(c, project);
-        transaction fn set_spend_source(project: ProjectId, platform: SpendPlatform, account: Option<&str>)
+            => |c| spend::sources(c, vault, project);
+        transaction with vault fn set_spend_source(project: ProjectId, source: &SpendSource)
             -> StoreResult<()>
-            => |tx| spend::set_source(&tx, project, platform, account).await?;
+            => |tx| spend::set_source(&tx, vault, project, source).await?;
+        transaction fn remove_spend_source(project: ProjectId, platform: SpendPlatform)
+            -> StoreResult<()>
+            => |tx| spend::remove_source(&tx, project, platform).await?;
         transaction fn record_spend_sync(
             project: ProjectId,
             platform: SpendPlatform,

@@ -9,8 +9,9 @@ use std::time::Duration;
 use chrono::{Days, NaiveDate, Utc};
 use clap::Subcommand;
 use leadtrack_core::activity::ProjectActivity;
+use leadtrack_core::integration::Secret;
 use leadtrack_core::oauth::OAuthApp;
-use leadtrack_core::spend::{SYNC_DAYS, SpendPlatform, SpendRow, parse_csv};
+use leadtrack_core::spend::{SYNC_DAYS, SpendPlatform, SpendRow, SpendSource, parse_csv};
 use leadtrack_core::target::Targets;
 use leadtrack_core::{Admin, LeadStore, Spending};
 use leadtrack_forward::spend::{SpendRead, sync_all, sync_project};
@@ -41,22 +42,32 @@ pub(crate) enum SpendCommand {
         json: bool,
     },
     /// Read a platform's spend with the project's sign-in (Settings › Integrations,
-    /// Connect with Google or Meta): every hour while the server runs, and at `spend sync`.
+    /// Connect with Google, Meta, Microsoft or LinkedIn), or TikTok's with an access token
+    /// of the advertiser's TikTok for Business app: every hour while the server runs, and
+    /// at `spend sync`.
     Connect {
-        /// `google-ads` or `meta`.
+        /// `google-ads`, `meta`, `microsoft-ads`, `linkedin` or `tiktok`.
         #[arg(value_name = "PLATFORM", value_parser = platform)]
         platform: SpendPlatform,
         /// The public project id.
         #[arg(long, value_name = "ID")]
         project: String,
         /// The account: Google Ads' customer id (or CUSTOMER:MANAGER for a client reached
-        /// through its manager), Meta's ad account id.
+        /// through its manager), Meta's ad account id, Microsoft Advertising's
+        /// ACCOUNT:CUSTOMER ids, LinkedIn's ad account id, TikTok's advertiser id.
         #[arg(long, value_name = "ID")]
         account_id: String,
+        /// The access token to read with instead of a sign-in (TikTok's, with the
+        /// Reporting permission); kept sealed.
+        #[arg(long, value_name = "TOKEN")]
+        access_token: Option<String>,
+        /// Where the platform's reporting API is, when not at its own address.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
     },
     /// Stop reading a platform's spend (what was read stays).
     Disconnect {
-        /// `google-ads` or `meta`.
+        /// `google-ads`, `meta`, `microsoft-ads`, `linkedin` or `tiktok`.
         #[arg(value_name = "PLATFORM", value_parser = platform)]
         platform: SpendPlatform,
         /// The public project id.
@@ -101,7 +112,41 @@ pub(crate) enum SpendCommand {
 fn platform(value: &str) -> Result<SpendPlatform, String> {
     value
         .parse()
-        .map_err(|_| "use google-ads or meta".to_owned())
+        .map_err(|_| "use google-ads, meta, microsoft-ads, linkedin or tiktok".to_owned())
+}
+
+/// The source `spend connect` names, refused when its account is empty, TikTok's comes
+/// without a token, or its address is one the server's rule refuses.
+fn spend_source(
+    platform: SpendPlatform,
+    account: &str,
+    access_token: Option<String>,
+    base_url: Option<String>,
+    targets: &Targets,
+) -> Result<SpendSource, Failure> {
+    let account = account.trim();
+    if account.is_empty() {
+        return Err(Failure("--account-id is empty".to_owned()));
+    }
+    let access_token = access_token
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty());
+    if platform.provider().is_none() && access_token.is_none() {
+        return Err(Failure(format!(
+            "{} spend is read with an access token: add --access-token",
+            platform.name()
+        )));
+    }
+    if let Some(url) = &base_url {
+        targets
+            .check(url)
+            .map_err(|refused| Failure(format!("--base-url: {refused}")))?;
+    }
+    Ok(SpendSource {
+        base_url,
+        access_token: access_token.map(Secret::new),
+        ..SpendSource::new(platform, account)
+    })
 }
 
 /// `spend ...`; `targets` are the operator's exceptions to the rule for the addresses a
@@ -116,16 +161,16 @@ pub(crate) async fn spend_command<S: Admin + LeadStore + Spending>(
             platform,
             project: id,
             account_id,
+            access_token,
+            base_url,
         } => {
             let project = project(store, &id).await?;
-            let account = account_id.trim();
-            if account.is_empty() {
-                return Err(Failure("--account-id is empty".to_owned()));
-            }
+            let source = spend_source(platform, &account_id, access_token, base_url, targets)?;
             store
-                .set_spend_source(project.id, platform, Some(account))
+                .set_spend_source(project.id, &source)
                 .await
                 .map_err(Failure::store)?;
+            let account = source.account;
             say!(
                 "Project {id}: {platform} spend of account {account} is read every hour while the server runs; `server spend sync --project {id}` reads it now."
             );
@@ -137,7 +182,7 @@ pub(crate) async fn spend_command<S: Admin + LeadStore + Spending>(
         } => {
             let project = project(store, &id).await?;
             store
-                .set_spend_source(project.id, platform, None)
+                .remove_spend_source(project.id, platform)
                 .await
                 .map_err(Failure::store)?;
             say!("Project {id}: {platform} spend is no longer read.");

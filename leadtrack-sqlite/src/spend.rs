@@ -6,12 +6,14 @@
 use std::str::FromStr;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use leadtrack_core::integration::Secret;
 use leadtrack_core::report::{ReportLead, Touchpoint};
 use leadtrack_core::roas::{RoasBuilder, RoasQuery, RoasReport};
 use leadtrack_core::spend::{ClickIds, FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{ConversionId, ProjectId};
+use leadtrack_core::vault::{SPEND_TOKEN, Vault};
 use rusqlite::{Connection, Row};
 
 use crate::rows::{self, Error};
@@ -67,17 +69,29 @@ pub(crate) fn replace(
 }
 
 /// [`leadtrack_core::Spending::spend_sources`].
-pub(crate) fn sources(conn: &Connection, project: ProjectId) -> Result<Vec<SpendSource>, Error> {
+pub(crate) fn sources(
+    conn: &Connection,
+    vault: &Vault,
+    project: ProjectId,
+) -> Result<Vec<SpendSource>, Error> {
     conn.prepare_cached(
-        "SELECT platform, account, synced_at, error FROM spend_sources
-         WHERE project_id = ?1 ORDER BY platform",
+        "SELECT s.platform, s.account, s.base_url, t.token, s.synced_at, s.error
+         FROM spend_sources s
+         LEFT JOIN spend_tokens t ON t.project_id = s.project_id AND t.platform = s.platform
+         WHERE s.project_id = ?1 ORDER BY s.platform",
     )?
     .query_and_then([project.0], |row| {
+        let token: Option<String> = row.get(3)?;
         Ok(SpendSource {
             platform: rows::parse("spend_sources.platform", row.get(0)?)?,
             account: row.get(1)?,
-            synced_at: row.get::<_, Option<i64>>(2)?.map(from_millis),
-            error: row.get(3)?,
+            base_url: row.get(2)?,
+            access_token: match token {
+                Some(sealed) => Some(Secret::new(vault.open(SPEND_TOKEN, &sealed)?)),
+                None => None,
+            },
+            synced_at: row.get::<_, Option<i64>>(4)?.map(from_millis),
+            error: row.get(5)?,
         })
     })?
     .collect()
@@ -86,22 +100,36 @@ pub(crate) fn sources(conn: &Connection, project: ProjectId) -> Result<Vec<Spend
 /// [`leadtrack_core::Spending::set_spend_source`].
 pub(crate) fn set_source(
     conn: &Connection,
+    vault: &Vault,
+    project: ProjectId,
+    source: &SpendSource,
+) -> Result<(), Error> {
+    let platform = source.platform.as_ref();
+    conn.prepare_cached(
+        "INSERT INTO spend_sources (project_id, platform, account, base_url) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (project_id, platform) DO UPDATE SET account = excluded.account,
+             base_url = excluded.base_url, synced_at = NULL, error = NULL",
+    )?
+    .execute((project.0, platform, &source.account, &source.base_url))?;
+    conn.prepare_cached("DELETE FROM spend_tokens WHERE project_id = ?1 AND platform = ?2")?
+        .execute((project.0, platform))?;
+    if let Some(token) = &source.access_token {
+        conn.prepare_cached(
+            "INSERT INTO spend_tokens (project_id, platform, token) VALUES (?1, ?2, ?3)",
+        )?
+        .execute((project.0, platform, vault.seal(SPEND_TOKEN, token.expose())))?;
+    }
+    Ok(())
+}
+
+/// [`leadtrack_core::Spending::remove_spend_source`].
+pub(crate) fn remove_source(
+    conn: &Connection,
     project: ProjectId,
     platform: SpendPlatform,
-    account: Option<&str>,
 ) -> Result<(), Error> {
-    match account {
-        Some(account) => conn
-            .prepare_cached(
-                "INSERT INTO spend_sources (project_id, platform, account) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (project_id, platform) DO UPDATE SET account = excluded.account,
-                     synced_at = NULL, error = NULL",
-            )?
-            .execute((project.0, platform.as_ref(), account))?,
-        None => conn
-            .prepare_cached("DELETE FROM spend_sources WHERE project_id = ?1 AND platform = ?2")?
-            .execute((project.0, platform.as_ref()))?,
-    };
+    conn.prepare_cached("DELETE FROM spend_sources WHERE project_id = ?1 AND platform = ?2")?
+        .execute((project.0, platform.as_ref()))?;
     Ok(())
 }
 

@@ -673,12 +673,15 @@ on_threads! {
         )
             -> StoreResult<u64> [source, account, rows]
             => |conn| spend::replace(conn, project, (&source, &account), days, &rows);
-        read fn spend_sources(project: ProjectId)
+        read with vault fn spend_sources(project: ProjectId)
             -> StoreResult<Vec<SpendSource>>
-            => |conn| spend::sources(conn, project);
-        write fn set_spend_source(project: ProjectId, platform: SpendPlatform, account: Option<&str>)
-            -> StoreResult<()> [account]
-            => |conn| spend::set_source(conn, project, platform, account.as_deref());
+            => |conn| spend::sources(conn, &vault, project);
+        write with vault fn set_spend_source(project: ProjectId, source: &SpendSource)
+            -> StoreResult<()> [source]
+            => |conn| spend::set_source(conn, &vault, project, &source);
+        write fn remove_spend_source(project: ProjectId, platform: SpendPlatform)
+            -> StoreResult<()>
+            => |conn| spend::remove_source(conn, project, platform);
         write fn record_spend_sync(
             project: ProjectId,
             platform: SpendPlatform,

@@ -1154,13 +1154,16 @@ pub trait Spending: Send + Sync + 'static {
     /// The platforms' accounts the project's spend is read from.
     async fn spend_sources(&self, project: ProjectId) -> StoreResult<Vec<SpendSource>>;
 
-    /// Reads `platform`'s spend from `account` from now on (replacing the account read
-    /// before), or no longer (`None`).
-    async fn set_spend_source(
+    /// Reads `source`'s platform's spend from its account from now on, replacing the
+    /// source of that platform kept before (and how its last read went); its access
+    /// token, if any, is kept sealed.
+    async fn set_spend_source(&self, project: ProjectId, source: &SpendSource) -> StoreResult<()>;
+
+    /// Reads `platform`'s spend no longer (what was read stays).
+    async fn remove_spend_source(
         &self,
         project: ProjectId,
         platform: SpendPlatform,
-        account: Option<&str>,
     ) -> StoreResult<()>;
 
     /// Notes how a read of `platform`'s spend went at `at`: well, or `error`.

@@ -84,7 +84,8 @@ use crate::lead::{CreatedLead, LeadData, StoredLead};
 use crate::project::{NewProject, Project};
 use crate::request::{CreateRoute, NewLead, StatusUpdate};
 use crate::source::{LeadSource, SourceKind};
-use crate::store::{Admin, Entity, JobQueue, LeadStore, StoreError, StoreResult};
+use crate::spend::{SpendPlatform, SpendSource};
+use crate::store::{Admin, Entity, JobQueue, LeadStore, Spending, StoreError, StoreResult};
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JsonObject, LeadId,
     LeadIdentifier,
@@ -136,17 +137,19 @@ pub async fn project<S: Admin>(store: &S, public_id: &str) -> Project {
 /// The secrets [`keep_secrets`] gives a store: a platform's, a lead webhook's signing
 /// secret, and a chat channel's URL, each unlike anything else a store keeps, so that a
 /// test may look for it in the raw data.
-pub const SECRETS: [&str; 5] = [
+pub const SECRETS: [&str; 6] = [
     "known-platform-secret-5f1c",
     "known-webhook-secret-9a2e",
     "https://hooks.slack.com/services/T0/B0/known-chat-token-77d4",
     "known-lead-form-key-3b81",
     "known-inbound-secret-c40e",
+    "known-spend-token-61aa",
 ];
 
 /// Project `vault` with each of [`SECRETS`]: in its webhook integration's settings, a lead
-/// webhook, its Slack channel, its Google lead forms' key and an inbound webhook.
-pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
+/// webhook, its Slack channel, its Google lead forms' key, an inbound webhook and the token
+/// its TikTok spend is read with.
+pub async fn keep_secrets<S: Admin + Spending>(store: &S) -> Project {
     let project = project(store, "vault").await;
     let settings = IntegrationSettings::Webhook(WebhookSettings {
         url: "https://crm.example.com/hook".to_owned(),
@@ -185,11 +188,19 @@ pub async fn keep_secrets<S: Admin>(store: &S) -> Project {
         .save_inbound_hook(&hook)
         .await
         .expect("save the inbound webhook");
+    let spend = SpendSource {
+        access_token: Some(Secret::new(SECRETS[5])),
+        ..SpendSource::new(SpendPlatform::Tiktok, "7000001")
+    };
+    store
+        .set_spend_source(project.id, &spend)
+        .await
+        .expect("set the spend source");
     project
 }
 
 /// The secrets of `project` as the store reads them back, in the order of [`SECRETS`].
-pub async fn secrets_of<S: Admin>(store: &S, project: &Project) -> Vec<String> {
+pub async fn secrets_of<S: Admin + Spending>(store: &S, project: &Project) -> Vec<String> {
     let integrations = store.integrations(project.id).await.expect("integrations");
     let settings = integrations.webhook.expect("the webhook integration");
     let hooks = store.webhooks(project.id).await.expect("webhooks");
@@ -205,12 +216,18 @@ pub async fn secrets_of<S: Admin>(store: &S, project: &Project) -> Vec<String> {
         .inbound_hooks(project.id)
         .await
         .expect("inbound webhooks");
+    let spend = store
+        .spend_sources(project.id)
+        .await
+        .expect("spend sources");
+    let spend_token = spend[0].access_token.as_ref().expect("the spend token");
     vec![
         settings.secret.expose().to_owned(),
         hooks[0].webhook.secret.expose().to_owned(),
         channels[0].url.clone(),
         key.expose().to_owned(),
         inbound[0].secret.expose().to_owned(),
+        spend_token.expose().to_owned(),
     ]
 }
 

@@ -302,15 +302,23 @@ pub async fn a_read_of_a_platforms_days_replaces_them_and_its_source_is_kept<B: 
     );
 
     assert!(store.spend_sources(acme.id).await.unwrap().is_empty());
-    let (google, meta) = (SpendPlatform::GoogleAds, SpendPlatform::Meta);
-    store
-        .set_spend_source(acme.id, meta, Some("777"))
-        .await
-        .unwrap();
-    store
-        .set_spend_source(acme.id, google, Some("123"))
-        .await
-        .unwrap();
+    let (google, meta, tiktok) = (
+        SpendPlatform::GoogleAds,
+        SpendPlatform::Meta,
+        SpendPlatform::Tiktok,
+    );
+    let with_token = SpendSource {
+        base_url: Some("http://127.0.0.1:9/".into()),
+        access_token: Some(crate::integration::Secret::new("tt-token")),
+        ..SpendSource::new(tiktok, "7001")
+    };
+    for source in [
+        SpendSource::new(meta, "777"),
+        SpendSource::new(google, "123"),
+        with_token.clone(),
+    ] {
+        store.set_spend_source(acme.id, &source).await.unwrap();
+    }
     store
         .record_spend_sync(acme.id, meta, at(5), Some("Meta answered HTTP 400"))
         .await
@@ -319,30 +327,32 @@ pub async fn a_read_of_a_platforms_days_replaces_them_and_its_source_is_kept<B: 
     assert_eq!(
         sources,
         [
+            SpendSource::new(google, "123"),
             SpendSource {
-                platform: google,
-                account: "123".into(),
-                synced_at: None,
-                error: None,
-            },
-            SpendSource {
-                platform: meta,
-                account: "777".into(),
                 synced_at: Some(at(5)),
                 error: Some("Meta answered HTTP 400".into()),
+                ..SpendSource::new(meta, "777")
             },
+            with_token,
         ]
     );
-    // Another account starts afresh; `None` forgets the source.
+    // Another account starts afresh, without the token of the one before; a source removed
+    // is forgotten.
     store
-        .set_spend_source(acme.id, meta, Some("888"))
+        .set_spend_source(acme.id, &SpendSource::new(meta, "888"))
         .await
         .unwrap();
-    store.set_spend_source(acme.id, google, None).await.unwrap();
+    store
+        .set_spend_source(acme.id, &SpendSource::new(tiktok, "7002"))
+        .await
+        .unwrap();
+    store.remove_spend_source(acme.id, google).await.unwrap();
     let sources = store.spend_sources(acme.id).await.unwrap();
-    assert_eq!(sources.len(), 1);
     assert_eq!(
-        (sources[0].account.as_str(), sources[0].error.as_deref()),
-        ("888", None)
+        sources,
+        [
+            SpendSource::new(meta, "888"),
+            SpendSource::new(tiktok, "7002")
+        ]
     );
 }

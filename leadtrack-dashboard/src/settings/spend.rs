@@ -8,7 +8,7 @@ use askama::Template;
 use chrono::{Days, Utc};
 use leadtrack_core::activity::ProjectActivity;
 use leadtrack_core::import::BadRow;
-use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource, parse_csv};
+use leadtrack_core::spend::{FxRates, SpendRow, SpendSource, parse_csv};
 use leadtrack_core::{Accounts, LeadStore, Spending};
 use warp::http::StatusCode;
 
@@ -59,10 +59,7 @@ impl Line {
 
 /// A source of spend as the page lists it.
 fn source_line(source: &SpendSource) -> (String, String, String, bool) {
-    let platform = match source.platform {
-        SpendPlatform::GoogleAds => "Google Ads",
-        SpendPlatform::Meta => "Meta",
-    };
+    let platform = source.platform.name();
     let read = match source.synced_at.map(|at| at.format("%-d %b %Y, %H:%M")) {
         None => "Not read yet: it is read every hour.".to_owned(),
         Some(at) => match &source.error {

@@ -433,15 +433,17 @@ async fn spend_is_imported_from_a_file_and_its_rates_are_set() {
         StatusCode::OK,
         &["server spend connect google-ads --project alpha"],
     );
+    use leadtrack_core::spend::SpendSource;
     let (google, meta) = (SpendPlatform::GoogleAds, SpendPlatform::Meta);
-    app.store
-        .set_spend_source(app.alpha.id, google, Some("1234567890"))
-        .await
-        .unwrap();
-    app.store
-        .set_spend_source(app.alpha.id, meta, Some("777"))
-        .await
-        .unwrap();
+    for source in [
+        SpendSource::new(google, "1234567890"),
+        SpendSource::new(meta, "777"),
+    ] {
+        app.store
+            .set_spend_source(app.alpha.id, &source)
+            .await
+            .unwrap();
+    }
     let at = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:30:00Z")
         .unwrap()
         .to_utc();

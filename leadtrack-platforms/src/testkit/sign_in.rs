@@ -25,7 +25,8 @@
 //! Pinterest's, its consent reads the scopes comma-separated, its token endpoint wants Basic
 //! credentials
 //! (<https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/>),
-//! and it lists the ad accounts (`/v5/ad_accounts`).
+//! and it lists the ad accounts (`/v5/ad_accounts`). As Microsoft's and LinkedIn's, it also
+//! answers their reporting APIs (`super::reports`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -37,6 +38,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 use warp::Filter;
+
+use super::reports;
 
 use super::serve;
 use warp::http::StatusCode;
@@ -120,6 +123,8 @@ struct State {
     token_requests: Vec<HashMap<String, String>>,
     /// Access tokens handed out.
     access_tokens: Vec<String>,
+    /// Microsoft's report requests polled once already.
+    polled_reports: std::collections::HashSet<String>,
 }
 
 /// What the mock expects of the server's registered application.
@@ -363,10 +368,21 @@ fn routes(
                 }
                 let account = (header("customerid"), header("customeraccountid"));
                 let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                microsoft_rest(tail.as_str(), account, &body)
+                let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+                let polled = (
+                    &mut state.polled_reports,
+                    header("host").unwrap_or_default(),
+                );
+                reports::microsoft(tail.as_str(), account, &body, polled)
+                    .unwrap_or_else(|| microsoft_rest(tail.as_str(), account, &body))
             },
         );
+    let report_files = warp::get()
+        .and(warp::path!("reports" / String))
+        .map(|file: String| reports::microsoft_report(&file));
     consent
+        .or(report_files)
+        .unify()
         .or(token)
         .unify()
         .or(accounts)
@@ -706,6 +722,9 @@ fn google_ads_spend(query: &str) -> Response {
 
 /// LinkedIn's answers: the ad accounts, and the conversion rules of the known one.
 fn linkedin_rest(path: &str, query: &HashMap<String, String>) -> Response {
+    if let Some(answer) = reports::linkedin(path, query) {
+        return answer;
+    }
     let (account, account_name, rule, rule_name) = LINKEDIN_RULE;
     let get = |name: &str| query.get(name).map(String::as_str).unwrap_or_default();
     let body = match path {

@@ -101,6 +101,10 @@ async fn plain_secrets_of_an_older_build_are_sealed_once_by_servers_starting_tog
         .await
         .unwrap();
     client
+        .execute("UPDATE spend_tokens SET token = $1", &[&SECRETS[5]])
+        .await
+        .unwrap();
+    client
         .execute("DELETE FROM secret_key_check", &[])
         .await
         .unwrap();
@@ -121,7 +125,7 @@ async fn a_new_key_seals_every_secret_again() {
     let project = keep_secrets(&store).await;
     let before = raw_values(&url).await;
     let new = SecretKey::generate();
-    assert_eq!(store.rotate_secret_key(&new).await.unwrap(), 5);
+    assert_eq!(store.rotate_secret_key(&new).await.unwrap(), 6);
     store.close();
     let after = raw_values(&url).await;
     assert_sealed(&after);

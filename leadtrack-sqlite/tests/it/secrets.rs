@@ -14,6 +14,7 @@ const HOOK_SECRET: &str = SECRETS[1];
 const CHAT_URL: &str = SECRETS[2];
 const FORM_KEY: &str = SECRETS[3];
 const INBOUND_SECRET: &str = SECRETS[4];
+const SPEND_TOKEN: &str = SECRETS[5];
 
 fn with_key(key: &SecretKey) -> SqliteOptions {
     SqliteOptions {
@@ -46,7 +47,13 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 fn assert_no_plain_secret(path: &Path) {
     let bytes = files_of(path);
     assert!(!bytes.is_empty());
-    for secret in [TOKEN, HOOK_SECRET, "known-chat-token", FORM_KEY] {
+    for secret in [
+        TOKEN,
+        HOOK_SECRET,
+        "known-chat-token",
+        FORM_KEY,
+        SPEND_TOKEN,
+    ] {
         assert!(!contains(&bytes, secret), "{secret} is in the file");
     }
 }
@@ -132,6 +139,7 @@ async fn plain_secrets_of_an_older_build_are_sealed_on_first_open() {
              UPDATE chat_channels SET url = '{CHAT_URL}';
              UPDATE lead_sources SET settings = '{source}';
              UPDATE inbound_hooks SET settings = '{inbound}';
+             UPDATE spend_tokens SET token = '{SPEND_TOKEN}';
              DELETE FROM secret_key_check;"
         ))
         .unwrap();
@@ -161,7 +169,7 @@ async fn a_new_key_seals_every_secret_again() {
     drop(store);
     // Not from a key that is not the database's.
     assert!(rotate_secret_key(&path, &new, &old).is_err());
-    assert_eq!(rotate_secret_key(&path, &old, &new).unwrap(), 5);
+    assert_eq!(rotate_secret_key(&path, &old, &new).unwrap(), 6);
 
     assert!(open(&path, &old).await.is_err());
     let store = open(&path, &new).await.unwrap();

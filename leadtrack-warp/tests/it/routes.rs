@@ -634,12 +634,10 @@ mod general {
         async fn spend_sources(&self, _: ProjectId) -> StoreResult<Vec<SpendSource>> {
             Err((self.fail)())
         }
-        async fn set_spend_source(
-            &self,
-            _: ProjectId,
-            _: SpendPlatform,
-            _: Option<&str>,
-        ) -> StoreResult<()> {
+        async fn set_spend_source(&self, _: ProjectId, _: &SpendSource) -> StoreResult<()> {
+            Err((self.fail)())
+        }
+        async fn remove_spend_source(&self, _: ProjectId, _: SpendPlatform) -> StoreResult<()> {
             Err((self.fail)())
         }
         async fn record_spend_sync(

@@ -516,7 +516,35 @@ async fn a_spend_source_is_connected_synced_and_disconnected() {
         ],
     )
     .await;
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("use google-ads or meta"));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("use google-ads, meta, microsoft-ads, linkedin or tiktok")
+    );
+    // TikTok's spend is read with a token of its own, at an address the rule allows.
+    let tiktok = |extra: &[&'static str]| {
+        let mut args = vec!["spend", "connect", "tiktok", "--project", "acme"];
+        args.extend(["--account-id", "7000001"]);
+        args.extend(extra);
+        args
+    };
+    let refusals = [
+        (
+            tiktok(&[]),
+            "TikTok spend is read with an access token: add --access-token",
+        ),
+        (
+            tiktok(&["--access-token", "t", "--base-url", "http://10.1.2.3:9"]),
+            "--base-url: ",
+        ),
+    ];
+    for (args, said) in refusals {
+        let refused = admin(&db, &args).await;
+        assert!(!refused.status.success());
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(err.contains(said), "{err}");
+    }
+    admin_ok(&db, &tiktok(&["--access-token", "tt-token"])).await;
+    admin_ok(&db, &["spend", "disconnect", "tiktok", "--project", "acme"]).await;
 
     admin_ok(&db, &["spend", "disconnect", "meta", "--project", "acme"]).await;
     let none = admin_json(&db, &sync).await;
