@@ -141,28 +141,45 @@ impl TrendChart {
         count: impl Fn(&leadtrack_core::report::Tally) -> i64,
         write: impl Fn(i64) -> String,
     ) -> Self {
-        let counts: Vec<Vec<i64>> = trend
+        let series: Vec<(String, Vec<i64>)> = trend
             .series
             .iter()
-            .map(|series| series.tallies.iter().map(&count).collect())
+            .map(|series| {
+                let counts = series.tallies.iter().map(&count).collect();
+                (series.name.clone(), counts)
+            })
             .collect();
-        let most = counts.iter().flatten().copied().max().unwrap_or(0).max(1);
-        let band = 100.0 / trend.periods.len().max(1) as f64;
+        Self::of(&series, (&trend.periods, last_day), write)
+    }
+
+    /// The chart of named `series` of counts, one per period of `periods` (each period's
+    /// first day; the range ends on `last_day`), written by `write`.
+    pub(crate) fn of(
+        series: &[(String, Vec<i64>)],
+        (periods, last_day): (&[NaiveDate], NaiveDate),
+        write: impl Fn(i64) -> String,
+    ) -> Self {
+        let most = series
+            .iter()
+            .flat_map(|(_, counts)| counts)
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let band = 100.0 / periods.len().max(1) as f64;
         let scale = (MULTIPLE_BOTTOM - 2.0) / most as f64;
         let date = |date: Option<&NaiveDate>| {
             date.map(|d| d.format("%b %-d").to_string())
                 .unwrap_or_default()
         };
-        let multiples = trend
-            .series
+        let multiples = series
             .iter()
-            .zip(&counts)
-            .map(|(series, counts)| Multiple {
-                name: series.name.clone(),
+            .map(|(name, counts)| Multiple {
+                name: name.clone(),
                 total: write(counts.iter().sum()),
                 bars: counts
                     .iter()
-                    .zip(&trend.periods)
+                    .zip(periods)
                     .enumerate()
                     .filter(|(_, (count, _))| **count > 0)
                     .map(|(n, (count, start))| {
@@ -182,7 +199,7 @@ impl TrendChart {
             height: MULTIPLE_HEIGHT,
             baseline: MULTIPLE_BOTTOM,
             multiples,
-            first: date(trend.periods.first()),
+            first: date(periods.first()),
             last: date(Some(&last_day)),
             top: write(most),
         }

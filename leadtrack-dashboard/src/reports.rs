@@ -316,6 +316,8 @@ struct SpendSection {
     has_spend: bool,
     /// The range's days together per period (the trend's), as `(first day, figures)`.
     periods: Vec<(String, SpendLine)>,
+    /// Spend and rated value per period, as columns on one scale.
+    chart: TrendChart,
     /// `day` or `week`.
     period_name: &'static str,
 }
@@ -391,7 +393,25 @@ fn spend_groupings(by: RoasGrouping) -> Vec<Choice> {
 
 impl SpendSection {
     fn new(report: &RoasReport, by: RoasGrouping, period: Period) -> Self {
+        let per_period = report.per(period);
+        let cents = |amount: f64| (amount * 100.0).round() as i64;
+        let series = [
+            (
+                "Spend".to_owned(),
+                per_period
+                    .iter()
+                    .map(|(_, f)| cents(f.spend.unwrap_or_default()))
+                    .collect(),
+            ),
+            (
+                "Rated value".to_owned(),
+                per_period.iter().map(|(_, f)| cents(f.value)).collect(),
+            ),
+        ];
+        let starts: Vec<NaiveDate> = per_period.iter().map(|(start, _)| *start).collect();
+        let last_day = report.days.last().map_or(NaiveDate::MIN, |(day, _)| *day);
         Self {
+            chart: TrendChart::of(&series, (&starts, last_day), format::money),
             heading: spend_grouping_name(by),
             rows: report.rows.iter().map(|row| SpendLine::new(row, by)).collect(),
             totals: SpendLine::new(&report.totals, RoasGrouping::Source),
@@ -408,8 +428,7 @@ impl SpendSection {
                 })
                 .collect(),
             has_spend: report.totals.spend.is_some(),
-            periods: report
-                .per(period)
+            periods: per_period
                 .iter()
                 .map(|(start, figures)| {
                     let line = SpendLine::new(figures, RoasGrouping::Source);

@@ -351,6 +351,17 @@ async fn the_report_shows_what_the_spend_bought() {
         ]
         .map(str::to_owned)
     );
+    // And as columns: spend and the value it bought, on one scale (the tallest, 1 March's
+    // value, is 1,250.00), a column a day with any.
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "aria-label=\"Spend per day, 450.00 in all, on one scale with the other (the tallest column is 1,250.00).",
+            "aria-label=\"Rated value per day, 1,250.00 in all, on one scale with the other",
+            "<title>2026-03-02: 250.00</title>",
+            "<title>2026-03-01: 1,250.00</title>",
+        ],
+    );
     let by_label = app.get(&format!("{path}&spend_by=label"), &member).await;
     let rows = table_rows(&by_label.text, "report stack spend");
     assert!(rows[0].starts_with("Label|Spend|"), "{}", rows[0]);
