@@ -183,6 +183,30 @@ const SOURCE_NAMES: [(&str, &[&str]); 5] = [
     ("tiktok", &["tiktok", "tiktok ads"]),
 ];
 
+/// Where a lead carries the id of the ad campaign it came from, in `attributionData`, first
+/// found first: the `utm_id` of its landing page's URL (the platform its source names), and
+/// the campaign ids of Meta's and Google's lead forms (`metaCampaignId`, `googleCampaignId`,
+/// their platform's). A store keeps the id as `platform:id` where the field names the
+/// platform, else as the id alone ([`lead_campaign_id`] reads it back).
+pub const CAMPAIGN_ID_FIELDS: [(&str, Option<&str>); 3] = [
+    ("utm_id", None),
+    ("metaCampaignId", Some("meta")),
+    ("googleCampaignId", Some("google")),
+];
+
+/// A lead's campaign id as a store keeps it ([`CAMPAIGN_ID_FIELDS`]): the platform it names,
+/// if any, and the id.
+pub fn lead_campaign_id(kept: &str) -> (Option<&'static str>, &str) {
+    CAMPAIGN_ID_FIELDS
+        .iter()
+        .filter_map(|(_, platform)| *platform)
+        .find_map(|platform| {
+            let id = kept.strip_prefix(platform)?.strip_prefix(':')?;
+            Some((Some(platform), id))
+        })
+        .unwrap_or((None, kept))
+}
+
 /// A source as spend and leads are matched by: folded (case, accents and surrounding spaces
 /// dropped), and the ad platforms by one name each (`Facebook`, `fb` and `ig` are `meta`;
 /// `bing` is `microsoft`).
@@ -232,6 +256,21 @@ pub struct ClickIds {
     pub linkedin: bool,
     /// `ttclid`.
     pub tiktok: bool,
+}
+
+impl ClickIds {
+    /// The click ids of `bits`, as a store may keep them: Google's the lowest bit, then
+    /// Meta's, Microsoft's, LinkedIn's and TikTok's.
+    pub fn from_bits(bits: i64) -> Self {
+        let bit = |n: u32| bits & (1 << n) != 0;
+        Self {
+            google: bit(0),
+            meta: bit(1),
+            microsoft: bit(2),
+            linkedin: bit(3),
+            tiktok: bit(4),
+        }
+    }
 }
 
 /// How many units of a project's currency one unit of another is worth, by currency: the

@@ -3,12 +3,14 @@
 //! touch's columns, the conversion id, the status, and for leads whose touches name no
 //! source their click ids' flags), counted by core's [`RoasBuilder`].
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::integration::Secret;
-use leadtrack_core::report::{ReportLead, Touchpoint};
-use leadtrack_core::roas::{RoasBuilder, RoasQuery, RoasReport};
-use leadtrack_core::spend::{ClickIds, FxRates, SpendPlatform, SpendRow, SpendSource};
+use leadtrack_core::report::Touchpoint;
+use leadtrack_core::roas::{CountedLeads, RoasBuilder, RoasQuery, RoasReport};
+use leadtrack_core::spend::{
+    CAMPAIGN_ID_FIELDS, ClickIds, FxRates, SpendPlatform, SpendRow, SpendSource,
+};
 use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::ProjectId;
@@ -268,28 +270,23 @@ pub(crate) async fn roas(
             .try_get::<_, Option<String>>(3)?
             .map(|id| rows::parse("conversion_id", id))
             .transpose()?;
-        let day: i64 = row.try_get(11)?;
-        let lead = ReportLead {
-            created_at: from_millis(start.saturating_add(day.saturating_mul(DAY_MS))),
+        let day: i64 = row.try_get(8)?;
+        let day = query
+            .from
+            .checked_add_days(Days::new(day.max(0) as u64))
+            .unwrap_or(query.from);
+        let leads: i64 = row.try_get(5)?;
+        builder.add(&CountedLeads {
+            day,
             source: row.try_get(0)?,
-            medium: None,
             campaign: row.try_get(1)?,
+            campaign_id: row.try_get(6)?,
             conversion_id,
             status: rows::parse("leads.status", row.try_get::<_, String>(2)?)?,
-            price: row.try_get(4)?,
-        };
-        let clicked = ClickIds {
-            google: row.try_get(6)?,
-            meta: row.try_get(7)?,
-            microsoft: row.try_get(8)?,
-            linkedin: row.try_get(9)?,
-            tiktok: row.try_get(10)?,
-        };
-        let leads: i64 = row.try_get(5)?;
-        for n in 0..leads {
-            let price = if n == 0 { lead.price } else { None };
-            builder.add_lead(&ReportLead { price, ..lead }, clicked);
-        }
+            clicked: ClickIds::from_bits(row.try_get::<_, i32>(7)?.into()),
+            leads: leads.max(0) as u64,
+            value: row.try_get::<_, Option<i64>>(4)?.unwrap_or_default(),
+        });
     }
     let spend = list(c, project, (query.from, query.to)).await?;
     let rates = rates(c, project).await?;
@@ -297,26 +294,49 @@ pub(crate) async fn roas(
     Ok(builder.finish(&spend, &rates, &currency))
 }
 
-/// Milliseconds in a day.
+/// A day, in milliseconds.
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
-/// The range's leads by touch, conversion id, status and day (counted from the start); a
-/// source named by the touch makes
-/// the click ids irrelevant, so they are read (as false) only for the others.
+/// The range's leads (`$1` the project, `$2` and `$3` the range's first and first-after
+/// instants) grouped by what the report tells apart ([`CountedLeads`]): the touch's source
+/// and campaign, status, conversion id, the campaign id the leads carry (core's
+/// [`CAMPAIGN_ID_FIELDS`]; the last touch's, and the first's when it is the last's source
+/// and campaign), their click ids as bits ([`ClickIds::from_bits`]) when the touch names no
+/// source, and their day.
 fn sql(touch: Touchpoint) -> String {
-    let touch = touch.as_ref();
-    let flag = |flags: &str| format!("coalesce({touch}_source IS NULL AND ({flags}), false)");
+    let name = touch.as_ref();
+    let field =
+        |field: &str| format!("nullif(btrim(data::jsonb -> 'attributionData' ->> '{field}'), '')");
+    let ids: Vec<String> = CAMPAIGN_ID_FIELDS
+        .iter()
+        .map(|(name, platform)| match platform {
+            Some(platform) => format!("'{platform}:' || {}", field(name)),
+            None => field(name),
+        })
+        .collect();
+    let credited = match touch {
+        Touchpoint::Last => "true",
+        Touchpoint::First => {
+            "first_source IS NOT DISTINCT FROM last_source
+             AND first_campaign IS NOT DISTINCT FROM last_campaign"
+        }
+    };
+    let bit = |flags: &str, n: u32| format!("(CASE WHEN {flags} THEN {} ELSE 0 END)", 1 << n);
     format!(
-        "SELECT {touch}_source, {touch}_campaign, status, conversion_id, sum(price)::bigint,
-                count(*), {google}, {meta}, {microsoft}, {linkedin}, {tiktok},
+        "SELECT {name}_source, {name}_campaign, status, conversion_id, sum(price)::bigint,
+                count(*),
+                CASE WHEN {credited} THEN coalesce({ids}) END,
+                CASE WHEN {name}_source IS NULL THEN {google} | {meta} | {microsoft} | {linkedin} | {tiktok}
+                     ELSE 0 END,
                 (created_at - $2) / {DAY_MS}
          FROM leads WHERE project_id = $1 AND created_at >= $2 AND created_at < $3
            AND {NOT_SPAM}
-         GROUP BY 1, 2, 3, 4, 7, 8, 9, 10, 11, 12",
-        google = flag("has_gclid OR has_gbraid"),
-        meta = flag("has_fbc"),
-        microsoft = flag("has_msclkid"),
-        linkedin = flag("has_li_fat_id"),
-        tiktok = flag("has_ttclid"),
+         GROUP BY 1, 2, 3, 4, 7, 8, 9",
+        ids = ids.join(", "),
+        google = bit("has_gclid OR has_gbraid", 0),
+        meta = bit("has_fbc", 1),
+        microsoft = bit("has_msclkid", 2),
+        linkedin = bit("has_li_fat_id", 3),
+        tiktok = bit("has_ttclid", 4),
     )
 }

@@ -1,6 +1,7 @@
 //! The kept counts a listing's totals and tabs are read from, when they can tell: per
 //! status, per facet's value and status, and per hour of creation and status (migrations 8,
-//! 27 and 41).
+//! 27 and 41); and the report of spend against leads, per day and what it tells leads
+//! apart by (migration 56).
 //!
 //! They are written after the leads' commit (migration 51): the writer adds the new leads
 //! to them ([`add`]) in the batches that keep the words' index, so they hold the leads up
@@ -24,19 +25,21 @@ include!(concat!(env!("OUT_DIR"), "/facets.rs"));
 /// planner from the project's indexes, through which it would read all of its leads.
 const ABOVE_MARK: &str = "id > (SELECT indexed_to FROM lead_words_state) AND +project_id = ?1";
 
-/// One kept count: its table, its key's columns, and the query that tallies the leads with
-/// ids in `(?1, ?2]` into its rows (key, then total).
+/// One kept count: its table, its key's columns, the columns it sums, and the query that
+/// tallies the leads with ids in `(?1, ?2]` into its rows (key, then sums).
 pub(crate) struct Tally {
     /// The table of the kept count.
     pub(crate) table: &'static str,
     /// The columns of its key.
     pub(crate) key: &'static str,
+    /// The columns it sums: `total`, and for the report's, `value`.
+    pub(crate) sums: &'static [&'static str],
     /// The tally of the leads with ids in `(?1, ?2]`.
     pub(crate) select: String,
 }
 
-/// The three kept counts.
-pub(crate) static TALLIES: LazyLock<[Tally; 3]> = LazyLock::new(|| {
+/// The four kept counts.
+pub(crate) static TALLIES: LazyLock<[Tally; 4]> = LazyLock::new(|| {
     const RANGE: &str = "FROM leads WHERE id > ?1 AND id <= ?2";
     let facets: Vec<String> = FACETS
         .iter()
@@ -52,11 +55,13 @@ pub(crate) static TALLIES: LazyLock<[Tally; 3]> = LazyLock::new(|| {
         Tally {
             table: "lead_status_counts",
             key: "project_id, status",
+            sums: &["total"],
             select: format!("SELECT project_id, status, count(*) {RANGE} GROUP BY 1, 2"),
         },
         Tally {
             table: "lead_hour_counts",
             key: "project_id, hour, status",
+            sums: &["total"],
             select: format!(
                 "SELECT project_id, created_at / 3600000, status, count(*) {RANGE}
                  GROUP BY 1, 2, 3"
@@ -66,6 +71,7 @@ pub(crate) static TALLIES: LazyLock<[Tally; 3]> = LazyLock::new(|| {
         Tally {
             table: "lead_facet_counts",
             key: "project_id, facet, value, status",
+            sums: &["total"],
             select: format!(
                 "SELECT project_id, facet, value, status, count(*) FROM (
                     SELECT project_id, f.column1 AS facet, status,
@@ -75,8 +81,22 @@ pub(crate) static TALLIES: LazyLock<[Tally; 3]> = LazyLock::new(|| {
                 facets = facets.join(", ")
             ),
         },
+        // What the report of spend against leads counts (migration 56's view).
+        Tally {
+            table: "lead_report_counts",
+            key: REPORT_KEY,
+            sums: &["total", "value"],
+            select: format!(
+                "SELECT {REPORT_KEY}, count(*), sum(price) FROM lead_report_rows
+                 WHERE id > ?1 AND id <= ?2 GROUP BY {REPORT_KEY}"
+            ),
+        },
     ]
 });
+
+/// The key of the report's kept count: what the report tells leads apart by.
+pub(crate) const REPORT_KEY: &str =
+    "project_id, touch, day, source, campaign, campaign_id, conversion_id, status, clicked";
 
 /// The value a facet counts: the text column, or the flag as text.
 fn facet_value(facet: &str) -> String {
@@ -90,10 +110,21 @@ fn facet_value(facet: &str) -> String {
 /// transaction that moves the mark to `to`.
 pub(crate) fn add(conn: &Connection, from: i64, to: i64) -> Result<(), Error> {
     for tally in TALLIES.iter() {
-        let Tally { table, key, select } = tally;
+        let Tally {
+            table,
+            key,
+            sums,
+            select,
+        } = tally;
+        let added: Vec<String> = sums
+            .iter()
+            .map(|sum| format!("{sum} = {sum} + excluded.{sum}"))
+            .collect();
         conn.prepare_cached(&format!(
-            "INSERT INTO {table} ({key}, total) {select}
-             ON CONFLICT ({key}) DO UPDATE SET total = total + excluded.total"
+            "INSERT INTO {table} ({key}, {}) {select}
+             ON CONFLICT ({key}) DO UPDATE SET {}",
+            sums.join(", "),
+            added.join(", ")
         ))?
         .execute((from, to))?;
     }

@@ -20,8 +20,17 @@ pub(crate) fn check(conn: &Connection) -> Result<Vec<String>, Error> {
         ));
     }
     let counted_to = words::indexed_to(conn)?;
-    for Tally { table, key, select } in counts::TALLIES.iter() {
-        let kept = format!("SELECT {key}, total FROM {table} WHERE total <> 0");
+    for Tally {
+        table,
+        key,
+        sums,
+        select,
+    } in counts::TALLIES.iter()
+    {
+        let kept = format!(
+            "SELECT {key}, {} FROM {table} WHERE total <> 0",
+            sums.join(", ")
+        );
         let differ: i64 = conn.query_row(
             &format!(
                 "SELECT (SELECT count(*) FROM ({kept} EXCEPT {select}))

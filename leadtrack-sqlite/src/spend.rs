@@ -1,16 +1,13 @@
 //! Ad spend and the currency rates (migration 53), and the report of spend against leads:
-//! one pass over the range's leads through the covering index `leads_report`, counted by
-//! core's [`RoasBuilder`]; the leads whose touches name no source are read again with their
-//! click ids' flags.
+//! the range's days of the kept counts (`lead_report_counts`, migration 56) and the few
+//! leads above their mark, counted by core's [`RoasBuilder`].
 
 use std::str::FromStr;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 use leadtrack_core::integration::Secret;
-use leadtrack_core::report::{ReportLead, Touchpoint};
-use leadtrack_core::roas::{RoasBuilder, RoasQuery, RoasReport};
+use leadtrack_core::roas::{CountedLeads, RoasBuilder, RoasQuery, RoasReport};
 use leadtrack_core::spend::{ClickIds, FxRates, SpendPlatform, SpendRow, SpendSource};
-use leadtrack_core::store::sql::NOT_SPAM;
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{ConversionId, ProjectId};
 use leadtrack_core::vault::{SPEND_TOKEN, Vault};
@@ -211,29 +208,18 @@ pub(crate) fn roas(
 ) -> Result<RoasReport, Error> {
     let labels = crate::admin::labels(conn, project)?;
     let mut builder = RoasBuilder::new(query, &labels);
+    let epoch_day = |day: NaiveDate| (day - NaiveDate::default()).num_days();
     let range = (
         project.0,
-        to_millis(&query.start()),
-        to_millis(&query.end()),
+        query.touch.as_ref(),
+        epoch_day(query.from),
+        epoch_day(query.to),
     );
-    for (known, sql) in [
-        (true, known_sql(query.touch)),
-        (false, clicked_sql(query.touch)),
-    ] {
-        let mut statement = conn.prepare_cached(&sql)?;
-        let mut leads = statement.query(range)?;
-        while let Some(row) = leads.next()? {
-            let clicked = match known {
-                true => ClickIds::default(),
-                false => ClickIds {
-                    google: row.get(7)?,
-                    meta: row.get(8)?,
-                    microsoft: row.get(9)?,
-                    linkedin: row.get(10)?,
-                    tiktok: row.get(11)?,
-                },
-            };
-            builder.add_lead(&report_lead(row)?, clicked);
+    for sql in [KEPT, ABOVE_MARK] {
+        let mut statement = conn.prepare_cached(sql)?;
+        let mut rows = statement.query(range)?;
+        while let Some(row) = rows.next()? {
+            builder.add(&counted(row)?);
         }
     }
     let spend = list(conn, project, (query.from, query.to))?;
@@ -242,17 +228,33 @@ pub(crate) fn roas(
     Ok(builder.finish(&spend, &rates, &currency))
 }
 
-/// A lead of the range as the report counts it, from the first seven columns of either
-/// query.
-fn report_lead<'row>(row: &'row Row<'_>) -> Result<ReportLead<'row>, Error> {
+/// The range's leads of one touch as counted per day (`lead_report_counts`, migration 56),
+/// spam left out.
+const KEPT: &str = "SELECT day, source, campaign, campaign_id, conversion_id, status, clicked,
+        total, value
+    FROM lead_report_counts
+    WHERE project_id = ?1 AND touch = ?2 AND day >= ?3 AND day <= ?4 AND total <> 0
+      AND status <> 'spam'";
+
+/// The range's leads the kept counts do not hold yet, one at a time from the view the
+/// counts are kept by: the few above the words' mark, read by id.
+const ABOVE_MARK: &str = "SELECT day, source, campaign, campaign_id, conversion_id, status,
+        clicked, 1, price
+    FROM lead_report_rows
+    WHERE id > (SELECT indexed_to FROM lead_words_state) AND +project_id = ?1 AND touch = ?2
+      AND day >= ?3 AND day <= ?4 AND status <> 'spam'";
+
+/// Leads counted together, from a row of [`KEPT`] or [`ABOVE_MARK`].
+fn counted<'row>(row: &'row Row<'_>) -> Result<CountedLeads<'row>, Error> {
     let text = |column: usize| -> Result<Option<&'row str>, Error> {
-        Ok(row.get_ref(column)?.as_str_or_null().map_err(|err| {
+        let text = row.get_ref(column)?.as_str().map_err(|err| {
             rusqlite::Error::FromSqlConversionFailure(
                 column,
                 rusqlite::types::Type::Text,
                 Box::new(err),
             )
-        })?)
+        })?;
+        Ok(Some(text).filter(|text| !text.is_empty()))
     };
     let conversion_id = match text(4)? {
         None => None,
@@ -261,60 +263,87 @@ fn report_lead<'row>(row: &'row Row<'_>) -> Result<ReportLead<'row>, Error> {
             value: text.to_owned(),
         })?),
     };
-    Ok(ReportLead {
-        created_at: from_millis(row.get(0)?),
+    let day = NaiveDate::default()
+        .checked_add_days(Days::new(row.get::<_, i64>(0)?.max(0) as u64))
+        .unwrap_or_default();
+    Ok(CountedLeads {
+        day,
         source: text(1)?,
-        medium: text(2)?,
-        campaign: text(3)?,
+        campaign: text(2)?,
+        campaign_id: text(3)?,
         conversion_id,
-        status: rows::parse("leads.status", row.get::<_, String>(6)?)?,
-        price: row.get(5)?,
+        status: rows::parse("leads.status", row.get::<_, String>(5)?)?,
+        clicked: ClickIds::from_bits(row.get(6)?),
+        leads: row.get::<_, i64>(7)?.max(0) as u64,
+        value: row.get(8)?,
     })
-}
-
-/// The range's leads whose credited touch names a source: the covering index alone.
-fn known_sql(touch: Touchpoint) -> String {
-    let touch = touch.as_ref();
-    format!(
-        "SELECT created_at, {touch}_source, {touch}_medium, {touch}_campaign, conversion_id, price,
-                status
-         FROM leads WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3
-           AND {NOT_SPAM} AND {touch}_source IS NOT NULL"
-    )
-}
-
-/// The range's other leads, with the flags of their click ids.
-fn clicked_sql(touch: Touchpoint) -> String {
-    let touch = touch.as_ref();
-    format!(
-        "SELECT created_at, {touch}_source, {touch}_medium, {touch}_campaign, conversion_id, price,
-                status, has_gclid OR has_gbraid, has_fbc, has_msclkid, has_li_fat_id, has_ttclid
-         FROM leads WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3
-           AND {NOT_SPAM} AND {touch}_source IS NULL"
-    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The leads whose touch names a source are read from the covering index alone.
+    /// The report reads the kept counts by their key, and the leads above the mark by id:
+    /// neither reads the project's leads.
     #[test]
-    fn the_known_leads_are_read_from_the_reports_covering_index() {
+    fn the_report_reads_its_kept_counts_and_the_leads_above_the_mark_by_id() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::schema::migrate(&mut conn).unwrap();
-        for touch in [Touchpoint::First, Touchpoint::Last] {
-            let plan: String = conn
-                .query_row(
-                    &format!("EXPLAIN QUERY PLAN {}", known_sql(touch)),
-                    (1, 0, 1),
-                    |row| row.get(3),
-                )
+        let plan = |sql: &str| -> Vec<String> {
+            let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let rows = statement
+                .query_map((1, "first", 0, 1), |row| row.get(3))
                 .unwrap();
-            assert_eq!(
-                plan,
-                "SEARCH leads USING COVERING INDEX leads_report (project_id=? AND created_at>? AND created_at<?)"
-            );
-        }
+            rows.map(Result::unwrap).collect()
+        };
+        assert_eq!(
+            plan(KEPT),
+            [
+                "SEARCH lead_report_counts USING PRIMARY KEY (project_id=? AND touch=? AND day>? AND day<?)"
+            ]
+        );
+        let above = plan(ABOVE_MARK).join(" | ");
+        assert!(
+            above.contains("SEARCH leads USING INTEGER PRIMARY KEY (rowid>?)"),
+            "{above}"
+        );
+        // The writer's batch reads its leads by id too.
+        let batch = conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN {}",
+                crate::counts::TALLIES[3].select
+            ))
+            .unwrap()
+            .query_map((0, 10), |row| row.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>()
+            .join(" | ");
+        assert!(
+            batch.contains("SEARCH leads USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"),
+            "{batch}"
+        );
+    }
+
+    /// The view the report's counts are kept by holds the fields core says carry a
+    /// campaign id, in its order.
+    #[test]
+    fn the_view_reads_the_campaign_ids_core_names() {
+        let sql = include_str!("../migrations/0056_report_counts.sql");
+        let at: Vec<usize> = leadtrack_core::spend::CAMPAIGN_ID_FIELDS
+            .iter()
+            .map(|(field, platform)| {
+                let read = format!("'$.attributionData.{field}'");
+                let found = sql.find(&read).unwrap_or_else(|| panic!("{read}"));
+                if let Some(platform) = platform {
+                    let prefix = &sql[..found];
+                    assert!(
+                        prefix.ends_with(&format!("'{platform}:' || nullif(trim(CAST(data ->> "))
+                    );
+                }
+                found
+            })
+            .collect();
+        assert!(at.is_sorted(), "{at:?}");
     }
 }

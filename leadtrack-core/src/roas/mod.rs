@@ -5,9 +5,11 @@
 //! done), their rated value, the costs per lead, per qualified lead and per customer, and
 //! ROAS (rated value / spend).
 //!
-//! Spend meets a campaign's leads by source and campaign ([`crate::spend::source_key`],
-//! [`crate::spend::campaign_key`]), or by the campaign's id where the leads' campaign is the
-//! id (Google Ads' `{campaignid}` in `utm_campaign`). Spend that meets no lead still counts,
+//! Spend meets a campaign's leads by the campaign's id where the leads carry one
+//! ([`crate::spend::CAMPAIGN_ID_FIELDS`], or Google Ads' `{campaignid}` in `utm_campaign`),
+//! else by source and campaign name ([`crate::spend::source_key`],
+//! [`crate::spend::campaign_key`]). A store counts the leads alike together
+//! ([`CountedLeads`]). Spend that meets no lead still counts,
 //! under its campaign; a campaign with leads and no spend has none (`None`, never a division
 //! by zero). A store reads the leads and the spend; the rules are here, once. The wire
 //! type of `GET /api/reports/roas` is [`GetRoasResponse`].
@@ -24,8 +26,10 @@ use crate::channel::NOT_SET;
 use crate::error::ValidationError;
 use crate::label::ConversionLabel;
 use crate::report::{Period, ReportLead, Touchpoint, counted_conversion, done_labels};
-use crate::spend::{ClickIds, FxRates, SpendRow, campaign_key, source_key, source_of_click};
-use crate::types::ConversionId;
+use crate::spend::{
+    ClickIds, FxRates, SpendRow, campaign_key, lead_campaign_id, source_key, source_of_click,
+};
+use crate::types::{ConversionId, LeadStatus};
 
 pub use wire::{GetRoasResponse, RoasRowView};
 
@@ -187,13 +191,14 @@ impl RoasRow {
             .map(|spend| self.value / spend)
     }
 
-    /// Counts a lead: `rated` with a label (a `customer`'s marks leads done) at `price`.
-    fn count_lead(&mut self, rated: bool, customer: bool, price: f64) {
-        self.leads += 1;
+    /// Counts `leads` alike: `rated` with a label (a `customer`'s marks leads done) at
+    /// prices summing to `value`.
+    fn count_leads(&mut self, leads: u64, (rated, customer): (bool, bool), value: f64) {
+        self.leads += leads;
         if rated {
-            self.qualified += 1;
-            self.value += price;
-            self.customers += u64::from(customer);
+            self.qualified += leads;
+            self.value += value;
+            self.customers += if customer { leads } else { 0 };
         }
     }
 
@@ -295,14 +300,30 @@ impl RoasBuilder {
         self.days.get_mut(at).map(|(_, day)| day)
     }
 
-    /// Counts a lead of the range, which carries the click ids `clicked` (its source when
-    /// its touches name none).
-    pub fn add_lead(&mut self, lead: &ReportLead<'_>, clicked: ClickIds) {
-        let conversion = counted_conversion(lead, &self.done);
-        let source = lead
+    /// Counts leads of the range alike in all the report tells apart ([`CountedLeads`]).
+    pub fn add(&mut self, counted: &CountedLeads<'_>) {
+        let as_lead = ReportLead {
+            created_at: counted.day.and_time(NaiveTime::MIN).and_utc(),
+            source: counted.source,
+            medium: None,
+            campaign: counted.campaign,
+            conversion_id: counted.conversion_id,
+            status: counted.status,
+            price: None,
+        };
+        let conversion = counted_conversion(&as_lead, &self.done);
+        let (id_platform, campaign_id) = match counted.campaign_id {
+            Some(kept) => {
+                let (platform, id) = lead_campaign_id(kept);
+                (platform, Some(id))
+            }
+            None => (None, None),
+        };
+        let source = counted
             .source
             .map(source_key)
-            .or_else(|| source_of_click(clicked).map(str::to_owned))
+            .or_else(|| id_platform.map(str::to_owned))
+            .or_else(|| source_of_click(counted.clicked).map(str::to_owned))
             .unwrap_or_else(|| NOT_SET.to_owned());
         let (label, customer) = match conversion {
             Some(ConversionId::Label(id)) => {
@@ -313,9 +334,16 @@ impl RoasBuilder {
         let row = match self.by {
             RoasGrouping::Source => self.row(source, String::new()),
             RoasGrouping::Campaign => {
-                let campaign = lead.campaign.unwrap_or(NOT_SET);
-                let row = self.row(source, campaign_key(campaign));
-                row.campaign.get_or_insert_with(|| campaign.to_owned());
+                let name = counted.campaign.or(campaign_id).unwrap_or(NOT_SET);
+                let key = match campaign_id {
+                    Some(id) => by_id(id),
+                    None => campaign_key(name),
+                };
+                let row = self.row(source, key);
+                row.campaign.get_or_insert_with(|| name.to_owned());
+                if let Some(id) = campaign_id {
+                    row.campaign_id.get_or_insert_with(|| id.to_owned());
+                }
                 row
             }
             RoasGrouping::Label => {
@@ -326,10 +354,10 @@ impl RoasBuilder {
             }
         };
         let rated = matches!(conversion, Some(ConversionId::Label(_)));
-        let price = lead.price.unwrap_or_default() as f64 / 100.0;
-        row.count_lead(rated, customer, price);
-        if let Some(day) = self.day(lead.created_at.date_naive()) {
-            day.count_lead(rated, customer, price);
+        let value = counted.value as f64 / 100.0;
+        row.count_leads(counted.leads, (rated, customer), value);
+        if let Some(day) = self.day(counted.day) {
+            day.count_leads(counted.leads, (rated, customer), value);
         }
     }
 
@@ -397,24 +425,66 @@ impl RoasBuilder {
         }
     }
 
-    /// The campaign row `spend` meets: the leads' whose campaign is its id, else the
-    /// campaign of its name (made when new).
+    /// The campaign row `spend` meets: for spend with a campaign id, the row of the leads
+    /// that carry that id, into which the rows of the leads whose campaign is its name, or
+    /// is the id itself (Google's `{campaignid}`), are merged; else the row of its name.
     fn campaign_of(&mut self, spend: &SpendRow) -> &mut RoasRow {
-        let by_id = spend
-            .campaign_id
-            .as_deref()
-            .map(|id| (spend.source.clone(), campaign_key(id)))
-            .filter(|key| self.rows.contains_key(key));
-        let key = by_id.unwrap_or_else(|| (spend.source.clone(), campaign_key(&spend.campaign)));
+        let source = spend.source.clone();
+        let named = (source.clone(), campaign_key(&spend.campaign));
+        let Some(id) = spend.campaign_id.as_deref() else {
+            return self.row(named.0, named.1);
+        };
+        let key = (source.clone(), by_id(id));
+        for other in [named, (source, campaign_key(id))] {
+            if let Some(merged) = self.rows.remove(&other) {
+                let row = self.rows.entry(key.clone()).or_insert_with(|| RoasRow {
+                    source: merged.source.clone(),
+                    ..RoasRow::default()
+                });
+                row.add_row(&merged);
+                row.campaign = row.campaign.take().or(merged.campaign);
+            }
+        }
         self.row(key.0, key.1)
     }
+}
+
+/// Leads of a range alike in all the report tells apart, which a store counts together:
+/// their day, credited touch, campaign id, conversion, status and click ids, how many they
+/// are and their prices' sum.
+#[derive(Clone, Copy, Debug)]
+pub struct CountedLeads<'a> {
+    /// The day they were created (UTC).
+    pub day: NaiveDate,
+    /// The credited touch's source, as written.
+    pub source: Option<&'a str>,
+    /// The credited touch's campaign, as written.
+    pub campaign: Option<&'a str>,
+    /// The ad campaign id they carry, as the store keeps it
+    /// ([`crate::spend::CAMPAIGN_ID_FIELDS`]), for the credited touch: the last, or the
+    /// first when it is the last's source and campaign.
+    pub campaign_id: Option<&'a str>,
+    /// Their conversion id.
+    pub conversion_id: Option<ConversionId>,
+    /// Their status.
+    pub status: LeadStatus,
+    /// Their click ids (which say the source when the touch names none).
+    pub clicked: ClickIds,
+    /// How many they are.
+    pub leads: u64,
+    /// Their prices, summed, in cents.
+    pub value: i64,
+}
+
+/// The key of a campaign's row by its id, apart from any name.
+fn by_id(id: &str) -> String {
+    format!("id:{id}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::types::{LeadStatus, ProjectId};
-    use chrono::TimeZone;
 
     /// 1 to 3 March 2026, grouped `by`.
     fn march(by: RoasGrouping) -> RoasQuery {
@@ -438,22 +508,25 @@ mod tests {
         }
     }
 
+    /// One lead of 1 March by `touch` (source, campaign), with `conversion` at `price`.
     fn lead<'a>(
         touch: Option<(&'a str, &'a str)>,
         conversion: Option<ConversionId>,
         price: Option<i64>,
-    ) -> ReportLead<'a> {
-        ReportLead {
-            created_at: Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap(),
+    ) -> CountedLeads<'a> {
+        CountedLeads {
+            day: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
             source: touch.map(|t| t.0),
-            medium: touch.map(|_| "cpc"),
             campaign: touch.map(|t| t.1),
+            campaign_id: None,
             conversion_id: conversion,
             status: match conversion {
                 Some(ConversionId::Label(_)) => LeadStatus::Rated,
                 _ => LeadStatus::Open,
             },
-            price,
+            clicked: ClickIds::default(),
+            leads: 1,
+            value: price.unwrap_or_default(),
         }
     }
 
@@ -492,7 +565,7 @@ mod tests {
                 2..10 => (Some(ConversionId::Label(qualified.id)), None),
                 _ => (None, None),
             };
-            builder.add_lead(&lead(touch, conversion, price), ClickIds::default());
+            builder.add(&lead(touch, conversion, price));
         }
         let spent = [spend("meta", "spring  sale", None, 1_000, "USD")];
         let report = builder.finish(&spent, &FxRates::default(), "USD");
@@ -516,15 +589,15 @@ mod tests {
     fn spend_meets_leads_by_campaign_id_source_and_name_and_counts_when_it_meets_none() {
         let mut builder = RoasBuilder::new(&march(RoasGrouping::Campaign), &[]);
         // Google's {campaignid} in utm_campaign; a Meta lead by its click id alone.
-        builder.add_lead(
-            &lead(Some(("google", "1234567")), None, None),
-            ClickIds::default(),
-        );
+        builder.add(&lead(Some(("google", "1234567")), None, None));
         let fbc = ClickIds {
             meta: true,
             ..ClickIds::default()
         };
-        builder.add_lead(&lead(None, None, None), fbc);
+        builder.add(&CountedLeads {
+            clicked: fbc,
+            ..lead(None, None, None)
+        });
         let spent = [
             spend("google", "Brand", Some("1234567"), 300, "USD"),
             spend("meta", "Retargeting", None, 100, "EUR"),
@@ -568,6 +641,54 @@ mod tests {
     }
 
     #[test]
+    fn spend_meets_the_leads_that_carry_its_campaign_id_and_those_of_its_name() {
+        let mut builder = RoasBuilder::new(&march(RoasGrouping::Campaign), &[]);
+        // A lead with the campaign's utm_id, one with its name alone, one of Meta's lead
+        // forms (no touch: its campaign id names the platform), and a utm_id no spend has.
+        let with_id = |id, touch| CountedLeads {
+            campaign_id: Some(id),
+            ..lead(touch, None, None)
+        };
+        builder.add(&with_id("555", Some(("Google", "Brand Search"))));
+        builder.add(&lead(Some(("google", "brand  search")), None, None));
+        builder.add(&with_id("meta:777", None));
+        builder.add(&with_id("999", Some(("google", "Brand Search"))));
+        let spent = [
+            spend("google", "Brand search", Some("555"), 100, "USD"),
+            spend("meta", "Lead forms", Some("777"), 30, "USD"),
+        ];
+        let report = builder.finish(&spent, &FxRates::default(), "USD");
+        let rows: Vec<_> = report
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.source.as_deref(),
+                    r.campaign.as_deref(),
+                    r.campaign_id.as_deref(),
+                    r.spend,
+                    r.leads,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    Some("google"),
+                    Some("Brand search"),
+                    Some("555"),
+                    Some(100.0),
+                    2
+                ),
+                (Some("meta"), Some("Lead forms"), Some("777"), Some(30.0), 1),
+                (Some("google"), Some("Brand Search"), Some("999"), None, 1),
+            ]
+        );
+        assert_eq!(report.totals.leads, 4);
+    }
+
+    #[test]
     fn days_go_together_per_week_from_monday() {
         // 1 March 2026 is a Sunday: its week is cut by the range.
         let query = RoasQuery {
@@ -575,10 +696,7 @@ mod tests {
             ..march(RoasGrouping::Source)
         };
         let mut builder = RoasBuilder::new(&query, &[]);
-        builder.add_lead(
-            &lead(Some(("google", "Brand")), None, None),
-            ClickIds::default(),
-        );
+        builder.add(&lead(Some(("google", "Brand")), None, None));
         let spent: Vec<SpendRow> = [1, 2, 9]
             .iter()
             .map(|day| SpendRow {
@@ -675,11 +793,12 @@ mod tests {
         let won = label("Won", true);
         let mut builder = RoasBuilder::new(&march(RoasGrouping::Label), std::slice::from_ref(&won));
         let touch = Some(("google", "Brand"));
-        builder.add_lead(
-            &lead(touch, Some(ConversionId::Label(won.id)), Some(50_000)),
-            ClickIds::default(),
-        );
-        builder.add_lead(&lead(touch, None, None), ClickIds::default());
+        builder.add(&lead(
+            touch,
+            Some(ConversionId::Label(won.id)),
+            Some(50_000),
+        ));
+        builder.add(&lead(touch, None, None));
         let report = builder.finish(
             &[spend("google", "Brand", None, 100, "USD")],
             &FxRates::default(),

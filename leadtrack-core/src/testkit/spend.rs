@@ -247,6 +247,99 @@ pub async fn roas_counts_the_leads_the_spend_bought<B: Backend>(backend: &B) {
     assert_eq!(by_label.totals.spend, Some(1_150.0));
 }
 
+/// Spend with a campaign id meets the leads that carry it (`utm_id`, or a Meta lead form's
+/// campaign id, which also says the lead is Meta's), together with the leads of its
+/// campaign's name; the leads' ratings count there.
+pub async fn spend_meets_the_leads_that_carry_its_campaign_id<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let won = NewLabel {
+        name: "Won".to_owned(),
+        mark_as_done: true,
+        mapping: LabelMapping::default(),
+    };
+    let won = store.create_label(acme.id, won, at(0)).await.unwrap().id;
+    let bodies = [
+        json!({"utm_source": "google", "utm_campaign": "Brand", "utm_id": "555"}),
+        json!({"utm_source": "google", "utm_campaign": "brand search"}),
+        json!({"leadSource": "meta-lead-ads", "metaCampaignId": "777"}),
+        json!({"utm_source": "google", "utm_campaign": "Brand", "utm_id": "999"}),
+    ];
+    let mut leads = Vec::new();
+    for (n, attribution) in bodies.into_iter().enumerate() {
+        let body =
+            json!({"userData": {"email": format!("c{n}@x.io")}, "attributionData": attribution});
+        leads.push(create(&store, &acme, body, 10 + n as i64).await.lead_id);
+    }
+    let rate = |lead, price| StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lead),
+        conversion_id: ConversionId::Label(won),
+        price: Some(price),
+        note: None,
+    };
+    for (lead, price) in [(leads[2], 20_000), (leads[0], 5_000)] {
+        store
+            .update_status(acme.id, &rate(lead, price), &by(), at(100))
+            .await
+            .unwrap();
+    }
+    let with_id = |source: &str, campaign: &str, id: &str, units| SpendRow {
+        campaign_id: Some(id.to_owned()),
+        ..spent(1, source, campaign, units, "EUR")
+    };
+    let spend = [
+        with_id("google", "Brand search", "555", 100),
+        with_id("meta", "Lead forms", "777", 50),
+    ];
+    store.save_spend(acme.id, &spend).await.unwrap();
+    for touch in [Touchpoint::First, Touchpoint::Last] {
+        let query = RoasQuery {
+            from: march(1),
+            to: march(3),
+            touch,
+            by: RoasGrouping::Campaign,
+        };
+        let report = store.roas(acme.id, &query).await.unwrap();
+        let rows: Vec<_> = report
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.source.as_deref(),
+                    r.campaign.as_deref(),
+                    r.campaign_id.as_deref(),
+                    r.spend,
+                    r.leads,
+                    r.value,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    Some("google"),
+                    Some("Brand search"),
+                    Some("555"),
+                    Some(100.0),
+                    2,
+                    50.0
+                ),
+                (
+                    Some("meta"),
+                    Some("Lead forms"),
+                    Some("777"),
+                    Some(50.0),
+                    1,
+                    200.0
+                ),
+                (Some("google"), Some("Brand"), Some("999"), None, 1, 0.0),
+            ],
+            "{touch:?}"
+        );
+    }
+}
+
 /// A read of a platform's days replaces those days of its account (a campaign gone from
 /// the report goes), and nothing else; the accounts read from are kept with how their
 /// last read went, and forgotten.

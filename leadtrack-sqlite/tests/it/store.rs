@@ -258,7 +258,8 @@ async fn the_words_index_catches_up_on_its_own_while_no_write_comes() {
          UPDATE lead_words_state SET indexed_to = 0;
          DELETE FROM lead_status_counts;
          DELETE FROM lead_hour_counts;
-         DELETE FROM lead_facet_counts;",
+         DELETE FROM lead_facet_counts;
+         DELETE FROM lead_report_counts;",
     )
     .unwrap();
     drop(conn);
@@ -291,4 +292,105 @@ async fn the_words_index_catches_up_on_its_own_while_no_write_comes() {
         store.list_leads(project.id, &open).await.unwrap().total,
         5_000
     );
+}
+
+/// The report's kept counts (migration 56) follow the changes of leads already counted,
+/// by trigger: a rating, a new price, spam, a deletion; after each they match a recount,
+/// and the report counts what the leads are now.
+#[tokio::test]
+async fn the_reports_kept_counts_follow_changes_of_counted_leads() {
+    use leadtrack_core::Spending;
+    use leadtrack_core::account::Actor;
+    use leadtrack_core::activity::Attribution;
+    use leadtrack_core::label::{LabelMapping, NewLabel};
+    use leadtrack_core::request::StatusUpdate;
+    use leadtrack_core::roas::{RoasGrouping, RoasQuery};
+    use leadtrack_core::types::{ConversionId, LeadIdentifier};
+
+    let (_dir, store, project) = store_with_project(SqliteOptions::default()).await;
+    let attributions = [
+        json!({"utm_source": "google", "utm_campaign": "Brand", "utm_id": "555"}),
+        json!({"gclid": "Cj0-only"}),
+        json!({"leadSource": "meta-lead-ads", "metaCampaignId": "777"}),
+        json!({"utm_source": "newsletter", "utm_campaign": "May"}),
+    ];
+    let mut leads = Vec::new();
+    for n in 0..12 {
+        let body = json!({"userData": {"email": format!("r{n}@x.io")},
+                          "attributionData": attributions[n % 4]});
+        let created = store.create_lead(project.id, data(body), Utc::now()).await;
+        leads.push(created.unwrap().lead_id);
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while store.words_behind().await.unwrap() > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "not counted");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let won = NewLabel {
+        name: "Won".to_owned(),
+        mark_as_done: true,
+        mapping: LabelMapping::default(),
+    };
+    let won = store
+        .create_label(project.id, won, Utc::now())
+        .await
+        .unwrap()
+        .id;
+    let actor = Actor::api_key("lt_kept");
+    let rate = |lead, price| StatusUpdate {
+        identifier: LeadIdentifier::LeadId(lead),
+        conversion_id: ConversionId::Label(won),
+        price: Some(price),
+        note: None,
+    };
+    let today = Utc::now().date_naive();
+    let query = RoasQuery {
+        from: today,
+        to: today,
+        touch: leadtrack_core::report::Touchpoint::First,
+        by: RoasGrouping::Source,
+    };
+    let totals = |report: leadtrack_core::roas::RoasReport| {
+        let t = report.totals;
+        (t.leads, t.customers, t.value)
+    };
+    for (lead, price) in [(leads[0], 12_000), (leads[2], 30_000)] {
+        store
+            .update_status(project.id, &rate(lead, price), &actor, Utc::now())
+            .await
+            .unwrap();
+        assert_eq!(store.check_derived().await.unwrap(), Vec::<String>::new());
+    }
+    assert_eq!(
+        totals(store.roas(project.id, &query).await.unwrap()),
+        (12, 2, 420.0)
+    );
+    store
+        .mark_spam(project.id, &leads[3..4], &actor, Utc::now())
+        .await
+        .unwrap();
+    let by = Attribution {
+        actor: actor.clone(),
+        address: None,
+    };
+    store
+        .delete_lead(project.id, leads[5], &by, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(store.check_derived().await.unwrap(), Vec::<String>::new());
+    let report = store.roas(project.id, &query).await.unwrap();
+    let sources: Vec<_> = report
+        .rows
+        .iter()
+        .map(|r| (r.source.as_deref(), r.leads, r.value))
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            (Some("google"), 5, 120.0),
+            (Some("meta"), 3, 300.0),
+            (Some("newsletter"), 2, 0.0),
+        ]
+    );
+    assert_eq!(totals(report), (10, 2, 420.0));
 }
