@@ -551,6 +551,23 @@ mod tests {
         }
     }
 
+    /// Each row's source, campaign, campaign id, spend and leads.
+    type CampaignRow<'a> = (
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<f64>,
+        u64,
+    );
+    fn campaigns(report: &RoasReport) -> Vec<CampaignRow<'_>> {
+        let rows = report.rows.iter();
+        rows.map(|r| {
+            let (source, campaign) = (r.source.as_deref(), r.campaign.as_deref());
+            (source, campaign, r.campaign_id.as_deref(), r.spend, r.leads)
+        })
+        .collect()
+    }
+
     /// The example: 1,000.00 on a campaign with 40 leads, 10 qualified, 2 customers
     /// worth 3,000.00.
     #[test]
@@ -605,21 +622,8 @@ mod tests {
         ];
         let rates = FxRates::parse(["EUR=1.5", "JPY=0.01"]).unwrap();
         let report = builder.finish(&spent, &rates, "USD");
-        let rows: Vec<_> = report
-            .rows
-            .iter()
-            .map(|r| {
-                (
-                    r.source.as_deref(),
-                    r.campaign.as_deref(),
-                    r.campaign_id.as_deref(),
-                    r.spend,
-                    r.leads,
-                )
-            })
-            .collect();
         assert_eq!(
-            rows,
+            campaigns(&report),
             [
                 (
                     Some("google"),
@@ -658,21 +662,8 @@ mod tests {
             spend("meta", "Lead forms", Some("777"), 30, "USD"),
         ];
         let report = builder.finish(&spent, &FxRates::default(), "USD");
-        let rows: Vec<_> = report
-            .rows
-            .iter()
-            .map(|r| {
-                (
-                    r.source.as_deref(),
-                    r.campaign.as_deref(),
-                    r.campaign_id.as_deref(),
-                    r.spend,
-                    r.leads,
-                )
-            })
-            .collect();
         assert_eq!(
-            rows,
+            campaigns(&report),
             [
                 (
                     Some("google"),
