@@ -149,14 +149,25 @@ pub(crate) fn record_sync(
 pub(crate) fn list(
     conn: &Connection,
     project: ProjectId,
-    (from, to): (NaiveDate, NaiveDate),
+    range: (NaiveDate, NaiveDate),
 ) -> Result<Vec<SpendRow>, Error> {
-    conn.prepare_cached(
+    read(conn, project, range, "day, source, campaign")
+}
+
+/// The project's spend of the days `from` to `to`, in the `order` of its columns (the
+/// report's by day alone, the order of the key it is kept by, with no sort).
+fn read(
+    conn: &Connection,
+    project: ProjectId,
+    (from, to): (NaiveDate, NaiveDate),
+    order: &str,
+) -> Result<Vec<SpendRow>, Error> {
+    conn.prepare_cached(&format!(
         "SELECT day, source, medium, account, campaign_id, campaign, currency, cost_micros,
                 clicks, impressions
          FROM spend WHERE project_id = ?1 AND day >= ?2 AND day <= ?3
-         ORDER BY day, source, campaign",
-    )?
+         ORDER BY {order}"
+    ))?
     .query_and_then((project.0, from.to_string(), to.to_string()), |row| {
         let day: String = row.get(0)?;
         Ok(SpendRow {
@@ -222,7 +233,7 @@ pub(crate) fn roas(
             builder.add(&counted(row)?);
         }
     }
-    let spend = list(conn, project, (query.from, query.to))?;
+    let spend = read(conn, project, (query.from, query.to), "day")?;
     let rates = rates(conn, project)?;
     let currency = crate::admin::project(conn, project)?.currency;
     Ok(builder.finish(&spend, &rates, &currency))

@@ -377,12 +377,17 @@ impl RoasBuilder {
         let mut used = FxRates::default();
         let mut unconverted = BTreeMap::new();
         let mut label_spend = RoasRow::default();
+        // The row each campaign's spend meets, found once per campaign: a year of daily
+        // spend is hundreds of rows per campaign.
+        let mut met_by: HashMap<(&str, Option<&str>, &str), (String, String)> = HashMap::new();
         for row in spend {
             let Some(converted) = rates.convert(row.cost_micros, &row.currency, currency) else {
                 *unconverted.entry(row.currency.clone()).or_insert(0) += 1;
                 continue;
             };
-            if let Some(rate) = rates.0.get(&row.currency) {
+            if let Some(rate) = rates.0.get(&row.currency)
+                && !used.0.contains_key(&row.currency)
+            {
                 used.0.insert(row.currency.clone(), *rate);
             }
             if let Some(day) = self.day(row.date) {
@@ -393,10 +398,26 @@ impl RoasBuilder {
                     .row(row.source.clone(), String::new())
                     .add_spend(converted, row.clicks),
                 RoasGrouping::Campaign => {
-                    let met = self.campaign_of(row);
+                    let memo = (
+                        row.source.as_str(),
+                        row.campaign_id.as_deref(),
+                        row.campaign.as_str(),
+                    );
+                    let key = met_by.entry(memo).or_insert_with(|| self.campaign_of(row));
+                    // A later campaign's spend may have merged the row away: made again.
+                    if !self.rows.contains_key(key) {
+                        self.row(key.0.clone(), key.1.clone());
+                    }
+                    let Some(met) = self.rows.get_mut(key) else {
+                        continue;
+                    };
                     met.add_spend(converted, row.clicks);
-                    met.campaign = Some(row.campaign.clone());
-                    met.campaign_id = row.campaign_id.clone().or(met.campaign_id.take());
+                    if met.campaign.as_deref() != Some(row.campaign.as_str()) {
+                        met.campaign = Some(row.campaign.clone());
+                    }
+                    if met.campaign_id.is_none() {
+                        met.campaign_id.clone_from(&row.campaign_id);
+                    }
                 }
                 RoasGrouping::Label => label_spend.add_spend(converted, row.clicks),
             }
@@ -425,14 +446,16 @@ impl RoasBuilder {
         }
     }
 
-    /// The campaign row `spend` meets: for spend with a campaign id, the row of the leads
-    /// that carry that id, into which the rows of the leads whose campaign is its name, or
-    /// is the id itself (Google's `{campaignid}`), are merged; else the row of its name.
-    fn campaign_of(&mut self, spend: &SpendRow) -> &mut RoasRow {
+    /// The key of the campaign row `spend` meets (made when new): for spend with a campaign
+    /// id, the row of the leads that carry that id, into which the rows of the leads whose
+    /// campaign is its name, or is the id itself (Google's `{campaignid}`), are merged; else
+    /// the row of its name.
+    fn campaign_of(&mut self, spend: &SpendRow) -> (String, String) {
         let source = spend.source.clone();
         let named = (source.clone(), campaign_key(&spend.campaign));
         let Some(id) = spend.campaign_id.as_deref() else {
-            return self.row(named.0, named.1);
+            self.row(named.0.clone(), named.1.clone());
+            return named;
         };
         let key = (source.clone(), by_id(id));
         for other in [named, (source, campaign_key(id))] {
@@ -445,7 +468,8 @@ impl RoasBuilder {
                 row.campaign = row.campaign.take().or(merged.campaign);
             }
         }
-        self.row(key.0, key.1)
+        self.row(key.0.clone(), key.1.clone());
+        key
     }
 }
 
