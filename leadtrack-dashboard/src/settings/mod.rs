@@ -134,10 +134,10 @@ pub(crate) async fn handle<S: Store + Clone>(
             Settings::Upload => Ok(render::not_found(None)),
             Settings::ImportFile => Ok(import::file(owner().await?, id)),
             Settings::StartImport => Box::pin(import::start(store, form().await?, id)).await,
-            Settings::Spend => spend::page(store, request, owner().await?).await,
+            Settings::Spend => spend::page(store, (config, request), owner().await?).await,
             // Answered above: its body is a file.
             Settings::UploadSpend => Ok(render::not_found(None)),
-            Settings::SaveRates => spend::save_rates(store, form().await?).await,
+            Settings::SaveRates => spend::save_rates((store, config), form().await?).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
             Settings::AddWebhook => webhooks::add(store, form().await?).await,
             Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,

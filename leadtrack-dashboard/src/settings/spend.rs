@@ -57,18 +57,42 @@ impl Line {
     }
 }
 
-/// A source of spend as the page lists it.
-fn source_line(source: &SpendSource) -> (String, String, String, bool) {
-    let platform = source.platform.name();
-    let read = match source.synced_at.map(|at| at.format("%-d %b %Y, %H:%M")) {
-        None => "Not read yet: it is read every hour.".to_owned(),
-        Some(at) => match &source.error {
-            None => format!("Read {at} UTC."),
-            Some(error) => format!("Not read {at} UTC: {}", sentence(error)),
-        },
-    };
-    let failed = source.error.is_some();
-    (platform.to_owned(), source.account.clone(), read, failed)
+/// A platform's account spend is read from, as the page lists it.
+struct SourceLine {
+    platform: &'static str,
+    account: String,
+    /// How the last read went, in words.
+    read: String,
+    failed: bool,
+    /// After a failed read, the integration whose sign-in ("Connect with …") to give again
+    /// (its slug), when the server can sign in with its platform: a sign-in given before
+    /// leadtrack read spend lacks the scope to read it (LinkedIn's `r_ads_reporting`).
+    sign_in_again: Option<(&'static str, String)>,
+}
+
+impl SourceLine {
+    fn new(source: &SpendSource, config: &Config) -> Self {
+        let read = match source.synced_at.map(|at| at.format("%-d %b %Y, %H:%M")) {
+            None => "Not read yet: it is read every hour.".to_owned(),
+            Some(at) => match &source.error {
+                None => format!("Read {at} UTC."),
+                Some(error) => format!("Not read {at} UTC: {}", sentence(error)),
+            },
+        };
+        let failed = source.error.is_some();
+        let sign_in_again = source
+            .platform
+            .provider()
+            .filter(|provider| failed && super::sign_in::app(config, *provider).is_some())
+            .map(|provider| (provider.name(), provider.integration().as_ref().to_owned()));
+        Self {
+            platform: source.platform.name(),
+            account: source.account.clone(),
+            read,
+            failed,
+            sign_in_again,
+        }
+    }
 }
 
 #[derive(Template)]
@@ -80,9 +104,8 @@ struct SpendPage {
     /// The rates as typed, or as kept.
     rates: String,
     lines: Vec<Line>,
-    /// The platforms' accounts spend is read from: (platform, account, how the last read
-    /// went, whether it failed).
-    sources: Vec<(String, String, String, bool)>,
+    /// The platforms' accounts spend is read from.
+    sources: Vec<SourceLine>,
     /// A refused file's bad rows.
     bad: Vec<BadRow>,
     /// How many more bad rows the file had than are listed.
@@ -109,7 +132,7 @@ struct Shown {
 
 /// The page, with what `shown` holds.
 async fn spend_page<S: Spending>(
-    store: &S,
+    (store, config): (&S, &Config),
     owner: &Owner,
     status: StatusCode,
     shown: Shown,
@@ -132,7 +155,7 @@ async fn spend_page<S: Spending>(
         currency: project.currency.clone(),
         rates: shown.rates.unwrap_or_else(|| rates.written()),
         lines: rows.iter().rev().map(Line::new).collect(),
-        sources: sources.iter().map(source_line).collect(),
+        sources: sources.iter().map(|s| SourceLine::new(s, config)).collect(),
         bad: shown.bad.into_iter().take(LISTED_BAD).collect(),
         more_bad,
         problems: shown.problems,
@@ -141,12 +164,16 @@ async fn spend_page<S: Spending>(
 }
 
 /// `GET spend`.
-pub(super) async fn page<S: Spending>(store: &S, request: &Request, owner: Owner) -> Answer {
+pub(super) async fn page<S: Spending>(
+    store: &S,
+    (config, request): (&Config, &Request),
+    owner: Owner,
+) -> Answer {
     let shown = Shown {
         notice: notice(request, NOTICES),
         ..Shown::default()
     };
-    spend_page(store, &owner, StatusCode::OK, shown).await
+    spend_page((store, config), &owner, StatusCode::OK, shown).await
 }
 
 /// `POST spend` (multipart): imports the file's spend, or refuses it whole with its bad
@@ -159,7 +186,8 @@ pub(super) async fn upload<S: Accounts + LeadStore + Spending>(
 ) -> Answer {
     let (owner, _, upload) =
         owner_upload(store, (config, request), public_id, (body, UPLOAD_LIMIT)).await?;
-    let refused = |shown: Shown| spend_page(store, &owner, StatusCode::BAD_REQUEST, shown);
+    let refused =
+        |shown: Shown| spend_page((store, config), &owner, StatusCode::BAD_REQUEST, shown);
     let Some(upload) = upload.filter(|u| !u.bytes.is_empty()) else {
         let problems = Problems::one("file", "Choose a CSV file of spend to import.");
         return refused(Shown {
@@ -211,7 +239,7 @@ pub(super) async fn upload<S: Accounts + LeadStore + Spending>(
 /// `POST spend/rates`: replaces the currency rates (`CUR=RATE`, separated by spaces,
 /// commas or lines; blank removes them), or shows the problem with what was typed.
 pub(super) async fn save_rates<S: LeadStore + Spending>(
-    store: &S,
+    (store, config): (&S, &Config),
     (owner, form): (Owner, Form),
 ) -> Answer {
     let typed = form.get("rates").to_owned();
@@ -226,7 +254,7 @@ pub(super) async fn save_rates<S: LeadStore + Spending>(
                 problems: Problems::one("rates", sentence(&problem)),
                 ..Shown::default()
             };
-            return spend_page(store, &owner, StatusCode::BAD_REQUEST, shown).await;
+            return spend_page((store, config), &owner, StatusCode::BAD_REQUEST, shown).await;
         }
     };
     store

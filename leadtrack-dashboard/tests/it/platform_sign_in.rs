@@ -311,6 +311,46 @@ async fn linkedin_is_connected_as_soon_as_the_owner_signs_in() {
     );
 }
 
+/// A LinkedIn sign-in given before leadtrack read spend lacks `r_ads_reporting`: after a
+/// failed read, the Ad spend page offers to sign in again, which asks for it.
+#[tokio::test]
+async fn a_failed_read_of_spend_offers_to_sign_in_again_with_the_reporting_scope() {
+    use leadtrack_core::spend::{SpendPlatform, SpendSource};
+    let (app, _linkedin) = app_signing_in_as(Provider::Linkedin).await;
+    let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
+    let source = SpendSource::new(SpendPlatform::Linkedin, "507");
+    app.store
+        .set_spend_source(app.alpha.id, &source)
+        .await
+        .unwrap();
+    let spend = "/projects/alpha/settings/spend";
+    let again = "action=\"/projects/alpha/settings/integrations/linkedin/sign-in\"";
+    let page = app.get(spend, &owner).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(!page.text.contains(again), "nothing failed yet");
+    let failed = Some("LinkedIn answered HTTP 403: Not enough permissions");
+    app.store
+        .record_spend_sync(
+            app.alpha.id,
+            SpendPlatform::Linkedin,
+            chrono::Utc::now(),
+            failed,
+        )
+        .await
+        .unwrap();
+    let page = app.get(spend, &owner).await;
+    page.assert_shows(StatusCode::OK, &[again, "Sign in with LinkedIn</button>"]);
+    let asked = app
+        .post_form(
+            &owner,
+            "/projects/alpha/settings/integrations/linkedin/sign-in",
+            &[],
+        )
+        .await;
+    let consent_url = asked.header("location").unwrap();
+    assert!(consent_url.contains("r_ads_reporting"), "{consent_url}");
+}
+
 #[tokio::test]
 async fn microsoft_advertising_is_connected_to_the_account_picked_and_labels_pick_its_offline_goals()
  {
