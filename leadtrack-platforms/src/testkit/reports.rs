@@ -1,6 +1,6 @@
 //! Stand-ins for the reporting APIs spend is read from, checking their documented request
 //! shapes:
-//! - Microsoft Advertising's Reporting API, served by [`super::sign_in::MockSignIn`] as
+//! - Microsoft Advertising's Reporting API, served by the sign-in mock (`MockSignIn`) as
 //!   Microsoft's: `GenerateReport/Submit` of a daily `CampaignPerformanceReportRequest`
 //!   (<https://learn.microsoft.com/en-us/advertising/reporting-service/submitgeneratereport?view=bingads-13>),
 //!   `GenerateReport/Poll`, pending once, then the address of a zipped CSV
@@ -23,16 +23,14 @@ use warp::Filter;
 use warp::http::StatusCode;
 use warp::reply::{Reply, Response};
 
-use super::sign_in::{LINKEDIN_RULE, MICROSOFT_ACCOUNT};
-
-/// What Microsoft Advertising's campaigns of [`MICROSOFT_ACCOUNT`] cost each day, in
+/// What Microsoft Advertising's campaigns of the sign-in mock's account cost each day, in
 /// dollars: (campaign id, name, spend, clicks); the last spent nothing.
 pub const MICROSOFT_SPEND: [(&str, &str, &str, u64); 3] = [
     ("9001", "Bing brand", "12.50", 40),
     ("9002", "Bing generic", "7.25", 11),
     ("9003", "Bing paused", "0.00", 0),
 ];
-/// What LinkedIn's campaigns of [`LINKEDIN_RULE`]'s account cost each day, in euros:
+/// What LinkedIn's campaigns of the sign-in mock's ad account cost each day, in euros:
 /// (campaign id, name, cost, clicks).
 pub const LINKEDIN_SPEND: [(i64, &str, &str, u64); 2] = [
     (6101, "Decision makers", "80.25", 19),
@@ -58,16 +56,19 @@ fn error(status: StatusCode, reason: &str) -> Response {
     warp::reply::with_status(warp::reply::json(&json!({"error": reason})), status).into_response()
 }
 
-/// Microsoft's `Reporting/v13/GenerateReport/...` calls, for the account's `CustomerId` and
-/// `CustomerAccountId` headers; `polled` holds the report ids polled once already, `host`
-/// the mock's address. `None` for another path.
+/// The `CustomerId` and `CustomerAccountId` headers of a Microsoft call.
+type Headers<'a> = (Option<&'a str>, Option<&'a str>);
+
+/// Microsoft's `Reporting/v13/GenerateReport/...` calls, for the known account
+/// `(customer id, account id)` by the `CustomerId` and `CustomerAccountId` headers;
+/// `polled` holds the report ids polled once already, `host` the mock's address. `None`
+/// for another path.
 pub(super) fn microsoft(
     path: &str,
-    (customer, account): (Option<&str>, Option<&str>),
+    ((customer_id, account_id), (customer, account)): ((i64, i64), Headers<'_>),
     body: &Value,
     (polled, host): (&mut HashSet<String>, &str),
 ) -> Option<Response> {
-    let (customer_id, account_id, ..) = MICROSOFT_ACCOUNT;
     let known = customer == Some(&customer_id.to_string()[..])
         && account == Some(&account_id.to_string()[..]);
     let answer = match path {
@@ -158,11 +159,14 @@ pub(super) fn microsoft_report(file: &str) -> Response {
     warp::reply::with_header(bytes, "content-type", "application/octet-stream").into_response()
 }
 
-/// LinkedIn's reporting answers for [`LINKEDIN_RULE`]'s account: `adAnalytics` by campaign
-/// and day (each day of the `dateRange`, [`LINKEDIN_SPEND`]'s campaigns), the account, and
-/// its campaigns one a page. `None` for another path.
-pub(super) fn linkedin(path: &str, query: &HashMap<String, String>) -> Option<Response> {
-    let (account, ..) = LINKEDIN_RULE;
+/// LinkedIn's reporting answers for the known ad `account`: `adAnalytics` by campaign and
+/// day (each day of the `dateRange`, [`LINKEDIN_SPEND`]'s campaigns), the account, and its
+/// campaigns one a page. `None` for another path.
+pub(super) fn linkedin(
+    account: i64,
+    path: &str,
+    query: &HashMap<String, String>,
+) -> Option<Response> {
     let get = |name: &str| query.get(name).map(String::as_str).unwrap_or_default();
     let body = if path == "adAnalytics" {
         let fields = get("fields");

@@ -373,7 +373,9 @@ fn routes(
                     &mut state.polled_reports,
                     header("host").unwrap_or_default(),
                 );
-                reports::microsoft(tail.as_str(), account, &body, polled)
+                let (customer_id, account_id, ..) = MICROSOFT_ACCOUNT;
+                let ids = ((customer_id, account_id), account);
+                reports::microsoft(tail.as_str(), ids, &body, polled)
                     .unwrap_or_else(|| microsoft_rest(tail.as_str(), account, &body))
             },
         );
@@ -722,7 +724,7 @@ fn google_ads_spend(query: &str) -> Response {
 
 /// LinkedIn's answers: the ad accounts, and the conversion rules of the known one.
 fn linkedin_rest(path: &str, query: &HashMap<String, String>) -> Response {
-    if let Some(answer) = reports::linkedin(path, query) {
+    if let Some(answer) = reports::linkedin(LINKEDIN_RULE.0, path, query) {
         return answer;
     }
     let (account, account_name, rule, rule_name) = LINKEDIN_RULE;
