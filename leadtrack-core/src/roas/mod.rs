@@ -146,6 +146,10 @@ impl RoasQuery {
 /// project's currency units.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RoasRow {
+    /// What tells the row apart in its report, the same at every read of it (a link to
+    /// the row names it): its source, its source and campaign (by id where its spend names
+    /// one), or its label.
+    pub key: String,
     /// The source (rows by source and campaign).
     pub source: Option<String>,
     /// The campaign's name (rows by campaign).
@@ -166,6 +170,8 @@ pub struct RoasRow {
     pub customers: u64,
     /// The rated leads' prices, summed.
     pub value: f64,
+    /// The days with spend or leads, each with its figures (and no days of its own).
+    pub days: BTreeMap<NaiveDate, RoasRow>,
 }
 
 impl RoasRow {
@@ -209,7 +215,31 @@ impl RoasRow {
         }
     }
 
+    /// Counts leads created on `day`, as [`Self::count_leads`] does.
+    fn count_leads_on(&mut self, day: NaiveDate, leads: u64, rated: (bool, bool), value: f64) {
+        self.count_leads(leads, rated, value);
+        let on = self.days.entry(day).or_default();
+        on.count_leads(leads, rated, value);
+    }
+
+    /// Adds `day`'s spend, `converted` to the report's currency.
+    fn add_spend_on(&mut self, day: NaiveDate, converted: f64, clicks: Option<u64>) {
+        self.add_spend(converted, clicks);
+        self.days
+            .entry(day)
+            .or_default()
+            .add_spend(converted, clicks);
+    }
+
+    /// Adds `other`'s figures, day by day.
     fn add_row(&mut self, other: &RoasRow) {
+        self.add_figures(other);
+        for (day, figures) in &other.days {
+            self.days.entry(*day).or_default().add_figures(figures);
+        }
+    }
+
+    fn add_figures(&mut self, other: &RoasRow) {
         if let Some(spend) = other.spend {
             self.add_spend(spend, other.clicks);
         }
@@ -240,24 +270,34 @@ pub struct RoasReport {
     pub rates: FxRates,
     /// Spend left out for want of a rate: rows per currency.
     pub unconverted: BTreeMap<String, usize>,
-    /// Every day of the range, oldest first, with its spend and the leads created that
-    /// day (all rows together).
-    pub days: Vec<(NaiveDate, RoasRow)>,
+    /// The first day of the range.
+    pub from: NaiveDate,
+    /// The last day of the range.
+    pub to: NaiveDate,
 }
 
 impl RoasReport {
-    /// The days together per `period`: each day, or each week from Monday (the range's
-    /// first and last weeks cut by it), labelled by their first day.
-    pub fn per(&self, period: Period) -> Vec<(NaiveDate, RoasRow)> {
+    /// The row whose [`RoasRow::key`] is `key`.
+    pub fn row(&self, key: &str) -> Option<&RoasRow> {
+        self.rows.iter().find(|row| row.key == key)
+    }
+
+    /// The trend of `row` (one of the report's, or its totals): every day of the range
+    /// together per `period`, each day or each week from Monday (the range's first and last
+    /// weeks cut by it), labelled by their first day, oldest first.
+    pub fn per(&self, row: &RoasRow, period: Period) -> Vec<(NaiveDate, RoasRow)> {
         let mut periods: Vec<(NaiveDate, RoasRow)> = Vec::new();
-        for (date, day) in &self.days {
+        let days = self.from.iter_days().take_while(|day| *day <= self.to);
+        for date in days {
             let starts = match period {
                 Period::Day => true,
                 Period::Week => date.weekday() == Weekday::Mon,
             };
-            match periods.last_mut() {
-                Some((_, tally)) if !starts => tally.add_row(day),
-                _ => periods.push((*date, day.clone())),
+            if starts || periods.is_empty() {
+                periods.push((date, RoasRow::default()));
+            }
+            if let (Some((_, tally)), Some(day)) = (periods.last_mut(), row.days.get(&date)) {
+                tally.add_figures(day);
             }
         }
         periods
@@ -269,35 +309,28 @@ impl RoasReport {
 pub struct RoasBuilder {
     by: RoasGrouping,
     from: NaiveDate,
+    to: NaiveDate,
     done: Vec<Uuid>,
     names: HashMap<Uuid, String>,
     rows: BTreeMap<(String, String), RoasRow>,
-    days: Vec<(NaiveDate, RoasRow)>,
 }
 
 impl RoasBuilder {
     /// An empty report of `query`, of a project whose labels are `labels`.
     pub fn new(query: &RoasQuery, labels: &[ConversionLabel]) -> Self {
-        let days = query
-            .from
-            .iter_days()
-            .take_while(|day| *day <= query.to)
-            .map(|day| (day, RoasRow::default()))
-            .collect();
         Self {
             by: query.by,
             from: query.from,
+            to: query.to,
             done: done_labels(labels),
             names: labels.iter().map(|l| (l.id, l.name.clone())).collect(),
             rows: BTreeMap::new(),
-            days,
         }
     }
 
-    /// The tally of `date`'s day, when it is in the range.
-    fn day(&mut self, date: NaiveDate) -> Option<&mut RoasRow> {
-        let at = usize::try_from((date - self.from).num_days()).ok()?;
-        self.days.get_mut(at).map(|(_, day)| day)
+    /// Whether `date` is in the range.
+    fn covers(&self, date: NaiveDate) -> bool {
+        (self.from..=self.to).contains(&date)
     }
 
     /// Counts leads of the range alike in all the report tells apart ([`CountedLeads`]).
@@ -331,6 +364,9 @@ impl RoasBuilder {
             }
             _ => (None, false),
         };
+        if !self.covers(counted.day) {
+            return;
+        }
         let row = match self.by {
             RoasGrouping::Source => self.row(source, String::new()),
             RoasGrouping::Campaign => {
@@ -355,20 +391,14 @@ impl RoasBuilder {
         };
         let rated = matches!(conversion, Some(ConversionId::Label(_)));
         let value = counted.value as f64 / 100.0;
-        row.count_leads(counted.leads, (rated, customer), value);
-        if let Some(day) = self.day(counted.day) {
-            day.count_leads(counted.leads, (rated, customer), value);
-        }
+        row.count_leads_on(counted.day, counted.leads, (rated, customer), value);
     }
 
     /// The row of `(source, key)`, made when new.
     fn row(&mut self, source: String, key: String) -> &mut RoasRow {
         self.rows
-            .entry((source.clone(), key))
-            .or_insert_with(|| RoasRow {
-                source: Some(source),
-                ..RoasRow::default()
-            })
+            .entry((source, key))
+            .or_insert_with_key(|(source, key)| new_row(source, key))
     }
 
     /// The report: the leads counted, met with the range's `spend`, converted to the
@@ -390,13 +420,13 @@ impl RoasBuilder {
             {
                 used.0.insert(row.currency.clone(), *rate);
             }
-            if let Some(day) = self.day(row.date) {
-                day.add_spend(converted, row.clicks);
+            if !self.covers(row.date) {
+                continue;
             }
             match self.by {
                 RoasGrouping::Source => self
                     .row(row.source.clone(), String::new())
-                    .add_spend(converted, row.clicks),
+                    .add_spend_on(row.date, converted, row.clicks),
                 RoasGrouping::Campaign => {
                     let memo = (
                         row.source.as_str(),
@@ -411,7 +441,7 @@ impl RoasBuilder {
                     let Some(met) = self.rows.get_mut(key) else {
                         continue;
                     };
-                    met.add_spend(converted, row.clicks);
+                    met.add_spend_on(row.date, converted, row.clicks);
                     if met.campaign.as_deref() != Some(row.campaign.as_str()) {
                         met.campaign = Some(row.campaign.clone());
                     }
@@ -419,7 +449,7 @@ impl RoasBuilder {
                         met.campaign_id.clone_from(&row.campaign_id);
                     }
                 }
-                RoasGrouping::Label => label_spend.add_spend(converted, row.clicks),
+                RoasGrouping::Label => label_spend.add_spend_on(row.date, converted, row.clicks),
             }
         }
         let mut rows: Vec<RoasRow> = self.rows.into_values().collect();
@@ -442,7 +472,8 @@ impl RoasBuilder {
             totals,
             rates: used,
             unconverted,
-            days: self.days,
+            from: self.from,
+            to: self.to,
         }
     }
 
@@ -460,10 +491,10 @@ impl RoasBuilder {
         let key = (source.clone(), by_id(id));
         for other in [named, (source, campaign_key(id))] {
             if let Some(merged) = self.rows.remove(&other) {
-                let row = self.rows.entry(key.clone()).or_insert_with(|| RoasRow {
-                    source: merged.source.clone(),
-                    ..RoasRow::default()
-                });
+                let row = self
+                    .rows
+                    .entry(key.clone())
+                    .or_insert_with_key(|(source, key)| new_row(source, key));
                 row.add_row(&merged);
                 row.campaign = row.campaign.take().or(merged.campaign);
             }
@@ -498,6 +529,16 @@ pub struct CountedLeads<'a> {
     pub leads: u64,
     /// Their prices, summed, in cents.
     pub value: i64,
+}
+
+/// A row of no figures yet: of `source` (`""` for rows by label), told apart by `key`
+/// (`""` for rows by source).
+fn new_row(source: &str, key: &str) -> RoasRow {
+    RoasRow {
+        key: format!("{source}/{key}"),
+        source: Some(source.to_owned()),
+        ..RoasRow::default()
+    }
 }
 
 /// The key of a campaign's row by its id, apart from any name.
@@ -720,9 +761,8 @@ mod tests {
             })
             .collect();
         let report = builder.finish(&spent, &FxRates::default(), "USD");
-        assert_eq!(report.days.len(), 9);
         let weeks: Vec<_> = report
-            .per(Period::Week)
+            .per(&report.totals, Period::Week)
             .into_iter()
             .map(|(start, week)| (start.to_string(), week.spend, week.leads))
             .collect();
@@ -734,7 +774,50 @@ mod tests {
                 ("2026-03-09".to_owned(), Some(10.0), 0),
             ]
         );
-        assert_eq!(report.per(Period::Day).len(), 9);
+        assert_eq!(report.per(&report.totals, Period::Day).len(), 9);
+    }
+
+    #[test]
+    fn each_row_has_its_own_trend_merged_with_the_rows_its_spend_meets() {
+        let mut builder = RoasBuilder::new(&march(RoasGrouping::Campaign), &[]);
+        let on = |day, counted: CountedLeads<'static>| CountedLeads {
+            day: NaiveDate::from_ymd_opt(2026, 3, day).unwrap(),
+            ..counted
+        };
+        // Brand's leads: one by its id on the 1st, one by its name on the 2nd; another
+        // campaign's on the 3rd, and one outside the range.
+        let brand_id = CountedLeads {
+            campaign_id: Some("555"),
+            ..lead(Some(("google", "Brand")), None, None)
+        };
+        builder.add(&on(1, brand_id));
+        builder.add(&on(2, lead(Some(("google", "brand")), None, None)));
+        builder.add(&on(3, lead(Some(("google", "Other")), None, None)));
+        builder.add(&on(4, lead(Some(("google", "Other")), None, None)));
+        let spent = [1, 3].map(|day| SpendRow {
+            date: NaiveDate::from_ymd_opt(2026, 3, day).unwrap(),
+            ..spend("google", "Brand", Some("555"), 10 * i64::from(day), "USD")
+        });
+        let report = builder.finish(&spent, &FxRates::default(), "USD");
+        let keys: Vec<_> = report.rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["google/id:555", "google/other"]);
+        let trend = |row: &RoasRow| -> Vec<_> {
+            let days = report.per(row, Period::Day).into_iter();
+            days.map(|(day, figures)| (day.day(), figures.spend, figures.leads))
+                .collect()
+        };
+        let brand = report.row("google/id:555").unwrap();
+        assert_eq!(
+            trend(brand),
+            [(1, Some(10.0), 1), (2, None, 1), (3, Some(30.0), 0)]
+        );
+        let other = report.row("google/other").unwrap();
+        assert_eq!(trend(other), [(1, None, 0), (2, None, 0), (3, None, 1)]);
+        assert_eq!(
+            trend(&report.totals),
+            [(1, Some(10.0), 1), (2, None, 1), (3, Some(30.0), 1)]
+        );
+        assert_eq!(report.row("google/brand"), None, "merged into the id's row");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::{Backend, at, by, create, project};
 use crate::label::{LabelMapping, NewLabel};
-use crate::report::Touchpoint;
+use crate::report::{Period, Touchpoint};
 use crate::request::StatusUpdate;
 use crate::roas::{RoasGrouping, RoasQuery, RoasRow};
 use crate::spend::{FxRates, SpendRow};
@@ -200,16 +200,29 @@ pub async fn roas_counts_the_leads_the_spend_bought<B: Backend>(backend: &B) {
     assert_eq!(report.rates.written(), "USD=1.5");
     assert_eq!(report.totals.spend, Some(1_150.0));
     assert_eq!(report.totals.leads, 41);
-    // Each day's spend, and the leads created that day.
-    let days: Vec<_> = report
-        .days
-        .iter()
-        .map(|(date, day)| (*date, day.spend, day.leads, day.customers))
-        .collect();
+    // Each day's spend, and the leads created that day: of all rows, and of one.
+    let days = |row: &RoasRow| -> Vec<_> {
+        let days = report.per(row, Period::Day).into_iter();
+        days.map(|(date, day)| (date, day.spend, day.leads, day.customers))
+            .collect()
+    };
     assert_eq!(
-        days,
+        days(&report.totals),
         [
             (march(1), Some(750.0), 41, 2),
+            (march(2), Some(400.0), 0, 0),
+            (march(3), None, 0, 0),
+        ]
+    );
+    assert_eq!(
+        report.row("meta/spring sale"),
+        Some(spring),
+        "found by its key"
+    );
+    assert_eq!(
+        days(spring),
+        [
+            (march(1), Some(600.0), 40, 2),
             (march(2), Some(400.0), 0, 0),
             (march(3), None, 0, 0),
         ]

@@ -323,10 +323,10 @@ async fn the_report_shows_what_the_spend_bought() {
     assert_eq!(
         rows[1..],
         [
-            "spring <span class=\"share\">google</span>|300.00|50|2|2|2|1,250.00|150.00|150.00|150.00|4.17×",
-            "ABM <span class=\"share\">linkedin</span>|150.00|25|0|0|0|0.00|–|–|–|0.00×",
-            "(not set)|–|–|1|0|0|0.00|–|–|–|–",
-            "(not set) <span class=\"share\">newsletter</span>|–|–|1|0|0|0.00|–|–|–|–",
+            "<a href=\"?from=2026-03-01&#38;to=2026-03-03&#38;touch=first&#38;by=source_medium&#38;per=day&#38;show=leads&#38;spend_by=campaign&#38;spend_trend=google%2Fspring#spend-trend\">spring</a> <span class=\"share\">google</span>|300.00|50|2|2|2|1,250.00|150.00|150.00|150.00|4.17×",
+            "<a href=\"?from=2026-03-01&#38;to=2026-03-03&#38;touch=first&#38;by=source_medium&#38;per=day&#38;show=leads&#38;spend_by=campaign&#38;spend_trend=linkedin%2Fabm#spend-trend\">ABM</a> <span class=\"share\">linkedin</span>|150.00|25|0|0|0|0.00|–|–|–|0.00×",
+            "<a href=\"?from=2026-03-01&#38;to=2026-03-03&#38;touch=first&#38;by=source_medium&#38;per=day&#38;show=leads&#38;spend_by=campaign&#38;spend_trend=%28not+set%29%2F%28not+set%29#spend-trend\">(not set)</a>|–|–|1|0|0|0.00|–|–|–|–",
+            "<a href=\"?from=2026-03-01&#38;to=2026-03-03&#38;touch=first&#38;by=source_medium&#38;per=day&#38;show=leads&#38;spend_by=campaign&#38;spend_trend=newsletter%2F%28not+set%29#spend-trend\">(not set)</a> <span class=\"share\">newsletter</span>|–|–|1|0|0|0.00|–|–|–|–",
             "Total|450.00|75|4|2|2|1,250.00|112.50|225.00|225.00|2.78×",
         ]
         .map(str::to_owned)
@@ -362,9 +362,46 @@ async fn the_report_shows_what_the_spend_bought() {
             "<title>2026-03-01: 1,250.00</title>",
         ],
     );
+    // One row's trend, from its link: Google's spring campaign, day by day.
+    let spring = app
+        .get(&format!("{path}&spend_trend=google%2Fspring"), &member)
+        .await;
+    spring.assert_shows(
+        StatusCode::OK,
+        &[
+            "id=\"spend-trend\">Spend and rated value per day: spring</h3>",
+            "aria-current=\"true\">spring</a>",
+            "aria-label=\"Spend of spring per day, 300.00 in all,",
+        ],
+    );
+    let days = table_rows(&spring.text, "report stack spend periods");
+    assert_eq!(
+        days[1..],
+        [
+            "1 Mar 2026|200.00|2|2|1,250.00|100.00|100.00|6.25×",
+            "2 Mar 2026|100.00|0|0|0.00|–|–|0.00×",
+            "3 Mar 2026|–|0|0|0.00|–|–|–",
+        ]
+        .map(str::to_owned)
+    );
+    // A row the range does not have: every row's trend, and the page says why.
+    let gone = app
+        .get(&format!("{path}&spend_trend=google%2Fautumn"), &member)
+        .await;
+    gone.assert_shows(
+        StatusCode::OK,
+        &[
+            "the row asked for has no spend or leads in this range",
+            "id=\"spend-trend\">Spend and rated value per day</h3>",
+        ],
+    );
     let by_label = app.get(&format!("{path}&spend_by=label"), &member).await;
     let rows = table_rows(&by_label.text, "report stack spend");
     assert!(rows[0].starts_with("Label|Spend|"), "{}", rows[0]);
+    assert!(
+        !by_label.text.contains("spend_trend="),
+        "labels have no spend of their own"
+    );
     assert_eq!(
         rows.last().unwrap(),
         "Total|450.00|75|4|2|2|1,250.00|112.50|225.00|225.00|2.78×"

@@ -13,7 +13,7 @@ use leadtrack_core::channel::NOT_SET;
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::next_step::Coverage;
 use leadtrack_core::report::{Grouping, MAX_DAYS, Period, Report, ReportQuery, Tally, Touchpoint};
-use leadtrack_core::roas::{RoasGrouping, RoasQuery, RoasReport, RoasRow};
+use leadtrack_core::roas::RoasQuery;
 use leadtrack_core::types::Role;
 use leadtrack_core::{Store, StoreError};
 use strum::VariantArray;
@@ -25,6 +25,10 @@ use crate::chart::{DayChart, TOP_GROUPS, TrendChart, ValueChart};
 use crate::render::{self, Layout};
 use crate::routes::{Leads, Links, Route, Settings};
 use crate::{Request, access, format};
+
+mod spend;
+
+use spend::{SpendAsk, SpendSection};
 
 /// Days in the default range, today included.
 const DEFAULT_DAYS: u64 = 30;
@@ -301,174 +305,6 @@ impl Row {
     }
 }
 
-/// The section of what spend bought: its grouping (`spend_by`: `campaign` by default,
-/// `source` or `label`), its rows and totals, and the rates it converted with.
-struct SpendSection {
-    /// The first column's heading.
-    heading: &'static str,
-    rows: Vec<SpendLine>,
-    totals: SpendLine,
-    /// The rates used, as written (`USD=0.92`); empty when none were.
-    rates: String,
-    /// Spend left out for want of a rate, in words.
-    unconverted: Vec<String>,
-    /// Whether the range has any spend.
-    has_spend: bool,
-    /// The range's days together per period (the trend's), as `(first day, figures)`.
-    periods: Vec<(String, SpendLine)>,
-    /// Spend and rated value per period, as columns on one scale.
-    chart: TrendChart,
-    /// `day` or `week`.
-    period_name: &'static str,
-}
-
-/// One row of what spend bought, as the page writes it (`–` where a figure cannot be
-/// computed).
-struct SpendLine {
-    name: String,
-    /// The campaign's source, under its name.
-    detail: String,
-    not_set: bool,
-    spend: String,
-    clicks: String,
-    leads: u64,
-    qualified: u64,
-    customers: u64,
-    value: String,
-    per_lead: String,
-    per_qualified: String,
-    per_customer: String,
-    roas: String,
-}
-
-impl SpendLine {
-    fn new(row: &RoasRow, by: RoasGrouping) -> Self {
-        let amount = |amount: Option<f64>| {
-            amount.map_or_else(
-                || "–".to_owned(),
-                |a| format::money((a * 100.0).round() as i64),
-            )
-        };
-        let (name, detail) = match by {
-            RoasGrouping::Source => (row.source.clone(), None),
-            // The source under the campaign, unless nothing is known of it.
-            RoasGrouping::Campaign => (
-                row.campaign.clone(),
-                row.source.clone().filter(|source| source != NOT_SET),
-            ),
-            RoasGrouping::Label => (
-                Some(row.label.clone().unwrap_or_else(|| "No label".into())),
-                None,
-            ),
-        };
-        let name = name.unwrap_or_else(|| "Total".to_owned());
-        Self {
-            not_set: name == NOT_SET,
-            name,
-            detail: detail.unwrap_or_default(),
-            spend: amount(row.spend),
-            clicks: row.clicks.map_or_else(|| "–".to_owned(), |n| n.to_string()),
-            leads: row.leads,
-            qualified: row.qualified,
-            customers: row.customers,
-            value: amount(Some(row.value)),
-            per_lead: amount(row.cost_per_lead()),
-            per_qualified: amount(row.cost_per_qualified()),
-            per_customer: amount(row.cost_per_customer()),
-            roas: row
-                .roas()
-                .map_or_else(|| "–".to_owned(), |roas| format!("{roas:.2}×")),
-        }
-    }
-}
-
-/// The choices of a grouping of spend, `by` chosen.
-fn spend_groupings(by: RoasGrouping) -> Vec<Choice> {
-    let groupings = RoasGrouping::VARIANTS
-        .iter()
-        .map(|g| (g.as_ref().to_owned(), spend_grouping_name(*g).to_owned()))
-        .collect();
-    choices(groupings, by.as_ref())
-}
-
-impl SpendSection {
-    fn new(report: &RoasReport, by: RoasGrouping, period: Period) -> Self {
-        let per_period = report.per(period);
-        let cents = |amount: f64| (amount * 100.0).round() as i64;
-        let series = [
-            (
-                "Spend".to_owned(),
-                per_period
-                    .iter()
-                    .map(|(_, f)| cents(f.spend.unwrap_or_default()))
-                    .collect(),
-            ),
-            (
-                "Rated value".to_owned(),
-                per_period.iter().map(|(_, f)| cents(f.value)).collect(),
-            ),
-        ];
-        let starts: Vec<NaiveDate> = per_period.iter().map(|(start, _)| *start).collect();
-        let last_day = report.days.last().map_or(NaiveDate::MIN, |(day, _)| *day);
-        Self {
-            chart: TrendChart::of(&series, (&starts, last_day), format::money),
-            heading: spend_grouping_name(by),
-            rows: report.rows.iter().map(|row| SpendLine::new(row, by)).collect(),
-            totals: SpendLine::new(&report.totals, RoasGrouping::Source),
-            rates: report.rates.written(),
-            unconverted: report
-                .unconverted
-                .iter()
-                .map(|(currency, rows)| {
-                    let left_out = match rows {
-                        1 => format!("1 row of spend in {currency} is left out"),
-                        n => format!("{n} rows of spend in {currency} are left out"),
-                    };
-                    format!("{left_out}: set a rate for {currency} (server project set --fx {currency}=RATE).")
-                })
-                .collect(),
-            has_spend: report.totals.spend.is_some(),
-            periods: per_period
-                .iter()
-                .map(|(start, figures)| {
-                    let line = SpendLine::new(figures, RoasGrouping::Source);
-                    (start.format("%-d %b %Y").to_string(), line)
-                })
-                .collect(),
-            period_name: match period {
-                Period::Day => "day",
-                Period::Week => "week",
-            },
-        }
-    }
-}
-
-/// The words for a grouping of spend, as a column heading.
-fn spend_grouping_name(by: RoasGrouping) -> &'static str {
-    match by {
-        RoasGrouping::Source => "Source",
-        RoasGrouping::Campaign => "Campaign",
-        RoasGrouping::Label => "Label",
-    }
-}
-
-/// The grouping of spend the query asks for (`spend_by`), and in words what was replaced
-/// by the default.
-fn parse_spend_by(query: &str) -> (RoasGrouping, Option<String>) {
-    match crate::query_param(query, "spend_by") {
-        None => (RoasGrouping::default(), None),
-        Some(by) => match by.parse() {
-            Ok(by) => (by, None),
-            Err(_) => (
-                RoasGrouping::default(),
-                Some(format!(
-                    "“{by}” is not a grouping of spend (source, campaign or label), so spend is shown by campaign."
-                )),
-            ),
-        },
-    }
-}
-
 /// A conversion rate as the page writes it: `12.5%`, or `–` without leads.
 fn rate(tally: &Tally) -> String {
     percent(tally.conversion_rate())
@@ -565,14 +401,14 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         };
     let today = Utc::now().date_naive();
     let (query, mut problems) = parse_query(&request.query, today);
-    let (spend_by, spend_problem) = parse_spend_by(&request.query);
+    let (spend_ask, spend_problem) = SpendAsk::parse(&request.query);
     problems.extend(spend_problem);
     let project = &membership.project;
     let spend_query = RoasQuery {
         from: query.from,
         to: query.to,
         touch: query.touch,
-        by: spend_by,
+        by: spend_ask.by,
     };
     let read = async {
         let labels = store.labels(project.id).await?;
@@ -597,6 +433,14 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         (query.to - query.from).num_days() + 1,
         &labels,
     );
+    let spend_href = spend_ask.href(&href(&query, Some((period, metric))));
+    let (spend, spend_trend_problem) = match spend {
+        Some(spend) => {
+            let (section, problem) = SpendSection::new(&spend, &spend_ask, period, &spend_href);
+            (Some(section), problem)
+        }
+        None => (None, None),
+    };
     let quick_ranges = QUICK_RANGES
         .into_iter()
         .map(|(days, label)| {
@@ -635,7 +479,11 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         groupings: choices(groupings, query.by.as_ref()),
         trend: TrendSection::new(&report, (period, metric), &labels, &project.currency),
         quick_ranges,
-        problems: problems.into_iter().chain(trend_problems).collect(),
+        problems: problems
+            .into_iter()
+            .chain(trend_problems)
+            .chain(spend_trend_problem)
+            .collect(),
         group_heading: grouping_name(query.by),
         touch_name: touch_name(query.touch),
         labels: labels.iter().map(|label| label.name.clone()).collect(),
@@ -655,8 +503,8 @@ pub(crate) async fn page<S: Store>(store: &S, request: &Request, public_id: &str
         touch_groups: touch_rows(&report.first_touch.by_group),
         touch_members: touch_rows(&report.first_touch.by_member),
         coverage,
-        spend: spend.map(|spend| SpendSection::new(&spend, spend_by, period)),
-        spend_groupings: spend_groupings(spend_by),
+        spend,
+        spend_groupings: spend_ask.groupings(),
     };
     render::page(StatusCode::OK, &page)
 }
