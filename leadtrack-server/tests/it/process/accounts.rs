@@ -4,64 +4,12 @@
 use std::path::Path;
 
 use reqwest::StatusCode;
-use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use serde_json::Value;
 
-use crate::process::binary::{Server, admin, admin_json, admin_with_input, create_acme, start};
-
-/// A browser without redirects or a cookie jar: each answer is seen as it is.
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
-/// Posts the sign-in form; returns the status and the session cookie, if one was set.
-async fn sign_in(server: &Server, email: &str, password: &str) -> (StatusCode, Option<String>) {
-    let login = format!("{}/login", server.base_url);
-    post_form(server, &login, &[("email", email), ("password", password)]).await
-}
-
-/// Posts a form from the server's own pages without a session (signing in, a link's page);
-/// returns the status and the session cookie, if one was set.
-async fn post_form(
-    server: &Server,
-    url: &str,
-    pairs: &[(&str, &str)],
-) -> (StatusCode, Option<String>) {
-    let body: String = form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(pairs)
-        .finish();
-    let reply = browser()
-        .post(url)
-        .header("origin", &server.base_url)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    let cookie = reply
-        .headers()
-        .get(SET_COOKIE)
-        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned());
-    (reply.status(), cookie)
-}
-
-/// A page as the holder of `cookie` gets it: its status, redirect and text.
-async fn page(server: &Server, path: &str, cookie: &str) -> (StatusCode, Option<String>, String) {
-    let reply = browser()
-        .get(format!("{}{path}", server.base_url))
-        .header(COOKIE, cookie)
-        .send()
-        .await
-        .unwrap();
-    let location = reply
-        .headers()
-        .get(LOCATION)
-        .map(|v| v.to_str().unwrap().to_owned());
-    (reply.status(), location, reply.text().await.unwrap())
-}
+use crate::process::binary::{
+    Server, admin, admin_json, admin_with_input, browser, create_acme, page, post_form, sign_in,
+    start,
+};
 
 /// The value after `label` in the banner, e.g. `password:`.
 fn banner_value(server: &Server, label: &str) -> String {

@@ -13,7 +13,10 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
-use crate::process::binary::{admin, admin_json, admin_ok, create_acme, fresh_db, get_json, start};
+use crate::process::binary::{
+    admin, admin_json, admin_ok, admin_with_input, create_acme, create_label, fresh_db, get_json,
+    page, sign_in, start,
+};
 
 /// The rows repeated at the file's end (rows 100 to 149 again).
 const REPEATED: usize = 50;
@@ -459,6 +462,95 @@ async fn spend_from_a_file_meets_its_leads_in_the_report() {
     );
     assert_eq!(report["rates"], json!({"USD": 0.9}));
     assert_eq!(report["totals"]["spend"], 165.0);
+}
+
+/// The known numbers end to end: 1,000.00 of spend imported on a campaign whose 40
+/// leads, sent through the API, hold 8 rated Qualified and 2 rated Customer at 1,500.00
+/// each. The API and the reports page both answer 25.00 a lead, 100.00 a qualified lead,
+/// 500.00 a customer and a ROAS of 3.
+#[tokio::test]
+async fn a_campaigns_costs_and_roas_are_the_same_through_the_api_and_on_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(&dir).await;
+    let key = create_acme(&db).await;
+    let qualified = create_label(&db, "Qualified", &[]).await;
+    let customer = create_label(&db, "Customer", &["--mark-as-done"]).await;
+    let today = Utc::now().date_naive();
+    let path = dir.path().join("spend.csv");
+    let file = format!(
+        "date,source,medium,campaign,cost\n{today},facebook,paid_social,Spring Sale,1000.00\n"
+    );
+    std::fs::write(&path, file).unwrap();
+    let import = [
+        "spend",
+        "import",
+        "--project",
+        "acme",
+        path.to_str().unwrap(),
+    ];
+    admin_ok(&db, &import).await;
+    let user = [
+        "user",
+        "create",
+        "--email",
+        "ada@example.com",
+        "--password-stdin",
+    ];
+    let created = admin_with_input(&db, &user, "ada's long password\n").await;
+    assert!(created.status.success());
+    let member = [
+        "member",
+        "add",
+        "--project",
+        "acme",
+        "--email",
+        "ada@example.com",
+    ];
+    admin_ok(&db, &[&member[..], &["--role", "viewer"]].concat()).await;
+
+    let server = start(&db).await;
+    let http = reqwest::Client::new();
+    let api = |route: &str| format!("{}/api/leads/{route}", server.base_url);
+    for n in 0..40 {
+        let lead = json!({"userData": {"email": format!("p{n}@example.com")},
+            "attributionData": {"utm_source": "facebook", "utm_medium": "paid_social", "utm_campaign": "Spring Sale"}});
+        let sent = http
+            .post(api("createServerSideLead"))
+            .header("x-api-key", &key);
+        assert_eq!(sent.json(&lead).send().await.unwrap().status(), 201);
+    }
+    for n in 0..10 {
+        let rating = match n {
+            0 | 1 => {
+                json!({"email": format!("p{n}@example.com"), "conversionId": customer, "price": 150_000})
+            }
+            _ => json!({"email": format!("p{n}@example.com"), "conversionId": qualified}),
+        };
+        let sent = http.post(api("updateLeadStatus")).header("x-api-key", &key);
+        assert_eq!(sent.json(&rating).send().await.unwrap().status(), 201);
+    }
+
+    let url = format!("{}/api/reports/roas?groupBy=campaign", server.base_url);
+    let report = get_json(&http, &url, &key).await;
+    assert_eq!(
+        report["rows"],
+        json!([{"source": "meta", "campaign": "Spring Sale", "campaignId": null, "label": null,
+            "spend": 1000.0, "currency": "EUR", "clicks": null, "leads": 40, "qualified": 10,
+            "customers": 2, "value": 3000.0, "costPerLead": 25.0, "costPerQualified": 100.0,
+            "costPerCustomer": 500.0, "roas": 3.0}])
+    );
+    let (_, cookie) = sign_in(&server, "ada@example.com", "ada's long password").await;
+    let (status, _, html) = page(&server, "/projects/acme/reports", &cookie.unwrap()).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    for shown in [
+        "<dt>Spend (EUR)</dt><dd>1,000.00</dd>",
+        "<dt>Cost per lead</dt><dd>25.00</dd>",
+        "<dt>Cost per customer</dt><dd>500.00</dd>",
+        "<dt>ROAS</dt><dd>3.00×</dd>",
+        "<td class=\"num\" data-label=\"Cost per qualified lead\">100.00</td>",
+    ] {
+        assert!(html.contains(shown), "{shown}");
+    }
 }
 
 /// `spend connect` names the account a platform's spend is read from; `spend sync` reads
