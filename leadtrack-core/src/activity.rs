@@ -147,6 +147,9 @@ pub enum Activity {
         /// Who it is assigned to now; `None`: nobody.
         assignee: Option<Assignee>,
     },
+    /// The lead was erased at its person's request ([`crate::store::erasure`]): what
+    /// stays is its anonymous record.
+    Erased,
     /// A member corrected the lead's contact details ([`crate::store::correction`]).
     ContactCorrected {
         /// The fields changed, by their names for people ("email"); never their values.
@@ -252,6 +255,13 @@ pub enum ProjectActivity {
         /// The lead's id.
         #[serde(rename = "leadId")]
         lead_id: LeadId,
+    },
+    /// A person's leads were erased at their request ([`crate::store::erasure`]): their
+    /// ids, never what they held.
+    PersonErased {
+        /// The leads erased.
+        #[serde(rename = "leadIds")]
+        lead_ids: Vec<LeadId>,
     },
     /// Leads were exported as CSV.
     Exported {

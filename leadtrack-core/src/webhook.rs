@@ -62,6 +62,11 @@ pub enum WebhookEvent {
     #[serde(rename = "lead.lost")]
     #[strum(serialize = "lead.lost")]
     LeadLost,
+    /// A lead was erased at its person's request ([`crate::store::erasure`]): the lead
+    /// the event carries is the anonymous record left, so a receiver erases its copy.
+    #[serde(rename = "lead.erased")]
+    #[strum(serialize = "lead.erased")]
+    LeadErased,
 }
 
 impl WebhookEvent {
@@ -350,7 +355,8 @@ mod tests {
                 "lead.created",
                 "lead.updated",
                 "lead.converted",
-                "lead.lost"
+                "lead.lost",
+                "lead.erased"
             ]
         );
         for event in WebhookEvent::VARIANTS {
@@ -371,7 +377,7 @@ mod tests {
         assert_eq!(set.bits(), 0b1001);
         assert_eq!(WebhookEvents::from_bits(set.bits()), set);
         assert_eq!(
-            WebhookEvents::from_bits(0b1111_0000),
+            WebhookEvents::from_bits(0b1110_0000),
             WebhookEvents::default()
         );
         assert_eq!(set.to_string(), "lead.created, lead.lost");

@@ -329,6 +329,7 @@ fn event_text(
 ) -> String {
     match &event.activity {
         Activity::Created => "Lead created".to_owned(),
+        Activity::Erased => "Erased at the person's request: what stays names nobody".to_owned(),
         Activity::Merged => "Another submission of the same form was merged in".to_owned(),
         Activity::ContactCorrected { fields } => format!("Corrected the {}", and_list(fields)),
         Activity::NextStep { due_at, note } if note.is_empty() => {

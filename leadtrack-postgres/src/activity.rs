@@ -82,9 +82,10 @@ pub(crate) async fn last_ratings(
         .collect()
 }
 
-/// The statements that delete a lead's rows, children first: `$1` the project, `$2` the
-/// lead. An integration's last attempt that was the lead's is forgotten with it.
-const DELETE_LEAD: [&str; 10] = [
+/// The statements that delete everything of a lead but its row, children first: `$1` the
+/// project, `$2` the lead. An integration's last attempt that was the lead's is forgotten
+/// with it.
+pub(crate) const LEAD_CHILDREN: [&str; 10] = [
     "DELETE FROM last_attempts WHERE project_id = $1 AND attempt_id IN (SELECT a.id
         FROM attempts a JOIN jobs j ON j.project_id = a.project_id AND j.id = a.job_id
         WHERE j.project_id = $1 AND j.lead_id = $2)",
@@ -98,7 +99,7 @@ const DELETE_LEAD: [&str; 10] = [
     "DELETE FROM lead_comments WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM next_steps WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM webhook_events WHERE project_id = $1 AND lead_id = $2",
-    "DELETE FROM leads WHERE project_id = $1 AND id = $2",
+    "DELETE FROM alert_queue WHERE project_id = $1 AND lead_id = $2",
 ];
 
 /// Deletes a lead and everything of it, and records it in the project's history
@@ -127,7 +128,10 @@ pub(crate) async fn delete_lead(
     )
     .await?;
     let activity = deletion(lead, unfinished.is_some())?;
-    for sql in DELETE_LEAD {
+    for sql in LEAD_CHILDREN
+        .iter()
+        .chain(&["DELETE FROM leads WHERE project_id = $1 AND id = $2"])
+    {
         run(c, sql, &[&project.0, &lead.0]).await?;
     }
     record_project_event(c, project, by, &activity, now).await

@@ -152,7 +152,7 @@ async fn merge_into(
 
 /// Writes `steps` of `lead` (its id and form), in the order core's [`arrival`] plan gives;
 /// whether a webhook event was queued.
-async fn apply(
+pub(crate) async fn apply(
     c: &impl GenericClient,
     project: ProjectId,
     (lead, form): (LeadId, Option<&str>),
@@ -505,7 +505,7 @@ async fn insert(
 }
 
 /// Rewrites the row of lead `id` from merged data.
-async fn update(
+pub(crate) async fn update(
     c: &impl GenericClient,
     project: ProjectId,
     id: LeadId,

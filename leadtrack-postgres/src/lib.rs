@@ -36,6 +36,7 @@ mod assignment;
 mod comments;
 mod derived;
 mod drafts;
+mod erasure;
 mod fetches;
 mod import;
 mod jobs;

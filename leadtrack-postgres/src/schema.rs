@@ -62,6 +62,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0035_spend.sql"),
     include_str!("../migrations/0036_spend_sources.sql"),
     include_str!("../migrations/0037_spend_source_settings.sql"),
+    include_str!("../migrations/0038_erasure.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

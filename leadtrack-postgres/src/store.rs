@@ -38,6 +38,7 @@ use leadtrack_core::source::{
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::correction::ContactCorrection;
+use leadtrack_core::store::erasure::Erased;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -49,8 +50,9 @@ use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, Spending, StoreError,
 use uuid::Uuid;
 
 use crate::{
-    PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, fetches, jobs, leads,
-    links, listing, lookup, next_steps, report, schema, spend, transaction, views, webhooks,
+    PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, erasure, fetches,
+    jobs, leads, links, listing, lookup, next_steps, report, schema, spend, transaction, views,
+    webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -319,6 +321,23 @@ on_pool! {
                 self.listener.queued();
             }
             Ok(change)
+        }
+
+        async fn erase_person(
+            &self,
+            project: ProjectId,
+            who: &LeadIdentifier,
+            by: &Attribution,
+            now: DateTime<Utc>,
+        ) -> StoreResult<Erased> {
+            let (erased, queued) = transaction!(self, |tx| erasure::erase_person(
+                &tx, project, who, by, now
+            )
+            .await?)?;
+            if queued {
+                self.listener.queued();
+            }
+            Ok(erased)
         }
 
         async fn correct_contact(

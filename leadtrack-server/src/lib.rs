@@ -51,6 +51,7 @@ mod mail;
 mod metrics;
 mod migrate;
 mod platform_apps;
+mod privacy;
 mod rotate;
 mod secret_key;
 mod serve;
@@ -318,6 +319,7 @@ impl Job {
                 }
                 Command::Lead(command) => inbound::lead_command(&store, command).await,
                 Command::Spend(command) => spend::spend_command(&store, command, &targets).await,
+                Command::Privacy(command) => privacy::privacy_command(&store, command).await,
                 Command::Job(command) => jobs::job_command(&store, command).await,
                 Command::User(command) => accounts::user_command(&store, command, &links).await,
                 Command::Member(command) => {

@@ -77,9 +77,10 @@ pub(crate) fn last_ratings(
     Ok(found)
 }
 
-/// The statements that delete a lead's rows, children first: `?1` the project, `?2` the
-/// lead. An integration's last attempt that was the lead's is forgotten with it.
-const DELETE_LEAD: [&str; 10] = [
+/// The statements that delete everything of a lead but its row, children first: `?1` the
+/// project, `?2` the lead. An integration's last attempt that was the lead's is forgotten
+/// with it.
+pub(crate) const LEAD_CHILDREN: [&str; 10] = [
     "DELETE FROM last_attempts WHERE attempt_id IN (SELECT a.id FROM attempts a
         JOIN jobs j ON j.id = a.job_id WHERE j.project_id = ?1 AND j.lead_id = ?2)",
     "DELETE FROM attempts WHERE job_id IN
@@ -93,7 +94,7 @@ const DELETE_LEAD: [&str; 10] = [
     "DELETE FROM next_steps WHERE project_id = ?1 AND lead_id = ?2",
     // Lead ids are unique across projects here, and this table has no project column.
     "DELETE FROM webhook_events WHERE lead_id = ?2",
-    "DELETE FROM leads WHERE project_id = ?1 AND id = ?2",
+    "DELETE FROM alert_queue WHERE project_id = ?1 AND lead_id = ?2",
 ];
 
 /// Deletes a lead and everything of it, and records it in the project's history
@@ -116,7 +117,10 @@ pub(crate) fn delete_lead(
         return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
     };
     let activity = deletion(lead, unfinished)?;
-    for sql in DELETE_LEAD {
+    for sql in LEAD_CHILDREN
+        .iter()
+        .chain(&["DELETE FROM leads WHERE project_id = ?1 AND id = ?2"])
+    {
         conn.prepare_cached(sql)?.execute((project.0, lead.0))?;
     }
     record_project_event(conn, project, by, &activity, now)

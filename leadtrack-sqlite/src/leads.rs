@@ -155,7 +155,7 @@ fn merge_into(
 }
 
 /// Writes `steps` of `lead` (its id and form), in the order core's [`arrival`] plan gives.
-fn apply(
+pub(crate) fn apply(
     conn: &Connection,
     project: ProjectId,
     (lead, form): (LeadId, Option<&str>),
@@ -219,7 +219,7 @@ pub(crate) fn import(
 }
 
 /// What [`write_row`] does: insert a lead as it arrived, or rewrite a lead.
-enum Write<'a> {
+pub(crate) enum Write<'a> {
     Insert(&'a Arrival),
     Update(LeadId),
 }
@@ -245,7 +245,7 @@ fn duplicate_of(
 }
 
 /// Inserts a new lead or rewrites an existing lead's row. Returns the lead's id.
-fn write_row(
+pub(crate) fn write_row(
     conn: &Connection,
     write: Write<'_>,
     project: ProjectId,

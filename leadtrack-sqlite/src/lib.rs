@@ -55,6 +55,7 @@ mod comments;
 mod counts;
 mod derived;
 mod drafts;
+mod erasure;
 mod export;
 mod fetches;
 mod jobs;
@@ -271,6 +272,28 @@ impl SqliteStore {
     /// it is idle, or at least every 200 ms (until then they are searched one by one).
     pub async fn words_behind(&self) -> StoreResult<u64> {
         self.read(derived::words_behind).await
+    }
+
+    /// Copies the WAL back into the database file and empties it (SQLite's `TRUNCATE`
+    /// checkpoint), from a connection of its own: after an erasure, the WAL's older frames
+    /// still hold the pages as they were. Waits up to five seconds for readers and the
+    /// writer; a checkpoint they keep from finishing is left to the next one.
+    async fn checkpoint(&self) {
+        let path = self.path().to_owned();
+        let done = tokio::task::spawn_blocking(move || {
+            let conn = rusqlite::Connection::open(&path)?;
+            conn.busy_timeout(std::time::Duration::from_secs(5))?;
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                row.get::<_, i64>(0)
+            })
+        })
+        .await;
+        match done {
+            Ok(Ok(0)) => {}
+            Ok(Ok(_)) => tracing::warn!("a checkpoint after an erasure could not finish"),
+            Ok(Err(err)) => tracing::warn!(error = %err, "a checkpoint after an erasure failed"),
+            Err(err) => tracing::warn!(error = %err, "a checkpoint after an erasure stopped"),
+        }
     }
 
     /// The vault of the store's key, for a closure that reads or writes secrets.

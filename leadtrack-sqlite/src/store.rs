@@ -39,6 +39,7 @@ use leadtrack_core::source::{
 use leadtrack_core::spam::SpamReason;
 use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::correction::ContactCorrection;
+use leadtrack_core::store::erasure::Erased;
 use leadtrack_core::store::{Entity, LeadRow, Listed};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
@@ -54,8 +55,8 @@ use crate::keyset;
 use crate::lookup;
 use crate::rows::Error;
 use crate::{
-    SqliteStore, accounts, activity, admin, alerts, assignment, comments, drafts, jobs, leads,
-    links, listing, next_steps, report, rows, schema, spend, views, webhooks,
+    SqliteStore, accounts, activity, admin, alerts, assignment, comments, drafts, erasure, jobs,
+    leads, links, listing, next_steps, report, rows, schema, spend, views, webhooks,
 };
 
 /// The store methods that run one function on the writer thread (`write`) or on a reader
@@ -288,6 +289,24 @@ on_threads! {
             let row = LeadRow::of(data).map_err(StoreError::backend)?;
             self.write(move |conn| leads::create(conn, project, (route, spam), row, now))
                 .await
+        }
+
+        async fn erase_person(
+            &self,
+            project: ProjectId,
+            who: &LeadIdentifier,
+            by: &Attribution,
+            now: DateTime<Utc>,
+        ) -> StoreResult<Erased> {
+            let (who, by) = (who.clone(), by.clone());
+            let erased = self
+                .write(move |conn| erasure::erase_person(conn, project, &who, &by, now))
+                .await?;
+            if erased.erased > 0 {
+                // The WAL's older frames hold the pages as they were until a checkpoint.
+                self.checkpoint().await;
+            }
+            Ok(erased)
         }
 
         async fn import_leads(

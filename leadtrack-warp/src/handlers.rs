@@ -5,6 +5,7 @@ use std::net::IpAddr;
 
 use bytes::Bytes;
 use chrono::Utc;
+use leadtrack_core::activity::Attribution;
 use leadtrack_core::api::{
     CreateLeadResponse, GetLeadActivityResponse, GetLeadJobsResponse, GetLeadResponse,
     GetLeadsResponse, Lead, UpdateLeadStatusResponse, messages,
@@ -12,6 +13,7 @@ use leadtrack_core::api::{
 use leadtrack_core::lead::CreatedLead;
 use leadtrack_core::project::Project;
 use leadtrack_core::request::query::lead_identifier_from_pairs;
+use leadtrack_core::request::status::person_from_body;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
 use leadtrack_core::roas::{GetRoasResponse, RoasQuery};
 use leadtrack_core::spam::SpamReason;
@@ -58,6 +60,7 @@ pub(crate) async fn handle<S: LeadStore + Spending>(
                     one_lead(api, request, operation).await
                 }
                 Operation::GetRoas => get_roas(api, request).await,
+                Operation::ErasePerson => erase_person(api, request, body).await,
             };
             result.unwrap_or_else(ApiError::into_response)
         }
@@ -247,6 +250,31 @@ async fn get_roas<S: LeadStore + Spending>(
         StatusCode::OK,
         &GetRoasResponse::new(&query, &report),
     ))
+}
+
+/// `POST /api/privacy/erase`: every lead of the person the body names erased, by the
+/// request's key from its address (the project's history records both).
+async fn erase_person<S: LeadStore>(
+    api: &Api<S>,
+    request: &Request,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let (project, actor) = authenticate_as(&api.store, &api.limiters, &request.headers).await?;
+    let body = read_json_body(&api.config, request, body).await?;
+    let who = person_from_body(&body)?;
+    let by = Attribution {
+        actor,
+        address: leadtrack_http::client_ip(
+            &request.headers,
+            request.remote,
+            api.config.trust_forwarded_for,
+        ),
+    };
+    let erased = api
+        .store
+        .erase_person(project.id, &who, &by, Utc::now())
+        .await?;
+    Ok(reply::json(StatusCode::OK, &erased))
 }
 
 /// `GET /api/leads/getLead` (by id, uniqueIdentifier, email or phone), `getLeadJobs` (its

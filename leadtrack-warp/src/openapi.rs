@@ -59,6 +59,7 @@ mod tests {
             // prefix.
             let expected = match operation {
                 Operation::GetRoas => "/api/reports/roas".to_owned(),
+                Operation::ErasePerson => "/api/privacy/erase".to_owned(),
                 _ => format!("{PREFIX}{}", operation.segment()),
             };
             assert_eq!(*path, expected);

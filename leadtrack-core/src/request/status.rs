@@ -68,6 +68,21 @@ impl StatusUpdate {
     }
 }
 
+/// The person a privacy request's body names (`POST /api/privacy/erase`, CONTRACT.md
+/// section 14): the first of `leadId`, `uniqueIdentifier`, `email` and `phone` present, as
+/// updateLeadStatus reads them; any other property is ignored.
+///
+/// Errors: `400 invalid_json`, `invalid_field` for an identifier of the wrong type, and
+/// `missing_identifier` when none is present.
+pub fn person_from_body(body: &[u8]) -> Result<LeadIdentifier, ValidationError> {
+    let mut body = fields::parse_object(body)?;
+    let mut errors = Errors::default();
+    let identifier = take_identifier(&mut body, &mut errors);
+    errors
+        .finish(identifier)?
+        .ok_or_else(ValidationError::missing_identifier)
+}
+
 /// The first identifier present, in priority order; the others are ignored.
 fn take_identifier(body: &mut JsonObject, errors: &mut Errors) -> Option<LeadIdentifier> {
     if let Some(value) = fields::take(body, "leadId", None) {
@@ -152,6 +167,24 @@ mod tests {
         assert_eq!(update.identifier, LeadIdentifier::Email("a@x.io".into()));
         let update = parse(json!({"phone": "+1 555", "conversionId": "lost"})).unwrap();
         assert_eq!(update.identifier, LeadIdentifier::Phone("+1 555".into()));
+    }
+
+    #[test]
+    fn a_privacy_request_names_a_person_by_the_first_identifier_present() {
+        let person = |body: &str| person_from_body(body.as_bytes());
+        assert_eq!(
+            person(r#"{"email": " ada@example.com ", "phone": "0151"}"#),
+            Ok(LeadIdentifier::Email("ada@example.com".into()))
+        );
+        assert_eq!(
+            person(r#"{"leadId": "42", "email": "ada@example.com"}"#),
+            Ok(LeadIdentifier::LeadId(LeadId(42)))
+        );
+        let codes = |body: &str| person(body).unwrap_err().code;
+        assert_eq!(codes("{}"), ErrorCode::MissingIdentifier);
+        assert_eq!(codes(r#"{"email": "  "}"#), ErrorCode::MissingIdentifier);
+        assert_eq!(codes(r#"{"phone": 151}"#), ErrorCode::InvalidField);
+        assert_eq!(codes("[]"), ErrorCode::InvalidJson);
     }
 
     #[test]

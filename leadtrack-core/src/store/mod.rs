@@ -24,6 +24,7 @@ pub mod arrival;
 pub mod connect;
 pub mod correction;
 pub mod deletion;
+pub mod erasure;
 mod error;
 pub mod rating;
 mod row;
@@ -384,6 +385,19 @@ pub trait LeadStore: Send + Sync + 'static {
         by: &Attribution,
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
+
+    /// Erases the person `who` names: every lead of the project they match, as
+    /// [`erasure`] plans it, in one transaction; the erasure in the project's history, by
+    /// `by`. Leads erased before are not counted again. Fails with [`Conflict::JobPending`]
+    /// while a worker is delivering a conversion of one of them this moment, and erases
+    /// nothing then.
+    async fn erase_person(
+        &self,
+        project: ProjectId,
+        who: &LeadIdentifier,
+        by: &Attribution,
+        now: DateTime<Utc>,
+    ) -> StoreResult<erasure::Erased>;
 
     /// Records an event in the project's history (its audit log), and deletes its events
     /// older than [`crate::activity::audit_retention`] on the way.

@@ -5,6 +5,8 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 
 use super::LeadRow;
+use crate::matching::{email_key, phone_key};
+use crate::types::LeadIdentifier;
 
 /// The condition of a lead that is not spam: listings that name no status, lookups by a
 /// value (which prefer such a lead), reports and duplicates see only these.
@@ -41,6 +43,58 @@ pub fn rematch_lookup(column: &str, [project, key, lead, since]: [&str; 4]) -> S
                               WHERE project_id = {project} AND id = {lead})
            AND {NOT_SPAM}
          ORDER BY created_at DESC, id DESC LIMIT 1"
+    )
+}
+
+/// A key a person's leads are found by: a lead id, or a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PersonKey {
+    /// A lead's id.
+    Id(i64),
+    /// A `uniqueIdentifier`, or an email's or a phone's key.
+    Text(String),
+}
+
+/// The column of the leads `who` names and the key they hold in it: the email and phone
+/// keys the duplicates are matched by ([`crate::matching`]), a lead id, or a
+/// `uniqueIdentifier`. `None` when the email or phone has no key, which names no lead.
+pub fn person_key(who: &LeadIdentifier) -> Option<(&'static str, PersonKey)> {
+    Some(match who {
+        LeadIdentifier::LeadId(id) => ("id", PersonKey::Id(id.0)),
+        LeadIdentifier::UniqueIdentifier(value) => {
+            ("unique_identifier", PersonKey::Text(value.clone()))
+        }
+        LeadIdentifier::Email(email) => ("email_key", PersonKey::Text(email_key(email)?)),
+        LeadIdentifier::Phone(phone) => ("phone_key", PersonKey::Text(phone_key(phone)?)),
+    })
+}
+
+/// The lookup of a person's leads not erased yet ([`crate::store::erasure`]), by the key in
+/// `column` ([`person_key`]), with the backend's placeholders for the project, the key and
+/// now: each one's id, data and status, and whether a worker is delivering one of its jobs
+/// this moment; oldest first.
+pub fn person_leads(column: &str, [project, key, now]: [&str; 3]) -> String {
+    format!(
+        "SELECT l.id, l.data, l.status, EXISTS (
+             SELECT 1 FROM jobs j WHERE j.lead_id = l.id AND j.state = 'running'
+                AND j.lease_expires_at > {now})
+         FROM leads l
+         WHERE l.project_id = {project} AND l.{column} = {key} AND l.erased_at IS NULL
+         ORDER BY l.id"
+    )
+}
+
+/// What was delivered of a lead before it is erased ([`crate::store::erasure::SentTo`]),
+/// with the backend's placeholders for the project and the lead: per integration, its
+/// conversions delivered, then the events its lead webhooks received (`lead_webhooks`).
+pub fn delivered_of_lead([project, lead]: [&str; 2]) -> String {
+    format!(
+        "SELECT d.integration, COUNT(*) FROM deliveries d JOIN jobs j ON j.id = d.job_id
+         WHERE j.project_id = {project} AND j.lead_id = {lead} AND d.state = 'delivered'
+         GROUP BY d.integration
+         UNION ALL
+         SELECT 'lead_webhooks', COUNT(*) FROM webhook_events
+         WHERE lead_id = {lead} AND state = 'delivered'"
     )
 }
 

@@ -53,6 +53,7 @@ pub mod leads;
 pub mod links;
 pub mod listing;
 pub mod next_steps;
+pub mod privacy;
 pub mod reports;
 pub mod retry;
 pub mod secrets;

@@ -43,6 +43,13 @@ struct AuditPage {
 fn describe(activity: &ProjectActivity) -> String {
     match activity {
         ProjectActivity::LeadDeleted { lead_id } => format!("Lead #{lead_id} deleted"),
+        ProjectActivity::PersonErased { lead_ids } => {
+            let ids: Vec<String> = lead_ids.iter().map(|id| format!("#{id}")).collect();
+            match ids.as_slice() {
+                [one] => format!("Erased a person's lead {one}"),
+                all => format!("Erased a person's {} leads {}", all.len(), all.join(", ")),
+            }
+        }
         ProjectActivity::Exported { view } => {
             // The view's address, as its filters read: `status open, form contact`.
             let filters: Vec<String> = form_urlencoded::parse(view.as_bytes())

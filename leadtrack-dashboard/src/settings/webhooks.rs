@@ -73,6 +73,9 @@ fn what(event: WebhookEvent) -> &'static str {
         }
         WebhookEvent::LeadConverted => "A lead is rated with a conversion label.",
         WebhookEvent::LeadLost => "A lead is rated lost.",
+        WebhookEvent::LeadErased => {
+            "A person's leads are erased at their request: the post carries what stays."
+        }
     }
 }
 

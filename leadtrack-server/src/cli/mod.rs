@@ -18,6 +18,7 @@ use crate::inbound::{InboundCommand, LeadCommand};
 use crate::integrations::IntegrationCommand;
 use crate::jobs::JobCommand;
 use crate::mail::{MailArgs, MailCommand};
+use crate::privacy::PrivacyCommand;
 use crate::spend::SpendCommand;
 use crate::webhooks::WebhookCommand;
 
@@ -190,6 +191,9 @@ pub(crate) enum Command {
     /// Ad spend: import it from a CSV file, list what is kept.
     #[command(subcommand)]
     Spend(SpendCommand),
+    /// A person's requests about their data: erase them.
+    #[command(subcommand)]
+    Privacy(PrivacyCommand),
     /// Send failed deliveries again.
     #[command(subcommand)]
     Job(JobCommand),

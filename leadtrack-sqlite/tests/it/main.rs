@@ -3,6 +3,7 @@
 
 mod accounts;
 mod conformance;
+mod erasure;
 mod overload;
 mod secrets;
 mod store;

@@ -421,6 +421,15 @@ mod general {
         ) -> StoreResult<()> {
             Err((self.fail)())
         }
+        async fn erase_person(
+            &self,
+            _: ProjectId,
+            _: &LeadIdentifier,
+            _: &Attribution,
+            _: DateTime<Utc>,
+        ) -> StoreResult<leadtrack_core::store::erasure::Erased> {
+            Err((self.fail)())
+        }
         async fn assign(
             &self,
             _: ProjectId,
@@ -2505,5 +2514,93 @@ mod hardening {
         }
         let reply = app.get(&format!("/api/leads/getLead?leadId={id}")).await;
         assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    }
+}
+
+mod erase_person {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_person_is_erased_once_with_each_of_their_leads_and_nothing_else() {
+        let app = app().await;
+        let ada = json!({"userData": {"email": "ada@example.com", "firstName": "Ada"},
+            "attributionData": {"utm_source": "google", "utm_campaign": "Brand", "gclid": "Cj0"}});
+        let first = app.create(ada.clone()).await;
+        let second = app
+            .create(json!({"userData": {"email": " ADA@example.com", "phone": "0151 1"}}))
+            .await;
+        let bob = app
+            .create(json!({"userData": {"email": "bob@example.com"}}))
+            .await;
+        let foreign = app.foreign_lead().await;
+        let erase = |body: Value| app.post("/api/privacy/erase", Some(&app.key), body);
+
+        let reply = erase(json!({"email": "ada@example.com"})).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        assert_eq!(
+            reply.json(),
+            json!({"erased": 2, "leadIds": [first, second], "sentTo": []})
+        );
+        let again = erase(json!({"leadId": first})).await;
+        assert_eq!(
+            again.json(),
+            json!({"erased": 0, "leadIds": [], "sentTo": []})
+        );
+        // Another project's lead of the same email is not this key's to erase.
+        let other = erase(json!({"email": "z@x.io"})).await;
+        assert_eq!(other.json()["erased"], 0);
+        let other = app.store.project_by_public_id("other").await.unwrap();
+        let foreign = LeadIdentifier::LeadId(foreign.lead_id);
+        let kept = app.store.find_lead(other.id, &foreign).await.unwrap();
+        assert_eq!(kept.data.user("email"), Some("z@x.io"));
+
+        let gone = app.get("/api/leads/getLead?email=ada@example.com").await;
+        assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.text);
+        let record = app.get(&format!("/api/leads/getLead?leadId={first}")).await;
+        let lead = &record.json()["lead"];
+        assert_eq!(
+            (&lead["userData"], &lead["email"]),
+            (&json!(null), &json!(null))
+        );
+        assert_eq!(
+            lead["attributionData"],
+            json!({"utm_source": "google", "utm_campaign": "Brand"})
+        );
+        let history = app
+            .get(&format!("/api/leads/getLeadActivity?leadId={first}"))
+            .await;
+        let events = history.json()["events"].clone();
+        assert_eq!(events.as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            (events[0]["type"].as_str(), events[0]["by"].as_str()),
+            (Some("erased"), Some(app.rated_by().await.as_str()))
+        );
+        let kept = app.get(&format!("/api/leads/getLead?leadId={bob}")).await;
+        assert_eq!(kept.json()["lead"]["userData"]["email"], "bob@example.com");
+    }
+
+    #[tokio::test]
+    async fn a_request_without_a_person_or_a_key_is_refused_and_erases_nothing() {
+        let app = app().await;
+        let lead = app
+            .create(json!({"userData": {"email": "ada@example.com"}}))
+            .await;
+        for (body, code) in [
+            (json!({}), "missing_identifier"),
+            (json!({"email": "  "}), "missing_identifier"),
+            (json!({"leadId": "x"}), "invalid_field"),
+        ] {
+            let reply = app
+                .post("/api/privacy/erase", Some(&app.key), body.clone())
+                .await;
+            assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}");
+            assert_eq!(reply.json()["code"], code, "{body}");
+        }
+        let keyless = app
+            .post("/api/privacy/erase", None, json!({"leadId": lead}))
+            .await;
+        assert_eq!(keyless.status, StatusCode::UNAUTHORIZED);
+        let read = app.get(&format!("/api/leads/getLead?leadId={lead}")).await;
+        assert_eq!(read.json()["lead"]["userData"]["email"], "ada@example.com");
     }
 }

@@ -12,6 +12,7 @@ mod mail;
 mod operations;
 mod outbound;
 mod overload;
+mod privacy;
 // Built with `LEADTRACK_POSTGRES_TESTS=required` (`build.rs`), which names a cluster.
 #[cfg(leadtrack_postgres)]
 mod postgres;
