@@ -23,8 +23,8 @@ use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
 use crate::{
-    Config, Request, access, assign, attention, comments, delete, drafts, next_step, render, row,
-    spam,
+    Config, Request, access, assign, attention, comments, delete, drafts, erase, next_step, render,
+    row, spam,
 };
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
@@ -47,8 +47,9 @@ pub(crate) async fn handle<S: Store + Clone>(
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        Leads::AskDelete => match lead() {
+        Leads::AskDelete | Leads::AskErase => match lead() {
             Some(id) => match access::project_page(store, request, public_id, Role::Owner).await {
+                Ok(owner) if page == Leads::AskErase => erase::ask(store, owner, id).await,
                 Ok(owner) => delete::ask(store, owner, id).await,
                 Err(response) => response,
             },
@@ -59,6 +60,7 @@ pub(crate) async fn handle<S: Store + Clone>(
         | Leads::Retry
         | Leads::Trust
         | Leads::Delete
+        | Leads::Erase
         | Leads::Comment
         | Leads::Assign
         | Leads::CorrectContact
@@ -73,7 +75,7 @@ pub(crate) async fn handle<S: Store + Clone>(
             // Sending failed deliveries again and trusting addresses are an owner's
             // decisions; rating and sorting out spam, anyone's.
             let needed = match page {
-                Leads::Retry | Leads::Trust | Leads::Delete => Role::Owner,
+                Leads::Retry | Leads::Trust | Leads::Delete | Leads::Erase => Role::Owner,
                 _ => Role::Member,
             };
             let found = access::project_form(store, config, request, public_id, needed, body).await;
@@ -92,6 +94,10 @@ pub(crate) async fn handle<S: Store + Clone>(
                 (Leads::Delete, Some(id)) => {
                     let by = member.0.attribution(request, config);
                     delete::delete(store, member, id, &by).await
+                }
+                (Leads::Erase, Some(id)) => {
+                    let by = member.0.attribution(request, config);
+                    erase::erase(store, member, id, &by).await
                 }
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,

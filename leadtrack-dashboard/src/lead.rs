@@ -179,6 +179,8 @@ struct LeadPage {
     spam: SpamCard,
     /// Whether the viewer owns the project (and may delete the lead).
     owner: bool,
+    /// `Erased on DATE by NAME`, when the lead's person was erased.
+    erased: Option<String>,
     csrf: String,
 }
 
@@ -619,10 +621,26 @@ pub(crate) async fn page<S: Store>(
             .collect(),
         spam,
         owner: membership.role == Role::Owner,
+        erased: erased_line(&events),
         can_rate: membership.role.allows(Role::Member),
         csrf: viewer.csrf(),
     };
     render::page(status, &page)
+}
+
+/// `Erased on DATE by NAME` of a lead whose history says its person was erased.
+fn erased_line(events: &[LeadEvent]) -> Option<String> {
+    let erased = events
+        .iter()
+        .find(|event| event.activity == Activity::Erased)?;
+    let by = erased
+        .by
+        .as_ref()
+        .map_or_else(|| "the service".to_owned(), ToString::to_string);
+    Some(format!(
+        "Erased on {} by {by}, at the person's request. What stays names nobody.",
+        erased.at.format("%-d %b %Y")
+    ))
 }
 
 /// Where a lead stands, as the same person's other leads are listed: its status, and its

@@ -55,6 +55,7 @@ mod columns;
 mod comments;
 mod delete;
 mod drafts;
+mod erase;
 mod export;
 mod format;
 mod inbox;

@@ -224,6 +224,10 @@ pub(crate) enum Rated {
     Trusted,
     /// Not deleted: its conversion may still be on its way.
     Undeletable,
+    /// Its person erased at their request.
+    Erased,
+    /// Not erased: a conversion of the person was being delivered that moment.
+    Unerasable,
     /// Assigned to someone, or to nobody.
     Assigned,
     /// Its contact details corrected.
@@ -282,6 +286,12 @@ impl Rated {
             Self::Trusted => "Trusted: leads from there are no longer held for it.".to_owned(),
             Self::Undeletable => "Not deleted: its conversion is still waiting or being sent. \
                 Undo it, or delete the lead once it has gone."
+                .to_owned(),
+            Self::Erased => "Erased at the person's request: their leads are anonymous \
+                records now. Conversions delivered before stay with the platforms."
+                .to_owned(),
+            Self::Unerasable => "Not erased: a conversion of this person was being sent that \
+                moment. Try again in a few seconds."
                 .to_owned(),
             Self::Assigned => "Assignment saved.".to_owned(),
             Self::Corrected => "Contact details saved, and the lead matched again with the \

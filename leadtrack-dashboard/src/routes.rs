@@ -126,6 +126,10 @@ pub(crate) enum Leads {
     AskDelete,
     /// Deleting a lead (owners).
     Delete,
+    /// The page that asks whether to erase a lead's person (owners).
+    AskErase,
+    /// Erasing a lead's person at their request (owners).
+    Erase,
     /// Commenting on a lead.
     Comment,
     /// Changing one's comment (`{id}`).
@@ -393,6 +397,16 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/delete",
                 Route::Leads(Leads::Delete),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/leads/{lead}/erase",
+                Route::Leads(Leads::AskErase),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/leads/{lead}/erase",
+                Route::Leads(Leads::Erase),
             ),
             (
                 M::POST,

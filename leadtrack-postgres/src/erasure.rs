@@ -19,6 +19,42 @@ use crate::activity::{LEAD_CHILDREN, record_project_event};
 use crate::leads::{apply, update};
 use crate::rows::{self, all, run};
 
+/// The leads not erased yet of the person `who` names, oldest first, as
+/// [`sql::person_leads`] finds them, locked when `lock`.
+async fn found(
+    c: &impl GenericClient,
+    project: ProjectId,
+    who: &LeadIdentifier,
+    (now, lock): (DateTime<Utc>, bool),
+) -> Result<Vec<tokio_postgres::Row>, Error> {
+    let Some((column, key)) = sql::person_key(who) else {
+        return Ok(Vec::new());
+    };
+    let key: Box<dyn ToSql + Sync + Send> = match key {
+        PersonKey::Id(id) => Box::new(id),
+        PersonKey::Text(text) => Box::new(text),
+    };
+    let mut lookup = sql::person_leads(column, ["$1", "$2", "$3"]);
+    if lock {
+        lookup.push_str(" FOR UPDATE OF l");
+    }
+    all(c, &lookup, &[&project.0, key.as_ref(), &to_millis(&now)]).await
+}
+
+/// The ids of the leads erasing the person `who` names would erase
+/// ([`leadtrack_core::LeadStore::person_leads`]).
+pub(crate) async fn person_leads(
+    c: &impl GenericClient,
+    project: ProjectId,
+    who: &LeadIdentifier,
+) -> Result<Vec<LeadId>, Error> {
+    let found = found(c, project, who, (Utc::now(), false)).await?;
+    found
+        .iter()
+        .map(|row| Ok(LeadId(row.try_get(0)?)))
+        .collect()
+}
+
 /// Erases the leads of the person `who` names, and records it in the project's history.
 /// Returns what it erased, and whether it queued webhook events.
 pub(crate) async fn erase_person(
@@ -29,18 +65,7 @@ pub(crate) async fn erase_person(
     now: DateTime<Utc>,
 ) -> Result<(Erased, bool), Error> {
     let mut erased = Erased::default();
-    let Some((column, key)) = sql::person_key(who) else {
-        return Ok((erased, false));
-    };
-    let key: Box<dyn ToSql + Sync + Send> = match key {
-        PersonKey::Id(id) => Box::new(id),
-        PersonKey::Text(text) => Box::new(text),
-    };
-    let lookup = format!(
-        "{} FOR UPDATE OF l",
-        sql::person_leads(column, ["$1", "$2", "$3"])
-    );
-    let found = all(c, &lookup, &[&project.0, key.as_ref(), &to_millis(&now)]).await?;
+    let found = found(c, project, who, (now, true)).await?;
     let mut leads = Vec::new();
     for row in &found {
         let lead = LeadId(row.try_get(0)?);
@@ -78,6 +103,8 @@ async fn erase_lead(
         let count: i64 = row.try_get(1)?;
         erased.add_sent(row.try_get(0)?, u64::try_from(count).unwrap_or_default());
     }
+    let settle = sql::settle_pending(["$1", "$2"]);
+    run(c, &settle, &[&project.0, &lead.0]).await?;
     for sql in LEAD_CHILDREN {
         run(c, sql, &[&project.0, &lead.0]).await?;
     }

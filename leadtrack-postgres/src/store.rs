@@ -147,6 +147,9 @@ on_pool! {
         read fn last_ratings(project: ProjectId, leads: &[LeadId])
             -> StoreResult<Vec<(LeadId, LeadEvent)>>
             => |c| activity::last_ratings(c, project, leads);
+        read fn person_leads(project: ProjectId, who: &LeadIdentifier)
+            -> StoreResult<Vec<LeadId>>
+            => |c| erasure::person_leads(c, project, who);
         transaction fn delete_lead(
             project: ProjectId,
             lead: LeadId,

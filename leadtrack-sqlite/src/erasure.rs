@@ -19,16 +19,19 @@ use crate::activity::{LEAD_CHILDREN, record_project_event};
 use crate::leads::{Write, apply, write_row};
 use crate::rows::{self, Error};
 
-/// Erases the leads of the person `who` names, and records it in the project's history.
-pub(crate) fn erase_person(
+/// A lead of a person, as [`sql::person_leads`] finds it: its id, data, status, and
+/// whether a worker is delivering one of its jobs.
+type Found = (LeadId, String, String, bool);
+
+/// The leads not erased yet of the person `who` names, oldest first.
+fn found(
     conn: &Connection,
     project: ProjectId,
     who: &LeadIdentifier,
-    by: &Attribution,
     now: DateTime<Utc>,
-) -> Result<Erased, Error> {
+) -> Result<Vec<Found>, Error> {
     let Some((column, key)) = sql::person_key(who) else {
-        return Ok(Erased::default());
+        return Ok(Vec::new());
     };
     let key = match key {
         PersonKey::Id(id) => SqlValue::Integer(id),
@@ -37,14 +40,32 @@ pub(crate) fn erase_person(
     let found = conn
         .prepare_cached(&sql::person_leads(column, ["?1", "?2", "?3"]))?
         .query_map((project.0, key, to_millis(&now)), |row| {
-            Ok((
-                LeadId(row.get(0)?),
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, bool>(3)?,
-            ))
+            Ok((LeadId(row.get(0)?), row.get(1)?, row.get(2)?, row.get(3)?))
         })?
         .collect::<Result<Vec<_>, _>>()?;
+    Ok(found)
+}
+
+/// The ids of the leads erasing the person `who` names would erase
+/// ([`leadtrack_core::LeadStore::person_leads`]).
+pub(crate) fn person_leads(
+    conn: &Connection,
+    project: ProjectId,
+    who: &LeadIdentifier,
+) -> Result<Vec<LeadId>, Error> {
+    let found = found(conn, project, who, Utc::now())?;
+    Ok(found.into_iter().map(|(lead, ..)| lead).collect())
+}
+
+/// Erases the leads of the person `who` names, and records it in the project's history.
+pub(crate) fn erase_person(
+    conn: &Connection,
+    project: ProjectId,
+    who: &LeadIdentifier,
+    by: &Attribution,
+    now: DateTime<Utc>,
+) -> Result<Erased, Error> {
+    let found = found(conn, project, who, now)?;
     let mut erased = Erased::default();
     if found.is_empty() {
         return Ok(erased);
@@ -88,6 +109,8 @@ fn erase_lead(
     for (destination, count) in delivered {
         erased.add_sent(&destination, u64::try_from(count).unwrap_or_default());
     }
+    conn.prepare_cached(&sql::settle_pending(["?1", "?2"]))?
+        .execute((project.0, lead.0))?;
     for sql in LEAD_CHILDREN {
         conn.prepare_cached(sql)?.execute((project.0, lead.0))?;
     }

@@ -186,6 +186,9 @@ on_threads! {
         read fn last_ratings(project: ProjectId, leads: &[LeadId])
             -> StoreResult<Vec<(LeadId, LeadEvent)>> [leads]
             => |conn| activity::last_ratings(conn, project, &leads);
+        read fn person_leads(project: ProjectId, who: &LeadIdentifier)
+            -> StoreResult<Vec<LeadId>> [who]
+            => |conn| erasure::person_leads(conn, project, &who);
         write fn delete_lead(project: ProjectId, lead: LeadId, by: &Attribution, now: DateTime<Utc>)
             -> StoreResult<()> [by]
             => |conn| activity::delete_lead(conn, project, lead, &by, now);

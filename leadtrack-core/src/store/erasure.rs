@@ -5,7 +5,9 @@
 //!
 //! 1. asks [`blocked`] whether a delivery of it is under way this moment;
 //! 2. counts what was delivered of it ([`SentTo`]): that stays with the platforms;
-//! 3. removes everything of it but its row: history, comments, drafts, next steps, queued
+//! 3. settles it if it is pending ([`crate::store::sql::settle_pending`]: it takes the
+//!    status its cancelled job would have left it in), and removes everything of it but
+//!    its row: history, comments, drafts, next steps, queued
 //!    alerts, jobs with their deliveries and attempts (a conversion not yet sent never
 //!    leaves), and its webhook events;
 //! 4. writes its row again as the [`Erasure`] plans it: the anonymous record, and
@@ -23,11 +25,11 @@ use serde_json::Value;
 
 use crate::account::Actor;
 use crate::activity::Activity;
-use crate::lead::LeadData;
+use crate::lead::{LeadData, StoredLead};
 use crate::spend::CAMPAIGN_ID_FIELDS;
 use crate::store::arrival::Step;
 use crate::store::{Conflict, LeadRow, StoreError, StoreResult};
-use crate::types::{JsonObject, LeadId, LeadStatus};
+use crate::types::{JsonObject, LeadId, LeadIdentifier, LeadStatus};
 use crate::webhook::WebhookEvent;
 
 /// The `attributionData` an erased lead keeps: where it came from, which names no person.
@@ -36,6 +38,21 @@ pub const KEPT_ATTRIBUTION: [&str; 4] = ["utm_source", "utm_medium", "utm_campai
 
 /// The `formData` an erased lead keeps: its form's name.
 pub const KEPT_FORM: [&str; 1] = ["formName"];
+
+/// Who a lead's person is, as an erasure started from the lead names them: by its email
+/// when it has one, else by its phone, else the lead alone.
+pub fn person_of(lead: &StoredLead) -> LeadIdentifier {
+    let keys = lead.data.keys();
+    let (email, phone) = (lead.data.user("email"), lead.data.user("phone"));
+    match (
+        email.filter(|_| keys.email.is_some()),
+        phone.filter(|_| keys.phone.is_some()),
+    ) {
+        (Some(email), _) => LeadIdentifier::Email(email.to_owned()),
+        (None, Some(phone)) => LeadIdentifier::Phone(phone.to_owned()),
+        (None, None) => LeadIdentifier::LeadId(lead.id),
+    }
+}
 
 /// The conflict that stops erasing `lead` while a delivery of it is under way this moment
 /// (a worker holds its job): its answer must not lose its lead. Queued and retrying jobs

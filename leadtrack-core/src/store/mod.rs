@@ -386,6 +386,14 @@ pub trait LeadStore: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
 
+    /// The leads of the project that erasing the person `who` names would erase (not erased
+    /// yet), oldest first.
+    async fn person_leads(
+        &self,
+        project: ProjectId,
+        who: &LeadIdentifier,
+    ) -> StoreResult<Vec<LeadId>>;
+
     /// Erases the person `who` names: every lead of the project they match, as
     /// [`erasure`] plans it, in one transaction; the erasure in the project's history, by
     /// `by`. Leads erased before are not counted again. Fails with [`Conflict::JobPending`]

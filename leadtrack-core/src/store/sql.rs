@@ -98,6 +98,21 @@ pub fn delivered_of_lead([project, lead]: [&str; 2]) -> String {
     )
 }
 
+/// The update that settles a pending lead being erased, with the backend's placeholders
+/// for the project and the lead: its conversion is cancelled with its job, so it takes the
+/// status that job would have left it in (its rating stands; nothing is sent).
+pub fn settle_pending([project, lead]: [&str; 2]) -> String {
+    format!(
+        "UPDATE leads SET status = (
+             SELECT j.final_status FROM jobs j
+             WHERE j.project_id = {project} AND j.lead_id = {lead} AND j.finished_at IS NULL
+             ORDER BY j.id DESC LIMIT 1)
+         WHERE project_id = {project} AND id = {lead} AND status = 'pending'
+           AND EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = {project}
+                       AND j.lead_id = {lead} AND j.finished_at IS NULL)"
+    )
+}
+
 /// The lookup of the lead a create merges into ([`crate::store::arrival::Merge`]), with the
 /// backend's placeholders for the project, the event id and the route's `created_via`
 /// ([`crate::store::arrival::route_name`]): its id, data and status. A browser create sees

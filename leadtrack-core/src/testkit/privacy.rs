@@ -6,9 +6,10 @@ use serde_json::json;
 
 use super::webhooks::{add, drain};
 use super::{Backend, at, attributed, create, deliver_all, lead_by_id, project, update};
-use super::{webhook, webhook_label};
+use super::{label, webhook, webhook_label};
 use crate::activity::Activity;
 use crate::integration::IntegrationSettings;
+use crate::label::LabelMapping;
 use crate::report::{Grouping, ReportQuery, Touchpoint};
 use crate::request::LeadQuery;
 use crate::store::{Admin, LeadStore};
@@ -61,7 +62,14 @@ pub async fn a_person_is_erased_by_each_key_and_only_they_are<B: Backend>(backen
                 .unwrap()
         }
     };
-    let by_email = erase(LeadIdentifier::Email(format!(" {} ", ADA.to_uppercase()))).await;
+    let ada_by_email = LeadIdentifier::Email(format!(" {} ", ADA.to_uppercase()));
+    let would = store.person_leads(acme.id, &ada_by_email).await.unwrap();
+    assert_eq!(would, [first, second], "what the erasure would take");
+    let by_email = erase(ada_by_email.clone()).await;
+    assert_eq!(
+        store.person_leads(acme.id, &ada_by_email).await.unwrap(),
+        []
+    );
     assert_eq!(
         (by_email.erased, by_email.lead_ids.clone()),
         (2, vec![first, second])
@@ -72,8 +80,26 @@ pub async fn a_person_is_erased_by_each_key_and_only_they_are<B: Backend>(backen
             .lead_ids,
         []
     );
+    // Bob's rating waits to be sent: its conversion is cancelled, and his lead takes the
+    // status the rating gives.
+    let done = label(&store, &acme, true, LabelMapping::default()).await;
+    let rating = update(bob, ConversionId::Label(done));
+    let change = store
+        .update_status(acme.id, &rating, &super::by(), at(50))
+        .await;
+    assert!(change.unwrap().job.is_some());
+    assert_eq!(
+        lead_by_id(&store, &acme, bob).await.status,
+        LeadStatus::Pending
+    );
     let by_phone = erase(LeadIdentifier::Phone("0151 2345 678".into())).await;
     assert_eq!(by_phone.lead_ids, [bob]);
+    let settled = lead_by_id(&store, &acme, bob).await;
+    assert_eq!(
+        (settled.status, settled.conversion_id),
+        (LeadStatus::Rated, Some(ConversionId::Label(done)))
+    );
+    assert!(store.lead_jobs(acme.id, bob).await.unwrap().is_empty());
     let by_identifier = erase(LeadIdentifier::UniqueIdentifier("crm-cy".into())).await;
     assert_eq!(by_identifier.lead_ids, [cy]);
     // Twice is harmless: nothing is left to erase, by any key.

@@ -5,6 +5,7 @@ mod alerts;
 mod assignment;
 mod common;
 mod delete;
+mod erase;
 mod imports;
 mod inbox;
 mod logs;

@@ -421,6 +421,9 @@ mod general {
         ) -> StoreResult<()> {
             Err((self.fail)())
         }
+        async fn person_leads(&self, _: ProjectId, _: &LeadIdentifier) -> StoreResult<Vec<LeadId>> {
+            Err((self.fail)())
+        }
         async fn erase_person(
             &self,
             _: ProjectId,

@@ -1,0 +1,97 @@
+//! Erasing a lead's person at their request (owners): a page that says how many leads it
+//! erases, and the form that erases them (core's `store::erasure`). The person is the
+//! lead's email, else its phone, else the lead alone.
+
+use askama::Template;
+use chrono::Utc;
+use leadtrack_core::account::Membership;
+use leadtrack_core::activity::Attribution;
+use leadtrack_core::store::erasure::person_of;
+use leadtrack_core::types::{LeadId, LeadIdentifier};
+use leadtrack_core::{Store, StoreError};
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+use crate::access::MemberForm;
+use crate::rating::{Rated, display_name};
+use crate::render::{self, Layout};
+use crate::routes::{Leads, Links};
+use crate::viewer::Viewer;
+
+#[derive(Template)]
+#[template(path = "erase.html")]
+struct ErasePage {
+    layout: Layout,
+    project_id: String,
+    lead_id: LeadId,
+    name: String,
+    /// How the person is matched, in words: `the email ada@example.com`.
+    matched_by: String,
+    /// The leads it erases, as `#41`.
+    leads: Vec<String>,
+    csrf: String,
+}
+
+/// `GET /projects/{projectId}/leads/{leadId}/erase`: says what erasing the lead's person
+/// takes, and asks.
+pub(crate) async fn ask<S: Store>(
+    store: &S,
+    (viewer, membership): (Viewer, Membership),
+    id: LeadId,
+) -> Response {
+    let project = &membership.project;
+    let lead = match crate::access::found(store, &viewer, project.id, id).await {
+        Ok(lead) => lead,
+        Err(answer) => return answer,
+    };
+    let person = person_of(&lead);
+    let leads = match store.person_leads(project.id, &person).await {
+        Ok(leads) => leads,
+        Err(err) => return render::store_failure(err, Some(&viewer)),
+    };
+    let name = display_name(&lead);
+    let matched_by = match &person {
+        LeadIdentifier::Email(email) => format!("the email {email}"),
+        LeadIdentifier::Phone(phone) => format!("the phone number {phone}"),
+        _ => "this lead alone (it has no email or phone)".to_owned(),
+    };
+    let page = ErasePage {
+        layout: Layout::for_project(format!("Erase {name}"), &viewer, &membership, "leads"),
+        project_id: project.public_id.clone(),
+        lead_id: id,
+        name,
+        matched_by,
+        leads: leads.iter().map(|lead| format!("#{lead}")).collect(),
+        csrf: viewer.csrf(),
+    };
+    render::page(StatusCode::OK, &page)
+}
+
+/// `POST /projects/{projectId}/leads/{leadId}/erase`: erases the lead's person; then back
+/// to the lead, which says so.
+pub(crate) async fn erase<S: Store>(
+    store: &S,
+    member: MemberForm,
+    id: LeadId,
+    by: &Attribution,
+) -> Response {
+    let (viewer, membership, _) = member;
+    let project = &membership.project;
+    let lead = match crate::access::found(store, &viewer, project.id, id).await {
+        Ok(lead) => lead,
+        Err(answer) => return answer,
+    };
+    let done = match store
+        .erase_person(project.id, &person_of(&lead), by, Utc::now())
+        .await
+    {
+        Ok(_) => Rated::Erased,
+        Err(StoreError::Conflict(_)) => Rated::Unerasable,
+        Err(err) => return render::store_failure(err, Some(&viewer)),
+    };
+    render::redirect(&format!(
+        "{}?done={}",
+        Links::new(&project.public_id).lead(Leads::Lead, &id),
+        done.as_ref()
+    ))
+}
