@@ -125,6 +125,8 @@ pub mod spend;
 
 pub mod roas;
 
+/// A person's data on request: everything kept about them, as one document.
+pub mod privacy;
 pub mod store;
 /// A database in a form every backend reads and writes, for moving it between backends.
 pub mod transfer;
@@ -144,7 +146,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 40] = [
+    const CHAIN: [&str; 41] = [
         "time",
         "error",
         "types",
@@ -183,6 +185,7 @@ mod chain {
         "spend",
         "roas",
         "store",
+        "privacy",
         "transfer",
         "testkit",
     ];

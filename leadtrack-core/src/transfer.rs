@@ -350,6 +350,7 @@ pub const TABLES: &[Table] = &[
             column("first_touch_at", Int),
             column("first_touch_by", Text),
             column("assigned_to", Int),
+            column("erased_at", Int),
         ],
     },
     Table {

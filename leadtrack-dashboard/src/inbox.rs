@@ -23,8 +23,8 @@ use crate::session::Form;
 use crate::view::InboxView;
 use crate::viewer::Viewer;
 use crate::{
-    Config, Request, access, assign, attention, comments, delete, drafts, erase, next_step, render,
-    row, spam,
+    Config, Request, access, assign, attention, comments, delete, drafts, next_step, privacy,
+    render, row, spam,
 };
 
 /// Answers the inbox's `page` (under `/projects/{project}/leads`).
@@ -47,9 +47,10 @@ pub(crate) async fn handle<S: Store + Clone>(
             Some(id) => show_lead(store, request, public_id, id).await,
             None => render::not_found(None),
         },
-        Leads::AskDelete | Leads::AskErase => match lead() {
+        Leads::AskDelete | Leads::AskErase | Leads::PersonData => match lead() {
             Some(id) => match access::project_page(store, request, public_id, Role::Owner).await {
-                Ok(owner) if page == Leads::AskErase => erase::ask(store, owner, id).await,
+                Ok(owner) if page == Leads::AskErase => privacy::ask(store, owner, id).await,
+                Ok(owner) if page == Leads::PersonData => privacy::download(store, owner, id).await,
                 Ok(owner) => delete::ask(store, owner, id).await,
                 Err(response) => response,
             },
@@ -97,7 +98,7 @@ pub(crate) async fn handle<S: Store + Clone>(
                 }
                 (Leads::Erase, Some(id)) => {
                     let by = member.0.attribution(request, config);
-                    erase::erase(store, member, id, &by).await
+                    privacy::erase(store, member, id, &by).await
                 }
                 (Leads::Undo, Some(id)) => undo_lead(store, member, id).await,
                 (Leads::Retry, Some(id)) => retry_lead(store, member, id).await,

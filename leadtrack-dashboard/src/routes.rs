@@ -130,6 +130,8 @@ pub(crate) enum Leads {
     AskErase,
     /// Erasing a lead's person at their request (owners).
     Erase,
+    /// Everything kept about a lead's person, as a JSON file (owners).
+    PersonData,
     /// Commenting on a lead.
     Comment,
     /// Changing one's comment (`{id}`).
@@ -407,6 +409,11 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
                 M::POST,
                 "/projects/{project}/leads/{lead}/erase",
                 Route::Leads(Leads::Erase),
+            ),
+            (
+                M::GET,
+                "/projects/{project}/leads/{lead}/person.json",
+                Route::Leads(Leads::PersonData),
             ),
             (
                 M::POST,

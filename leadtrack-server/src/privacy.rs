@@ -1,5 +1,5 @@
 //! `privacy ...`: a person's requests about their data, answered from the command line as
-//! `POST /api/privacy/erase` answers them (docs/privacy.md).
+//! `POST /api/privacy/erase` and `GET /api/privacy/export` answer them (docs/privacy.md).
 
 use chrono::Utc;
 use clap::{Args, Subcommand};
@@ -27,6 +27,15 @@ pub(crate) enum PrivacyCommand {
         /// Print the outcome as JSON, as the API answers it.
         #[arg(long)]
         json: bool,
+    },
+    /// Print everything the project keeps about a person as one JSON document: each of
+    /// their leads with its history, comments and conversions (what was sent where, when).
+    Export {
+        /// The public project id.
+        #[arg(long, value_name = "ID")]
+        project: String,
+        #[command(flatten)]
+        person: Person,
     },
 }
 
@@ -68,15 +77,25 @@ pub(crate) async fn privacy_command<S: Admin + LeadStore>(
     store: &S,
     command: PrivacyCommand,
 ) -> Result<(), Failure> {
-    let PrivacyCommand::Erase {
-        project: id,
-        person,
-        json,
-    } = command;
+    let (id, person, json) = match command {
+        PrivacyCommand::Erase {
+            project,
+            person,
+            json,
+        } => (project, person, Some(json)),
+        PrivacyCommand::Export { project, person } => (project, person, None),
+    };
     let project = project(store, &id).await?;
     let who = person.identifier().ok_or_else(|| {
         Failure("name the person: --email, --phone, --lead or --unique-identifier".to_owned())
     })?;
+    let Some(json) = json else {
+        let export = leadtrack_core::privacy::export(store, &project, &who, Utc::now())
+            .await
+            .map_err(Failure::store)?;
+        print_json(&serde_json::to_value(&export).unwrap_or_default());
+        return Ok(());
+    };
     let erased = store
         .erase_person(project.id, &who, &Attribution::admin(), Utc::now())
         .await

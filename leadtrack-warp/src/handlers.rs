@@ -61,6 +61,7 @@ pub(crate) async fn handle<S: LeadStore + Spending>(
                 }
                 Operation::GetRoas => get_roas(api, request).await,
                 Operation::ErasePerson => erase_person(api, request, body).await,
+                Operation::ExportPerson => export_person(api, request).await,
             };
             result.unwrap_or_else(ApiError::into_response)
         }
@@ -275,6 +276,18 @@ async fn erase_person<S: LeadStore>(
         .erase_person(project.id, &who, &by, Utc::now())
         .await?;
     Ok(reply::json(StatusCode::OK, &erased))
+}
+
+/// `GET /api/privacy/export`: everything the key's project keeps about the person the
+/// query names (as getLead's query names a lead), as one document.
+async fn export_person<S: LeadStore>(
+    api: &Api<S>,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    let project = authenticate(&api.store, &api.limiters, &request.headers).await?;
+    let who = lead_identifier_from_pairs(request::query_pairs(&request.query))?;
+    let export = leadtrack_core::privacy::export(&api.store, &project, &who, Utc::now()).await?;
+    Ok(reply::json(StatusCode::OK, &export))
 }
 
 /// `GET /api/leads/getLead` (by id, uniqueIdentifier, email or phone), `getLeadJobs` (its

@@ -3,7 +3,7 @@
 //! [`routes`] serves the seven paths of the HTTP contract under `/api/leads/` (its first
 //! five, and `getLeadJobs` and `getLeadActivity`, which show what became of a lead's
 //! conversions and everything that happened to it), the report of spend against leads
-//! (`/api/reports/roas`) and the erasure of a person (`/api/privacy/erase`), generic over any [`LeadStore`] that is also [`Spending`], each
+//! (`/api/reports/roas`) and a person's data, erased or exported (`/api/privacy/`), generic over any [`LeadStore`] that is also [`Spending`], each
 //! declared once in a route table. It claims a request only
 //! when its path is one of those; everything else is rejected untouched, so the host's own
 //! routes and its 404 keep working. Once a path is claimed, every outcome (errors, 405, CORS
@@ -34,6 +34,7 @@
 //! | `GET /api/leads/getLeadActivity` | 200 with the lead's history, oldest first |
 //! | `GET /api/reports/roas` | 200 with what each source, campaign or label cost and returned |
 //! | `POST /api/privacy/erase` | 200 with the person's leads erased and what platforms kept |
+//! | `GET /api/privacy/export` | 200 with everything kept about a person, as one document |
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`]. The
 //! routes are described for tools by an OpenAPI 3.1 document, [`OPENAPI`], which
@@ -123,6 +124,8 @@ enum Operation {
     GetRoas,
     /// `POST /api/privacy/erase`, an addition: a person's leads erased at their request.
     ErasePerson,
+    /// `GET /api/privacy/export`, an addition: everything kept about a person.
+    ExportPerson,
 }
 
 impl Operation {
@@ -163,6 +166,7 @@ static ROUTES: LazyLock<Router<Operation>> = LazyLock::new(|| {
             ),
             (Method::GET, "/api/reports/roas", Operation::GetRoas),
             (Method::POST, "/api/privacy/erase", Operation::ErasePerson),
+            (Method::GET, "/api/privacy/export", Operation::ExportPerson),
         ],
         false,
     )

@@ -60,6 +60,7 @@ mod tests {
             let expected = match operation {
                 Operation::GetRoas => "/api/reports/roas".to_owned(),
                 Operation::ErasePerson => "/api/privacy/erase".to_owned(),
+                Operation::ExportPerson => "/api/privacy/export".to_owned(),
                 _ => format!("{PREFIX}{}", operation.segment()),
             };
             assert_eq!(*path, expected);

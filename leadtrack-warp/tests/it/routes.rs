@@ -2607,3 +2607,61 @@ mod erase_person {
         assert_eq!(read.json()["lead"]["userData"]["email"], "ada@example.com");
     }
 }
+
+mod export_person {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_persons_leads_come_with_their_history_and_conversions_until_erased() {
+        let app = app().await;
+        let label = app.label(LabelMapping::default()).await;
+        let first = app
+            .create(json!({"userData": {"email": "ada@example.com", "firstName": "Ada"}}))
+            .await;
+        let second = app
+            .create(
+                json!({"userData": {"email": "ADA@example.com"}, "formData": {"message": "hi"}}),
+            )
+            .await;
+        app.create(json!({"userData": {"email": "bob@example.com"}}))
+            .await;
+        let rating = json!({"leadId": second, "conversionId": label, "price": 5000});
+        let rated = app
+            .post("/api/leads/updateLeadStatus", Some(&app.key), rating)
+            .await;
+        assert_eq!(rated.status, StatusCode::CREATED, "{}", rated.text);
+
+        let reply = app.get("/api/privacy/export?email=ada%40example.com").await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        let export = reply.json();
+        assert_eq!(export["projectId"], "prj_test");
+        assert_eq!(export["person"], json!({"email": "ada@example.com"}));
+        let leads = export["leads"].as_array().unwrap();
+        let ids: Vec<_> = leads.iter().map(|l| l["lead"]["id"].as_i64()).collect();
+        assert_eq!(ids, [Some(first), Some(second)]);
+        assert_eq!(leads[0]["lead"]["firstName"], "Ada");
+        assert_eq!(leads[1]["lead"]["formData"], json!({"message": "hi"}));
+        let types: Vec<_> = leads[1]["activity"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(types, ["created", "rated"]);
+        assert_eq!(leads[1]["conversions"][0]["price"], 5000);
+        assert_eq!(leads[1]["comments"], json!([]));
+        assert_eq!(leads[0]["conversions"], json!([]));
+
+        app.post(
+            "/api/privacy/erase",
+            Some(&app.key),
+            json!({"email": "ada@example.com"}),
+        )
+        .await;
+        let after = app.get("/api/privacy/export?email=ada%40example.com").await;
+        assert_eq!(after.json()["leads"], json!([]), "nothing is kept");
+        let missing = app.get("/api/privacy/export").await;
+        assert_eq!(missing.status, StatusCode::BAD_REQUEST);
+        assert_eq!(missing.json()["code"], "missing_identifier");
+    }
+}

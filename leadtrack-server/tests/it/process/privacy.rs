@@ -1,12 +1,13 @@
-//! `privacy erase` as an operator runs it beside a running server: the person's leads are
-//! erased, the server no longer finds them, and the command says what receivers kept.
+//! `privacy export` and `privacy erase` as an operator runs them beside a running server:
+//! the person's data as one document, then their leads erased, which the server no longer
+//! finds; the command says what receivers kept.
 
 use serde_json::json;
 
 use crate::process::binary::{admin, admin_json, create_acme, fresh_db, get_json, start};
 
 #[tokio::test]
-async fn privacy_erase_erases_a_person_that_the_running_server_then_cannot_find() {
+async fn privacy_export_shows_a_person_and_privacy_erase_erases_them_from_the_running_server() {
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(&dir).await;
     let key = create_acme(&db).await;
@@ -19,10 +20,26 @@ async fn privacy_erase_erases_a_person_that_the_running_server_then_cannot_find(
         assert_eq!(sent.send().await.unwrap().status(), 201);
     }
 
+    let export = [
+        "privacy",
+        "export",
+        "--project",
+        "acme",
+        "--email",
+        "ada@example.com",
+    ];
+    let exported = admin_json(&db, &export).await;
+    assert_eq!(exported["person"], json!({"email": "ada@example.com"}));
+    assert_eq!(exported["leads"][0]["lead"]["email"], "ada@example.com");
+    assert_eq!(exported["leads"][0]["activity"][0]["type"], "created");
+    assert_eq!(exported["leads"].as_array().map(Vec::len), Some(1));
+
     let erase = ["privacy", "erase", "--project", "acme", "--email"];
     let erased = admin_json(&db, &[&erase[..], &["ADA@example.com", "--json"]].concat()).await;
     assert_eq!(erased, json!({"erased": 1, "leadIds": [1], "sentTo": []}));
     let again = admin(&db, &[&erase[..], &["ada@example.com"]].concat()).await;
+    let emptied = admin_json(&db, &export).await;
+    assert_eq!(emptied["leads"], json!([]));
     assert!(again.status.success());
     assert_eq!(
         String::from_utf8_lossy(&again.stdout).trim(),

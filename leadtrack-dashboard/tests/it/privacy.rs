@@ -1,5 +1,6 @@
-//! Erasing a lead's person over HTTP: owners only, after a page that says how many leads it
-//! erases; the lead page then says who erased it and when, and shows nothing of the person.
+//! A lead's person's data over HTTP, owners only: downloaded as one JSON file, and erased
+//! after a page that says how many leads it erases; the lead page then says who erased it
+//! and when, and shows nothing of the person.
 
 use crate::common::*;
 use chrono::Utc;
@@ -44,11 +45,32 @@ async fn an_owner_erases_a_person_after_being_told_how_many_leads_go() {
         .await
         .assert_shows(StatusCode::OK, &["ada@x.io"]);
 
+    let download = format!("{path}/person.json");
+    assert_eq!(
+        app.get(&download, &member).await.status,
+        StatusCode::FORBIDDEN
+    );
+
     let owner = app.session("owner@example.com", OWNER_PASSWORD).await;
     app.get(&path, &owner).await.assert_shows(
         StatusCode::OK,
-        &[&format!("href=\"{path}/erase\">Erase this person…</a>")],
+        &[
+            &format!("href=\"{path}/erase\">Erase this person…</a>"),
+            &format!("href=\"{download}\" download>Download this person’s data</a>"),
+        ],
     );
+    let data = app.get(&download, &owner).await;
+    assert_eq!(data.status, StatusCode::OK);
+    assert_eq!(data.header("content-type"), Some("application/json"));
+    let attachment = format!("attachment; filename=\"person-of-lead-{second}.json\"");
+    assert_eq!(
+        data.header("content-disposition"),
+        Some(attachment.as_str())
+    );
+    let data: serde_json::Value = serde_json::from_str(&data.text).unwrap();
+    let leads = data["leads"].as_array().unwrap();
+    assert_eq!(leads.len(), 2, "both of Ada's leads");
+    assert_eq!(leads[0]["lead"]["formData"], json!({"message": "Call me"}));
     app.get(&format!("{path}/erase"), &owner)
         .await
         .assert_shows(

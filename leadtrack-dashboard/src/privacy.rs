@@ -1,6 +1,7 @@
-//! Erasing a lead's person at their request (owners): a page that says how many leads it
-//! erases, and the form that erases them (core's `store::erasure`). The person is the
-//! lead's email, else its phone, else the lead alone.
+//! A lead's person's requests about their data (owners): everything kept about them, as
+//! one JSON file (core's `privacy`), and their erasure, after a page that says how many
+//! leads it erases (core's `store::erasure`). The person is the lead's email, else its
+//! phone, else the lead alone.
 
 use askama::Template;
 use chrono::Utc;
@@ -9,7 +10,9 @@ use leadtrack_core::activity::Attribution;
 use leadtrack_core::store::erasure::person_of;
 use leadtrack_core::types::{LeadId, LeadIdentifier};
 use leadtrack_core::{Store, StoreError};
+use warp::Reply as _;
 use warp::http::StatusCode;
+use warp::http::header::{self, HeaderValue};
 use warp::reply::Response;
 
 use crate::access::MemberForm;
@@ -94,4 +97,37 @@ pub(crate) async fn erase<S: Store>(
         Links::new(&project.public_id).lead(Leads::Lead, &id),
         done.as_ref()
     ))
+}
+
+/// `GET /projects/{projectId}/leads/{leadId}/person.json`: everything the project keeps
+/// about the lead's person, as a file to download.
+pub(crate) async fn download<S: Store>(
+    store: &S,
+    (viewer, membership): (Viewer, Membership),
+    id: LeadId,
+) -> Response {
+    let project = &membership.project;
+    let lead = match crate::access::found(store, &viewer, project.id, id).await {
+        Ok(lead) => lead,
+        Err(answer) => return answer,
+    };
+    let person = person_of(&lead);
+    let export = leadtrack_core::privacy::export(store, project, &person, Utc::now());
+    let export = match export.await {
+        Ok(export) => export,
+        Err(err) => return render::store_failure(err, Some(&viewer)),
+    };
+    let body = serde_json::to_vec_pretty(&export).unwrap_or_default();
+    let mut response = warp::reply::with_status(body, StatusCode::OK).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    let filename = format!("attachment; filename=\"person-of-lead-{id}.json\"");
+    if let Ok(value) = HeaderValue::from_str(&filename) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
