@@ -5,10 +5,11 @@
 
 use askama::Template;
 use chrono::Utc;
+use leadtrack_core::StoredLead;
 use leadtrack_core::account::Membership;
 use leadtrack_core::activity::Attribution;
 use leadtrack_core::store::erasure::person_of;
-use leadtrack_core::types::{LeadId, LeadIdentifier};
+use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
 use leadtrack_core::{Store, StoreError};
 use warp::Reply as _;
 use warp::http::StatusCode;
@@ -43,11 +44,10 @@ pub(crate) async fn ask<S: Store>(
     id: LeadId,
 ) -> Response {
     let project = &membership.project;
-    let lead = match crate::access::found(store, &viewer, project.id, id).await {
-        Ok(lead) => lead,
+    let (lead, person) = match person(store, &viewer, project.id, id).await {
+        Ok(found) => found,
         Err(answer) => return answer,
     };
-    let person = person_of(&lead);
     let leads = match store.person_leads(project.id, &person).await {
         Ok(leads) => leads,
         Err(err) => return render::store_failure(err, Some(&viewer)),
@@ -80,12 +80,12 @@ pub(crate) async fn erase<S: Store>(
 ) -> Response {
     let (viewer, membership, _) = member;
     let project = &membership.project;
-    let lead = match crate::access::found(store, &viewer, project.id, id).await {
-        Ok(lead) => lead,
+    let (_, person) = match person(store, &viewer, project.id, id).await {
+        Ok(found) => found,
         Err(answer) => return answer,
     };
     let done = match store
-        .erase_person(project.id, &person_of(&lead), by, Utc::now())
+        .erase_person(project.id, &person, by, Utc::now())
         .await
     {
         Ok(_) => Rated::Erased,
@@ -107,11 +107,10 @@ pub(crate) async fn download<S: Store>(
     id: LeadId,
 ) -> Response {
     let project = &membership.project;
-    let lead = match crate::access::found(store, &viewer, project.id, id).await {
-        Ok(lead) => lead,
+    let (_, person) = match person(store, &viewer, project.id, id).await {
+        Ok(found) => found,
         Err(answer) => return answer,
     };
-    let person = person_of(&lead);
     let export = leadtrack_core::privacy::export(store, project, &person, Utc::now());
     let export = match export.await {
         Ok(export) => export,
@@ -130,4 +129,16 @@ pub(crate) async fn download<S: Store>(
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+/// The lead `id` of the viewer's project and its person, or the page that says why not.
+async fn person<S: Store>(
+    store: &S,
+    viewer: &Viewer,
+    project: ProjectId,
+    id: LeadId,
+) -> Result<(StoredLead, LeadIdentifier), Response> {
+    let lead = crate::access::found(store, viewer, project, id).await?;
+    let person = person_of(&lead);
+    Ok((lead, person))
 }
