@@ -108,6 +108,9 @@ async fn erase_lead(
     for sql in LEAD_CHILDREN {
         run(c, sql, &[&project.0, &lead.0]).await?;
     }
+    if let Some(fetched) = &planned.fetched {
+        run(c, &sql::forget_fetch(["$1", "$2"]), &[&project.0, fetched]).await?;
+    }
     update(c, project, lead, &planned.row, now).await?;
     let sql = "UPDATE leads SET erased_at = $3, note = NULL WHERE project_id = $1 AND id = $2";
     run(c, sql, &[&project.0, &lead.0, &to_millis(&now)]).await?;

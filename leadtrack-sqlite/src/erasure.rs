@@ -114,6 +114,10 @@ fn erase_lead(
     for sql in LEAD_CHILDREN {
         conn.prepare_cached(sql)?.execute((project.0, lead.0))?;
     }
+    if let Some(fetched) = &planned.fetched {
+        conn.prepare_cached(&sql::forget_fetch(["?1", "?2"]))?
+            .execute((project.0, fetched))?;
+    }
     write_row(conn, Write::Update(lead), project, &planned.row, now)?;
     conn.prepare_cached("UPDATE leads SET erased_at = ?2, note = NULL WHERE id = ?1")?
         .execute((lead.0, to_millis(&now)))?;

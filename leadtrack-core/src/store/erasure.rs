@@ -7,9 +7,9 @@
 //! 2. counts what was delivered of it ([`SentTo`]): that stays with the platforms;
 //! 3. settles it if it is pending ([`crate::store::sql::settle_pending`]: it takes the
 //!    status its cancelled job would have left it in), and removes everything of it but
-//!    its row: history, comments, drafts, next steps, queued
-//!    alerts, jobs with their deliveries and attempts (a conversion not yet sent never
-//!    leaves), and its webhook events;
+//!    its row: history, comments, drafts, next steps, queued alerts, jobs with their
+//!    deliveries and attempts (a conversion not yet sent never leaves), its webhook events,
+//!    and the fetch of it from a platform's lead form ([`Erasure::fetched`]);
 //! 4. writes its row again as the [`Erasure`] plans it: the anonymous record, and
 //!    `erased_at`;
 //! 5. writes the plan's steps: `erased` in its history, by the person who erased it, and
@@ -70,6 +70,9 @@ pub struct Erasure {
     /// The lead's row as the anonymous record: the kept data, no contact columns, no search
     /// text; its touch and click-id columns as they were, so reports count it as before.
     pub row: LeadRow,
+    /// The lead's id at the platform it was fetched from (its `uniqueEventId`), whose fetch
+    /// record goes with it ([`crate::store::sql::forget_fetch`]).
+    pub fetched: Option<String>,
     spam: bool,
     by: Actor,
 }
@@ -96,6 +99,7 @@ impl Erasure {
         };
         Ok(Self {
             row,
+            fetched: data.unique_event_id().map(str::to_owned),
             spam: status == LeadStatus::Spam,
             by: by.clone(),
         })

@@ -113,6 +113,13 @@ pub fn settle_pending([project, lead]: [&str; 2]) -> String {
     )
 }
 
+/// The deletion of an erased lead's fetch record (a platform's lead form announced it, a
+/// fetcher fetched it), with the backend's placeholders for the project and the lead's id
+/// at the platform.
+pub fn forget_fetch([project, external_id]: [&str; 2]) -> String {
+    format!("DELETE FROM lead_fetches WHERE project_id = {project} AND external_id = {external_id}")
+}
+
 /// The lookup of the lead a create merges into ([`crate::store::arrival::Merge`]), with the
 /// backend's placeholders for the project, the event id and the route's `created_via`
 /// ([`crate::store::arrival::route_name`]): its id, data and status. A browser create sees

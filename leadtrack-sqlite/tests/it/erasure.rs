@@ -9,14 +9,19 @@ use chrono::Utc;
 use leadtrack_core::activity::Attribution;
 use leadtrack_core::lead::LeadData;
 use leadtrack_core::request::{CreateRoute, NewLead};
+use leadtrack_core::source::{NewLeadFetch, SourceKind};
 use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
-use leadtrack_core::{Admin, LeadStore};
+use leadtrack_core::{Admin, JobQueue, LeadStore};
 use leadtrack_sqlite::SqliteStore;
 use rusqlite::Connection;
 use serde_json::json;
 
+/// The person's lead id at Meta, which a fetch of their lead form's lead holds.
+const LEADGEN_ID: &str = "leadgen-7788990011";
+
 /// What the person submitted, each written so that it appears nowhere else.
-const ERASED: [&str; 6] = [
+const ERASED: [&str; 7] = [
+    LEADGEN_ID,
     "quenby.zwart@erase-me.example",
     "Quenby",
     "Zwartkopf",
@@ -98,13 +103,23 @@ async fn an_erased_person_is_in_neither_the_file_nor_its_wal_once_the_erasure_an
         )
         .await
         .unwrap();
-    let [email, first, last, phone, words, company] = ERASED;
-    create(
-        &store,
-        acme.id,
-        lead(email, first, last, phone, words, company),
-    )
-    .await;
+    let [_, email, first, last, phone, words, company] = ERASED;
+    // The first came from Meta's lead form: announced, fetched, then created.
+    let fetch = NewLeadFetch {
+        kind: SourceKind::MetaLeadAds,
+        external_id: LEADGEN_ID.into(),
+        announced: json!({"leadgen_id": LEADGEN_ID, "form_id": "4455"}),
+    };
+    assert!(
+        store
+            .queue_lead_fetch(acme.id, &fetch, Utc::now())
+            .await
+            .unwrap()
+    );
+    let mut fetched = lead(email, first, last, phone, words, company);
+    let event_id = serde_json::Value::from(LEADGEN_ID);
+    fetched.form_data.insert("uniqueEventId".into(), event_id);
+    create(&store, acme.id, fetched).await;
     let kept = ["wilhelmina.kept@stay.example", "Wilhelmina", "Staysfield"];
     create(
         &store,
