@@ -38,8 +38,52 @@ pub struct Project {
     /// Whether ratings made in the inbox are drafts, sent only once reviewed
     /// ([`crate::draft`]).
     pub review_ratings: bool,
+    /// How long it keeps leads and spam, and what the last run of that rule did.
+    pub retention: Retention,
     /// When it was created.
     pub created_at: DateTime<Utc>,
+}
+
+/// Spam is deleted after this many days unless the project says otherwise.
+pub const DEFAULT_SPAM_RETENTION_DAYS: u32 = 30;
+
+/// The longest a retention may be, in days (a hundred years).
+pub const MAX_RETENTION_DAYS: u32 = 36_500;
+
+/// How long a project keeps its leads (GDPR article 5(1)(e)): the worker erases leads
+/// older than `days` once a day, as a person's erasure does (an anonymous record stays),
+/// and deletes spam older than `spam_days` outright (reports never count spam).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retention {
+    /// Days a lead is kept; `None`: for ever (the default).
+    pub days: Option<u32>,
+    /// Days spam is kept ([`DEFAULT_SPAM_RETENTION_DAYS`] by default).
+    pub spam_days: u32,
+    /// The creation time up to which old leads are erased already: each run goes on from
+    /// there, never reading the leads it erased before.
+    pub done_to: Option<DateTime<Utc>>,
+    /// When the rule last ran, and how many leads that day's run erased or deleted.
+    pub last_run: Option<(DateTime<Utc>, u64)>,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Self {
+            days: None,
+            spam_days: DEFAULT_SPAM_RETENTION_DAYS,
+            done_to: None,
+            last_run: None,
+        }
+    }
+}
+
+impl Retention {
+    /// At `now`: the creation time before which leads are erased (none without `days`),
+    /// and the one before which spam is deleted.
+    pub fn cutoffs(&self, now: DateTime<Utc>) -> (Option<DateTime<Utc>>, DateTime<Utc>) {
+        let before = |days: u32| now - chrono::Duration::days(i64::from(days));
+        (self.days.map(before), before(self.spam_days))
+    }
 }
 
 impl Project {
@@ -95,6 +139,10 @@ pub struct ProjectSettings {
     pub spam_rules: Option<SpamRules>,
     /// Review the inbox's ratings before sending them, or not.
     pub review_ratings: Option<bool>,
+    /// A new lead retention in days; `Some(None)` keeps leads for ever.
+    pub retention_days: Option<Option<u32>>,
+    /// A new spam retention in days.
+    pub spam_retention_days: Option<u32>,
 }
 
 /// A fresh random public project id, `prj_` and 16 hex digits.
@@ -178,6 +226,18 @@ impl ProjectSettings {
         }
         if let Some(review) = self.review_ratings {
             changed.review_ratings = review;
+        }
+        let days = |days: u32| match days {
+            1..=MAX_RETENTION_DAYS => Ok(days),
+            _ => Err(format!(
+                "a retention is whole days from 1 to {MAX_RETENTION_DAYS}"
+            )),
+        };
+        if let Some(retention) = self.retention_days {
+            changed.retention.days = retention.map(days).transpose()?;
+        }
+        if let Some(spam) = self.spam_retention_days {
+            changed.retention.spam_days = days(spam)?;
         }
         *project = changed;
         Ok(())
@@ -358,6 +418,7 @@ mod tests {
             undo_window_seconds: DEFAULT_UNDO_WINDOW_SECONDS,
             spam_rules: SpamRules::default(),
             review_ratings: false,
+            retention: Retention::default(),
             created_at: DateTime::<Utc>::MIN_UTC,
         }
     }
@@ -378,6 +439,41 @@ mod tests {
             "the undo window is whole seconds from 0 to 600"
         );
         assert_eq!(project.undo_window_seconds, 600);
+    }
+
+    #[test]
+    fn retention_is_whole_days_and_spam_goes_after_thirty_by_default() {
+        let mut project = acme();
+        assert_eq!(project.retention.days, None);
+        let now = DateTime::parse_from_rfc3339("2026-03-31T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        let (leads, spam) = project.retention.cutoffs(now);
+        assert_eq!(
+            (leads, spam.to_rfc3339()),
+            (None, "2026-03-01T00:00:00+00:00".into())
+        );
+        let set = |days, spam| ProjectSettings {
+            retention_days: Some(days),
+            spam_retention_days: spam,
+            ..ProjectSettings::default()
+        };
+        set(Some(365), Some(7)).apply(&mut project).unwrap();
+        assert_eq!(
+            (project.retention.days, project.retention.spam_days),
+            (Some(365), 7)
+        );
+        let (leads, _) = project.retention.cutoffs(now);
+        assert_eq!(leads.unwrap().to_rfc3339(), "2025-03-31T00:00:00+00:00");
+        for bad in [set(Some(0), None), set(None, Some(36_501))] {
+            let said = bad.apply(&mut project).unwrap_err();
+            assert_eq!(said, "a retention is whole days from 1 to 36500");
+        }
+        set(None, None).apply(&mut project).unwrap();
+        assert_eq!(
+            (project.retention.days, project.retention.spam_days),
+            (None, 7)
+        );
     }
 
     #[test]

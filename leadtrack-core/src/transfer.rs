@@ -102,6 +102,11 @@ pub const TABLES: &[Table] = &[
             column("undo_window_seconds", Int32),
             column("spam_rules", Text),
             column("review_ratings", Bool),
+            column("retention_days", Int32),
+            column("spam_retention_days", Int32),
+            column("retention_done_to", Int),
+            column("retention_ran_at", Int),
+            column("retention_erased", Int),
         ],
     },
     Table {

@@ -110,7 +110,8 @@ pub(crate) async fn update_project(
         c,
         "UPDATE projects SET name = $2, currency = $3, region = $4, lost_mapping = $5,
             allowed_origins = $6, default_consent = $7, undo_window_seconds = $8,
-            spam_rules = $9, review_ratings = $10
+            spam_rules = $9, review_ratings = $10, retention_days = $11,
+            spam_retention_days = $12
          WHERE id = $1",
         &[
             &id.0,
@@ -123,6 +124,11 @@ pub(crate) async fn update_project(
             &i32::try_from(project.undo_window_seconds).unwrap_or(i32::MAX),
             &serde_json::to_string(&project.spam_rules)?,
             &project.review_ratings,
+            &project
+                .retention
+                .days
+                .map(|days| i32::try_from(days).unwrap_or(i32::MAX)),
+            &i32::try_from(project.retention.spam_days).unwrap_or(i32::MAX),
         ],
     )
     .await?;

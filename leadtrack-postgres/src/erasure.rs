@@ -7,10 +7,11 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
+use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Attribution, ProjectActivity};
 use leadtrack_core::store::erasure::{self, Erased, Erasure};
 use leadtrack_core::store::sql::{self, PersonKey};
-use leadtrack_core::time::to_millis;
+use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use tokio_postgres::types::ToSql;
 
@@ -78,7 +79,9 @@ pub(crate) async fn erase_person(
     }
     let mut queued = false;
     for (lead, stored, status) in leads {
-        queued |= erase_lead(c, (project, lead), (&stored, status), by, now, &mut erased).await?;
+        let lead = (project, lead);
+        let by = Some(&by.actor);
+        queued |= erase_lead(c, lead, (&stored, status), by, now, &mut erased).await?;
     }
     let activity = ProjectActivity::PersonErased {
         lead_ids: erased.lead_ids.clone(),
@@ -93,11 +96,11 @@ async fn erase_lead(
     c: &impl GenericClient,
     (project, lead): (ProjectId, LeadId),
     (stored, status): (&str, LeadStatus),
-    by: &Attribution,
+    by: Option<&Actor>,
     now: DateTime<Utc>,
     erased: &mut Erased,
 ) -> Result<bool, Error> {
-    let planned = Erasure::plan(stored, status, &by.actor)?;
+    let planned = Erasure::plan(stored, status, by)?;
     let delivered = sql::delivered_of_lead(["$1", "$2"]);
     for row in all(c, &delivered, &[&project.0, &lead.0]).await? {
         let count: i64 = row.try_get(1)?;
@@ -118,4 +121,94 @@ async fn erase_lead(
     erased.erased += 1;
     erased.lead_ids.push(lead);
     Ok(queued)
+}
+
+/// One batch of the project's retention rule
+/// ([`leadtrack_core::LeadStore::erase_expired`]): old spam deleted, then old leads erased
+/// by the service, from where the last batch left off. Returns how many leads went, and
+/// whether it queued webhook events.
+pub(crate) async fn erase_expired(
+    c: &impl GenericClient,
+    project: ProjectId,
+    now: DateTime<Utc>,
+    limit: u32,
+) -> Result<(u64, bool), Error> {
+    let retention = crate::admin::project(c, project).await?.retention;
+    let (before, spam_before) = retention.cutoffs(now);
+    let spam_sql = format!("{} FOR UPDATE", sql::expired_spam(["$1", "$2", "$3"]));
+    let limit_param = i64::from(limit);
+    let spam = all(
+        c,
+        &spam_sql,
+        &[&project.0, &to_millis(&spam_before), &limit_param],
+    )
+    .await?;
+    for row in &spam {
+        let lead: i64 = row.try_get(0)?;
+        for sql in LEAD_CHILDREN
+            .iter()
+            .chain(&["DELETE FROM leads WHERE project_id = $1 AND id = $2"])
+        {
+            run(c, sql, &[&project.0, &lead]).await?;
+        }
+    }
+    let taken = spam.len() as u64;
+    let (erased, queued, done_to) = match before {
+        Some(before) if taken < u64::from(limit) => {
+            let left = u64::from(limit) - taken;
+            erase_old(c, (project, retention.done_to), (before, now), left).await?
+        }
+        _ => (0, false, retention.done_to),
+    };
+    let count = i64::try_from(taken + erased).unwrap_or(i64::MAX);
+    let record = sql::record_retention(["$1", "$2", "$3", "$4"]);
+    let done_to = done_to.as_ref().map(to_millis);
+    run(
+        c,
+        &record,
+        &[&project.0, &done_to, &to_millis(&now), &count],
+    )
+    .await?;
+    Ok((taken + erased, queued))
+}
+
+/// Erases up to `left` leads created before `before`, from `done_to` on; returns how many,
+/// whether it queued webhook events, and where the rule leaves off
+/// ([`erasure::retention_done_to`]).
+async fn erase_old(
+    c: &impl GenericClient,
+    (project, done_to): (ProjectId, Option<DateTime<Utc>>),
+    (before, now): (DateTime<Utc>, DateTime<Utc>),
+    left: u64,
+) -> Result<(u64, bool, Option<DateTime<Utc>>), Error> {
+    let from = done_to.as_ref().map_or(i64::MIN, to_millis);
+    let lookup = format!(
+        "{} FOR UPDATE OF l",
+        sql::expired_leads(["$1", "$2", "$3", "$4", "$5"])
+    );
+    let limit = i64::try_from(left).unwrap_or(i64::MAX);
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &project.0,
+        &from,
+        &to_millis(&before),
+        &to_millis(&now),
+        &limit,
+    ];
+    let found = all(c, &lookup, &params).await?;
+    let complete = (found.len() as u64) < left;
+    let (mut erased, mut queued, mut reached) = (Erased::default(), false, None);
+    for row in &found {
+        if row.try_get::<_, bool>(3)? {
+            // The next run takes it up, once its delivery has an answer.
+            let done = erasure::retention_done_to(done_to, reached, (false, before));
+            return Ok((erased.erased, queued, done));
+        }
+        let lead = (project, LeadId(row.try_get(0)?));
+        let status: LeadStatus = rows::parse("status", row.try_get::<_, String>(2)?)?;
+        let stored: String = row.try_get(1)?;
+        queued |= erase_lead(c, lead, (&stored, status), None, now, &mut erased).await?;
+        reached = Some(from_millis(row.try_get(4)?));
+    }
+    let done = erasure::retention_done_to(done_to, reached, (complete, before));
+    Ok((erased.erased, queued, done))
 }

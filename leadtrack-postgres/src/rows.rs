@@ -10,7 +10,7 @@ use leadtrack_core::assignment::Assignee;
 use leadtrack_core::job::{Attempt, Batch, Job};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
-use leadtrack_core::project::Project;
+use leadtrack_core::project::{Project, Retention};
 use leadtrack_core::time::from_millis;
 use leadtrack_core::types::{JobId, LeadId, ProjectId, UserId};
 use tokio_postgres::Row;
@@ -181,7 +181,7 @@ pub(crate) fn lead(row: &Row) -> Result<StoredLead, Error> {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules, review_ratings";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules, review_ratings, retention_days, spam_retention_days, retention_done_to, retention_ran_at, retention_erased";
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row) -> Result<Project, Error> {
@@ -205,6 +205,20 @@ pub(crate) fn project(row: &Row) -> Result<Project, Error> {
         default_consent: serde_json::from_str(row.try_get::<_, &str>(9)?)?,
         spam_rules: serde_json::from_str(row.try_get::<_, &str>(11)?)?,
         review_ratings: row.try_get(12)?,
+        retention: Retention {
+            days: row
+                .try_get::<_, Option<i32>>(13)?
+                .map(|days| u32::try_from(days).unwrap_or_default()),
+            spam_days: u32::try_from(row.try_get::<_, i32>(14)?).unwrap_or_default(),
+            done_to: row.try_get::<_, Option<i64>>(15)?.map(from_millis),
+            last_run: match row.try_get::<_, Option<i64>>(16)? {
+                Some(at) => Some((
+                    from_millis(at),
+                    u64::try_from(row.try_get::<_, i64>(17)?).unwrap_or_default(),
+                )),
+                None => None,
+            },
+        },
     })
 }
 

@@ -63,6 +63,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0036_spend_sources.sql"),
     include_str!("../migrations/0037_spend_source_settings.sql"),
     include_str!("../migrations/0038_erasure.sql"),
+    include_str!("../migrations/0039_retention.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -343,6 +343,22 @@ on_pool! {
             Ok(erased)
         }
 
+        async fn erase_expired(
+            &self,
+            project: ProjectId,
+            now: DateTime<Utc>,
+            limit: u32,
+        ) -> StoreResult<u64> {
+            let (taken, queued) = transaction!(self, |tx| erasure::erase_expired(
+                &tx, project, now, limit
+            )
+            .await?)?;
+            if queued {
+                self.listener.queued();
+            }
+            Ok(taken)
+        }
+
         async fn correct_contact(
             &self,
             project: ProjectId,

@@ -138,6 +138,15 @@ pub(crate) struct ProjectSetArgs {
     /// reviewed ("Send ratings"): true or false (false for a new project).
     #[arg(long, value_name = "BOOL")]
     pub(crate) review_ratings: Option<bool>,
+    /// How long leads are kept: whole days from 1 to 36500, after which the worker erases
+    /// them once a day as a person's erasure does (docs/privacy.md); "" keeps them for
+    /// ever (the default).
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) retention_days: Option<String>,
+    /// How long spam is kept before it is deleted: whole days from 1 to 36500 (30 for a
+    /// new project).
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) spam_retention_days: Option<u32>,
     /// Leads an hour the project may hold as spam (20000 for a new project); past it,
     /// createLead answers 429 to what it would hold. Leads that are not spam are never
     /// refused.
@@ -431,6 +440,8 @@ async fn list_projects<S: Admin>(store: &S, json: bool) -> Result<(), Failure> {
                     "allowedOrigins": p.allowed_origins,
                     "undoWindowSeconds": p.undo_window_seconds,
                     "reviewRatings": p.review_ratings,
+                    "retentionDays": p.retention.days,
+                    "spamRetentionDays": p.retention.spam_days,
                     "heldBudget": p.spam_rules.held_budget,
                     "trustedAddresses": spam::networks_text(&p.spam_rules.trusted_addresses)
                         .lines().collect::<Vec<_>>(),
@@ -491,6 +502,12 @@ async fn set_project<S: Admin + LeadStore + Spending>(
         undo_window_seconds: args.undo_window,
         spam_rules,
         review_ratings: args.review_ratings,
+        retention_days: args
+            .retention_days
+            .as_deref()
+            .map(retention_days)
+            .transpose()?,
+        spam_retention_days: args.spam_retention_days,
     };
     let updated = store
         .update_project(project.id, settings)
@@ -507,7 +524,7 @@ async fn set_project<S: Admin + LeadStore + Spending>(
         false => spam::networks_text(&rules.trusted_addresses).replace('\n', ", "),
     };
     say!(
-        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}, undo window {} s, review before sending {}, held budget {} an hour, trusted addresses {}.",
+        "Project {}: name {:?}, currency {}, phone region {}, default consent {}, lost sends {}, browser origins {}, undo window {} s, review before sending {}, leads kept {}, spam kept {} days, held budget {} an hour, trusted addresses {}.",
         updated.public_id,
         updated.name,
         updated.currency,
@@ -517,10 +534,25 @@ async fn set_project<S: Admin + LeadStore + Spending>(
         origins,
         updated.undo_window_seconds,
         if updated.review_ratings { "on" } else { "off" },
+        updated
+            .retention
+            .days
+            .map_or_else(|| "for ever".to_owned(), |days| format!("{days} days")),
+        updated.retention.spam_days,
         rules.held_budget,
         trusted
     );
     Ok(())
+}
+
+/// `--retention-days` as given: blank keeps leads for ever.
+fn retention_days(days: &str) -> Result<Option<u32>, Failure> {
+    match days.trim() {
+        "" => Ok(None),
+        days => days.parse().map(Some).map_err(|_| {
+            Failure("--retention-days is whole days from 1 to 36500, or \"\"".to_owned())
+        }),
+    }
 }
 
 /// A setting as given, `None` when blank (which clears it).

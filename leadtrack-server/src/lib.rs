@@ -52,6 +52,7 @@ mod metrics;
 mod migrate;
 mod platform_apps;
 mod privacy;
+mod retention;
 mod rotate;
 mod secret_key;
 mod serve;

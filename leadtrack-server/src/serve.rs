@@ -147,8 +147,9 @@ pub(crate) async fn work<S: Store + Clone>(
 }
 
 /// The work beside the API, until `stop` is raised: conversion deliveries and lead
-/// webhooks (with the concurrency and retry schedule of `args`), alerts, and the fetches of
-/// the leads the sources announce, each calling only the addresses `targets` allows.
+/// webhooks (with the concurrency and retry schedule of `args`), alerts, the fetches of
+/// the leads the sources announce, each calling only the addresses `targets` allows, and
+/// the projects' retention rule, once a day.
 fn background<S: Store + Clone>(
     store: &S,
     args: &WorkerArgs,
@@ -171,8 +172,9 @@ fn background<S: Store + Clone>(
         ..leadtrack_sources::FetcherConfig::default()
     };
     let fetches = leadtrack_sources::Fetcher::new(store.clone(), fetching).run(stopped(stop));
+    let retention = crate::retention::every_day(store.clone(), stopped(stop));
     Ok(async move {
-        tokio::join!(deliveries, alerts, fetches);
+        tokio::join!(deliveries, alerts, fetches, retention);
     })
 }
 

@@ -92,7 +92,8 @@ pub(crate) fn update_project(
     conn.prepare_cached(
         "UPDATE projects SET name = ?2, currency = ?3, region = ?4, lost_mapping = ?5,
             allowed_origins = ?6, default_consent = ?7, undo_window_seconds = ?8,
-            spam_rules = ?9, review_ratings = ?10
+            spam_rules = ?9, review_ratings = ?10, retention_days = ?11,
+            spam_retention_days = ?12
          WHERE id = ?1",
     )?
     .execute((
@@ -106,6 +107,8 @@ pub(crate) fn update_project(
         project.undo_window_seconds,
         serde_json::to_string(&project.spam_rules)?,
         project.review_ratings,
+        project.retention.days,
+        project.retention.spam_days,
     ))?;
     Ok(project)
 }

@@ -7,10 +7,11 @@
 //! [`erasure`]: leadtrack_core::store::erasure
 
 use chrono::{DateTime, Utc};
+use leadtrack_core::account::Actor;
 use leadtrack_core::activity::{Attribution, ProjectActivity};
 use leadtrack_core::store::erasure::{self, Erased, Erasure};
 use leadtrack_core::store::sql::{self, PersonKey};
-use leadtrack_core::time::to_millis;
+use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
@@ -77,7 +78,14 @@ pub(crate) fn erase_person(
     let written = found.into_iter().try_for_each(|(lead, stored, status, _)| {
         let status: LeadStatus = rows::parse("status", status)?;
         let lead = (project, lead);
-        erase_lead(conn, lead, (&stored, status), by, now, &mut erased)
+        erase_lead(
+            conn,
+            lead,
+            (&stored, status),
+            Some(&by.actor),
+            now,
+            &mut erased,
+        )
     });
     // Off again whatever happened: the writer's other work frees nothing personal.
     conn.pragma_update(None, "secure_delete", false)?;
@@ -95,11 +103,11 @@ fn erase_lead(
     conn: &Connection,
     (project, lead): (ProjectId, LeadId),
     (stored, status): (&str, LeadStatus),
-    by: &Attribution,
+    by: Option<&Actor>,
     now: DateTime<Utc>,
     erased: &mut Erased,
 ) -> Result<(), Error> {
-    let planned = Erasure::plan(stored, status, &by.actor)?;
+    let planned = Erasure::plan(stored, status, by)?;
     let delivered = conn
         .prepare_cached(&sql::delivered_of_lead(["?1", "?2"]))?
         .query_map((project.0, lead.0), |row| {
@@ -125,4 +133,101 @@ fn erase_lead(
     erased.erased += 1;
     erased.lead_ids.push(lead);
     Ok(())
+}
+
+/// One batch of the project's retention rule
+/// ([`leadtrack_core::LeadStore::erase_expired`]): old spam deleted, then old leads erased
+/// by the service, from where the last batch left off.
+pub(crate) fn erase_expired(
+    conn: &Connection,
+    project: ProjectId,
+    now: DateTime<Utc>,
+    limit: u32,
+) -> Result<u64, Error> {
+    let retention = crate::admin::project(conn, project)?.retention;
+    let (before, spam_before) = retention.cutoffs(now);
+    let spam: Vec<i64> = conn
+        .prepare_cached(&sql::expired_spam(["?1", "?2", "?3"]))?
+        .query_map((project.0, to_millis(&spam_before), limit), |row| {
+            row.get(0)
+        })?
+        .collect::<Result<_, _>>()?;
+    conn.pragma_update(None, "secure_delete", true)?;
+    let taken = spam.len() as u64;
+    let written = spam.iter().try_for_each(|lead| {
+        for sql in LEAD_CHILDREN
+            .iter()
+            .chain(&["DELETE FROM leads WHERE project_id = ?1 AND id = ?2"])
+        {
+            conn.prepare_cached(sql)?.execute((project.0, lead))?;
+        }
+        Ok::<_, Error>(())
+    });
+    let erased = written.and_then(|()| match before {
+        Some(before) if taken < u64::from(limit) => {
+            let left = u64::from(limit) - taken;
+            erase_old(conn, (project, retention.done_to), (before, now), left)
+        }
+        _ => Ok((0, retention.done_to)),
+    });
+    conn.pragma_update(None, "secure_delete", false)?;
+    let (erased, done_to) = erased?;
+    conn.prepare_cached(&sql::record_retention(["?1", "?2", "?3", "?4"]))?
+        .execute((
+            project.0,
+            done_to.as_ref().map(to_millis),
+            to_millis(&now),
+            i64::try_from(taken + erased).unwrap_or(i64::MAX),
+        ))?;
+    Ok(taken + erased)
+}
+
+/// Erases up to `left` leads created before `before`, from `done_to` on; returns how many,
+/// and where the rule leaves off ([`erasure::retention_done_to`]).
+fn erase_old(
+    conn: &Connection,
+    (project, done_to): (ProjectId, Option<DateTime<Utc>>),
+    (before, now): (DateTime<Utc>, DateTime<Utc>),
+    left: u64,
+) -> Result<(u64, Option<DateTime<Utc>>), Error> {
+    let from = done_to.as_ref().map_or(i64::MIN, to_millis);
+    let sql = sql::expired_leads(["?1", "?2", "?3", "?4", "?5"]);
+    let found: Vec<(Found, i64)> = conn
+        .prepare_cached(&sql)?
+        .query_map(
+            (
+                project.0,
+                from,
+                to_millis(&before),
+                to_millis(&now),
+                i64::try_from(left).unwrap_or(i64::MAX),
+            ),
+            |row| {
+                let lead = (LeadId(row.get(0)?), row.get(1)?, row.get(2)?, row.get(3)?);
+                Ok((lead, row.get(4)?))
+            },
+        )?
+        .collect::<Result<_, _>>()?;
+    let complete = (found.len() as u64) < left;
+    let mut erased = Erased::default();
+    let mut reached = None;
+    for ((lead, stored, status, delivering), created_at) in found {
+        if delivering {
+            // The next run takes it up, once its delivery has an answer.
+            let done = erasure::retention_done_to(done_to, reached, (false, before));
+            return Ok((erased.erased, done));
+        }
+        let status: LeadStatus = rows::parse("status", status)?;
+        erase_lead(
+            conn,
+            (project, lead),
+            (&stored, status),
+            None,
+            now,
+            &mut erased,
+        )?;
+        reached = Some(from_millis(created_at));
+    }
+    let done = erasure::retention_done_to(done_to, reached, (complete, before));
+    Ok((erased.erased, done))
 }

@@ -280,19 +280,22 @@ impl SqliteStore {
     /// writer; a checkpoint they keep from finishing is left to the next one.
     async fn checkpoint(&self) {
         let path = self.path().to_owned();
-        let done = tokio::task::spawn_blocking(move || {
-            let conn = rusqlite::Connection::open(&path)?;
-            conn.busy_timeout(std::time::Duration::from_secs(5))?;
-            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
-                row.get::<_, i64>(0)
-            })
-        })
-        .await;
-        match done {
+        // A thread of its own, not the runtime's: the store works under any runtime.
+        let (sender, done) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            let checkpoint = rusqlite::Connection::open(&path).and_then(|conn| {
+                conn.busy_timeout(std::time::Duration::from_secs(5))?;
+                conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                    row.get::<_, i64>(0)
+                })
+            });
+            let _ = sender.send(checkpoint);
+        });
+        match done.await {
             Ok(Ok(0)) => {}
             Ok(Ok(_)) => tracing::warn!("a checkpoint after an erasure could not finish"),
             Ok(Err(err)) => tracing::warn!(error = %err, "a checkpoint after an erasure failed"),
-            Err(err) => tracing::warn!(error = %err, "a checkpoint after an erasure stopped"),
+            Err(_) => tracing::warn!("a checkpoint after an erasure stopped"),
         }
     }
 

@@ -9,7 +9,7 @@ use leadtrack_core::assignment::Assignee;
 use leadtrack_core::job::{Attempt, Batch, Job, QueueDepth};
 use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::lead::StoredLead;
-use leadtrack_core::project::Project;
+use leadtrack_core::project::{Project, Retention};
 use leadtrack_core::store::Entity;
 use leadtrack_core::time::from_millis;
 use leadtrack_core::types::{JobId, LeadId, ProjectId, UserId};
@@ -258,10 +258,10 @@ impl LeadRecord {
 }
 
 /// The columns [`project`] reads, in order.
-pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules, review_ratings";
+pub(crate) const PROJECT_COLUMNS: &str = "id, public_id, name, active, currency, region, lost_mapping, created_at, allowed_origins, default_consent, undo_window_seconds, spam_rules, review_ratings, retention_days, spam_retention_days, retention_done_to, retention_ran_at, retention_erased";
 
 /// How many columns [`PROJECT_COLUMNS`] names: the index of the first column after them.
-pub(crate) const PROJECT_COLUMN_COUNT: usize = 13;
+pub(crate) const PROJECT_COLUMN_COUNT: usize = 18;
 
 /// A project from a row of [`PROJECT_COLUMNS`].
 pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
@@ -279,6 +279,18 @@ pub(crate) fn project(row: &Row<'_>) -> Result<Project, Error> {
         default_consent: serde_json::from_str(&row.get::<_, String>(9)?)?,
         spam_rules: serde_json::from_str(&row.get::<_, String>(11)?)?,
         review_ratings: row.get(12)?,
+        retention: Retention {
+            days: row.get(13)?,
+            spam_days: row.get(14)?,
+            done_to: row.get::<_, Option<i64>>(15)?.map(from_millis),
+            last_run: row
+                .get::<_, Option<i64>>(16)?
+                .map(|at| {
+                    let erased = row.get::<_, i64>(17)?;
+                    Ok::<_, rusqlite::Error>((from_millis(at), u64::try_from(erased).unwrap_or(0)))
+                })
+                .transpose()?,
+        },
     })
 }
 

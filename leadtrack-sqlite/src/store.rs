@@ -186,6 +186,9 @@ on_threads! {
         read fn last_ratings(project: ProjectId, leads: &[LeadId])
             -> StoreResult<Vec<(LeadId, LeadEvent)>> [leads]
             => |conn| activity::last_ratings(conn, project, &leads);
+        write fn erase_expired(project: ProjectId, now: DateTime<Utc>, limit: u32)
+            -> StoreResult<u64>
+            => |conn| erasure::erase_expired(conn, project, now, limit);
         read fn person_leads(project: ProjectId, who: &LeadIdentifier)
             -> StoreResult<Vec<LeadId>> [who]
             => |conn| erasure::person_leads(conn, project, &who);

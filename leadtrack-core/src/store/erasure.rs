@@ -20,6 +20,7 @@
 //! value, its form's name, and the touch and campaign columns reports count it by
 //! ([`KEPT_ATTRIBUTION`]), so reports and ROAS keep their counts.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -74,13 +75,17 @@ pub struct Erasure {
     /// record goes with it ([`crate::store::sql::forget_fetch`]).
     pub fetched: Option<String>,
     spam: bool,
-    by: Actor,
+    by: Option<Actor>,
 }
 
 impl Erasure {
     /// The erasure of a lead whose stored data is `stored` (its JSON) and status `status`,
-    /// by `by`.
-    pub fn plan(stored: &str, status: LeadStatus, by: &Actor) -> Result<Self, serde_json::Error> {
+    /// by `by` (`None`: by the service, as its retention rule erases).
+    pub fn plan(
+        stored: &str,
+        status: LeadStatus,
+        by: Option<&Actor>,
+    ) -> Result<Self, serde_json::Error> {
         let data: LeadData = serde_json::from_str(stored)?;
         let before = LeadRow::of(data.clone())?;
         let kept = LeadData {
@@ -101,7 +106,7 @@ impl Erasure {
             row,
             fetched: data.unique_event_id().map(str::to_owned),
             spam: status == LeadStatus::Spam,
-            by: by.clone(),
+            by: by.cloned(),
         })
     }
 
@@ -110,7 +115,7 @@ impl Erasure {
     pub fn steps(&self) -> Vec<Step> {
         let mut steps = vec![Step::Record {
             activity: Activity::Erased,
-            by: Some(self.by.clone()),
+            by: self.by.clone(),
         }];
         if !self.spam {
             steps.push(Step::Announce(WebhookEvent::LeadErased));
@@ -129,6 +134,22 @@ fn kept(object: &JsonObject, names: &[&str]) -> JsonObject {
         }
     }
     kept
+}
+
+/// Where a retention run leaves off: at its cutoff when it erased every old lead before
+/// it (`complete`), else after the newest lead it erased (`reached`, its creation time),
+/// never earlier than where the last run left off (`previous`: a longer retention set
+/// since finds nothing new before it).
+pub fn retention_done_to(
+    previous: Option<DateTime<Utc>>,
+    reached: Option<DateTime<Utc>>,
+    (complete, cutoff): (bool, DateTime<Utc>),
+) -> Option<DateTime<Utc>> {
+    let now_at = match complete {
+        true => Some(cutoff),
+        false => reached,
+    };
+    now_at.max(previous)
 }
 
 /// Conversions of erased leads a destination received before: they stay with it.
@@ -189,7 +210,7 @@ mod tests {
                 "utm_id":"555","gclid":"Cj0-click","landing_page":"https://x.io/?email=ada%40example.com"},
             "uniqueIdentifier":"crm-7","channelFlow":"google / cpc"}"#;
         let by = Actor::api_key("lt_test");
-        let erasure = Erasure::plan(stored, LeadStatus::Rated, &by).unwrap();
+        let erasure = Erasure::plan(stored, LeadStatus::Rated, Some(&by)).unwrap();
         let row = &erasure.row;
         assert_eq!(
             serde_json::to_value(&row.data).unwrap(),
@@ -216,7 +237,7 @@ mod tests {
                 Step::Announce(WebhookEvent::LeadErased)
             ]
         );
-        let spam = Erasure::plan(stored, LeadStatus::Spam, &by).unwrap();
+        let spam = Erasure::plan(stored, LeadStatus::Spam, None).unwrap();
         assert_eq!(spam.steps().len(), 1, "spam was never announced");
     }
 
@@ -233,5 +254,29 @@ mod tests {
             .collect();
         assert_eq!(sent, [("google_ads", 2), ("meta", 2)]);
         assert!(blocked(LeadId(1), true).is_err() && blocked(LeadId(1), false).is_ok());
+    }
+
+    #[test]
+    fn a_retention_run_leaves_off_at_its_cutoff_or_its_last_lead_never_earlier() {
+        let day = |d: u32| {
+            chrono::NaiveDate::from_ymd_opt(2026, 3, d)
+                .unwrap()
+                .and_hms_opt(0, 0, 0)
+                .unwrap()
+                .and_utc()
+        };
+        assert_eq!(
+            retention_done_to(None, Some(day(2)), (true, day(9))),
+            Some(day(9))
+        );
+        assert_eq!(
+            retention_done_to(None, Some(day(2)), (false, day(9))),
+            Some(day(2))
+        );
+        assert_eq!(
+            retention_done_to(Some(day(9)), None, (true, day(5))),
+            Some(day(9))
+        );
+        assert_eq!(retention_done_to(None, None, (false, day(5))), None);
     }
 }

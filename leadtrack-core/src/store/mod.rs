@@ -386,6 +386,20 @@ pub trait LeadStore: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
 
+    /// Runs one batch of the project's retention rule ([`crate::project::Retention`]) at
+    /// `now`, in one transaction: deletes up to `limit` spam leads older than its spam
+    /// retention, then erases old leads (as [`erasure`] erases a person's, by the service)
+    /// up to `limit` in all, oldest first, from where the last batch stopped. Records the
+    /// run (batches at the same `now` add up). Returns how many leads went; fewer than
+    /// `limit` when the rule is done for now (or a delivery of the next old lead is under
+    /// way, which the next run takes up).
+    async fn erase_expired(
+        &self,
+        project: ProjectId,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<u64>;
+
     /// The leads of the project that erasing the person `who` names would erase (not erased
     /// yet), oldest first.
     async fn person_leads(

@@ -75,12 +75,57 @@ pub fn person_key(who: &LeadIdentifier) -> Option<(&'static str, PersonKey)> {
 /// this moment; oldest first.
 pub fn person_leads(column: &str, [project, key, now]: [&str; 3]) -> String {
     format!(
-        "SELECT l.id, l.data, l.status, EXISTS (
-             SELECT 1 FROM jobs j WHERE j.lead_id = l.id AND j.state = 'running'
-                AND j.lease_expires_at > {now})
+        "SELECT l.id, l.data, l.status, {}
          FROM leads l
          WHERE l.project_id = {project} AND l.{column} = {key} AND l.erased_at IS NULL
-         ORDER BY l.id"
+         ORDER BY l.id",
+        delivering(now)
+    )
+}
+
+/// Whether a worker is delivering one of lead `l`'s jobs at `now` (a placeholder).
+fn delivering(now: &str) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM jobs j WHERE j.lead_id = l.id AND j.state = 'running'
+                 AND j.lease_expires_at > {now})"
+    )
+}
+
+/// The lookup of a project's spam older than its spam retention
+/// ([`crate::project::Retention`]), oldest first, with the backend's placeholders for the
+/// project, the cutoff and how many.
+pub fn expired_spam([project, before, limit]: [&str; 3]) -> String {
+    format!(
+        "SELECT id FROM leads
+         WHERE project_id = {project} AND status = 'spam' AND created_at < {before}
+         ORDER BY created_at, id LIMIT {limit}"
+    )
+}
+
+/// The lookup of a project's leads older than its retention and not erased yet, from where
+/// the last run left off, oldest first, with the backend's placeholders for the project,
+/// that start, the cutoff, now and how many: as [`person_leads`], with each one's creation
+/// time.
+pub fn expired_leads([project, from, before, now, limit]: [&str; 5]) -> String {
+    format!(
+        "SELECT l.id, l.data, l.status, {}, l.created_at
+         FROM leads l
+         WHERE l.project_id = {project} AND l.created_at >= {from} AND l.created_at < {before}
+           AND l.erased_at IS NULL AND l.status <> 'spam'
+         ORDER BY l.created_at, l.id LIMIT {limit}",
+        delivering(now)
+    )
+}
+
+/// The record of a retention run's batch, with the backend's placeholders for the project,
+/// where it left off, now and how many leads it took: batches at the same `now` add up.
+pub fn record_retention([project, done_to, now, count]: [&str; 4]) -> String {
+    format!(
+        "UPDATE projects SET retention_done_to = {done_to},
+            retention_erased = CASE WHEN retention_ran_at = {now}
+                               THEN retention_erased + {count} ELSE {count} END,
+            retention_ran_at = {now}
+         WHERE id = {project}"
     )
 }
 

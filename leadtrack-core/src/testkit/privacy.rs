@@ -236,3 +236,105 @@ pub async fn reports_count_erased_leads_and_platforms_kept_what_they_received<B:
     assert_eq!(body["type"], "lead.erased");
     assert_eq!(body["lead"]["id"], lead.0);
 }
+
+/// A retention of 30 days and spam's of 10, run in batches of one: the leads older than
+/// the cutoff are erased and old spam is deleted, exactly those, oldest first; the run is
+/// recorded; a later run takes only what has aged since.
+pub async fn retention_erases_exactly_the_old_leads_and_deletes_old_spam<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let acme = project(&store, "acme").await;
+    let other = project(&store, "other").await;
+    let day = |d: i64| at(d * 24 * 60);
+    let lead = |name: &str| json!({"userData": {"email": format!("{name}@x.io")}});
+    let mut ids = Vec::new();
+    for (name, created) in [("old", 0), ("older", 1), ("recent", 40)] {
+        let created = store.create_lead(acme.id, super::data(lead(name)), day(created));
+        ids.push(created.await.unwrap().lead_id);
+    }
+    let (old_spam, new_spam) = (
+        create(&store, &acme, lead("spam1"), 0).await.lead_id,
+        create(&store, &acme, lead("spam2"), 41 * 24 * 60)
+            .await
+            .lead_id,
+    );
+    store
+        .mark_spam(acme.id, &[old_spam, new_spam], &super::by(), day(42))
+        .await
+        .unwrap();
+    let elsewhere = store
+        .create_lead(other.id, super::data(lead("old")), day(0))
+        .await
+        .unwrap()
+        .lead_id;
+    let retention = crate::project::ProjectSettings {
+        retention_days: Some(Some(30)),
+        spam_retention_days: Some(10),
+        ..crate::project::ProjectSettings::default()
+    };
+    store.update_project(acme.id, retention).await.unwrap();
+
+    let now = day(45);
+    let mut batches = Vec::new();
+    loop {
+        let taken = store.erase_expired(acme.id, now, 1).await.unwrap();
+        batches.push(taken);
+        if taken < 1 {
+            break;
+        }
+    }
+    assert_eq!(
+        batches,
+        [1, 1, 1, 0],
+        "the spam, then the two old leads, one a batch"
+    );
+    for (id, name) in [(ids[0], "old"), (ids[1], "older")] {
+        let record = lead_by_id(&store, &acme, id).await;
+        assert_eq!(record.data.user("email"), None, "{name} is erased");
+        let history = store.lead_activity(acme.id, id).await.unwrap();
+        assert_eq!(
+            (history.len(), &history[0].activity, &history[0].by),
+            (1, &Activity::Erased, &None)
+        );
+    }
+    let recent = lead_by_id(&store, &acme, ids[2]).await;
+    assert_eq!(recent.data.user("email"), Some("recent@x.io"));
+    assert!(
+        store
+            .find_lead(acme.id, &LeadIdentifier::LeadId(old_spam))
+            .await
+            .is_err()
+    );
+    let spam = lead_by_id(&store, &acme, new_spam).await;
+    assert_eq!(spam.status, LeadStatus::Spam, "young spam stays");
+    let kept = lead_by_id(&store, &other, elsewhere).await;
+    assert_eq!(
+        kept.data.user("email"),
+        Some("old@x.io"),
+        "another project keeps its own"
+    );
+    let ran = store.project(&acme.public_id).await.unwrap().retention;
+    assert_eq!(ran.last_run, Some((now, 3)));
+    assert_eq!(ran.done_to, Some(day(15)));
+
+    // Ten days on, the lead of day 40 is still young; the new spam is old now.
+    assert_eq!(store.erase_expired(acme.id, day(55), 100).await.unwrap(), 1);
+    assert!(
+        store
+            .find_lead(acme.id, &LeadIdentifier::LeadId(new_spam))
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        lead_by_id(&store, &acme, ids[2]).await.data.user("email"),
+        Some("recent@x.io")
+    );
+    assert_eq!(
+        store
+            .project(&acme.public_id)
+            .await
+            .unwrap()
+            .retention
+            .last_run,
+        Some((day(55), 1))
+    );
+}

@@ -1,5 +1,6 @@
 //! The project's own settings: its name, currency, phone region, the websites whose
-//! browsers may send leads, and what a rating as `lost` sends. Core's rules check them;
+//! browsers may send leads, how long it keeps leads and spam, and what a rating as `lost`
+//! sends. Core's rules check them;
 //! each problem is shown at its field.
 
 use askama::Template;
@@ -26,6 +27,10 @@ struct ProjectForm {
     undo_window: String,
     /// Ratings made in the inbox are drafts until sent.
     review_ratings: bool,
+    /// Days leads are kept, as typed; blank: for ever.
+    retention_days: String,
+    /// Days spam is kept, as typed.
+    spam_retention_days: String,
     /// `granted`, `denied`, or blank for unknown.
     consent_ad_user_data: String,
     /// `granted`, `denied`, or blank for unknown.
@@ -42,10 +47,26 @@ impl ProjectForm {
             allowed_origins: form.get("allowed_origins").to_owned(),
             undo_window: form.get("undo_window").to_owned(),
             review_ratings: form.get("review_ratings") == "on",
+            retention_days: form.get("retention_days").to_owned(),
+            spam_retention_days: form.get("spam_retention_days").to_owned(),
             consent_ad_user_data: form.get("consent_ad_user_data").to_owned(),
             consent_ad_personalization: form.get("consent_ad_personalization").to_owned(),
             lost: MappingForm::read(form),
         }
+    }
+
+    /// The lead retention the form asks for: blank keeps leads for ever; what is not a
+    /// whole number of days is 0, which core refuses with its rule.
+    fn retention_days(&self) -> Option<u32> {
+        let days = self.retention_days.trim();
+        (!days.is_empty()).then(|| days.parse().unwrap_or(0))
+    }
+
+    /// The spam retention the form asks for, as [`Self::retention_days`] reads it; blank
+    /// keeps the project's.
+    fn spam_retention_days(&self) -> Option<u32> {
+        let days = self.spam_retention_days.trim();
+        (!days.is_empty()).then(|| days.parse().unwrap_or(0))
     }
 
     /// The undo window the form asks for, if it is a whole number of seconds.
@@ -78,6 +99,8 @@ impl ProjectForm {
             undo_window_seconds: self.undo_window_seconds(),
             spam_rules: None,
             review_ratings: Some(self.review_ratings),
+            retention_days: Some(self.retention_days()),
+            spam_retention_days: self.spam_retention_days(),
         }
     }
 }
@@ -104,6 +127,8 @@ struct ProjectPage {
     connected: Connected,
     form: ProjectForm,
     problems: Problems,
+    /// What the retention rule's last run did, in words.
+    retention_run: String,
 }
 
 const NOTICES: &[(&str, &str)] = &[("saved", "Project settings saved.")];
@@ -133,6 +158,14 @@ async fn project_page<S: Admin + LeadStore>(
             connected: Connected::of(store, owner, &integrations).await?,
             form,
             problems,
+            retention_run: match project.retention.last_run {
+                Some((at, taken)) => format!(
+                    "The rule last ran {}, and erased or deleted {taken} {}.",
+                    crate::format::exact(&at),
+                    if taken == 1 { "lead" } else { "leads" }
+                ),
+                None => "The rule has not run yet: the worker runs it once a day.".to_owned(),
+            },
         },
     ))
 }
@@ -151,6 +184,12 @@ pub(super) async fn page<S: Admin + LeadStore>(
         allowed_origins: project.allowed_origins.join(", "),
         undo_window: project.undo_window_seconds.to_string(),
         review_ratings: project.review_ratings,
+        retention_days: project
+            .retention
+            .days
+            .map(|days| days.to_string())
+            .unwrap_or_default(),
+        spam_retention_days: project.retention.spam_days.to_string(),
         consent_ad_user_data: choice(project.default_consent.ad_user_data),
         consent_ad_personalization: choice(project.default_consent.ad_personalization),
         lost: MappingForm::of(&project.lost_mapping),
@@ -200,6 +239,20 @@ pub(super) async fn save<S: Admin + LeadStore>(store: &S, (owner, form): (Owner,
             "allowed_origins",
             ProjectSettings {
                 allowed_origins: settings.allowed_origins.clone(),
+                ..none()
+            },
+        ),
+        (
+            "retention_days",
+            ProjectSettings {
+                retention_days: settings.retention_days,
+                ..none()
+            },
+        ),
+        (
+            "spam_retention_days",
+            ProjectSettings {
+                spam_retention_days: settings.spam_retention_days,
                 ..none()
             },
         ),

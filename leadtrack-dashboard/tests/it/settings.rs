@@ -1468,10 +1468,16 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
                     "https://shop.example, shop.example/contact",
                 ),
                 ("undo_window", "a minute"),
+                ("retention_days", "a year"),
             ],
         )
         .await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    let retention = paragraph(&refused.text, "retention_days-problem");
+    assert!(
+        retention.contains("whole days from 1 to 36500"),
+        "{retention}"
+    );
     let window = paragraph(&refused.text, "undo_window-problem");
     assert!(window.contains("whole seconds from 0 to 600"), "{window}");
     let currency = paragraph(&refused.text, "currency-problem");
@@ -1505,10 +1511,19 @@ async fn project_settings_are_saved_and_problems_shown_at_their_fields() {
                 ("consent_ad_user_data", "denied"),
                 ("consent_ad_personalization", ""),
                 ("undo_window", " 30 "),
+                ("retention_days", "90"),
+                ("spam_retention_days", "14"),
             ],
         )
         .await;
     let page = app.follow(&owner, &saved).await;
+    let retention = app.store.project("alpha").await.unwrap().retention;
+    assert_eq!((retention.days, retention.spam_days), (Some(90), 14));
+    assert!(
+        page.text
+            .contains(r#"id="retention_days" name="retention_days" value="90""#)
+    );
+    assert!(page.text.contains("The rule has not run yet"));
     assert_eq!(
         app.store
             .project("alpha")

@@ -421,6 +421,9 @@ mod general {
         ) -> StoreResult<()> {
             Err((self.fail)())
         }
+        async fn erase_expired(&self, _: ProjectId, _: DateTime<Utc>, _: u32) -> StoreResult<u64> {
+            Err((self.fail)())
+        }
         async fn person_leads(&self, _: ProjectId, _: &LeadIdentifier) -> StoreResult<Vec<LeadId>> {
             Err((self.fail)())
         }
