@@ -157,6 +157,13 @@ pub async fn a_person_is_erased_by_each_key_and_only_they_are<B: Backend>(backen
         let json = serde_json::to_string(&lead.data).unwrap();
         assert!(!json.contains("ada") && !json.contains("Bob"), "{json}");
     }
+    // Erasure is no block list: the person's next form is a new lead, nobody's duplicate.
+    let back = create(&store, &acme, ada(3), 70).await;
+    assert!(back.created);
+    assert_eq!(
+        lead_by_id(&store, &acme, back.lead_id).await.duplicate_of,
+        None
+    );
 }
 
 /// A rated, delivered and announced lead, erased: the report counts it as before, the
