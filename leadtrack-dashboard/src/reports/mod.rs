@@ -4,8 +4,9 @@
 //! by default), `touch` (`first` or `last`; `first` by default) and `by` (`source`,
 //! `medium`, `campaign` or `source_medium`; `source_medium` by default). The trend of the
 //! groups over time takes `per` (`day` or `week`: days for a range of up to 31 days, else
-//! weeks) and `show` (`leads`, `value`, `lost` or a label's id; `leads` by default). A value
-//! that does not parse is replaced by its default, and the page says so.
+//! weeks) and `show` (`leads`, `value`, `lost` or a label's id; `leads` by default); what
+//! the spend bought takes `spend_by` and `spend_trend` ([`spend`]). A value that does not
+//! parse is replaced by its default, and the page says so.
 
 use askama::Template;
 use chrono::{Days, NaiveDate, Utc};
