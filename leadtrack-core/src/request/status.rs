@@ -70,7 +70,8 @@ impl StatusUpdate {
 
 /// The person a privacy request's body names (`POST /api/privacy/erase`, CONTRACT.md
 /// section 14): the first of `leadId`, `uniqueIdentifier`, `email` and `phone` present, as
-/// updateLeadStatus reads them; any other property is ignored.
+/// updateLeadStatus reads them (the others, when given, must be strings or `null` too); any
+/// other property is ignored.
 ///
 /// Errors: `400 invalid_json`, `invalid_field` for an identifier of the wrong type, and
 /// `missing_identifier` when none is present.
@@ -78,6 +79,14 @@ pub fn person_from_body(body: &[u8]) -> Result<LeadIdentifier, ValidationError> 
     let mut body = fields::parse_object(body)?;
     let mut errors = Errors::default();
     let identifier = take_identifier(&mut body, &mut errors);
+    // An erasure names one person: an identifier after the one used must still be a
+    // string, or the request is not what its sender meant.
+    for name in ["uniqueIdentifier", "email", "phone"] {
+        if let Some(value) = body.get(name).filter(|v| !v.is_string() && !v.is_null()) {
+            let message = format!("must be a string, not {}", fields::type_name(value));
+            errors.push(name, message);
+        }
+    }
     errors
         .finish(identifier)?
         .ok_or_else(ValidationError::missing_identifier)
@@ -184,6 +193,11 @@ mod tests {
         assert_eq!(codes("{}"), ErrorCode::MissingIdentifier);
         assert_eq!(codes(r#"{"email": "  "}"#), ErrorCode::MissingIdentifier);
         assert_eq!(codes(r#"{"phone": 151}"#), ErrorCode::InvalidField);
+        assert_eq!(
+            codes(r#"{"leadId": 1, "email": "", "phone": {}}"#),
+            ErrorCode::InvalidField,
+            "every identifier given is checked"
+        );
         assert_eq!(codes("[]"), ErrorCode::InvalidJson);
     }
 
