@@ -128,13 +128,23 @@ pub(crate) async fn delete_lead(
     )
     .await?;
     let activity = deletion(lead, unfinished.is_some())?;
+    remove_lead(c, project, lead).await?;
+    record_project_event(c, project, by, &activity, now).await
+}
+
+/// Removes a lead's rows, children first ([`LEAD_CHILDREN`], then the lead's own).
+pub(crate) async fn remove_lead(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<(), Error> {
     for sql in LEAD_CHILDREN
         .iter()
         .chain(&["DELETE FROM leads WHERE project_id = $1 AND id = $2"])
     {
         run(c, sql, &[&project.0, &lead.0]).await?;
     }
-    record_project_event(c, project, by, &activity, now).await
+    Ok(())
 }
 
 /// Adds an event to the project's history, and deletes its events older than a year.

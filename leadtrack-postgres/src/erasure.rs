@@ -16,7 +16,7 @@ use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use tokio_postgres::types::ToSql;
 
 use crate::Error;
-use crate::activity::{LEAD_CHILDREN, record_project_event};
+use crate::activity::{LEAD_CHILDREN, record_project_event, remove_lead};
 use crate::leads::{apply, update};
 use crate::rows::{self, all, run};
 
@@ -144,13 +144,7 @@ pub(crate) async fn erase_expired(
     )
     .await?;
     for row in &spam {
-        let lead: i64 = row.try_get(0)?;
-        for sql in LEAD_CHILDREN
-            .iter()
-            .chain(&["DELETE FROM leads WHERE project_id = $1 AND id = $2"])
-        {
-            run(c, sql, &[&project.0, &lead]).await?;
-        }
+        remove_lead(c, project, LeadId(row.try_get(0)?)).await?;
     }
     let taken = spam.len() as u64;
     let (erased, queued, done_to) = match before {

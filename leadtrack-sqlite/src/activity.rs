@@ -117,13 +117,23 @@ pub(crate) fn delete_lead(
         return Err(Error::Store(StoreError::NotFound(Entity::Lead)));
     };
     let activity = deletion(lead, unfinished)?;
+    remove_lead(conn, project, lead)?;
+    record_project_event(conn, project, by, &activity, now)
+}
+
+/// Removes a lead's rows, children first ([`LEAD_CHILDREN`], then the lead's own).
+pub(crate) fn remove_lead(
+    conn: &Connection,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<(), Error> {
     for sql in LEAD_CHILDREN
         .iter()
         .chain(&["DELETE FROM leads WHERE project_id = ?1 AND id = ?2"])
     {
         conn.prepare_cached(sql)?.execute((project.0, lead.0))?;
     }
-    record_project_event(conn, project, by, &activity, now)
+    Ok(())
 }
 
 /// Adds an event to the project's history, and deletes its events older than a year.

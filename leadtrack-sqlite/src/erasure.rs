@@ -16,7 +16,7 @@ use leadtrack_core::types::{LeadId, LeadIdentifier, LeadStatus, ProjectId};
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
 
-use crate::activity::{LEAD_CHILDREN, record_project_event};
+use crate::activity::{LEAD_CHILDREN, record_project_event, remove_lead};
 use crate::leads::{Write, apply, write_row};
 use crate::rows::{self, Error};
 
@@ -154,15 +154,9 @@ pub(crate) fn erase_expired(
         .collect::<Result<_, _>>()?;
     conn.pragma_update(None, "secure_delete", true)?;
     let taken = spam.len() as u64;
-    let written = spam.iter().try_for_each(|lead| {
-        for sql in LEAD_CHILDREN
-            .iter()
-            .chain(&["DELETE FROM leads WHERE project_id = ?1 AND id = ?2"])
-        {
-            conn.prepare_cached(sql)?.execute((project.0, lead))?;
-        }
-        Ok::<_, Error>(())
-    });
+    let written = spam
+        .iter()
+        .try_for_each(|lead| remove_lead(conn, project, LeadId(*lead)));
     let erased = written.and_then(|()| match before {
         Some(before) if taken < u64::from(limit) => {
             let left = u64::from(limit) - taken;
