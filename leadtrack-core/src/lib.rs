@@ -136,7 +136,9 @@ pub mod testkit;
 
 pub use error::{ErrorCode, FieldError, ValidationError};
 pub use lead::{LeadData, StoredLead};
-pub use store::{Accounts, Admin, JobQueue, LeadStore, Spending, Store, StoreError, StoreResult};
+pub use store::{
+    Accounts, Admin, JobQueue, LeadStore, LeadWebhooks, Spending, Store, StoreError, StoreResult,
+};
 pub use types::{
     ConversionId, JobId, JsonObject, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };

@@ -239,6 +239,7 @@ pub const TABLES: &[Table] = &[
             column("secret", Text),
             column("events", Int),
             column("created_at", Int),
+            column("rest_hook", Bool),
         ],
     },
     Table {

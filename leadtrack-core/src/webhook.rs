@@ -22,7 +22,7 @@ use crate::job::Lease;
 use crate::target::{Refusal, Targets};
 use crate::types::{AttemptOutcome, LeadId, ProjectId};
 
-/// The most webhooks one project may have.
+/// The most webhooks one project may have, and apart from them the most REST hooks.
 pub const MAX_WEBHOOKS: usize = 20;
 
 /// Something that happened to a lead, which webhooks may subscribe to.
@@ -185,6 +185,9 @@ pub enum WebhookError {
     /// The project has [`MAX_WEBHOOKS`] already.
     #[error("a project has at most {MAX_WEBHOOKS} webhooks")]
     TooMany,
+    /// The project has [`MAX_WEBHOOKS`] REST hooks already.
+    #[error("a project has at most {MAX_WEBHOOKS} REST hooks")]
+    TooManyHooks,
 }
 
 impl WebhookError {
@@ -192,7 +195,7 @@ impl WebhookError {
     /// the webhook as a whole.
     pub fn field(&self) -> &'static str {
         match self {
-            Self::TooMany => "",
+            Self::TooMany | Self::TooManyHooks => "",
             Self::Url(_) => "url",
             Self::NoEvents | Self::UnknownEvent(_) => "events",
             Self::BlankSecret => "secret",
@@ -209,6 +212,9 @@ pub struct NewWebhook {
     pub secret: Secret,
     /// The events posted.
     pub events: WebhookEvents,
+    /// Whether an automation tool subscribed it through the API (`POST /api/hooks`): a
+    /// REST hook, removed when its target answers `410 Gone`.
+    pub rest_hook: bool,
 }
 
 impl NewWebhook {
@@ -235,7 +241,32 @@ impl NewWebhook {
             url,
             secret,
             events,
+            rest_hook: false,
         })
+    }
+
+    /// A REST hook: `event` posted to `url` (one `targets` allows), signed with a new
+    /// secret.
+    pub fn rest_hook(
+        url: &str,
+        targets: &Targets,
+        event: WebhookEvent,
+    ) -> Result<Self, WebhookError> {
+        let events = WebhookEvents::from_iter([event]);
+        Ok(Self {
+            rest_hook: true,
+            ..Self::new(url, targets, None, events)?
+        })
+    }
+
+    /// Whether the project's `count` webhooks of this one's kind leave room for it; the
+    /// error says which limit it meets.
+    pub fn fits(&self, count: usize) -> Result<(), WebhookError> {
+        match (count < MAX_WEBHOOKS, self.rest_hook) {
+            (true, _) => Ok(()),
+            (false, false) => Err(WebhookError::TooMany),
+            (false, true) => Err(WebhookError::TooManyHooks),
+        }
     }
 
     /// Checks what [`NewWebhook::new`] checked, for a store given a value built otherwise:
@@ -268,6 +299,8 @@ pub struct Webhook {
     pub events: WebhookEvents,
     /// When it was added.
     pub created_at: DateTime<Utc>,
+    /// Whether it is a REST hook ([`NewWebhook::rest_hook`]).
+    pub rest_hook: bool,
 }
 
 /// One attempt to post an event to a webhook, as recorded.

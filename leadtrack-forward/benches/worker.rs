@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use futures_util::future::join_all;
+use leadtrack_core::LeadWebhooks as _;
 use leadtrack_core::account::Actor;
 use leadtrack_core::integration::{
     GoogleAdsSettings, IntegrationSettings, MetaActionSource, MetaSettings, Secret, WebhookSettings,

@@ -15,8 +15,8 @@ use leadtrack_core::job::{Attempt, ClaimedJob};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::target::Targets;
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
-use leadtrack_core::webhook::WebhookAttempt;
-use leadtrack_core::{JobQueue, StoreError, StoreResult};
+use leadtrack_core::webhook::{Webhook, WebhookAttempt};
+use leadtrack_core::{JobQueue, LeadWebhooks, StoreError, StoreResult};
 use tokio::sync::watch;
 
 use crate::batch::{Due, Groups, Sent, send_group};
@@ -84,7 +84,7 @@ impl<S: Clone> Clone for Worker<S> {
     }
 }
 
-impl<S: JobQueue + Clone> Worker<S> {
+impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
     /// A worker on `store`.
     pub fn new(store: S, config: WorkerConfig) -> Self {
         Self {
@@ -245,6 +245,9 @@ impl<S: JobQueue + Clone> Worker<S> {
             .store
             .record_webhook_attempt(claimed.id, claimed.lease.token, &attempt)
             .await;
+        if recorded.is_ok() && claimed.webhook.rest_hook && attempt.http_status == Some(410) {
+            self.unsubscribe(&claimed.webhook).await?;
+        }
         match recorded {
             Ok(()) => Ok(true),
             Err(StoreError::Conflict(Conflict::WebhookLeaseLost(id))) => {
@@ -257,6 +260,15 @@ impl<S: JobQueue + Clone> Worker<S> {
             }
             Err(err) => Err(err),
         }
+    }
+
+    /// Removes a REST hook whose target answered `410 Gone`: the subscriber has gone
+    /// (<https://resthooks.org/docs/retries/>: "a 410 ... should immediately remove the
+    /// subscription"), and its events not yet posted go with it.
+    async fn unsubscribe(&self, hook: &Webhook) -> StoreResult<()> {
+        self.store.remove_webhook(hook.project_id, hook.id).await?;
+        tracing::info!(webhook = %hook.id, "REST hook removed: its target answered 410 Gone");
+        Ok(())
     }
 
     /// Delivers the due deliveries of `jobs` concurrently (batched per destination, the

@@ -46,7 +46,9 @@ use leadtrack_core::types::{
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
 };
-use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, Spending, StoreError, StoreResult};
+use leadtrack_core::{
+    Accounts, Admin, JobQueue, LeadStore, LeadWebhooks, Spending, StoreError, StoreResult,
+};
 use uuid::Uuid;
 
 use crate::{
@@ -501,19 +503,6 @@ on_pool! {
         read fn last_attempts(project: ProjectId)
             -> StoreResult<Vec<Attempt>>
             => |c| admin::last_attempts(c, project);
-        transaction with vault fn create_webhook(
-            project: ProjectId,
-            webhook: NewWebhook,
-            now: DateTime<Utc>,
-        )
-            -> StoreResult<Webhook>
-            => |tx| webhooks::create(&tx, vault, project, &webhook, now) .await?;
-        read with vault fn webhooks(project: ProjectId)
-            -> StoreResult<Vec<WebhookStatus>>
-            => |c| webhooks::list(c, vault, project);
-        transaction fn remove_webhook(project: ProjectId, id: Uuid)
-            -> StoreResult<bool>
-            => |tx| webhooks::remove(&tx, project, id).await?;
     }
     verbatim {
         async fn project(&self, public_id: &str) -> StoreResult<Project> {
@@ -745,6 +734,24 @@ on_pool! {
         read fn throttled_attempts(what: Throttled, email: &str, address: &str, since: DateTime<Utc>)
             -> StoreResult<Attempts>
             => |c| accounts::throttled_attempts(c, what, email, address, since);
+    }
+}
+
+on_pool! {
+    impl LeadWebhooks {
+        transaction with vault fn create_webhook(
+            project: ProjectId,
+            webhook: NewWebhook,
+            now: DateTime<Utc>,
+        )
+            -> StoreResult<Webhook>
+            => |tx| webhooks::create(&tx, vault, project, &webhook, now) .await?;
+        read with vault fn webhooks(project: ProjectId)
+            -> StoreResult<Vec<WebhookStatus>>
+            => |c| webhooks::list(c, vault, project);
+        transaction fn remove_webhook(project: ProjectId, id: Uuid)
+            -> StoreResult<bool>
+            => |tx| webhooks::remove(&tx, project, id).await?;
     }
 }
 

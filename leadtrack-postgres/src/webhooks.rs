@@ -18,8 +18,8 @@ use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
 use leadtrack_core::webhook::{
-    ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookError,
-    WebhookEvent, WebhookEvents, WebhookStatus,
+    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookError, WebhookEvent,
+    WebhookEvents, WebhookStatus,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -30,7 +30,8 @@ use crate::rows::{self, all, one, run};
 use crate::{admin, lookup};
 
 /// The columns [`webhook`] reads, in order (of `webhooks`, which queries may alias `w`).
-const WEBHOOK_COLUMNS: &str = "w.id, w.project_id, w.url, w.secret, w.events, w.created_at";
+const WEBHOOK_COLUMNS: &str =
+    "w.id, w.project_id, w.url, w.secret, w.events, w.created_at, w.rest_hook";
 
 /// A webhook from a row of [`WEBHOOK_COLUMNS`].
 fn webhook(row: &Row, vault: &Vault) -> Result<Webhook, Error> {
@@ -41,6 +42,7 @@ fn webhook(row: &Row, vault: &Vault) -> Result<Webhook, Error> {
         secret: Secret::new(vault.open(WEBHOOK_SECRET, row.try_get(3)?)?),
         events: WebhookEvents::from_bits(row.try_get(4)?),
         created_at: from_millis(row.try_get(5)?),
+        rest_hook: row.try_get(6)?,
     })
 }
 
@@ -80,29 +82,29 @@ pub(crate) async fn create(
     new.validate().map_err(invalid)?;
     let existing = one(
         c,
-        "SELECT count(*) FROM webhooks WHERE project_id = $1",
-        &[&project.0],
+        "SELECT count(*) FROM webhooks WHERE project_id = $1 AND rest_hook = $2",
+        &[&project.0, &new.rest_hook],
     )
     .await?;
     let existing = match existing {
         Some(row) => row.try_get::<_, i64>(0)?,
         None => 0,
     };
-    if usize::try_from(existing).unwrap_or(usize::MAX) >= MAX_WEBHOOKS {
-        return Err(invalid(WebhookError::TooMany));
-    }
+    new.fits(usize::try_from(existing).unwrap_or(usize::MAX))
+        .map_err(invalid)?;
     let sql = format!(
-        "INSERT INTO webhooks AS w (project_id, id, url, secret, events, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)
+        "INSERT INTO webhooks AS w (project_id, id, url, secret, events, created_at, rest_hook)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
          RETURNING {WEBHOOK_COLUMNS}"
     );
-    let params: [&(dyn ToSql + Sync); 6] = [
+    let params: [&(dyn ToSql + Sync); 7] = [
         &project.0,
         &Uuid::new_v4(),
         &new.url,
         &vault.seal(WEBHOOK_SECRET, new.secret.expose()),
         &new.events.bits(),
         &to_millis(&now),
+        &new.rest_hook,
     ];
     match one(c, &sql, &params).await? {
         Some(row) => webhook(&row, vault),
@@ -145,23 +147,23 @@ pub(crate) async fn list(
     );
     let mut statuses = Vec::new();
     for row in all(c, &sql, &[&project.0]).await? {
-        let last_attempt = match row.try_get::<_, Option<i64>>(9)? {
+        let last_attempt = match row.try_get::<_, Option<i64>>(10)? {
             Some(at) => Some(WebhookAttempt {
                 at: from_millis(at),
-                outcome: rows::parse("webhook_events.outcome", row.try_get(10)?)?,
+                outcome: rows::parse("webhook_events.outcome", row.try_get(11)?)?,
                 http_status: row
-                    .try_get::<_, Option<i32>>(11)?
+                    .try_get::<_, Option<i32>>(12)?
                     .and_then(|status| u16::try_from(status).ok()),
-                error: row.try_get(12)?,
-                retry_at: row.try_get::<_, Option<i64>>(13)?.map(from_millis),
+                error: row.try_get(13)?,
+                retry_at: row.try_get::<_, Option<i64>>(14)?.map(from_millis),
             }),
             None => None,
         };
         statuses.push(WebhookStatus {
             webhook: webhook(&row, vault)?,
-            pending: count("webhook_events.pending", row.try_get(6)?)?,
-            delivered: count("webhook_events.delivered", row.try_get(7)?)?,
-            failed: count("webhook_events.failed", row.try_get(8)?)?,
+            pending: count("webhook_events.pending", row.try_get(7)?)?,
+            delivered: count("webhook_events.delivered", row.try_get(8)?)?,
+            failed: count("webhook_events.failed", row.try_get(9)?)?,
             last_attempt,
         });
     }

@@ -4,12 +4,12 @@
 
 use chrono::Utc;
 use clap::Subcommand;
-use leadtrack_core::Admin;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::target::Targets;
 use leadtrack_core::time::format;
 use leadtrack_core::webhook::WebhookEvents;
 use leadtrack_core::webhook::{NewWebhook, WebhookStatus};
+use leadtrack_core::{Admin, LeadWebhooks};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -62,7 +62,7 @@ fn events(list: &str) -> Result<WebhookEvents, String> {
 }
 
 /// `webhook ...`: adds, lists or removes.
-pub(crate) async fn webhook_command<S: Admin>(
+pub(crate) async fn webhook_command<S: Admin + LeadWebhooks>(
     store: &S,
     command: WebhookCommand,
     targets: &Targets,

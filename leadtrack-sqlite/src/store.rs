@@ -47,7 +47,9 @@ use leadtrack_core::types::{
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
 };
-use leadtrack_core::{Accounts, Admin, JobQueue, LeadStore, Spending, StoreError, StoreResult};
+use leadtrack_core::{
+    Accounts, Admin, JobQueue, LeadStore, LeadWebhooks, Spending, StoreError, StoreResult,
+};
 use uuid::Uuid;
 
 use crate::fetches;
@@ -454,19 +456,6 @@ on_threads! {
         read fn last_attempts(project: ProjectId)
             -> StoreResult<Vec<Attempt>>
             => |conn| admin::last_attempts(conn, project);
-        write with vault fn create_webhook(
-            project: ProjectId,
-            webhook: NewWebhook,
-            now: DateTime<Utc>,
-        )
-            -> StoreResult<Webhook>
-            => |conn| webhooks::create(conn, &vault, project, webhook, now);
-        read with vault fn webhooks(project: ProjectId)
-            -> StoreResult<Vec<WebhookStatus>>
-            => |conn| webhooks::list(conn, &vault, project);
-        write fn remove_webhook(project: ProjectId, id: Uuid)
-            -> StoreResult<bool>
-            => |conn| webhooks::remove(conn, project, id);
     }
     verbatim {
         async fn project(&self, public_id: &str) -> StoreResult<Project> {
@@ -678,6 +667,24 @@ on_threads! {
         read fn throttled_attempts(what: Throttled, email: &str, address: &str, since: DateTime<Utc>)
             -> StoreResult<Attempts> [email, address]
             => |conn| accounts::throttled_attempts(conn, what, &email, &address, since);
+    }
+}
+
+on_threads! {
+    impl LeadWebhooks {
+        write with vault fn create_webhook(
+            project: ProjectId,
+            webhook: NewWebhook,
+            now: DateTime<Utc>,
+        )
+            -> StoreResult<Webhook>
+            => |conn| webhooks::create(conn, &vault, project, webhook, now);
+        read with vault fn webhooks(project: ProjectId)
+            -> StoreResult<Vec<WebhookStatus>>
+            => |conn| webhooks::list(conn, &vault, project);
+        write fn remove_webhook(project: ProjectId, id: Uuid)
+            -> StoreResult<bool>
+            => |conn| webhooks::remove(conn, project, id);
     }
 }
 

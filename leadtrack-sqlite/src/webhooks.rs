@@ -10,8 +10,8 @@ use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
 use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
 use leadtrack_core::webhook::{
-    ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookError,
-    WebhookEvent, WebhookEvents, WebhookStatus,
+    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookError, WebhookEvent,
+    WebhookEvents, WebhookStatus,
 };
 use rusqlite::{Connection, OptionalExtension, Row};
 use uuid::Uuid;
@@ -19,7 +19,7 @@ use uuid::Uuid;
 use crate::rows::{self, Error};
 use crate::{admin, lookup};
 
-const WEBHOOK_COLUMNS: &str = "id, project_id, url, secret, events, created_at";
+const WEBHOOK_COLUMNS: &str = "id, project_id, url, secret, events, created_at, rest_hook";
 
 fn webhook(row: &Row<'_>, vault: &Vault) -> Result<Webhook, Error> {
     Ok(Webhook {
@@ -29,6 +29,7 @@ fn webhook(row: &Row<'_>, vault: &Vault) -> Result<Webhook, Error> {
         secret: Secret::new(vault.open(WEBHOOK_SECRET, &row.get::<_, String>(3)?)?),
         events: WebhookEvents::from_bits(row.get(4)?),
         created_at: from_millis(row.get(5)?),
+        rest_hook: row.get(6)?,
     })
 }
 
@@ -46,11 +47,10 @@ pub(crate) fn create(
     admin::project(conn, project)?;
     new.validate().map_err(invalid)?;
     let count: i64 = conn
-        .prepare_cached("SELECT count(*) FROM webhooks WHERE project_id = ?1")?
-        .query_row([project.0], |row| row.get(0))?;
-    if usize::try_from(count).unwrap_or(usize::MAX) >= MAX_WEBHOOKS {
-        return Err(invalid(WebhookError::TooMany));
-    }
+        .prepare_cached("SELECT count(*) FROM webhooks WHERE project_id = ?1 AND rest_hook = ?2")?
+        .query_row((project.0, new.rest_hook), |row| row.get(0))?;
+    new.fits(usize::try_from(count).unwrap_or(usize::MAX))
+        .map_err(invalid)?;
     let hook = Webhook {
         id: Uuid::new_v4(),
         project_id: project,
@@ -58,10 +58,11 @@ pub(crate) fn create(
         secret: new.secret,
         events: new.events,
         created_at: truncate_to_millis(now),
+        rest_hook: new.rest_hook,
     };
     conn.prepare_cached(
-        "INSERT INTO webhooks (id, project_id, url, secret, events, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO webhooks (id, project_id, url, secret, events, created_at, rest_hook)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
     .execute((
         hook.id.to_string(),
@@ -70,6 +71,7 @@ pub(crate) fn create(
         vault.seal(WEBHOOK_SECRET, hook.secret.expose()),
         hook.events.bits(),
         to_millis(&hook.created_at),
+        hook.rest_hook,
     ))?;
     Ok(hook)
 }

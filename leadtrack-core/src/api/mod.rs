@@ -7,6 +7,7 @@
 //! contract (aliases, `null` as absent, `[]` as `{}`, field-naming errors) holds.
 
 mod activity;
+mod hook;
 mod jobs;
 mod requests;
 mod webhook;
@@ -15,6 +16,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 pub use activity::{EventView, GetLeadActivityResponse};
+pub use hook::{GetHooksResponse, Hook, sample};
 pub use jobs::{AttemptView, DeliveryView, GetLeadJobsResponse, JobView};
 pub use requests::{
     AttributionData, CreateLeadRequest, FormData, UpdateLeadStatusRequest, UserData,

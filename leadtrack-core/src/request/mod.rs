@@ -3,11 +3,13 @@
 //!
 //! - [`create`]: createLead and createServerSideLead bodies;
 //! - [`status`]: updateLeadStatus bodies;
+//! - [`hook`]: REST hook subscriptions and the sample's event;
 //! - [`query`]: getLeads, getLead and getLeadJobs query strings, and the [`Cursor`] of a
 //!   listing read in batches.
 
 pub mod create;
 mod fields;
+pub mod hook;
 pub mod query;
 pub mod status;
 

@@ -769,9 +769,12 @@ pub trait Admin: Send + Sync + 'static {
     /// `at`; ties: the one recorded last), in [`IntegrationKind`] order. An integration
     /// never tried has none, connected or not.
     async fn last_attempts(&self, project: ProjectId) -> StoreResult<Vec<Attempt>>;
+}
 
-    // ----- lead webhooks -----
-
+/// Lead webhooks: the ones added in the dashboard or on the command line, and the REST
+/// hooks automation tools subscribe through the API ([`crate::webhook`]).
+#[async_trait]
+pub trait LeadWebhooks: Send + Sync + 'static {
     /// Adds a webhook to the project; it hears of events from then on.
     /// Errors: [`Entity::Project`] not found; [`StoreError::Invalid`] for what
     /// [`NewWebhook::validate`] refuses, or when the project has
@@ -1223,6 +1226,6 @@ pub trait Spending: Send + Sync + 'static {
 
 /// A backend that does everything: the lead routes, administration, the job queue and
 /// accounts.
-pub trait Store: LeadStore + Admin + JobQueue + Accounts + Spending {}
+pub trait Store: LeadStore + Admin + LeadWebhooks + JobQueue + Accounts + Spending {}
 
-impl<T: LeadStore + Admin + JobQueue + Accounts + Spending> Store for T {}
+impl<T: LeadStore + Admin + LeadWebhooks + JobQueue + Accounts + Spending> Store for T {}

@@ -14,13 +14,13 @@ use crate::lead::CreatedLead;
 use crate::project::Project;
 use crate::request::CreateRoute;
 use crate::spam::SpamReason;
-use crate::store::{Accounts, Admin, JobQueue, LeadStore};
+use crate::store::{Accounts, Admin, JobQueue, LeadStore, LeadWebhooks};
 use crate::types::{LeadId, LeadIdentifier, LeadStatus, Role, UserId};
 use crate::webhook::WebhookEvent;
 
 /// A project whose new leads go to two members in turn, with a webhook hearing of every
 /// lead created or updated; the members' ids, in turn order.
-async fn team_project<S: Admin + Accounts>(store: &S) -> (Project, [UserId; 2]) {
+async fn team_project<S: Admin + LeadWebhooks + Accounts>(store: &S) -> (Project, [UserId; 2]) {
     let p = project(store, "team").await;
     let mut members = Vec::new();
     for name in ["ada", "bob"] {

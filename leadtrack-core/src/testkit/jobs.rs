@@ -12,7 +12,7 @@ use crate::integration::IntegrationSettings;
 use crate::job::{Attempt, Batch, QueueDepth, QueueDepths};
 use crate::label::LabelMapping;
 use crate::request::StatusUpdate;
-use crate::store::{Admin, Conflict, JobQueue, LeadStore, StoreError};
+use crate::store::{Admin, Conflict, JobQueue, LeadStore, LeadWebhooks, StoreError};
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobState, LeadStatus,
 };

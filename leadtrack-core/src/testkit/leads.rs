@@ -13,7 +13,7 @@ use crate::key::{KeyHash, KeyRef};
 use crate::label::LabelMapping;
 use crate::lead::CreatedLead;
 use crate::request::{CreateRoute, LeadQuery, StatusUpdate};
-use crate::store::{Admin, Entity, JobQueue, LeadStore, StoreError};
+use crate::store::{Admin, Entity, JobQueue, LeadStore, LeadWebhooks, StoreError};
 use crate::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
 
 /// 64 concurrent creates with one `uniqueEventId` make one lead: one "created", 63

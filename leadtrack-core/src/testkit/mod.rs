@@ -86,7 +86,9 @@ use crate::project::{NewProject, Project};
 use crate::request::{CreateRoute, NewLead, StatusUpdate};
 use crate::source::{LeadSource, SourceKind};
 use crate::spend::{SpendPlatform, SpendSource};
-use crate::store::{Admin, Entity, JobQueue, LeadStore, Spending, StoreError, StoreResult};
+use crate::store::{
+    Admin, Entity, JobQueue, LeadStore, LeadWebhooks, Spending, StoreError, StoreResult,
+};
 use crate::types::{
     AttemptOutcome, ConversionId, DeliveryState, IntegrationKind, JobId, JsonObject, LeadId,
     LeadIdentifier,
@@ -150,7 +152,7 @@ pub const SECRETS: [&str; 6] = [
 /// Project `vault` with each of [`SECRETS`]: in its webhook integration's settings, a lead
 /// webhook, its Slack channel, its Google lead forms' key, an inbound webhook and the token
 /// its TikTok spend is read with.
-pub async fn keep_secrets<S: Admin + Spending>(store: &S) -> Project {
+pub async fn keep_secrets<S: Admin + LeadWebhooks + Spending>(store: &S) -> Project {
     let project = project(store, "vault").await;
     let settings = IntegrationSettings::Webhook(WebhookSettings {
         url: "https://crm.example.com/hook".to_owned(),
@@ -201,7 +203,10 @@ pub async fn keep_secrets<S: Admin + Spending>(store: &S) -> Project {
 }
 
 /// The secrets of `project` as the store reads them back, in the order of [`SECRETS`].
-pub async fn secrets_of<S: Admin + Spending>(store: &S, project: &Project) -> Vec<String> {
+pub async fn secrets_of<S: Admin + LeadWebhooks + Spending>(
+    store: &S,
+    project: &Project,
+) -> Vec<String> {
     let integrations = store.integrations(project.id).await.expect("integrations");
     let settings = integrations.webhook.expect("the webhook integration");
     let hooks = store.webhooks(project.id).await.expect("webhooks");

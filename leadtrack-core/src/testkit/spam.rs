@@ -13,7 +13,7 @@ use crate::report::{Grouping, ReportQuery, Touchpoint};
 use crate::request::query::DuplicateFilter;
 use crate::request::{CreateRoute, LeadQuery};
 use crate::spam::SpamReason;
-use crate::store::{Admin, JobQueue, LeadStore};
+use crate::store::{Admin, JobQueue, LeadStore, LeadWebhooks};
 use crate::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
 use crate::webhook::{NewWebhook, WebhookEvents};
 
@@ -38,7 +38,7 @@ async fn spam<S: LeadStore>(
 }
 
 /// A webhook of `project` that hears of every new lead.
-async fn hear_new_leads<S: Admin>(store: &S, project: &Project) {
+async fn hear_new_leads<S: Admin + LeadWebhooks>(store: &S, project: &Project) {
     let events = WebhookEvents::parse_list("lead.created").expect("event names");
     let hook = NewWebhook::new(
         "https://crm.example/hook",

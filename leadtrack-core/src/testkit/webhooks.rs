@@ -11,14 +11,14 @@ use uuid::Uuid;
 use super::{Backend, at, by, create, label, project, update};
 use crate::label::LabelMapping;
 use crate::project::Project;
-use crate::store::{Admin, Conflict, Entity, JobQueue, LeadStore, StoreError};
+use crate::store::{Admin, Conflict, Entity, JobQueue, LeadStore, LeadWebhooks, StoreError};
 use crate::types::{AttemptOutcome, ConversionId, LeadId};
 use crate::webhook::{
     ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookEvent,
     WebhookEvents,
 };
 
-pub(crate) async fn add<S: Admin>(
+pub(crate) async fn add<S: Admin + LeadWebhooks>(
     store: &S,
     project: &Project,
     name: &str,
@@ -466,5 +466,71 @@ pub async fn webhooks_are_added_and_removed<B: Backend>(backend: &B) {
             .await
             .unwrap()
             .is_none()
+    );
+}
+
+/// REST hooks are webhooks an automation tool subscribed: they keep their kind and their
+/// one event through a reopen, hear what they subscribe to like any webhook, and have a
+/// limit of their own beside the project's webhooks.
+pub async fn rest_hooks_are_webhooks_with_a_limit_of_their_own<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p = project(&store, "p1").await;
+    let targets = crate::target::Targets::default();
+    let rest = |url: &str| NewWebhook::rest_hook(url, &targets, WebhookEvent::LeadCreated);
+    let hook = store
+        .create_webhook(p.id, rest("https://hooks.zapier.example/1").unwrap(), at(0))
+        .await
+        .unwrap();
+    assert!(hook.rest_hook);
+    let plain = add(&store, &p, "crm", "lead.created").await;
+    assert!(!plain.rest_hook);
+    let lead = create(&store, &p, json!({"userData": {"firstName": "Ada"}}), 1)
+        .await
+        .lead_id;
+    let heard: Vec<_> = drain(&store)
+        .await
+        .into_iter()
+        .map(|event| (event.webhook.id, event.event, event.lead_id))
+        .collect();
+    assert_eq!(heard.len(), 2);
+    for id in [hook.id, plain.id] {
+        assert!(
+            heard.contains(&(id, WebhookEvent::LeadCreated, lead)),
+            "{heard:?}"
+        );
+    }
+
+    for n in 1..MAX_WEBHOOKS {
+        let url = format!("https://hooks.zapier.example/{n}");
+        store
+            .create_webhook(p.id, rest(&url).unwrap(), at(0))
+            .await
+            .unwrap();
+    }
+    let too_many = store
+        .create_webhook(p.id, rest("https://hooks.zapier.example/x").unwrap(), at(0))
+        .await;
+    assert!(
+        matches!(&too_many, Err(StoreError::Invalid(m)) if m.contains("REST hooks")),
+        "{too_many:?}"
+    );
+    // The dashboard's webhooks are counted apart: the REST hooks leave room for them.
+    add(&store, &p, "crm2", "lead.lost").await;
+
+    let store = backend.reopen(store).await;
+    let statuses = store.webhooks(p.id).await.unwrap();
+    let rest_hooks: Vec<_> = statuses.iter().filter(|s| s.webhook.rest_hook).collect();
+    assert_eq!(
+        (statuses.len(), rest_hooks.len()),
+        (MAX_WEBHOOKS + 2, MAX_WEBHOOKS)
+    );
+    assert_eq!(rest_hooks[0].webhook.id, hook.id);
+    assert_eq!(
+        rest_hooks[0].webhook.events.iter().collect::<Vec<_>>(),
+        [WebhookEvent::LeadCreated]
+    );
+    assert_eq!(
+        rest_hooks[0].delivered + rest_hooks[0].pending + rest_hooks[0].failed,
+        1
     );
 }

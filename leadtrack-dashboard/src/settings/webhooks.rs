@@ -3,10 +3,10 @@
 
 use askama::Template;
 use chrono::Utc;
-use leadtrack_core::Admin;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::types::AttemptOutcome;
 use leadtrack_core::webhook::{NewWebhook, WebhookError, WebhookEvent, WebhookEvents};
+use leadtrack_core::{Admin, LeadWebhooks};
 use strum::VariantArray;
 use uuid::Uuid;
 use warp::http::StatusCode;
@@ -96,7 +96,7 @@ impl Typed {
 
 /// The webhooks page, showing the add form as `typed`, its `problems`, or a `new_secret`
 /// once.
-async fn webhooks_page<S: Admin>(
+async fn webhooks_page<S: Admin + LeadWebhooks>(
     store: &S,
     owner: &Owner,
     status: StatusCode,
@@ -159,14 +159,21 @@ async fn webhooks_page<S: Admin>(
 }
 
 /// `GET webhooks`.
-pub(super) async fn page<S: Admin>(store: &S, request: &Request, owner: Owner) -> Answer {
+pub(super) async fn page<S: Admin + LeadWebhooks>(
+    store: &S,
+    request: &Request,
+    owner: Owner,
+) -> Answer {
     let notice = notice(request, NOTICES);
     let (fresh, none) = (Typed::fresh(), Problems::default());
     webhooks_page(store, &owner, StatusCode::OK, notice, fresh, none, None).await
 }
 
 /// `POST webhooks`: adds a webhook and shows its secret once, when it was generated.
-pub(super) async fn add<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> Answer {
+pub(super) async fn add<S: Admin + LeadWebhooks>(
+    store: &S,
+    (owner, form): (Owner, Form),
+) -> Answer {
     let url = form.get("url").trim().to_owned();
     let events = WebhookEvents::parse_list(&form.all("event").collect::<Vec<_>>().join(","));
     let secret = Some(form.get("secret")).filter(|s| !s.is_empty());
@@ -221,7 +228,11 @@ pub(super) async fn add<S: Admin>(store: &S, (owner, form): (Owner, Form)) -> An
 }
 
 /// `POST webhooks/{id}/remove`.
-pub(super) async fn remove<S: Admin>(store: &S, (owner, _): (Owner, Form), id: &str) -> Answer {
+pub(super) async fn remove<S: Admin + LeadWebhooks>(
+    store: &S,
+    (owner, _): (Owner, Form),
+    id: &str,
+) -> Answer {
     let Ok(id) = id.parse::<Uuid>() else {
         return Err(owner.not_found());
     };

@@ -10,8 +10,8 @@ use leadtrack_core::integration::Secret;
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::testkit::data;
 use leadtrack_core::types::{AttemptOutcome, ConversionId, LeadId, LeadIdentifier};
-use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookEvents, WebhookStatus};
-use leadtrack_core::{Admin, LeadStore};
+use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookEvent, WebhookEvents, WebhookStatus};
+use leadtrack_core::{LeadStore, LeadWebhooks as _};
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
 use leadtrack_platforms::webhook;
 use leadtrack_sqlite::SqliteStore;
@@ -280,4 +280,47 @@ async fn a_removed_webhook_gets_nothing_more() {
     create(&f, json!({"userData": {"firstName": "Grace"}})).await;
     run_until_settled(&f, &worker(&f.store, fast())).await;
     assert!(receiver.requests().is_empty());
+}
+
+/// A REST hook's target that answers `410 Gone` is unsubscribed at once: the hook is
+/// removed and hears nothing more, while a webhook of the dashboard that answers `410`
+/// stays (its failure shown), and a REST hook that fails otherwise is retried.
+#[tokio::test]
+async fn a_rest_hook_answered_410_is_unsubscribed_and_others_are_retried() {
+    let f = fixture().await;
+    let gone = MockPlatform::start(MockResponse::empty(410)).await;
+    let flaky = MockPlatform::start(MockResponse::empty(200)).await;
+    flaky.push(MockResponse::empty(503));
+    let targets = leadtrack_core::testkit::mock_targets();
+    let rest = |url: String| NewWebhook::rest_hook(&url, &targets, WebhookEvent::LeadCreated);
+    for url in [
+        format!("{}/zap", gone.url()),
+        format!("{}/n8n", flaky.url()),
+    ] {
+        let hook = rest(url).unwrap();
+        f.store
+            .create_webhook(f.project.id, hook, Utc::now())
+            .await
+            .unwrap();
+    }
+    let plain = add(&f, &gone, "/plain", "whsec_plain", "lead.created").await;
+    create(&f, json!({"userData": {"firstName": "Ada"}})).await;
+    let worker = worker(&f.store, fast());
+    run_until_settled(&f, &worker).await;
+
+    let hooks = statuses(&f).await;
+    let urls: Vec<&str> = hooks.iter().map(|s| s.webhook.url.as_str()).collect();
+    assert_eq!(urls, [format!("{}/n8n", flaky.url()), plain.url.clone()]);
+    assert_eq!((hooks[0].delivered, hooks[0].failed), (1, 0));
+    assert_eq!((hooks[1].delivered, hooks[1].failed), (0, 1));
+    assert_eq!(flaky.requests().len(), 2, "a 503 is retried");
+
+    create(&f, json!({"userData": {"firstName": "Grace"}})).await;
+    run_until_settled(&f, &worker).await;
+    let paths: Vec<String> = gone.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        paths,
+        ["/zap", "/plain", "/plain"],
+        "the removed hook heard once"
+    );
 }

@@ -3,6 +3,7 @@
 use crate::common::*;
 use chrono::Utc;
 use leadtrack_core::Admin;
+use leadtrack_core::LeadWebhooks as _;
 use leadtrack_core::integration::{
     IntegrationSettings, LinkedinSettings, MicrosoftAdsSettings, Secret,
 };

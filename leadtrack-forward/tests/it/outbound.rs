@@ -4,6 +4,7 @@
 
 use chrono::Utc;
 use leadtrack_core::Admin;
+use leadtrack_core::LeadWebhooks as _;
 use leadtrack_core::integration::{IntegrationSettings, Secret, WebhookSettings};
 use leadtrack_core::target::Targets;
 use leadtrack_core::testkit::mock_targets;
