@@ -71,7 +71,7 @@ fn unknown_event() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorCode;
+    use crate::error::ErrorCode;
 
     fn parse(body: &str) -> Result<NewWebhook, ValidationError> {
         hook_from_body(body.as_bytes(), &Targets::default())
