@@ -43,10 +43,14 @@ pub enum ErrorCode {
     LeadNotFound,
     /// No such conversion label in the key's project.
     ConversionLabelNotFound,
+    /// No such REST hook in the key's project (an addition).
+    HookNotFound,
     /// Wrong method on one of the lead paths.
     MethodNotAllowed,
     /// The lead already has an unfinished conversion job.
     JobPending,
+    /// The project has as many REST hooks as it may (an addition).
+    TooManyHooks,
     /// The body is over the size limit.
     PayloadTooLarge,
     /// The request's content type is not accepted.
@@ -84,9 +88,10 @@ impl ErrorCode {
             Self::ProjectNotFound
             | Self::LeadNotFound
             | Self::ConversionLabelNotFound
+            | Self::HookNotFound
             | Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
-            Self::JobPending => 409,
+            Self::JobPending | Self::TooManyHooks => 409,
             Self::PayloadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
             Self::UriTooLong => 414,

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 
-use leadtrack_core::{ErrorCode, LeadStore, Spending};
+use leadtrack_core::{ErrorCode, LeadStore, LeadWebhooks, Spending};
 use leadtrack_warp::Config;
 use tokio::net::TcpListener;
 use warp::reply::Response;
@@ -20,7 +20,7 @@ use crate::{Readiness, ServeOptions, access, demo, health, serve_app_with};
 /// (liveness) and `GET /readyz` (readiness, always ready here: see [`app_with`]), and a
 /// JSON `404 not_found` for every other path; one log line per request (method, path
 /// without the query, route, status, latency) and its metrics.
-pub fn app<S: LeadStore + Spending + Clone>(
+pub fn app<S: LeadStore + LeadWebhooks + Spending + Clone>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (impl Reply,), Error = Infallible> + Clone + Send + Sync + 'static {
@@ -42,7 +42,7 @@ pub fn app_with<S, P>(
     pages: P,
 ) -> impl Filter<Extract = (impl Reply,), Error = Infallible> + Clone + Send + Sync + 'static
 where
-    S: LeadStore + Spending + Clone,
+    S: LeadStore + LeadWebhooks + Spending + Clone,
     P: Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static,
 {
     let not_found = warp::any().map(|| leadtrack_http::error(ErrorCode::NotFound, "Not found"));
@@ -73,7 +73,7 @@ where
 ///
 /// Binding is left to the caller, so tests bind port 0 and know the address before the
 /// server starts, and a port in use is reported before anything else happens.
-pub async fn serve<S: LeadStore + Spending + Clone>(
+pub async fn serve<S: LeadStore + LeadWebhooks + Spending + Clone>(
     listener: TcpListener,
     store: S,
     config: Config,

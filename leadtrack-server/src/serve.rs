@@ -55,6 +55,7 @@ pub(crate) async fn serve<S: Store + Clone>(
             per_ip: args.rate_limit_ip,
             per_key: args.rate_limit_key,
         },
+        targets: targets.clone(),
         ..Config::default()
     };
     let outbound = leadtrack_platforms::check::client(targets.clone());

@@ -33,7 +33,7 @@ pub struct Parts {
     pub worker: bool,
     /// The lead sources' settings (Meta's app, for its webhook).
     pub sources: leadtrack_sources::Config,
-    /// The addresses the worker and the fetcher may call: the mock platforms' loopback
+    /// The addresses the worker, the fetcher and REST hooks may call: the mock platforms' loopback
     /// and `http://` by default ([`leadtrack_core::testkit::mock_targets`]).
     pub targets: leadtrack_core::target::Targets,
 }
@@ -166,7 +166,12 @@ pub async fn spawn_app_on<S: Store + Clone>(store: S, parts: Parts) -> TestApp {
             .boxed(),
         None => sources.boxed(),
     };
-    let app = crate::app_with(store.clone(), parts.config, Readiness::new(), pages);
+    // REST hooks may name the same loopback mocks the worker may call.
+    let config = leadtrack_warp::Config {
+        targets: parts.targets.clone(),
+        ..parts.config
+    };
+    let app = crate::app_with(store.clone(), config, Readiness::new(), pages);
     tokio::spawn(crate::serve_app(listener, app, until_stopped()));
     let (worker_store, targets) = (store.clone(), parts.targets.clone());
     let start_worker = move || {

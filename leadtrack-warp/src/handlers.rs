@@ -17,10 +17,11 @@ use leadtrack_core::request::status::person_from_body;
 use leadtrack_core::request::{CreateRoute, LeadQuery, NewLead, StatusUpdate};
 use leadtrack_core::roas::{GetRoasResponse, RoasQuery};
 use leadtrack_core::spam::SpamReason;
-use leadtrack_core::{ErrorCode, LeadStore, Spending};
+use leadtrack_core::{ErrorCode, LeadStore, LeadWebhooks, Spending};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use crate::hooks;
 use crate::rate::Limiters;
 use crate::reply::{self, ApiError};
 use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
@@ -40,7 +41,7 @@ pub(crate) struct Api<S> {
 
 /// Answers a request on one of the lead paths, as the route table `found` it, CORS headers
 /// included.
-pub(crate) async fn handle<S: LeadStore + Spending>(
+pub(crate) async fn handle<S: LeadStore + LeadWebhooks + Spending>(
     api: &Api<S>,
     found: Found<'_, Operation>,
     request: &Request,
@@ -48,7 +49,7 @@ pub(crate) async fn handle<S: LeadStore + Spending>(
 ) -> Response {
     let mut response = match found {
         _ if request.method == Method::OPTIONS => reply::preflight(),
-        Found::Route(operation, _) => {
+        Found::Route(operation, params) => {
             let result = match operation {
                 Operation::CreateLead => create_lead(api, request, body).await,
                 Operation::CreateServerSideLead => {
@@ -62,6 +63,10 @@ pub(crate) async fn handle<S: LeadStore + Spending>(
                 Operation::GetRoas => get_roas(api, request).await,
                 Operation::ErasePerson => erase_person(api, request, body).await,
                 Operation::ExportPerson => export_person(api, request).await,
+                Operation::CreateHook => hooks::create(api, request, body).await,
+                Operation::ListHooks => hooks::list(api, request).await,
+                Operation::DeleteHook => hooks::delete(api, request, params.get("id")).await,
+                Operation::GetHookSample => hooks::sample(api, request).await,
             };
             result.unwrap_or_else(ApiError::into_response)
         }
@@ -185,7 +190,11 @@ async fn create_server_side_lead<S: LeadStore>(
 
 /// The body of a POST: `415` for a content type other than JSON or text, `413` past the
 /// limit.
-async fn read_json_body(config: &Config, request: &Request, body: Body) -> Result<Bytes, ApiError> {
+pub(crate) async fn read_json_body(
+    config: &Config,
+    request: &Request,
+    body: Body,
+) -> Result<Bytes, ApiError> {
     check_content_type(&request.headers)?;
     read_body(&request.headers, body, config.body_limit).await
 }

@@ -3,8 +3,10 @@
 //! [`routes`] serves the seven paths of the HTTP contract under `/api/leads/` (its first
 //! five, and `getLeadJobs` and `getLeadActivity`, which show what became of a lead's
 //! conversions and everything that happened to it), the report of spend against leads
-//! (`/api/reports/roas`) and a person's data, erased or exported (`/api/privacy/`), generic over any [`LeadStore`] that is also [`Spending`], each
-//! declared once in a route table. It claims a request only
+//! (`/api/reports/roas`), a person's data, erased or exported (`/api/privacy/`), and the
+//! REST hooks automation tools subscribe with (`/api/hooks`), generic over any
+//! [`LeadStore`] that is also [`LeadWebhooks`] and [`Spending`], each declared once in a
+//! route table. It claims a request only
 //! when its path is one of those; everything else is rejected untouched, so the host's own
 //! routes and its 404 keep working. Once a path is claimed, every outcome (errors, 405, CORS
 //! preflight) is answered by leadtrack itself: the host needs no `.recover()`.
@@ -35,6 +37,10 @@
 //! | `GET /api/reports/roas` | 200 with what each source, campaign or label cost and returned |
 //! | `POST /api/privacy/erase` | 200 with the person's leads erased and what platforms kept |
 //! | `GET /api/privacy/export` | 200 with everything kept about a person, as one document |
+//! | `POST /api/hooks` | 201 with a REST hook subscribed to one event |
+//! | `GET /api/hooks` | 200 with the key's project's REST hooks |
+//! | `DELETE /api/hooks/{id}` | 204, the hook unsubscribed |
+//! | `GET /api/hooks/sample` | 200 with a list of one sample payload of an event |
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`]. The
 //! routes are described for tools by an OpenAPI 3.1 document, [`OPENAPI`], which
@@ -50,6 +56,7 @@
 #![forbid(unsafe_code)]
 
 mod handlers;
+mod hooks;
 mod openapi;
 mod rate;
 mod reply;
@@ -58,7 +65,8 @@ mod script;
 
 use std::sync::{Arc, LazyLock};
 
-use leadtrack_core::{LeadStore, Spending};
+use leadtrack_core::target::Targets;
+use leadtrack_core::{LeadStore, LeadWebhooks, Spending};
 use leadtrack_http::{Request, Router};
 use strum::{IntoStaticStr, VariantArray};
 use warp::http::Method;
@@ -83,6 +91,9 @@ pub struct Config {
     /// Token buckets per client address and project (createLead) and per API key (the
     /// keyed routes); past one, `429 rate_limited`. See [`RateLimits::default`].
     pub rate_limits: RateLimits,
+    /// The addresses REST hooks may post to: the server's one rule for outbound
+    /// addresses, `https://` to public hosts by default.
+    pub targets: Targets,
 }
 
 impl Default for Config {
@@ -92,6 +103,7 @@ impl Default for Config {
             trust_forwarded_for: false,
             cors_origins: CorsOrigins::Any,
             rate_limits: RateLimits::default(),
+            targets: Targets::default(),
         }
     }
 }
@@ -105,8 +117,8 @@ pub enum CorsOrigins {
     List(Vec<String>),
 }
 
-/// The operations, one per path: the contract's five, `getLeadJobs`, `getLeadActivity` and
-/// the report of spend against leads.
+/// The operations: the contract's five, `getLeadJobs`, `getLeadActivity`, the report of
+/// spend against leads, a person's data and the REST hooks.
 ///
 /// Each is named in its path as written here (`createLead`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, VariantArray)]
@@ -126,6 +138,14 @@ enum Operation {
     ErasePerson,
     /// `GET /api/privacy/export`, an addition: everything kept about a person.
     ExportPerson,
+    /// `POST /api/hooks`, an addition: a REST hook subscribed.
+    CreateHook,
+    /// `GET /api/hooks`, an addition: the project's REST hooks.
+    ListHooks,
+    /// `DELETE /api/hooks/{id}`, an addition: a REST hook unsubscribed.
+    DeleteHook,
+    /// `GET /api/hooks/sample`, an addition: a sample payload of an event.
+    GetHookSample,
 }
 
 impl Operation {
@@ -167,6 +187,10 @@ static ROUTES: LazyLock<Router<Operation>> = LazyLock::new(|| {
             (Method::GET, "/api/reports/roas", Operation::GetRoas),
             (Method::POST, "/api/privacy/erase", Operation::ErasePerson),
             (Method::GET, "/api/privacy/export", Operation::ExportPerson),
+            (Method::POST, "/api/hooks", Operation::CreateHook),
+            (Method::GET, "/api/hooks", Operation::ListHooks),
+            (Method::DELETE, "/api/hooks/{id}", Operation::DeleteHook),
+            (Method::GET, "/api/hooks/sample", Operation::GetHookSample),
         ],
         false,
     )
@@ -182,7 +206,7 @@ pub fn operation_at(path: &str) -> Option<&'static str> {
 ///
 /// Combine with a host app's filters by `.or(...)`. Requests to other paths are rejected
 /// with warp's "not found", which lets the host's routes (and its own 404) answer them.
-pub fn routes<S: LeadStore + Spending>(
+pub fn routes<S: LeadStore + LeadWebhooks + Spending>(
     store: S,
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {

@@ -55,12 +55,15 @@ mod tests {
                 .iter()
                 .find(|(_, _, routed)| routed == operation)
                 .unwrap_or_else(|| panic!("{operation:?} has no route"));
-            // The lead routes are named by their operation; the report is under its own
-            // prefix.
+            // The lead routes are named by their operation; the others are under their own
+            // prefixes.
             let expected = match operation {
                 Operation::GetRoas => "/api/reports/roas".to_owned(),
                 Operation::ErasePerson => "/api/privacy/erase".to_owned(),
                 Operation::ExportPerson => "/api/privacy/export".to_owned(),
+                Operation::CreateHook | Operation::ListHooks => "/api/hooks".to_owned(),
+                Operation::DeleteHook => "/api/hooks/{id}".to_owned(),
+                Operation::GetHookSample => "/api/hooks/sample".to_owned(),
                 _ => format!("{PREFIX}{}", operation.segment()),
             };
             assert_eq!(*path, expected);
@@ -70,7 +73,13 @@ mod tests {
             let method = method.as_str().to_ascii_lowercase();
             let mut methods: Vec<&str> = item.keys().map(String::as_str).collect();
             methods.sort_unstable();
-            let mut expected = vec![method.as_str(), "options"];
+            // Every method the router has for the path, and the preflight.
+            let mut expected: Vec<String> = rows
+                .iter()
+                .filter(|(_, other, _)| other == path)
+                .map(|(method, ..)| method.as_str().to_ascii_lowercase())
+                .chain(["options".to_owned()])
+                .collect();
             expected.sort_unstable();
             assert_eq!(methods, expected, "{path}");
             assert_eq!(

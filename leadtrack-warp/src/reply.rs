@@ -128,7 +128,7 @@ impl From<StoreError> for ApiError {
 }
 
 /// The methods a preflight allows.
-const ALLOW_METHODS: &str = "GET, POST, OPTIONS";
+const ALLOW_METHODS: &str = "GET, POST, DELETE, OPTIONS";
 /// The request headers a preflight allows.
 const ALLOW_HEADERS: &str = "Content-Type, X-API-Key";
 

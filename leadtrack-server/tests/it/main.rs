@@ -6,6 +6,7 @@ mod compression;
 mod connections;
 mod demo;
 mod front_door;
+mod hooks;
 mod inbound;
 mod openapi;
 mod probes;

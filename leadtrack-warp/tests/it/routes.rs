@@ -28,6 +28,7 @@ use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::types::{
     Consent, ConsentStatus, LeadId, LeadIdentifier, LeadStatus, ProjectId,
 };
+use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookStatus};
 use leadtrack_core::{LeadStore, Store, StoreError, StoreResult};
 use leadtrack_sqlite::SqliteStore;
 use leadtrack_warp::{Config, CorsOrigins, routes};
@@ -155,6 +156,11 @@ impl App {
         self.send(req).await
     }
 
+    async fn delete(&self, path: &str, key: &str) -> Reply {
+        self.send(request("DELETE", path).header("x-api-key", key))
+            .await
+    }
+
     async fn get(&self, path_and_query: &str) -> Reply {
         self.send(request("GET", path_and_query).header("x-api-key", &self.key))
             .await
@@ -278,7 +284,7 @@ mod general {
             assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
             assert_eq!(
                 reply.header("access-control-allow-methods"),
-                Some("GET, POST, OPTIONS")
+                Some("GET, POST, DELETE, OPTIONS")
             );
             assert_eq!(
                 reply.header("access-control-allow-headers"),
@@ -675,6 +681,24 @@ mod general {
         }
     }
 
+    #[async_trait]
+    impl leadtrack_core::LeadWebhooks for FailingStore {
+        async fn create_webhook(
+            &self,
+            _: ProjectId,
+            _: NewWebhook,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Webhook> {
+            Err((self.fail)())
+        }
+        async fn webhooks(&self, _: ProjectId) -> StoreResult<Vec<WebhookStatus>> {
+            Err((self.fail)())
+        }
+        async fn remove_webhook(&self, _: ProjectId, _: uuid::Uuid) -> StoreResult<bool> {
+            Err((self.fail)())
+        }
+    }
+
     /// Every route, answered by a store that fails with `fail`.
     async fn replies_of_a_failing_store(fail: fn() -> StoreError) -> Vec<Reply> {
         let base = app().await;
@@ -703,6 +727,20 @@ mod general {
             failing.get("/api/leads/getLeadJobs?leadId=1").await,
             failing.get("/api/leads/getLeadActivity?leadId=1").await,
             failing.get("/api/reports/roas").await,
+            failing
+                .post(
+                    "/api/hooks",
+                    Some(&failing.key),
+                    json!({"targetUrl": "https://hooks.example/1", "event": "lead.created"}),
+                )
+                .await,
+            failing.get("/api/hooks").await,
+            failing
+                .delete(
+                    &format!("/api/hooks/{}", uuid::Uuid::new_v4()),
+                    &failing.key,
+                )
+                .await,
         ]
     }
 
@@ -2666,5 +2704,186 @@ mod export_person {
         let missing = app.get("/api/privacy/export").await;
         assert_eq!(missing.status, StatusCode::BAD_REQUEST);
         assert_eq!(missing.json()["code"], "missing_identifier");
+    }
+}
+
+mod hooks {
+    use super::*;
+    use leadtrack_core::target::Targets;
+    use leadtrack_core::webhook::{MAX_WEBHOOKS, WebhookEvents};
+
+    fn subscription(url: &str, event: &str) -> Value {
+        json!({"targetUrl": url, "event": event})
+    }
+
+    /// A second project of the app's store, with its own key.
+    async fn other_project(app: &App) -> String {
+        let new = NewProject {
+            public_id: Some("prj_other".into()),
+            name: "Other".into(),
+            currency: None,
+        };
+        let project = app.store.create_project(new, Utc::now()).await.unwrap();
+        let issued = app.store.issue_api_key(project.id, Utc::now()).await;
+        issued.unwrap().key
+    }
+
+    #[tokio::test]
+    async fn a_hook_is_subscribed_listed_and_unsubscribed() {
+        let app = app().await;
+        let url = "https://hooks.zapier.com/hooks/standard/1/abc/";
+        let created = app
+            .post(
+                "/api/hooks",
+                Some(&app.key),
+                subscription(url, "lead.created"),
+            )
+            .await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+        let hook = created.json();
+        assert_eq!(
+            (&hook["event"], &hook["targetUrl"]),
+            (&json!("lead.created"), &json!(url))
+        );
+        assert!(hook["secret"].as_str().unwrap().starts_with("whsec_"));
+        let id = hook["id"].as_str().unwrap().to_owned();
+        // A webhook added in the dashboard is no REST hook: the list leaves it out.
+        let plain = NewWebhook::new(
+            "https://crm.example/hook",
+            &Targets::default(),
+            None,
+            WebhookEvents::all(),
+        )
+        .unwrap();
+        let plain = app
+            .store
+            .create_webhook(app.project.id, plain, Utc::now())
+            .await
+            .unwrap();
+
+        let listed = app.get("/api/hooks").await;
+        assert_eq!(listed.status, StatusCode::OK);
+        let expected = json!({"hooks": [{
+            "id": id, "event": "lead.created", "targetUrl": url,
+            "createdAt": hook["createdAt"],
+        }]});
+        assert_eq!(listed.json(), expected, "no secret in the list");
+
+        let plain_path = format!("/api/hooks/{}", plain.id);
+        let refused = app.delete(&plain_path, &app.key).await;
+        assert_error(&refused, 404, "hook_not_found");
+        let deleted = app.delete(&format!("/api/hooks/{id}"), &app.key).await;
+        assert_eq!(
+            (deleted.status, deleted.text.as_str()),
+            (StatusCode::NO_CONTENT, "")
+        );
+        assert_eq!(app.get("/api/hooks").await.json(), json!({"hooks": []}));
+        let again = app.delete(&format!("/api/hooks/{id}"), &app.key).await;
+        assert_error(&again, 404, "hook_not_found");
+        assert_error(
+            &app.delete("/api/hooks/zap-1", &app.key).await,
+            404,
+            "hook_not_found",
+        );
+        let statuses = app.store.webhooks(app.project.id).await.unwrap();
+        assert_eq!(statuses.len(), 1, "the dashboard's webhook stays");
+        let wrong = app.delete("/api/hooks/sample", &app.key).await;
+        assert_error(&wrong, 405, "method_not_allowed");
+        assert_eq!(wrong.header("allow"), Some("GET, OPTIONS"));
+    }
+
+    #[tokio::test]
+    async fn another_projects_key_can_neither_list_nor_delete_a_hook() {
+        let app = app().await;
+        let other = other_project(&app).await;
+        let created = app
+            .post(
+                "/api/hooks",
+                Some(&app.key),
+                subscription("https://a.example/h", "lead.lost"),
+            )
+            .await;
+        let id = created.json()["id"].as_str().unwrap().to_owned();
+        let listed = app
+            .send(request("GET", "/api/hooks").header("x-api-key", &other))
+            .await;
+        assert_eq!(listed.json(), json!({"hooks": []}));
+        let refused = app.delete(&format!("/api/hooks/{id}"), &other).await;
+        assert_error(&refused, 404, "hook_not_found");
+        assert_eq!(
+            app.get("/api/hooks").await.json()["hooks"][0]["id"],
+            id.as_str()
+        );
+        let no_key = app.send(request("GET", "/api/hooks")).await;
+        assert_error(&no_key, 401, "missing_api_key");
+    }
+
+    #[tokio::test]
+    async fn bad_subscriptions_are_refused_and_change_nothing() {
+        let app = app().await;
+        let cases = [
+            (
+                json!({"event": "lead.created"}),
+                "missing_field",
+                "Missing required field: targetUrl",
+            ),
+            (
+                subscription("https://a.example/h", "lead.deleted"),
+                "invalid_field",
+                "Invalid field: event must be one of lead.created, lead.updated, lead.converted, lead.lost, lead.erased",
+            ),
+            (
+                subscription("https://10.1.2.3/h", "lead.created"),
+                "invalid_field",
+                "Invalid field: targetUrl cannot be called: the address is private (10.1.2.3); the server's operator can allow it",
+            ),
+        ];
+        for (body, code, message) in cases {
+            let reply = app.post("/api/hooks", Some(&app.key), body).await;
+            assert_eq!(assert_error(&reply, 400, code)["message"], message);
+        }
+        assert_eq!(app.get("/api/hooks").await.json(), json!({"hooks": []}));
+
+        for n in 0..MAX_WEBHOOKS {
+            let url = format!("https://a.example/{n}");
+            let reply = app
+                .post(
+                    "/api/hooks",
+                    Some(&app.key),
+                    subscription(&url, "lead.created"),
+                )
+                .await;
+            assert_eq!(reply.status, StatusCode::CREATED);
+        }
+        let over = app
+            .post(
+                "/api/hooks",
+                Some(&app.key),
+                subscription("https://a.example/x", "lead.created"),
+            )
+            .await;
+        let body = assert_error(&over, 409, "too_many_hooks");
+        assert_eq!(body["message"], "A project has at most 20 REST hooks");
+    }
+
+    #[tokio::test]
+    async fn the_sample_is_a_list_of_one_payload_of_the_event() {
+        let app = app().await;
+        let reply = app.get("/api/hooks/sample?event=lead.converted").await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        let samples = reply.json();
+        let sample = &samples.as_array().unwrap()[..];
+        assert_eq!(sample.len(), 1);
+        assert_eq!(sample[0]["type"], "lead.converted");
+        assert_eq!(sample[0]["projectId"], "prj_test");
+        assert_eq!(
+            (&sample[0]["currency"], &sample[0]["price"]),
+            (&json!("EUR"), &json!(120_000))
+        );
+        assert_eq!(sample[0]["lead"]["email"], "ada@example.com");
+        let missing = app.get("/api/hooks/sample").await;
+        assert_error(&missing, 400, "invalid_query");
+        let unknown = app.get("/api/hooks/sample?event=lead.deleted").await;
+        assert_error(&unknown, 400, "invalid_query");
     }
 }
