@@ -159,6 +159,7 @@ fn describe(status: &WebhookStatus) -> Value {
         "id": hook.id,
         "url": hook.url,
         "events": hook.events,
+        "restHook": hook.rest_hook,
         "createdAt": format(&hook.created_at),
         "pending": status.pending,
         "delivered": status.delivered,
@@ -182,8 +183,10 @@ fn print_status(status: &WebhookStatus) {
             )
         },
     );
+    // REST hooks were subscribed by an automation tool through the API.
+    let origin = if hook.rest_hook { "  (REST hook)" } else { "" };
     say!(
-        "{}  {}  [{}]  pending={} delivered={} failed={}  {last}",
+        "{}  {}  [{}]{origin}  pending={} delivered={} failed={}  {last}",
         hook.id,
         hook.url,
         hook.events,

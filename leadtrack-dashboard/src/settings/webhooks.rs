@@ -22,6 +22,8 @@ use crate::session::Form;
 struct HookRow {
     id: String,
     url: String,
+    /// Subscribed by an automation tool through the API (`/api/hooks`).
+    rest_hook: bool,
     events: Vec<&'static str>,
     pending: u64,
     delivered: u64,
@@ -115,6 +117,7 @@ async fn webhooks_page<S: Admin + LeadWebhooks>(
         .map(|status| HookRow {
             id: status.webhook.id.to_string(),
             url: status.webhook.url.clone(),
+            rest_hook: status.webhook.rest_hook,
             events: status.webhook.events.iter().map(<&str>::from).collect(),
             pending: status.pending,
             delivered: status.delivered,

@@ -1234,6 +1234,46 @@ async fn lead_webhooks_are_added_with_their_secret_shown_once_and_removed() {
     assert_eq!(app.store.webhooks(app.alpha.id).await.unwrap().len(), 1);
 }
 
+/// A REST hook an automation tool subscribed is listed with the others, marked as such,
+/// and an owner can remove it like any webhook.
+#[tokio::test]
+async fn rest_hooks_are_listed_marked_and_removable() {
+    let app = app().await;
+    let owner = app.owner().await;
+    let path = "/projects/alpha/settings/webhooks";
+    let targets = leadtrack_core::target::Targets::default();
+    let event = leadtrack_core::webhook::WebhookEvent::LeadConverted;
+    let zap = leadtrack_core::webhook::NewWebhook::rest_hook(
+        "https://hooks.zapier.com/1",
+        &targets,
+        event,
+    );
+    let zap = app
+        .store
+        .create_webhook(app.alpha.id, zap.unwrap(), Utc::now())
+        .await
+        .unwrap();
+    let page = app.get(path, &owner.cookie).await;
+    let row = page
+        .text
+        .split("<tr>")
+        .find(|row| row.contains("hooks.zapier.com"))
+        .unwrap();
+    assert!(row.contains(r#"<span class="badge muted" title="Added by an automation tool through the API; removed when its target answers 410 Gone">REST hook</span>"#), "{row}");
+    assert!(row.contains(r#"<span class="badge">lead.converted</span>"#));
+
+    let removed = app
+        .post(&owner, &format!("{path}/{}/remove", zap.id), &[])
+        .await;
+    assert!(
+        app.follow(&owner, &removed)
+            .await
+            .text
+            .contains("Webhook removed")
+    );
+    assert!(app.store.webhooks(app.alpha.id).await.unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn keys_are_shown_once_and_refused_once_revoked() {
     let app = app().await;
