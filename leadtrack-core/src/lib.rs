@@ -15,7 +15,7 @@
 //! 4. [`matching`]: how emails, phones and search terms match; [`target`]: the one rule for
 //!    an address the server calls;
 //! 5. the records: [`assignment`] (who a lead is given to), [`lead`], [`channel`] (where a lead came from), [`alert`] (telling the team of leads), [`label`], [`project`], [`key`], [`account`] (users,
-//!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`oauth`] (platforms connected by signing in), [`job`], [`webhook`] (lead webhooks),
+//!    sessions, who did what), [`link`] (one-use links: invitations, resets), [`integration`], [`crm`] (leads kept in a CRM), [`oauth`] (platforms connected by signing in), [`job`], [`webhook`] (lead webhooks),
 //!    [`activity`] (a lead's history), [`comment`] (the team's thread on a lead), [`next_step`] (when a lead is acted on next), [`draft`] (ratings kept for review before sending),
 //!    [`saved_view`] (inbox views kept with a name), [`report`] (leads counted by where
 //!    they came from);
@@ -83,6 +83,7 @@ pub mod account;
 
 pub mod link;
 
+pub mod crm;
 pub mod integration;
 
 pub mod oauth;
@@ -148,7 +149,7 @@ mod chain {
     use std::path::{Path, PathBuf};
 
     /// The modules in chain order, as the crate docs state it.
-    const CHAIN: [&str; 41] = [
+    const CHAIN: [&str; 42] = [
         "time",
         "error",
         "types",
@@ -166,6 +167,7 @@ mod chain {
         "account",
         "link",
         "integration",
+        "crm",
         "oauth",
         "source",
         "job",

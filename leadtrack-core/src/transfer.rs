@@ -239,7 +239,8 @@ pub const TABLES: &[Table] = &[
             column("secret", Text),
             column("events", Int),
             column("created_at", Int),
-            column("rest_hook", Bool),
+            column("kind", Text),
+            column("options", Text),
         ],
     },
     Table {
@@ -511,6 +512,16 @@ pub const TABLES: &[Table] = &[
             column("lead_id", Int),
             column("kind", Text),
             column("created_at", Int),
+        ],
+    },
+    Table {
+        name: "crm_records",
+        key: None,
+        columns: &[
+            column("webhook_id", Kind::Uuid),
+            column("lead_id", Int),
+            column("contact_id", Text),
+            column("deal_id", Text),
         ],
     },
     Table {

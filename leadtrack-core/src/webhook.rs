@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use strum::VariantArray;
 use uuid::Uuid;
 
+use crate::crm::CrmOptions;
 use crate::integration::{Secret, generate_webhook_secret};
 use crate::job::Lease;
 use crate::target::{Refusal, Targets};
@@ -24,6 +25,51 @@ use crate::types::{AttemptOutcome, LeadId, ProjectId};
 
 /// The most webhooks one project may have, and apart from them the most REST hooks.
 pub const MAX_WEBHOOKS: usize = 20;
+
+/// The events a CRM sync hears: a lead's arrival and merges make its contact, its ratings
+/// its deal.
+pub const CRM_EVENTS: [WebhookEvent; 4] = [
+    WebhookEvent::LeadCreated,
+    WebhookEvent::LeadUpdated,
+    WebhookEvent::LeadConverted,
+    WebhookEvent::LeadLost,
+];
+
+/// What a webhook is: who added it, and how its events are delivered.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::AsRefStr,
+    strum::Display,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "snake_case")]
+pub enum WebhookKind {
+    /// Added in the dashboard or on the command line: each event a signed post.
+    #[default]
+    Webhook,
+    /// Subscribed by an automation tool through the API (`POST /api/hooks`): signed posts
+    /// of one event; removed when its target answers `410 Gone`.
+    RestHook,
+    /// A HubSpot sync ([`crate::crm`]): its URL is HubSpot's API, its secret the private
+    /// app's access token, and each event upserts the lead's contact or deal.
+    Hubspot,
+}
+
+impl WebhookKind {
+    /// How many of this kind a project may have.
+    pub fn limit(self) -> usize {
+        match self {
+            Self::Webhook | Self::RestHook => MAX_WEBHOOKS,
+            Self::Hubspot => 1,
+        }
+    }
+}
 
 /// Something that happened to a lead, which webhooks may subscribe to.
 #[derive(
@@ -188,6 +234,9 @@ pub enum WebhookError {
     /// The project has [`MAX_WEBHOOKS`] REST hooks already.
     #[error("a project has at most {MAX_WEBHOOKS} REST hooks")]
     TooManyHooks,
+    /// The project has a sync with this CRM already.
+    #[error("the project is connected to HubSpot already")]
+    CrmConnected,
 }
 
 impl WebhookError {
@@ -195,7 +244,7 @@ impl WebhookError {
     /// the webhook as a whole.
     pub fn field(&self) -> &'static str {
         match self {
-            Self::TooMany | Self::TooManyHooks => "",
+            Self::TooMany | Self::TooManyHooks | Self::CrmConnected => "",
             Self::Url(_) => "url",
             Self::NoEvents | Self::UnknownEvent(_) => "events",
             Self::BlankSecret => "secret",
@@ -212,9 +261,10 @@ pub struct NewWebhook {
     pub secret: Secret,
     /// The events posted.
     pub events: WebhookEvents,
-    /// Whether an automation tool subscribed it through the API (`POST /api/hooks`): a
-    /// REST hook, removed when its target answers `410 Gone`.
-    pub rest_hook: bool,
+    /// What it is.
+    pub kind: WebhookKind,
+    /// For a CRM sync: where its deals go.
+    pub crm: Option<CrmOptions>,
 }
 
 impl NewWebhook {
@@ -241,7 +291,8 @@ impl NewWebhook {
             url,
             secret,
             events,
-            rest_hook: false,
+            kind: WebhookKind::Webhook,
+            crm: None,
         })
     }
 
@@ -254,18 +305,35 @@ impl NewWebhook {
     ) -> Result<Self, WebhookError> {
         let events = WebhookEvents::from_iter([event]);
         Ok(Self {
-            rest_hook: true,
+            kind: WebhookKind::RestHook,
             ..Self::new(url, targets, None, events)?
+        })
+    }
+
+    /// A HubSpot sync with a private app's `access_token`, calling `api` (HubSpot's API,
+    /// `https://api.hubapi.com`, or a server `targets` allows in its place).
+    pub fn hubspot(
+        api: &str,
+        targets: &Targets,
+        access_token: Secret,
+        options: CrmOptions,
+    ) -> Result<Self, WebhookError> {
+        let events = CRM_EVENTS.into_iter().collect();
+        Ok(Self {
+            kind: WebhookKind::Hubspot,
+            crm: Some(options),
+            ..Self::new(api, targets, Some(access_token), events)?
         })
     }
 
     /// Whether the project's `count` webhooks of this one's kind leave room for it; the
     /// error says which limit it meets.
     pub fn fits(&self, count: usize) -> Result<(), WebhookError> {
-        match (count < MAX_WEBHOOKS, self.rest_hook) {
-            (true, _) => Ok(()),
-            (false, false) => Err(WebhookError::TooMany),
-            (false, true) => Err(WebhookError::TooManyHooks),
+        match self.kind {
+            _ if count < self.kind.limit() => Ok(()),
+            WebhookKind::Webhook => Err(WebhookError::TooMany),
+            WebhookKind::RestHook => Err(WebhookError::TooManyHooks),
+            WebhookKind::Hubspot => Err(WebhookError::CrmConnected),
         }
     }
 
@@ -299,8 +367,10 @@ pub struct Webhook {
     pub events: WebhookEvents,
     /// When it was added.
     pub created_at: DateTime<Utc>,
-    /// Whether it is a REST hook ([`NewWebhook::rest_hook`]).
-    pub rest_hook: bool,
+    /// What it is.
+    pub kind: WebhookKind,
+    /// For a CRM sync: where its deals go.
+    pub crm: Option<CrmOptions>,
 }
 
 /// One attempt to post an event to a webhook, as recorded.

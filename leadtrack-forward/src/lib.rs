@@ -50,6 +50,7 @@ mod deliverer;
 mod ga4;
 mod google;
 mod google_ads;
+mod hubspot;
 mod linkedin;
 mod meta;
 mod microsoft_ads;

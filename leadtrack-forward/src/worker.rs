@@ -15,14 +15,14 @@ use leadtrack_core::job::{Attempt, ClaimedJob};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::target::Targets;
 use leadtrack_core::types::{AttemptOutcome, DeliveryState, IntegrationKind};
-use leadtrack_core::webhook::{Webhook, WebhookAttempt};
+use leadtrack_core::webhook::{ClaimedWebhookEvent, Webhook, WebhookAttempt, WebhookKind};
 use leadtrack_core::{JobQueue, LeadWebhooks, StoreError, StoreResult};
 use tokio::sync::watch;
 
 use crate::batch::{Due, Groups, Sent, send_group};
 use crate::deliverer::{Deliverer, Plan, goes_alone};
 use crate::retry::{RetryPolicy, random_unit};
-use crate::webhook;
+use crate::{hubspot, webhook};
 use leadtrack_platforms::Outcome;
 
 /// How the worker runs.
@@ -226,10 +226,10 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
             return Ok(false);
         };
         let started = Instant::now();
-        let outcome = webhook::deliver_event(&self.deliverer.http, &claimed, Utc::now()).await;
+        let (outcome, destination) = self.deliver_event(&claimed).await?;
         let attempts = claimed.attempts + 1;
         let attempt = self.settle(attempts, claimed.occurred_at, outcome);
-        record_delivery("lead_webhook", attempt.outcome, started.elapsed());
+        record_delivery(destination, attempt.outcome, started.elapsed());
         tracing::info!(
             webhook = %claimed.webhook.id,
             event = %claimed.event,
@@ -245,7 +245,8 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
             .store
             .record_webhook_attempt(claimed.id, claimed.lease.token, &attempt)
             .await;
-        if recorded.is_ok() && claimed.webhook.rest_hook && attempt.http_status == Some(410) {
+        let rest_hook = claimed.webhook.kind == WebhookKind::RestHook;
+        if recorded.is_ok() && rest_hook && attempt.http_status == Some(410) {
             self.unsubscribe(&claimed.webhook).await?;
         }
         match recorded {
@@ -260,6 +261,22 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
             }
             Err(err) => Err(err),
         }
+    }
+
+    /// Delivers a claimed event as its webhook's kind does: a signed post, or a HubSpot
+    /// sync. The outcome, and the destination's name in the metrics.
+    async fn deliver_event(
+        &self,
+        claimed: &ClaimedWebhookEvent,
+    ) -> StoreResult<(Outcome, &'static str)> {
+        let http = &self.deliverer.http;
+        Ok(match claimed.webhook.kind {
+            WebhookKind::Hubspot => (hubspot::sync(&self.store, http, claimed).await?, "hubspot"),
+            WebhookKind::Webhook | WebhookKind::RestHook => {
+                let outcome = webhook::deliver_event(http, claimed, Utc::now()).await;
+                (outcome, "lead_webhook")
+            }
+        })
     }
 
     /// Removes a REST hook whose target answered `410 Gone`: the subscriber has gone

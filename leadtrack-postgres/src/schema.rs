@@ -64,7 +64,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0037_spend_source_settings.sql"),
     include_str!("../migrations/0038_erasure.sql"),
     include_str!("../migrations/0039_retention.sql"),
-    include_str!("../migrations/0040_rest_hooks.sql"),
+    include_str!("../migrations/0040_webhook_kinds.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -13,6 +13,7 @@ use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectE
 use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
+use leadtrack_core::crm::CrmRecord;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::import::{ImportCounts, ImportedLead};
 use leadtrack_core::inbound::InboundHook;
@@ -752,6 +753,12 @@ on_pool! {
         transaction fn remove_webhook(project: ProjectId, id: Uuid)
             -> StoreResult<bool>
             => |tx| webhooks::remove(&tx, project, id).await?;
+        read fn crm_record(webhook: Uuid, lead: LeadId)
+            -> StoreResult<CrmRecord>
+            => |c| webhooks::crm_record(c, webhook, lead);
+        transaction fn save_crm_record(webhook: Uuid, lead: LeadId, record: &CrmRecord)
+            -> StoreResult<()>
+            => |tx| webhooks::save_crm_record(&tx, webhook, lead, record).await?;
     }
 }
 

@@ -13,6 +13,7 @@ use leadtrack_core::types::*;
 use chrono::Duration;
 use leadtrack_core::api::Rating;
 use leadtrack_core::api::WebhookBody;
+use leadtrack_core::crm::{CrmOptions, CrmRecord};
 use leadtrack_core::integration::Secret;
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
@@ -31,7 +32,7 @@ use crate::{admin, lookup};
 
 /// The columns [`webhook`] reads, in order (of `webhooks`, which queries may alias `w`).
 const WEBHOOK_COLUMNS: &str =
-    "w.id, w.project_id, w.url, w.secret, w.events, w.created_at, w.rest_hook";
+    "w.id, w.project_id, w.url, w.secret, w.events, w.created_at, w.kind, w.options";
 
 /// A webhook from a row of [`WEBHOOK_COLUMNS`].
 fn webhook(row: &Row, vault: &Vault) -> Result<Webhook, Error> {
@@ -42,7 +43,16 @@ fn webhook(row: &Row, vault: &Vault) -> Result<Webhook, Error> {
         secret: Secret::new(vault.open(WEBHOOK_SECRET, row.try_get(3)?)?),
         events: WebhookEvents::from_bits(row.try_get(4)?),
         created_at: from_millis(row.try_get(5)?),
-        rest_hook: row.try_get(6)?,
+        kind: rows::parse("webhooks.kind", row.try_get(6)?)?,
+        crm: row
+            .try_get::<_, Option<String>>(7)?
+            .map(|json| {
+                CrmOptions::from_json(&json).ok_or(Error::Corrupt {
+                    column: "webhooks.options",
+                    value: json,
+                })
+            })
+            .transpose()?,
     })
 }
 
@@ -82,8 +92,8 @@ pub(crate) async fn create(
     new.validate().map_err(invalid)?;
     let existing = one(
         c,
-        "SELECT count(*) FROM webhooks WHERE project_id = $1 AND rest_hook = $2",
-        &[&project.0, &new.rest_hook],
+        "SELECT count(*) FROM webhooks WHERE project_id = $1 AND kind = $2",
+        &[&project.0, &new.kind.as_ref()],
     )
     .await?;
     let existing = match existing {
@@ -93,18 +103,21 @@ pub(crate) async fn create(
     new.fits(usize::try_from(existing).unwrap_or(usize::MAX))
         .map_err(invalid)?;
     let sql = format!(
-        "INSERT INTO webhooks AS w (project_id, id, url, secret, events, created_at, rest_hook)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+        "INSERT INTO webhooks AS w
+             (project_id, id, url, secret, events, created_at, kind, options)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          RETURNING {WEBHOOK_COLUMNS}"
     );
-    let params: [&(dyn ToSql + Sync); 7] = [
+    let options = new.crm.as_ref().map(CrmOptions::to_json);
+    let params: [&(dyn ToSql + Sync); 8] = [
         &project.0,
         &Uuid::new_v4(),
         &new.url,
         &vault.seal(WEBHOOK_SECRET, new.secret.expose()),
         &new.events.bits(),
         &to_millis(&now),
-        &new.rest_hook,
+        &new.kind.as_ref(),
+        &options,
     ];
     match one(c, &sql, &params).await? {
         Some(row) => webhook(&row, vault),
@@ -170,6 +183,45 @@ pub(crate) async fn list(
     Ok(statuses)
 }
 
+/// What the CRM of sync `webhook` calls `lead` ([`LeadWebhooks::crm_record`](leadtrack_core::LeadWebhooks::crm_record)).
+pub(crate) async fn crm_record(
+    c: &impl GenericClient,
+    webhook: Uuid,
+    lead: LeadId,
+) -> Result<CrmRecord, Error> {
+    let found = one(
+        c,
+        "SELECT contact_id, deal_id FROM crm_records WHERE webhook_id = $1 AND lead_id = $2",
+        &[&webhook, &lead.0],
+    )
+    .await?;
+    Ok(match found {
+        Some(row) => CrmRecord {
+            contact_id: row.try_get(0)?,
+            deal_id: row.try_get(1)?,
+        },
+        None => CrmRecord::default(),
+    })
+}
+
+/// Records what the CRM of sync `webhook` calls `lead`.
+pub(crate) async fn save_crm_record(
+    c: &impl GenericClient,
+    webhook: Uuid,
+    lead: LeadId,
+    record: &CrmRecord,
+) -> Result<(), Error> {
+    run(
+        c,
+        "INSERT INTO crm_records (webhook_id, lead_id, contact_id, deal_id) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (webhook_id, lead_id)
+         DO UPDATE SET contact_id = excluded.contact_id, deal_id = excluded.deal_id",
+        &[&webhook, &lead.0, &record.contact_id, &record.deal_id],
+    )
+    .await?;
+    Ok(())
+}
+
 /// Removes a webhook of the project and its events; `false` when the project has no such
 /// webhook. The webhook's row is locked first: a worker holding one of its events finishes
 /// its statement first, and an event being queued for it waits, then finds it gone.
@@ -193,6 +245,7 @@ pub(crate) async fn remove(
         &[&project.0, &id],
     )
     .await?;
+    run(c, "DELETE FROM crm_records WHERE webhook_id = $1", &[&id]).await?;
     run(
         c,
         "DELETE FROM webhooks WHERE project_id = $1 AND id = $2",

@@ -8,7 +8,7 @@ use leadtrack_core::integration::Secret;
 use leadtrack_core::target::Targets;
 use leadtrack_core::time::format;
 use leadtrack_core::webhook::WebhookEvents;
-use leadtrack_core::webhook::{NewWebhook, WebhookStatus};
+use leadtrack_core::webhook::{NewWebhook, WebhookKind, WebhookStatus};
 use leadtrack_core::{Admin, LeadWebhooks};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -106,7 +106,9 @@ pub(crate) async fn webhook_command<S: Admin + LeadWebhooks>(
         }
         WebhookCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
-            let hooks = store.webhooks(project.id).await.map_err(Failure::store)?;
+            let mut hooks = store.webhooks(project.id).await.map_err(Failure::store)?;
+            // A CRM sync is listed with the integrations.
+            hooks.retain(|status| status.webhook.kind != WebhookKind::Hubspot);
             if json {
                 let listed: Vec<Value> = hooks.iter().map(describe).collect();
                 say!("{}", Value::Array(listed));
@@ -159,7 +161,7 @@ fn describe(status: &WebhookStatus) -> Value {
         "id": hook.id,
         "url": hook.url,
         "events": hook.events,
-        "restHook": hook.rest_hook,
+        "kind": hook.kind.as_ref(),
         "createdAt": format(&hook.created_at),
         "pending": status.pending,
         "delivered": status.delivered,
@@ -184,7 +186,10 @@ fn print_status(status: &WebhookStatus) {
         },
     );
     // REST hooks were subscribed by an automation tool through the API.
-    let origin = if hook.rest_hook { "  (REST hook)" } else { "" };
+    let origin = match hook.kind {
+        WebhookKind::RestHook => "  (REST hook)",
+        WebhookKind::Webhook | WebhookKind::Hubspot => "",
+    };
     say!(
         "{}  {}  [{}]{origin}  pending={} delivered={} failed={}  {last}",
         hook.id,

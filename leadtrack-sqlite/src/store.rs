@@ -14,6 +14,7 @@ use leadtrack_core::activity::{Attribution, LeadEvent, ProjectActivity, ProjectE
 use leadtrack_core::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
 use leadtrack_core::assignment::RoundRobin;
 use leadtrack_core::comment::Comment;
+use leadtrack_core::crm::CrmRecord;
 use leadtrack_core::draft::Draft;
 use leadtrack_core::import::{ImportCounts, ImportedLead};
 use leadtrack_core::inbound::InboundHook;
@@ -685,6 +686,12 @@ on_threads! {
         write fn remove_webhook(project: ProjectId, id: Uuid)
             -> StoreResult<bool>
             => |conn| webhooks::remove(conn, project, id);
+        read fn crm_record(webhook: Uuid, lead: LeadId)
+            -> StoreResult<CrmRecord>
+            => |conn| webhooks::crm_record(conn, webhook, lead);
+        write fn save_crm_record(webhook: Uuid, lead: LeadId, record: &CrmRecord)
+            -> StoreResult<()> [record]
+            => |conn| webhooks::save_crm_record(conn, webhook, lead, &record);
     }
 }
 

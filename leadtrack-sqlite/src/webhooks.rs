@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use leadtrack_core::api::{Rating, WebhookBody};
+use leadtrack_core::crm::{CrmOptions, CrmRecord};
 use leadtrack_core::integration::Secret;
 use leadtrack_core::job::Lease;
 use leadtrack_core::store::{Conflict, Entity, StoreError};
@@ -19,7 +20,7 @@ use uuid::Uuid;
 use crate::rows::{self, Error};
 use crate::{admin, lookup};
 
-const WEBHOOK_COLUMNS: &str = "id, project_id, url, secret, events, created_at, rest_hook";
+const WEBHOOK_COLUMNS: &str = "id, project_id, url, secret, events, created_at, kind, options";
 
 fn webhook(row: &Row<'_>, vault: &Vault) -> Result<Webhook, Error> {
     Ok(Webhook {
@@ -29,7 +30,16 @@ fn webhook(row: &Row<'_>, vault: &Vault) -> Result<Webhook, Error> {
         secret: Secret::new(vault.open(WEBHOOK_SECRET, &row.get::<_, String>(3)?)?),
         events: WebhookEvents::from_bits(row.get(4)?),
         created_at: from_millis(row.get(5)?),
-        rest_hook: row.get(6)?,
+        kind: rows::parse("webhooks.kind", row.get(6)?)?,
+        crm: row
+            .get::<_, Option<String>>(7)?
+            .map(|json| {
+                CrmOptions::from_json(&json).ok_or(Error::Corrupt {
+                    column: "webhooks.options",
+                    value: json,
+                })
+            })
+            .transpose()?,
     })
 }
 
@@ -47,8 +57,8 @@ pub(crate) fn create(
     admin::project(conn, project)?;
     new.validate().map_err(invalid)?;
     let count: i64 = conn
-        .prepare_cached("SELECT count(*) FROM webhooks WHERE project_id = ?1 AND rest_hook = ?2")?
-        .query_row((project.0, new.rest_hook), |row| row.get(0))?;
+        .prepare_cached("SELECT count(*) FROM webhooks WHERE project_id = ?1 AND kind = ?2")?
+        .query_row((project.0, new.kind.as_ref()), |row| row.get(0))?;
     new.fits(usize::try_from(count).unwrap_or(usize::MAX))
         .map_err(invalid)?;
     let hook = Webhook {
@@ -58,11 +68,12 @@ pub(crate) fn create(
         secret: new.secret,
         events: new.events,
         created_at: truncate_to_millis(now),
-        rest_hook: new.rest_hook,
+        kind: new.kind,
+        crm: new.crm,
     };
     conn.prepare_cached(
-        "INSERT INTO webhooks (id, project_id, url, secret, events, created_at, rest_hook)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO webhooks (id, project_id, url, secret, events, created_at, kind, options)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute((
         hook.id.to_string(),
@@ -71,7 +82,8 @@ pub(crate) fn create(
         vault.seal(WEBHOOK_SECRET, hook.secret.expose()),
         hook.events.bits(),
         to_millis(&hook.created_at),
-        hook.rest_hook,
+        hook.kind.as_ref(),
+        hook.crm.as_ref().map(CrmOptions::to_json),
     ))?;
     Ok(hook)
 }
@@ -136,6 +148,47 @@ pub(crate) fn list(
     Ok(statuses)
 }
 
+/// What the CRM of sync `webhook` calls `lead` ([`LeadWebhooks::crm_record`](leadtrack_core::LeadWebhooks::crm_record)).
+pub(crate) fn crm_record(
+    conn: &Connection,
+    webhook: Uuid,
+    lead: LeadId,
+) -> Result<CrmRecord, Error> {
+    let found = conn
+        .prepare_cached(
+            "SELECT contact_id, deal_id FROM crm_records WHERE webhook_id = ?1 AND lead_id = ?2",
+        )?
+        .query_row((webhook.to_string(), lead.0), |row| {
+            Ok(CrmRecord {
+                contact_id: row.get(0)?,
+                deal_id: row.get(1)?,
+            })
+        })
+        .optional()?;
+    Ok(found.unwrap_or_default())
+}
+
+/// Records what the CRM of sync `webhook` calls `lead`.
+pub(crate) fn save_crm_record(
+    conn: &Connection,
+    webhook: Uuid,
+    lead: LeadId,
+    record: &CrmRecord,
+) -> Result<(), Error> {
+    conn.prepare_cached(
+        "INSERT INTO crm_records (webhook_id, lead_id, contact_id, deal_id) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (webhook_id, lead_id)
+         DO UPDATE SET contact_id = excluded.contact_id, deal_id = excluded.deal_id",
+    )?
+    .execute((
+        webhook.to_string(),
+        lead.0,
+        &record.contact_id,
+        &record.deal_id,
+    ))?;
+    Ok(())
+}
+
 pub(crate) fn remove(conn: &Connection, project: ProjectId, id: Uuid) -> Result<bool, Error> {
     let id = id.to_string();
     let found = conn
@@ -146,6 +199,8 @@ pub(crate) fn remove(conn: &Connection, project: ProjectId, id: Uuid) -> Result<
         return Ok(false);
     }
     conn.prepare_cached("DELETE FROM webhook_events WHERE webhook_id = ?1")?
+        .execute([&id])?;
+    conn.prepare_cached("DELETE FROM crm_records WHERE webhook_id = ?1")?
         .execute([&id])?;
     conn.prepare_cached("DELETE FROM webhooks WHERE id = ?1")?
         .execute([&id])?;

@@ -10,7 +10,7 @@ use super::{Lead, WebhookBody, WebhookConversion, WebhookLabel};
 use crate::label::ConversionLabel;
 use crate::project::Project;
 use crate::types::{ConversionId, JobId};
-use crate::webhook::{Webhook, WebhookEvent};
+use crate::webhook::{Webhook, WebhookEvent, WebhookKind};
 
 /// A REST hook, as `POST /api/hooks` and `GET /api/hooks` answer it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +36,7 @@ impl Hook {
     /// the dashboard or on the command line.
     pub fn of(webhook: &Webhook) -> Option<Self> {
         let event = webhook.events.iter().next()?;
-        webhook.rest_hook.then(|| Self {
+        (webhook.kind == WebhookKind::RestHook).then(|| Self {
             id: webhook.id,
             event,
             target_url: webhook.url.clone(),

@@ -89,7 +89,7 @@ mod tests {
             hook.events.iter().collect::<Vec<_>>(),
             [WebhookEvent::LeadConverted]
         );
-        assert!(hook.rest_hook);
+        assert_eq!(hook.kind, crate::webhook::WebhookKind::RestHook);
         assert!(hook.secret.expose().starts_with("whsec_"));
     }
 

@@ -46,6 +46,7 @@ use crate::activity::{Attribution, LeadEvent, ProjectActivity, ProjectEvent};
 use crate::alert::{AlertPreferences, ChatChannel, ChatKind, QueuedAlert};
 use crate::assignment::RoundRobin;
 use crate::comment::Comment;
+use crate::crm::CrmRecord;
 use crate::draft::Draft;
 use crate::import::{BadRow, ImportCounts, ImportFile, ImportedLead};
 use crate::inbound::InboundHook;
@@ -790,9 +791,21 @@ pub trait LeadWebhooks: Send + Sync + 'static {
     /// deliveries stand.
     async fn webhooks(&self, project: ProjectId) -> StoreResult<Vec<WebhookStatus>>;
 
-    /// Removes a webhook of the project, and the events not yet delivered to it; `false`
-    /// when the project has no such webhook.
+    /// Removes a webhook of the project, and the events not yet delivered to it (and, for
+    /// a CRM sync, what it recorded of each lead); `false` when the project has no such
+    /// webhook.
     async fn remove_webhook(&self, project: ProjectId, id: Uuid) -> StoreResult<bool>;
+
+    /// What the CRM of sync `webhook` calls `lead`: empty when nothing is recorded.
+    async fn crm_record(&self, webhook: Uuid, lead: LeadId) -> StoreResult<CrmRecord>;
+
+    /// Records what the CRM of sync `webhook` calls `lead`, replacing what was recorded.
+    async fn save_crm_record(
+        &self,
+        webhook: Uuid,
+        lead: LeadId,
+        record: &CrmRecord,
+    ) -> StoreResult<()>;
 }
 
 /// The queues the forwarding worker drives: conversion jobs, and lead webhook events. Both

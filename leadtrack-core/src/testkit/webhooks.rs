@@ -9,13 +9,14 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::{Backend, at, by, create, label, project, update};
+use crate::crm::{CrmOptions, CrmRecord};
 use crate::label::LabelMapping;
 use crate::project::Project;
 use crate::store::{Admin, Conflict, Entity, JobQueue, LeadStore, LeadWebhooks, StoreError};
 use crate::types::{AttemptOutcome, ConversionId, LeadId};
 use crate::webhook::{
-    ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt, WebhookEvent,
-    WebhookEvents,
+    CRM_EVENTS, ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt,
+    WebhookEvent, WebhookEvents, WebhookKind,
 };
 
 pub(crate) async fn add<S: Admin + LeadWebhooks>(
@@ -481,9 +482,9 @@ pub async fn rest_hooks_are_webhooks_with_a_limit_of_their_own<B: Backend>(backe
         .create_webhook(p.id, rest("https://hooks.zapier.example/1").unwrap(), at(0))
         .await
         .unwrap();
-    assert!(hook.rest_hook);
+    assert_eq!(hook.kind, WebhookKind::RestHook);
     let plain = add(&store, &p, "crm", "lead.created").await;
-    assert!(!plain.rest_hook);
+    assert_eq!(plain.kind, WebhookKind::Webhook);
     let lead = create(&store, &p, json!({"userData": {"firstName": "Ada"}}), 1)
         .await
         .lead_id;
@@ -519,7 +520,10 @@ pub async fn rest_hooks_are_webhooks_with_a_limit_of_their_own<B: Backend>(backe
 
     let store = backend.reopen(store).await;
     let statuses = store.webhooks(p.id).await.unwrap();
-    let rest_hooks: Vec<_> = statuses.iter().filter(|s| s.webhook.rest_hook).collect();
+    let rest_hooks: Vec<_> = statuses
+        .iter()
+        .filter(|s| s.webhook.kind == WebhookKind::RestHook)
+        .collect();
     assert_eq!(
         (statuses.len(), rest_hooks.len()),
         (MAX_WEBHOOKS + 2, MAX_WEBHOOKS)
@@ -532,5 +536,69 @@ pub async fn rest_hooks_are_webhooks_with_a_limit_of_their_own<B: Backend>(backe
     assert_eq!(
         rest_hooks[0].delivered + rest_hooks[0].pending + rest_hooks[0].failed,
         1
+    );
+}
+
+/// A CRM sync is kept as a webhook of its kind, with its options and sealed token, one a
+/// project; what the CRM calls each lead is kept per sync and lead, and goes with the sync.
+pub async fn a_crm_sync_keeps_its_options_and_what_the_crm_calls_each_lead<B: Backend>(
+    backend: &B,
+) {
+    let store = backend.open().await;
+    let p = project(&store, "p1").await;
+    let options = CrmOptions::new(Some("sales"), ["Customer=closedwon"]).unwrap();
+    let token = crate::integration::Secret::new("pat-eu1-token");
+    let targets = crate::target::Targets::default();
+    let sync =
+        |token| NewWebhook::hubspot("https://api.hubapi.com", &targets, token, options.clone());
+    let hook = store
+        .create_webhook(p.id, sync(token.clone()).unwrap(), at(0))
+        .await
+        .unwrap();
+    let again = store
+        .create_webhook(p.id, sync(token.clone()).unwrap(), at(0))
+        .await;
+    assert!(
+        matches!(&again, Err(StoreError::Invalid(m)) if m.contains("HubSpot")),
+        "{again:?}"
+    );
+    let lead = create(
+        &store,
+        &p,
+        json!({"userData": {"email": "ada@example.com"}}),
+        1,
+    )
+    .await
+    .lead_id;
+    assert_eq!(
+        store.crm_record(hook.id, lead).await.unwrap(),
+        CrmRecord::default()
+    );
+    let contact = CrmRecord {
+        contact_id: Some("101".to_owned()),
+        deal_id: None,
+    };
+    store
+        .save_crm_record(hook.id, lead, &contact)
+        .await
+        .unwrap();
+    let dealt = CrmRecord {
+        deal_id: Some("9001".to_owned()),
+        ..contact
+    };
+    store.save_crm_record(hook.id, lead, &dealt).await.unwrap();
+
+    let store = backend.reopen(store).await;
+    let kept = store.webhooks(p.id).await.unwrap().remove(0).webhook;
+    assert_eq!(
+        (kept.kind, kept.crm.as_ref(), &kept.secret),
+        (WebhookKind::Hubspot, Some(&options), &token)
+    );
+    assert_eq!(kept.events.iter().collect::<Vec<_>>(), CRM_EVENTS);
+    assert_eq!(store.crm_record(hook.id, lead).await.unwrap(), dealt);
+    assert!(store.remove_webhook(p.id, hook.id).await.unwrap());
+    assert_eq!(
+        store.crm_record(hook.id, lead).await.unwrap(),
+        CrmRecord::default()
     );
 }

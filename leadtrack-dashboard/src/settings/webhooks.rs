@@ -5,7 +5,7 @@ use askama::Template;
 use chrono::Utc;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::types::AttemptOutcome;
-use leadtrack_core::webhook::{NewWebhook, WebhookError, WebhookEvent, WebhookEvents};
+use leadtrack_core::webhook::{NewWebhook, WebhookError, WebhookEvent, WebhookEvents, WebhookKind};
 use leadtrack_core::{Admin, LeadWebhooks};
 use strum::VariantArray;
 use uuid::Uuid;
@@ -112,12 +112,14 @@ async fn webhooks_page<S: Admin + LeadWebhooks>(
         .await
         .map_err(|e| owner.failure(e))?;
     let now = Utc::now();
+    // A CRM sync is shown with the integrations.
     let hooks = statuses
         .iter()
+        .filter(|status| status.webhook.kind != WebhookKind::Hubspot)
         .map(|status| HookRow {
             id: status.webhook.id.to_string(),
             url: status.webhook.url.clone(),
-            rest_hook: status.webhook.rest_hook,
+            rest_hook: status.webhook.kind == WebhookKind::RestHook,
             events: status.webhook.events.iter().map(<&str>::from).collect(),
             pending: status.pending,
             delivered: status.delivered,

@@ -4,6 +4,7 @@
 mod batches;
 mod common;
 mod conversions;
+mod hubspot;
 mod lead_webhooks;
 mod logs;
 mod microsoft_linkedin;

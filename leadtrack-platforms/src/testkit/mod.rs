@@ -1,6 +1,7 @@
 //! Local stand-ins for the ad platforms (feature `testkit`): an HTTP server on a free
 //! loopback port that records every request and answers as a test scripts it.
 
+pub mod crm;
 pub mod reports;
 pub mod rules;
 pub mod sign_in;

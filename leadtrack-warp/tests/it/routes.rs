@@ -697,6 +697,21 @@ mod general {
         async fn remove_webhook(&self, _: ProjectId, _: uuid::Uuid) -> StoreResult<bool> {
             Err((self.fail)())
         }
+        async fn crm_record(
+            &self,
+            _: uuid::Uuid,
+            _: LeadId,
+        ) -> StoreResult<leadtrack_core::crm::CrmRecord> {
+            Err((self.fail)())
+        }
+        async fn save_crm_record(
+            &self,
+            _: uuid::Uuid,
+            _: LeadId,
+            _: &leadtrack_core::crm::CrmRecord,
+        ) -> StoreResult<()> {
+            Err((self.fail)())
+        }
     }
 
     /// Every route, answered by a store that fails with `fail`.

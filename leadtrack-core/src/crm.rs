@@ -1,0 +1,134 @@
+//! CRM syncs: a project's leads kept in the CRM its sales team works in (HubSpot).
+//!
+//! A sync is a subscriber to the project's lead events, kept and queued like a lead webhook
+//! ([`crate::webhook::WebhookKind::Hubspot`]): each new or merged lead upserts its contact,
+//! and each rating creates or moves the lead's one deal, at the stage its label maps to.
+//! What the CRM calls the lead's contact and deal is kept per lead ([`CrmRecord`]), so a
+//! re-rating moves the same deal and never makes a second one.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The deal pipeline a sync names none: HubSpot's default pipeline's id.
+pub const DEFAULT_PIPELINE: &str = "default";
+
+/// The stage `lost` moves a deal to when none is mapped: the default pipeline's "Closed
+/// lost" (<https://knowledge.hubspot.com/object-settings/set-up-and-customize-pipelines>).
+pub const DEFAULT_LOST_STAGE: &str = "closedlost";
+
+/// Where a sync puts deals: the pipeline, and the stage each rating moves a deal to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrmOptions {
+    /// The deal pipeline's id; [`DEFAULT_PIPELINE`] when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<String>,
+    /// The stage id per label name (lowercase) or `lost`.
+    #[serde(default)]
+    pub stages: BTreeMap<String, String>,
+}
+
+/// Why a sync's options were refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CrmError {
+    /// A `--stage` that is not `LABEL=STAGE_ID`.
+    #[error("{0:?} is not LABEL=STAGE_ID (a label's name, or lost, then the stage's id)")]
+    Stage(String),
+}
+
+impl CrmOptions {
+    /// The options of `pipeline` and `stages` given as `LABEL=STAGE_ID` (`Qualified=
+    /// appointmentscheduled`, `lost=closedlost`); a label named twice keeps its last stage.
+    pub fn new<'a>(
+        pipeline: Option<&str>,
+        stages: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, CrmError> {
+        let mut mapped = BTreeMap::new();
+        for given in stages {
+            let parts = given.split_once('=').map(|(l, s)| (l.trim(), s.trim()));
+            match parts {
+                Some((label, stage)) if !label.is_empty() && !stage.is_empty() => {
+                    mapped.insert(label.to_lowercase(), stage.to_owned());
+                }
+                _ => return Err(CrmError::Stage(given.to_owned())),
+            }
+        }
+        let pipeline = pipeline.map(str::trim).filter(|p| !p.is_empty());
+        Ok(Self {
+            pipeline: pipeline.map(str::to_owned),
+            stages: mapped,
+        })
+    }
+
+    /// The options as a store keeps them: JSON.
+    pub fn to_json(&self) -> String {
+        // A map of strings always serialises.
+        serde_json::to_string(self).unwrap_or_else(|_| unreachable!("CRM options serialise"))
+    }
+
+    /// Options a store kept as [`CrmOptions::to_json`]; `None` for text that is not.
+    pub fn from_json(json: &str) -> Option<Self> {
+        serde_json::from_str(json).ok()
+    }
+
+    /// The pipeline deals go to.
+    pub fn pipeline(&self) -> &str {
+        self.pipeline.as_deref().unwrap_or(DEFAULT_PIPELINE)
+    }
+
+    /// The stage a rating moves the lead's deal to: the one mapped to its label's name
+    /// (`None` for `lost`), else for `lost` [`DEFAULT_LOST_STAGE`]; `None` for a label
+    /// with no stage, which makes no deal.
+    pub fn stage(&self, label: Option<&str>) -> Option<&str> {
+        let key = label.map_or_else(|| "lost".to_owned(), str::to_lowercase);
+        match self.stages.get(&key) {
+            Some(stage) => Some(stage),
+            None if label.is_none() => Some(DEFAULT_LOST_STAGE),
+            None => None,
+        }
+    }
+}
+
+/// What a CRM calls a lead: its contact and, once rated, its deal.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrmRecord {
+    /// The contact's id in the CRM.
+    pub contact_id: Option<String>,
+    /// The deal's id in the CRM.
+    pub deal_id: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_are_mapped_by_label_name_and_lost_has_a_default() {
+        let options = CrmOptions::new(
+            Some(" 75e28846 "),
+            ["Qualified=appointmentscheduled", " customer = closedwon "],
+        )
+        .unwrap();
+        assert_eq!(options.pipeline(), "75e28846");
+        assert_eq!(
+            options.stage(Some("QUALIFIED")),
+            Some("appointmentscheduled")
+        );
+        assert_eq!(options.stage(Some("Customer")), Some("closedwon"));
+        assert_eq!(options.stage(Some("Spam check")), None);
+        assert_eq!(options.stage(None), Some("closedlost"));
+        let lost = CrmOptions::new(None, ["lost=lost_stage"]).unwrap();
+        assert_eq!(
+            (lost.pipeline(), lost.stage(None)),
+            ("default", Some("lost_stage"))
+        );
+        for bad in ["Qualified", "=x", "Qualified="] {
+            assert_eq!(
+                CrmOptions::new(None, [bad]),
+                Err(CrmError::Stage(bad.to_owned()))
+            );
+        }
+        let json = serde_json::to_string(&options).unwrap();
+        assert_eq!(serde_json::from_str::<CrmOptions>(&json).unwrap(), options);
+    }
+}

@@ -1,0 +1,227 @@
+//! HubSpot syncs against a mock of HubSpot's CRM API that checks its documented requests
+//! (`leadtrack_platforms::testkit::crm`): one contact per email however often a person's
+//! leads arrive or merge, a contact by phone and name for a lead without an email, one deal
+//! per lead however often it is re-rated, following the latest rating's stage and amount,
+//! and nothing lost to HubSpot's `429`s.
+
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use leadtrack_core::{Admin as _, LeadStore};
+use leadtrack_core::LeadWebhooks as _;
+use leadtrack_core::crm::CrmOptions;
+use leadtrack_core::integration::Secret;
+use leadtrack_core::label::{LabelMapping, NewLabel};
+use leadtrack_core::testkit::{data, mock_targets};
+use leadtrack_core::types::{ConversionId, LeadId};
+use leadtrack_core::webhook::{NewWebhook, Webhook};
+use leadtrack_outbound::Outbound;
+use leadtrack_platforms::hubspot::Hubspot;
+use leadtrack_platforms::testkit::crm::{HUBSPOT_TOKEN, MockHubspot};
+use leadtrack_sqlite::SqliteStore;
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+/// Connects the fixture's project to `mock` as `server integration hubspot` does: the
+/// contact properties made, then the sync kept.
+async fn connect(f: &Fixture, mock: &MockHubspot) -> Webhook {
+    let token = Secret::new(HUBSPOT_TOKEN);
+    let http = Outbound::new(mock_targets(), Duration::from_secs(5));
+    let hubspot = Hubspot {
+        http: &http,
+        api: mock.url(),
+        token: &token,
+    };
+    hubspot.make_properties().await.unwrap();
+    let options = CrmOptions::new(
+        None,
+        ["Qualified=appointmentscheduled", "customer=closedwon"],
+    )
+    .unwrap();
+    let sync = NewWebhook::hubspot(mock.url(), &mock_targets(), token, options).unwrap();
+    f.store
+        .create_webhook(f.project.id, sync, Utc::now())
+        .await
+        .unwrap()
+}
+
+async fn create(f: &Fixture, body: Value) -> LeadId {
+    f.store
+        .create_lead(f.project.id, data(body), Utc::now())
+        .await
+        .unwrap()
+        .lead_id
+}
+
+/// Runs the worker until no job and no event is left to try.
+async fn settle(f: &Fixture, worker: &leadtrack_forward::Worker<SqliteStore>) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let busy = worker.run_once().await.unwrap();
+        let statuses = f.store.webhooks(f.project.id).await.unwrap();
+        let pending: u64 = statuses.iter().map(|s| s.pending).sum();
+        if !busy && pending == 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "events still pending: {pending}");
+        if !busy {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+fn ada(event: &str) -> Value {
+    json!({
+        "userData": {"email": "Ada@Example.com", "firstName": "Ada", "lastName": "Lovelace",
+                     "phone": "+44 20 7946 0958", "companyName": "Engines"},
+        "attributionData": {"utm_source": "google", "utm_campaign": "spring", "gclid": "G1"},
+        "formData": {"uniqueEventId": event}
+    })
+}
+
+#[tokio::test]
+async fn one_contact_per_email_and_one_deal_per_lead_following_its_latest_rating() {
+    let f = fixture().await;
+    let mock = MockHubspot::start().await;
+    let sync = connect(&f, &mock).await;
+    let customer = NewLabel::done("Customer", LabelMapping::webhook_only());
+    let customer = f
+        .store
+        .create_label(f.project.id, customer, Utc::now())
+        .await
+        .unwrap();
+    let worker = worker(&f.store, fast());
+
+    // A person's lead, sent twice (merged), and a second lead of the same email.
+    let first = create(&f, ada("form-1")).await;
+    assert_eq!(create(&f, ada("form-1")).await, first, "merged");
+    let second = create(&f, ada("form-2")).await;
+    // A lead with a phone and a name, no email; merged once.
+    let phone_only = json!({"userData": {"phone": "+49 151 1234 5678", "firstName": "Grace"},
+                            "formData": {"uniqueEventId": "call-1"}});
+    let grace = create(&f, phone_only.clone()).await;
+    create(&f, phone_only).await;
+    settle(&f, &worker).await;
+
+    let contacts = mock.contacts();
+    assert_eq!(contacts.len(), 2, "{contacts:?}");
+    let (ada_id, ada_contact) = contacts
+        .iter()
+        .find(|(_, c)| c.get("email").is_some())
+        .unwrap();
+    assert_eq!(
+        Value::Object(ada_contact.clone()),
+        json!({"email": "Ada@Example.com", "firstname": "Ada", "lastname": "Lovelace",
+               "phone": "+44 20 7946 0958", "company": "Engines",
+               "leadtrack_lead_id": second.to_string(), "leadtrack_source": "google",
+               "leadtrack_campaign": "spring", "leadtrack_click_ids": "gclid=G1"})
+    );
+    let grace_contact = contacts
+        .values()
+        .find(|c| c.get("email").is_none())
+        .unwrap();
+    assert_eq!(grace_contact["phone"], "+49 151 1234 5678");
+    let record = f.store.crm_record(sync.id, grace).await.unwrap();
+    assert!(record.contact_id.is_some() && record.deal_id.is_none());
+
+    // Rated, rated again with another label, then lost: one deal, moved each time.
+    f.rate(first, (ConversionId::Label(f.label), 50_000), Utc::now())
+        .await;
+    settle(&f, &worker).await;
+    let deals = mock.deals();
+    assert_eq!(deals.len(), 1);
+    let (deal_id, deal) = deals.iter().next().unwrap();
+    assert_eq!(
+        &deal.contact, ada_id,
+        "associated with the person's contact"
+    );
+    assert_eq!(
+        Value::Object(deal.properties.clone()),
+        json!({"dealname": format!("Ada Lovelace (lead {first})"), "pipeline": "default",
+               "dealstage": "appointmentscheduled", "amount": "500.00",
+               "deal_currency_code": "EUR"})
+    );
+    f.rate(
+        first,
+        (ConversionId::Label(customer.id), 120_000),
+        Utc::now(),
+    )
+    .await;
+    settle(&f, &worker).await;
+    f.rate(first, (ConversionId::Lost, 0), Utc::now()).await;
+    settle(&f, &worker).await;
+
+    let deals = mock.deals();
+    assert_eq!(
+        deals.keys().collect::<Vec<_>>(),
+        [deal_id],
+        "the same deal, moved"
+    );
+    let deal = &deals[deal_id];
+    assert_eq!(
+        (deal.properties["dealstage"].as_str(), deal.writes),
+        (Some("closedlost"), 3)
+    );
+    let record = f.store.crm_record(sync.id, first).await.unwrap();
+    assert_eq!(record.deal_id.as_deref(), Some(deal_id.as_str()));
+    assert_eq!(mock.contacts().len(), 2, "still one contact per person");
+    let statuses = f.store.webhooks(f.project.id).await.unwrap();
+    let status = statuses.iter().find(|s| s.webhook.id == sync.id).unwrap();
+    assert_eq!(
+        (status.delivered, status.failed),
+        (8, 0),
+        "every event synced"
+    );
+}
+
+#[tokio::test]
+async fn throttled_calls_wait_and_lose_nothing() {
+    let f = fixture().await;
+    let mock = MockHubspot::start().await;
+    connect(&f, &mock).await;
+    mock.throttle(3);
+    let started = Instant::now();
+    let first = create(&f, ada("form-1")).await;
+    create(&f, another_person(2)).await;
+    f.rate(first, (ConversionId::Label(f.label), 9_900), Utc::now())
+        .await;
+    settle(&f, &worker(&f.store, fast())).await;
+
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "Retry-After: 1 was honoured"
+    );
+    assert_eq!(mock.contacts().len(), 2);
+    let deals = mock.deals();
+    assert_eq!(deals.len(), 1);
+    assert_eq!(deals.values().next().unwrap().properties["amount"], "99.00");
+    let throttled = mock.calls().len() - mock.contacts().len() - 2;
+    assert!(throttled >= 3, "{:?}", mock.calls());
+}
+
+#[tokio::test]
+async fn a_rating_with_no_stage_keeps_the_contact_and_makes_no_deal() {
+    let f = fixture().await;
+    let mock = MockHubspot::start().await;
+    let sync = connect(&f, &mock).await;
+    let unmapped = NewLabel::done("Demo booked", LabelMapping::webhook_only());
+    let unmapped = f
+        .store
+        .create_label(f.project.id, unmapped, Utc::now())
+        .await
+        .unwrap();
+    let lead = create(&f, ada("form-1")).await;
+    f.rate(lead, (ConversionId::Label(unmapped.id), 100), Utc::now())
+        .await;
+    settle(&f, &worker(&f.store, fast())).await;
+
+    assert_eq!((mock.contacts().len(), mock.deals().len()), (1, 0));
+    let statuses = f.store.webhooks(f.project.id).await.unwrap();
+    let status = statuses.iter().find(|s| s.webhook.id == sync.id).unwrap();
+    let last = status.last_attempt.as_ref().unwrap();
+    assert_eq!(
+        last.error.as_deref(),
+        Some(r#"no deal stage is mapped to "Demo booked": the contact is kept, no deal is made"#)
+    );
+}

@@ -1,0 +1,331 @@
+//! HubSpot's CRM API (v3), with a private app's access token (`Authorization: Bearer`):
+//! a lead as a contact, its rating as a deal.
+//!
+//! - Contacts with an email are upserted by it, so one person is one contact however often
+//!   their lead is sent or merged: `POST /crm/v3/objects/contacts/batch/upsert` with
+//!   `idProperty: "email"`
+//!   (<https://developers.hubspot.com/docs/api-reference/crm-contacts-v3/batch/upsert-contacts>).
+//!   A lead without one is created once (`batch/create`) and updated after (`batch/update`);
+//!   HubSpot needs an email, a first name or a last name
+//!   (<https://developers.hubspot.com/docs/guides/api/crm/objects/contacts>).
+//! - Deals are created once per lead, associated with the contact (association type 3,
+//!   deal to contact, <https://developers.hubspot.com/docs/guides/api/crm/associations/associations-v4>),
+//!   and moved after (`POST /crm/v3/objects/deals/batch/create`, `batch/update`,
+//!   <https://developers.hubspot.com/docs/guides/api/crm/objects/deals>); `amount` in the
+//!   currency's units, `deal_currency_code` its ISO code.
+//! - The lead's id, source, campaign and click ids go in contact properties of leadtrack's
+//!   own ([`PROPERTIES`]), made when the sync is connected
+//!   (`POST /crm/v3/properties/contacts/batch/create`,
+//!   <https://developers.hubspot.com/docs/guides/api/crm/properties>).
+//! - Pipelines and their stages: `GET /crm/v3/pipelines/deals`
+//!   (<https://developers.hubspot.com/docs/guides/api/crm/pipelines>).
+//! - Private apps may make 100 to 190 requests per 10 seconds by plan, and more get `429`
+//!   (<https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines>): a
+//!   `429` is retried after its `Retry-After`, or the worker's backoff.
+//!
+//! Each call sends one input of HubSpot's batch endpoints (at most 100 each).
+
+use leadtrack_core::api::Lead;
+use leadtrack_core::crm::CrmOptions;
+use leadtrack_core::integration::Secret;
+use leadtrack_outbound::Outbound;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::outcome::{self, Answer, Outcome};
+
+/// HubSpot's API.
+pub const API: &str = "https://api.hubapi.com";
+
+/// The contact properties leadtrack makes and fills: name, label, and what it holds.
+pub const PROPERTIES: [(&str, &str); 4] = [
+    ("leadtrack_lead_id", "leadtrack lead id"),
+    ("leadtrack_source", "leadtrack source"),
+    ("leadtrack_campaign", "leadtrack campaign"),
+    ("leadtrack_click_ids", "leadtrack click ids"),
+];
+
+/// The click ids a lead's `attributionData` may carry, as [`PROPERTIES`] lists them.
+const CLICK_IDS: [&str; 13] = [
+    "gclid",
+    "gbraid",
+    "wbraid",
+    "fbclid",
+    "fbc",
+    "msclkid",
+    "li_fat_id",
+    "ttclid",
+    "rdt_cid",
+    "ScCid",
+    "epik",
+    "twclid",
+    "cid",
+];
+
+/// A lead's contact properties: HubSpot's own for the person, and [`PROPERTIES`].
+pub fn contact_properties(lead: &Lead) -> Map<String, Value> {
+    let attribution = |name: &str| {
+        let data = lead.attribution_data.as_ref()?;
+        data.get(name).and_then(Value::as_str).map(str::to_owned)
+    };
+    let clicks: Vec<String> = CLICK_IDS
+        .iter()
+        .filter_map(|name| attribution(name).map(|value| format!("{name}={value}")))
+        .collect();
+    let fields = [
+        ("email", lead.email.clone()),
+        ("firstname", lead.first_name.clone()),
+        ("lastname", lead.last_name.clone()),
+        ("phone", lead.phone.clone()),
+        ("company", lead.company_name.clone()),
+        ("leadtrack_lead_id", Some(lead.id.to_string())),
+        ("leadtrack_source", attribution("utm_source")),
+        ("leadtrack_campaign", attribution("utm_campaign")),
+        (
+            "leadtrack_click_ids",
+            (!clicks.is_empty()).then(|| clicks.join(" ")),
+        ),
+    ];
+    fields
+        .into_iter()
+        .filter_map(|(name, value)| Some((name.to_owned(), Value::String(value?))))
+        .collect()
+}
+
+/// A rating's deal properties: named after the lead, in `options`' pipeline at `stage`,
+/// worth `price` cents of `currency` when there is a price.
+pub fn deal_properties(
+    lead: &Lead,
+    options: &CrmOptions,
+    stage: &str,
+    (price, currency): (Option<i64>, &str),
+) -> Map<String, Value> {
+    let who = [&lead.first_name, &lead.last_name]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let who = [who.as_str(), lead.email.as_deref().unwrap_or_default()]
+        .into_iter()
+        .find(|text| !text.is_empty())
+        .unwrap_or("lead");
+    let mut properties = Map::new();
+    let name = format!("{who} (lead {})", lead.id);
+    properties.insert("dealname".into(), Value::String(name));
+    properties.insert("pipeline".into(), options.pipeline().into());
+    properties.insert("dealstage".into(), stage.into());
+    if let Some(cents) = price {
+        let amount = format!("{}.{:02}", cents / 100, (cents % 100).abs());
+        properties.insert("amount".into(), Value::String(amount));
+        properties.insert("deal_currency_code".into(), currency.into());
+    }
+    properties
+}
+
+/// A deal pipeline and its stages, as the dashboard's picker offers them.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Pipeline {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub label: String,
+    /// Its stages, in order.
+    pub stages: Vec<Stage>,
+}
+
+/// A stage of a pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Stage {
+    /// Its id, which a deal's `dealstage` names.
+    pub id: String,
+    /// Its name.
+    pub label: String,
+}
+
+/// A HubSpot account, as a private app's token reaches it.
+pub struct Hubspot<'a> {
+    /// The client, under the server's rule for addresses.
+    pub http: &'a Outbound,
+    /// HubSpot's API, or a server in its place.
+    pub api: &'a str,
+    /// The private app's access token.
+    pub token: &'a Secret,
+}
+
+impl Hubspot<'_> {
+    /// The contact with `properties` (an upsert by email when they hold one, else an update
+    /// of `known`, else a new contact): its id.
+    pub async fn contact(
+        &self,
+        properties: Map<String, Value>,
+        known: Option<&str>,
+    ) -> Result<String, Outcome> {
+        let path = "/crm/v3/objects/contacts/batch";
+        match (properties.get("email").cloned(), known) {
+            (Some(email), _) => {
+                let input = json!({"idProperty": "email", "id": email, "properties": properties});
+                self.first_id(&format!("{path}/upsert"), input).await
+            }
+            (None, Some(id)) => {
+                let input = json!({"id": id, "properties": properties});
+                self.first_id(&format!("{path}/update"), input).await
+            }
+            (None, None) => {
+                let input = json!({"properties": properties});
+                self.first_id(&format!("{path}/create"), input).await
+            }
+        }
+    }
+
+    /// The deal with `properties`: `known` updated, or a new one associated with
+    /// `contact`. Its id.
+    pub async fn deal(
+        &self,
+        properties: Map<String, Value>,
+        known: Option<&str>,
+        contact: &str,
+    ) -> Result<String, Outcome> {
+        let path = "/crm/v3/objects/deals/batch";
+        match known {
+            Some(id) => {
+                let input = json!({"id": id, "properties": properties});
+                self.first_id(&format!("{path}/update"), input).await
+            }
+            None => {
+                let association = json!({"to": {"id": contact}, "types": [
+                    {"associationCategory": "HUBSPOT_DEFINED", "associationTypeId": 3}
+                ]});
+                let input = json!({"properties": properties, "associations": [association]});
+                self.first_id(&format!("{path}/create"), input).await
+            }
+        }
+    }
+
+    /// Makes leadtrack's contact properties ([`PROPERTIES`]); those HubSpot has already
+    /// are left as they are.
+    pub async fn make_properties(&self) -> Result<(), Outcome> {
+        let inputs: Vec<Value> = PROPERTIES
+            .iter()
+            .map(|(name, label)| {
+                json!({"name": name, "label": label, "type": "string", "fieldType": "text",
+                       "groupName": "contactinformation"})
+            })
+            .collect();
+        let path = "/crm/v3/properties/contacts/batch/create";
+        let answer = self.post(path, json!({"inputs": inputs})).await?;
+        // 207 names the properties that exist already: what is wanted.
+        match answer.status {
+            200..=299 => Ok(()),
+            _ => Err(answer.by_status(|| self.error(&answer))),
+        }
+    }
+
+    /// The account's deal pipelines with their stages.
+    pub async fn pipelines(&self) -> Result<Vec<Pipeline>, Outcome> {
+        #[derive(Deserialize)]
+        struct Pipelines {
+            results: Vec<Pipeline>,
+        }
+        let url = outcome::endpoint(Some(self.api), API, "/crm/v3/pipelines/deals");
+        let request = self
+            .http
+            .get(&url)
+            .map(|r| r.bearer_auth(self.token.expose()));
+        let answer = outcome::send(request).await?;
+        if !answer.is_success() {
+            return Err(answer.by_status(|| self.error(&answer)));
+        }
+        let read: Pipelines =
+            serde_json::from_slice(&answer.body).map_err(|_| Outcome::Failed {
+                status: Some(answer.status),
+                error: format!(
+                    "HubSpot's pipelines are not as documented: {}",
+                    answer.snippet()
+                ),
+            })?;
+        Ok(read.results)
+    }
+
+    /// Posts one `input` to a batch endpoint and reads the id of its one result. A batch
+    /// answer with errors (HubSpot's `207`) fails with them.
+    async fn first_id(&self, path: &str, input: Value) -> Result<String, Outcome> {
+        let answer = self.post(path, json!({"inputs": [input]})).await?;
+        let body: Value = serde_json::from_slice(&answer.body).unwrap_or_default();
+        let id = body["results"][0]["id"].as_str();
+        match id {
+            Some(id) if answer.is_success() && answer.status != 207 => Ok(id.to_owned()),
+            _ if answer.status == 207 || answer.is_success() => Err(Outcome::Failed {
+                status: Some(answer.status),
+                error: self.error(&answer),
+            }),
+            _ => Err(answer.by_status(|| self.error(&answer))),
+        }
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Result<Answer, Outcome> {
+        let url = outcome::endpoint(Some(self.api), API, path);
+        let request = self.http.post(&url).map(|r| {
+            r.bearer_auth(self.token.expose())
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.to_string())
+        });
+        outcome::send(request).await
+    }
+
+    /// What a failed answer says, without the token.
+    fn error(&self, answer: &Answer) -> String {
+        outcome::scrub(
+            format!("HTTP {}: {}", answer.status, answer.snippet()),
+            &[self.token.expose()],
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lead(value: Value) -> Lead {
+        let mut base = json!({
+            "id": 7, "status": "open", "formName": null, "firstName": "Ada",
+            "lastName": "Lovelace", "phone": null, "email": "ada@example.com",
+            "companyName": "Engines", "price": null, "note": null, "formData": null,
+            "userData": null, "attributionData": {"utm_source": "google",
+            "utm_campaign": "spring", "gclid": "G1", "fbclid": "F1"},
+            "channelFlow": null, "uniqueIdentifier": null,
+            "createdAt": "2026-03-15T10:30:00.000Z", "conversionId": null
+        });
+        for (key, value) in value.as_object().unwrap() {
+            base[key] = value.clone();
+        }
+        serde_json::from_value(base).unwrap()
+    }
+
+    #[test]
+    fn a_lead_is_a_contact_of_its_person_source_campaign_and_click_ids() {
+        let properties = Value::Object(contact_properties(&lead(json!({}))));
+        assert_eq!(
+            properties,
+            json!({"email": "ada@example.com", "firstname": "Ada", "lastname": "Lovelace",
+                   "company": "Engines", "leadtrack_lead_id": "7",
+                   "leadtrack_source": "google", "leadtrack_campaign": "spring",
+                   "leadtrack_click_ids": "gclid=G1 fbclid=F1"})
+        );
+    }
+
+    #[test]
+    fn a_rating_is_a_deal_named_after_the_lead_with_its_amount() {
+        let options = CrmOptions::new(Some("sales"), []).unwrap();
+        let deal = deal_properties(&lead(json!({})), &options, "won", (Some(123_405), "EUR"));
+        assert_eq!(
+            Value::Object(deal),
+            json!({"dealname": "Ada Lovelace (lead 7)", "pipeline": "sales",
+                   "dealstage": "won", "amount": "1234.05", "deal_currency_code": "EUR"})
+        );
+        let nameless = lead(json!({"firstName": null, "lastName": null}));
+        let deal = deal_properties(&nameless, &options, "lost", (None, "EUR"));
+        assert_eq!(deal["dealname"], "ada@example.com (lead 7)");
+        assert!(!deal.contains_key("amount"));
+    }
+}

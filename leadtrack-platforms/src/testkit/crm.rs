@@ -1,0 +1,389 @@
+//! A stand-in for HubSpot's CRM API ([`MockHubspot`]) that keeps contacts and deals as
+//! HubSpot does and checks the documented requests:
+//!
+//! - every call carries the private app's token as `Authorization: Bearer` (else `401`);
+//! - batch calls hold 1 to 100 `inputs`
+//!   (<https://developers.hubspot.com/docs/guides/api/crm/objects/contacts>, "Batch create
+//!   or update": up to 100 records), else `400`;
+//! - a contact upsert names `idProperty: "email"` and its `id` is the contact's email
+//!   (<https://developers.hubspot.com/docs/api-reference/crm-contacts-v3/batch/upsert-contacts>):
+//!   one contact per email, created once and updated after;
+//! - a contact is created only with an email, a first name or a last name, and an update
+//!   names a contact that exists;
+//! - every property written exists: HubSpot's own or one made through the properties API
+//!   (`PROPERTY_DOESNT_EXIST` otherwise, <https://developers.hubspot.com/docs/guides/api/crm/properties>);
+//! - a deal names a pipeline and a stage of it, and is created associated with an existing
+//!   contact by association type 3, deal to contact
+//!   (<https://developers.hubspot.com/docs/guides/api/crm/associations/associations-v4>);
+//! - past its budget of requests (set by [`MockHubspot::throttle`]) it answers `429` with
+//!   `Retry-After` and HubSpot's rate-limit body
+//!   (<https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines>).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+use warp::Filter;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+
+/// The token [`MockHubspot`] takes.
+pub const HUBSPOT_TOKEN: &str = "pat-na1-mock-token";
+
+/// HubSpot's own contact properties leadtrack writes.
+const CONTACT_PROPERTIES: [&str; 5] = ["email", "firstname", "lastname", "phone", "company"];
+/// HubSpot's own deal properties leadtrack writes.
+const DEAL_PROPERTIES: [&str; 5] = [
+    "dealname",
+    "pipeline",
+    "dealstage",
+    "amount",
+    "deal_currency_code",
+];
+
+/// A pipeline of the mock account: id, label and stages (id, label).
+pub type MockPipeline = (&'static str, &'static str, [(&'static str, &'static str); 3]);
+
+/// The mock account's pipelines.
+pub const PIPELINES: [MockPipeline; 2] = [
+    (
+        "default",
+        "Sales Pipeline",
+        [
+            ("appointmentscheduled", "Appointment scheduled"),
+            ("closedwon", "Closed won"),
+            ("closedlost", "Closed lost"),
+        ],
+    ),
+    (
+        "77001",
+        "Partners",
+        [("77010", "Intro"), ("77011", "Signed"), ("77012", "Lost")],
+    ),
+];
+
+/// A deal as the mock keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MockDeal {
+    /// Its properties, as last written.
+    pub properties: Map<String, Value>,
+    /// The contact it is associated with.
+    pub contact: String,
+    /// How many writes made it what it is: 1 for a deal created and never moved.
+    pub writes: usize,
+}
+
+#[derive(Default)]
+struct Account {
+    contacts: BTreeMap<String, Map<String, Value>>,
+    deals: BTreeMap<String, MockDeal>,
+    custom_properties: Vec<String>,
+    next_id: u64,
+    throttled: usize,
+    calls: Vec<String>,
+}
+
+/// HubSpot, as [the module](self) says.
+pub struct MockHubspot {
+    url: String,
+    account: Arc<Mutex<Account>>,
+    _stop: oneshot::Sender<()>,
+}
+
+impl MockHubspot {
+    /// Starts the mock on a free loopback port, with no contact and no deal.
+    pub async fn start() -> Self {
+        let account = Arc::new(Mutex::new(Account {
+            next_id: 100,
+            ..Account::default()
+        }));
+        let kept = Arc::clone(&account);
+        let routes = warp::method()
+            .and(warp::path::full())
+            .and(warp::header::optional::<String>("authorization"))
+            .and(warp::body::bytes())
+            .map(
+                move |method: warp::http::Method,
+                      path: warp::path::FullPath,
+                      auth: Option<String>,
+                      body: bytes::Bytes| {
+                    let mut account = kept.lock().unwrap_or_else(|e| e.into_inner());
+                    account.calls.push(format!("{method} {}", path.as_str()));
+                    answer(
+                        &mut account,
+                        (method.as_str(), path.as_str()),
+                        auth.as_deref(),
+                        &body,
+                    )
+                },
+            );
+        let (url, stop) = super::serve(routes).await;
+        Self {
+            url,
+            account,
+            _stop: stop,
+        }
+    }
+
+    /// The mock's address, as the sync's `--base-url`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Answers the next `requests` with `429`.
+    pub fn throttle(&self, requests: usize) {
+        self.lock().throttled = requests;
+    }
+
+    /// The contacts, by id.
+    pub fn contacts(&self) -> BTreeMap<String, Map<String, Value>> {
+        self.lock().contacts.clone()
+    }
+
+    /// The deals, by id.
+    pub fn deals(&self) -> BTreeMap<String, MockDeal> {
+        self.lock().deals.clone()
+    }
+
+    /// The contact properties made through the properties API.
+    pub fn custom_properties(&self) -> Vec<String> {
+        self.lock().custom_properties.clone()
+    }
+
+    /// Every call, `METHOD /path`, in order.
+    pub fn calls(&self) -> Vec<String> {
+        self.lock().calls.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Account> {
+        self.account.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn hubspot_error(status: StatusCode, category: &str, message: &str) -> Response {
+    let body = json!({"status": "error", "message": message, "category": category,
+                      "correlationId": "mock"});
+    warp::reply::with_status(warp::reply::json(&body), status).into_response()
+}
+
+fn answer(account: &mut Account, call: (&str, &str), auth: Option<&str>, body: &[u8]) -> Response {
+    if auth != Some(&format!("Bearer {HUBSPOT_TOKEN}")) {
+        return hubspot_error(
+            StatusCode::UNAUTHORIZED,
+            "INVALID_AUTHENTICATION",
+            "Authentication credentials not found.",
+        );
+    }
+    if account.throttled > 0 {
+        account.throttled -= 1;
+        let body = json!({"status": "error", "message": "You have reached your secondly limit.",
+                          "errorType": "RATE_LIMIT", "correlationId": "mock", "policyName": "SECONDLY"});
+        let reply =
+            warp::reply::with_status(warp::reply::json(&body), StatusCode::TOO_MANY_REQUESTS);
+        return warp::reply::with_header(reply, "Retry-After", "1").into_response();
+    }
+    if call == ("GET", "/crm/v3/pipelines/deals") {
+        return warp::reply::json(&pipelines()).into_response();
+    }
+    let inputs = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|b| b["inputs"].as_array().cloned());
+    let Some(inputs) = inputs.filter(|i| (1..=100).contains(&i.len())) else {
+        return hubspot_error(
+            StatusCode::BAD_REQUEST,
+            "VALIDATION_ERROR",
+            "inputs must hold 1 to 100 records",
+        );
+    };
+    let results: Result<Vec<Value>, String> = inputs
+        .iter()
+        .map(|input| match call {
+            ("POST", "/crm/v3/properties/contacts/batch/create") => make_property(account, input),
+            ("POST", "/crm/v3/objects/contacts/batch/upsert") => upsert_contact(account, input),
+            ("POST", "/crm/v3/objects/contacts/batch/create") => {
+                write_contact(account, None, input)
+            }
+            ("POST", "/crm/v3/objects/contacts/batch/update") => {
+                write_contact(account, input["id"].as_str(), input)
+            }
+            ("POST", "/crm/v3/objects/deals/batch/create") => write_deal(account, None, input),
+            ("POST", "/crm/v3/objects/deals/batch/update") => {
+                write_deal(account, input["id"].as_str(), input)
+            }
+            _ => Err("NOT_FOUND".to_owned()),
+        })
+        .collect();
+    match results {
+        Ok(results) => {
+            warp::reply::json(&json!({"status": "COMPLETE", "results": results})).into_response()
+        }
+        Err(message) if message == "NOT_FOUND" => hubspot_error(
+            StatusCode::NOT_FOUND,
+            "OBJECT_NOT_FOUND",
+            "no such endpoint",
+        ),
+        Err(message) => hubspot_error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &message),
+    }
+}
+
+fn pipelines() -> Value {
+    let results: Vec<Value> = PIPELINES
+        .iter()
+        .map(|(id, label, stages)| {
+            let stages: Vec<Value> = stages
+                .iter()
+                .enumerate()
+                .map(|(order, (id, label))| json!({"id": id, "label": label, "displayOrder": order,
+                    "metadata": {"isClosed": "false", "probability": "0.2"}, "archived": false}))
+                .collect();
+            json!({"id": id, "label": label, "displayOrder": 0, "archived": false, "stages": stages})
+        })
+        .collect();
+    json!({"results": results})
+}
+
+fn make_property(account: &mut Account, input: &Value) -> Result<Value, String> {
+    let name = input["name"].as_str().ok_or("a property needs a name")?;
+    for field in ["label", "type", "fieldType", "groupName"] {
+        if !input[field].is_string() {
+            return Err(format!("property {name}: {field} is required"));
+        }
+    }
+    if !account.custom_properties.iter().any(|p| p == name) {
+        account.custom_properties.push(name.to_owned());
+    }
+    Ok(input.clone())
+}
+
+/// The input's properties, each one HubSpot's own (`own`) or made through the API.
+fn properties(
+    account: &Account,
+    input: &Value,
+    own: &[&str],
+) -> Result<Map<String, Value>, String> {
+    let properties = input["properties"]
+        .as_object()
+        .cloned()
+        .ok_or("properties are required")?;
+    for (name, value) in &properties {
+        if !own.contains(&name.as_str()) && !account.custom_properties.contains(name) {
+            return Err(format!(
+                "PROPERTY_DOESNT_EXIST: Property \"{name}\" does not exist"
+            ));
+        }
+        if !value.is_string() {
+            return Err(format!("property {name}: values are strings"));
+        }
+    }
+    Ok(properties)
+}
+
+fn upsert_contact(account: &mut Account, input: &Value) -> Result<Value, String> {
+    if input["idProperty"] != "email" {
+        return Err("contacts are upserted by idProperty email".to_owned());
+    }
+    let properties = properties(account, input, &CONTACT_PROPERTIES)?;
+    let email = input["id"]
+        .as_str()
+        .ok_or("id is the contact's email")?
+        .to_lowercase();
+    if properties
+        .get("email")
+        .and_then(Value::as_str)
+        .map(str::to_lowercase)
+        != Some(email.clone())
+    {
+        return Err("the email property differs from the id".to_owned());
+    }
+    let found = account.contacts.iter().find(|(_, c)| {
+        c.get("email")
+            .and_then(Value::as_str)
+            .map(str::to_lowercase)
+            == Some(email.clone())
+    });
+    let id = found.map(|(id, _)| id.clone());
+    write_contact(account, id.as_deref(), input)
+}
+
+fn write_contact(account: &mut Account, id: Option<&str>, input: &Value) -> Result<Value, String> {
+    let written = properties(account, input, &CONTACT_PROPERTIES)?;
+    let id = match id {
+        Some(id) if input["idProperty"].is_null() && !account.contacts.contains_key(id) => {
+            return Err(format!("contact {id} does not exist"));
+        }
+        Some(id) => id.to_owned(),
+        None if ["email", "firstname", "lastname"]
+            .iter()
+            .all(|p| !written.contains_key(*p)) =>
+        {
+            return Err("a contact needs an email, a first name or a last name".to_owned());
+        }
+        None => {
+            account.next_id += 1;
+            account.next_id.to_string()
+        }
+    };
+    let contact = account.contacts.entry(id.clone()).or_default();
+    contact.extend(written);
+    Ok(json!({"id": id, "properties": contact, "archived": false}))
+}
+
+fn write_deal(account: &mut Account, id: Option<&str>, input: &Value) -> Result<Value, String> {
+    let written = properties(account, input, &DEAL_PROPERTIES)?;
+    let mut deal = match id {
+        Some(id) => account
+            .deals
+            .get(id)
+            .cloned()
+            .ok_or(format!("deal {id} does not exist"))?,
+        None => {
+            let association = &input["associations"][0];
+            let contact = association["to"]["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let types = &association["types"][0];
+            if types["associationCategory"] != "HUBSPOT_DEFINED" || types["associationTypeId"] != 3
+            {
+                return Err("a deal is associated with its contact by type 3".to_owned());
+            }
+            if !account.contacts.contains_key(&contact) {
+                return Err(format!("contact {contact} does not exist"));
+            }
+            if !written.contains_key("dealname") {
+                return Err("dealname is required".to_owned());
+            }
+            MockDeal {
+                properties: Map::new(),
+                contact,
+                writes: 0,
+            }
+        }
+    };
+    deal.properties.extend(written);
+    deal.writes += 1;
+    let property = |name: &str| {
+        deal.properties
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let (pipeline, stage) = (property("pipeline"), property("dealstage"));
+    let known = PIPELINES
+        .iter()
+        .any(|(p, _, stages)| *p == pipeline && stages.iter().any(|(s, _)| *s == stage));
+    if !known {
+        return Err(format!("{stage:?} is not a stage of pipeline {pipeline:?}"));
+    }
+    let id = id.map_or_else(
+        || {
+            account.next_id += 1;
+            account.next_id.to_string()
+        },
+        str::to_owned,
+    );
+    let answer = json!({"id": id, "properties": deal.properties, "archived": false});
+    account.deals.insert(id, deal);
+    Ok(answer)
+}
