@@ -13,7 +13,8 @@ use leadtrack_core::integration::{
 use leadtrack_core::project::Project;
 use leadtrack_core::target::Targets;
 use leadtrack_core::types::IntegrationKind;
-use leadtrack_core::{Admin, LeadStore};
+use leadtrack_core::webhook::WebhookStatus;
+use leadtrack_core::{Admin, LeadStore, LeadWebhooks};
 use leadtrack_platforms::check::{self, TestRequest, send_test};
 use serde_json::{Map, Value};
 
@@ -67,6 +68,9 @@ pub(crate) enum IntegrationCommand {
         #[arg(long, conflicts_with = "key")]
         remove: bool,
     },
+    /// Keep the project's leads in HubSpot: each new lead upserts its contact (one per
+    /// email), each rating creates or moves the lead's one deal.
+    Hubspot(crate::crm::HubspotArgs),
     /// Take the leads of a Facebook page's Instant Forms (Meta Lead Ads): Meta announces
     /// each on the server's webhook (--meta-app-secret, --meta-verify-token), and the lead
     /// is read from the Graph API with the page's token.
@@ -266,7 +270,7 @@ impl Subcommand for ConnectCommand {
 }
 
 /// `integration ...`: connects, changes, disconnects or lists.
-pub(crate) async fn integration_command<S: Admin + LeadStore>(
+pub(crate) async fn integration_command<S: Admin + LeadStore + LeadWebhooks>(
     store: &S,
     command: IntegrationCommand,
     (links, targets): (&Links, &Targets),
@@ -307,6 +311,9 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
             let project = project(store, &id).await?;
             return sources::google_lead_forms(store, &project, key, links).await;
         }
+        IntegrationCommand::Hubspot(args) => {
+            return crate::crm::hubspot_command(store, args, targets).await;
+        }
         IntegrationCommand::Connect(connect) => connect,
         IntegrationCommand::Test {
             project: id,
@@ -329,7 +336,8 @@ pub(crate) async fn integration_command<S: Admin + LeadStore>(
                 .integrations(project.id)
                 .await
                 .map_err(Failure::store)?;
-            print_integrations(&integrations, json);
+            let hubspot = crate::crm::sync_of(store, &project).await?;
+            print_integrations(&integrations, hubspot.as_ref(), json);
             return Ok(());
         }
     };
@@ -479,11 +487,32 @@ fn camel(slug: &str) -> String {
     })
 }
 
-fn print_integrations(integrations: &Integrations, json: bool) {
-    let described = describe(integrations);
+fn print_integrations(integrations: &Integrations, hubspot: Option<&WebhookStatus>, json: bool) {
+    let mut described = describe(integrations);
+    let synced = hubspot.map(|sync| {
+        let options = sync.webhook.crm.clone().unwrap_or_default();
+        let counts = format!(
+            "{} synced, {} waiting, {} failed",
+            sync.delivered, sync.pending, sync.failed
+        );
+        (options, counts)
+    });
     if json {
+        described["hubspot"] = synced.as_ref().map_or(Value::Null, |(options, _)| {
+            serde_json::json!({"pipeline": options.pipeline(), "stages": options.stages})
+        });
         say!("{described}");
         return;
+    }
+    match &synced {
+        Some((options, counts)) => {
+            say!(
+                "{:<11} connected   {}; {counts}",
+                "hubspot",
+                crate::crm::describe(options)
+            );
+        }
+        None => say!("{:<11} not connected", "hubspot"),
     }
     for platform in &PLATFORMS {
         let name = platform.slug;

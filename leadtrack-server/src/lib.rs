@@ -39,6 +39,7 @@ mod bootstrap;
 mod cli;
 mod config;
 mod connections;
+mod crm;
 mod demo;
 mod header_limits;
 mod health;

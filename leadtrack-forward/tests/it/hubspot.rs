@@ -7,7 +7,6 @@
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use leadtrack_core::{Admin as _, LeadStore};
 use leadtrack_core::LeadWebhooks as _;
 use leadtrack_core::crm::CrmOptions;
 use leadtrack_core::integration::Secret;
@@ -15,6 +14,7 @@ use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::testkit::{data, mock_targets};
 use leadtrack_core::types::{ConversionId, LeadId};
 use leadtrack_core::webhook::{NewWebhook, Webhook};
+use leadtrack_core::{Admin as _, LeadStore};
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::hubspot::Hubspot;
 use leadtrack_platforms::testkit::crm::{HUBSPOT_TOKEN, MockHubspot};

@@ -43,7 +43,11 @@ const DEAL_PROPERTIES: [&str; 5] = [
 ];
 
 /// A pipeline of the mock account: id, label and stages (id, label).
-pub type MockPipeline = (&'static str, &'static str, [(&'static str, &'static str); 3]);
+pub type MockPipeline = (
+    &'static str,
+    &'static str,
+    [(&'static str, &'static str); 3],
+);
 
 /// The mock account's pipelines.
 pub const PIPELINES: [MockPipeline; 2] = [

@@ -5,6 +5,7 @@
 mod accounts;
 mod binary;
 mod crash;
+mod crm;
 mod faults;
 mod forwarding;
 mod imports;
