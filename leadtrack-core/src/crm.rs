@@ -1,8 +1,10 @@
-//! CRM syncs: a project's leads kept in the CRM its sales team works in (HubSpot).
+//! CRM syncs: a project's leads kept in the CRM its sales team works in (HubSpot or
+//! Pipedrive).
 //!
 //! A sync is a subscriber to the project's lead events, kept and queued like a lead webhook
-//! ([`crate::webhook::WebhookKind::Hubspot`]): each new or merged lead upserts its contact,
-//! and each rating creates or moves the lead's one deal, at the stage its label maps to.
+//! (of kind [`crate::webhook::WebhookKind::Hubspot`] or `Pipedrive`): each new or merged
+//! lead makes or updates its contact, and each rating creates or moves the lead's one
+//! deal, at the stage its label maps to.
 //! What the CRM calls the lead's contact and deal is kept per lead ([`CrmRecord`]), so a
 //! re-rating moves the same deal and never makes a second one.
 
@@ -10,17 +12,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// The deal pipeline a sync names none: HubSpot's default pipeline's id.
-pub const DEFAULT_PIPELINE: &str = "default";
-
-/// The stage `lost` moves a deal to when none is mapped: the default pipeline's "Closed
-/// lost" (<https://knowledge.hubspot.com/object-settings/set-up-and-customize-pipelines>).
-pub const DEFAULT_LOST_STAGE: &str = "closedlost";
-
 /// Where a sync puts deals: the pipeline, and the stage each rating moves a deal to.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CrmOptions {
-    /// The deal pipeline's id; [`DEFAULT_PIPELINE`] when `None`.
+    /// The deal pipeline's id; the CRM's default when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<String>,
     /// The stage id per label name (lowercase) or `lost`.
@@ -71,29 +66,21 @@ impl CrmOptions {
         serde_json::from_str(json).ok()
     }
 
-    /// The pipeline deals go to.
-    pub fn pipeline(&self) -> &str {
-        self.pipeline.as_deref().unwrap_or(DEFAULT_PIPELINE)
-    }
-
-    /// The stage a rating moves the lead's deal to: the one mapped to its label's name
-    /// (`None` for `lost`), else for `lost` [`DEFAULT_LOST_STAGE`]; `None` for a label
-    /// with no stage, which makes no deal.
+    /// The stage mapped to a rating: to its label's name, or to `lost` (`None`).
     pub fn stage(&self, label: Option<&str>) -> Option<&str> {
         let key = label.map_or_else(|| "lost".to_owned(), str::to_lowercase);
-        match self.stages.get(&key) {
-            Some(stage) => Some(stage),
-            None if label.is_none() => Some(DEFAULT_LOST_STAGE),
-            None => None,
-        }
+        self.stages.get(&key).map(String::as_str)
     }
 }
 
-/// What a CRM calls a lead: its contact and, once rated, its deal.
+/// What a CRM calls a lead: its contact, its own lead record where the CRM has them
+/// (Pipedrive's Leads Inbox), and once rated, its deal.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CrmRecord {
-    /// The contact's id in the CRM.
+    /// The contact's (person's) id in the CRM.
     pub contact_id: Option<String>,
+    /// The CRM's lead record's id.
+    pub crm_lead_id: Option<String>,
     /// The deal's id in the CRM.
     pub deal_id: Option<String>,
 }
@@ -103,24 +90,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stages_are_mapped_by_label_name_and_lost_has_a_default() {
+    fn stages_are_mapped_by_label_name_and_lost() {
         let options = CrmOptions::new(
             Some(" 75e28846 "),
             ["Qualified=appointmentscheduled", " customer = closedwon "],
         )
         .unwrap();
-        assert_eq!(options.pipeline(), "75e28846");
-        assert_eq!(
-            options.stage(Some("QUALIFIED")),
-            Some("appointmentscheduled")
-        );
-        assert_eq!(options.stage(Some("Customer")), Some("closedwon"));
-        assert_eq!(options.stage(Some("Spam check")), None);
-        assert_eq!(options.stage(None), Some("closedlost"));
+        assert_eq!(options.pipeline.as_deref(), Some("75e28846"));
+        let stage = |label| options.stage(label);
+        assert_eq!(stage(Some("QUALIFIED")), Some("appointmentscheduled"));
+        assert_eq!(stage(Some("Customer")), Some("closedwon"));
+        assert_eq!((stage(Some("Spam check")), stage(None)), (None, None));
         let lost = CrmOptions::new(None, ["lost=lost_stage"]).unwrap();
         assert_eq!(
-            (lost.pipeline(), lost.stage(None)),
-            ("default", Some("lost_stage"))
+            (lost.pipeline.as_deref(), lost.stage(None)),
+            (None, Some("lost_stage"))
         );
         for bad in ["Qualified", "=x", "Qualified="] {
             assert_eq!(

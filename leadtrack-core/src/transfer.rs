@@ -521,6 +521,7 @@ pub const TABLES: &[Table] = &[
             column("webhook_id", Kind::Uuid),
             column("lead_id", Int),
             column("contact_id", Text),
+            column("crm_lead_id", Text),
             column("deal_id", Text),
         ],
     },

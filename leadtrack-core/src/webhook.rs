@@ -59,6 +59,9 @@ pub enum WebhookKind {
     /// A HubSpot sync ([`crate::crm`]): its URL is HubSpot's API, its secret the private
     /// app's access token, and each event upserts the lead's contact or deal.
     Hubspot,
+    /// A Pipedrive sync ([`crate::crm`]): its URL is Pipedrive's API, its secret the API
+    /// token, and each event makes the lead's person and lead, or its deal.
+    Pipedrive,
 }
 
 impl WebhookKind {
@@ -66,7 +69,16 @@ impl WebhookKind {
     pub fn limit(self) -> usize {
         match self {
             Self::Webhook | Self::RestHook => MAX_WEBHOOKS,
-            Self::Hubspot => 1,
+            Self::Hubspot | Self::Pipedrive => 1,
+        }
+    }
+
+    /// The CRM a sync of this kind keeps leads in; `None` for posts.
+    pub fn crm(self) -> Option<&'static str> {
+        match self {
+            Self::Webhook | Self::RestHook => None,
+            Self::Hubspot => Some("HubSpot"),
+            Self::Pipedrive => Some("Pipedrive"),
         }
     }
 }
@@ -235,8 +247,11 @@ pub enum WebhookError {
     #[error("a project has at most {MAX_WEBHOOKS} REST hooks")]
     TooManyHooks,
     /// The project has a sync with this CRM already.
-    #[error("the project is connected to HubSpot already")]
-    CrmConnected,
+    #[error("the project is connected to {0} already")]
+    CrmConnected(&'static str),
+    /// A CRM sync was asked of a kind that is none.
+    #[error("{0} is no CRM")]
+    NoCrm(WebhookKind),
 }
 
 impl WebhookError {
@@ -244,7 +259,7 @@ impl WebhookError {
     /// the webhook as a whole.
     pub fn field(&self) -> &'static str {
         match self {
-            Self::TooMany | Self::TooManyHooks | Self::CrmConnected => "",
+            Self::TooMany | Self::TooManyHooks | Self::CrmConnected(_) | Self::NoCrm(_) => "",
             Self::Url(_) => "url",
             Self::NoEvents | Self::UnknownEvent(_) => "events",
             Self::BlankSecret => "secret",
@@ -310,19 +325,22 @@ impl NewWebhook {
         })
     }
 
-    /// A HubSpot sync with a private app's `access_token`, calling `api` (HubSpot's API,
-    /// `https://api.hubapi.com`, or a server `targets` allows in its place).
-    pub fn hubspot(
-        api: &str,
-        targets: &Targets,
-        access_token: Secret,
+    /// A sync with the CRM `kind` names, with its `token`, calling `api` (the CRM's API, or
+    /// a server `targets` allows in its place).
+    pub fn crm(
+        kind: WebhookKind,
+        (api, targets): (&str, &Targets),
+        token: Secret,
         options: CrmOptions,
     ) -> Result<Self, WebhookError> {
+        if kind.crm().is_none() {
+            return Err(WebhookError::NoCrm(kind));
+        }
         let events = CRM_EVENTS.into_iter().collect();
         Ok(Self {
-            kind: WebhookKind::Hubspot,
+            kind,
             crm: Some(options),
-            ..Self::new(api, targets, Some(access_token), events)?
+            ..Self::new(api, targets, Some(token), events)?
         })
     }
 
@@ -333,7 +351,7 @@ impl NewWebhook {
             _ if count < self.kind.limit() => Ok(()),
             WebhookKind::Webhook => Err(WebhookError::TooMany),
             WebhookKind::RestHook => Err(WebhookError::TooManyHooks),
-            WebhookKind::Hubspot => Err(WebhookError::CrmConnected),
+            kind => Err(WebhookError::CrmConnected(kind.crm().unwrap_or_default())),
         }
     }
 

@@ -8,22 +8,17 @@ use leadtrack_core::StoreResult;
 use leadtrack_core::api::WebhookBody;
 use leadtrack_core::webhook::ClaimedWebhookEvent;
 use leadtrack_outbound::Outbound;
-use leadtrack_platforms::hubspot::{Hubspot, contact_properties, deal_properties};
+use leadtrack_platforms::hubspot::{self, Hubspot, contact_properties, deal_properties};
 use leadtrack_platforms::outcome::Outcome;
 
-/// Syncs `claimed`'s lead to the HubSpot account of its sync: the outcome of the attempt,
+/// Syncs `claimed`'s lead (its `event`, read) to the HubSpot account of its sync: the outcome of the attempt,
 /// or the store's failure to read or record what HubSpot calls the lead.
 pub(crate) async fn sync<S: LeadWebhooks>(
     store: &S,
     http: &Outbound,
     claimed: &ClaimedWebhookEvent,
+    event: &WebhookBody,
 ) -> StoreResult<Outcome> {
-    let Ok(event) = serde_json::from_str::<WebhookBody>(&claimed.body) else {
-        return Ok(Outcome::Failed {
-            status: None,
-            error: "the event's body is not a lead event".to_owned(),
-        });
-    };
     let hook = &claimed.webhook;
     let hubspot = Hubspot {
         http,
@@ -57,7 +52,7 @@ pub(crate) async fn sync<S: LeadWebhooks>(
     };
     let options = hook.crm.clone().unwrap_or_default();
     let label = rating.label.as_ref().map(|label| label.name.as_str());
-    let Some(stage) = options.stage(label) else {
+    let Some(stage) = hubspot::stage(&options, label) else {
         let label = label.unwrap_or_default();
         return Ok(Outcome::skipped(format!(
             "no deal stage is mapped to {label:?}: the contact is kept, no deal is made"

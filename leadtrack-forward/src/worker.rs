@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use futures_util::stream::{self, BoxStream, FuturesUnordered};
 use futures_util::{FutureExt, StreamExt};
+use leadtrack_core::api::WebhookBody;
 use leadtrack_core::job::{Attempt, ClaimedJob};
 use leadtrack_core::store::{Conflict, Entity};
 use leadtrack_core::target::Targets;
@@ -21,8 +22,9 @@ use tokio::sync::watch;
 
 use crate::batch::{Due, Groups, Sent, send_group};
 use crate::deliverer::{Deliverer, Plan, goes_alone};
+use crate::lead_locks::LeadLocks;
 use crate::retry::{RetryPolicy, random_unit};
-use crate::{hubspot, webhook};
+use crate::{hubspot, pipedrive, webhook};
 use leadtrack_platforms::Outcome;
 
 /// How the worker runs.
@@ -72,6 +74,7 @@ pub struct Worker<S> {
     store: S,
     deliverer: Arc<Deliverer>,
     config: Arc<WorkerConfig>,
+    lead_locks: Arc<LeadLocks>,
 }
 
 impl<S: Clone> Clone for Worker<S> {
@@ -80,6 +83,7 @@ impl<S: Clone> Clone for Worker<S> {
             store: self.store.clone(),
             deliverer: Arc::clone(&self.deliverer),
             config: Arc::clone(&self.config),
+            lead_locks: Arc::clone(&self.lead_locks),
         }
     }
 }
@@ -94,6 +98,7 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
                 config.request_timeout,
             )),
             config: Arc::new(config),
+            lead_locks: Arc::new(LeadLocks::new()),
         }
     }
 
@@ -263,19 +268,40 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
         }
     }
 
-    /// Delivers a claimed event as its webhook's kind does: a signed post, or a HubSpot
-    /// sync. The outcome, and the destination's name in the metrics.
+    /// Delivers a claimed event as its webhook's kind does: a signed post, or a CRM sync
+    /// (one of a person at a time, [`LeadLocks`]). The outcome, and the destination's name
+    /// in the metrics.
     async fn deliver_event(
         &self,
         claimed: &ClaimedWebhookEvent,
     ) -> StoreResult<(Outcome, &'static str)> {
         let http = &self.deliverer.http;
-        Ok(match claimed.webhook.kind {
-            WebhookKind::Hubspot => (hubspot::sync(&self.store, http, claimed).await?, "hubspot"),
-            WebhookKind::Webhook | WebhookKind::RestHook => {
-                let outcome = webhook::deliver_event(http, claimed, Utc::now()).await;
-                (outcome, "lead_webhook")
-            }
+        let kind = claimed.webhook.kind;
+        if kind.crm().is_none() {
+            let outcome = webhook::deliver_event(http, claimed, Utc::now()).await;
+            return Ok((outcome, "lead_webhook"));
+        }
+        let Ok(event) = serde_json::from_str::<WebhookBody>(&claimed.body) else {
+            let error = "the event's body is not a lead event".to_owned();
+            return Ok((
+                Outcome::Failed {
+                    status: None,
+                    error,
+                },
+                "crm",
+            ));
+        };
+        let _one_at_a_time = self.lead_locks.lock(claimed.webhook.id, &event.lead).await;
+        let store = &self.store;
+        Ok(match kind {
+            WebhookKind::Pipedrive => (
+                pipedrive::sync(store, http, claimed, &event).await?,
+                "pipedrive",
+            ),
+            _ => (
+                hubspot::sync(store, http, claimed, &event).await?,
+                "hubspot",
+            ),
         })
     }
 

@@ -37,6 +37,27 @@ use crate::outcome::{self, Answer, Outcome};
 /// HubSpot's API.
 pub const API: &str = "https://api.hubapi.com";
 
+/// The deal pipeline of a sync that names none: HubSpot's default pipeline's id.
+pub const DEFAULT_PIPELINE: &str = "default";
+
+/// The stage `lost` moves a deal to when none is mapped: the default pipeline's "Closed
+/// lost" (<https://knowledge.hubspot.com/object-settings/set-up-and-customize-pipelines>).
+pub const DEFAULT_LOST_STAGE: &str = "closedlost";
+
+/// The pipeline a sync's deals go to.
+pub fn pipeline(options: &CrmOptions) -> &str {
+    options.pipeline.as_deref().unwrap_or(DEFAULT_PIPELINE)
+}
+
+/// The stage a rating moves the lead's deal to: the one mapped to its label, else for
+/// `lost` (`None`) [`DEFAULT_LOST_STAGE`]; `None` for a label with no stage.
+pub fn stage<'a>(options: &'a CrmOptions, label: Option<&str>) -> Option<&'a str> {
+    match options.stage(label) {
+        None if label.is_none() => Some(DEFAULT_LOST_STAGE),
+        mapped => mapped,
+    }
+}
+
 /// The contact properties leadtrack makes and fills: name, label, and what it holds.
 pub const PROPERTIES: [(&str, &str); 4] = [
     ("leadtrack_lead_id", "leadtrack lead id"),
@@ -45,33 +66,10 @@ pub const PROPERTIES: [(&str, &str); 4] = [
     ("leadtrack_click_ids", "leadtrack click ids"),
 ];
 
-/// The click ids a lead's `attributionData` may carry, as [`PROPERTIES`] lists them.
-const CLICK_IDS: [&str; 13] = [
-    "gclid",
-    "gbraid",
-    "wbraid",
-    "fbclid",
-    "fbc",
-    "msclkid",
-    "li_fat_id",
-    "ttclid",
-    "rdt_cid",
-    "ScCid",
-    "epik",
-    "twclid",
-    "cid",
-];
-
 /// A lead's contact properties: HubSpot's own for the person, and [`PROPERTIES`].
 pub fn contact_properties(lead: &Lead) -> Map<String, Value> {
-    let attribution = |name: &str| {
-        let data = lead.attribution_data.as_ref()?;
-        data.get(name).and_then(Value::as_str).map(str::to_owned)
-    };
-    let clicks: Vec<String> = CLICK_IDS
-        .iter()
-        .filter_map(|name| attribution(name).map(|value| format!("{name}={value}")))
-        .collect();
+    let attribution = |name: &str| lead.attribution(name).map(str::to_owned);
+    let clicks = lead.click_ids();
     let fields = [
         ("email", lead.email.clone()),
         ("firstname", lead.first_name.clone()),
@@ -113,7 +111,7 @@ pub fn deal_properties(
     let mut properties = Map::new();
     let name = format!("{who} (lead {})", lead.id);
     properties.insert("dealname".into(), Value::String(name));
-    properties.insert("pipeline".into(), options.pipeline().into());
+    properties.insert("pipeline".into(), pipeline(options).into());
     properties.insert("dealstage".into(), stage.into());
     if let Some(cents) = price {
         let amount = format!("{}.{:02}", cents / 100, (cents % 100).abs());

@@ -1,7 +1,7 @@
 //! The ad platforms' APIs, as leadtrack speaks them: one module per platform with its
 //! request and answer rules (endpoints, payload pieces, how an answer is read), its account
 //! pickers and its test event; signing in and refreshing tokens with OAuth 2.0 ([`oauth`],
-//! [`sign_in`]); the CRM HubSpot ([`hubspot`]); the lead readers of Meta's Graph API and LinkedIn's Lead Sync; and the
+//! [`sign_in`]); the CRMs HubSpot and Pipedrive ([`hubspot`], [`pipedrive`]); the lead readers of Meta's Graph API and LinkedIn's Lead Sync; and the
 //! hashing rules user data leaves by ([`normalize`]).
 //!
 //! The delivery worker (`leadtrack-forward`), the dashboard's connection pages and the lead
@@ -24,6 +24,7 @@ pub mod normalize;
 pub mod oauth;
 pub mod outcome;
 pub mod pinterest;
+pub mod pipedrive;
 pub mod reddit;
 pub mod sign_in;
 pub mod snapchat;

@@ -191,14 +191,16 @@ pub(crate) async fn crm_record(
 ) -> Result<CrmRecord, Error> {
     let found = one(
         c,
-        "SELECT contact_id, deal_id FROM crm_records WHERE webhook_id = $1 AND lead_id = $2",
+        "SELECT contact_id, crm_lead_id, deal_id FROM crm_records
+         WHERE webhook_id = $1 AND lead_id = $2",
         &[&webhook, &lead.0],
     )
     .await?;
     Ok(match found {
         Some(row) => CrmRecord {
             contact_id: row.try_get(0)?,
-            deal_id: row.try_get(1)?,
+            crm_lead_id: row.try_get(1)?,
+            deal_id: row.try_get(2)?,
         },
         None => CrmRecord::default(),
     })
@@ -213,10 +215,17 @@ pub(crate) async fn save_crm_record(
 ) -> Result<(), Error> {
     run(
         c,
-        "INSERT INTO crm_records (webhook_id, lead_id, contact_id, deal_id) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (webhook_id, lead_id)
-         DO UPDATE SET contact_id = excluded.contact_id, deal_id = excluded.deal_id",
-        &[&webhook, &lead.0, &record.contact_id, &record.deal_id],
+        "INSERT INTO crm_records (webhook_id, lead_id, contact_id, crm_lead_id, deal_id)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (webhook_id, lead_id) DO UPDATE SET contact_id = excluded.contact_id,
+             crm_lead_id = excluded.crm_lead_id, deal_id = excluded.deal_id",
+        &[
+            &webhook,
+            &lead.0,
+            &record.contact_id,
+            &record.crm_lead_id,
+            &record.deal_id,
+        ],
     )
     .await?;
     Ok(())

@@ -13,7 +13,7 @@ use leadtrack_core::integration::{
 use leadtrack_core::project::Project;
 use leadtrack_core::target::Targets;
 use leadtrack_core::types::IntegrationKind;
-use leadtrack_core::webhook::WebhookStatus;
+use leadtrack_core::webhook::{WebhookKind, WebhookStatus};
 use leadtrack_core::{Admin, LeadStore, LeadWebhooks};
 use leadtrack_platforms::check::{self, TestRequest, send_test};
 use serde_json::{Map, Value};
@@ -71,6 +71,9 @@ pub(crate) enum IntegrationCommand {
     /// Keep the project's leads in HubSpot: each new lead upserts its contact (one per
     /// email), each rating creates or moves the lead's one deal.
     Hubspot(crate::crm::HubspotArgs),
+    /// Keep the project's leads in Pipedrive: each new lead finds or makes its person and
+    /// becomes a Pipedrive lead, each rating makes or moves the lead's one deal.
+    Pipedrive(crate::crm::PipedriveArgs),
     /// Take the leads of a Facebook page's Instant Forms (Meta Lead Ads): Meta announces
     /// each on the server's webhook (--meta-app-secret, --meta-verify-token), and the lead
     /// is read from the Graph API with the page's token.
@@ -312,7 +315,10 @@ pub(crate) async fn integration_command<S: Admin + LeadStore + LeadWebhooks>(
             return sources::google_lead_forms(store, &project, key, links).await;
         }
         IntegrationCommand::Hubspot(args) => {
-            return crate::crm::hubspot_command(store, args, targets).await;
+            return crate::crm::crm_command(store, args.split(), targets).await;
+        }
+        IntegrationCommand::Pipedrive(args) => {
+            return crate::crm::crm_command(store, args.split(), targets).await;
         }
         IntegrationCommand::Connect(connect) => connect,
         IntegrationCommand::Test {
@@ -336,8 +342,11 @@ pub(crate) async fn integration_command<S: Admin + LeadStore + LeadWebhooks>(
                 .integrations(project.id)
                 .await
                 .map_err(Failure::store)?;
-            let hubspot = crate::crm::sync_of(store, &project).await?;
-            print_integrations(&integrations, hubspot.as_ref(), json);
+            let mut crms = Vec::new();
+            for kind in [WebhookKind::Hubspot, WebhookKind::Pipedrive] {
+                crms.push((kind, crate::crm::sync_of(store, &project, kind).await?));
+            }
+            print_integrations(&integrations, &crms, json);
             return Ok(());
         }
     };
@@ -487,32 +496,37 @@ fn camel(slug: &str) -> String {
     })
 }
 
-fn print_integrations(integrations: &Integrations, hubspot: Option<&WebhookStatus>, json: bool) {
+fn print_integrations(
+    integrations: &Integrations,
+    crms: &[(WebhookKind, Option<WebhookStatus>)],
+    json: bool,
+) {
     let mut described = describe(integrations);
-    let synced = hubspot.map(|sync| {
-        let options = sync.webhook.crm.clone().unwrap_or_default();
-        let counts = format!(
-            "{} synced, {} waiting, {} failed",
-            sync.delivered, sync.pending, sync.failed
-        );
-        (options, counts)
-    });
+    for (kind, sync) in crms {
+        let name = kind.as_ref();
+        let options = sync
+            .as_ref()
+            .map(|sync| sync.webhook.crm.clone().unwrap_or_default());
+        if json {
+            described[name] = options.map_or(Value::Null, |options| {
+                serde_json::json!({"pipeline": options.pipeline, "stages": options.stages})
+            });
+            continue;
+        }
+        match (sync, options) {
+            (Some(sync), Some(options)) => say!(
+                "{name:<11} connected   {}; {} synced, {} waiting, {} failed",
+                crate::crm::describe(*kind, &options),
+                sync.delivered,
+                sync.pending,
+                sync.failed
+            ),
+            _ => say!("{name:<11} not connected"),
+        }
+    }
     if json {
-        described["hubspot"] = synced.as_ref().map_or(Value::Null, |(options, _)| {
-            serde_json::json!({"pipeline": options.pipeline(), "stages": options.stages})
-        });
         say!("{described}");
         return;
-    }
-    match &synced {
-        Some((options, counts)) => {
-            say!(
-                "{:<11} connected   {}; {counts}",
-                "hubspot",
-                crate::crm::describe(options)
-            );
-        }
-        None => say!("{:<11} not connected", "hubspot"),
     }
     for platform in &PLATFORMS {
         let name = platform.slug;

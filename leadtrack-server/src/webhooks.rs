@@ -108,7 +108,7 @@ pub(crate) async fn webhook_command<S: Admin + LeadWebhooks>(
             let project = project(store, &id).await?;
             let mut hooks = store.webhooks(project.id).await.map_err(Failure::store)?;
             // A CRM sync is listed with the integrations.
-            hooks.retain(|status| status.webhook.kind != WebhookKind::Hubspot);
+            hooks.retain(|status| status.webhook.kind.crm().is_none());
             if json {
                 let listed: Vec<Value> = hooks.iter().map(describe).collect();
                 say!("{}", Value::Array(listed));
@@ -188,7 +188,7 @@ fn print_status(status: &WebhookStatus) {
     // REST hooks were subscribed by an automation tool through the API.
     let origin = match hook.kind {
         WebhookKind::RestHook => "  (REST hook)",
-        WebhookKind::Webhook | WebhookKind::Hubspot => "",
+        _ => "",
     };
     say!(
         "{}  {}  [{}]{origin}  pending={} delivered={} failed={}  {last}",

@@ -156,12 +156,14 @@ pub(crate) fn crm_record(
 ) -> Result<CrmRecord, Error> {
     let found = conn
         .prepare_cached(
-            "SELECT contact_id, deal_id FROM crm_records WHERE webhook_id = ?1 AND lead_id = ?2",
+            "SELECT contact_id, crm_lead_id, deal_id FROM crm_records
+             WHERE webhook_id = ?1 AND lead_id = ?2",
         )?
         .query_row((webhook.to_string(), lead.0), |row| {
             Ok(CrmRecord {
                 contact_id: row.get(0)?,
-                deal_id: row.get(1)?,
+                crm_lead_id: row.get(1)?,
+                deal_id: row.get(2)?,
             })
         })
         .optional()?;
@@ -176,14 +178,16 @@ pub(crate) fn save_crm_record(
     record: &CrmRecord,
 ) -> Result<(), Error> {
     conn.prepare_cached(
-        "INSERT INTO crm_records (webhook_id, lead_id, contact_id, deal_id) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (webhook_id, lead_id)
-         DO UPDATE SET contact_id = excluded.contact_id, deal_id = excluded.deal_id",
+        "INSERT INTO crm_records (webhook_id, lead_id, contact_id, crm_lead_id, deal_id)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (webhook_id, lead_id) DO UPDATE SET contact_id = excluded.contact_id,
+             crm_lead_id = excluded.crm_lead_id, deal_id = excluded.deal_id",
     )?
     .execute((
         webhook.to_string(),
         lead.0,
         &record.contact_id,
+        &record.crm_lead_id,
         &record.deal_id,
     ))?;
     Ok(())

@@ -110,7 +110,37 @@ pub struct Lead {
     pub next_step_at: Option<DateTime<Utc>>,
 }
 
+/// The click ids a lead's `attributionData` may carry, as [`Lead::click_ids`] lists them.
+const CLICK_IDS: [&str; 13] = [
+    "gclid",
+    "gbraid",
+    "wbraid",
+    "fbclid",
+    "fbc",
+    "msclkid",
+    "li_fat_id",
+    "ttclid",
+    "rdt_cid",
+    "ScCid",
+    "epik",
+    "twclid",
+    "cid",
+];
+
 impl Lead {
+    /// A value of its `attributionData`, when it is text.
+    pub fn attribution(&self, name: &str) -> Option<&str> {
+        self.attribution_data.as_ref()?.get(name)?.as_str()
+    }
+
+    /// The click ids it carries, as `name=value` (what a CRM keeps of where it came from).
+    pub fn click_ids(&self) -> Vec<String> {
+        CLICK_IDS
+            .iter()
+            .filter_map(|name| Some(format!("{name}={}", self.attribution(name)?)))
+            .collect()
+    }
+
     /// Gives each of `leads` its next step's time, from `steps` (a store's
     /// [`crate::store::LeadStore::next_steps`] of them).
     pub fn with_next_steps(leads: &mut [Lead], steps: &[(LeadId, NextStep)]) {

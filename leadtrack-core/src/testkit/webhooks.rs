@@ -549,8 +549,14 @@ pub async fn a_crm_sync_keeps_its_options_and_what_the_crm_calls_each_lead<B: Ba
     let options = CrmOptions::new(Some("sales"), ["Customer=closedwon"]).unwrap();
     let token = crate::integration::Secret::new("pat-eu1-token");
     let targets = crate::target::Targets::default();
-    let sync =
-        |token| NewWebhook::hubspot("https://api.hubapi.com", &targets, token, options.clone());
+    let sync = |token| {
+        NewWebhook::crm(
+            WebhookKind::Hubspot,
+            ("https://api.hubapi.com", &targets),
+            token,
+            options.clone(),
+        )
+    };
     let hook = store
         .create_webhook(p.id, sync(token.clone()).unwrap(), at(0))
         .await
@@ -576,6 +582,7 @@ pub async fn a_crm_sync_keeps_its_options_and_what_the_crm_calls_each_lead<B: Ba
     );
     let contact = CrmRecord {
         contact_id: Some("101".to_owned()),
+        crm_lead_id: Some("adf21080-0e10-11eb-879b-05d71fb426ec".to_owned()),
         deal_id: None,
     };
     store

@@ -115,7 +115,7 @@ async fn webhooks_page<S: Admin + LeadWebhooks>(
     // A CRM sync is shown with the integrations.
     let hooks = statuses
         .iter()
-        .filter(|status| status.webhook.kind != WebhookKind::Hubspot)
+        .filter(|status| status.webhook.kind.crm().is_none())
         .map(|status| HookRow {
             id: status.webhook.id.to_string(),
             url: status.webhook.url.clone(),

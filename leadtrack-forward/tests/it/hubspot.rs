@@ -13,7 +13,7 @@ use leadtrack_core::integration::Secret;
 use leadtrack_core::label::{LabelMapping, NewLabel};
 use leadtrack_core::testkit::{data, mock_targets};
 use leadtrack_core::types::{ConversionId, LeadId};
-use leadtrack_core::webhook::{NewWebhook, Webhook};
+use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookKind};
 use leadtrack_core::{Admin as _, LeadStore};
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::hubspot::Hubspot;
@@ -39,7 +39,8 @@ async fn connect(f: &Fixture, mock: &MockHubspot) -> Webhook {
         ["Qualified=appointmentscheduled", "customer=closedwon"],
     )
     .unwrap();
-    let sync = NewWebhook::hubspot(mock.url(), &mock_targets(), token, options).unwrap();
+    let api = (mock.url(), &mock_targets());
+    let sync = NewWebhook::crm(WebhookKind::Hubspot, api, token, options).unwrap();
     f.store
         .create_webhook(f.project.id, sync, Utc::now())
         .await

@@ -10,6 +10,7 @@ mod logs;
 mod microsoft_linkedin;
 mod outbound;
 mod pinterest;
+mod pipedrive;
 mod reddit;
 mod snapchat;
 mod spend;

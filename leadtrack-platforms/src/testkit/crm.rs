@@ -391,3 +391,335 @@ fn write_deal(account: &mut Account, id: Option<&str>, input: &Value) -> Result<
     account.deals.insert(id, deal);
     Ok(answer)
 }
+
+/// The token [`MockPipedrive`] takes.
+pub const PIPEDRIVE_TOKEN: &str = "pipedrive-mock-token";
+
+/// A pipeline of the Pipedrive mock: id, name, order and stages (id, name).
+pub type MockPipedrivePipeline = (i64, &'static str, i64, [(i64, &'static str); 3]);
+
+/// The Pipedrive mock's pipelines.
+pub const PIPEDRIVE_PIPELINES: [MockPipedrivePipeline; 2] = [
+    (
+        1,
+        "Sales",
+        0,
+        [(1, "Qualified"), (2, "Proposal made"), (3, "Negotiation")],
+    ),
+    (2, "Partners", 1, [(4, "Intro"), (5, "Signed"), (6, "Live")]),
+];
+
+/// A record the Pipedrive mock keeps: its fields as last written, and how many writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MockRecord {
+    /// Its fields.
+    pub fields: Map<String, Value>,
+    /// Writes that made it what it is: 1 for one never changed.
+    pub writes: usize,
+}
+
+#[derive(Default)]
+struct PipedriveAccount {
+    persons: BTreeMap<i64, MockRecord>,
+    leads: BTreeMap<String, MockRecord>,
+    notes: Vec<(String, String)>,
+    deals: BTreeMap<i64, MockRecord>,
+    next_id: i64,
+    throttled: usize,
+    calls: Vec<String>,
+}
+
+/// A stand-in for Pipedrive's API that keeps persons, leads, notes and deals and checks
+/// the documented requests:
+///
+/// - every call carries the API token in `x-api-token`
+///   (<https://pipedrive.readme.io/docs/core-api-concepts-authentication>), else `401`;
+/// - a person search names `term`, `fields` (`email` or `phone`) and `exact_match=true`
+///   (<https://developers.pipedrive.com/docs/api/v1/Persons#searchPersons>);
+/// - a person needs a `name`, its `emails` and `phones` lists of `{value, primary, label}`;
+/// - a lead needs a `title` and an existing `person_id` (<https://developers.pipedrive.com/docs/api/v1/Leads#addLead>);
+///   a note names an existing `lead_id` and has `content`;
+/// - a deal needs a `title`, an existing `person_id`, a pipeline and a stage of it, and a
+///   `status` of `open`, `won` or `lost` (<https://developers.pipedrive.com/docs/api/v1/Deals#addDeal>);
+/// - past its budget (set by [`MockPipedrive::throttle`]) it answers `429` with `Retry-After`.
+pub struct MockPipedrive {
+    url: String,
+    account: Arc<Mutex<PipedriveAccount>>,
+    _stop: oneshot::Sender<()>,
+}
+
+impl MockPipedrive {
+    /// Starts the mock on a free loopback port, with nothing in it.
+    pub async fn start() -> Self {
+        let account = Arc::new(Mutex::new(PipedriveAccount {
+            next_id: 500,
+            ..PipedriveAccount::default()
+        }));
+        let kept = Arc::clone(&account);
+        let routes = warp::method()
+            .and(warp::path::full())
+            .and(warp::query::<BTreeMap<String, String>>())
+            .and(warp::header::optional::<String>("x-api-token"))
+            .and(warp::body::bytes())
+            .map(
+                move |method: warp::http::Method,
+                      path: warp::path::FullPath,
+                      query: BTreeMap<String, String>,
+                      token: Option<String>,
+                      body: bytes::Bytes| {
+                    let mut account = kept.lock().unwrap_or_else(|e| e.into_inner());
+                    account.calls.push(format!("{method} {}", path.as_str()));
+                    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    pipedrive_answer(
+                        &mut account,
+                        (method.as_str(), path.as_str()),
+                        (&query, token.as_deref()),
+                        &body,
+                    )
+                },
+            );
+        let (url, stop) = super::serve(routes).await;
+        Self {
+            url,
+            account,
+            _stop: stop,
+        }
+    }
+
+    /// The mock's address, as the sync's `--base-url`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Answers the next `requests` with `429`.
+    pub fn throttle(&self, requests: usize) {
+        self.lock().throttled = requests;
+    }
+
+    /// The persons, by id.
+    pub fn persons(&self) -> BTreeMap<i64, MockRecord> {
+        self.lock().persons.clone()
+    }
+
+    /// The leads, by id.
+    pub fn leads(&self) -> BTreeMap<String, MockRecord> {
+        self.lock().leads.clone()
+    }
+
+    /// The notes: the lead's id and the content.
+    pub fn notes(&self) -> Vec<(String, String)> {
+        self.lock().notes.clone()
+    }
+
+    /// The deals, by id.
+    pub fn deals(&self) -> BTreeMap<i64, MockRecord> {
+        self.lock().deals.clone()
+    }
+
+    /// Every call, `METHOD /path`, in order.
+    pub fn calls(&self) -> Vec<String> {
+        self.lock().calls.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, PipedriveAccount> {
+        self.account.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn pipedrive_error(status: StatusCode, error: &str) -> Response {
+    let body = json!({"success": false, "error": error, "code": status.as_u16()});
+    warp::reply::with_status(warp::reply::json(&body), status).into_response()
+}
+
+fn pipedrive_answer(
+    account: &mut PipedriveAccount,
+    call: (&str, &str),
+    (query, token): (&BTreeMap<String, String>, Option<&str>),
+    body: &Value,
+) -> Response {
+    if token != Some(PIPEDRIVE_TOKEN) {
+        return pipedrive_error(StatusCode::UNAUTHORIZED, "unauthorized access");
+    }
+    if account.throttled > 0 {
+        account.throttled -= 1;
+        let reply = pipedrive_error(StatusCode::TOO_MANY_REQUESTS, "Request over limit");
+        return warp::reply::with_header(reply, "Retry-After", "1").into_response();
+    }
+    let data = match call {
+        ("GET", "/api/v2/pipelines") => Ok(json!(PIPEDRIVE_PIPELINES
+            .iter()
+            .map(|(id, name, order, _)| json!({"id": id, "name": name, "order_nr": order, "is_deleted": false}))
+            .collect::<Vec<_>>())),
+        ("GET", "/api/v2/stages") => stages(query),
+        ("GET", "/api/v2/persons/search") => search_persons(account, query),
+        ("POST", "/api/v2/persons") => add_person(account, body),
+        ("POST", "/v1/leads") => add_lead(account, body),
+        ("POST", "/v1/notes") => add_note(account, body),
+        ("POST", "/api/v2/deals") => write_pipedrive_deal(account, None, body),
+        ("PATCH", path) if path.starts_with("/api/v2/deals/") => {
+            let id = path.trim_start_matches("/api/v2/deals/").parse().unwrap_or_default();
+            write_pipedrive_deal(account, Some(id), body)
+        }
+        ("PATCH", path) if path.starts_with("/v1/leads/") => {
+            let id = path.trim_start_matches("/v1/leads/");
+            match account.leads.get_mut(id) {
+                Some(lead) if body["is_archived"].is_boolean() => {
+                    lead.fields.insert("is_archived".into(), body["is_archived"].clone());
+                    lead.writes += 1;
+                    Ok(json!({"id": id}))
+                }
+                _ => Err((StatusCode::NOT_FOUND, format!("lead {id} not found"))),
+            }
+        }
+        _ => Err((StatusCode::NOT_FOUND, "no such endpoint".to_owned())),
+    };
+    match data {
+        Ok(data) => warp::reply::json(&json!({"success": true, "data": data})).into_response(),
+        Err((status, error)) => pipedrive_error(status, &error),
+    }
+}
+
+type Answered = Result<Value, (StatusCode, String)>;
+
+fn bad(error: impl Into<String>) -> (StatusCode, String) {
+    (StatusCode::BAD_REQUEST, error.into())
+}
+
+fn stages(query: &BTreeMap<String, String>) -> Answered {
+    let pipeline: i64 = query
+        .get("pipeline_id")
+        .and_then(|id| id.parse().ok())
+        .ok_or(bad("pipeline_id is required"))?;
+    let (_, _, _, stages) = PIPEDRIVE_PIPELINES
+        .iter()
+        .find(|(id, ..)| *id == pipeline)
+        .ok_or(bad("no such pipeline"))?;
+    Ok(json!(stages.iter().enumerate().map(|(order, (id, name))| json!({"id": id, "name": name, "order_nr": order, "pipeline_id": pipeline})).collect::<Vec<_>>()))
+}
+
+fn search_persons(account: &PipedriveAccount, query: &BTreeMap<String, String>) -> Answered {
+    let field = query.get("fields").map(String::as_str);
+    let (Some(term), Some("email" | "phone"), Some("true")) = (
+        query.get("term"),
+        field,
+        query.get("exact_match").map(String::as_str),
+    ) else {
+        return Err(bad(
+            "term, fields (email or phone) and exact_match=true are expected",
+        ));
+    };
+    let list = if field == Some("email") {
+        "emails"
+    } else {
+        "phones"
+    };
+    let items: Vec<Value> = account
+        .persons
+        .iter()
+        .filter(|(_, p)| p.fields[list].as_array().is_some_and(|values| values.iter().any(|v| v["value"].as_str().is_some_and(|v| v.eq_ignore_ascii_case(term)))))
+        .map(|(id, p)| json!({"result_score": 1.0, "item": {"id": id, "type": "person", "name": p.fields["name"]}}))
+        .collect();
+    Ok(json!({"items": items}))
+}
+
+fn add_person(account: &mut PipedriveAccount, body: &Value) -> Answered {
+    if body["name"].as_str().is_none_or(str::is_empty) {
+        return Err(bad("name is required"));
+    }
+    for list in ["emails", "phones"] {
+        let ok = body[list].as_array().is_some_and(|values| {
+            values.iter().all(|v| {
+                v["value"].is_string() && v["primary"].is_boolean() && v["label"].is_string()
+            })
+        });
+        if !ok {
+            return Err(bad(format!(
+                "{list} is a list of {{value, primary, label}}"
+            )));
+        }
+    }
+    account.next_id += 1;
+    let id = account.next_id;
+    let fields = body.as_object().cloned().unwrap_or_default();
+    account.persons.insert(id, MockRecord { fields, writes: 1 });
+    Ok(json!({"id": id, "name": body["name"]}))
+}
+
+fn add_lead(account: &mut PipedriveAccount, body: &Value) -> Answered {
+    let person = body["person_id"]
+        .as_i64()
+        .filter(|id| account.persons.contains_key(id));
+    if body["title"].as_str().is_none_or(str::is_empty) || person.is_none() {
+        return Err(bad("title and an existing person_id are required"));
+    }
+    account.next_id += 1;
+    let id = format!("adf21080-0e10-11eb-879b-{:012}", account.next_id);
+    let fields = body.as_object().cloned().unwrap_or_default();
+    account
+        .leads
+        .insert(id.clone(), MockRecord { fields, writes: 1 });
+    Ok(json!({"id": id, "title": body["title"], "person_id": person, "source_name": "API"}))
+}
+
+fn add_note(account: &mut PipedriveAccount, body: &Value) -> Answered {
+    let lead = body["lead_id"]
+        .as_str()
+        .filter(|id| account.leads.contains_key(*id));
+    match (lead, body["content"].as_str()) {
+        (Some(lead), Some(content)) => {
+            account.notes.push((lead.to_owned(), content.to_owned()));
+            account.next_id += 1;
+            Ok(json!({"id": account.next_id}))
+        }
+        _ => Err(bad("content and an existing lead_id are required")),
+    }
+}
+
+fn write_pipedrive_deal(account: &mut PipedriveAccount, id: Option<i64>, body: &Value) -> Answered {
+    let mut deal = match id {
+        Some(id) => account
+            .deals
+            .get(&id)
+            .cloned()
+            .ok_or((StatusCode::NOT_FOUND, format!("deal {id} not found")))?,
+        None => {
+            let person = body["person_id"]
+                .as_i64()
+                .filter(|id| account.persons.contains_key(id));
+            if body["title"].as_str().is_none_or(str::is_empty) || person.is_none() {
+                return Err(bad("title and an existing person_id are required"));
+            }
+            MockRecord {
+                fields: Map::new(),
+                writes: 0,
+            }
+        }
+    };
+    deal.fields
+        .extend(body.as_object().cloned().unwrap_or_default());
+    deal.writes += 1;
+    let (pipeline, stage) = (
+        deal.fields["pipeline_id"].as_i64(),
+        deal.fields.get("stage_id").and_then(Value::as_i64),
+    );
+    let known = PIPEDRIVE_PIPELINES.iter().any(|(p, _, _, stages)| {
+        Some(*p) == pipeline && stages.iter().any(|(s, _)| Some(*s) == stage)
+    });
+    if !known {
+        return Err(bad(format!(
+            "stage {stage:?} is not of pipeline {pipeline:?}"
+        )));
+    }
+    if !matches!(
+        deal.fields["status"].as_str(),
+        Some("open" | "won" | "lost")
+    ) {
+        return Err(bad("status is open, won or lost"));
+    }
+    let id = id.unwrap_or_else(|| {
+        account.next_id += 1;
+        account.next_id
+    });
+    account.deals.insert(id, deal);
+    Ok(json!({"id": id}))
+}

@@ -9,7 +9,9 @@ use leadtrack_client::Client;
 use leadtrack_core::api::{
     ConversionId, CreateLeadRequest, LeadIdentifier, UpdateLeadStatusRequest, UserData,
 };
-use leadtrack_platforms::testkit::crm::{HUBSPOT_TOKEN, MockHubspot};
+use leadtrack_platforms::testkit::crm::{
+    HUBSPOT_TOKEN, MockHubspot, MockPipedrive, PIPEDRIVE_TOKEN,
+};
 
 use crate::process::binary::{admin, admin_ok, create_acme, create_label, start};
 
@@ -126,5 +128,100 @@ async fn hubspot_is_connected_checked_and_kept_in_sync_by_the_worker() {
         String::from_utf8_lossy(&disconnected.stdout).trim(),
         "Disconnected project acme from HubSpot."
     );
+    server.terminate().await;
+}
+
+#[tokio::test]
+async fn pipedrive_is_connected_to_its_first_pipeline_and_kept_in_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::process::binary::fresh_db(&dir).await;
+    let key = create_acme(&db).await;
+    let label = create_label(&db, "Qualified", &["--mark-as-done"]).await;
+    let pipedrive = MockPipedrive::start().await;
+    let connect = |token: &'static str, stage: &'static str| {
+        let base = pipedrive.url().to_owned();
+        let db = db.clone();
+        async move {
+            let args = [
+                "integration",
+                "pipedrive",
+                "--project",
+                "acme",
+                "--api-token",
+                token,
+                "--stage",
+                stage,
+                "--base-url",
+                &base,
+            ];
+            admin(&db, &args).await
+        }
+    };
+    let wrong = connect("wrong", "Qualified=1").await;
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(said.contains("Pipedrive refused: HTTP 401"), "{said}");
+    let unknown = connect(PIPEDRIVE_TOKEN, "Qualified=5").await;
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        said.contains(r#"--stage: pipeline 1 has no stage "5"; its stages: 1, 2, 3"#),
+        "{said}"
+    );
+    let connected = connect(PIPEDRIVE_TOKEN, "Qualified=2").await;
+    assert_eq!(
+        String::from_utf8_lossy(&connected.stdout).trim(),
+        "Connected project acme to Pipedrive: deals in pipeline 1; qualified → 2, lost → marked lost"
+    );
+
+    let server = start(&db).await;
+    let client = Client::new(&server.base_url).with_api_key(&key);
+    let lead = CreateLeadRequest {
+        project_id: Some("acme".into()),
+        user_data: Some(UserData {
+            email: Some("grace@example.com".into()),
+            ..UserData::default()
+        }),
+        ..CreateLeadRequest::default()
+    };
+    let created = client.create_server_side_lead(&lead).await.unwrap();
+    let rating = UpdateLeadStatusRequest {
+        identifier: LeadIdentifier::LeadId(created.lead_id),
+        conversion_id: ConversionId::Label(label),
+        price: Some(99_950),
+        note: None,
+    };
+    client.update_lead_status(&rating).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while pipedrive.deals().is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "no deal: {:?}",
+            pipedrive.calls()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    server.queues_drained().await;
+    let deal = pipedrive.deals().into_values().next().unwrap();
+    assert_eq!(
+        (
+            deal.fields["stage_id"].as_i64(),
+            deal.fields["value"].as_f64()
+        ),
+        (Some(2), Some(999.5))
+    );
+    assert_eq!(
+        (
+            pipedrive.persons().len(),
+            pipedrive.leads().len(),
+            pipedrive.notes().len()
+        ),
+        (1, 1, 1)
+    );
+    let listed = admin_ok(&db, &["integration", "list", "--project", "acme", "--json"]).await;
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(
+        listed["pipedrive"],
+        serde_json::json!({"pipeline": "1", "stages": {"qualified": "2"}})
+    );
+    assert_eq!(listed["hubspot"], serde_json::Value::Null);
     server.terminate().await;
 }
