@@ -753,6 +753,9 @@ on_pool! {
         transaction fn remove_webhook(project: ProjectId, id: Uuid)
             -> StoreResult<bool>
             => |tx| webhooks::remove(&tx, project, id).await?;
+        transaction with vault fn update_webhook(project: ProjectId, id: Uuid, webhook: NewWebhook)
+            -> StoreResult<Webhook>
+            => |tx| webhooks::update(&tx, vault, (project, id), &webhook).await?;
         read fn crm_record(webhook: Uuid, lead: LeadId)
             -> StoreResult<CrmRecord>
             => |c| webhooks::crm_record(c, webhook, lead);

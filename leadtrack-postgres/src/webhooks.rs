@@ -125,6 +125,35 @@ pub(crate) async fn create(
     }
 }
 
+/// Changes webhook `id` of the project ([`LeadWebhooks::update_webhook`](leadtrack_core::LeadWebhooks::update_webhook)).
+pub(crate) async fn update(
+    c: &impl GenericClient,
+    vault: &Vault,
+    (project, id): (ProjectId, Uuid),
+    new: &NewWebhook,
+) -> Result<Webhook, Error> {
+    new.validate().map_err(invalid)?;
+    let sql = format!(
+        "UPDATE webhooks AS w SET url = $3, secret = $4, events = $5, options = $6
+         WHERE w.project_id = $1 AND w.id = $2 AND w.kind = $7
+         RETURNING {WEBHOOK_COLUMNS}"
+    );
+    let options = new.crm.as_ref().map(CrmOptions::to_json);
+    let params: [&(dyn ToSql + Sync); 7] = [
+        &project.0,
+        &id,
+        &new.url,
+        &vault.seal(WEBHOOK_SECRET, new.secret.expose()),
+        &new.events.bits(),
+        &options,
+        &new.kind.as_ref(),
+    ];
+    match one(c, &sql, &params).await? {
+        Some(row) => webhook(&row, vault),
+        None => Err(admin::not_found(Entity::Webhook)),
+    }
+}
+
 /// The project's webhooks, oldest first (ties: in the order added), each with how its
 /// deliveries stand, in one statement (one snapshot): the count of its events per state
 /// (`webhook_events_state`), and its newest attempt, the latest `at` (ties: the event
@@ -160,23 +189,23 @@ pub(crate) async fn list(
     );
     let mut statuses = Vec::new();
     for row in all(c, &sql, &[&project.0]).await? {
-        let last_attempt = match row.try_get::<_, Option<i64>>(10)? {
+        let last_attempt = match row.try_get::<_, Option<i64>>("last_attempt_at")? {
             Some(at) => Some(WebhookAttempt {
                 at: from_millis(at),
-                outcome: rows::parse("webhook_events.outcome", row.try_get(11)?)?,
+                outcome: rows::parse("webhook_events.outcome", row.try_get("outcome")?)?,
                 http_status: row
-                    .try_get::<_, Option<i32>>(12)?
+                    .try_get::<_, Option<i32>>("http_status")?
                     .and_then(|status| u16::try_from(status).ok()),
-                error: row.try_get(13)?,
-                retry_at: row.try_get::<_, Option<i64>>(14)?.map(from_millis),
+                error: row.try_get("error")?,
+                retry_at: row.try_get::<_, Option<i64>>("retry_at")?.map(from_millis),
             }),
             None => None,
         };
         statuses.push(WebhookStatus {
             webhook: webhook(&row, vault)?,
-            pending: count("webhook_events.pending", row.try_get(7)?)?,
-            delivered: count("webhook_events.delivered", row.try_get(8)?)?,
-            failed: count("webhook_events.failed", row.try_get(9)?)?,
+            pending: count("webhook_events.pending", row.try_get("pending")?)?,
+            delivered: count("webhook_events.delivered", row.try_get("delivered")?)?,
+            failed: count("webhook_events.failed", row.try_get("failed")?)?,
             last_attempt,
         });
     }

@@ -90,8 +90,8 @@ impl PipedriveArgs {
     }
 }
 
-/// `integration hubspot|pipedrive ...`: connects the CRM `kind` names with `token`
-/// (replacing the project's sync with it, if any), or disconnects.
+/// `integration hubspot|pipedrive ...`: connects the CRM `kind` names with `token` (or
+/// changes the project's sync with it), or disconnects.
 pub(crate) async fn crm_command<S: Admin + LeadWebhooks>(
     store: &S,
     (kind, token, args): (WebhookKind, Option<String>, CrmArgs),
@@ -124,17 +124,20 @@ pub(crate) async fn crm_command<S: Admin + LeadWebhooks>(
     let http = leadtrack_platforms::check::client(targets.clone());
     let options = sync.crm.clone().unwrap_or_default();
     let options = prepare(&http, &sync, options).await?;
-    if let Some(existing) = existing {
-        remove(store, &project, &existing).await?;
-    }
     let sync = NewWebhook {
         crm: Some(options),
         ..sync
     };
-    let kept = store
-        .create_webhook(project.id, sync, Utc::now())
-        .await
-        .map_err(Failure::store)?;
+    // Connecting again keeps the sync's records: its deals are still moved, not made anew.
+    let kept = match existing {
+        Some(existing) => {
+            store
+                .update_webhook(project.id, existing.webhook.id, sync)
+                .await
+        }
+        None => store.create_webhook(project.id, sync, Utc::now()).await,
+    };
+    let kept = kept.map_err(Failure::store)?;
     let described = describe(kind, &kept.crm.unwrap_or_default());
     say!(
         "Connected project {} to {name}: {described}",

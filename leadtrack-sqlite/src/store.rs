@@ -686,6 +686,9 @@ on_threads! {
         write fn remove_webhook(project: ProjectId, id: Uuid)
             -> StoreResult<bool>
             => |conn| webhooks::remove(conn, project, id);
+        write with vault fn update_webhook(project: ProjectId, id: Uuid, webhook: NewWebhook)
+            -> StoreResult<Webhook>
+            => |conn| webhooks::update(conn, &vault, (project, id), webhook);
         read fn crm_record(webhook: Uuid, lead: LeadId)
             -> StoreResult<CrmRecord>
             => |conn| webhooks::crm_record(conn, webhook, lead);

@@ -88,6 +88,41 @@ pub(crate) fn create(
     Ok(hook)
 }
 
+/// Changes webhook `id` of the project ([`LeadWebhooks::update_webhook`](leadtrack_core::LeadWebhooks::update_webhook)).
+pub(crate) fn update(
+    conn: &Connection,
+    vault: &Vault,
+    (project, id): (ProjectId, Uuid),
+    new: NewWebhook,
+) -> Result<Webhook, Error> {
+    new.validate().map_err(invalid)?;
+    let changed = conn
+        .prepare_cached(
+            "UPDATE webhooks SET url = ?3, secret = ?4, events = ?5, options = ?6
+             WHERE project_id = ?1 AND id = ?2 AND kind = ?7",
+        )?
+        .execute((
+            project.0,
+            id.to_string(),
+            &new.url,
+            vault.seal(WEBHOOK_SECRET, new.secret.expose()),
+            new.events.bits(),
+            new.crm.as_ref().map(CrmOptions::to_json),
+            new.kind.as_ref(),
+        ))?;
+    if changed == 0 {
+        return Err(Error::Store(StoreError::NotFound(Entity::Webhook)));
+    }
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
+        ))?
+        .query_and_then([id.to_string()], |row| webhook(row, vault))?
+        .next()
+        .transpose()?
+        .ok_or(Error::Store(StoreError::NotFound(Entity::Webhook)))?)
+}
+
 pub(crate) fn list(
     conn: &Connection,
     vault: &Vault,

@@ -796,6 +796,18 @@ pub trait LeadWebhooks: Send + Sync + 'static {
     /// webhook.
     async fn remove_webhook(&self, project: ProjectId, id: Uuid) -> StoreResult<bool>;
 
+    /// Changes the project's webhook `id` to `webhook`'s address, secret, events and
+    /// options, keeping its id, the events waiting for it and what it recorded of each lead
+    /// (so a CRM sync given a new token still moves the deals it made). Errors:
+    /// [`Entity::Webhook`] not found when the project has no such webhook of `webhook`'s
+    /// kind; [`StoreError::Invalid`] for what [`NewWebhook::validate`] refuses.
+    async fn update_webhook(
+        &self,
+        project: ProjectId,
+        id: Uuid,
+        webhook: NewWebhook,
+    ) -> StoreResult<Webhook>;
+
     /// What the CRM of sync `webhook` calls `lead`: empty when nothing is recorded.
     async fn crm_record(&self, webhook: Uuid, lead: LeadId) -> StoreResult<CrmRecord>;
 

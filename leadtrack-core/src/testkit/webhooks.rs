@@ -595,6 +595,28 @@ pub async fn a_crm_sync_keeps_its_options_and_what_the_crm_calls_each_lead<B: Ba
     };
     store.save_crm_record(hook.id, lead, &dealt).await.unwrap();
 
+    // A new token and stages keep the sync's id and records; another kind is not found.
+    let new_token = crate::integration::Secret::new("pat-eu1-new");
+    let options = CrmOptions::new(Some("sales"), ["Customer=closedwon", "lost=lost1"]).unwrap();
+    let changed = NewWebhook::crm(
+        WebhookKind::Hubspot,
+        ("https://api.hubapi.com", &targets),
+        new_token.clone(),
+        options.clone(),
+    )
+    .unwrap();
+    let wrong_kind = NewWebhook {
+        kind: WebhookKind::Pipedrive,
+        ..changed.clone()
+    };
+    super::assert_not_found(
+        store.update_webhook(p.id, hook.id, wrong_kind).await,
+        Entity::Webhook,
+    );
+    let updated = store.update_webhook(p.id, hook.id, changed).await.unwrap();
+    assert_eq!((updated.id, &updated.secret), (hook.id, &new_token));
+    let token = new_token;
+
     let store = backend.reopen(store).await;
     let kept = store.webhooks(p.id).await.unwrap().remove(0).webhook;
     assert_eq!(

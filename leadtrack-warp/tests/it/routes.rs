@@ -697,6 +697,14 @@ mod general {
         async fn remove_webhook(&self, _: ProjectId, _: uuid::Uuid) -> StoreResult<bool> {
             Err((self.fail)())
         }
+        async fn update_webhook(
+            &self,
+            _: ProjectId,
+            _: uuid::Uuid,
+            _: NewWebhook,
+        ) -> StoreResult<Webhook> {
+            Err((self.fail)())
+        }
         async fn crm_record(
             &self,
             _: uuid::Uuid,

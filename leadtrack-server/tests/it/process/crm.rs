@@ -113,6 +113,30 @@ async fn hubspot_is_connected_checked_and_kept_in_sync_by_the_worker() {
     let listed = admin_ok(&db, &["integration", "list", "--project", "acme"]).await;
     let listed = String::from_utf8_lossy(&listed.stdout);
     assert!(listed.contains("hubspot     connected   deals in pipeline default; qualified → appointmentscheduled, lost → closedlost; 2 synced, 0 waiting, 0 failed"), "{listed}");
+    // Connected again with other stages: the sync keeps its records, so lost moves the
+    // deal made before.
+    let again = connect(HUBSPOT_TOKEN, "Qualified=closedwon").await;
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let lost = UpdateLeadStatusRequest {
+        conversion_id: ConversionId::Lost,
+        price: None,
+        ..rating
+    };
+    client.update_lead_status(&lost).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while hubspot
+        .deals()
+        .values()
+        .all(|d| d.properties["dealstage"] != "closedlost")
+    {
+        assert!(Instant::now() < deadline, "not lost: {:?}", hubspot.deals());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(hubspot.deals().len(), 1, "the same deal, moved");
     let disconnected = admin_ok(
         &db,
         &[
