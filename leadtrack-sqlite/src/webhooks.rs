@@ -113,14 +113,13 @@ pub(crate) fn update(
     if changed == 0 {
         return Err(Error::Store(StoreError::NotFound(Entity::Webhook)));
     }
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
-        ))?
-        .query_and_then([id.to_string()], |row| webhook(row, vault))?
-        .next()
-        .transpose()?
-        .ok_or(Error::Store(StoreError::NotFound(Entity::Webhook)))?)
+    conn.prepare_cached(&format!(
+        "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
+    ))?
+    .query_and_then([id.to_string()], |row| webhook(row, vault))?
+    .next()
+    .transpose()?
+    .ok_or(Error::Store(StoreError::NotFound(Entity::Webhook)))
 }
 
 pub(crate) fn list(
