@@ -14,6 +14,7 @@
 mod api;
 pub use api::AdAccount;
 pub mod check;
+pub mod crm;
 pub mod ga4;
 pub mod google_ads;
 pub mod hubspot;

@@ -516,7 +516,7 @@ fn print_integrations(
         match (sync, options) {
             (Some(sync), Some(options)) => say!(
                 "{name:<11} connected   {}; {} synced, {} waiting, {} failed",
-                crate::crm::describe(*kind, &options),
+                leadtrack_platforms::crm::describe(*kind, &options),
                 sync.delivered,
                 sync.pending,
                 sync.failed

@@ -50,7 +50,7 @@ async fn hubspot_is_connected_checked_and_kept_in_sync_by_the_worker() {
     let unknown = connect(HUBSPOT_TOKEN, "Qualified=won").await;
     let said = String::from_utf8_lossy(&unknown.stderr);
     assert!(
-        said.contains(r#"--stage: pipeline default has no stage "won"; its stages: appointmentscheduled, closedwon, closedlost"#),
+        said.contains(r#"pipeline default has no stage "won"; its stages: appointmentscheduled, closedwon, closedlost"#),
         "{said}"
     );
     let listed = admin_ok(&db, &["integration", "list", "--project", "acme"]).await;
@@ -187,7 +187,7 @@ async fn pipedrive_is_connected_to_its_first_pipeline_and_kept_in_sync() {
     let unknown = connect(PIPEDRIVE_TOKEN, "Qualified=5").await;
     let said = String::from_utf8_lossy(&unknown.stderr);
     assert!(
-        said.contains(r#"--stage: pipeline 1 has no stage "5"; its stages: 1, 2, 3"#),
+        said.contains(r#"pipeline 1 has no stage "5"; its stages: 1, 2, 3"#),
         "{said}"
     );
     let connected = connect(PIPEDRIVE_TOKEN, "Qualified=2").await;
