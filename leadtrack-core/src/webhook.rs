@@ -47,6 +47,7 @@ pub const CRM_EVENTS: [WebhookEvent; 4] = [
     strum::AsRefStr,
     strum::Display,
     strum::EnumString,
+    strum::IntoStaticStr,
 )]
 #[strum(serialize_all = "snake_case")]
 pub enum WebhookKind {

@@ -205,6 +205,12 @@ pub(crate) enum Settings {
     UploadSpend,
     /// The currency rates saved.
     SaveRates,
+    /// The CRM syncs.
+    Crm,
+    /// Connecting or changing one (`{kind}`).
+    SaveCrm,
+    /// Disconnecting one.
+    DisconnectCrm,
     /// The lead webhooks.
     Webhooks,
     /// Adding one.
@@ -526,6 +532,21 @@ pub(crate) static ROUTES: LazyLock<Router<Route>> = LazyLock::new(|| {
             ),
             (
                 M::GET,
+                "/projects/{project}/settings/crm",
+                Route::Settings(S::Crm),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/crm/{kind}",
+                Route::Settings(S::SaveCrm),
+            ),
+            (
+                M::POST,
+                "/projects/{project}/settings/crm/{kind}/disconnect",
+                Route::Settings(S::DisconnectCrm),
+            ),
+            (
+                M::GET,
                 "/projects/{project}/settings/webhooks",
                 Route::Settings(S::Webhooks),
             ),
@@ -801,13 +822,14 @@ impl<'a> Links<'a> {
 impl Settings {
     /// The areas of Settings, in the order of their navigation: each one of the table's
     /// pages, with its name in the navigation and in page titles.
-    pub(crate) const AREAS: [(Settings, &'static str); 15] = [
+    pub(crate) const AREAS: [(Settings, &'static str); 16] = [
         (Settings::Labels, "Conversion labels"),
         (Settings::Integrations, "Integrations"),
         (Settings::Sources, "Lead sources"),
         (Settings::Inbound, "Form tools"),
         (Settings::Import, "Import leads"),
         (Settings::Spend, "Ad spend"),
+        (Settings::Crm, "CRM"),
         (Settings::Webhooks, "Lead webhooks"),
         (Settings::Keys, "API keys"),
         (Settings::Members, "Members"),

@@ -53,7 +53,7 @@ pub(crate) async fn sync<S: LeadWebhooks>(
     let options = hook.crm.clone().unwrap_or_default();
     let label = rating.label.as_ref().map(|label| label.name.as_str());
     let Some(stage) = hubspot::stage(&options, label) else {
-        let label = label.unwrap_or_default();
+        let label = label.unwrap_or("lost");
         return Ok(Outcome::skipped(format!(
             "no deal stage is mapped to {label:?}: the contact is kept, no deal is made"
         )));

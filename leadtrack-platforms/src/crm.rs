@@ -136,7 +136,9 @@ pub fn describe(kind: WebhookKind, options: &CrmOptions) -> String {
             (options.pipeline.clone().unwrap_or_default(), lost)
         }
         _ => {
-            let lost = hubspot::stage(options, None).unwrap_or_default().to_owned();
+            let lost = hubspot::stage(options, None)
+                .unwrap_or("no change")
+                .to_owned();
             (hubspot::pipeline(options).to_owned(), lost)
         }
     };

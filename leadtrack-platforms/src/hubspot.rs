@@ -40,8 +40,8 @@ pub const API: &str = "https://api.hubapi.com";
 /// The deal pipeline of a sync that names none: HubSpot's default pipeline's id.
 pub const DEFAULT_PIPELINE: &str = "default";
 
-/// The stage `lost` moves a deal to when none is mapped: the default pipeline's "Closed
-/// lost" (<https://knowledge.hubspot.com/object-settings/set-up-and-customize-pipelines>).
+/// The stage `lost` moves a deal of the default pipeline to when none is mapped: its
+/// "Closed lost" (<https://knowledge.hubspot.com/object-settings/set-up-and-customize-pipelines>).
 pub const DEFAULT_LOST_STAGE: &str = "closedlost";
 
 /// The pipeline a sync's deals go to.
@@ -50,10 +50,13 @@ pub fn pipeline(options: &CrmOptions) -> &str {
 }
 
 /// The stage a rating moves the lead's deal to: the one mapped to its label, else for
-/// `lost` (`None`) [`DEFAULT_LOST_STAGE`]; `None` for a label with no stage.
+/// `lost` (`None`) in the default pipeline [`DEFAULT_LOST_STAGE`]; `None` for a rating
+/// with no stage, which moves no deal.
 pub fn stage<'a>(options: &'a CrmOptions, label: Option<&str>) -> Option<&'a str> {
     match options.stage(label) {
-        None if label.is_none() => Some(DEFAULT_LOST_STAGE),
+        None if label.is_none() && pipeline(options) == DEFAULT_PIPELINE => {
+            Some(DEFAULT_LOST_STAGE)
+        }
         mapped => mapped,
     }
 }

@@ -41,6 +41,7 @@
 mod alerts;
 mod assignment;
 mod audit;
+mod crm;
 mod import;
 mod inbound;
 mod install;
@@ -138,6 +139,9 @@ pub(crate) async fn handle<S: Store + Clone>(
             // Answered above: its body is a file.
             Settings::UploadSpend => Ok(render::not_found(None)),
             Settings::SaveRates => spend::save_rates((store, config), form().await?).await,
+            Settings::Crm => crm::page(store, request, owner().await?).await,
+            Settings::SaveCrm => crm::save(store, form().await?, kind).await,
+            Settings::DisconnectCrm => crm::disconnect(store, form().await?, kind).await,
             Settings::Webhooks => webhooks::page(store, request, owner().await?).await,
             Settings::AddWebhook => webhooks::add(store, form().await?).await,
             Settings::RemoveWebhook => webhooks::remove(store, form().await?, id).await,

@@ -4,6 +4,7 @@
 mod alerts;
 mod assignment;
 mod common;
+mod crm;
 mod delete;
 mod imports;
 mod inbox;

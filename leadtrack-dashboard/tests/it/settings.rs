@@ -156,6 +156,11 @@ fn forms(label: &str, webhook: &str) -> Vec<(String, Vec<(&'static str, String)>
             ]),
         ),
         (format!("{base}/webhooks/{webhook}/remove"), vec![]),
+        (
+            format!("{base}/crm/hubspot"),
+            owned(&[("token", "pat-na1-x")]),
+        ),
+        (format!("{base}/crm/pipedrive/disconnect"), vec![]),
         (format!("{base}/keys"), vec![]),
         (
             format!("{base}/keys/revoke"),
