@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use strum::VariantArray;
 use uuid::Uuid;
 
-use crate::crm::CrmOptions;
+use crate::crm::{CrmOptions, CrmRecord};
 use crate::integration::{Secret, generate_webhook_secret};
 use crate::job::Lease;
 use crate::target::{Refusal, Targets};
@@ -434,6 +434,21 @@ pub struct WebhookStatus {
     /// Events given up on.
     pub failed: u64,
     /// The newest attempt (the latest `at`; ties: the event queued last).
+    pub last_attempt: Option<WebhookAttempt>,
+}
+
+/// How a lead stands in one of its project's CRMs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadSync {
+    /// Which CRM.
+    pub kind: WebhookKind,
+    /// What the CRM calls the lead.
+    pub record: CrmRecord,
+    /// The lead's events waiting to be synced (or being synced, or retried).
+    pub pending: u64,
+    /// The lead's events given up on.
+    pub failed: u64,
+    /// The newest attempt to sync one of the lead's events.
     pub last_attempt: Option<WebhookAttempt>,
 }
 

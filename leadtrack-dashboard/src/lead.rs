@@ -17,6 +17,7 @@ use leadtrack_core::types::{
     Consent, ConsentStatus, ConversionId, DeliveryAction, DeliveryState, JobState, JsonObject,
     LeadId, LeadIdentifier, LeadStatus, Role,
 };
+use leadtrack_core::webhook::{LeadSync, WebhookKind};
 use leadtrack_core::{Store, StoreError};
 use serde_json::Value;
 use uuid::Uuid;
@@ -71,6 +72,56 @@ pub(crate) struct DeliveryRow {
     /// than this one.
     pub(crate) batch: Option<u32>,
     pub(crate) next: Option<String>,
+}
+
+/// How a lead stands in a CRM, as its page shows it.
+pub(crate) struct CrmRow {
+    pub(crate) name: &'static str,
+    /// What the CRM calls the lead: its contact (person), lead and deal.
+    pub(crate) ids: String,
+    pub(crate) state: String,
+    pub(crate) last: Option<String>,
+}
+
+impl CrmRow {
+    fn of(sync: &LeadSync, now: chrono::DateTime<Utc>) -> Self {
+        let contact = match sync.kind {
+            WebhookKind::Pipedrive => "person",
+            _ => "contact",
+        };
+        let record = &sync.record;
+        let ids: Vec<String> = [
+            (contact, &record.contact_id),
+            ("lead", &record.crm_lead_id),
+            ("deal", &record.deal_id),
+        ]
+        .into_iter()
+        .filter_map(|(what, id)| Some(format!("{what} {}", id.as_ref()?)))
+        .collect();
+        let state = match (sync.pending, sync.failed) {
+            (0, 0) => "synced".to_owned(),
+            (0, failed) => format!("{failed} failed"),
+            (pending, _) => format!("{pending} waiting"),
+        };
+        let last = sync.last_attempt.as_ref().map(|attempt| {
+            let answer = attempt
+                .error
+                .clone()
+                .or_else(|| attempt.http_status.map(|s| format!("HTTP {s}")))
+                .unwrap_or_else(|| attempt.outcome.to_string());
+            format!("{answer}, {}", format::relative(&attempt.at, now))
+        });
+        Self {
+            name: sync.kind.crm().unwrap_or_default(),
+            ids: if ids.is_empty() {
+                "—".to_owned()
+            } else {
+                ids.join(" · ")
+            },
+            state,
+            last,
+        }
+    }
 }
 
 /// A conversion job, as the history shows it.
@@ -175,6 +226,8 @@ struct LeadPage {
     form_token: String,
     events: Vec<EventRow>,
     jobs: Vec<JobRow>,
+    /// How the lead stands in each CRM the project syncs to.
+    crm: Vec<CrmRow>,
     /// Spam, and the same person's other leads.
     spam: SpamCard,
     /// Whether the viewer owns the project (and may delete the lead).
@@ -516,6 +569,7 @@ pub(crate) async fn page<S: Store>(
         let integrations = store.integrations(project.id).await?;
         let events = store.lead_activity(project.id, lead_id).await?;
         let jobs = store.lead_jobs(project.id, lead_id).await?;
+        let syncs = store.lead_syncs(project.id, lead_id).await?;
         let comments = store.comments(project.id, lead_id).await?;
         let takers = crate::assignees::takers(store, project.id).await?;
         let members = store.members(project.id).await?;
@@ -523,14 +577,14 @@ pub(crate) async fn page<S: Store>(
         let standing = |other: &StoredLead| standing(other, &labels);
         let spam = SpamCard::of(store, membership, (&lead, freed), standing).await?;
         let team = (events, comments, takers, members, step);
-        Ok::<_, StoreError>((lead, labels, integrations, team, jobs, spam))
+        Ok::<_, StoreError>((lead, labels, integrations, team, (jobs, syncs), spam))
     };
-    let (lead, labels, integrations, (events, comments, takers, members, step), jobs, spam) =
-        match found.await {
-            Ok(found) => found,
-            Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
-            Err(err) => return render::store_failure(err, Some(viewer)),
-        };
+    let (lead, labels, integrations, team, (jobs, syncs), spam) = match found.await {
+        Ok(found) => found,
+        Err(StoreError::NotFound(Entity::Lead)) => return render::not_found(Some(viewer)),
+        Err(err) => return render::store_failure(err, Some(viewer)),
+    };
+    let (events, comments, takers, members, step) = team;
     let data = &lead.data;
     let currency = project.currency.clone();
     let now = Utc::now();
@@ -619,6 +673,7 @@ pub(crate) async fn page<S: Store>(
                 row
             })
             .collect(),
+        crm: syncs.iter().map(|sync| CrmRow::of(sync, now)).collect(),
         spam,
         owner: membership.role == Role::Owner,
         erased: erased_line(&events),

@@ -45,7 +45,7 @@ use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
 use leadtrack_core::webhook::{
-    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
+    ClaimedWebhookEvent, LeadSync, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
 };
 use leadtrack_core::{
     Accounts, Admin, JobQueue, LeadStore, LeadWebhooks, Spending, StoreError, StoreResult,
@@ -756,6 +756,9 @@ on_pool! {
         transaction with vault fn update_webhook(project: ProjectId, id: Uuid, webhook: NewWebhook)
             -> StoreResult<Webhook>
             => |tx| webhooks::update(&tx, vault, (project, id), &webhook).await?;
+        read fn lead_syncs(project: ProjectId, lead: LeadId)
+            -> StoreResult<Vec<LeadSync>>
+            => |c| webhooks::lead_syncs(c, project, lead);
         read fn crm_record(webhook: Uuid, lead: LeadId)
             -> StoreResult<CrmRecord>
             => |c| webhooks::crm_record(c, webhook, lead);

@@ -19,7 +19,7 @@ use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
 use leadtrack_core::webhook::{
-    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookError, WebhookEvent,
+    ClaimedWebhookEvent, LeadSync, NewWebhook, Webhook, WebhookAttempt, WebhookError, WebhookEvent,
     WebhookEvents, WebhookStatus,
 };
 use tokio_postgres::Row;
@@ -54,6 +54,23 @@ fn webhook(row: &Row, vault: &Vault) -> Result<Webhook, Error> {
             })
             .transpose()?,
     })
+}
+
+/// The newest attempt a row names (`last_attempt_at`, `outcome`, `http_status`, `error`,
+/// `retry_at`), if any.
+fn attempt(row: &Row) -> Result<Option<WebhookAttempt>, Error> {
+    let Some(at) = row.try_get::<_, Option<i64>>("last_attempt_at")? else {
+        return Ok(None);
+    };
+    Ok(Some(WebhookAttempt {
+        at: from_millis(at),
+        outcome: rows::parse("webhook_events.outcome", row.try_get("outcome")?)?,
+        http_status: row
+            .try_get::<_, Option<i32>>("http_status")?
+            .and_then(|status| u16::try_from(status).ok()),
+        error: row.try_get("error")?,
+        retry_at: row.try_get::<_, Option<i64>>("retry_at")?.map(from_millis),
+    }))
 }
 
 /// What a refused webhook fails with.
@@ -189,18 +206,7 @@ pub(crate) async fn list(
     );
     let mut statuses = Vec::new();
     for row in all(c, &sql, &[&project.0]).await? {
-        let last_attempt = match row.try_get::<_, Option<i64>>("last_attempt_at")? {
-            Some(at) => Some(WebhookAttempt {
-                at: from_millis(at),
-                outcome: rows::parse("webhook_events.outcome", row.try_get("outcome")?)?,
-                http_status: row
-                    .try_get::<_, Option<i32>>("http_status")?
-                    .and_then(|status| u16::try_from(status).ok()),
-                error: row.try_get("error")?,
-                retry_at: row.try_get::<_, Option<i64>>("retry_at")?.map(from_millis),
-            }),
-            None => None,
-        };
+        let last_attempt = attempt(&row)?;
         statuses.push(WebhookStatus {
             webhook: webhook(&row, vault)?,
             pending: count("webhook_events.pending", row.try_get("pending")?)?,
@@ -210,6 +216,52 @@ pub(crate) async fn list(
         });
     }
     Ok(statuses)
+}
+
+/// How `lead` stands in each CRM the project syncs to, in one statement
+/// ([`LeadWebhooks::lead_syncs`](leadtrack_core::LeadWebhooks::lead_syncs)).
+pub(crate) async fn lead_syncs(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<Vec<LeadSync>, Error> {
+    let sql = "SELECT w.kind, r.contact_id, r.crm_lead_id, r.deal_id, n.pending, n.failed,
+            l.last_attempt_at, l.outcome, l.http_status, l.error, l.retry_at
+         FROM webhooks w
+         LEFT JOIN crm_records r ON r.webhook_id = w.id AND r.lead_id = $2
+         CROSS JOIN LATERAL (
+             SELECT count(*) FILTER (WHERE e.state IN ('queued', 'running')) AS pending,
+                 count(*) FILTER (WHERE e.state NOT IN ('queued', 'running', 'delivered'))
+                     AS failed
+             FROM webhook_events e
+             WHERE e.project_id = w.project_id AND e.webhook_id = w.id AND e.lead_id = $2
+         ) n
+         LEFT JOIN LATERAL (
+             SELECT e.last_attempt_at, e.outcome, e.http_status, e.error,
+                 CASE WHEN e.state = 'queued' THEN e.due_at END AS retry_at
+             FROM webhook_events e
+             WHERE e.project_id = w.project_id AND e.webhook_id = w.id AND e.lead_id = $2
+               AND e.last_attempt_at IS NOT NULL
+             ORDER BY e.last_attempt_at DESC, e.id DESC
+             LIMIT 1
+         ) l ON true
+         WHERE w.project_id = $1 AND w.kind IN ('hubspot', 'pipedrive')
+         ORDER BY w.created_at, w.seq";
+    let mut syncs = Vec::new();
+    for row in all(c, sql, &[&project.0, &lead.0]).await? {
+        syncs.push(LeadSync {
+            kind: rows::parse("webhooks.kind", row.try_get("kind")?)?,
+            record: CrmRecord {
+                contact_id: row.try_get("contact_id")?,
+                crm_lead_id: row.try_get("crm_lead_id")?,
+                deal_id: row.try_get("deal_id")?,
+            },
+            pending: count("webhook_events.pending", row.try_get("pending")?)?,
+            failed: count("webhook_events.failed", row.try_get("failed")?)?,
+            last_attempt: attempt(&row)?,
+        });
+    }
+    Ok(syncs)
 }
 
 /// What the CRM of sync `webhook` calls `lead` ([`LeadWebhooks::crm_record`](leadtrack_core::LeadWebhooks::crm_record)).

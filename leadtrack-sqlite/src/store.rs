@@ -46,7 +46,7 @@ use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
 use leadtrack_core::webhook::{
-    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
+    ClaimedWebhookEvent, LeadSync, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
 };
 use leadtrack_core::{
     Accounts, Admin, JobQueue, LeadStore, LeadWebhooks, Spending, StoreError, StoreResult,
@@ -689,6 +689,9 @@ on_threads! {
         write with vault fn update_webhook(project: ProjectId, id: Uuid, webhook: NewWebhook)
             -> StoreResult<Webhook>
             => |conn| webhooks::update(conn, &vault, (project, id), webhook);
+        read fn lead_syncs(project: ProjectId, lead: LeadId)
+            -> StoreResult<Vec<LeadSync>>
+            => |conn| webhooks::lead_syncs(conn, project, lead);
         read fn crm_record(webhook: Uuid, lead: LeadId)
             -> StoreResult<CrmRecord>
             => |conn| webhooks::crm_record(conn, webhook, lead);

@@ -11,8 +11,8 @@ use leadtrack_core::time::{from_millis, to_millis, truncate_to_millis};
 use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
 use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
 use leadtrack_core::webhook::{
-    ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookError, WebhookEvent,
-    WebhookEvents, WebhookStatus,
+    ClaimedWebhookEvent, LeadSync, NewWebhook, Webhook, WebhookAttempt, WebhookError, WebhookEvent,
+    WebhookEvents, WebhookKind, WebhookStatus,
 };
 use rusqlite::{Connection, OptionalExtension, Row};
 use uuid::Uuid;
@@ -135,42 +135,7 @@ pub(crate) fn list(
         .collect::<Result<_, _>>()?;
     let mut statuses = Vec::with_capacity(hooks.len());
     for hook in hooks {
-        let id = hook.id.to_string();
-        let (mut pending, mut delivered, mut failed) = (0, 0, 0);
-        let counts = conn
-            .prepare_cached(
-                "SELECT state, count(*) FROM webhook_events WHERE webhook_id = ?1 GROUP BY state",
-            )?
-            .query_map([&id], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        for (state, count) in counts {
-            let count = u64::try_from(count).unwrap_or_default();
-            match state.as_str() {
-                "queued" | "running" => pending += count,
-                "delivered" => delivered += count,
-                _ => failed += count,
-            }
-        }
-        let last_attempt = conn
-            .prepare_cached(
-                "SELECT last_attempt_at, outcome, http_status, error,
-                    CASE WHEN state = 'queued' THEN due_at END
-                 FROM webhook_events WHERE webhook_id = ?1 AND last_attempt_at IS NOT NULL
-                 ORDER BY last_attempt_at DESC, id DESC LIMIT 1",
-            )?
-            .query_and_then([&id], |row| -> Result<WebhookAttempt, Error> {
-                Ok(WebhookAttempt {
-                    at: from_millis(row.get(0)?),
-                    outcome: rows::parse("webhook_events.outcome", row.get(1)?)?,
-                    http_status: row.get(2)?,
-                    error: row.get(3)?,
-                    retry_at: row.get::<_, Option<i64>>(4)?.map(from_millis),
-                })
-            })?
-            .next()
-            .transpose()?;
+        let (pending, delivered, failed, last_attempt) = standing(conn, hook.id, None)?;
         statuses.push(WebhookStatus {
             webhook: hook,
             pending,
@@ -180,6 +145,86 @@ pub(crate) fn list(
         });
     }
     Ok(statuses)
+}
+
+/// How the events of webhook `id` stand (those of `lead` alone, when given): waiting,
+/// delivered, failed, and the newest attempt.
+fn standing(
+    conn: &Connection,
+    id: Uuid,
+    lead: Option<LeadId>,
+) -> Result<(u64, u64, u64, Option<WebhookAttempt>), Error> {
+    let (id, lead) = (id.to_string(), lead.map(|lead| lead.0));
+    let (mut pending, mut delivered, mut failed) = (0, 0, 0);
+    let counts = conn
+        .prepare_cached(
+            "SELECT state, count(*) FROM webhook_events
+             WHERE webhook_id = ?1 AND (?2 IS NULL OR lead_id = ?2) GROUP BY state",
+        )?
+        .query_map((&id, lead), |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (state, count) in counts {
+        let count = u64::try_from(count).unwrap_or_default();
+        match state.as_str() {
+            "queued" | "running" => pending += count,
+            "delivered" => delivered += count,
+            _ => failed += count,
+        }
+    }
+    let last_attempt = conn
+        .prepare_cached(
+            "SELECT last_attempt_at, outcome, http_status, error,
+                CASE WHEN state = 'queued' THEN due_at END
+             FROM webhook_events
+             WHERE webhook_id = ?1 AND (?2 IS NULL OR lead_id = ?2) AND last_attempt_at IS NOT NULL
+             ORDER BY last_attempt_at DESC, id DESC LIMIT 1",
+        )?
+        .query_and_then((&id, lead), |row| -> Result<WebhookAttempt, Error> {
+            Ok(WebhookAttempt {
+                at: from_millis(row.get(0)?),
+                outcome: rows::parse("webhook_events.outcome", row.get(1)?)?,
+                http_status: row.get(2)?,
+                error: row.get(3)?,
+                retry_at: row.get::<_, Option<i64>>(4)?.map(from_millis),
+            })
+        })?
+        .next()
+        .transpose()?;
+    Ok((pending, delivered, failed, last_attempt))
+}
+
+/// How `lead` stands in each CRM the project syncs to ([`LeadWebhooks::lead_syncs`](leadtrack_core::LeadWebhooks::lead_syncs)).
+pub(crate) fn lead_syncs(
+    conn: &Connection,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<Vec<LeadSync>, Error> {
+    let syncs = conn
+        .prepare_cached(
+            "SELECT id, kind FROM webhooks
+             WHERE project_id = ?1 AND kind IN ('hubspot', 'pipedrive') ORDER BY created_at, rowid",
+        )?
+        .query_and_then([project.0], |row| -> Result<(Uuid, WebhookKind), Error> {
+            Ok((
+                rows::parse("webhooks.id", row.get(0)?)?,
+                rows::parse("webhooks.kind", row.get(1)?)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut stood = Vec::with_capacity(syncs.len());
+    for (id, kind) in syncs {
+        let (pending, _, failed, last_attempt) = standing(conn, id, Some(lead))?;
+        stood.push(LeadSync {
+            kind,
+            record: crm_record(conn, id, lead)?,
+            pending,
+            failed,
+            last_attempt,
+        });
+    }
+    Ok(stood)
 }
 
 /// What the CRM of sync `webhook` calls `lead` ([`LeadWebhooks::crm_record`](leadtrack_core::LeadWebhooks::crm_record)).

@@ -72,7 +72,9 @@ use crate::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use crate::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
-use crate::webhook::{ClaimedWebhookEvent, NewWebhook, Webhook, WebhookAttempt, WebhookStatus};
+use crate::webhook::{
+    ClaimedWebhookEvent, LeadSync, NewWebhook, Webhook, WebhookAttempt, WebhookStatus,
+};
 use uuid::Uuid;
 
 /// How many rows of a file [`LeadStore::import_file`] writes in one transaction.
@@ -807,6 +809,10 @@ pub trait LeadWebhooks: Send + Sync + 'static {
         id: Uuid,
         webhook: NewWebhook,
     ) -> StoreResult<Webhook>;
+
+    /// How `lead` stands in each CRM the project syncs to, in the order they were
+    /// connected.
+    async fn lead_syncs(&self, project: ProjectId, lead: LeadId) -> StoreResult<Vec<LeadSync>>;
 
     /// What the CRM of sync `webhook` calls `lead`: empty when nothing is recorded.
     async fn crm_record(&self, webhook: Uuid, lead: LeadId) -> StoreResult<CrmRecord>;

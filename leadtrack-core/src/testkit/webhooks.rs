@@ -15,7 +15,7 @@ use crate::project::Project;
 use crate::store::{Admin, Conflict, Entity, JobQueue, LeadStore, LeadWebhooks, StoreError};
 use crate::types::{AttemptOutcome, ConversionId, LeadId};
 use crate::webhook::{
-    CRM_EVENTS, ClaimedWebhookEvent, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt,
+    CRM_EVENTS, ClaimedWebhookEvent, LeadSync, MAX_WEBHOOKS, NewWebhook, Webhook, WebhookAttempt,
     WebhookEvent, WebhookEvents, WebhookKind,
 };
 
@@ -625,7 +625,22 @@ pub async fn a_crm_sync_keeps_its_options_and_what_the_crm_calls_each_lead<B: Ba
     );
     assert_eq!(kept.events.iter().collect::<Vec<_>>(), CRM_EVENTS);
     assert_eq!(store.crm_record(hook.id, lead).await.unwrap(), dealt);
+    add(&store, &p, "crm", "lead.created").await;
+    let syncs = store.lead_syncs(p.id, lead).await.unwrap();
+    let expected = LeadSync {
+        kind: WebhookKind::Hubspot,
+        record: dealt.clone(),
+        pending: 1,
+        failed: 0,
+        last_attempt: None,
+    };
+    assert_eq!(
+        syncs,
+        [expected],
+        "the lead's created event waits; webhooks are no CRM"
+    );
     assert!(store.remove_webhook(p.id, hook.id).await.unwrap());
+    assert!(store.lead_syncs(p.id, lead).await.unwrap().is_empty());
     assert_eq!(
         store.crm_record(hook.id, lead).await.unwrap(),
         CrmRecord::default()

@@ -134,6 +134,32 @@ async fn hubspot_is_connected_and_its_stages_picked_from_its_own_lists() {
         ],
     );
 
+    // A lead's page says how it stands in the CRM: what it is called there, and its sync.
+    let body = serde_json::json!({"userData": {"email": "ada@example.com"}});
+    let lead = app.lead_at(&app.alpha, body, chrono::Utc::now()).await;
+    let hook = sync(&app, WebhookKind::Hubspot).await.unwrap();
+    let record = leadtrack_core::crm::CrmRecord {
+        contact_id: Some("101".into()),
+        crm_lead_id: None,
+        deal_id: Some("9001".into()),
+    };
+    app.store
+        .save_crm_record(hook.id, lead, &record)
+        .await
+        .unwrap();
+    let page = app
+        .get(&format!("/projects/alpha/leads/{lead}"), &owner)
+        .await;
+    page.assert_shows(
+        StatusCode::OK,
+        &[
+            "<caption>In your CRM</caption>",
+            r#"<td data-label="CRM">HubSpot</td>"#,
+            r#"<td data-label="Its records">contact 101 · deal 9001</td>"#,
+            r#"<td data-label="State">1 waiting</td>"#,
+        ],
+    );
+
     let gone = app
         .post_form(&owner, &format!("{save}/disconnect"), &[])
         .await;

@@ -705,6 +705,13 @@ mod general {
         ) -> StoreResult<Webhook> {
             Err((self.fail)())
         }
+        async fn lead_syncs(
+            &self,
+            _: ProjectId,
+            _: LeadId,
+        ) -> StoreResult<Vec<leadtrack_core::webhook::LeadSync>> {
+            Err((self.fail)())
+        }
         async fn crm_record(
             &self,
             _: uuid::Uuid,
