@@ -8,7 +8,7 @@ use chrono::Utc;
 use leadtrack_core::crm::CrmOptions;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::label::rateable;
-use leadtrack_core::webhook::{NewWebhook, WebhookKind, WebhookStatus};
+use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookKind, WebhookStatus};
 use leadtrack_core::{Admin, LeadWebhooks};
 use leadtrack_platforms::crm::{self, PipelineChoice};
 use leadtrack_platforms::hubspot;
@@ -228,13 +228,13 @@ pub(super) async fn page<S: Admin + LeadWebhooks>(
     crm_page(store, &owner, (StatusCode::OK, notice), Problems::default()).await
 }
 
-/// `POST crm/{kind}`: connects the CRM with a token, or changes its token, pipeline and
-/// stages; each checked with the CRM before it is kept.
-pub(super) async fn save<S: Admin + LeadWebhooks>(
+/// The CRM a path's `{kind}` names, and the project's sync with it, if any; `404` for a
+/// kind that is no CRM.
+async fn sync_of<S: LeadWebhooks>(
     store: &S,
-    (owner, form): (Owner, Form),
+    owner: &Owner,
     kind: &str,
-) -> Answer {
+) -> Result<(WebhookKind, Option<Webhook>), warp::reply::Response> {
     let Some(kind) = kind
         .parse::<WebhookKind>()
         .ok()
@@ -242,15 +242,26 @@ pub(super) async fn save<S: Admin + LeadWebhooks>(
     else {
         return Err(owner.not_found());
     };
-    let project = owner.project().id;
     let syncs = store
-        .webhooks(project)
+        .webhooks(owner.project().id)
         .await
         .map_err(|e| owner.failure(e))?;
-    let existing = syncs
+    let sync = syncs
         .into_iter()
-        .find(|s| s.webhook.kind == kind)
-        .map(|s| s.webhook);
+        .map(|s| s.webhook)
+        .find(|w| w.kind == kind);
+    Ok((kind, sync))
+}
+
+/// `POST crm/{kind}`: connects the CRM with a token, or changes its token, pipeline and
+/// stages; each checked with the CRM before it is kept.
+pub(super) async fn save<S: Admin + LeadWebhooks>(
+    store: &S,
+    (owner, form): (Owner, Form),
+    kind: &str,
+) -> Answer {
+    let (kind, existing) = sync_of(store, &owner, kind).await?;
+    let project = owner.project().id;
     let token = match (form.get("token").trim(), &existing) {
         ("", Some(sync)) => sync.secret.clone(),
         ("", None) => return refuse(store, &owner, kind, "Give the token.".to_owned()).await,
@@ -322,19 +333,12 @@ pub(super) async fn disconnect<S: Admin + LeadWebhooks>(
     (owner, _): (Owner, Form),
     kind: &str,
 ) -> Answer {
-    let project = owner.project().id;
-    let syncs = store
-        .webhooks(project)
-        .await
-        .map_err(|e| owner.failure(e))?;
-    let found = syncs
-        .iter()
-        .find(|s| s.webhook.kind.crm().is_some() && s.webhook.kind.as_ref() == kind);
+    let (_, found) = sync_of(store, &owner, kind).await?;
     let Some(sync) = found else {
         return Err(owner.not_found());
     };
     store
-        .remove_webhook(project, sync.webhook.id)
+        .remove_webhook(owner.project().id, sync.id)
         .await
         .map_err(|e| owner.failure(e))?;
     Ok(owner.redirect(Settings::Crm, Some("disconnected")))

@@ -7,18 +7,17 @@
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use leadtrack_core::Admin as _;
 use leadtrack_core::LeadWebhooks as _;
 use leadtrack_core::crm::CrmOptions;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::label::{LabelMapping, NewLabel};
-use leadtrack_core::testkit::{data, mock_targets};
-use leadtrack_core::types::{ConversionId, LeadId};
+use leadtrack_core::testkit::mock_targets;
+use leadtrack_core::types::ConversionId;
 use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookKind};
-use leadtrack_core::{Admin as _, LeadStore};
 use leadtrack_outbound::Outbound;
 use leadtrack_platforms::hubspot::Hubspot;
 use leadtrack_platforms::testkit::crm::{HUBSPOT_TOKEN, MockHubspot};
-use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -47,31 +46,6 @@ async fn connect(f: &Fixture, mock: &MockHubspot) -> Webhook {
         .unwrap()
 }
 
-async fn create(f: &Fixture, body: Value) -> LeadId {
-    f.store
-        .create_lead(f.project.id, data(body), Utc::now())
-        .await
-        .unwrap()
-        .lead_id
-}
-
-/// Runs the worker until no job and no event is left to try.
-async fn settle(f: &Fixture, worker: &leadtrack_forward::Worker<SqliteStore>) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let busy = worker.run_once().await.unwrap();
-        let statuses = f.store.webhooks(f.project.id).await.unwrap();
-        let pending: u64 = statuses.iter().map(|s| s.pending).sum();
-        if !busy && pending == 0 {
-            return;
-        }
-        assert!(Instant::now() < deadline, "events still pending: {pending}");
-        if !busy {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-}
-
 fn ada(event: &str) -> Value {
     json!({
         "userData": {"email": "Ada@Example.com", "firstName": "Ada", "lastName": "Lovelace",
@@ -95,15 +69,15 @@ async fn one_contact_per_email_and_one_deal_per_lead_following_its_latest_rating
     let worker = worker(&f.store, fast());
 
     // A person's lead, sent twice (merged), and a second lead of the same email.
-    let first = create(&f, ada("form-1")).await;
-    assert_eq!(create(&f, ada("form-1")).await, first, "merged");
-    let second = create(&f, ada("form-2")).await;
+    let first = create_lead(&f, ada("form-1")).await;
+    assert_eq!(create_lead(&f, ada("form-1")).await, first, "merged");
+    let second = create_lead(&f, ada("form-2")).await;
     // A lead with a phone and a name, no email; merged once.
     let phone_only = json!({"userData": {"phone": "+49 151 1234 5678", "firstName": "Grace"},
                             "formData": {"uniqueEventId": "call-1"}});
-    let grace = create(&f, phone_only.clone()).await;
-    create(&f, phone_only).await;
-    settle(&f, &worker).await;
+    let grace = create_lead(&f, phone_only.clone()).await;
+    create_lead(&f, phone_only).await;
+    settle_events(&f, &worker).await;
 
     let contacts = mock.contacts();
     assert_eq!(contacts.len(), 2, "{contacts:?}");
@@ -129,7 +103,7 @@ async fn one_contact_per_email_and_one_deal_per_lead_following_its_latest_rating
     // Rated, rated again with another label, then lost: one deal, moved each time.
     f.rate(first, (ConversionId::Label(f.label), 50_000), Utc::now())
         .await;
-    settle(&f, &worker).await;
+    settle_events(&f, &worker).await;
     let deals = mock.deals();
     assert_eq!(deals.len(), 1);
     let (deal_id, deal) = deals.iter().next().unwrap();
@@ -149,9 +123,9 @@ async fn one_contact_per_email_and_one_deal_per_lead_following_its_latest_rating
         Utc::now(),
     )
     .await;
-    settle(&f, &worker).await;
+    settle_events(&f, &worker).await;
     f.rate(first, (ConversionId::Lost, 0), Utc::now()).await;
-    settle(&f, &worker).await;
+    settle_events(&f, &worker).await;
 
     let deals = mock.deals();
     assert_eq!(
@@ -183,11 +157,11 @@ async fn throttled_calls_wait_and_lose_nothing() {
     connect(&f, &mock).await;
     mock.throttle(3);
     let started = Instant::now();
-    let first = create(&f, ada("form-1")).await;
-    create(&f, another_person(2)).await;
+    let first = create_lead(&f, ada("form-1")).await;
+    create_lead(&f, another_person(2)).await;
     f.rate(first, (ConversionId::Label(f.label), 9_900), Utc::now())
         .await;
-    settle(&f, &worker(&f.store, fast())).await;
+    settle_events(&f, &worker(&f.store, fast())).await;
 
     assert!(
         started.elapsed() >= Duration::from_millis(950),
@@ -212,10 +186,10 @@ async fn a_rating_with_no_stage_keeps_the_contact_and_makes_no_deal() {
         .create_label(f.project.id, unmapped, Utc::now())
         .await
         .unwrap();
-    let lead = create(&f, ada("form-1")).await;
+    let lead = create_lead(&f, ada("form-1")).await;
     f.rate(lead, (ConversionId::Label(unmapped.id), 100), Utc::now())
         .await;
-    settle(&f, &worker(&f.store, fast())).await;
+    settle_events(&f, &worker(&f.store, fast())).await;
 
     assert_eq!((mock.contacts().len(), mock.deals().len()), (1, 0));
     let statuses = f.store.webhooks(f.project.id).await.unwrap();

@@ -2,19 +2,17 @@
 //! getting exactly the events it subscribes to, once, signed with its own secret; retries
 //! keep the event id and body; permanent failures stop.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::*;
 use chrono::Utc;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::request::StatusUpdate;
-use leadtrack_core::testkit::data;
 use leadtrack_core::types::{AttemptOutcome, ConversionId, LeadId, LeadIdentifier};
 use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookEvent, WebhookEvents, WebhookStatus};
 use leadtrack_core::{LeadStore, LeadWebhooks as _};
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse, Recorded};
 use leadtrack_platforms::webhook;
-use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 async fn add(
@@ -37,14 +35,6 @@ async fn add(
         .unwrap()
 }
 
-async fn create(f: &Fixture, body: Value) -> LeadId {
-    f.store
-        .create_lead(f.project.id, data(body), Utc::now())
-        .await
-        .unwrap()
-        .lead_id
-}
-
 async fn rate(f: &Fixture, lead: LeadId, conversion_id: ConversionId) {
     let update = StatusUpdate {
         identifier: LeadIdentifier::LeadId(lead),
@@ -60,22 +50,6 @@ async fn rate(f: &Fixture, lead: LeadId, conversion_id: ConversionId) {
 
 async fn statuses(f: &Fixture) -> Vec<WebhookStatus> {
     f.store.webhooks(f.project.id).await.unwrap()
-}
-
-/// Runs the worker until no webhook event is pending and every conversion job is done.
-async fn run_until_settled(f: &Fixture, worker: &leadtrack_forward::Worker<SqliteStore>) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let busy = worker.run_once().await.unwrap();
-        let pending: u64 = statuses(f).await.iter().map(|s| s.pending).sum();
-        if !busy && pending == 0 {
-            return;
-        }
-        assert!(Instant::now() < deadline, "events still pending: {pending}");
-        if !busy {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
 }
 
 /// Checks the signature with `secret` and that the header repeats the body's id; returns
@@ -130,16 +104,16 @@ async fn each_webhook_gets_its_events_once_signed_with_its_own_secret() {
     .await;
 
     let ada = json!({"formData": {"uniqueEventId": "form-1"}, "userData": {"firstName": "Ada"}});
-    let a = create(&f, ada).await;
+    let a = create_lead(&f, ada).await;
     let again =
         json!({"formData": {"uniqueEventId": "form-1"}, "userData": {"lastName": "Lovelace"}});
-    assert_eq!(create(&f, again).await, a);
+    assert_eq!(create_lead(&f, again).await, a);
     rate(&f, a, ConversionId::Label(f.label)).await;
-    let b = create(&f, json!({"userData": {"email": "grace@example.com"}})).await;
+    let b = create_lead(&f, json!({"userData": {"email": "grace@example.com"}})).await;
     rate(&f, b, ConversionId::Lost).await;
 
     let worker = worker(&f.store, fast());
-    run_until_settled(&f, &worker).await;
+    settle_events(&f, &worker).await;
     // More runs find nothing: every event went exactly once.
     for _ in 0..5 {
         assert!(!worker.run_once().await.unwrap());
@@ -229,9 +203,9 @@ async fn failed_posts_are_retried_with_the_same_event_and_permanent_refusals_sto
     let gone = MockPlatform::start(MockResponse::json(410, json!({"error": "gone"}))).await;
     add(&f, &flaky, "/hook", "whsec_flaky", "lead.created").await;
     add(&f, &gone, "/hook", "whsec_gone", "lead.created").await;
-    create(&f, json!({"userData": {"firstName": "Ada"}})).await;
+    create_lead(&f, json!({"userData": {"firstName": "Ada"}})).await;
 
-    run_until_settled(&f, &worker(&f.store, fast())).await;
+    settle_events(&f, &worker(&f.store, fast())).await;
 
     let tries = flaky.requests();
     assert_eq!(tries.len(), 3);
@@ -275,10 +249,10 @@ async fn a_removed_webhook_gets_nothing_more() {
     let f = fixture().await;
     let receiver = MockPlatform::start(MockResponse::empty(200)).await;
     let hook = add(&f, &receiver, "/hook", "whsec_x", "lead.created").await;
-    create(&f, json!({"userData": {"firstName": "Ada"}})).await;
+    create_lead(&f, json!({"userData": {"firstName": "Ada"}})).await;
     assert!(f.store.remove_webhook(f.project.id, hook.id).await.unwrap());
-    create(&f, json!({"userData": {"firstName": "Grace"}})).await;
-    run_until_settled(&f, &worker(&f.store, fast())).await;
+    create_lead(&f, json!({"userData": {"firstName": "Grace"}})).await;
+    settle_events(&f, &worker(&f.store, fast())).await;
     assert!(receiver.requests().is_empty());
 }
 
@@ -304,9 +278,9 @@ async fn a_rest_hook_answered_410_is_unsubscribed_and_others_are_retried() {
             .unwrap();
     }
     let plain = add(&f, &gone, "/plain", "whsec_plain", "lead.created").await;
-    create(&f, json!({"userData": {"firstName": "Ada"}})).await;
+    create_lead(&f, json!({"userData": {"firstName": "Ada"}})).await;
     let worker = worker(&f.store, fast());
-    run_until_settled(&f, &worker).await;
+    settle_events(&f, &worker).await;
 
     let hooks = statuses(&f).await;
     let urls: Vec<&str> = hooks.iter().map(|s| s.webhook.url.as_str()).collect();
@@ -315,8 +289,8 @@ async fn a_rest_hook_answered_410_is_unsubscribed_and_others_are_retried() {
     assert_eq!((hooks[1].delivered, hooks[1].failed), (0, 1));
     assert_eq!(flaky.requests().len(), 2, "a 503 is retried");
 
-    create(&f, json!({"userData": {"firstName": "Grace"}})).await;
-    run_until_settled(&f, &worker).await;
+    create_lead(&f, json!({"userData": {"firstName": "Grace"}})).await;
+    settle_events(&f, &worker).await;
     let paths: Vec<String> = gone.requests().iter().map(|r| r.path.clone()).collect();
     assert_eq!(
         paths,

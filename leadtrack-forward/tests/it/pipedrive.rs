@@ -10,12 +10,11 @@ use chrono::Utc;
 use leadtrack_core::crm::CrmOptions;
 use leadtrack_core::integration::Secret;
 use leadtrack_core::label::{LabelMapping, NewLabel};
-use leadtrack_core::testkit::{data, mock_targets};
-use leadtrack_core::types::{ConversionId, LeadId};
+use leadtrack_core::testkit::mock_targets;
+use leadtrack_core::types::ConversionId;
 use leadtrack_core::webhook::{NewWebhook, Webhook, WebhookKind};
-use leadtrack_core::{Admin as _, LeadStore, LeadWebhooks as _};
+use leadtrack_core::{Admin as _, LeadWebhooks as _};
 use leadtrack_platforms::testkit::crm::{MockPipedrive, PIPEDRIVE_TOKEN};
-use leadtrack_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -29,30 +28,6 @@ async fn connect(f: &Fixture, mock: &MockPipedrive) -> Webhook {
         .create_webhook(f.project.id, sync, Utc::now())
         .await
         .unwrap()
-}
-
-async fn create(f: &Fixture, body: Value) -> LeadId {
-    f.store
-        .create_lead(f.project.id, data(body), Utc::now())
-        .await
-        .unwrap()
-        .lead_id
-}
-
-async fn settle(f: &Fixture, worker: &leadtrack_forward::Worker<SqliteStore>) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let busy = worker.run_once().await.unwrap();
-        let statuses = f.store.webhooks(f.project.id).await.unwrap();
-        let pending: u64 = statuses.iter().map(|s| s.pending).sum();
-        if !busy && pending == 0 {
-            return;
-        }
-        assert!(Instant::now() < deadline, "events still pending: {pending}");
-        if !busy {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
 }
 
 fn ada(event: &str) -> Value {
@@ -77,13 +52,13 @@ async fn one_person_one_lead_and_one_deal_following_the_latest_rating() {
         .unwrap();
     let worker = worker(&f.store, fast());
 
-    let first = create(&f, ada("form-1")).await;
-    create(&f, ada("form-1")).await;
-    let second = create(&f, ada("form-2")).await;
+    let first = create_lead(&f, ada("form-1")).await;
+    create_lead(&f, ada("form-1")).await;
+    let second = create_lead(&f, ada("form-2")).await;
     let phone = json!({"userData": {"phone": "+49 151 1234 5678"}});
-    create(&f, phone.clone()).await;
-    create(&f, phone).await;
-    settle(&f, &worker).await;
+    create_lead(&f, phone.clone()).await;
+    create_lead(&f, phone).await;
+    settle_events(&f, &worker).await;
 
     let persons = mock.persons();
     assert_eq!(persons.len(), 2, "one per email or phone: {persons:?}");
@@ -119,7 +94,7 @@ async fn one_person_one_lead_and_one_deal_following_the_latest_rating() {
 
     f.rate(first, (ConversionId::Label(f.label), 50_000), Utc::now())
         .await;
-    settle(&f, &worker).await;
+    settle_events(&f, &worker).await;
     let deals = mock.deals();
     assert_eq!(deals.len(), 1);
     let (deal_id, deal) = deals.iter().next().unwrap();
@@ -140,7 +115,7 @@ async fn one_person_one_lead_and_one_deal_following_the_latest_rating() {
         Utc::now(),
     )
     .await;
-    settle(&f, &worker).await;
+    settle_events(&f, &worker).await;
     let moved = &mock.deals()[deal_id];
     assert_eq!(
         (
@@ -150,7 +125,7 @@ async fn one_person_one_lead_and_one_deal_following_the_latest_rating() {
         (Some(3), Some(1200.0))
     );
     f.rate(first, (ConversionId::Lost, 0), Utc::now()).await;
-    settle(&f, &worker).await;
+    settle_events(&f, &worker).await;
 
     let deals = mock.deals();
     assert_eq!(deals.keys().collect::<Vec<_>>(), [deal_id], "the same deal");
@@ -172,10 +147,10 @@ async fn throttled_calls_wait_and_lose_nothing() {
     let mock = MockPipedrive::start().await;
     connect(&f, &mock).await;
     mock.throttle(4);
-    let first = create(&f, ada("form-1")).await;
+    let first = create_lead(&f, ada("form-1")).await;
     f.rate(first, (ConversionId::Label(f.label), 9_900), Utc::now())
         .await;
-    settle(&f, &worker(&f.store, fast())).await;
+    settle_events(&f, &worker(&f.store, fast())).await;
 
     assert_eq!(
         (mock.persons().len(), mock.leads().len(), mock.notes().len()),
@@ -196,15 +171,15 @@ async fn concurrent_loops_sync_each_lead_once() {
     let sync = connect(&f, &mock).await;
     let mut leads = Vec::new();
     for n in 0..6 {
-        let body = another_person(n);
-        let lead = create(&f, body.clone()).await;
-        create(
-            &f,
-            json!({"userData": body["userData"], "formData": {"uniqueEventId": "x"}}),
-        )
-        .await;
-        f.rate(lead, (ConversionId::Label(f.label), 1_000), Utc::now())
-            .await;
+        let mut body = another_person(n);
+        body["formData"]["uniqueEventId"] = json!(format!("a{n}"));
+        let lead = create_lead(&f, body.clone()).await;
+        assert_eq!(create_lead(&f, body.clone()).await, lead, "merged");
+        // A second lead of the person, synced by another loop at the same moment.
+        body["formData"]["uniqueEventId"] = json!(format!("b{n}"));
+        create_lead(&f, body).await;
+        let rating = (ConversionId::Label(f.label), 1_000);
+        f.rate(lead, rating, Utc::now()).await;
         leads.push(lead);
     }
     let config = leadtrack_forward::WorkerConfig {
@@ -222,12 +197,8 @@ async fn concurrent_loops_sync_each_lead_once() {
     }
     let _ = stop.send(());
     running.await.unwrap();
-    assert_eq!(
-        (mock.persons().len(), mock.deals().len()),
-        (6, 6),
-        "{:?}",
-        mock.calls()
-    );
+    let counts = (mock.persons().len(), mock.leads().len(), mock.deals().len());
+    assert_eq!(counts, (6, 12, 6), "{:?}", mock.calls());
     for lead in leads {
         let record = f.store.crm_record(sync.id, lead).await.unwrap();
         assert!(record.deal_id.is_some(), "{lead}");

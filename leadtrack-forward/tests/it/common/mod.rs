@@ -20,7 +20,7 @@ use leadtrack_core::types::{
     AttemptOutcome, ConversionId, DeliveryAction, DeliveryState, IntegrationKind, JobState, LeadId,
     LeadIdentifier, LeadStatus,
 };
-use leadtrack_core::{Admin, LeadStore};
+use leadtrack_core::{Admin, LeadStore, LeadWebhooks as _};
 use leadtrack_forward::{RetryPolicy, Worker, WorkerConfig};
 use leadtrack_platforms::testkit::{MockPlatform, MockResponse};
 use leadtrack_sqlite::SqliteStore;
@@ -401,4 +401,30 @@ pub(crate) fn form(text: &str) -> Vec<(String, String)> {
         .collect();
     fields.sort();
     fields
+}
+
+/// A lead of `body` in the fixture's project, created now.
+pub(crate) async fn create_lead(f: &Fixture, body: Value) -> LeadId {
+    f.store
+        .create_lead(f.project.id, data(body), Utc::now())
+        .await
+        .unwrap()
+        .lead_id
+}
+
+/// Runs the worker until no webhook event is pending and every conversion job is done.
+pub(crate) async fn settle_events(f: &Fixture, worker: &leadtrack_forward::Worker<SqliteStore>) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let busy = worker.run_once().await.unwrap();
+        let statuses = f.store.webhooks(f.project.id).await.unwrap();
+        let pending: u64 = statuses.iter().map(|s| s.pending).sum();
+        if !busy && pending == 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "events still pending: {pending}");
+        if !busy {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
 }

@@ -3,6 +3,8 @@
 //! kept, a lead becomes a contact and its rating a deal, and `integration list` says how
 //! the sync stands.
 
+use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use leadtrack_client::Client;
@@ -15,6 +17,28 @@ use leadtrack_platforms::testkit::crm::{
 
 use crate::process::binary::{admin, admin_ok, create_acme, create_label, start};
 
+/// `integration CRM --project acme TOKEN_FLAG TOKEN --stage STAGE --base-url BASE`.
+async fn connect(
+    db: &Path,
+    (crm, flag, token): (&str, &str, &str),
+    stage: &str,
+    base: &str,
+) -> Output {
+    let args = [
+        "integration",
+        crm,
+        "--project",
+        "acme",
+        flag,
+        token,
+        "--stage",
+        stage,
+        "--base-url",
+        base,
+    ];
+    admin(db, &args).await
+}
+
 #[tokio::test]
 async fn hubspot_is_connected_checked_and_kept_in_sync_by_the_worker() {
     let dir = tempfile::tempdir().unwrap();
@@ -22,24 +46,13 @@ async fn hubspot_is_connected_checked_and_kept_in_sync_by_the_worker() {
     let key = create_acme(&db).await;
     let label = create_label(&db, "Qualified", &["--mark-as-done"]).await;
     let hubspot = MockHubspot::start().await;
-    let connect = |token: &'static str, stage: &'static str| {
-        let base = hubspot.url().to_owned();
-        let db = db.clone();
-        async move {
-            let args = [
-                "integration",
-                "hubspot",
-                "--project",
-                "acme",
-                "--access-token",
-                token,
-                "--stage",
-                stage,
-                "--base-url",
-                &base,
-            ];
-            admin(&db, &args).await
-        }
+    let connect = |token, stage| {
+        connect(
+            &db,
+            ("hubspot", "--access-token", token),
+            stage,
+            hubspot.url(),
+        )
     };
     let wrong = connect("pat-wrong", "Qualified=appointmentscheduled").await;
     let said = String::from_utf8_lossy(&wrong.stderr);
@@ -162,24 +175,13 @@ async fn pipedrive_is_connected_to_its_first_pipeline_and_kept_in_sync() {
     let key = create_acme(&db).await;
     let label = create_label(&db, "Qualified", &["--mark-as-done"]).await;
     let pipedrive = MockPipedrive::start().await;
-    let connect = |token: &'static str, stage: &'static str| {
-        let base = pipedrive.url().to_owned();
-        let db = db.clone();
-        async move {
-            let args = [
-                "integration",
-                "pipedrive",
-                "--project",
-                "acme",
-                "--api-token",
-                token,
-                "--stage",
-                stage,
-                "--base-url",
-                &base,
-            ];
-            admin(&db, &args).await
-        }
+    let connect = |token, stage| {
+        connect(
+            &db,
+            ("pipedrive", "--api-token", token),
+            stage,
+            pipedrive.url(),
+        )
     };
     let wrong = connect("wrong", "Qualified=1").await;
     let said = String::from_utf8_lossy(&wrong.stderr);
