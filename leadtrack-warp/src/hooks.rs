@@ -81,7 +81,7 @@ pub(crate) async fn sample<S: LeadStore>(
 ) -> Result<Response, ApiError> {
     let project = authenticate(&api.store, &api.limiters, &request.headers).await?;
     let event = sample_event(request::query_pairs(&request.query))?;
-    let body = leadtrack_core::api::sample(event, &project, None, Utc::now());
+    let body = leadtrack_core::api::sample(event, &project, Utc::now());
     Ok(reply::json(StatusCode::OK, &[body]))
 }
 

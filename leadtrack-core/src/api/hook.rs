@@ -7,7 +7,6 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::{Lead, WebhookBody, WebhookConversion, WebhookLabel};
-use crate::label::ConversionLabel;
 use crate::project::Project;
 use crate::types::{ConversionId, JobId};
 use crate::webhook::{Webhook, WebhookEvent, WebhookKind};
@@ -62,29 +61,24 @@ pub struct GetHooksResponse {
 }
 
 /// `GET /api/hooks/sample?event=…`: one made-up `event` of `project`, as a hook would
-/// receive it, the rating by `label` (the project's first, when it has one). Its ids are
-/// fixed, so a tool that deduplicates by id shows it once.
-pub fn sample(
-    event: WebhookEvent,
-    project: &Project,
-    label: Option<&ConversionLabel>,
-    now: DateTime<Utc>,
-) -> WebhookBody {
-    sample_of(event, (&project.public_id, &project.currency), label, now)
+/// receive it; a rating's label is a made-up `Customer`. Its ids are fixed, so a tool that
+/// deduplicates by id shows it once.
+pub fn sample(event: WebhookEvent, project: &Project, now: DateTime<Utc>) -> WebhookBody {
+    sample_of(event, (&project.public_id, &project.currency), now)
 }
 
 /// [`sample`] for the project of public id and currency `(public_id, currency)`.
 fn sample_of(
     event: WebhookEvent,
     (public_id, currency): (&str, &str),
-    label: Option<&ConversionLabel>,
     now: DateTime<Utc>,
 ) -> WebhookBody {
     let rated = matches!(event, WebhookEvent::LeadConverted | WebhookEvent::LeadLost);
-    let conversion_id = match (event, label) {
-        (WebhookEvent::LeadLost, _) => ConversionId::Lost,
-        (_, Some(label)) => ConversionId::Label(label.id),
-        (_, None) => ConversionId::Label(Uuid::from_u128(0x5a3b_1e00)),
+    // The made-up label's id.
+    let customer = Uuid::from_u128(0x5a3b_1e00);
+    let conversion_id = match event {
+        WebhookEvent::LeadLost => ConversionId::Lost,
+        _ => ConversionId::Label(customer),
     };
     let conversion = rated.then(|| WebhookConversion {
         job_id: JobId(981),
@@ -93,9 +87,9 @@ fn sample_of(
         retracted: false,
         conversion_id,
         label: (event == WebhookEvent::LeadConverted).then(|| WebhookLabel {
-            id: label.map_or(Uuid::from_u128(0x5a3b_1e00), |l| l.id),
-            name: label.map_or_else(|| "Customer".to_owned(), |l| l.name.clone()),
-            mark_as_done: label.is_none_or(|l| l.mark_as_done),
+            id: customer,
+            name: "Customer".to_owned(),
+            mark_as_done: true,
         }),
         price: (event == WebhookEvent::LeadConverted).then_some(120_000),
         currency: currency.to_owned(),
@@ -170,7 +164,7 @@ mod tests {
     fn every_event_has_a_sample_of_its_kind() {
         let project = ("prj_sample", "EUR");
         for event in WebhookEvent::VARIANTS {
-            let body = sample_of(*event, project, None, Utc::now());
+            let body = sample_of(*event, project, Utc::now());
             assert_eq!(body.event, *event);
             assert_eq!(body.project_id, "prj_sample");
             let json = serde_json::to_value(&body).unwrap();
@@ -186,7 +180,7 @@ mod tests {
             assert_eq!(body.lead.email.is_some(), email, "{event}");
             assert_eq!(json["label"]["name"].as_str(), conversion, "{event}");
         }
-        let lost = sample_of(WebhookEvent::LeadLost, project, None, Utc::now());
+        let lost = sample_of(WebhookEvent::LeadLost, project, Utc::now());
         let lost = serde_json::to_value(lost).unwrap();
         assert_eq!(
             (&lost["conversionId"], &lost["currency"]),
