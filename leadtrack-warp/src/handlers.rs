@@ -3,7 +3,6 @@
 
 use std::net::IpAddr;
 
-use bytes::Bytes;
 use chrono::Utc;
 use leadtrack_core::activity::Attribution;
 use leadtrack_core::api::{
@@ -22,22 +21,11 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::hooks;
-use crate::rate::Limiters;
 use crate::reply::{self, ApiError};
-use crate::request::{self, authenticate, authenticate_as, check_content_type, read_body};
+use crate::request::{self, Api, authenticate, authenticate_as, read_json_body};
 use leadtrack_http::{Body, Found, Request};
 
-use crate::{Config, Operation};
-
-/// What every handler answers from: the store, the configuration and the rate limiters.
-pub(crate) struct Api<S> {
-    /// Where leads live.
-    pub(crate) store: S,
-    /// The routes' configuration.
-    pub(crate) config: Config,
-    /// The limiters built from `config`.
-    pub(crate) limiters: Limiters,
-}
+use crate::Operation;
 
 /// Answers a request on one of the lead paths, as the route table `found` it, CORS headers
 /// included.
@@ -186,17 +174,6 @@ async fn create_server_side_lead<S: LeadStore>(
         );
     }
     Ok(created_reply(&created))
-}
-
-/// The body of a POST: `415` for a content type other than JSON or text, `413` past the
-/// limit.
-pub(crate) async fn read_json_body(
-    config: &Config,
-    request: &Request,
-    body: Body,
-) -> Result<Bytes, ApiError> {
-    check_content_type(&request.headers)?;
-    read_body(&request.headers, body, config.body_limit).await
 }
 
 fn created_reply(created: &CreatedLead) -> Response {

@@ -13,9 +13,8 @@ use uuid::Uuid;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-use crate::handlers::{Api, read_json_body};
 use crate::reply::{self, ApiError};
-use crate::request::{self, authenticate};
+use crate::request::{self, Api, authenticate, read_json_body};
 use leadtrack_http::{Body, Request};
 
 /// `POST /api/hooks`: `201` with the hook and the secret its posts are signed with.

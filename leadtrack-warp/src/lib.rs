@@ -211,7 +211,7 @@ pub fn routes<S: LeadStore + LeadWebhooks + Spending>(
     config: Config,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + Send + Sync + 'static {
     let limiters = rate::Limiters::new(&config.rate_limits);
-    let api = Arc::new(handlers::Api {
+    let api = Arc::new(request::Api {
         store,
         config,
         limiters,

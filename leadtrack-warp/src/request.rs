@@ -8,9 +8,10 @@ use leadtrack_core::project::Project;
 use leadtrack_core::{ErrorCode, LeadStore};
 use warp::http::header::{self, HeaderMap};
 
+use crate::Config;
 use crate::rate::Limiters;
 use crate::reply::ApiError;
-use leadtrack_http::{Body, BodyError};
+use leadtrack_http::{Body, BodyError, Request};
 
 /// The header that carries API keys.
 pub(crate) const API_KEY_HEADER: &str = "x-api-key";
@@ -150,6 +151,27 @@ pub(crate) fn user_agent(headers: &HeaderMap) -> Option<String> {
         .map(str::trim)
         .filter(|ua| !ua.is_empty())
         .map(str::to_owned)
+}
+
+/// What every handler answers from: the store, the configuration and the rate limiters.
+pub(crate) struct Api<S> {
+    /// Where leads live.
+    pub(crate) store: S,
+    /// The routes' configuration.
+    pub(crate) config: Config,
+    /// The limiters built from `config`.
+    pub(crate) limiters: Limiters,
+}
+
+/// The body of a POST: `415` for a content type other than JSON or text, `413` past the
+/// limit.
+pub(crate) async fn read_json_body(
+    config: &Config,
+    request: &Request,
+    body: Body,
+) -> Result<Bytes, ApiError> {
+    check_content_type(&request.headers)?;
+    read_body(&request.headers, body, config.body_limit).await
 }
 
 #[cfg(test)]
