@@ -15,6 +15,7 @@ use leadtrack_core::api::Rating;
 use leadtrack_core::api::WebhookBody;
 use leadtrack_core::crm::{CrmOptions, CrmRecord};
 use leadtrack_core::integration::Secret;
+use leadtrack_core::job::Lease;
 use leadtrack_core::store::{Conflict, Entity, StoreError};
 use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
@@ -410,37 +411,97 @@ pub(crate) async fn claim(
         return Ok(None);
     };
     let lease = new_lease(now, lease_for)?;
-    let claimed = one(
+    let leased = all(
         c,
         "UPDATE webhook_events SET state = 'running', lease_token = $3, lease_expires_at = $4
          WHERE project_id = $1 AND id = $2
-         RETURNING webhook_id, event, event_id, lead_id, occurred_at, attempts, body",
+         RETURNING id, webhook_id, event, event_id, lead_id, occurred_at, attempts, body",
         &[&project, &id, &lease.token, &to_millis(&lease.expires_at)],
     )
-    .await?
-    .ok_or_else(|| admin::not_found(Entity::Webhook))?;
-    let hook_id: Uuid = claimed.try_get(0)?;
+    .await?;
+    Ok(claimed(c, vault, project, lease, &leased).await?.pop())
+}
+
+/// Claims up to `limit` due deliveries of `webhook` (queued and due, or with a lapsed
+/// lease), in the order their events were queued; rows another worker is claiming are
+/// skipped.
+pub(crate) async fn claim_of(
+    c: &impl GenericClient,
+    vault: &Vault,
+    (project, webhook): (ProjectId, Uuid),
+    now: DateTime<Utc>,
+    lease_for: Duration,
+    limit: u32,
+) -> Result<Vec<ClaimedWebhookEvent>, Error> {
+    let lease = new_lease(now, lease_for)?;
+    let mut leased = all(
+        c,
+        // Picked once (materialized): a subquery in the WHERE may run again per row and,
+        // seeing the rows it just leased as no longer due, pick more than the limit.
+        "WITH picked AS MATERIALIZED (
+             SELECT id FROM webhook_events
+             WHERE project_id = $1 AND webhook_id = $2
+               AND ((state = 'queued' AND due_at <= $3)
+                 OR (state = 'running' AND lease_expires_at <= $3))
+             ORDER BY id LIMIT $6
+             FOR UPDATE SKIP LOCKED)
+         UPDATE webhook_events e
+         SET state = 'running', lease_token = $4, lease_expires_at = $5
+         FROM picked WHERE e.project_id = $1 AND e.id = picked.id
+         RETURNING e.id, e.webhook_id, e.event, e.event_id, e.lead_id, e.occurred_at,
+                   e.attempts, e.body",
+        &[
+            &project.0,
+            &webhook,
+            &to_millis(&now),
+            &lease.token,
+            &to_millis(&lease.expires_at),
+            &i64::from(limit),
+        ],
+    )
+    .await?;
+    leased.sort_by_key(|row| row.try_get::<_, i64>(0).unwrap_or_default());
+    claimed(c, vault, project.0, lease, &leased).await
+}
+
+/// The claimed deliveries `leased` (of one webhook), with the webhook as it is now.
+async fn claimed(
+    c: &impl GenericClient,
+    vault: &Vault,
+    project: i64,
+    lease: Lease,
+    leased: &[Row],
+) -> Result<Vec<ClaimedWebhookEvent>, Error> {
+    let Some(first) = leased.first() else {
+        return Ok(Vec::new());
+    };
+    let hook_id: Uuid = first.try_get(1)?;
     let sql =
         format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks w WHERE w.project_id = $1 AND w.id = $2");
     let hook = match one(c, &sql, &[&project, &hook_id]).await? {
         Some(row) => webhook(&row, vault)?,
         None => return Err(admin::not_found(Entity::Webhook)),
     };
-    let attempts: i32 = claimed.try_get(5)?;
-    Ok(Some(ClaimedWebhookEvent {
-        id,
-        lease,
-        webhook: hook,
-        event: rows::parse("webhook_events.event", claimed.try_get(1)?)?,
-        event_id: claimed.try_get(2)?,
-        lead_id: LeadId(claimed.try_get(3)?),
-        occurred_at: from_millis(claimed.try_get(4)?),
-        attempts: u32::try_from(attempts).map_err(|_| Error::Corrupt {
-            column: "webhook_events.attempts",
-            value: attempts.to_string(),
-        })?,
-        body: claimed.try_get(6)?,
-    }))
+    leased
+        .iter()
+        .map(|row| {
+            let attempts: i32 = row.try_get(6)?;
+            Ok(ClaimedWebhookEvent {
+                id: row.try_get(0)?,
+                lease,
+                webhook: hook.clone(),
+                event: rows::parse("webhook_events.event", row.try_get(2)?)?,
+                event_id: row.try_get(3)?,
+                lead_id: LeadId(row.try_get(4)?),
+                occurred_at: from_millis(row.try_get(5)?),
+                attempts: u32::try_from(attempts).map_err(|_| Error::Corrupt {
+                    column: "webhook_events.attempts",
+                    value: attempts.to_string(),
+                })?,
+                body: row.try_get(7)?,
+            })
+        })
+        .collect()
 }
 
 /// Records an attempt on a claimed event delivery (named by its id alone) and releases

@@ -340,53 +340,97 @@ pub(crate) fn claim(
     let Some(id) = rows::due(conn, "webhook_events", to_millis(&now))? else {
         return Ok(None);
     };
+    Ok(lease(conn, vault, &[id], now, lease_for)?.pop())
+}
+
+/// Claims up to `limit` due deliveries of `webhook` (queued and due, or with a lapsed
+/// lease), in the order their events were queued.
+pub(crate) fn claim_of(
+    conn: &Connection,
+    vault: &Vault,
+    (project, webhook): (ProjectId, Uuid),
+    now: DateTime<Utc>,
+    lease_for: Duration,
+    limit: u32,
+) -> Result<Vec<ClaimedWebhookEvent>, Error> {
+    let ids: Vec<i64> = conn
+        .prepare_cached(
+            "SELECT id FROM webhook_events
+             WHERE webhook_id = ?1
+               AND EXISTS (SELECT 1 FROM webhooks WHERE id = ?1 AND project_id = ?2)
+               AND ((state = 'queued' AND due_at <= ?3)
+                 OR (state = 'running' AND lease_expires_at <= ?3))
+             ORDER BY id LIMIT ?4",
+        )?
+        .query_map(
+            (webhook.to_string(), project.0, to_millis(&now), limit),
+            |row| row.get(0),
+        )?
+        .collect::<Result<_, _>>()?;
+    lease(conn, vault, &ids, now, lease_for)
+}
+
+/// Leases the deliveries `ids` (of one webhook) to one worker until `now + lease_for`,
+/// and reads them with their webhook as it is now.
+fn lease(
+    conn: &Connection,
+    vault: &Vault,
+    ids: &[i64],
+    now: DateTime<Utc>,
+    lease_for: Duration,
+) -> Result<Vec<ClaimedWebhookEvent>, Error> {
     let lease = Lease {
         token: Uuid::new_v4(),
         expires_at: truncate_to_millis(now + lease_for),
     };
-    conn.prepare_cached(
-        "UPDATE webhook_events SET state = 'running', lease_token = ?2, lease_expires_at = ?3
-         WHERE id = ?1",
-    )?
-    .execute((id, lease.token.to_string(), to_millis(&lease.expires_at)))?;
-    let (hook_id, claimed) = conn
-        .prepare_cached(
-            "SELECT webhook_id, event, event_id, lead_id, occurred_at, attempts, body
-             FROM webhook_events WHERE id = ?1",
+    let mut claimed = Vec::with_capacity(ids.len());
+    let mut hook: Option<Webhook> = None;
+    for &id in ids {
+        conn.prepare_cached(
+            "UPDATE webhook_events SET state = 'running', lease_token = ?2, lease_expires_at = ?3
+             WHERE id = ?1",
         )?
-        .query_row([id], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                (
+        .execute((id, lease.token.to_string(), to_millis(&lease.expires_at)))?;
+        let (hook_id, event, event_id, lead, occurred_at, attempts, body) = conn
+            .prepare_cached(
+                "SELECT webhook_id, event, event_id, lead_id, occurred_at, attempts, body
+                 FROM webhook_events WHERE id = ?1",
+            )?
+            .query_row([id], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
                     row.get::<_, String>(1)?,
                     row.get::<_, String>(2)?,
                     row.get::<_, i64>(3)?,
                     row.get::<_, i64>(4)?,
                     row.get::<_, u32>(5)?,
                     row.get::<_, String>(6)?,
-                ),
-            ))
-        })?;
-    let hook = conn
-        .prepare_cached(&format!(
-            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
-        ))?
-        .query_and_then([&hook_id], |row| webhook(row, vault))?
-        .next()
-        .ok_or(StoreError::NotFound(Entity::Webhook))??;
-    let (event, event_id, lead, occurred_at, attempts, body) = claimed;
-    let claimed = ClaimedWebhookEvent {
-        id,
-        lease,
-        webhook: hook,
-        event: rows::parse("webhook_events.event", event)?,
-        event_id: rows::parse("webhook_events.event_id", event_id)?,
-        lead_id: LeadId(lead),
-        occurred_at: from_millis(occurred_at),
-        attempts,
-        body,
-    };
-    Ok(Some(claimed))
+                ))
+            })?;
+        let current = match hook.take() {
+            Some(hook) if hook.id.to_string() == hook_id => hook,
+            _ => conn
+                .prepare_cached(&format!(
+                    "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
+                ))?
+                .query_and_then([&hook_id], |row| webhook(row, vault))?
+                .next()
+                .ok_or(StoreError::NotFound(Entity::Webhook))??,
+        };
+        hook = Some(current.clone());
+        claimed.push(ClaimedWebhookEvent {
+            id,
+            lease,
+            webhook: current,
+            event: rows::parse("webhook_events.event", event)?,
+            event_id: rows::parse("webhook_events.event_id", event_id)?,
+            lead_id: LeadId(lead),
+            occurred_at: from_millis(occurred_at),
+            attempts,
+            body,
+        });
+    }
+    Ok(claimed)
 }
 
 pub(crate) fn record_attempt(

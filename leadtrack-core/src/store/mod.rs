@@ -935,6 +935,18 @@ pub trait JobQueue: Send + Sync + 'static {
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedWebhookEvent>>;
 
+    /// Claims up to `limit` more due deliveries of webhook `webhook` of `project` (as
+    /// [`claim_webhook_event`](Self::claim_webhook_event) would, one lease for them all),
+    /// in the order their events happened: a CRM sync sends them in one batch call.
+    async fn claim_webhook_events_of(
+        &self,
+        project: ProjectId,
+        webhook: Uuid,
+        now: DateTime<Utc>,
+        lease_for: Duration,
+        limit: u32,
+    ) -> StoreResult<Vec<ClaimedWebhookEvent>>;
+
     /// Records an attempt on a claimed webhook event delivery and releases the lease: a
     /// retry is queued again, due at its `retry_at`; any other outcome ends the delivery.
     /// Errors: [`Conflict::WebhookLeaseLost`]; [`Entity::Webhook`] not found when the

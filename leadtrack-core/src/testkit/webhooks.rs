@@ -389,6 +389,83 @@ pub async fn webhook_retries_and_leases<B: Backend>(backend: &B) {
     );
 }
 
+/// A sync claims its due deliveries together: its own, up to the limit, in the order they
+/// happened, under one lease, and not those another worker holds or another project's.
+pub async fn a_sync_claims_its_due_deliveries_together<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let other = project(&store, "p2").await;
+    let project = project(&store, "p1").await;
+    let crm = add(&store, &project, "crm", "lead.created").await;
+    let hook = add(&store, &project, "hook", "lead.created").await;
+    for minute in 1..=4 {
+        create(
+            &store,
+            &project,
+            json!({"userData": {"email": format!("{minute}@x.io")}}),
+            minute,
+        )
+        .await;
+    }
+    let lease = Duration::minutes(5);
+    let none = store
+        .claim_webhook_events_of(other.id, crm.id, at(10), lease, 10)
+        .await
+        .unwrap();
+    assert!(none.is_empty(), "another project's id claims nothing");
+
+    let first = store
+        .claim_webhook_events_of(project.id, crm.id, at(10), lease, 3)
+        .await
+        .unwrap();
+    let leads: Vec<i64> = first.iter().map(|event| event.lead_id.0).collect();
+    let mut in_order = leads.clone();
+    in_order.sort_unstable();
+    assert_eq!(
+        (leads.len(), &leads),
+        (3, &in_order),
+        "the first three, in order"
+    );
+    assert!(first.iter().all(|event| event.webhook.id == crm.id));
+    assert!(first.iter().all(|event| event.lease == first[0].lease));
+    let rest = store
+        .claim_webhook_events_of(project.id, crm.id, at(10), lease, 10)
+        .await
+        .unwrap();
+    assert_eq!(rest.len(), 1, "the fourth; the three claimed are held");
+    assert!(rest[0].lead_id.0 > leads[2]);
+    store
+        .record_webhook_attempt(rest[0].id, rest[0].lease.token, &delivered())
+        .await
+        .unwrap();
+
+    let lapsed = store
+        .claim_webhook_events_of(project.id, crm.id, at(15), lease, 10)
+        .await
+        .unwrap();
+    let ids = |events: &[ClaimedWebhookEvent]| events.iter().map(|e| e.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&lapsed),
+        ids(&first),
+        "lapsed leases pass to the next worker"
+    );
+    let stale = store
+        .record_webhook_attempt(first[0].id, first[0].lease.token, &delivered())
+        .await;
+    assert!(matches!(
+        stale,
+        Err(StoreError::Conflict(Conflict::WebhookLeaseLost(_)))
+    ));
+    for event in &lapsed {
+        store
+            .record_webhook_attempt(event.id, event.lease.token, &delivered())
+            .await
+            .unwrap();
+    }
+    let others = drain(&store).await;
+    assert_eq!(others.len(), 4, "the other webhook's four stay its own");
+    assert!(others.iter().all(|event| event.webhook.id == hook.id));
+}
+
 /// Webhooks are added within limits, belong to their project, hear only of what happens
 /// after they are added, survive a restart with their queue, and take their undelivered
 /// events with them when removed.
