@@ -31,7 +31,7 @@ use crate::{
 pub struct Deliverer {
     pub(crate) http: Outbound,
     tokens: TokenCache,
-    pacer: Pacer,
+    pub(crate) pacer: Pacer,
 }
 
 impl Deliverer {
@@ -343,7 +343,8 @@ fn quota_scope(kind: IntegrationKind, integrations: &Integrations) -> (String, O
     let quota = (kind == IntegrationKind::GoogleAds).then(|| {
         let (per_minute, per_day) = leadtrack_platforms::google_ads::QUOTA;
         Quota {
-            per_minute,
+            per_window: per_minute,
+            window: Duration::from_secs(60),
             per_day,
         }
     });

@@ -15,12 +15,15 @@ use tokio::time::Instant;
 /// A published limit on requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Quota {
-    /// Requests in any minute.
-    pub(crate) per_minute: u32,
+    /// Requests in any `window`.
+    pub(crate) per_window: u32,
+    /// The window `per_window` counts in: a minute, or HubSpot's ten seconds.
+    pub(crate) window: Duration,
     /// Requests in a day (counted from the scope's first request of the day).
     pub(crate) per_day: u32,
 }
 
+#[cfg(test)]
 const MINUTE: Duration = Duration::from_secs(60);
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -30,8 +33,8 @@ const PATIENCE: Duration = Duration::from_secs(90);
 
 #[derive(Default)]
 struct Scope {
-    /// When the last `per_minute` requests were (or are booked to be) made, oldest first.
-    minute: VecDeque<Instant>,
+    /// When the last `per_window` requests were (or are booked to be) made, oldest first.
+    window: VecDeque<Instant>,
     /// When the current day began, and how many requests it has made.
     day: Option<(Instant, u32)>,
     /// The platform's "too many": no request before then.
@@ -78,19 +81,19 @@ impl Pacer {
         if made >= quota.per_day {
             return Err(day_began + DAY - now);
         }
-        // The n-th request goes at least a minute after the (n - per_minute)-th: the log
-        // keeps the last per_minute slots, and the oldest of a full log sets the next.
-        let per_minute = quota.per_minute.max(1) as usize;
-        let slot = match scope.minute.len() >= per_minute {
-            true => now.max(scope.minute[0] + MINUTE),
+        // The n-th request goes at least a window after the (n - per_window)-th: the log
+        // keeps the last per_window slots, and the oldest of a full log sets the next.
+        let per_window = quota.per_window.max(1) as usize;
+        let slot = match scope.window.len() >= per_window {
+            true => now.max(scope.window[0] + quota.window),
             false => now,
         };
         if slot - now > PATIENCE {
             return Err(slot - now);
         }
-        scope.minute.push_back(slot);
-        while scope.minute.len() > per_minute {
-            scope.minute.pop_front();
+        scope.window.push_back(slot);
+        while scope.window.len() > per_window {
+            scope.window.pop_front();
         }
         scope.day = Some((day_began, made + 1));
         Ok(slot)
@@ -102,7 +105,8 @@ mod tests {
     use super::*;
 
     const QUOTA: Quota = Quota {
-        per_minute: 3,
+        per_window: 3,
+        window: MINUTE,
         per_day: 7,
     };
 

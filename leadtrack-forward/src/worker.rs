@@ -26,6 +26,7 @@ use crate::lead_locks::LeadLocks;
 use crate::retry::{RetryPolicy, random_unit};
 use crate::{hubspot, pipedrive, webhook};
 use leadtrack_platforms::Outcome;
+use leadtrack_platforms::hubspot::BATCH;
 
 /// How the worker runs.
 #[derive(Clone, Debug)]
@@ -220,8 +221,8 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
         }
     }
 
-    /// Claims the lead webhook event due soonest, posts it and records the attempt; `false`
-    /// when none is due.
+    /// Claims the lead webhook event due soonest, posts it (or syncs it, with the other due
+    /// events of its HubSpot sync) and records the attempt; `false` when none is due.
     pub async fn run_webhook_event(&self) -> StoreResult<bool> {
         let Some(claimed) = self
             .store
@@ -230,11 +231,61 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
         else {
             return Ok(false);
         };
+        if claimed.webhook.kind == WebhookKind::Hubspot {
+            self.run_hubspot(claimed).await?;
+            return Ok(true);
+        }
         let started = Instant::now();
         let (outcome, destination) = self.deliver_event(&claimed).await?;
+        self.record_event(&claimed, outcome, (destination, started.elapsed()))
+            .await?;
+        Ok(true)
+    }
+
+    /// Syncs `first` with the other due events of its HubSpot sync (up to a batch call's
+    /// worth; one batch of a sync at a time) and records each attempt.
+    async fn run_hubspot(&self, first: ClaimedWebhookEvent) -> StoreResult<()> {
+        let hook = first.webhook.clone();
+        let _one_batch_at_a_time = self.lead_locks.lock_sync(hook.id).await;
+        let more = u32::try_from(BATCH - 1).unwrap_or_default();
+        let lease = self.lease()?;
+        let others = self
+            .store
+            .claim_webhook_events_of(hook.project_id, hook.id, Utc::now(), lease, more)
+            .await?;
+        let mut events = Vec::with_capacity(others.len() + 1);
+        let started = Instant::now();
+        for claimed in std::iter::once(first).chain(others) {
+            match lead_event(&claimed) {
+                Ok(body) => events.push((claimed, body)),
+                Err(outcome) => {
+                    let took = (CRM, started.elapsed());
+                    self.record_event(&claimed, outcome, took).await?;
+                }
+            }
+        }
+        events.sort_by_key(|(claimed, _)| claimed.id);
+        let outcomes = hubspot::sync(&self.store, &self.deliverer, &events).await?;
+        let took = started.elapsed();
+        for ((claimed, _), outcome) in events.iter().zip(outcomes) {
+            self.record_event(claimed, outcome, ("hubspot", took))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Records an attempt at `claimed` that ended as `outcome`, at `destination` (its name
+    /// in the metrics) after `took`; a REST hook whose target is gone is removed. A lease
+    /// lost or a webhook removed meanwhile is not a failure.
+    async fn record_event(
+        &self,
+        claimed: &ClaimedWebhookEvent,
+        outcome: Outcome,
+        (destination, took): (&'static str, Duration),
+    ) -> StoreResult<()> {
         let attempts = claimed.attempts + 1;
         let attempt = self.settle(attempts, claimed.occurred_at, outcome);
-        record_delivery(destination, attempt.outcome, started.elapsed());
+        record_delivery(destination, attempt.outcome, took);
         tracing::info!(
             webhook = %claimed.webhook.id,
             event = %claimed.event,
@@ -255,54 +306,38 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
             self.unsubscribe(&claimed.webhook).await?;
         }
         match recorded {
-            Ok(()) => Ok(true),
+            Ok(()) => Ok(()),
             Err(StoreError::Conflict(Conflict::WebhookLeaseLost(id))) => {
                 tracing::warn!(delivery = id, "lease lost; another worker has the event");
-                Ok(true)
+                Ok(())
             }
             Err(StoreError::NotFound(Entity::Webhook)) => {
                 tracing::info!(delivery = claimed.id, "the webhook was removed meanwhile");
-                Ok(true)
+                Ok(())
             }
             Err(err) => Err(err),
         }
     }
 
-    /// Delivers a claimed event as its webhook's kind does: a signed post, or a CRM sync
-    /// (one of a person at a time, [`LeadLocks`]). The outcome, and the destination's name
-    /// in the metrics.
+    /// Delivers a claimed event as its webhook's kind does: a signed post, or a Pipedrive
+    /// sync (one of a person at a time, [`LeadLocks`]). The outcome, and the destination's
+    /// name in the metrics.
     async fn deliver_event(
         &self,
         claimed: &ClaimedWebhookEvent,
     ) -> StoreResult<(Outcome, &'static str)> {
         let http = &self.deliverer.http;
-        let kind = claimed.webhook.kind;
-        if kind.crm().is_none() {
+        if claimed.webhook.kind.crm().is_none() {
             let outcome = webhook::deliver_event(http, claimed, Utc::now()).await;
             return Ok((outcome, "lead_webhook"));
         }
-        let Ok(event) = serde_json::from_str::<WebhookBody>(&claimed.body) else {
-            let error = "the event's body is not a lead event".to_owned();
-            return Ok((
-                Outcome::Failed {
-                    status: None,
-                    error,
-                },
-                "crm",
-            ));
+        let event = match lead_event(claimed) {
+            Ok(event) => event,
+            Err(outcome) => return Ok((outcome, CRM)),
         };
         let _one_at_a_time = self.lead_locks.lock(claimed.webhook.id, &event.lead).await;
-        let store = &self.store;
-        Ok(match kind {
-            WebhookKind::Pipedrive => (
-                pipedrive::sync(store, http, claimed, &event).await?,
-                "pipedrive",
-            ),
-            _ => (
-                hubspot::sync(store, http, claimed, &event).await?,
-                "hubspot",
-            ),
-        })
+        let outcome = pipedrive::sync(&self.store, http, claimed, &event).await?;
+        Ok((outcome, "pipedrive"))
     }
 
     /// Removes a REST hook whose target answered `410 Gone`: the subscriber has gone
@@ -579,6 +614,17 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
             retry_at,
         }
     }
+}
+
+/// The metrics' name of a CRM event that never reached its CRM.
+const CRM: &str = "crm";
+
+/// The lead event a CRM sync's delivery carries, or the failure of one that carries none.
+fn lead_event(claimed: &ClaimedWebhookEvent) -> Result<WebhookBody, Outcome> {
+    serde_json::from_str(&claimed.body).map_err(|_| Outcome::Failed {
+        status: None,
+        error: "the event's body is not a lead event".to_owned(),
+    })
 }
 
 /// Gives the worker's series their help text.

@@ -20,10 +20,12 @@
 //! - Pipelines and their stages: `GET /crm/v3/pipelines/deals`
 //!   (<https://developers.hubspot.com/docs/guides/api/crm/pipelines>).
 //! - Private apps may make 100 to 190 requests per 10 seconds by plan, and more get `429`
-//!   (<https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines>): a
-//!   `429` is retried after its `Retry-After`, or the worker's backoff.
+//!   (<https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines>):
+//!   requests are paced to the smallest plan's limits ([`QUOTA`]), and a `429` is retried
+//!   after its `Retry-After`, or the worker's backoff.
 //!
-//! Each call sends one input of HubSpot's batch endpoints (at most 100 each).
+//! Records are written in batches of up to 100 inputs ([`BATCH`]), each traced by an
+//! `objectWriteTraceId` its result comes back with.
 
 use leadtrack_core::api::Lead;
 use leadtrack_core::crm::CrmOptions;
@@ -154,53 +156,132 @@ pub struct Hubspot<'a> {
     pub token: &'a Secret,
 }
 
-impl Hubspot<'_> {
-    /// The contact with `properties` (an upsert by email when they hold one, else an update
-    /// of `known`, else a new contact): its id.
-    pub async fn contact(
-        &self,
-        properties: Map<String, Value>,
-        known: Option<&str>,
-    ) -> Result<String, Outcome> {
-        let path = "/crm/v3/objects/contacts/batch";
-        match (properties.get("email").cloned(), known) {
-            (Some(email), _) => {
-                let input = json!({"idProperty": "email", "id": email, "properties": properties});
-                self.first_id(&format!("{path}/upsert"), input).await
-            }
-            (None, Some(id)) => {
-                let input = json!({"id": id, "properties": properties});
-                self.first_id(&format!("{path}/update"), input).await
-            }
-            (None, None) => {
-                let input = json!({"properties": properties});
-                self.first_id(&format!("{path}/create"), input).await
-            }
+/// A batch endpoint leadtrack writes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Endpoint {
+    /// Contacts upserted by email.
+    UpsertContacts,
+    /// New contacts without an email.
+    CreateContacts,
+    /// Contacts without an email, known by their id.
+    UpdateContacts,
+    /// New deals, each associated with its contact.
+    CreateDeals,
+    /// Deals known by their id.
+    UpdateDeals,
+}
+
+impl Endpoint {
+    fn path(self) -> &'static str {
+        match self {
+            Self::UpsertContacts => "/crm/v3/objects/contacts/batch/upsert",
+            Self::CreateContacts => "/crm/v3/objects/contacts/batch/create",
+            Self::UpdateContacts => "/crm/v3/objects/contacts/batch/update",
+            Self::CreateDeals => "/crm/v3/objects/deals/batch/create",
+            Self::UpdateDeals => "/crm/v3/objects/deals/batch/update",
         }
     }
+}
 
-    /// The deal with `properties`: `known` updated, or a new one associated with
-    /// `contact`. Its id.
-    pub async fn deal(
-        &self,
-        properties: Map<String, Value>,
-        known: Option<&str>,
-        contact: &str,
-    ) -> Result<String, Outcome> {
-        let path = "/crm/v3/objects/deals/batch";
-        match known {
-            Some(id) => {
-                let input = json!({"id": id, "properties": properties});
-                self.first_id(&format!("{path}/update"), input).await
-            }
-            None => {
-                let association = json!({"to": {"id": contact}, "types": [
-                    {"associationCategory": "HUBSPOT_DEFINED", "associationTypeId": 3}
-                ]});
-                let input = json!({"properties": properties, "associations": [association]});
-                self.first_id(&format!("{path}/create"), input).await
-            }
+/// The most inputs one batch call takes.
+pub const BATCH: usize = 100;
+
+/// The requests a private app may make: 100 in any 10 seconds and 250,000 a day, the
+/// limits of the smallest plans (Free and Starter; larger plans allow more), as requests,
+/// the window in seconds, and requests a day
+/// (<https://developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines>).
+pub const QUOTA: (u32, u64, u32) = (100, 10, 250_000);
+
+/// The contact with `properties`: an upsert by email when they hold one, else an update of
+/// `known`, else a new contact.
+pub fn contact_input(properties: Map<String, Value>, known: Option<&str>) -> (Endpoint, Value) {
+    match (properties.get("email").cloned(), known) {
+        (Some(email), _) => (
+            Endpoint::UpsertContacts,
+            json!({"idProperty": "email", "id": email, "properties": properties}),
+        ),
+        (None, Some(id)) => (
+            Endpoint::UpdateContacts,
+            json!({"id": id, "properties": properties}),
+        ),
+        (None, None) => (Endpoint::CreateContacts, json!({"properties": properties})),
+    }
+}
+
+/// The deal with `properties`: `known` updated, or a new one associated with `contact`.
+pub fn deal_input(
+    properties: Map<String, Value>,
+    known: Option<&str>,
+    contact: &str,
+) -> (Endpoint, Value) {
+    match known {
+        Some(id) => (
+            Endpoint::UpdateDeals,
+            json!({"id": id, "properties": properties}),
+        ),
+        None => {
+            let association = json!({"to": {"id": contact}, "types": [
+                {"associationCategory": "HUBSPOT_DEFINED", "associationTypeId": 3}
+            ]});
+            let input = json!({"properties": properties, "associations": [association]});
+            (Endpoint::CreateDeals, input)
         }
+    }
+}
+
+impl Hubspot<'_> {
+    /// Writes `inputs` (1 to [`BATCH`], each with its own `trace` key) through `endpoint` in
+    /// one call: for each input, in order, the id of its record or why it failed. Results
+    /// are matched by `objectWriteTraceId`, which HubSpot echoes for each one; a batch with
+    /// errors (`207`) fails the inputs it has no result for with them.
+    pub async fn write(
+        &self,
+        endpoint: Endpoint,
+        inputs: &[(String, Value)],
+    ) -> Vec<Result<String, Outcome>> {
+        let body: Vec<Value> = inputs
+            .iter()
+            .map(|(trace, input)| {
+                let mut input = input.clone();
+                input["objectWriteTraceId"] = Value::String(trace.clone());
+                input
+            })
+            .collect();
+        let answer = match self.post(endpoint.path(), json!({"inputs": body})).await {
+            Ok(answer) => answer,
+            Err(outcome) => return vec![Err(outcome); inputs.len()],
+        };
+        if !answer.is_success() {
+            let outcome = answer.by_status(|| self.error(&answer));
+            return vec![Err(outcome); inputs.len()];
+        }
+        let body: Value = serde_json::from_slice(&answer.body).unwrap_or_default();
+        let results = body["results"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let traced = |trace: &str| {
+            results
+                .iter()
+                .find(|result| result["objectWriteTraceId"] == trace)
+                .and_then(|result| result["id"].as_str())
+        };
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(at, (trace, _))| {
+                // Without trace ids, HubSpot's results come in the inputs' order.
+                let untraced = || match results.len() == inputs.len() {
+                    true => results[at]["id"].as_str(),
+                    false => None,
+                };
+                let id = traced(trace).or_else(untraced);
+                id.map(str::to_owned).ok_or_else(|| Outcome::Failed {
+                    status: Some(answer.status),
+                    error: self.error(&answer),
+                })
+            })
+            .collect()
     }
 
     /// Makes leadtrack's contact properties ([`PROPERTIES`]); those HubSpot has already
@@ -246,22 +327,6 @@ impl Hubspot<'_> {
                 ),
             })?;
         Ok(read.results)
-    }
-
-    /// Posts one `input` to a batch endpoint and reads the id of its one result. A batch
-    /// answer with errors (HubSpot's `207`) fails with them.
-    async fn first_id(&self, path: &str, input: Value) -> Result<String, Outcome> {
-        let answer = self.post(path, json!({"inputs": [input]})).await?;
-        let body: Value = serde_json::from_slice(&answer.body).unwrap_or_default();
-        let id = body["results"][0]["id"].as_str();
-        match id {
-            Some(id) if answer.is_success() && answer.status != 207 => Ok(id.to_owned()),
-            _ if answer.status == 207 || answer.is_success() => Err(Outcome::Failed {
-                status: Some(answer.status),
-                error: self.error(&answer),
-            }),
-            _ => Err(answer.by_status(|| self.error(&answer))),
-        }
     }
 
     async fn post(&self, path: &str, body: Value) -> Result<Answer, Outcome> {

@@ -200,3 +200,118 @@ async fn a_rating_with_no_stage_keeps_the_contact_and_makes_no_deal() {
         Some(r#"no deal stage is mapped to "Demo booked": the contact is kept, no deal is made"#)
     );
 }
+
+fn person(n: usize) -> Value {
+    json!({"userData": {"email": format!("person{n}@example.com"), "firstName": format!("P{n}")}})
+}
+
+const UPSERT: &str = "/crm/v3/objects/contacts/batch/upsert";
+const CREATE_DEALS: &str = "/crm/v3/objects/deals/batch/create";
+
+fn batches(calls: &[(&str, usize)]) -> Vec<(String, usize)> {
+    calls.iter().map(|(p, n)| ((*p).to_owned(), *n)).collect()
+}
+
+/// The mock's batch calls that wrote contacts or deals (not the properties made when the
+/// sync was connected).
+fn record_batches(mock: &MockHubspot) -> Vec<(String, usize)> {
+    let mut batches = mock.batches();
+    batches.retain(|(path, _)| path.starts_with("/crm/v3/objects/"));
+    batches
+}
+
+#[tokio::test]
+async fn a_backlog_goes_in_batch_calls_of_up_to_100_a_person_once_in_each() {
+    let f = fixture().await;
+    let mock = MockHubspot::start().await;
+    let sync = connect(&f, &mock).await;
+    let worker = worker(&f.store, fast());
+    // 150 leads; the second is the first's person again, so it waits for a second round.
+    let mut leads = Vec::new();
+    for n in 0..150 {
+        leads.push(create_lead(&f, person(if n == 1 { 0 } else { n })).await);
+    }
+    settle_events(&f, &worker).await;
+    assert_eq!(
+        record_batches(&mock),
+        batches(&[(UPSERT, 99), (UPSERT, 1), (UPSERT, 50)])
+    );
+    assert_eq!(mock.contacts().len(), 149);
+
+    // 101 ratings, their events all due before the sync runs.
+    for (n, lead) in leads.iter().take(101).enumerate() {
+        let price = 10_000 + i64::try_from(n).unwrap();
+        f.rate(*lead, (ConversionId::Label(f.label), price), Utc::now())
+            .await;
+    }
+    while worker.run_job().await.unwrap() {}
+    settle_events(&f, &worker).await;
+    assert_eq!(
+        record_batches(&mock)[3..],
+        batches(&[
+            (UPSERT, 99),
+            (CREATE_DEALS, 99),
+            (UPSERT, 1),
+            (CREATE_DEALS, 1),
+            (UPSERT, 1),
+            (CREATE_DEALS, 1),
+        ])
+    );
+    let deals = mock.deals();
+    assert_eq!(deals.len(), 101, "one deal per rated lead");
+    for (n, lead) in leads.iter().take(101).enumerate() {
+        let record = f.store.crm_record(sync.id, *lead).await.unwrap();
+        let deal = &deals[record.deal_id.as_deref().expect("the deal is recorded")];
+        let cents = 10_000 + n;
+        let amount = format!("{}.{:02}", cents / 100, cents % 100);
+        assert_eq!(deal.properties["amount"], amount.as_str(), "lead {n}");
+        assert_eq!(Some(&deal.contact), record.contact_id.as_ref());
+    }
+    let statuses = f.store.webhooks(f.project.id).await.unwrap();
+    let status = statuses.iter().find(|s| s.webhook.id == sync.id).unwrap();
+    assert_eq!((status.delivered, status.failed), (251, 0));
+}
+
+#[tokio::test]
+async fn an_input_hubspot_refuses_fails_alone_and_the_rest_of_its_batch_goes_through() {
+    let f = fixture().await;
+    let mock = MockHubspot::start().await;
+    let sync = connect(&f, &mock).await;
+    let mut leads = Vec::new();
+    for n in 0..8 {
+        let mut lead = person(n);
+        if n == 5 {
+            lead["userData"]["email"] = json!("person5.example.com");
+        }
+        leads.push(create_lead(&f, lead).await);
+    }
+    settle_events(&f, &worker(&f.store, fast())).await;
+
+    // Refused whole (8), then halved until the bad input is alone: 4 go through, 4 are
+    // refused, 2 of them refused again, then 1, 1 and 2.
+    assert_eq!(
+        record_batches(&mock),
+        batches(&[(UPSERT, 4), (UPSERT, 1), (UPSERT, 2)])
+    );
+    assert_eq!(
+        mock.calls()
+            .iter()
+            .filter(|call| call.ends_with(UPSERT))
+            .count(),
+        7
+    );
+    assert_eq!(mock.contacts().len(), 7);
+    let syncs = f.store.lead_syncs(f.project.id, leads[5]).await.unwrap();
+    assert_eq!(
+        (syncs[0].record.contact_id.as_ref(), syncs[0].failed),
+        (None, 1)
+    );
+    let error = syncs[0].last_attempt.as_ref().unwrap().error.as_deref();
+    assert!(
+        error.is_some_and(|e| e.contains("HTTP 400") && e.contains("INVALID_EMAIL")),
+        "{error:?}"
+    );
+    let statuses = f.store.webhooks(f.project.id).await.unwrap();
+    let status = statuses.iter().find(|s| s.webhook.id == sync.id).unwrap();
+    assert_eq!((status.delivered, status.failed), (7, 1));
+}

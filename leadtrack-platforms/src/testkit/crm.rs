@@ -4,7 +4,11 @@
 //! - every call carries the private app's token as `Authorization: Bearer` (else `401`);
 //! - batch calls hold 1 to 100 `inputs`
 //!   (<https://developers.hubspot.com/docs/guides/api/crm/objects/contacts>, "Batch create
-//!   or update": up to 100 records), else `400`;
+//!   or update": up to 100 records), none naming a record twice, else `400`; a bad input
+//!   refuses the whole batch, and results come back with each input's `objectWriteTraceId`
+//!   (<https://developers.hubspot.com/docs/api-reference/legacy/crm/objects/contacts/batch/upsert-contacts>)
+//!   in no promised order (here reversed);
+//! - an email HubSpot cannot read (here: without `@`) is `INVALID_EMAIL`;
 //! - a contact upsert names `idProperty: "email"` and its `id` is the contact's email
 //!   (<https://developers.hubspot.com/docs/api-reference/crm-contacts-v3/batch/upsert-contacts>):
 //!   one contact per email, created once and updated after;
@@ -78,7 +82,7 @@ pub struct MockDeal {
     pub writes: usize,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Account {
     contacts: BTreeMap<String, Map<String, Value>>,
     deals: BTreeMap<String, MockDeal>,
@@ -86,6 +90,7 @@ struct Account {
     next_id: u64,
     throttled: usize,
     calls: Vec<String>,
+    batches: Vec<(String, usize)>,
 }
 
 /// HubSpot, as [the module](self) says.
@@ -160,6 +165,11 @@ impl MockHubspot {
         self.lock().calls.clone()
     }
 
+    /// Every batch call answered `200`: its path and how many inputs it held, in order.
+    pub fn batches(&self) -> Vec<(String, usize)> {
+        self.lock().batches.clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Account> {
         self.account.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -200,26 +210,25 @@ fn answer(account: &mut Account, call: (&str, &str), auth: Option<&str>, body: &
             "inputs must hold 1 to 100 records",
         );
     };
+    if let Err(message) = distinct_ids(&inputs) {
+        return hubspot_error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &message);
+    }
+    // A batch is written whole or not at all: a bad input refuses it all.
+    let mut draft = account.clone();
     let results: Result<Vec<Value>, String> = inputs
         .iter()
-        .map(|input| match call {
-            ("POST", "/crm/v3/properties/contacts/batch/create") => make_property(account, input),
-            ("POST", "/crm/v3/objects/contacts/batch/upsert") => upsert_contact(account, input),
-            ("POST", "/crm/v3/objects/contacts/batch/create") => {
-                write_contact(account, None, input)
-            }
-            ("POST", "/crm/v3/objects/contacts/batch/update") => {
-                write_contact(account, input["id"].as_str(), input)
-            }
-            ("POST", "/crm/v3/objects/deals/batch/create") => write_deal(account, None, input),
-            ("POST", "/crm/v3/objects/deals/batch/update") => {
-                write_deal(account, input["id"].as_str(), input)
-            }
-            _ => Err("NOT_FOUND".to_owned()),
+        .map(|input| {
+            let mut result = write(&mut draft, call, input)?;
+            result["objectWriteTraceId"] = input["objectWriteTraceId"].clone();
+            Ok(result)
         })
         .collect();
     match results {
-        Ok(results) => {
+        Ok(mut results) => {
+            *account = draft;
+            account.batches.push((call.1.to_owned(), inputs.len()));
+            // HubSpot does not promise its results in the inputs' order.
+            results.reverse();
             warp::reply::json(&json!({"status": "COMPLETE", "results": results})).into_response()
         }
         Err(message) if message == "NOT_FOUND" => hubspot_error(
@@ -228,6 +237,33 @@ fn answer(account: &mut Account, call: (&str, &str), auth: Option<&str>, body: &
             "no such endpoint",
         ),
         Err(message) => hubspot_error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &message),
+    }
+}
+
+/// One input of a batch call to `call`, written to `account`.
+fn write(account: &mut Account, call: (&str, &str), input: &Value) -> Result<Value, String> {
+    match call {
+        ("POST", "/crm/v3/properties/contacts/batch/create") => make_property(account, input),
+        ("POST", "/crm/v3/objects/contacts/batch/upsert") => upsert_contact(account, input),
+        ("POST", "/crm/v3/objects/contacts/batch/create") => write_contact(account, None, input),
+        ("POST", "/crm/v3/objects/contacts/batch/update") => {
+            write_contact(account, input["id"].as_str(), input)
+        }
+        ("POST", "/crm/v3/objects/deals/batch/create") => write_deal(account, None, input),
+        ("POST", "/crm/v3/objects/deals/batch/update") => {
+            write_deal(account, input["id"].as_str(), input)
+        }
+        _ => Err("NOT_FOUND".to_owned()),
+    }
+}
+
+/// HubSpot refuses a batch naming one record twice ("Duplicate IDs found in batch input").
+fn distinct_ids(inputs: &[Value]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let ids = inputs.iter().filter_map(|input| input["id"].as_str());
+    match ids.map(str::to_lowercase).all(|id| seen.insert(id)) {
+        true => Ok(()),
+        false => Err("Duplicate IDs found in batch input".to_owned()),
     }
 }
 
@@ -292,6 +328,11 @@ fn upsert_contact(account: &mut Account, input: &Value) -> Result<Value, String>
         .as_str()
         .ok_or("id is the contact's email")?
         .to_lowercase();
+    if !email.contains('@') {
+        return Err(format!(
+            "Property values were not valid: INVALID_EMAIL {email:?}"
+        ));
+    }
     if properties
         .get("email")
         .and_then(Value::as_str)
