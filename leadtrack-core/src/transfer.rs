@@ -546,6 +546,7 @@ pub const TABLES: &[Table] = &[
             column("outcome", Text),
             column("http_status", Int32),
             column("error", Text),
+            column("crm", Bool),
         ],
     },
 ];

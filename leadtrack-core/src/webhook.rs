@@ -82,6 +82,18 @@ impl WebhookKind {
             Self::Pipedrive => Some("Pipedrive"),
         }
     }
+
+    /// How many due events of a sync of this kind one worker claims together (syncs take
+    /// their events one worker at a time): HubSpot's batch calls take 100 records, and
+    /// Pipedrive's events are sent one after the other, a few calls each, so a few keep a
+    /// claim well within its lease. `None` for posts, claimed one by one.
+    pub fn claimed_together(self) -> Option<u32> {
+        match self {
+            Self::Webhook | Self::RestHook => None,
+            Self::Hubspot => Some(100),
+            Self::Pipedrive => Some(10),
+        }
+    }
 }
 
 /// Something that happened to a lead, which webhooks may subscribe to.

@@ -17,7 +17,7 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use leadtrack_core::LeadWebhooks;
 use leadtrack_core::StoreResult;
-use leadtrack_core::api::WebhookBody;
+use leadtrack_core::api::{Lead, WebhookBody};
 use leadtrack_core::crm::CrmRecord;
 use leadtrack_core::webhook::ClaimedWebhookEvent;
 use leadtrack_platforms::hubspot::{
@@ -28,8 +28,28 @@ use leadtrack_platforms::outcome::Outcome;
 use serde_json::Value;
 
 use crate::deliverer::Deliverer;
-use crate::lead_locks::Person;
 use crate::quota::{Pacer, Quota};
+
+/// Who a lead's person is to HubSpot: their email (lowercased), else their phone's digits,
+/// else only this lead.
+#[derive(PartialEq, Eq, Hash)]
+enum Person {
+    Email(String),
+    Phone(String),
+    Lead(i64),
+}
+
+impl Person {
+    fn of(lead: &Lead) -> Self {
+        match (&lead.email, &lead.phone) {
+            (Some(email), _) => Self::Email(email.to_lowercase()),
+            (None, Some(phone)) => {
+                Self::Phone(phone.chars().filter(char::is_ascii_digit).collect())
+            }
+            (None, None) => Self::Lead(lead.id.0),
+        }
+    }
+}
 
 /// A claimed event of a HubSpot sync, with its body read.
 pub(crate) type Event = (ClaimedWebhookEvent, WebhookBody);

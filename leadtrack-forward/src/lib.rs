@@ -51,7 +51,6 @@ mod ga4;
 mod google;
 mod google_ads;
 mod hubspot;
-mod lead_locks;
 mod linkedin;
 mod meta;
 mod microsoft_ads;

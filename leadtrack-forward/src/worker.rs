@@ -22,11 +22,9 @@ use tokio::sync::watch;
 
 use crate::batch::{Due, Groups, Sent, send_group};
 use crate::deliverer::{Deliverer, Plan, goes_alone};
-use crate::lead_locks::LeadLocks;
 use crate::retry::{RetryPolicy, random_unit};
 use crate::{hubspot, pipedrive, webhook};
 use leadtrack_platforms::Outcome;
-use leadtrack_platforms::hubspot::BATCH;
 
 /// How the worker runs.
 #[derive(Clone, Debug)]
@@ -75,7 +73,6 @@ pub struct Worker<S> {
     store: S,
     deliverer: Arc<Deliverer>,
     config: Arc<WorkerConfig>,
-    lead_locks: Arc<LeadLocks>,
 }
 
 impl<S: Clone> Clone for Worker<S> {
@@ -84,7 +81,6 @@ impl<S: Clone> Clone for Worker<S> {
             store: self.store.clone(),
             deliverer: Arc::clone(&self.deliverer),
             config: Arc::clone(&self.config),
-            lead_locks: Arc::clone(&self.lead_locks),
         }
     }
 }
@@ -99,7 +95,6 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
                 config.request_timeout,
             )),
             config: Arc::new(config),
-            lead_locks: Arc::new(LeadLocks::new()),
         }
     }
 
@@ -147,9 +142,9 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
     }
 
     /// Processes the jobs due now (up to [`WorkerConfig::batch_jobs`], their events
-    /// batched), then posts the lead webhook event due soonest; `false` when neither was
-    /// due. A failure of the first does not keep the second from running; the first
-    /// failure is returned.
+    /// batched), then posts the lead webhook event due soonest, then syncs the due events
+    /// of a CRM sync; `false` when none was due. A failure of one does not keep the others
+    /// from running; the first failure is returned.
     pub async fn run_once(&self) -> StoreResult<bool> {
         self.run_once_within(Duration::ZERO).await
     }
@@ -157,7 +152,8 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
     async fn run_once_within(&self, batch_wait: Duration) -> StoreResult<bool> {
         let jobs = self.run_jobs(batch_wait).await;
         let event = self.run_webhook_event().await;
-        Ok(jobs? | event?)
+        let sync = self.run_sync().await;
+        Ok(jobs? | event? | sync?)
     }
 
     fn lease(&self) -> StoreResult<chrono::Duration> {
@@ -221,8 +217,8 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
         }
     }
 
-    /// Claims the lead webhook event due soonest, posts it (or syncs it, with the other due
-    /// events of its HubSpot sync) and records the attempt; `false` when none is due.
+    /// Claims the lead webhook event due soonest of a webhook that posts, posts it and
+    /// records the attempt; `false` when none is due.
     pub async fn run_webhook_event(&self) -> StoreResult<bool> {
         let Some(claimed) = self
             .store
@@ -231,31 +227,26 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
         else {
             return Ok(false);
         };
-        if claimed.webhook.kind == WebhookKind::Hubspot {
-            self.run_hubspot(claimed).await?;
-            return Ok(true);
-        }
         let started = Instant::now();
-        let (outcome, destination) = self.deliver_event(&claimed).await?;
-        self.record_event(&claimed, outcome, (destination, started.elapsed()))
-            .await?;
+        let outcome = webhook::deliver_event(&self.deliverer.http, &claimed, Utc::now()).await;
+        let took = ("lead_webhook", started.elapsed());
+        self.record_event(&claimed, outcome, took).await?;
         Ok(true)
     }
 
-    /// Syncs `first` with the other due events of its HubSpot sync (up to a batch call's
-    /// worth; one batch of a sync at a time) and records each attempt.
-    async fn run_hubspot(&self, first: ClaimedWebhookEvent) -> StoreResult<()> {
-        let hook = first.webhook.clone();
-        let _one_batch_at_a_time = self.lead_locks.lock_sync(hook.id).await;
-        let more = u32::try_from(BATCH - 1).unwrap_or_default();
+    /// Claims the due events of a CRM sync that no worker holds (a sync's events go to one
+    /// worker at a time, so a person's reach the CRM in order) and syncs them: HubSpot's in
+    /// batch calls, Pipedrive's one after the other. Records each attempt; `false` when no
+    /// sync had events due.
+    pub async fn run_sync(&self) -> StoreResult<bool> {
         let lease = self.lease()?;
-        let others = self
-            .store
-            .claim_webhook_events_of(hook.project_id, hook.id, Utc::now(), lease, more)
-            .await?;
-        let mut events = Vec::with_capacity(others.len() + 1);
+        let claimed = self.store.claim_sync_events(Utc::now(), lease).await?;
+        let Some(kind) = claimed.first().map(|first| first.webhook.kind) else {
+            return Ok(false);
+        };
         let started = Instant::now();
-        for claimed in std::iter::once(first).chain(others) {
+        let mut events = Vec::with_capacity(claimed.len());
+        for claimed in claimed {
             match lead_event(&claimed) {
                 Ok(body) => events.push((claimed, body)),
                 Err(outcome) => {
@@ -264,14 +255,31 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
                 }
             }
         }
-        events.sort_by_key(|(claimed, _)| claimed.id);
-        let outcomes = hubspot::sync(&self.store, &self.deliverer, &events).await?;
-        let took = started.elapsed();
-        for ((claimed, _), outcome) in events.iter().zip(outcomes) {
-            self.record_event(claimed, outcome, ("hubspot", took))
+        if kind == WebhookKind::Hubspot {
+            let outcomes = hubspot::sync(&self.store, &self.deliverer, &events).await?;
+            let took = ("hubspot", started.elapsed());
+            for ((claimed, _), outcome) in events.iter().zip(outcomes) {
+                self.record_event(claimed, outcome, took).await?;
+            }
+            return Ok(true);
+        }
+        // Pipedrive's events, in order, while half the lease remains: one never outlives
+        // its lease, when another worker could take the sync.
+        let http = &self.deliverer.http;
+        for (claimed, event) in &events {
+            let at = Instant::now();
+            let outcome = match at.duration_since(started) < self.config.lease / 2 {
+                true => pipedrive::sync(&self.store, http, claimed, event).await?,
+                false => Outcome::Retry {
+                    status: None,
+                    error: "not reached before the claim's time ran out".to_owned(),
+                    retry_after: Some(Duration::ZERO),
+                },
+            };
+            self.record_event(claimed, outcome, ("pipedrive", at.elapsed()))
                 .await?;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Records an attempt at `claimed` that ended as `outcome`, at `destination` (its name
@@ -317,27 +325,6 @@ impl<S: JobQueue + LeadWebhooks + Clone> Worker<S> {
             }
             Err(err) => Err(err),
         }
-    }
-
-    /// Delivers a claimed event as its webhook's kind does: a signed post, or a Pipedrive
-    /// sync (one of a person at a time, [`LeadLocks`]). The outcome, and the destination's
-    /// name in the metrics.
-    async fn deliver_event(
-        &self,
-        claimed: &ClaimedWebhookEvent,
-    ) -> StoreResult<(Outcome, &'static str)> {
-        let http = &self.deliverer.http;
-        if claimed.webhook.kind.crm().is_none() {
-            let outcome = webhook::deliver_event(http, claimed, Utc::now()).await;
-            return Ok((outcome, "lead_webhook"));
-        }
-        let event = match lead_event(claimed) {
-            Ok(event) => event,
-            Err(outcome) => return Ok((outcome, CRM)),
-        };
-        let _one_at_a_time = self.lead_locks.lock(claimed.webhook.id, &event.lead).await;
-        let outcome = pipedrive::sync(&self.store, http, claimed, &event).await?;
-        Ok((outcome, "pipedrive"))
     }
 
     /// Removes a REST hook whose target answered `410 Gone`: the subscriber has gone

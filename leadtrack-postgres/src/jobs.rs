@@ -472,7 +472,7 @@ pub(crate) async fn claim(
     lease_for: Duration,
 ) -> Result<Option<ClaimedJob>, Error> {
     let now_ms = to_millis(&now);
-    let Some((project, id)) = due(c, "jobs", now_ms).await? else {
+    let Some((project, id)) = due(c, ("jobs", "TRUE"), now_ms).await? else {
         return Ok(None);
     };
     let lease = new_lease(now, lease_for)?;

@@ -13,7 +13,7 @@ use crate::Error;
 use crate::rows::one;
 
 /// The row due soonest at `now_ms` of a leased queue (`jobs`, `webhook_events`: `state`,
-/// `due_at`, `lease_expires_at`), locked (`FOR UPDATE SKIP LOCKED`: a row another
+/// `due_at`, `lease_expires_at`) among those `scope` (an SQL condition) selects, locked (`FOR UPDATE SKIP LOCKED`: a row another
 /// transaction holds is passed over, never waited for), as `(project_id, id)`: a queued
 /// row due by then, or a running one whose lease has lapsed (its worker died), whichever
 /// has waited longer (a tie goes to the queued one).
@@ -24,14 +24,14 @@ use crate::rows::one;
 /// ends, so a concurrent claim passes over it for that moment.
 pub(crate) async fn due(
     c: &impl GenericClient,
-    table: &str,
+    (table, scope): (&str, &str),
     now_ms: i64,
 ) -> Result<Option<(i64, i64)>, Error> {
     let lapsed = one(
         c,
         &format!(
             "SELECT project_id, id, lease_expires_at FROM {table}
-             WHERE state = 'running' AND lease_expires_at <= $1
+             WHERE {scope} AND state = 'running' AND lease_expires_at <= $1
              ORDER BY lease_expires_at, id LIMIT 1
              FOR UPDATE SKIP LOCKED"
         ),
@@ -47,7 +47,7 @@ pub(crate) async fn due(
         c,
         &format!(
             "SELECT project_id, id FROM {table}
-             WHERE state = 'queued' AND due_at <= $1
+             WHERE {scope} AND state = 'queued' AND due_at <= $1
              ORDER BY due_at, id LIMIT 1
              FOR UPDATE SKIP LOCKED"
         ),

@@ -65,6 +65,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0038_erasure.sql"),
     include_str!("../migrations/0039_retention.sql"),
     include_str!("../migrations/0040_webhook_kinds.sql"),
+    include_str!("../migrations/0041_crm_queue.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -579,15 +579,9 @@ on_pool! {
         transaction with vault fn claim_webhook_event(now: DateTime<Utc>, lease_for: Duration)
             -> StoreResult<Option<ClaimedWebhookEvent>>
             => |tx| webhooks::claim(&tx, vault, now, lease_for) .await?;
-        transaction with vault fn claim_webhook_events_of(
-            project: ProjectId,
-            webhook: Uuid,
-            now: DateTime<Utc>,
-            lease_for: Duration,
-            limit: u32,
-        )
+        transaction with vault fn claim_sync_events(now: DateTime<Utc>, lease_for: Duration)
             -> StoreResult<Vec<ClaimedWebhookEvent>>
-            => |tx| webhooks::claim_of(&tx, vault, (project, webhook), now, lease_for, limit) .await?;
+            => |tx| webhooks::claim_sync(&tx, vault, now, lease_for) .await?;
         transaction fn record_webhook_attempt(id: i64, lease: Uuid, attempt: &WebhookAttempt)
             -> StoreResult<()>
             => |tx| webhooks::record_attempt(&tx, id, lease, attempt) .await?;

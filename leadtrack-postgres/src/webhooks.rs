@@ -21,7 +21,7 @@ use leadtrack_core::time::{from_millis, to_millis};
 use leadtrack_core::vault::{Vault, WEBHOOK_SECRET};
 use leadtrack_core::webhook::{
     ClaimedWebhookEvent, LeadSync, NewWebhook, Webhook, WebhookAttempt, WebhookError, WebhookEvent,
-    WebhookEvents, WebhookStatus,
+    WebhookEvents, WebhookKind, WebhookStatus,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -365,7 +365,8 @@ pub(crate) async fn enqueue(
 ) -> Result<bool, Error> {
     let hooks = all(
         c,
-        "SELECT id FROM webhooks WHERE project_id = $1 AND events & $2 != 0 FOR KEY SHARE",
+        "SELECT id, kind FROM webhooks WHERE project_id = $1 AND events & $2 != 0
+         FOR KEY SHARE",
         &[&project.0, &WebhookEvents::from_iter([event]).bits()],
     )
     .await?;
@@ -377,37 +378,40 @@ pub(crate) async fn enqueue(
     let body = WebhookBody::new(event, event_id, now, &project_row, &stored, rating).to_json();
     let now = to_millis(&now);
     for hook in hooks {
-        let hook: Uuid = hook.try_get(0)?;
+        let (id, kind): (Uuid, String) = (hook.try_get(0)?, hook.try_get(1)?);
+        let kind: WebhookKind = rows::parse("webhooks.kind", kind)?;
         run(
             c,
             "INSERT INTO webhook_events (project_id, webhook_id, event_id, event, lead_id,
-                occurred_at, body, state, due_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $6)
+                occurred_at, body, state, due_at, crm)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $6, $8)
              ON CONFLICT (project_id, webhook_id, event_id) DO NOTHING",
             &[
                 &project.0,
-                &hook,
+                &id,
                 &event_id,
                 &event.as_ref(),
                 &lead.0,
                 &now,
                 &body,
+                &kind.crm().is_some(),
             ],
         )
         .await?;
     }
     Ok(true)
 }
-/// Leases the event delivery due soonest: a queued one due by `now`, or a running one
-/// whose lease has lapsed (its worker died). Concurrent claims take different deliveries
-/// ([`due`]).
+
+/// Leases the event delivery due soonest of a webhook that posts: a queued one due by
+/// `now`, or a running one whose lease has lapsed (its worker died). Concurrent claims take
+/// different deliveries ([`due`]).
 pub(crate) async fn claim(
     c: &impl GenericClient,
     vault: &Vault,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedWebhookEvent>, Error> {
-    let Some((project, id)) = due(c, "webhook_events", to_millis(&now)).await? else {
+    let Some((project, id)) = due(c, ("webhook_events", "NOT crm"), to_millis(&now)).await? else {
         return Ok(None);
     };
     let lease = new_lease(now, lease_for)?;
@@ -422,18 +426,51 @@ pub(crate) async fn claim(
     Ok(claimed(c, vault, project, lease, &leased).await?.pop())
 }
 
-/// Claims up to `limit` due deliveries of `webhook` (queued and due, or with a lapsed
-/// lease), in the order their events were queued; rows another worker is claiming are
-/// skipped.
-pub(crate) async fn claim_of(
+/// Leases the due deliveries of the CRM sync due soonest that no worker holds (none of its
+/// deliveries running on a live lease): as many as its kind claims together, in the order
+/// their events were queued. The sync's webhook row is locked while it is checked and
+/// leased, so two claims never both take one sync; a sync another claim is leasing is left
+/// to it.
+pub(crate) async fn claim_sync(
     c: &impl GenericClient,
     vault: &Vault,
-    (project, webhook): (ProjectId, Uuid),
     now: DateTime<Utc>,
     lease_for: Duration,
-    limit: u32,
 ) -> Result<Vec<ClaimedWebhookEvent>, Error> {
+    let now_ms = to_millis(&now);
+    let free = "crm AND NOT EXISTS (SELECT 1 FROM webhook_events r
+        WHERE r.project_id = webhook_events.project_id AND r.webhook_id = webhook_events.webhook_id
+          AND r.state = 'running' AND r.lease_expires_at > $1)";
+    let Some((project, id)) = due(c, ("webhook_events", free), now_ms).await? else {
+        return Ok(Vec::new());
+    };
+    let sync = one(
+        c,
+        "SELECT w.id, w.kind FROM webhook_events e
+         JOIN webhooks w ON w.project_id = e.project_id AND w.id = e.webhook_id
+         WHERE e.project_id = $1 AND e.id = $2
+         FOR UPDATE OF w SKIP LOCKED",
+        &[&project, &id],
+    )
+    .await?;
+    let Some(sync) = sync else {
+        return Ok(Vec::new());
+    };
+    let (webhook, kind): (Uuid, String) = (sync.try_get(0)?, sync.try_get(1)?);
+    let kind: WebhookKind = rows::parse("webhooks.kind", kind)?;
+    // Read again under the lock: a claim that held it has committed its lease.
+    let held = one(
+        c,
+        "SELECT 1 FROM webhook_events WHERE project_id = $1 AND webhook_id = $2
+           AND state = 'running' AND lease_expires_at > $3 LIMIT 1",
+        &[&project, &webhook, &now_ms],
+    )
+    .await?;
+    if held.is_some() {
+        return Ok(Vec::new());
+    }
     let lease = new_lease(now, lease_for)?;
+    let limit = i64::from(kind.claimed_together().unwrap_or(1));
     let mut leased = all(
         c,
         // Picked once (materialized): a subquery in the WHERE may run again per row and,
@@ -444,24 +481,24 @@ pub(crate) async fn claim_of(
                AND ((state = 'queued' AND due_at <= $3)
                  OR (state = 'running' AND lease_expires_at <= $3))
              ORDER BY id LIMIT $6
-             FOR UPDATE SKIP LOCKED)
+             FOR UPDATE)
          UPDATE webhook_events e
          SET state = 'running', lease_token = $4, lease_expires_at = $5
          FROM picked WHERE e.project_id = $1 AND e.id = picked.id
          RETURNING e.id, e.webhook_id, e.event, e.event_id, e.lead_id, e.occurred_at,
                    e.attempts, e.body",
         &[
-            &project.0,
+            &project,
             &webhook,
-            &to_millis(&now),
+            &now_ms,
             &lease.token,
             &to_millis(&lease.expires_at),
-            &i64::from(limit),
+            &limit,
         ],
     )
     .await?;
     leased.sort_by_key(|row| row.try_get::<_, i64>(0).unwrap_or_default());
-    claimed(c, vault, project.0, lease, &leased).await
+    claimed(c, vault, project, lease, &leased).await
 }
 
 /// The claimed deliveries `leased` (of one webhook), with the webhook as it is now.

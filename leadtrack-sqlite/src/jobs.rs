@@ -187,7 +187,7 @@ pub(crate) fn claim(
     lease_for: Duration,
 ) -> Result<Option<ClaimedJob>, Error> {
     let now_ms = to_millis(&now);
-    let Some(id) = rows::due(conn, "jobs", now_ms)? else {
+    let Some(id) = rows::due(conn, ("jobs", "TRUE"), now_ms)? else {
         return Ok(None);
     };
     let lease = Lease {

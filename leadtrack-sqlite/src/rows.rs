@@ -74,9 +74,14 @@ pub(crate) fn parse<T: FromStr>(column: &'static str, value: String) -> Result<T
 }
 
 /// The id of the row of a leased queue (`jobs`, `webhook_events`: `state`, `due_at`,
-/// `lease_expires_at`) due soonest at `now_ms`: a queued one due by then, or a running one
-/// whose lease has lapsed (its worker died), whichever has waited longer.
-pub(crate) fn due(conn: &Connection, table: &str, now_ms: i64) -> Result<Option<i64>, Error> {
+/// `lease_expires_at`) due soonest at `now_ms` among those `scope` (an SQL condition)
+/// selects: a queued one due by then, or a running one whose lease has lapsed (its worker
+/// died), whichever has waited longer.
+pub(crate) fn due(
+    conn: &Connection,
+    (table, scope): (&str, &str),
+    now_ms: i64,
+) -> Result<Option<i64>, Error> {
     let first = |sql: String| -> Result<Option<(i64, i64)>, Error> {
         Ok(conn
             .prepare_cached(&sql)?
@@ -84,12 +89,12 @@ pub(crate) fn due(conn: &Connection, table: &str, now_ms: i64) -> Result<Option<
             .optional()?)
     };
     let queued = first(format!(
-        "SELECT id, due_at FROM {table} WHERE state = 'queued' AND due_at <= ?1
+        "SELECT id, due_at FROM {table} WHERE {scope} AND state = 'queued' AND due_at <= ?1
          ORDER BY due_at, id LIMIT 1"
     ))?;
     let lapsed = first(format!(
         "SELECT id, lease_expires_at FROM {table}
-         WHERE state = 'running' AND lease_expires_at <= ?1
+         WHERE {scope} AND state = 'running' AND lease_expires_at <= ?1
          ORDER BY lease_expires_at, id LIMIT 1"
     ))?;
     Ok([queued, lapsed]

@@ -520,15 +520,9 @@ on_threads! {
         write with vault fn claim_webhook_event(now: DateTime<Utc>, lease_for: Duration)
             -> StoreResult<Option<ClaimedWebhookEvent>>
             => |conn| webhooks::claim(conn, &vault, now, lease_for);
-        write with vault fn claim_webhook_events_of(
-            project: ProjectId,
-            webhook: Uuid,
-            now: DateTime<Utc>,
-            lease_for: Duration,
-            limit: u32,
-        )
+        write with vault fn claim_sync_events(now: DateTime<Utc>, lease_for: Duration)
             -> StoreResult<Vec<ClaimedWebhookEvent>>
-            => |conn| webhooks::claim_of(conn, &vault, (project, webhook), now, lease_for, limit);
+            => |conn| webhooks::claim_sync(conn, &vault, now, lease_for);
         write fn record_webhook_attempt(id: i64, lease: Uuid, attempt: &WebhookAttempt)
             -> StoreResult<()> [attempt]
             => |conn| webhooks::record_attempt(conn, id, lease, &attempt);

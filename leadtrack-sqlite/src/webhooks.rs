@@ -302,11 +302,11 @@ pub(crate) fn enqueue(
     rating: Option<Rating<'_>>,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
-    let hooks: Vec<String> = conn
-        .prepare_cached("SELECT id FROM webhooks WHERE project_id = ?1 AND events & ?2 != 0")?
+    let hooks: Vec<(String, String)> = conn
+        .prepare_cached("SELECT id, kind FROM webhooks WHERE project_id = ?1 AND events & ?2 != 0")?
         .query_map(
             (project.0, WebhookEvents::from_iter([event]).bits()),
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )?
         .collect::<Result<_, _>>()?;
     if hooks.is_empty() {
@@ -318,52 +318,68 @@ pub(crate) fn enqueue(
     let now = to_millis(&now);
     let mut insert = conn.prepare_cached(
         "INSERT INTO webhook_events (webhook_id, event_id, event, lead_id, occurred_at, body,
-            state, due_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?5)
+            state, due_at, crm)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?5, ?7)
          ON CONFLICT (webhook_id, event_id) DO NOTHING",
     )?;
     let event_id = event_id.to_string();
-    for hook in hooks {
-        insert.execute((&hook, &event_id, event.as_ref(), lead.0, now, &body))?;
+    for (hook, kind) in hooks {
+        let kind: WebhookKind = rows::parse("webhooks.kind", kind)?;
+        let crm = kind.crm().is_some();
+        insert.execute((&hook, &event_id, event.as_ref(), lead.0, now, &body, crm))?;
     }
     Ok(())
 }
 
-/// Leases the delivery due soonest: a queued one due by `now`, or a running one whose
-/// lease has lapsed (its worker died).
+/// Leases the delivery due soonest of a webhook that posts: a queued one due by `now`, or
+/// a running one whose lease has lapsed (its worker died).
 pub(crate) fn claim(
     conn: &Connection,
     vault: &Vault,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Option<ClaimedWebhookEvent>, Error> {
-    let Some(id) = rows::due(conn, "webhook_events", to_millis(&now))? else {
+    let Some(id) = rows::due(conn, ("webhook_events", "crm = 0"), to_millis(&now))? else {
         return Ok(None);
     };
     Ok(lease(conn, vault, &[id], now, lease_for)?.pop())
 }
 
-/// Claims up to `limit` due deliveries of `webhook` (queued and due, or with a lapsed
-/// lease), in the order their events were queued.
-pub(crate) fn claim_of(
+/// Leases the due deliveries of the CRM sync due soonest that no worker holds (none of its
+/// deliveries running on a live lease): as many as its kind claims together, in the order
+/// their events were queued. The store's one writer makes the check and the lease one step.
+pub(crate) fn claim_sync(
     conn: &Connection,
     vault: &Vault,
-    (project, webhook): (ProjectId, Uuid),
     now: DateTime<Utc>,
     lease_for: Duration,
-    limit: u32,
 ) -> Result<Vec<ClaimedWebhookEvent>, Error> {
+    let free = "crm = 1 AND NOT EXISTS (SELECT 1 FROM webhook_events r
+        WHERE r.webhook_id = e.webhook_id AND r.state = 'running' AND r.lease_expires_at > ?1)";
+    let Some(id) = rows::due(conn, ("webhook_events e", free), to_millis(&now))? else {
+        return Ok(Vec::new());
+    };
+    let (webhook, kind) = conn
+        .prepare_cached(
+            "SELECT w.id, w.kind FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
+             WHERE e.id = ?1",
+        )?
+        .query_row([id], |row| Ok((row.get::<_, String>(0)?, row.get(1)?)))?;
+    let kind: WebhookKind = rows::parse("webhooks.kind", kind)?;
     let ids: Vec<i64> = conn
         .prepare_cached(
             "SELECT id FROM webhook_events
              WHERE webhook_id = ?1
-               AND EXISTS (SELECT 1 FROM webhooks WHERE id = ?1 AND project_id = ?2)
-               AND ((state = 'queued' AND due_at <= ?3)
-                 OR (state = 'running' AND lease_expires_at <= ?3))
-             ORDER BY id LIMIT ?4",
+               AND ((state = 'queued' AND due_at <= ?2)
+                 OR (state = 'running' AND lease_expires_at <= ?2))
+             ORDER BY id LIMIT ?3",
         )?
         .query_map(
-            (webhook.to_string(), project.0, to_millis(&now), limit),
+            (
+                webhook,
+                to_millis(&now),
+                kind.claimed_together().unwrap_or(1),
+            ),
             |row| row.get(0),
         )?
         .collect::<Result<_, _>>()?;

@@ -927,24 +927,25 @@ pub trait JobQueue: Send + Sync + 'static {
     ) -> StoreResult<()>;
 
     /// Claims the webhook event delivery due soonest (a queued one due by `now`, or one
-    /// whose lease lapsed) with a lease lasting `lease_for`; `None` when nothing is due.
-    /// Each pair of webhook and event id is one delivery, claimed by one worker at a time.
+    /// whose lease lapsed) with a lease lasting `lease_for`, of a webhook that posts (not
+    /// a CRM sync's: [`claim_sync_events`](Self::claim_sync_events)); `None` when nothing
+    /// is due. Each pair of webhook and event id is one delivery, claimed by one worker at
+    /// a time.
     async fn claim_webhook_event(
         &self,
         now: DateTime<Utc>,
         lease_for: Duration,
     ) -> StoreResult<Option<ClaimedWebhookEvent>>;
 
-    /// Claims up to `limit` more due deliveries of webhook `webhook` of `project` (as
-    /// [`claim_webhook_event`](Self::claim_webhook_event) would, one lease for them all),
-    /// in the order their events happened: a CRM sync sends them in one batch call.
-    async fn claim_webhook_events_of(
+    /// Claims the due deliveries of one CRM sync that no worker holds: of the sync whose
+    /// delivery is due soonest, up to [`claimed_together`](crate::webhook::WebhookKind::claimed_together) of them, in the
+    /// order their events happened, under one lease. A sync's events thus go to one worker
+    /// at a time, across processes, and reach the CRM in order; empty when none is due.
+    /// [`claim_webhook_event`](Self::claim_webhook_event) claims no sync's events.
+    async fn claim_sync_events(
         &self,
-        project: ProjectId,
-        webhook: Uuid,
         now: DateTime<Utc>,
         lease_for: Duration,
-        limit: u32,
     ) -> StoreResult<Vec<ClaimedWebhookEvent>>;
 
     /// Records an attempt on a claimed webhook event delivery and releases the lease: a

@@ -389,81 +389,117 @@ pub async fn webhook_retries_and_leases<B: Backend>(backend: &B) {
     );
 }
 
-/// A sync claims its due deliveries together: its own, up to the limit, in the order they
-/// happened, under one lease, and not those another worker holds or another project's.
-pub async fn a_sync_claims_its_due_deliveries_together<B: Backend>(backend: &B) {
-    let store = backend.open().await;
-    let other = project(&store, "p2").await;
-    let project = project(&store, "p1").await;
-    let crm = add(&store, &project, "crm", "lead.created").await;
-    let hook = add(&store, &project, "hook", "lead.created").await;
-    for minute in 1..=4 {
-        create(
-            &store,
-            &project,
-            json!({"userData": {"email": format!("{minute}@x.io")}}),
-            minute,
-        )
-        .await;
-    }
-    let lease = Duration::minutes(5);
-    let none = store
-        .claim_webhook_events_of(other.id, crm.id, at(10), lease, 10)
-        .await
-        .unwrap();
-    assert!(none.is_empty(), "another project's id claims nothing");
+/// A CRM sync of `kind` for `project`.
+async fn sync<S: LeadWebhooks>(store: &S, project: &Project, kind: WebhookKind) -> Webhook {
+    let targets = crate::target::Targets::default();
+    let options = CrmOptions::new(None, ["Customer=closedwon"]).unwrap();
+    let token = crate::integration::Secret::new("crm-token");
+    let new = NewWebhook::crm(kind, ("https://crm.example", &targets), token, options).unwrap();
+    store.create_webhook(project.id, new, at(0)).await.unwrap()
+}
 
-    let first = store
-        .claim_webhook_events_of(project.id, crm.id, at(10), lease, 3)
-        .await
-        .unwrap();
-    let leads: Vec<i64> = first.iter().map(|event| event.lead_id.0).collect();
-    let mut in_order = leads.clone();
-    in_order.sort_unstable();
-    assert_eq!(
-        (leads.len(), &leads),
-        (3, &in_order),
-        "the first three, in order"
-    );
-    assert!(first.iter().all(|event| event.webhook.id == crm.id));
-    assert!(first.iter().all(|event| event.lease == first[0].lease));
-    let rest = store
-        .claim_webhook_events_of(project.id, crm.id, at(10), lease, 10)
-        .await
-        .unwrap();
-    assert_eq!(rest.len(), 1, "the fourth; the three claimed are held");
-    assert!(rest[0].lead_id.0 > leads[2]);
-    store
-        .record_webhook_attempt(rest[0].id, rest[0].lease.token, &delivered())
-        .await
-        .unwrap();
-
-    let lapsed = store
-        .claim_webhook_events_of(project.id, crm.id, at(15), lease, 10)
-        .await
-        .unwrap();
-    let ids = |events: &[ClaimedWebhookEvent]| events.iter().map(|e| e.id).collect::<Vec<_>>();
-    assert_eq!(
-        ids(&lapsed),
-        ids(&first),
-        "lapsed leases pass to the next worker"
-    );
-    let stale = store
-        .record_webhook_attempt(first[0].id, first[0].lease.token, &delivered())
-        .await;
-    assert!(matches!(
-        stale,
-        Err(StoreError::Conflict(Conflict::WebhookLeaseLost(_)))
-    ));
-    for event in &lapsed {
+/// Records each of `claimed` as delivered.
+async fn deliver_all<S: JobQueue>(store: &S, claimed: &[ClaimedWebhookEvent]) {
+    for event in claimed {
         store
             .record_webhook_attempt(event.id, event.lease.token, &delivered())
             .await
             .unwrap();
     }
-    let others = drain(&store).await;
-    assert_eq!(others.len(), 4, "the other webhook's four stay its own");
-    assert!(others.iter().all(|event| event.webhook.id == hook.id));
+}
+
+/// Of concurrent claims, one takes a sync's due deliveries and the others none.
+pub async fn concurrent_claims_take_a_sync_once<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let p1 = project(&store, "p1").await;
+    let hubspot = sync(&store, &p1, WebhookKind::Hubspot).await;
+    for minute in 1..=30 {
+        let body = json!({"userData": {"email": format!("{minute}@x.io")}});
+        create(&store, &p1, body, minute).await;
+    }
+    let claims = (0..8).map(|_| store.claim_sync_events(at(40), Duration::minutes(5)));
+    let claimed: Vec<Vec<ClaimedWebhookEvent>> = join_all(claims)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let sizes: Vec<usize> = claimed.iter().map(Vec::len).filter(|n| *n > 0).collect();
+    assert_eq!(sizes, [30], "one claim took the sync");
+    assert!(claimed.iter().flatten().all(|e| e.webhook.id == hubspot.id));
+}
+
+/// A CRM sync's due deliveries go to one worker at a time: claimed together (up to its
+/// kind's number), in the order they happened, under one lease; while they are held no
+/// claim takes the sync's others, other syncs are claimed meanwhile, and a lapsed lease
+/// passes the sync on. Posts are claimed one by one, never a sync's.
+pub async fn a_sync_s_deliveries_go_to_one_worker_at_a_time<B: Backend>(backend: &B) {
+    let store = backend.open().await;
+    let (p1, p2) = (project(&store, "p1").await, project(&store, "p2").await);
+    let hubspot = sync(&store, &p1, WebhookKind::Hubspot).await;
+    let pipedrive = sync(&store, &p2, WebhookKind::Pipedrive).await;
+    let hook = add(&store, &p1, "hook", "lead.created").await;
+    let lead = |n: i64| json!({"userData": {"email": format!("{n}@x.io")}});
+    for minute in 1..=12 {
+        create(&store, &p1, lead(minute), minute).await;
+    }
+    for minute in 13..=24 {
+        create(&store, &p2, lead(minute), minute).await;
+    }
+    let lease = Duration::minutes(5);
+    let claim = |minute| store.claim_sync_events(at(minute), lease);
+
+    let first = claim(30).await.unwrap();
+    let leads: Vec<i64> = first.iter().map(|event| event.lead_id.0).collect();
+    let mut in_order = leads.clone();
+    in_order.sort_unstable();
+    assert_eq!(
+        (leads.len(), &leads),
+        (12, &in_order),
+        "HubSpot's, in order"
+    );
+    assert!(
+        first
+            .iter()
+            .all(|e| e.webhook.id == hubspot.id && e.lease == first[0].lease)
+    );
+    let second = claim(30).await.unwrap();
+    assert_eq!(second.len(), 10, "Pipedrive's first ten");
+    assert!(second.iter().all(|e| e.webhook.id == pipedrive.id));
+    create(&store, &p1, lead(25), 25).await;
+    assert!(claim(30).await.unwrap().is_empty(), "both syncs are held");
+
+    deliver_all(&store, &first).await;
+    let third = claim(31).await.unwrap();
+    assert_eq!(
+        third.len(),
+        1,
+        "HubSpot's, free again: the lead made meanwhile"
+    );
+    assert!(third[0].lead_id.0 > leads[11]);
+    deliver_all(&store, &third).await;
+    let lapsed = claim(36).await.unwrap();
+    let ids = |events: &[ClaimedWebhookEvent]| events.iter().map(|e| e.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&lapsed),
+        ids(&second),
+        "the lapsed lease passes the sync on"
+    );
+    let stale = store
+        .record_webhook_attempt(second[0].id, second[0].lease.token, &delivered())
+        .await;
+    assert!(matches!(
+        stale,
+        Err(StoreError::Conflict(Conflict::WebhookLeaseLost(_)))
+    ));
+    deliver_all(&store, &lapsed).await;
+    let last = claim(36).await.unwrap();
+    assert_eq!(last.len(), 2, "Pipedrive's last two");
+    deliver_all(&store, &last).await;
+    assert!(claim(36).await.unwrap().is_empty());
+
+    let posts = drain(&store).await;
+    assert_eq!(posts.len(), 13, "the post webhook's, one by one");
+    assert!(posts.iter().all(|event| event.webhook.id == hook.id));
 }
 
 /// Webhooks are added within limits, belong to their project, hear only of what happens

@@ -161,11 +161,11 @@ async fn throttled_calls_wait_and_lose_nothing() {
     assert_eq!(deals.values().next().unwrap().fields["value"], 99.0);
 }
 
-/// Eight delivery loops at once, as `serve` runs them, on people each with a lead created,
+/// Two workers of eight delivery loops each at once, on people each with a lead created,
 /// merged and rated and a second lead: each person's events reach Pipedrive one after the
 /// other, so each has one person, and each rated lead one deal.
 #[tokio::test]
-async fn concurrent_loops_sync_each_lead_once() {
+async fn two_workers_sync_each_person_once() {
     let f = fixture().await;
     let mock = MockPipedrive::start().await;
     let sync = connect(&f, &mock).await;
@@ -186,17 +186,25 @@ async fn concurrent_loops_sync_each_lead_once() {
         concurrency: 8,
         ..fast()
     };
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(worker(&f.store, config).run(async {
-        let _ = stopped.await;
-    }));
+    // Two workers, as two processes on one database would be: nothing shared but the store.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let running: Vec<_> = (0..2)
+        .map(|_| {
+            let mut stopped = stopped.clone();
+            tokio::spawn(worker(&f.store, config.clone()).run(async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            }))
+        })
+        .collect();
     let deadline = Instant::now() + Duration::from_secs(30);
     while mock.deals().len() < 6 || f.store.webhooks(f.project.id).await.unwrap()[0].pending > 0 {
         assert!(Instant::now() < deadline, "{:?}", mock.calls());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let _ = stop.send(());
-    running.await.unwrap();
+    let _ = stop.send(true);
+    for worker in running {
+        worker.await.unwrap();
+    }
     let counts = (mock.persons().len(), mock.leads().len(), mock.deals().len());
     assert_eq!(counts, (6, 12, 6), "{:?}", mock.calls());
     for lead in leads {
