@@ -85,7 +85,7 @@ pub(crate) async fn last_ratings(
 /// The statements that delete everything of a lead but its row, children first: `$1` the
 /// project, `$2` the lead. An integration's last attempt that was the lead's is forgotten
 /// with it.
-pub(crate) const LEAD_CHILDREN: [&str; 10] = [
+pub(crate) const LEAD_CHILDREN: [&str; 11] = [
     "DELETE FROM last_attempts WHERE project_id = $1 AND attempt_id IN (SELECT a.id
         FROM attempts a JOIN jobs j ON j.project_id = a.project_id AND j.id = a.job_id
         WHERE j.project_id = $1 AND j.lead_id = $2)",
@@ -99,6 +99,8 @@ pub(crate) const LEAD_CHILDREN: [&str; 10] = [
     "DELETE FROM lead_comments WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM next_steps WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM webhook_events WHERE project_id = $1 AND lead_id = $2",
+    "DELETE FROM crm_records WHERE lead_id = $2
+        AND webhook_id IN (SELECT id FROM webhooks WHERE project_id = $1)",
     "DELETE FROM alert_queue WHERE project_id = $1 AND lead_id = $2",
 ];
 

@@ -80,7 +80,7 @@ pub(crate) fn last_ratings(
 /// The statements that delete everything of a lead but its row, children first: `?1` the
 /// project, `?2` the lead. An integration's last attempt that was the lead's is forgotten
 /// with it.
-pub(crate) const LEAD_CHILDREN: [&str; 10] = [
+pub(crate) const LEAD_CHILDREN: [&str; 11] = [
     "DELETE FROM last_attempts WHERE attempt_id IN (SELECT a.id FROM attempts a
         JOIN jobs j ON j.id = a.job_id WHERE j.project_id = ?1 AND j.lead_id = ?2)",
     "DELETE FROM attempts WHERE job_id IN
@@ -94,6 +94,7 @@ pub(crate) const LEAD_CHILDREN: [&str; 10] = [
     "DELETE FROM next_steps WHERE project_id = ?1 AND lead_id = ?2",
     // Lead ids are unique across projects here, and this table has no project column.
     "DELETE FROM webhook_events WHERE lead_id = ?2",
+    "DELETE FROM crm_records WHERE lead_id = ?2",
     "DELETE FROM alert_queue WHERE project_id = ?1 AND lead_id = ?2",
 ];
 

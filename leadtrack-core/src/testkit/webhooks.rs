@@ -752,6 +752,21 @@ pub async fn a_crm_sync_keeps_its_options_and_what_the_crm_calls_each_lead<B: Ba
         [expected],
         "the lead's created event waits; webhooks are no CRM"
     );
+    let deleted = create(&store, &p, json!({"userData": {"firstName": "Bo"}}), 30).await;
+    let deleted = deleted.lead_id;
+    store
+        .save_crm_record(hook.id, deleted, &dealt)
+        .await
+        .unwrap();
+    store
+        .delete_lead(p.id, deleted, &super::attributed(), at(31))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.crm_record(hook.id, deleted).await.unwrap(),
+        CrmRecord::default(),
+        "a deleted lead's record goes with it"
+    );
     assert!(store.remove_webhook(p.id, hook.id).await.unwrap());
     assert!(store.lead_syncs(p.id, lead).await.unwrap().is_empty());
     assert_eq!(
