@@ -1,6 +1,7 @@
 //! The worker: claims due conversion jobs from any [`JobQueue`], delivers each pending
 //! delivery to its platform, records every attempt, and reschedules or finishes the job;
-//! and claims due lead webhook events, posts each, and records the attempt.
+//! claims due lead webhook events, posts each, and records the attempt; and claims a CRM
+//! sync's due events together and syncs them.
 
 use std::collections::BTreeSet;
 use std::future::Future;
