@@ -430,7 +430,9 @@ pub(crate) async fn claim(
 /// deliveries running on a live lease): as many as its kind claims together, in the order
 /// their events were queued. The sync's webhook row is locked while it is checked and
 /// leased, so two claims never both take one sync; a sync another claim is leasing is left
-/// to it.
+/// to it. The lock (`NO KEY UPDATE`) does not hold back a lead's events queued meanwhile,
+/// which share the row (`KEY SHARE`; the two do not conflict,
+/// <https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-ROWS>).
 pub(crate) async fn claim_sync(
     c: &impl GenericClient,
     vault: &Vault,
@@ -449,7 +451,7 @@ pub(crate) async fn claim_sync(
         "SELECT w.id, w.kind FROM webhook_events e
          JOIN webhooks w ON w.project_id = e.project_id AND w.id = e.webhook_id
          WHERE e.project_id = $1 AND e.id = $2
-         FOR UPDATE OF w SKIP LOCKED",
+         FOR NO KEY UPDATE OF w SKIP LOCKED",
         &[&project, &id],
     )
     .await?;
