@@ -149,11 +149,16 @@ async fn sync_round<S: LeadWebhooks>(
     let options = hook.crm.clone().unwrap_or_default();
     let mut deals = Vec::new();
     for (index, written) in calls.write(events, contacts).await {
-        let Some(record) = records.get_mut(&index).filter(|_| written.is_ok()) else {
-            outcomes[index] = written.err();
+        let contact = match written {
+            Ok(contact) => contact,
+            Err(outcome) => {
+                outcomes[index] = Some(outcome);
+                continue;
+            }
+        };
+        let Some(record) = records.get_mut(&index) else {
             continue;
         };
-        let contact = written.unwrap_or_default();
         if record.contact_id.as_ref() != Some(&contact) {
             record.contact_id = Some(contact.clone());
             store

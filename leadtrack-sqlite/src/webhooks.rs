@@ -113,10 +113,15 @@ pub(crate) fn update(
     if changed == 0 {
         return Err(Error::Store(StoreError::NotFound(Entity::Webhook)));
     }
+    by_id(conn, vault, &id.to_string())
+}
+
+/// The webhook `id`. Errors: [`Entity::Webhook`] not found.
+fn by_id(conn: &Connection, vault: &Vault, id: &str) -> Result<Webhook, Error> {
     conn.prepare_cached(&format!(
         "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
     ))?
-    .query_and_then([id.to_string()], |row| webhook(row, vault))?
+    .query_and_then([id], |row| webhook(row, vault))?
     .next()
     .transpose()?
     .ok_or(Error::Store(StoreError::NotFound(Entity::Webhook)))
@@ -423,21 +428,15 @@ fn lease(
                     row.get::<_, String>(6)?,
                 ))
             })?;
-        let current = match hook.take() {
-            Some(hook) if hook.id.to_string() == hook_id => hook,
-            _ => conn
-                .prepare_cached(&format!(
-                    "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?1"
-                ))?
-                .query_and_then([&hook_id], |row| webhook(row, vault))?
-                .next()
-                .ok_or(StoreError::NotFound(Entity::Webhook))??,
+        // The deliveries are of one webhook: it is read once.
+        let webhook = match &hook {
+            Some(hook) => hook.clone(),
+            None => hook.insert(by_id(conn, vault, &hook_id)?).clone(),
         };
-        hook = Some(current.clone());
         claimed.push(ClaimedWebhookEvent {
             id,
             lease,
-            webhook: current,
+            webhook,
             event: rows::parse("webhook_events.event", event)?,
             event_id: rows::parse("webhook_events.event_id", event_id)?,
             lead_id: LeadId(lead),
