@@ -47,6 +47,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError};
 use leadtrack_core::StoreError;
 use leadtrack_core::types::ProjectId;
 use leadtrack_core::vault::Vault;
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
@@ -496,6 +497,12 @@ fn open_writer(
     conn.pragma_update(None, "foreign_keys", true)
         .map_err(StoreError::backend)?;
     conn.set_prepared_statement_cache_capacity(64);
+    // The plans of the writer's statements never depend on the values bound to them.
+    // Without this, SQLite compiles a statement again on each run whose parameters it
+    // compared with a partial index's condition (every lookup of a new lead: a fifth of
+    // the writer's time).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+        .map_err(StoreError::backend)?;
     schema::migrate(&mut conn)?;
     // Each write runs in a savepoint of the batch's transaction, whose statement journal
     // holds the pages it changes: in memory, not in a temporary file (a tenth of the
@@ -857,6 +864,7 @@ fn commit_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rusqlite::OptionalExtension;
 
     /// A query that never ends on its own.
     const ENDLESS: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
@@ -925,6 +933,32 @@ mod tests {
             assert_eq!(size, -512);
         }
         runtime.close().await;
+    }
+
+    /// A new lead's lookups run as compiled, whatever values they are given: compiling
+    /// them again on each run was a fifth of the writer's time.
+    #[tokio::test]
+    async fn the_writers_lookups_are_not_compiled_again_for_new_values() {
+        let (_dir, runtime) = runtime(pool(1, 4, Duration::from_secs(1))).await;
+        let lookup = leadtrack_core::store::sql::duplicate_lookup("email_key", ["?1", "?2", "?3"]);
+        let recompiled = runtime
+            .write(move |conn| {
+                for (n, key) in ["ada@example.com", "grace@example.com"].iter().enumerate() {
+                    let found: Option<i64> = conn
+                        .prepare_cached(&lookup)?
+                        .query_row((1, key, n as i64), |row| row.get(0))
+                        .optional()?;
+                    assert_eq!(found, None);
+                }
+                let statement = conn.prepare_cached(&lookup)?;
+                Ok((
+                    statement.get_status(rusqlite::StatementStatus::Run),
+                    statement.get_status(rusqlite::StatementStatus::RePrepare),
+                ))
+            })
+            .await
+            .unwrap();
+        assert_eq!(recompiled, (2, 0), "(runs, times compiled again)");
     }
 
     #[tokio::test]
