@@ -41,16 +41,6 @@ pub(crate) struct Tally {
 /// The four kept counts.
 pub(crate) static TALLIES: LazyLock<[Tally; 4]> = LazyLock::new(|| {
     const RANGE: &str = "FROM leads WHERE id > ?1 AND id <= ?2";
-    let facets: Vec<String> = FACETS
-        .iter()
-        .chain(FLAGS)
-        .map(|f| format!("('{f}')"))
-        .collect();
-    let values: String = FACETS
-        .iter()
-        .chain(FLAGS)
-        .map(|facet| format!(" WHEN '{facet}' THEN {}", facet_value(facet)))
-        .collect();
     [
         Tally {
             table: "lead_status_counts",
@@ -67,19 +57,11 @@ pub(crate) static TALLIES: LazyLock<[Tally; 4]> = LazyLock::new(|| {
                  GROUP BY 1, 2, 3"
             ),
         },
-        // Each lead is read once, joined with the list of facets.
         Tally {
             table: "lead_facet_counts",
             key: "project_id, facet, value, status",
             sums: &["total"],
-            select: format!(
-                "SELECT project_id, facet, value, status, count(*) FROM (
-                    SELECT project_id, f.column1 AS facet, status,
-                        CASE f.column1{values} END AS value
-                    FROM leads JOIN (VALUES {facets}) AS f WHERE id > ?1 AND id <= ?2
-                 ) WHERE value IS NOT NULL GROUP BY 1, 2, 3, 4",
-                facets = facets.join(", ")
-            ),
+            select: facet_tally(RANGE),
         },
         // What the report of spend against leads counts (migration 56's view).
         Tally {
@@ -93,6 +75,46 @@ pub(crate) static TALLIES: LazyLock<[Tally; 4]> = LazyLock::new(|| {
         },
     ]
 });
+
+/// The tally of the leads `range` reads into the facets' counts. The leads are first
+/// grouped by their text facets and status, with each flag summed; each group then gives
+/// a row per facet: a text facet's value (unless null), and both values of each flag, the
+/// leads with it and the others (unless none). Grouping first reads each lead once and
+/// sorts a few hundred groups, where a row per lead and facet sorted 18 for each lead
+/// (five times slower).
+fn facet_tally(range: &str) -> String {
+    let texts = FACETS.join(", ");
+    let flags: Vec<String> = FLAGS.iter().map(|f| format!("sum({f}) AS {f}")).collect();
+    // (facet, value, total) of each row a group gives.
+    let rows: Vec<(&str, String, String)> = FACETS
+        .iter()
+        .map(|f| (*f, f.to_string(), "n".to_owned()))
+        .chain(FLAGS.iter().map(|f| (*f, "'1'".to_owned(), f.to_string())))
+        .chain(
+            FLAGS
+                .iter()
+                .map(|f| (*f, "'0'".to_owned(), format!("n - {f}"))),
+        )
+        .collect();
+    let (mut values, mut totals, mut facets) = (String::new(), String::new(), Vec::new());
+    for (i, (facet, value, total)) in rows.iter().enumerate() {
+        values.push_str(&format!(" WHEN {i} THEN {value}"));
+        totals.push_str(&format!(" WHEN {i} THEN {total}"));
+        facets.push(format!("('{facet}', {i})"));
+    }
+    format!(
+        "SELECT project_id, facet, value, status, sum(total) FROM (
+            SELECT project_id, f.column1 AS facet, status,
+                CASE f.column2{values} END AS value, CASE f.column2{totals} END AS total
+            FROM (
+                SELECT project_id, status, {texts}, count(*) AS n, {flags} {range}
+                GROUP BY project_id, status, {texts}
+            ) JOIN (VALUES {facets}) AS f
+         ) WHERE value IS NOT NULL AND total > 0 GROUP BY 1, 2, 3, 4",
+        flags = flags.join(", "),
+        facets = facets.join(", ")
+    )
+}
 
 /// The key of the report's kept count: what the report tells leads apart by.
 pub(crate) const REPORT_KEY: &str =
