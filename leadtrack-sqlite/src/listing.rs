@@ -6,7 +6,7 @@
 //! | strategy | takes | how, and why |
 //! |---|---|---|
 //! | **by the filters** | no word the words' index looks up (no `search` or `q`, only words of one character, or of two that begin hundreds of trigrams or that one in twenty of the newest leads hold); and the page of more than [`SORTED_MOST`] matches | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: many matches fill it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
-//! | **by the words** | a word the index looks up ([`words::lookup`]) | the index gives the leads holding the words, exactly, and the leads above its mark are added, each checked; the other filters are checked on each. A `search` with no other filter is counted in the index alone. A page of at most [`SORTED_MOST`] matches is sorted from them. |
+//! | **by the words** | a word the index looks up ([`words::lookup`]) | the index gives the leads holding the words, exactly, and the leads above its mark are added, each checked; the other filters are checked on each, and so are the `q` words that one in twenty of the newest leads hold beside a rarer word the index looks up. A `search` with no other filter is counted in the index alone. A page of at most [`SORTED_MOST`] matches is sorted from them. |
 //!
 //! Every listing checks its words on the leads it reads too (`instr` of the lead's search
 //! or `q` text), so a word the index does not look up is still found, and a lead is found
@@ -49,15 +49,20 @@ impl Words {
     /// which is then listed by its filters.
     fn of(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Option<Self>, Error> {
         let term = query.search.as_deref().map(search_term);
-        // A `q` word of two characters that many of the newest leads hold is checked on
-        // each lead: its page is soon found in order, and the index's vocabulary would
-        // read every lead that holds it to say which trigrams it begins.
-        let mut rare = Vec::new();
-        for word in &query.q {
-            if word.chars().count() != 2 || !common(conn, project, word)? {
-                rare.push(word.as_str());
-            }
-        }
+        // A `q` word that many of the newest leads hold is checked on each lead: a word of
+        // two characters always (its page is soon found in order, and the index's
+        // vocabulary would read every lead that holds it to say which trigrams it begins),
+        // a longer one when another word is looked up (reading the index for a word most
+        // leads hold cost more than checking it on the other word's matches).
+        let common = common_words(conn, project, &query.q)?;
+        let any_rare = common.iter().any(|common| !common);
+        let rare: Vec<&str> = query
+            .q
+            .iter()
+            .zip(&common)
+            .filter(|(word, common)| !**common || (word.chars().count() != 2 && !any_rare))
+            .map(|(word, _)| word.as_str())
+            .collect();
         let q = words::lookup(conn, Column::Q, rare.iter().copied())?;
         let search = words::lookup(conn, Column::Search, term.as_deref())?;
         let (mut parts, mut whole, mut nothing) = (Vec::new(), rare.len() == query.q.len(), false);
@@ -332,16 +337,34 @@ fn find(
 /// How many of the project's newest leads tell whether a short word is common ([`common`]).
 const GLANCED: i64 = 200;
 
-/// Whether at least one in twenty of the project's [`GLANCED`] newest leads hold `word` in
-/// their `q` text.
-fn common(conn: &Connection, project: ProjectId, word: &str) -> Result<bool, Error> {
-    let holding: i64 = conn
+/// Which of the `q` words at least one in twenty of the project's [`GLANCED`] newest leads
+/// hold in their `q` text. Those leads are read only when it can matter: for a word of two
+/// characters, or more than one word.
+fn common_words(
+    conn: &Connection,
+    project: ProjectId,
+    words: &[String],
+) -> Result<Vec<bool>, Error> {
+    if words.len() < 2 && words.iter().all(|word| word.chars().count() != 2) {
+        return Ok(vec![false; words.len()]);
+    }
+    let texts: Vec<String> = conn
         .prepare_cached(
-            "SELECT count(*) FROM (SELECT q_text FROM leads WHERE project_id = ?1
-               ORDER BY created_at DESC, id DESC LIMIT ?2) WHERE instr(q_text, ?3) > 0",
+            "SELECT q_text FROM leads WHERE project_id = ?1
+             ORDER BY created_at DESC, id DESC LIMIT ?2",
         )?
-        .query_row((project.0, GLANCED, word), |row| row.get(0))?;
-    Ok(holding * 20 >= GLANCED)
+        .query_map((project.0, GLANCED), |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(words
+        .iter()
+        .map(|word| {
+            let holding = texts
+                .iter()
+                .filter(|text| text.contains(word.as_str()))
+                .count();
+            holding as i64 * 20 >= GLANCED
+        })
+        .collect())
 }
 
 /// Most matches a page is sorted from: reading each one's creation time costs about as much

@@ -178,6 +178,49 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
     }
 }
 
+/// A `q` word that many of the newest leads hold is checked on each lead when another of
+/// its words is looked up, and looked up when none is; one of two characters is never
+/// looked up.
+#[test]
+fn a_common_word_is_looked_up_only_when_no_rarer_one_is() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    for n in 0..300_i64 {
+        let name = if n % 50 == 0 { "lovelace" } else { "hopper" };
+        let q = format!("{name}\nlead{n}@example.com");
+        crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
+    }
+    let q = |words: &[&str]| LeadQuery {
+        q: words.iter().map(|word| (*word).to_owned()).collect(),
+        ..LeadQuery::default()
+    };
+    for (query, looked_up) in [
+        (
+            q(&["lovelace", "example"]),
+            Some(r#"{q_text} : ("lovelace")"#),
+        ),
+        (
+            q(&["example", "lovelace"]),
+            Some(r#"{q_text} : ("lovelace")"#),
+        ),
+        (q(&["example"]), Some(r#"{q_text} : ("example")"#)),
+        (
+            q(&["example", "hopper"]),
+            Some(r#"{q_text} : ("example" AND "hopper")"#),
+        ),
+        (q(&["ex", "lovelace"]), Some(r#"{q_text} : ("lovelace")"#)),
+        (q(&["ex"]), None),
+    ] {
+        let words = Words::of(&conn, ProjectId(1), &query).unwrap();
+        assert_eq!(
+            words.and_then(|words| words.query).as_deref(),
+            looked_up,
+            "{:?}",
+            query.q
+        );
+    }
+}
+
 /// Every search, and every listing counted from the kept counts (by status, facet or
 /// dates), lists and counts what a check of every lead finds, whether its leads are in
 /// the words' index and the counts, above their mark, or changed and deleted since.
@@ -215,6 +258,9 @@ fn searches_find_the_same_leads_indexed_or_not() {
             q(&["ok"]),
             q(&["oko", "1"]),
             q(&["muller"]),
+            // A word every lead holds beside a rarer one, and two such words.
+            q(&["lovelace", "example"]),
+            q(&["example", "lead"]),
             LeadQuery {
                 status: Some(vec![LeadStatus::Spam, LeadStatus::Rated]),
                 sort: Sort {
