@@ -334,7 +334,8 @@ fn find(
         .map_err(Error::from)
 }
 
-/// How many of the project's newest leads tell whether a short word is common ([`common`]).
+/// How many of the project's newest leads tell whether a `q` word is common
+/// ([`common_words`]).
 const GLANCED: i64 = 200;
 
 /// Which of the `q` words at least one in twenty of the project's [`GLANCED`] newest leads
