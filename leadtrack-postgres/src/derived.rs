@@ -1,13 +1,102 @@
-//! The data derived from the leads (the kept counts per status and per facet's value)
-//! checked against a recount of the leads themselves ([`crate::PgStore::check_derived`]).
-//! The words' trigram index is PostgreSQL's own, kept in the leads' transactions.
+//! The data derived from the leads: the kept counts per status and per facet's value, which
+//! a counter adds new leads to after their commit (migration 42), and their check against a
+//! recount of the leads themselves ([`crate::PgStore::check_derived`]). The words' trigram
+//! index is PostgreSQL's own, kept in the leads' transactions.
 
-use deadpool_postgres::GenericClient;
+use std::sync::Arc;
+use std::time::Duration;
+
+use deadpool_postgres::{GenericClient, Pool};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 
 use crate::Error;
 
-/// How the kept counts differ from a recount: one line per table that differs, none when
-/// they match. A count is kept in slots (migration 1); the slots' sum is compared.
+/// The most new leads one transaction of the counter counts.
+const BATCH: i32 = 2_000;
+
+/// How often the counter looks for leads to count unasked: those another server left, or a
+/// crash.
+const EVERY: Duration = Duration::from_secs(1);
+
+/// This process's counter of new leads: a task that counts them when woken after a create's
+/// commit, and every [`EVERY`]. Stopped when dropped.
+pub(crate) struct Counter {
+    /// Wakes the task; a wake while it counts is kept for its next round.
+    wake: Arc<Notify>,
+    /// The task.
+    task: JoinHandle<()>,
+}
+
+impl Counter {
+    /// Starts the counter on `pool`.
+    pub(crate) fn start(pool: Pool) -> Self {
+        let wake = Arc::new(Notify::new());
+        let task = tokio::spawn(count_forever(pool, Arc::clone(&wake)));
+        Self { wake, task }
+    }
+
+    /// Asks for the leads committed so far to be counted soon.
+    pub(crate) fn wake(&self) {
+        self.wake.notify_one();
+    }
+}
+
+impl Drop for Counter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Counts the new leads whenever woken or [`EVERY`] passes, until the pool is closed. A
+/// failed round (a deadlock with a change of the same leads, a lost connection) is tried
+/// again in the next one: its leads stay uncounted until then, and readers count them.
+async fn count_forever(pool: Pool, wake: Arc<Notify>) {
+    loop {
+        if let Err(err) = count_all(&pool).await {
+            if pool.is_closed() {
+                return;
+            }
+            if !err.is_retryable() {
+                tracing::warn!(error = %err, "counting new leads failed; trying again");
+            }
+        }
+        tokio::select! {
+            () = wake.notified() => {}
+            () = tokio::time::sleep(EVERY) => {}
+        }
+    }
+}
+
+/// Counts every uncounted lead: a batch at a time, until a batch comes back short.
+async fn count_all(pool: &Pool) -> Result<(), Error> {
+    let client = pool.get().await?;
+    loop {
+        let taken: i32 = client
+            .query_one("SELECT leads_count_uncounted($1)", &[&BATCH])
+            .await?
+            .try_get(0)?;
+        if taken < BATCH {
+            return Ok(());
+        }
+    }
+}
+
+/// How many leads are not counted yet.
+pub(crate) async fn uncounted(c: &impl GenericClient) -> Result<u64, Error> {
+    let row = c
+        .query_one("SELECT count(*) FROM lead_uncounted", &[])
+        .await?;
+    Ok(u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0))
+}
+
+/// Whether lead `l` is counted: not among the uncounted.
+const COUNTED: &str = "NOT EXISTS (SELECT 1 FROM lead_uncounted u
+    WHERE u.project_id = l.project_id AND u.id = l.id)";
+
+/// How the kept counts differ from a recount of the leads they count (not the uncounted
+/// ones): one line per table that differs, none when they match. A count is kept in slots
+/// (migration 1); the slots' sum is compared.
 pub(crate) async fn check(c: &impl GenericClient) -> Result<Vec<String>, Error> {
     let mut differences = Vec::new();
     for (table, kept, recounted) in [
@@ -15,14 +104,20 @@ pub(crate) async fn check(c: &impl GenericClient) -> Result<Vec<String>, Error> 
             "lead_status_counts",
             "SELECT project_id, status, sum(total) FROM lead_status_counts
              GROUP BY 1, 2 HAVING sum(total) <> 0",
-            "SELECT project_id, status, count(*)::numeric FROM leads GROUP BY 1, 2",
+            format!(
+                "SELECT l.project_id, l.status, count(*)::numeric FROM leads l
+                 WHERE {COUNTED} GROUP BY 1, 2"
+            ),
         ),
         (
             "lead_facet_counts",
             "SELECT project_id, facet, value, status, sum(total) FROM lead_facet_counts
              GROUP BY 1, 2, 3, 4 HAVING sum(total) <> 0",
-            "SELECT l.project_id, f.facet, f.value, l.status, count(*)::numeric
-             FROM leads l CROSS JOIN LATERAL lead_facets(l) f GROUP BY 1, 2, 3, 4",
+            format!(
+                "SELECT l.project_id, f.facet, f.value, l.status, count(*)::numeric
+                 FROM leads l CROSS JOIN LATERAL lead_facets(l) f
+                 WHERE {COUNTED} GROUP BY 1, 2, 3, 4"
+            ),
         ),
     ] {
         let sql = format!(

@@ -103,6 +103,8 @@ pub struct PgStore {
     vault: Vault,
     /// Hears of work queued by any process, once a worker asks.
     listener: Arc<listen::Listener>,
+    /// Counts new leads after their commit.
+    counter: Arc<derived::Counter>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -155,14 +157,10 @@ impl PgStore {
             .build()
             .map_err(StoreError::backend)?;
         let listener = Arc::new(listen::Listener::new(listen_config, pool.clone()));
-        let store = Self {
-            pool,
-            vault: Vault::new(key),
-            listener,
-        };
+        let vault = Vault::new(key);
         // The first connection's failure is the answer, in PostgreSQL's words (which never
         // repeat the password).
-        let mut client = store.pool.get().await.map_err(|err| {
+        let mut client = pool.get().await.map_err(|err| {
             let reason = match &err {
                 deadpool_postgres::PoolError::Backend(err) => with_causes(err),
                 other => with_causes(other),
@@ -170,9 +168,16 @@ impl PgStore {
             StoreError::Unavailable(format!("cannot connect: {reason}"))
         })?;
         schema::migrate(&mut client).await?;
-        secrets::prepare(&mut client, &store.vault).await?;
+        secrets::prepare(&mut client, &vault).await?;
         drop(client);
-        Ok(store)
+        // Started once the schema has its counting function.
+        let counter = Arc::new(derived::Counter::start(pool.clone()));
+        Ok(Self {
+            pool,
+            vault,
+            listener,
+            counter,
+        })
     }
 
     /// Seals every secret again with `new` (and makes the check value `new`'s), in one
@@ -186,10 +191,17 @@ impl PgStore {
     }
 
     /// How the kept counts (per status, per facet's value) differ from a recount of the
-    /// leads: empty when they match. For tests and diagnostics.
+    /// leads they count: empty when they match. For tests and diagnostics.
     pub async fn check_derived(&self) -> StoreResult<Vec<String>> {
         let client = self.client().await?;
         Ok(derived::check(&client).await?)
+    }
+
+    /// How many leads the kept counts do not count yet: none soon after the last create.
+    /// For tests and diagnostics.
+    pub async fn uncounted(&self) -> StoreResult<u64> {
+        let client = self.client().await?;
+        Ok(derived::uncounted(&client).await?)
     }
 
     /// Closes the pool: connections in use close when they are returned, and later calls

@@ -280,7 +280,7 @@ pub(crate) async fn status_counts(
     let rows = if any_status.only_statuses().is_some() {
         all(
             c,
-            "SELECT status, sum(total)::bigint FROM lead_status_counts
+            "SELECT status, sum(total)::bigint FROM lead_status_totals
              WHERE project_id = $1 GROUP BY status",
             &[&project.0],
         )
@@ -320,7 +320,7 @@ async fn facet_counts(
     };
     all(
         c,
-        "SELECT status, sum(total)::bigint FROM lead_facet_counts
+        "SELECT status, sum(total)::bigint FROM lead_facet_totals
          WHERE project_id = $1 AND facet = $2 AND value = $3 GROUP BY status",
         &[&project.0, &facet.column, &value],
     )
@@ -343,7 +343,7 @@ async fn kept_total(
     names.dedup();
     let row = one(
         c,
-        "SELECT coalesce(sum(total), 0)::bigint FROM lead_status_counts
+        "SELECT coalesce(sum(total), 0)::bigint FROM lead_status_totals
          WHERE project_id = $1 AND status = ANY($2)",
         &[&project.0, &names],
     )

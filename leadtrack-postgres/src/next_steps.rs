@@ -136,7 +136,7 @@ pub(crate) async fn coverage(
 ) -> Result<Coverage, Error> {
     let row = one(
         c,
-        "SELECT (SELECT coalesce(sum(total), 0)::bigint FROM lead_status_counts
+        "SELECT (SELECT coalesce(sum(total), 0)::bigint FROM lead_status_totals
                  WHERE project_id = $1 AND status = 'open'),
                 (SELECT count(*) FROM next_steps n
                  JOIN leads l ON l.project_id = n.project_id AND l.id = n.lead_id

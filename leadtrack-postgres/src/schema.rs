@@ -66,6 +66,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0039_retention.sql"),
     include_str!("../migrations/0040_webhook_kinds.sql"),
     include_str!("../migrations/0041_crm_queue.sql"),
+    include_str!("../migrations/0042_counts_after_the_commit.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

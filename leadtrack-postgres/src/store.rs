@@ -258,6 +258,7 @@ on_pool! {
             let (created, queued) =
                 transaction!(self, |tx| leads::create(&tx, project, arrival, &row, now)
                     .await?)?;
+            self.counter.wake();
             if queued {
                 self.listener.queued();
             }
@@ -271,6 +272,7 @@ on_pool! {
         ) -> StoreResult<ImportCounts> {
             let rows = LeadRow::of_imported(leads).map_err(StoreError::backend)?;
             let counts = transaction!(self, |tx| leads::import(&tx, project, &rows).await?)?;
+            self.counter.wake();
             let written = counts.imported;
             read!(self, |c| leads::analyze_if_unknown(c, written))?;
             Ok(counts)

@@ -91,18 +91,26 @@ async fn a_crash_under_load_loses_no_acknowledged_lead_and_derived_data_catches_
 
 /// How the derived data of the database `db` differs from a rebuild (none: it matches),
 /// once it has caught up: the SQLite store's words' index, which its writer fills when
-/// idle, and the kept counts; PostgreSQL's kept counts.
+/// idle, and the kept counts; PostgreSQL's kept counts, which its counter adds new leads
+/// to.
 async fn derived_data_differences(db: &Path) -> Vec<String> {
     let db_text = db.to_str().unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     if db_text.starts_with("postgres://") {
         let key = leadtrack_postgres::testkit::test_key();
         let store = leadtrack_postgres::PgStore::connect(db_text, &key)
             .await
             .unwrap();
+        while store.uncounted().await.unwrap() > 0 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the counts never caught up"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
         return store.check_derived().await.unwrap();
     }
     let store = open_store(db).await;
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     while store.words_behind().await.unwrap() > 0 {
         assert!(
             tokio::time::Instant::now() < deadline,
