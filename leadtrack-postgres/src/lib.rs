@@ -13,6 +13,9 @@
 //!   claims are `SELECT … FOR UPDATE SKIP LOCKED` with leases; search is a `pg_trgm` GIN
 //!   index on a narrow copy of each lead's search text (kept by a trigger), with exact
 //!   totals.
+//! - A new lead is counted (per status, per facet's value) after its commit, by a counter
+//!   each server runs (migration 42), so that concurrent creates never wait on the same
+//!   count rows; readers add the leads not counted yet, so totals are exact at once.
 //! - Nothing is cached in the process: a revoked key, a deactivated project or a changed
 //!   setting takes effect on every server with the next request.
 //! - Connections come from a pool ([`PgOptions::pool_size`] per process). A transaction
