@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deadpool_postgres::{GenericClient, Pool};
+use deadpool_postgres::{GenericClient, Pool, PoolError};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
+use tokio_postgres::error::SqlState;
 
 use crate::Error;
 
@@ -57,12 +58,21 @@ impl Drop for Counter {
 /// again in the next one: its leads stay uncounted until then, and readers count them.
 async fn count_forever(pool: Pool, wake: Arc<Notify>) {
     loop {
-        if let Err(err) = count_all(&pool).await {
+        let counted = match pool.get().await {
+            Ok(client) => count_all(&client).await,
+            Err(err) => Err(err.into()),
+        };
+        if let Err(err) = counted {
             if pool.is_closed() {
                 return;
             }
-            if !err.is_retryable() {
-                tracing::warn!(error = %err, "counting new leads failed; trying again");
+            // Giving way to a change, or waiting for a busy pool, is the counter's lot.
+            let expected = err.is_retryable()
+                || err.code() == Some(&SqlState::LOCK_NOT_AVAILABLE)
+                || matches!(err, Error::Pool(PoolError::Timeout(_)));
+            if !expected {
+                let error = crate::with_causes(&err);
+                tracing::warn!(%error, "counting new leads failed; trying again");
             }
         }
         tokio::select! {
@@ -73,10 +83,9 @@ async fn count_forever(pool: Pool, wake: Arc<Notify>) {
 }
 
 /// Counts every uncounted lead: a batch at a time, until a batch comes back short.
-async fn count_all(pool: &Pool) -> Result<(), Error> {
-    let client = pool.get().await?;
+pub(crate) async fn count_all(c: &impl GenericClient) -> Result<(), Error> {
     loop {
-        let taken: i32 = client
+        let taken: i32 = c
             .query_one("SELECT leads_count_uncounted($1)", &[&BATCH])
             .await?
             .try_get(0)?;

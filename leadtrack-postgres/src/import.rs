@@ -213,7 +213,8 @@ impl PgStore {
     }
 
     /// Ends a copy: the id sequences move past the largest ids written, so that new rows
-    /// get new ids, and the copy is recorded as finished.
+    /// get new ids, the copied leads are counted (so that totals read the kept counts
+    /// alone from the start), and the copy is recorded as finished.
     pub async fn finish_import(&self) -> StoreResult<()> {
         let client = self.client().await?;
         let run = async {
@@ -224,6 +225,7 @@ impl PgStore {
                 );
                 client.query_one(&sql, &[]).await?;
             }
+            crate::derived::count_all(&client).await?;
             client
                 .execute(
                     "UPDATE leadtrack_import SET finished_at = $1",

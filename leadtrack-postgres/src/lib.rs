@@ -222,7 +222,7 @@ impl PgStore {
 
 /// An error and its causes, `outer: inner: …`: PostgreSQL's errors say what failed only in
 /// their causes ("db error: FATAL: database \"x\" does not exist").
-fn with_causes(err: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn with_causes(err: &(dyn std::error::Error + 'static)) -> String {
     let mut text = err.to_string();
     let mut cause = err.source();
     while let Some(inner) = cause {
