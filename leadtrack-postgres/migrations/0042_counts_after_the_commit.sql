@@ -84,11 +84,12 @@ $$;
 
 -- Counts up to `batch` uncounted leads, oldest first; how many it took. The counts are
 -- locked in the order the row triggers lock them: facets before statuses, each table's
--- rows in the order of their keys. A change of several leads locks their counts lead by
--- lead, which can wait on the counter while the counter waits on it: the counter then
--- gives up within its `lock_timeout` (and counts the leads in its next round), so that a
--- request never waits for PostgreSQL to find the deadlock. The changes it is ordered with
--- run at READ COMMITTED, whose next statement sees the counter's commit.
+-- rows in the order of their keys. A change of several leads that locked their counts in
+-- another order (lead by lead, or over several statements) could wait on the counter while
+-- the counter waits on it: the counter then gives up within its `lock_timeout` (and counts
+-- the leads in its next round), so that a request never waits for PostgreSQL to find the
+-- deadlock. The changes it is ordered with run at READ COMMITTED, whose next statement
+-- sees the counter's commit.
 CREATE FUNCTION leads_count_uncounted(batch int) RETURNS int LANGUAGE plpgsql
 SET lock_timeout = '50ms' AS $$
 DECLARE

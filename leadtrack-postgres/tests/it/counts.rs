@@ -10,6 +10,7 @@ use leadtrack_postgres::testkit::test_key;
 use std::time::Duration;
 
 use chrono::Utc;
+use futures_util::StreamExt;
 use futures_util::future::join_all;
 use leadtrack_core::account::Actor;
 use leadtrack_core::label::{LabelMapping, NewLabel};
@@ -264,10 +265,11 @@ async fn all_counted(store: &PgStore) {
     }
 }
 
-/// Changes of many counted leads (marking spam, whose leads lock their counts lead by lead)
-/// while the counter counts new leads with the same facets: the counter gives way, so no
-/// change stalls in a deadlock (which this database would find only after a minute), and
-/// the counts end right.
+/// Changes of many counted leads at once (marking spam, 16 statements of 32 leads each)
+/// while the counter counts new leads with the same facets: each statement locks its
+/// counts in one order (migration 43) and the counter gives way, so no change stalls in a
+/// deadlock (which this database would find only after a minute), and the counts end
+/// right.
 #[tokio::test(flavor = "multi_thread")]
 async fn changes_of_many_leads_never_wait_on_the_counter() {
     let (store, url) = crate::support::fresh_store().await;
@@ -294,21 +296,27 @@ async fn changes_of_many_leads_never_wait_on_the_counter() {
             created.unwrap().lead_id
         }
     };
-    let counted: Vec<LeadId> = join_all((0..LEADS).map(create)).await;
+    // As many at once as the pool has connections, so that none waits long for one.
+    let create_all = |leads: std::ops::Range<usize>| {
+        futures_util::stream::iter(leads)
+            .map(create)
+            .buffer_unordered(24)
+            .collect::<Vec<LeadId>>()
+    };
+    let counted = create_all(0..LEADS).await;
     all_counted(&store).await;
     let by = Actor::api_key("lt_counts");
     let changes = tokio::time::timeout(
         Duration::from_secs(30),
         futures_util::future::join(
-            join_all((LEADS..3 * LEADS).map(create)),
-            // One change at a time: two at once can wait on each other's counts, which
-            // PostgreSQL resolves after `deadlock_timeout` whatever the counter does.
-            async {
-                for leads in counted.chunks(32) {
+            create_all(LEADS..3 * LEADS),
+            join_all(counted.chunks(32).map(|leads| {
+                let (store, by) = (store.clone(), by.clone());
+                async move {
                     let marked = store.mark_spam(acme.id, leads, &by, Utc::now()).await;
                     assert_eq!(marked.unwrap().len(), leads.len());
                 }
-            },
+            })),
         ),
     )
     .await;

@@ -32,7 +32,7 @@ async fn ten_stores_starting_at_once_migrate_once() {
     // One leads table, one trigger: nothing was created twice or half.
     let triggers: i64 = client
         .query_one(
-            "SELECT count(*) FROM pg_trigger WHERE tgname = 'leads_count_status'",
+            "SELECT count(*) FROM pg_trigger WHERE tgname = 'leads_count_changed'",
             &[],
         )
         .await
