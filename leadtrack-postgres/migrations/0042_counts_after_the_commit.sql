@@ -12,6 +12,12 @@
 -- counts alone, since the counter counts the lead as it finds it: its `FOR SHARE` lock
 -- makes a change wait for the counter's commit, or the counter for the change's, and each
 -- then sees what the other did.
+--
+-- A statement that changes or deletes counted leads moves their counts once, set-based,
+-- locking the count rows in one order (facets before statuses, each table's rows in the
+-- order of their keys), as the counter does. The row triggers this replaces locked them
+-- lead by lead, so that two statements changing several leads each could wait on each
+-- other until PostgreSQL found the deadlock (`deadlock_timeout`).
 
 CREATE TABLE lead_uncounted (
     project_id bigint NOT NULL,
@@ -28,68 +34,13 @@ BEGIN
 END
 $$;
 
--- The row triggers of migrations 26 and 33, for counted leads only.
-CREATE OR REPLACE FUNCTION leads_count_status() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM lead_uncounted WHERE project_id = OLD.project_id AND id = OLD.id)
-    THEN
-        RETURN NULL;
-    END IF;
-    IF TG_OP = 'DELETE' THEN
-        PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
-    ELSIF OLD.status < NEW.status THEN
-        PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
-        PERFORM leads_count_add(NEW.project_id, NEW.id, NEW.status, 1);
-    ELSIF OLD.status > NEW.status THEN
-        PERFORM leads_count_add(NEW.project_id, NEW.id, NEW.status, 1);
-        PERFORM leads_count_add(OLD.project_id, OLD.id, OLD.status, -1);
-    END IF;
-    RETURN NULL;
-END
-$$;
-CREATE OR REPLACE FUNCTION leads_count_facets() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'UPDATE' AND (OLD.status, OLD.form_name, OLD.form_key, OLD.first_source,
-            OLD.first_medium, OLD.first_campaign, OLD.conversion_id, OLD.has_gclid,
-            OLD.has_cid, OLD.has_fbp, OLD.has_fbc, OLD.has_msclkid, OLD.has_li_fat_id,
-            OLD.has_gbraid, OLD.has_ttclid, OLD.has_rdt_cid, OLD.has_sccid, OLD.has_epik,
-            OLD.has_twclid)
-        IS NOT DISTINCT FROM (NEW.status, NEW.form_name, NEW.form_key, NEW.first_source,
-            NEW.first_medium, NEW.first_campaign, NEW.conversion_id, NEW.has_gclid,
-            NEW.has_cid, NEW.has_fbp, NEW.has_fbc, NEW.has_msclkid, NEW.has_li_fat_id,
-            NEW.has_gbraid, NEW.has_ttclid, NEW.has_rdt_cid, NEW.has_sccid, NEW.has_epik,
-            NEW.has_twclid) THEN
-        RETURN NULL;
-    END IF;
-    IF EXISTS (SELECT 1 FROM lead_uncounted WHERE project_id = OLD.project_id AND id = OLD.id)
-    THEN
-        RETURN NULL;
-    END IF;
-    INSERT INTO lead_facet_counts (project_id, facet, value, status, slot, total)
-        SELECT project_id, facet, value, status, slot, sum(change) FROM (
-            SELECT OLD.project_id AS project_id, f.facet, f.value, OLD.status AS status,
-                (OLD.id % 16)::smallint AS slot, -1 AS change
-            FROM lead_facets(OLD) f
-            UNION ALL
-            SELECT NEW.project_id, f.facet, f.value, NEW.status, (NEW.id % 16)::smallint, 1
-            FROM lead_facets(NEW) f WHERE TG_OP <> 'DELETE'
-        ) AS changes
-        GROUP BY project_id, facet, value, status, slot HAVING sum(change) <> 0
-        ORDER BY project_id, facet, value, status, slot
-        ON CONFLICT (project_id, facet, value, status, slot)
-        DO UPDATE SET total = lead_facet_counts.total + excluded.total;
-    RETURN NULL;
-END
-$$;
-
 -- Counts up to `batch` uncounted leads, oldest first; how many it took. The counts are
--- locked in the order the row triggers lock them: facets before statuses, each table's
--- rows in the order of their keys. A change of several leads that locked their counts in
--- another order (lead by lead, or over several statements) could wait on the counter while
--- the counter waits on it: the counter then gives up within its `lock_timeout` (and counts
--- the leads in its next round), so that a request never waits for PostgreSQL to find the
--- deadlock. The changes it is ordered with run at READ COMMITTED, whose next statement
--- sees the counter's commit.
+-- locked in the order a statement's changes lock them (`leads_count_moved`, below). A
+-- transaction that changes leads in several statements locks their counts statement by
+-- statement, and so could wait on the counter while the counter waits on it: the counter
+-- then gives up within its `lock_timeout` (and counts the leads in its next round), so
+-- that a request never waits for PostgreSQL to find the deadlock. The changes it is
+-- ordered with run at READ COMMITTED, whose next statement sees the counter's commit.
 CREATE FUNCTION leads_count_uncounted(batch int) RETURNS int LANGUAGE plpgsql
 SET lock_timeout = '50ms' AS $$
 DECLARE
@@ -143,3 +94,80 @@ CREATE VIEW lead_facet_totals AS
     SELECT l.project_id, f.facet, f.value, l.status, 1::bigint FROM lead_uncounted u
         JOIN leads l ON l.project_id = u.project_id AND l.id = u.id
         CROSS JOIN LATERAL lead_facets(l) f;
+
+DROP TRIGGER leads_count_status ON leads;
+DROP TRIGGER leads_count_facets ON leads;
+DROP FUNCTION leads_count_status();
+DROP FUNCTION leads_count_facets();
+
+-- Whether the lead is counted (not left to the counter).
+CREATE FUNCTION lead_is_counted(project bigint, lead bigint) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    SELECT NOT EXISTS (SELECT 1 FROM lead_uncounted WHERE project_id = project AND id = lead)
+$$;
+
+-- The counted leads of `gone` (counted -1) and `now` (+1).
+CREATE FUNCTION leads_counted_moves(gone leads[], now leads[])
+RETURNS TABLE (lead leads, change int) LANGUAGE sql STABLE AS $$
+    SELECT m.lead, m.change FROM (
+        SELECT l AS lead, -1 AS change FROM unnest(gone) AS l
+        UNION ALL
+        SELECT l, 1 FROM unnest(now) AS l
+    ) AS m
+    WHERE lead_is_counted((m.lead).project_id, (m.lead).id)
+$$;
+
+-- Moves the counts from the leads as they were (`gone`) to the leads as they are now
+-- (`now`; none for a deletion); a lead whose counted values did not change moves nothing
+-- and locks no count. PL/pgSQL, whose plans are kept: a SQL function's are made again on
+-- every call.
+CREATE FUNCTION leads_count_moved(gone leads[], now leads[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO lead_facet_counts (project_id, facet, value, status, slot, total)
+        SELECT (m.lead).project_id, f.facet, f.value, (m.lead).status,
+            ((m.lead).id % 16)::smallint, sum(m.change)
+        FROM leads_counted_moves(gone, now) m CROSS JOIN LATERAL lead_facets(m.lead) f
+        GROUP BY 1, 2, 3, 4, 5 HAVING sum(m.change) <> 0
+        ORDER BY 1, 2, 3, 4, 5
+        ON CONFLICT (project_id, facet, value, status, slot)
+        DO UPDATE SET total = lead_facet_counts.total + excluded.total;
+    INSERT INTO lead_status_counts (project_id, status, slot, total)
+        SELECT (m.lead).project_id, (m.lead).status, ((m.lead).id % 16)::smallint,
+            sum(m.change)
+        FROM leads_counted_moves(gone, now) m
+        GROUP BY 1, 2, 3 HAVING sum(m.change) <> 0
+        ORDER BY 1, 2, 3
+        ON CONFLICT (project_id, status, slot)
+        DO UPDATE SET total = lead_status_counts.total + excluded.total;
+END
+$$;
+
+-- A statement that changed only leads not counted yet (a create's own changes of its lead)
+-- touches no count.
+CREATE FUNCTION leads_count_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM gone o WHERE lead_is_counted(o.project_id, o.id)) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM leads_count_moved(ARRAY(SELECT o::leads FROM gone o),
+        ARRAY(SELECT n::leads FROM now n));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER leads_count_changed AFTER UPDATE ON leads
+    REFERENCING OLD TABLE AS gone NEW TABLE AS now
+    FOR EACH STATEMENT EXECUTE FUNCTION leads_count_changed();
+
+CREATE FUNCTION leads_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM gone o WHERE lead_is_counted(o.project_id, o.id)) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM leads_count_moved(ARRAY(SELECT o::leads FROM gone o), '{}');
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER leads_count_deleted AFTER DELETE ON leads
+    REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION leads_count_deleted();

@@ -67,7 +67,6 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0040_webhook_kinds.sql"),
     include_str!("../migrations/0041_crm_queue.sql"),
     include_str!("../migrations/0042_counts_after_the_commit.sql"),
-    include_str!("../migrations/0043_counts_changed_per_statement.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -26,21 +26,7 @@ const LEADS: usize = 512;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ratings_and_finished_jobs_at_once_never_deadlock_and_keep_the_counts() {
-    let (store, url) = crate::support::fresh_store().await;
-    let database = url.rsplit('/').next().unwrap().to_owned();
-    let admin = crate::support::client(&url).await;
-    admin
-        .batch_execute(&format!(
-            "ALTER DATABASE {database} SET deadlock_timeout = '60s'"
-        ))
-        .await
-        .unwrap();
-    // New connections get the setting.
-    store.close();
-    let store = PgStore::connect_with(&url, &test_key(), crate::support::options())
-        .await
-        .unwrap();
-
+    let store = store_slow_to_find_deadlocks().await;
     let acme = project(&store, "acme").await;
     // Not marked done: a finished job returns its lead to open.
     let label = store
@@ -253,6 +239,25 @@ async fn leads_are_counted_at_once_while_the_counter_is_behind() {
     assert_eq!(store.check_derived().await.unwrap(), Vec::<String>::new());
 }
 
+/// A store on a fresh database that finds a deadlock only after a minute, so that one stalls
+/// a test rather than being retried unseen.
+async fn store_slow_to_find_deadlocks() -> PgStore {
+    let (store, url) = crate::support::fresh_store().await;
+    let database = url.rsplit('/').next().unwrap().to_owned();
+    let admin = crate::support::client(&url).await;
+    admin
+        .batch_execute(&format!(
+            "ALTER DATABASE {database} SET deadlock_timeout = '60s'"
+        ))
+        .await
+        .unwrap();
+    // New connections get the setting.
+    store.close();
+    PgStore::connect_with(&url, &test_key(), crate::support::options())
+        .await
+        .unwrap()
+}
+
 /// Waits until the store's counter has counted every lead.
 async fn all_counted(store: &PgStore) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -267,24 +272,12 @@ async fn all_counted(store: &PgStore) {
 
 /// Changes of many counted leads at once (marking spam, 16 statements of 32 leads each)
 /// while the counter counts new leads with the same facets: each statement locks its
-/// counts in one order (migration 43) and the counter gives way, so no change stalls in a
+/// counts in one order (migration 42) and the counter gives way, so no change stalls in a
 /// deadlock (which this database would find only after a minute), and the counts end
 /// right.
 #[tokio::test(flavor = "multi_thread")]
 async fn changes_of_many_leads_never_wait_on_the_counter() {
-    let (store, url) = crate::support::fresh_store().await;
-    let database = url.rsplit('/').next().unwrap().to_owned();
-    let admin = crate::support::client(&url).await;
-    admin
-        .batch_execute(&format!(
-            "ALTER DATABASE {database} SET deadlock_timeout = '60s'"
-        ))
-        .await
-        .unwrap();
-    store.close();
-    let store = PgStore::connect_with(&url, &test_key(), crate::support::options())
-        .await
-        .unwrap();
+    let store = store_slow_to_find_deadlocks().await;
     let acme = project(&store, "acme").await;
     let create = |n: usize| {
         let store = store.clone();
