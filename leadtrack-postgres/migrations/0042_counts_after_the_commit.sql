@@ -34,8 +34,8 @@ BEGIN
 END
 $$;
 
--- Counts up to `batch` uncounted leads, oldest first; how many it took. The counts are
--- locked in the order a statement's changes lock them (`leads_count_moved`, below). A
+-- Counts up to `batch` uncounted leads, oldest first; how many it took. They are counted
+-- as a statement's changes are (`leads_count_moved`, below), in its one lock order. A
 -- transaction that changes leads in several statements locks their counts statement by
 -- statement, and so could wait on the counter while the counter waits on it: the counter
 -- then gives up within its `lock_timeout` (and counts the leads in its next round), so
@@ -57,27 +57,14 @@ BEGIN
     IF ids IS NULL THEN
         RETURN 0;
     END IF;
-    -- Each statement below reads the leads as they are once these locks are held.
+    -- The next statement reads the leads as they are once these locks are held; taken
+    -- from `lead_uncounted` in this transaction, they count as counted in it.
     PERFORM 1 FROM leads l JOIN unnest(projects, ids) AS t (project_id, id)
         ON l.project_id = t.project_id AND l.id = t.id
         ORDER BY l.project_id, l.id FOR SHARE OF l;
-    INSERT INTO lead_facet_counts (project_id, facet, value, status, slot, total)
-        SELECT l.project_id, f.facet, f.value, l.status, (l.id % 16)::smallint, count(*)
-        FROM leads l JOIN unnest(projects, ids) AS t (project_id, id)
-            ON l.project_id = t.project_id AND l.id = t.id
-        CROSS JOIN LATERAL lead_facets(l) f
-        GROUP BY 1, 2, 3, 4, 5
-        ORDER BY 1, 2, 3, 4, 5
-        ON CONFLICT (project_id, facet, value, status, slot)
-        DO UPDATE SET total = lead_facet_counts.total + excluded.total;
-    INSERT INTO lead_status_counts (project_id, status, slot, total)
-        SELECT l.project_id, l.status, (l.id % 16)::smallint, count(*)
-        FROM leads l JOIN unnest(projects, ids) AS t (project_id, id)
-            ON l.project_id = t.project_id AND l.id = t.id
-        GROUP BY 1, 2, 3
-        ORDER BY 1, 2, 3
-        ON CONFLICT (project_id, status, slot)
-        DO UPDATE SET total = lead_status_counts.total + excluded.total;
+    PERFORM leads_count_moved('{}', ARRAY(
+        SELECT l FROM leads l JOIN unnest(projects, ids) AS t (project_id, id)
+            ON l.project_id = t.project_id AND l.id = t.id));
     RETURN cardinality(ids);
 END
 $$;

@@ -103,9 +103,8 @@ pub(crate) async fn uncounted(c: &impl GenericClient) -> Result<u64, Error> {
     Ok(u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0))
 }
 
-/// Whether lead `l` is counted: not among the uncounted.
-const COUNTED: &str = "NOT EXISTS (SELECT 1 FROM lead_uncounted u
-    WHERE u.project_id = l.project_id AND u.id = l.id)";
+/// Whether lead `l` is counted (migration 42).
+const COUNTED: &str = "lead_is_counted(l.project_id, l.id)";
 
 /// How the kept counts differ from a recount of the leads they count (not the uncounted
 /// ones): one line per table that differs, none when they match. A count is kept in slots
