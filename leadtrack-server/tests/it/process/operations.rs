@@ -353,15 +353,18 @@ async fn metrics_count_requests_leads_ratings_and_deliveries_as_they_happen() {
     }
     hook.wait_for(2, Duration::from_secs(20)).await;
 
-    // The worker records an attempt just after the platform answers: poll briefly.
+    // The worker records each attempt just after the platform answers, in either order:
+    // poll briefly for both.
     let mut scraped = scrape(&metrics_url).await;
     for _ in 0..100 {
-        let failed = sample(
-            &scraped,
-            "leadtrack_deliveries_total",
-            &[("outcome", "failed")],
-        );
-        if failed == Some(1.0) {
+        let recorded = |outcome| {
+            sample(
+                &scraped,
+                "leadtrack_deliveries_total",
+                &[("outcome", outcome)],
+            )
+        };
+        if recorded("failed") == Some(1.0) && recorded("delivered") == Some(1.0) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
