@@ -11,6 +11,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use fantoccini::wd::Capabilities;
@@ -20,6 +21,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
+use tokio::sync::{Semaphore, SemaphorePermit};
 use warp::Filter;
 
 /// Where the browser and its driver are, unless the environment says otherwise.
@@ -78,6 +80,13 @@ impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
     }
 }
 
+/// Browsers running at once in this process: one a core. A browser keeps a core busy, where
+/// most tests wait on sockets and timers; so however many tests run at once
+/// (`RUST_TEST_THREADS`), a test waits here for its browser rather than slow every other.
+static BROWSERS: LazyLock<Semaphore> = LazyLock::new(|| {
+    Semaphore::new(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+});
+
 /// A browser session and the driver process behind it.
 pub(crate) struct Browser {
     /// The WebDriver session.
@@ -86,6 +95,7 @@ pub(crate) struct Browser {
     pub(crate) engine: Engine,
     driver: Child,
     _profile: tempfile::TempDir,
+    _turn: SemaphorePermit<'static>,
 }
 
 impl Drop for Browser {
@@ -105,9 +115,13 @@ impl Browser {
 
     /// Starts the driver and a headless `engine`.
     pub(crate) async fn start_in(engine: Engine) -> Self {
+        let turn = BROWSERS
+            .acquire()
+            .await
+            .expect("the browsers' semaphore is never closed");
         match engine {
-            Engine::Chromium => Self::start_chromium().await,
-            Engine::Firefox => Self::start_firefox().await,
+            Engine::Chromium => Self::start_chromium(turn).await,
+            Engine::Firefox => Self::start_firefox(turn).await,
         }
     }
 
@@ -207,7 +221,7 @@ impl Browser {
     }
 
     /// Starts geckodriver and a headless Firefox ESR.
-    async fn start_firefox() -> Self {
+    async fn start_firefox(turn: SemaphorePermit<'static>) -> Self {
         let firefox = binary("LEADTRACK_FIREFOX", "/usr/bin/firefox-esr");
         let home = std::env::var_os("CARGO_HOME")
             .map(PathBuf::from)
@@ -273,11 +287,12 @@ impl Browser {
             engine: Engine::Firefox,
             driver,
             _profile: profile,
+            _turn: turn,
         }
     }
 
     /// Starts chromedriver and a headless Chromium.
-    async fn start_chromium() -> Self {
+    async fn start_chromium(turn: SemaphorePermit<'static>) -> Self {
         let chromium = binary("LEADTRACK_CHROMIUM", "/usr/bin/chromium");
         let chromedriver = binary("LEADTRACK_CHROMEDRIVER", "/usr/bin/chromedriver");
         assert!(
@@ -314,6 +329,7 @@ impl Browser {
             engine: Engine::Chromium,
             driver,
             _profile: profile,
+            _turn: turn,
         }
     }
 
