@@ -5,7 +5,7 @@
 //!
 //! | strategy | takes | how, and why |
 //! |---|---|---|
-//! | **by the filters** | no word the words' index looks up (no `search` or `q`, only words of one character, or of two that begin hundreds of trigrams or that one in twenty of the newest leads hold); and the page of more than [`SORTED_MOST`] matches | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: many matches fill it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
+//! | **by the filters** | no word the words' index looks up (no `search` or `q`, only words of one character, or of two that begin hundreds of trigrams or that one in twenty of the newest leads hold); a member's leads, when they are fewer than [`MEMBER_FEW`]; and the page of more than [`SORTED_MOST`] matches | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: many matches fill it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
 //! | **by the words** | a word the index looks up ([`words::lookup`]) | the index gives the leads holding the words, exactly, and the leads above its mark are added, each checked; the other filters are checked on each, and so are the `q` words that one in twenty of the newest leads hold beside a rarer word the index looks up. A `search` with no other filter is counted in the index alone. A page of at most [`SORTED_MOST`] matches is sorted from them. |
 //!
 //! Every listing checks its words on the leads it reads too (`instr` of the lead's search
@@ -48,6 +48,9 @@ impl Words {
     /// The index's part in `query`'s listing: `None` when it looks up none of its words,
     /// which is then listed by its filters.
     fn of(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Option<Self>, Error> {
+        if few_of_a_member(conn, project, query)? {
+            return Ok(None);
+        }
         let term = query.search.as_deref().map(search_term);
         // A `q` word that many of the newest leads hold is checked on each lead: a word of
         // two characters always (its page is soon found in order, and the index's
@@ -270,36 +273,43 @@ pub(crate) fn list(
         Some(words) => words.count(conn, project, query)?,
         None => kept_total(conn, project, query)?.map(|kept| u64::try_from(kept).unwrap_or(0)),
     };
-    let (total, found) = match in_index {
-        Some(total) => (total, None),
-        None if words.is_some() => {
-            let found = find(conn, project, query, words.as_ref(), bound)?;
-            (found.len() as u64, Some(found))
+    // The matches read for the total, and whether they are all of them.
+    let mut found = None;
+    let total = match (in_index, &words) {
+        (Some(total), _) => total,
+        (None, Some(words)) => {
+            // All of them when the index's candidates are few enough to sort a page from
+            // (or no bound applies), so that they are read once; else up to the bound.
+            let every =
+                bound == u64::MAX || words.in_index(conn, project, SORTED_MOST + 1)? <= SORTED_MOST;
+            let most = if every { u64::MAX } else { bound };
+            let matched = find(conn, project, query, Some(words), most)?;
+            let total = (matched.len() as u64).min(bound);
+            let every = every || total < bound;
+            found = Some((matched, every));
+            total
         }
-        None => {
+        (None, None) => {
             let (matches, params) = matches(project, query, None, "1", bound);
             let total: i64 = conn
                 .prepare_cached(&format!("SELECT count(*) FROM ({matches})"))?
                 .query_row(params_from_iter(&params), |row| row.get(0))?;
-            (u64::try_from(total).unwrap_or_default(), None)
+            u64::try_from(total).unwrap_or_default()
         }
     };
-    let counted_all = query.counted_all(total);
-    let by_words = match &words {
-        Some(_) if counted_all => total <= SORTED_MOST,
-        // The index's candidates, counted just past the most a page is sorted from.
-        Some(words) => words.in_index(conn, project, SORTED_MOST + 1)? <= SORTED_MOST,
-        None => false,
+    let by_words = match &found {
+        Some((matched, every)) => *every && matched.len() as u64 <= SORTED_MOST,
+        // Counted in the index alone, exactly.
+        None => words.is_some() && total <= SORTED_MOST,
     };
     let records = if query.offset() >= total {
         Vec::new()
     } else if by_words {
-        // All of them: a `q`'s count may have stopped at its bound.
-        let found = match found {
-            Some(found) if counted_all => found,
-            _ => find(conn, project, query, words.as_ref(), u64::MAX)?,
+        let matched = match found {
+            Some((matched, _)) => matched,
+            None => find(conn, project, query, words.as_ref(), u64::MAX)?,
         };
-        sorted_page(conn, query, &found)?
+        sorted_page(conn, query, &matched)?
     } else {
         let (filter, params) = filter(project, query, false);
         let ids = format!(
@@ -311,7 +321,7 @@ pub(crate) fn list(
     Ok(RecordPage {
         records,
         total,
-        total_is_lower_bound: !counted_all,
+        total_is_lower_bound: !query.counted_all(total),
     })
 }
 
@@ -366,6 +376,30 @@ fn common_words(
             holding as i64 * 20 >= GLANCED
         })
         .collect())
+}
+
+/// Fewest leads of a member whose listing is found through the words' index: fewer are
+/// read through their own index (`leads_assigned`) and each checked for the words, at
+/// most a millisecond or two, where a word can have thousands of matches to check for the
+/// member (the Mine tab's count beside every search).
+const MEMBER_FEW: i64 = 2_000;
+
+/// Whether `query` lists a member's leads, and they are fewer than [`MEMBER_FEW`].
+fn few_of_a_member(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+) -> Result<bool, Error> {
+    let Some(AssigneeFilter::User(user)) = query.assignee else {
+        return Ok(false);
+    };
+    let theirs: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT 1 FROM leads
+               WHERE project_id = ?1 AND assigned_to = ?2 LIMIT ?3)",
+        )?
+        .query_row((project.0, user.0, MEMBER_FEW), |row| row.get(0))?;
+    Ok(theirs < MEMBER_FEW)
 }
 
 /// Most matches a page is sorted from: reading each one's creation time costs about as much

@@ -240,8 +240,12 @@ fn searches_find_the_same_leads_indexed_or_not() {
         let project = 1 + i64::from(n % 5 == 0);
         crate::rows::insert_test_leads(&conn, &[(n + 1, project, status, created, &search, &q)]);
     }
-    conn.execute_batch("UPDATE leads SET has_gclid = 1 WHERE id % 3 = 0")
-        .unwrap();
+    conn.execute_batch(
+        "UPDATE leads SET has_gclid = 1 WHERE id % 3 = 0;
+         UPDATE leads SET assigned_to = 5 WHERE id % 4 = 1;",
+    )
+    .unwrap();
+    let theirs = Some(AssigneeFilter::User(leadtrack_core::types::UserId(5)));
     let queries = {
         let q = |words: &[&str]| LeadQuery {
             q: words.iter().map(|word| (*word).to_owned()).collect(),
@@ -275,6 +279,15 @@ fn searches_find_the_same_leads_indexed_or_not() {
                 ..search("oka")
             },
             search("ok"),
+            // A member's few leads, read through their own index.
+            LeadQuery {
+                assignee: theirs,
+                ..q(&["oka"])
+            },
+            LeadQuery {
+                assignee: theirs,
+                ..search("ok")
+            },
             search("müll"),
             search("@example"),
             // Counted from the kept counts, and the leads above their mark.
@@ -371,6 +384,33 @@ fn a_members_leads_are_read_through_their_index() {
             "{plan:?}"
         );
     }
+}
+
+/// A search of a member's leads reads them through their own index when they are fewer
+/// than [`MEMBER_FEW`], and looks its words up in the words' index when they are not.
+#[test]
+fn a_members_few_leads_are_searched_without_the_words_index() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    let leads: Vec<_> = (1..=MEMBER_FEW)
+        .map(|id| (id, 1, "open", id, "okafor", "okafor"))
+        .collect();
+    crate::rows::insert_test_leads(&conn, &leads);
+    conn.execute_batch("UPDATE leads SET assigned_to = 5 WHERE id > 1")
+        .unwrap();
+    crate::words::catch_up(&conn, 10_000).unwrap();
+    let query = LeadQuery {
+        assignee: Some(AssigneeFilter::User(leadtrack_core::types::UserId(5))),
+        q: vec!["okafor".into()],
+        ..LeadQuery::default()
+    };
+    assert_eq!(Words::of(&conn, ProjectId(1), &query).unwrap(), None);
+    conn.execute_batch("UPDATE leads SET assigned_to = 5 WHERE id = 1")
+        .unwrap();
+    let words = Words::of(&conn, ProjectId(1), &query).unwrap().unwrap();
+    assert_eq!(words.query.as_deref(), Some(r#"{q_text} : ("okafor")"#));
+    let page = list(&conn, ProjectId(1), &query).unwrap().parse().unwrap();
+    assert_eq!((page.leads.len(), page.total), (50, 1_001));
 }
 
 /// A page of the default listing (every status but spam, newest first), however deep,
