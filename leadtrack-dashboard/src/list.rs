@@ -418,7 +418,6 @@ async fn read<S: Store>(
     (view, query): (&InboxView, &LeadQuery),
     now: DateTime<Utc>,
 ) -> Result<Found, StoreError> {
-    let page = store.list_leads(project, query).await?;
     // The status tabs count everybody's leads, and Mine the viewer's open ones, each with
     // the view's other filters.
     let everybody = LeadQuery {
@@ -427,9 +426,10 @@ async fn read<S: Store>(
     };
     // A page counted only to its bound leaves the tabs, which count more of the same
     // matches, past it too: they show no counts, so none are counted.
-    let counts = match page.total_is_lower_bound {
-        true => LeadStatus::VARIANTS.iter().map(|s| (*s, None)).collect(),
-        false => counted(&everybody, store.status_counts(project, &everybody).await?),
+    let (page, counts) = store.inbox_page(project, query, &everybody).await?;
+    let counts = match counts {
+        None => LeadStatus::VARIANTS.iter().map(|s| (*s, None)).collect(),
+        Some(counts) => counted(&everybody, counts),
     };
     let takers = crate::assignees::takers(store, project).await?;
     let mine = match takers.iter().any(|taker| taker.id == user) {

@@ -16,12 +16,13 @@ use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
 use leadtrack_core::request::LeadQuery;
 use leadtrack_core::request::query::{AssigneeFilter, FacetValue, SortDirection, SortField};
-use leadtrack_core::store::per_status;
 use leadtrack_core::store::sql::{self, Listed, NOT_SPAM};
+use leadtrack_core::store::{StatusCounts, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
+use strum::VariantArray;
 
 use crate::counts::{kept_counts, kept_total};
 use crate::rowid::LEAD_BITS;
@@ -267,14 +268,45 @@ pub(crate) fn list(
     project: ProjectId,
     query: &LeadQuery,
 ) -> Result<RecordPage, Error> {
+    Ok(listed(conn, project, query, false)?.0)
+}
+
+/// An inbox's page and its tabs' counts ([`leadtrack_core::LeadStore::inbox_page`]). A page
+/// sorted from the matches the words find reads them once, whatever their status, when
+/// the tabs filter as the page does: the tabs count them all, and the page lists those of
+/// its statuses.
+pub(crate) fn inbox_page(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    tabs: &LeadQuery,
+) -> Result<(RecordPage, Option<StatusCounts>), Error> {
+    let shared = tabs.any_status() == query.any_status();
+    let (page, counted) = listed(conn, project, query, shared)?;
+    let counts = match (page.total_is_lower_bound, counted) {
+        (true, _) => None,
+        (false, Some(counted)) => Some(counted),
+        (false, None) => Some(status_counts(conn, project, tabs)?),
+    };
+    Ok((page, counts))
+}
+
+/// [`list`], and, when `tabs` asks and every match the words find is read, the counts per
+/// status of those matches.
+fn listed(
+    conn: &Connection,
+    project: ProjectId,
+    query: &LeadQuery,
+    tabs: bool,
+) -> Result<(RecordPage, Option<StatusCounts>), Error> {
     let words = Words::of(conn, project, query)?;
     let bound = query.counted().unwrap_or(u64::MAX);
     let in_index = match &words {
         Some(words) => words.count(conn, project, query)?,
         None => kept_total(conn, project, query)?.map(|kept| u64::try_from(kept).unwrap_or(0)),
     };
-    // The matches read for the total, and whether they are all of them.
-    let mut found = None;
+    // The matches read for the total, whether they are all of them, and the tabs' counts.
+    let (mut found, mut counts) = (None, None);
     let total = match (in_index, &words) {
         (Some(total), _) => total,
         (None, Some(words)) => {
@@ -282,11 +314,21 @@ pub(crate) fn list(
             // (or no bound applies), so that they are read once; else up to the bound.
             let every =
                 bound == u64::MAX || words.in_index(conn, project, SORTED_MOST + 1)? <= SORTED_MOST;
-            let most = if every { u64::MAX } else { bound };
-            let matched = find(conn, project, query, Some(words), most)?;
+            let matched = match every && tabs {
+                true => {
+                    let all = find(conn, project, &query.any_status(), Some(words), u64::MAX)?;
+                    counts = Some(tally(&all));
+                    all.into_iter()
+                        .filter(|found| query.lists(found.status))
+                        .collect()
+                }
+                false => {
+                    let most = if every { u64::MAX } else { bound };
+                    find(conn, project, query, Some(words), most)?
+                }
+            };
             let total = (matched.len() as u64).min(bound);
-            let every = every || total < bound;
-            found = Some((matched, every));
+            found = Some((matched, every || total < bound));
             total
         }
         (None, None) => {
@@ -318,30 +360,51 @@ pub(crate) fn list(
         );
         read_page(conn, query, &ids, params)?
     };
-    Ok(RecordPage {
+    let page = RecordPage {
         records,
         total,
         total_is_lower_bound: !query.counted_all(total),
-    })
+    };
+    Ok((page, counts))
 }
 
-/// At most `bound` of the leads matching `query`, found through `words`: their ids and
-/// creation times.
+/// A lead that matches a listing, as read to sort a page from.
+struct Found {
+    id: i64,
+    created_at: i64,
+    status: LeadStatus,
+}
+
+/// At most `bound` of the leads matching `query`, found through `words`.
 fn find(
     conn: &Connection,
     project: ProjectId,
     query: &LeadQuery,
     words: Option<&Words>,
     bound: u64,
-) -> Result<Vec<(i64, i64)>, Error> {
-    let columns = "leads.id, leads.created_at";
+) -> Result<Vec<Found>, Error> {
+    let columns = "leads.id, leads.created_at, leads.status";
     let (matches, params) = matches(project, query, words, columns, bound);
     conn.prepare_cached(&matches)?
-        .query_map(params_from_iter(&params), |row| {
-            Ok((row.get(0)?, row.get(1)?))
+        .query_and_then(params_from_iter(&params), |row| {
+            Ok(Found {
+                id: row.get(0)?,
+                created_at: row.get(1)?,
+                status: crate::rows::parse("status", row.get(2)?)?,
+            })
         })?
-        .collect::<Result<_, _>>()
-        .map_err(Error::from)
+        .collect()
+}
+
+/// How many of `found` hold each status, in [`LeadStatus`] order.
+fn tally(found: &[Found]) -> StatusCounts {
+    LeadStatus::VARIANTS
+        .iter()
+        .map(|status| {
+            let holding = found.iter().filter(|found| found.status == *status).count();
+            (*status, holding as u64)
+        })
+        .collect()
 }
 
 /// How many of the project's newest leads tell whether a `q` word is common
@@ -417,14 +480,17 @@ fn project_rowids(project: ProjectId) -> (i64, i64) {
 fn sorted_page(
     conn: &Connection,
     query: &LeadQuery,
-    found: &[(i64, i64)],
+    found: &[Found],
 ) -> Result<Vec<LeadRecord>, Error> {
     if query.sort.field != SortField::CreatedAt {
-        let ids: Vec<i64> = found.iter().map(|(id, _)| *id).collect();
+        let ids: Vec<i64> = found.iter().map(|found| found.id).collect();
         return read_ids(conn, query, &ids);
     }
     // As `order_by`: the creation time, then the id, both one way.
-    let mut keys: Vec<(i64, i64)> = found.iter().map(|(id, at)| (*at, *id)).collect();
+    let mut keys: Vec<(i64, i64)> = found
+        .iter()
+        .map(|found| (found.created_at, found.id))
+        .collect();
     keys.sort_unstable();
     if query.sort.direction == SortDirection::Desc {
         keys.reverse();

@@ -41,7 +41,7 @@ use leadtrack_core::spam::SpamReason;
 use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::erasure::Erased;
-use leadtrack_core::store::{Entity, LeadRow, Listed};
+use leadtrack_core::store::{Entity, LeadRow, Listed, StatusCounts};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -334,6 +334,21 @@ on_threads! {
                 .read_heavy(project, move |conn| listing::list(conn, project, &query))
                 .await?;
             Ok(page.parse()?)
+        }
+
+        async fn inbox_page(
+            &self,
+            project: ProjectId,
+            query: &LeadQuery,
+            tabs: &LeadQuery,
+        ) -> StoreResult<(LeadPage, Option<StatusCounts>)> {
+            let (query, tabs) = (query.clone(), tabs.clone());
+            let (page, counts) = self
+                .read_heavy(project, move |conn| {
+                    listing::inbox_page(conn, project, &query, &tabs)
+                })
+                .await?;
+            Ok((page.parse()?, counts))
         }
 
         async fn export_leads(

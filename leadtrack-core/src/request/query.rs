@@ -519,6 +519,15 @@ impl LeadQuery {
         self
     }
 
+    /// Whether the query's status filter lists a lead of `status`: a status it names, or
+    /// any but spam when it names none (as the listings' [`crate::store::sql::NOT_SPAM`]).
+    pub fn lists(&self, status: LeadStatus) -> bool {
+        match &self.status {
+            Some(statuses) => statuses.contains(&status),
+            None => status != LeadStatus::Spam,
+        }
+    }
+
     /// The query with every status, spam included, for its status filter: what a count
     /// per status counts.
     pub fn any_status(&self) -> Self {

@@ -109,6 +109,10 @@ pub fn one_key<T>(key: &KeyRef, mut matches: Vec<T>) -> StoreResult<T> {
     }
 }
 
+/// How many leads hold each status, in [`LeadStatus`] order, every status present: the
+/// counts of an inbox's tabs.
+pub type StatusCounts = Vec<(LeadStatus, u64)>;
+
 /// What the lead routes need: the leads of a project, their status updates and jobs, and
 /// finding the project a request speaks for.
 #[async_trait]
@@ -246,7 +250,26 @@ pub trait LeadStore: Send + Sync + 'static {
         &self,
         project: ProjectId,
         query: &LeadQuery,
-    ) -> StoreResult<Vec<(LeadStatus, u64)>>;
+    ) -> StoreResult<StatusCounts>;
+
+    /// An inbox's page: [`LeadStore::list_leads`] of `query`, with the counts of its tabs,
+    /// [`LeadStore::status_counts`] of `tabs` (the page's query, or it with fewer filters),
+    /// unless the page's total is only a lower bound (a `q` counted to its bound), past
+    /// which its tabs would count too. A backend may find both in one pass over the
+    /// matches when `tabs` filters as `query` does.
+    async fn inbox_page(
+        &self,
+        project: ProjectId,
+        query: &LeadQuery,
+        tabs: &LeadQuery,
+    ) -> StoreResult<(LeadPage, Option<StatusCounts>)> {
+        let page = self.list_leads(project, query).await?;
+        let counts = match page.total_is_lower_bound {
+            true => None,
+            false => Some(self.status_counts(project, tabs).await?),
+        };
+        Ok((page, counts))
+    }
 
     /// The distinct values of a column among the project's leads, in order (at most
     /// [`sql::LISTED_VALUES`]): what a filter offers to pick from.

@@ -342,6 +342,16 @@ fn searches_find_the_same_leads_indexed_or_not() {
             let (ids, total) = expected(conn, query);
             assert!(total > 0, "{stage}: {query:?} finds something");
             assert_eq!((found, page.total), (ids, total), "{stage}: {query:?}");
+            // An inbox's page is the same, and its tabs count what `status_counts` does
+            // (none past a `q`'s bound), whether they filter as the page does or not.
+            for tabs in [query.clone(), LeadQuery::default()] {
+                let (inbox, counts) = inbox_page(conn, ProjectId(1), query, &tabs).unwrap();
+                let inbox = inbox.parse().unwrap();
+                assert_eq!(inbox, page, "{stage}: {query:?}");
+                let expected = (!page.total_is_lower_bound)
+                    .then(|| status_counts(conn, ProjectId(1), &tabs).unwrap());
+                assert_eq!(counts, expected, "{stage}: {query:?}, tabs {tabs:?}");
+            }
         }
     };
     check(&conn, "none indexed");
