@@ -447,7 +447,7 @@ fn common_words(
 /// member (the Mine tab's count beside every search).
 const MEMBER_FEW: i64 = 2_000;
 
-/// Whether `query` lists a member's leads, and they are fewer than [`MEMBER_FEW`].
+/// Whether `query` searches a member's leads, and they are fewer than [`MEMBER_FEW`].
 fn few_of_a_member(
     conn: &Connection,
     project: ProjectId,
@@ -456,6 +456,9 @@ fn few_of_a_member(
     let Some(AssigneeFilter::User(user)) = query.assignee else {
         return Ok(false);
     };
+    if query.q.is_empty() && query.search.is_none() {
+        return Ok(false);
+    }
     let theirs: i64 = conn
         .prepare_cached(
             "SELECT count(*) FROM (SELECT 1 FROM leads
