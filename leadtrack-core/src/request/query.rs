@@ -833,6 +833,28 @@ mod tests {
         err.errors[0].field.clone()
     }
 
+    /// A query lists the statuses it names, or every one but spam when it names none.
+    #[test]
+    fn a_query_lists_its_statuses_or_all_but_spam() {
+        let listed = |q: &LeadQuery| -> Vec<LeadStatus> {
+            LeadStatus::VARIANTS
+                .iter()
+                .copied()
+                .filter(|status| q.lists(*status))
+                .collect()
+        };
+        let unnamed = query(&[]).unwrap();
+        let all_but_spam: Vec<_> = LeadStatus::VARIANTS
+            .iter()
+            .copied()
+            .filter(|status| *status != LeadStatus::Spam)
+            .collect();
+        assert_eq!(listed(&unnamed), all_but_spam);
+        let named = query(&[("status", "spam,lost")]).unwrap();
+        assert_eq!(listed(&named), vec![LeadStatus::Lost, LeadStatus::Spam]);
+        assert_eq!(listed(&unnamed.any_status()), LeadStatus::VARIANTS.to_vec());
+    }
+
     #[test]
     fn defaults() {
         let q = query(&[]).unwrap();
