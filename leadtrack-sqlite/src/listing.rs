@@ -447,6 +447,10 @@ fn common_words(
 /// member (the Mine tab's count beside every search).
 const MEMBER_FEW: i64 = 2_000;
 
+/// How many leads a member holds, up to a limit: in their own index alone.
+const MEMBERS_LEADS: &str = "SELECT count(*) FROM (SELECT 1 FROM leads
+    WHERE project_id = ?1 AND assigned_to = ?2 LIMIT ?3)";
+
 /// Whether `query` searches a member's leads, and they are fewer than [`MEMBER_FEW`].
 fn few_of_a_member(
     conn: &Connection,
@@ -460,10 +464,7 @@ fn few_of_a_member(
         return Ok(false);
     }
     let theirs: i64 = conn
-        .prepare_cached(
-            "SELECT count(*) FROM (SELECT 1 FROM leads
-               WHERE project_id = ?1 AND assigned_to = ?2 LIMIT ?3)",
-        )?
+        .prepare_cached(MEMBERS_LEADS)?
         .query_row((project.0, user.0, MEMBER_FEW), |row| row.get(0))?;
     Ok(theirs < MEMBER_FEW)
 }

@@ -371,11 +371,18 @@ fn searches_find_the_same_leads_indexed_or_not() {
 }
 
 /// A member's leads (the Mine tab, and its count) are found through their own index,
-/// whatever else filters: a range of dates, a status.
+/// whatever else filters: a range of dates, a status; and counted in it alone.
 #[test]
 fn a_members_leads_are_read_through_their_index() {
     let mut conn = Connection::open_in_memory().unwrap();
     crate::schema::migrate(&mut conn).unwrap();
+    let params = [1, 5, MEMBER_FEW].map(SqlValue::Integer);
+    let plan = plan_of(&conn, MEMBERS_LEADS, &params);
+    assert!(
+        plan.iter().any(|step| step
+            == "SEARCH leads USING COVERING INDEX leads_assigned (project_id=? AND assigned_to=?)"),
+        "{plan:?}"
+    );
     let query = LeadQuery {
         assignee: Some(AssigneeFilter::User(leadtrack_core::types::UserId(5))),
         status: Some(vec![LeadStatus::Open]),
