@@ -292,7 +292,7 @@ pub(crate) fn inbox_page(
 }
 
 /// [`list`], and, when `tabs` asks and every match the words find is read, the counts per
-/// status of those matches.
+/// status of those matches ([`Matched`]).
 fn listed(
     conn: &Connection,
     project: ProjectId,
@@ -305,32 +305,13 @@ fn listed(
         Some(words) => words.count(conn, project, query)?,
         None => kept_total(conn, project, query)?.map(|kept| u64::try_from(kept).unwrap_or(0)),
     };
-    // The matches read for the total, whether they are all of them, and the tabs' counts.
-    let (mut found, mut counts) = (None, None);
-    let total = match (in_index, &words) {
+    let matched = match (in_index, &words) {
+        (None, Some(words)) => Some(Matched::read(conn, project, query, words, tabs)?),
+        _ => None,
+    };
+    let total = match (in_index, &matched) {
         (Some(total), _) => total,
-        (None, Some(words)) => {
-            // All of them when the index's candidates are few enough to sort a page from
-            // (or no bound applies), so that they are read once; else up to the bound.
-            let every =
-                bound == u64::MAX || words.in_index(conn, project, SORTED_MOST + 1)? <= SORTED_MOST;
-            let matched = match every && tabs {
-                true => {
-                    let all = find(conn, project, &query.any_status(), Some(words), u64::MAX)?;
-                    counts = Some(tally(&all));
-                    all.into_iter()
-                        .filter(|found| query.lists(found.status))
-                        .collect()
-                }
-                false => {
-                    let most = if every { u64::MAX } else { bound };
-                    find(conn, project, query, Some(words), most)?
-                }
-            };
-            let total = (matched.len() as u64).min(bound);
-            found = Some((matched, every || total < bound));
-            total
-        }
+        (None, Some(matched)) => (matched.found.len() as u64).min(bound),
         (None, None) => {
             let (matches, params) = matches(project, query, None, "1", bound);
             let total: i64 = conn
@@ -339,19 +320,23 @@ fn listed(
             u64::try_from(total).unwrap_or_default()
         }
     };
-    let by_words = match &found {
-        Some((matched, every)) => *every && matched.len() as u64 <= SORTED_MOST,
+    let by_words = match &matched {
+        Some(matched) => matched.every && matched.found.len() as u64 <= SORTED_MOST,
         // Counted in the index alone, exactly.
         None => words.is_some() && total <= SORTED_MOST,
+    };
+    let (found, counts) = match matched {
+        Some(Matched { found, counts, .. }) => (Some(found), counts),
+        None => (None, None),
     };
     let records = if query.offset() >= total {
         Vec::new()
     } else if by_words {
-        let matched = match found {
-            Some((matched, _)) => matched,
+        let found = match found {
+            Some(found) => found,
             None => find(conn, project, query, words.as_ref(), u64::MAX)?,
         };
-        sorted_page(conn, query, &matched)?
+        sorted_page(conn, query, &found)?
     } else {
         let (filter, params) = filter(project, query, false);
         let ids = format!(
@@ -366,6 +351,56 @@ fn listed(
         total_is_lower_bound: !query.counted_all(total),
     };
     Ok((page, counts))
+}
+
+/// The leads a listing's words find that match it, as read for its total and its page.
+struct Matched {
+    found: Vec<Found>,
+    /// Whether they are every match, not only those up to the listing's bound.
+    every: bool,
+    /// When the tabs asked and every match was read: their counts per status.
+    counts: Option<StatusCounts>,
+}
+
+impl Matched {
+    /// The matches `words` find for `query`, read once: all of them when the index's
+    /// candidates are few enough to sort a page from (or no bound applies), else up to
+    /// the bound. With `tabs`, all of them are read whatever their status, and counted;
+    /// the listing keeps those of its statuses.
+    fn read(
+        conn: &Connection,
+        project: ProjectId,
+        query: &LeadQuery,
+        words: &Words,
+        tabs: bool,
+    ) -> Result<Self, Error> {
+        let bound = query.counted().unwrap_or(u64::MAX);
+        let every =
+            bound == u64::MAX || words.in_index(conn, project, SORTED_MOST + 1)? <= SORTED_MOST;
+        if every && tabs {
+            let all = find(conn, project, &query.any_status(), Some(words), u64::MAX)?;
+            let counts = Some(tally(&all));
+            let found = all.into_iter().filter(|f| query.lists(f.status)).collect();
+            return Ok(Self {
+                found,
+                every,
+                counts,
+            });
+        }
+        let found = find(
+            conn,
+            project,
+            query,
+            Some(words),
+            if every { u64::MAX } else { bound },
+        )?;
+        let every = every || (found.len() as u64) < bound;
+        Ok(Self {
+            found,
+            every,
+            counts: None,
+        })
+    }
 }
 
 /// A lead that matches a listing, as read to sort a page from.
