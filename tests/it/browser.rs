@@ -21,31 +21,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use warp::Filter;
 
-use crate::support::browser::{Browser, Engine, serve};
+use crate::support::browser::{Browser, Engine, in_both_browsers, serve};
 
-/// Each check, once in Chromium and once in Firefox.
-macro_rules! in_both_browsers {
-    ($($check:ident),* $(,)?) => {
-        mod chromium {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $check() {
-                    super::$check(super::Engine::Chromium).await;
-                }
-            )*
-        }
-        mod firefox {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $check() {
-                    super::$check(super::Engine::Firefox).await;
-                }
-            )*
-        }
-    };
-}
-
+// Each check, once in Chromium and once in Firefox.
 in_both_browsers!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     a_visit_and_a_double_submit_make_one_fully_attributed_lead,
     a_page_on_another_origin_passes_the_preflight,
     a_lead_sent_while_the_api_is_down_arrives_once_after_it_is_back,

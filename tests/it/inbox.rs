@@ -23,8 +23,23 @@ use leadtrack::core::saved_view::NewSavedView;
 use leadtrack::core::types::{LeadId, LeadIdentifier, LeadStatus, Role};
 use serde_json::{Value, json};
 
-use crate::support::browser::{Browser, Engine};
+use crate::support::browser::{Browser, Engine, in_both_browsers};
 use crate::support::site::*;
+
+// Each check, once in Chromium and once in Firefox.
+in_both_browsers!(
+    #[tokio::test]
+    a_row_always_fits_with_long_labels_and_every_platform,
+    every_page_fits_a_laptop_and_a_phone,
+    two_rows_are_rated_by_keyboard_with_prices,
+    the_a_key_takes_a_lead_and_mine_lists_it,
+    drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo,
+    dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast,
+    the_column_chooser_is_remembered_per_user,
+    at_offers_teammates_while_a_comment_is_typed,
+    copy_puts_a_webhook_address_on_the_clipboard,
+    the_f_key_sets_a_next_step_on_the_browsers_clock,
+);
 
 /// A laptop's screen and a phone's.
 const WIDTHS: [(u32, u32, &str); 2] = [(1366, 768, "laptop"), (390, 844, "phone")];
@@ -213,8 +228,7 @@ async fn row_misfits(browser: &Browser) -> Value {
 /// A heavy project's inbox fits a laptop without a sideways scroll, with each row's whole
 /// label (the longest picked in the first row, so that its platforms' marks show), price,
 /// Save and Undo, and the duplicate badge shows at both widths, in both browsers.
-#[tokio::test]
-async fn a_row_always_fits_with_long_labels_and_every_platform() {
+async fn a_row_always_fits_with_long_labels_and_every_platform(engine: Engine) {
     let site = heavy_site().await;
     let pick_longest = "
       const select = document.querySelector('tr[data-row] select[data-rating]');
@@ -222,50 +236,48 @@ async fn a_row_always_fits_with_long_labels_and_every_platform() {
       select.value = longest.value;
       select.dispatchEvent(new Event('change', {bubbles: true}));
       return longest.text;";
-    for engine in Engine::selected() {
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        for (width, height, screen) in WIDTHS {
-            browser.viewport(width, height).await;
-            c.goto(&format!("{}/projects/acme/leads", site.base()))
-                .await
-                .unwrap();
-            let picked = c.execute(pick_longest, vec![]).await.unwrap();
-            assert_eq!(picked.as_str().map(str::len), Some(24), "{picked}");
-            let at = format!("{engine:?} {screen}");
-            photograph(&browser, &format!("{at}-heavy-inbox").to_lowercase()).await;
-            let (overflow, _) = misfits(&browser).await;
-            assert_eq!(overflow, json!(0), "{at}: the page scrolls sideways");
-            let count = async |selector: &str| {
-                let script = format!("return document.querySelectorAll('{selector}').length;");
-                c.execute(&script, vec![]).await.unwrap()
-            };
-            assert_eq!(
-                count(".name-line .badge").await,
-                json!(1),
-                "{at}: a duplicate"
-            );
-            assert_eq!(row_misfits(&browser).await, json!([]), "{at}");
-            if screen != "laptop" {
-                continue;
-            }
-            // The last row's rating saved from the row: it waits out its undo window
-            // there, its Undo beside the label.
-            let last = "tr[data-row]:last-of-type";
-            let pick = pick_longest.replace("tr[data-row] select", &format!("{last} select"));
-            c.execute(&pick, vec![]).await.unwrap();
-            c.find(Locator::Css(&format!("{last} [data-save]")))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
-            let held = ".held-row:not([hidden]) [data-undo]";
-            c.wait().for_element(Locator::Css(held)).await.unwrap();
-            assert_eq!(count(held).await, json!(1), "{at}: the held rating's Undo");
-            assert_eq!(row_misfits(&browser).await, json!([]), "{at}, held");
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    for (width, height, screen) in WIDTHS {
+        browser.viewport(width, height).await;
+        c.goto(&format!("{}/projects/acme/leads", site.base()))
+            .await
+            .unwrap();
+        let picked = c.execute(pick_longest, vec![]).await.unwrap();
+        assert_eq!(picked.as_str().map(str::len), Some(24), "{picked}");
+        let at = format!("{engine:?} {screen}");
+        photograph(&browser, &format!("{at}-heavy-inbox").to_lowercase()).await;
+        let (overflow, _) = misfits(&browser).await;
+        assert_eq!(overflow, json!(0), "{at}: the page scrolls sideways");
+        let count = async |selector: &str| {
+            let script = format!("return document.querySelectorAll('{selector}').length;");
+            c.execute(&script, vec![]).await.unwrap()
+        };
+        assert_eq!(
+            count(".name-line .badge").await,
+            json!(1),
+            "{at}: a duplicate"
+        );
+        assert_eq!(row_misfits(&browser).await, json!([]), "{at}");
+        if screen != "laptop" {
+            continue;
         }
+        // The last row's rating saved from the row: it waits out its undo window
+        // there, its Undo beside the label.
+        let last = "tr[data-row]:last-of-type";
+        let pick = pick_longest.replace("tr[data-row] select", &format!("{last} select"));
+        c.execute(&pick, vec![]).await.unwrap();
+        c.find(Locator::Css(&format!("{last} [data-save]")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let held = ".held-row:not([hidden]) [data-undo]";
+        c.wait().for_element(Locator::Css(held)).await.unwrap();
+        assert_eq!(count(held).await, json!(1), "{at}: the held rating's Undo");
+        assert_eq!(row_misfits(&browser).await, json!([]), "{at}, held");
     }
 }
 
@@ -293,8 +305,7 @@ async fn assert_rating_follows_the_contact(browser: &Browser, at: &str) {
 /// no page scrolls sideways and no text is cut off; the laptop shows at least 12 leads
 /// without scrolling, and the phone shows leads as cards with the first in the first
 /// screen.
-#[tokio::test]
-async fn every_page_fits_a_laptop_and_a_phone() {
+async fn every_page_fits_a_laptop_and_a_phone(engine: Engine) {
     let site = busy_site().await;
     // Ada's page shows a conversion with its deliveries and a long note.
     let update = StatusUpdate {
@@ -382,7 +393,8 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         None,
     );
     site.store().save_inbound_hook(&typeform).await.unwrap();
-    let past = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/past-leads.csv");
+    let past =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/past-leads-{engine:?}.csv"));
     std::fs::write(
         &past,
         "email,firstName,lastName,Phone number,createdAt,Campaign notes
@@ -428,107 +440,105 @@ async fn every_page_fits_a_laptop_and_a_phone() {
         ("alerts", "/projects/acme/settings/alerts"),
         ("install", "/projects/acme/settings/install"),
     ];
-    for engine in Engine::selected() {
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        for (width, height, screen) in WIDTHS {
-            browser.viewport(width, height).await;
-            for (name, path) in pages {
-                c.goto(&format!("{}{path}", site.base())).await.unwrap();
-                let shot = format!("{engine:?}-{screen}-{name}").to_lowercase();
-                photograph(&browser, &shot).await;
-                // Parts below the fold: the weekly trend, and a lead's comments.
-                let below = match name {
-                    "reports-weekly" => Some(("trend-heading", "trend")),
-                    "lead" => Some(("comments", "comments")),
-                    "reports" => Some(("touch-heading", "touch")),
-                    _ => None,
-                };
-                if let Some((id, part)) = below {
-                    let scroll = format!("document.getElementById('{id}').scrollIntoView();");
-                    c.execute(&scroll, vec![]).await.unwrap();
-                    photograph(&browser, &format!("{shot}-{part}")).await;
-                }
-                let (overflow, cut) = misfits(&browser).await;
-                let at = format!("{engine:?} {screen} {name}");
-                assert_eq!(overflow, json!(0), "{at} scrolls sideways");
-                assert_eq!(cut, json!([]), "{at} cuts text off");
-                if name == "lead" {
-                    assert_rating_follows_the_contact(&browser, &at).await;
-                }
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    for (width, height, screen) in WIDTHS {
+        browser.viewport(width, height).await;
+        for (name, path) in pages {
+            c.goto(&format!("{}{path}", site.base())).await.unwrap();
+            let shot = format!("{engine:?}-{screen}-{name}").to_lowercase();
+            photograph(&browser, &shot).await;
+            // Parts below the fold: the weekly trend, and a lead's comments.
+            let below = match name {
+                "reports-weekly" => Some(("trend-heading", "trend")),
+                "lead" => Some(("comments", "comments")),
+                "reports" => Some(("touch-heading", "touch")),
+                _ => None,
+            };
+            if let Some((id, part)) = below {
+                let scroll = format!("document.getElementById('{id}').scrollIntoView();");
+                c.execute(&scroll, vec![]).await.unwrap();
+                photograph(&browser, &format!("{shot}-{part}")).await;
             }
-            // A file uploaded: its columns and first rows, mapped.
-            c.goto(&format!("{}/projects/acme/settings/import", site.base()))
-                .await
-                .unwrap();
-            let file = c.find(Locator::Css("input[type=file]")).await.unwrap();
-            file.send_keys(past.to_str().unwrap()).await.unwrap();
-            c.find(Locator::Css("form[enctype] button[type=submit]"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
-            c.wait()
-                .for_element(Locator::Id("map-title"))
-                .await
-                .unwrap();
+            let (overflow, cut) = misfits(&browser).await;
+            let at = format!("{engine:?} {screen} {name}");
+            assert_eq!(overflow, json!(0), "{at} scrolls sideways");
+            assert_eq!(cut, json!([]), "{at} cuts text off");
+            if name == "lead" {
+                assert_rating_follows_the_contact(&browser, &at).await;
+            }
+        }
+        // A file uploaded: its columns and first rows, mapped.
+        c.goto(&format!("{}/projects/acme/settings/import", site.base()))
+            .await
+            .unwrap();
+        let file = c.find(Locator::Css("input[type=file]")).await.unwrap();
+        file.send_keys(past.to_str().unwrap()).await.unwrap();
+        c.find(Locator::Css("form[enctype] button[type=submit]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        c.wait()
+            .for_element(Locator::Id("map-title"))
+            .await
+            .unwrap();
+        photograph(
+            &browser,
+            &format!("{engine:?}-{screen}-import-file").to_lowercase(),
+        )
+        .await;
+        let (overflow, cut) = misfits(&browser).await;
+        let at = format!("{engine:?} {screen} the import's mapping");
+        assert_eq!(overflow, json!(0), "{at} scrolls sideways");
+        assert_eq!(cut, json!([]), "{at} cuts text off");
+        c.goto(&format!("{}/projects/acme/leads", site.base()))
+            .await
+            .unwrap();
+        // Each of the inbox's panels, open alone, fits too.
+        for (n, panel) in ["filters", "columns", "views"].into_iter().enumerate() {
+            let open = format!(
+                "document.querySelectorAll('details.popover').forEach((d, i) => d.open = i === {n});"
+            );
+            c.execute(&open, vec![]).await.unwrap();
             photograph(
                 &browser,
-                &format!("{engine:?}-{screen}-import-file").to_lowercase(),
+                &format!("{engine:?}-{screen}-panel-{panel}").to_lowercase(),
             )
             .await;
             let (overflow, cut) = misfits(&browser).await;
-            let at = format!("{engine:?} {screen} the import's mapping");
+            let at = format!("{engine:?} {screen} the {panel} panel");
             assert_eq!(overflow, json!(0), "{at} scrolls sideways");
             assert_eq!(cut, json!([]), "{at} cuts text off");
-            c.goto(&format!("{}/projects/acme/leads", site.base()))
-                .await
-                .unwrap();
-            // Each of the inbox's panels, open alone, fits too.
-            for (n, panel) in ["filters", "columns", "views"].into_iter().enumerate() {
-                let open = format!(
-                    "document.querySelectorAll('details.popover').forEach((d, i) => d.open = i === {n});"
-                );
-                c.execute(&open, vec![]).await.unwrap();
-                photograph(
-                    &browser,
-                    &format!("{engine:?}-{screen}-panel-{panel}").to_lowercase(),
-                )
-                .await;
-                let (overflow, cut) = misfits(&browser).await;
-                let at = format!("{engine:?} {screen} the {panel} panel");
-                assert_eq!(overflow, json!(0), "{at} scrolls sideways");
-                assert_eq!(cut, json!([]), "{at} cuts text off");
-            }
-            c.goto(&format!("{}/projects/acme/leads", site.base()))
-                .await
-                .unwrap();
-            let visible = c
-                .execute(
-                    "return [...document.querySelectorAll('tr[data-row]')]
-                       .filter(r => r.getBoundingClientRect().bottom <= window.innerHeight).length;",
-                    vec![],
-                )
-                .await
-                .unwrap();
-            let visible = visible.as_u64().unwrap();
-            if screen == "laptop" {
-                assert!(
-                    visible >= 12,
-                    "{engine:?}: {visible} leads in view at 1366×768"
-                );
-            } else {
-                assert!(
-                    visible >= 1,
-                    "{engine:?}: a lead card in the phone's first screen"
-                );
-            }
         }
-        browser.close().await;
-        viewer_pages_fit(&site, engine).await;
+        c.goto(&format!("{}/projects/acme/leads", site.base()))
+            .await
+            .unwrap();
+        let visible = c
+            .execute(
+                "return [...document.querySelectorAll('tr[data-row]')]
+                   .filter(r => r.getBoundingClientRect().bottom <= window.innerHeight).length;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let visible = visible.as_u64().unwrap();
+        if screen == "laptop" {
+            assert!(
+                visible >= 12,
+                "{engine:?}: {visible} leads in view at 1366×768"
+            );
+        } else {
+            assert!(
+                visible >= 1,
+                "{engine:?}: a lead card in the phone's first screen"
+            );
+        }
     }
+    browser.close().await;
+    viewer_pages_fit(&site, engine).await;
 }
 
 /// A viewer's inbox and lead page, at both widths: they fit, and show no rating control.
@@ -601,120 +611,114 @@ async fn rate_current_row(browser: &Browser, price: &str) -> i64 {
 /// Two rows rated by keyboard, each with its price, without leaving the list: each is a
 /// rating like any other (waiting out its undo window, one job), the row says so, and `?`
 /// lists the keys.
-#[tokio::test]
-async fn two_rows_are_rated_by_keyboard_with_prices() {
-    for engine in Engine::selected() {
-        let site = busy_site().await;
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        site_window(site.store(), site.acme(), 30).await;
-        c.goto(&format!("{}/projects/acme/leads", site.base()))
-            .await
-            .unwrap();
-        let counts = async || {
-            let mut counts = Vec::new();
-            for key in ["open", "pending"] {
-                let css = format!("[data-count={key}]");
-                let count = c
-                    .find(Locator::Css(&css))
-                    .await
-                    .unwrap()
-                    .text()
-                    .await
-                    .unwrap();
-                counts.push(count.parse::<i64>().unwrap());
-            }
-            counts
-        };
-        let before = counts().await;
-        press(&browser, "j").await;
-        let first = rate_current_row(&browser, "1500").await;
-        let second = rate_current_row(&browser, "250.50").await;
-        assert_ne!(first, second);
-        // The tabs' counts follow, without a reload.
-        assert_eq!(counts().await, [before[0] - 2, before[1] + 2], "{engine:?}");
-        for (id, cents) in [(first, 150_000), (second, 25_050)] {
-            let lead = site
-                .store()
-                .find_lead(site.acme().id, &LeadIdentifier::LeadId(LeadId(id)))
+async fn two_rows_are_rated_by_keyboard_with_prices(engine: Engine) {
+    let site = busy_site().await;
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    site_window(site.store(), site.acme(), 30).await;
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
+        .await
+        .unwrap();
+    let counts = async || {
+        let mut counts = Vec::new();
+        for key in ["open", "pending"] {
+            let css = format!("[data-count={key}]");
+            let count = c
+                .find(Locator::Css(&css))
+                .await
+                .unwrap()
+                .text()
                 .await
                 .unwrap();
-            assert_eq!(
-                (
-                    lead.status,
-                    lead.price,
-                    lead.conversion_id.map(|c| c.to_string())
-                ),
-                (
-                    LeadStatus::Pending,
-                    Some(cents),
-                    Some(site.customer.clone())
-                ),
-                "{engine:?}: lead {id}"
-            );
-            let jobs = site.store().lead_jobs(site.acme().id, LeadId(id)).await;
-            assert_eq!(jobs.unwrap().len(), 1, "one rating, one job");
-            let waiting = c
-                .find(Locator::Css(&format!("#lead-{id} .held-row")))
-                .await
-                .unwrap();
-            assert!(
-                waiting.text().await.unwrap().starts_with("sent in"),
-                "{engine:?}: the row shows its rating waiting"
-            );
+            counts.push(count.parse::<i64>().unwrap());
         }
-        press(&browser, "?").await;
-        let help = c.find(Locator::Css("dialog[open]")).await.unwrap();
-        assert!(help.text().await.unwrap().contains("Keys in the inbox"));
-        browser.close().await;
-    }
-}
-
-/// `a` takes the current row's lead: it is assigned to the viewer, the row says "You", and
-/// Mine lists it.
-#[tokio::test]
-async fn the_a_key_takes_a_lead_and_mine_lists_it() {
-    for engine in Engine::selected() {
-        let site = busy_site().await;
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        c.goto(&format!("{}/projects/acme/leads", site.base()))
-            .await
-            .unwrap();
-        press(&browser, "j").await;
-        let id = current_row(&browser).await;
-        press(&browser, "a").await;
-        wait_until(&browser, "the lead taken", |_, text| {
-            text.contains("1 lead assigned.")
-        })
-        .await;
+        counts
+    };
+    let before = counts().await;
+    press(&browser, "j").await;
+    let first = rate_current_row(&browser, "1500").await;
+    let second = rate_current_row(&browser, "250.50").await;
+    assert_ne!(first, second);
+    // The tabs' counts follow, without a reload.
+    assert_eq!(counts().await, [before[0] - 2, before[1] + 2], "{engine:?}");
+    for (id, cents) in [(first, 150_000), (second, 25_050)] {
         let lead = site
             .store()
             .find_lead(site.acme().id, &LeadIdentifier::LeadId(LeadId(id)))
             .await
             .unwrap();
-        let olive = site.store().user_by_email(OWNER.0).await.unwrap();
-        assert_eq!(lead.assignee.map(|a| a.id), Some(olive.id), "{engine:?}");
-        let cell = c
-            .find(Locator::Css(&format!("#lead-{id} td[data-col=assignee]")))
-            .await
-            .unwrap();
-        assert_eq!(cell.text().await.unwrap(), "You", "{engine:?}");
-        c.goto(&format!("{}/projects/acme/leads?tab=mine", site.base()))
-            .await
-            .unwrap();
-        let rows = c.find_all(Locator::Css("tr[data-row]")).await.unwrap();
-        assert_eq!(rows.len(), 1, "{engine:?}: Mine lists the one lead taken");
         assert_eq!(
-            rows[0].attr("id").await.unwrap(),
-            Some(format!("lead-{id}"))
+            (
+                lead.status,
+                lead.price,
+                lead.conversion_id.map(|c| c.to_string())
+            ),
+            (
+                LeadStatus::Pending,
+                Some(cents),
+                Some(site.customer.clone())
+            ),
+            "{engine:?}: lead {id}"
         );
-        browser.close().await;
+        let jobs = site.store().lead_jobs(site.acme().id, LeadId(id)).await;
+        assert_eq!(jobs.unwrap().len(), 1, "one rating, one job");
+        let waiting = c
+            .find(Locator::Css(&format!("#lead-{id} .held-row")))
+            .await
+            .unwrap();
+        assert!(
+            waiting.text().await.unwrap().starts_with("sent in"),
+            "{engine:?}: the row shows its rating waiting"
+        );
     }
+    press(&browser, "?").await;
+    let help = c.find(Locator::Css("dialog[open]")).await.unwrap();
+    assert!(help.text().await.unwrap().contains("Keys in the inbox"));
+    browser.close().await;
+}
+
+/// `a` takes the current row's lead: it is assigned to the viewer, the row says "You", and
+/// Mine lists it.
+async fn the_a_key_takes_a_lead_and_mine_lists_it(engine: Engine) {
+    let site = busy_site().await;
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    c.goto(&format!("{}/projects/acme/leads", site.base()))
+        .await
+        .unwrap();
+    press(&browser, "j").await;
+    let id = current_row(&browser).await;
+    press(&browser, "a").await;
+    wait_until(&browser, "the lead taken", |_, text| {
+        text.contains("1 lead assigned.")
+    })
+    .await;
+    let lead = site
+        .store()
+        .find_lead(site.acme().id, &LeadIdentifier::LeadId(LeadId(id)))
+        .await
+        .unwrap();
+    let olive = site.store().user_by_email(OWNER.0).await.unwrap();
+    assert_eq!(lead.assignee.map(|a| a.id), Some(olive.id), "{engine:?}");
+    let cell = c
+        .find(Locator::Css(&format!("#lead-{id} td[data-col=assignee]")))
+        .await
+        .unwrap();
+    assert_eq!(cell.text().await.unwrap(), "You", "{engine:?}");
+    c.goto(&format!("{}/projects/acme/leads?tab=mine", site.base()))
+        .await
+        .unwrap();
+    let rows = c.find_all(Locator::Css("tr[data-row]")).await.unwrap();
+    assert_eq!(rows.len(), 1, "{engine:?}: Mine lists the one lead taken");
+    assert_eq!(
+        rows[0].attr("id").await.unwrap(),
+        Some(format!("lead-{id}"))
+    );
+    browser.close().await;
 }
 
 /// What the API says of lead `id`: its status, price (in cents) and how many jobs it has.
@@ -735,84 +739,81 @@ async fn seen_by_api(site: &Site, id: i64) -> (String, Option<i64>, usize) {
 /// With "review before sending", ratings made in the rows are drafts: the API sees none
 /// of them (no status, no job), until "Send N ratings" sends them as one batch, which
 /// one Undo (`u`) takes back whole.
-#[tokio::test]
-async fn drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo() {
-    for engine in Engine::selected() {
-        let site = busy_site().await;
-        let review = ProjectSettings {
-            review_ratings: Some(true),
-            undo_window_seconds: Some(60),
-            ..ProjectSettings::default()
-        };
-        site.store()
-            .update_project(site.acme().id, review)
+async fn drafts_stay_out_of_the_api_until_sent_as_one_batch_with_one_undo(engine: Engine) {
+    let site = busy_site().await;
+    let review = ProjectSettings {
+        review_ratings: Some(true),
+        undo_window_seconds: Some(60),
+        ..ProjectSettings::default()
+    };
+    site.store()
+        .update_project(site.acme().id, review)
+        .await
+        .unwrap();
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    press(&browser, "j").await;
+    let first = rate_current_row(&browser, "1200").await;
+    let second = rate_current_row(&browser, "80").await;
+    let bar = c.find(Locator::Css("[data-drafts-bar]")).await.unwrap();
+    let said = bar.text().await.unwrap();
+    assert!(said.starts_with("2 ratings kept as drafts"), "{said}");
+    assert!(said.ends_with("Send 2 ratings"), "{said}");
+    for id in [first, second] {
+        let badge = c
+            .find(Locator::Css(&format!("#lead-{id} [data-draft-badge]")))
             .await
             .unwrap();
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        press(&browser, "j").await;
-        let first = rate_current_row(&browser, "1200").await;
-        let second = rate_current_row(&browser, "80").await;
-        let bar = c.find(Locator::Css("[data-drafts-bar]")).await.unwrap();
-        let said = bar.text().await.unwrap();
-        assert!(said.starts_with("2 ratings kept as drafts"), "{said}");
-        assert!(said.ends_with("Send 2 ratings"), "{said}");
-        for id in [first, second] {
-            let badge = c
-                .find(Locator::Css(&format!("#lead-{id} [data-draft-badge]")))
-                .await
-                .unwrap();
-            assert!(
-                badge.is_displayed().await.unwrap(),
-                "{engine:?}: the row's draft"
-            );
-            assert_eq!(seen_by_api(&site, id).await, ("open".to_owned(), None, 0));
-        }
-        // Shown as drafts to the rest of the team, after a reload too.
-        c.refresh().await.unwrap();
-        let shown = c
-            .find(Locator::Css(&format!("#price-{first}")))
-            .await
-            .unwrap();
-        assert_eq!(
-            shown.prop("value").await.unwrap().as_deref(),
-            Some("1,200.00")
-        );
-
-        click(c, "[data-drafts-bar] button").await;
-        wait_until(&browser, "the batch sent", |_, text| {
-            text.contains("2 leads rated")
-        })
-        .await;
-        assert_eq!(
-            seen_by_api(&site, first).await,
-            ("pending".to_owned(), Some(120_000), 1)
-        );
-        assert_eq!(
-            seen_by_api(&site, second).await,
-            ("pending".to_owned(), Some(8_000), 1)
-        );
         assert!(
-            site.store()
-                .drafts(site.acme().id)
-                .await
-                .unwrap()
-                .is_empty()
+            badge.is_displayed().await.unwrap(),
+            "{engine:?}: the row's draft"
         );
-
-        press(&browser, "u").await;
-        wait_until(&browser, "the batch undone", |_, text| {
-            text.contains("2 ratings undone")
-        })
-        .await;
-        for id in [first, second] {
-            let (status, _, _) = seen_by_api(&site, id).await;
-            assert_eq!(status, "open", "{engine:?}: undone, nothing left to send");
-        }
-        browser.close().await;
+        assert_eq!(seen_by_api(&site, id).await, ("open".to_owned(), None, 0));
     }
+    // Shown as drafts to the rest of the team, after a reload too.
+    c.refresh().await.unwrap();
+    let shown = c
+        .find(Locator::Css(&format!("#price-{first}")))
+        .await
+        .unwrap();
+    assert_eq!(
+        shown.prop("value").await.unwrap().as_deref(),
+        Some("1,200.00")
+    );
+
+    click(c, "[data-drafts-bar] button").await;
+    wait_until(&browser, "the batch sent", |_, text| {
+        text.contains("2 leads rated")
+    })
+    .await;
+    assert_eq!(
+        seen_by_api(&site, first).await,
+        ("pending".to_owned(), Some(120_000), 1)
+    );
+    assert_eq!(
+        seen_by_api(&site, second).await,
+        ("pending".to_owned(), Some(8_000), 1)
+    );
+    assert!(
+        site.store()
+            .drafts(site.acme().id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    press(&browser, "u").await;
+    wait_until(&browser, "the batch undone", |_, text| {
+        text.contains("2 ratings undone")
+    })
+    .await;
+    for id in [first, second] {
+        let (status, _, _) = seen_by_api(&site, id).await;
+        assert_eq!(status, "open", "{engine:?}: undone, nothing left to send");
+    }
+    browser.close().await;
 }
 
 /// The text on the page whose contrast with what is behind it is below WCAG AA (4.5:1, or
@@ -862,8 +863,7 @@ async fn low_contrast(browser: &Browser) -> Value {
 /// Dark mode: the system's preference is followed (Chromium emulates a dark system), and
 /// the header's switch, remembered per user, sets it in both browsers; every page keeps
 /// WCAG AA contrast in both schemes.
-#[tokio::test]
-async fn dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast() {
+async fn dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast(engine: Engine) {
     let site = busy_site().await;
     let pages = [
         "/projects/acme/leads",
@@ -875,60 +875,58 @@ async fn dark_mode_follows_the_system_or_the_switch_and_keeps_aa_contrast() {
         "/",
     ];
     let background = "return getComputedStyle(document.documentElement).backgroundColor;";
-    for engine in Engine::selected() {
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        for path in pages {
-            c.goto(&format!("{}{path}", site.base())).await.unwrap();
-            assert_eq!(
-                low_contrast(&browser).await,
-                json!([]),
-                "{engine:?} light {path}"
-            );
-        }
-        if engine == Engine::Chromium {
-            browser.prefer_dark(true).await;
-            c.refresh().await.unwrap();
-            assert_eq!(
-                c.execute(background, vec![]).await.unwrap(),
-                json!("rgb(13, 17, 23)")
-            );
-            browser.prefer_dark(false).await;
-        }
-        // The switch: dark, on every page, and remembered.
-        c.goto(&format!("{}/projects/acme/reports", site.base()))
-            .await
-            .unwrap();
-        click(c, "button.to-dark").await;
-        wait_until(&browser, "dark", |url, _| {
-            url.ends_with("/projects/acme/reports")
-        })
-        .await;
-        for path in pages {
-            c.goto(&format!("{}{path}", site.base())).await.unwrap();
-            assert_eq!(
-                c.execute(background, vec![]).await.unwrap(),
-                json!("rgb(13, 17, 23)"),
-                "{path}"
-            );
-            assert_eq!(
-                low_contrast(&browser).await,
-                json!([]),
-                "{engine:?} dark {path}"
-            );
-            let name = path.trim_matches('/').replace('/', "-");
-            photograph(&browser, &format!("{engine:?}-dark-{name}").to_lowercase()).await;
-        }
-        click(c, "button.to-light").await;
-        wait_until(&browser, "light", |url, _| url.ends_with('/')).await;
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    for path in pages {
+        c.goto(&format!("{}{path}", site.base())).await.unwrap();
+        assert_eq!(
+            low_contrast(&browser).await,
+            json!([]),
+            "{engine:?} light {path}"
+        );
+    }
+    if engine == Engine::Chromium {
+        browser.prefer_dark(true).await;
+        c.refresh().await.unwrap();
         assert_eq!(
             c.execute(background, vec![]).await.unwrap(),
-            json!("rgb(245, 247, 250)")
+            json!("rgb(13, 17, 23)")
         );
-        browser.close().await;
+        browser.prefer_dark(false).await;
     }
+    // The switch: dark, on every page, and remembered.
+    c.goto(&format!("{}/projects/acme/reports", site.base()))
+        .await
+        .unwrap();
+    click(c, "button.to-dark").await;
+    wait_until(&browser, "dark", |url, _| {
+        url.ends_with("/projects/acme/reports")
+    })
+    .await;
+    for path in pages {
+        c.goto(&format!("{}{path}", site.base())).await.unwrap();
+        assert_eq!(
+            c.execute(background, vec![]).await.unwrap(),
+            json!("rgb(13, 17, 23)"),
+            "{path}"
+        );
+        assert_eq!(
+            low_contrast(&browser).await,
+            json!([]),
+            "{engine:?} dark {path}"
+        );
+        let name = path.trim_matches('/').replace('/', "-");
+        photograph(&browser, &format!("{engine:?}-dark-{name}").to_lowercase()).await;
+    }
+    click(c, "button.to-light").await;
+    wait_until(&browser, "light", |url, _| url.ends_with('/')).await;
+    assert_eq!(
+        c.execute(background, vec![]).await.unwrap(),
+        json!("rgb(245, 247, 250)")
+    );
+    browser.close().await;
 }
 
 /// The headings of the inbox's columns, in order.
@@ -947,160 +945,150 @@ async fn headings(browser: &Browser) -> Vec<String> {
 
 /// The column chooser: a user shows the campaign and hides the email; the choice is kept
 /// for them across sessions, and is theirs alone.
-#[tokio::test]
-async fn the_column_chooser_is_remembered_per_user() {
+async fn the_column_chooser_is_remembered_per_user(engine: Engine) {
     let site = busy_site().await;
-    for engine in Engine::selected() {
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        click(c, ".popover.columns summary").await;
-        for name in ["email", "campaign"] {
-            let selector = format!(".popover.columns input[value={name}]");
-            click(c, &selector).await;
-        }
-        click(c, ".popover.columns button").await;
-        wait_until(&browser, "the chosen columns", |_, text| {
-            text.contains("spring_sale")
-        })
-        .await;
-        let chosen = [
-            "created", "name", "form", "source", "campaign", "clickIds", "assignee", "price",
-            "status",
-        ];
-        assert_eq!(headings(&browser).await, chosen, "{engine:?}");
-        browser.close().await;
-
-        // A new session of the same user: the same columns. Another user: the defaults.
-        let again = Browser::start_in(engine).await;
-        site.sign_in(&again, OWNER).await;
-        assert_eq!(headings(&again).await, chosen, "{engine:?}: kept");
-        again.close().await;
-        let member = Browser::start_in(engine).await;
-        site.sign_in(&member, MEMBER).await;
-        assert!(headings(&member).await.contains(&"email".to_owned()));
-        member.close().await;
-        // Back to the defaults for the next browser.
-        let owner = site.store().user_by_email(OWNER.0).await.unwrap();
-        let defaults = leadtrack::core::account::Preferences::default();
-        site.store()
-            .set_preferences(owner.id, &defaults)
-            .await
-            .unwrap();
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    click(c, ".popover.columns summary").await;
+    for name in ["email", "campaign"] {
+        let selector = format!(".popover.columns input[value={name}]");
+        click(c, &selector).await;
     }
+    click(c, ".popover.columns button").await;
+    wait_until(&browser, "the chosen columns", |_, text| {
+        text.contains("spring_sale")
+    })
+    .await;
+    let chosen = [
+        "created", "name", "form", "source", "campaign", "clickIds", "assignee", "price", "status",
+    ];
+    assert_eq!(headings(&browser).await, chosen, "{engine:?}");
+    browser.close().await;
+
+    // A new session of the same user: the same columns. Another user: the defaults.
+    let again = Browser::start_in(engine).await;
+    site.sign_in(&again, OWNER).await;
+    assert_eq!(headings(&again).await, chosen, "{engine:?}: kept");
+    again.close().await;
+    let member = Browser::start_in(engine).await;
+    site.sign_in(&member, MEMBER).await;
+    assert!(headings(&member).await.contains(&"email".to_owned()));
+    member.close().await;
+    // Back to the defaults for the next browser.
+    let owner = site.store().user_by_email(OWNER.0).await.unwrap();
+    let defaults = leadtrack::core::account::Preferences::default();
+    site.store()
+        .set_preferences(owner.id, &defaults)
+        .await
+        .unwrap();
 }
 
 /// Typing `@` and the start of a name in a comment offers the teammates it fits; the arrow
 /// keys and Enter pick one, which the comment then names (and the server tells).
-#[tokio::test]
-async fn at_offers_teammates_while_a_comment_is_typed() {
-    for engine in Engine::selected() {
-        let site = site().await;
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        c.goto(&format!("{}/projects/acme/leads/1", site.base()))
-            .await
-            .unwrap();
-        let field = c.find(Locator::Css("#comment-text")).await.unwrap();
-        field.send_keys("Call back? @m").await.unwrap();
-        let list = c.find(Locator::Css("#mention-list")).await.unwrap();
-        assert!(
-            list.is_displayed().await.unwrap(),
-            "{engine:?}: @m opens the list"
-        );
-        let offered = c
-            .find_all(Locator::Css("#mention-list li:not([hidden])"))
-            .await
-            .unwrap();
-        let mut names = Vec::new();
-        for option in &offered {
-            names.push(option.text().await.unwrap());
-        }
-        assert_eq!(names.len(), 1, "{engine:?}: only Mo fits @m: {names:?}");
-        assert_eq!(
-            field.attr("aria-expanded").await.unwrap().as_deref(),
-            Some("true")
-        );
-        field.send_keys(&Key::Enter.to_string()).await.unwrap();
-        let typed = field.prop("value").await.unwrap().unwrap_or_default();
-        let handle = offered[0].attr("data-handle").await.unwrap().unwrap();
-        assert_eq!(typed, format!("Call back? @{handle} "), "{engine:?}");
-        assert!(
-            !list.is_displayed().await.unwrap(),
-            "{engine:?}: picked, it closes"
-        );
-        c.find(Locator::Css(".comment-form button[type=submit]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        wait_until(&browser, "the comment saved", |url, _| {
-            url.ends_with("#comments")
-        })
-        .await;
-        let saved = site
-            .store()
-            .comments(site.acme().id, LeadId(1))
-            .await
-            .unwrap();
-        assert_eq!(saved[0].text, format!("Call back? @{handle}"), "{engine:?}");
-        browser.close().await;
+async fn at_offers_teammates_while_a_comment_is_typed(engine: Engine) {
+    let site = site().await;
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    c.goto(&format!("{}/projects/acme/leads/1", site.base()))
+        .await
+        .unwrap();
+    let field = c.find(Locator::Css("#comment-text")).await.unwrap();
+    field.send_keys("Call back? @m").await.unwrap();
+    let list = c.find(Locator::Css("#mention-list")).await.unwrap();
+    assert!(
+        list.is_displayed().await.unwrap(),
+        "{engine:?}: @m opens the list"
+    );
+    let offered = c
+        .find_all(Locator::Css("#mention-list li:not([hidden])"))
+        .await
+        .unwrap();
+    let mut names = Vec::new();
+    for option in &offered {
+        names.push(option.text().await.unwrap());
     }
+    assert_eq!(names.len(), 1, "{engine:?}: only Mo fits @m: {names:?}");
+    assert_eq!(
+        field.attr("aria-expanded").await.unwrap().as_deref(),
+        Some("true")
+    );
+    field.send_keys(&Key::Enter.to_string()).await.unwrap();
+    let typed = field.prop("value").await.unwrap().unwrap_or_default();
+    let handle = offered[0].attr("data-handle").await.unwrap().unwrap();
+    assert_eq!(typed, format!("Call back? @{handle} "), "{engine:?}");
+    assert!(
+        !list.is_displayed().await.unwrap(),
+        "{engine:?}: picked, it closes"
+    );
+    c.find(Locator::Css(".comment-form button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(&browser, "the comment saved", |url, _| {
+        url.ends_with("#comments")
+    })
+    .await;
+    let saved = site
+        .store()
+        .comments(site.acme().id, LeadId(1))
+        .await
+        .unwrap();
+    assert_eq!(saved[0].text, format!("Call back? @{handle}"), "{engine:?}");
+    browser.close().await;
 }
 
 /// A form tool's page offers Copy beside the webhook's address: a click puts it on the
 /// clipboard, and the button says so.
-#[tokio::test]
-async fn copy_puts_a_webhook_address_on_the_clipboard() {
-    for engine in Engine::selected() {
-        let site = site().await;
-        let hook = InboundHook::new(site.acme().id, ("Typeform", Preset::Typeform), None);
-        site.store().save_inbound_hook(&hook).await.unwrap();
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        c.goto(&format!("{}/projects/acme/settings/inbound", site.base()))
-            .await
-            .unwrap();
-        let address = c
-            .find(Locator::Css("code[data-copyable]"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let copy = c.find(Locator::Css("button.copy")).await.unwrap();
-        assert_eq!(
-            copy.attr("aria-label").await.unwrap().as_deref(),
-            Some("Copy the webhook's address")
-        );
-        copy.click().await.unwrap();
-        wait_until(&browser, "the address copied", |_, text| {
-            text.contains("Copied")
-        })
-        .await;
-        // What the clipboard holds, read back by pasting it into a field.
-        c.execute(
-            "const f = document.createElement('textarea'); f.id = 'pasted'; document.body.append(f);",
-            vec![],
-        )
+async fn copy_puts_a_webhook_address_on_the_clipboard(engine: Engine) {
+    let site = site().await;
+    let hook = InboundHook::new(site.acme().id, ("Typeform", Preset::Typeform), None);
+    site.store().save_inbound_hook(&hook).await.unwrap();
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    c.goto(&format!("{}/projects/acme/settings/inbound", site.base()))
         .await
         .unwrap();
-        let field = c.find(Locator::Css("#pasted")).await.unwrap();
-        field.click().await.unwrap();
-        field
-            .send_keys(&format!("{}v{}", Key::Control, Key::Null))
-            .await
-            .unwrap();
-        let pasted = field.prop("value").await.unwrap().unwrap_or_default();
-        assert_eq!(pasted, address, "{engine:?}");
-        browser.close().await;
-    }
+    let address = c
+        .find(Locator::Css("code[data-copyable]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let copy = c.find(Locator::Css("button.copy")).await.unwrap();
+    assert_eq!(
+        copy.attr("aria-label").await.unwrap().as_deref(),
+        Some("Copy the webhook's address")
+    );
+    copy.click().await.unwrap();
+    wait_until(&browser, "the address copied", |_, text| {
+        text.contains("Copied")
+    })
+    .await;
+    // What the clipboard holds, read back by pasting it into a field.
+    c.execute(
+        "const f = document.createElement('textarea'); f.id = 'pasted'; document.body.append(f);",
+        vec![],
+    )
+    .await
+    .unwrap();
+    let field = c.find(Locator::Css("#pasted")).await.unwrap();
+    field.click().await.unwrap();
+    field
+        .send_keys(&format!("{}v{}", Key::Control, Key::Null))
+        .await
+        .unwrap();
+    let pasted = field.prop("value").await.unwrap().unwrap_or_default();
+    assert_eq!(pasted, address, "{engine:?}");
+    browser.close().await;
 }
 
 /// The value of the first field `css` finds, as the page holds it now.
@@ -1114,108 +1102,105 @@ async fn field_value(browser: &Browser, css: &str) -> String {
 /// clock (Chromium's set to Berlin's, an hour east of UTC in January; Firefox's the
 /// machine's), the row shows the step, clicking it opens it again as saved; on the lead
 /// page `f` goes to the same step, shown on the browser's clock, and Done ends it.
-#[tokio::test]
-async fn the_f_key_sets_a_next_step_on_the_browsers_clock() {
-    for engine in Engine::selected() {
-        let site = busy_site().await;
-        let browser = Browser::start_in(engine).await;
-        let c = &browser.client;
-        site.sign_in(&browser, OWNER).await;
-        browser.viewport(1366, 768).await;
-        if engine == Engine::Chromium {
-            browser.time_zone("Europe/Berlin").await;
-        }
-        let inbox = format!("{}/projects/acme/leads", site.base());
-        c.goto(&inbox).await.unwrap();
-        press(&browser, "j").await;
-        let id = current_row(&browser).await;
-        press(&browser, "f").await;
-        c.find(Locator::Css("dialog[data-step-dialog][open]"))
-            .await
-            .unwrap();
-        let focused = c.active_element().await.unwrap();
-        assert_eq!(
-            focused.attr("id").await.unwrap().as_deref(),
-            Some("step-at")
-        );
-        // The browser's offset from UTC on that day, in minutes east.
-        let offset = c
-            .execute(
-                "return -new Date('2030-01-02T10:30').getTimezoneOffset();",
-                vec![],
-            )
-            .await
-            .unwrap()
-            .as_i64()
-            .unwrap();
-        if engine == Engine::Chromium {
-            assert_eq!(offset, 60, "Berlin's clock");
-        }
-        c.execute(
-            "document.querySelector('dialog [data-step-at]').value = '2030-01-02T10:30';",
+async fn the_f_key_sets_a_next_step_on_the_browsers_clock(engine: Engine) {
+    let site = busy_site().await;
+    let browser = Browser::start_in(engine).await;
+    let c = &browser.client;
+    site.sign_in(&browser, OWNER).await;
+    browser.viewport(1366, 768).await;
+    if engine == Engine::Chromium {
+        browser.time_zone("Europe/Berlin").await;
+    }
+    let inbox = format!("{}/projects/acme/leads", site.base());
+    c.goto(&inbox).await.unwrap();
+    press(&browser, "j").await;
+    let id = current_row(&browser).await;
+    press(&browser, "f").await;
+    c.find(Locator::Css("dialog[data-step-dialog][open]"))
+        .await
+        .unwrap();
+    let focused = c.active_element().await.unwrap();
+    assert_eq!(
+        focused.attr("id").await.unwrap().as_deref(),
+        Some("step-at")
+    );
+    // The browser's offset from UTC on that day, in minutes east.
+    let offset = c
+        .execute(
+            "return -new Date('2030-01-02T10:30').getTimezoneOffset();",
             vec![],
         )
         .await
+        .unwrap()
+        .as_i64()
         .unwrap();
-        let note = c.find(Locator::Css("#step-note")).await.unwrap();
-        note.send_keys("Call back about pricing").await.unwrap();
-        note.send_keys(&Key::Enter.to_string()).await.unwrap();
-        wait_until(&browser, "the row's step", |_, text| {
-            text.contains("· Call back about pricing")
-        })
-        .await;
-        let local = chrono::NaiveDate::from_ymd_opt(2030, 1, 2)
-            .unwrap()
-            .and_hms_opt(10, 30, 0)
-            .unwrap()
-            .and_utc();
-        let expected = local - chrono::Duration::minutes(offset);
-        let steps = site
-            .store()
-            .next_steps(site.acme().id, &[LeadId(id)])
-            .await
-            .unwrap();
-        assert_eq!(steps.len(), 1, "{engine:?}");
-        assert_eq!(
-            (steps[0].1.at, steps[0].1.note.as_str()),
-            (expected, "Call back about pricing"),
-            "{engine:?}"
-        );
-        // The row's step opens the dialog again, as saved.
-        click(c, &format!("#lead-{id} [data-next-step]")).await;
-        c.find(Locator::Css("dialog[data-step-dialog][open]"))
-            .await
-            .unwrap();
-        assert_eq!(
-            field_value(&browser, "dialog [data-step-at]").await,
-            "2030-01-02T10:30"
-        );
-        assert_eq!(
-            field_value(&browser, "dialog [data-step-note]").await,
-            "Call back about pricing"
-        );
-        click(c, "[data-step-cancel]").await;
-
-        // The lead page: f goes to its step, on the browser's clock; Done ends it.
-        c.goto(&format!("{inbox}/{id}")).await.unwrap();
-        press(&browser, "f").await;
-        let focused = c.active_element().await.unwrap();
-        assert_eq!(
-            focused.attr("id").await.unwrap().as_deref(),
-            Some("step-at")
-        );
-        assert_eq!(
-            field_value(&browser, "#step-at").await,
-            "2030-01-02T10:30",
-            "{engine:?}"
-        );
-        click(c, "#next-step button[name=done]").await;
-        wait_until(&browser, "the step done", |_, text| {
-            text.contains("Next step marked done.")
-        })
-        .await;
-        let steps = site.store().next_steps(site.acme().id, &[LeadId(id)]).await;
-        assert!(steps.unwrap().is_empty(), "{engine:?}");
-        browser.close().await;
+    if engine == Engine::Chromium {
+        assert_eq!(offset, 60, "Berlin's clock");
     }
+    c.execute(
+        "document.querySelector('dialog [data-step-at]').value = '2030-01-02T10:30';",
+        vec![],
+    )
+    .await
+    .unwrap();
+    let note = c.find(Locator::Css("#step-note")).await.unwrap();
+    note.send_keys("Call back about pricing").await.unwrap();
+    note.send_keys(&Key::Enter.to_string()).await.unwrap();
+    wait_until(&browser, "the row's step", |_, text| {
+        text.contains("· Call back about pricing")
+    })
+    .await;
+    let local = chrono::NaiveDate::from_ymd_opt(2030, 1, 2)
+        .unwrap()
+        .and_hms_opt(10, 30, 0)
+        .unwrap()
+        .and_utc();
+    let expected = local - chrono::Duration::minutes(offset);
+    let steps = site
+        .store()
+        .next_steps(site.acme().id, &[LeadId(id)])
+        .await
+        .unwrap();
+    assert_eq!(steps.len(), 1, "{engine:?}");
+    assert_eq!(
+        (steps[0].1.at, steps[0].1.note.as_str()),
+        (expected, "Call back about pricing"),
+        "{engine:?}"
+    );
+    // The row's step opens the dialog again, as saved.
+    click(c, &format!("#lead-{id} [data-next-step]")).await;
+    c.find(Locator::Css("dialog[data-step-dialog][open]"))
+        .await
+        .unwrap();
+    assert_eq!(
+        field_value(&browser, "dialog [data-step-at]").await,
+        "2030-01-02T10:30"
+    );
+    assert_eq!(
+        field_value(&browser, "dialog [data-step-note]").await,
+        "Call back about pricing"
+    );
+    click(c, "[data-step-cancel]").await;
+
+    // The lead page: f goes to its step, on the browser's clock; Done ends it.
+    c.goto(&format!("{inbox}/{id}")).await.unwrap();
+    press(&browser, "f").await;
+    let focused = c.active_element().await.unwrap();
+    assert_eq!(
+        focused.attr("id").await.unwrap().as_deref(),
+        Some("step-at")
+    );
+    assert_eq!(
+        field_value(&browser, "#step-at").await,
+        "2030-01-02T10:30",
+        "{engine:?}"
+    );
+    click(c, "#next-step button[name=done]").await;
+    wait_until(&browser, "the step done", |_, text| {
+        text.contains("Next step marked done.")
+    })
+    .await;
+    let steps = site.store().next_steps(site.acme().id, &[LeadId(id)]).await;
+    assert!(steps.unwrap().is_empty(), "{engine:?}");
+    browser.close().await;
 }

@@ -38,25 +38,30 @@ pub(crate) enum Engine {
     Firefox,
 }
 
-impl Engine {
-    /// The engines a suite that loops over both runs in: both, unless
-    /// `LEADTRACK_TEST_ENGINES` names some (`chromium`, `firefox`, comma-separated).
-    /// `.ci/run`'s PostgreSQL pass names Chromium alone: what a store changes, one engine
-    /// shows, and the SQLite pass has already run every check in both.
-    pub(crate) fn selected() -> Vec<Engine> {
-        let Ok(names) = std::env::var("LEADTRACK_TEST_ENGINES") else {
-            return vec![Engine::Chromium, Engine::Firefox];
-        };
-        names
-            .split(',')
-            .map(|name| match name.trim() {
-                "chromium" => Engine::Chromium,
-                "firefox" => Engine::Firefox,
-                other => panic!("LEADTRACK_TEST_ENGINES: unknown engine {other:?}"),
-            })
-            .collect()
-    }
+/// Each check (an `async fn` of an [`Engine`]) as two tests, `chromium::CHECK` and
+/// `firefox::CHECK`, under `#[TEST]` (a tokio test attribute): run one engine's with a
+/// filter (`-- inbox::firefox::`), and the two in parallel, as any two tests.
+macro_rules! in_both_browsers {
+    (#[$test:meta] $($check:ident),* $(,)?) => {
+        mod chromium {
+            $(
+                #[$test]
+                async fn $check() {
+                    super::$check($crate::support::browser::Engine::Chromium).await;
+                }
+            )*
+        }
+        mod firefox {
+            $(
+                #[$test]
+                async fn $check() {
+                    super::$check($crate::support::browser::Engine::Firefox).await;
+                }
+            )*
+        }
+    };
 }
+pub(crate) use in_both_browsers;
 
 /// A DevTools command sent through chromedriver (`POST /session/{id}/goog/cdp/execute`).
 #[derive(Debug)]
