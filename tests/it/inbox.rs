@@ -154,6 +154,14 @@ async fn misfits(browser: &Browser) -> (Value, Value) {
     (overflow, cut)
 }
 
+/// Asserts that the page fits: it does not scroll sideways and cuts no text off (`at` names
+/// the page in a failure).
+async fn assert_fits(browser: &Browser, at: &str) {
+    let (overflow, cut) = misfits(browser).await;
+    assert_eq!(overflow, json!(0), "{at} scrolls sideways");
+    assert_eq!(cut, json!([]), "{at} cuts text off");
+}
+
 /// Saves a screenshot of the page as `target/screenshots/NAME.png`.
 async fn photograph(browser: &Browser, name: &str) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
@@ -461,10 +469,8 @@ async fn every_page_fits_a_laptop_and_a_phone(engine: Engine) {
                 c.execute(&scroll, vec![]).await.unwrap();
                 photograph(&browser, &format!("{shot}-{part}")).await;
             }
-            let (overflow, cut) = misfits(&browser).await;
             let at = format!("{engine:?} {screen} {name}");
-            assert_eq!(overflow, json!(0), "{at} scrolls sideways");
-            assert_eq!(cut, json!([]), "{at} cuts text off");
+            assert_fits(&browser, &at).await;
             if name == "lead" {
                 assert_rating_follows_the_contact(&browser, &at).await;
             }
@@ -490,10 +496,8 @@ async fn every_page_fits_a_laptop_and_a_phone(engine: Engine) {
             &format!("{engine:?}-{screen}-import-file").to_lowercase(),
         )
         .await;
-        let (overflow, cut) = misfits(&browser).await;
         let at = format!("{engine:?} {screen} the import's mapping");
-        assert_eq!(overflow, json!(0), "{at} scrolls sideways");
-        assert_eq!(cut, json!([]), "{at} cuts text off");
+        assert_fits(&browser, &at).await;
         c.goto(&format!("{}/projects/acme/leads", site.base()))
             .await
             .unwrap();
@@ -508,10 +512,8 @@ async fn every_page_fits_a_laptop_and_a_phone(engine: Engine) {
                 &format!("{engine:?}-{screen}-panel-{panel}").to_lowercase(),
             )
             .await;
-            let (overflow, cut) = misfits(&browser).await;
             let at = format!("{engine:?} {screen} the {panel} panel");
-            assert_eq!(overflow, json!(0), "{at} scrolls sideways");
-            assert_eq!(cut, json!([]), "{at} cuts text off");
+            assert_fits(&browser, &at).await;
         }
         c.goto(&format!("{}/projects/acme/leads", site.base()))
             .await
@@ -558,10 +560,8 @@ async fn viewer_pages_fit(site: &Site, engine: Engine) {
                 &format!("{engine:?}-{screen}-viewer-{name}").to_lowercase(),
             )
             .await;
-            let (overflow, cut) = misfits(&browser).await;
             let at = format!("{engine:?} {screen} a viewer's {name}");
-            assert_eq!(overflow, json!(0), "{at} scrolls sideways");
-            assert_eq!(cut, json!([]), "{at} cuts text off");
+            assert_fits(&browser, &at).await;
             let controls = c
                 .execute("return document.querySelectorAll('[data-rating], [data-select], .rate-form, .bulk-bar').length;", vec![])
                 .await
