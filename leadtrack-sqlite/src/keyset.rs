@@ -9,7 +9,7 @@ use leadtrack_core::types::ProjectId;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
-use crate::listing::{direction, filter, sort_key};
+use crate::clauses::{direction, filter, sort_key};
 use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
 
 /// A batch of the project's leads matching `query`, strictly after `after` in its order

@@ -51,6 +51,7 @@ mod admin;
 mod alerts;
 mod assignment;
 mod backup;
+mod clauses;
 mod comments;
 mod counts;
 mod derived;

@@ -3,6 +3,7 @@
 use super::*;
 use crate::rows::plan_of;
 use chrono::Utc;
+use leadtrack_core::matching;
 use leadtrack_core::request::query::Sort;
 use leadtrack_core::time::from_millis;
 use strum::VariantArray;
