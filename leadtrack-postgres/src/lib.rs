@@ -43,6 +43,7 @@ mod erasure;
 mod fetches;
 mod import;
 mod jobs;
+mod keyset;
 mod leads;
 mod lease;
 mod links;

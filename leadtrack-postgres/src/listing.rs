@@ -1,5 +1,5 @@
-//! getLeads: the filters, the trigram search, sorts, pages, the counts of the inbox's tabs,
-//! and exports read in batches (keyset pagination), as the SQLite backend lists them.
+//! getLeads: the filters, the trigram search, sorts, pages and the counts of the inbox's
+//! tabs, as the SQLite backend lists them (exports read in batches are [`crate::keyset`]'s).
 //!
 //! Every statement starts with the project (`project_id = $1`), so every plan is an index
 //! search within it. A search reads `lead_search`, each lead's search text and status in a
@@ -15,10 +15,10 @@
 use deadpool_postgres::GenericClient;
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::matching;
-use leadtrack_core::request::query::{Facet, FacetValue, SortDirection, SortField, SortKey};
-use leadtrack_core::request::{Cursor, LeadQuery};
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::request::query::{Facet, FacetValue, SortDirection, SortField};
+use leadtrack_core::store::per_status;
 use leadtrack_core::store::sql::{self, Listed, NOT_SPAM};
-use leadtrack_core::store::{StoreError, per_status};
 use leadtrack_core::time::to_millis;
 use leadtrack_core::types::{LeadStatus, ProjectId};
 use tokio_postgres::Row;
@@ -29,22 +29,22 @@ use crate::rows::{self, LEAD_COLUMNS, all, one};
 
 /// A statement being written: its SQL and its parameters, each bound as the next `$n`.
 #[derive(Default)]
-struct Statement {
+pub(crate) struct Statement {
     /// The SQL so far.
-    sql: String,
+    pub(crate) sql: String,
     /// The parameters bound so far, `$1` first.
     params: Vec<Box<dyn ToSql + Sync + Send>>,
 }
 
 impl Statement {
     /// Binds `value` as the next parameter, and returns its placeholder (`$n`).
-    fn bind(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
+    pub(crate) fn bind(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
         self.params.push(Box::new(value));
         format!("${}", self.params.len())
     }
 
     /// Appends `clause` to the SQL.
-    fn push(&mut self, clause: &str) {
+    pub(crate) fn push(&mut self, clause: &str) {
         self.sql.push_str(clause);
     }
 
@@ -69,7 +69,7 @@ impl Statement {
     }
 
     /// The rows of the statement.
-    async fn rows(&self, c: &impl GenericClient) -> Result<Vec<Row>, Error> {
+    pub(crate) async fn rows(&self, c: &impl GenericClient) -> Result<Vec<Row>, Error> {
         all(c, &self.sql, &self.params()).await
     }
 }
@@ -133,7 +133,7 @@ fn like_pattern(term: &str) -> String {
 
 /// The table a listing's WHERE clause is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Table {
+pub(crate) enum Table {
     /// `leads`: a search looks each lead's text up in `lead_search` by its key.
     Leads,
     /// `lead_search` alone, which holds the project, the id, the status and the search
@@ -168,7 +168,7 @@ impl Table {
 
 /// The WHERE clause of a listing on `table` (without `WHERE`) and its parameters; more may
 /// be bound after it. The project is always `$1`.
-fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
+pub(crate) fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Statement {
     let mut statement = Statement::default();
     let project = statement.bind(project.0);
     statement.push(&format!("project_id = {project}"));
@@ -554,9 +554,14 @@ macro_rules! nocase {
     };
 }
 
+/// `text` (SQL) with A–Z folded to a–z, as [`nocase!`] writes it: for a bound value.
+pub(crate) fn nocase(text: &str) -> String {
+    format!(nocase!("{}"), text)
+}
+
 /// A sort field's key as listings sort by it, and whether a lead may lack one. Text sorts
 /// ignore case, by the expression of their indexes, compared byte by byte.
-fn sort_key(field: SortField) -> (&'static str, bool) {
+pub(crate) fn sort_key(field: SortField) -> (&'static str, bool) {
     match field {
         SortField::CreatedAt => ("created_at", false),
         SortField::FirstName => (concat!(nocase!("first_name"), r#" COLLATE "C""#), true),
@@ -568,286 +573,15 @@ fn sort_key(field: SortField) -> (&'static str, bool) {
 }
 
 /// The query's direction, as SQL writes it.
-fn direction(query: &LeadQuery) -> &'static str {
+pub(crate) fn direction(query: &LeadQuery) -> &'static str {
     match query.sort.direction {
         SortDirection::Asc => "ASC",
         SortDirection::Desc => "DESC",
     }
 }
 
-/// A cursor's key, as the sort's column holds it (a lead without one has none).
-enum CursorKey {
-    /// A time in milliseconds, or a price.
-    Integer(i64),
-    /// A text, or a status's name.
-    Text(String),
-}
-
-/// A cursor's key for a sort by `field`; `None` for a lead without one, which stands in
-/// the part of the order after the leads with one.
-fn cursor_key(cursor: &Cursor, field: SortField) -> Result<Option<CursorKey>, Error> {
-    let invalid = |message: &str| Error::Store(StoreError::Invalid(message.to_owned()));
-    Ok(match (&cursor.key, field) {
-        (SortKey::CreatedAt(at), SortField::CreatedAt) => Some(CursorKey::Integer(to_millis(at))),
-        (SortKey::Text(value), SortField::FirstName | SortField::LastName | SortField::Email) => {
-            match value {
-                None => None,
-                // No lead's text holds a NUL (PostgreSQL's text cannot): the cursor is not
-                // after one of them.
-                Some(value) if value.contains('\0') => {
-                    return Err(invalid("the cursor's key holds a NUL character"));
-                }
-                Some(value) => Some(CursorKey::Text(value.clone())),
-            }
-        }
-        (SortKey::Price(price), SortField::Price) => price.map(CursorKey::Integer),
-        (SortKey::Status(status), SortField::Status) => {
-            Some(CursorKey::Text(status.as_ref().to_owned()))
-        }
-        _ => return Err(invalid("the cursor is not of the query's sort field")),
-    })
-}
-
-/// A batch of the project's leads matching `query`, strictly after `after` in its order
-/// (keyset pagination); `limit` and `page` of the query do not apply. The order is
-/// [`order_by`]'s: the leads with a sort key first, then those without one; each part is
-/// read from the cursor on through the sort's index (a row comparison on the key and the
-/// id), so a batch costs the same wherever it starts.
-pub(crate) async fn export(
-    c: &impl GenericClient,
-    project: ProjectId,
-    query: &LeadQuery,
-    after: Option<&Cursor>,
-    limit: u32,
-) -> Result<Vec<StoredLead>, Error> {
-    let cursor = match after {
-        None => None,
-        Some(cursor) => Some((cursor_key(cursor, query.sort.field)?, cursor.id.0)),
-    };
-    let (key, nullable) = sort_key(query.sort.field);
-    let direction = direction(query);
-    let beyond = match query.sort.direction {
-        SortDirection::Asc => ">",
-        SortDirection::Desc => "<",
-    };
-    let wanted = usize::try_from(limit).unwrap_or(usize::MAX);
-    let mut leads = Vec::new();
-    // The part with keys, unless the cursor is already past it.
-    if !matches!(cursor, Some((None, _))) {
-        let mut statement = filter(project, query, Table::Leads);
-        if nullable {
-            statement.push(&format!(" AND {key} IS NOT NULL"));
-        }
-        if let Some((Some(value), id)) = &cursor {
-            let value = match value {
-                CursorKey::Integer(value) => statement.bind(*value),
-                // Folded as the column's key is.
-                CursorKey::Text(value) => {
-                    format!(nocase!("{}"), statement.bind(value.clone()))
-                }
-            };
-            let id = statement.bind(*id);
-            statement.push(&format!(" AND ({key}, id) {beyond} ({value}, {id})"));
-        }
-        let limit = statement.bind(i64::from(limit));
-        statement.sql = format!(
-            "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY {key} {direction}, id {direction} LIMIT {limit}",
-            statement.sql
-        );
-        for row in statement.rows(c).await? {
-            leads.push(rows::lead(&row)?);
-        }
-    }
-    // Then the part without: only text and price sorts have one.
-    if nullable && leads.len() < wanted {
-        let mut statement = filter(project, query, Table::Leads);
-        statement.push(&format!(" AND {key} IS NULL"));
-        if let Some((None, id)) = &cursor {
-            let id = statement.bind(*id);
-            statement.push(&format!(" AND id {beyond} {id}"));
-        }
-        let rest = i64::try_from(wanted - leads.len()).unwrap_or(i64::MAX);
-        let limit = statement.bind(rest);
-        statement.sql = format!(
-            "SELECT {LEAD_COLUMNS} FROM leads WHERE {} ORDER BY id {direction} LIMIT {limit}",
-            statement.sql
-        );
-        for row in statement.rows(c).await? {
-            leads.push(rows::lead(&row)?);
-        }
-    }
-    Ok(leads)
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
+mod tests;
 
-    #[test]
-    fn terms_with_a_trigram() {
-        // A word bounded by a character that is no word character is padded: `a-b` has
-        // the trigram "  b".
-        for term in [
-            "ada",
-            "okafor",
-            "lead1",
-            "222-33",
-            "a b",
-            "a-b",
-            "ada lovelace",
-            "éabc",
-        ] {
-            assert!(has_trigram(term), "{term:?}");
-        }
-        for term in ["ab", "éd", "%", "---", "é-é", "éa", "aé", "ééé", ""] {
-            assert!(!has_trigram(term), "{term:?}");
-        }
-    }
-
-    #[test]
-    fn like_patterns_escape_wildcards() {
-        assert_eq!(like_pattern("a%b_c\\d"), r"%a\%b\_c\\d%");
-        assert_eq!(like_pattern("ada"), "%ada%");
-    }
-}
-
-/// The plans PostgreSQL chooses for listings, with sequential scans made as dear as they
-/// can be: every listing can be served by an index within the project, so a plan that
-/// still reads the whole table means an index no longer matches its query (a sort whose
-/// expression drifted from its index's, a filter without one).
 #[cfg(all(test, leadtrack_postgres))]
-mod plans {
-    use super::*;
-    use crate::PgStore;
-    use crate::testkit::{URL_VARIABLE, fresh_database};
-
-    async fn plan(c: &impl GenericClient, statement: &Statement) -> String {
-        let sql = format!("EXPLAIN {}", statement.sql);
-        all(c, &sql, &statement.params())
-            .await
-            .unwrap()
-            .iter()
-            .map(|row| row.get::<_, String>(0))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    #[tokio::test]
-    async fn every_listing_searches_an_index_within_the_project() {
-        let cluster = std::env::var(URL_VARIABLE).unwrap();
-        let store = PgStore::connect(&fresh_database(&cluster).await, &crate::testkit::test_key())
-            .await
-            .unwrap();
-        let client = store.client().await.unwrap();
-        // Two projects of 5,000 leads, 1 in 100 named Okafor, some without a price or name.
-        client
-            .batch_execute(
-                "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
-                     VALUES ('a', 'A', 'EUR', '{}', 0), ('b', 'B', 'EUR', '{}', 0);
-                 INSERT INTO leads (project_id, status, price, created_at, updated_at, data,
-                     first_name, last_name, email, search_text, has_gclid, has_cid, has_fbp,
-                     has_fbc, has_msclkid, has_li_fat_id, created_via)
-                 SELECT 1 + n % 2, (ARRAY['open', 'pending', 'rated', 'lost'])[1 + n % 4],
-                     CASE WHEN n % 3 > 0 THEN n END, n, n, '{}',
-                     CASE WHEN n % 5 > 0 THEN 'First' || n END,
-                     CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END,
-                     'e' || n || '@example.com',
-                     lower('First' || n || chr(10) || CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END),
-                     false, false, false, false, false, false, 'server'
-                 FROM generate_series(1, 10000) AS n;",
-            )
-            .await
-            .unwrap();
-        // As autovacuum leaves it: statistics, and the trigram index's pending entries
-        // merged (each batch of statements is one transaction, which VACUUM is not).
-        for sql in [
-            "VACUUM ANALYZE leads",
-            "VACUUM ANALYZE lead_search",
-            "SET enable_seqscan = off",
-        ] {
-            client.batch_execute(sql).await.unwrap();
-        }
-        let project = ProjectId(1);
-        for (query, index) in [
-            ("", "leads_created"),
-            ("status=open", "leads_status"),
-            // Two statuses: either the status index or the creation order, filtered.
-            ("status=open,pending&sort=createdAt:asc", "Index"),
-            ("sort=firstName:asc", "leads_first_name"),
-            ("sort=lastName:desc", "leads_last_name"),
-            ("sort=email:asc", "leads_email"),
-            ("sort=price:desc", "leads_price"),
-            ("search=ab", "leads_created"),
-            ("email=a@example.com", "leads_email_key"),
-            ("phone=%2B4917012345", "leads_phone_key"),
-            ("formName=Contact", "leads_form"),
-        ] {
-            let query = LeadQuery::from_pairs(form_urlencoded_pairs(query)).unwrap();
-            let (_, nullable) = sort_key(query.sort.field);
-            let first = if nullable { Part::Keyed } else { Part::All };
-            let page = plan(&client, &page_statement(project, &query, first, 50, 0)).await;
-            assert!(!page.contains("Seq Scan"), "{query:?}:\n{page}");
-            assert!(page.contains(index), "{query:?} uses {index}:\n{page}");
-            assert!(
-                !page.contains("Sort Key"),
-                "{query:?} sorts nothing:\n{page}"
-            );
-            if nullable {
-                // The leads without the key: found by the key's index (which holds them
-                // too), or read along the primary key.
-                let rest = plan(
-                    &client,
-                    &page_statement(project, &query, Part::Unkeyed, 50, 0),
-                )
-                .await;
-                assert!(!rest.contains("Seq Scan"), "{rest}");
-            }
-            // A count may read any index that starts with the project.
-            for part in [Part::All, first] {
-                let count = plan(&client, &count_statement(project, &query, part)).await;
-                assert!(!count.contains("Seq Scan"), "{query:?}:\n{count}");
-            }
-        }
-        // A search, alone or by status, counts its matches in the trigram index and the
-        // narrow `lead_search` alone (with the counts of its tabs), and pages them from the
-        // index (sorting the matches) or, for a term so common that a page fills soon,
-        // along the creation order.
-        for query in [
-            "search=okafor",
-            "search=okafor&status=open",
-            "search=okafor&status=open,lost",
-        ] {
-            let search = LeadQuery::from_pairs(form_urlencoded_pairs(query)).unwrap();
-            let count = plan(&client, &count_statement(project, &search, Part::All)).await;
-            assert!(count.contains("lead_search_text"), "{count}");
-            assert!(!count.contains("on leads"), "{count}");
-            let page = plan(&client, &page_statement(project, &search, Part::All, 50, 0)).await;
-            assert!(
-                page.contains("lead_search_text") || page.contains("leads_created"),
-                "{page}"
-            );
-            assert!(!page.contains("Seq Scan"), "{page}");
-        }
-        // With another filter, the count reads the leads too.
-        let search = LeadQuery::from_pairs([("search", "okafor"), ("formName", "Contact")]);
-        let count = plan(
-            &client,
-            &count_statement(project, &search.unwrap(), Part::All),
-        )
-        .await;
-        assert!(count.contains("lead_search"), "{count}");
-        assert!(count.contains("on leads"), "{count}");
-        assert!(!count.contains("Seq Scan"), "{count}");
-    }
-
-    fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
-        query
-            .split('&')
-            .filter(|pair| !pair.is_empty())
-            .map(|pair| {
-                let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-                (key.to_owned(), value.replace("%2B", "+"))
-            })
-            .collect()
-    }
-}
+mod plans;

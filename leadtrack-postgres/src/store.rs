@@ -54,8 +54,8 @@ use uuid::Uuid;
 
 use crate::{
     PgStore, accounts, activity, admin, alerts, assignment, comments, drafts, erasure, fetches,
-    jobs, leads, links, listing, lookup, next_steps, report, schema, spend, transaction, views,
-    webhooks,
+    jobs, keyset, leads, links, listing, lookup, next_steps, report, schema, spend, transaction,
+    views, webhooks,
 };
 
 /// Runs `$body` on a pooled connection (`$c` names it in the body, a future of a
@@ -125,7 +125,7 @@ on_pool! {
             limit: u32,
         )
             -> StoreResult<Vec<StoredLead>>
-            => |c| listing::export(c, project, query, after, limit);
+            => |c| keyset::export(c, project, query, after, limit);
         read fn report(project: ProjectId, query: &ReportQuery)
             -> StoreResult<Report>
             => |c| report::report(c, project, query);
