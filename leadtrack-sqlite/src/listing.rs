@@ -5,8 +5,8 @@
 //!
 //! | strategy | takes | how, and why |
 //! |---|---|---|
-//! | **by the filters** | no word the words' index looks up (no `search` or `q`, only words of one character, or of two that begin hundreds of trigrams or that one in twenty of the newest leads hold); a member's leads, when they are fewer than [`MEMBER_FEW`]; and the page of more than [`SORTED_MOST`] matches | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: many matches fill it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
-//! | **by the words** | a word the index looks up ([`words::lookup`]) | the index gives the leads holding the words, exactly, and the leads above its mark are added, each checked; the other filters are checked on each, and so are the `q` words that one in twenty of the newest leads hold beside a rarer word the index looks up. A `search` with no other filter is counted in the index alone. A page of at most [`SORTED_MOST`] matches is sorted from them. |
+//! | **by the filters** | no word the words' index looks up (no `search` or `q`, only words of one character, or of two that begin hundreds of trigrams or that one in twenty of the newest leads hold); a member's leads, when they are fewer than [`MEMBER_FEW`](index::MEMBER_FEW); and the page of more than [`SORTED_MOST`] matches | the leads are read through the filters' index in the page's order, each checked for the words, so a page stops once it is full: many matches fill it soon. Totals come from the kept counts where they tell (status, one facet, dates), else are counted (a `q`'s up to its bound). |
+//! | **by the words** | a word the index looks up ([`words::lookup`]) | the index gives the leads holding the words, exactly, and the leads above its mark are added, each checked; the other filters are checked on each, and so are the `q` words that one in twenty of the newest leads hold beside a rarer word the index looks up. A `search` with no other filter is counted in the index alone. A page of at most [`SORTED_MOST`] matches is sorted from them; under a `q`'s bound, the index's ids are read once, to tell whether they are that few and then to read their leads. |
 //!
 //! Every listing checks its words on the leads it reads too (`instr` of the lead's search
 //! or `q` text), so a word the index does not look up is still found, and a lead is found
@@ -14,7 +14,7 @@
 
 use leadtrack_core::lead::{LeadPage, StoredLead};
 use leadtrack_core::request::LeadQuery;
-use leadtrack_core::request::query::{AssigneeFilter, SortDirection, SortField};
+use leadtrack_core::request::query::{SortDirection, SortField};
 use leadtrack_core::store::sql::{self, Listed};
 use leadtrack_core::store::{StatusCounts, per_status};
 use leadtrack_core::types::{LeadStatus, ProjectId};
@@ -22,152 +22,10 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 use strum::VariantArray;
 
-use crate::clauses::{filter, order_by, search_term};
+use crate::clauses::{filter, order_by};
 use crate::counts::{kept_counts, kept_total};
-use crate::rowid::LEAD_BITS;
 use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
-use crate::words::{self, Column, Lookup};
-
-/// How a listing's words find their leads: through the words' index, asked `query`, and
-/// the leads above its mark (`indexed_to`) besides.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Words {
-    /// The index's query; `None` when it holds no lead with the words.
-    query: Option<String>,
-    /// Whether the index alone tells which leads hold every word.
-    whole: bool,
-    indexed_to: i64,
-}
-
-impl Words {
-    /// The index's part in `query`'s listing: `None` when it looks up none of its words,
-    /// which is then listed by its filters.
-    fn of(conn: &Connection, project: ProjectId, query: &LeadQuery) -> Result<Option<Self>, Error> {
-        if few_of_a_member(conn, project, query)? {
-            return Ok(None);
-        }
-        let term = query.search.as_deref().map(search_term);
-        // A `q` word that many of the newest leads hold is checked on each lead: a word of
-        // two characters always (its page is soon found in order, and the index's
-        // vocabulary would read every lead that holds it to say which trigrams it begins),
-        // a longer one when another word is looked up (reading the index for a word most
-        // leads hold cost more than checking it on the other word's matches).
-        let common = common_words(conn, project, &query.q)?;
-        let any_rare = common.iter().any(|common| !common);
-        let rare: Vec<&str> = query
-            .q
-            .iter()
-            .zip(&common)
-            .filter(|(word, common)| !**common || (word.chars().count() != 2 && !any_rare))
-            .map(|(word, _)| word.as_str())
-            .collect();
-        let q = words::lookup(conn, Column::Q, rare.iter().copied())?;
-        let search = words::lookup(conn, Column::Search, term.as_deref())?;
-        let (mut parts, mut whole, mut nothing) = (Vec::new(), rare.len() == query.q.len(), false);
-        for (lookup, words) in [(q, query.q.len()), (search, usize::from(term.is_some()))] {
-            match lookup {
-                Lookup::Unused => whole &= words == 0,
-                Lookup::Nothing => nothing = true,
-                Lookup::Query(part, all) => {
-                    parts.push(part);
-                    whole &= all;
-                }
-            }
-        }
-        if parts.is_empty() && !nothing {
-            return Ok(None);
-        }
-        Ok(Some(Self {
-            query: (!nothing).then(|| parts.join(" AND ")),
-            whole,
-            indexed_to: words::indexed_to(conn)?,
-        }))
-    }
-
-    /// `SELECT {columns}` of the project's leads that the index finds (or that are above
-    /// its mark) and `filter` passes, with the parameters of the lookup; the filter's
-    /// follow. The lookup drives (CROSS JOIN) and each lead is read by id, so a LIMIT stops
-    /// the index's reading too.
-    fn hits(&self, project: ProjectId, columns: &str, filter: &str) -> (String, Vec<SqlValue>) {
-        let (mut found, mut params) = (String::new(), Vec::new());
-        if let Some(query) = &self.query {
-            found = format!(
-                "SELECT rowid & {} AS id FROM lead_words
-                 WHERE lead_words MATCH ? AND rowid BETWEEN ? AND ? UNION ALL ",
-                (1_i64 << LEAD_BITS) - 1
-            );
-            let (low, high) = project_rowids(project);
-            params = vec![
-                SqlValue::Text(query.clone()),
-                SqlValue::Integer(low),
-                SqlValue::Integer(high),
-            ];
-        }
-        params.push(SqlValue::Integer(self.indexed_to));
-        let sql = format!(
-            "SELECT {columns} FROM ({found}SELECT id FROM leads WHERE id > ?) AS hits
-             CROSS JOIN leads ON leads.id = hits.id WHERE {filter}"
-        );
-        (sql, params)
-    }
-
-    /// How many of the project's leads the index finds, counted in the index alone up to
-    /// `most`.
-    fn in_index(&self, conn: &Connection, project: ProjectId, most: u64) -> Result<u64, Error> {
-        let Some(matched) = &self.query else {
-            return Ok(0);
-        };
-        let (low, high) = project_rowids(project);
-        let found: i64 = conn
-            .prepare_cached(
-                "SELECT count(*) FROM (SELECT 1 FROM lead_words
-                   WHERE lead_words MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
-            )?
-            .query_row(
-                (matched, low, high, i64::try_from(most).unwrap_or(i64::MAX)),
-                |row| row.get(0),
-            )?;
-        Ok(u64::try_from(found).unwrap_or_default())
-    }
-
-    /// How many of the project's leads hold the words of `query`, a `search` that filters
-    /// by nothing else (but the statuses listed by default), when the index alone tells:
-    /// its matches, less the spam leads among them, and the leads above its mark that
-    /// match, checked one by one.
-    fn count(
-        &self,
-        conn: &Connection,
-        project: ProjectId,
-        query: &LeadQuery,
-    ) -> Result<Option<u64>, Error> {
-        let others = LeadQuery {
-            search: None,
-            ..query.clone()
-        };
-        if !self.whole || !others.is_unfiltered() {
-            return Ok(None);
-        }
-        let in_index = i64::try_from(self.in_index(conn, project, u64::MAX)?).unwrap_or(i64::MAX);
-        // Less its spam (few, through their status's index); and the leads above the mark
-        // that are listed (fewer, by id), each checked.
-        let spam = LeadQuery {
-            status: Some(vec![LeadStatus::Spam]),
-            ..query.clone()
-        };
-        let counted = |query: &LeadQuery, by_id: bool, above: &str| -> Result<i64, Error> {
-            let (filter, mut params) = filter(project, query, by_id);
-            params.push(SqlValue::Integer(self.indexed_to));
-            Ok(conn
-                .prepare_cached(&format!(
-                    "SELECT count(*) FROM leads WHERE {filter} AND id {above} ?"
-                ))?
-                .query_row(params_from_iter(&params), |row| row.get(0))?)
-        };
-        let spam_in_index = counted(&spam, false, "<=")?;
-        let listed_above = counted(query, true, ">")?;
-        Ok(u64::try_from(in_index - spam_in_index + listed_above).ok())
-    }
-}
+use index::Words;
 
 /// At most `bound` of the leads matching `query`, as `SELECT {columns}` (of `leads`) and
 /// its parameters: found by the words when they can ([`Words`]), else by the filters.
@@ -369,8 +227,14 @@ impl Matched {
         tabs: bool,
     ) -> Result<Self, Error> {
         let bound = query.counted().unwrap_or(u64::MAX);
-        let every =
-            bound == u64::MAX || words.in_index(conn, project, SORTED_MOST + 1)? <= SORTED_MOST;
+        // Under a bound, the index's candidates are read once, to tell whether a page can
+        // be sorted from them and then to read their leads.
+        let once = match bound {
+            u64::MAX => None,
+            _ => words.read_once(conn, project, SORTED_MOST)?,
+        };
+        let every = bound == u64::MAX || once.is_some();
+        let words = once.as_ref().unwrap_or(words);
         if every && tabs {
             let all = find(conn, project, &query.any_status(), Some(words), u64::MAX)?;
             let counts = Some(tally(&all));
@@ -436,77 +300,10 @@ fn tally(found: &[Found]) -> StatusCounts {
         .collect()
 }
 
-/// How many of the project's newest leads tell whether a `q` word is common
-/// ([`common_words`]).
-const GLANCED: i64 = 200;
-
-/// Which of the `q` words at least one in twenty of the project's [`GLANCED`] newest leads
-/// hold in their `q` text. Those leads are read only when it can matter: for a word of two
-/// characters, or more than one word.
-fn common_words(
-    conn: &Connection,
-    project: ProjectId,
-    words: &[String],
-) -> Result<Vec<bool>, Error> {
-    if words.len() < 2 && words.iter().all(|word| word.chars().count() != 2) {
-        return Ok(vec![false; words.len()]);
-    }
-    let texts: Vec<String> = conn
-        .prepare_cached(
-            "SELECT q_text FROM leads WHERE project_id = ?1
-             ORDER BY created_at DESC, id DESC LIMIT ?2",
-        )?
-        .query_map((project.0, GLANCED), |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok(words
-        .iter()
-        .map(|word| {
-            let holding = texts
-                .iter()
-                .filter(|text| text.contains(word.as_str()))
-                .count();
-            holding as i64 * 20 >= GLANCED
-        })
-        .collect())
-}
-
-/// Fewest leads of a member whose listing is found through the words' index: fewer are
-/// read through their own index (`leads_assigned`) and each checked for the words, at
-/// most a millisecond or two, where a word can have thousands of matches to check for the
-/// member (the Mine tab's count beside every search).
-const MEMBER_FEW: i64 = 2_000;
-
-/// How many leads a member holds, up to a limit: in their own index alone.
-const MEMBERS_LEADS: &str = "SELECT count(*) FROM (SELECT 1 FROM leads
-    WHERE project_id = ?1 AND assigned_to = ?2 LIMIT ?3)";
-
-/// Whether `query` searches a member's leads, and they are fewer than [`MEMBER_FEW`].
-fn few_of_a_member(
-    conn: &Connection,
-    project: ProjectId,
-    query: &LeadQuery,
-) -> Result<bool, Error> {
-    let Some(AssigneeFilter::User(user)) = query.assignee else {
-        return Ok(false);
-    };
-    if query.q.is_empty() && query.search.is_none() {
-        return Ok(false);
-    }
-    let theirs: i64 = conn
-        .prepare_cached(MEMBERS_LEADS)?
-        .query_row((project.0, user.0, MEMBER_FEW), |row| row.get(0))?;
-    Ok(theirs < MEMBER_FEW)
-}
-
 /// Most matches a page is sorted from: reading each one's creation time costs about as much
-/// as the page's walk along the inbox's order, which more matches fill soon.
-const SORTED_MOST: u64 = 20_000;
-
-/// The range of the words' index rowids of the project's leads.
-fn project_rowids(project: ProjectId) -> (i64, i64) {
-    let low = project.0 << LEAD_BITS;
-    (low, low | ((1 << LEAD_BITS) - 1))
-}
+/// as the page's walk along the inbox's order, which more matches fill soon. A few in the
+/// unit tests, so that their searches list on both sides of it.
+const SORTED_MOST: u64 = if cfg!(test) { 20 } else { 20_000 };
 
 /// The page `query` asks for of the leads `found` (ids and creation times), sorted: by
 /// creation time here, so that only the page's leads are read; by another key in SQL.
@@ -579,5 +376,6 @@ fn read_page(
         .collect()
 }
 
+mod index;
 #[cfg(test)]
 mod tests;

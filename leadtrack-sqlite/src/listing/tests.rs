@@ -1,10 +1,11 @@
 //! The listing's plans, and its searches against a check of every lead.
 
+use super::index::{MEMBER_FEW, MEMBERS_LEADS};
 use super::*;
 use crate::rows::plan_of;
 use chrono::Utc;
 use leadtrack_core::matching;
-use leadtrack_core::request::query::Sort;
+use leadtrack_core::request::query::{AssigneeFilter, Sort};
 use leadtrack_core::time::from_millis;
 use strum::VariantArray;
 
