@@ -47,7 +47,7 @@ fn cursor_key(cursor: &Cursor, field: SortField) -> Result<Option<CursorKey>, Er
 
 /// A batch of the project's leads matching `query`, strictly after `after` in its order
 /// (keyset pagination); `limit` and `page` of the query do not apply. The order is
-/// [`order_by`]'s: the leads with a sort key first, then those without one; each part is
+/// the listing's ([`sort_key`], then the id): the leads with a sort key first, then those without one; each part is
 /// read from the cursor on through the sort's index (a row comparison on the key and the
 /// id), so a batch costs the same wherever it starts.
 pub(crate) async fn export(

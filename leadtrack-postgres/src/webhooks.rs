@@ -87,10 +87,12 @@ fn count(column: &'static str, value: i64) -> Result<u64, Error> {
     })
 }
 
-/// Adds a webhook to the project
-/// ([`Admin::create_webhook`](leadtrack_core::Admin::create_webhook)). The project's row is
+/// Adds a webhook to the project ([`LeadWebhooks::create_webhook`]). The project's row is
 /// locked (`FOR NO KEY UPDATE`, which leads being created do not wait for) while its
 /// webhooks are counted, so concurrent creates cannot pass [`MAX_WEBHOOKS`] together.
+///
+/// [`LeadWebhooks::create_webhook`]: leadtrack_core::LeadWebhooks::create_webhook
+/// [`MAX_WEBHOOKS`]: leadtrack_core::webhook::MAX_WEBHOOKS
 pub(crate) async fn create(
     c: &impl GenericClient,
     vault: &Vault,

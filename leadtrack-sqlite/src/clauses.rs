@@ -15,10 +15,10 @@ pub(crate) fn search_term(term: &str) -> String {
 }
 
 /// The WHERE clause of a listing and its parameters. Always starts with the project, so
-/// every plan is an index search within it; `by_words` when the words' index drives
-/// ([`Words::hits`]), whose leads the other columns then only check (a `+` keeps SQLite
-/// from walking, say, every open lead of the project to test each against the few found).
-/// The words are checked on each lead.
+/// every plan is an index search within it; `by_words` when the words' index drives (the
+/// listing's `Words::hits`), whose leads the other columns then only check (a `+` keeps
+/// SQLite from walking, say, every open lead of the project to test each against the few
+/// found). The words are checked on each lead.
 pub(crate) fn filter(
     project: ProjectId,
     query: &LeadQuery,

@@ -13,9 +13,10 @@ use crate::clauses::{direction, filter, sort_key};
 use crate::rows::{Error, LEAD_COLUMNS, LeadRecord};
 
 /// A batch of the project's leads matching `query`, strictly after `after` in its order
-/// (keyset pagination). The order is [`order_by`](crate::listing::order_by)'s: the leads with a sort key first, then
-/// those without one; each part is read from the cursor on through the sort's index (a
-/// range on the key, ties on the id), so a batch costs the same wherever it starts.
+/// (keyset pagination). The order is [`order_by`](crate::clauses::order_by)'s: the leads
+/// with a sort key first, then those without one; each part is read from the cursor on
+/// through the sort's index (a range on the key, ties on the id), so a batch costs the
+/// same wherever it starts.
 pub(crate) fn export(
     conn: &Connection,
     project: ProjectId,
