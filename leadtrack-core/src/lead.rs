@@ -215,7 +215,7 @@ pub struct LeadKeys {
     /// `attributionData.fbp` is non-empty.
     pub has_fbp: bool,
     /// `attributionData.fbc` or `attributionData.fbclid` is non-empty: the lead has Meta's
-    /// click id, as the cookie or as the raw id it is made from ([`LeadData::fbc`]).
+    /// click id, as the cookie or as the raw id it is made from ([`LeadData::meta_click_id`]).
     pub has_fbc: bool,
     /// `attributionData.msclkid` is non-empty.
     pub has_msclkid: bool,

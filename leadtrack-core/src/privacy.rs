@@ -1,8 +1,9 @@
 //! A person's data on request (GDPR article 15, CCPA's access requests): every lead of the
 //! project the person is named by (as an erasure finds them, [`crate::store::erasure`]),
 //! each with its history, comments, conversions (what was sent where, when) and assignee,
-//! as one JSON document ([`PersonExport`]). The API, the command line and the dashboard
-//! all build it here, from a store's reads. docs/privacy.md documents the shape.
+//! as one JSON document ([`PersonExport`](crate::privacy::PersonExport)). The API, the
+//! command line and the dashboard all build it here, from a store's reads. docs/privacy.md
+//! documents the shape.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;

@@ -396,7 +396,7 @@ struct Found {
     held: Vec<Option<Held>>,
     /// The troubled deliveries of the page's leads' last ratings.
     troubles: Vec<Trouble>,
-    /// How many of the project's leads need attention ([`attention`]).
+    /// How many of the project's leads need attention ([`attention`](crate::attention)).
     attention: u64,
     /// The next steps of the page's leads.
     steps: Vec<(LeadId, NextStep)>,

@@ -2,7 +2,7 @@
 //! on a socket (the listener, connection timeouts and cap, compression, health probes,
 //! metrics, the access log, the demo site) and runs the worker, with its command line.
 //!
-//! Its HTTP app is a library too: [`app`] and [`app_with`] are the lead routes with health
+//! Its HTTP app is a library too: [`app`](fn@app) and [`app_with`] are the lead routes with health
 //! probes, the demo, the OpenAPI document and the capture script, and [`serve_app_with`]
 //! serves any warp filter with the server's timeouts and connection cap ([`ServeOptions`]).
 //!

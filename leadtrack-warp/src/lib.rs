@@ -44,9 +44,9 @@
 //!
 //! Errors carry `{"message", "code"}` with the codes of [`leadtrack_core::ErrorCode`]. The
 //! routes are described for tools by an OpenAPI 3.1 document, [`OPENAPI`], which
-//! [`openapi`] serves at `GET /api/openapi.json`; [`script`] serves the capture script
-//! websites include. Nothing here accepts connections: the standalone server
-//! (`leadtrack-server`) serves these filters with its own listener.
+//! [`openapi`](fn@openapi) serves at `GET /api/openapi.json`; [`script`](fn@script)
+//! serves the capture script websites include. Nothing here accepts connections: the
+//! standalone server (`leadtrack-server`) serves these filters with its own listener.
 //!
 //! `createLead` needs no key, so it is rate-limited per client address and per project, and
 //! the keyed routes per API key ([`RateLimits`], `429 rate_limited` with `Retry-After`); it

@@ -1,8 +1,7 @@
 //! Integrations: one card per platform with its status, its last delivery, and the form
 //! that connects, changes or disconnects it. The settings follow the same rules as the
-//! command line's `integration` commands (core's
-//! [`SettingsInput`](leadtrack_core::integration::SettingsInput)): credentials are never
-//! shown back, and a blank one keeps the stored one. GA4 can be sent a test event.
+//! command line's `integration` commands (core's [`SettingsInput`]): credentials are
+//! never shown back, and a blank one keeps the stored one. GA4 can be sent a test event.
 
 use askama::Template;
 use chrono::Utc;
