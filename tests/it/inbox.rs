@@ -487,10 +487,7 @@ async fn every_page_fits_a_laptop_and_a_phone(engine: Engine) {
             .click()
             .await
             .unwrap();
-        c.wait()
-            .for_element(Locator::Id("map-title"))
-            .await
-            .unwrap();
+        browser.wait_for("map-title").await;
         photograph(
             &browser,
             &format!("{engine:?}-{screen}-import-file").to_lowercase(),

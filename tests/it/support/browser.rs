@@ -377,14 +377,18 @@ impl Browser {
         self.wait_for(shown).await;
     }
 
-    /// Waits for an element with id `id`.
+    /// Waits up to 15 seconds for an element with id `id`. Every failed look is tried
+    /// again: chromedriver answers one that runs while the page navigates with "aborted by
+    /// navigation", which fantoccini's own wait does not retry.
     pub(crate) async fn wait_for(&self, id: &str) {
-        self.client
-            .wait()
-            .at_most(Duration::from_secs(15))
-            .for_element(Locator::Id(id))
-            .await
-            .unwrap_or_else(|err| panic!("#{id} never appeared: {err}"));
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            match self.client.find(Locator::Id(id)).await {
+                Ok(_) => return,
+                Err(err) if Instant::now() >= deadline => panic!("#{id} never appeared: {err}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
     }
 }
 
