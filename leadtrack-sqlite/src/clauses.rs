@@ -124,6 +124,7 @@ pub(crate) fn sort_key(field: SortField) -> (&'static str, &'static str) {
     }
 }
 
+/// The query's direction, as SQL writes it.
 pub(crate) fn direction(query: &LeadQuery) -> &'static str {
     match query.sort.direction {
         SortDirection::Asc => "ASC",

@@ -78,8 +78,8 @@ impl Words {
 
     /// `SELECT {columns}` of the project's leads that the index finds (or that are above
     /// its mark) and `filter` passes, with the parameters of the lookup; the filter's
-    /// follow. The lookup drives (CROSS JOIN) and each lead is read by id, so a LIMIT stops
-    /// the index's reading too.
+    /// follow. The lookup (or the ids it gave already, [`Self::read_once`]) drives (CROSS
+    /// JOIN) and each lead is read by id, so a LIMIT stops the index's reading too.
     pub(super) fn hits(
         &self,
         project: ProjectId,
