@@ -78,7 +78,7 @@ pub(crate) async fn export(
         if let Some((Some(value), id)) = &cursor {
             let value = match value {
                 CursorKey::Integer(value) => statement.bind(*value),
-                // Folded as the column's key is.
+                // Folded as the column's key is (an email's key already is).
                 CursorKey::Text(value) => nocase(&statement.bind(value.clone())),
             };
             let id = statement.bind(*id);

@@ -559,14 +559,15 @@ pub(crate) fn nocase(text: &str) -> String {
     format!(nocase!("{}"), text)
 }
 
-/// A sort field's key as listings sort by it, and whether a lead may lack one. Text sorts
-/// ignore case, by the expression of their indexes, compared byte by byte.
+/// A sort field's key as listings sort by it, and whether a lead may lack one. Names
+/// ignore case, by the expression of their indexes; emails sort by their matching key, as
+/// on SQLite; both compared byte by byte.
 pub(crate) fn sort_key(field: SortField) -> (&'static str, bool) {
     match field {
         SortField::CreatedAt => ("created_at", false),
         SortField::FirstName => (concat!(nocase!("first_name"), r#" COLLATE "C""#), true),
         SortField::LastName => (concat!(nocase!("last_name"), r#" COLLATE "C""#), true),
-        SortField::Email => (concat!(nocase!("email"), r#" COLLATE "C""#), true),
+        SortField::Email => (r#"email_key COLLATE "C""#, true),
         SortField::Price => ("price", true),
         SortField::Status => ("status", false),
     }

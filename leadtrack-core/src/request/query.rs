@@ -76,7 +76,7 @@ impl Default for Sort {
 pub enum SortKey {
     /// `createdAt`.
     CreatedAt(DateTime<Utc>),
-    /// `firstName`, `lastName` or `email`; `None` when the lead has none.
+    /// `firstName`, `lastName`, or the email's key; `None` when the lead has none.
     Text(Option<String>),
     /// `price`; `None` when the lead has none.
     Price(Option<i64>),
@@ -96,14 +96,17 @@ pub struct Cursor {
 }
 
 impl Cursor {
-    /// The cursor after `lead` (the last lead of a batch) in an order by `field`.
+    /// The cursor after `lead` (the last lead of a batch) in an order by `field`. Emails
+    /// sort by their [`crate::matching::email_key`], so that is the key of an email sort.
     pub fn after(lead: &StoredLead, field: SortField) -> Self {
         let text = |name: &str| SortKey::Text(lead.data.user(name).map(str::to_owned));
         let key = match field {
             SortField::CreatedAt => SortKey::CreatedAt(lead.created_at),
             SortField::FirstName => text("firstName"),
             SortField::LastName => text("lastName"),
-            SortField::Email => text("email"),
+            SortField::Email => {
+                SortKey::Text(lead.data.user("email").and_then(crate::matching::email_key))
+            }
             SortField::Price => SortKey::Price(lead.price),
             SortField::Status => SortKey::Status(lead.status),
         };

@@ -364,6 +364,33 @@ pub async fn listing_sorts_with_nulls_last_and_id_ties<B: Backend>(backend: &B) 
         .unwrap()
         .leads);
     assert_eq!(default, [l2, l4, l3, l1], "newest first by default");
+
+    // Emails sort by their matching key, lowercased whatever the letter: "ÉMILE@x.io" and
+    // "émile@x.io" are one address (the tie broken on the id), after "a…" and before "z…"
+    // only by that key's bytes.
+    let other = super::project(&store, "p2").await;
+    let mut by_email = Vec::new();
+    for email in ["émile@x.io", "zoe@x.io", "ÉMILE@x.io", "Adam@x.io"] {
+        let lead = json!({"userData": {"email": email}});
+        by_email.push(create(&store, &other, lead, 50).await.lead_id);
+    }
+    let [emile, zoe, emile_again, adam] = by_email[..] else {
+        unreachable!("four leads")
+    };
+    for (direction, expected) in [
+        (Asc, [adam, zoe, emile, emile_again]),
+        (Desc, [emile_again, emile, zoe, adam]),
+    ] {
+        let query = LeadQuery {
+            sort: Sort {
+                field: SortField::Email,
+                direction,
+            },
+            ..LeadQuery::default()
+        };
+        let listed = store.list_leads(other.id, &query).await.unwrap().leads;
+        assert_eq!(ids(&listed), expected, "{direction:?}");
+    }
 }
 
 /// Pages: an empty project, exact and partial last pages, a page past the end.
@@ -430,7 +457,7 @@ struct Six<S> {
 }
 
 async fn six<S: crate::store::Store>(store: S) -> Six<S> {
-    let other = project(&store, "p2").await;
+    let other = super::project(&store, "p2").await;
     let project = project(&store, "p1").await;
     let done = label(&store, &project, true, LabelMapping::default()).await;
     let mut leads = Vec::new();
@@ -629,7 +656,7 @@ pub async fn status_counts_follow_ratings_and_other_filters<B: Backend>(backend:
 /// never count.
 pub async fn searches_agree_however_they_are_read<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let other = project(&store, "p2").await;
+    let other = super::project(&store, "p2").await;
     let project = project(&store, "p1").await;
     for n in 0..120_i64 {
         // Half are Okafors, one in twelve has "zyx" in the company, all have "ex".
