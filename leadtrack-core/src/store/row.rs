@@ -74,10 +74,13 @@ const Q_ATTRIBUTION: [&str; 9] = [
     "ttclid",
 ];
 
-/// What a `q` search looks in, one value a line (so that no word matches across two) and
-/// [`crate::matching::fold`]ed: the fields of `search` (first and last name, email, phone,
-/// company), the CRM id (`uniqueIdentifier`), the campaigns of the channel path and of
-/// `utm_campaign`, the form's message, and every click id.
+/// What a `q` search looks in, [`crate::matching::fold`]ed: the fields of `search` (first
+/// and last name, email, phone, company), the CRM id (`uniqueIdentifier`), the campaigns
+/// of the channel path and of `utm_campaign`, the form's message, and every click id.
+///
+/// Each distinct word of them once, one a line. A `q` word holds no white space, so it is
+/// a substring of a value exactly when it is one of a word of it, and never matches across
+/// two; a word said twice (in a message, say) is stored and indexed once.
 pub fn q_text(data: &LeadData) -> String {
     let user = ["firstName", "lastName", "email", "phone", "companyName"]
         .into_iter()
@@ -104,9 +107,15 @@ pub fn q_text(data: &LeadData) -> String {
                 .chain(message)
                 .map(Cow::Borrowed),
         )
-        .map(|value| crate::matching::fold(&value).replace(['\n', '\r'], " "))
+        .map(|value| crate::matching::fold(&value))
         .collect();
-    values.join("\n")
+    let mut seen = std::collections::HashSet::new();
+    let words: Vec<&str> = values
+        .iter()
+        .flat_map(|value| value.split_whitespace())
+        .filter(|word| seen.insert(*word))
+        .collect();
+    words.join("\n")
 }
 
 #[cfg(test)]
@@ -114,19 +123,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn q_text_holds_every_searched_value_folded_one_a_line() {
+    fn q_text_holds_each_word_of_the_searched_values_folded_once_a_line() {
         let data: LeadData = serde_json::from_value(serde_json::json!({
             "userData": {"firstName": "Jonas", "lastName": "Müller", "email": "J@X.io",
                          "phone": "+49 (0)151 1234-5678"},
             "attributionData": {"utm_campaign": "Frühling", "msclkid": "MsClk-1", "fbp": "fb.1.2"},
-            "formData": {"message": "Call me\nafter 5"},
+            "formData": {"message": "Call me\nafter 5, Jonas: call   me!"},
             "uniqueIdentifier": "CRM-42",
             "channelFlow": r#"[{"ch":{"s":"google","m":"cpc","cm":"Brand"}}]"#
         }))
         .unwrap();
         assert_eq!(
             q_text(&data),
-            "jonas\nmuller\nj@x.io\n49015112345678\ncrm-42\nbrand\nfruhling\nmsclk-1\ncall me after 5"
+            "jonas\nmuller\nj@x.io\n49015112345678\ncrm-42\nbrand\nfruhling\nmsclk-1\ncall\nme\nafter\n5,\njonas:\nme!"
         );
     }
 }
