@@ -176,6 +176,14 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
                 ["SEARCH leads USING INDEX leads_created (project_id=?)"],
                 "{direction:?}"
             );
+            // Their count up to the bound, in no order, reads along it too: another index
+            // on the project would read the leads' rows in random order.
+            let (matches, params) = matches(ProjectId(1), &query, None, "1", 1_001);
+            let count = plan(&format!("SELECT count(*) FROM ({matches})"), &params);
+            assert!(
+                count.contains(&"SEARCH leads USING INDEX leads_created (project_id=?)".into()),
+                "{count:?}"
+            );
         }
     }
 }
