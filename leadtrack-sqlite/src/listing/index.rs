@@ -206,9 +206,13 @@ impl Words {
 /// ([`common_words`]).
 const GLANCED: i64 = 200;
 
-/// Which of the `q` words at least one in twenty of the project's [`GLANCED`] newest leads
-/// hold in their `q` text. Those leads are read only when it can matter: for a word of two
-/// characters, or more than one word.
+/// Which of the `q` words are common: held in their `q` text by one in twenty of the
+/// project's [`GLANCED`] newest leads for a word of two characters (whose lookup reads the
+/// index's vocabulary), by one in four for a longer one. A longer word is checked on a
+/// rarer word's matches instead of read from the index only when most leads hold it: at a
+/// million leads, a surname in one lead in twenty was looked up beside a first name in
+/// 6.6 ms and checked on the first name's 17,721 matches in 40 ms. Those leads are read
+/// only when it can matter: for a word of two characters, or more than one word.
 fn common_words(
     conn: &Connection,
     project: ProjectId,
@@ -231,7 +235,8 @@ fn common_words(
                 .iter()
                 .filter(|text| text.contains(word.as_str()))
                 .count();
-            holding as i64 * 20 >= GLANCED
+            let share = if word.chars().count() == 2 { 20 } else { 4 };
+            holding as i64 * share >= GLANCED
         })
         .collect())
 }

@@ -188,15 +188,19 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
     }
 }
 
-/// A `q` word that many of the newest leads hold is checked on each lead when another of
-/// its words is looked up, and looked up when none is; one of two characters is never
-/// looked up.
+/// A `q` word that most of the newest leads hold is checked on each lead when another of
+/// its words is looked up, and looked up when none is; one of two characters that one in
+/// twenty hold is never looked up.
 #[test]
 fn a_common_word_is_looked_up_only_when_no_rarer_one_is() {
     let mut conn = Connection::open_in_memory().unwrap();
     crate::schema::migrate(&mut conn).unwrap();
     for n in 0..300_i64 {
-        let name = if n % 50 == 0 { "lovelace" } else { "hopper" };
+        let name = match n {
+            n if n % 50 == 0 => "lovelace",
+            n if n % 12 == 0 => "okafor",
+            _ => "hopper",
+        };
         let q = format!("{name}\nlead{n}@example.com");
         crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
     }
@@ -219,6 +223,11 @@ fn a_common_word_is_looked_up_only_when_no_rarer_one_is() {
             Some(r#"{q_text} : ("example" AND "hopper")"#),
         ),
         (q(&["ex", "lovelace"]), Some(r#"{q_text} : ("lovelace")"#)),
+        // One lead in twelve: looked up beside the rarer word, not checked on its matches.
+        (
+            q(&["lovelace", "okafor"]),
+            Some(r#"{q_text} : ("lovelace" AND "okafor")"#),
+        ),
         (q(&["ex"]), None),
     ] {
         let words = Words::of(&conn, ProjectId(1), &query).unwrap();
