@@ -79,8 +79,8 @@ const Q_ATTRIBUTION: [&str; 9] = [
 /// of the channel path and of `utm_campaign`, the form's message, and every click id.
 ///
 /// Each distinct word of them once, one a line. A `q` word holds no white space, so it is
-/// a substring of a value exactly when it is one of a word of it, and never matches across
-/// two; a word said twice (in a message, say) is stored and indexed once.
+/// a substring of a value exactly when it is a substring of one of the value's words, and
+/// never matches across two; a word said twice (in a message, say) is kept once.
 pub fn q_text(data: &LeadData) -> String {
     let user = ["firstName", "lastName", "email", "phone", "companyName"]
         .into_iter()

@@ -457,7 +457,7 @@ struct Six<S> {
 }
 
 async fn six<S: crate::store::Store>(store: S) -> Six<S> {
-    let other = super::project(&store, "p2").await;
+    let other = project(&store, "p2").await;
     let project = project(&store, "p1").await;
     let done = label(&store, &project, true, LabelMapping::default()).await;
     let mut leads = Vec::new();
@@ -656,7 +656,7 @@ pub async fn status_counts_follow_ratings_and_other_filters<B: Backend>(backend:
 /// never count.
 pub async fn searches_agree_however_they_are_read<B: Backend>(backend: &B) {
     let store = backend.open().await;
-    let other = super::project(&store, "p2").await;
+    let other = project(&store, "p2").await;
     let project = project(&store, "p1").await;
     for n in 0..120_i64 {
         // Half are Okafors, one in twelve has "zyx" in the company, all have "ex".

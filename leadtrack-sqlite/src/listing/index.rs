@@ -209,10 +209,11 @@ const GLANCED: i64 = 200;
 /// Which of the `q` words are common: held in their `q` text by one in twenty of the
 /// project's [`GLANCED`] newest leads for a word of two characters (whose lookup reads the
 /// index's vocabulary), by one in four for a longer one. A longer word is checked on a
-/// rarer word's matches instead of read from the index only when most leads hold it: at a
-/// million leads, a surname in one lead in twenty was looked up beside a first name in
-/// 6.6 ms and checked on the first name's 17,721 matches in 40 ms. Those leads are read
-/// only when it can matter: for a word of two characters, or more than one word.
+/// rarer word's matches instead of read from the index only when that many leads hold
+/// it: at a million leads, a surname in one lead in twenty was read from the index beside
+/// a first name in 6.6 ms, and checked on the first name's 17,721 matches in 40 ms. Those
+/// leads are read only when it can matter: for a word of two characters, or more than one
+/// word.
 fn common_words(
     conn: &Connection,
     project: ProjectId,
