@@ -233,7 +233,13 @@ impl Matched {
             u64::MAX => None,
             _ => words.read_once(conn, project, SORTED_MOST)?,
         };
-        let every = bound == u64::MAX || once.is_some();
+        // Many matches among the leads the page begins at: its page is found sooner along
+        // the inbox's order, and the matches are read up to the bound, for the total.
+        let walk = match once.as_ref().and_then(Words::read) {
+            Some(ids) => walks_sooner(conn, query, ids)?,
+            None => false,
+        };
+        let every = (bound == u64::MAX || once.is_some()) && !walk;
         let words = once.as_ref().unwrap_or(words);
         if every && tabs {
             let all = find(conn, project, &query.any_status(), Some(words), u64::MAX)?;
@@ -259,6 +265,37 @@ impl Matched {
             counts: None,
         })
     }
+}
+
+/// How many leads a walk along the inbox's order may pass for each match a sorted page
+/// would read instead: a walk reads the leads in the order of their rows, a sort each
+/// match's row wherever it lies (at a million leads, `q=ada`'s 17,721 matches took 36 ms).
+const WALKED_PER_SORTED: u64 = 4;
+
+/// Whether the page of `query`, which filters by its words alone, is found sooner by a
+/// walk along the inbox's order than sorted from the `ids` the index found (in order):
+/// when it is sorted by creation time and its last lead lies fewer than
+/// [`WALKED_PER_SORTED`] leads a match from the end the walk begins at. Ids grow with
+/// time, so the ids tell where the matches lie; an import of older leads makes that a
+/// guess, never a wrong page (the walk checks each lead).
+fn walks_sooner(conn: &Connection, query: &LeadQuery, ids: &[i64]) -> Result<bool, Error> {
+    let only_words = LeadQuery {
+        q: Vec::new(),
+        search: None,
+        ..query.clone()
+    };
+    let last = usize::try_from(query.offset() + u64::from(query.limit)).unwrap_or(usize::MAX);
+    if query.sort.field != SortField::CreatedAt || !only_words.is_unfiltered() || last > ids.len() {
+        return Ok(false);
+    }
+    let (first, newest): (i64, i64) = conn
+        .prepare_cached("SELECT (SELECT min(id) FROM leads), (SELECT max(id) FROM leads)")?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let passed = match query.sort.direction {
+        SortDirection::Desc => newest - ids[ids.len() - last],
+        SortDirection::Asc => ids[last - 1] - first,
+    };
+    Ok(passed.unsigned_abs() < WALKED_PER_SORTED * ids.len() as u64)
 }
 
 /// A lead that matches a listing, as read to sort a page from.

@@ -18,9 +18,9 @@ use crate::words::{self, Column, Lookup};
 pub(crate) struct Words {
     /// The index's query; `None` when it holds no lead with the words.
     pub(super) query: Option<String>,
-    /// The ids the index gave for `query` when they were read already (a JSON array),
-    /// which the listing reads instead of asking the index again.
-    found: Option<String>,
+    /// The ids the index gave for `query` when they were read already, in order, which
+    /// the listing reads instead of asking the index again.
+    found: Option<Vec<i64>>,
     /// Whether the index alone tells which leads hold every word.
     whole: bool,
     indexed_to: i64,
@@ -89,7 +89,8 @@ impl Words {
         let (mut found, mut params) = (String::new(), Vec::new());
         if let Some(ids) = &self.found {
             found = "SELECT value AS id FROM json_each(?) UNION ALL ".to_owned();
-            params = vec![SqlValue::Text(ids.clone())];
+            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+            params = vec![SqlValue::Text(format!("[{}]", ids.join(",")))];
         } else if let Some(query) = &self.query {
             found = format!(
                 "SELECT rowid & {} AS id FROM lead_words
@@ -158,9 +159,14 @@ impl Words {
             return Ok(None);
         }
         Ok(Some(Self {
-            found: Some(serde_json::to_string(&ids)?),
+            found: Some(ids),
             ..self.clone()
         }))
+    }
+
+    /// The ids read once ([`Self::read_once`]), in order.
+    pub(super) fn read(&self) -> Option<&[i64]> {
+        self.found.as_deref()
     }
 
     /// How many of the project's leads hold the words of `query`, a `search` that filters

@@ -284,6 +284,21 @@ fn searches_find_the_same_leads_indexed_or_not() {
             // A word every lead holds beside a rarer one, and two such words.
             q(&["lovelace", "example"]),
             q(&["example", "lead"]),
+            // More matches than a page among the newest leads, or (sorted the other way)
+            // the oldest: walked along the inbox's order once all are indexed.
+            LeadQuery {
+                limit: 3,
+                page: 1,
+                ..q(&["ad23"])
+            },
+            LeadQuery {
+                sort: Sort {
+                    field: SortField::CreatedAt,
+                    direction: SortDirection::Asc,
+                },
+                limit: 3,
+                ..q(&["ad3"])
+            },
             LeadQuery {
                 status: Some(vec![LeadStatus::Spam, LeadStatus::Rated]),
                 sort: Sort {
@@ -469,4 +484,52 @@ fn a_deep_page_skips_its_leads_in_the_index_alone() {
         plan_of(&conn, &ids, &params),
         ["SEARCH leads USING COVERING INDEX leads_created (project_id=?)"]
     );
+}
+
+/// A page whose matches lie among the leads its walk along the inbox's order begins at
+/// (the newest; sorted the other way, the oldest) is walked; one whose matches lie far
+/// from there, or that asks for more than they are, is sorted from them.
+#[test]
+fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    for n in 0..240_i64 {
+        let q = format!("lead{n}@example.com");
+        crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
+    }
+    crate::words::catch_up(&conn, 1_000).unwrap();
+    let walks = |word: &str, direction: SortDirection, limit: u32| {
+        let query = LeadQuery {
+            q: vec![word.to_owned()],
+            sort: Sort {
+                field: SortField::CreatedAt,
+                direction,
+            },
+            limit,
+            ..LeadQuery::default()
+        };
+        let words = Words::of(&conn, ProjectId(1), &query).unwrap().unwrap();
+        let once = words.read_once(&conn, ProjectId(1), SORTED_MOST).unwrap();
+        let ids = once.as_ref().and_then(Words::read).unwrap().to_vec();
+        walks_sooner(&conn, &query, &ids).unwrap()
+    };
+    use SortDirection::{Asc, Desc};
+    // lead23 and lead230 to lead239: the newest.
+    assert!(walks("ad23", Desc, 3));
+    assert!(!walks("ad23", Asc, 3));
+    assert!(!walks("ad23", Desc, 50), "a page longer than the matches");
+    // lead3 and lead30 to lead39: among the oldest.
+    assert!(walks("ad3", Asc, 3));
+    assert!(!walks("ad3", Desc, 3));
+    // Another filter than the words: sorted.
+    let filtered = LeadQuery {
+        q: vec!["ad23".to_owned()],
+        limit: 3,
+        gclid_exists: Some(false),
+        ..LeadQuery::default()
+    };
+    let words = Words::of(&conn, ProjectId(1), &filtered).unwrap().unwrap();
+    let once = words.read_once(&conn, ProjectId(1), SORTED_MOST).unwrap();
+    let ids = once.as_ref().and_then(Words::read).unwrap();
+    assert!(!walks_sooner(&conn, &filtered, ids).unwrap());
 }
