@@ -288,12 +288,13 @@ fn walks_sooner(conn: &Connection, query: &LeadQuery, ids: &[i64]) -> Result<boo
     if query.sort.field != SortField::CreatedAt || !only_words.is_unfiltered() || last > ids.len() {
         return Ok(false);
     }
-    let (first, newest): (i64, i64) = conn
+    let (first, newest): (Option<i64>, Option<i64>) = conn
         .prepare_cached("SELECT (SELECT min(id) FROM leads), (SELECT max(id) FROM leads)")?
         .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    let passed = match query.sort.direction {
-        SortDirection::Desc => newest - ids[ids.len() - last],
-        SortDirection::Asc => ids[last - 1] - first,
+    let passed = match (query.sort.direction, first, newest) {
+        (SortDirection::Desc, _, Some(newest)) => newest - ids[ids.len() - last],
+        (SortDirection::Asc, Some(first), _) => ids[last - 1] - first,
+        _ => return Ok(false),
     };
     Ok(passed.unsigned_abs() < WALKED_PER_SORTED * ids.len() as u64)
 }
