@@ -98,39 +98,46 @@ pub(crate) async fn in_turn(
     form_name: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<(), Error> {
-    let Some(row) = one(
-        c,
-        "SELECT rule, last_user FROM round_robin WHERE project_id = $1 FOR UPDATE",
-        &[&project.0],
-    )
-    .await?
-    else {
-        return Ok(());
-    };
-    let rule: RoundRobin = serde_json::from_str(row.try_get::<_, &str>(0)?)?;
-    let last: Option<i64> = row.try_get(1)?;
-    let unassigned = one(
-        c,
-        "SELECT 1 FROM leads WHERE project_id = $1 AND id = $2 AND assigned_to IS NULL",
-        &[&project.0, &lead.0],
-    )
-    .await?
-    .is_some();
-    if !rule.covers(form_name) || !unassigned {
-        return Ok(());
+    loop {
+        let Some(row) = one(
+            c,
+            "SELECT rule, last_user FROM round_robin WHERE project_id = $1 FOR UPDATE",
+            &[&project.0],
+        )
+        .await?
+        else {
+            return Ok(());
+        };
+        let rule: RoundRobin = serde_json::from_str(row.try_get::<_, &str>(0)?)?;
+        let last: Option<i64> = row.try_get(1)?;
+        let unassigned = one(
+            c,
+            "SELECT 1 FROM leads WHERE project_id = $1 AND id = $2 AND assigned_to IS NULL",
+            &[&project.0, &lead.0],
+        )
+        .await?
+        .is_some();
+        if !rule.covers(form_name) || !unassigned {
+            return Ok(());
+        }
+        let takers = takers(c, project).await?;
+        let next = rule.next(last.map(UserId), |user| takers.iter().any(|t| t.id == user));
+        let Some(taker) = next.and_then(|user| takers.into_iter().find(|t| t.id == user)) else {
+            return Ok(());
+        };
+        // The row lock keeps other transactions out, not a create of the same group
+        // (`creates`): the turn moves only from the one read, else it is read again.
+        let moved = run(
+            c,
+            "UPDATE round_robin SET last_user = $2
+             WHERE project_id = $1 AND last_user IS NOT DISTINCT FROM $3",
+            &[&project.0, &taker.id.0, &last],
+        )
+        .await?;
+        if moved == 1 {
+            return set(c, (project, lead), Some(&taker), None, now).await;
+        }
     }
-    let takers = takers(c, project).await?;
-    let next = rule.next(last.map(UserId), |user| takers.iter().any(|t| t.id == user));
-    let Some(taker) = next.and_then(|user| takers.into_iter().find(|t| t.id == user)) else {
-        return Ok(());
-    };
-    run(
-        c,
-        "UPDATE round_robin SET last_user = $2 WHERE project_id = $1",
-        &[&project.0, &taker.id.0],
-    )
-    .await?;
-    set(c, (project, lead), Some(&taker), None, now).await
 }
 
 /// [`leadtrack_core::Admin::round_robin`].

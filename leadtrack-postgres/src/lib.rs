@@ -37,6 +37,7 @@ mod admin;
 mod alerts;
 mod assignment;
 mod comments;
+mod creates;
 mod derived;
 mod drafts;
 mod erasure;
@@ -109,6 +110,8 @@ pub struct PgStore {
     listener: Arc<listen::Listener>,
     /// Counts new leads after their commit.
     counter: Arc<derived::Counter>,
+    /// Writes concurrent creates together.
+    creates: Arc<creates::Creates>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -176,11 +179,13 @@ impl PgStore {
         drop(client);
         // Started once the schema has its counting function.
         let counter = Arc::new(derived::Counter::start(pool.clone()));
+        let creates = Arc::new(creates::Creates::start(pool.clone()));
         Ok(Self {
             pool,
             vault,
             listener,
             counter,
+            creates,
         })
     }
 

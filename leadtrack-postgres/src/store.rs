@@ -255,9 +255,7 @@ on_pool! {
             // The row is made before a connection is taken.
             let row = LeadRow::of(data).map_err(StoreError::backend)?;
             let arrival = (route, spam);
-            let (created, queued) =
-                transaction!(self, |tx| leads::create(&tx, project, arrival, &row, now)
-                    .await?)?;
+            let (created, queued) = self.creates.create(project, arrival, row, now).await?;
             self.counter.wake();
             if queued {
                 self.listener.queued();

@@ -5,6 +5,7 @@
 mod accounts;
 mod conformance;
 mod counts;
+mod creates;
 mod imports;
 mod listen;
 mod migrate;

@@ -1,0 +1,108 @@
+//! Concurrent creates written in groups (one transaction for the creates waiting together):
+//! each is stored as it would be alone, and one that fails fails alone.
+#![cfg(leadtrack_postgres)]
+
+use std::time::Duration;
+
+use chrono::Utc;
+use leadtrack_core::request::LeadQuery;
+use leadtrack_core::testkit::{data, project};
+use leadtrack_core::types::{LeadId, LeadIdentifier, ProjectId};
+use leadtrack_core::{LeadStore, StoreError, StoreResult};
+use leadtrack_postgres::PgStore;
+use serde_json::json;
+use tokio::task::JoinHandle;
+
+/// Creates lead `n` in `project` on a task of its own.
+fn create(store: &PgStore, project: ProjectId, n: usize) -> JoinHandle<StoreResult<LeadId>> {
+    let store = store.clone();
+    let body = json!({"userData": {"email": format!("g{n}@example.com"), "firstName": format!("Grace{n}")},
+        "formData": {"formName": "Contact"}});
+    tokio::spawn(async move {
+        let created = store.create_lead(project, data(body), Utc::now()).await?;
+        Ok(created.lead_id)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn creates_waiting_together_share_a_transaction_and_one_that_fails_fails_alone() {
+    let (store, url) = crate::support::fresh_store().await;
+    let mut db = crate::support::client(&url).await;
+    let acme = project(&store, "acme").await;
+    let missing = ProjectId(acme.id.0 + 1_000);
+    let alone = store
+        .create_lead(
+            missing,
+            data(json!({"userData": {"email": "x@example.com"}})),
+            Utc::now(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(alone, StoreError::Backend(_)),
+        "a create in a missing project, alone: {alone:?}"
+    );
+
+    // Hold every insert into the project (its foreign-key check waits on this lock), so
+    // that the first creates take the groups and the rest wait together.
+    let hold = db.transaction().await.unwrap();
+    hold.execute(
+        "SELECT id FROM projects WHERE id = $1 FOR UPDATE",
+        &[&acme.id.0],
+    )
+    .await
+    .unwrap();
+    let mut tasks: Vec<_> = (0..8).map(|n| create(&store, acme.id, n)).collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let store_for_bad = store.clone();
+    let bad = tokio::spawn(async move {
+        let body = json!({"userData": {"email": "x@example.com"}});
+        store_for_bad
+            .create_lead(missing, data(body), Utc::now())
+            .await
+    });
+    tasks.extend((8..48).map(|n| create(&store, acme.id, n)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    hold.commit().await.unwrap();
+
+    let mut ids = Vec::new();
+    for task in tasks {
+        ids.push(task.await.unwrap().expect("every good create is stored"));
+    }
+    let bad = bad.await.unwrap().unwrap_err();
+    assert!(
+        matches!(bad, StoreError::Backend(_)),
+        "the bad create fails as it does alone: {bad:?}"
+    );
+    ids.sort_by_key(|id| id.0);
+    ids.dedup();
+    assert_eq!(ids.len(), 48, "48 leads, each its own");
+    let mut emails = Vec::new();
+    for id in &ids {
+        let lead = store.find_lead(acme.id, &LeadIdentifier::LeadId(*id)).await;
+        emails.push(lead.unwrap().data.user("email").unwrap().to_owned());
+    }
+    emails.sort();
+    let mut expected: Vec<_> = (0..48).map(|n| format!("g{n}@example.com")).collect();
+    expected.sort();
+    assert_eq!(emails, expected, "each lead holds what was sent");
+    let listed = store
+        .list_leads(acme.id, &LeadQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.total, 48);
+
+    let row = db
+        .query_one(
+            "SELECT count(*), count(DISTINCT xmin::text) FROM leads WHERE project_id = $1",
+            &[&acme.id.0],
+        )
+        .await
+        .unwrap();
+    let (leads, transactions): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!(leads, 48);
+    assert!(
+        transactions < 48 - 8,
+        "the creates that waited together shared transactions: {transactions} for 48 leads"
+    );
+}
