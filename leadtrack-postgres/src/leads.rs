@@ -213,11 +213,12 @@ pub(crate) async fn import(
 }
 
 /// Brings the planner's statistics of `leads` up to date when they know of fewer leads
-/// than an import just wrote. Without statistics (a new database) the planner takes any
-/// index led by the project for the foreign-key checks of the leads' events
-/// (`leads_conversion`, whose `id` comes last), each check then reads all the project's
-/// leads, and a 100,000-row import into a new database took minutes, not seconds. One
-/// `ANALYZE` after the first batch mends the plans: it invalidates the cached ones.
+/// than were just written (by an import, or counted by the counter after creates).
+/// Without statistics (a new database) the planner takes any index led by the project for
+/// the foreign-key checks of the leads' events (`leads_conversion`, whose `id` comes last),
+/// each check then reads all the project's leads, and a 100,000-row import into a new
+/// database took minutes, not seconds. One `ANALYZE` after the first batch mends the plans:
+/// it invalidates the cached ones.
 pub(crate) async fn analyze_if_unknown(c: &impl GenericClient, written: u64) -> Result<(), Error> {
     let known = one(
         c,
@@ -226,7 +227,7 @@ pub(crate) async fn analyze_if_unknown(c: &impl GenericClient, written: u64) -> 
     )
     .await?
     .map_or(Ok(-1.0), |row| row.try_get::<_, f32>(0))?;
-    if f64::from(known) < written as f64 {
+    if written > 0 && f64::from(known) < written as f64 {
         c.batch_execute("ANALYZE leads").await?;
     }
     Ok(())

@@ -106,3 +106,32 @@ async fn creates_waiting_together_share_a_transaction_and_one_that_fails_fails_a
         "the creates that waited together shared transactions: {transactions} for 48 leads"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_counter_gives_a_new_database_the_statistics_of_its_leads() {
+    let (store, url) = crate::support::fresh_store().await;
+    let db = crate::support::client(&url).await;
+    // Only the store may bring the statistics up to date.
+    db.batch_execute("ALTER TABLE leads SET (autovacuum_enabled = false)")
+        .await
+        .unwrap();
+    let acme = project(&store, "acme").await;
+    for n in 0..20 {
+        create(&store, acme.id, n).await.unwrap().unwrap();
+    }
+    let known = || async {
+        let row = db
+            .query_one(
+                "SELECT reltuples FROM pg_class WHERE oid = 'leads'::regclass",
+                &[],
+            )
+            .await
+            .unwrap();
+        row.get::<_, f32>(0)
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while known().await < 20.0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(known().await, 20.0, "the planner knows of the 20 leads");
+}
