@@ -16,6 +16,9 @@
 //! - A new lead is counted (per status, per facet's value) after its commit, by a counter
 //!   each server runs (migration 42), so that concurrent creates never wait on the same
 //!   count rows; readers add the leads not counted yet, so totals are exact at once.
+//! - Concurrent creates are written in groups: the creates waiting at once run side by
+//!   side in one transaction on one connection, their statements pipelined, and commit
+//!   together; a group that fails runs each of its creates again alone.
 //! - Nothing is cached in the process: a revoked key, a deactivated project or a changed
 //!   setting takes effect on every server with the next request.
 //! - Connections come from a pool ([`PgOptions::pool_size`] per process). A transaction
