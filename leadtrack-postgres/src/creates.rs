@@ -13,15 +13,20 @@
 //! locks no longer order two creates, so what a create reads and then writes is ordered
 //! otherwise: creates that may merge into one lead (one project, one event id) run one
 //! after another ([`chains`]), and the round-robin's turn moves only from the turn read
-//! ([`assignment::in_turn`]). When any create of a group fails, nothing of the group is
-//! written, and each of its creates runs again alone, in a transaction of its own, so that
-//! one bad create fails alone. A transaction PostgreSQL aborts for a deadlock or a
-//! serialisation failure runs again, as every transaction of this store does.
+//! ([`assignment::in_turn`]). Nor do locks keep their order: a group gives up a lock it
+//! waits for over a tenth of a second ([`WAIT_FOR_LOCKS`]), so that two groups never wait
+//! on each other for long.
+//!
+//! When any create of a group fails (or gives up a lock), nothing of the group is written,
+//! and each of its creates runs again alone, in a transaction of its own, so that one bad
+//! create fails alone. A transaction PostgreSQL aborts for a deadlock or a serialisation
+//! failure runs again, as every transaction of this store does.
 //!
 //! [`assignment::in_turn`]: crate::assignment::in_turn
 //!
 //! Groups form without waiting: the task takes whatever waits when a group may start. At
-//! most [`GROUPS`] run at once, so that reads keep the rest of the pool.
+//! most [`GROUPS`] run at once, and a quarter of the pool's connections, so that reads
+//! keep the rest.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -40,11 +45,21 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::{Error, leads, transaction};
 
-/// The most groups written at once: each holds one of the pool's connections.
+/// The most groups written at once: each holds one of the pool's connections, and they
+/// take at most a quarter of the pool.
 const GROUPS: usize = 4;
 
 /// The most creates in one group.
 const LARGEST: usize = 32;
+
+/// How long a group waits for a lock before it gives up, and its creates run alone.
+///
+/// A group holds the locks of all its creates (the leads they merge into, the event ids
+/// they insert, the originals they mark as duplicated, the round-robin's turns), taken in
+/// no order, so two groups can wait on each other; PostgreSQL ends such a deadlock only
+/// after `deadlock_timeout` (a second by default, which only a superuser may shorten). A
+/// group waits a tenth of that at most; its creates then wait alone, as before groups.
+const WAIT_FOR_LOCKS: &str = "SET LOCAL lock_timeout = '100ms'";
 
 /// What a create answers: the lead, and whether it queued a webhook event.
 type Created = Result<(CreatedLead, bool), StoreError>;
@@ -72,7 +87,8 @@ impl Creates {
     /// Starts the task that writes creates on `pool`.
     pub(crate) fn start(pool: Pool) -> Self {
         let (sender, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(gather(Pooled(pool), receiver));
+        let groups = (pool.status().max_size / 4).clamp(1, GROUPS);
+        tokio::spawn(gather(Pooled(pool), groups, receiver));
         Self { sender }
     }
 
@@ -114,11 +130,11 @@ impl Pooled {
     }
 }
 
-/// Takes the creates waiting whenever a group may start, and writes each group on a task
-/// of its own; ends when the store (the sender) is gone.
-async fn gather(pool: Pooled, mut receiver: mpsc::UnboundedReceiver<Pending>) {
+/// Takes the creates waiting whenever one of `groups` may start, and writes each group on
+/// a task of its own; ends when the store (the sender) is gone.
+async fn gather(pool: Pooled, groups: usize, mut receiver: mpsc::UnboundedReceiver<Pending>) {
     let pool = Arc::new(pool);
-    let groups = Arc::new(Semaphore::new(GROUPS));
+    let groups = Arc::new(Semaphore::new(groups));
     loop {
         // The permit first: while every group is busy, the next one grows.
         let Ok(permit) = Arc::clone(&groups).acquire_owned().await else {
@@ -171,6 +187,7 @@ async fn together(pool: &Pooled, group: &[Pending]) -> Option<Vec<(CreatedLead, 
     let chains = chains(group);
     let written = transaction!(pool, |tx| {
         let tx = &tx;
+        tx.batch_execute(WAIT_FOR_LOCKS).await?;
         let ran = join_all(chains.iter().map(|chain| async move {
             let mut ran = Vec::with_capacity(chain.len());
             for &i in chain {
