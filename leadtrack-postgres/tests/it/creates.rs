@@ -12,6 +12,7 @@ use leadtrack_core::{LeadStore, StoreError, StoreResult};
 use leadtrack_postgres::PgStore;
 use serde_json::json;
 use tokio::task::JoinHandle;
+use tokio_postgres::{Client, Transaction};
 
 /// Creates lead `n` in `project` on a task of its own.
 fn create(store: &PgStore, project: ProjectId, n: usize) -> JoinHandle<StoreResult<LeadId>> {
@@ -22,6 +23,27 @@ fn create(store: &PgStore, project: ProjectId, n: usize) -> JoinHandle<StoreResu
         let created = store.create_lead(project, data(body), Utc::now()).await?;
         Ok(created.lead_id)
     })
+}
+
+/// Holds every insert into `project` until the transaction ends (an insert's foreign-key
+/// check waits on the project's row), so that the creates meanwhile pile up.
+async fn hold_inserts(db: &mut Client, project: ProjectId) -> Transaction<'_> {
+    let hold = db.transaction().await.unwrap();
+    hold.execute(
+        "SELECT id FROM projects WHERE id = $1 FOR UPDATE",
+        &[&project.0],
+    )
+    .await
+    .unwrap();
+    hold
+}
+
+/// Eight creates in `project` (leads 0 to 7), given time to take every group while its
+/// inserts are held, so that the creates after them wait together.
+async fn first_groups(store: &PgStore, project: ProjectId) -> Vec<JoinHandle<StoreResult<LeadId>>> {
+    let tasks = (0..8).map(|n| create(store, project, n)).collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    tasks
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -43,17 +65,8 @@ async fn creates_waiting_together_share_a_transaction_and_one_that_fails_fails_a
         "a create in a missing project, alone: {alone:?}"
     );
 
-    // Hold every insert into the project (its foreign-key check waits on this lock), so
-    // that the first creates take the groups and the rest wait together.
-    let hold = db.transaction().await.unwrap();
-    hold.execute(
-        "SELECT id FROM projects WHERE id = $1 FOR UPDATE",
-        &[&acme.id.0],
-    )
-    .await
-    .unwrap();
-    let mut tasks: Vec<_> = (0..8).map(|n| create(&store, acme.id, n)).collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let hold = hold_inserts(&mut db, acme.id).await;
+    let mut tasks = first_groups(&store, acme.id).await;
     let store_for_bad = store.clone();
     let bad = tokio::spawn(async move {
         let body = json!({"userData": {"email": "x@example.com"}});
@@ -168,16 +181,8 @@ async fn a_group_gives_up_a_held_lock_and_its_creates_run_alone() {
         )
         .await
         .unwrap();
-    let hold_project = projects_db.transaction().await.unwrap();
-    hold_project
-        .execute(
-            "SELECT id FROM projects WHERE id = $1 FOR UPDATE",
-            &[&acme.id.0],
-        )
-        .await
-        .unwrap();
-    let mut tasks: Vec<_> = (0..8).map(|n| create(&store, acme.id, n)).collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let hold_project = hold_inserts(&mut projects_db, acme.id).await;
+    let mut tasks = first_groups(&store, acme.id).await;
     let merging = {
         let store = store.clone();
         tokio::spawn(async move { store.create_lead(acme.id, data(event(1)), Utc::now()).await })
