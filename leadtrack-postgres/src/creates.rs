@@ -160,16 +160,13 @@ async fn gather(pool: Pooled, groups: usize, mut receiver: mpsc::UnboundedReceiv
 
 /// Writes `group` in one transaction, or, when that fails, each create alone; answers each.
 async fn write(pool: &Pooled, group: Vec<Pending>) {
-    let group = match together(pool, &group).await {
-        Some(created) => {
-            for (pending, created) in group.into_iter().zip(created) {
-                // A create whose caller is gone is written all the same.
-                let _ = pending.reply.send(Ok(created));
-            }
-            return;
+    if let Some(created) = together(pool, &group).await {
+        for (pending, created) in group.into_iter().zip(created) {
+            // A create whose caller is gone is written all the same.
+            let _ = pending.reply.send(Ok(created));
         }
-        None => group,
-    };
+        return;
+    }
     join_all(group.into_iter().map(|pending| async move {
         let created = alone(pool, &pending).await;
         let _ = pending.reply.send(created);

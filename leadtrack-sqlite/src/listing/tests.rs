@@ -498,8 +498,14 @@ fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
         crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
     }
     crate::words::catch_up(&conn, 1_000).unwrap();
+    let walked = |query: &LeadQuery| {
+        let words = Words::of(&conn, ProjectId(1), query).unwrap().unwrap();
+        let once = words.read_once(&conn, ProjectId(1), SORTED_MOST).unwrap();
+        let ids = once.as_ref().and_then(Words::read).unwrap();
+        walks_sooner(&conn, query, ids).unwrap()
+    };
     let walks = |word: &str, direction: SortDirection, limit: u32| {
-        let query = LeadQuery {
+        walked(&LeadQuery {
             q: vec![word.to_owned()],
             sort: Sort {
                 field: SortField::CreatedAt,
@@ -507,11 +513,7 @@ fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
             },
             limit,
             ..LeadQuery::default()
-        };
-        let words = Words::of(&conn, ProjectId(1), &query).unwrap().unwrap();
-        let once = words.read_once(&conn, ProjectId(1), SORTED_MOST).unwrap();
-        let ids = once.as_ref().and_then(Words::read).unwrap().to_vec();
-        walks_sooner(&conn, &query, &ids).unwrap()
+        })
     };
     use SortDirection::{Asc, Desc};
     // lead23 and lead230 to lead239: the newest.
@@ -528,8 +530,5 @@ fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
         gclid_exists: Some(false),
         ..LeadQuery::default()
     };
-    let words = Words::of(&conn, ProjectId(1), &filtered).unwrap().unwrap();
-    let once = words.read_once(&conn, ProjectId(1), SORTED_MOST).unwrap();
-    let ids = once.as_ref().and_then(Words::read).unwrap();
-    assert!(!walks_sooner(&conn, &filtered, ids).unwrap());
+    assert!(!walked(&filtered));
 }
