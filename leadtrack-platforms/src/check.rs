@@ -19,13 +19,16 @@
 //!   only a fresh access token from the refresh token, which shows the credentials work;
 //! - the webhook: a signed `ping` event, which receivers acknowledge and ignore.
 
-use chrono::Utc;
-use leadtrack_core::integration::Integrations;
+use chrono::{DateTime, Utc};
+use leadtrack_core::integration::{
+    Ga4Settings, GoogleAdsSettings, Integrations, MetaSettings, PinterestSettings, RedditSettings,
+    SnapchatSettings, TiktokSettings, WebhookSettings,
+};
 use leadtrack_core::project::Project;
 use leadtrack_core::target::Targets;
 use leadtrack_core::types::IntegrationKind;
 use leadtrack_outbound::Outbound;
-use serde_json::{Value, json};
+use serde_json::json;
 use uuid::Uuid;
 
 use crate::google_ads;
@@ -83,192 +86,248 @@ pub async fn send_test(
     kind: IntegrationKind,
     request: &TestRequest,
 ) -> Result<TestAnswer, TestError> {
+    let probe = Probe {
+        http,
+        project,
+        request,
+        event_id: Uuid::new_v4().to_string(),
+        now: Utc::now(),
+    };
     let not_connected = || TestError::NotConnected(kind);
-    let event_id = Uuid::new_v4().to_string();
-    let now = Utc::now();
-    let answer = match kind {
+    Ok(match kind {
         IntegrationKind::Ga4 => {
-            let settings = integrations.ga4.as_ref().ok_or_else(not_connected)?;
-            let event = request.event.as_deref().unwrap_or("qualify_lead");
-            let body = ga4::test_payload(event, &project.currency);
-            return Ok(match ga4::validate(http, settings, &body).await {
-                Ok(messages) if messages.is_empty() => TestAnswer {
-                    accepted: true,
-                    status: Some(200),
-                    detail: "valid: the validation endpoint found no problem".to_owned(),
-                },
-                Ok(messages) => TestAnswer {
-                    accepted: false,
-                    status: Some(200),
-                    detail: messages
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                },
-                Err(failure) => unanswered(failure),
-            });
+            probe
+                .ga4(integrations.ga4.as_ref().ok_or_else(not_connected)?)
+                .await
         }
         IntegrationKind::Meta => {
-            let settings = integrations.meta.as_ref().ok_or_else(not_connected)?;
-            let code = request
-                .test_event_code
-                .as_deref()
-                .or(settings.test_event_code.as_deref())
-                .ok_or(TestError::Missing(
-                    "Meta needs a test event code (Events Manager, Test events tab), or the event would count",
-                ))?;
-            let body = json!({
-                "data": [{
-                    "event_name": request.event.as_deref().unwrap_or("Lead"),
-                    "event_time": now.timestamp(),
-                    "action_source": settings.action_source,
-                    "event_id": event_id,
-                    "user_data": {"em": [sha256_hex("test@leadtrack.invalid")]},
-                    "custom_data": {"value": 0.0, "currency": project.currency},
-                }],
-                "test_event_code": code,
-            });
-            let secrets = [settings.access_token.expose()];
-            meta::post(http, settings, &body)
-                .await
-                .map(|answer| described(&answer, |a| meta::classify(a, &secrets)))
+            probe
+                .meta(integrations.meta.as_ref().ok_or_else(not_connected)?)
+                .await?
         }
         IntegrationKind::GoogleAds => {
             let settings = integrations.google_ads.as_ref().ok_or_else(not_connected)?;
-            let action = request
-                .conversion_action
-                .as_deref()
-                .ok_or(TestError::Missing(
-                    "name the Google Ads conversion action to validate against",
-                ))?;
-            let mut body = google_ads::test_payload(settings, action, &project.currency);
-            body["validateOnly"] = json!(true);
-            validate_ingest(http, settings, &body).await
+            probe.google_ads(settings).await?
         }
         IntegrationKind::MicrosoftAds => {
             let settings = integrations
                 .microsoft_ads
                 .as_ref()
                 .ok_or_else(not_connected)?;
-            return Ok(token_check(http, &microsoft_ads::grant(settings)).await);
+            token_check(http, &microsoft_ads::grant(settings)).await
         }
         IntegrationKind::Linkedin => {
             let settings = integrations.linkedin.as_ref().ok_or_else(not_connected)?;
-            return Ok(token_check(http, &linkedin::grant(settings)).await);
+            token_check(http, &linkedin::grant(settings)).await
         }
         IntegrationKind::Tiktok => {
-            let settings = integrations.tiktok.as_ref().ok_or_else(not_connected)?;
-            let code = request
-                .test_event_code
-                .as_deref()
-                .or(settings.test_event_code.as_deref())
-                .ok_or(TestError::Missing(
-                    "TikTok needs a test event code (Events Manager, Test events tab), or the event would count",
-                ))?;
-            let settings = leadtrack_core::integration::TiktokSettings {
-                test_event_code: Some(code.to_owned()),
-                ..settings.clone()
-            };
-            let event = json!({
-                "event": request.event.as_deref().unwrap_or("Lead"),
-                "event_time": now.timestamp(),
-                "event_id": event_id,
-                "user": {"email": sha256_hex("test@leadtrack.invalid")},
-                "properties": {"value": 0.0, "currency": project.currency},
-            });
-            let body = tiktok::body(&settings, vec![event]);
-            tiktok::post(http, &settings, &body)
-                .await
-                .map(|answer| described(&answer, |a| tiktok::classify(a, &settings)))
+            probe
+                .tiktok(integrations.tiktok.as_ref().ok_or_else(not_connected)?)
+                .await?
         }
         IntegrationKind::Reddit => {
-            let settings = integrations.reddit.as_ref().ok_or_else(not_connected)?;
-            let test_id = request
-                .test_event_code
-                .as_deref()
-                .or(settings.test_id.as_deref())
-                .ok_or(TestError::Missing(
-                    "Reddit needs a test id (Events Manager, Event Testing), or the event would count",
-                ))?;
-            let settings = leadtrack_core::integration::RedditSettings {
-                test_id: Some(test_id.to_owned()),
-                ..settings.clone()
-            };
-            let event = json!({
-                "event_at": now.timestamp_millis(),
-                "action_source": "OTHER",
-                "type": reddit::event_type(request.event.as_deref().unwrap_or("Lead")),
-                "user": {"email": sha256_hex("test@leadtrack.invalid")},
-                "metadata": {"conversion_id": event_id, "value": 0.0, "currency": project.currency},
-            });
-            let body = reddit::body(&settings, vec![event]);
-            reddit::post((http, &TokenCache::default()), &settings, &body)
-                .await
-                .map(|answer| described(&answer, |a| reddit::classify(a, &settings)))
+            probe
+                .reddit(integrations.reddit.as_ref().ok_or_else(not_connected)?)
+                .await?
         }
         IntegrationKind::Pinterest => {
             let settings = integrations.pinterest.as_ref().ok_or_else(not_connected)?;
-            let event = json!({
-                "event_name": request.event.as_deref().unwrap_or("lead"),
-                "action_source": "offline",
-                "event_time": now.timestamp(),
-                "event_id": event_id,
-                "user_data": {"em": [sha256_hex("test@leadtrack.invalid")]},
-                "custom_data": {"value": "0.00", "currency": project.currency},
-            });
-            pinterest::post((http, &TokenCache::default()), settings, vec![event], true)
-                .await
-                .map(|answer| described(&answer, |a| pinterest::classify(a, settings)))
+            probe.pinterest(settings).await
         }
         IntegrationKind::Snapchat => {
             let settings = integrations.snapchat.as_ref().ok_or_else(not_connected)?;
-            let event = json!({
-                "event_name": request.event.as_deref().unwrap_or("SIGN_UP"),
-                "event_time": now.timestamp_millis(),
-                "action_source": "OFFLINE",
-                "event_id": event_id,
-                "user_data": {"em": [sha256_hex("test@leadtrack.invalid")]},
-                "custom_data": {"value": 0.0, "currency": project.currency},
-            });
-            snapchat::post(http, settings, vec![event], true)
-                .await
-                .map(|answer| described(&answer, |a| snapchat::classify(a, settings)))
+            probe.snapchat(settings).await
         }
         IntegrationKind::Webhook => {
             let settings = integrations.webhook.as_ref().ok_or_else(not_connected)?;
-            let ping = json!({
-                "type": "ping",
-                "id": event_id,
-                "occurredAt": leadtrack_core::time::format(&now),
-                "projectId": project.public_id,
-            });
-            let secret = &settings.secret;
-            let post = webhook::Post {
-                url: &settings.url,
-                secret,
-                event_id: &event_id,
-                body: ping.to_string(),
-            };
-            webhook::post(http, post, now)
-                .await
-                .map(|answer| described(&answer, |a| a.by_status(|| webhook::error_of(a, secret))))
+            probe.webhook(settings).await
         }
-    };
-    Ok(answer.unwrap_or_else(unanswered))
+    })
 }
 
-/// Google Ads' answer to `body`, with a token of its own (a test is not a delivery and
-/// shares no cache with the worker).
-async fn validate_ingest(
-    http: &Outbound,
-    settings: &leadtrack_core::integration::GoogleAdsSettings,
-    body: &Value,
-) -> Result<TestAnswer, Outcome> {
-    let answer = google_ads::ingest(http, &TokenCache::default(), settings, body).await?;
-    Ok(described(&answer, |a| {
-        a.by_status(|| google_ads::error_of(a, settings))
-    }))
+/// One test event being sent: what it is sent for, and its id and time.
+struct Probe<'a> {
+    http: &'a Outbound,
+    project: &'a Project,
+    request: &'a TestRequest,
+    event_id: String,
+    now: DateTime<Utc>,
+}
+
+/// The test person's email, hashed as the platforms take it.
+fn test_email() -> String {
+    sha256_hex("test@leadtrack.invalid")
+}
+
+impl Probe<'_> {
+    /// The event name asked for, else `default`.
+    fn event<'b>(&'b self, default: &'b str) -> &'b str {
+        self.request.event.as_deref().unwrap_or(default)
+    }
+
+    /// The test code asked for, else the integration's `own`; `missing` says why one is
+    /// needed.
+    fn test_code<'b>(
+        &'b self,
+        own: Option<&'b str>,
+        missing: &'static str,
+    ) -> Result<&'b str, TestError> {
+        let given = self.request.test_event_code.as_deref();
+        given.or(own).ok_or(TestError::Missing(missing))
+    }
+
+    /// GA4's validation endpoint's answer.
+    async fn ga4(&self, settings: &Ga4Settings) -> TestAnswer {
+        let body = ga4::test_payload(self.event("qualify_lead"), &self.project.currency);
+        match ga4::validate(self.http, settings, &body).await {
+            Ok(messages) if messages.is_empty() => TestAnswer {
+                accepted: true,
+                status: Some(200),
+                detail: "valid: the validation endpoint found no problem".to_owned(),
+            },
+            Ok(messages) => TestAnswer {
+                accepted: false,
+                status: Some(200),
+                detail: messages
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            },
+            Err(failure) => unanswered(failure),
+        }
+    }
+
+    /// A Meta event with a test event code.
+    async fn meta(&self, settings: &MetaSettings) -> Result<TestAnswer, TestError> {
+        let code = self.test_code(
+            settings.test_event_code.as_deref(),
+            "Meta needs a test event code (Events Manager, Test events tab), or the event would count",
+        )?;
+        let body = json!({
+            "data": [{
+                "event_name": self.event("Lead"),
+                "event_time": self.now.timestamp(),
+                "action_source": settings.action_source,
+                "event_id": self.event_id,
+                "user_data": {"em": [test_email()]},
+                "custom_data": {"value": 0.0, "currency": self.project.currency},
+            }],
+            "test_event_code": code,
+        });
+        let secrets = [settings.access_token.expose()];
+        let answer = meta::post(self.http, settings, &body).await;
+        Ok(answered(answer, |a| meta::classify(a, &secrets)))
+    }
+
+    /// Google Ads' `events:ingest`, validated only.
+    async fn google_ads(&self, settings: &GoogleAdsSettings) -> Result<TestAnswer, TestError> {
+        let action = self
+            .request
+            .conversion_action
+            .as_deref()
+            .ok_or(TestError::Missing(
+                "name the Google Ads conversion action to validate against",
+            ))?;
+        let mut body = google_ads::test_payload(settings, action, &self.project.currency);
+        body["validateOnly"] = json!(true);
+        let answer = google_ads::ingest(self.http, &TokenCache::default(), settings, &body).await;
+        Ok(answered(answer, |a| {
+            a.by_status(|| google_ads::error_of(a, settings))
+        }))
+    }
+
+    /// A TikTok event with a test event code.
+    async fn tiktok(&self, settings: &TiktokSettings) -> Result<TestAnswer, TestError> {
+        let code = self.test_code(
+            settings.test_event_code.as_deref(),
+            "TikTok needs a test event code (Events Manager, Test events tab), or the event would count",
+        )?;
+        let settings = TiktokSettings {
+            test_event_code: Some(code.to_owned()),
+            ..settings.clone()
+        };
+        let event = json!({
+            "event": self.event("Lead"),
+            "event_time": self.now.timestamp(),
+            "event_id": self.event_id,
+            "user": {"email": test_email()},
+            "properties": {"value": 0.0, "currency": self.project.currency},
+        });
+        let body = tiktok::body(&settings, vec![event]);
+        let answer = tiktok::post(self.http, &settings, &body).await;
+        Ok(answered(answer, |a| tiktok::classify(a, &settings)))
+    }
+
+    /// A Reddit event with a test id.
+    async fn reddit(&self, settings: &RedditSettings) -> Result<TestAnswer, TestError> {
+        let test_id = self.test_code(
+            settings.test_id.as_deref(),
+            "Reddit needs a test id (Events Manager, Event Testing), or the event would count",
+        )?;
+        let settings = RedditSettings {
+            test_id: Some(test_id.to_owned()),
+            ..settings.clone()
+        };
+        let event = json!({
+            "event_at": self.now.timestamp_millis(),
+            "action_source": "OTHER",
+            "type": reddit::event_type(self.event("Lead")),
+            "user": {"email": test_email()},
+            "metadata": {"conversion_id": self.event_id, "value": 0.0, "currency": self.project.currency},
+        });
+        let body = reddit::body(&settings, vec![event]);
+        let answer = reddit::post((self.http, &TokenCache::default()), &settings, &body).await;
+        Ok(answered(answer, |a| reddit::classify(a, &settings)))
+    }
+
+    /// A Pinterest event sent with `test=true`.
+    async fn pinterest(&self, settings: &PinterestSettings) -> TestAnswer {
+        let event = json!({
+            "event_name": self.event("lead"),
+            "action_source": "offline",
+            "event_time": self.now.timestamp(),
+            "event_id": self.event_id,
+            "user_data": {"em": [test_email()]},
+            "custom_data": {"value": "0.00", "currency": self.project.currency},
+        });
+        let cache = TokenCache::default();
+        let answer = pinterest::post((self.http, &cache), settings, vec![event], true).await;
+        answered(answer, |a| pinterest::classify(a, settings))
+    }
+
+    /// A Snapchat event to its validation endpoint.
+    async fn snapchat(&self, settings: &SnapchatSettings) -> TestAnswer {
+        let event = json!({
+            "event_name": self.event("SIGN_UP"),
+            "event_time": self.now.timestamp_millis(),
+            "action_source": "OFFLINE",
+            "event_id": self.event_id,
+            "user_data": {"em": [test_email()]},
+            "custom_data": {"value": 0.0, "currency": self.project.currency},
+        });
+        let answer = snapchat::post(self.http, settings, vec![event], true).await;
+        answered(answer, |a| snapchat::classify(a, settings))
+    }
+
+    /// A signed `ping` to the webhook.
+    async fn webhook(&self, settings: &WebhookSettings) -> TestAnswer {
+        let ping = json!({
+            "type": "ping",
+            "id": self.event_id,
+            "occurredAt": leadtrack_core::time::format(&self.now),
+            "projectId": self.project.public_id,
+        });
+        let secret = &settings.secret;
+        let post = webhook::Post {
+            url: &settings.url,
+            secret,
+            event_id: &self.event_id,
+            body: ping.to_string(),
+        };
+        let answer = webhook::post(self.http, post, self.now).await;
+        answered(answer, |a| a.by_status(|| webhook::error_of(a, secret)))
+    }
 }
 
 /// Whether the grant's credentials get an access token.
@@ -279,6 +338,17 @@ async fn token_check(http: &Outbound, grant: &RefreshGrant<'_>) -> TestAnswer {
             status: Some(200),
             detail: "the credentials got an access token (the platform has no test mode for conversions, so no event was sent)".to_owned(),
         },
+        Err(failure) => unanswered(failure),
+    }
+}
+
+/// The platform's answer as `classify` reads it, or why there was none.
+fn answered(
+    answer: Result<Answer, Outcome>,
+    classify: impl FnOnce(&Answer) -> Outcome,
+) -> TestAnswer {
+    match answer {
+        Ok(answer) => described(&answer, classify),
         Err(failure) => unanswered(failure),
     }
 }

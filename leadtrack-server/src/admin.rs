@@ -744,91 +744,8 @@ pub(crate) async fn label_command<S: Admin>(
     command: LabelCommand,
 ) -> Result<(), Failure> {
     match command {
-        LabelCommand::Create(create) => {
-            let LabelCreate {
-                project: id,
-                name,
-                mark_as_done,
-                ga4_event,
-                meta_event,
-                google_ads_action,
-                microsoft_ads_conversion,
-                linkedin_conversion,
-                tiktok_event,
-                reddit_event,
-                pinterest_event,
-                snapchat_event,
-                webhook,
-                json,
-            } = *create;
-            let project = project(store, &id).await?;
-            let mapping = LabelMapping {
-                ga4_event,
-                meta_event,
-                google_ads_action,
-                microsoft_ads_conversion,
-                linkedin_conversion,
-                tiktok_event,
-                reddit_event,
-                pinterest_event,
-                snapchat_event,
-                webhook,
-            };
-            let label = store
-                .create_label(
-                    project.id,
-                    NewLabel {
-                        name,
-                        mark_as_done,
-                        mapping,
-                    },
-                    Utc::now(),
-                )
-                .await
-                .map_err(Failure::store)?;
-            if json {
-                print_json(&json!({"labelId": label.id}));
-            } else {
-                say!("Created label {:?} in project {id}", label.name);
-                say!("  label id: {}", label.id);
-                say!(
-                    "Rate a lead with it: updateLeadStatus with \"conversionId\": \"{}\"",
-                    label.id
-                );
-            }
-        }
-        LabelCommand::List(ProjectListing { project: id, json }) => {
-            let project = project(store, &id).await?;
-            let labels = store.labels(project.id).await.map_err(Failure::store)?;
-            if json {
-                let list: Vec<_> = labels
-                    .iter()
-                    .map(|l| {
-                        let mut entry = json!({
-                            "labelId": l.id,
-                            "name": l.name,
-                            "markAsDone": l.mark_as_done,
-                            "archived": l.archived,
-                        });
-                        entry["mapping"] = json!(l.mapping);
-                        entry
-                    })
-                    .collect();
-                print_json(&json!(list));
-            } else {
-                say!("{:<38} {:<6} {:<40} NAME", "LABEL ID", "DONE", "SENDS");
-                for l in labels {
-                    let done = if l.mark_as_done { "yes" } else { "no" };
-                    let archived = if l.archived { " (archived)" } else { "" };
-                    say!(
-                        "{:<38} {done:<6} {:<40} {}{archived}",
-                        l.id,
-                        describe(&l.mapping),
-                        l.name
-                    );
-                }
-            }
-        }
+        LabelCommand::Create(create) => create_label(store, *create).await?,
+        LabelCommand::List(listing) => list_labels(store, listing).await?,
         LabelCommand::Rename {
             project: id,
             label,
@@ -892,6 +809,98 @@ pub(crate) async fn label_command<S: Admin>(
                 .map(|(label, key)| format!("{key} {}", label.name))
                 .collect();
             say!("New order saved. Keys: {}.", keyed.join(", "));
+        }
+    }
+    Ok(())
+}
+
+/// `label create`: a new label with its mapping, and how to rate a lead with it.
+async fn create_label<S: Admin>(store: &S, create: LabelCreate) -> Result<(), Failure> {
+    let LabelCreate {
+        project: id,
+        name,
+        mark_as_done,
+        ga4_event,
+        meta_event,
+        google_ads_action,
+        microsoft_ads_conversion,
+        linkedin_conversion,
+        tiktok_event,
+        reddit_event,
+        pinterest_event,
+        snapchat_event,
+        webhook,
+        json,
+    } = create;
+    let project = project(store, &id).await?;
+    let mapping = LabelMapping {
+        ga4_event,
+        meta_event,
+        google_ads_action,
+        microsoft_ads_conversion,
+        linkedin_conversion,
+        tiktok_event,
+        reddit_event,
+        pinterest_event,
+        snapchat_event,
+        webhook,
+    };
+    let label = store
+        .create_label(
+            project.id,
+            NewLabel {
+                name,
+                mark_as_done,
+                mapping,
+            },
+            Utc::now(),
+        )
+        .await
+        .map_err(Failure::store)?;
+    if json {
+        print_json(&json!({"labelId": label.id}));
+    } else {
+        say!("Created label {:?} in project {id}", label.name);
+        say!("  label id: {}", label.id);
+        say!(
+            "Rate a lead with it: updateLeadStatus with \"conversionId\": \"{}\"",
+            label.id
+        );
+    }
+    Ok(())
+}
+
+/// `label list`: the project's labels, with what each sends.
+async fn list_labels<S: Admin>(store: &S, listing: ProjectListing) -> Result<(), Failure> {
+    let ProjectListing { project: id, json } = listing;
+    let project = project(store, &id).await?;
+    let labels = store.labels(project.id).await.map_err(Failure::store)?;
+    if json {
+        let list: Vec<_> = labels
+            .iter()
+            .map(|l| {
+                let mut entry = json!({
+                    "labelId": l.id,
+                    "name": l.name,
+                    "markAsDone": l.mark_as_done,
+                    "archived": l.archived,
+                });
+                entry["mapping"] = json!(l.mapping);
+                entry
+            })
+            .collect();
+        print_json(&json!(list));
+    } else {
+        say!("{:<38} {:<6} {:<40} NAME", "LABEL ID", "DONE", "SENDS");
+        for l in labels {
+            let done = if l.mark_as_done { "yes" } else { "no" };
+            let archived = if l.archived { " (archived)" } else { "" };
+            say!(
+                "{:<38} {done:<6} {:<40} {}{archived}",
+                l.id,
+                describe(&l.mapping),
+                l.name
+            );
         }
     }
     Ok(())
