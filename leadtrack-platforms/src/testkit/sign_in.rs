@@ -38,6 +38,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 use warp::Filter;
+use warp::filters::BoxedFilter;
 
 use super::reports;
 
@@ -201,15 +202,38 @@ impl MockSignIn {
     }
 }
 
+/// The mock's routes, in the order they are tried; what none takes is `404 NOT_FOUND`.
 fn routes(
     state: Arc<Mutex<State>>,
     app: App,
 ) -> impl Filter<Extract = (Response,), Error = std::convert::Infallible> + Clone + Send + Sync + 'static
 {
-    let with = move || {
-        let (state, app) = (Arc::clone(&state), app.clone());
-        warp::any().map(move || (Arc::clone(&state), app.clone()))
-    };
+    let shared = (state, app);
+    sign_in_routes(&shared)
+        .or(api_routes(&shared))
+        .unify()
+        .recover(|_| async {
+            Ok::<_, std::convert::Infallible>(error(StatusCode::NOT_FOUND, "NOT_FOUND"))
+        })
+        .unify()
+}
+
+/// What each route reads of the mock: its state and the app signing in.
+type Shared = (Arc<Mutex<State>>, App);
+
+/// The mock's state and app, to each request.
+fn sharing(
+    shared: &Shared,
+) -> impl Filter<Extract = (Shared,), Error = std::convert::Infallible> + Clone + Send + Sync + 'static
+{
+    let shared = shared.clone();
+    warp::any().map(move || shared.clone())
+}
+
+/// Signing in: the consent page, the token endpoints, the ad accounts a token may see, and
+/// Microsoft's report files.
+fn sign_in_routes(shared: &Shared) -> BoxedFilter<(Response,)> {
+    let with = || sharing(shared);
     let consent = warp::get()
         .and(warp::path!("o" / "oauth2" / "v2" / "auth"))
         .and(warp::query::<HashMap<String, String>>())
@@ -219,6 +243,9 @@ fn routes(
                 consent_page(&state, &app, &query)
             },
         );
+    let report_files = warp::get()
+        .and(warp::path!("reports" / String))
+        .map(|file: String| reports::microsoft_report(&file));
     let token = warp::post()
         .and(warp::path!("token"))
         .and(warp::header::optional::<String>("authorization"))
@@ -258,6 +285,22 @@ fn routes(
                 meta_token_endpoint(&state, &app, query)
             },
         );
+    consent
+        .or(report_files)
+        .unify()
+        .or(token)
+        .unify()
+        .or(accounts)
+        .unify()
+        .or(meta_token)
+        .unify()
+        .boxed()
+}
+
+/// The platforms' APIs a signed-in client calls: Meta's Graph API (and its page
+/// subscriptions), LinkedIn's REST API, Google Ads' and Microsoft Advertising's.
+fn api_routes(shared: &Shared) -> BoxedFilter<(Response,)> {
+    let with = || sharing(shared);
     let graph = warp::get()
         .and(warp::path("v23.0"))
         .and(warp::path::tail())
@@ -379,20 +422,7 @@ fn routes(
                     .unwrap_or_else(|| microsoft_rest(tail.as_str(), account, &body))
             },
         );
-    let report_files = warp::get()
-        .and(warp::path!("reports" / String))
-        .map(|file: String| reports::microsoft_report(&file));
-    consent
-        .or(report_files)
-        .unify()
-        .or(token)
-        .unify()
-        .or(accounts)
-        .unify()
-        .or(meta_token)
-        .unify()
-        .or(graph)
-        .unify()
+    graph
         .or(subscribe)
         .unify()
         .or(rest)
@@ -401,10 +431,7 @@ fn routes(
         .unify()
         .or(microsoft)
         .unify()
-        .recover(|_| async {
-            Ok::<_, std::convert::Infallible>(error(StatusCode::NOT_FOUND, "NOT_FOUND"))
-        })
-        .unify()
+        .boxed()
 }
 
 /// Whether the mock handed out the access token `token`.
