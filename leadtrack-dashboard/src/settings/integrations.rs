@@ -11,7 +11,7 @@ use leadtrack_core::integration::{
     Shown as StoredValue,
 };
 use leadtrack_core::job::{Attempt, RetryTarget};
-use leadtrack_core::label::LabelMapping;
+use leadtrack_core::label::ConversionLabel;
 use leadtrack_core::store::connect::send_labels_to;
 use leadtrack_core::types::{AttemptOutcome, IntegrationKind};
 use leadtrack_core::{Admin, LeadStore, Store};
@@ -187,11 +187,6 @@ async fn integrations_page<S: Admin>(
     let integrations = store.integrations(project).await.map_err(failure)?;
     let attempts = store.last_attempts(project).await.map_err(failure)?;
     let labels = store.labels(project).await.map_err(failure)?;
-    let first = |of: fn(&LabelMapping) -> Option<&String>| {
-        labels.iter().find_map(|label| of(&label.mapping)).cloned()
-    };
-    let default_event =
-        first(|m| m.ga4_event.as_ref()).unwrap_or_else(|| "leadtrack_test".to_owned());
     let mut sign_ins = Vec::new();
     for &kind in IntegrationKind::VARIANTS {
         let connected = integrations.is_connected(kind);
@@ -206,69 +201,15 @@ async fn integrations_page<S: Admin>(
                 Some((_, values, problems)) => (values, Some(problems)),
                 None => (stored(kind, &integrations), None),
             };
-            let slug = platform.slug;
-            let fields = platform
-                .fields
-                .iter()
-                .map(|spec| Field {
-                    id: format!("{slug}-{}", spec.name),
-                    spec,
-                    value: values
-                        .iter()
-                        .find(|(name, _)| *name == spec.name)
-                        .map(|(_, value)| value.clone())
-                        .unwrap_or_default(),
-                    problem: problems
-                        .as_ref()
-                        .and_then(|p| p.of(spec.name))
-                        .map(str::to_owned),
-                })
-                .collect();
+            let fields = fields(platform, &values, problems.as_ref());
             let connected = integrations.is_connected(kind);
             let (test_event, test) = match shown.test.take_if(|(of, ..)| *of == kind) {
                 Some((_, value, result)) => (value, Some(result)),
-                None => match kind {
-                    IntegrationKind::Ga4 => (default_event.clone(), None),
-                    IntegrationKind::Meta => (
-                        first(|m| m.meta_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
-                        None,
-                    ),
-                    IntegrationKind::Tiktok => (
-                        first(|m| m.tiktok_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
-                        None,
-                    ),
-                    IntegrationKind::Reddit => (
-                        first(|m| m.reddit_event.as_ref()).unwrap_or_else(|| "Lead".to_owned()),
-                        None,
-                    ),
-                    IntegrationKind::Pinterest => (
-                        first(|m| m.pinterest_event.as_ref()).unwrap_or_else(|| "lead".to_owned()),
-                        None,
-                    ),
-                    IntegrationKind::Snapchat => (
-                        first(|m| m.snapchat_event.as_ref())
-                            .unwrap_or_else(|| "SIGN_UP".to_owned()),
-                        None,
-                    ),
-                    IntegrationKind::GoogleAds => (
-                        first(|m| m.google_ads_action.as_ref()).unwrap_or_default(),
-                        None,
-                    ),
-                    _ => (String::new(), None),
-                },
+                None => (default_test_event(kind, &labels), None),
             };
-            let test_code = match kind {
-                IntegrationKind::Meta => integrations.meta.as_ref().map(|s| &s.test_event_code),
-                IntegrationKind::Tiktok => integrations.tiktok.as_ref().map(|s| &s.test_event_code),
-                IntegrationKind::Reddit => integrations.reddit.as_ref().map(|s| &s.test_id),
-                _ => None,
-            }
-            .cloned()
-            .flatten()
-            .unwrap_or_default();
             Card {
                 title: platform.title,
-                slug,
+                slug: platform.slug,
                 connected,
                 last: attempts
                     .iter()
@@ -278,7 +219,7 @@ async fn integrations_page<S: Admin>(
                 testing: platform.testing,
                 open: problems.is_some(),
                 test_event,
-                test_code,
+                test_code: stored_test_code(kind, &integrations),
                 test,
                 new_secret: match kind {
                     IntegrationKind::Webhook => shown.new_secret.take(),
@@ -310,6 +251,60 @@ async fn integrations_page<S: Admin>(
         .map(|app| app.endpoints.authorize.as_str());
     render::allow_form_redirects(&mut response, consent_pages);
     Ok(response)
+}
+
+/// The fields of `platform`'s form, holding `values`, with their `problems`.
+fn fields(
+    platform: &'static Platform,
+    values: &[(&'static str, String)],
+    problems: Option<&Problems>,
+) -> Vec<Field> {
+    platform
+        .fields
+        .iter()
+        .map(|spec| Field {
+            id: format!("{}-{}", platform.slug, spec.name),
+            spec,
+            value: values
+                .iter()
+                .find(|(name, _)| *name == spec.name)
+                .map(|(_, value)| value.clone())
+                .unwrap_or_default(),
+            problem: problems.and_then(|p| p.of(spec.name)).map(str::to_owned),
+        })
+        .collect()
+}
+
+/// The event (or conversion action) a test of `kind` offers: the first label's that sends
+/// one there, else the platform's usual one; none for the platforms whose test sends no
+/// event.
+fn default_test_event(kind: IntegrationKind, labels: &[ConversionLabel]) -> String {
+    let usual = match kind {
+        IntegrationKind::Ga4 => "leadtrack_test",
+        IntegrationKind::Meta | IntegrationKind::Tiktok | IntegrationKind::Reddit => "Lead",
+        IntegrationKind::Pinterest => "lead",
+        IntegrationKind::Snapchat => "SIGN_UP",
+        IntegrationKind::GoogleAds => "",
+        IntegrationKind::MicrosoftAds | IntegrationKind::Linkedin | IntegrationKind::Webhook => {
+            return String::new();
+        }
+    };
+    let named = labels.iter().find_map(|label| label.mapping.named(kind));
+    named.unwrap_or(usual).to_owned()
+}
+
+/// The test code stored with `kind`'s settings (Meta's and TikTok's test event code,
+/// Reddit's test id), or blank.
+fn stored_test_code(kind: IntegrationKind, integrations: &Integrations) -> String {
+    match kind {
+        IntegrationKind::Meta => integrations.meta.as_ref().map(|s| &s.test_event_code),
+        IntegrationKind::Tiktok => integrations.tiktok.as_ref().map(|s| &s.test_event_code),
+        IntegrationKind::Reddit => integrations.reddit.as_ref().map(|s| &s.test_id),
+        _ => None,
+    }
+    .cloned()
+    .flatten()
+    .unwrap_or_default()
 }
 
 /// The stored settings as the form shows them (a check as `on` or blank); credentials are
@@ -614,4 +609,51 @@ pub(super) async fn test<S: Admin>(store: &S, (owner, form): (Owner, Form), slug
         ..Shown::default()
     };
     integrations_page(store, &owner, status, None, shown).await
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use leadtrack_core::label::{ConversionLabel, LabelMapping};
+    use leadtrack_core::types::{IntegrationKind, ProjectId};
+    use uuid::Uuid;
+
+    use super::default_test_event;
+
+    fn label(mapping: LabelMapping) -> ConversionLabel {
+        ConversionLabel {
+            id: Uuid::new_v4(),
+            project_id: ProjectId(1),
+            name: "Qualified".to_owned(),
+            mark_as_done: true,
+            mapping,
+            created_at: Utc::now(),
+            archived: false,
+        }
+    }
+
+    #[test]
+    fn a_test_offers_the_first_label_s_event_else_the_platform_s_usual_one() {
+        let labels = [
+            label(LabelMapping::webhook_only()),
+            label(LabelMapping {
+                meta_event: Some("Purchase".to_owned()),
+                linkedin_conversion: Some("urn:lla:llaPartnerConversion:1".to_owned()),
+                ..LabelMapping::default()
+            }),
+            label(LabelMapping {
+                meta_event: Some("Contact".to_owned()),
+                ..LabelMapping::default()
+            }),
+        ];
+        let offered = |kind| default_test_event(kind, &labels);
+        assert_eq!(offered(IntegrationKind::Meta), "Purchase");
+        assert_eq!(offered(IntegrationKind::Ga4), "leadtrack_test");
+        assert_eq!(offered(IntegrationKind::Tiktok), "Lead");
+        assert_eq!(offered(IntegrationKind::Pinterest), "lead");
+        assert_eq!(offered(IntegrationKind::Snapchat), "SIGN_UP");
+        assert_eq!(offered(IntegrationKind::GoogleAds), "");
+        // LinkedIn's test sends no event, whatever the labels send there.
+        assert_eq!(offered(IntegrationKind::Linkedin), "");
+    }
 }
