@@ -301,41 +301,6 @@ fn sign_in_routes(shared: &Shared) -> BoxedFilter<(Response,)> {
 /// subscriptions), LinkedIn's REST API, Google Ads' and Microsoft Advertising's.
 fn api_routes(shared: &Shared) -> BoxedFilter<(Response,)> {
     let with = || sharing(shared);
-    let graph = warp::get()
-        .and(warp::path("v23.0"))
-        .and(warp::path::tail())
-        .and(warp::query::<HashMap<String, String>>())
-        .and(warp::header::<String>("host"))
-        .and(with())
-        .map(
-            |tail: warp::path::Tail,
-             query: HashMap<String, String>,
-             host: String,
-             (state, _): (Arc<Mutex<State>>, App)| {
-                if !issued(&state, query.get("access_token").map(String::as_str)) {
-                    return error(StatusCode::UNAUTHORIZED, "OAuthException");
-                }
-                if tail.as_str().ends_with("/insights") {
-                    return meta_insights(tail.as_str(), &query, &host);
-                }
-                meta_graph(tail.as_str())
-            },
-        );
-    // Subscribing the app to a page's leads, with the page's own token.
-    let subscribe = warp::post()
-        .and(warp::path!("v23.0" / String / "subscribed_apps"))
-        .and(warp::query::<HashMap<String, String>>())
-        .map(|page: String, query: HashMap<String, String>| {
-            let (id, _, token) = META_PAGE;
-            let get = |name: &str| query.get(name).map(String::as_str);
-            if page != id || get("access_token") != Some(token) {
-                return error(StatusCode::BAD_REQUEST, "OAuthException");
-            }
-            if get("subscribed_fields") != Some("leadgen") {
-                return error(StatusCode::BAD_REQUEST, "subscribed_fields");
-            }
-            warp::reply::json(&json!({"success": true})).into_response()
-        });
     let rest = warp::get()
         .and(warp::path("rest"))
         .and(warp::path::tail())
@@ -422,9 +387,7 @@ fn api_routes(shared: &Shared) -> BoxedFilter<(Response,)> {
                     .unwrap_or_else(|| microsoft_rest(tail.as_str(), account, &body))
             },
         );
-    graph
-        .or(subscribe)
-        .unify()
+    meta_routes(shared)
         .or(rest)
         .unify()
         .or(api)
@@ -432,6 +395,48 @@ fn api_routes(shared: &Shared) -> BoxedFilter<(Response,)> {
         .or(microsoft)
         .unify()
         .boxed()
+}
+
+/// Meta's Graph API: what a token may read (and the insights), and a page's subscription to
+/// its leads.
+fn meta_routes(shared: &Shared) -> BoxedFilter<(Response,)> {
+    let with = || sharing(shared);
+    let graph = warp::get()
+        .and(warp::path("v23.0"))
+        .and(warp::path::tail())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(warp::header::<String>("host"))
+        .and(with())
+        .map(
+            |tail: warp::path::Tail,
+             query: HashMap<String, String>,
+             host: String,
+             (state, _): (Arc<Mutex<State>>, App)| {
+                if !issued(&state, query.get("access_token").map(String::as_str)) {
+                    return error(StatusCode::UNAUTHORIZED, "OAuthException");
+                }
+                if tail.as_str().ends_with("/insights") {
+                    return meta_insights(tail.as_str(), &query, &host);
+                }
+                meta_graph(tail.as_str())
+            },
+        );
+    // Subscribing the app to a page's leads, with the page's own token.
+    let subscribe = warp::post()
+        .and(warp::path!("v23.0" / String / "subscribed_apps"))
+        .and(warp::query::<HashMap<String, String>>())
+        .map(|page: String, query: HashMap<String, String>| {
+            let (id, _, token) = META_PAGE;
+            let get = |name: &str| query.get(name).map(String::as_str);
+            if page != id || get("access_token") != Some(token) {
+                return error(StatusCode::BAD_REQUEST, "OAuthException");
+            }
+            if get("subscribed_fields") != Some("leadgen") {
+                return error(StatusCode::BAD_REQUEST, "subscribed_fields");
+            }
+            warp::reply::json(&json!({"success": true})).into_response()
+        });
+    graph.or(subscribe).unify().boxed()
 }
 
 /// Whether the mock handed out the access token `token`.
