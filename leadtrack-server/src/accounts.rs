@@ -369,63 +369,13 @@ pub(crate) async fn member_command<S: Store>(
             email,
             role,
             json,
-        } => {
-            let project = project(store, &id).await?;
-            let invitation = NewInvitation::new(&email, role, &Actor::Admin).map_err(Failure)?;
-            let token = LinkToken::generate();
-            let sent = store
-                .invite(project.id, &invitation, &token.hash(), Utc::now())
-                .await
-                .map_err(Failure::store)?;
-            let invited = ProjectActivity::Invited {
-                email: sent.email.clone(),
-                role,
-            };
-            audit(store, project.id, invited).await?;
-            let url = LinkKind::Invitation.url(&links.public_url(), &token);
-            let body = format!(
-                "You are invited to join {} on leadtrack as {role}.\n\nFollow this link to set \
-                 up your account (or sign in) and join:\n\n{url}\n\nThe link works once, for \
-                 72 hours.\n",
-                project.name
-            );
-            let subject = format!("You are invited to {} on leadtrack", project.name);
-            let emailed = send(links, &sent.email, &subject, &body).await?;
-            print_link(&url, emailed, &sent.email, json);
-        }
+        } => invite(store, links, (&id, &email, role), json).await?,
         MemberCommand::Add {
             project: id,
             email,
             role,
             json,
-        } => {
-            let project = project(store, &id).await?;
-            let user = user(store, &email).await?;
-            let before = store
-                .members(project.id)
-                .await
-                .map_err(Failure::store)?
-                .into_iter()
-                .find(|member| member.user.id == user.id)
-                .map(|member| member.role);
-            store
-                .add_member(project.id, user.id, role, Utc::now())
-                .await
-                .map_err(Failure::store)?;
-            if before != Some(role) {
-                let event = ProjectActivity::RoleSet {
-                    email: user.email.clone(),
-                    from: before,
-                    to: role,
-                };
-                audit(store, project.id, event).await?;
-            }
-            if json {
-                print_json(&json!({"projectId": id, "email": user.email, "role": role}));
-            } else {
-                say!("{} is now {role} of project {id}.", user.email);
-            }
-        }
+        } => add_member(store, (&id, &email, role), json).await?,
         MemberCommand::List(ProjectListing { project: id, json }) => {
             let project = project(store, &id).await?;
             let members = store.members(project.id).await.map_err(Failure::store)?;
@@ -478,6 +428,73 @@ pub(crate) async fn member_command<S: Store>(
                 say!("{} is no longer a member of project {id}.", user.email);
             }
         }
+    }
+    Ok(())
+}
+
+/// `member invite`: an invitation by email (or its link printed) to join `id` as `role`.
+async fn invite<S: Store>(
+    store: &S,
+    links: &Links,
+    (id, email, role): (&str, &str, Role),
+    json: bool,
+) -> Result<(), Failure> {
+    let project = project(store, id).await?;
+    let invitation = NewInvitation::new(email, role, &Actor::Admin).map_err(Failure)?;
+    let token = LinkToken::generate();
+    let sent = store
+        .invite(project.id, &invitation, &token.hash(), Utc::now())
+        .await
+        .map_err(Failure::store)?;
+    let invited = ProjectActivity::Invited {
+        email: sent.email.clone(),
+        role,
+    };
+    audit(store, project.id, invited).await?;
+    let url = LinkKind::Invitation.url(&links.public_url(), &token);
+    let body = format!(
+        "You are invited to join {} on leadtrack as {role}.\n\nFollow this link to set \
+         up your account (or sign in) and join:\n\n{url}\n\nThe link works once, for \
+         72 hours.\n",
+        project.name
+    );
+    let subject = format!("You are invited to {} on leadtrack", project.name);
+    let emailed = send(links, &sent.email, &subject, &body).await?;
+    print_link(&url, emailed, &sent.email, json);
+    Ok(())
+}
+
+/// `member add`: an existing user made a member of `id` as `role`, or their role changed.
+async fn add_member<S: Store>(
+    store: &S,
+    (id, email, role): (&str, &str, Role),
+    json: bool,
+) -> Result<(), Failure> {
+    let project = project(store, id).await?;
+    let user = user(store, email).await?;
+    let before = store
+        .members(project.id)
+        .await
+        .map_err(Failure::store)?
+        .into_iter()
+        .find(|member| member.user.id == user.id)
+        .map(|member| member.role);
+    store
+        .add_member(project.id, user.id, role, Utc::now())
+        .await
+        .map_err(Failure::store)?;
+    if before != Some(role) {
+        let event = ProjectActivity::RoleSet {
+            email: user.email.clone(),
+            from: before,
+            to: role,
+        };
+        audit(store, project.id, event).await?;
+    }
+    if json {
+        print_json(&json!({"projectId": id, "email": user.email, "role": role}));
+    } else {
+        say!("{} is now {role} of project {id}.", user.email);
     }
     Ok(())
 }
