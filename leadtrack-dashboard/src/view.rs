@@ -90,9 +90,9 @@ pub(crate) struct InboxView {
 }
 
 impl InboxView {
-    /// The view a query string names, and the lead query it stands for, seen by `me`
-    /// (whose leads Mine lists).
-    pub(crate) fn from_query(query: &str, me: UserId) -> (Self, LeadQuery) {
+    /// The view as `query` states it, its values not yet checked (a tab that is none is
+    /// Open, with a problem said).
+    fn read(query: &str) -> Self {
         let param = |name: &str| crate::query_param(query, name);
         let mut problems = Vec::new();
         let mine = param("tab").as_deref() == Some("mine");
@@ -133,6 +133,14 @@ impl InboxView {
                 _ => None,
             };
         }
+        view
+    }
+
+    /// The view a query string names, and the lead query it stands for, seen by `me`
+    /// (whose leads Mine lists).
+    pub(crate) fn from_query(query: &str, me: UserId) -> (Self, LeadQuery) {
+        let param = |name: &str| crate::query_param(query, name);
+        let mut view = Self::read(query);
         // Everything else is read by core's own getLeads rules, one parameter at a time, so
         // that a bad one is dropped alone.
         let mut core_pairs: Vec<(String, String)> = vec![
@@ -193,7 +201,7 @@ impl InboxView {
             query.duplicates = Some(DuplicateFilter::All);
         }
         query.assignee = match view.assignee.as_str() {
-            _ if mine => Some(AssigneeFilter::User(me)),
+            _ if view.mine => Some(AssigneeFilter::User(me)),
             "" => None,
             "none" => Some(AssigneeFilter::Nobody),
             id => match id.parse() {
