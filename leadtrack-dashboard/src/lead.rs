@@ -9,7 +9,7 @@ use leadtrack_core::assignment::Assignee;
 use leadtrack_core::channel;
 use leadtrack_core::job::{FormRating, JobRecord, UndoTarget};
 use leadtrack_core::label::ConversionLabel;
-use leadtrack_core::lead::StoredLead;
+use leadtrack_core::lead::{LeadData, StoredLead};
 use leadtrack_core::request::StatusUpdate;
 use leadtrack_core::store::correction::{CONTACT_FIELDS, ContactCorrection};
 use leadtrack_core::store::{Conflict, Entity};
@@ -625,15 +625,7 @@ pub(crate) async fn page<S: Store>(
         form_fields: fields(&data.form_data, &["formName", "uniqueEventId"]),
         attribution: fields(&data.attribution_data, &[]),
         consent: consent_fields(data.consent, project.default_consent),
-        touches: channel::touches(data)
-            .into_iter()
-            .map(|touch| TouchRow {
-                label: touch.label(),
-                campaign: touch.campaign.clone(),
-                at: touch.at.as_ref().map(format::exact),
-                landing_page: touch.landing_page.clone(),
-            })
-            .collect(),
+        touches: touch_rows(data),
         choices: choices(&lead, &labels, &integrations, &project.lost_mapping),
         // A rated lead's form starts at its rating and price; a form sent back with a
         // problem keeps what was typed.
@@ -654,25 +646,8 @@ pub(crate) async fn page<S: Store>(
         notice,
         held,
         form_token: Uuid::new_v4().to_string(),
-        events: events
-            .iter()
-            .rev()
-            .map(|event| EventRow {
-                at: format::exact(&event.at),
-                at_iso: format::iso(&event.at),
-                by: event.by.as_ref().map(ToString::to_string),
-                text: event_text(event, &events, (&labels, &currency)),
-            })
-            .collect(),
-        jobs: jobs
-            .iter()
-            .enumerate()
-            .map(|(i, record)| {
-                let mut row = job_row(record, (&labels, &events, &currency));
-                row.retryable &= i == 0 && membership.role == Role::Owner;
-                row
-            })
-            .collect(),
+        events: event_rows(&events, (&labels, &currency)),
+        jobs: job_rows(&jobs, (&labels, &events, &currency), membership.role),
         crm: syncs.iter().map(|sync| CrmRow::of(sync, now)).collect(),
         spam,
         owner: membership.role == Role::Owner,
@@ -681,6 +656,52 @@ pub(crate) async fn page<S: Store>(
         csrf: viewer.csrf(),
     };
     render::page(status, &page)
+}
+
+/// The lead's touches (first and last), as the page lists them.
+fn touch_rows(data: &LeadData) -> Vec<TouchRow> {
+    channel::touches(data)
+        .into_iter()
+        .map(|touch| TouchRow {
+            label: touch.label(),
+            campaign: touch.campaign.clone(),
+            at: touch.at.as_ref().map(format::exact),
+            landing_page: touch.landing_page.clone(),
+        })
+        .collect()
+}
+
+/// The lead's history, newest first, its ratings named by `labels` in `currency`.
+fn event_rows(
+    events: &[LeadEvent],
+    (labels, currency): (&[ConversionLabel], &str),
+) -> Vec<EventRow> {
+    events
+        .iter()
+        .rev()
+        .map(|event| EventRow {
+            at: format::exact(&event.at),
+            at_iso: format::iso(&event.at),
+            by: event.by.as_ref().map(ToString::to_string),
+            text: event_text(event, events, (labels, currency)),
+        })
+        .collect()
+}
+
+/// The lead's deliveries, newest first; only the newest may be retried, by an owner.
+fn job_rows(
+    jobs: &[JobRecord],
+    named: (&[ConversionLabel], &[LeadEvent], &str),
+    role: Role,
+) -> Vec<JobRow> {
+    jobs.iter()
+        .enumerate()
+        .map(|(i, record)| {
+            let mut row = job_row(record, named);
+            row.retryable &= i == 0 && role == Role::Owner;
+            row
+        })
+        .collect()
 }
 
 /// `Erased on DATE by NAME` of a lead whose history says its person was erased.
