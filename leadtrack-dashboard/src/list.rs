@@ -659,11 +659,9 @@ pub(crate) async fn page<S: Store>(
     (view, query): (InboxView, LeadQuery),
     bulk: Option<BulkResult>,
 ) -> Response {
-    let status = match &bulk {
-        Some(BulkResult {
-            problem: Some(_), ..
-        }) => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
+    let status = match bulk.as_ref().is_some_and(|bulk| bulk.problem.is_some()) {
+        true => StatusCode::BAD_REQUEST,
+        false => StatusCode::OK,
     };
     let project = &membership.project;
     let now = Utc::now();
@@ -712,32 +710,16 @@ pub(crate) async fn page<S: Store>(
         open_tab: view.tab == LeadStatus::Open,
         spam_tab: view.tab == LeadStatus::Spam,
         columns: columns(&view, &shown),
-        column_choices: Col::VARIANTS
-            .iter()
-            .map(|col| ColumnChoice {
-                name: col.as_ref(),
-                title: col.title(),
-                shown: shown.contains(col),
-            })
-            .collect(),
+        column_choices: column_choices(&shown),
         rows: rows(&found, &context),
         drafts: found.drafts.len(),
         review: project.review_ratings,
-        total: match found.page.total_is_lower_bound {
-            // The count stopped one past its bound, to tell that more match.
-            true => format!("more than {} leads", total - 1),
-            false if total == 1 => "1 lead".to_owned(),
-            false => format!("{total} leads"),
-        },
+        total: total_text(&found.page),
         page: view.page,
         pages: (!found.page.total_is_lower_bound).then_some(pages),
         previous: (view.page > 1).then(|| page_href(view.page - 1)),
         next: (u64::from(view.page) < pages).then(|| page_href(view.page + 1)),
-        click_filters: CLICK_IDS
-            .iter()
-            .zip(view.click_ids)
-            .map(|((name, label), value)| ClickFilter { name, label, value })
-            .collect(),
+        click_filters: click_filters(&view),
         pickers: pickers(&found, &view),
         views: found
             .saved
@@ -779,6 +761,37 @@ pub(crate) async fn page<S: Store>(
         bulk,
     };
     render::page(status, &page)
+}
+
+/// Every column, and whether it is `shown`, for the columns' menu.
+fn column_choices(shown: &[Col]) -> Vec<ColumnChoice> {
+    Col::VARIANTS
+        .iter()
+        .map(|col| ColumnChoice {
+            name: col.as_ref(),
+            title: col.title(),
+            shown: shown.contains(col),
+        })
+        .collect()
+}
+
+/// The page's total in words: `1 lead`, `250 leads`, or `more than 20000 leads` when the
+/// count stopped one past its bound, to tell that more match.
+fn total_text(page: &LeadPage) -> String {
+    match (page.total_is_lower_bound, page.total) {
+        (true, total) => format!("more than {} leads", total - 1),
+        (false, 1) => "1 lead".to_owned(),
+        (false, total) => format!("{total} leads"),
+    }
+}
+
+/// The click id filters, each as `view` sets it.
+fn click_filters(view: &InboxView) -> Vec<ClickFilter> {
+    CLICK_IDS
+        .iter()
+        .zip(view.click_ids)
+        .map(|((name, label), value)| ClickFilter { name, label, value })
+        .collect()
 }
 
 /// How many of the project's leads were created at or after `since` (milliseconds since
