@@ -147,10 +147,15 @@ pub async fn send_test(
 
 /// One test event being sent: what it is sent for, and its id and time.
 struct Probe<'a> {
+    /// The client it is sent with.
     http: &'a Outbound,
+    /// The project it is sent for (its currency, its public id).
     project: &'a Project,
+    /// What was asked for.
     request: &'a TestRequest,
+    /// The event's id.
     event_id: String,
+    /// When it is sent.
     now: DateTime<Utc>,
 }
 
