@@ -135,33 +135,51 @@ impl Words {
         project: ProjectId,
         most: u64,
     ) -> Result<Option<Self>, Error> {
+        match self.ids(conn, project, most, 0)? {
+            Some(ids) if ids.len() as u64 > most => Ok(None),
+            ids => Ok(Some(self.with_ids(ids))),
+        }
+    }
+
+    /// The first `most` + 1 ids above `above` of the project's leads the index finds, in
+    /// order (the index reads them fastest that way); `None` when it holds no lead with
+    /// the words.
+    pub(super) fn ids(
+        &self,
+        conn: &Connection,
+        project: ProjectId,
+        most: u64,
+        above: i64,
+    ) -> Result<Option<Vec<i64>>, Error> {
         let Some(matched) = &self.query else {
-            return Ok(Some(self.clone()));
+            return Ok(None);
         };
         let (low, high) = project_rowids(project);
-        let ids: Vec<i64> = conn
+        let ids = conn
             .prepare_cached(&format!(
-                "SELECT rowid & {} FROM lead_words
-                 WHERE lead_words MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4",
-                LEAD_MASK
+                "SELECT rowid & {LEAD_MASK} FROM lead_words
+                 WHERE lead_words MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4"
             ))?
             .query_map(
                 (
                     matched,
-                    low,
+                    low | (above.clamp(-1, LEAD_MASK - 1) + 1),
                     high,
                     i64::try_from(most + 1).unwrap_or(i64::MAX),
                 ),
                 |row| row.get(0),
             )?
             .collect::<Result<_, _>>()?;
-        if ids.len() as u64 > most {
-            return Ok(None);
-        }
-        Ok(Some(Self {
-            found: Some(ids),
+        Ok(Some(ids))
+    }
+
+    /// These words with `ids` (`None`: none) as the ids the index gave, read instead of
+    /// asking it again.
+    pub(super) fn with_ids(&self, ids: Option<Vec<i64>>) -> Self {
+        Self {
+            found: ids,
             ..self.clone()
-        }))
+        }
     }
 
     /// The ids read once ([`Self::read_once`]), in order.

@@ -502,7 +502,7 @@ fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
         let words = Words::of(&conn, ProjectId(1), query).unwrap().unwrap();
         let once = words.read_once(&conn, ProjectId(1), SORTED_MOST).unwrap();
         let ids = once.as_ref().and_then(Words::read).unwrap();
-        walks_sooner(&conn, query, ids).unwrap()
+        walks_sooner(&conn, query, ids, ids.len() as u64).unwrap()
     };
     let walks = |word: &str, direction: SortDirection, limit: u32| {
         walked(&LeadQuery {
@@ -531,4 +531,42 @@ fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
         ..LeadQuery::default()
     };
     assert!(!walked(&filtered));
+}
+
+/// Under a bound, a page whose matches are more than the few read first, and that lies
+/// among those, is walked without reading the rest; one whose first matches lie far from
+/// the walk's start has every candidate read, to be sorted from.
+#[test]
+fn a_page_among_the_candidates_read_first_is_walked_without_the_rest() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    for n in 0..240_i64 {
+        let q = format!("lead{n}@example.com");
+        crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
+    }
+    crate::words::catch_up(&conn, 1_000).unwrap();
+    let read = |word: &str, direction: SortDirection| {
+        let query = LeadQuery {
+            q: vec![word.to_owned()],
+            limit: 3,
+            sort: Sort {
+                field: SortField::CreatedAt,
+                direction,
+            },
+            ..LeadQuery::default()
+        };
+        let words = Words::of(&conn, ProjectId(1), &query).unwrap().unwrap();
+        let (once, walk) = read_or_walk(&conn, ProjectId(1), &query, &words).unwrap();
+        (once.as_ref().and_then(Words::read).map(<[i64]>::len), walk)
+    };
+    use SortDirection::{Asc, Desc};
+    // lead23 and lead230 to lead239: 11 matches, more than the 5 read first, the page
+    // among the newest.
+    assert_eq!(read("ad23", Desc), (None, true));
+    // lead1, lead10 to lead19 and lead100 to lead199, the page among the oldest.
+    assert_eq!(read("ad1", Asc), (None, true));
+    // lead3 and lead30 to lead39: 11 among the oldest, read to be sorted from.
+    assert_eq!(read("ad3", Desc), (Some(11), false));
+    // lead24 alone: fewer than the 5 read first, which are then every one.
+    assert_eq!(read("ad24", Desc), (Some(1), false));
 }
