@@ -18,7 +18,7 @@ use leadtrack_core::request::{LeadQuery, StatusUpdate};
 use leadtrack_core::testkit::{data, project};
 use leadtrack_core::types::{ConversionId, LeadId, LeadIdentifier, LeadStatus};
 use leadtrack_core::{Admin, JobQueue, LeadStore};
-use leadtrack_postgres::PgStore;
+use leadtrack_postgres::{PgOptions, PgStore};
 use serde_json::json;
 
 /// Leads: 32 for each of the 16 count slots.
@@ -251,9 +251,15 @@ async fn store_slow_to_find_deadlocks() -> PgStore {
         ))
         .await
         .unwrap();
-    // New connections get the setting.
+    // New connections get the setting. The 512 changes of a round queue for the pool's
+    // connections: on a slow machine the last waits longer than the 5 seconds after which
+    // a request is refused as unavailable, and a round stalled for longer fails below.
     store.close();
-    PgStore::connect_with(&url, &test_key(), crate::support::options())
+    let options = PgOptions {
+        wait: Duration::from_secs(60),
+        ..crate::support::options()
+    };
+    PgStore::connect_with(&url, &test_key(), options)
         .await
         .unwrap()
 }
