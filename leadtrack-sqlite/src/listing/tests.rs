@@ -491,13 +491,7 @@ fn a_deep_page_skips_its_leads_in_the_index_alone() {
 /// from there, or that asks for more than they are, is sorted from them.
 #[test]
 fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
-    let mut conn = Connection::open_in_memory().unwrap();
-    crate::schema::migrate(&mut conn).unwrap();
-    for n in 0..240_i64 {
-        let q = format!("lead{n}@example.com");
-        crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
-    }
-    crate::words::catch_up(&conn, 1_000).unwrap();
+    let conn = numbered_leads();
     let walked = |query: &LeadQuery| {
         let words = Words::of(&conn, ProjectId(1), query).unwrap().unwrap();
         let once = words.read_once(&conn, ProjectId(1), SORTED_MOST).unwrap();
@@ -538,13 +532,7 @@ fn a_page_near_its_walks_start_is_walked_and_one_far_from_it_is_sorted() {
 /// the walk's start has every candidate read, to be sorted from.
 #[test]
 fn a_page_among_the_candidates_read_first_is_walked_without_the_rest() {
-    let mut conn = Connection::open_in_memory().unwrap();
-    crate::schema::migrate(&mut conn).unwrap();
-    for n in 0..240_i64 {
-        let q = format!("lead{n}@example.com");
-        crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
-    }
-    crate::words::catch_up(&conn, 1_000).unwrap();
+    let conn = numbered_leads();
     let read = |word: &str, direction: SortDirection| {
         let query = LeadQuery {
             q: vec![word.to_owned()],
@@ -569,4 +557,17 @@ fn a_page_among_the_candidates_read_first_is_walked_without_the_rest() {
     assert_eq!(read("ad3", Desc), (Some(11), false));
     // lead24 alone: fewer than the 5 read first, which are then every one.
     assert_eq!(read("ad24", Desc), (Some(1), false));
+}
+
+/// A store of 240 leads, `lead0@example.com` to `lead239@example.com` in the order of their
+/// ids and creation times, indexed.
+fn numbered_leads() -> Connection {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    for n in 0..240_i64 {
+        let q = format!("lead{n}@example.com");
+        crate::rows::insert_test_leads(&conn, &[(n + 1, 1, "open", n * 1_000, &q, &q)]);
+    }
+    crate::words::catch_up(&conn, 1_000).unwrap();
+    conn
 }
