@@ -307,13 +307,11 @@ fn begun(
 ) -> Result<Begun, Error> {
     let page_end = query.offset() + u64::from(query.limit);
     let first = READ_FIRST.max(page_end).min(SORTED_MOST);
-    let newest = match query.sort.direction {
+    let window = match query.sort.direction {
         SortDirection::Asc => None,
         SortDirection::Desc => {
             let walked = WALKED_PER_SORTED * first;
-            let newest: Option<i64> = conn
-                .prepare_cached("SELECT max(id) FROM leads")?
-                .query_row([], |row| row.get(0))?;
+            let (_, newest) = id_ends(conn)?;
             let above = newest.unwrap_or(0) - i64::try_from(walked).unwrap_or(i64::MAX);
             let ids = words.ids(conn, project, walked, above)?.unwrap_or_default();
             if (ids.len() as u64) < page_end {
@@ -329,7 +327,7 @@ fn begun(
         return Ok(Begun::All(Some(ids)));
     }
     ids.truncate(usize::try_from(first).unwrap_or(usize::MAX));
-    let begun = newest.unwrap_or(ids);
+    let begun = window.unwrap_or(ids);
     Ok(match walks_sooner(conn, query, &begun, first)? {
         true => Begun::Walked,
         false => Begun::Unknown,
@@ -357,15 +355,21 @@ fn walks_sooner(
     if !walkable(query) || last > ids.len() {
         return Ok(false);
     }
-    let (first, newest): (Option<i64>, Option<i64>) = conn
-        .prepare_cached("SELECT (SELECT min(id) FROM leads), (SELECT max(id) FROM leads)")?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let (first, newest) = id_ends(conn)?;
     let passed = match (query.sort.direction, first, newest) {
         (SortDirection::Desc, _, Some(newest)) => newest - ids[ids.len() - last],
         (SortDirection::Asc, Some(first), _) => ids[last - 1] - first,
         _ => return Ok(false),
     };
     Ok(passed.unsigned_abs() < WALKED_PER_SORTED * matches)
+}
+
+/// The first and the newest lead's ids in the store (`None` when it holds none): where a
+/// walk along the inbox's order begins, in ids.
+fn id_ends(conn: &Connection) -> Result<(Option<i64>, Option<i64>), Error> {
+    Ok(conn
+        .prepare_cached("SELECT (SELECT min(id) FROM leads), (SELECT max(id) FROM leads)")?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?)
 }
 
 /// Whether `query`'s page may be walked instead of sorted from its matches
