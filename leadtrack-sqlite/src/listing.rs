@@ -270,16 +270,17 @@ fn read_or_walk(
     query: &LeadQuery,
     words: &Words,
 ) -> Result<(Option<Words>, bool), Error> {
-    let once = match walkable(query) {
-        false => words.read_once(conn, project, SORTED_MOST)?,
-        true => match begun(conn, project, query, words)? {
-            Begun::Walked => return Ok((None, true)),
-            Begun::All(ids) => Some(words.with_ids(ids)),
-            Begun::Unknown => words.read_once(conn, project, SORTED_MOST)?,
-        },
+    if !walkable(query) {
+        return Ok((words.read_once(conn, project, SORTED_MOST)?, false));
+    }
+    let ends = id_ends(conn)?;
+    let once = match begun(conn, project, query, words, ends)? {
+        Begun::Walked => return Ok((None, true)),
+        Begun::All(ids) => Some(words.with_ids(ids)),
+        Begun::Unknown => words.read_once(conn, project, SORTED_MOST)?,
     };
     let walk = match once.as_ref().and_then(Words::read) {
-        Some(ids) => walks_sooner(conn, query, ids, ids.len() as u64)?,
+        Some(ids) => walks_sooner(query, ids, ids.len() as u64, ends),
         None => false,
     };
     Ok((once, walk))
@@ -304,6 +305,7 @@ fn begun(
     project: ProjectId,
     query: &LeadQuery,
     words: &Words,
+    ends: IdEnds,
 ) -> Result<Begun, Error> {
     let page_end = query.offset() + u64::from(query.limit);
     let first = READ_FIRST.max(page_end).min(SORTED_MOST);
@@ -311,8 +313,7 @@ fn begun(
         SortDirection::Asc => None,
         SortDirection::Desc => {
             let walked = WALKED_PER_SORTED * first;
-            let (_, newest) = id_ends(conn)?;
-            let above = newest.unwrap_or(0) - i64::try_from(walked).unwrap_or(i64::MAX);
+            let above = ends.1.unwrap_or(0) - i64::try_from(walked).unwrap_or(i64::MAX);
             let ids = words.ids(conn, project, walked, above)?.unwrap_or_default();
             if (ids.len() as u64) < page_end {
                 return Ok(Begun::Unknown);
@@ -328,7 +329,7 @@ fn begun(
     }
     ids.truncate(usize::try_from(first).unwrap_or(usize::MAX));
     let begun = window.unwrap_or(ids);
-    Ok(match walks_sooner(conn, query, &begun, first)? {
+    Ok(match walks_sooner(query, &begun, first, ends) {
         true => Begun::Walked,
         false => Begun::Unknown,
     })
@@ -339,34 +340,31 @@ fn begun(
 /// match's row wherever it lies (at a million leads, `q=ada`'s 17,721 matches took 36 ms).
 const WALKED_PER_SORTED: u64 = 4;
 
-/// Whether the page of `query`, which filters by its words alone, is found sooner by a
-/// walk along the inbox's order than sorted from its `matches`, of which the index gave
-/// `ids` (in order; at least those nearest the end the walk begins at): when it is sorted
-/// by creation time and its last lead lies fewer than [`WALKED_PER_SORTED`] leads a match
-/// from that end. Ids grow with time, so the ids tell where the matches lie; an import of
-/// older leads makes that a guess, never a wrong page (the walk checks each lead).
-fn walks_sooner(
-    conn: &Connection,
-    query: &LeadQuery,
-    ids: &[i64],
-    matches: u64,
-) -> Result<bool, Error> {
+/// Whether the page of `query`, [`walkable`], is found sooner by a walk along the inbox's
+/// order than sorted from its `matches`, of which the index gave `ids` (in order; at least
+/// those nearest the end the walk begins at): when its last lead lies fewer than
+/// [`WALKED_PER_SORTED`] leads a match from that end of the store's `ends`. Ids grow with
+/// time, so the ids tell where the matches lie; an import of older leads makes that a
+/// guess, never a wrong page (the walk checks each lead).
+fn walks_sooner(query: &LeadQuery, ids: &[i64], matches: u64, ends: IdEnds) -> bool {
     let last = usize::try_from(query.offset() + u64::from(query.limit)).unwrap_or(usize::MAX);
-    if !walkable(query) || last > ids.len() {
-        return Ok(false);
+    if last > ids.len() {
+        return false;
     }
-    let (first, newest) = id_ends(conn)?;
-    let passed = match (query.sort.direction, first, newest) {
-        (SortDirection::Desc, _, Some(newest)) => newest - ids[ids.len() - last],
-        (SortDirection::Asc, Some(first), _) => ids[last - 1] - first,
-        _ => return Ok(false),
+    let passed = match (query.sort.direction, ends) {
+        (SortDirection::Desc, (_, Some(newest))) => newest - ids[ids.len() - last],
+        (SortDirection::Asc, (Some(first), _)) => ids[last - 1] - first,
+        _ => return false,
     };
-    Ok(passed.unsigned_abs() < WALKED_PER_SORTED * matches)
+    passed.unsigned_abs() < WALKED_PER_SORTED * matches
 }
 
 /// The first and the newest lead's ids in the store (`None` when it holds none): where a
-/// walk along the inbox's order begins, in ids.
-fn id_ends(conn: &Connection) -> Result<(Option<i64>, Option<i64>), Error> {
+/// walk along the inbox's order begins, in ids. Read once a listing.
+type IdEnds = (Option<i64>, Option<i64>);
+
+/// The store's [`IdEnds`].
+fn id_ends(conn: &Connection) -> Result<IdEnds, Error> {
     Ok(conn
         .prepare_cached("SELECT (SELECT min(id) FROM leads), (SELECT max(id) FROM leads)")?
         .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?)
