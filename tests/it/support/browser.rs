@@ -9,7 +9,7 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -306,9 +306,9 @@ impl Browser {
             chromium.display(),
             chromedriver.display()
         );
-        let (driver, port) = start_chromedriver(&chromedriver).await;
-
         let profile = tempfile::tempdir().expect("a browser profile directory");
+        let (driver, port) = start_chromedriver(&chromedriver, profile.path()).await;
+
         let mut capabilities = Capabilities::new();
         capabilities.insert("browserName".into(), json!("chrome"));
         capabilities.insert(
@@ -394,12 +394,16 @@ impl Browser {
 
 /// chromedriver on a port of its own choosing, once it says which and answers there. A
 /// start that says nothing in 30 seconds (seen under a loaded CI machine) is retried, twice.
-async fn start_chromedriver(chromedriver: &std::path::Path) -> (Child, u16) {
+/// Chromium's temporary files go into `profile`, which goes with the browser: a Chromium
+/// killed with its driver (a session never closed) left its `org.chromium.Chromium.*`
+/// directory in the system's temporary directory.
+async fn start_chromedriver(chromedriver: &Path, profile: &Path) -> (Child, u16) {
     for _ in 0..3 {
         // Its own process group, so that Chromium (chromedriver's child) goes with it even
         // when a failing test never reaches `close`.
         let mut driver = Command::new(chromedriver)
             .arg("--port=0")
+            .env("TMPDIR", profile)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
