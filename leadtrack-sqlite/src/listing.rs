@@ -313,7 +313,8 @@ fn begun(
         SortDirection::Asc => None,
         SortDirection::Desc => {
             let walked = WALKED_PER_SORTED * first;
-            let above = ends.1.unwrap_or(0) - i64::try_from(walked).unwrap_or(i64::MAX);
+            let (_, newest) = ends;
+            let above = newest.unwrap_or(0) - i64::try_from(walked).unwrap_or(i64::MAX);
             let ids = words.ids(conn, project, walked, above)?.unwrap_or_default();
             if (ids.len() as u64) < page_end {
                 return Ok(Begun::Unknown);
