@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use fantoccini::wd::Capabilities;
@@ -240,13 +241,7 @@ impl Browser {
             firefox.display(),
             geckodriver.display()
         );
-        let free_port = || {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .expect("a free port")
-                .port()
-        };
-        let (port, bidi) = (free_port(), free_port());
+        let (port, bidi) = (unclaimed_port(), unclaimed_port());
         // BiDi's own port too: Firefoxes of tests running at once would share 9222.
         let driver = Command::new(&geckodriver)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
@@ -388,6 +383,28 @@ impl Browser {
                 Err(err) if Instant::now() >= deadline => panic!("#{id} never appeared: {err}"),
                 Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
             }
+        }
+    }
+}
+
+/// A free port for geckodriver, or Firefox's BiDi, to bind later: below the range the kernel
+/// hands out for `bind(…:0)`. A port found free there and let go could go to a test's
+/// server before Firefox bound it (seen: BiDi's address answered by a leadtrack server's
+/// 404). Each call of a process takes the next port from a start of its own.
+fn unclaimed_port() -> u16 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    const LOWEST: u32 = 10_000;
+    let ephemeral = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u32>().ok())
+        .unwrap_or(32_768);
+    let span = ephemeral.saturating_sub(LOWEST).max(1);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = LOWEST + (std::process::id().wrapping_mul(7_919).wrapping_add(n)) % span;
+        let port = u16::try_from(port).expect("ports below the ephemeral range fit");
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
         }
     }
 }
