@@ -392,21 +392,21 @@ impl Browser {
 /// server before Firefox bound it (seen: BiDi's address answered by a leadtrack server's
 /// 404). Each call of a process takes the next port from a start of its own.
 fn unclaimed_port() -> u16 {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
     const LOWEST: u32 = 10_000;
-    let ephemeral = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
-        .ok()
-        .and_then(|range| range.split_whitespace().next()?.parse::<u32>().ok())
-        .unwrap_or(32_768);
-    let span = ephemeral.saturating_sub(LOWEST).max(1);
-    loop {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let port = LOWEST + (std::process::id().wrapping_mul(7_919).wrapping_add(n)) % span;
-        let port = u16::try_from(port).expect("ports below the ephemeral range fit");
-        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    static SPAN: LazyLock<u32> = LazyLock::new(|| {
+        let ephemeral = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+            .ok()
+            .and_then(|range| range.split_whitespace().next()?.parse::<u32>().ok())
+            .unwrap_or(32_768);
+        ephemeral.saturating_sub(LOWEST).max(1)
+    });
+    let start = std::process::id().wrapping_mul(7_919);
+    (0..*SPAN)
+        .map(|_| LOWEST + start.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % *SPAN)
+        .filter_map(|port| u16::try_from(port).ok())
+        .find(|&port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok())
+        .expect("a free port below the ephemeral range")
 }
 
 /// chromedriver on a port of its own choosing, once it says which and answers there. A
