@@ -163,7 +163,10 @@ pub(crate) async fn apply(
     for step in steps {
         match step {
             Step::MarkDuplicated(original) => {
-                let sql = "UPDATE leads SET duplicated = true WHERE project_id = $1 AND id = $2";
+                // An original marked already is left alone: no new row version, and no
+                // lock for the next duplicate of the same person to wait on.
+                let sql = "UPDATE leads SET duplicated = true
+                           WHERE project_id = $1 AND id = $2 AND NOT duplicated";
                 run(c, sql, &[&project.0, &original.0]).await?;
             }
             Step::Record { activity, by } => {

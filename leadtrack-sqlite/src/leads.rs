@@ -165,8 +165,11 @@ pub(crate) fn apply(
     for step in steps {
         match step {
             Step::MarkDuplicated(original) => {
-                conn.prepare_cached("UPDATE leads SET duplicated = 1 WHERE id = ?1")?
-                    .execute([original.0])?;
+                // An original marked already is left alone: its page is not written again.
+                conn.prepare_cached(
+                    "UPDATE leads SET duplicated = 1 WHERE id = ?1 AND NOT duplicated",
+                )?
+                .execute([original.0])?;
             }
             Step::Record { activity, by } => {
                 let event = EventRow::of((project, lead), now, by.as_ref(), activity)?;

@@ -239,3 +239,49 @@ async fn a_group_gives_up_a_held_lock_and_its_creates_run_alone() {
         .unwrap();
     assert_eq!(listed.total, 29);
 }
+
+/// A person's later duplicates leave their original, marked by the first, as it is: no new
+/// row version, so nothing for a concurrent duplicate to wait on and nothing to vacuum.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_original_marked_once_is_not_written_again_by_its_later_duplicates() {
+    let (store, url) = crate::support::fresh_store().await;
+    let db = crate::support::client(&url).await;
+    let acme = project(&store, "acme").await;
+    let send = |email: &str| {
+        let body = data(json!({"userData": {"email": email}}));
+        let store = store.clone();
+        async move { store.create_lead(acme.id, body, Utc::now()).await.unwrap() }
+    };
+    let original = send("ada@example.com").await.lead_id;
+    // The original's row version, and whether it is marked.
+    let version = || async {
+        let row = db
+            .query_one(
+                "SELECT xmin::text, duplicated FROM leads WHERE id = $1",
+                &[&original.0],
+            )
+            .await
+            .unwrap();
+        (row.get::<_, String>(0), row.get::<_, bool>(1))
+    };
+    let (unmarked, duplicated) = version().await;
+    assert!(!duplicated);
+
+    let first = send("ADA@example.com").await.lead_id;
+    let (marked, duplicated) = version().await;
+    assert!(duplicated, "the first duplicate marks the original");
+    assert_ne!(marked, unmarked, "by writing it");
+    let original_of = |lead| {
+        let store = store.clone();
+        async move {
+            let id = LeadIdentifier::LeadId(lead);
+            store.find_lead(acme.id, &id).await.unwrap().duplicate_of
+        }
+    };
+    for email in ["ada@example.com", " Ada@Example.com"] {
+        let later = send(email).await.lead_id;
+        assert_eq!(original_of(later).await, Some(original), "{email}");
+        assert_eq!(version().await, (marked.clone(), true), "{email}");
+    }
+    assert_eq!(original_of(first).await, Some(original));
+}
