@@ -1,5 +1,6 @@
 //! Concurrent creates written in groups (one transaction for the creates waiting together):
-//! each is stored as it would be alone, and one that fails fails alone.
+//! each is stored as it would be alone, and one that fails fails alone; and a duplicate's
+//! original, once marked, is not written again.
 #![cfg(leadtrack_postgres)]
 
 use std::time::Duration;
