@@ -17,12 +17,18 @@ use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
 
 use crate::activity::{LEAD_CHILDREN, record_project_event, remove_lead};
-use crate::leads::{Write, apply, write_row};
+use crate::leads::{apply, rewrite_row};
+use crate::packed;
 use crate::rows::{self, Error};
 
 /// A lead of a person, as [`sql::person_leads`] finds it: its id, data, status, and
 /// whether a worker is delivering one of its jobs.
 type Found = (LeadId, String, String, bool);
+
+/// The JSON of a lead found by [`sql::person_leads`] or [`sql::expired_leads`].
+fn json(row: &rusqlite::Row<'_>) -> rusqlite::Result<String> {
+    Ok(row.get::<_, packed::Json>(1)?.0)
+}
 
 /// The leads not erased yet of the person `who` names, oldest first.
 fn found(
@@ -41,7 +47,7 @@ fn found(
     let found = conn
         .prepare_cached(&sql::person_leads(column, ["?1", "?2", "?3"]))?
         .query_map((project.0, key, to_millis(&now)), |row| {
-            Ok((LeadId(row.get(0)?), row.get(1)?, row.get(2)?, row.get(3)?))
+            Ok((LeadId(row.get(0)?), json(row)?, row.get(2)?, row.get(3)?))
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(found)
@@ -126,7 +132,7 @@ fn erase_lead(
         conn.prepare_cached(&sql::forget_fetch(["?1", "?2"]))?
             .execute((project.0, fetched))?;
     }
-    write_row(conn, Write::Update(lead), project, &planned.row, now)?;
+    rewrite_row(conn, project, lead, &planned.row, now)?;
     conn.prepare_cached("UPDATE leads SET erased_at = ?2, note = NULL WHERE id = ?1")?
         .execute((lead.0, to_millis(&now)))?;
     apply(conn, project, (lead, None), &planned.steps(), now)?;
@@ -197,7 +203,7 @@ fn erase_old(
                 i64::try_from(left).unwrap_or(i64::MAX),
             ),
             |row| {
-                let lead = (LeadId(row.get(0)?), row.get(1)?, row.get(2)?, row.get(3)?);
+                let lead = (LeadId(row.get(0)?), json(row)?, row.get(2)?, row.get(3)?);
                 Ok((lead, row.get(4)?))
             },
         )?

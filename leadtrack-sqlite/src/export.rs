@@ -49,6 +49,7 @@ impl Export {
                     path.display()
                 ))
             })?;
+        crate::packed::register(&conn).map_err(StoreError::backend)?;
         schema::check_current(&conn).map_err(|err| {
             StoreError::Invalid(format!(
                 "{}: {err}; open it once with `server serve` of this build to upgrade it",

@@ -23,7 +23,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql};
 use uuid::Uuid;
 
 use crate::rows::{self, Error};
-use crate::{activity, alerts, assignment, webhooks};
+use crate::{activity, alerts, assignment, packed, webhooks};
 
 /// Creates a lead, or merges into the project's lead with the same event id that `route`
 /// may merge into ([`LeadStore::create_lead_via`]), as core's [`arrival`] plans it: the
@@ -36,11 +36,11 @@ pub(crate) fn create(
     conn: &Connection,
     project: ProjectId,
     (route, spam): (CreateRoute, Option<SpamReason>),
-    row: LeadRow,
+    (row, packed): NewRow,
     now: DateTime<Utc>,
 ) -> Result<CreatedLead, Error> {
     if let Some(merge) = merge_into(conn, project, route, &row.data)? {
-        write_row(conn, Write::Update(merge.lead), project, &merge.row, now)?;
+        rewrite_row(conn, project, merge.lead, &merge.row, now)?;
         let lead = (merge.lead, merge.row.data.form_name());
         apply(conn, project, lead, &merge.steps(), now)?;
         return Ok(merge.outcome());
@@ -54,7 +54,7 @@ pub(crate) fn create(
         spam,
         duplicate_of,
     };
-    let id = write_row(conn, Write::Insert(&arrival), project, &row, now)?;
+    let id = write_row(conn, Write::Insert(&arrival), project, (&row, &packed), now)?;
     apply(
         conn,
         project,
@@ -85,7 +85,7 @@ pub(crate) fn correct_contact(
         )?
         .query_row((project.0, lead.0), |row| {
             Ok((
-                row.get::<_, String>(0)?,
+                row.get::<_, packed::Json>(0)?.0,
                 row.get::<_, String>(1)?,
                 row.get::<_, i64>(2)?,
             ))
@@ -98,7 +98,7 @@ pub(crate) fn correct_contact(
     let Some(planned) = correction.plan(lead, (&stored, status), by)? else {
         return Ok(false);
     };
-    write_row(conn, Write::Update(lead), project, &planned.row, now)?;
+    rewrite_row(conn, project, lead, &planned.row, now)?;
     let mut steps = planned.steps();
     if planned.rematches() {
         let since = to_millis(&lead::duplicate_window_start(from_millis(created_at)));
@@ -143,7 +143,7 @@ fn merge_into(
     let existing = conn
         .prepare_cached(&MERGE_LOOKUP)?
         .query_row((project.0, event_id, route_name(route)), |row| {
-            Ok((row.get(0)?, row.get::<_, String>(1)?, row.get(2)?))
+            Ok((row.get(0)?, row.get::<_, packed::Json>(1)?.0, row.get(2)?))
         })
         .optional()?;
     let Some((id, stored, status)) = existing else {
@@ -189,12 +189,12 @@ pub(crate) fn apply(
 pub(crate) fn import(
     conn: &Connection,
     project: ProjectId,
-    rows: Vec<(LeadRow, DateTime<Utc>)>,
+    rows: Vec<(NewRow, DateTime<Utc>)>,
 ) -> Result<ImportCounts, Error> {
     crate::admin::project(conn, project)?;
     let mut counts = ImportCounts::default();
     let (arrival, steps) = (Arrival::imported(), arrival::imported_steps());
-    for (row, created_at) in rows {
+    for ((row, packed), created_at) in rows {
         let at = to_millis(&created_at);
         let repeated = conn
             .prepare_cached(&sql::import_duplicate(["?1", "?2", "?3", "?4"]))?
@@ -208,7 +208,13 @@ pub(crate) fn import(
             counts.duplicates += 1;
             continue;
         }
-        let id = write_row(conn, Write::Insert(&arrival), project, &row, created_at)?;
+        let id = write_row(
+            conn,
+            Write::Insert(&arrival),
+            project,
+            (&row, &packed),
+            created_at,
+        )?;
         apply(
             conn,
             project,
@@ -221,8 +227,31 @@ pub(crate) fn import(
     Ok(counts)
 }
 
+/// A new lead's row and its data packed (`packed.rs`), both made off the writer thread.
+pub(crate) type NewRow = (LeadRow, Vec<u8>);
+
+/// The row of a new lead's `data`, and its data packed.
+pub(crate) fn new_row(data: LeadData) -> Result<NewRow, Error> {
+    let row = LeadRow::of(data)?;
+    let packed = packed::pack(&row.json)?;
+    Ok((row, packed))
+}
+
+/// The rows of imported leads ([`new_row`]), each with its creation time.
+pub(crate) fn imported_rows(
+    leads: &[leadtrack_core::import::ImportedLead],
+) -> Result<Vec<(NewRow, DateTime<Utc>)>, Error> {
+    LeadRow::of_imported(leads)?
+        .into_iter()
+        .map(|(row, created_at)| {
+            let packed = packed::pack(&row.json)?;
+            Ok(((row, packed), created_at))
+        })
+        .collect()
+}
+
 /// What [`write_row`] does: insert a lead as it arrived, or rewrite a lead.
-pub(crate) enum Write<'a> {
+enum Write<'a> {
     Insert(&'a Arrival),
     Update(LeadId),
 }
@@ -248,11 +277,11 @@ fn duplicate_of(
 }
 
 /// Inserts a new lead or rewrites an existing lead's row. Returns the lead's id.
-pub(crate) fn write_row(
+fn write_row(
     conn: &Connection,
     write: Write<'_>,
     project: ProjectId,
-    row: &LeadRow,
+    (row, packed): (&LeadRow, &[u8]),
     now: DateTime<Utc>,
 ) -> Result<LeadId, Error> {
     let (data, keys) = (&row.data, &row.keys);
@@ -273,7 +302,7 @@ pub(crate) fn write_row(
     let mut params: Vec<(&str, &dyn ToSql)> = vec![
         (":project_id", &project.0),
         (":now", &now),
-        (":data", &row.json),
+        (":data", &packed),
         (":form_name", &form_name),
         (":first_name", &first_name),
         (":last_name", &last_name),
@@ -362,9 +391,23 @@ pub(crate) fn write_row(
     }
 }
 
+/// Rewrites `lead`'s row as `row`, planned on the writer: its data is packed here.
+pub(crate) fn rewrite_row(
+    conn: &Connection,
+    project: ProjectId,
+    lead: LeadId,
+    row: &LeadRow,
+    now: DateTime<Utc>,
+) -> Result<(), Error> {
+    let packed = packed::pack(&row.json)?;
+    write_row(conn, Write::Update(lead), project, (row, &packed), now)?;
+    Ok(())
+}
+
 /// Calls `step` with each stored lead's id and data, a thousand leads at a time, in id
 /// order (each batch read whole first: an update never runs under an open read of its
-/// table): a migration's backfill of columns derived from the data.
+/// table): a migration's backfill of columns derived from the data, before migration 62
+/// packed it (`packed.rs`), while it is JSON text.
 fn each_lead(
     conn: &Connection,
     mut step: impl FnMut(i64, LeadData) -> Result<(), Error>,

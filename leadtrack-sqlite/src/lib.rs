@@ -66,6 +66,7 @@ mod links;
 mod listing;
 mod lookup;
 mod next_steps;
+mod packed;
 mod report;
 mod rowid;
 mod rows;

@@ -24,6 +24,9 @@ pub(crate) enum Error {
     /// A JSON column did not hold what it should.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// A lead's stored data did not pack or unpack (`packed.rs`).
+    #[error(transparent)]
+    Packed(#[from] crate::packed::PackError),
     /// A sealed secret did not open.
     #[error(transparent)]
     Vault(#[from] leadtrack_core::vault::VaultError),
@@ -153,7 +156,7 @@ pub(crate) fn insert_test_leads(conn: &rusqlite::Connection, leads: &[TestLead<'
         conn.execute(
             "INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
                  search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text)
-             VALUES (?1, ?2, ?3, ?4, 0, '{}', ?5, 0, 0, 0, 0, ?6)",
+             VALUES (?1, ?2, ?3, ?4, 0, lead_pack('{}'), ?5, 0, 0, 0, 0, ?6)",
             *lead,
         )
         .unwrap();
@@ -197,7 +200,7 @@ pub(crate) fn lead(row: &Row<'_>) -> Result<StoredLead, Error> {
 /// A row of [`LEAD_COLUMNS`] as SQLite gave it: text not parsed yet.
 ///
 /// Listings and exports send these from the reader thread and parse them on the caller's:
-/// a page of 50 leads weighs its stored text (about 30 KB) while it waits for its caller,
+/// a page of 50 leads weighs its stored bytes (about 13 KB) while it waits for its caller,
 /// where its parsed JSON objects weigh several times that. On a busy core, readers finish
 /// pages faster than the async thread writes them out, and those waiting pages were most of
 /// the server's peak memory.
@@ -209,7 +212,8 @@ pub(crate) struct LeadRecord {
     note: Option<String>,
     conversion_id: Option<String>,
     created_at: i64,
-    data: String,
+    /// Packed (`packed.rs`), unpacked by [`Self::parse`].
+    data: Vec<u8>,
     spam_reason: Option<String>,
     duplicate_of: Option<i64>,
     duplicated: bool,
@@ -250,7 +254,7 @@ impl LeadRecord {
                 .map(|id| parse("conversion_id", id))
                 .transpose()?,
             created_at: from_millis(self.created_at),
-            data: serde_json::from_str(&self.data)?,
+            data: serde_json::from_str(&crate::packed::unpack(&self.data)?)?,
             spam_reason: self
                 .spam_reason
                 .map(|reason| parse("spam_reason", reason))

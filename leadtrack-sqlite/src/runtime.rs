@@ -654,6 +654,7 @@ impl Reader {
             .map_err(StoreError::backend)?;
         conn.set_prepared_statement_cache_capacity(64);
         compile_once(&conn)?;
+        crate::packed::register(&conn).map_err(StoreError::backend)?;
         // A negative size is in KiB.
         conn.pragma_update(None, "cache_size", -READER_CACHE_KIB)
             .map_err(StoreError::backend)?;

@@ -34,6 +34,8 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 
 /// Applies migrations up to `target` (a count); tests use it to build older databases.
 pub(crate) fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), StoreError> {
+    // The schema's SQL functions: migration 62 packs with one, and its view reads with one.
+    crate::packed::register(conn).map_err(StoreError::backend)?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(StoreError::backend)?;
@@ -243,7 +245,7 @@ mod tests {
                 "userData": {"email": "b@x.io"}, "formData": {"uniqueEventId": "evt"}
             }))
             .unwrap();
-            leadtrack_core::store::LeadRow::of(data).unwrap()
+            crate::leads::new_row(data).unwrap()
         };
         let now = chrono::Utc::now();
         let browser = crate::leads::create(
@@ -377,7 +379,7 @@ mod tests {
         conn.execute_batch(
             r#"INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
                    search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text, has_ttclid)
-               VALUES (5, 1, 'open', 0, 0, '{}', '', 0, 0, 0, 0, '', 1);"#,
+               VALUES (5, 1, 'open', 0, 0, lead_pack('{}'), '', 0, 0, 0, 0, '', 1);"#,
         )
         .unwrap();
         crate::words::catch_up(&conn, 10).unwrap();
@@ -462,5 +464,59 @@ mod tests {
             .unwrap()
         };
         assert_eq!((setting("automerge"), setting("crisismerge")), (16, 64));
+    }
+    /// Migration 62: each lead's data is packed, reads as the JSON it was, and the kept
+    /// report counts read its campaign id through the view as before, also when a counted
+    /// lead changes.
+    #[test]
+    fn leads_of_an_older_database_get_their_data_packed() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 61).unwrap();
+        let json = r#"{"userData":{"email":"a@x.io"},"attributionData":{"utm_id":"42"}}"#;
+        conn.execute_batch(&format!(
+            r#"INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+                   VALUES (1, 'acme', 'Acme', 'EUR', '{{}}', 0);
+               INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                   search_text, has_gclid, has_cid, has_fbp, has_fbc, q_text, last_source)
+               VALUES (1, 1, 'open', 0, 0, '{json}', '', 0, 0, 0, 0, '', 'google'),
+                      (2, 1, 'open', 0, 0, '{{}}', '', 0, 0, 0, 0, '', 'google');"#
+        ))
+        .unwrap();
+        crate::words::catch_up(&conn, 10).unwrap();
+        let counts = |conn: &Connection| -> Vec<(String, String, i64)> {
+            conn.prepare(
+                "SELECT campaign_id, status, total FROM lead_report_counts
+                 WHERE touch = 'last' AND total <> 0 ORDER BY 1, 2",
+            )
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+        };
+        let before = counts(&conn);
+        migrate(&mut conn).unwrap();
+        let stored: Vec<(String, String)> = conn
+            .prepare("SELECT typeof(data), lead_json(data) FROM leads ORDER BY id")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let expected = [("blob", json), ("blob", "{}")];
+        assert_eq!(stored, expected.map(|(t, j)| (t.to_owned(), j.to_owned())));
+        assert_eq!(counts(&conn), before);
+        assert_eq!(
+            before,
+            [("", "open", 1), ("42", "open", 1)].map(|(c, s, n)| (c.to_owned(), s.to_owned(), n))
+        );
+        // A counted lead's change moves its counts through the view's triggers.
+        conn.execute("UPDATE leads SET status = 'qualified' WHERE id = 1", [])
+            .unwrap();
+        let after = [("", "open", 1), ("42", "qualified", 1)];
+        assert_eq!(
+            counts(&conn),
+            after.map(|(c, s, n)| (c.to_owned(), s.to_owned(), n))
+        );
     }
 }

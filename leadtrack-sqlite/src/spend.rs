@@ -340,7 +340,7 @@ mod tests {
     /// campaign id, in its order.
     #[test]
     fn the_view_reads_the_campaign_ids_core_names() {
-        let sql = include_str!("../migrations/0056_report_counts.sql");
+        let sql = include_str!("../migrations/0062_data_packed.sql");
         let at: Vec<usize> = leadtrack_core::spend::CAMPAIGN_ID_FIELDS
             .iter()
             .map(|(field, platform)| {
@@ -348,9 +348,9 @@ mod tests {
                 let found = sql.find(&read).unwrap_or_else(|| panic!("{read}"));
                 if let Some(platform) = platform {
                     let prefix = &sql[..found];
-                    assert!(
-                        prefix.ends_with(&format!("'{platform}:' || nullif(trim(CAST(data ->> "))
-                    );
+                    assert!(prefix.ends_with(&format!(
+                        "'{platform}:' || nullif(trim(CAST(lead_json(data) ->> "
+                    )));
                 }
                 found
             })

@@ -41,7 +41,7 @@ use leadtrack_core::spam::SpamReason;
 use leadtrack_core::spend::{FxRates, SpendPlatform, SpendRow, SpendSource};
 use leadtrack_core::store::correction::ContactCorrection;
 use leadtrack_core::store::erasure::Erased;
-use leadtrack_core::store::{Entity, LeadRow, Listed, StatusCounts};
+use leadtrack_core::store::{Entity, Listed, StatusCounts};
 use leadtrack_core::types::{
     IntegrationKind, JobId, LeadId, LeadIdentifier, LeadStatus, ProjectId, Role, UserId,
 };
@@ -295,7 +295,7 @@ on_threads! {
             now: DateTime<Utc>,
         ) -> StoreResult<CreatedLead> {
             // The row is made here, off the writer thread.
-            let row = LeadRow::of(data).map_err(StoreError::backend)?;
+            let row = leads::new_row(data)?;
             self.write(move |conn| leads::create(conn, project, (route, spam), row, now))
                 .await
         }
@@ -323,7 +323,7 @@ on_threads! {
             project: ProjectId,
             leads: &[ImportedLead],
         ) -> StoreResult<ImportCounts> {
-            let rows = LeadRow::of_imported(leads).map_err(StoreError::backend)?;
+            let rows = leads::imported_rows(leads)?;
             self.write(move |conn| leads::import(conn, project, rows))
                 .await
         }

@@ -119,7 +119,7 @@ async fn an_erased_person_is_in_neither_the_file_nor_its_wal_once_the_erasure_an
     let mut fetched = lead(email, first, last, phone, words, company);
     let event_id = serde_json::Value::from(LEADGEN_ID);
     fetched.form_data.insert("uniqueEventId".into(), event_id);
-    create(&store, acme.id, fetched).await;
+    let first_lead = create(&store, acme.id, fetched).await;
     let kept = ["wilhelmina.kept@stay.example", "Wilhelmina", "Staysfield"];
     create(
         &store,
@@ -152,6 +152,19 @@ async fn an_erased_person_is_in_neither_the_file_nor_its_wal_once_the_erasure_an
     for value in ERASED {
         assert!(holds(&before, value), "{value} is stored before");
     }
+    // Each lead's data as stored (packed: compressed, so not found by its values above).
+    let packed: Vec<Vec<u8>> = [first_lead, last_lead]
+        .iter()
+        .map(|lead| {
+            conn.query_row("SELECT data FROM leads WHERE id = ?1", [lead.0], |row| {
+                row.get(0)
+            })
+            .unwrap()
+        })
+        .collect();
+    for data in &packed {
+        assert!(before.windows(data.len()).any(|w| w == data));
+    }
 
     let erased = store
         .erase_person(
@@ -169,6 +182,10 @@ async fn an_erased_person_is_in_neither_the_file_nor_its_wal_once_the_erasure_an
     let after = files_of(&path);
     for value in ERASED {
         assert!(!holds(&after, value), "{value} is still in the files");
+    }
+    for data in &packed {
+        let left = after.windows(data.len()).any(|w| w == data);
+        assert!(!left, "an erased lead's stored data is still in the files");
     }
     for value in kept {
         assert!(holds(&after, value), "{value}, another person's, stays");
