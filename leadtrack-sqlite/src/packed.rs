@@ -5,7 +5,7 @@
 //! same keys and common values in every lead, which compression without a dictionary cannot
 //! find in so little text (372 bytes). Against `packed/dictionary-1.json`, a lead written the
 //! way the store writes one, with the contract's keys and common values but no one's data,
-//! it takes about 250 bytes: 0.3 GB less at a million leads (`docs/performance.md`).
+//! it takes about 250 bytes: 0.4 GB less at a million leads (`docs/performance.md`).
 //!
 //! The dictionary is part of the stored format: a stored lead can only be read with the
 //! dictionary it was packed against, so `dictionary-1.json` never changes. A better one
