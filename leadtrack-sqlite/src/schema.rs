@@ -465,6 +465,7 @@ mod tests {
         };
         assert_eq!((setting("automerge"), setting("crisismerge")), (16, 64));
     }
+
     /// Migration 62: each lead's data is packed, reads as the JSON it was, and the kept
     /// report counts read its campaign id through the view as before, also when a counted
     /// lead changes.
