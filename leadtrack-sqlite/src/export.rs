@@ -168,9 +168,11 @@ fn select(table: &Table) -> String {
     let columns = table
         .columns
         .iter()
-        .map(|column| match (column.name, project) {
-            ("project_id", Some(parent)) => parent.to_owned(),
-            (name, _) => format!("t.{name}"),
+        .map(|column| match (table.name, column.name, project) {
+            // Stored packed (`packed.rs`), moved as the JSON it holds.
+            ("leads", "data", _) => "lead_json(t.data)".to_owned(),
+            (_, "project_id", Some(parent)) => parent.to_owned(),
+            (_, name, _) => format!("t.{name}"),
         })
         .collect::<Vec<_>>()
         .join(", ");
@@ -201,4 +203,37 @@ fn cell(table: &Table, column: &str, kind: Kind, value: ValueRef<'_>) -> StoreRe
         ),
         _ => return Err(corrupt()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leadtrack_core::transfer::TABLES;
+
+    /// A lead's data, stored packed, leaves as the JSON it holds, as every backend reads it.
+    #[test]
+    fn a_leads_packed_data_is_exported_as_its_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("leads.db");
+        let json = r#"{"userData":{"email":"a@x.io"}}"#;
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            schema::migrate(&mut conn).unwrap();
+            conn.execute_batch(&format!(
+                r#"INSERT INTO projects (id, public_id, name, currency, lost_mapping, created_at)
+                       VALUES (1, 'acme', 'Acme', 'EUR', '{{}}', 0);
+                   INSERT INTO leads (id, project_id, status, created_at, updated_at, data,
+                       search_text, has_gclid, has_cid, has_fbp, has_fbc)
+                   VALUES (7, 1, 'open', 0, 0, lead_pack('{json}'), '', 0, 0, 0, 0);"#
+            ))
+            .unwrap();
+        }
+        let export = Export::open(&path).unwrap();
+        let leads = TABLES.iter().find(|table| table.name == "leads").unwrap();
+        let rows = export.batch(leads, 0..10).unwrap();
+        let data = leads.position("data").unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0][data], Cell::Text(json.to_owned()));
+        assert_eq!(export.rows_with_keys(leads, &[7]).unwrap(), rows);
+    }
 }
