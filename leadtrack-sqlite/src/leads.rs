@@ -241,12 +241,9 @@ pub(crate) fn new_row(data: LeadData) -> Result<NewRow, Error> {
 pub(crate) fn imported_rows(
     leads: &[leadtrack_core::import::ImportedLead],
 ) -> Result<Vec<(NewRow, DateTime<Utc>)>, Error> {
-    LeadRow::of_imported(leads)?
-        .into_iter()
-        .map(|(row, created_at)| {
-            let packed = packed::pack(&row.json)?;
-            Ok(((row, packed), created_at))
-        })
+    leads
+        .iter()
+        .map(|lead| Ok((new_row(lead.data.clone())?, lead.created_at)))
         .collect()
 }
 
