@@ -64,7 +64,8 @@ fn compare_words(conn: &Connection) -> Result<(i64, i64), Error> {
     let compared = (|| {
         conn.execute(
             "INSERT INTO temp.words_rebuilt (rowid, search_text, q_text)
-             SELECT project_id << 36 | id, search_text || char(10), q_text || char(10)
+             SELECT project_id << 36 | id, search_text || char(10),
+                 indexed_q_text(search_text, q_text) || char(10)
              FROM leads WHERE id <= ?1",
             [indexed_to],
         )?;

@@ -34,8 +34,10 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 
 /// Applies migrations up to `target` (a count); tests use it to build older databases.
 pub(crate) fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), StoreError> {
-    // The schema's SQL functions: migration 62 packs with one, and its view reads with one.
+    // The schema's SQL functions: migration 62 packs with one, its view reads with one, and
+    // the words' index's trigger (migration 63) writes with one.
     crate::packed::register(conn).map_err(StoreError::backend)?;
+    crate::words::register(conn).map_err(StoreError::backend)?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(StoreError::backend)?;
@@ -519,5 +521,63 @@ mod tests {
             counts(&conn),
             after.map(|(c, s, n)| (c.to_owned(), s.to_owned(), n))
         );
+    }
+
+    /// Migration 63: the words' index holds of each indexed lead's `q` text only the words
+    /// its search text lacks, as a rebuild does; its mark and the kept counts stay, the
+    /// leads above the mark are indexed after, and an indexed lead's change follows.
+    #[test]
+    fn the_words_index_of_an_older_database_holds_each_word_once() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 62).unwrap();
+        crate::rows::insert_test_leads(
+            &conn,
+            &[
+                (1, 1, "open", 0, "ada", "ada\nlovelace"),
+                (2, 1, "rated", 0, "grace", "grace\nhopper"),
+                (3, 1, "open", 0, "kay", "kay\nokafor"),
+            ],
+        );
+        crate::words::catch_up(&conn, 2).unwrap();
+        // The index as version 62 kept it: each indexed lead's whole `q` text (its trigger).
+        conn.execute("UPDATE leads SET q_text = q_text", []).unwrap();
+        let in_column = |conn: &Connection, columns: &str, word: &str| -> i64 {
+            conn.query_row(
+                "SELECT count(*) FROM lead_words WHERE lead_words MATCH ?1",
+                [format!("{{{columns}}} : \"{word}\"")],
+                |row| row.get(0),
+            )
+            .unwrap()
+        };
+        let counts = |conn: &Connection| -> Vec<(String, i64)> {
+            conn.prepare("SELECT status, total FROM lead_status_counts ORDER BY 1")
+                .unwrap()
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        let before = counts(&conn);
+        assert_eq!(in_column(&conn, "q_text", "ada"), 1);
+        migrate(&mut conn).unwrap();
+        assert_eq!(crate::words::indexed_to(&conn).unwrap(), 2);
+        assert_eq!(counts(&conn), before);
+        assert_eq!(crate::derived::check(&conn).unwrap(), Vec::<String>::new());
+        assert_eq!(in_column(&conn, "q_text", "ada"), 0);
+        assert_eq!(in_column(&conn, "q_text", "lovelace"), 1);
+        assert_eq!(in_column(&conn, "search_text q_text", "ada"), 1);
+        assert_eq!(in_column(&conn, "search_text q_text", "okafor"), 0);
+        crate::words::catch_up(&conn, 10).unwrap();
+        assert_eq!(in_column(&conn, "search_text q_text", "okafor"), 1);
+        assert_eq!(in_column(&conn, "q_text", "kay"), 0);
+        conn.execute(
+            "UPDATE leads SET q_text = 'grace' || char(10) || 'kay' WHERE id = 2",
+            [],
+        )
+        .unwrap();
+        assert_eq!(in_column(&conn, "q_text", "kay"), 1);
+        assert_eq!(in_column(&conn, "q_text", "grace"), 0);
+        assert_eq!(in_column(&conn, "search_text q_text", "hopper"), 0);
+        assert_eq!(crate::derived::check(&conn).unwrap(), Vec::<String>::new());
     }
 }

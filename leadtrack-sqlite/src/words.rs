@@ -8,13 +8,16 @@
 //! first moment, and the index catches up after a restart on its own. The kept counts
 //! (`counts.rs`) are written in the same batches, up to the same mark.
 //!
-//! The index holds two columns, each lead's search text and its folded `q` text, as
-//! trigrams with their places: a word of three characters or more is the phrase of its
-//! trigrams, which matches exactly the leads whose column holds it ([`lookup`]).
+//! The index holds two columns as trigrams with their places: each lead's search text, and
+//! the words of its folded `q` text that are not whole words of its search text
+//! ([`indexed_q_text`]; a name or an email is in both texts, and held once). A word of
+//! three characters or more is the phrase of its trigrams, which matches exactly the leads
+//! whose column holds it; a `q` word is looked up in both columns ([`lookup`]).
 
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
+use rusqlite::functions::FunctionFlags;
 
 use crate::rowid::index_rowid;
 use crate::rows::Error;
@@ -104,6 +107,7 @@ pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
     while let Some(row) = rows.next()? {
         let (id, project): (i64, i64) = (row.get(0)?, row.get(1)?);
         let (search, q): (String, String) = (row.get(2)?, row.get(3)?);
+        let q = indexed_q_text(&search, &q);
         // A line break after each text, as after each of its lines, so that every two
         // characters begin a trigram ([`lookup`]).
         insert.execute((index_rowid(project, id), search + "\n", q + "\n"))?;
@@ -117,22 +121,80 @@ pub(crate) fn catch_up(conn: &Connection, most: i64) -> Result<u64, Error> {
     Ok(indexed)
 }
 
-/// A column of the index.
+/// The `q` text the words' index holds of a lead: the words of `q_text` (one a line) that
+/// are not whole words of `search_text`. A `q` word within a word left out is within the
+/// search text, so the index finds it there ([`lookup`]); the lead's own `q_text` stays
+/// whole, and its words are checked there. About a sixth of the index at a million leads
+/// (`docs/performance.md`).
+pub(crate) fn indexed_q_text(search_text: &str, q_text: &str) -> String {
+    let mut kept = String::with_capacity(q_text.len());
+    for word in q_text.split('\n') {
+        if word.is_empty() || search_text.split_whitespace().any(|held| held == word) {
+            continue;
+        }
+        if !kept.is_empty() {
+            kept.push('\n');
+        }
+        kept.push_str(word);
+    }
+    kept
+}
+
+/// Gives `conn` the SQL function `indexed_q_text(search_text, q_text)` ([`indexed_q_text`]),
+/// which the index's trigger and its rebuild use.
+pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8
+        | FunctionFlags::SQLITE_DETERMINISTIC
+        | FunctionFlags::SQLITE_INNOCUOUS;
+    conn.create_scalar_function("indexed_q_text", 2, flags, |ctx| {
+        Ok(indexed_q_text(
+            ctx.get_raw(0).as_str()?,
+            ctx.get_raw(1).as_str()?,
+        ))
+    })
+}
+
+/// What a listing's words are looked up in.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Column {
-    /// The lowercased fields `search` reads (`leads.search_text`).
+    /// The lowercased fields `search` reads (`leads.search_text`), the index's column of
+    /// the same name.
     Search,
-    /// The folded text `q` reads (`leads.q_text`).
+    /// The folded text `q` reads (`leads.q_text`): the index's `q_text` and `search_text`
+    /// columns, between which it holds each word once ([`indexed_q_text`]).
     Q,
 }
 
 impl Column {
-    /// The column's name, in the index and in `leads`.
-    pub(crate) fn name(self) -> &'static str {
+    /// The index's column, when the lookup reads one alone.
+    fn alone(self) -> Option<&'static str> {
         match self {
-            Self::Search => "search_text",
-            Self::Q => "q_text",
+            Self::Search => Some("search_text"),
+            Self::Q => None,
         }
+    }
+
+    /// The index's columns the lookup reads, as its query's filter names them.
+    fn filter(self) -> &'static str {
+        match self {
+            Self::Search => "{search_text}",
+            Self::Q => "{search_text q_text}",
+        }
+    }
+
+    /// Whether the leads the index finds for `word` all hold it. A `q` word found in the
+    /// search text may not be in the `q` text, which holds a phone number's digits alone,
+    /// and folds letters the search text only lowercases: a word of a phone's digits and
+    /// punctuation (`5-67`), and one that is not ASCII (a Greek final sigma, say), are
+    /// checked on each lead. An ASCII word within a lowercased word is within its folded
+    /// form, whose other letters fold apart from it.
+    fn finds_exactly(self, word: &str) -> bool {
+        let phone_punctuation = |c: char| matches!(c, '+' | '-' | '.' | '/' | '(' | ')');
+        let phone_like = word.chars().any(phone_punctuation)
+            && word
+                .chars()
+                .all(|c| c.is_ascii_digit() || phone_punctuation(c));
+        matches!(self, Self::Search) || (word.is_ascii() && !phone_like)
     }
 }
 
@@ -166,6 +228,7 @@ pub(crate) fn lookup<'a>(
 ) -> Result<Lookup, Error> {
     let (mut parts, mut whole) = (Vec::new(), true);
     for word in words {
+        whole &= column.finds_exactly(word);
         let length = word.chars().count();
         let part = match word.contains('\0') {
             true => None,
@@ -186,14 +249,14 @@ pub(crate) fn lookup<'a>(
     Ok(match parts.is_empty() {
         true => Lookup::Unused,
         false => Lookup::Query(
-            format!("{{{}}} : ({})", column.name(), parts.join(" AND ")),
+            format!("{} : ({})", column.filter(), parts.join(" AND ")),
             whole,
         ),
     })
 }
 
-/// The trigrams the two characters `pair` begin in `column`, quoted; `None` when more than
-/// [`MOST_BEGUN`] do.
+/// The trigrams the two characters `pair` begin in `column`'s columns of the index, quoted;
+/// `None` when more than [`MOST_BEGUN`] do.
 fn begun_by(conn: &Connection, column: Column, pair: &str) -> Result<Option<Vec<String>>, Error> {
     let chars: Vec<char> = pair.chars().collect();
     // The first string past every trigram that begins with the pair: its second character
@@ -202,11 +265,11 @@ fn begun_by(conn: &Connection, column: Column, pair: &str) -> Result<Option<Vec<
     let until: String = [chars[0], next].iter().collect();
     let terms: Vec<String> = conn
         .prepare_cached(
-            "SELECT term FROM lead_words_terms
-             WHERE term >= ?1 AND term < ?2 AND col = ?3 LIMIT ?4",
+            "SELECT DISTINCT term FROM lead_words_terms
+             WHERE term >= ?1 AND term < ?2 AND (?3 IS NULL OR col = ?3) LIMIT ?4",
         )?
         .query_map(
-            (pair, &until, column.name(), MOST_BEGUN as i64 + 1),
+            (pair, &until, column.alone(), MOST_BEGUN as i64 + 1),
             |row| row.get::<_, String>(0),
         )?
         .map(|term| term.map(|term| quoted(&term)))
@@ -245,15 +308,23 @@ mod tests {
         let query = |text: &str, whole| Lookup::Query(text.to_owned(), whole);
         assert_eq!(
             lookup(Column::Q, &["okafor", "jo", "okafor", "k"]),
-            query(r#"{q_text} : ("okafor" AND ("jon"))"#, false)
+            query(r#"{search_text q_text} : ("okafor" AND ("jon"))"#, false)
         );
         assert_eq!(
             lookup(Column::Q, &["ya", "on"]),
-            query("{q_text} : ((\"ya\n\") AND (\"ona\"))", true)
+            query("{search_text q_text} : ((\"ya\n\") AND (\"ona\"))", true)
         );
         assert_eq!(
             lookup(Column::Search, &["an"]),
             query(r#"{search_text} : (("ana"))"#, true)
+        );
+        // A `q` word's pair begins trigrams in both columns, each once.
+        assert_eq!(
+            lookup(Column::Q, &["na", "an"]),
+            query(
+                "{search_text q_text} : ((\"na\n\" OR \"nas\") AND (\"ana\"))",
+                true
+            )
         );
         assert_eq!(lookup(Column::Search, &["ya"]), Lookup::Nothing);
         assert_eq!(
@@ -263,11 +334,48 @@ mod tests {
         );
         assert_eq!(
             lookup(Column::Q, &["a\"bc"]),
-            query(r#"{q_text} : ("a""bc")"#, true)
+            query(r#"{search_text q_text} : ("a""bc")"#, true)
+        );
+        // Found in the search text, a phone's digits with punctuation and a word that is
+        // not ASCII may be missing from the `q` text: each lead is checked.
+        for (word, exactly) in [("5-67", false), ("(0)1", false), ("567", true)] {
+            let phrase = format!("{{search_text q_text}} : (\"{word}\")");
+            assert_eq!(
+                lookup(Column::Q, &[word]),
+                query(&phrase, exactly),
+                "{word}"
+            );
+        }
+        assert_eq!(
+            lookup(Column::Q, &["οδος"]),
+            query(r#"{search_text q_text} : ("οδος")"#, false)
+        );
+        assert_eq!(
+            lookup(Column::Search, &["5-67"]),
+            query(r#"{search_text} : ("5-67")"#, true)
         );
         assert_eq!(lookup(Column::Q, &["j", "k"]), Lookup::Unused);
         assert_eq!(lookup(Column::Q, &["ab\0cd"]), Lookup::Unused);
         assert_eq!(lookup(Column::Q, &[]), Lookup::Unused);
+    }
+
+    /// The index's `q` column holds the `q` words that are not whole words of the search
+    /// text: a name or an email once, a phone's digits, folded letters and the other fields'
+    /// words beside it.
+    #[test]
+    fn the_q_column_holds_what_the_search_text_lacks() {
+        let search = "jonas\nmüller\nj@x.io\n+49 (0)151 1234-5678\nbig co";
+        let q = "jonas\nmuller\nj@x.io\n49015112345678\nbig\nco\ncall\nbig-co";
+        assert_eq!(
+            indexed_q_text(search, q),
+            "muller\n49015112345678\ncall\nbig-co"
+        );
+        assert_eq!(indexed_q_text("ada", "ada"), "");
+        assert_eq!(indexed_q_text("", ""), "");
+        assert_eq!(
+            indexed_q_text("ada lovelace", "ada lovelace"),
+            "ada lovelace"
+        );
     }
 
     /// New leads are indexed above the mark and in order; an indexed lead's change and
@@ -302,6 +410,23 @@ mod tests {
         assert_eq!(found(&conn, Column::Q, "ada"), both);
         assert_eq!(found(&conn, Column::Search, "ada"), both);
         assert_eq!(found(&conn, Column::Search, "lovelace"), Vec::<i64>::new());
+        // Lead 1's `q` word "ada" is its search text: the `q` column holds the rest alone.
+        let in_q_column = |conn: &Connection, phrase: &str| -> i64 {
+            conn.query_row(
+                "SELECT count(*) FROM lead_words WHERE lead_words MATCH ?1",
+                [format!("{{q_text}} : \"{phrase}\"")],
+                |row| row.get(0),
+            )
+            .unwrap()
+        };
+        conn.execute(
+            "UPDATE leads SET q_text = 'ada' || char(10) || 'lovelace' WHERE id = 1",
+            [],
+        )
+        .unwrap();
+        assert_eq!(in_q_column(&conn, "ada"), 1, "lead 2's q text is one word");
+        assert_eq!(in_q_column(&conn, "lovelace"), 1);
+        assert_eq!(found(&conn, Column::Q, "ada"), both);
         // Lead 3 is above the mark: its change waits for the catch-up, which reads it.
         conn.execute("UPDATE leads SET q_text = 'grace kay' WHERE id = 3", [])
             .unwrap();

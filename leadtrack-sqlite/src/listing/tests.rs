@@ -110,7 +110,7 @@ fn words_drive_through_their_index_and_short_ones_walk_in_order() {
                 status: Some(vec![LeadStatus::Open]),
                 ..LeadQuery::default()
             },
-            r#"{q_text} : ("ada")"#,
+            r#"{search_text q_text} : ("ada")"#,
         ),
         (
             LeadQuery {
@@ -211,22 +211,28 @@ fn a_common_word_is_looked_up_only_when_no_rarer_one_is() {
     for (query, looked_up) in [
         (
             q(&["lovelace", "example"]),
-            Some(r#"{q_text} : ("lovelace")"#),
+            Some(r#"{search_text q_text} : ("lovelace")"#),
         ),
         (
             q(&["example", "lovelace"]),
-            Some(r#"{q_text} : ("lovelace")"#),
+            Some(r#"{search_text q_text} : ("lovelace")"#),
         ),
-        (q(&["example"]), Some(r#"{q_text} : ("example")"#)),
+        (
+            q(&["example"]),
+            Some(r#"{search_text q_text} : ("example")"#),
+        ),
         (
             q(&["example", "hopper"]),
-            Some(r#"{q_text} : ("example" AND "hopper")"#),
+            Some(r#"{search_text q_text} : ("example" AND "hopper")"#),
         ),
-        (q(&["ex", "lovelace"]), Some(r#"{q_text} : ("lovelace")"#)),
+        (
+            q(&["ex", "lovelace"]),
+            Some(r#"{search_text q_text} : ("lovelace")"#),
+        ),
         // One lead in twelve: looked up beside the rarer word, not checked on its matches.
         (
             q(&["lovelace", "okafor"]),
-            Some(r#"{q_text} : ("lovelace" AND "okafor")"#),
+            Some(r#"{search_text q_text} : ("lovelace" AND "okafor")"#),
         ),
         (q(&["ex"]), None),
     ] {
@@ -459,7 +465,10 @@ fn a_members_few_leads_are_searched_without_the_words_index() {
     conn.execute_batch("UPDATE leads SET assigned_to = 5 WHERE id = 1")
         .unwrap();
     let words = Words::of(&conn, ProjectId(1), &query).unwrap().unwrap();
-    assert_eq!(words.query.as_deref(), Some(r#"{q_text} : ("okafor")"#));
+    assert_eq!(
+        words.query.as_deref(),
+        Some(r#"{search_text q_text} : ("okafor")"#)
+    );
     let page = list(&conn, ProjectId(1), &query).unwrap().parse().unwrap();
     assert_eq!((page.leads.len(), page.total), (50, 1_001));
 }
