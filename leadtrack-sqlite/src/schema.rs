@@ -540,7 +540,8 @@ mod tests {
         );
         crate::words::catch_up(&conn, 2).unwrap();
         // The index as version 62 kept it: each indexed lead's whole `q` text (its trigger).
-        conn.execute("UPDATE leads SET q_text = q_text", []).unwrap();
+        conn.execute("UPDATE leads SET q_text = q_text", [])
+            .unwrap();
         let in_column = |conn: &Connection, columns: &str, word: &str| -> i64 {
             conn.query_row(
                 "SELECT count(*) FROM lead_words WHERE lead_words MATCH ?1",
