@@ -245,6 +245,10 @@ pub(crate) fn with_causes(err: &(dyn std::error::Error + 'static)) -> String {
 /// Runs `$body` in a transaction on a pooled connection (`$tx` names the transaction in
 /// it), committing it, and runs it again from the start when PostgreSQL aborted it for a
 /// serialisation failure or a deadlock (a few times, then the error stands).
+///
+/// A failed body's transaction is rolled back before the call returns. Dropped, it would
+/// only be sent its rollback, and keep its row locks a moment longer: a claim on another
+/// connection right after (`FOR UPDATE SKIP LOCKED`) would pass over a row it may take.
 macro_rules! transaction {
     ($store:expr, |$tx:ident| $body:expr) => {{
         let mut tries = 0_u32;
@@ -253,9 +257,19 @@ macro_rules! transaction {
             let result: Result<_, $crate::Error> = async {
                 let mut client = $store.client().await?;
                 let $tx = client.transaction().await?;
-                let value = $body;
-                $tx.commit().await?;
-                Ok(value)
+                let done: Result<_, $crate::Error> = async { Ok($body) }.await;
+                match done {
+                    Ok(value) => {
+                        $tx.commit().await?;
+                        Ok(value)
+                    }
+                    Err(err) => {
+                        // The body's error stands: a rollback fails only on a broken
+                        // connection, which the pool does not hand out again.
+                        let _ = $tx.rollback().await;
+                        Err(err)
+                    }
+                }
             }
             .await;
             match result {
