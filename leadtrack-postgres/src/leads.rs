@@ -311,14 +311,11 @@ async fn insert_imported(
 }
 
 /// The columns a lead's row sets from its data, in the order of [`row_values`].
-const ROW_COLUMNS: [&str; 34] = [
+const ROW_COLUMNS: [&str; 31] = [
     "data",
     "form_name",
     "first_name",
     "last_name",
-    "email",
-    "phone",
-    "company_name",
     "unique_identifier",
     "unique_event_id",
     "email_key",
@@ -353,7 +350,7 @@ fn row_values<'a>(
     row: &'a LeadRow,
     project: &'a i64,
     now: &'a i64,
-    fields: &'a [Option<&'a str>; 7],
+    fields: &'a [Option<&'a str>; 4],
 ) -> Vec<&'a (dyn ToSql + Sync)> {
     let keys = &row.keys;
     let [a, b, c, d, e, f] = &row.touches;
@@ -362,11 +359,8 @@ fn row_values<'a>(
         &fields[0],
         &fields[1],
         &fields[2],
-        &fields[3],
-        &fields[4],
-        &fields[5],
         &row.data.unique_identifier,
-        &fields[6],
+        &fields[3],
         &keys.email,
         &keys.phone,
         &row.search_text,
@@ -395,16 +389,13 @@ fn row_values<'a>(
     ]
 }
 
-/// The fields of `data` that have columns of their own: form name, first and last name,
-/// email, phone, company, and the event id.
-fn fields(data: &LeadData) -> [Option<&str>; 7] {
+/// The fields of `data` that have columns of their own: form name, first and last name
+/// (sorted by), and the event id.
+fn fields(data: &LeadData) -> [Option<&str>; 4] {
     [
         data.form_name(),
         data.user("firstName"),
         data.user("lastName"),
-        data.user("email"),
-        data.user("phone"),
-        data.user("companyName"),
         data.unique_event_id(),
     ]
 }
@@ -429,7 +420,7 @@ async fn duplicate_of(
 /// The values of a new lead's row that [`row_values`] leaves out, kept for as long as the
 /// statement that writes them.
 struct NewRow<'a> {
-    fields: [Option<&'a str>; 7],
+    fields: [Option<&'a str>; 4],
     now: i64,
     status: &'static str,
     via: &'static str,

@@ -69,6 +69,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0042_counts_after_the_commit.sql"),
     include_str!("../migrations/0043_email_sorted_by_its_key.sql"),
     include_str!("../migrations/0044_shorter_trigram_pending_lists.sql"),
+    include_str!("../migrations/0045_unread_columns_dropped.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

@@ -293,8 +293,6 @@ fn write_row(
     let now = to_millis(&now);
     let form_name = data.form_name();
     let (first_name, last_name) = (data.user("firstName"), data.user("lastName"));
-    let (email, phone) = (data.user("email"), data.user("phone"));
-    let company_name = data.user("companyName");
     let unique_event_id = data.unique_event_id();
     let mut params: Vec<(&str, &dyn ToSql)> = vec![
         (":project_id", &project.0),
@@ -303,9 +301,6 @@ fn write_row(
         (":form_name", &form_name),
         (":first_name", &first_name),
         (":last_name", &last_name),
-        (":email", &email),
-        (":phone", &phone),
-        (":company_name", &company_name),
         (":unique_identifier", &data.unique_identifier),
         (":unique_event_id", &unique_event_id),
         (":email_key", &keys.email),
@@ -337,8 +332,7 @@ fn write_row(
             params.push((":id", id));
             conn.prepare_cached(
                 "UPDATE leads SET updated_at = :now, data = :data, form_name = :form_name,
-                first_name = :first_name, last_name = :last_name, email = :email,
-                phone = :phone, company_name = :company_name,
+                first_name = :first_name, last_name = :last_name,
                 unique_identifier = :unique_identifier, unique_event_id = :unique_event_id,
                 email_key = :email_key, phone_key = :phone_key, search_text = :search_text,
                 q_text = :q_text, form_key = :form_key,
@@ -367,19 +361,19 @@ fn write_row(
             params.push((":duplicate_of", &duplicate_of));
             conn.prepare_cached(
                 "INSERT INTO leads (project_id, status, created_at, updated_at, data, form_name,
-                first_name, last_name, email, phone, company_name, unique_identifier,
-                unique_event_id, email_key, phone_key, search_text, has_gclid, has_cid,
-                has_fbp, has_fbc, has_msclkid, has_li_fat_id, has_gbraid, has_ttclid,
-                has_rdt_cid, has_sccid, has_epik, has_twclid, first_source, first_medium, first_campaign, last_source, last_medium,
-                last_campaign, created_via, spam_reason, duplicate_of, q_text, form_key)
+                first_name, last_name, unique_identifier, unique_event_id, email_key,
+                phone_key, search_text, has_gclid, has_cid, has_fbp, has_fbc, has_msclkid,
+                has_li_fat_id, has_gbraid, has_ttclid, has_rdt_cid, has_sccid, has_epik,
+                has_twclid, first_source, first_medium, first_campaign, last_source,
+                last_medium, last_campaign, created_via, spam_reason, duplicate_of, q_text,
+                form_key)
              VALUES (:project_id, :status, :now, :now, :data, :form_name, :first_name,
-                :last_name, :email, :phone, :company_name, :unique_identifier,
-                :unique_event_id, :email_key, :phone_key, :search_text, :has_gclid, :has_cid,
-                :has_fbp, :has_fbc, :has_msclkid, :has_li_fat_id, :has_gbraid, :has_ttclid,
-                :has_rdt_cid, :has_sccid, :has_epik, :has_twclid, :first_source,
-                :first_medium, :first_campaign,
-                :last_source, :last_medium, :last_campaign, :created_via,
-                :spam_reason, :duplicate_of, :q_text, :form_key)",
+                :last_name, :unique_identifier, :unique_event_id, :email_key, :phone_key,
+                :search_text, :has_gclid, :has_cid, :has_fbp, :has_fbc, :has_msclkid,
+                :has_li_fat_id, :has_gbraid, :has_ttclid, :has_rdt_cid, :has_sccid, :has_epik,
+                :has_twclid, :first_source, :first_medium, :first_campaign, :last_source,
+                :last_medium, :last_campaign, :created_via, :spam_reason, :duplicate_of,
+                :q_text, :form_key)",
             )?
             .execute(params.as_slice())?;
             let id = conn.last_insert_rowid();

@@ -581,4 +581,48 @@ mod tests {
         assert_eq!(in_column(&conn, "search_text q_text", "hopper"), 0);
         assert_eq!(crate::derived::check(&conn).unwrap(), Vec::<String>::new());
     }
+
+    /// Migration 64: the unread columns of a lead's email, phone and company go, and the
+    /// lead, its words and the kept counts stay as they were.
+    #[test]
+    fn the_unread_columns_of_an_older_database_are_dropped() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 63).unwrap();
+        crate::rows::insert_test_leads(&conn, &[(1, 1, "open", 0, "ada", "ada\nlovelace")]);
+        conn.execute(
+            "UPDATE leads SET data = lead_pack('{\"userData\":{\"email\":\"a@x.io\"}}'),
+                 email = 'a@x.io', phone = '+49 151', company_name = 'Acme' WHERE id = 1",
+            [],
+        )
+        .unwrap();
+        crate::words::catch_up(&conn, 10).unwrap();
+        let columns = |conn: &Connection| -> Vec<String> {
+            conn.prepare("SELECT name FROM pragma_table_info('leads')")
+                .unwrap()
+                .query_map([], |row| row.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        let read = |conn: &Connection| -> (String, i64) {
+            conn.query_row(
+                "SELECT lead_json(data), (SELECT count(*) FROM lead_words
+                     WHERE lead_words MATCH '\"lovelace\"') FROM leads WHERE id = 1",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap()
+        };
+        let before = read(&conn);
+        assert!(columns(&conn).contains(&"company_name".to_owned()));
+        migrate(&mut conn).unwrap();
+        let left = columns(&conn);
+        for gone in ["email", "phone", "company_name"] {
+            assert!(!left.contains(&gone.to_owned()), "{gone} is still a column");
+        }
+        assert!(left.contains(&"email_key".to_owned()));
+        assert_eq!(read(&conn), before);
+        assert_eq!(before.1, 1);
+        assert_eq!(crate::derived::check(&conn).unwrap(), Vec::<String>::new());
+    }
 }

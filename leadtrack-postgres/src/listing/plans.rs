@@ -31,13 +31,12 @@ async fn every_listing_searches_an_index_within_the_project() {
             "INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
                  VALUES ('a', 'A', 'EUR', '{}', 0), ('b', 'B', 'EUR', '{}', 0);
              INSERT INTO leads (project_id, status, price, created_at, updated_at, data,
-                 first_name, last_name, email, search_text, has_gclid, has_cid, has_fbp,
+                 first_name, last_name, search_text, has_gclid, has_cid, has_fbp,
                  has_fbc, has_msclkid, has_li_fat_id, created_via)
              SELECT 1 + n % 2, (ARRAY['open', 'pending', 'rated', 'lost'])[1 + n % 4],
                  CASE WHEN n % 3 > 0 THEN n END, n, n, '{}',
                  CASE WHEN n % 5 > 0 THEN 'First' || n END,
                  CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END,
-                 'e' || n || '@example.com',
                  lower('First' || n || chr(10) || CASE WHEN n % 100 = 0 THEN 'Okafor' ELSE 'Name' || n END),
                  false, false, false, false, false, false, 'server'
              FROM generate_series(1, 10000) AS n;",
