@@ -93,6 +93,35 @@ fn every_filter_and_sort_searches_within_the_project() {
     }
 }
 
+/// A form's exact name is found through the index of its key, and checked on each lead.
+#[test]
+fn a_forms_name_is_found_through_its_keys_index() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::schema::migrate(&mut conn).unwrap();
+    let query = LeadQuery {
+        form_name: Some("Contact".into()),
+        ..LeadQuery::default()
+    };
+    let (filter, params) = filter(ProjectId(1), &query, false);
+    let plan = plan_of(
+        &conn,
+        &format!("SELECT id FROM leads WHERE {filter}"),
+        &params,
+    );
+    assert!(
+        plan.iter()
+            .any(|step| step.contains("USING INDEX leads_form_key (project_id=? AND form_key=?)")),
+        "{plan:?}"
+    );
+    assert_eq!(
+        params[1..],
+        [
+            SqlValue::Text("contact".into()),
+            SqlValue::Text("Contact".into())
+        ]
+    );
+}
+
 /// A listing with a long word is found through the words' index, which drives: each
 /// lead it finds, and each above its mark, is read by id, so a count's LIMIT stops the
 /// index's reading too. Without one, a page of a `search` or `q` is read along the
