@@ -187,7 +187,7 @@ pub(crate) fn filter(project: ProjectId, query: &LeadQuery, table: Table) -> Sta
     } else {
         statement.push(&format!(" AND {NOT_SPAM}"));
     }
-    for facet in query.facets() {
+    for facet in query.facet_filters() {
         match facet.value {
             FacetValue::Text(value) => statement.and_equal(facet.column, Some(value)),
             FacetValue::Flag(exists) => {

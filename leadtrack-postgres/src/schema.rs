@@ -70,6 +70,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0043_email_sorted_by_its_key.sql"),
     include_str!("../migrations/0044_shorter_trigram_pending_lists.sql"),
     include_str!("../migrations/0045_unread_columns_dropped.sql"),
+    include_str!("../migrations/0046_form_name_found_by_its_key.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.

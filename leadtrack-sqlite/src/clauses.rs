@@ -61,17 +61,9 @@ pub(crate) fn filter(
         }
         None => sql.push_str(&format!(" AND {}", column(NOT_SPAM))),
     }
-    for facet in query.facets() {
+    for facet in query.facet_filters() {
         match facet.value {
-            FacetValue::Text(value) => {
-                // A form's exact name has no index of its own (migration 65): its leads
-                // are found by the name's key, whose index every lead is in, and each is
-                // checked for the name.
-                if facet.column == "form_name" {
-                    equals(&mut sql, "form_key", Some(matching::form_key(&value)));
-                }
-                equals(&mut sql, facet.column, Some(value));
-            }
+            FacetValue::Text(value) => equals(&mut sql, facet.column, Some(value)),
             FacetValue::Flag(exists) => {
                 sql.push_str(&format!(
                     " AND {} = {}",

@@ -591,6 +591,18 @@ impl LeadQuery {
             && self.facets().is_empty()
     }
 
+    /// The facets a listing filters by: [`Self::facets`], and for a form's exact name also
+    /// its key (the name lowercased). Both backends find a form name's leads through the
+    /// key's index, which every lead is in, and check each for the name, so that the name
+    /// needs no index of its own written with each lead.
+    pub fn facet_filters(&self) -> Vec<Facet> {
+        let mut facets = self.facets();
+        if let Some(name) = &self.form_name {
+            facets.insert(0, Facet::text("form_key", matching::form_key(name)));
+        }
+        facets
+    }
+
     /// The filters set among those a store keeps counts by (per project, value and status;
     /// see [`Facet`]): the form (exact, or whatever its case), the first touch's source,
     /// medium and campaign, the rating, and the click-id presence filters.
@@ -1142,6 +1154,19 @@ mod tests {
             ]
         );
         assert_eq!(q.only_facet(), None, "four facets are no one facet");
+        assert_eq!(q.facet_filters(), q.facets(), "no form name, no key added");
+        let named = query(&[("formName", "Contact Us")]).unwrap();
+        assert_eq!(
+            named.facet_filters(),
+            [
+                Facet::text("form_key", "contact us".into()),
+                Facet::text("form_name", "Contact Us".into()),
+            ]
+        );
+        assert_eq!(
+            named.facets(),
+            [Facet::text("form_name", "Contact Us".into())]
+        );
         let label = "7f0c1f7e-58a4-4c4e-9b55-0f8a64e4c0de";
         let q = query(&[("conversionId", label), ("status", "rated")]).unwrap();
         assert_eq!(

@@ -65,7 +65,7 @@ async fn every_listing_searches_an_index_within_the_project() {
         ("search=ab", "leads_created"),
         ("email=a@example.com", "leads_email_key"),
         ("phone=%2B4917012345", "leads_phone_key"),
-        ("formName=Contact", "leads_form"),
+        ("formName=Contact", "leads_form_key"),
     ] {
         let query = LeadQuery::from_pairs(form_urlencoded_pairs(query)).unwrap();
         let (_, nullable) = sort_key(query.sort.field);

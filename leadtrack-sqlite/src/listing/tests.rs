@@ -93,7 +93,8 @@ fn every_filter_and_sort_searches_within_the_project() {
     }
 }
 
-/// A form's exact name is found through the index of its key, and checked on each lead.
+/// A form's exact name is found through the index of its key, and checked on each lead
+/// (core's `LeadQuery::facet_filters`).
 #[test]
 fn a_forms_name_is_found_through_its_keys_index() {
     let mut conn = Connection::open_in_memory().unwrap();
