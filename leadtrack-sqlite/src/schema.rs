@@ -582,8 +582,8 @@ mod tests {
         assert_eq!(crate::derived::check(&conn).unwrap(), Vec::<String>::new());
     }
 
-    /// Migration 64: the unread columns of a lead's email, phone and company go, and the
-    /// lead, its words and the kept counts stay as they were.
+    /// Migration 64: the unread columns of a lead's email, phone and company go; the lead's
+    /// data and words stay, and the derived data still matches a rebuild.
     #[test]
     fn the_unread_columns_of_an_older_database_are_dropped() {
         let mut conn = Connection::open_in_memory().unwrap();
