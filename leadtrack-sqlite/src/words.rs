@@ -220,10 +220,10 @@ const MOST_BEGUN: usize = 400;
 
 /// What the index tells of `words` (as `column` holds them: lowercased, or folded), every
 /// one required: each word of three characters or more is the phrase of its trigrams;
-/// each of two, any of the trigrams it begins in the column's columns of the index, read
-/// from the index's vocabulary. A word of one character, one holding a NUL (which FTS5 would read as the
-/// query's end), and one of two that begins more than [`MOST_BEGUN`] trigrams are not
-/// looked up.
+/// each of two, any of the trigrams it begins in the index's columns that `column` reads,
+/// from the index's vocabulary. A word of one character, one holding a NUL (which FTS5
+/// would read as the query's end), and one of two that begins more than [`MOST_BEGUN`]
+/// trigrams are not looked up.
 pub(crate) fn lookup<'a>(
     conn: &Connection,
     column: Column,
