@@ -195,6 +195,26 @@ impl Activity {
     }
 }
 
+/// A lead's history as told: the `events` recorded (oldest first, ties in the order
+/// recorded) and, when `created` is given, the `created` event the lead implies, by nobody
+/// at its creation time, before the first event at or after that time (creating the lead
+/// comes first among events at the same time). Stores keep no row for it: it is most of
+/// their history's rows, and the lead already holds all it says. `created` is `None` for a
+/// lead whose history is its recorded events alone: one captured before lead histories
+/// existed, or one whose `created` row was recorded at another time and so was kept.
+pub fn history(created: Option<DateTime<Utc>>, mut events: Vec<LeadEvent>) -> Vec<LeadEvent> {
+    if let Some(at) = created {
+        let before = events.partition_point(|event| event.at < at);
+        let event = LeadEvent {
+            at,
+            by: None,
+            activity: Activity::Created,
+        };
+        events.insert(before, event);
+    }
+    events
+}
+
 /// The lead's first touch: the first event of its history (`events`, oldest first) in which
 /// a person ([`Actor::User`]) commented on it, rated it or changed its status. What an API
 /// key or the service did is no touch.
@@ -412,6 +432,51 @@ mod tests {
         ));
         events.push(event(4, Some(ada), Activity::NotSpam));
         assert_eq!(first_touch(&events).map(|e| e.at), Some(at(3)));
+    }
+
+    /// The implied `created` goes before every event at or after its time, and after any
+    /// recorded earlier; a history recorded whole gains nothing.
+    #[test]
+    fn a_history_tells_its_implied_creation_in_its_place() {
+        let at = |minute| DateTime::UNIX_EPOCH + chrono::Duration::minutes(minute);
+        let event = |minute, activity| LeadEvent {
+            at: at(minute),
+            by: None,
+            activity,
+        };
+        let recorded = vec![
+            event(1, Activity::NotSpam),
+            event(3, Activity::Merged),
+            event(3, Activity::NotSpam),
+        ];
+        let types = |events: Vec<LeadEvent>| -> Vec<(i64, Activity)> {
+            events
+                .into_iter()
+                .map(|e| (e.at.timestamp() / 60, e.activity))
+                .collect()
+        };
+        assert_eq!(
+            types(history(Some(at(3)), recorded.clone())),
+            [
+                (1, Activity::NotSpam),
+                (3, Activity::Created),
+                (3, Activity::Merged),
+                (3, Activity::NotSpam),
+            ]
+        );
+        assert_eq!(
+            types(history(Some(at(0)), recorded.clone()))[0],
+            (0, Activity::Created)
+        );
+        assert_eq!(
+            types(history(Some(at(9)), recorded.clone())).last(),
+            Some(&(9, Activity::Created))
+        );
+        assert_eq!(history(None, recorded.clone()), recorded);
+        assert_eq!(
+            history(Some(at(2)), Vec::new()),
+            [event(2, Activity::Created)]
+        );
     }
 
     #[test]

@@ -370,6 +370,11 @@ pub const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "lead_histories_recorded",
+        key: Some("lead_id"),
+        columns: &[column("project_id", Int), column("lead_id", Int)],
+    },
+    Table {
         name: "lead_comments",
         key: Some("id"),
         columns: &[

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use leadtrack_core::activity::{
-    Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention,
+    Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention, history,
 };
 use leadtrack_core::store::deletion::deletion;
 use leadtrack_core::store::{Entity, StoreError};
@@ -45,22 +45,54 @@ pub(crate) async fn record(c: &impl GenericClient, event: &EventRow) -> Result<(
     Ok(())
 }
 
-/// The lead's events, oldest first (ties in the order recorded); none for a lead that is
-/// not the project's.
+/// Makes the lead's history its recorded events alone ([`Step::ForgetCreation`]).
+///
+/// [`Step::ForgetCreation`]: leadtrack_core::store::arrival::Step::ForgetCreation
+pub(crate) async fn forget_creation(
+    c: &impl GenericClient,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<(), Error> {
+    run(
+        c,
+        "INSERT INTO lead_histories_recorded (project_id, lead_id) VALUES ($1, $2)
+         ON CONFLICT DO NOTHING",
+        &[&project.0, &lead.0],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The lead's history, oldest first (ties in the order recorded), with the `created` event
+/// its row implies ([`history`]); none for a lead that is not the project's.
 pub(crate) async fn lead_activity(
     c: &impl GenericClient,
     project: ProjectId,
     lead: LeadId,
 ) -> Result<Vec<LeadEvent>, Error> {
+    let created = c
+        .query_opt(
+            "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM lead_histories_recorded r
+                    WHERE r.project_id = l.project_id AND r.lead_id = l.id)
+                THEN created_at END
+             FROM leads l WHERE project_id = $1 AND id = $2",
+            &[&project.0, &lead.0],
+        )
+        .await?;
+    let Some(created) = created else {
+        return Ok(Vec::new());
+    };
+    let created: Option<i64> = created.try_get(0)?;
     let sql = format!(
         "SELECT {EVENT_COLUMNS} FROM lead_events WHERE project_id = $1 AND lead_id = $2
          ORDER BY at, id"
     );
-    all(c, &sql, &[&project.0, &lead.0])
+    let recorded = all(c, &sql, &[&project.0, &lead.0])
         .await?
         .iter()
         .map(rows::event)
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok(history(created.map(from_millis), recorded))
 }
 
 /// The newest rating in the history of each of `leads` that has one.
@@ -85,7 +117,7 @@ pub(crate) async fn last_ratings(
 /// The statements that delete everything of a lead but its row, children first: `$1` the
 /// project, `$2` the lead. An integration's last attempt that was the lead's is forgotten
 /// with it.
-pub(crate) const LEAD_CHILDREN: [&str; 11] = [
+pub(crate) const LEAD_CHILDREN: [&str; 12] = [
     "DELETE FROM last_attempts WHERE project_id = $1 AND attempt_id IN (SELECT a.id
         FROM attempts a JOIN jobs j ON j.project_id = a.project_id AND j.id = a.job_id
         WHERE j.project_id = $1 AND j.lead_id = $2)",
@@ -95,6 +127,7 @@ pub(crate) const LEAD_CHILDREN: [&str; 11] = [
         (SELECT id FROM jobs WHERE project_id = $1 AND lead_id = $2)",
     "DELETE FROM jobs WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM lead_events WHERE project_id = $1 AND lead_id = $2",
+    "DELETE FROM lead_histories_recorded WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM rating_drafts WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM lead_comments WHERE project_id = $1 AND lead_id = $2",
     "DELETE FROM next_steps WHERE project_id = $1 AND lead_id = $2",

@@ -173,6 +173,7 @@ pub(crate) async fn apply(
                 let event = EventRow::of((project, lead), now, by.as_ref(), activity)?;
                 activity::record(c, &event).await?;
             }
+            Step::ForgetCreation => activity::forget_creation(c, project, lead).await?,
             Step::Alert(kind) => alerts::enqueue(c, (project, lead), *kind, now).await?,
             Step::AssignInTurn => assignment::in_turn(c, (project, lead), form, now).await?,
             Step::Announce(event) => {
@@ -273,8 +274,9 @@ async fn held(
     Ok(held)
 }
 
-/// Inserts imported leads, each created when it says, with their `created` events; how
-/// many it inserted (a lead whose event id a concurrent create took is left out).
+/// Inserts imported leads, each created when it says (its history's `created` is implied by
+/// its row); how many it inserted (a lead whose event id a concurrent create took is left
+/// out).
 async fn insert_imported(
     c: &impl GenericClient,
     project: ProjectId,
@@ -285,29 +287,18 @@ async fn insert_imported(
         .iter()
         .map(|(row, at)| NewRow::of(row, &arrival, *at))
         .collect();
-    // Every imported lead's one step is the same entry in its history but for its lead and
-    // time: the statement writes it for each.
-    let event = EventRow::of((project, LeadId(0)), Utc::now(), None, &arrival::IMPORTED)?;
-    let mut values: Vec<&(dyn ToSql + Sync)> = vec![&event.actor, &event.activity];
+    let mut values: Vec<&(dyn ToSql + Sync)> = Vec::new();
     for (new, (row, _)) in new.iter().zip(rows) {
         values.extend(new.values(row, &project.0));
     }
-    let width = (values.len() - 2) / rows.len().max(1);
+    let width = values.len() / rows.len().max(1);
     let sql = format!(
-        "WITH inserted AS (
-             INSERT INTO leads ({}) VALUES {} {ON_EVENT_ID_TAKEN}
-             RETURNING project_id, id, created_at
-         ), recorded AS (
-             INSERT INTO lead_events (project_id, lead_id, at, actor, activity)
-             SELECT project_id, id, created_at, $1, $2 FROM inserted
-         )
-         SELECT count(*) FROM inserted",
+        "INSERT INTO leads ({}) VALUES {} {ON_EVENT_ID_TAKEN}",
         NewRow::columns(),
-        placeholders(3, width, rows.len()),
+        placeholders(1, width, rows.len()),
     );
     // Not a cached statement: its text differs with the number of rows.
-    let inserted: i64 = c.query_one(&sql, &values).await?.try_get(0)?;
-    Ok(u64::try_from(inserted).unwrap_or_default())
+    Ok(c.execute(&sql, &values).await?)
 }
 
 /// The columns a lead's row sets from its data, in the order of [`row_values`].

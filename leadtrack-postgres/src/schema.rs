@@ -71,6 +71,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0044_shorter_trigram_pending_lists.sql"),
     include_str!("../migrations/0045_unread_columns_dropped.sql"),
     include_str!("../migrations/0046_form_name_found_by_its_key.sql"),
+    include_str!("../migrations/0047_creation_implied.sql"),
 ];
 
 /// The table recording how many migrations a database has applied, made before the first.
@@ -294,6 +295,60 @@ mod tests {
             let page = store.list_leads(ProjectId(1), &query).await.unwrap();
             let ids: Vec<i64> = page.leads.iter().map(|lead| lead.id.0).collect();
             assert_eq!((page.total, ids), (1, vec![expected]), "{pair:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_created_rows_of_an_older_database_are_implied_by_their_leads() {
+        // Version 46: lead 1's history begins with its `created` row, lead 2 has no
+        // history, and lead 3's `created` row says another time than the lead.
+        let store = migrated_from(
+            46,
+            r#"INSERT INTO projects (public_id, name, currency, lost_mapping, created_at)
+                     VALUES ('a', 'A', 'EUR', '{}', 0);
+                 INSERT INTO leads (project_id, status, created_at, updated_at, data,
+                     search_text, q_text, has_gclid, has_cid, has_fbp, has_fbc,
+                     has_msclkid, has_li_fat_id, created_via)
+                 SELECT 1, 'open', 60000, 60000, '{}', '', '', false, false, false, false,
+                     false, false, 'server'
+                 FROM generate_series(1, 3);
+                 INSERT INTO lead_events (project_id, lead_id, at, actor, activity) VALUES
+                     (1, 1, 60000, NULL, '{"type":"created"}'),
+                     (1, 1, 60000, NULL, '{"type":"merged"}'),
+                     (1, 1, 120000, NULL, '{"type":"not_spam"}'),
+                     (1, 3, 30000, NULL, '{"type":"created"}'),
+                     (1, 3, 90000, NULL, '{"type":"merged"}');"#,
+        )
+        .await;
+        let at = |ms: i64| chrono::DateTime::UNIX_EPOCH + chrono::Duration::milliseconds(ms);
+        for (lead, expected) in [
+            (
+                1,
+                vec![
+                    (60_000, "created"),
+                    (60_000, "merged"),
+                    (120_000, "not_spam"),
+                ],
+            ),
+            (2, vec![]),
+            (3, vec![(30_000, "created"), (90_000, "merged")]),
+        ] {
+            let history = store
+                .lead_activity(ProjectId(1), leadtrack_core::LeadId(lead))
+                .await
+                .unwrap();
+            let told: Vec<_> = history
+                .iter()
+                .map(|event| {
+                    let json = serde_json::to_value(&event.activity).unwrap();
+                    (event.at, json["type"].as_str().unwrap().to_owned())
+                })
+                .collect();
+            let expected: Vec<_> = expected
+                .into_iter()
+                .map(|(ms, kind)| (at(ms), kind.to_owned()))
+                .collect();
+            assert_eq!(told, expected, "lead {lead}");
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use leadtrack_core::activity::{
-    Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention,
+    Attribution, EventRow, LeadEvent, ProjectActivity, ProjectEvent, audit_retention, history,
 };
 use leadtrack_core::store::deletion::deletion;
 use leadtrack_core::store::{Entity, StoreError};
@@ -40,19 +40,47 @@ pub(crate) fn record(conn: &Connection, event: &EventRow) -> Result<(), Error> {
     Ok(())
 }
 
-/// The lead's events, oldest first (ties in the order recorded); none for a lead that is
-/// not the project's.
+/// Makes the lead's history its recorded events alone ([`Step::ForgetCreation`]).
+///
+/// [`Step::ForgetCreation`]: leadtrack_core::store::arrival::Step::ForgetCreation
+pub(crate) fn forget_creation(
+    conn: &Connection,
+    project: ProjectId,
+    lead: LeadId,
+) -> Result<(), Error> {
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO lead_histories_recorded (lead_id, project_id) VALUES (?1, ?2)",
+    )?
+    .execute((lead.0, project.0))?;
+    Ok(())
+}
+
+/// The lead's history, oldest first (ties in the order recorded), with the `created` event
+/// its row implies ([`history`]); none for a lead that is not the project's.
 pub(crate) fn lead_activity(
     conn: &Connection,
     project: ProjectId,
     lead: LeadId,
 ) -> Result<Vec<LeadEvent>, Error> {
-    conn.prepare_cached(&format!(
-        "SELECT {EVENT_COLUMNS} FROM lead_events WHERE lead_id = ?1 AND project_id = ?2
-         ORDER BY at, id"
-    ))?
-    .query_and_then((lead.0, project.0), rows::event)?
-    .collect()
+    let created: Option<Option<i64>> = conn
+        .prepare_cached(
+            "SELECT CASE WHEN id NOT IN (SELECT lead_id FROM lead_histories_recorded)
+                THEN created_at END
+             FROM leads WHERE project_id = ?1 AND id = ?2",
+        )?
+        .query_row((project.0, lead.0), |row| row.get(0))
+        .optional()?;
+    let Some(created) = created else {
+        return Ok(Vec::new());
+    };
+    let recorded = conn
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLUMNS} FROM lead_events WHERE lead_id = ?1 AND project_id = ?2
+             ORDER BY at, id"
+        ))?
+        .query_and_then((lead.0, project.0), rows::event)?
+        .collect::<Result<_, _>>()?;
+    Ok(history(created.map(from_millis), recorded))
 }
 
 /// The newest rating in the history of each of `leads` that has one.
@@ -80,7 +108,7 @@ pub(crate) fn last_ratings(
 /// The statements that delete everything of a lead but its row, children first: `?1` the
 /// project, `?2` the lead. An integration's last attempt that was the lead's is forgotten
 /// with it.
-pub(crate) const LEAD_CHILDREN: [&str; 11] = [
+pub(crate) const LEAD_CHILDREN: [&str; 12] = [
     "DELETE FROM last_attempts WHERE attempt_id IN (SELECT a.id FROM attempts a
         JOIN jobs j ON j.id = a.job_id WHERE j.project_id = ?1 AND j.lead_id = ?2)",
     "DELETE FROM attempts WHERE job_id IN
@@ -89,6 +117,7 @@ pub(crate) const LEAD_CHILDREN: [&str; 11] = [
         (SELECT id FROM jobs WHERE project_id = ?1 AND lead_id = ?2)",
     "DELETE FROM jobs WHERE project_id = ?1 AND lead_id = ?2",
     "DELETE FROM lead_events WHERE project_id = ?1 AND lead_id = ?2",
+    "DELETE FROM lead_histories_recorded WHERE project_id = ?1 AND lead_id = ?2",
     "DELETE FROM rating_drafts WHERE project_id = ?1 AND lead_id = ?2",
     "DELETE FROM lead_comments WHERE project_id = ?1 AND lead_id = ?2",
     "DELETE FROM next_steps WHERE project_id = ?1 AND lead_id = ?2",

@@ -175,6 +175,7 @@ pub(crate) fn apply(
                 let event = EventRow::of((project, lead), now, by.as_ref(), activity)?;
                 activity::record(conn, &event)?;
             }
+            Step::ForgetCreation => activity::forget_creation(conn, project, lead)?,
             Step::Alert(kind) => alerts::enqueue(conn, (project, lead), *kind, now)?,
             Step::AssignInTurn => assignment::in_turn(conn, (project, lead), form, now)?,
             Step::Announce(event) => {
@@ -193,7 +194,7 @@ pub(crate) fn import(
 ) -> Result<ImportCounts, Error> {
     crate::admin::project(conn, project)?;
     let mut counts = ImportCounts::default();
-    let (arrival, steps) = (Arrival::imported(), arrival::imported_steps());
+    let arrival = Arrival::imported();
     for ((row, packed), created_at) in rows {
         let at = to_millis(&created_at);
         let repeated = conn
@@ -208,18 +209,13 @@ pub(crate) fn import(
             counts.duplicates += 1;
             continue;
         }
-        let id = write_row(
+        // An imported lead has no step besides its row: its history's `created` is implied
+        // by the row, and nobody hears of a past lead.
+        write_row(
             conn,
             Write::Insert(&arrival),
             project,
             (&row, &packed),
-            created_at,
-        )?;
-        apply(
-            conn,
-            project,
-            (id, row.data.form_name()),
-            &steps,
             created_at,
         )?;
         counts.imported += 1;

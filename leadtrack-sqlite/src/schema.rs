@@ -103,6 +103,8 @@ pub(crate) fn version(conn: &Connection) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use leadtrack_core::activity::LeadEvent;
+    use leadtrack_core::types::{LeadId, ProjectId};
 
     #[test]
     fn only_a_database_with_every_migration_is_current() {
@@ -624,5 +626,64 @@ mod tests {
         assert_eq!(read(&conn), before);
         assert_eq!(before.1, 1);
         assert_eq!(crate::derived::check(&conn).unwrap(), Vec::<String>::new());
+    }
+
+    /// Migration 66: a lead's first event, when it is its `created` by nobody at its
+    /// creation time, goes, and the lead implies it; other leads are listed as told by their
+    /// rows alone. Every history reads as before.
+    #[test]
+    fn the_created_rows_of_an_older_database_are_implied_by_their_leads() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_to(&mut conn, 65).unwrap();
+        let leads = [1, 2, 3].map(|id| (id, 1, "open", 60_000, "", ""));
+        crate::rows::insert_test_leads(&conn, &leads);
+        let created = r#"{"type":"created"}"#;
+        let key =
+            serde_json::to_string(&leadtrack_core::account::Actor::api_key("lt_0123abcd")).unwrap();
+        let events = [
+            // A lead's usual history: created, then merged at the same time, then more.
+            (1, 60_000, None, created),
+            (1, 60_000, None, r#"{"type":"merged"}"#),
+            (1, 120_000, Some(key.as_str()), r#"{"type":"not_spam"}"#),
+            // Captured before histories (lead 2 has none), and created at another time.
+            (3, 30_000, None, created),
+            (3, 90_000, None, r#"{"type":"merged"}"#),
+        ];
+        for (lead, at, actor, activity) in events {
+            conn.execute(
+                "INSERT INTO lead_events (lead_id, project_id, at, actor, activity)
+                 VALUES (?1, 1, ?2, ?3, ?4)",
+                (lead, at, actor, activity),
+            )
+            .unwrap();
+        }
+        let recorded = |conn: &Connection, lead: i64| -> Vec<LeadEvent> {
+            conn.prepare(
+                "SELECT at, actor, activity FROM lead_events WHERE lead_id = ?1 ORDER BY at, id",
+            )
+            .unwrap()
+            .query_and_then([lead], crate::rows::event)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+        };
+        let before = [1, 2, 3].map(|lead| recorded(&conn, lead));
+        migrate(&mut conn).unwrap();
+        for (lead, before) in [1, 2, 3].into_iter().zip(before) {
+            let told = crate::activity::lead_activity(&conn, ProjectId(1), LeadId(lead)).unwrap();
+            assert_eq!(told, before, "lead {lead}");
+        }
+        let left: i64 = conn
+            .query_row("SELECT count(*) FROM lead_events", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(left, 4, "only lead 1's created row went");
+        let listed: Vec<i64> = conn
+            .prepare("SELECT lead_id FROM lead_histories_recorded ORDER BY lead_id")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(listed, [2, 3]);
     }
 }

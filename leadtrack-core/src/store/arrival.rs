@@ -29,6 +29,10 @@ pub enum Step {
         /// Who did it, when a person did.
         by: Option<Actor>,
     },
+    /// The lead's history becomes its recorded events alone: the `created` event its row
+    /// implies ([`crate::activity::history`]) is told no more, as when an erasure removes
+    /// everything it had recorded.
+    ForgetCreation,
     /// An alert queued for the project's members.
     Alert(AlertKind),
     /// The lead given to the next member in turn, when the project's round-robin rule takes
@@ -94,15 +98,15 @@ impl Arrival {
         route_name(self.route)
     }
 
-    /// The writes after the lead's row: its original learns of it, its history gains
-    /// `created`, and, unless it is spam, the team hears of it.
+    /// The writes after the lead's row: its original learns of it, and, unless it is spam,
+    /// the team hears of it. Its history's `created` is implied by the row
+    /// ([`crate::activity::history`]), not written.
     pub fn steps(&self) -> Vec<Step> {
         let mut steps: Vec<Step> = self
             .duplicate_of
             .map(Step::MarkDuplicated)
             .into_iter()
             .collect();
-        steps.push(sent(Activity::Created));
         if self.spam.is_none() {
             steps.extend(announced());
         }
@@ -118,16 +122,6 @@ impl Arrival {
         }
     }
 }
-
-/// The steps of each lead an import writes: `created` in its history, and nothing the team
-/// hears of (an import is of past leads). A backend that writes a batch of imported leads
-/// set-based writes [`IMPORTED`] for each instead, which is the same.
-pub fn imported_steps() -> Vec<Step> {
-    vec![sent(IMPORTED)]
-}
-
-/// The one history entry of each imported lead.
-pub const IMPORTED: Activity = Activity::Created;
 
 /// The `created_via` value of `route`, as both backends store it. A server create looking
 /// for a lead to merge into prefers its own route's (`server` sorts after `browser`).
@@ -221,17 +215,16 @@ mod tests {
     }
 
     #[test]
-    fn a_new_lead_is_recorded_then_announced_and_a_duplicate_tells_its_original_first() {
+    fn a_new_lead_is_announced_and_a_duplicate_tells_its_original_first() {
         let steps = arrival(None, Some(LeadId(7))).steps();
         assert_eq!(steps[0], Step::MarkDuplicated(LeadId(7)));
-        assert_eq!(steps[1], sent(Activity::Created));
-        assert_eq!(steps[2..], announced());
+        assert_eq!(steps[1..], announced());
     }
 
     #[test]
-    fn a_lead_held_as_spam_is_only_recorded() {
+    fn a_lead_held_as_spam_is_only_stored() {
         let steps = arrival(Some(SpamReason::TooFast), None).steps();
-        assert_eq!(steps, [sent(Activity::Created)]);
+        assert_eq!(steps, []);
         assert!(!Arrival::looks_for_original(Some(SpamReason::Honeypot)));
         assert_eq!(
             arrival(Some(SpamReason::TooFast), None).status(),

@@ -110,13 +110,16 @@ impl Erasure {
         })
     }
 
-    /// The writes after the lead's row: `erased` in its history, and `lead.erased` unless
-    /// the lead is held as spam.
+    /// The writes after the lead's row: its history told as `erased` alone, and
+    /// `lead.erased` unless the lead is held as spam.
     pub fn steps(&self) -> Vec<Step> {
-        let mut steps = vec![Step::Record {
-            activity: Activity::Erased,
-            by: self.by.clone(),
-        }];
+        let mut steps = vec![
+            Step::ForgetCreation,
+            Step::Record {
+                activity: Activity::Erased,
+                by: self.by.clone(),
+            },
+        ];
         if !self.spam {
             steps.push(Step::Announce(WebhookEvent::LeadErased));
         }
@@ -230,6 +233,7 @@ mod tests {
         assert_eq!(
             erasure.steps(),
             [
+                Step::ForgetCreation,
                 Step::Record {
                     activity: Activity::Erased,
                     by: Some(by.clone())
@@ -238,7 +242,7 @@ mod tests {
             ]
         );
         let spam = Erasure::plan(stored, LeadStatus::Spam, None).unwrap();
-        assert_eq!(spam.steps().len(), 1, "spam was never announced");
+        assert_eq!(spam.steps().len(), 2, "spam was never announced");
     }
 
     #[test]
