@@ -201,7 +201,8 @@ impl Activity {
 /// comes first among events at the same time). Stores keep no row for it: it is most of
 /// their history's rows, and the lead already holds all it says. `created` is `None` for a
 /// lead whose history is its recorded events alone: one captured before lead histories
-/// existed, or one whose `created` row was recorded at another time and so was kept.
+/// existed, one whose `created` row said another time and so was kept, and an erased one
+/// ([`crate::store::arrival::Step::ForgetCreation`]).
 pub fn history(created: Option<DateTime<Utc>>, mut events: Vec<LeadEvent>) -> Vec<LeadEvent> {
     if let Some(at) = created {
         let before = events.partition_point(|event| event.at < at);
