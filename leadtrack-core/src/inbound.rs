@@ -95,8 +95,8 @@ impl Preset {
 }
 
 impl Preset {
-    /// What a post to a hook of this preset makes with `mapping`: [`map_document`] of the
-    /// post as the preset reads it ([`Preset::document`]), keeping the post as it came.
+    /// What a post to a hook of this preset makes with `mapping`: `map_document` of the
+    /// post as the preset reads it (`Preset::document`), keeping the post as it came.
     pub fn map_post(self, mapping: &[FieldMap], post: &Value) -> MappedLead {
         let mut lead = map_document(mapping, &self.document(post.clone()));
         lead.keep("inbound", post.clone());

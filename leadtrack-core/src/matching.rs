@@ -68,7 +68,7 @@ pub fn q_words(q: &str) -> Vec<String> {
 /// or a price, searched as words.
 const PHONE_DIGITS: usize = 7;
 
-/// A phone number's digits, when `text` is one: digits (at least [`PHONE_DIGITS`]) with
+/// A phone number's digits, when `text` is one: digits (at least `PHONE_DIGITS`) with
 /// nothing else than white space, `+`, `-`, `.`, `/`, `(` and `)`. `None` for any other
 /// text, which is searched as it is written.
 pub fn phone_digits(text: &str) -> Option<String> {

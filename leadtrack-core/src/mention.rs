@@ -33,7 +33,7 @@ const SHORTEST_PREFIX: usize = 2;
 ///   fits, ending where a word ends: `@Ada Lovelace` is Ada Lovelace, not another Ada);
 /// - a member's first name (`@maria`);
 /// - the start of any word of a member's name or of that email part, of at least
-///   [`SHORTEST_PREFIX`] characters (`@lov`).
+///   `SHORTEST_PREFIX` characters (`@lov`).
 ///
 /// A step that fits several members makes the mention ambiguous.
 pub fn mentions<'a>(text: &str, members: &'a [Member]) -> Mentions<'a> {
