@@ -658,9 +658,10 @@ mod tests {
             .unwrap();
         }
         let recorded = |conn: &Connection, lead: i64| -> Vec<LeadEvent> {
-            conn.prepare(
-                "SELECT at, actor, activity FROM lead_events WHERE lead_id = ?1 ORDER BY at, id",
-            )
+            conn.prepare(&format!(
+                "SELECT {} FROM lead_events WHERE lead_id = ?1 ORDER BY at, id",
+                crate::rows::EVENT_COLUMNS
+            ))
             .unwrap()
             .query_and_then([lead], crate::rows::event)
             .unwrap()
